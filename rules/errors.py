@@ -1,0 +1,108 @@
+"""Error and provenance types shared by every stage of the engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where an object came from.
+
+    ``file`` is the path as given (inside an archive: ``archive.tar.gz!inner/path.yaml``; standard input:
+    ``<stdin>``); ``document`` is the 1-based YAML document number in that file (1 for JSON);
+    ``line`` is the 1-based line where the object starts, or 0 when unknown; ``item`` is the 0-based
+    index inside a ``*List`` or JSON array, or None for a top-level object.
+    """
+
+    file: str
+    document: int = 1
+    line: int = 0
+    item: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.file}, document {self.document}"
+        if self.item is not None:
+            where += f", item {self.item}"
+        if self.line:
+            where += f", line {self.line}"
+        return where
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain form for reports: ``{"file", "document", "line"[, "item"]}``."""
+        out: dict[str, Any] = {"file": self.file, "document": self.document, "line": self.line}
+        if self.item is not None:
+            out["item"] = self.item
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class InputError:
+    """A part of the input that could not be read; the rest of the dump is still evaluated.
+
+    ``path`` is a JSONPath inside the document when the problem is inside an object, else "".
+    """
+
+    source: Source
+    reason: str
+    path: str = ""
+
+    def __str__(self) -> str:
+        at = f" at {self.path}" if self.path else ""
+        return f"{self.source}{at}: {self.reason}"
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self.source.to_dict()
+        out["path"] = self.path
+        out["reason"] = self.reason
+        return out
+
+
+class VerdictError(Exception):
+    """Base class of verdict's own errors."""
+
+
+class DumpError(VerdictError):
+    """A whole input could not be read (missing file, unreadable archive, body not a dump).
+
+    ``where`` names the file (or ``<stdin>``, ``<body>``); ``line`` is 0 when not known.
+    """
+
+    def __init__(self, where: str, reason: str, line: int = 0) -> None:
+        self.where = where
+        self.reason = reason
+        self.line = line
+        at = f"{where}:{line}" if line else where
+        super().__init__(f"{at}: {reason}")
+
+
+class PolicyError(VerdictError):
+    """A policy file was refused at load.
+
+    ``file`` and ``line`` (1-based, 0 if unknown) locate the problem; ``rule`` is the rule id
+    when the problem is inside one rule; ``path`` is the field inside the document
+    (e.g. ``spec.rules[2].assert.path``).
+    """
+
+    def __init__(self, file: str, reason: str, line: int = 0, rule: str = "", path: str = "") -> None:
+        self.file = file
+        self.reason = reason
+        self.line = line
+        self.rule = rule
+        self.path = path
+        at = f"{file}:{line}" if line else file
+        parts = [at]
+        if rule:
+            parts.append(f"rule {rule}")
+        if path:
+            parts.append(path)
+        super().__init__(f"{': '.join(parts)}: {reason}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "rule": self.rule, "path": self.path,
+                "reason": self.reason}
+
+
+class EvaluationError(VerdictError):
+    """A rule could not be evaluated on one object; becomes that result's ``error``."""
