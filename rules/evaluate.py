@@ -1,0 +1,421 @@
+"""Evaluate compiled policies against an indexed dump: one ``Result`` per (object, matching rule).
+
+An exception inside one rule on one object becomes that result's ``error``; it never stops the run.
+Evaluation never parses a path: everything it reads was compiled at load (``rules.model``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from . import operators
+from .errors import EvaluationError
+from .index import Index
+from .loader import PolicySet
+from .model import Assertion, Context, Policy, Ref, Rule, Var
+from .operators import OperatorError, show
+from .reader import Dump, KObject
+from .report import ObjectRef, ObjectReport, Report, Result
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What an assertion found: ``state`` pass|fail|skip, the ``path`` it read, ``observed`` values,
+    ``expected`` text, ``detail`` (e.g. the scheduler's explanation), an assertion-level ``message``
+    template, and ``bindings`` (forEach items) for message substitution."""
+
+    state: str
+    path: str = ""
+    observed: Any = None
+    expected: str = ""
+    detail: str = ""
+    message: str = ""
+    bindings: dict[str, Any] = field(default_factory=dict)
+
+
+class Scope:
+    """What an assertion can see: the object, the current ``$`` (the object, or a forEach item), vars
+    (computed lazily, once per object and policy), the policy's data and contexts, and the index."""
+
+    __slots__ = ("obj", "root", "index", "policy", "specs", "values", "parent", "_computing")
+
+    def __init__(self, obj: KObject, index: Index, policy: Policy, specs: dict[str, Var],
+                 root: Any = _MISSING, parent: Scope | None = None, values: dict[str, Any] | None = None) -> None:
+        self.obj = obj
+        self.root = obj.obj if root is _MISSING else root
+        self.index = index
+        self.policy = policy
+        self.specs = specs
+        self.values: dict[str, Any] = values if values is not None else {}
+        self.parent = parent
+        self._computing: set[str] = set()
+
+    def child(self, root: Any, bindings: dict[str, Any]) -> Scope:
+        """A scope whose ``$`` is ``root`` with extra var bindings; other vars come from this scope."""
+        return Scope(self.obj, self.index, self.policy, {}, root, self, dict(bindings))
+
+    def var(self, name: str) -> Any:
+        if name in self.values:
+            return self.values[name]
+        if name in self.specs:
+            if name in self._computing:
+                raise EvaluationError(f"var {name!r} depends on itself")
+            self._computing.add(name)
+            try:
+                value = self._compute(self.specs[name])
+            finally:
+                self._computing.discard(name)
+            self.values[name] = value
+            return value
+        if self.parent is not None:
+            return self.parent.var(name)
+        builtin = _builtin(self.obj, name)
+        if builtin is not _MISSING:
+            return builtin
+        if name in self.policy.contexts:
+            return self.context(name)
+        raise EvaluationError(f"unknown var {name!r}")
+
+    def _compute(self, spec: Var) -> Any:
+        for ref, when in spec.alternatives:
+            if when is not None and check(when, self).state != "pass":
+                continue
+            value = resolve(ref, self)
+            if value is not None:
+                return value
+        return None
+
+    def context(self, name: str) -> Any:
+        ctx = self.policy.contexts.get(name)
+        if ctx is None:
+            raise EvaluationError(f"unknown context {name!r}")
+        if not ctx.correlated:
+            return self.index.memo(("context", self.policy.name, name), lambda: _context(ctx, self))
+        key = f"context:{name}"
+        top = self._top()
+        if key not in top.values:
+            top.values[key] = _context(ctx, self)
+        return top.values[key]
+
+    def _top(self) -> Scope:
+        return self if self.parent is None else self.parent._top()
+
+
+def _builtin(obj: KObject, name: str) -> Any:
+    return {"name": obj.name, "namespace": obj.namespace, "kind": obj.kind, "apiVersion": obj.api_version}.get(
+        name, _MISSING)
+
+
+def _context(ctx: Context, scope: Scope) -> Any:
+    index = scope.index
+    if ctx.where_field is not None and ctx.where_value is not None:
+        wanted = resolve(ctx.where_value, scope)
+        seen: set[int] = set()
+        objs = []
+        for w in wanted if isinstance(wanted, list) else [wanted]:
+            for o in index.lookup(ctx.kind, ctx.where_field, w):
+                if id(o) not in seen:
+                    seen.add(id(o))
+                    objs.append(o)
+        if ctx.api_version:
+            objs = [o for o in objs if o in set(index.of_kind(ctx.kind, ctx.api_version))]
+    else:
+        objs = index.of_kind(ctx.kind, ctx.api_version or None)
+    if ctx.same_namespace:
+        objs = [o for o in objs if o.namespace == scope.obj.namespace]
+    values: list[Any] = []
+    for o in objs:
+        if ctx.path is None:
+            values.append(o.obj)
+        elif ctx.keys:
+            for v in ctx.path.values(o.obj):
+                if isinstance(v, dict):
+                    values.extend(v)
+        else:
+            values.extend(ctx.path.values(o.obj))
+    if ctx.first:
+        return values[0] if values else ctx.default
+    if not values and ctx.default is not None:
+        return ctx.default
+    return values
+
+
+def substitute(template: str, scope: Scope, extra: dict[str, Any]) -> str:
+    """Replace ``{name}`` with the value of a built-in, a binding, a var or a context (safe: no format
+    spec, no attribute access); an unknown name is left as written."""
+    def one(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if name in extra:
+            return show(extra[name])
+        try:
+            return show(scope.var(name))
+        except EvaluationError:
+            return m.group(0)
+    return _PLACEHOLDER.sub(one, template)
+
+
+def resolve(ref: Ref, scope: Scope) -> Any:
+    """The value of a reference in ``scope`` (lists for ``many`` paths and ``keys``)."""
+    kind = ref.kind
+    if kind == "literal":
+        value = ref.target
+    elif kind == "path":
+        value = ref.target.values(scope.root) if ref.many else ref.target.first(scope.root)
+    elif kind == "keys":
+        value = [k for v in ref.target.values(scope.root) if isinstance(v, dict) for k in v]
+    elif kind == "var":
+        value = scope.var(ref.target)
+    elif kind == "context":
+        value = scope.context(ref.target)
+    elif kind == "data":
+        if ref.target not in scope.policy.data:
+            raise EvaluationError(f"no data table {ref.target!r} in policy {scope.policy.name}")
+        value = scope.policy.data[ref.target]
+    elif kind == "format":
+        value = substitute(ref.target, scope, {})
+    else:  # pragma: no cover - compile_ref produces only the kinds above
+        raise EvaluationError(f"unknown reference kind {kind}")
+    if ref.key is not None and kind != "keys":
+        key = resolve(ref.key, scope)
+        value = _lookup(value, key)
+    elif ref.key is not None:
+        key = resolve(ref.key, scope)
+        value = [k for k in value if k == key]
+    if value is None or value == []:
+        return ref.default if ref.default is not None else value
+    return value
+
+
+def _lookup(container: Any, key: Any) -> Any:
+    if isinstance(container, dict):
+        if key in container:
+            return container[key]
+        return container.get(str(key)) if not isinstance(key, (dict, list)) else None
+    if isinstance(container, list) and isinstance(key, int) and not isinstance(key, bool):
+        return container[key] if -len(container) <= key < len(container) else None
+    return None
+
+
+def subject_values(a: Assertion, scope: Scope) -> list[Any]:
+    """The values an assertion tests: resolved, transformed, classified, filtered and de-duplicated."""
+    if a.subject is None:
+        return []
+    raw = resolve(a.subject, scope)
+    if a.subject.many or isinstance(raw, list):
+        values = list(raw) if isinstance(raw, list) else [raw]
+    else:
+        values = [] if raw is None else [raw]
+    for t in a.transforms:
+        values = [_transform(t, v) for v in values]
+    if a.classify is not None:
+        table = resolve(a.classify, scope)
+        if not isinstance(table, dict):
+            raise EvaluationError(f"classify needs a mapping of name to regular expressions, got {show(table)}")
+        values = [c for c in (_classify(v, table) for v in values) if c is not None]
+    if a.where is not None:
+        values = [v for v in values if check(a.where, scope.child(v, {"item": v})).state == "pass"]
+    if a.unique:
+        seen: list[Any] = []
+        for v in values:
+            if v not in seen:
+                seen.append(v)
+        values = seen
+    return values
+
+
+def _transform(name: str, value: Any) -> Any:
+    if name == "string":
+        return show(value)
+    if not isinstance(value, str):
+        return value
+    return {"lowercase": value.lower, "uppercase": value.upper, "trim": value.strip}[name]()
+
+
+def _classify(value: Any, table: dict[str, Any]) -> Any:
+    if not isinstance(value, str):
+        return None
+    for name, patterns in table.items():
+        for p in patterns if isinstance(patterns, list) else [patterns]:
+            if re.search(str(p), value):
+                return name
+    return None
+
+
+def _one(values: list[Any]) -> Any:
+    return values[0] if len(values) == 1 else values
+
+
+def check(a: Assertion, scope: Scope) -> Outcome:
+    """Evaluate an assertion tree. Raises ``EvaluationError`` when it cannot be evaluated."""
+    op = a.op
+    if op == "all":
+        for child in a.children:
+            out = check(child, scope)
+            if out.state != "pass":
+                return _with_message(out, a.message)
+        return Outcome("pass", message=a.message)
+    if op == "any":
+        fails = []
+        for child in a.children:
+            out = check(child, scope)
+            if out.state == "pass":
+                return out
+            fails.append(out)
+        first = fails[0]
+        return Outcome("fail", first.path, first.observed, " or ".join(f.expected for f in fails if f.expected),
+                       first.detail, a.message or first.message, first.bindings)
+    if op == "not":
+        out = check(a.children[0], scope)
+        if out.state == "skip":
+            return out
+        if out.state == "pass":
+            return Outcome("fail", out.path, out.observed, f"not ({out.expected or a.children[0].op})",
+                           out.detail, a.message or a.description)
+        return Outcome("pass", out.path, out.observed, message=a.message)
+    if op == "forEach":
+        return _for_each(a, scope)
+    operator = operators.OPERATORS[op]
+    if operator.scope == "object":
+        state, detail, observed = operator.test(scope, a.argument)
+        return Outcome(state, "$", observed, operator.describe(a.argument), detail, a.message)
+    values = subject_values(a, scope)
+    arg = resolve(a.argument, scope) if operator.resolve else a.argument
+    path = a.subject.text() if a.subject else ""
+    expected = operator.describe(arg)
+    try:
+        if operator.scope == "set":
+            ok = operator.test(values, arg)
+        elif not values:
+            ok = a.if_missing == "pass"
+            expected = f"{expected} (nothing selected)" if not ok else expected
+        else:
+            hits = [operator.test(v, arg) for v in values]
+            ok = all(hits) if a.quantifier == "all" else any(hits) if a.quantifier == "any" else not any(hits)
+            if len(values) > 1 or a.quantifier != "all":
+                expected = f"{a.quantifier} values {expected}" if a.quantifier != "none" else f"no value {expected}"
+    except OperatorError as exc:
+        raise EvaluationError(f"{path}: {exc}") from None
+    return Outcome("pass" if ok else "fail", path, _one(values), expected, "", a.message)
+
+
+def _with_message(out: Outcome, message: str) -> Outcome:
+    if out.message or not message:
+        return out
+    return Outcome(out.state, out.path, out.observed, out.expected, out.detail, message, out.bindings)
+
+
+def _for_each(a: Assertion, scope: Scope) -> Outcome:
+    items = subject_values(a, scope)
+    path = a.subject.text() if a.subject else ""
+    if not items:
+        return Outcome("pass" if a.if_missing == "pass" else "fail", path, [], "at least one item")
+    results = []
+    for i, item in enumerate(items):
+        bindings = {a.each_as: item, "index": i}
+        out = check(a.children[0], scope.child(item, bindings))
+        if out.state == "skip":
+            continue
+        merged = {**bindings, **out.bindings}
+        results.append(Outcome(out.state, f"{path}[{i}]" + (f" {out.path}" if out.path else ""), out.observed,
+                               out.expected, out.detail, out.message or a.message, merged))
+    passed = [r for r in results if r.state == "pass"]
+    failed = [r for r in results if r.state == "fail"]
+    if a.quantifier == "all":
+        return failed[0] if failed else Outcome("pass", path)
+    if a.quantifier == "any":
+        if passed or not results:
+            return Outcome("pass", path)
+        return failed[0]
+    if passed:  # none
+        first = passed[0]
+        return Outcome("fail", first.path, first.observed, f"no item where {first.expected}", first.detail,
+                       a.message, first.bindings)
+    return Outcome("pass", path)
+
+
+# ------------------------------------------------------------------------------------------ rules
+
+
+def _matches(rule: Rule, obj: KObject) -> bool:
+    args = (obj.kind, obj.api_version, obj.namespace, obj.name, obj.labels)
+    if not rule.match.matches(*args):
+        return False
+    return rule.exclude is None or not rule.exclude.matches(*args)
+
+
+def evaluate_rule(rule: Rule, policy: Policy, obj: KObject, index: Index,
+                  policy_scope: Scope | None = None) -> Result:
+    """The result of one rule on one object; never raises."""
+    def result(word: str, message: str, out: Outcome | None = None) -> Result:
+        return Result(rule.policy, rule.id, rule.title, word, rule.severity, rule.category, message,
+                      out.path if out else "", out.observed if out else None, out.expected if out else None,
+                      substitute(rule.remediation, scope, {}) if word in ("fail", "warn") and rule.remediation
+                      else "", rule.references)
+
+    base = policy_scope or Scope(obj, index, policy, {v.name: v for v in policy.vars})
+    scope = Scope(obj, index, policy, {v.name: v for v in rule.vars}, parent=base) if rule.vars else base
+    try:
+        for pre in rule.preconditions:
+            out = check(pre, scope)
+            if out.state != "pass":
+                why = pre.description or out.detail or f"{out.path} is {show(out.observed)}, not {out.expected}"
+                return result("skip", f"precondition not met: {why}", out)
+        out = check(rule.assertion, scope)
+        extra = {"observed": out.observed, "expected": out.expected, "path": out.path, "detail": out.detail,
+                 "policy": rule.policy, "rule": rule.id, "severity": rule.severity, **out.bindings}
+        if out.state == "pass":
+            return result("pass", substitute(rule.pass_message, scope, extra), out)
+        if out.state == "skip":
+            return result("skip", out.detail or "not applicable", out)
+        template = out.message or rule.message
+        return result(rule.on_failure, substitute(template, scope, extra), out)
+    except (EvaluationError, OperatorError) as exc:
+        return result("error", f"could not evaluate: {exc}")
+    except Exception as exc:  # a bug in an operator must not end the run: report it on this result
+        return result("error", f"could not evaluate: internal error {type(exc).__name__}: {exc}")
+
+
+def evaluate(dump: Dump, policies: PolicySet, name: str = "") -> Report:
+    """Index the dump and evaluate every rule on every object it matches; returns the report."""
+    t0 = time.perf_counter()
+    index = Index(dump.objects)
+    t1 = time.perf_counter()
+    by_kind: dict[str, list[tuple[Policy, Rule]]] = defaultdict(list)
+    for policy in policies.policies:
+        for rule in policy.rules:
+            for kind in rule.match.kinds:
+                by_kind[kind].append((policy, rule))
+    objects = []
+    for obj in dump.objects:
+        candidates = by_kind.get(obj.kind, []) + by_kind.get("*", [])
+        if not candidates:
+            continue
+        results = []
+        scopes: dict[str, Scope] = {}
+        for policy, rule in candidates:
+            if not _matches(rule, obj):
+                continue
+            if policy.name not in scopes:
+                scopes[policy.name] = Scope(obj, index, policy, {v.name: v for v in policy.vars})
+            results.append(evaluate_rule(rule, policy, obj, index, scopes[policy.name]))
+        if results:
+            meta = obj.metadata
+            ref = ObjectRef(obj.api_version, obj.kind, obj.name, obj.namespace, str(meta.get("uid", "") or ""))
+            objects.append(ObjectReport(ref, obj.source, tuple(results)))
+    t2 = time.perf_counter()
+    return Report(
+        objects=objects, input_errors=list(dump.errors),
+        policies=[{"name": p.name, "version": p.version, "pack": p.pack, "rules": len(p.rules)}
+                  for p in policies.policies],
+        files_read=list(dump.files_read), files_skipped=list(dump.files_skipped), notes=list(dump.notes),
+        timing={"indexMs": round((t1 - t0) * 1000, 3), "evaluateMs": round((t2 - t1) * 1000, 3)},
+        objects_read=len(dump.objects), name=name,
+        generated=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))

@@ -1,0 +1,89 @@
+"""The object index: objects by kind (and apiVersion), namespace, name and labels, plus lazily built
+indexes on any field a rule joins on, so cross-object lookups are dictionary hits, not scans."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from fnmatch import fnmatchcase
+from typing import Any, TypeVar
+
+from .jsonpath import JsonPath
+from .reader import KObject
+
+T = TypeVar("T")
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+class Index:
+    """Read-only view of a dump's objects for evaluation.
+
+    Lookups by kind are exact (``Node``, ``ClusterPolicy``); ``api_version`` may be a glob
+    (``kubevirt.io/*``). Field indexes (``lookup``) and derived structures (``memo``) are built on first
+    use and kept for the life of the index (one dump).
+    """
+
+    def __init__(self, objects: Iterable[KObject]) -> None:
+        self.objects: list[KObject] = list(objects)
+        self._by_kind: dict[str, list[KObject]] = defaultdict(list)
+        self._by_name: dict[tuple[str, str, str], KObject] = {}
+        self._by_label: dict[tuple[str, str], list[KObject]] = defaultdict(list)
+        for obj in self.objects:
+            self._by_kind[obj.kind].append(obj)
+            self._by_name.setdefault((obj.kind, obj.namespace, obj.name), obj)
+            for key, value in obj.labels.items():
+                self._by_label[(key, str(value))].append(obj)
+        self._fields: dict[tuple[str, str], dict[Any, list[KObject]]] = {}
+        self._memo: dict[Any, Any] = {}
+
+    def kinds(self) -> list[str]:
+        """Kinds present, sorted."""
+        return sorted(self._by_kind)
+
+    def of_kind(self, kind: str, api_version: str | None = None) -> list[KObject]:
+        """Objects of ``kind`` (optionally whose apiVersion matches the glob ``api_version``), in input order."""
+        found = self._by_kind.get(kind, [])
+        if api_version:
+            found = [o for o in found if fnmatchcase(o.api_version, api_version)]
+        return found
+
+    def get(self, kind: str, name: str, namespace: str = "") -> KObject | None:
+        """The object with this kind, namespace and name, or None."""
+        return self._by_name.get((kind, namespace, name))
+
+    def with_label(self, key: str, value: str) -> list[KObject]:
+        """Objects of any kind labelled ``key=value``."""
+        return self._by_label.get((key, value), [])
+
+    def lookup(self, kind: str, path: JsonPath, value: Any) -> list[KObject]:
+        """Objects of ``kind`` where ``path`` selects ``value`` (any of its values when it selects several).
+
+        The first call for a (kind, path) builds a dictionary over all objects of that kind; later calls
+        are one dictionary hit.
+        """
+        key = (kind, path.text)
+        table = self._fields.get(key)
+        if table is None:
+            table = defaultdict(list)
+            for obj in self.of_kind(kind):
+                seen = set()
+                for v in path.values(obj.obj):
+                    hv = _hashable(v)
+                    if hv not in seen:
+                        seen.add(hv)
+                        table[hv].append(obj)
+            self._fields[key] = table
+        return table.get(_hashable(value), [])
+
+    def memo(self, key: Any, build: Callable[[], T]) -> T:
+        """Build a derived structure once per index (e.g. the scheduler's cluster model) and keep it."""
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]  # type: ignore[no-any-return]

@@ -1,0 +1,256 @@
+"""Load policy files and packs: YAML -> marshmallow validation -> compiled ``Policy`` objects.
+
+A pack is a folder: every ``*.yaml``/``*.yml`` directly in it is a policy; ``data/`` holds data tables
+(named by a policy's ``spec.dataFiles``) and ``tests/`` holds fixtures. A built-in pack is named by its
+folder name under ``policies/`` (``gpu-operator``). Every problem is a ``PolicyError`` with file, line,
+rule id and reason; loading never half-succeeds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from marshmallow import ValidationError
+
+from . import workloads  # noqa: F401  (registers the schedulable operator before the schema is built)
+from .errors import PolicyError
+from .model import (
+    BUILTIN_NAMES,
+    CompileError,
+    Policy,
+    Rule,
+    check_placeholders,
+    compile_assertion,
+    compile_context,
+    compile_match,
+    compile_var,
+)
+from .schema import PolicySchema
+from .yamlsafe import load_documents, node_line
+
+#: The built-in packs: the repository's ``policies/`` folder, or ``$VERDICT_BUILTIN_POLICIES``.
+BUILTIN_DIR = Path(os.environ.get("VERDICT_BUILTIN_POLICIES", Path(__file__).resolve().parent.parent / "policies"))
+DEFAULT_PACKS = ("gpu-operator",)
+
+
+class PolicyLoadError(Exception):
+    """One or more policy files were refused; ``errors`` lists every ``PolicyError`` found."""
+
+    def __init__(self, errors: list[PolicyError]) -> None:
+        self.errors = errors
+        super().__init__("\n".join(str(e) for e in errors))
+
+
+@dataclass(slots=True)
+class PolicySet:
+    """The compiled policies in use, with their rules indexed by ``policy/rule``."""
+
+    policies: list[Policy] = field(default_factory=list)
+
+    @property
+    def rules(self) -> list[Rule]:
+        return [r for p in self.policies for r in p.rules]
+
+    def rule(self, uid: str) -> Rule | None:
+        """The rule with id ``policy/rule`` (or a bare rule id when it is unique)."""
+        matches = [r for r in self.rules if r.uid == uid or r.id == uid]
+        return matches[0] if len(matches) == 1 else None
+
+    def policy(self, name: str) -> Policy | None:
+        return next((p for p in self.policies if p.name == name), None)
+
+    def select(self, policies: Iterable[str] = (), rules: Iterable[str] = ()) -> PolicySet:
+        """A subset: only the named policies (or packs), and within them only the named rules."""
+        wanted_p = set(policies)
+        wanted_r = set(rules)
+        out = []
+        for p in self.policies:
+            if wanted_p and p.name not in wanted_p and p.pack not in wanted_p:
+                continue
+            if wanted_r:
+                kept = tuple(r for r in p.rules if r.uid in wanted_r or r.id in wanted_r)
+                if not kept:
+                    continue
+                p = Policy(p.name, p.version, p.title, p.description, p.file, p.data, p.contexts, p.vars, kept,
+                           p.pack, p.data_files)
+            out.append(p)
+        return PolicySet(out)
+
+
+def _first_error(messages: Any, trail: list[str | int]) -> tuple[list[str | int], str]:
+    """Walk marshmallow's nested error dict to the first leaf: (field path, message)."""
+    if isinstance(messages, dict):
+        for key in sorted(messages, key=lambda k: (k == "_schema", str(k))):
+            step: list[str | int] = trail if key == "_schema" else [*trail, key]
+            return _first_error(messages[key], step)
+    if isinstance(messages, list) and messages:
+        if all(isinstance(m, str) for m in messages):
+            return trail, "; ".join(messages)
+        return _first_error(messages[0], trail)
+    return trail, str(messages)
+
+
+def _dotted(where: list[str | int]) -> str:
+    out = ""
+    for step in where:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def _rule_id(raw: Any, where: list[str | int]) -> str:
+    if len(where) >= 3 and where[:2] == ["spec", "rules"] and isinstance(where[2], int):
+        try:
+            return str(raw["spec"]["rules"][where[2]].get("id", f"#{where[2]}"))
+        except (KeyError, IndexError, TypeError, AttributeError):
+            return f"#{where[2]}"
+    return ""
+
+
+def _load_data_file(path: Path, shown: str) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PolicyError(shown, f"cannot read data file: {exc.strerror or exc}") from None
+    docs = list(load_documents(text))
+    tables: dict[str, Any] = {}
+    for doc in docs:
+        if doc.error:
+            raise PolicyError(shown, doc.error, doc.line)
+        if not isinstance(doc.data, dict):
+            raise PolicyError(shown, "a data file holds a mapping of table name to table", doc.line)
+        tables.update(doc.data)
+    return tables
+
+
+def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: str = "") -> Policy:
+    """Validate and compile one policy document. Raises ``PolicyError`` with file, line, rule and reason."""
+    where: list[str | int]
+
+    def fail(where: list[str | int], reason: str) -> PolicyError:
+        return PolicyError(shown, reason, node_line(node, where), _rule_id(raw, where), _dotted(where))
+
+    if not isinstance(raw, dict):
+        raise PolicyError(shown, "a policy document is a mapping (apiVersion: verdict/v1, kind: Policy)",
+                          node_line(node, []))
+    try:
+        doc = PolicySchema().load(raw)
+    except ValidationError as exc:
+        where, reason = _first_error(exc.messages, [])
+        raise fail(where, reason) from None
+    spec = doc["spec"]
+    data = dict(spec["data"])
+    for i, rel in enumerate(spec["dataFiles"]):
+        if base is None:
+            raise fail(["spec", "dataFiles", i], "dataFiles need a policy read from a file")
+        data_path = (base / rel).resolve()
+        if not data_path.is_file():
+            raise fail(["spec", "dataFiles", i], f"data file {rel!r} not found next to the policy")
+        data.update(_load_data_file(data_path, str(Path(shown).parent / rel)))
+    try:
+        contexts = {n: compile_context(n, c, ["spec", "context", n]) for n, c in spec["context"].items()}
+        pvars = tuple(compile_var(n, v, ["spec", "vars", n]) for n, v in spec["vars"].items())
+        defaults = spec["defaults"]
+        rules = []
+        seen: set[str] = set()
+        for i, r in enumerate(spec["rules"]):
+            where = ["spec", "rules", i]
+            if r["id"] in seen:
+                raise CompileError([*where, "id"], f"duplicate rule id {r['id']!r}")
+            seen.add(r["id"])
+            rvars = tuple(compile_var(n, v, [*where, "vars", n]) for n, v in (r.get("vars") or {}).items())
+            known = BUILTIN_NAMES | set(contexts) | {v.name for v in pvars} | {v.name for v in rvars}
+            for fld in ("message", "passMessage", "remediation"):
+                if r.get(fld):
+                    check_placeholders(r[fld], known, [*where, fld])
+            rules.append(Rule(
+                policy=doc["metadata"]["name"], id=r["id"], title=r["title"], description=r["description"],
+                severity=r.get("severity", defaults["severity"]), category=r.get("category", defaults["category"]),
+                on_failure=r.get("onFailure", defaults["onFailure"]), match=compile_match(r["match"]),
+                exclude=compile_match(r["exclude_"]) if r.get("exclude_") else None,
+                preconditions=tuple(compile_assertion(p, [*where, "preconditions", j])
+                                    for j, p in enumerate(r.get("preconditions") or ())),
+                vars=rvars, assertion=compile_assertion(r["assert_"], [*where, "assert"]),
+                message=r["message"], pass_message=r.get("passMessage") or r["title"],
+                remediation=r["remediation"], references=tuple(r["references"]), example=r.get("example"),
+                line=node_line(node, where)))
+    except CompileError as exc:
+        raise fail(exc.where, exc.reason) from None
+    meta = doc["metadata"]
+    return Policy(meta["name"], meta["version"], meta["title"], meta["description"], shown, data, contexts, pvars,
+                  tuple(rules), pack, tuple(spec["dataFiles"]))
+
+
+def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str = "") -> list[Policy]:
+    """Every policy document in one YAML text. Raises ``PolicyError`` on the first problem."""
+    out = []
+    for doc in load_documents(text):
+        if doc.error:
+            raise PolicyError(shown, doc.error, doc.line)
+        out.append(compile_document(doc.data, doc.node, shown, base, pack))
+    if not out:
+        raise PolicyError(shown, "no policy document in the file")
+    return out
+
+
+def load_policy_file(path: Path, pack: str = "") -> list[Policy]:
+    """Load one policy file. Raises ``PolicyError``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PolicyError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    return load_policy_text(text, str(path), path.parent, pack)
+
+
+def pack_files(folder: Path) -> list[Path]:
+    """The policy files of a pack folder (its top-level ``*.yaml``/``*.yml``), sorted."""
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml"))
+
+
+def resolve(source: str) -> Path:
+    """A policy argument: a file, a pack folder, or the name of a built-in pack. Raises ``PolicyError``."""
+    p = Path(source)
+    if p.exists():
+        return p
+    builtin = BUILTIN_DIR / source
+    if builtin.is_dir():
+        return builtin
+    known = ", ".join(sorted(d.name for d in BUILTIN_DIR.iterdir() if d.is_dir())) if BUILTIN_DIR.is_dir() else ""
+    raise PolicyError(source, f"no such policy file or folder, and no built-in pack of that name (built-in: {known})")
+
+
+def load_policies(sources: Iterable[str] = ()) -> PolicySet:
+    """Load policies from files, pack folders or built-in pack names (default: the built-in packs).
+
+    Collects every error across files and raises ``PolicyLoadError`` if there is any, so a broken file is
+    never half-loaded. Duplicate policy names are refused.
+    """
+    sources = list(sources) or [str(BUILTIN_DIR / name) for name in DEFAULT_PACKS]
+    errors: list[PolicyError] = []
+    policies: list[Policy] = []
+    for source in sources:
+        try:
+            path = resolve(source)
+        except PolicyError as exc:
+            errors.append(exc)
+            continue
+        files = pack_files(path) if path.is_dir() else [path]
+        pack = path.name if path.is_dir() else ""
+        if path.is_dir() and not files:
+            errors.append(PolicyError(str(path), "the folder holds no *.yaml policy file"))
+        for f in files:
+            try:
+                policies.extend(load_policy_file(f, pack))
+            except PolicyError as exc:
+                errors.append(exc)
+    names: dict[str, str] = {}
+    for p in policies:
+        if p.name in names:
+            errors.append(PolicyError(p.file, f"policy name {p.name!r} is also used by {names[p.name]}"))
+        names[p.name] = p.file
+    if errors:
+        raise PolicyLoadError(errors)
+    return PolicySet(policies)

@@ -1,0 +1,364 @@
+"""Compiled policies: plain frozen objects holding compiled JSONPath queries and regexes.
+
+``compile_policy`` turns a document validated by ``rules.schema.PolicySchema`` into a ``Policy``;
+evaluation (``rules.evaluate``) never parses a path. Compile errors raise ``CompileError`` with the field
+path inside the document (``spec.rules[2].assert.path``) so the loader can give the line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Any
+
+from . import operators
+from .jsonpath import JsonPath, PathError, compile_path
+from .schema import SUBJECT_KEYS
+
+REF_KEYS = ("path", "var", "context", "data", "format", "value")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class CompileError(ValueError):
+    """``where`` is a list of field names/indexes into the policy document; ``rule`` the rule id."""
+
+    def __init__(self, where: list[str | int], reason: str, rule: str = "") -> None:
+        self.where = where
+        self.reason = reason
+        self.rule = rule
+        super().__init__(reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A value reference: ``kind`` is literal|path|var|context|data|format; ``target`` the literal, the
+    compiled path, the name, or the template; ``key`` an optional lookup into the result; ``many``
+    keeps every value a path selects (else the first); ``default`` when nothing is found."""
+
+    kind: str
+    target: Any
+    key: Ref | None = None
+    many: bool = False
+    default: Any = None
+
+    def text(self) -> str:
+        """How the reference reads in messages (``$.status.allocatable``, ``data operands``...)."""
+        base = {
+            "literal": lambda: operators.show(self.target),
+            "path": lambda: str(self.target),
+            "keys": lambda: f"keys of {self.target}",
+            "format": lambda: repr(self.target),
+        }.get(self.kind, lambda: f"{self.kind} {self.target}")()
+        return f"{base}[{self.key.text()}]" if self.key else base
+
+
+@dataclass(frozen=True, slots=True)
+class Assertion:
+    """One node of an assertion tree.
+
+    ``op`` is an operator name, or ``all``/``any``/``not``/``forEach``. ``subject`` is where the values come
+    from (None for object operators and combinators); ``argument`` the operator's argument (a ``Ref`` when
+    it may be a reference); ``children`` the nested assertions; ``where`` a filter on values;
+    ``transforms`` string transforms; ``classify`` a table of regexes mapping values to names.
+    """
+
+    op: str
+    subject: Ref | None = None
+    argument: Any = None
+    children: tuple[Assertion, ...] = ()
+    quantifier: str = "all"
+    if_missing: str = "fail"
+    where: Assertion | None = None
+    transforms: tuple[str, ...] = ()
+    classify: Ref | None = None
+    unique: bool = False
+    each_as: str = "item"
+    description: str = ""
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Selector:
+    """Kubernetes label selector, compiled: ``labels`` (matchLabels) and ``expressions``
+    ``(key, operator, frozenset(values))``; semantics of metav1.LabelSelectorAsSelector."""
+
+    labels: tuple[tuple[str, str], ...] = ()
+    expressions: tuple[tuple[str, str, frozenset[str]], ...] = ()
+
+    def matches(self, labels: dict[str, Any]) -> bool:
+        """True when every matchLabels pair and every expression holds for ``labels``."""
+        for key, value in self.labels:
+            if key not in labels or str(labels[key]) != value:
+                return False
+        for key, op, values in self.expressions:
+            present = key in labels
+            if op == "In" and not (present and str(labels[key]) in values):
+                return False
+            if op == "NotIn" and present and str(labels[key]) in values:
+                return False
+            if op == "Exists" and not present:
+                return False
+            if op == "DoesNotExist" and present:
+                return False
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """Which objects a rule applies to (``kinds`` exact or ``*``; the other parts are globs)."""
+
+    kinds: frozenset[str]
+    api_versions: tuple[str, ...] = ()
+    namespaces: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    selector: Selector | None = None
+
+    def matches(self, kind: str, api_version: str, namespace: str, name: str, labels: dict[str, Any]) -> bool:
+        if "*" not in self.kinds and kind not in self.kinds:
+            return False
+        if self.api_versions and not any(fnmatchcase(api_version, g) for g in self.api_versions):
+            return False
+        if self.namespaces and not any(fnmatchcase(namespace, g) for g in self.namespaces):
+            return False
+        if self.names and not any(fnmatchcase(name, g) for g in self.names):
+            return False
+        return self.selector is None or self.selector.matches(labels)
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """A derived value: the first alternative (``when`` holds and the value is not None) wins."""
+
+    name: str
+    alternatives: tuple[tuple[Ref, Assertion | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Values from other objects: objects of ``kind`` (``api_version`` glob), optionally only those whose
+    ``where_field`` equals ``where_value`` (resolved on the current object; answered by the index) and
+    in the same namespace; then ``path`` values (or the ``keys`` of the mappings it selects)."""
+
+    name: str
+    kind: str
+    api_version: str = ""
+    path: JsonPath | None = None
+    keys: bool = False
+    where_field: JsonPath | None = None
+    where_value: Ref | None = None
+    same_namespace: bool = False
+    first: bool = False
+    default: Any = None
+
+    @property
+    def correlated(self) -> bool:
+        """True when the value depends on the current object (so it cannot be cached per dump)."""
+        return self.where_field is not None or self.same_namespace
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A compiled rule; ``uid`` is ``policy/rule``."""
+
+    policy: str
+    id: str
+    title: str
+    description: str
+    severity: str
+    category: str
+    on_failure: str
+    match: Match
+    exclude: Match | None
+    preconditions: tuple[Assertion, ...]
+    vars: tuple[Var, ...]
+    assertion: Assertion
+    message: str
+    pass_message: str
+    remediation: str
+    references: tuple[str, ...]
+    example: Any = None
+    line: int = 0
+
+    @property
+    def uid(self) -> str:
+        return f"{self.policy}/{self.id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """A compiled policy: metadata, ``data`` tables, ``contexts``, policy-wide ``vars`` and ``rules``;
+    ``file`` it came from, ``pack`` the folder name when loaded from a pack."""
+
+    name: str
+    version: str
+    title: str
+    description: str
+    file: str
+    data: dict[str, Any]
+    contexts: dict[str, Context]
+    vars: tuple[Var, ...]
+    rules: tuple[Rule, ...]
+    pack: str = ""
+    data_files: tuple[str, ...] = field(default_factory=tuple)
+
+
+# ------------------------------------------------------------------------------------------ compile
+
+
+def _path(text: Any, where: list[str | int]) -> JsonPath:
+    try:
+        return compile_path(text)
+    except PathError as exc:
+        raise CompileError(where, str(exc)) from None
+
+
+def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None) -> Ref:
+    """A literal, or a mapping with one of path/var/context/data/format/value (+ key, all, default)."""
+    if not isinstance(raw, dict) or not any(k in raw for k in REF_KEYS):
+        return Ref("literal", raw)
+    given = [k for k in REF_KEYS if k in raw]
+    extra = [k for k in raw if k not in (*REF_KEYS, "key", "all", "default")]
+    if len(given) != 1 or extra:
+        raise CompileError(where, "a reference takes exactly one of path, var, context, data, format, value"
+                           f" (and optionally key, all, default); got {', '.join(sorted(raw))}")
+    kind = given[0]
+    target = raw[kind]
+    if kind == "path":
+        target = _path(target, [*where, "path"])
+    elif kind == "value":
+        kind = "literal"
+    elif kind == "format":
+        if not isinstance(target, str):
+            raise CompileError([*where, "format"], "format must be a string with {name} references")
+    elif not isinstance(target, str):
+        raise CompileError([*where, kind], f"{kind} must be a name")
+    key = compile_ref(raw["key"], [*where, "key"]) if "key" in raw else None
+    return Ref(kind, target, key, bool(raw.get("all", False)), raw.get("default"))
+
+
+def compile_subject(raw: dict[str, Any], where: list[str | int]) -> Ref | None:
+    """The subject of an assertion (``path``/``keys``/``var``/``context``/``data``/``format``/``value``)."""
+    for k in SUBJECT_KEYS:
+        if k in raw:
+            if k == "keys":
+                return Ref("keys", _path(raw[k], [*where, k]), compile_ref(raw["key"], [*where, "key"])
+                           if "key" in raw else None, True, raw.get("default"))
+            sub = {k: raw[k]}
+            for extra in ("key", "default"):
+                if extra in raw:
+                    sub[extra] = raw[extra]
+            ref = compile_ref(sub, where)
+            # A path subject keeps every value it selects: quantifiers apply over them.
+            return Ref(ref.kind, ref.target, ref.key, ref.kind == "path" or ref.many, ref.default)
+    return None
+
+
+def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
+    """Compile one validated assertion mapping (see ``rules.schema``); several operators are ANDed."""
+    desc = raw.get("description", "")
+    msg = raw.get("message", "")
+    if "all" in raw or "any" in raw:
+        op = "all" if "all" in raw else "any"
+        kids = tuple(compile_assertion(c, [*where, op, i]) for i, c in enumerate(raw[op]))
+        return Assertion(op, children=kids, description=desc, message=msg)
+    if "not" in raw:
+        return Assertion("not", children=(compile_assertion(raw["not"], [*where, "not"]),),
+                         description=desc, message=msg)
+    if "forEach" in raw:
+        spec = raw["forEach"]
+        fw = [*where, "forEach"]
+        subject = compile_subject(spec, fw)
+        inner = compile_assertion(spec["assert_"], [*fw, "assert"])
+        return Assertion("forEach", subject=subject, children=(inner,), quantifier=spec["quantifier"],
+                         if_missing=spec["ifMissing"], each_as=spec["as_"], description=desc, message=msg)
+    subject = compile_subject(raw, where)
+    quantifier = raw.get("quantifier", "all")
+    if_missing = raw.get("ifMissing", "pass" if quantifier == "none" else "fail")
+    filt = compile_assertion(raw["where"], [*where, "where"]) if "where" in raw else None
+    classify = compile_ref(raw["classify"], [*where, "classify"]) if "classify" in raw else None
+    leaves = []
+    for name, operator in operators.OPERATORS.items():
+        if name not in raw:
+            continue
+        arg = raw[name]
+        if operator.resolve:
+            arg = compile_ref(arg, [*where, name])
+            if arg.kind == "literal" and name in ("matches", "notMatches"):
+                for pattern in operators._members(arg.target):
+                    try:
+                        re.compile(str(pattern))
+                    except re.error as exc:
+                        raise CompileError([*where, name], f"bad regular expression {pattern!r}: {exc}") from None
+        leaves.append(Assertion(name, subject=subject, argument=arg, quantifier=quantifier, if_missing=if_missing,
+                                where=filt, transforms=tuple(raw.get("transform", ())), classify=classify,
+                                unique=bool(raw.get("unique", False)), description=desc, message=msg))
+    if len(leaves) == 1:
+        return leaves[0]
+    return Assertion("all", children=tuple(leaves), description=desc, message=msg)
+
+
+def compile_var(name: str, raw: Any, where: list[str | int]) -> Var:
+    """A var: a JSONPath string (its first value), a reference, or ``{firstOf: [alternatives]}`` where each
+    alternative is a reference with an optional ``when`` assertion."""
+    if isinstance(raw, str):
+        return Var(name, ((Ref("path", _path(raw, where)), None),))
+    if isinstance(raw, dict) and "firstOf" in raw:
+        if set(raw) != {"firstOf"} or not isinstance(raw["firstOf"], list) or not raw["firstOf"]:
+            raise CompileError(where, "firstOf takes a non-empty list of alternatives and nothing else")
+        alts: list[tuple[Ref, Assertion | None]] = []
+        for i, alt in enumerate(raw["firstOf"]):
+            aw: list[str | int] = [*where, "firstOf", i]
+            if isinstance(alt, dict) and "when" in alt:
+                from .schema import assertion_schema_class
+
+                rest = {k: v for k, v in alt.items() if k != "when"}
+                try:
+                    when_raw = assertion_schema_class()().load(alt["when"])
+                except Exception as exc:  # marshmallow.ValidationError
+                    raise CompileError([*aw, "when"], f"invalid condition: {getattr(exc, 'messages', exc)}") from None
+                alts.append((compile_ref(rest if rest else None, aw), compile_assertion(when_raw, [*aw, "when"])))
+            else:
+                alts.append((compile_ref(alt, aw), None))
+        return Var(name, tuple(alts))
+    return Var(name, ((compile_ref(raw, where), None),))
+
+
+def compile_match(raw: dict[str, Any]) -> Match:
+    sel = raw.get("labelSelector")
+    selector = None
+    if sel:
+        selector = Selector(
+            tuple(sorted((sel.get("matchLabels") or {}).items())),
+            tuple((e["key"], e["operator"], frozenset(e.get("values") or ())) for e in sel.get("matchExpressions") or ()),
+        )
+    return Match(frozenset(raw["kinds"]), tuple(raw.get("apiVersions") or ()), tuple(raw.get("namespaces") or ()),
+                 tuple(raw.get("names") or ()), selector)
+
+
+def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> Context:
+    if "path" in raw and "keys" in raw:
+        raise CompileError(where, "a context takes path or keys, not both")
+    path = _path(raw.get("path") or raw.get("keys"), [*where, "path" if "path" in raw else "keys"]) \
+        if ("path" in raw or "keys" in raw) else None
+    where_field = where_value = None
+    if "where" in raw:
+        w = raw["where"]
+        if not isinstance(w, dict) or set(w) != {"field", "equals"}:
+            raise CompileError([*where, "where"], "where takes {field: <JSONPath on the other object>, equals: <reference>}")
+        where_field = _path(w["field"], [*where, "where", "field"])
+        where_value = compile_ref(w["equals"], [*where, "where", "equals"])
+    return Context(name, raw["kind"], raw.get("apiVersion", ""), path, "keys" in raw, where_field, where_value,
+                   raw.get("sameNamespace", False), raw.get("first", False), raw.get("default"))
+
+
+def check_placeholders(template: str, known: set[str], where: list[str | int]) -> None:
+    """Refuse ``{name}`` placeholders that no var, context or built-in provides."""
+    for name in _PLACEHOLDER.findall(template):
+        if name not in known:
+            raise CompileError(where, f"message placeholder {{{name}}} names no var, context or built-in"
+                               f" (known: {', '.join(sorted(known))})")
+
+
+BUILTIN_NAMES = {"name", "namespace", "kind", "apiVersion", "observed", "expected", "path", "detail", "policy",
+                 "rule", "severity", "item"}

@@ -1,0 +1,222 @@
+"""The closed set of assertion operators, registered in one table (``OPERATORS``).
+
+Each operator is a small object with the marshmallow field that validates its argument at load
+(``field``), a ``scope`` saying what it looks at, and ``test`` doing the comparison:
+
+- ``value``: tested against each selected value, then combined by the assertion's quantifier
+  (``all`` by default, ``any``, ``none``);
+- ``set``: tested once against the whole list of selected values (``count``, set relations, ``exists``);
+- ``object``: tested against the object itself with the index at hand (``schedulable``; see
+  ``rules/workloads.py``).
+
+Arguments that name a value (``equals``, ``in``, ``gt``...) may be literals or references
+(``{var: x}``, ``{data: t, key: ...}``, ``{context: c}``, ``{path: ...}``): the evaluator resolves them
+before calling ``test``. Adding an operator touches this file (and its tests) only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from marshmallow import fields
+
+from .quantity import QuantityError, format_quantity, parse_quantity
+
+
+class OperatorError(ValueError):
+    """An operator could not compare (e.g. a value that is not a quantity); the result becomes ``error``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Operator:
+    """One operator: ``name`` (the key in an assertion), ``scope`` (value|set|object), ``field`` (its
+    argument's marshmallow field), ``test(subject, argument) -> bool``, ``describe(argument) -> str``
+    (the ``expected`` text of a failure), ``resolve`` (whether the argument may be a reference)."""
+
+    name: str
+    scope: str
+    field: Callable[[], fields.Field]
+    test: Callable[[Any, Any], Any]
+    describe: Callable[[Any], str]
+    resolve: bool = True
+    doc: str = ""
+
+
+def show(value: Any) -> str:
+    """Short human text for a value in messages: lists as ``[a, b]``, None as ``<none>``."""
+    if value is None:
+        return "<none>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return "[" + ", ".join(show(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {show(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, Fraction):
+        return format_quantity(value)
+    return str(value)
+
+
+def _members(arg: Any) -> list[Any]:
+    """A set-like argument: a list as is, a mapping's keys, a scalar as a one-element list, None as []."""
+    if arg is None:
+        return []
+    if isinstance(arg, dict):
+        return list(arg)
+    if isinstance(arg, (list, tuple, set, frozenset)):
+        return list(arg)
+    return [arg]
+
+
+def _key(value: Any) -> Any:
+    """Hashable, comparison-friendly form: scalars compare as YAML wrote them except that numbers and
+    numeric strings are not mixed up (``2 != "2"``)."""
+    if isinstance(value, (dict, list)):
+        return repr(value)
+    return value
+
+
+def _quantity(value: Any) -> Fraction:
+    try:
+        return parse_quantity(value)
+    except QuantityError as exc:
+        raise OperatorError(str(exc)) from None
+
+
+def _regexes(arg: Any) -> list[re.Pattern[str]]:
+    out = []
+    for pattern in _members(arg):
+        try:
+            out.append(re.compile(str(pattern)))
+        except re.error as exc:
+            raise OperatorError(f"bad regular expression {pattern!r}: {exc}") from None
+    return out
+
+
+def _text_test(method: str) -> Callable[[Any, Any], bool]:
+    def test(value: Any, arg: Any) -> bool:
+        if not isinstance(value, str):
+            return False
+        return any(getattr(value, method)(str(a)) for a in _members(arg))
+    return test
+
+
+def _compare(fn: Callable[[Fraction, Fraction], bool]) -> Callable[[Any, Any], bool]:
+    def test(value: Any, arg: Any) -> bool:
+        return fn(_quantity(value), _quantity(arg))
+    return test
+
+
+def _count_test(values: list[Any], arg: Any) -> bool:
+    n = len(values)
+    if isinstance(arg, dict):
+        checks = {"equals": n.__eq__, "gt": n.__gt__, "gte": n.__ge__, "lt": n.__lt__, "lte": n.__le__}
+        return all(checks[k](int(v)) for k, v in arg.items() if k in checks)
+    return n == int(arg)
+
+
+def _count_describe(arg: Any) -> str:
+    if isinstance(arg, dict):
+        words = {"equals": "==", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+        return "count " + " and ".join(f"{words[k]} {v}" for k, v in arg.items() if k in words)
+    return f"count == {arg}"
+
+
+def _multiple_of(value: Any, arg: Any) -> bool:
+    divisor = _quantity(arg)
+    if divisor == 0:
+        raise OperatorError("multipleOf 0")
+    return (_quantity(value) / divisor).denominator == 1
+
+
+def _is_integer(value: Any, arg: Any) -> bool:
+    try:
+        whole = parse_quantity(value).denominator == 1
+    except QuantityError:
+        whole = False
+    return whole == bool(arg)
+
+
+def _set_rel(fn: Callable[[set[Any], set[Any]], bool]) -> Callable[[Any, Any], bool]:
+    def test(values: Any, arg: Any) -> bool:
+        return fn({_key(v) for v in values}, {_key(a) for a in _members(arg)})
+    return test
+
+
+_ANY = fields.Raw
+_COUNT_KEYS = ("equals", "gt", "gte", "lt", "lte")
+
+
+def _count_field() -> fields.Field:
+    return fields.Raw(metadata={"description": "an integer, or a mapping of equals/gt/gte/lt/lte to integers"})
+
+
+OPERATORS: dict[str, Operator] = {
+    op.name: op
+    for op in [
+        Operator("exists", "set", lambda: fields.Boolean(),
+                 lambda values, arg: bool(values) == bool(arg),
+                 lambda arg: "a value" if arg else "no value", resolve=False,
+                 doc="true: the subject selects at least one value; false: it selects none"),
+        Operator("equals", "value", _ANY, lambda v, a: _key(v) == _key(a), lambda a: f"== {show(a)}",
+                 doc="the value equals the argument (strings and numbers are not converted)"),
+        Operator("notEquals", "value", _ANY, lambda v, a: _key(v) != _key(a), lambda a: f"!= {show(a)}",
+                 doc="the value differs from the argument"),
+        Operator("in", "value", _ANY, lambda v, a: _key(v) in {_key(m) for m in _members(a)},
+                 lambda a: f"one of {show(_members(a))}",
+                 doc="the value is a member of the list (or a key of the mapping)"),
+        Operator("notIn", "value", _ANY, lambda v, a: _key(v) not in {_key(m) for m in _members(a)},
+                 lambda a: f"none of {show(_members(a))}", doc="the value is not a member of the list"),
+        Operator("matches", "value", _ANY,
+                 lambda v, a: isinstance(v, str) and any(r.search(v) for r in _regexes(a)),
+                 lambda a: f"matches {show(a)}",
+                 doc="a string value matches the regular expression (Python re.search; anchor with ^ $),"
+                     " or any of a list of them"),
+        Operator("notMatches", "value", _ANY,
+                 lambda v, a: not (isinstance(v, str) and any(r.search(v) for r in _regexes(a))),
+                 lambda a: f"does not match {show(a)}", doc="the value matches none of the expressions"),
+        Operator("startsWith", "value", _ANY, _text_test("startswith"), lambda a: f"starts with {show(a)}",
+                 doc="a string value starts with the argument (or any of a list)"),
+        Operator("endsWith", "value", _ANY, _text_test("endswith"), lambda a: f"ends with {show(a)}",
+                 doc="a string value ends with the argument (or any of a list)"),
+        Operator("contains", "value", _ANY, _text_test("__contains__"), lambda a: f"contains {show(a)}",
+                 doc="a string value contains the argument as a substring"),
+        Operator("gt", "value", _ANY, _compare(lambda x, y: x > y), lambda a: f"> {show(a)}",
+                 doc="the value, as a Kubernetes quantity, is greater than the argument"),
+        Operator("gte", "value", _ANY, _compare(lambda x, y: x >= y), lambda a: f">= {show(a)}",
+                 doc="quantity >= argument"),
+        Operator("lt", "value", _ANY, _compare(lambda x, y: x < y), lambda a: f"< {show(a)}",
+                 doc="quantity < argument"),
+        Operator("lte", "value", _ANY, _compare(lambda x, y: x <= y), lambda a: f"<= {show(a)}",
+                 doc="quantity <= argument"),
+        Operator("multipleOf", "value", _ANY, _multiple_of, lambda a: f"a multiple of {show(a)}",
+                 doc="the quantity is a whole multiple of the argument"),
+        Operator("integer", "value", lambda: fields.Boolean(), _is_integer,
+                 lambda a: "a whole-number quantity" if a else "not a whole-number quantity", resolve=False,
+                 doc="true: the value is a quantity with no fractional part (\"2\", \"3000m\", \"1k\")"),
+        Operator("count", "set", _count_field, _count_test, _count_describe, resolve=False,
+                 doc="the number of selected values; an integer or {gt, gte, lt, lte, equals}"),
+        Operator("subsetOf", "set", _ANY, _set_rel(lambda s, a: s <= a),
+                 lambda a: f"all in {show(_members(a))}", doc="every selected value is in the argument"),
+        Operator("supersetOf", "set", _ANY, _set_rel(lambda s, a: s >= a),
+                 lambda a: f"including all of {show(_members(a))}",
+                 doc="the selected values include every member of the argument"),
+        Operator("disjointFrom", "set", _ANY, _set_rel(lambda s, a: not (s & a)),
+                 lambda a: f"none of {show(_members(a))}", doc="no selected value is in the argument"),
+        Operator("intersects", "set", _ANY, _set_rel(lambda s, a: bool(s & a)),
+                 lambda a: f"at least one of {show(_members(a))}",
+                 doc="at least one selected value is in the argument"),
+        Operator("setEquals", "set", _ANY, _set_rel(lambda s, a: s == a),
+                 lambda a: f"exactly {show(_members(a))}",
+                 doc="the selected values, as a set, equal the argument"),
+    ]
+}
+
+
+def register(operator: Operator) -> None:
+    """Add an operator to the table (the scheduler's ``schedulable`` registers itself this way)."""
+    OPERATORS[operator.name] = operator

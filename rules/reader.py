@@ -1,0 +1,389 @@
+"""Read dumps: bytes and files -> Kubernetes objects that remember where they came from.
+
+Accepted: a single object, any ``kind: *List``, multi-document YAML, a JSON array, a directory
+(recursive), ``.tar``/``.tar.gz``/``.tgz``/``.zip`` archives of those (recognised by their magic bytes,
+not their names), a gzip-compressed single file, ``kubectl describe node(s)`` text, and the NVIDIA GPU
+Operator must-gather layout in a folder or archive. A bad document becomes an ``InputError`` and the rest
+is still read; only an input that cannot be opened at all raises ``DumpError``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+import tarfile
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from . import describe, mustgather
+from .errors import DumpError, InputError, Source
+from .yamlsafe import item_lines, load_documents
+
+#: Files inside a directory or archive that are read as dumps; others are listed as skipped.
+DUMP_SUFFIXES = (".yaml", ".yml", ".json")
+#: Refuse to decompress more than this many bytes from one input (zip/gzip bombs).
+MAX_UNPACKED_BYTES = 1 << 30
+
+ProgressHook = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class KObject:
+    """One Kubernetes object (``obj``, the parsed mapping) and where it came from (``source``)."""
+
+    obj: dict[str, Any]
+    source: Source
+
+    @property
+    def kind(self) -> str:
+        return str(self.obj.get("kind", ""))
+
+    @property
+    def api_version(self) -> str:
+        return str(self.obj.get("apiVersion", ""))
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        meta = self.obj.get("metadata")
+        return meta if isinstance(meta, dict) else {}
+
+    @property
+    def name(self) -> str:
+        return str(self.metadata.get("name", ""))
+
+    @property
+    def namespace(self) -> str:
+        return str(self.metadata.get("namespace", "") or "")
+
+    @property
+    def labels(self) -> dict[str, str]:
+        labels = self.metadata.get("labels")
+        return labels if isinstance(labels, dict) else {}
+
+
+@dataclass(slots=True)
+class Dump:
+    """What was read: objects in input order, input errors, files read and skipped, and notes
+    (facts about the input worth telling, e.g. a must-gather's ``cluster_policy.missing``)."""
+
+    objects: list[KObject] = field(default_factory=list)
+    errors: list[InputError] = field(default_factory=list)
+    files_read: list[str] = field(default_factory=list)
+    files_skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def extend(self, other: Dump) -> None:
+        """Append everything of ``other`` to this dump."""
+        self.objects.extend(other.objects)
+        self.errors.extend(other.errors)
+        self.files_read.extend(other.files_read)
+        self.files_skipped.extend(other.files_skipped)
+        self.notes.extend(other.notes)
+
+
+# --------------------------------------------------------------------------------------------- text
+
+
+def _looks_like_json(text: str) -> bool:
+    stripped = text.lstrip()
+    return stripped[:1] in ("{", "[")
+
+
+_JSON_ITEM_START = re.compile(r"^(\s*)\{\s*$", re.M)
+
+
+def _json_item_lines(text: str, count: int, top_is_array: bool) -> list[int]:
+    """Start lines of the items of a pretty-printed JSON List or array (kubectl prints 4-space indented
+    JSON, one ``{`` alone on a line per item). Returns [] when the layout does not allow a certain answer,
+    so callers fall back to the document's line."""
+    if count == 0:
+        return []
+    if top_is_array:
+        anchor = text.find("[")
+    else:
+        match = re.search(r'"items"\s*:\s*\[', text)
+        if not match:
+            return []
+        anchor = match.end()
+    nl = text.find("\n", anchor)
+    if nl < 0:
+        return []
+    first = _JSON_ITEM_START.match(text, nl + 1)
+    if not first:
+        return []
+    indent = first.group(1)
+    pattern = re.compile(r"^" + re.escape(indent) + r"\{\s*$", re.M)
+    starts = [m.start() for m in pattern.finditer(text, nl + 1)]
+    if len(starts) != count:
+        return []
+    lines: list[int] = []
+    line = text.count("\n", 0, starts[0]) + 1
+    prev = starts[0]
+    for pos in starts:
+        line += text.count("\n", prev, pos)
+        prev = pos
+        lines.append(line)
+    return lines
+
+
+def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None:
+    """Add the Kubernetes objects held by one parsed document to ``dump``."""
+    if data is None:
+        return
+    if isinstance(data, list):
+        items, prefix = data, "$"
+    elif isinstance(data, dict) and str(data.get("kind", "")).endswith("List") and "items" in data:
+        items, prefix = data.get("items") or [], "$.items"
+        if not isinstance(items, list):
+            dump.errors.append(InputError(source, "'items' of a List is not a list", "$.items"))
+            return
+    elif isinstance(data, dict):
+        if not data.get("kind") or not isinstance(data.get("kind"), str):
+            dump.errors.append(InputError(source, "not a Kubernetes object: no 'kind'", "$"))
+            return
+        dump.objects.append(KObject(data, source))
+        return
+    else:
+        dump.errors.append(InputError(source, f"not a Kubernetes object: a {type(data).__name__}", "$"))
+        return
+    for i, item in enumerate(items):
+        line = lines[i] if i < len(lines) else source.line
+        where = Source(source.file, source.document, line, i)
+        if not isinstance(item, dict) or not isinstance(item.get("kind"), str) or not item.get("kind"):
+            dump.errors.append(InputError(where, "list item is not a Kubernetes object: no 'kind'",
+                                          f"{prefix}[{i}]"))
+            continue
+        dump.objects.append(KObject(item, where))
+
+
+def parse_text(text: str, name: str) -> Dump:
+    """Parse one file's text (JSON, YAML, or ``kubectl describe node`` output) into a ``Dump``."""
+    dump = Dump(files_read=[name])
+    if describe.looks_like_describe(text):
+        objects, errors = describe.parse_describe_nodes(text, name)
+        for i, (obj, line) in enumerate(objects):
+            dump.objects.append(KObject(obj, Source(name, 1, line, i)))
+        dump.errors.extend(errors)
+        return dump
+    if _looks_like_json(text):
+        try:
+            data = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass  # not JSON after all: YAML (a superset) gives the line of the problem
+        else:
+            is_array = isinstance(data, list)
+            count = len(data) if is_array else len((data or {}).get("items") or []) if isinstance(data, dict) else 0
+            lines = _json_item_lines(text, count, is_array) if count else []
+            _objects_of(data, Source(name, 1, 1), lines, dump)
+            return dump
+    for doc in load_documents(text):
+        source = Source(name, doc.number, doc.line)
+        if doc.error:
+            dump.errors.append(InputError(source, doc.error))
+            continue
+        _objects_of(doc.data, source, item_lines(doc.node), dump)
+    return dump
+
+
+def parse_bytes(data: bytes, name: str) -> Dump:
+    """Parse one input's bytes: an archive or gzip stream by its magic bytes, else text (UTF-8, BOM ok).
+
+    Raises ``DumpError`` when an archive cannot be opened or the bytes are not text.
+    """
+    if data[:2] == b"\x1f\x8b":
+        raw = _gunzip(data, name)
+        if _is_tar(raw):
+            return _read_tar(raw, name)
+        return parse_bytes(raw, name)
+    if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
+        return _read_zip(data, name)
+    if _is_tar(data):
+        return _read_tar(data, name)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DumpError(name, f"not UTF-8 text and not a tar, gzip or zip archive (byte {exc.start})") from None
+    return parse_text(text, name)
+
+
+def _is_tar(data: bytes) -> bool:
+    return len(data) > 262 and data[257:262] == b"ustar"
+
+
+def _gunzip(data: bytes, name: str) -> bytes:
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+            raw = fh.read(MAX_UNPACKED_BYTES + 1)
+    except (OSError, EOFError) as exc:
+        raise DumpError(name, f"broken gzip stream: {exc}") from None
+    if len(raw) > MAX_UNPACKED_BYTES:
+        raise DumpError(name, f"unpacks to more than {MAX_UNPACKED_BYTES} bytes")
+    return raw
+
+
+# ---------------------------------------------------------------------------------- trees of files
+
+
+def _read_tree(members: Iterable[tuple[str, Callable[[], bytes]]], label: str,
+               progress: ProgressHook | None = None) -> Dump:
+    """Read a set of named files (a folder or an archive): a must-gather layout as one cluster dump,
+    otherwise every ``*.yaml``/``*.yml``/``*.json`` file (others listed as skipped)."""
+    entries = sorted(members, key=lambda m: m[0])
+    names = [n for n, _ in entries]
+    if mustgather.is_must_gather(names):
+        return _read_must_gather(entries, label, progress)
+    dump = Dump()
+    for rel, load in entries:
+        shown = f"{label}{rel}"
+        if progress:
+            progress(shown)
+        lowered = rel.lower()
+        if lowered.endswith(DUMP_SUFFIXES):
+            dump.extend(_parse_member(load, shown))
+        elif lowered.endswith((".tar", ".tar.gz", ".tgz", ".zip", ".gz")):
+            dump.extend(_parse_member(load, shown))
+        else:
+            dump.files_skipped.append(shown)
+    return dump
+
+
+def _parse_member(load: Callable[[], bytes], shown: str) -> Dump:
+    try:
+        return parse_bytes(load(), shown)
+    except DumpError as exc:
+        return Dump(errors=[InputError(Source(shown, 1, exc.line), exc.reason)], files_skipped=[shown])
+
+
+def _read_must_gather(entries: list[tuple[str, Callable[[], bytes]]], label: str,
+                      progress: ProgressHook | None) -> Dump:
+    dump = Dump(notes=["read as an NVIDIA GPU Operator must-gather"])
+    labelled: list[tuple[dict[str, Any], Source]] = []
+    described: list[tuple[dict[str, Any], Source]] = []
+    for rel, load in entries:
+        shown = f"{label}{rel}"
+        if progress:
+            progress(shown)
+        kind = mustgather.classify(rel)
+        if kind == "skip":
+            dump.files_skipped.append(shown)
+            continue
+        if kind == "missing-clusterpolicy":
+            dump.files_read.append(shown)
+            dump.notes.append(f"{shown}: the must-gather found no ClusterPolicy in the cluster")
+            continue
+        if kind == "yaml":
+            dump.extend(_parse_member(load, shown))
+            continue
+        try:
+            text = load().decode("utf-8-sig", errors="replace")
+        except OSError as exc:
+            dump.errors.append(InputError(Source(shown), f"cannot read: {exc}"))
+            continue
+        dump.files_read.append(shown)
+        parse = mustgather.parse_node_labels if kind == "labels" else describe.parse_describe_nodes
+        objects, errors = parse(text, shown)
+        dump.errors.extend(errors)
+        target = labelled if kind == "labels" else described
+        for i, (obj, line) in enumerate(objects):
+            target.append((obj, Source(shown, 1, line, i)))
+    # Nodes from the labels file and the describe text are one node each: merge by name.
+    node_sources: dict[str, Source] = {}
+    for obj, src in described + labelled:
+        if obj.get("kind") == "Node":
+            node_sources.setdefault(str(obj.get("metadata", {}).get("name", "")), src)
+    merged = mustgather.merge_nodes([o for o, _ in labelled if o.get("kind") == "Node"],
+                                    [o for o, _ in described if o.get("kind") == "Node"])
+    for node in merged:
+        name = str(node.get("metadata", {}).get("name", ""))
+        dump.objects.append(KObject(node, node_sources.get(name, Source(label or "<must-gather>"))))
+    for obj, src in described:
+        if obj.get("kind") != "Node":
+            dump.objects.append(KObject(obj, src))
+    return dump
+
+
+def _read_tar(data: bytes, name: str) -> Dump:
+    try:
+        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
+    except tarfile.TarError as exc:
+        raise DumpError(name, f"broken tar archive: {exc}") from None
+    budget = [MAX_UNPACKED_BYTES]
+
+    def loader(member: tarfile.TarInfo) -> Callable[[], bytes]:
+        def load() -> bytes:
+            if member.size > budget[0]:
+                raise DumpError(name, f"archive unpacks to more than {MAX_UNPACKED_BYTES} bytes")
+            budget[0] -= member.size
+            fh = archive.extractfile(member)
+            return fh.read() if fh else b""
+        return load
+
+    with archive:
+        members = [(m.name.lstrip("./"), loader(m)) for m in archive.getmembers() if m.isfile()]
+        return _read_tree(members, f"{name}!")
+
+
+def _read_zip(data: bytes, name: str) -> Dump:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise DumpError(name, f"broken zip archive: {exc}") from None
+    total = sum(info.file_size for info in archive.infolist())
+    if total > MAX_UNPACKED_BYTES:
+        raise DumpError(name, f"archive unpacks to more than {MAX_UNPACKED_BYTES} bytes")
+    with archive:
+        members = [(info.filename, (lambda i=info: archive.read(i))) for info in archive.infolist()
+                   if not info.is_dir()]
+        return _read_tree(members, f"{name}!")
+
+
+# ------------------------------------------------------------------------------------------- paths
+
+
+def _walk(root: Path) -> Iterator[tuple[str, Callable[[], bytes]]]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for fname in sorted(filenames):
+            if fname.startswith("."):
+                continue
+            full = Path(dirpath) / fname
+            yield str(full.relative_to(root)), full.read_bytes
+
+
+def read_path(path: str, progress: ProgressHook | None = None) -> Dump:
+    """Read a file, a directory (recursively) or ``-`` (standard input).
+
+    Raises ``DumpError`` naming the path when it does not exist or cannot be read at all.
+    """
+    if path == "-":
+        import sys
+
+        return parse_bytes(sys.stdin.buffer.read(), "<stdin>")
+    p = Path(path)
+    if p.is_dir():
+        label = path.rstrip("/") + "/"
+        return _read_tree(_walk(p), label, progress)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise DumpError(path, "no such file or directory") from None
+    except OSError as exc:
+        raise DumpError(path, f"cannot read: {exc.strerror or exc}") from None
+    if progress:
+        progress(path)
+    return parse_bytes(data, path)
+
+
+def read_paths(paths: Iterable[str], progress: ProgressHook | None = None) -> Dump:
+    """Read several inputs into one dump (see ``read_path``)."""
+    dump = Dump()
+    for path in paths:
+        dump.extend(read_path(path, progress))
+    return dump

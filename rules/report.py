@@ -1,0 +1,159 @@
+"""The result model every renderer reads: results per (object, rule), a verdict per object, a report.
+
+Result words are PolicyReport's (wgpolicyk8s.io): ``pass`` the rule holds, ``fail`` it does not,
+``warn`` it does not but the rule is advisory (not scored), ``error`` the rule could not be evaluated,
+``skip`` preconditions unmet (the message says which). An object's verdict is its worst result,
+``error > fail > warn > pass > skip``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+RESULTS = ("pass", "fail", "warn", "error", "skip")
+RESULT_RANK = {"skip": 0, "pass": 1, "warn": 2, "fail": 3, "error": 4}
+SEVERITIES = ("critical", "high", "medium", "low", "info")
+SEVERITY_RANK = {"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectRef:
+    """Kubernetes ObjectReference fields of a judged object (namespace "" when cluster-scoped)."""
+
+    api_version: str
+    kind: str
+    name: str
+    namespace: str = ""
+    uid: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.kind}/{self.namespace}/{self.name}" if self.namespace else f"{self.kind}/{self.name}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"apiVersion": self.api_version, "kind": self.kind, "namespace": self.namespace,
+                "name": self.name, "uid": self.uid}
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One (object, rule) result. ``observed``/``expected`` are plain JSON values or text; ``path`` is the
+    JSONPath the assertion read; ``references`` the rule's sources."""
+
+    policy: str
+    rule: str
+    title: str
+    result: str
+    severity: str
+    category: str
+    message: str
+    path: str = ""
+    observed: Any = None
+    expected: Any = None
+    remediation: str = ""
+    references: tuple[str, ...] = ()
+
+    @property
+    def scored(self) -> bool:
+        """PolicyReport's ``scored``: false for advisory (warn) results."""
+        return self.result != "warn"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"policy": self.policy, "rule": self.rule, "title": self.title, "result": self.result,
+                "severity": self.severity, "category": self.category, "message": self.message,
+                "path": self.path, "observed": self.observed, "expected": self.expected,
+                "remediation": self.remediation, "references": list(self.references)}
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectReport:
+    """An object's results; ``source`` is a ``rules.errors.Source``."""
+
+    ref: ObjectRef
+    source: Any
+    results: tuple[Result, ...]
+
+    @property
+    def verdict(self) -> str:
+        """The worst result (``error > fail > warn > pass > skip``); ``skip`` when there is none."""
+        return max((r.result for r in self.results), key=RESULT_RANK.__getitem__, default="skip")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = self.ref.to_dict()
+        out["source"] = self.source.to_dict()
+        out["verdict"] = self.verdict
+        out["results"] = [r.to_dict() for r in self.results]
+        return out
+
+
+@dataclass(slots=True)
+class Report:
+    """A whole report: judged objects, input errors (``rules.errors.InputError``), policies used
+    (``{name, version, pack, rules}``), files read/skipped, notes, and timing in milliseconds."""
+
+    objects: list[ObjectReport] = field(default_factory=list)
+    input_errors: list[Any] = field(default_factory=list)
+    policies: list[dict[str, Any]] = field(default_factory=list)
+    files_read: list[str] = field(default_factory=list)
+    files_skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    timing: dict[str, float] = field(default_factory=dict)
+    objects_read: int = 0
+    name: str = ""
+    generated: str = ""
+
+    @property
+    def results(self) -> list[tuple[ObjectReport, Result]]:
+        return [(o, r) for o in self.objects for r in o.results]
+
+    def summary(self) -> dict[str, Any]:
+        """Counts: objects read and judged, results by result word, failing results by severity,
+        verdicts by word, input errors."""
+        by_result = Counter({k: 0 for k in RESULTS})
+        by_severity = Counter({k: 0 for k in SEVERITIES})
+        verdicts = Counter({k: 0 for k in RESULTS})
+        for obj in self.objects:
+            verdicts[obj.verdict] += 1
+            for r in obj.results:
+                by_result[r.result] += 1
+                if r.result in ("fail", "warn", "error"):
+                    by_severity[r.severity] += 1
+        return {"objectsRead": self.objects_read, "objectsJudged": len(self.objects),
+                "results": dict(by_result), "findingsBySeverity": dict(by_severity), "verdicts": dict(verdicts),
+                "inputErrors": len(self.input_errors)}
+
+    def worst(self) -> str:
+        """The worst result in the report, counting an input error as ``error``; ``skip`` if empty."""
+        words = [o.verdict for o in self.objects] + (["error"] if self.input_errors else [])
+        return max(words, key=RESULT_RANK.__getitem__, default="skip")
+
+    def filtered(self, results: set[str] | None = None, min_severity: str | None = None) -> Report:
+        """A copy keeping only results with a result word in ``results`` and a severity at or above
+        ``min_severity`` (pass/skip results are kept by the severity filter only when asked for by word).
+        Objects left with no result are dropped."""
+        floor = SEVERITY_RANK[min_severity] if min_severity else -1
+        kept = []
+        for obj in self.objects:
+            rs = tuple(r for r in obj.results
+                       if (not results or r.result in results) and SEVERITY_RANK.get(r.severity, 0) >= floor)
+            if rs:
+                kept.append(ObjectReport(obj.ref, obj.source, rs))
+        return replace(self, objects=kept)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The native JSON form (see docs/report-format.md)."""
+        return {
+            "apiVersion": "verdict/v1",
+            "kind": "Report",
+            "name": self.name,
+            "generated": self.generated,
+            "summary": self.summary(),
+            "policies": self.policies,
+            "inputErrors": [e.to_dict() for e in self.input_errors],
+            "filesRead": self.files_read,
+            "filesSkipped": self.files_skipped,
+            "notes": self.notes,
+            "timing": self.timing,
+            "objects": [o.to_dict() for o in self.objects],
+        }

@@ -1,0 +1,227 @@
+"""marshmallow schemas of the policy format (``apiVersion: verdict/v1, kind: Policy``).
+
+They validate a policy document at load (unknown fields are refused, so a typo is an error, not a
+silently ignored key) and are the single source of ``docs/policy.schema.json`` (``json_schema()``).
+Operator fields come from ``rules.operators.OPERATORS``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from . import operators
+
+SEVERITIES = ("critical", "high", "medium", "low", "info")
+ON_FAILURE = ("fail", "warn")
+DNS1123_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+SUBJECT_KEYS = ("path", "keys", "var", "context", "data", "format", "value")
+COMBINATORS = ("all", "any", "not", "forEach")
+TRANSFORMS = ("lowercase", "uppercase", "trim", "string")
+_NAME = validate.Regexp(DNS1123_LABEL, error="must be a DNS-1123 label (lower-case letters, digits, '-')")
+_VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class LabelSelectorRequirementSchema(Schema):
+    key = fields.String(required=True, metadata={"description": "label key"})
+    operator = fields.String(required=True, validate=validate.OneOf(["In", "NotIn", "Exists", "DoesNotExist"]))
+    values = fields.List(fields.String(), load_default=list)
+
+    @validates_schema
+    def _values(self, data: dict[str, Any], **_: Any) -> None:
+        if data["operator"] in ("In", "NotIn") and not data.get("values"):
+            raise ValidationError(f"operator {data['operator']} needs a non-empty values list", "values")
+        if data["operator"] in ("Exists", "DoesNotExist") and data.get("values"):
+            raise ValidationError(f"operator {data['operator']} takes no values", "values")
+
+
+class LabelSelectorSchema(Schema):
+    """Kubernetes metav1.LabelSelector: matchLabels and matchExpressions are ANDed."""
+
+    matchLabels = fields.Dict(keys=fields.String(), values=fields.String())
+    matchExpressions = fields.List(fields.Nested(LabelSelectorRequirementSchema))
+
+
+class MatchSchema(Schema):
+    """Which objects a rule applies to; every given part must match (names and namespaces are globs)."""
+
+    kinds = fields.List(fields.String(), required=True, validate=validate.Length(min=1),
+                        metadata={"description": "object kinds, e.g. [Node]; '*' for any"})
+    apiVersions = fields.List(fields.String(), metadata={"description": "apiVersion globs, e.g. kubevirt.io/*"})
+    namespaces = fields.List(fields.String(), metadata={"description": "namespace globs"})
+    names = fields.List(fields.String(), metadata={"description": "name globs"})
+    labelSelector = fields.Nested(LabelSelectorSchema)
+
+
+class ForEachSchema(Schema):
+    """Iterate over values: the nested assertion sees each value as ``$`` and as ``{var: <as>}``."""
+
+    path = fields.String()
+    keys = fields.String()
+    var = fields.String()
+    context = fields.String()
+    data = fields.String()
+    key = fields.Raw()
+    as_ = fields.String(data_key="as", load_default="item")
+    quantifier = fields.String(validate=validate.OneOf(["all", "any", "none"]), load_default="all")
+    ifMissing = fields.String(validate=validate.OneOf(["pass", "fail"]), load_default="pass")
+    assert_ = fields.Nested(lambda: assertion_schema_class()(), data_key="assert", required=True)  # type: ignore[has-type]
+
+    @validates_schema
+    def _one_source(self, data: dict[str, Any], **_: Any) -> None:
+        given = [k for k in ("path", "keys", "var", "context", "data") if k in data]
+        if len(given) != 1:
+            raise ValidationError("forEach needs exactly one of path, keys, var, context, data")
+
+
+def _assertion_fields() -> dict[str, Any]:
+    nested = functools.partial(fields.Nested, lambda: assertion_schema_class()())
+    attrs: dict[str, Any] = {
+        "path": fields.String(metadata={"description": "RFC 9535 JSONPath; the subject is every value selected"}),
+        "keys": fields.String(metadata={"description": "RFC 9535 JSONPath; the subject is the keys of the mappings selected"}),
+        "var": fields.String(metadata={"description": "the subject is a var's value"}),
+        "context": fields.String(metadata={"description": "the subject is a context value"}),
+        "data": fields.String(metadata={"description": "the subject is a data table"}),
+        "format": fields.String(metadata={"description": "the subject is a string built from {name} references"}),
+        "value": fields.Raw(metadata={"description": "the subject is this literal"}),
+        "key": fields.Raw(metadata={"description": "look the subject up by this key (a literal or a reference)"}),
+        "default": fields.Raw(),
+        "where": nested(metadata={"description": "keep only values for which this assertion holds ($ is the value)"}),
+        "transform": fields.List(fields.String(validate=validate.OneOf(TRANSFORMS))),
+        "classify": fields.Raw(metadata={
+            "description": "map each value to the name of the first table entry whose regular expression(s) match it"}),
+        "unique": fields.Boolean(),
+        "quantifier": fields.String(validate=validate.OneOf(["all", "any", "none"])),
+        "ifMissing": fields.String(validate=validate.OneOf(["pass", "fail"])),
+        "description": fields.String(),
+        "message": fields.String(),
+        "all": fields.List(nested(), validate=validate.Length(min=1)),
+        "any": fields.List(nested(), validate=validate.Length(min=1)),
+        "not": nested(),
+        "forEach": fields.Nested(ForEachSchema),
+    }
+    for op in operators.OPERATORS.values():
+        attrs[op.name] = op.field()
+    return attrs
+
+
+def _validate_assertion(self: Schema, data: dict[str, Any], **_: Any) -> None:
+    combinators = [k for k in COMBINATORS if k in data]
+    ops = [k for k in data if k in operators.OPERATORS]
+    subjects = [k for k in SUBJECT_KEYS if k in data]
+    if combinators:
+        extra = [k for k in data if k not in (*combinators, "description", "message")]
+        if len(combinators) > 1 or extra:
+            raise ValidationError(f"{combinators[0]} cannot be combined with {', '.join(combinators[1:] + extra)}")
+        return
+    if not ops:
+        raise ValidationError("an assertion needs an operator (one of "
+                              + ", ".join(sorted(operators.OPERATORS)) + ") or all/any/not/forEach")
+    if len(subjects) > 1:
+        raise ValidationError(f"an assertion takes one subject, got {', '.join(subjects)}")
+    object_ops = [k for k in ops if operators.OPERATORS[k].scope == "object"]
+    if object_ops and (subjects or len(ops) > 1):
+        raise ValidationError(f"{object_ops[0]} tests the object itself: give it no subject and no other operator")
+    if not object_ops and not subjects:
+        raise ValidationError("an assertion needs a subject: one of " + ", ".join(SUBJECT_KEYS))
+
+
+@functools.cache
+def assertion_schema_class() -> type[Schema]:  # noqa: D401
+    """The assertion schema, built from the operator table (import ``rules.workloads`` first so
+    ``schedulable`` is registered)."""
+    attrs = _assertion_fields()
+    attrs["_validate"] = validates_schema(_validate_assertion)
+    attrs["__doc__"] = "An assertion: a subject, one or more operators (ANDed), or a combinator."
+    return type("AssertionSchema", (Schema,), attrs)
+
+
+class ContextSchema(Schema):
+    """Values taken from other objects of the dump (answered from the index)."""
+
+    kind = fields.String(required=True)
+    apiVersion = fields.String()
+    path = fields.String(metadata={"description": "JSONPath on each selected object; default: the object"})
+    keys = fields.String(metadata={"description": "JSONPath to mappings whose keys are the values"})
+    where = fields.Dict(metadata={"description": "{field: JSONPath on the other object, equals: reference on this one}"})
+    sameNamespace = fields.Boolean(load_default=False)
+    first = fields.Boolean(load_default=False, metadata={"description": "one value (the first) instead of a list"})
+    default = fields.Raw()
+
+
+class DefaultsSchema(Schema):
+    severity = fields.String(validate=validate.OneOf(SEVERITIES), load_default="medium")
+    category = fields.String(load_default="")
+    onFailure = fields.String(validate=validate.OneOf(ON_FAILURE), load_default="fail")
+
+
+class RuleSchema(Schema):
+    """One rule: match, preconditions, vars, an assertion, and what to tell on failure."""
+
+    id = fields.String(required=True, validate=_NAME)
+    title = fields.String(required=True)
+    description = fields.String(load_default="")
+    severity = fields.String(validate=validate.OneOf(SEVERITIES))
+    category = fields.String()
+    onFailure = fields.String(validate=validate.OneOf(ON_FAILURE))
+    match = fields.Nested(MatchSchema, required=True)
+    exclude_ = fields.Nested(MatchSchema, data_key="exclude")
+    preconditions = fields.List(fields.Nested(lambda: assertion_schema_class()()))
+    vars = fields.Dict(keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)), values=fields.Raw())
+    assert_ = fields.Nested(lambda: assertion_schema_class()(), data_key="assert", required=True)
+    message = fields.String(required=True)
+    passMessage = fields.String()
+    remediation = fields.String(load_default="")
+    references = fields.List(fields.String(), required=True, validate=validate.Length(min=1))
+    example = fields.Raw(metadata={"description": "an object (or list of objects) the rule judges, for docs and the API"})
+
+
+class MetadataSchema(Schema):
+    name = fields.String(required=True, validate=_NAME)
+    version = fields.String(load_default="0.0.0")
+    title = fields.String(load_default="")
+    description = fields.String(load_default="")
+
+
+class SpecSchema(Schema):
+    defaults = fields.Nested(DefaultsSchema, load_default=lambda: DefaultsSchema().load({}))
+    data = fields.Dict(keys=fields.String(), values=fields.Raw(), load_default=dict)
+    dataFiles = fields.List(fields.String(), load_default=list)
+    context = fields.Dict(keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)),
+                          values=fields.Nested(ContextSchema), load_default=dict)
+    vars = fields.Dict(keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)), values=fields.Raw(),
+                       load_default=dict)
+    rules = fields.List(fields.Nested(RuleSchema), required=True, validate=validate.Length(min=1))
+
+
+class PolicySchema(Schema):
+    """A verdict policy document."""
+
+    apiVersion = fields.String(required=True, validate=validate.Equal("verdict/v1"))
+    kind = fields.String(required=True, validate=validate.Equal("Policy"))
+    metadata = fields.Nested(MetadataSchema, required=True)
+    spec = fields.Nested(SpecSchema, required=True)
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (2020-12) of a policy document, generated from the schemas above with apispec."""
+    from apispec import APISpec
+    from apispec.ext.marshmallow import MarshmallowPlugin
+
+    from . import workloads  # noqa: F401  (registers the schedulable operator)
+
+    spec = APISpec("verdict policy", "1", "3.1.0", plugins=[MarshmallowPlugin()])
+    spec.components.schema("Policy", schema=PolicySchema)
+    defs = spec.to_dict()["components"]["schemas"]
+    text = __import__("json").dumps(defs).replace("#/components/schemas/", "#/$defs/")
+    defs = __import__("json").loads(text)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://verdict.dev/schemas/policy.schema.json",
+        "title": "verdict policy (apiVersion verdict/v1, kind Policy)",
+        "$ref": "#/$defs/Policy",
+        "$defs": defs,
+    }

@@ -1,0 +1,181 @@
+"""Safe, fast YAML for untrusted dumps and policy files.
+
+PyYAML's C safe loader (libyaml) composes each document into a node graph; before constructing Python
+objects we walk that graph once and refuse what would exhaust memory or the stack:
+
+- alias bombs ("billion laughs"): the size the document would have once every alias is expanded is
+  computed in one pass with memoisation; more than ``MAX_EXPANDED_NODES`` is refused;
+- absurd nesting deeper than ``MAX_DEPTH`` levels;
+- recursive aliases.
+
+The walk is iterative, so a deep document cannot overflow Python's stack here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+try:  # pragma: no cover - which branch runs depends on the PyYAML build
+    from yaml import CSafeLoader as _BaseLoader
+except ImportError:  # pragma: no cover
+    from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """The C safe loader without YAML 1.1's implicit timestamps: Kubernetes timestamps stay strings, as
+    they are in the API's JSON."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+    }
+
+MAX_DEPTH = 100
+MAX_EXPANDED_NODES = 2_000_000
+
+
+class YamlRefused(ValueError):
+    """A document was refused; ``line`` is 1-based (0 if unknown)."""
+
+    def __init__(self, reason: str, line: int = 0) -> None:
+        self.reason = reason
+        self.line = line
+        super().__init__(reason)
+
+
+@dataclass(frozen=True, slots=True)
+class YamlDocument:
+    """One document: ``data`` (constructed Python value), ``number`` (1-based), ``line`` (1-based start),
+    ``node`` (the composed node, for line lookups), or ``error`` when the document was refused/broken."""
+
+    number: int
+    line: int
+    data: Any = None
+    node: yaml.Node | None = None
+    error: str = ""
+
+
+def _check_node(root: yaml.Node) -> None:
+    """Refuse alias bombs, recursion and deep nesting (iterative post-order walk)."""
+    size: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        key = id(node)
+        if done:
+            on_path.discard(key)
+            total = 1
+            for child in _children(node):
+                total += size[id(child)]
+            if total > MAX_EXPANDED_NODES:
+                raise YamlRefused(
+                    f"document expands to more than {MAX_EXPANDED_NODES:,} values once aliases are expanded"
+                    " (an alias bomb?)",
+                    node.start_mark.line + 1,
+                )
+            size[key] = total
+            continue
+        if key in size:
+            continue
+        if key in on_path:
+            raise YamlRefused("recursive alias", node.start_mark.line + 1)
+        if depth > MAX_DEPTH:
+            raise YamlRefused(f"nesting deeper than {MAX_DEPTH} levels", node.start_mark.line + 1)
+        on_path.add(key)
+        stack.append((node, depth, True))
+        for child in _children(node):
+            if id(child) not in size:
+                stack.append((child, depth + 1, False))
+
+
+def _children(node: yaml.Node) -> Iterator[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        yield from node.value
+    elif isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            yield k
+            yield v
+
+
+def load_documents(text: str | bytes) -> Iterator[YamlDocument]:
+    """Yield every document of a YAML stream, checked and constructed.
+
+    A document that fails to parse or is refused becomes a ``YamlDocument`` with ``error`` set; a
+    syntax error ends the stream (libyaml cannot resynchronise), so it is yielded last.
+    Empty documents (``---`` alone) are skipped.
+    """
+    loader = _Loader(text)
+    number = 0
+    try:
+        while True:
+            number += 1
+            try:
+                if not loader.check_node():
+                    return
+                node = loader.get_node()
+            except yaml.MarkedYAMLError as exc:
+                mark = exc.problem_mark or exc.context_mark
+                line = mark.line + 1 if mark else 0
+                yield YamlDocument(number, line, error=f"YAML syntax error: {exc.problem or exc}")
+                return
+            except yaml.YAMLError as exc:
+                yield YamlDocument(number, 0, error=f"YAML error: {exc}")
+                return
+            except RecursionError:
+                yield YamlDocument(number, 0, error=f"nesting deeper than {MAX_DEPTH} levels")
+                return
+            if node is None:
+                continue
+            line = node.start_mark.line + 1
+            try:
+                _check_node(node)
+                data = loader.construct_document(node)
+            except YamlRefused as exc:
+                yield YamlDocument(number, exc.line or line, error=exc.reason)
+                continue
+            except yaml.YAMLError as exc:
+                yield YamlDocument(number, line, error=f"YAML error: {exc}")
+                continue
+            yield YamlDocument(number, line, data=data, node=node)
+    finally:
+        loader.dispose()
+
+
+def item_lines(node: yaml.Node | None, key: str = "items") -> list[int]:
+    """1-based start lines of the entries of ``key`` (a sequence) in a mapping node, or of the node
+    itself when it is a sequence; [] when the shape does not fit."""
+    if isinstance(node, yaml.SequenceNode):
+        return [child.start_mark.line + 1 for child in node.value]
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.value == key and isinstance(v, yaml.SequenceNode):
+                return [child.start_mark.line + 1 for child in v.value]
+    return []
+
+
+def node_line(node: yaml.Node | None, path: list[str | int]) -> int:
+    """1-based line of the value at ``path`` (mapping keys and sequence indexes) below ``node``;
+    the deepest line reached when the path does not exist fully; 0 without a node."""
+    if node is None:
+        return 0
+    line = node.start_mark.line + 1
+    for step in path:
+        found = None
+        if isinstance(node, yaml.MappingNode) and isinstance(step, str):
+            for k, v in node.value:
+                if isinstance(k, yaml.ScalarNode) and k.value == step:
+                    found = v
+                    line = k.start_mark.line + 1
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
+            found = node.value[step]
+            line = found.start_mark.line + 1
+        if found is None:
+            return line
+        node = found
+    return line
