@@ -1,0 +1,341 @@
+"""The nodes and bound pods of one dump, indexed so that each filter is a few set operations.
+
+Built once per dump (``Cluster(nodes, pods)``), then asked, per workload, for sets of node indexes:
+which nodes are unschedulable, which fail a toleration set (grouped by the reason), which match a
+node selector and affinity, which lack a requested resource. A node is an ``int`` (its position in
+``names``); sets of them are plain ``set``/``frozenset`` so that set algebra runs in C.
+
+Resource accounting follows ``pkg/scheduler/framework/types.go`` ``NodeInfo``: ``Allocatable`` from
+``status.allocatable``; ``Requested`` summed over the pods bound to the node (``spec.nodeName``) whose
+phase is not Succeeded/Failed (the scheduler's pod informer drops those), each pod converted to
+integers on its own (cpu milli-units, other resources rounded up), and the pod count.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from ..errors import EvaluationError
+from ..quantity import QuantityError
+from .matching import (
+    Requirement,
+    Taint,
+    Term,
+    Toleration,
+    filter_taints,
+    first_untolerated,
+    parse_int64,
+    text,
+)
+from .resources import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    PODS,
+    effective_requests,
+    is_extended,
+    quantity,
+    scheduler_units,
+)
+from .workloads import TERMINAL_PHASES, OwnedPods
+
+Usage = dict[str, int]
+_EMPTY: frozenset[int] = frozenset()
+_CACHE_LIMIT = 512
+_SMALL = 64
+
+
+def _get(obj: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+class Cluster:
+    """Indexes over the nodes and bound pods of one dump. Read-only after construction.
+
+    ``warnings`` lists what was skipped while reading (a node without a name, a quantity that does
+    not parse); the rest of the dump is still modelled.
+    """
+
+    def __init__(self, nodes: Iterable[Mapping[str, Any]], pods: Iterable[Mapping[str, Any]]) -> None:
+        self.warnings: list[str] = []
+        self.names: list[str] = []
+        self.index: dict[str, int] = {}
+        self.labels: list[dict[str, str]] = []
+        self.taints: list[tuple[Taint, ...]] = []
+        self.by_label: dict[tuple[str, str], set[int]] = {}
+        self.by_key: dict[str, set[int]] = {}
+        unschedulable: set[int] = set()
+        allocatable: list[Usage] = []
+        for node in nodes:
+            self._add_node(node, unschedulable, allocatable)
+        self.all: frozenset[int] = frozenset(range(len(self.names)))
+        self.unschedulable = frozenset(unschedulable)
+        self.taint_groups: dict[tuple[Taint, ...], set[int]] = {}
+        for i, taints in enumerate(self.taints):
+            if taints:
+                self.taint_groups.setdefault(taints, set()).add(i)
+
+        self.advertised: dict[str, set[int]] = {}
+        for i, alloc in enumerate(allocatable):
+            for name, value in alloc.items():
+                if value > 0 and name != PODS:
+                    self.advertised.setdefault(name, set()).add(i)
+
+        self._pod_node: list[int] = []
+        self._pod_usage: list[Usage] = []
+        self._pod_labels: list[Mapping[str, Any]] = []
+        self._pods_by_label: dict[tuple[str, str, str], list[int]] = {}
+        self._pods_by_namespace: dict[str, list[int]] = {}
+        self._pods_by_owner: dict[tuple[str, str, str], list[int]] = {}
+        used: list[Usage] = [{} for _ in self.names]
+        for pod in pods:
+            self._add_pod(pod, used)
+
+        # free[r][i] = allocatable - requested, for nodes with an entry for r (others have 0 free).
+        self.free: dict[str, dict[int, int]] = {}
+        for i, (alloc, use) in enumerate(zip(allocatable, used, strict=True)):
+            for name in alloc.keys() | use.keys():
+                self.free.setdefault(name, {})[i] = alloc.get(name, 0) - use.get(name, 0)
+        pods_free = self.free.get(PODS, {})
+        self.too_many = frozenset(i for i in self.all if pods_free.get(i, 0) < 1)
+        self._sorted: dict[str, tuple[list[int], list[int]]] = {}
+        self._entries: dict[str, frozenset[int]] = {}
+        self._int_labels: dict[str, list[tuple[int, int]]] = {}
+        self._taint_cache: dict[tuple[Toleration, ...], list[tuple[str, frozenset[int]]]] = {}
+        self._affinity_cache: dict[Any, frozenset[int]] = {}
+
+    # -- construction -------------------------------------------------------------------------
+
+    def _add_node(self, node: Mapping[str, Any], unschedulable: set[int], allocatable: list[Usage]) -> None:
+        name = _get(node, "metadata", "name")
+        if not name:
+            self.warnings.append("a Node without metadata.name was skipped")
+            return
+        name = str(name)
+        if name in self.index:
+            self.warnings.append(f"Node {name} appears twice; the first one is used")
+            return
+        i = len(self.names)
+        self.names.append(name)
+        self.index[name] = i
+        labels = {str(k): text(v) for k, v in (_get(node, "metadata", "labels") or {}).items()}
+        self.labels.append(labels)
+        for key, value in labels.items():
+            self.by_label.setdefault((key, value), set()).add(i)
+            self.by_key.setdefault(key, set()).add(i)
+        self.taints.append(filter_taints(_get(node, "spec", "taints")))
+        if _get(node, "spec", "unschedulable") is True:
+            unschedulable.add(i)
+        alloc: dict[str, Fraction] = {}
+        for resource, amount in (_get(node, "status", "allocatable") or {}).items():
+            try:
+                alloc[str(resource)] = quantity(amount)
+            except QuantityError as err:
+                self.warnings.append(f"Node {name}: status.allocatable.{resource}: {err}; taken as 0")
+        allocatable.append(scheduler_units(alloc, pods=True))
+
+    def _add_pod(self, pod: Mapping[str, Any], used: list[Usage]) -> None:
+        spec = pod.get("spec") or {}
+        node = self.index.get(text(spec.get("nodeName")))
+        if node is None or _get(pod, "status", "phase") in TERMINAL_PHASES:
+            return
+        meta = pod.get("metadata") or {}
+        try:
+            usage = scheduler_units(effective_requests(spec))
+        except EvaluationError as err:
+            self.warnings.append(f"Pod {meta.get('namespace')}/{meta.get('name')}: {err}; its requests are "
+                                 f"not counted")
+            usage = {}
+        usage[PODS] = 1
+        into = used[node]
+        for name, value in usage.items():
+            into[name] = into.get(name, 0) + value
+
+        p = len(self._pod_node)
+        self._pod_node.append(node)
+        self._pod_usage.append(usage)
+        labels = meta.get("labels") or {}
+        self._pod_labels.append(labels)
+        namespace = text(meta.get("namespace")) or "default"
+        self._pods_by_namespace.setdefault(namespace, []).append(p)
+        for key, value in labels.items():
+            self._pods_by_label.setdefault((namespace, str(key), text(value)), []).append(p)
+        for ref in meta.get("ownerReferences") or []:
+            if isinstance(ref, Mapping):
+                owner = (namespace, text(ref.get("kind")), text(ref.get("name")))
+                self._pods_by_owner.setdefault(owner, []).append(p)
+
+    # -- filters ------------------------------------------------------------------------------
+
+    def taint_failures(self, tolerations: tuple[Toleration, ...]) -> list[tuple[str, frozenset[int]]]:
+        """Nodes TaintToleration rejects for these tolerations, grouped by reason (each node once,
+        under its first untolerated taint)."""
+        cached = self._taint_cache.get(tolerations)
+        if cached is None:
+            by_reason: dict[str, set[int]] = {}
+            for taints, members in self.taint_groups.items():
+                taint = first_untolerated(taints, tolerations)
+                if taint is not None:
+                    by_reason.setdefault(taint.reason(), set()).update(members)
+            cached = [(reason, frozenset(members)) for reason, members in by_reason.items()]
+            self._remember(self._taint_cache, tolerations, cached)
+        return cached
+
+    def affinity_matches(self, node_selector: tuple[tuple[str, str], ...] | None,
+                         terms: tuple[Term, ...] | None) -> frozenset[int]:
+        """Nodes matching ``nodeSelector`` (every pair) and, when given, the required terms (any)."""
+        key = (node_selector, terms)
+        cached = self._affinity_cache.get(key)
+        if cached is not None:
+            return cached
+        result: set[int] | frozenset[int] = self.all
+        for pair in node_selector or ():
+            result = result & self.by_label.get(pair, _EMPTY)
+        if terms is not None:
+            matched: set[int] = set()
+            for term in terms:
+                matched |= self._term_nodes(term)
+            result = result & matched
+        cached = frozenset(result)
+        self._remember(self._affinity_cache, key, cached)
+        return cached
+
+    def _term_nodes(self, term: Term) -> set[int] | frozenset[int]:
+        result: set[int] | frozenset[int] = self.all
+        for req in term.labels:
+            result = result & self._label_nodes(req)
+        for req in term.fields:
+            result = result & self._field_nodes(req)
+        return result
+
+    def _label_nodes(self, req: Requirement) -> set[int] | frozenset[int]:
+        op = req.operator
+        if op in ("In", "NotIn"):
+            hit: set[int] = set()
+            for value in req.values:
+                hit |= self.by_label.get((req.key, value), _EMPTY)
+            return hit if op == "In" else self.all - hit
+        if op == "Exists":
+            return self.by_key.get(req.key, _EMPTY)
+        if op == "DoesNotExist":
+            return self.all - self.by_key.get(req.key, _EMPTY)
+        numbers = self._int_labels.get(req.key)
+        if numbers is None:
+            numbers = []
+            for i in self.by_key.get(req.key, _EMPTY):
+                number = parse_int64(self.labels[i][req.key])
+                if number is not None:
+                    numbers.append((number, i))
+            self._int_labels[req.key] = numbers
+        if op == "Gt":
+            return {i for number, i in numbers if number > req.number}
+        return {i for number, i in numbers if number < req.number}
+
+    def _field_nodes(self, req: Requirement) -> frozenset[int]:
+        (value,) = req.values
+        if req.key == "metadata.name":
+            hit = frozenset([self.index[value]]) if value in self.index else _EMPTY
+        else:
+            hit = self.all if value == "" else _EMPTY
+        return hit if req.operator == "In" else self.all - hit
+
+    def resource_failures(self, requests: Usage, nodes: set[int] | frozenset[int],
+                          own: dict[int, Usage]) -> list[tuple[str, set[int]]]:
+        """NodeResourcesFit over ``nodes``: ``[(reason, failing nodes)]`` in upstream's check order
+        (pods, cpu, memory, ephemeral-storage, then scalar resources by name). ``own`` gives, per
+        node, the usage of the workload's own pods, which is not counted against it."""
+        out: list[tuple[str, set[int]]] = []
+        too_many = set(self.too_many & nodes)
+        pods_free = self.free.get(PODS, {})
+        for i in own.keys() & nodes:
+            if pods_free.get(i, 0) + own[i].get(PODS, 0) < 1:
+                too_many.add(i)
+            else:
+                too_many.discard(i)
+        out.append(("Too many pods", too_many))
+        order = [r for r in (CPU, MEMORY, EPHEMERAL_STORAGE) if r in requests]
+        order += sorted(r for r in requests if r not in (CPU, MEMORY, EPHEMERAL_STORAGE))
+        for name in order:
+            wanted = requests[name]
+            failing = self._short_of(name, wanted, nodes)
+            free = self.free.get(name, {})
+            for i in own.keys() & nodes:
+                if free.get(i, 0) + own[i].get(name, 0) < wanted:
+                    failing.add(i)
+                else:
+                    failing.discard(i)
+            out.append((f"Insufficient {name}", failing))
+        return out
+
+    def _short_of(self, name: str, wanted: int, nodes: set[int] | frozenset[int]) -> set[int]:
+        """Nodes among ``nodes`` with less than ``wanted`` (> 0) of ``name`` free."""
+        free = self.free.get(name)
+        if not free:
+            return set(nodes)
+        if len(nodes) <= _SMALL:
+            return {i for i in nodes if free.get(i, 0) < wanted}
+        if name not in self._sorted:
+            ranked = sorted((value, i) for i, value in free.items())
+            self._sorted[name] = ([v for v, _ in ranked], [i for _, i in ranked])
+            self._entries[name] = frozenset(free)
+        values, indexes = self._sorted[name]
+        cut = bisect_left(values, wanted)
+        return (set(nodes) - self._entries[name]) | (set(indexes[:cut]) & nodes)
+
+    # -- the workload's own pods ----------------------------------------------------------------
+
+    def owned_usage(self, owned: OwnedPods | None) -> dict[int, Usage]:
+        """Per node, the summed usage (with ``pods`` counts) of the bound pods ``owned`` selects."""
+        if owned is None:
+            return {}
+        if owned.owner is not None:
+            found = self._pods_by_owner.get((owned.namespace, *owned.owner), [])
+        else:
+            found = self._select(owned.namespace, owned.selector or {})
+        out: dict[int, Usage] = {}
+        for p in found:
+            into = out.setdefault(self._pod_node[p], {})
+            for name, value in self._pod_usage[p].items():
+                into[name] = into.get(name, 0) + value
+        return out
+
+    def _select(self, namespace: str, selector: Mapping[str, Any]) -> list[int]:
+        match_labels = [(str(k), text(v)) for k, v in (selector.get("matchLabels") or {}).items()]
+        lists = [self._pods_by_label.get((namespace, k, v), []) for k, v in match_labels]
+        candidates = min(lists, key=len) if lists else self._pods_by_namespace.get(namespace, [])
+        requirements = [Requirement(k, "In", frozenset([v])) for k, v in match_labels]
+        for expr in selector.get("matchExpressions") or []:
+            if not isinstance(expr, Mapping):
+                return []
+            values = frozenset(text(v) for v in expr.get("values") or ())
+            requirements.append(Requirement(text(expr.get("key")), text(expr.get("operator")), values))
+        if any(r.operator not in ("In", "NotIn", "Exists", "DoesNotExist") for r in requirements):
+            return []
+        return [p for p in candidates if all(r.matches_labels(self._labels_of(p)) for r in requirements)]
+
+    def _labels_of(self, p: int) -> dict[str, str]:
+        return {str(k): text(v) for k, v in self._pod_labels[p].items()}
+
+    # -- hints ----------------------------------------------------------------------------------
+
+    def advertisers(self, domain: str) -> dict[str, list[str]]:
+        """Extended resources of ``domain`` (e.g. ``nvidia.com``) that some node advertises (> 0),
+        each with the sorted names of those nodes."""
+        out: dict[str, list[str]] = {}
+        for name, members in self.advertised.items():
+            if is_extended(name) and name.split("/", 1)[0] == domain:
+                out[name] = sorted(self.names[i] for i in members)
+        return out
+
+    @staticmethod
+    def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        cache[key] = value

@@ -1,0 +1,268 @@
+"""``ClusterModel.predict``: kube-scheduler's filter plugins, run over a whole dump with set algebra.
+
+Sources (kubernetes/kubernetes):
+- ``pkg/scheduler/apis/config/v1/default_plugins.go``: the filter order NodeUnschedulable, NodeName,
+  TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, then volume and inter-pod plugins;
+- ``pkg/scheduler/schedule_one.go`` ``findNodesThatFitPod``: PreFilter first (a PreFilterResult
+  narrows the nodes; the others get "node(s) didn't satisfy plugin(s) [NodeAffinity]"), then each
+  node's filters in order, stopping at the first that rejects it; no nodes at all is
+  ``ErrNoNodesAvailable``;
+- ``pkg/scheduler/framework/types.go`` ``FitError.Error()``: the message;
+- ``pkg/controller/daemon/daemon_controller.go`` ``nodeShouldRunDaemonPod``: which nodes a DaemonSet
+  targets (node name, node affinity/selector and NoSchedule/NoExecute taints).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cluster import Cluster, Usage
+from .matching import (
+    Term,
+    Toleration,
+    compile_terms,
+    prefilter_node_names,
+    text,
+    tolerates_unschedulable,
+    tolerations_of,
+)
+from .resources import effective_requests, is_extended, scheduler_units
+from .workloads import TERMINAL_PHASES, owned_pods, pod_spec_of
+
+NO_NODES = "no nodes available to schedule pods"
+REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+REASON_NODE_NAME = "node(s) didn't match the requested node name"
+REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
+REASON_PREFILTER = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
+REASON_CONFLICT = "pod affinity terms conflict"
+SHOWN = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """What kube-scheduler would decide for one workload's pod on this dump.
+
+    ``schedulable``: some node is feasible (a DaemonSet: every node it targets is feasible);
+    ``feasible``: sorted names of the feasible nodes; ``total_nodes``: nodes in the dump;
+    ``message``: on success ``"3/5 nodes are feasible: a, b, c"`` (first 5 names), on failure the
+    FailedScheduling text (``"0/3 nodes are available: 3 Insufficient nvidia.com/gpu."``);
+    ``reasons``: reason -> number of nodes rejected for it (a node rejected by NodeResourcesFit counts
+    once per insufficient resource); ``hint``: verdict's own hint, "" when none (callers append it);
+    ``applicable``: False for objects that are not workloads and for bound or finished Pods, in which
+    case nothing was checked, ``schedulable`` is True and ``message`` says why.
+    """
+
+    schedulable: bool
+    feasible: tuple[str, ...]
+    total_nodes: int
+    message: str
+    reasons: dict[str, int] = field(default_factory=dict)
+    hint: str = ""
+    applicable: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class PodView:
+    """The parts of a pod spec the modelled filters read, parsed once."""
+
+    node_name: str
+    node_selector: tuple[tuple[str, str], ...] | None
+    terms: tuple[Term, ...] | None
+    prefilter: frozenset[str] | None
+    tolerations: tuple[Toleration, ...]
+    requests: Usage
+
+    @classmethod
+    def of(cls, spec: Mapping[str, Any]) -> PodView:
+        """Raises ``EvaluationError`` when a resource quantity cannot be parsed."""
+        selector = spec.get("nodeSelector")
+        pairs = tuple(sorted((str(k), text(v)) for k, v in selector.items())) if isinstance(
+            selector, Mapping) and selector else None
+        required = spec.get("affinity") or {}
+        required = (required.get("nodeAffinity") or {}) if isinstance(required, Mapping) else {}
+        required = required.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(
+            required, Mapping) else None
+        terms: tuple[Term, ...] | None = None
+        prefilter: frozenset[str] | None = None
+        if isinstance(required, Mapping):
+            raw = [t for t in required.get("nodeSelectorTerms") or [] if isinstance(t, Mapping)]
+            terms = compile_terms(raw)
+            names = prefilter_node_names(raw)
+            prefilter = None if names is None else frozenset(names)
+        return cls(text(spec.get("nodeName")), pairs, terms, prefilter,
+                   tolerations_of(spec.get("tolerations")), scheduler_units(effective_requests(spec)))
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(names[:SHOWN])
+    return shown + (", ..." if len(names) > SHOWN else "")
+
+
+def _histogram(reasons: Mapping[str, int]) -> str:
+    """FitError's reason list: ``"%v %v"`` (count, reason), ``sort.Strings``, joined by ", "."""
+    return ", ".join(sorted(f"{count} {reason}" for reason, count in reasons.items() if count))
+
+
+def fit_error(total: int, reasons: Mapping[str, int]) -> str:
+    """``FitError.Error()`` without the PostFilter (preemption) part."""
+    return f"0/{total} nodes are available: {_histogram(reasons)}."
+
+
+class ClusterModel:
+    """kube-scheduler's filters over one dump, built once from all its Node and Pod objects.
+
+    ``nodes`` and ``pods`` are plain dicts as parsed from JSON/YAML (other kinds are ignored by
+    position: pass only Nodes and Pods). Pods bound to a node (``spec.nodeName``) and not Succeeded or
+    Failed consume that node's allocatable resources and a pod slot. ``warnings`` lists what could
+    not be read (and was skipped). Construction does not raise for malformed objects.
+    """
+
+    def __init__(self, nodes: Iterable[dict[str, Any]], pods: Iterable[dict[str, Any]]) -> None:
+        self._cluster = Cluster(nodes, pods)
+        self.warnings: list[str] = self._cluster.warnings
+
+    @property
+    def node_names(self) -> tuple[str, ...]:
+        """The names of the nodes in the dump, in dump order."""
+        return tuple(self._cluster.names)
+
+    def predict(self, workload: dict[str, Any]) -> Prediction:
+        """Predict whether the pod ``workload`` would create can be scheduled.
+
+        ``workload`` is a Pod, a Deployment/ReplicaSet/StatefulSet/DaemonSet/Job/ReplicationController/
+        CronJob or a KubeVirt VirtualMachineInstance/VirtualMachine (see ``pod_spec_of``). The
+        workload's own bound pods (by its selector, or owned by the VMI) are not counted against it.
+        Raises ``EvaluationError`` when the workload's resource quantities cannot be parsed.
+        """
+        total = len(self._cluster.names)
+        if not isinstance(workload, Mapping):
+            return Prediction(True, (), total, "not a Kubernetes object", applicable=False)
+        kind = workload.get("kind")
+        if kind == "Pod":
+            bound = text((workload.get("spec") or {}).get("nodeName"))
+            phase = (workload.get("status") or {}).get("phase")
+            if bound:
+                return Prediction(True, (), total, f"Pod is bound to node {bound}", applicable=False)
+            if phase in TERMINAL_PHASES:
+                return Prediction(True, (), total, f"Pod has finished (phase {phase})", applicable=False)
+        spec = pod_spec_of(workload)
+        if spec is None:
+            return Prediction(True, (), total, f"{kind or 'the object'} is not a workload",
+                              applicable=False)
+        view = PodView.of(spec)
+        own = self._cluster.owned_usage(owned_pods(workload))
+        if kind == "DaemonSet":
+            return self._predict_daemon(view, own)
+        return self._predict_pod(view, own)
+
+    # -- one pod --------------------------------------------------------------------------------
+
+    def _predict_pod(self, view: PodView, own: dict[int, Usage]) -> Prediction:
+        c = self._cluster
+        total = len(c.names)
+        if total == 0:
+            return Prediction(False, (), 0, NO_NODES, {}, self._hint(view))
+        reasons: dict[str, int] = {}
+        remaining: set[int] = set(c.all)
+        if view.prefilter is not None:
+            if not view.prefilter:
+                return Prediction(False, (), total, f"0/{total} nodes are available: {REASON_CONFLICT}.",
+                                  {REASON_CONFLICT: total}, self._hint(view))
+            remaining = {c.index[n] for n in view.prefilter if n in c.index}
+            reasons[REASON_PREFILTER] = total - len(remaining)
+        remaining = self._static_filters(view, remaining, reasons, unschedulable=True)
+        feasible = self._resources(view, remaining, own, reasons)
+        names = sorted(c.names[i] for i in feasible)
+        reasons = {r: n for r, n in reasons.items() if n}
+        if names:
+            return Prediction(True, tuple(names), total,
+                              f"{len(names)}/{total} nodes are feasible: {_names(names)}", reasons)
+        return Prediction(False, (), total, fit_error(total, reasons), reasons, self._hint(view))
+
+    def _static_filters(self, view: PodView, remaining: set[int], reasons: dict[str, int], *,
+                        unschedulable: bool) -> set[int]:
+        """NodeUnschedulable (when asked), NodeName, TaintToleration, NodeAffinity, in that order;
+        each rejected node is counted under the first filter that rejects it."""
+        c = self._cluster
+
+        def reject(bad: set[int] | frozenset[int], reason: str) -> None:
+            if bad:
+                reasons[reason] = reasons.get(reason, 0) + len(bad)
+                remaining.difference_update(bad)
+
+        if unschedulable and not tolerates_unschedulable(view.tolerations):
+            reject(c.unschedulable & remaining, REASON_UNSCHEDULABLE)
+        if view.node_name:
+            wanted = c.index.get(view.node_name)
+            reject(remaining - {wanted} if wanted is not None else set(remaining), REASON_NODE_NAME)
+        for reason, nodes in c.taint_failures(view.tolerations):
+            reject(nodes & remaining, reason)
+        if view.node_selector is not None or view.terms is not None:
+            reject(remaining - c.affinity_matches(view.node_selector, view.terms), REASON_AFFINITY)
+        return remaining
+
+    def _resources(self, view: PodView, remaining: set[int], own: dict[int, Usage],
+                   reasons: dict[str, int]) -> set[int]:
+        """NodeResourcesFit: counts each insufficient resource of each node; returns the fitting nodes."""
+        fitting = set(remaining)
+        for reason, nodes in self._cluster.resource_failures(view.requests, remaining, own):
+            if nodes:
+                reasons[reason] = reasons.get(reason, 0) + len(nodes)
+                fitting -= nodes
+        return fitting
+
+    # -- DaemonSet --------------------------------------------------------------------------------
+
+    def _predict_daemon(self, view: PodView, own: dict[int, Usage]) -> Prediction:
+        """A DaemonSet runs one pod on every node it targets; it is schedulable when each fits.
+
+        Targeted nodes are those ``nodeShouldRunDaemonPod`` accepts (node name, node affinity/selector,
+        taints with the DaemonSet tolerations); the scheduler then only needs NodeResourcesFit to pass
+        there (the controller pins the pod to the node, and the DaemonSet tolerations cover
+        ``spec.unschedulable``).
+        """
+        c = self._cluster
+        total = len(c.names)
+        skipped: dict[str, int] = {}
+        targeted = self._static_filters(view, set(c.all), skipped, unschedulable=False)
+        failures = [(r, nodes) for r, nodes in c.resource_failures(view.requests, targeted, own) if nodes]
+        failing: set[int] = set().union(*(nodes for _, nodes in failures))
+        feasible = sorted(c.names[i] for i in targeted - failing)
+        reasons = {r: n for r, n in skipped.items() if n}
+        for reason, nodes in failures:
+            reasons[reason] = len(nodes)
+        if failing:
+            shown = []
+            for i in sorted(failing, key=lambda i: c.names[i]):
+                why = ", ".join(reason for reason, nodes in failures if i in nodes)
+                shown.append(f"{c.names[i]} ({why})")
+            message = f"cannot run on {len(failing)}/{len(targeted)} targeted nodes: {_names(shown)}"
+            return Prediction(False, tuple(feasible), total, message, reasons, self._hint(view))
+        if not targeted:
+            detail = f": {_histogram(skipped)}." if skipped else ""
+            return Prediction(True, (), total, f"0/{total} nodes are targeted{detail}", reasons)
+        message = f"{len(feasible)}/{total} nodes are targeted and feasible: {_names(feasible)}"
+        return Prediction(True, tuple(feasible), total, message, reasons)
+
+    # -- hint ---------------------------------------------------------------------------------------
+
+    def _hint(self, view: PodView) -> str:
+        """Name what nodes advertise instead, for requested extended resources no node advertises."""
+        parts = []
+        for resource in sorted(view.requests):
+            if not is_extended(resource) or self._cluster.advertised.get(resource):
+                continue
+            others = self._cluster.advertisers(resource.split("/", 1)[0])
+            if not others:
+                continue
+            listed = [f"{name} ({_nodes_text(nodes)})" for name, nodes in sorted(others.items())]
+            parts.append(f"no node advertises {resource}; nodes advertise {_names(listed)}")
+        return "hint: " + "; ".join(parts) if parts else ""
+
+
+def _nodes_text(nodes: list[str]) -> str:
+    if len(nodes) <= 2:
+        return ", ".join(nodes)
+    return f"{nodes[0]}, {nodes[1]} and {len(nodes) - 2} more"

@@ -1,0 +1,173 @@
+"""From a workload object to the pod spec it would create, and to the pods it already owns.
+
+Sources:
+- kubernetes/kubernetes ``pkg/controller/daemon/util/daemonset_util.go``
+  ``AddOrUpdateDaemonPodTolerations`` (the tolerations every DaemonSet pod gets);
+- kubevirt/kubevirt ``pkg/virt-controller/services/template.go`` (the virt-launcher pod: the VMI's
+  nodeSelector plus ``kubevirt.io/schedulable: "true"``, its affinity and tolerations, one unit of
+  ``deviceName`` in requests and limits for each ``gpus[]``/``hostDevices[]`` entry) and the VMI
+  defaulting webhook (``memory.guest`` becomes the memory request when none is given).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ..errors import EvaluationError
+from ..quantity import QuantityError, format_quantity, parse_quantity
+
+TEMPLATE_KINDS = frozenset(
+    {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "ReplicationController"})
+KUBEVIRT_KINDS = frozenset({"VirtualMachineInstance", "VirtualMachine"})
+TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+KUBEVIRT_SCHEDULABLE_LABEL = "kubevirt.io/schedulable"
+
+_DAEMON_TOLERATIONS = (
+    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/disk-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
+)
+_HOST_NETWORK_TOLERATION = {
+    "key": "node.kubernetes.io/network-unavailable", "operator": "Exists", "effect": "NoSchedule"}
+
+
+def _get(obj: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def is_kubevirt(workload: Mapping[str, Any]) -> bool:
+    return workload.get("kind") in KUBEVIRT_KINDS and str(workload.get("apiVersion", "")).startswith(
+        "kubevirt.io/")
+
+
+def daemon_pod_spec(template_spec: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a DaemonSet's template spec with the tolerations the DaemonSet controller adds."""
+    spec = dict(template_spec)
+    tolerations = [t for t in spec.get("tolerations") or [] if isinstance(t, Mapping)]
+    extra = list(_DAEMON_TOLERATIONS)
+    if spec.get("hostNetwork"):
+        extra.append(_HOST_NETWORK_TOLERATION)
+    for toleration in extra:
+        if not any(_same_toleration(t, toleration) for t in tolerations):
+            tolerations.append(dict(toleration))
+    spec["tolerations"] = tolerations
+    return spec
+
+
+def _same_toleration(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return all((a.get(k) or "") == (b.get(k) or "") for k in ("key", "operator", "value", "effect"))
+
+
+def vmi_pod_spec(vmi_spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The scheduling-relevant part of the virt-launcher pod KubeVirt creates for a VMI spec.
+
+    Not modelled: KubeVirt's memory overhead and default cpu request, CPU-model and feature node
+    selectors, and devices claimed through DRA (entries with ``claimName``).
+    Raises ``EvaluationError`` when a device count cannot be added to a malformed quantity.
+    """
+    domain = _get(vmi_spec, "domain") or {}
+    resources = _get(domain, "resources") or {}
+    requests: dict[str, Any] = dict(_get(resources, "requests") or {})
+    limits: dict[str, Any] = dict(_get(resources, "limits") or {})
+    guest = _get(domain, "memory", "guest")
+    if guest is not None and "memory" not in requests and "memory" not in limits:
+        requests["memory"] = guest
+
+    devices: dict[str, int] = {}
+    for group in ("gpus", "hostDevices"):
+        for device in _get(domain, "devices", group) or []:
+            name = _get(device, "deviceName")
+            if name and not _get(device, "claimName"):
+                devices[str(name)] = devices.get(str(name), 0) + 1
+    for name, count in devices.items():
+        for where, target in (("requests", requests), ("limits", limits)):
+            try:
+                total = parse_quantity(target.get(name, 0)) + count
+            except QuantityError as err:
+                raise EvaluationError(f"spec.domain.resources.{where}.{name}: {err}") from err
+            target[name] = format_quantity(Fraction(total))
+
+    node_selector = {str(k): v for k, v in (_get(vmi_spec, "nodeSelector") or {}).items()}
+    node_selector[KUBEVIRT_SCHEDULABLE_LABEL] = "true"
+    spec: dict[str, Any] = {
+        "nodeSelector": node_selector,
+        "containers": [{"name": "compute", "resources": {"requests": requests, "limits": limits}}],
+    }
+    for key in ("affinity", "tolerations", "schedulerName", "priorityClassName"):
+        if _get(vmi_spec, key) is not None:
+            spec[key] = vmi_spec[key]
+    return spec
+
+
+def pod_spec_of(workload: Any) -> dict[str, Any] | None:
+    """The pod spec ``workload`` would create, or None when it is not a workload.
+
+    - ``Pod``: its ``spec`` (bound or not; ``ClusterModel.predict`` decides applicability);
+    - Deployment, ReplicaSet, StatefulSet, Job, ReplicationController: ``spec.template.spec``;
+    - DaemonSet: ``spec.template.spec`` plus the DaemonSet controller's tolerations;
+    - CronJob: ``spec.jobTemplate.spec.template.spec``;
+    - KubeVirt (``apiVersion: kubevirt.io/...``) VirtualMachineInstance: built from ``spec``,
+      VirtualMachine: from ``spec.template.spec`` (see ``vmi_pod_spec``).
+
+    Returns the object's own dict for Pods and templates (do not mutate it) and a new dict for
+    DaemonSets and KubeVirt objects. Raises ``EvaluationError`` for a malformed device quantity.
+    """
+    if not isinstance(workload, Mapping):
+        return None
+    kind = workload.get("kind")
+    spec: Any = None
+    if kind == "Pod":
+        spec = workload.get("spec")
+    elif kind in TEMPLATE_KINDS:
+        spec = _get(workload, "spec", "template", "spec")
+        if kind == "DaemonSet" and isinstance(spec, Mapping):
+            return daemon_pod_spec(spec)
+    elif kind == "CronJob":
+        spec = _get(workload, "spec", "jobTemplate", "spec", "template", "spec")
+    elif is_kubevirt(workload):
+        vmi = workload.get("spec") if kind == "VirtualMachineInstance" else _get(
+            workload, "spec", "template", "spec")
+        return vmi_pod_spec(vmi) if isinstance(vmi, Mapping) else None
+    return spec if isinstance(spec, dict) else None
+
+
+@dataclass(frozen=True, slots=True)
+class OwnedPods:
+    """How to find the bound pods a workload already runs, so that a prediction does not count them
+    against the workload itself: pods in ``namespace`` matching ``selector`` (a ``LabelSelector``:
+    ``matchLabels``/``matchExpressions``), or whose ownerReferences name ``owner`` (kind, name)."""
+
+    namespace: str
+    selector: Mapping[str, Any] | None = None
+    owner: tuple[str, str] | None = None
+
+
+def owned_pods(workload: Mapping[str, Any]) -> OwnedPods | None:
+    """The ``OwnedPods`` of a controller or KubeVirt object; None for Pods, CronJobs and anything
+    without a usable selector (an empty selector is not taken to mean "every pod")."""
+    kind = workload.get("kind")
+    namespace = str(_get(workload, "metadata", "namespace") or "default")
+    name = _get(workload, "metadata", "name")
+    if is_kubevirt(workload):
+        return OwnedPods(namespace, owner=("VirtualMachineInstance", str(name))) if name else None
+    if kind not in TEMPLATE_KINDS:
+        return None
+    selector = _get(workload, "spec", "selector")
+    if kind == "ReplicationController":
+        labels = selector if isinstance(selector, Mapping) and selector else _get(
+            workload, "spec", "template", "metadata", "labels")
+        selector = {"matchLabels": labels} if isinstance(labels, Mapping) else None
+    if not isinstance(selector, Mapping) or not (selector.get("matchLabels") or selector.get(
+            "matchExpressions")):
+        return None
+    return OwnedPods(namespace, selector=selector)
