@@ -118,6 +118,9 @@ def compile_path(text: str) -> JsonPath:
     try:
         query = rfc9535.compile(stripped)
     except rfc9535.JSONPathError as exc:
-        first = str(exc).splitlines()[0]
-        raise PathError(f"invalid JSONPath {text!r}: {first}") from None
+        first = str(exc.args[0] if exc.args else exc).splitlines()[0]
+        token = getattr(exc, "token", None)
+        # The parser's token holds the 0-based offset of the problem; say it as a 1-based column.
+        at = f" at column {token[1] + 1}" if isinstance(token, tuple) and len(token) > 1 else ""
+        raise PathError(f"invalid JSONPath {stripped!r}{at}: {first}") from None
     return JsonPath(stripped, query)
