@@ -1,0 +1,45 @@
+# verdict: the two commands of the README, and a few more.
+#   make run   - set up .venv, audit the example lab with the built-in pack, then serve the API on it
+#   make test  - set up .venv, lint (ruff), type-check (mypy) and run the tests (pytest)
+SHELL := /bin/bash
+VENV  := .venv
+PY    := $(VENV)/bin/python
+BIND  ?= 127.0.0.1:8080
+# The first Python >= 3.12 on PATH (pyenv reads .python-version in this folder).
+PYTHON ?= $(shell for p in python3.13 python3.12 python3; do \
+	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null \
+	  && { echo $$p; break; }; done)
+
+.PHONY: run serve audit test lint typecheck bench clean
+
+$(VENV)/.installed: pyproject.toml
+	@if [ -z "$(PYTHON)" ]; then echo "verdict needs Python >= 3.12 (none found on PATH)" >&2; exit 2; fi
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	@touch $@
+
+run: $(VENV)/.installed
+	$(VENV)/bin/verdict audit examples/lab-cluster.yaml --format table --fail-on never
+	VERDICT_BIND=$(BIND) $(VENV)/bin/verdict serve
+
+serve: $(VENV)/.installed
+	VERDICT_BIND=$(BIND) $(VENV)/bin/verdict serve
+
+audit: $(VENV)/.installed
+	$(VENV)/bin/verdict audit examples/lab-cluster.yaml --format table
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+
+typecheck: $(VENV)/.installed
+	$(VENV)/bin/mypy rules api app.py
+
+test: lint typecheck
+	$(VENV)/bin/pytest
+
+bench: $(VENV)/.installed
+	for b in bench/bench_*.py; do $(PY) $$b; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

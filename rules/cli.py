@@ -1,0 +1,219 @@
+"""``verdict``: audit dumps, serve the HTTP API, list/show/lint/test policies.
+
+Exit codes: 0 clean, 1 findings at or above ``--fail-on``, 2 bad usage, unreadable input or a broken
+policy. What a program reads (the report) goes to stdout or ``-o``; messages go to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+from . import __version__
+from .engine import audit_paths, split_dumps
+from .errors import DumpError, PolicyError
+from .loader import PolicyLoadError, PolicySet, load_policies
+from .render import FORMATS, UnknownFormat, render
+from .report import RESULT_RANK, RESULTS, SEVERITIES, Report
+
+FAIL_ON = ("fail", "warn", "error", "never")
+
+
+def _err(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def _load(policy: tuple[str, ...]) -> PolicySet:
+    try:
+        return load_policies(policy)
+    except PolicyLoadError as exc:
+        for e in exc.errors:
+            _err(f"verdict: policy refused: {e}")
+        raise SystemExit(2) from None
+
+
+def exit_code(report: Report, fail_on: str) -> int:
+    """1 when the worst result reaches ``fail_on`` (``error > fail > warn``), else 0."""
+    if fail_on == "never":
+        return 0
+    return 1 if RESULT_RANK[report.worst()] >= RESULT_RANK[fail_on] else 0
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Any]:
+    """A progress line on stderr while reading, only when stderr is a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=Console(stderr=True),
+                  transient=True) as bar:
+        task = bar.add_task("reading", total=None)
+        yield lambda name: bar.update(task, description=f"reading {name}")
+
+
+def _results_option(value: str | None) -> set[str] | None:
+    if not value:
+        return None
+    words = {w.strip() for w in value.split(",") if w.strip()}
+    bad = words - set(RESULTS)
+    if bad:
+        raise click.BadParameter(f"unknown result(s) {', '.join(sorted(bad))}; use {', '.join(RESULTS)}")
+    return words
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="verdict")
+def main() -> None:
+    """Judge Kubernetes dumps with policy-as-data rules (built-in: NVIDIA GPU Operator / KubeVirt)."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("-p", "--policy", multiple=True, help="Policy file, pack folder or built-in pack name (repeatable; "
+              "default: the built-in packs).")
+@click.option("-r", "--rule", multiple=True, help="Only these rules (policy/rule or rule id; repeatable).")
+@click.option("-f", "--format", "fmt", default="json", show_default=True,
+              type=click.Choice(sorted(FORMATS), case_sensitive=False), help="Report format.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write the report here.")
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default="fail", show_default=True,
+              help="Exit 1 when a result at or above this is found (error > fail > warn).")
+@click.option("--min-severity", type=click.Choice(SEVERITIES), help="Report only results of this severity or above.")
+@click.option("--results", "results_filter", help="Report only these results, e.g. fail,warn.")
+def audit(paths: tuple[str, ...], policy: tuple[str, ...], rule: tuple[str, ...], fmt: str, output: str | None,
+          fail_on: str, min_severity: str | None, results_filter: str | None) -> None:
+    """Audit PATHS: files, folders, archives (.tar, .tar.gz, .zip), must-gather folders, describe text,
+    or - for standard input. Each PATH is one dump; a folder holding only archives is one dump per archive."""
+    wanted = _results_option(results_filter)
+    policies = _load(policy)
+    if rule:
+        policies = policies.select(rules=rule)
+        if not policies.rules:
+            raise click.BadParameter(f"no rule named {', '.join(rule)}", param_hint="--rule")
+    dumps = split_dumps(paths)
+    reports = []
+    with _progress(True) as hook:
+        for dump in dumps:
+            try:
+                reports.append(audit_paths([dump], policies, hook, name=dump))
+            except DumpError as exc:
+                _err(f"verdict: cannot read {exc}")
+                raise SystemExit(2) from None
+    code = max(exit_code(r, fail_on) for r in reports)
+    shown = [r.filtered(wanted, min_severity) if (wanted or min_severity) else r for r in reports]
+    color = fmt == "table" and output is None and sys.stdout.isatty()
+    try:
+        text = render(shown[0], fmt, color=color) if len(shown) == 1 else _render_many(shown, fmt, color)
+    except UnknownFormat as exc:
+        raise click.BadParameter(str(exc), param_hint="--format") from None
+    if output:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        click.echo(text, nl=False)
+    for r in reports:
+        for err in r.input_errors:
+            _err(f"verdict: input error: {err}")
+    raise SystemExit(code)
+
+
+def _render_many(reports: list[Report], fmt: str, color: bool) -> str:
+    from .render import render_many
+
+    return render_many(reports, fmt, color=color)
+
+
+@main.command()
+@click.option("--bind", default=None, help="host:port (default $VERDICT_BIND or 127.0.0.1:8080).")
+@click.option("--workers", type=int, default=None, help="gunicorn workers (default $VERDICT_WORKERS or 2).")
+@click.option("-p", "--policy", multiple=True, help="Policy paths (default $VERDICT_POLICIES or the built-in packs).")
+def serve(bind: str | None, workers: int | None, policy: tuple[str, ...]) -> None:
+    """Serve the HTTP API with gunicorn (gunicorn.conf.py in the repository)."""
+    env = dict(os.environ)
+    if bind:
+        env["VERDICT_BIND"] = bind
+    if workers:
+        env["VERDICT_WORKERS"] = str(workers)
+    if policy:
+        env["VERDICT_POLICIES"] = os.pathsep.join(policy)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    conf = os.path.join(root, "gunicorn.conf.py")
+    args = [sys.executable, "-m", "gunicorn", "--config", conf, "--chdir", root, "app:app"]
+    os.execvpe(args[0], args, env)
+
+
+@main.group()
+def policies() -> None:
+    """List, show, lint and test policies."""
+
+
+@policies.command("list")
+@click.option("-p", "--policy", multiple=True, help="Policy paths (default: the built-in packs).")
+def list_policies(policy: tuple[str, ...]) -> None:
+    """List policies and their rules."""
+    ps = _load(policy)
+    for p in ps.policies:
+        click.echo(f"{p.name} {p.version}  ({len(p.rules)} rules)  {p.title}")
+        for r in p.rules:
+            click.echo(f"  {r.uid:<60} {r.severity:<8} {r.title}")
+
+
+@policies.command("show")
+@click.argument("name")
+@click.option("-p", "--policy", multiple=True, help="Policy paths (default: the built-in packs).")
+def show_policy(name: str, policy: tuple[str, ...]) -> None:
+    """Show a pack or policy: its rules and data tables (e.g. the operand table)."""
+    from .render.tables import show_pack
+
+    ps = _load(policy)
+    chosen = [p for p in ps.policies if p.name == name or p.pack == name]
+    if not chosen:
+        _err(f"verdict: no policy or pack named {name!r}; see 'verdict policies list'")
+        raise SystemExit(2)
+    click.echo(show_pack(chosen, color=sys.stdout.isatty()), nl=False)
+
+
+@policies.command("lint")
+@click.argument("paths", nargs=-1, required=True)
+def lint(paths: tuple[str, ...]) -> None:
+    """Check policy files or packs; print each problem with file, line, rule and reason."""
+    try:
+        ps = load_policies(paths)
+    except PolicyLoadError as exc:
+        for e in exc.errors:
+            click.echo(str(e))
+        raise SystemExit(1) from None
+    except PolicyError as exc:
+        click.echo(str(exc))
+        raise SystemExit(1) from None
+    click.echo(f"ok: {len(ps.policies)} policies, {len(ps.rules)} rules")
+
+
+@policies.command("test")
+@click.argument("packs", nargs=-1)
+def test_packs(packs: tuple[str, ...]) -> None:
+    """Run the fixtures of packs (default: every built-in pack)."""
+    from .packtest import run_cli
+
+    raise SystemExit(run_cli(list(packs)))
+
+
+@policies.command("schema")
+def schema() -> None:
+    """Print the JSON Schema of the policy format."""
+    import json
+
+    from .schema import json_schema
+
+    click.echo(json.dumps(json_schema(), indent=2))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,61 @@
+"""The two calls the CLI and the HTTP layer share: read a dump and evaluate it.
+
+``audit_paths`` and ``audit_bytes`` run read -> index -> evaluate and return a ``Report``; rendering is
+the caller's (``rules.render``). Reading time is added to the report's timing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from .evaluate import evaluate
+from .loader import PolicySet
+from .reader import Dump, ProgressHook, parse_bytes, read_paths
+from .report import Report
+
+ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip")
+
+
+def _timed(read: float, dump: Dump, policies: PolicySet, name: str) -> Report:
+    report = evaluate(dump, policies, name=name)
+    report.timing = {"readMs": round(read * 1000, 3), **report.timing}
+    return report
+
+
+def audit_paths(paths: Iterable[str], policies: PolicySet, progress: ProgressHook | None = None,
+                name: str = "") -> Report:
+    """Read files/folders/archives (``-`` is standard input) as ONE dump and evaluate it.
+
+    Raises ``rules.errors.DumpError`` when a path cannot be read at all.
+    """
+    paths = list(paths)
+    t0 = time.perf_counter()
+    dump = read_paths(paths, progress)
+    return _timed(time.perf_counter() - t0, dump, policies, name or ", ".join(paths))
+
+
+def audit_bytes(data: bytes, name: str, policies: PolicySet) -> Report:
+    """Read one body (JSON, YAML, describe text, or an archive) and evaluate it.
+
+    Raises ``rules.errors.DumpError`` when the bytes are not a dump at all.
+    """
+    t0 = time.perf_counter()
+    dump = parse_bytes(data, name)
+    return _timed(time.perf_counter() - t0, dump, policies, name)
+
+
+def split_dumps(paths: Iterable[str]) -> list[str]:
+    """The dumps named by CLI arguments: each argument is one dump, except a folder that holds only
+    archives (a batch of archived dumps), which stands for each archive in it."""
+    out: list[str] = []
+    for p in paths:
+        path = Path(p)
+        if path.is_dir():
+            files = sorted(f for f in path.rglob("*") if f.is_file() and not f.name.startswith("."))
+            if files and all(f.name.lower().endswith(ARCHIVE_SUFFIXES) for f in files):
+                out.extend(str(f) for f in files)
+                continue
+        out.append(p)
+    return out

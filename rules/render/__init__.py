@@ -1,0 +1,62 @@
+"""Renderers: one module per format, each a function ``render(report, **options) -> str``.
+
+Nothing in the evaluator knows a format; the CLI and the HTTP layer call ``render(report, fmt)``.
+``FORMATS`` maps a format name to ``(module name, media type)``; modules are imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ..report import Report
+
+#: format name -> (module in rules.render, media type of its output)
+FORMATS: dict[str, tuple[str, str]] = {
+    "json": ("native", "application/json"),
+    "yaml": ("native", "application/yaml"),
+    "table": ("table", "text/plain; charset=utf-8"),
+}
+
+
+class UnknownFormat(ValueError):
+    """The format name is not in ``FORMATS``."""
+
+
+def register(name: str, module: str, media_type: str) -> None:
+    """Add a format (used by format modules that land later)."""
+    FORMATS[name] = (module, media_type)
+
+
+def media_type(fmt: str) -> str:
+    """The media type of a format's output. Raises ``UnknownFormat``."""
+    if fmt not in FORMATS:
+        raise UnknownFormat(f"unknown format {fmt!r}; one of {', '.join(sorted(FORMATS))}")
+    return FORMATS[fmt][1]
+
+
+def render(report: Report, fmt: str = "json", **options: Any) -> str:
+    """Render ``report`` as ``fmt``. Raises ``UnknownFormat``."""
+    media_type(fmt)
+    module = importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}")
+    return str(module.render(report, fmt=fmt, **options))
+
+
+def render_many(reports: list[Report], fmt: str = "json", **options: Any) -> str:
+    """Render one report per dump plus a total. A format module may define ``render_many``; otherwise
+    JSON/YAML give ``{kind: ReportList, total, reports}`` and other formats are joined with a total line."""
+    media_type(fmt)
+    module = importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}")
+    if hasattr(module, "render_many"):
+        return str(module.render_many(reports, fmt=fmt, **options))
+    if FORMATS[fmt][0] == "native":
+        total = Report(objects=[o for r in reports for o in r.objects],
+                       input_errors=[e for r in reports for e in r.input_errors],
+                       objects_read=sum(r.objects_read for r in reports))
+        data = {"apiVersion": "verdict/v1", "kind": "ReportList", "total": total.summary(),
+                "reports": [r.to_dict() for r in reports]}
+        return str(module.render(data, fmt=fmt))
+    parts = [f"== {r.name}\n{module.render(r, fmt=fmt, **options)}" for r in reports]
+    worst = max((r.worst() for r in reports), key=lambda w: ["skip", "pass", "warn", "fail", "error"].index(w))
+    parts.append(f"== total: {len(reports)} dumps, worst result: {worst}\n")
+    return "\n".join(parts)

@@ -1,0 +1,39 @@
+"""A terminal table (rich): one row per failing/warning/error result, then the summary line.
+Colour only when the output is a terminal (``color=True`` from the caller)."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..report import Report
+
+_STYLE = {"fail": "bold red", "error": "bold magenta", "warn": "yellow", "pass": "green", "skip": "dim"}
+
+
+def render(report: Report, fmt: str = "table", color: bool = False, width: int = 160, all_results: bool = False,
+           **_: Any) -> str:
+    """Findings (fail/warn/error; every result with ``all_results``) as a table, then counts."""
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False)
+    table = Table(show_lines=False, header_style="bold")
+    for col in ("Object", "Rule", "Result", "Severity", "Message"):
+        table.add_column(col, overflow="fold")
+    shown = 0
+    for obj, r in report.results:
+        if not all_results and r.result not in ("fail", "warn", "error"):
+            continue
+        shown += 1
+        table.add_row(str(obj.ref), f"{r.policy}/{r.rule}", f"[{_STYLE[r.result]}]{r.result}[/]", r.severity, r.message)
+    if shown:
+        console.print(table)
+    s = report.summary()
+    counts = ", ".join(f"{n} {k}" for k, n in s["results"].items() if n)
+    console.print(f"{s['objectsJudged']} objects judged ({s['objectsRead']} read): {counts or 'no results'}"
+                  + (f"; {s['inputErrors']} input errors" if s["inputErrors"] else ""))
+    for err in report.input_errors:
+        console.print(f"[{_STYLE['error']}]input error[/] {err}")
+    return buf.getvalue()

@@ -1,0 +1,62 @@
+"""Human views of policies for ``verdict policies show``: rules, then each data table."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ..model import Policy
+
+
+def _data_table(name: str, table: Any) -> Table | None:
+    """A rich table for a list of mappings, or a mapping of key -> list of mappings (e.g. operands per
+    workload); None for shapes that read better as text."""
+    rows: list[tuple[str, dict[str, Any]]] = []
+    if isinstance(table, list) and table and all(isinstance(r, dict) for r in table):
+        rows = [("", r) for r in table]
+    elif isinstance(table, dict) and table and all(
+            isinstance(v, list) and v and all(isinstance(r, dict) for r in v) for v in table.values()):
+        rows = [(str(k), r) for k, v in table.items() for r in v]
+    if not rows:
+        return None
+    columns: list[str] = []
+    for _, r in rows:
+        columns.extend(c for c in r if c not in columns)
+    t = Table(title=f"data: {name}", header_style="bold")
+    keyed = any(k for k, _ in rows)
+    if keyed:
+        t.add_column("key")
+    for c in columns:
+        t.add_column(c, overflow="fold")
+    for k, r in rows:
+        t.add_row(*([k] if keyed else []), *(str(r.get(c, "")) for c in columns))
+    return t
+
+
+def show_pack(policies: list[Policy], color: bool = False, width: int = 160) -> str:
+    """Rules of each policy and its data tables, as terminal tables."""
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False)
+    for p in policies:
+        console.print(f"[bold]{p.name}[/] {p.version}  {p.title}  ({p.file})")
+        rules = Table(header_style="bold")
+        for col in ("rule", "kinds", "severity", "title"):
+            rules.add_column(col, overflow="fold")
+        for r in p.rules:
+            rules.add_row(r.id, ", ".join(sorted(r.match.kinds)), r.severity, r.title)
+        console.print(rules)
+    shown: set[str] = set()
+    for p in policies:
+        for name, table in p.data.items():
+            if name in shown:
+                continue
+            shown.add(name)
+            rich_table = _data_table(name, table)
+            if rich_table is not None:
+                console.print(rich_table)
+            else:
+                console.print(f"[bold]data: {name}[/] {table if len(str(table)) < 400 else str(table)[:400] + ' ...'}")
+    return buf.getvalue()
