@@ -20,6 +20,7 @@ from . import workloads  # noqa: F401  (registers the schedulable operator befor
 from .errors import PolicyError
 from .model import (
     BUILTIN_NAMES,
+    Assertion,
     CompileError,
     Policy,
     Rule,
@@ -126,6 +127,14 @@ def _load_data_file(path: Path, shown: str) -> dict[str, Any]:
     return tables
 
 
+def _bound_names(a: Assertion) -> set[str]:
+    """Names a forEach binds for message substitution (its ``as`` name and ``index``), anywhere below ``a``."""
+    names = {a.each_as, "index"} if a.op == "forEach" else set()
+    for child in a.children:
+        names |= _bound_names(child)
+    return names
+
+
 def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: str = "") -> Policy:
     """Validate and compile one policy document. Raises ``PolicyError`` with file, line, rule and reason."""
     where: list[str | int]
@@ -162,7 +171,9 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
                 raise CompileError([*where, "id"], f"duplicate rule id {r['id']!r}")
             seen.add(r["id"])
             rvars = tuple(compile_var(n, v, [*where, "vars", n]) for n, v in (r.get("vars") or {}).items())
-            known = BUILTIN_NAMES | set(contexts) | {v.name for v in pvars} | {v.name for v in rvars}
+            assertion = compile_assertion(r["assert_"], [*where, "assert"])
+            known = (BUILTIN_NAMES | set(contexts) | {v.name for v in pvars} | {v.name for v in rvars}
+                     | _bound_names(assertion))
             for fld in ("message", "passMessage", "remediation"):
                 if r.get(fld):
                     check_placeholders(r[fld], known, [*where, fld])
@@ -173,7 +184,7 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
                 exclude=compile_match(r["exclude_"]) if r.get("exclude_") else None,
                 preconditions=tuple(compile_assertion(p, [*where, "preconditions", j])
                                     for j, p in enumerate(r.get("preconditions") or ())),
-                vars=rvars, assertion=compile_assertion(r["assert_"], [*where, "assert"]),
+                vars=rvars, assertion=assertion,
                 message=r["message"], pass_message=r.get("passMessage") or r["title"],
                 remediation=r["remediation"], references=tuple(r["references"]), example=r.get("example"),
                 line=node_line(node, where)))

@@ -1,0 +1,307 @@
+"""Loading policies: every refusal names the file, the line, the rule and the reason; packs are folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rules.errors import PolicyError
+from rules.loader import PolicyLoadError, load_policies, load_policy_file, load_policy_text, pack_files
+
+# Line numbers below are the lines of this text (1-based); ASSERT and the marked lines are replaced per case.
+TEMPLATE = """\
+apiVersion: verdict/v1
+kind: Policy
+metadata: {name: gpu-node-checks, version: 1.0.0}
+spec:
+  defaults: {severity: high, category: GPU Operator}
+  rules:
+  - id: gpu-allocatable
+    title: GPU nodes advertise their GPUs
+    match:
+      kinds: [Node]
+      labelSelector: {matchLabels: {nvidia.com/gpu.present: "true"}}
+    assert: ASSERT
+    message: "node {name} advertises {observed} nvidia.com/gpu, expected {expected}"
+    references: ["https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/"]
+"""
+GOOD_ASSERT = "{path: \"$.status.allocatable['nvidia.com/gpu']\", gt: 0}"
+
+
+def refused(text: str) -> PolicyError:
+    with pytest.raises(PolicyError) as info:
+        load_policy_text(text, "policies/gpu/nodes.yaml")
+    return info.value
+
+
+def test_template_loads() -> None:
+    [policy] = load_policy_text(TEMPLATE.replace("ASSERT", GOOD_ASSERT), "nodes.yaml")
+    assert policy.name == "gpu-node-checks"
+    assert [r.uid for r in policy.rules] == ["gpu-node-checks/gpu-allocatable"]
+    assert policy.rules[0].line == 7
+    assert policy.rules[0].severity == "high"
+
+
+def test_bad_yaml_gives_file_line_and_reason() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", "{path: '$.a', equals: [1}"))
+    assert (err.file, err.line, err.rule) == ("policies/gpu/nodes.yaml", 12, "")
+    assert err.reason.startswith("YAML syntax error")
+    assert str(err).startswith("policies/gpu/nodes.yaml:12: YAML syntax error")
+
+
+def test_unknown_operator_is_an_unknown_field() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", "{path: '$.status.allocatable', equalz: 1}"))
+    assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.equalz")
+    assert err.reason == "Unknown field."
+    assert str(err) == ("policies/gpu/nodes.yaml:12: rule gpu-allocatable: spec.rules[0].assert.equalz: Unknown field.")
+
+
+def test_typo_in_a_rule_field() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("    title:", "    titel:"))
+    assert (err.line, err.rule, err.path, err.reason) == (8, "gpu-allocatable", "spec.rules[0].titel", "Unknown field.")
+
+
+def test_assertion_without_operator() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", "{path: '$.status'}"))
+    assert (err.line, err.rule) == (12, "gpu-allocatable")
+    assert "an assertion needs an operator" in err.reason
+
+
+def test_two_subjects_refused() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", "{path: '$.a', var: x, exists: true}"))
+    assert err.reason == "an assertion takes one subject, got path, var"
+
+
+def test_bad_jsonpath_gives_the_column() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", "{path: \"$.status.conditions[?@.type = 'Ready']\", exists: true}"))
+    assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.path")
+    assert err.reason == ("invalid JSONPath \"$.status.conditions[?@.type = 'Ready']\" at column 29:"
+                          " unexpected '=', did you mean '=='?")
+
+
+def test_kubectl_path_refused_with_the_rfc_hint() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", "{path: '{.status.allocatable.nvidia\\.com/gpu}', gt: 0}"))
+    assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.path")
+    assert "is kubectl JSONPath, not RFC 9535 JSONPath" in err.reason
+    assert "did you mean \"$.status.allocatable['nvidia.com/gpu']\"?" in err.reason
+
+
+def test_kubectl_path_in_a_var_is_refused_too() -> None:
+    text = TEMPLATE.replace("ASSERT", "{var: gpus, gt: 0}").replace(
+        "    message:", "    vars: {gpus: .status.capacity.cpu}\n    message:")
+    err = refused(text)
+    assert (err.line, err.rule, err.path) == (13, "gpu-allocatable", "spec.rules[0].vars.gpus")
+    assert "did you mean '$.status.capacity.cpu'?" in err.reason
+
+
+def test_missing_references() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("    references:", "    x-references:"))
+    # The first error by field name: the unknown field sorts before the missing one.
+    assert err.rule == "gpu-allocatable"
+    text = "\n".join(line for line in TEMPLATE.replace("ASSERT", GOOD_ASSERT).splitlines()
+                     if not line.startswith("    references:"))
+    err = refused(text)
+    assert (err.line, err.rule, err.path) == (7, "gpu-allocatable", "spec.rules[0].references")
+    assert err.reason == "Missing data for required field."
+
+
+def test_empty_references_refused() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
+        '["https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/"]', "[]"))
+    assert (err.line, err.path) == (14, "spec.rules[0].references")
+    assert "Shorter than minimum length 1" in err.reason
+
+
+def test_duplicate_rule_id() -> None:
+    rule = TEMPLATE.split("  rules:\n")[1].replace("ASSERT", GOOD_ASSERT)
+    err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT) + rule)
+    assert (err.line, err.rule, err.path) == (15, "gpu-allocatable", "spec.rules[1].id")
+    assert err.reason == "duplicate rule id 'gpu-allocatable'"
+
+
+def test_unknown_message_placeholder() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("node {name}", "node {nodeName}"))
+    assert (err.line, err.rule, err.path) == (13, "gpu-allocatable", "spec.rules[0].message")
+    assert err.reason.startswith("message placeholder {nodeName} names no var, context or built-in (known: ")
+
+
+def test_unknown_placeholder_in_remediation() -> None:
+    text = TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
+        "    references:", "    remediation: kubectl describe node {node}\n    references:")
+    err = refused(text)
+    assert (err.line, err.path) == (14, "spec.rules[0].remediation")
+
+
+def test_foreach_as_name_and_index_are_placeholders() -> None:
+    # Regression: the name a forEach binds (`as`) was refused as an unknown placeholder at load.
+    text = TEMPLATE.replace(
+        "ASSERT", "{forEach: {path: '$.status.conditions[*]', as: cond, assert: {path: '$.status', equals: 'True'}}}"
+    ).replace("node {name} advertises {observed} nvidia.com/gpu, expected {expected}", "condition {index} {cond} is not True")
+    [policy] = load_policy_text(text, "nodes.yaml")
+    assert policy.rules[0].message == "condition {index} {cond} is not True"
+
+
+def test_bad_regex() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", "{path: '$.metadata.name', matches: '^gpu-(node'}"))
+    assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.matches")
+    assert err.reason.startswith("bad regular expression '^gpu-(node': missing )")
+
+
+def test_label_selector_in_without_values() -> None:
+    text = TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
+        "{matchLabels: {nvidia.com/gpu.present: \"true\"}}",
+        "{matchExpressions: [{key: nvidia.com/gpu.present, operator: In}]}")
+    err = refused(text)
+    assert (err.line, err.rule) == (11, "gpu-allocatable")
+    assert err.path == "spec.rules[0].match.labelSelector.matchExpressions[0].values"
+    assert err.reason == "operator In needs a non-empty values list"
+
+
+def test_label_selector_exists_with_values() -> None:
+    text = TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
+        "{matchLabels: {nvidia.com/gpu.present: \"true\"}}",
+        "{matchExpressions: [{key: nvidia.com/gpu.present, operator: Exists, values: ['true']}]}")
+    assert refused(text).reason == "operator Exists takes no values"
+
+
+def test_label_selector_unknown_operator() -> None:
+    text = TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
+        "{matchLabels: {nvidia.com/gpu.present: \"true\"}}",
+        "{matchExpressions: [{key: nvidia.com/gpu.present, operator: Equals, values: ['true']}]}")
+    err = refused(text)
+    assert err.path == "spec.rules[0].match.labelSelector.matchExpressions[0].operator"
+    assert err.reason.startswith("Must be one of: In, NotIn, Exists, DoesNotExist")
+
+
+def test_bad_severity_and_rule_id() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("severity: high", "severity: urgent"))
+    assert (err.line, err.path) == (5, "spec.defaults.severity")
+    err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("id: gpu-allocatable", "id: GPU_Allocatable"))
+    assert (err.line, err.rule, err.path) == (7, "GPU_Allocatable", "spec.rules[0].id")
+    assert "DNS-1123" in err.reason
+
+
+def test_wrong_api_version() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("verdict/v1", "verdict/v2"))
+    assert (err.line, err.path, err.rule) == (1, "apiVersion", "")
+
+
+def test_not_a_mapping_and_empty_file() -> None:
+    assert "a policy document is a mapping" in refused("- just\n- a list\n").reason
+    assert refused("# nothing here\n").reason == "no policy document in the file"
+
+
+def test_missing_data_file(tmp_path: Path) -> None:
+    f = tmp_path / "nodes.yaml"
+    f.write_text(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("  rules:", "  dataFiles: [data/operands.yaml]\n  rules:"))
+    with pytest.raises(PolicyError) as info:
+        load_policy_file(f)
+    err = info.value
+    assert (err.file, err.line, err.path) == (str(f), 6, "spec.dataFiles[0]")
+    assert err.reason == "data file 'data/operands.yaml' not found next to the policy"
+
+
+def test_data_file_needs_a_file() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("  rules:", "  dataFiles: [data/operands.yaml]\n  rules:"))
+    assert err.reason == "dataFiles need a policy read from a file"
+
+
+def test_bad_data_file_yaml(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "operands.yaml").write_text("workloads: [container,\n")
+    f = tmp_path / "nodes.yaml"
+    f.write_text(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("  rules:", "  dataFiles: [data/operands.yaml]\n  rules:"))
+    with pytest.raises(PolicyError) as info:
+        load_policy_file(f)
+    assert info.value.file == str(tmp_path / "data" / "operands.yaml")
+    assert info.value.line == 2
+    assert info.value.reason.startswith("YAML syntax error")
+
+
+def write_pack(root: Path) -> Path:
+    pack = root / "gpu-operator"
+    (pack / "data").mkdir(parents=True)
+    (pack / "tests").mkdir()
+    (pack / "data" / "operands.yaml").write_text("workloads: [container, vm-passthrough, vm-vgpu]\n")
+    (pack / "tests" / "fixture.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n")
+    (pack / "README.md").write_text("# the pack\n")
+    (pack / "nodes.yaml").write_text(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
+        "  rules:", "  dataFiles: [data/operands.yaml]\n  rules:"))
+    (pack / "workloads.yml").write_text(
+        TEMPLATE.replace("ASSERT", "{path: \"$.metadata.labels['nvidia.com/gpu.workload.config']\", in: {data: workloads}}")
+        .replace("gpu-node-checks", "gpu-workloads").replace("gpu-allocatable", "workload-config-valid"))
+    return pack
+
+
+def test_pack_folder_loads_top_level_yaml_and_ignores_data_and_tests(tmp_path: Path) -> None:
+    pack = write_pack(tmp_path)
+    assert [p.name for p in pack_files(pack)] == ["nodes.yaml", "workloads.yml"]
+    policies = load_policies([str(pack)])
+    assert [(p.name, p.pack) for p in policies.policies] == [("gpu-node-checks", "gpu-operator"),
+                                                              ("gpu-workloads", "gpu-operator")]
+    nodes = policies.policy("gpu-node-checks")
+    assert nodes is not None
+    assert nodes.data == {"workloads": ["container", "vm-passthrough", "vm-vgpu"]}
+    assert nodes.data_files == ("data/operands.yaml",)
+    assert [r.uid for r in policies.rules] == ["gpu-node-checks/gpu-allocatable", "gpu-workloads/workload-config-valid"]
+
+
+def test_empty_folder_refused(tmp_path: Path) -> None:
+    with pytest.raises(PolicyLoadError) as info:
+        load_policies([str(tmp_path)])
+    assert [e.reason for e in info.value.errors] == ["the folder holds no *.yaml policy file"]
+
+
+def test_unknown_source_refused(tmp_path: Path) -> None:
+    with pytest.raises(PolicyLoadError) as info:
+        load_policies([str(tmp_path / "nope.yaml")])
+    assert "no such policy file or folder, and no built-in pack of that name" in info.value.errors[0].reason
+
+
+def test_duplicate_policy_names_across_files(tmp_path: Path) -> None:
+    a = tmp_path / "a.yaml"
+    b = tmp_path / "b.yaml"
+    a.write_text(TEMPLATE.replace("ASSERT", GOOD_ASSERT))
+    b.write_text(TEMPLATE.replace("ASSERT", GOOD_ASSERT))
+    with pytest.raises(PolicyLoadError) as info:
+        load_policies([str(a), str(b)])
+    [err] = info.value.errors
+    assert err.file == str(b)
+    assert err.reason == f"policy name 'gpu-node-checks' is also used by {a}"
+
+
+def test_every_broken_file_is_reported(tmp_path: Path) -> None:
+    good = tmp_path / "good.yaml"
+    bad1 = tmp_path / "bad1.yaml"
+    bad2 = tmp_path / "bad2.yaml"
+    good.write_text(TEMPLATE.replace("ASSERT", GOOD_ASSERT))
+    bad1.write_text(TEMPLATE.replace("ASSERT", "{path: '$.a[', gt: 0}").replace("gpu-node-checks", "b1"))
+    bad2.write_text(TEMPLATE.replace("ASSERT", "{path: '$.a', gtt: 0}").replace("gpu-node-checks", "b2"))
+    with pytest.raises(PolicyLoadError) as info:
+        load_policies([str(good), str(bad1), str(bad2)])
+    assert [(e.file, e.line, e.rule) for e in info.value.errors] == [(str(bad1), 12, "gpu-allocatable"),
+                                                                     (str(bad2), 12, "gpu-allocatable")]
+
+
+def test_policy_set_select(tmp_path: Path) -> None:
+    pack = write_pack(tmp_path)
+    other = tmp_path / "extra.yaml"
+    other.write_text(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("gpu-node-checks", "extra"))
+    policies = load_policies([str(pack), str(other)])
+    assert [p.name for p in policies.select(policies=["gpu-operator"]).policies] == ["gpu-node-checks", "gpu-workloads"]
+    assert [p.name for p in policies.select(policies=["extra"]).policies] == ["extra"]
+    chosen = policies.select(rules=["gpu-workloads/workload-config-valid"])
+    assert [r.uid for r in chosen.rules] == ["gpu-workloads/workload-config-valid"]
+    # A bare rule id selects it in every policy that has it.
+    assert [r.uid for r in policies.select(rules=["gpu-allocatable"]).rules] == [
+        "gpu-node-checks/gpu-allocatable", "extra/gpu-allocatable"]
+    both = policies.select(policies=["gpu-operator"], rules=["gpu-allocatable"])
+    assert [r.uid for r in both.rules] == ["gpu-node-checks/gpu-allocatable"]
+    assert policies.select().policies == policies.policies
+    assert policies.select(policies=["nope"]).policies == []
+    # rule(): by uid, or by a bare id only when unique.
+    assert policies.rule("extra/gpu-allocatable") is not None
+    assert policies.rule("gpu-allocatable") is None
+    found = policies.rule("workload-config-valid")
+    assert found is not None and found.uid == "gpu-workloads/workload-config-valid"
