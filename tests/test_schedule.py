@@ -1,0 +1,724 @@
+"""rules.schedule: kube-scheduler's filters over small real-looking dumps, asserting exact messages."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Any
+
+import pytest
+import yaml
+
+from rules.errors import EvaluationError
+from rules.quantity import parse_quantity
+from rules.schedule import ClusterModel, Prediction, effective_requests, pod_spec_of
+from rules.schedule.matching import (
+    Taint,
+    compile_terms,
+    filter_taints,
+    first_untolerated,
+    text,
+    tolerates_unschedulable,
+    tolerations_of,
+)
+from rules.schedule.resources import scheduler_units
+
+
+def docs(text_: str) -> list[dict[str, Any]]:
+    return [d for d in yaml.safe_load_all(text_) if d]
+
+
+def model(text_: str) -> ClusterModel:
+    objects = docs(text_)
+    return ClusterModel([o for o in objects if o["kind"] == "Node"], [o for o in objects if o["kind"] == "Pod"])
+
+
+def node(name: str, allocatable: dict[str, Any] | None = None, labels: dict[str, str] | None = None,
+         taints: list[dict[str, str]] | None = None, unschedulable: bool = False) -> dict[str, Any]:
+    alloc = {"cpu": "4", "memory": "16Gi", "ephemeral-storage": "100Gi", "pods": "110"}
+    alloc.update(allocatable or {})
+    spec: dict[str, Any] = {"taints": taints} if taints else {}
+    if unschedulable:
+        spec["unschedulable"] = True
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **(labels or {})}},
+            "spec": spec, "status": {"allocatable": alloc, "capacity": alloc}}
+
+
+def pod(name: str = "app", requests: dict[str, Any] | None = None, limits: dict[str, Any] | None = None,
+        node_name: str = "", phase: str = "Pending", **spec: Any) -> dict[str, Any]:
+    resources = {k: v for k, v in (("requests", requests), ("limits", limits)) if v}
+    body: dict[str, Any] = {"containers": [{"name": "main", "image": "registry.example/app:1",
+                                            "resources": resources}], **spec}
+    if node_name:
+        body["nodeName"] = node_name
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": body, "status": {"phase": phase}}
+
+
+GPU_CLUSTER = """
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-1
+  labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.count: "2"}
+status:
+  allocatable: {cpu: "32", memory: 128Gi, pods: "110", nvidia.com/gpu: "2"}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-2
+  labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.count: "1"}
+status:
+  allocatable: {cpu: "32", memory: 128Gi, pods: "110", nvidia.com/gpu: "1"}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: cpu-1
+  labels: {node-role.kubernetes.io/worker: ""}
+status:
+  allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer-0, namespace: ml}
+spec:
+  nodeName: gpu-1
+  containers:
+  - name: train
+    resources: {limits: {nvidia.com/gpu: "2"}}
+status: {phase: Running}
+"""
+
+
+def gpu_pod(count: int = 1, **spec: Any) -> dict[str, Any]:
+    return pod("cuda-job", limits={"nvidia.com/gpu": str(count)}, **spec)
+
+
+# -- NodeResourcesFit -----------------------------------------------------------------------------
+
+
+def test_extended_resource_used_up_on_one_node_and_absent_on_another() -> None:
+    m = model(GPU_CLUSTER)
+    p = m.predict(gpu_pod(2))
+    assert p == Prediction(False, (), 3, "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+                           {"Insufficient nvidia.com/gpu": 3})
+    ok = m.predict(gpu_pod(1))
+    assert ok.schedulable and ok.feasible == ("gpu-2",)
+    assert ok.message == "1/3 nodes are feasible: gpu-2"
+
+
+def test_resource_not_advertised_by_any_node() -> None:
+    m = ClusterModel([node("worker-1"), node("worker-2"), node("worker-3")], [])
+    p = m.predict(gpu_pod())
+    assert p.message == "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."
+    assert p.reasons == {"Insufficient nvidia.com/gpu": 3}
+    assert p.hint == ""  # no other nvidia.com resource is advertised either
+
+
+def test_request_larger_than_allocatable() -> None:
+    m = ClusterModel([node("worker-1"), node("worker-2")], [])
+    p = m.predict(pod(requests={"cpu": "64", "memory": "1Gi"}))
+    assert p.message == "0/2 nodes are available: 2 Insufficient cpu."
+    both = m.predict(pod(requests={"cpu": "4500m", "memory": "17Gi", "ephemeral-storage": "200Gi"}))
+    assert both.message == ("0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient ephemeral-storage, "
+                            "2 Insufficient memory.")
+
+
+def test_capacity_used_by_bound_pods_and_finished_pods_not_counted() -> None:
+    pods = [
+        pod("web-1", requests={"cpu": "3"}, node_name="worker-1", phase="Running"),
+        pod("batch-1", requests={"cpu": "3"}, node_name="worker-2", phase="Succeeded"),
+        pod("batch-2", requests={"cpu": "3"}, node_name="worker-2", phase="Failed"),
+        pod("pending-1", requests={"cpu": "3"}, phase="Pending"),  # unbound: consumes nothing
+    ]
+    m = ClusterModel([node("worker-1"), node("worker-2")], pods)
+    p = m.predict(pod(requests={"cpu": "2"}))
+    assert p.feasible == ("worker-2",)
+    assert p.reasons == {"Insufficient cpu": 1}
+    assert m.predict(pod(requests={"cpu": "1"})).feasible == ("worker-1", "worker-2")
+
+
+def test_requests_default_to_limits_and_round_up_like_the_scheduler() -> None:
+    m = ClusterModel([node("worker-1", {"cpu": "1"})], [
+        pod("a", limits={"cpu": "600m"}, node_name="worker-1", phase="Running")])
+    assert m.predict(pod(limits={"cpu": "400m"})).schedulable
+    assert m.predict(pod(limits={"cpu": "401m"})).message == "0/1 nodes are available: 1 Insufficient cpu."
+    assert scheduler_units({"cpu": Fraction(1, 10000), "memory": Fraction(1, 2), "nvidia.com/gpu": Fraction(0)}) \
+        == {"cpu": 1, "memory": 1}
+
+
+def test_too_many_pods() -> None:
+    nodes = [node("small", {"pods": "2"}), node("big")]
+    bound = [pod(f"p{i}", node_name="small", phase="Running") for i in range(2)]
+    m = ClusterModel(nodes, bound)
+    assert m.predict(pod()).feasible == ("big",)
+    full = ClusterModel([node("small", {"pods": "2"})], bound)
+    assert full.predict(pod(requests={"cpu": "5"})).message == (
+        "0/1 nodes are available: 1 Insufficient cpu, 1 Too many pods.")
+
+
+def test_missing_pods_allocatable_means_no_pod_fits() -> None:
+    bare = {"kind": "Node", "metadata": {"name": "bare"}, "status": {"allocatable": {"cpu": "4"}}}
+    assert ClusterModel([bare], []).predict(pod()).message == "0/1 nodes are available: 1 Too many pods."
+
+
+def test_init_container_max_rule_and_sidecar_rule() -> None:
+    spec = yaml.safe_load("""
+initContainers:
+- name: migrate            # runs alone: 2 cpu
+  resources: {requests: {cpu: "2", memory: 1Gi}}
+- name: log-shipper        # sidecar: runs with everything after it
+  restartPolicy: Always
+  resources: {requests: {cpu: 500m, memory: 256Mi}}
+- name: warm-cache         # runs beside the sidecar: 1 + 0.5
+  resources: {requests: {cpu: "1", memory: 3Gi}}
+containers:
+- name: app
+  resources: {requests: {cpu: "1", memory: 1Gi}}
+- name: metrics
+  resources: {limits: {cpu: 250m, memory: 128Mi}}
+""")
+    # containers + sidecar = 1.75 cpu, 1.375Gi; init peaks: 2 cpu (migrate), 3.25Gi (warm-cache + sidecar)
+    assert effective_requests(spec) == {"cpu": Fraction(2), "memory": Fraction(3 * 2**30 + 256 * 2**20)}
+    m = ClusterModel([node("worker-1", {"cpu": "1900m"})], [])
+    assert m.predict({"kind": "Pod", "metadata": {"name": "x"}, "spec": spec}).message == (
+        "0/1 nodes are available: 1 Insufficient cpu.")
+
+
+def test_overhead_and_pod_level_requests() -> None:
+    spec = {"containers": [{"name": "a", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}],
+            "overhead": {"cpu": "250m", "memory": "160Mi"}}
+    assert effective_requests(spec) == {"cpu": Fraction(5, 4), "memory": Fraction(2**30 + 160 * 2**20)}
+    pod_level = {**spec, "resources": {"requests": {"cpu": "2"}}}
+    assert effective_requests(pod_level)["cpu"] == Fraction(9, 4)
+    m = ClusterModel([node("worker-1", {"cpu": "1200m"})], [])
+    assert m.predict({"kind": "Pod", "spec": spec}).message == "0/1 nodes are available: 1 Insufficient cpu."
+
+
+def test_bad_quantity_in_workload_raises_evaluation_error() -> None:
+    with pytest.raises(EvaluationError, match=r"spec.containers\[0\].resources.limits.nvidia.com/gpu"):
+        ClusterModel([node("w")], []).predict(gpu_pod(count=1) | {"spec": {"containers": [
+            {"name": "x", "resources": {"limits": {"nvidia.com/gpu": "one"}}}]}})
+
+
+def test_bad_quantity_in_dump_is_a_warning() -> None:
+    broken = pod("broken", requests={"cpu": "lots"}, node_name="w", phase="Running")
+    m = ClusterModel([node("w", {"memory": "a lot"})], [broken])
+    assert any("Node w: status.allocatable.memory" in w for w in m.warnings)
+    assert any("Pod default/broken" in w for w in m.warnings)
+    assert m.predict(pod(requests={"cpu": "1"})).schedulable
+
+
+# -- NodeUnschedulable, TaintToleration ---------------------------------------------------------------
+
+
+def test_node_unschedulable() -> None:
+    m = ClusterModel([node("cordoned", unschedulable=True), node("worker-1", {"cpu": "1"})], [])
+    p = m.predict(pod(requests={"cpu": "2"}))
+    assert p.message == "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable."
+    tolerant = pod(requests={"cpu": "2"}, tolerations=[
+        {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"}])
+    assert m.predict(tolerant).feasible == ("cordoned",)
+
+
+def test_untolerated_taint_exact_text_with_and_without_value() -> None:
+    m = ClusterModel([
+        node("cp-1", taints=[{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]),
+        node("gpu-1", taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
+                              {"key": "dedicated", "value": "ml", "effect": "NoSchedule"}]),
+    ], [])
+    assert m.predict(pod()).message == (
+        "0/2 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
+        "1 node(s) had untolerated taint {nvidia.com/gpu: present}.")
+    # the first untolerated taint in node order is the one reported
+    half = pod(tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}])
+    assert m.predict(half).reasons == {
+        "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }": 1,
+        "node(s) had untolerated taint {dedicated: ml}": 1}
+
+
+def test_exists_and_empty_key_tolerations() -> None:
+    m = ClusterModel([
+        node("a", taints=[{"key": "k1", "value": "v1", "effect": "NoSchedule"}]),
+        node("b", taints=[{"key": "k2", "value": "v2", "effect": "NoExecute"}]),
+    ], [])
+    assert m.predict(pod(tolerations=[{"operator": "Exists"}])).feasible == ("a", "b")
+    assert m.predict(pod(tolerations=[{"key": "k1", "operator": "Exists"}])).feasible == ("a",)
+    # Equal (the default operator) needs the value; an effect restricts the match
+    assert m.predict(pod(tolerations=[{"key": "k1", "value": "v1"}])).feasible == ("a",)
+    assert m.predict(pod(tolerations=[{"key": "k1", "value": "other"}])).feasible == ()
+    assert m.predict(pod(tolerations=[{"key": "k1", "operator": "Exists", "effect": "NoExecute"}])).feasible == ()
+    assert m.predict(pod(tolerations=[{"operator": "Exists", "effect": "NoExecute"}])).feasible == ("b",)
+
+
+def test_no_execute_taint_rejects_and_prefer_no_schedule_is_ignored() -> None:
+    m = ClusterModel([
+        node("failing", taints=[{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]),
+        node("preferred-not", taints=[{"key": "spot", "value": "true", "effect": "PreferNoSchedule"}]),
+    ], [])
+    p = m.predict(pod())
+    assert p.feasible == ("preferred-not",)
+    assert p.reasons == {"node(s) had untolerated taint {node.kubernetes.io/unreachable: }": 1}
+
+
+def test_toleration_matching_rules() -> None:
+    taint = Taint("nvidia.com/gpu", "present", "NoSchedule")
+    assert first_untolerated([taint], tolerations_of([{"key": "nvidia.com/gpu", "operator": "Exists"}])) is None
+    assert first_untolerated([taint], tolerations_of([{"key": "nvidia.com/gpu"}])) == taint
+    assert first_untolerated([taint], tolerations_of([{"effect": "NoSchedule", "operator": "Exists"}])) is None
+    assert tolerates_unschedulable(tolerations_of([{"operator": "Exists"}]))
+    assert filter_taints([{"key": "a", "effect": "PreferNoSchedule"}, {"key": "b", "effect": "NoExecute"}]) == (
+        Taint("b", "", "NoExecute"),)
+
+
+# -- NodeAffinity, NodeName -----------------------------------------------------------------------------
+
+ZONED = [
+    node("n1", labels={"zone": "a", "gpu-mem": "24", "tier": "gold"}),
+    node("n2", labels={"zone": "b", "gpu-mem": "48"}),
+    node("n3", labels={"zone": "c", "gpu-mem": "not-a-number"}),
+]
+
+
+def required(*terms: dict[str, Any]) -> dict[str, Any]:
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}}
+
+
+def feasible_with(affinity: dict[str, Any]) -> tuple[str, ...]:
+    return ClusterModel(ZONED, []).predict(pod(affinity=affinity)).feasible
+
+
+def expr(key: str, operator: str, *values: str) -> dict[str, Any]:
+    out: dict[str, Any] = {"key": key, "operator": operator}
+    if values:
+        out["values"] = list(values)
+    return out
+
+
+def test_node_selector_mismatch() -> None:
+    p = ClusterModel(ZONED, []).predict(pod(nodeSelector={"zone": "a", "tier": "silver"}))
+    assert p.message == "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector."
+    assert ClusterModel(ZONED, []).predict(pod(nodeSelector={"zone": "a", "tier": "gold"})).feasible == ("n1",)
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    (expr("zone", "In", "a", "b"), ("n1", "n2")),
+    (expr("zone", "NotIn", "a"), ("n2", "n3")),
+    (expr("tier", "NotIn", "gold"), ("n2", "n3")),  # a missing label satisfies NotIn
+    (expr("tier", "Exists"), ("n1",)),
+    (expr("tier", "DoesNotExist"), ("n2", "n3")),
+    (expr("gpu-mem", "Gt", "30"), ("n2",)),
+    (expr("gpu-mem", "Lt", "30"), ("n1",)),  # n3's label is not an integer: no match
+    (expr("gpu-mem", "Gt", "thirty"), ()),  # a parse error makes the term match nothing
+    (expr("zone", "In"), ()),
+    (expr("zone", "Exists", "a"), ()),
+    (expr("zone", "Near", "a"), ()),
+])
+def test_node_affinity_operators(expression: dict[str, Any], expected: tuple[str, ...]) -> None:
+    assert feasible_with(required({"matchExpressions": [expression]})) == expected
+
+
+def test_node_affinity_terms_are_ored_and_expressions_anded() -> None:
+    assert feasible_with(required({"matchExpressions": [expr("zone", "In", "a", "b"), expr("gpu-mem", "Gt", "30")]},
+                                  {"matchExpressions": [expr("zone", "In", "c")]})) == ("n2", "n3")
+
+
+def test_empty_terms_match_nothing() -> None:
+    assert feasible_with(required()) == ()
+    assert feasible_with(required({})) == ()
+    assert feasible_with(required({}, {"matchExpressions": [expr("zone", "In", "b")]})) == ("n2",)
+
+
+def test_match_fields_metadata_name_and_the_prefilter() -> None:
+    m = ClusterModel(ZONED, [])
+    pinned = m.predict(pod(requests={"cpu": "8"}, affinity=required(
+        {"matchFields": [expr("metadata.name", "In", "n2")]})))
+    assert pinned.message == ("0/3 nodes are available: 1 Insufficient cpu, "
+                              "2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
+    assert feasible_with(required({"matchFields": [expr("metadata.name", "NotIn", "n2")]})) == ("n1", "n3")
+    assert feasible_with(required({"matchFields": [expr("metadata.name", "In", "n1")],
+                                   "matchExpressions": [expr("zone", "In", "b")]})) == ()
+    conflict = m.predict(pod(affinity=required({"matchFields": [expr("metadata.name", "In", "n1"),
+                                                                expr("metadata.name", "In", "n2")]})))
+    assert conflict.message == "0/3 nodes are available: pod affinity terms conflict."
+
+
+def test_node_name_on_a_template() -> None:
+    m = ClusterModel(ZONED, [])
+    deployment: dict[str, Any] = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "pinned"},
+                  "spec": {"template": {"spec": {"nodeName": "n3", "containers": [{"name": "a"}]}}}}
+    assert m.predict(deployment).feasible == ("n3",)
+    deployment["spec"]["template"]["spec"]["nodeName"] = "gone"
+    assert m.predict(deployment).message == (
+        "0/3 nodes are available: 3 node(s) didn't match the requested node name.")
+
+
+def test_compile_terms_drops_bad_terms() -> None:
+    assert compile_terms([{}, {"matchExpressions": [expr("a", "Gt", "1", "2")]}]) == ()
+    (term,) = compile_terms([{"matchExpressions": [expr("zone", "In", "a")]}])
+    assert term.matches({"zone": "a"}, "n1") and not term.matches({}, "n1")
+
+
+# -- messages -------------------------------------------------------------------------------------------
+
+
+def test_reasons_sort_like_go_sort_strings() -> None:
+    nodes = [node(f"cp-{i}", taints=[{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}])
+             for i in range(10)]
+    nodes += [node("cordoned", unschedulable=True), node("w1", {"cpu": "1"}), node("w2", {"cpu": "1"})]
+    p = ClusterModel(nodes, []).predict(pod(requests={"cpu": "2"}, nodeSelector={"kubernetes.io/os": "linux"}))
+    assert p.message == (
+        "0/13 nodes are available: 1 node(s) were unschedulable, "
+        "10 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
+        "2 node(s) didn't match Pod's node affinity/selector.")
+
+
+def test_first_failing_filter_counts_a_node_once_but_resources_count_each() -> None:
+    nodes = [node("tainted", {"cpu": "1"}, taints=[{"key": "t", "effect": "NoSchedule"}]),
+             node("small", {"cpu": "1", "memory": "1Gi"})]
+    p = ClusterModel(nodes, []).predict(pod(requests={"cpu": "2", "memory": "2Gi"}))
+    assert p.reasons == {"node(s) had untolerated taint {t: }": 1, "Insufficient cpu": 1, "Insufficient memory": 1}
+    assert p.message == ("0/2 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, "
+                         "1 node(s) had untolerated taint {t: }.")
+
+
+def test_pass_message_lists_five_names() -> None:
+    m = ClusterModel([node(f"worker-{i}") for i in range(7)], [])
+    assert m.predict(pod()).message == (
+        "7/7 nodes are feasible: worker-0, worker-1, worker-2, worker-3, worker-4, ...")
+
+
+def test_no_nodes() -> None:
+    p = ClusterModel([], []).predict(pod())
+    assert (p.schedulable, p.message, p.total_nodes) == (False, "no nodes available to schedule pods", 0)
+
+
+def test_hint_names_what_the_domain_advertises() -> None:
+    m = model("""
+kind: Node
+metadata: {name: gpu-pt-1}
+status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110", nvidia.com/GA102GL_A10: "1"}}
+---
+kind: Node
+metadata: {name: gpu-vgpu-1}
+status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110", nvidia.com/NVIDIA_A10-12Q: "2"}}
+---
+kind: Node
+metadata: {name: gpu-vgpu-2}
+status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110", nvidia.com/NVIDIA_A10-12Q: "2"}}
+---
+kind: Node
+metadata: {name: gpu-vgpu-3}
+status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110", nvidia.com/NVIDIA_A10-12Q: "2",
+                       nvidia.com/GA102GL_A10: "0"}}
+""")
+    p = m.predict(gpu_pod())
+    assert p.message == "0/4 nodes are available: 4 Insufficient nvidia.com/gpu."
+    assert p.hint == ("hint: no node advertises nvidia.com/gpu; nodes advertise nvidia.com/GA102GL_A10 (gpu-pt-1), "
+                      "nvidia.com/NVIDIA_A10-12Q (gpu-vgpu-1, gpu-vgpu-2 and 1 more)")
+
+
+# -- workloads ------------------------------------------------------------------------------------------
+
+KUBEVIRT_NODES = """
+kind: Node
+metadata:
+  name: gpu-pt-1
+  labels: {kubevirt.io/schedulable: "true", nvidia.com/gpu.workload.config: vm-passthrough}
+status:
+  allocatable: {cpu: "64", memory: 256Gi, pods: "110", nvidia.com/GA102GL_A10: "1"}
+---
+kind: Node
+metadata:
+  name: gpu-pt-2
+  labels: {kubevirt.io/schedulable: "true", nvidia.com/gpu.workload.config: vm-passthrough}
+status:
+  allocatable: {cpu: "64", memory: 256Gi, pods: "110", nvidia.com/GA102GL_A10: "2"}
+---
+kind: Node
+metadata:
+  name: no-virt-handler
+  labels: {nvidia.com/gpu.workload.config: vm-passthrough}
+status:
+  allocatable: {cpu: "64", memory: 256Gi, pods: "110", nvidia.com/GA102GL_A10: "4"}
+"""
+
+VMI = """
+apiVersion: kubevirt.io/v1
+kind: VirtualMachineInstance
+metadata: {name: win-a10, namespace: vms}
+spec:
+  nodeSelector: {nvidia.com/gpu.workload.config: vm-passthrough}
+  domain:
+    memory: {guest: 16Gi}
+    resources: {requests: {cpu: "4"}}
+    devices:
+      gpus:
+      - {name: gpu1, deviceName: nvidia.com/GA102GL_A10}
+      hostDevices:
+      - {name: hd1, deviceName: nvidia.com/GA102GL_A10}
+      - {name: claimed, claimName: dra-gpu}
+"""
+
+
+def test_vmi_gpus_and_host_devices_each_ask_for_one() -> None:
+    vmi = yaml.safe_load(VMI)
+    spec = pod_spec_of(vmi)
+    assert spec is not None
+    assert spec["nodeSelector"] == {"nvidia.com/gpu.workload.config": "vm-passthrough",
+                                    "kubevirt.io/schedulable": "true"}
+    assert effective_requests(spec) == {"cpu": 4, "memory": 16 * 2**30, "nvidia.com/GA102GL_A10": 2}
+    p = model(KUBEVIRT_NODES).predict(vmi)
+    assert p.feasible == ("gpu-pt-2",)
+    assert p.reasons == {"Insufficient nvidia.com/GA102GL_A10": 1,
+                         "node(s) didn't match Pod's node affinity/selector": 1}
+
+
+def test_running_vmi_does_not_compete_with_its_own_launcher_pod() -> None:
+    launcher = yaml.safe_load("""
+apiVersion: v1
+kind: Pod
+metadata:
+  name: virt-launcher-win-a10-x7k2p
+  namespace: vms
+  ownerReferences: [{apiVersion: kubevirt.io/v1, kind: VirtualMachineInstance, name: win-a10, uid: u1}]
+spec:
+  nodeName: gpu-pt-2
+  containers:
+  - name: compute
+    resources: {limits: {nvidia.com/GA102GL_A10: "2"}, requests: {cpu: "4", memory: 16Gi}}
+status: {phase: Running}
+""")
+    nodes = docs(KUBEVIRT_NODES)
+    m = ClusterModel(nodes, [launcher])
+    assert m.predict(yaml.safe_load(VMI)).feasible == ("gpu-pt-2",)
+    other = yaml.safe_load(VMI)
+    other["metadata"]["name"] = "win-a10-second"
+    assert m.predict(other).message == (
+        "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
+        "2 Insufficient nvidia.com/GA102GL_A10.")
+
+
+def test_vm_template_and_not_kubevirt_lookalikes() -> None:
+    vm = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vgpu-vm"},
+          "spec": {"runStrategy": "Always", "template": {"spec": {"domain": {"devices": {
+              "gpus": [{"name": "vgpu", "deviceName": "nvidia.com/NVIDIA_A10-12Q"}]}}}}}}
+    p = model(KUBEVIRT_NODES).predict(vm)
+    assert p.message == ("0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
+                         "2 Insufficient nvidia.com/NVIDIA_A10-12Q.")
+    assert p.hint == ("hint: no node advertises nvidia.com/NVIDIA_A10-12Q; nodes advertise "
+                      "nvidia.com/GA102GL_A10 (gpu-pt-1, gpu-pt-2 and 1 more)")
+    assert pod_spec_of({"apiVersion": "compute.example.com/v1", "kind": "VirtualMachine", "spec": {}}) is None
+
+
+def test_deployment_and_cronjob_templates() -> None:
+    deployment = yaml.safe_load("""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: inference, namespace: ml}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: inference}}
+  template:
+    metadata: {labels: {app: inference}}
+    spec:
+      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+      containers:
+      - name: triton
+        resources: {limits: {nvidia.com/gpu: "1"}}
+""")
+    cronjob = yaml.safe_load("""
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly, namespace: ml}
+spec:
+  schedule: "0 2 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: eval
+            resources: {limits: {nvidia.com/gpu: "2"}}
+""")
+    m = model(GPU_CLUSTER)
+    assert m.predict(deployment).feasible == ("gpu-2",)
+    assert m.predict(cronjob).message == "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."
+    assert pod_spec_of(cronjob) == cronjob["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+
+
+def test_deployment_does_not_compete_with_its_own_pods() -> None:
+    m = model(GPU_CLUSTER)
+    trainer: dict[str, Any] = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "trainer", "namespace": "ml"},
+               "spec": {"selector": {"matchExpressions": [expr("app", "DoesNotExist")]},
+                        "template": {"spec": {"containers": [{"name": "train", "resources": {
+                            "limits": {"nvidia.com/gpu": "2"}}}]}}}}
+    assert m.predict(trainer).feasible == ("gpu-1",)  # trainer-0 has no app label: it is selected
+    trainer["metadata"]["namespace"] = "other"
+    assert m.predict(trainer).feasible == ()
+
+
+def test_daemonset_partial_failure() -> None:
+    m = ClusterModel([
+        node("gpu-1", {"cpu": "8"}, labels={"nvidia.com/gpu.present": "true"}),
+        node("gpu-2", {"cpu": "1"}, labels={"nvidia.com/gpu.present": "true"}),
+        node("gpu-3", {"cpu": "8"}, labels={"nvidia.com/gpu.present": "true"},
+             taints=[{"key": "node.kubernetes.io/disk-pressure", "effect": "NoSchedule"}], unschedulable=True),
+        node("cp-1", labels={"nvidia.com/gpu.present": "true"},
+             taints=[{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]),
+        node("cpu-1"),
+    ], [])
+    ds = yaml.safe_load("""
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: nvidia-dcgm-exporter, namespace: gpu-operator}
+spec:
+  selector: {matchLabels: {app: nvidia-dcgm-exporter}}
+  template:
+    metadata: {labels: {app: nvidia-dcgm-exporter}}
+    spec:
+      nodeSelector: {nvidia.com/gpu.present: "true"}
+      containers:
+      - name: exporter
+        resources: {requests: {cpu: "2"}}
+""")
+    p = m.predict(ds)
+    assert not p.schedulable
+    assert p.message == "cannot run on 1/3 targeted nodes: gpu-2 (Insufficient cpu)"
+    assert p.feasible == ("gpu-1", "gpu-3")
+    assert p.reasons == {"Insufficient cpu": 1, "node(s) didn't match Pod's node affinity/selector": 1,
+                         "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }": 1}
+    ds["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "500m"
+    ok = m.predict(ds)
+    assert ok.schedulable and ok.message == "3/5 nodes are targeted and feasible: gpu-1, gpu-2, gpu-3"
+    ds["spec"]["template"]["spec"]["nodeSelector"] = {"nvidia.com/gpu.present": "false"}
+    assert m.predict(ds).message == (
+        "0/5 nodes are targeted: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
+        "4 node(s) didn't match Pod's node affinity/selector.")
+
+
+def test_daemonset_pod_already_on_the_node_is_not_counted_twice() -> None:
+    running = pod("exporter-abcde", requests={"cpu": "3"}, node_name="w", phase="Running")
+    running["metadata"].update(namespace="mon", labels={"app": "exporter"})
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "exporter", "namespace": "mon"},
+          "spec": {"selector": {"matchLabels": {"app": "exporter"}},
+                   "template": {"spec": {"containers": [{"name": "e", "resources": {"requests": {"cpu": "3"}}}]}}}}
+    assert ClusterModel([node("w")], [running]).predict(ds).schedulable
+
+
+def test_daemonset_tolerations_are_added() -> None:
+    spec = pod_spec_of({"kind": "DaemonSet", "spec": {"template": {"spec": {"hostNetwork": True}}}})
+    assert spec is not None
+    keys = {(t["key"], t["effect"]) for t in spec["tolerations"]}
+    assert keys == {("node.kubernetes.io/not-ready", "NoExecute"), ("node.kubernetes.io/unreachable", "NoExecute"),
+                    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+                    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+                    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+                    ("node.kubernetes.io/unschedulable", "NoSchedule"),
+                    ("node.kubernetes.io/network-unavailable", "NoSchedule")}
+
+
+def test_not_applicable() -> None:
+    m = ClusterModel([node("w")], [])
+    config = m.predict({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})
+    assert (config.applicable, config.message) == (False, "ConfigMap is not a workload")
+    bound = m.predict(pod(node_name="w", phase="Running"))
+    assert (bound.applicable, bound.message) == (False, "Pod is bound to node w")
+    done = m.predict(pod(phase="Succeeded"))
+    assert (done.applicable, done.message) == (False, "Pod has finished (phase Succeeded)")
+
+
+# -- the indexed model agrees with a node-by-node reference -------------------------------------------------
+
+
+def reference(nodes: list[dict[str, Any]], pods: list[dict[str, Any]], spec: dict[str, Any]) -> dict[str, int]:
+    """Upstream's loop, node by node, written plainly from rules.schedule.matching."""
+    tolerations = tolerations_of(spec.get("tolerations"))
+    selector = {k: text(v) for k, v in (spec.get("nodeSelector") or {}).items()}
+    raw = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
+           .get("requiredDuringSchedulingIgnoredDuringExecution"))
+    terms = compile_terms(raw["nodeSelectorTerms"]) if raw is not None else None
+    wanted = scheduler_units(effective_requests(spec))
+    reasons: dict[str, int] = {}
+
+    def add(reason: str) -> None:
+        reasons[reason] = reasons.get(reason, 0) + 1
+
+    for n in nodes:
+        name = n["metadata"]["name"]
+        labels = {k: text(v) for k, v in n["metadata"].get("labels", {}).items()}
+        if n.get("spec", {}).get("unschedulable") and not tolerates_unschedulable(tolerations):
+            add("node(s) were unschedulable")
+            continue
+        taint = first_untolerated(filter_taints(n.get("spec", {}).get("taints")), tolerations)
+        if taint is not None:
+            add(taint.reason())
+            continue
+        if any(labels.get(k) != v for k, v in selector.items()) or (
+                terms is not None and not any(t.matches(labels, name) for t in terms)):
+            add("node(s) didn't match Pod's node affinity/selector")
+            continue
+        bound = [p for p in pods if p["spec"].get("nodeName") == name
+                 and p["status"]["phase"] not in ("Succeeded", "Failed")]
+        alloc = scheduler_units({k: parse_quantity(v) for k, v in n["status"]["allocatable"].items()}, pods=True)
+        if len(bound) + 1 > alloc.get("pods", 0):
+            add("Too many pods")
+        for resource, amount in wanted.items():
+            used = sum(scheduler_units(effective_requests(p["spec"])).get(resource, 0) for p in bound)
+            if amount > alloc.get(resource, 0) - used:
+                add(f"Insufficient {resource}")
+    return reasons
+
+
+def random_dump(rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    nodes = []
+    for i in range(rng.randint(1, 40)):
+        alloc: dict[str, Any] = {"cpu": str(rng.choice([2, 4, 8])), "pods": str(rng.choice([3, 110]))}
+        if rng.random() < 0.4:
+            alloc["example.com/fpga"] = str(rng.randint(0, 2))
+        taints = [{"key": rng.choice(["a", "b"]), "value": rng.choice(["", "x"]),
+                   "effect": rng.choice(["NoSchedule", "NoExecute", "PreferNoSchedule"])}
+                  for _ in range(rng.randint(0, 2))]
+        labels = {"zone": rng.choice("abc"), "size": str(rng.randint(1, 9))}
+        nodes.append(node(f"n{i:02d}", alloc, labels, taints, unschedulable=rng.random() < 0.1))
+    pods = []
+    for i in range(rng.randint(0, 80)):
+        requests = {"cpu": rng.choice(["500m", "1", "2"])}
+        if rng.random() < 0.3:
+            requests["example.com/fpga"] = "1"
+        pods.append(pod(f"p{i}", requests=requests, node_name=rng.choice(nodes)["metadata"]["name"],
+                        phase=rng.choice(["Running", "Running", "Succeeded", "Pending"])))
+    return nodes, pods
+
+
+def random_spec(rng: random.Random) -> dict[str, Any]:
+    requests = {"cpu": rng.choice(["100m", "1", "3", "6"])}
+    if rng.random() < 0.5:
+        requests["example.com/fpga"] = str(rng.randint(1, 2))
+    spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": requests}}]}
+    if rng.random() < 0.5:
+        spec["tolerations"] = rng.sample([{"key": "a", "operator": "Exists"}, {"key": "b", "value": "x"},
+                                          {"operator": "Exists", "effect": "NoExecute"}], rng.randint(1, 2))
+    if rng.random() < 0.3:
+        spec["nodeSelector"] = {"zone": rng.choice("abc")}
+    if rng.random() < 0.4:
+        spec["affinity"] = required({"matchExpressions": [expr("size", rng.choice(["Gt", "Lt"]), "5")]},
+                                    {"matchExpressions": [expr("zone", rng.choice(["In", "NotIn"]), "a")]})
+    return spec
+
+
+def test_indexed_model_matches_node_by_node_reference() -> None:
+    rng = random.Random(20240611)
+    for _ in range(60):
+        nodes, pods = random_dump(rng)
+        m = ClusterModel(nodes, pods)
+        for _ in range(10):
+            spec = random_spec(rng)
+            p = m.predict({"kind": "Pod", "metadata": {"name": "x"}, "spec": spec})
+            expected = reference(nodes, pods, spec)
+            assert p.reasons == expected, spec
+            assert p.schedulable == (len(p.feasible) > 0)
