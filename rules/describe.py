@@ -1,0 +1,385 @@
+"""Rebuild Node and bound Pod objects from ``kubectl describe node(s)`` text.
+
+The format is kubectl's node describer (kubernetes/kubectl ``pkg/describe/describe.go``:
+``describeNode``, ``describeNodeResource``, ``printLabelsMultiline``, ``printAnnotationsMultiline``,
+``printNodeTaintsMultiline``, ``DescribeEvents``), written through a ``text/tabwriter`` with padding 2,
+so tabs become runs of spaces. Section headers sit at column 0 (``Name:``, ``Labels:``, ``Capacity:``,
+...); continuation lines are indented. ``kubectl describe nodes`` prints one such block per node, each
+starting with ``Name:``. Old kubectl releases indent resource lists by one space instead of two and
+print annotations as ``key=value``; both are accepted.
+
+What is rebuilt, per node (every object carries annotation ``verdict.dev/source: kubectl-describe``):
+
+- ``metadata``: ``name``, ``labels`` (``Labels:``), ``annotations`` (values kubectl shortened end in
+  ``...`` and are kept as printed), ``creationTimestamp`` (RFC 1123Z → RFC 3339 UTC).
+- ``spec``: ``taints`` (``key=value:Effect``, ``key:Effect``; absent for ``<none>``),
+  ``unschedulable: true`` (absent when false, as the API server writes it), ``podCIDR``, ``podCIDRs``,
+  ``providerID``.
+- ``status``: ``conditions``, ``addresses``, ``capacity``, ``allocatable`` (extended resources
+  included, values as printed), ``nodeInfo`` (``System Info:``).
+- one ``Pod`` per row of ``Non-terminated Pods``: ``metadata.namespace/name``, ``spec.nodeName``,
+  ``status.phase: Running`` and one container ``pod-totals`` whose requests/limits are the row's CPU and
+  memory columns. kubectl prints the pod's totals (sum of containers, or the largest init container,
+  plus overhead), so the per-container split and every other resource (GPUs included) are unknown;
+  zero columns mean "not set" and are left out.
+
+Not rebuilt: ``Roles`` (derived from labels), ``Lease``, ``Allocated resources``, ``Events``.
+
+Errors: a node whose name, labels, taints, ``Unschedulable`` or capacity/allocatable lines cannot be
+read is dropped and reported as one ``InputError`` at the offending line; an unreadable pod row or a
+pod count that disagrees with ``(N in total)`` is reported and the node is kept. ``Source.document``
+is the node's 1-based position in the text; lines are those of the original text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from rules.errors import InputError, Source
+from rules.quantity import is_quantity
+
+SOURCE_KEY = "verdict.dev/source"
+SOURCE_VALUE = "kubectl-describe"
+POD_CONTAINER = "pod-totals"
+
+# Column-0 headers describeNode prints (older releases: Role, ExternalID, Phase).
+_HEADERS = frozenset({
+    "Name", "Roles", "Role", "Labels", "Annotations", "CreationTimestamp", "Taints", "Unschedulable",
+    "Lease", "Conditions", "Addresses", "Capacity", "Allocatable", "System Info", "PodCIDR", "PodCIDRs",
+    "ProviderID", "ExternalID", "Phase", "Non-terminated Pods", "Allocated resources", "Events", "Pods",
+})
+# Seeing one of these twice means a new node began without a readable Name: line.
+_ONCE = _HEADERS - {"Name", "Phase", "Pods"}
+_HEADER = re.compile(r"^(?P<key>[A-Z][A-Za-z -]*?):(?:\s+(?P<value>.*))?$")
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
+_PROMPT = re.compile(
+    r"^\s*(?:[^\s$#%>]*[$#%>❯➜]\s*|\[[^\]]*\]\s*[$#%>]\s*|PS\s[^>]*>\s*)?(?:sudo\s+)?"
+    r"(?:kubectl|oc|k|microk8s\s+kubectl|k3s\s+kubectl)(?:\s+\S+)*?\s+describe(?:\s|$)"
+)
+# apimachinery validation: qualified-name keys, label values, taint effects.
+_KEY = re.compile(r"^(?:[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+_VALUE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
+_EFFECTS = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
+_RESOURCE = re.compile(r"^(?P<name>[A-Za-z0-9][-A-Za-z0-9_./]*):\s+(?P<value>\S+)$")
+_TIME = r"[A-Z][a-z]{2}, \d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}"
+_CONDITION = re.compile(
+    rf"^(?P<type>\S+)\s+(?P<status>True|False|Unknown)\s+(?P<hb>{_TIME}|\S+)\s+(?P<tt>{_TIME}|\S+)(?:\s+(?P<rest>.*))?$"
+)
+_POD_ROW = re.compile(
+    r"^(?P<ns>\S+)\s+(?P<name>\S+)\s+(?P<cpur>\S+) \([^)]*\)\s+(?P<cpul>\S+) \([^)]*\)"
+    r"\s+(?P<memr>\S+) \([^)]*\)\s+(?P<meml>\S+) \([^)]*\)(?:\s+\S+)?$"
+)
+_NODE_INFO = {
+    "Machine ID": "machineID", "System UUID": "systemUUID", "Boot ID": "bootID",
+    "Kernel Version": "kernelVersion", "OS Image": "osImage", "Operating System": "operatingSystem",
+    "Architecture": "architecture", "Container Runtime Version": "containerRuntimeVersion",
+    "Kubelet Version": "kubeletVersion", "Kube-Proxy Version": "kubeProxyVersion",
+}
+
+Line = tuple[int, str]
+
+
+class _Unreadable(Exception):
+    """The node cannot be rebuilt; carries the 1-based line and the JSONPath of the failing part."""
+
+    def __init__(self, line: int, reason: str, path: str = "") -> None:
+        super().__init__(reason)
+        self.line, self.reason, self.path = line, reason, path
+
+
+@dataclass(slots=True)
+class _Section:
+    key: str
+    line: int
+    value: str
+    column: int
+    body: list[Line] = field(default_factory=list)
+
+
+def looks_like_describe(text: str) -> bool:
+    """True when the text is ``kubectl describe node(s)`` output.
+
+    Tolerates leading blank lines, ``` fences and a shell prompt line (``$ kubectl describe node x``,
+    ``[user@host ~]$ ...``). The first other line must be ``Name:`` and the node sections
+    (``Roles``/``Labels``/``Taints``/``Capacity``/``System Info``...) must follow with no
+    ``Namespace:`` line, which every namespaced describer prints.
+    """
+    lines = [t for _, t in _clean(text)]
+    first = next((i for i, t in enumerate(lines) if t.strip()), None)
+    if first is None or not re.match(r"^\s*Name:\s+\S", lines[first]):
+        return False
+    indent = len(lines[first]) - len(lines[first].lstrip())
+    seen: set[str] = set()
+    for t in lines[first + 1: first + 400]:
+        m = _HEADER.match(t[indent:]) if t[:indent].strip() == "" else None
+        if not m:
+            continue
+        if m["key"] == "Namespace":
+            return False
+        if m["key"] == "Name":
+            break
+        seen.add(m["key"])
+    return len(seen & {"Roles", "Labels", "Taints", "Unschedulable", "Capacity", "Allocatable",
+                       "System Info", "Conditions", "Addresses"}) >= 2
+
+
+def parse_describe_nodes(text: str, file: str) -> tuple[list[tuple[dict, int]], list[InputError]]:
+    """Returns ``[(object, start_line)]`` — Node objects and bound Pod objects — and input errors.
+
+    Objects come in text order: each Node, then the Pods of its table. ``start_line`` is the 1-based
+    line of the node's ``Name:`` (of the pod's row for Pods) in ``text``. Never raises on bad input.
+    """
+    objects: list[tuple[dict, int]] = []
+    errors: list[InputError] = []
+    for number, block in enumerate(_split(_clean(text)), 1):
+        try:
+            node, pods, soft = _node(block, file, number)
+        except _Unreadable as e:
+            errors.append(InputError(Source(file=file, document=number, line=e.line), e.reason, e.path))
+            continue
+        objects.append((node, block[0][0]))
+        objects.extend(pods)
+        errors.extend(soft)
+    return objects, errors
+
+
+def _clean(text: str) -> list[Line]:
+    """Numbered lines without prompt lines, trailing blanks and tabs.
+
+    With balanced ``` fences only the fenced lines are kept (the rest is the commentary of an issue
+    or chat message); unbalanced fences are just dropped.
+    """
+    raw = text.lstrip("\ufeff").splitlines()
+    fences = [i for i, line in enumerate(raw) if _FENCE.match(line)]
+    inside = False
+    out: list[Line] = []
+    for i, line in enumerate(raw):
+        if _FENCE.match(line):
+            inside = not inside
+            continue
+        if (fences and len(fences) % 2 == 0 and not inside) or _PROMPT.match(line):
+            continue
+        out.append((i + 1, line.rstrip().expandtabs(8)))
+    return out
+
+
+def _split(lines: list[Line]) -> list[list[Line]]:
+    """Node blocks, dedented to the indentation of the first ``Name:``; text before it is dropped."""
+    start = next((i for i, (_, t) in enumerate(lines) if re.match(r"^\s*Name:(\s|$)", t)), None)
+    if start is None:
+        return []
+    base = len(lines[start][1]) - len(lines[start][1].lstrip())
+    blocks: list[list[Line]] = []
+    seen: set[str] = set()
+    for number, t in lines[start:]:
+        t = t[base:] if t[:base].strip() == "" else t.lstrip()
+        m = _HEADER.match(t)
+        key = m["key"] if m and m["key"] in _HEADERS else None
+        if key == "Name" or (key in _ONCE and key in seen):
+            blocks.append([])
+            seen = set()
+        if key:
+            seen.add(key)
+        if blocks and t:
+            blocks[-1].append((number, t))
+    return blocks
+
+
+def _sections(block: list[Line]) -> dict[str, _Section]:
+    sections: dict[str, _Section] = {}
+    current: _Section | None = None
+    for number, t in block:
+        m = _HEADER.match(t)
+        if m and m["key"] in _HEADERS:
+            column = m.start("value") if m["value"] else len(t)
+            current = sections.setdefault(m["key"], _Section(m["key"], number, (m["value"] or "").strip(), column))
+        elif current is not None:
+            current.body.append((number, t))
+    return sections
+
+
+def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[dict, int]], list[InputError]]:
+    s = _sections(block)
+    name = s["Name"].value if "Name" in s else ""
+    if not name or not re.match(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", name):
+        line = s["Name"].line if "Name" in s else block[0][0]
+        raise _Unreadable(line, "no readable 'Name:' line: not a node of kubectl describe output",
+                          "$.metadata.name")
+    metadata: dict[str, Any] = {"name": name, "labels": _labels(s.get("Labels"))}
+    annotations = _annotations(s.get("Annotations"))
+    annotations[SOURCE_KEY] = SOURCE_VALUE
+    metadata["annotations"] = annotations
+    if "CreationTimestamp" in s and (ts := _timestamp(s["CreationTimestamp"].value)):
+        metadata["creationTimestamp"] = ts
+    spec: dict[str, Any] = {}
+    if taints := _taints(s.get("Taints")):
+        spec["taints"] = taints
+    if "Unschedulable" in s:
+        flag = s["Unschedulable"].value
+        if flag not in ("true", "false"):
+            raise _Unreadable(s["Unschedulable"].line, f"Unschedulable is {flag!r}, not true or false",
+                              "$.spec.unschedulable")
+        if flag == "true":
+            spec["unschedulable"] = True
+    for key, field_ in (("PodCIDR", "podCIDR"), ("ProviderID", "providerID")):
+        if key in s and s[key].value:
+            spec[field_] = s[key].value
+    if "PodCIDRs" in s and s["PodCIDRs"].value:
+        spec["podCIDRs"] = s["PodCIDRs"].value.split(",")
+    status: dict[str, Any] = {}
+    for key in ("Capacity", "Allocatable"):
+        if key in s:
+            status[key.lower()] = _resources(s[key])
+    if conditions := _conditions(s.get("Conditions")):
+        status["conditions"] = conditions
+    if addresses := _pairs(s.get("Addresses")):
+        status["addresses"] = [{"type": k, "address": v} for k, v in addresses]
+    if "System Info" in s:
+        info = {_NODE_INFO[k]: v for k, v in _pairs(s["System Info"]) if k in _NODE_INFO}
+        status["nodeInfo"] = info
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": metadata, "spec": spec, "status": status}
+    pods, soft = _pods(s.get("Non-terminated Pods"), name, file, number)
+    return node, pods, soft
+
+
+def _labels(section: _Section | None) -> dict[str, str]:
+    labels: dict[str, str] = {}
+    for number, text in _items(section):
+        key, eq, value = text.partition("=")
+        if not eq or not _KEY.match(key) or not _VALUE.match(value):
+            raise _Unreadable(number, f"label line {text!r} is not key=value", "$.metadata.labels")
+        labels[key] = value
+    return labels
+
+
+def _taints(section: _Section | None) -> list[dict[str, str]]:
+    taints: list[dict[str, str]] = []
+    for number, text in _items(section):
+        rest, colon, effect = text.rpartition(":")
+        if not colon:
+            rest, effect = text, ""
+        key, _, value = rest.partition("=")
+        if (effect and effect not in _EFFECTS) or not _KEY.match(key) or not _VALUE.match(value):
+            raise _Unreadable(number, f"taint {text!r} is not key[=value]:Effect", "$.spec.taints")
+        taint = {"key": key}
+        if value:
+            taint["value"] = value
+        if effect:
+            taint["effect"] = effect
+        taints.append(taint)
+    return taints
+
+
+def _items(section: _Section | None) -> list[Line]:
+    """The header value and each continuation line of a one-item-per-line section, ``<none>`` → []."""
+    if section is None:
+        return []
+    items = [(section.line, section.value)] if section.value else []
+    items += [(n, t.strip()) for n, t in section.body]
+    return [(n, t) for n, t in items if t and t != "<none>"]
+
+
+def _resources(section: _Section) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for number, text in section.body:
+        m = _RESOURCE.match(text.strip())
+        if not m or not is_quantity(m["value"]):
+            raise _Unreadable(number, f"{section.key} line {text.strip()!r} is not 'resource: quantity'",
+                              f"$.status.{section.key.lower()}")
+        out[m["name"]] = m["value"]
+    return out
+
+
+def _annotations(section: _Section | None) -> dict[str, str]:
+    """``key: value``, old ``key=value``, and long values printed under ``key:`` two columns deeper."""
+    if section is None or section.value in ("", "<none>"):
+        return {}
+    out: dict[str, str] = {}
+    open_key: str | None = None
+    for _, text in [(section.line, " " * section.column + section.value), *section.body]:
+        indent, body = len(text) - len(text.lstrip()), text.strip()
+        if open_key is not None and indent >= section.column + 2:
+            out[open_key] = f"{out[open_key]}\n{body}" if out[open_key] else body
+            continue
+        m = re.match(r"^([A-Za-z0-9][-A-Za-z0-9_./]*)(?::(?: (.*))?|=(.*))$", body)
+        open_key = None
+        if m:
+            value = m[2] if m[2] is not None else m[3]
+            out[m[1]] = value or ""
+            if value is None:
+                open_key = m[1]
+    return out
+
+
+def _pairs(section: _Section | None) -> list[tuple[str, str]]:
+    """``Key: value`` lines (Addresses, System Info); unreadable lines are skipped."""
+    pairs = []
+    for _, text in section.body if section else []:
+        key, colon, value = text.strip().partition(":")
+        if colon:
+            pairs.append((key.strip(), value.strip()))
+    return pairs
+
+
+def _conditions(section: _Section | None) -> list[dict[str, str]]:
+    out = []
+    for _, text in section.body if section else []:
+        m = _CONDITION.match(text.strip())
+        if not m or m["type"] in ("Type", "----"):
+            continue
+        condition = {"type": m["type"], "status": m["status"]}
+        for key, value in (("lastHeartbeatTime", m["hb"]), ("lastTransitionTime", m["tt"])):
+            if ts := _timestamp(value):
+                condition[key] = ts
+        reason, _, message = (m["rest"] or "").partition("  ")
+        if " " in reason and not message:
+            reason, message = "", reason
+        if reason:
+            condition["reason"] = reason
+        if message.strip():
+            condition["message"] = message.strip()
+        out.append(condition)
+    return out
+
+
+def _timestamp(text: str) -> str | None:
+    try:
+        when = datetime.strptime(text.strip(), "%a, %d %b %Y %H:%M:%S %z")
+    except ValueError:
+        return None
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _pods(section: _Section | None, node: str, file: str, number: int
+          ) -> tuple[list[tuple[dict, int]], list[InputError]]:
+    if section is None:
+        return [], []
+    pods: list[tuple[dict, int]] = []
+    errors: list[InputError] = []
+    for line, text in section.body:
+        row = text.strip()
+        if row.startswith(("Namespace ", "---------")):
+            continue
+        m = _POD_ROW.match(row)
+        if not m:
+            errors.append(InputError(Source(file=file, document=number, line=line),
+                                     f"pod row {row!r} of node {node} is not readable", "$.spec.nodeName"))
+            continue
+        requests = {k: v for k, v in (("cpu", m["cpur"]), ("memory", m["memr"])) if v != "0"}
+        limits = {k: v for k, v in (("cpu", m["cpul"]), ("memory", m["meml"])) if v != "0"}
+        resources = {k: v for k, v in (("requests", requests), ("limits", limits)) if v}
+        pods.append(({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": m["name"], "namespace": m["ns"], "annotations": {SOURCE_KEY: SOURCE_VALUE}},
+            "spec": {"nodeName": node, "containers": [{"name": POD_CONTAINER, "resources": resources}]},
+            "status": {"phase": "Running"},
+        }, line))
+    total = re.match(r"^\((\d+) in total\)$", section.value)
+    if total and int(total[1]) != len(pods) and not errors:
+        errors.append(InputError(Source(file=file, document=number, line=section.line),
+                                 f"node {node} lists {total[1]} non-terminated pods but {len(pods)} rows "
+                                 "were found (the text is cut?)", "$.spec.nodeName"))
+    return pods, errors
