@@ -418,4 +418,7 @@ def evaluate(dump: Dump, policies: PolicySet, name: str = "") -> Report:
         files_read=list(dump.files_read), files_skipped=list(dump.files_skipped), notes=list(dump.notes),
         timing={"indexMs": round((t1 - t0) * 1000, 3), "evaluateMs": round((t2 - t1) * 1000, 3)},
         objects_read=len(dump.objects), name=name,
-        generated=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        generated=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        rules=[{"id": r.uid, "policy": r.policy, "rule": r.id, "title": r.title, "description": r.description,
+                "severity": r.severity, "category": r.category, "references": list(r.references),
+                "onFailure": r.on_failure} for r in policies.rules])

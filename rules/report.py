@@ -90,7 +90,12 @@ class ObjectReport:
 @dataclass(slots=True)
 class Report:
     """A whole report: judged objects, input errors (``rules.errors.InputError``), policies used
-    (``{name, version, pack, rules}``), files read/skipped, notes, and timing in milliseconds."""
+    (``{name, version, pack, rules}``), files read/skipped, notes, and timing in milliseconds.
+
+    ``rules`` describes every rule that was in force (``{id: policy/rule, policy, rule, title,
+    description, severity, category, references, onFailure}``), whether or not it matched an object:
+    SARIF's ``tool.driver.rules`` needs it. It is not part of ``to_dict()`` (the native format lists
+    policies, not rules)."""
 
     objects: list[ObjectReport] = field(default_factory=list)
     input_errors: list[Any] = field(default_factory=list)
@@ -102,6 +107,7 @@ class Report:
     objects_read: int = 0
     name: str = ""
     generated: str = ""
+    rules: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def results(self) -> list[tuple[ObjectReport, Result]]:
