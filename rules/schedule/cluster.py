@@ -73,8 +73,18 @@ class Cluster:
         self.by_key: dict[str, set[int]] = {}
         unschedulable: set[int] = set()
         allocatable: list[Usage] = []
+        named: dict[str, Mapping[str, Any]] = {}
         for node in nodes:
-            self._add_node(node, unschedulable, allocatable)
+            name = _get(node, "metadata", "name")
+            if not name:
+                self.warnings.append("a Node without metadata.name was skipped")
+            elif str(name) in named:
+                self.warnings.append(f"Node {name} appears twice; the first one is used")
+            else:
+                named[str(name)] = node
+        # Node i is the i-th name in sorted order, so sorting indexes sorts names.
+        for name in sorted(named):
+            self._add_node(name, named[name], unschedulable, allocatable)
         self.all: frozenset[int] = frozenset(range(len(self.names)))
         self.unschedulable = frozenset(unschedulable)
         self.taint_groups: dict[tuple[Taint, ...], set[int]] = {}
@@ -90,7 +100,7 @@ class Cluster:
 
         self._pod_node: list[int] = []
         self._pod_usage: list[Usage] = []
-        self._pod_labels: list[Mapping[str, Any]] = []
+        self._pod_labels: list[dict[str, str]] = []
         self._pods_by_label: dict[tuple[str, str, str], list[int]] = {}
         self._pods_by_namespace: dict[str, list[int]] = {}
         self._pods_by_owner: dict[tuple[str, str, str], list[int]] = {}
@@ -113,15 +123,8 @@ class Cluster:
 
     # -- construction -------------------------------------------------------------------------
 
-    def _add_node(self, node: Mapping[str, Any], unschedulable: set[int], allocatable: list[Usage]) -> None:
-        name = _get(node, "metadata", "name")
-        if not name:
-            self.warnings.append("a Node without metadata.name was skipped")
-            return
-        name = str(name)
-        if name in self.index:
-            self.warnings.append(f"Node {name} appears twice; the first one is used")
-            return
+    def _add_node(self, name: str, node: Mapping[str, Any], unschedulable: set[int],
+                  allocatable: list[Usage]) -> None:
         i = len(self.names)
         self.names.append(name)
         self.index[name] = i
@@ -161,12 +164,12 @@ class Cluster:
         p = len(self._pod_node)
         self._pod_node.append(node)
         self._pod_usage.append(usage)
-        labels = meta.get("labels") or {}
+        labels = {str(k): text(v) for k, v in (meta.get("labels") or {}).items()}
         self._pod_labels.append(labels)
         namespace = text(meta.get("namespace")) or "default"
         self._pods_by_namespace.setdefault(namespace, []).append(p)
-        for key, value in labels.items():
-            self._pods_by_label.setdefault((namespace, str(key), text(value)), []).append(p)
+        for key, label in labels.items():
+            self._pods_by_label.setdefault((namespace, key, label), []).append(p)
         for ref in meta.get("ownerReferences") or []:
             if isinstance(ref, Mapping):
                 owner = (namespace, text(ref.get("kind")), text(ref.get("name")))
@@ -287,7 +290,14 @@ class Cluster:
             self._entries[name] = frozenset(free)
         values, indexes = self._sorted[name]
         cut = bisect_left(values, wanted)
-        return (set(nodes) - self._entries[name]) | (set(indexes[:cut]) & nodes)
+        # Build the smaller side of the cut: the nodes short of it, or the ones with enough.
+        if cut <= len(indexes) - cut:
+            failing = set(indexes[:cut]).intersection(nodes)
+        else:
+            failing = set(nodes).difference(indexes[cut:])
+        if len(indexes) < len(self.names):
+            failing |= nodes - self._entries[name]  # no entry: nothing free
+        return failing
 
     # -- the workload's own pods ----------------------------------------------------------------
 
@@ -307,10 +317,15 @@ class Cluster:
         return out
 
     def _select(self, namespace: str, selector: Mapping[str, Any]) -> list[int]:
-        match_labels = [(str(k), text(v)) for k, v in (selector.get("matchLabels") or {}).items()]
-        lists = [self._pods_by_label.get((namespace, k, v), []) for k, v in match_labels]
-        candidates = min(lists, key=len) if lists else self._pods_by_namespace.get(namespace, [])
-        requirements = [Requirement(k, "In", frozenset([v])) for k, v in match_labels]
+        """metav1 ``LabelSelector`` over the bound pods of ``namespace``; the shortest matchLabels
+        list is the candidate set, the other requirements are checked on each candidate."""
+        match_labels = sorted(((str(k), text(v)) for k, v in (selector.get("matchLabels") or {}).items()),
+                              key=lambda kv: len(self._pods_by_label.get((namespace, *kv), [])))
+        if match_labels:
+            candidates = self._pods_by_label.get((namespace, *match_labels[0]), [])
+        else:
+            candidates = self._pods_by_namespace.get(namespace, [])
+        requirements = [Requirement(k, "In", frozenset([v])) for k, v in match_labels[1:]]
         for expr in selector.get("matchExpressions") or []:
             if not isinstance(expr, Mapping):
                 return []
@@ -318,10 +333,10 @@ class Cluster:
             requirements.append(Requirement(text(expr.get("key")), text(expr.get("operator")), values))
         if any(r.operator not in ("In", "NotIn", "Exists", "DoesNotExist") for r in requirements):
             return []
-        return [p for p in candidates if all(r.matches_labels(self._labels_of(p)) for r in requirements)]
-
-    def _labels_of(self, p: int) -> dict[str, str]:
-        return {str(k): text(v) for k, v in self._pod_labels[p].items()}
+        if not requirements:
+            return candidates
+        labels = self._pod_labels
+        return [p for p in candidates if all(r.matches_labels(labels[p]) for r in requirements)]
 
     # -- hints ----------------------------------------------------------------------------------
 
@@ -331,8 +346,12 @@ class Cluster:
         out: dict[str, list[str]] = {}
         for name, members in self.advertised.items():
             if is_extended(name) and name.split("/", 1)[0] == domain:
-                out[name] = sorted(self.names[i] for i in members)
+                out[name] = self.names_of(members)
         return out
+
+    def names_of(self, nodes: Iterable[int]) -> list[str]:
+        """The names of ``nodes``, sorted."""
+        return list(map(self.names.__getitem__, sorted(nodes)))
 
     @staticmethod
     def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:

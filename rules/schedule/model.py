@@ -125,7 +125,7 @@ class ClusterModel:
 
     @property
     def node_names(self) -> tuple[str, ...]:
-        """The names of the nodes in the dump, in dump order."""
+        """The names of the nodes in the dump, sorted."""
         return tuple(self._cluster.names)
 
     def predict(self, workload: dict[str, Any]) -> Prediction:
@@ -174,7 +174,7 @@ class ClusterModel:
             reasons[REASON_PREFILTER] = total - len(remaining)
         remaining = self._static_filters(view, remaining, reasons, unschedulable=True)
         feasible = self._resources(view, remaining, own, reasons)
-        names = sorted(c.names[i] for i in feasible)
+        names = c.names_of(feasible)
         reasons = {r: n for r, n in reasons.items() if n}
         if names:
             return Prediction(True, tuple(names), total,
@@ -229,13 +229,13 @@ class ClusterModel:
         targeted = self._static_filters(view, set(c.all), skipped, unschedulable=False)
         failures = [(r, nodes) for r, nodes in c.resource_failures(view.requests, targeted, own) if nodes]
         failing: set[int] = set().union(*(nodes for _, nodes in failures))
-        feasible = sorted(c.names[i] for i in targeted - failing)
+        feasible = c.names_of(targeted - failing)
         reasons = {r: n for r, n in skipped.items() if n}
         for reason, nodes in failures:
             reasons[reason] = len(nodes)
         if failing:
             shown = []
-            for i in sorted(failing, key=lambda i: c.names[i]):
+            for i in sorted(failing)[:SHOWN + 1]:
                 why = ", ".join(reason for reason, nodes in failures if i in nodes)
                 shown.append(f"{c.names[i]} ({why})")
             message = f"cannot run on {len(failing)}/{len(targeted)} targeted nodes: {_names(shown)}"
