@@ -73,10 +73,12 @@ def _members(arg: Any) -> list[Any]:
 
 
 def _key(value: Any) -> Any:
-    """Hashable, comparison-friendly form: scalars compare as YAML wrote them except that numbers and
-    numeric strings are not mixed up (``2 != "2"``)."""
+    """Hashable, comparison-friendly form: scalars compare as YAML wrote them, so numbers and numeric
+    strings are not mixed up (``2 != "2"``) and neither are booleans and numbers (``true != 1``)."""
     if isinstance(value, (dict, list)):
         return repr(value)
+    if isinstance(value, bool):  # Python's True == 1 and False == 0; YAML's true is not the number 1
+        return (bool, value)
     return value
 
 

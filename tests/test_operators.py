@@ -1,0 +1,675 @@
+"""Every assertion operator, subject kind, quantifier and reference, each passing and failing, through small
+inline policies evaluated on small GPU-node objects (``judge`` in conftest.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from conftest import make_rule, node
+
+from rules.operators import OPERATORS
+
+Judge = Callable[..., dict[tuple[str, str], Any]]
+
+GPU_NODE = node(
+    "gpu-node-1",
+    labels={
+        "nvidia.com/gpu.present": "true",
+        "nvidia.com/gpu.workload.config": "vm-passthrough",
+        "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB",
+        "nvidia.com/gpu.count": "8",
+        "nvidia.com/gpu.deploy.driver": "true",
+        "nvidia.com/gpu.deploy.sandbox-device-plugin": "true",
+        "Feature.Node.Kubernetes.io/PCI-10de.present": "true",
+    },
+    capacity={"cpu": "64", "memory": "1056Gi", "nvidia.com/gpu": "8", "pods": "110"},
+    allocatable={"cpu": "63500m", "memory": "1031Gi", "nvidia.com/gpu": "8", "hugepages-1Gi": "0", "pods": "110",
+                 "nvidia.com/GA100_A100_SXM4_80GB": "8"},
+    conditions=[
+        {"type": "MemoryPressure", "status": "False"},
+        {"type": "DiskPressure", "status": "False"},
+        {"type": "Ready", "status": "True", "reason": "KubeletReady"},
+    ],
+)
+GPU_NODE["spec"] = {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
+                    "replicas": 1, "enabled": True}
+
+
+def word(judge: Judge, assertion: dict[str, Any], obj: dict[str, Any] = GPU_NODE, **spec: Any) -> str:
+    results = judge([obj], assertion, **spec)
+    return str(results[(obj["metadata"]["name"], "r")].result)
+
+
+def one(judge: Judge, assertion: dict[str, Any], obj: dict[str, Any] = GPU_NODE, **spec: Any) -> Any:
+    return judge([obj], assertion, **spec)[(obj["metadata"]["name"], "r")]
+
+
+LABEL = "$.metadata.labels['nvidia.com/gpu.workload.config']"
+GPUS = "$.status.allocatable['nvidia.com/gpu']"
+
+# (assertion, expected result) pairs: for every operator at least one pass and one fail.
+CASES: list[tuple[str, dict[str, Any], str]] = [
+    ("exists-true-pass", {"path": LABEL, "exists": True}, "pass"),
+    ("exists-true-fail", {"path": "$.metadata.labels['nvidia.com/mig.config']", "exists": True}, "fail"),
+    ("exists-false-pass", {"path": "$.metadata.labels['nvidia.com/mig.config']", "exists": False}, "pass"),
+    ("exists-false-fail", {"path": LABEL, "exists": False}, "fail"),
+    ("equals-pass", {"path": LABEL, "equals": "vm-passthrough"}, "pass"),
+    ("equals-fail", {"path": LABEL, "equals": "container"}, "fail"),
+    ("equals-string-not-number", {"path": "$.metadata.labels['nvidia.com/gpu.count']", "equals": 8}, "fail"),
+    ("equals-string-string", {"path": "$.metadata.labels['nvidia.com/gpu.count']", "equals": "8"}, "pass"),
+    ("equals-bool-is-not-1", {"path": "$.spec.replicas", "equals": True}, "fail"),
+    ("equals-1-is-1", {"path": "$.spec.replicas", "equals": 1}, "pass"),
+    # A literal mapping with a reference key in it (a taint has `key` and `value`) is wrapped in {value: ...}.
+    ("equals-mapping", {"path": "$.spec.taints[0]", "equals": {"value": {"key": "nvidia.com/gpu", "value": "present",
+                                                                         "effect": "NoSchedule"}}}, "pass"),
+    ("equals-plain-mapping", {"path": "$.status.conditions[2]", "equals": {"type": "Ready", "status": "True"}}, "fail"),
+    ("notEquals-pass", {"path": LABEL, "notEquals": "container"}, "pass"),
+    ("notEquals-fail", {"path": LABEL, "notEquals": "vm-passthrough"}, "fail"),
+    ("in-list-pass", {"path": LABEL, "in": ["container", "vm-passthrough", "vm-vgpu"]}, "pass"),
+    ("in-list-fail", {"path": LABEL, "in": ["container", "vm-vgpu"]}, "fail"),
+    ("in-mapping-keys-pass", {"path": LABEL, "in": {"container": 1, "vm-passthrough": 2}}, "pass"),
+    ("in-mapping-keys-fail", {"path": LABEL, "in": {"container": "vm-passthrough"}}, "fail"),
+    ("in-bool-is-not-1", {"path": "$.spec.enabled", "in": [1, 2]}, "fail"),
+    ("in-scalar", {"path": LABEL, "in": "vm-passthrough"}, "pass"),
+    ("notIn-pass", {"path": LABEL, "notIn": ["VM-Passthrough", "vm_passthrough"]}, "pass"),
+    ("notIn-fail", {"path": LABEL, "notIn": ["vm-passthrough"]}, "fail"),
+    ("notIn-mapping", {"path": LABEL, "notIn": {"vm-passthrough": "x"}}, "fail"),
+    ("matches-pass", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "matches": "A100|H100"}, "pass"),
+    ("matches-search-not-fullmatch", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "matches": "SXM4"}, "pass"),
+    ("matches-anchored-fail", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "matches": "^A100"}, "fail"),
+    ("matches-any-of-list", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "matches": ["^H100", "^NVIDIA-A"]},
+     "pass"),
+    ("matches-non-string-fail", {"path": "$.spec.replicas", "matches": "1"}, "fail"),
+    ("notMatches-pass", {"path": LABEL, "notMatches": "[A-Z_]"}, "pass"),
+    ("notMatches-fail", {"path": LABEL, "notMatches": "^vm-"}, "fail"),
+    ("startsWith-pass", {"path": LABEL, "startsWith": "vm-"}, "pass"),
+    ("startsWith-list", {"path": LABEL, "startsWith": ["container", "vm-"]}, "pass"),
+    ("startsWith-fail", {"path": LABEL, "startsWith": "container"}, "fail"),
+    ("endsWith-pass", {"path": LABEL, "endsWith": "passthrough"}, "pass"),
+    ("endsWith-fail", {"path": LABEL, "endsWith": "vgpu"}, "fail"),
+    ("contains-pass", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "contains": "A100"}, "pass"),
+    ("contains-fail", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "contains": "H100"}, "fail"),
+    ("contains-non-string-fail", {"path": "$.spec.replicas", "contains": "1"}, "fail"),
+    ("gt-quantity-pass", {"path": "$.status.capacity.memory", "gt": "1000G"}, "pass"),
+    ("gt-64Gi-60G", {"value": "64Gi", "gt": "60G"}, "pass"),
+    ("gt-fail", {"path": GPUS, "gt": 8}, "fail"),
+    ("gte-pass", {"path": GPUS, "gte": "8"}, "pass"),
+    ("gte-fail", {"path": "$.status.allocatable.cpu", "gte": 64}, "fail"),
+    ("lt-500m-1", {"value": "500m", "lt": "1"}, "pass"),
+    ("lt-fail", {"path": "$.status.allocatable.cpu", "lt": "63.5"}, "fail"),
+    ("lte-pass", {"path": "$.status.allocatable.cpu", "lte": "63500m"}, "pass"),
+    ("lte-fail", {"path": "$.status.allocatable.memory", "lte": "1Ti"}, "fail"),
+    ("multipleOf-pass", {"path": "$.status.capacity.memory", "multipleOf": "1Gi"}, "pass"),
+    ("multipleOf-fail", {"path": "$.status.allocatable.cpu", "multipleOf": 1}, "fail"),
+    ("multipleOf-milli", {"path": "$.status.allocatable.cpu", "multipleOf": "500m"}, "pass"),
+    ("integer-2", {"value": "2", "integer": True}, "pass"),
+    ("integer-3000m", {"value": "3000m", "integer": True}, "pass"),
+    ("integer-1k", {"value": "1k", "integer": True}, "pass"),
+    ("integer-1500m", {"value": "1500m", "integer": True}, "fail"),
+    ("integer-0.5", {"value": "0.5", "integer": True}, "fail"),
+    ("integer-not-quantity", {"value": "eight", "integer": True}, "fail"),
+    ("integer-false-1500m", {"value": "1500m", "integer": False}, "pass"),
+    ("integer-false-2", {"value": 2, "integer": False}, "fail"),
+    ("count-int-pass", {"path": "$.status.conditions[*]", "count": 3}, "pass"),
+    ("count-int-fail", {"path": "$.status.conditions[*]", "count": 2}, "fail"),
+    ("count-mapping-pass", {"path": "$.spec.taints[*]", "count": {"gte": 1, "lt": 2}}, "pass"),
+    ("count-mapping-fail", {"path": "$.spec.taints[*]", "count": {"gt": 1}}, "fail"),
+    ("count-zero", {"path": "$.spec.tolerations[*]", "count": {"equals": 0}}, "pass"),
+    ("subsetOf-pass", {"path": "$.status.conditions[*].status", "subsetOf": ["True", "False", "Unknown"]}, "pass"),
+    ("subsetOf-fail", {"path": "$.status.conditions[*].status", "subsetOf": ["False"]}, "fail"),
+    ("supersetOf-pass", {"path": "$.status.conditions[*].type", "supersetOf": ["Ready", "DiskPressure"]}, "pass"),
+    ("supersetOf-fail", {"path": "$.status.conditions[*].type", "supersetOf": ["Ready", "PIDPressure"]}, "fail"),
+    ("disjointFrom-pass", {"path": "$.spec.taints[*].effect", "disjointFrom": ["NoExecute"]}, "pass"),
+    ("disjointFrom-fail", {"path": "$.spec.taints[*].effect", "disjointFrom": ["NoSchedule", "NoExecute"]}, "fail"),
+    ("intersects-pass", {"path": "$.status.conditions[*].type", "intersects": ["Ready", "NotReady"]}, "pass"),
+    ("intersects-fail", {"path": "$.status.conditions[*].type", "intersects": ["NetworkUnavailable"]}, "fail"),
+    ("setEquals-pass", {"path": "$.status.conditions[*].status", "setEquals": ["False", "True"]}, "pass"),
+    ("setEquals-fail", {"path": "$.status.conditions[*].status", "setEquals": ["True"]}, "fail"),
+    ("setEquals-mapping", {"path": "$.spec.taints[*].effect", "setEquals": {"NoSchedule": "why"}}, "pass"),
+    # keys: the names of a mapping
+    ("keys-supersetOf", {"keys": "$.status.allocatable", "supersetOf": ["cpu", "memory", "nvidia.com/gpu"]}, "pass"),
+    ("keys-matches-any", {"keys": "$.status.allocatable", "quantifier": "any", "matches": "^nvidia\\.com/GA100"},
+     "pass"),
+    ("keys-with-key-present", {"keys": "$.status.allocatable", "key": "nvidia.com/gpu", "count": 1}, "pass"),
+    ("keys-with-key-absent", {"keys": "$.status.allocatable", "key": "nvidia.com/mig-1g.10gb", "exists": False}, "pass"),
+    # quantifiers over several values
+    ("all-pass", {"path": "$.status.conditions[*].type", "matches": "^[A-Z]"}, "pass"),
+    ("all-fail", {"path": "$.status.conditions[*].status", "equals": "False"}, "fail"),
+    ("any-pass", {"path": "$.status.conditions[*].status", "quantifier": "any", "equals": "True"}, "pass"),
+    ("any-fail", {"path": "$.status.conditions[*].status", "quantifier": "any", "equals": "Unknown"}, "fail"),
+    ("none-pass", {"path": "$.spec.taints[*].effect", "quantifier": "none", "equals": "NoExecute"}, "pass"),
+    ("none-fail", {"path": "$.spec.taints[*].effect", "quantifier": "none", "equals": "NoSchedule"}, "fail"),
+    # ifMissing: what a value operator says when the subject selects nothing
+    ("missing-default-fail", {"path": "$.spec.unschedulable", "equals": True}, "fail"),
+    ("missing-ifMissing-pass", {"path": "$.spec.unschedulable", "equals": True, "ifMissing": "pass"}, "pass"),
+    ("missing-none-default-pass", {"path": "$.spec.unschedulable", "quantifier": "none", "equals": True}, "pass"),
+    ("missing-none-ifMissing-fail", {"path": "$.spec.unschedulable", "quantifier": "none", "equals": True,
+                                     "ifMissing": "fail"}, "fail"),
+    ("missing-any-default-fail", {"path": "$.spec.unschedulable", "quantifier": "any", "equals": True}, "fail"),
+    ("missing-set-op-ignores-ifMissing", {"path": "$.spec.tolerations[*]", "count": 0, "ifMissing": "fail"}, "pass"),
+    # several operators in one assertion are ANDed
+    ("and-pass", {"path": GPUS, "gte": 1, "lte": 8, "integer": True}, "pass"),
+    ("and-fail", {"path": GPUS, "gte": 1, "lt": 8}, "fail"),
+    # where: keep values for which the nested assertion holds ($ is the value)
+    ("where-pass", {"path": "$.status.conditions[*]", "where": {"path": "$.type", "equals": "Ready"}, "count": 1}, "pass"),
+    ("where-then-value", {"path": "$.status.conditions[*]", "where": {"path": "$.type", "equals": "Ready"},
+                          "quantifier": "all", "equals": {"type": "Ready", "status": "True", "reason": "KubeletReady"}},
+     "pass"),
+    ("where-item-var", {"path": "$.status.conditions[*].type", "where": {"var": "item", "endsWith": "Pressure"},
+                        "setEquals": ["MemoryPressure", "DiskPressure"]}, "pass"),
+    ("where-nothing-left", {"path": "$.status.conditions[*]", "where": {"path": "$.type", "equals": "PIDPressure"},
+                            "equals": "x"}, "fail"),
+    # transforms
+    ("transform-lowercase", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "transform": ["lowercase"],
+                             "contains": "a100-sxm4"}, "pass"),
+    ("no-transform-case-sensitive", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "contains": "a100"}, "fail"),
+    ("transform-uppercase", {"path": LABEL, "transform": ["uppercase"], "equals": "VM-PASSTHROUGH"}, "pass"),
+    ("transform-trim", {"value": "  vm-vgpu \n", "transform": ["trim"], "equals": "vm-vgpu"}, "pass"),
+    ("transform-string", {"path": "$.spec.replicas", "transform": ["string"], "equals": "1"}, "pass"),
+    ("transform-string-bool", {"path": "$.spec.enabled", "transform": ["string"], "equals": "true"}, "pass"),
+    # unique
+    ("unique-count", {"path": "$.status.conditions[*].status", "unique": True, "count": 2}, "pass"),
+    ("not-unique-count", {"path": "$.status.conditions[*].status", "count": 2}, "fail"),
+    # literal subject
+    ("value-subject", {"value": ["container", "vm-vgpu"], "subsetOf": ["container", "vm-passthrough", "vm-vgpu"]},
+     "pass"),
+    # format subject
+    ("format-pass", {"format": "{kind}/{name}", "equals": "Node/gpu-node-1"}, "pass"),
+    ("format-fail", {"format": "{namespace}/{name}", "equals": "default/gpu-node-1"}, "fail"),
+    # arguments that are references
+    ("arg-path", {"path": "$.status.allocatable['nvidia.com/gpu']", "equals": {"path": "$.status.capacity['nvidia.com/gpu']"}},
+     "pass"),
+    ("arg-path-lt", {"path": "$.status.allocatable.cpu", "lt": {"path": "$.status.capacity.cpu"}}, "pass"),
+    ("arg-value", {"path": LABEL, "equals": {"value": "vm-passthrough"}}, "pass"),
+    ("arg-format", {"path": "$.metadata.labels['kubernetes.io/hostname']", "equals": {"format": "{name}"}}, "fail"),
+    ("arg-path-default", {"path": LABEL, "equals": {"path": "$.spec.workload", "default": "vm-passthrough"}}, "pass"),
+    # combinators
+    ("all-combinator-pass", {"all": [{"path": LABEL, "exists": True}, {"path": GPUS, "gt": 0}]}, "pass"),
+    ("all-combinator-fail", {"all": [{"path": LABEL, "exists": True}, {"path": GPUS, "gt": 8}]}, "fail"),
+    ("any-combinator-pass", {"any": [{"path": LABEL, "equals": "container"}, {"path": GPUS, "equals": "8"}]}, "pass"),
+    ("any-combinator-fail", {"any": [{"path": LABEL, "equals": "container"}, {"path": GPUS, "equals": "0"}]}, "fail"),
+    ("not-pass", {"not": {"path": LABEL, "equals": "container"}}, "pass"),
+    ("not-fail", {"not": {"path": LABEL, "exists": True}}, "fail"),
+    ("nested-combinators", {"any": [{"not": {"path": "$.spec.taints[*]", "exists": True}},
+                                    {"all": [{"path": "$.spec.taints[*].key", "quantifier": "any", "equals": "nvidia.com/gpu"},
+                                             {"path": GPUS, "gt": 0}]}]}, "pass"),
+]
+
+
+@pytest.mark.parametrize(("assertion", "expected"), [(a, e) for _, a, e in CASES], ids=[c[0] for c in CASES])
+def test_operator_cases(judge: Judge, assertion: dict[str, Any], expected: str) -> None:
+    assert word(judge, assertion) == expected
+
+
+def test_every_operator_has_a_passing_and_a_failing_case() -> None:
+    import rules.workloads  # noqa: F401  (registers schedulable)
+
+    def ops_in(a: Any) -> set[str]:
+        found: set[str] = set()
+        if isinstance(a, dict):
+            found |= {k for k in a if k in OPERATORS}
+            for k, v in a.items():
+                if k in ("all", "any"):
+                    for c in v:
+                        found |= ops_in(c)
+                elif k == "not":
+                    found |= ops_in(v)
+        return found
+
+    covered: dict[str, set[str]] = {w: set() for w in ("pass", "fail")}
+    for _, a, e in CASES:
+        covered[e] |= ops_in(a)
+    covered["pass"] |= {"schedulable"}  # test_schedulable below
+    covered["fail"] |= {"schedulable"}
+    assert covered["pass"] >= set(OPERATORS), set(OPERATORS) - covered["pass"]
+    assert covered["fail"] >= set(OPERATORS), set(OPERATORS) - covered["fail"]
+
+
+# ------------------------------------------------------------------------------- observed / expected
+
+
+def test_failure_reports_observed_expected_and_path(judge: Judge) -> None:
+    r = one(judge, {"path": LABEL, "in": ["container", "vm-vgpu"]})
+    assert (r.result, r.path, r.observed, r.expected) == ("fail", LABEL, "vm-passthrough", "one of [container, vm-vgpu]")
+    assert r.message == "Node gpu-node-1 fails: observed vm-passthrough, expected one of [container, vm-vgpu]"
+
+
+def test_several_values_are_observed_as_a_list(judge: Judge) -> None:
+    r = one(judge, {"path": "$.status.conditions[*].status", "equals": "False"})
+    assert r.observed == ["False", "False", "True"]
+    assert r.expected == "all values == False"
+    r = one(judge, {"path": "$.spec.taints[*].effect", "quantifier": "none", "equals": "NoSchedule"})
+    assert r.expected == "no value == NoSchedule"
+
+
+def test_nothing_selected_is_said(judge: Judge) -> None:
+    r = one(judge, {"path": "$.spec.unschedulable", "equals": True})
+    assert (r.observed, r.expected) == ([], "== true (nothing selected)")
+
+
+def test_quantity_comparison_on_a_non_quantity_is_an_error(judge: Judge) -> None:
+    r = one(judge, {"path": LABEL, "gt": 1})
+    assert r.result == "error"
+    assert r.message == f"could not evaluate: {LABEL}: 'vm-passthrough' is not a Kubernetes quantity"
+
+
+def test_multiple_of_zero_is_an_error(judge: Judge) -> None:
+    assert word(judge, {"path": GPUS, "multipleOf": 0}) == "error"
+
+
+def test_bad_regex_from_a_reference_is_an_error(judge: Judge) -> None:
+    r = one(judge, {"path": LABEL, "matches": {"data": "patterns"}}, data={"patterns": ["(unclosed"]})
+    assert r.result == "error"
+    assert "bad regular expression '(unclosed'" in r.message
+
+
+def test_count_expected_text(judge: Judge) -> None:
+    r = one(judge, {"path": "$.spec.taints[*]", "count": {"gt": 1, "lte": 4}})
+    assert (r.result, r.expected, r.observed) == ("fail", "count > 1 and <= 4",
+                                                  {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"})
+
+
+def test_not_reads_as_not(judge: Judge) -> None:
+    r = one(judge, {"not": {"path": LABEL, "startsWith": "vm-"}})
+    assert (r.result, r.expected) == ("fail", "not (starts with vm-)")
+
+
+def test_any_combinator_expected_lists_the_alternatives(judge: Judge) -> None:
+    r = one(judge, {"any": [{"path": LABEL, "equals": "container"}, {"path": LABEL, "equals": "vm-vgpu"}]})
+    assert r.expected == "== container or == vm-vgpu"
+
+
+# ------------------------------------------------------------------------------------- data / keys
+
+
+OPERANDS = {
+    "container": ["driver", "container-toolkit", "device-plugin", "dcgm-exporter"],
+    "vm-passthrough": ["sandbox-device-plugin", "sandbox-validator", "vfio-manager"],
+    "vm-vgpu": ["sandbox-device-plugin", "vgpu-manager", "vgpu-device-manager"],
+}
+
+
+def test_data_table_as_argument(judge: Judge) -> None:
+    data = {"workloads": ["container", "vm-passthrough", "vm-vgpu"]}
+    assert word(judge, {"path": LABEL, "in": {"data": "workloads"}}, data=data) == "pass"
+    assert word(judge, {"path": LABEL, "notIn": {"data": "workloads"}}, data=data) == "fail"
+
+
+def test_data_with_literal_key(judge: Judge) -> None:
+    assertion = {"data": "operands", "key": "vm-passthrough", "supersetOf": ["vfio-manager"]}
+    assert word(judge, assertion, data={"operands": OPERANDS}) == "pass"
+    assertion = {"data": "operands", "key": "container", "supersetOf": ["vfio-manager"]}
+    assert word(judge, assertion, data={"operands": OPERANDS}) == "fail"
+
+
+def test_data_keyed_by_a_path_and_by_a_var(judge: Judge) -> None:
+    by_path = {"data": "operands", "key": {"path": LABEL}, "intersects": ["sandbox-device-plugin"]}
+    assert word(judge, by_path, data={"operands": OPERANDS}) == "pass"
+    r = one(judge, {"data": "operands", "key": {"var": "workload"}, "count": 4},
+            data={"operands": OPERANDS}, vars={"workload": LABEL})
+    assert (r.result, r.path, r.expected) == ("fail", "data operands[var workload]", "count == 4")
+    assert r.observed == ["sandbox-device-plugin", "sandbox-validator", "vfio-manager"]
+
+
+def test_data_key_missing_gives_nothing(judge: Judge) -> None:
+    assertion = {"data": "operands", "key": "vm-unknown", "exists": False}
+    assert word(judge, assertion, data={"operands": OPERANDS}) == "pass"
+
+
+def test_data_list_indexed_by_int(judge: Judge) -> None:
+    assert word(judge, {"data": "workloads", "key": 1, "equals": "vm-passthrough"},
+                data={"workloads": ["container", "vm-passthrough"]}) == "pass"
+
+
+def test_data_key_converted_to_string(judge: Judge) -> None:
+    # A number key finds the string key (label values are strings, YAML keys may not be).
+    assert word(judge, {"data": "gpus", "key": {"path": "$.spec.replicas"}, "equals": "one"},
+                data={"gpus": {"1": "one"}}) == "pass"
+
+
+def test_unknown_data_table_is_an_error(judge: Judge) -> None:
+    r = one(judge, {"data": "nope", "exists": True})
+    assert r.result == "error"
+    assert r.message == "could not evaluate: no data table 'nope' in policy test-policy"
+
+
+def test_classify_maps_values_to_names(judge: Judge) -> None:
+    families = {"a100": ["A100"], "h100": ["H100", "GH200"], "l40": "L40S?"}
+    r = one(judge, {"path": "$.metadata.labels['nvidia.com/gpu.product']", "classify": {"data": "families"},
+                    "equals": "a100"}, data={"families": families})
+    assert (r.result, r.observed) == ("pass", "a100")
+    r = one(judge, {"keys": "$.status.allocatable", "classify": {"value": {"gpu": "^nvidia\\.com/", "cpu": "^cpu$"}},
+                    "setEquals": ["gpu", "cpu"]})
+    # values matching no entry are dropped; "nvidia.com/gpu" and the A100 resource both classify as gpu
+    assert (r.result, r.observed) == ("pass", ["cpu", "gpu", "gpu"])
+
+
+def test_classify_with_unique(judge: Judge) -> None:
+    r = one(judge, {"keys": "$.status.allocatable", "classify": {"value": {"gpu": "^nvidia\\.com/"}}, "unique": True,
+                    "count": 1})
+    assert (r.result, r.observed) == ("pass", "gpu")
+
+
+def test_classify_needs_a_mapping(judge: Judge) -> None:
+    r = one(judge, {"path": LABEL, "classify": {"value": ["a"]}, "exists": True})
+    assert r.result == "error"
+    assert "classify needs a mapping" in r.message
+
+
+# -------------------------------------------------------------------------------------------- vars
+
+
+def test_var_from_path_string(judge: Judge) -> None:
+    assert word(judge, {"var": "workload", "equals": "vm-passthrough"}, vars={"workload": LABEL}) == "pass"
+
+
+def test_var_reference_forms(judge: Judge) -> None:
+    spec: dict[str, Any] = {"vars": {"gpus": {"path": GPUS}, "conds": {"path": "$.status.conditions[*].type", "all": True},
+                     "literal": {"value": "container"}, "table": {"data": "workloads", "key": 0},
+                     "fmt": {"format": "{name}.{kind}"}},
+            "data": {"workloads": ["container"]}}
+    assert word(judge, {"var": "gpus", "equals": "8"}, **spec) == "pass"
+    assert word(judge, {"var": "conds", "count": 3}, **spec) == "pass"
+    assert word(judge, {"var": "literal", "equals": {"var": "table"}}, **spec) == "pass"
+    assert word(judge, {"var": "fmt", "equals": "gpu-node-1.Node"}, **spec) == "pass"
+
+
+def test_rule_vars_shadow_policy_vars(judge: Judge) -> None:
+    spec = {"vars": {"count": "$.status.capacity.pods", "pods": "$.status.capacity.pods"}}
+    rule = make_rule({"all": [{"var": "count", "equals": "8"}, {"var": "pods", "equals": "110"}]},
+                     vars={"count": {"path": GPUS}})
+    assert judge([GPU_NODE], rules=[rule], **spec)[("gpu-node-1", "r")].result == "pass"
+
+
+def test_var_first_of_with_when(judge: Judge) -> None:
+    # The GPU Operator's effective workload: container when sandbox workloads are off, else the label when
+    # it is valid, else the ClusterPolicy's defaultWorkload.
+    spec = {
+        "data": {"workloads": ["container", "vm-passthrough", "vm-vgpu"]},
+        "context": {
+            "sandbox": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.enabled", "first": True, "default": False},
+            "defaultWorkload": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.defaultWorkload", "first": True,
+                                "default": "container"},
+        },
+        "vars": {"workload": {"firstOf": [
+            {"value": "container", "when": {"context": "sandbox", "equals": False}},
+            {"path": LABEL, "when": {"path": LABEL, "in": {"data": "workloads"}}},
+            {"context": "defaultWorkload"},
+        ]}},
+    }
+    rule = make_rule({"var": "workload", "equals": "vm-passthrough"}, message="effective workload is {workload}")
+    cp_on = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"},
+             "spec": {"sandboxWorkloads": {"enabled": True, "defaultWorkload": "vm-vgpu"}}}
+    cp_off = {**cp_on, "spec": {"sandboxWorkloads": {"enabled": False}}}
+    bad_label = node("gpu-node-2", labels={"nvidia.com/gpu.workload.config": "VM-Passthrough"})
+    no_label = node("gpu-node-3")
+    on = judge([GPU_NODE, bad_label, no_label, cp_on], rules=[rule], **spec)
+    assert on[("gpu-node-1", "r")].result == "pass"
+    assert on[("gpu-node-2", "r")].message == "effective workload is vm-vgpu"
+    assert on[("gpu-node-3", "r")].message == "effective workload is vm-vgpu"
+    off = judge([GPU_NODE, cp_off], rules=[rule], **spec)
+    assert off[("gpu-node-1", "r")].message == "effective workload is container"
+    # No ClusterPolicy at all: sandbox defaults to false.
+    none = judge([GPU_NODE], rules=[rule], **spec)
+    assert none[("gpu-node-1", "r")].message == "effective workload is container"
+
+
+def test_first_of_skips_none_values(judge: Judge) -> None:
+    spec = {"vars": {"mig": {"firstOf": [{"path": "$.metadata.labels['nvidia.com/mig.config']"}, {"value": "all-disabled"}]}}}
+    assert word(judge, {"var": "mig", "equals": "all-disabled"}, **spec) == "pass"
+
+
+def test_var_depending_on_itself_is_an_error(judge: Judge) -> None:
+    r = one(judge, {"var": "a", "exists": True}, vars={"a": {"var": "b"}, "b": {"var": "a"}})
+    assert r.result == "error"
+    assert "depends on itself" in r.message
+
+
+def test_unknown_var_is_an_error(judge: Judge) -> None:
+    r = one(judge, {"var": "nope", "exists": True})
+    assert (r.result, r.message) == ("error", "could not evaluate: unknown var 'nope'")
+
+
+def test_builtin_vars(judge: Judge) -> None:
+    assert word(judge, {"var": "name", "equals": "gpu-node-1"}) == "pass"
+    assert word(judge, {"var": "kind", "equals": "Node"}) == "pass"
+    assert word(judge, {"var": "apiVersion", "equals": "v1"}) == "pass"
+    assert word(judge, {"var": "namespace", "equals": ""}) == "pass"
+
+
+# ------------------------------------------------------------------------------------------ forEach
+
+
+def test_for_each_over_path_with_as(judge: Judge) -> None:
+    rule = make_rule({"forEach": {"path": "$.status.conditions[?@.type != 'Ready']", "as": "cond",
+                                  "assert": {"path": "$.status", "equals": "False"}}},
+                     message="condition {index} ({cond}) is {observed}")
+    bad = node("gpu-node-2", conditions=[{"type": "Ready", "status": "True"}, {"type": "DiskPressure", "status": "True"}])
+    results = judge([GPU_NODE, bad], rules=[rule])
+    assert results[("gpu-node-1", "r")].result == "pass"
+    r = results[("gpu-node-2", "r")]
+    assert r.result == "fail"
+    assert r.message == "condition 0 ({type: DiskPressure, status: True}) is True"
+    assert r.path == "$.status.conditions[?@.type != 'Ready'][0] $.status"
+
+
+def test_for_each_item_var_and_outer_vars(judge: Judge) -> None:
+    # Inside forEach `$` is the item; vars are still computed on the object.
+    rule = make_rule({"forEach": {"keys": "$.status.allocatable", "as": "resource",
+                                  "assert": {"any": [{"var": "resource", "notIn": {"var": "gpuResources"}},
+                                                     {"var": "gpus", "gt": 0}]}}},
+                     vars={"gpus": {"path": GPUS}}, message="{resource} advertised with {gpus} GPUs")
+    spec = {"vars": {"gpuResources": {"value": ["nvidia.com/gpu"]}}}
+    assert judge([GPU_NODE], rules=[rule], **spec)[("gpu-node-1", "r")].result == "pass"
+    zero = node("gpu-node-2", allocatable={"cpu": "8", "nvidia.com/gpu": "0"})
+    r = judge([zero], rules=[rule], **spec)[("gpu-node-2", "r")]
+    assert (r.result, r.message) == ("fail", "nvidia.com/gpu advertised with 0 GPUs")
+
+
+def test_for_each_over_var_and_data(judge: Judge) -> None:
+    spec = {"data": {"operands": OPERANDS}, "vars": {"workload": LABEL}}
+    rule = make_rule({"forEach": {"data": "operands", "key": {"var": "workload"}, "as": "operand",
+                                  "assert": {"format": "nvidia.com/gpu.deploy.{operand}", "in": {"var": "deployLabels"}}}},
+                     vars={"deployLabels": {"path": "$.metadata.labels"}},
+                     message="operand {operand} is not deployed")
+    r = judge([GPU_NODE], rules=[rule], **spec)[("gpu-node-1", "r")]
+    # the labels mapping's keys are the members of `in`
+    assert (r.result, r.message) == ("fail", "operand sandbox-validator is not deployed")
+    over_var = make_rule({"forEach": {"var": "wanted", "assert": {"var": "item", "startsWith": "vm-"}}},
+                         vars={"wanted": {"value": ["vm-passthrough", "vm-vgpu"]}})
+    assert judge([GPU_NODE], rules=[over_var])[("gpu-node-1", "r")].result == "pass"
+
+
+def test_for_each_quantifiers_and_if_missing(judge: Judge) -> None:
+    conds = "$.status.conditions[*]"
+    ready = {"path": "$.type", "equals": "Ready"}
+    assert word(judge, {"forEach": {"path": conds, "assert": ready}}) == "fail"
+    assert word(judge, {"forEach": {"path": conds, "quantifier": "any", "assert": ready}}) == "pass"
+    assert word(judge, {"forEach": {"path": conds, "quantifier": "none", "assert": ready}}) == "fail"
+    assert word(judge, {"forEach": {"path": conds, "quantifier": "none", "assert": {"path": "$.type", "equals": "X"}}}) == "pass"
+    # ifMissing defaults to pass for forEach
+    assert word(judge, {"forEach": {"path": "$.spec.tolerations[*]", "assert": ready}}) == "pass"
+    assert word(judge, {"forEach": {"path": "$.spec.tolerations[*]", "ifMissing": "fail", "assert": ready}}) == "fail"
+
+
+def test_nested_for_each(judge: Judge) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "cuda", "namespace": "ml"},
+           "spec": {"containers": [{"name": "a", "resources": {"limits": {"nvidia.com/gpu": "1"}}},
+                                   {"name": "b", "resources": {"limits": {"nvidia.com/gpu": "2", "cpu": "1"}}}]}}
+    rule = make_rule({"forEach": {"path": "$.spec.containers[*]", "as": "c", "assert": {
+        "forEach": {"keys": "$.resources.limits", "as": "res", "assert": {"var": "res", "startsWith": "nvidia.com/"}}}}},
+        match={"kinds": ["Pod"]}, message="container {c} limits {res}")
+    r = judge([pod], rules=[rule])[("cuda", "r")]
+    assert r.result == "fail"
+    assert r.message.endswith("limits cpu")
+
+
+# ------------------------------------------------------------------------------------------ context
+
+
+CLUSTER_POLICY = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"},
+                  "spec": {"sandboxWorkloads": {"enabled": True, "defaultWorkload": "container"}}}
+
+
+def test_context_per_dump(judge: Judge) -> None:
+    spec = {"context": {"sandbox": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.enabled", "first": True,
+                                    "default": False}}}
+    assert word(judge, {"context": "sandbox", "equals": True}, **spec) == "fail"
+    results = judge([GPU_NODE, CLUSTER_POLICY], {"context": "sandbox", "equals": True},
+                    rules=[make_rule({"context": "sandbox", "equals": True})], **spec)
+    assert results[("gpu-node-1", "r")].result == "pass"
+
+
+def test_context_list_keys_and_default(judge: Judge) -> None:
+    other = node("cpu-node", allocatable={"cpu": "8"})
+    spec = {"context": {"resources": {"kind": "Node", "keys": "$.status.allocatable"},
+                        "names": {"kind": "Node", "path": "$.metadata.name"},
+                        "nodes": {"kind": "Node"},
+                        "nothing": {"kind": "Pod", "path": "$.metadata.name", "default": ["none"]}}}
+    rules = [make_rule({"context": "resources", "unique": True, "count": 6}, id="keys"),
+             make_rule({"context": "names", "setEquals": ["gpu-node-1", "cpu-node"]}, id="names"),
+             make_rule({"context": "nodes", "count": 2}, id="objects"),
+             make_rule({"context": "nothing", "equals": "none"}, id="default")]
+    results = judge([GPU_NODE, other], rules=rules, **spec)
+    assert {k[1]: v.result for k, v in results.items() if k[0] == "cpu-node"} == {
+        "keys": "pass", "names": "pass", "objects": "pass", "default": "pass"}
+
+
+def test_context_correlated_with_where_uses_the_index(judge: Judge, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rules.index import Index
+
+    calls: list[tuple[str, str, Any]] = []
+    builds: list[tuple[str, str]] = []
+    real_lookup = Index.lookup
+
+    def counting_lookup(self: Index, kind: str, path: Any, value: Any) -> Any:
+        calls.append((kind, path.text, value))
+        if (kind, path.text) not in self._fields:
+            builds.append((kind, path.text))
+        return real_lookup(self, kind, path, value)
+
+    monkeypatch.setattr(Index, "lookup", counting_lookup)
+
+    def pod(name: str, node_name: str, gpus: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ml"},
+                "spec": {"nodeName": node_name,
+                         "containers": [{"name": "cuda", "resources": {"limits": {"nvidia.com/gpu": gpus}}}]}}
+
+    nodes = [node(f"gpu-node-{i}", allocatable={"nvidia.com/gpu": "2"}) for i in range(1, 5)]
+    pods = [pod("a", "gpu-node-1", "1"), pod("b", "gpu-node-1", "1"), pod("c", "gpu-node-2", "2"),
+            pod("d", "gpu-node-3", "1"), pod("e", "gpu-node-3", "2")]
+    spec = {"context": {"podGpus": {"kind": "Pod", "path": "$.spec.containers[*].resources.limits['nvidia.com/gpu']",
+                                    "where": {"field": "$.spec.nodeName", "equals": {"var": "name"}}}}}
+    rule = make_rule({"context": "podGpus", "count": {"lte": 2}}, passMessage="{name} runs pods asking {podGpus}")
+    results = judge(nodes + pods, rules=[rule], **spec)
+    assert {k[0]: v.result for k, v in results.items()} == {
+        "gpu-node-1": "pass", "gpu-node-2": "pass", "gpu-node-3": "pass", "gpu-node-4": "pass"}
+    assert results[("gpu-node-3", "r")].message == "gpu-node-3 runs pods asking [1, 2]"
+    assert results[("gpu-node-4", "r")].message == "gpu-node-4 runs pods asking []"
+    assert [c[2] for c in calls] == ["gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4"]
+    assert builds == [("Pod", "$.spec.nodeName")]  # one field index for the whole dump
+
+
+def test_context_same_namespace(judge: Judge) -> None:
+    def cm(name: str, ns: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": ns}, "data": {}}
+
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "gpu-operator"}, "spec": {}}
+    spec = {"context": {"cms": {"kind": "ConfigMap", "path": "$.metadata.name", "sameNamespace": True}}}
+    rule = make_rule({"context": "cms", "setEquals": ["default-mig-parted-config"]}, match={"kinds": ["Pod"]})
+    results = judge([pod, cm("default-mig-parted-config", "gpu-operator"), cm("other", "kube-system")], rules=[rule], **spec)
+    assert results[("p", "r")].result == "pass"
+
+
+def test_context_api_version_glob(judge: Judge) -> None:
+    vmi = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstance", "metadata": {"name": "vm1", "namespace": "vms"}}
+    fake = {"apiVersion": "example.com/v1", "kind": "VirtualMachineInstance", "metadata": {"name": "vm2", "namespace": "vms"}}
+    spec = {"context": {"vmis": {"kind": "VirtualMachineInstance", "apiVersion": "kubevirt.io/*", "path": "$.metadata.name"}}}
+    rule = make_rule({"context": "vmis", "setEquals": ["vm1"]})
+    assert judge([GPU_NODE, vmi, fake], rules=[rule], **spec)[("gpu-node-1", "r")].result == "pass"
+
+
+def test_context_as_argument_and_placeholder(judge: Judge) -> None:
+    spec = {"context": {"defaultWorkload": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.defaultWorkload",
+                                            "first": True}}}
+    rule = make_rule({"path": LABEL, "equals": {"context": "defaultWorkload"}},
+                     message="label {observed} differs from the default {defaultWorkload}")
+    r = judge([GPU_NODE, CLUSTER_POLICY], rules=[rule], **spec)[("gpu-node-1", "r")]
+    assert (r.result, r.message) == ("fail", "label vm-passthrough differs from the default container")
+
+
+# --------------------------------------------------------------------------------------- messages
+
+
+def test_message_substitution_builtins(judge: Judge) -> None:
+    rule = make_rule({"path": GPUS, "gt": 8}, severity="critical",
+                     message="{policy}/{rule} [{severity}] {apiVersion} {kind} {namespace}/{name}: {path} is {observed},"
+                             " want {expected}", remediation="kubectl describe node {name}")
+    r = judge([GPU_NODE], rules=[rule])[("gpu-node-1", "r")]
+    assert r.message == (f"test-policy/r [critical] v1 Node /gpu-node-1: {GPUS} is 8, want > 8")
+    assert r.remediation == "kubectl describe node gpu-node-1"
+
+
+def test_message_values_are_not_formatted_as_python(judge: Judge) -> None:
+    # {observed} of a mapping is shown plainly, and a value holding braces is not substituted again.
+    tricky = node("gpu-{name}", labels={"nvidia.com/gpu.workload.config": "{0.__class__}"})
+    rule = make_rule({"path": LABEL, "equals": "container"}, message="{name}: {observed}")
+    r = judge([tricky], rules=[rule])[("gpu-{name}", "r")]
+    assert r.message == "gpu-{name}: {0.__class__}"
+
+
+def test_assertion_level_message_overrides_the_rule_message(judge: Judge) -> None:
+    rule = make_rule({"all": [{"path": LABEL, "exists": True, "message": "no workload label on {name}"},
+                              {"path": GPUS, "gt": 8, "message": "{name} has only {observed} GPUs"}]},
+                     message="rule message")
+    r = judge([GPU_NODE], rules=[rule])[("gpu-node-1", "r")]
+    assert r.message == "gpu-node-1 has only 8 GPUs"
+
+
+def test_pass_message_and_title(judge: Judge) -> None:
+    rules = [make_rule({"path": GPUS, "gt": 0}, id="a", passMessage="{name} advertises {observed} GPUs"),
+             make_rule({"path": GPUS, "gt": 0}, id="b", title="GPUs are advertised")]
+    results = judge([GPU_NODE], rules=rules)
+    assert results[("gpu-node-1", "a")].message == "gpu-node-1 advertises 8 GPUs"
+    assert results[("gpu-node-1", "b")].message == "GPUs are advertised"
+
+
+def test_unknown_placeholder_refused_at_load(load_policy: Callable[..., Any]) -> None:
+    from conftest import make_policy
+
+    from rules.errors import PolicyError
+
+    with pytest.raises(PolicyError, match=r"message placeholder \{gpuCount\} names no var"):
+        load_policy(make_policy([make_rule(message="{name} has {gpuCount} GPUs")]))
+
+
+def test_format_leaves_unknown_names_as_written(judge: Judge) -> None:
+    assert word(judge, {"format": "{name}-{unknown}", "equals": "gpu-node-1-{unknown}"}) == "pass"
+
+
+# ------------------------------------------------------------------------------------- schedulable
+
+
+def _gpu_pod(name: str, gpus: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ml"},
+            "spec": {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                     "containers": [{"name": "cuda", "image": "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
+                                     "resources": {"limits": {"nvidia.com/gpu": gpus}}}]},
+            "status": {"phase": "Pending"}}
+
+
+def test_schedulable(judge: Judge) -> None:
+    rule = make_rule({"schedulable": {}}, match={"kinds": ["Pod"]}, message="{detail}")
+    results = judge([GPU_NODE, _gpu_pod("fits", "4"), _gpu_pod("too-big", "16")], rules=[rule])
+    assert results[("fits", "r")].result == "pass"
+    assert results[("fits", "r")].observed == ["gpu-node-1"]
+    r = results[("too-big", "r")]
+    assert r.result == "fail"
+    assert r.message.startswith("0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")
+
+
+def test_schedulable_skips_what_is_not_a_workload(judge: Judge) -> None:
+    rule = make_rule({"schedulable": {"hint": False}}, match={"kinds": ["*"]})
+    assert judge([GPU_NODE], rules=[rule])[("gpu-node-1", "r")].result == "skip"
