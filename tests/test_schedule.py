@@ -212,6 +212,21 @@ def test_bad_quantity_in_dump_is_a_warning() -> None:
     assert m.predict(pod(requests={"cpu": "1"})).schedulable
 
 
+def test_malformed_objects_are_skipped_not_fatal() -> None:
+    nodes = [node("ok"), {"kind": "Node"}, node("ok"),
+             {"kind": "Node", "metadata": {"name": "weird", "labels": ["x"]}, "spec": {"taints": "none"},
+              "status": {"allocatable": ["cpu"]}}]
+    pods: list[dict[str, Any]] = [{"kind": "Pod", "spec": "nope"},
+                                  {"kind": "Pod", "metadata": {"labels": 3}, "status": {"phase": {}},
+                                   "spec": {"nodeName": "ok", "containers": [None, {"resources": "x"}]}}]
+    m = ClusterModel(nodes, pods)
+    assert m.node_names == ("ok", "weird")
+    assert m.warnings == ["a Node without metadata.name was skipped", "Node ok appears twice; the first one is used"]
+    assert not m.predict({"kind": {"not": "a kind"}}).applicable
+    p = m.predict(pod(tolerations="all", affinity={"nodeAffinity": []}, nodeSelector=["x"]))
+    assert (p.message, p.reasons) == ("1/2 nodes are feasible: ok", {"Too many pods": 1})
+
+
 # -- NodeUnschedulable, TaintToleration ---------------------------------------------------------------
 
 

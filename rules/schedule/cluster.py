@@ -27,6 +27,8 @@ from .matching import (
     Toleration,
     filter_taints,
     first_untolerated,
+    items,
+    mapping,
     parse_int64,
     text,
 )
@@ -128,7 +130,7 @@ class Cluster:
         i = len(self.names)
         self.names.append(name)
         self.index[name] = i
-        labels = {str(k): text(v) for k, v in (_get(node, "metadata", "labels") or {}).items()}
+        labels = {str(k): text(v) for k, v in mapping(_get(node, "metadata", "labels")).items()}
         self.labels.append(labels)
         for key, value in labels.items():
             self.by_label.setdefault((key, value), set()).add(i)
@@ -137,7 +139,7 @@ class Cluster:
         if _get(node, "spec", "unschedulable") is True:
             unschedulable.add(i)
         alloc: dict[str, Fraction] = {}
-        for resource, amount in (_get(node, "status", "allocatable") or {}).items():
+        for resource, amount in mapping(_get(node, "status", "allocatable")).items():
             try:
                 alloc[str(resource)] = quantity(amount)
             except QuantityError as err:
@@ -145,11 +147,11 @@ class Cluster:
         allocatable.append(scheduler_units(alloc, pods=True))
 
     def _add_pod(self, pod: Mapping[str, Any], used: list[Usage]) -> None:
-        spec = pod.get("spec") or {}
+        spec = mapping(mapping(pod).get("spec"))
         node = self.index.get(text(spec.get("nodeName")))
-        if node is None or _get(pod, "status", "phase") in TERMINAL_PHASES:
+        if node is None or text(_get(pod, "status", "phase")) in TERMINAL_PHASES:
             return
-        meta = pod.get("metadata") or {}
+        meta = mapping(pod.get("metadata"))
         try:
             usage = scheduler_units(effective_requests(spec))
         except EvaluationError as err:
@@ -164,13 +166,13 @@ class Cluster:
         p = len(self._pod_node)
         self._pod_node.append(node)
         self._pod_usage.append(usage)
-        labels = {str(k): text(v) for k, v in (meta.get("labels") or {}).items()}
+        labels = {str(k): text(v) for k, v in mapping(meta.get("labels")).items()}
         self._pod_labels.append(labels)
         namespace = text(meta.get("namespace")) or "default"
         self._pods_by_namespace.setdefault(namespace, []).append(p)
         for key, label in labels.items():
             self._pods_by_label.setdefault((namespace, key, label), []).append(p)
-        for ref in meta.get("ownerReferences") or []:
+        for ref in items(meta.get("ownerReferences")):
             if isinstance(ref, Mapping):
                 owner = (namespace, text(ref.get("kind")), text(ref.get("name")))
                 self._pods_by_owner.setdefault(owner, []).append(p)
@@ -319,17 +321,17 @@ class Cluster:
     def _select(self, namespace: str, selector: Mapping[str, Any]) -> list[int]:
         """metav1 ``LabelSelector`` over the bound pods of ``namespace``; the shortest matchLabels
         list is the candidate set, the other requirements are checked on each candidate."""
-        match_labels = sorted(((str(k), text(v)) for k, v in (selector.get("matchLabels") or {}).items()),
+        match_labels = sorted(((str(k), text(v)) for k, v in mapping(selector.get("matchLabels")).items()),
                               key=lambda kv: len(self._pods_by_label.get((namespace, *kv), [])))
         if match_labels:
             candidates = self._pods_by_label.get((namespace, *match_labels[0]), [])
         else:
             candidates = self._pods_by_namespace.get(namespace, [])
         requirements = [Requirement(k, "In", frozenset([v])) for k, v in match_labels[1:]]
-        for expr in selector.get("matchExpressions") or []:
+        for expr in items(selector.get("matchExpressions")):
             if not isinstance(expr, Mapping):
                 return []
-            values = frozenset(text(v) for v in expr.get("values") or ())
+            values = frozenset(text(v) for v in items(expr.get("values")))
             requirements.append(Requirement(text(expr.get("key")), text(expr.get("operator")), values))
         if any(r.operator not in ("In", "NotIn", "Exists", "DoesNotExist") for r in requirements):
             return []

@@ -15,7 +15,7 @@ the definition, used for single nodes and by the tests as the reference.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,16 @@ def text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a mapping, else an empty one (malformed input reads as absent)."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def items(value: Any) -> list[Any]:
+    """``value`` when it is a list, else an empty one (malformed input reads as absent)."""
+    return value if isinstance(value, list) else []
 
 
 def parse_int64(value: str) -> int | None:
@@ -90,14 +100,14 @@ class Toleration:
         return False
 
 
-def tolerations_of(raw: Iterable[Mapping[str, Any]] | None) -> tuple[Toleration, ...]:
-    return tuple(Toleration.of(t) for t in raw or () if isinstance(t, Mapping))
+def tolerations_of(raw: Any) -> tuple[Toleration, ...]:
+    return tuple(Toleration.of(t) for t in items(raw) if isinstance(t, Mapping))
 
 
-def filter_taints(raw: Iterable[Mapping[str, Any]] | None) -> tuple[Taint, ...]:
+def filter_taints(raw: Any) -> tuple[Taint, ...]:
     """A node's taints that TaintToleration's Filter looks at (``DoNotScheduleTaintsFilterFunc``)."""
     out = []
-    for t in raw or ():
+    for t in items(raw):
         if isinstance(t, Mapping) and t.get("effect") in (NO_SCHEDULE, NO_EXECUTE):
             out.append(Taint(text(t.get("key")), text(t.get("value")), text(t.get("effect"))))
     return tuple(out)
@@ -170,7 +180,7 @@ class Term:
 
 def _label_requirement(raw: Mapping[str, Any]) -> Requirement | None:
     op = text(raw.get("operator"))
-    values = [text(v) for v in raw.get("values") or ()]
+    values = [text(v) for v in items(raw.get("values"))]
     key = text(raw.get("key"))
     if op in ("In", "NotIn"):
         return Requirement(key, op, frozenset(values)) if values else None
@@ -184,21 +194,21 @@ def _label_requirement(raw: Mapping[str, Any]) -> Requirement | None:
 
 def _field_requirement(raw: Mapping[str, Any]) -> Requirement | None:
     op = text(raw.get("operator"))
-    values = [text(v) for v in raw.get("values") or ()]
+    values = [text(v) for v in items(raw.get("values"))]
     if op in ("In", "NotIn") and len(values) == 1:
         return Requirement(text(raw.get("key")), op, frozenset(values))
     return None
 
 
-def compile_terms(raw_terms: Iterable[Mapping[str, Any]] | None) -> tuple[Term, ...]:
+def compile_terms(raw_terms: Any) -> tuple[Term, ...]:
     """Parse ``nodeSelectorTerms``. Empty terms and terms with a parse error are dropped: they match
     nothing (upstream ignores the parse error, ``LazyErrorNodeSelector``)."""
     out = []
-    for raw in raw_terms or ():
+    for raw in items(raw_terms):
         if not isinstance(raw, Mapping):
             continue
-        exprs = raw.get("matchExpressions") or []
-        fields = raw.get("matchFields") or []
+        exprs = items(raw.get("matchExpressions"))
+        fields = items(raw.get("matchFields"))
         if not exprs and not fields:
             continue
         labels = [_label_requirement(e) if isinstance(e, Mapping) else None for e in exprs]
@@ -218,9 +228,9 @@ def prefilter_node_names(raw_terms: Sequence[Mapping[str, Any]]) -> set[str] | N
     union: set[str] = set()
     for raw in raw_terms:
         names: set[str] | None = None
-        for f in (raw.get("matchFields") or []) if isinstance(raw, Mapping) else []:
+        for f in items(mapping(raw).get("matchFields")):
             if isinstance(f, Mapping) and f.get("key") == NODE_NAME_FIELD and f.get("operator") == "In":
-                values = {text(v) for v in f.get("values") or ()}
+                values = {text(v) for v in items(f.get("values"))}
                 names = values if names is None else names & values
         if names is None:
             return None

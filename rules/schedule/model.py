@@ -23,6 +23,8 @@ from .matching import (
     Term,
     Toleration,
     compile_terms,
+    items,
+    mapping,
     prefilter_node_names,
     text,
     tolerates_unschedulable,
@@ -80,14 +82,12 @@ class PodView:
         selector = spec.get("nodeSelector")
         pairs = tuple(sorted((str(k), text(v)) for k, v in selector.items())) if isinstance(
             selector, Mapping) and selector else None
-        required = spec.get("affinity") or {}
-        required = (required.get("nodeAffinity") or {}) if isinstance(required, Mapping) else {}
-        required = required.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(
-            required, Mapping) else None
+        required = mapping(mapping(spec.get("affinity")).get("nodeAffinity")).get(
+            "requiredDuringSchedulingIgnoredDuringExecution")
         terms: tuple[Term, ...] | None = None
         prefilter: frozenset[str] | None = None
         if isinstance(required, Mapping):
-            raw = [t for t in required.get("nodeSelectorTerms") or [] if isinstance(t, Mapping)]
+            raw = [t for t in items(required.get("nodeSelectorTerms")) if isinstance(t, Mapping)]
             terms = compile_terms(raw)
             names = prefilter_node_names(raw)
             prefilter = None if names is None else frozenset(names)
@@ -139,10 +139,10 @@ class ClusterModel:
         total = len(self._cluster.names)
         if not isinstance(workload, Mapping):
             return Prediction(True, (), total, "not a Kubernetes object", applicable=False)
-        kind = workload.get("kind")
+        kind = text(workload.get("kind"))
         if kind == "Pod":
-            bound = text((workload.get("spec") or {}).get("nodeName"))
-            phase = (workload.get("status") or {}).get("phase")
+            bound = text(mapping(workload.get("spec")).get("nodeName"))
+            phase = text(mapping(workload.get("status")).get("phase"))
             if bound:
                 return Prediction(True, (), total, f"Pod is bound to node {bound}", applicable=False)
             if phase in TERMINAL_PHASES:

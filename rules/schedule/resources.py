@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import EvaluationError
 from ..quantity import QuantityError, parse_quantity
+from .matching import items, mapping
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -127,7 +128,7 @@ def _max(into: ResourceList, other: Mapping[str, Fraction]) -> None:
 
 def container_requests(container: Mapping[str, Any], where: str) -> ResourceList:
     """One container's requests after API defaulting (a missing request takes the limit's value)."""
-    resources = container.get("resources") or {}
+    resources = mapping(mapping(container).get("resources"))
     requests = parse_resource_list(resources.get("requests"), f"{where}.resources.requests")
     limits = parse_resource_list(resources.get("limits"), f"{where}.resources.limits")
     for name, amount in limits.items():
@@ -156,14 +157,14 @@ def effective_requests(pod_spec: Mapping[str, Any]) -> dict[str, Fraction]:
     Raises ``EvaluationError`` when a quantity cannot be parsed.
     """
     requests: ResourceList = {}
-    for i, container in enumerate(pod_spec.get("containers") or []):
+    for i, container in enumerate(items(pod_spec.get("containers"))):
         _add(requests, container_requests(container, f"spec.containers[{i}]"))
 
     sidecars: ResourceList = {}
     init_peak: ResourceList = {}
-    for i, container in enumerate(pod_spec.get("initContainers") or []):
+    for i, container in enumerate(items(pod_spec.get("initContainers"))):
         own = container_requests(container, f"spec.initContainers[{i}]")
-        if container.get("restartPolicy") == "Always":
+        if mapping(container).get("restartPolicy") == "Always":
             _add(requests, own)
             _add(sidecars, own)
             use = dict(sidecars)
@@ -173,7 +174,7 @@ def effective_requests(pod_spec: Mapping[str, Any]) -> dict[str, Fraction]:
         _max(init_peak, use)
     _max(requests, init_peak)
 
-    pod_resources = pod_spec.get("resources") or {}
+    pod_resources = mapping(pod_spec.get("resources"))
     pod_requests = parse_resource_list(pod_resources.get("requests"), "spec.resources.requests")
     pod_limits = parse_resource_list(pod_resources.get("limits"), "spec.resources.limits")
     for name, amount in pod_limits.items():

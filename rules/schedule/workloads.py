@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import EvaluationError
 from ..quantity import QuantityError, format_quantity, parse_quantity
+from .matching import items, mapping, text
 
 TEMPLATE_KINDS = frozenset(
     {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "ReplicationController"})
@@ -46,14 +47,14 @@ def _get(obj: Any, *path: str) -> Any:
 
 
 def is_kubevirt(workload: Mapping[str, Any]) -> bool:
-    return workload.get("kind") in KUBEVIRT_KINDS and str(workload.get("apiVersion", "")).startswith(
+    return text(workload.get("kind")) in KUBEVIRT_KINDS and text(workload.get("apiVersion")).startswith(
         "kubevirt.io/")
 
 
 def daemon_pod_spec(template_spec: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of a DaemonSet's template spec with the tolerations the DaemonSet controller adds."""
     spec = dict(template_spec)
-    tolerations = [t for t in spec.get("tolerations") or [] if isinstance(t, Mapping)]
+    tolerations = [t for t in items(spec.get("tolerations")) if isinstance(t, Mapping)]
     extra = list(_DAEMON_TOLERATIONS)
     if spec.get("hostNetwork"):
         extra.append(_HOST_NETWORK_TOLERATION)
@@ -75,17 +76,17 @@ def vmi_pod_spec(vmi_spec: Mapping[str, Any]) -> dict[str, Any]:
     selectors, and devices claimed through DRA (entries with ``claimName``).
     Raises ``EvaluationError`` when a device count cannot be added to a malformed quantity.
     """
-    domain = _get(vmi_spec, "domain") or {}
-    resources = _get(domain, "resources") or {}
-    requests: dict[str, Any] = dict(_get(resources, "requests") or {})
-    limits: dict[str, Any] = dict(_get(resources, "limits") or {})
+    domain = mapping(_get(vmi_spec, "domain"))
+    resources = mapping(_get(domain, "resources"))
+    requests: dict[str, Any] = dict(mapping(_get(resources, "requests")))
+    limits: dict[str, Any] = dict(mapping(_get(resources, "limits")))
     guest = _get(domain, "memory", "guest")
     if guest is not None and "memory" not in requests and "memory" not in limits:
         requests["memory"] = guest
 
     devices: dict[str, int] = {}
     for group in ("gpus", "hostDevices"):
-        for device in _get(domain, "devices", group) or []:
+        for device in items(_get(domain, "devices", group)):
             name = _get(device, "deviceName")
             if name and not _get(device, "claimName"):
                 devices[str(name)] = devices.get(str(name), 0) + 1
@@ -97,7 +98,7 @@ def vmi_pod_spec(vmi_spec: Mapping[str, Any]) -> dict[str, Any]:
                 raise EvaluationError(f"spec.domain.resources.{where}.{name}: {err}") from err
             target[name] = format_quantity(Fraction(total))
 
-    node_selector = {str(k): v for k, v in (_get(vmi_spec, "nodeSelector") or {}).items()}
+    node_selector = {str(k): v for k, v in mapping(_get(vmi_spec, "nodeSelector")).items()}
     node_selector[KUBEVIRT_SCHEDULABLE_LABEL] = "true"
     spec: dict[str, Any] = {
         "nodeSelector": node_selector,
@@ -124,7 +125,7 @@ def pod_spec_of(workload: Any) -> dict[str, Any] | None:
     """
     if not isinstance(workload, Mapping):
         return None
-    kind = workload.get("kind")
+    kind = text(workload.get("kind"))
     spec: Any = None
     if kind == "Pod":
         spec = workload.get("spec")
@@ -155,7 +156,7 @@ class OwnedPods:
 def owned_pods(workload: Mapping[str, Any]) -> OwnedPods | None:
     """The ``OwnedPods`` of a controller or KubeVirt object; None for Pods, CronJobs and anything
     without a usable selector (an empty selector is not taken to mean "every pod")."""
-    kind = workload.get("kind")
+    kind = text(workload.get("kind"))
     namespace = str(_get(workload, "metadata", "namespace") or "default")
     name = _get(workload, "metadata", "name")
     if is_kubevirt(workload):
