@@ -354,10 +354,10 @@ def _matches(rule: Rule, obj: KObject) -> bool:
 def evaluate_rule(rule: Rule, policy: Policy, obj: KObject, index: Index,
                   policy_scope: Scope | None = None) -> Result:
     """The result of one rule on one object; never raises."""
-    def result(word: str, message: str, out: Outcome | None = None) -> Result:
+    def result(word: str, message: str, out: Outcome | None = None, extra: dict[str, Any] | None = None) -> Result:
         return Result(rule.policy, rule.id, rule.title, word, rule.severity, rule.category, message,
                       out.path if out else "", out.observed if out else None, out.expected if out else None,
-                      substitute(rule.remediation, scope, {}) if word in ("fail", "warn") and rule.remediation
+                      substitute(rule.remediation, scope, extra or {}) if word in ("fail", "warn") and rule.remediation
                       else "", rule.references)
 
     base = policy_scope or Scope(obj, index, policy, {v.name: v for v in policy.vars})
@@ -376,7 +376,7 @@ def evaluate_rule(rule: Rule, policy: Policy, obj: KObject, index: Index,
         if out.state == "skip":
             return result("skip", out.detail or "not applicable", out)
         template = out.message or rule.message
-        return result(rule.on_failure, substitute(template, scope, extra), out)
+        return result(rule.on_failure, substitute(template, scope, extra), out, extra)
     except (EvaluationError, OperatorError) as exc:
         return result("error", f"could not evaluate: {exc}")
     except Exception as exc:  # a bug in an operator must not end the run: report it on this result

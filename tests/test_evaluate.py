@@ -1,0 +1,307 @@
+"""Evaluation: result fields, preconditions, warn, verdicts, errors confined to one object, the report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from conftest import make_policy, make_rule, node
+
+from rules.errors import InputError, Source
+from rules.evaluate import evaluate
+from rules.loader import PolicySet
+from rules.reader import Dump, KObject
+from rules.report import ObjectRef, ObjectReport, Report, Result
+
+Judge = Callable[..., dict[tuple[str, str], Any]]
+GPUS = "$.status.allocatable['nvidia.com/gpu']"
+WORKLOAD = "$.metadata.labels['nvidia.com/gpu.workload.config']"
+NVIDIA_DOCS = "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-kubevirt.html"
+
+
+def gpu_node(name: str, gpus: str | None = "8", workload: str | None = "container", present: bool = True) -> dict[str, Any]:
+    labels = {"nvidia.com/gpu.present": "true"} if present else {}
+    if workload is not None:
+        labels["nvidia.com/gpu.workload.config"] = workload
+    return node(name, labels=labels, allocatable={"nvidia.com/gpu": gpus} if gpus is not None else {})
+
+
+def run(load_policy: Callable[..., PolicySet], objects: list[dict[str, Any]], rules: list[dict[str, Any]],
+        errors: list[InputError] | None = None, **spec: Any) -> Report:
+    policies = load_policy(make_policy(rules, **spec))
+    dump = Dump(objects=[KObject(o, Source("dump.yaml", i + 1, 1)) for i, o in enumerate(objects)],
+                errors=list(errors or []))
+    return evaluate(dump, policies, name="lab")
+
+
+def results_of(report: Report) -> dict[tuple[str, str], Result]:
+    return {(o.ref.name, r.rule): r for o in report.objects for r in o.results}
+
+
+# ---------------------------------------------------------------------------------- result fields
+
+
+def test_severity_and_category_defaults(judge: Judge) -> None:
+    rule = make_rule({"path": GPUS, "gt": 0})
+    r = judge([gpu_node("n1", gpus="0")], rules=[rule])[("n1", "r")]
+    assert (r.result, r.severity, r.category) == ("fail", "medium", "")
+    r = judge([gpu_node("n1", gpus="0")], rules=[rule], defaults={"severity": "high", "category": "GPU Operator"})[("n1", "r")]
+    assert (r.severity, r.category) == ("high", "GPU Operator")
+    own = make_rule({"path": GPUS, "gt": 0}, severity="critical", category="Scheduling")
+    r = judge([gpu_node("n1", gpus="0")], rules=[own], defaults={"severity": "high", "category": "GPU Operator"})[("n1", "r")]
+    assert (r.severity, r.category) == ("critical", "Scheduling")
+
+
+def test_failure_fields(judge: Judge) -> None:
+    rule = make_rule({"path": WORKLOAD, "in": ["container", "vm-passthrough", "vm-vgpu"]}, title="workload label is valid",
+                     message="workload label '{observed}' is not one of {expected}",
+                     remediation="kubectl label node {name} --overwrite nvidia.com/gpu.workload.config=container",
+                     references=[NVIDIA_DOCS])
+    r = judge([gpu_node("gpu-1", workload="vm_passthrough")], rules=[rule])[("gpu-1", "r")]
+    assert r.to_dict() == {
+        "policy": "test-policy", "rule": "r", "title": "workload label is valid", "result": "fail",
+        "severity": "medium", "category": "",
+        "message": "workload label 'vm_passthrough' is not one of one of [container, vm-passthrough, vm-vgpu]",
+        "path": WORKLOAD, "observed": "vm_passthrough", "expected": "one of [container, vm-passthrough, vm-vgpu]",
+        "remediation": "kubectl label node gpu-1 --overwrite nvidia.com/gpu.workload.config=container",
+        "references": [NVIDIA_DOCS],
+    }
+    assert r.scored is True
+
+
+def test_remediation_only_on_fail_and_warn(judge: Judge) -> None:
+    rules = [make_rule({"path": GPUS, "gt": 0}, id="fails", remediation="restart the device plugin on {name}"),
+             make_rule({"path": GPUS, "gt": 0}, id="warns", onFailure="warn", remediation="check {name}"),
+             make_rule({"path": GPUS, "gte": 0}, id="passes", remediation="nothing to do on {name}"),
+             make_rule({"path": WORKLOAD, "gt": 0}, id="errors", remediation="fix {name}"),
+             make_rule({"path": GPUS, "gt": 0}, id="skips", remediation="fix {name}",
+                       preconditions=[{"path": "$.spec.unschedulable", "equals": True}])]
+    results = judge([gpu_node("n1", gpus="0")], rules=rules)
+    assert {k[1]: (v.result, v.remediation) for k, v in results.items()} == {
+        "fails": ("fail", "restart the device plugin on n1"),
+        "warns": ("warn", "check n1"),
+        "passes": ("pass", ""),
+        "errors": ("error", ""),
+        "skips": ("skip", ""),
+    }
+
+
+def test_remediation_substitutes_observed_and_expected(judge: Judge) -> None:
+    # Regression: remediation was substituted without observed/expected/path/forEach names, so
+    # "{observed}" was left as written although the loader accepts it.
+    rule = make_rule({"forEach": {"keys": "$.metadata.labels", "as": "label",
+                                  "assert": {"var": "label", "notIn": ["nvidia.com/gpu.deploy.operands"]}}},
+                     remediation="kubectl label node {name} {label}- # observed {observed}, want {expected}")
+    r = judge([node("n1", labels={"nvidia.com/gpu.deploy.operands": "false"})], rules=[rule])[("n1", "r")]
+    assert r.remediation == ("kubectl label node n1 nvidia.com/gpu.deploy.operands- # observed"
+                             " nvidia.com/gpu.deploy.operands, want none of [nvidia.com/gpu.deploy.operands]")
+
+
+def test_pass_fields(judge: Judge) -> None:
+    rule = make_rule({"path": GPUS, "gt": 0}, passMessage="{name} advertises {observed} GPUs")
+    r = judge([gpu_node("n1")], rules=[rule])[("n1", "r")]
+    assert (r.result, r.message, r.path, r.observed, r.expected) == ("pass", "n1 advertises 8 GPUs", GPUS, "8", "> 0")
+
+
+# ---------------------------------------------------------------------------------- preconditions
+
+
+def test_unmet_precondition_skips_with_the_reason(judge: Judge) -> None:
+    rule = make_rule({"path": GPUS, "gt": 0}, preconditions=[{"path": "$.metadata.labels['nvidia.com/gpu.present']",
+                                                              "equals": "true"}])
+    results = judge([gpu_node("gpu", gpus="0"), gpu_node("cpu", gpus=None, present=False)], rules=[rule])
+    assert results[("gpu", "r")].result == "fail"
+    skip = results[("cpu", "r")]
+    assert skip.result == "skip"
+    assert skip.message == ("precondition not met: $.metadata.labels['nvidia.com/gpu.present'] is [],"
+                            " not == true (nothing selected)")
+
+
+def test_precondition_description_is_the_reason(judge: Judge) -> None:
+    spec = {"context": {"sandbox": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.enabled", "first": True,
+                                    "default": False}}}
+    rule = make_rule({"path": WORKLOAD, "in": ["vm-passthrough", "vm-vgpu"]},
+                     preconditions=[{"context": "sandbox", "equals": True,
+                                     "description": "sandbox workloads are disabled in the ClusterPolicy"}])
+    r = judge([gpu_node("n1")], rules=[rule], **spec)[("n1", "r")]
+    assert (r.result, r.message) == ("skip", "precondition not met: sandbox workloads are disabled in the ClusterPolicy")
+
+
+def test_every_precondition_must_hold(judge: Judge) -> None:
+    rule = make_rule({"path": GPUS, "gt": 0}, preconditions=[
+        {"path": "$.metadata.labels['nvidia.com/gpu.present']", "equals": "true"},
+        {"path": WORKLOAD, "equals": "container", "description": "not a container node"}])
+    results = judge([gpu_node("a", gpus="0"), gpu_node("b", gpus="0", workload="vm-passthrough")], rules=[rule])
+    assert results[("a", "r")].result == "fail"
+    assert (results[("b", "r")].result, results[("b", "r")].message) == ("skip", "precondition not met: not a container node")
+
+
+# ------------------------------------------------------------------------------------ warn, verdict
+
+
+def test_on_failure_warn(judge: Judge) -> None:
+    rule = make_rule({"path": GPUS, "gt": 0}, onFailure="warn")
+    r = judge([gpu_node("n1", gpus="0")], rules=[rule])[("n1", "r")]
+    assert (r.result, r.scored) == ("warn", False)
+    r = judge([gpu_node("n1", gpus="0")], rules=[make_rule({"path": GPUS, "gt": 0})],
+              defaults={"onFailure": "warn"})[("n1", "r")]
+    assert r.result == "warn"
+    # a warn rule that holds passes
+    assert judge([gpu_node("n1")], rules=[rule])[("n1", "r")].result == "pass"
+
+
+@pytest.mark.parametrize(
+    ("words", "verdict"),
+    [
+        (["pass", "skip"], "pass"),
+        (["skip", "skip"], "skip"),
+        (["pass", "warn", "skip"], "warn"),
+        (["warn", "fail", "pass"], "fail"),
+        (["fail", "error", "warn"], "error"),
+        (["error", "skip"], "error"),
+        ([], "skip"),
+    ],
+)
+def test_verdict_is_the_worst_result(words: list[str], verdict: str) -> None:
+    results = tuple(Result("p", f"r{i}", "t", w, "high", "", "") for i, w in enumerate(words))
+    assert ObjectReport(ObjectRef("v1", "Node", "n"), Source("x"), results).verdict == verdict
+
+
+def test_verdict_from_evaluation(load_policy: Callable[..., PolicySet]) -> None:
+    rules = [make_rule({"path": GPUS, "gt": 0}, id="gpus"),
+             make_rule({"path": WORKLOAD, "equals": "container"}, id="workload", onFailure="warn"),
+             make_rule({"path": GPUS, "lte": 8}, id="skipped", preconditions=[{"path": "$.spec.unschedulable", "equals": True}])]
+    report = run(load_policy, [gpu_node("ok"), gpu_node("warned", workload="vm-vgpu"), gpu_node("failed", gpus="0")], rules)
+    assert {o.ref.name: o.verdict for o in report.objects} == {"ok": "pass", "warned": "warn", "failed": "fail"}
+
+
+# ------------------------------------------------------------------------------------------ errors
+
+
+def test_error_is_confined_to_the_object(load_policy: Callable[..., PolicySet]) -> None:
+    rules = [make_rule({"path": GPUS, "gte": 1}, id="gpus", message="{name}: {observed} GPUs"),
+             make_rule({"path": WORKLOAD, "exists": True}, id="labelled")]
+    broken = gpu_node("gpu-broken", gpus="eight")
+    report = run(load_policy, [gpu_node("gpu-1"), broken, gpu_node("gpu-2")], rules)
+    results = results_of(report)
+    assert results[("gpu-broken", "gpus")].result == "error"
+    assert results[("gpu-broken", "gpus")].message == f"could not evaluate: {GPUS}: 'eight' is not a Kubernetes quantity"
+    assert results[("gpu-broken", "gpus")].observed is None
+    assert results[("gpu-broken", "labelled")].result == "pass"  # the other rule on the same object still runs
+    assert {k: v.result for k, v in results.items() if k[0] != "gpu-broken"} == {
+        ("gpu-1", "gpus"): "pass", ("gpu-1", "labelled"): "pass", ("gpu-2", "gpus"): "pass", ("gpu-2", "labelled"): "pass"}
+    assert {o.ref.name: o.verdict for o in report.objects} == {"gpu-1": "pass", "gpu-broken": "error", "gpu-2": "pass"}
+
+
+def test_an_operator_raising_becomes_an_error_result(load_policy: Callable[..., PolicySet],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    from rules import operators
+
+    real = operators.OPERATORS["startsWith"]
+
+    def flaky(value: Any, arg: Any) -> bool:
+        if value == "vm-vgpu":
+            raise RuntimeError("boom")
+        return bool(real.test(value, arg))
+
+    monkeypatch.setitem(operators.OPERATORS, "startsWith", replace(real, test=flaky))
+    rules = [make_rule({"path": WORKLOAD, "startsWith": "vm-"})]
+    report = run(load_policy, [gpu_node("a", workload="vm-passthrough"), gpu_node("b", workload="vm-vgpu"),
+                               gpu_node("c", workload="container")], rules)
+    results = results_of(report)
+    assert [results[(n, "r")].result for n in "abc"] == ["pass", "error", "fail"]
+    assert results[("b", "r")].message == "could not evaluate: internal error RuntimeError: boom"
+
+
+# ------------------------------------------------------------------------------------------ report
+
+
+def test_report_summary_and_bookkeeping(load_policy: Callable[..., PolicySet]) -> None:
+    rules = [make_rule({"path": GPUS, "gt": 0}, id="gpus", severity="high"),
+             make_rule({"path": WORKLOAD, "equals": "container"}, id="workload", severity="low", onFailure="warn"),
+             make_rule({"path": GPUS, "gte": 0}, id="needs-label", severity="critical",
+                       preconditions=[{"path": "$.metadata.labels['nvidia.com/gpu.present']", "exists": True}])]
+    objects = [gpu_node("ok"), gpu_node("no-gpus", gpus="0"), gpu_node("vgpu", workload="vm-vgpu"),
+               gpu_node("broken", gpus="many", present=False),
+               {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "unjudged", "namespace": "default"}}]
+    errors = [InputError(Source("dump.yaml", 7, 120), "YAML syntax error: mapping values are not allowed here")]
+    report = run(load_policy, objects, rules, errors)
+    assert report.summary() == {
+        "objectsRead": 5,
+        "objectsJudged": 4,
+        "results": {"pass": 8, "fail": 1, "warn": 1, "error": 1, "skip": 1},
+        "findingsBySeverity": {"critical": 0, "high": 2, "medium": 0, "low": 1, "info": 0},
+        "verdicts": {"pass": 1, "fail": 1, "warn": 1, "error": 1, "skip": 0},
+        "inputErrors": 1,
+    }
+    assert report.worst() == "error"
+    assert report.policies == [{"name": "test-policy", "version": "1.2.3", "pack": "", "rules": 3}]
+    assert report.name == "lab"
+    assert set(report.timing) == {"indexMs", "evaluateMs"}
+    doc = report.to_dict()
+    assert doc["inputErrors"] == [{"file": "dump.yaml", "document": 7, "line": 120, "path": "",
+                                   "reason": "YAML syntax error: mapping values are not allowed here"}]
+    assert [o["name"] for o in doc["objects"]] == ["ok", "no-gpus", "vgpu", "broken"]
+    assert doc["objects"][1]["source"] == {"file": "dump.yaml", "document": 2, "line": 1}
+
+
+def test_worst_counts_input_errors(load_policy: Callable[..., PolicySet]) -> None:
+    clean = run(load_policy, [gpu_node("ok")], [make_rule({"path": GPUS, "gt": 0})])
+    assert clean.worst() == "pass"
+    assert Report().worst() == "skip"
+    with_errors = run(load_policy, [gpu_node("ok")], [make_rule({"path": GPUS, "gt": 0})],
+                      [InputError(Source("x.yaml"), "not a Kubernetes object: no 'kind'")])
+    assert with_errors.worst() == "error"
+
+
+def test_report_filtered(load_policy: Callable[..., PolicySet]) -> None:
+    rules = [make_rule({"path": GPUS, "gt": 0}, id="gpus", severity="high"),
+             make_rule({"path": WORKLOAD, "equals": "container"}, id="workload", severity="low", onFailure="warn"),
+             make_rule({"path": GPUS, "lte": 8}, id="at-most-8", severity="info")]
+    report = run(load_policy, [gpu_node("ok"), gpu_node("no-gpus", gpus="0"), gpu_node("vgpu", workload="vm-vgpu", gpus="16")],
+                 rules)
+
+    def names(r: Report) -> dict[str, list[str]]:
+        return {o.ref.name: [x.rule for x in o.results] for o in r.objects}
+
+    assert names(report.filtered({"fail", "warn"})) == {"no-gpus": ["gpus"], "vgpu": ["workload", "at-most-8"]}
+    assert names(report.filtered({"fail"})) == {"no-gpus": ["gpus"], "vgpu": ["at-most-8"]}
+    assert names(report.filtered(min_severity="high")) == {"ok": ["gpus"], "no-gpus": ["gpus"], "vgpu": ["gpus"]}
+    assert names(report.filtered({"fail", "warn"}, "low")) == {"no-gpus": ["gpus"], "vgpu": ["workload"]}
+    assert names(report.filtered({"error"})) == {}
+    assert names(report.filtered()) == names(report)
+    # filtering keeps the rest of the report and does not change the original
+    filtered = report.filtered({"fail"})
+    assert filtered.objects_read == 3 and filtered.policies == report.policies
+    assert len(report.objects) == 3
+    assert filtered.summary()["results"] == {"pass": 0, "fail": 2, "warn": 0, "error": 0, "skip": 0}
+
+
+def test_rules_match_by_kind_and_wildcard(load_policy: Callable[..., PolicySet]) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "cuda", "namespace": "ml"}}
+    rules = [make_rule({"var": "kind", "exists": True}, id="any-kind", match={"kinds": ["*"]}),
+             make_rule({"var": "kind", "equals": "Node"}, id="nodes-only")]
+    report = run(load_policy, [gpu_node("n1"), pod], rules)
+    assert {k: v.result for k, v in results_of(report).items()} == {
+        ("n1", "nodes-only"): "pass", ("n1", "any-kind"): "pass", ("cuda", "any-kind"): "pass"}
+
+
+def test_policy_vars_are_computed_once_per_object(load_policy: Callable[..., PolicySet],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from rules import evaluate as ev
+
+    computed: list[str] = []
+    real = ev.Scope._compute
+
+    def counting(self: Any, spec: Any) -> Any:
+        computed.append(f"{self.obj.name}:{spec.name}")
+        return real(self, spec)
+
+    monkeypatch.setattr(ev.Scope, "_compute", counting)
+    rules = [make_rule({"var": "workload", "exists": True}, id="a"),
+             make_rule({"var": "workload", "equals": "container"}, id="b", message="{workload}")]
+    run(load_policy, [gpu_node("n1"), gpu_node("n2")], rules, vars={"workload": WORKLOAD})
+    assert computed == ["n1:workload", "n2:workload"]
