@@ -22,7 +22,7 @@ from .operators import OperatorError, show
 from .reader import Dump, KObject
 from .report import ObjectRef, ObjectReport, Report, Result
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+)*)\}")
 _MISSING = object()
 
 
@@ -149,16 +149,21 @@ def _context(ctx: Context, scope: Scope) -> Any:
 
 
 def substitute(template: str, scope: Scope, extra: dict[str, Any]) -> str:
-    """Replace ``{name}`` with the value of a built-in, a binding, a var or a context (safe: no format
-    spec, no attribute access); an unknown name is left as written."""
+    """Replace ``{name}`` with the value of a built-in, a binding, a var or a context, and ``{name.a.b}``
+    with a member of it (mapping keys only: safe, no format spec, no attribute access); an unknown name
+    is left as written."""
     def one(m: re.Match[str]) -> str:
         name = m.group(1)
         if name in extra:
-            return show(extra[name])
-        try:
-            return show(scope.var(name))
-        except EvaluationError:
-            return m.group(0)
+            value = extra[name]
+        else:
+            try:
+                value = scope.var(name)
+            except EvaluationError:
+                return m.group(0)
+        for member in filter(None, m.group(2).split(".")):
+            value = _lookup(value, member)
+        return show(value)
     return _PLACEHOLDER.sub(one, template)
 
 
@@ -183,7 +188,10 @@ def resolve(ref: Ref, scope: Scope) -> Any:
         value = substitute(ref.target, scope, {})
     else:  # pragma: no cover - compile_ref produces only the kinds above
         raise EvaluationError(f"unknown reference kind {kind}")
-    if ref.key is not None and kind != "keys":
+    if ref.key is not None and kind != "keys" and ref.key.kind == "keypath":
+        for step in ref.key.target:  # key: [a, {var: b}] looks up one level per element
+            value = _lookup(value, resolve(step, scope))
+    elif ref.key is not None and kind != "keys":
         key = resolve(ref.key, scope)
         value = _lookup(value, key)
     elif ref.key is not None:
@@ -205,7 +213,9 @@ def _lookup(container: Any, key: Any) -> Any:
 
 
 def subject_values(a: Assertion, scope: Scope) -> list[Any]:
-    """The values an assertion tests: resolved, transformed, classified, filtered and de-duplicated."""
+    """The values an assertion tests: resolved, transformed, filtered (``where`` sees each value before it
+    is classified, so it can look the raw value up, e.g. a resource name's quantity), classified and
+    de-duplicated."""
     if a.subject is None:
         return []
     raw = resolve(a.subject, scope)
@@ -215,13 +225,13 @@ def subject_values(a: Assertion, scope: Scope) -> list[Any]:
         values = [] if raw is None else [raw]
     for t in a.transforms:
         values = [_transform(t, v) for v in values]
+    if a.where is not None:
+        values = [v for v in values if check(a.where, scope.child(v, {"item": v})).state == "pass"]
     if a.classify is not None:
         table = resolve(a.classify, scope)
         if not isinstance(table, dict):
             raise EvaluationError(f"classify needs a mapping of name to regular expressions, got {show(table)}")
         values = [c for c in (_classify(v, table) for v in values) if c is not None]
-    if a.where is not None:
-        values = [v for v in values if check(a.where, scope.child(v, {"item": v})).state == "pass"]
     if a.unique:
         seen: list[Any] = []
         for v in values:

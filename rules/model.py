@@ -17,7 +17,7 @@ from .jsonpath import JsonPath, PathError, compile_path
 from .schema import SUBJECT_KEYS
 
 REF_KEYS = ("path", "var", "context", "data", "format", "value")
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+)*)\}")
 
 
 class CompileError(ValueError):
@@ -49,6 +49,7 @@ class Ref:
             "path": lambda: str(self.target),
             "keys": lambda: f"keys of {self.target}",
             "format": lambda: repr(self.target),
+            "keypath": lambda: "][".join(k.text() for k in self.target),
         }.get(self.kind, lambda: f"{self.kind} {self.target}")()
         return f"{base}[{self.key.text()}]" if self.key else base
 
@@ -233,8 +234,18 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
             raise CompileError([*where, "format"], "format must be a string with {name} references")
     elif not isinstance(target, str):
         raise CompileError([*where, kind], f"{kind} must be a name")
-    key = compile_ref(raw["key"], [*where, "key"]) if "key" in raw else None
+    key = compile_key(raw["key"], [*where, "key"]) if "key" in raw else None
     return Ref(kind, target, key, bool(raw.get("all", False)), raw.get("default"))
+
+
+def compile_key(raw: Any, where: list[str | int]) -> Ref:
+    """A lookup key: a literal or a reference, or a non-empty list of them (a key path: one level per
+    element, e.g. ``[resources, limits, {var: resource}]``)."""
+    if isinstance(raw, list):
+        if not raw:
+            raise CompileError(where, "a key path needs at least one key")
+        return Ref("keypath", tuple(compile_ref(k, [*where, i]) for i, k in enumerate(raw)))
+    return compile_ref(raw, where)
 
 
 def compile_subject(raw: dict[str, Any], where: list[str | int]) -> Ref | None:
@@ -242,7 +253,7 @@ def compile_subject(raw: dict[str, Any], where: list[str | int]) -> Ref | None:
     for k in SUBJECT_KEYS:
         if k in raw:
             if k == "keys":
-                return Ref("keys", _path(raw[k], [*where, k]), compile_ref(raw["key"], [*where, "key"])
+                return Ref("keys", _path(raw[k], [*where, k]), compile_key(raw["key"], [*where, "key"])
                            if "key" in raw else None, True, raw.get("default"))
             sub = {k: raw[k]}
             for extra in ("key", "default"):
@@ -354,7 +365,8 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
 
 def check_placeholders(template: str, known: set[str], where: list[str | int]) -> None:
     """Refuse ``{name}`` placeholders that no var, context or built-in provides."""
-    for name in _PLACEHOLDER.findall(template):
+    for match in _PLACEHOLDER.finditer(template):
+        name = match.group(1)
         if name not in known:
             raise CompileError(where, f"message placeholder {{{name}}} names no var, context or built-in"
                                f" (known: {', '.join(sorted(known))})")

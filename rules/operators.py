@@ -149,6 +149,38 @@ def _set_rel(fn: Callable[[set[Any], set[Any]], bool]) -> Callable[[Any, Any], b
     return test
 
 
+# Semantic Versioning 2.0.0 (https://semver.org/#spec-item-11) with the leading "v" Kubernetes
+# projects print (KubeVirt's status.observedKubeVirtVersion "v1.4.0", kubelet "v1.31.2+k3s1").
+_VERSION = re.compile(
+    r"^[vV]?(?P<major>0|[1-9]\d*)(?:\.(?P<minor>0|[1-9]\d*))?(?:\.(?P<patch>0|[1-9]\d*))?"
+    r"(?:-(?P<pre>[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$")
+
+
+def version_key(value: Any) -> tuple[Any, ...]:
+    """A sort key giving SemVer 2.0.0 precedence: ``v1.3.9 < v1.4.0-rc.1 < v1.4.0 == 1.4 == v1.4.0+build``.
+
+    A missing minor or patch counts as 0; a pre-release sorts before its release, its dot-separated
+    identifiers compared numerically when all digits, else as ASCII, numeric before alphanumeric; build
+    metadata is ignored. Raises ``OperatorError`` for anything else.
+    """
+    m = _VERSION.match(str(value).strip()) if isinstance(value, (str, int, float)) and not isinstance(
+        value, bool) else None
+    if m is None:
+        raise OperatorError(f"{show(value)} is not a version (expected e.g. v1.4.0 or 1.4.0-rc.1)")
+    core = tuple(int(m.group(g) or 0) for g in ("major", "minor", "patch"))
+    pre = m.group("pre")
+    if pre is None:
+        return (*core, 1, ())
+    ids = tuple((0, int(i), "") if i.isdigit() else (1, 0, i) for i in pre.split("."))
+    return (*core, 0, ids)
+
+
+def _version(fn: Callable[[tuple[Any, ...], tuple[Any, ...]], bool]) -> Callable[[Any, Any], bool]:
+    def test(value: Any, arg: Any) -> bool:
+        return fn(version_key(value), version_key(arg))
+    return test
+
+
 _ANY = fields.Raw
 _COUNT_KEYS = ("equals", "gt", "gte", "lt", "lte")
 
@@ -215,6 +247,9 @@ OPERATORS: dict[str, Operator] = {
         Operator("setEquals", "set", _ANY, _set_rel(lambda s, a: s == a),
                  lambda a: f"exactly {show(_members(a))}",
                  doc="the selected values, as a set, equal the argument"),
+        Operator("versionLt", "value", _ANY, _version(lambda x, y: x < y), lambda a: f"a version below {show(a)}",
+                 doc="the value is a version (SemVer 2.0.0, optional leading v) older than the argument;"
+                     " use not: for >="),
     ]
 }
 
