@@ -1,0 +1,167 @@
+"""The `verdict` command: exit codes, output routing, formats, many dumps, policies subcommands."""
+
+from __future__ import annotations
+
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from rules.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+LAB = REPO / "examples" / "lab-cluster.yaml"
+
+POLICY = """\
+apiVersion: verdict/v1
+kind: Policy
+metadata: {name: node-labels, version: 1.2.0}
+spec:
+  rules:
+  - id: workload-label-valid
+    title: workload label is known
+    severity: high
+    match: {kinds: [Node]}
+    assert: {path: "$.metadata.labels['nvidia.com/gpu.workload.config']", in: [container, vm-passthrough, vm-vgpu]}
+    message: "label {observed} on {name} is not a workload"
+    references: ["https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-kubevirt.html"]
+"""
+
+DUMP = """\
+apiVersion: v1
+kind: Node
+metadata: {name: good, labels: {nvidia.com/gpu.workload.config: container}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: typo, labels: {nvidia.com/gpu.workload.config: vm_passthrough}}
+"""
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(POLICY)
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(DUMP)
+    return policy, dump
+
+
+def run(*args: str, input: str | None = None):  # noqa: A002 - click's name
+    return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
+
+
+def test_audit_exits_1_on_fail_and_names_the_object(files: tuple[Path, Path]) -> None:
+    policy, dump = files
+    res = run("audit", str(dump), "-p", str(policy))
+    assert res.exit_code == 1
+    report = json.loads(res.stdout)
+    verdicts = {o["name"]: o["verdict"] for o in report["objects"]}
+    assert verdicts == {"good": "pass", "typo": "fail"}
+    typo = next(o for o in report["objects"] if o["name"] == "typo")
+    assert typo["results"][0]["message"] == "label vm_passthrough on typo is not a workload"
+    assert typo["source"] == {"file": str(dump), "document": 2, "line": 5}
+
+
+def test_fail_on_never_exits_0_and_warn_threshold(files: tuple[Path, Path]) -> None:
+    policy, dump = files
+    assert run("audit", str(dump), "-p", str(policy), "--fail-on", "never").exit_code == 0
+    assert run("audit", str(dump), "-p", str(policy), "--fail-on", "error").exit_code == 0
+    assert run("audit", str(dump), "-p", str(policy), "--fail-on", "warn").exit_code == 1
+
+
+def test_unreadable_input_exits_2_naming_it(files: tuple[Path, Path], tmp_path: Path) -> None:
+    policy, _ = files
+    missing = tmp_path / "nope.yaml"
+    res = run("audit", str(missing), "-p", str(policy))
+    assert res.exit_code == 2
+    assert str(missing) in res.stderr
+    assert "no such file" in res.stderr
+    assert res.stdout == ""
+    binary = tmp_path / "blob.bin"
+    binary.write_bytes(b"\x00\xff\xfe" * 100)
+    res = run("audit", str(binary), "-p", str(policy))
+    assert res.exit_code == 2
+    assert str(binary) in res.stderr
+
+
+def test_broken_policy_exits_2_with_file_and_line(files: tuple[Path, Path], tmp_path: Path) -> None:
+    _, dump = files
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(POLICY.replace("in: [container", "inn: [container"))
+    res = run("audit", str(dump), "-p", str(bad))
+    assert res.exit_code == 2
+    assert f"{bad}:10" in res.stderr
+    assert "workload-label-valid" in res.stderr
+
+
+def test_output_file_results_filter_and_yaml(files: tuple[Path, Path], tmp_path: Path) -> None:
+    policy, dump = files
+    out = tmp_path / "report.json"
+    res = run("audit", str(dump), "-p", str(policy), "-o", str(out), "--results", "fail")
+    assert res.exit_code == 1
+    assert res.stdout == ""
+    report = json.loads(out.read_text())
+    assert [o["name"] for o in report["objects"]] == ["typo"]
+    res = run("audit", str(dump), "-p", str(policy), "--format", "yaml", "--fail-on", "never")
+    assert "kind: Report" in res.stdout
+    res = run("audit", str(dump), "-p", str(policy), "--results", "bogus")
+    assert res.exit_code == 2
+
+
+def test_stdin_and_table(files: tuple[Path, Path]) -> None:
+    policy, _ = files
+    res = run("audit", "-", "-p", str(policy), "--format", "table", input=DUMP)
+    assert res.exit_code == 1
+    assert "Node/typo" in res.stdout
+    assert "\x1b[" not in res.stdout  # no colour when stdout is not a terminal
+
+
+def test_folder_of_archives_is_one_report_per_dump(files: tuple[Path, Path], tmp_path: Path) -> None:
+    policy, dump = files
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    for name in ("a", "b"):
+        with tarfile.open(batch / f"{name}.tar.gz", "w:gz") as tar:
+            tar.add(dump, arcname=f"{name}/dump.yaml")
+    res = run("audit", str(batch), "-p", str(policy))
+    assert res.exit_code == 1
+    data = json.loads(res.stdout)
+    assert data["kind"] == "ReportList"
+    assert [r["name"] for r in data["reports"]] == [str(batch / "a.tar.gz"), str(batch / "b.tar.gz")]
+    assert data["total"]["results"]["fail"] == 2
+
+
+def test_policies_list_and_lint(files: tuple[Path, Path], tmp_path: Path) -> None:
+    policy, _ = files
+    res = run("policies", "list", "-p", str(policy))
+    assert "node-labels 1.2.0" in res.stdout
+    assert "node-labels/workload-label-valid" in res.stdout
+    assert run("policies", "lint", str(policy)).exit_code == 0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(POLICY.replace("$.metadata.labels['nvidia.com/gpu.workload.config']",
+                                  "{.metadata.labels.nvidia\\\\.com/gpu\\\\.workload\\\\.config}"))
+    res = run("policies", "lint", str(bad))
+    assert res.exit_code == 1
+    assert f"{bad}:10" in res.stdout
+    assert "kubectl JSONPath" in res.stdout
+    assert "$.metadata.labels['nvidia.com/gpu.workload.config']" in res.stdout
+
+
+@pytest.mark.skipif(not LAB.exists(), reason="the lab example lands with the pack")
+def test_lab_audit_with_builtin_pack() -> None:
+    res = run("audit", str(LAB))
+    assert res.exit_code == 1
+    report = json.loads(res.stdout)
+    by_name = {o["name"]: o for o in report["objects"]}
+    rule = "resource-class-matches-workload"
+
+    def result(name: str) -> str:
+        return next(r["result"] for r in by_name[name]["results"] if r["rule"] == rule)
+
+    assert result("gpu-broken-wrong-class") == "fail"
+    for good in ("gpu-container-1", "gpu-passthrough-1", "gpu-vgpu-1"):
+        assert result(good) == "pass"
+    assert run("audit", str(LAB), "--fail-on", "never").exit_code == 0
