@@ -7,6 +7,7 @@ import io
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..report import Report
@@ -27,7 +28,9 @@ def render(report: Report, fmt: str = "table", color: bool = False, width: int =
         if not all_results and r.result not in ("fail", "warn", "error"):
             continue
         shown += 1
-        table.add_row(str(obj.ref), f"{r.policy}/{r.rule}", f"[{_STYLE[r.result]}]{r.result}[/]", r.severity, r.message)
+        # Text from the dump or a policy is escaped: "[container, vm-vgpu]" is not rich markup.
+        table.add_row(escape(str(obj.ref)), escape(f"{r.policy}/{r.rule}"), f"[{_STYLE[r.result]}]{r.result}[/]",
+                      escape(r.severity), escape(r.message))
     if shown:
         console.print(table)
     s = report.summary()
@@ -35,5 +38,5 @@ def render(report: Report, fmt: str = "table", color: bool = False, width: int =
     console.print(f"{s['objectsJudged']} objects judged ({s['objectsRead']} read): {counts or 'no results'}"
                   + (f"; {s['inputErrors']} input errors" if s["inputErrors"] else ""))
     for err in report.input_errors:
-        console.print(f"[{_STYLE['error']}]input error[/] {err}")
+        console.print(f"[{_STYLE['error']}]input error[/] {escape(str(err))}")
     return buf.getvalue()
