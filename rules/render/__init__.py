@@ -16,6 +16,10 @@ FORMATS: dict[str, tuple[str, str]] = {
     "json": ("native", "application/json"),
     "yaml": ("native", "application/yaml"),
     "table": ("table", "text/plain; charset=utf-8"),
+    "policyreport": ("policyreport", "application/yaml"),
+    "sarif": ("sarif", "application/sarif+json"),
+    "junit": ("junit", "application/xml"),
+    "markdown": ("markdown", "text/markdown; charset=utf-8"),
 }
 
 

@@ -1,0 +1,136 @@
+"""JUnit XML (the Maven Surefire dialect that Jenkins, GitLab, Azure Pipelines and GitHub test-report
+actions read; checked against the Jenkins xUnit plugin's ``junit-10.xsd``).
+
+``<testsuites>`` holds one ``<testsuite>`` per policy (per dump and policy with several dumps: the suite
+is named ``<dump>: <policy>``), and one ``<testcase>`` per (object, rule): ``classname`` is
+``policy.rule``, ``name`` is ``Kind/namespace/name: rule``. A ``fail`` is ``<failure type=severity>``, an
+``error`` is ``<error type="error">``, a ``skip`` is ``<skipped>``, a ``pass`` is an empty test case.
+
+``warn`` (failed, but the rule is advisory and not scored) is a passing test case whose ``<system-out>``
+says ``WARN``: a CI server marks any failure red or unstable, and an advisory rule must not do that
+(``--fail-on warn`` is the switch for a warn gate). ``warn_as_failure=True`` writes it as
+``<failure type="warn">`` instead.
+
+Input errors are a suite ``verdict: input`` with one ``<error>`` per unreadable document. Times: verdict
+times a whole report, not each rule, so a suite's ``time`` is the report's evaluation time shared out by
+result count and test cases carry none. Characters XML 1.0 cannot hold are dropped from every text.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections import OrderedDict
+from typing import Any
+
+from ..report import ObjectReport, Report, Result
+
+# Characters XML 1.0 allows (https://www.w3.org/TR/xml/#charsets); anything else is dropped.
+_NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _clean(text: Any) -> str:
+    return _NOT_XML.sub("", str(text))
+
+
+def _details(obj: ObjectReport, r: Result) -> str:
+    """The body of a failure/error/skipped element: what a person needs to find and fix the object."""
+    lines = [f"{r.result} [{r.severity}] {r.policy}/{r.rule}: {r.title}", f"object: {obj.ref}",
+             f"source: {obj.source}"]
+    for label, value in (("path", r.path), ("observed", r.observed), ("expected", r.expected),
+                         ("remediation", r.remediation)):
+        if value not in (None, "", [], {}):
+            lines.append(f"{label}: {value}")
+    if r.references:
+        lines.append("references: " + ", ".join(r.references))
+    lines.append("")
+    lines.append(r.message)
+    return _clean("\n".join(lines))
+
+
+def _testcase(obj: ObjectReport, r: Result, warn_as_failure: bool) -> ET.Element:
+    case = ET.Element("testcase", {"classname": _clean(f"{r.policy}.{r.rule}"), "name": _clean(f"{obj.ref}: {r.rule}")})
+    message = _clean(r.message)
+    if r.result == "fail" or (r.result == "warn" and warn_as_failure):
+        child = ET.SubElement(case, "failure", {"message": message, "type": r.severity if r.result == "fail" else "warn"})
+        child.text = _details(obj, r)
+    elif r.result == "error":
+        child = ET.SubElement(case, "error", {"message": message, "type": "error"})
+        child.text = _details(obj, r)
+    elif r.result == "skip":
+        ET.SubElement(case, "skipped", {"message": message})
+    elif r.result == "warn":
+        out = ET.SubElement(case, "system-out")
+        out.text = "WARN " + _details(obj, r)
+    return case
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000:.3f}"
+
+
+def _suites(report: Report, prefix: str, warn_as_failure: bool) -> list[ET.Element]:
+    """The suites of one report: one per policy (in the order policies were loaded), then input errors."""
+    by_policy: OrderedDict[str, list[tuple[ObjectReport, Result]]] = OrderedDict(
+        (p["name"], []) for p in report.policies)
+    for obj, r in report.results:
+        by_policy.setdefault(r.policy, []).append((obj, r))
+    versions = {p["name"]: p for p in report.policies}
+    total = sum(len(v) for v in by_policy.values())
+    evaluate_ms = float(report.timing.get("evaluateMs", 0.0))
+    timestamp = report.generated.rstrip("Z")  # Surefire writes local ISO time without a zone
+    suites = []
+    for policy, pairs in by_policy.items():
+        if not pairs and policy not in versions:
+            continue
+        words = [r.result for _, r in pairs]
+        failures = words.count("fail") + (words.count("warn") if warn_as_failure else 0)
+        attrs = {"name": _clean(f"{prefix}{policy}"), "tests": str(len(pairs)), "failures": str(failures),
+                 "errors": str(words.count("error")), "skipped": str(words.count("skip")),
+                 "time": _seconds(evaluate_ms * len(pairs) / total if total else 0.0)}
+        if timestamp:
+            attrs["timestamp"] = timestamp
+        suite = ET.Element("testsuite", attrs)
+        props = ET.SubElement(suite, "properties")
+        meta = versions.get(policy, {})
+        for key in ("version", "pack"):
+            if meta.get(key):
+                ET.SubElement(props, "property", {"name": f"policy.{key}", "value": _clean(meta[key])})
+        if report.name:
+            ET.SubElement(props, "property", {"name": "dump", "value": _clean(report.name)})
+        suite.extend(_testcase(obj, r, warn_as_failure) for obj, r in pairs)
+        suites.append(suite)
+    if report.input_errors:
+        n = str(len(report.input_errors))
+        suite = ET.Element("testsuite", {"name": _clean(f"{prefix}verdict: input"), "tests": n, "failures": "0",
+                                         "errors": n, "skipped": "0", "time": "0.000"})
+        for err in report.input_errors:
+            case = ET.SubElement(suite, "testcase", {"classname": "verdict.input", "name": _clean(str(err.source))})
+            child = ET.SubElement(case, "error", {"message": _clean(err.reason), "type": "input"})
+            child.text = _clean(str(err))
+        suites.append(suite)
+    return suites
+
+
+def _document(reports: list[Report], many: bool, warn_as_failure: bool) -> str:
+    suites: list[ET.Element] = []
+    for report in reports:
+        suites += _suites(report, f"{report.name}: " if many and report.name else "", warn_as_failure)
+    count = {k: sum(int(s.get(k, "0")) for s in suites) for k in ("tests", "failures", "errors")}
+    ms = sum(float(r.timing.get("evaluateMs", 0.0)) for r in reports)
+    root = ET.Element("testsuites", {"name": "verdict", "tests": str(count["tests"]),
+                                     "failures": str(count["failures"]), "errors": str(count["errors"]),
+                                     "time": _seconds(ms)})
+    root.extend(suites)
+    ET.indent(root, space="  ")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def render(report: Report, fmt: str = "junit", warn_as_failure: bool = False, **_: Any) -> str:
+    """One report as ``<testsuites>``: a suite per policy, a test case per (object, rule)."""
+    return _document([report], False, warn_as_failure)
+
+
+def render_many(reports: list[Report], fmt: str = "junit", warn_as_failure: bool = False, **_: Any) -> str:
+    """Several dumps in one ``<testsuites>``: a suite per (dump, policy), named ``<dump>: <policy>``."""
+    return _document(reports, len(reports) > 1, warn_as_failure)

@@ -1,0 +1,138 @@
+"""Markdown for a chat message: a one-line summary, then a compact table of the findings, cut to fit.
+
+Layout: ``**verdict** <dump>: N objects judged (M read) · F fail (2 critical, 1 high) · W warn (...) ·
+E error``, then a table ``| Result | Object | Rule | Message | Fix |`` of the fail/error/warn results,
+worst first (error, fail, warn; then severity; then the order of the dump), then, when rows were left
+out, ``_… and K more findings not shown (limit L characters)._``.
+
+Limit: ``limit`` characters for the whole text, default ``LIMIT`` = 3,500, under Slack's 4,000-character
+message guidance (https://api.slack.com/methods/chat.postMessage#truncating) with room for a bot's own
+header; pass ``limit=1900`` for Discord (2,000 per message) or ``limit=0`` for no cut. Rows are whole
+or absent, never cut in the middle; the summary and the closing line are always there, so a limit below
+``MIN_LIMIT`` is refused. A cell longer than ``CELL`` characters is shortened with ``…``.
+
+Escaping: ``|`` becomes ``\\|`` and line breaks become spaces inside cells, so a message cannot break
+the table; the object and rule are code spans.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..report import SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result
+
+LIMIT = 3500
+MIN_LIMIT = 500
+CELL = 200
+FINDINGS = ("error", "fail", "warn")
+HEADER = "| Result | Object | Rule | Message | Fix |\n|---|---|---|---|---|"
+_ORDER = {"error": 0, "fail": 1, "warn": 2}
+
+
+def cell(value: Any, width: int = CELL) -> str:
+    """Text for a table cell: one line, ``|`` escaped, at most ``width`` characters."""
+    text = " ".join(str(value).split())  # every run of whitespace, line breaks included, is one space
+    if len(text) > width:
+        text = text[: width - 1].rstrip() + "…"
+    return text.replace("|", "\\|")
+
+
+def _code(value: str) -> str:
+    return f"`{value.replace('`', '')}`"
+
+
+def summary_line(report: Report, title: str = "") -> str:
+    """``**verdict** <title>: N objects judged · F fail (by severity) · W warn (...) · E error``."""
+    counts: dict[str, dict[str, int]] = {w: dict.fromkeys(SEVERITIES, 0) for w in FINDINGS}
+    for _, r in report.results:
+        if r.result in counts:
+            counts[r.result][r.severity] = counts[r.result].get(r.severity, 0) + 1
+    parts = [f"{len(report.objects)} objects judged ({report.objects_read} read)"]
+    for word in ("fail", "warn", "error"):
+        total = sum(counts[word].values())
+        by_sev = ", ".join(f"{n} {s}" for s, n in counts[word].items() if n)
+        parts.append(f"{total} {word}" + (f" ({by_sev})" if total and word != "error" else ""))
+    if report.input_errors:
+        parts.append(f"{len(report.input_errors)} input errors")
+    head = f"**verdict** {cell(title, 80)}:" if title else "**verdict**:"
+    return f"{head} " + " · ".join(parts)
+
+
+def findings(report: Report) -> list[tuple[ObjectReport, Result]]:
+    """fail/error/warn results, worst first; ties keep the dump's order."""
+    rows = [(o, r) for o, r in report.results if r.result in FINDINGS]
+    return sorted(rows, key=lambda p: (_ORDER[p[1].result], -SEVERITY_RANK.get(p[1].severity, 0)))
+
+
+def row(obj: ObjectReport, r: Result) -> str:
+    fix = cell(r.remediation, 120) if r.remediation else ""
+    return (f"| {r.result} · {r.severity} | {_code(cell(obj.ref, 80))} | {_code(f'{r.policy}/{r.rule}')} "
+            f"| {cell(r.message)} | {fix} |")
+
+
+def _closing(rows: int, dumps: int, limit: int) -> str:
+    more = f"{rows} more findings" + (f" and {dumps} more dumps" if dumps else "")
+    return f"_… {more} not shown (limit {limit:,} characters)._"
+
+
+def _assemble(blocks: list[tuple[str, list[str]]], heads: int, shown: list[int]) -> list[str]:
+    parts: list[str] = []
+    for (head, rows), n in zip(blocks[:heads], shown, strict=False):
+        parts.append(head)
+        if n:
+            parts.append(HEADER + "\n" + "\n".join(rows[:n]))
+    return parts
+
+
+def _fit(blocks: list[tuple[str, list[str]]], limit: int) -> str:
+    """Blocks of (heading, rows) as text of at most ``limit`` characters (0: no limit).
+
+    Everything when it fits. Otherwise headings and rows are taken in order until the next one does not
+    fit with room left for the closing line, which says how many findings (and dumps) were left out.
+    The first heading (the summary) is always kept. Raises ``ValueError`` below ``MIN_LIMIT``.
+    """
+    if limit and limit < MIN_LIMIT:
+        raise ValueError(f"limit {limit} is below {MIN_LIMIT} characters (0 means no limit)")
+    everything = "\n\n".join(_assemble(blocks, len(blocks), [len(rows) for _, rows in blocks])) + "\n"
+    if not limit or len(everything) <= limit:
+        return everything
+    total_rows = sum(len(rows) for _, rows in blocks)
+    reserve = len(_closing(total_rows, len(blocks), limit)) + 2
+    used = len(blocks[0][0]) + 1 + reserve
+    heads, shown, full = 1, [0] * len(blocks), False
+    for i, (head, rows) in enumerate(blocks):
+        if i:
+            if used + len(head) + 2 > limit:
+                break
+            used += len(head) + 2
+            heads += 1
+        for line in rows:
+            cost = len(line) + 1 + (0 if shown[i] else len(HEADER) + 2)
+            if used + cost > limit:
+                full = True
+                break
+            shown[i] += 1
+            used += cost
+        if full:
+            break
+    parts = _assemble(blocks, heads, shown)
+    parts.append(_closing(total_rows - sum(shown), len(blocks) - heads, limit))
+    return "\n\n".join(parts) + "\n"
+
+
+def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, **_: Any) -> str:
+    """One report: summary line, findings table, closing line when cut."""
+    return _fit([(summary_line(report, report.name), [row(o, r) for o, r in findings(report)])], limit)
+
+
+def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT, **_: Any) -> str:
+    """A total line, then one section per dump (its summary line and table), all within ``limit``."""
+    if len(reports) == 1:
+        return render(reports[0], fmt, limit)
+    total = Report(objects=[o for r in reports for o in r.objects],
+                   input_errors=[e for r in reports for e in r.input_errors],
+                   objects_read=sum(r.objects_read for r in reports))
+    blocks: list[tuple[str, list[str]]] = [(summary_line(total, f"{len(reports)} dumps"), [])]
+    blocks += [(f"### {cell(r.name or f'dump {i}', 120)}\n{summary_line(r)}", [row(o, x) for o, x in findings(r)])
+               for i, r in enumerate(reports, 1)]
+    return _fit(blocks, limit)
