@@ -97,6 +97,8 @@ class TabWriter:
 
 
 def rfc1123z(iso: str) -> str:
+    if "," in iso:  # already in kubectl's form (keeps the offset of the machine that printed it)
+        return iso
     return datetime.strptime(iso, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).strftime("%a, %d %b %Y %H:%M:%S %z")
 
 
@@ -112,8 +114,12 @@ def qstr(value: Fraction, memory: bool) -> str:
     return str(int(value))
 
 
-def describe_node(node: dict[str, Any], pods: list[dict[str, Any]], events: list[tuple[str, ...]]) -> str:
+def describe_node(node: dict[str, Any], pods: list[dict[str, Any]], events: list[tuple[str, ...]],
+                  old: bool = False) -> str:
+    """kubectl's describeNode; ``old`` is the kubectl 1.10 layout (no Lease, one-space resource
+    lists, no Age column, CPU/memory-only Allocated table)."""
     meta, spec, status = node["metadata"], node["spec"], node["status"]
+    ind = " " if old else "  "
     w = TabWriter()
     write = w.write
     labels = meta["labels"]
@@ -146,8 +152,9 @@ def describe_node(node: dict[str, Any], pods: list[dict[str, Any]], events: list
     if not taints:
         write("<none>\n")
     write(f"Unschedulable:\t{'true' if spec.get('unschedulable') else 'false'}\n")
-    write("Lease:\n")
-    write(f"  HolderIdentity:\t{meta['name']}\n  AcquireTime:\t<unset>\n  RenewTime:\t{rfc1123z(status['renew'])}\n")
+    if "renew" in status:
+        write("Lease:\n")
+        write(f"  HolderIdentity:\t{meta['name']}\n  AcquireTime:\t<unset>\n  RenewTime:\t{rfc1123z(status['renew'])}\n")
     write("Conditions:\n  Type\tStatus\tLastHeartbeatTime\tLastTransitionTime\tReason\tMessage\n")
     write("  ----\t------\t-----------------\t------------------\t------\t-------\n")
     for c in status["conditions"]:
@@ -159,7 +166,7 @@ def describe_node(node: dict[str, Any], pods: list[dict[str, Any]], events: list
     for title in ("capacity", "allocatable"):
         write(f"{title.capitalize()}:\n")
         for name in sorted(status[title]):
-            write(f"  {name}:\t{status[title][name]}\n")
+            write(f"{ind}{name}:\t{status[title][name]}\n")
     info = status["nodeInfo"]
     write("System Info:\n")
     for label, key in (("Machine ID", "machineID"), ("System UUID", "systemUUID"), ("Boot ID", "bootID"),
@@ -167,14 +174,23 @@ def describe_node(node: dict[str, Any], pods: list[dict[str, Any]], events: list
                        ("Operating System", "operatingSystem"), ("Architecture", "architecture"),
                        ("Container Runtime Version", "containerRuntimeVersion"),
                        ("Kubelet Version", "kubeletVersion"), ("Kube-Proxy Version", "kubeProxyVersion")):
-        write(f"  {label}:\t{info[key]}\n")
-    write(f"PodCIDR:\t{spec['podCIDR']}\nPodCIDRs:\t{','.join(spec['podCIDRs'])}\n")
+        if key in info:
+            write(f"{ind}{label}:\t{info[key]}\n")
+    if old:
+        write(f"ExternalID:\t{meta['name']}\n")
+    if "podCIDR" in spec:
+        write(f"PodCIDR:\t{spec['podCIDR']}\n")
+    if "podCIDRs" in spec:
+        write(f"PodCIDRs:\t{','.join(spec['podCIDRs'])}\n")
+    if "providerID" in spec:
+        write(f"ProviderID:\t{spec['providerID']}\n")
     allocatable = status["allocatable"]
     cpu, mem = parse_quantity(allocatable["cpu"]) * 1000, parse_quantity(allocatable["memory"])
     pods = sorted(pods, key=lambda p: (p["namespace"], p["name"]))  # the API server lists by key
     write(f"Non-terminated Pods:\t({len(pods)} in total)\n")
-    write("  Namespace\tName\t\tCPU Requests\tCPU Limits\tMemory Requests\tMemory Limits\tAge\n")
-    write("  ---------\t----\t\t------------\t----------\t---------------\t-------------\t---\n")
+    age = "" if old else "\tAge"
+    write(f"  Namespace\tName\t\tCPU Requests\tCPU Limits\tMemory Requests\tMemory Limits{age}\n")
+    write(f"  ---------\t----\t\t------------\t----------\t---------------\t-------------{age and chr(9) + '---'}\n")
     totals: dict[str, dict[str, Fraction]] = {"requests": {}, "limits": {}}
     for pod in pods:
         cells = []
@@ -185,8 +201,20 @@ def describe_node(node: dict[str, Any], pods: list[dict[str, Any]], events: list
             q = parse_quantity(pod.get(kind, {}).get(res, "0"))
             whole = q * 1000 / cpu if res == "cpu" else q / mem
             cells.append(f"{qstr(q, res == 'memory')} ({int(whole * 100)}%)")
-        write(f"  {pod['namespace']}\t{pod['name']}\t\t{cells[0]}\t{cells[1]}\t{cells[2]}\t{cells[3]}\t{pod['age']}\n")
+        row = f"  {pod['namespace']}\t{pod['name']}\t\t{cells[0]}\t{cells[1]}\t{cells[2]}\t{cells[3]}"
+        write(row + ("\n" if old else f"\t{pod['age']}\n"))
     write("Allocated resources:\n  (Total limits may be over 100 percent, i.e., overcommitted.)\n")
+    if old:
+        cells = []
+        for kind, res in (("requests", "cpu"), ("limits", "cpu"), ("requests", "memory"), ("limits", "memory")):
+            q = totals[kind].get(res, Fraction(0))
+            whole = q * 1000 / cpu if res == "cpu" else q / mem
+            cells.append(f"{qstr(q, res == 'memory')} ({int(whole * 100)}%)")
+        write("  CPU Requests\tCPU Limits\tMemory Requests\tMemory Limits\n")
+        write("  ------------\t----------\t---------------\t-------------\n")
+        write("  " + "\t".join(cells) + "\n")
+        write("Events:\t<none>\n")
+        return w.text()
     write("  Resource\tRequests\tLimits\n  --------\t--------\t------\n")
     for res in ("cpu", "memory", "ephemeral-storage"):
         whole = cpu / 1000 if res == "cpu" else parse_quantity(allocatable[res])
