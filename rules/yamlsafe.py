@@ -13,7 +13,8 @@ The walk is iterative, so a deep document cannot overflow Python's stack here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,33 +103,72 @@ def _children(node: yaml.Node) -> Iterator[yaml.Node]:
             yield v
 
 
+_DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
+
+
 def load_documents(text: str | bytes) -> Iterator[YamlDocument]:
     """Yield every document of a YAML stream, checked and constructed.
 
-    A document that fails to parse or is refused becomes a ``YamlDocument`` with ``error`` set; a
-    syntax error ends the stream (libyaml cannot resynchronise), so it is yielded last.
-    Empty documents (``---`` alone) are skipped.
+    A document that fails to parse or is refused becomes a ``YamlDocument`` with ``error`` set.
+    libyaml cannot resynchronise after a syntax error, so reading resumes at the next ``---`` line at or
+    after the error with the text before it blanked out (line numbers and document numbers stay true);
+    without such a line the error is the last document. Empty documents (``---`` alone) are skipped.
     """
+    first = 1
+    resume_from = -1  # 0-based line of the `---` this pass starts at (-1: the start of the text)
+    while True:
+        stuck_at = yield from _load_pass(_blank_before(text, resume_from), first)
+        if stuck_at is None or not isinstance(text, str):
+            return
+        number, error_line = stuck_at
+        resume = _next_document_start(text, max(error_line, resume_from + 1))
+        if resume is None:
+            return
+        first, resume_from = number + 1, resume
+
+
+def _blank_before(text: str | bytes, line: int) -> str | bytes:
+    """``text`` with its first ``line`` lines emptied (kept as newlines, so marks keep their line)."""
+    if line <= 0 or not isinstance(text, str):
+        return text
+    cut = 0
+    for _ in range(line):
+        cut = text.index("\n", cut) + 1
+    return "\n" * line + text[cut:]
+
+
+def _next_document_start(text: str, line: int) -> int | None:
+    """0-based line of the first ``---`` document marker at or after 0-based ``line``, or None."""
+    for m in _DOCUMENT_START.finditer(text):
+        at = text.count("\n", 0, m.start())
+        if at >= line:
+            return at
+    return None
+
+
+def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, tuple[int, int] | None]:
+    """Yield the documents of ``text``, numbered from ``first``; return ``(number, 0-based line)`` of a
+    syntax error that ended the pass, or None when the stream was read to its end."""
     loader = _Loader(text)
-    number = 0
+    number = first - 1
     try:
         while True:
             number += 1
             try:
                 if not loader.check_node():
-                    return
+                    return None
                 node = loader.get_node()
             except yaml.MarkedYAMLError as exc:
                 mark = exc.problem_mark or exc.context_mark
                 line = mark.line + 1 if mark else 0
                 yield YamlDocument(number, line, error=f"YAML syntax error: {exc.problem or exc}")
-                return
+                return (number, mark.line) if mark else None
             except yaml.YAMLError as exc:
                 yield YamlDocument(number, 0, error=f"YAML error: {exc}")
-                return
+                return None
             except RecursionError:
                 yield YamlDocument(number, 0, error=f"nesting deeper than {MAX_DEPTH} levels")
-                return
+                return None
             if node is None:
                 continue
             line = node.start_mark.line + 1
