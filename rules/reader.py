@@ -234,12 +234,17 @@ def _gunzip(data: bytes, name: str) -> bytes:
 def _read_tree(members: Iterable[tuple[str, Callable[[], bytes]]], label: str,
                progress: ProgressHook | None = None) -> Dump:
     """Read a set of named files (a folder or an archive): a must-gather layout as one cluster dump,
-    otherwise every ``*.yaml``/``*.yml``/``*.json`` file (others listed as skipped)."""
+    otherwise every ``*.yaml``/``*.yml``/``*.json`` file (others listed as skipped). Hidden files and
+    folders (``.name``, e.g. macOS ``._node.yaml`` in a tarball) are skipped, in archives as in folders."""
     entries = sorted(members, key=lambda m: m[0])
+    hidden = [f"{label}{n}" for n, _ in entries if _is_hidden(n)]
+    entries = [e for e in entries if not _is_hidden(e[0])]
     names = [n for n, _ in entries]
     if mustgather.is_must_gather(names):
-        return _read_must_gather(entries, label, progress)
-    dump = Dump()
+        dump = _read_must_gather(entries, label, progress)
+        dump.files_skipped.extend(hidden)
+        return dump
+    dump = Dump(files_skipped=hidden)
     for rel, load in entries:
         shown = f"{label}{rel}"
         if progress:
@@ -252,6 +257,10 @@ def _read_tree(members: Iterable[tuple[str, Callable[[], bytes]]], label: str,
         else:
             dump.files_skipped.append(shown)
     return dump
+
+
+def _is_hidden(rel: str) -> bool:
+    return any(part.startswith(".") for part in rel.split("/"))
 
 
 def _parse_member(load: Callable[[], bytes], shown: str) -> Dump:
@@ -326,8 +335,15 @@ def _read_tar(data: bytes, name: str) -> Dump:
         return load
 
     with archive:
-        members = [(m.name.lstrip("./"), loader(m)) for m in archive.getmembers() if m.isfile()]
+        members = [(_member_name(m.name), loader(m)) for m in archive.getmembers() if m.isfile()]
         return _read_tree(members, f"{name}!")
+
+
+def _member_name(name: str) -> str:
+    """A tar member's path without leading ``./`` and ``/`` (``lstrip`` would eat a hidden file's dot)."""
+    while name.startswith(("./", "/")):
+        name = name[2:] if name.startswith("./") else name[1:]
+    return name
 
 
 def _read_zip(data: bytes, name: str) -> Dump:

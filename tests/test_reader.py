@@ -1,0 +1,439 @@
+"""Reading dumps: every shape an operator has at hand, each object's place, and bad input refused clearly."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import tarfile
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest import make_policy, make_rule
+
+from rules.errors import DumpError
+from rules.evaluate import evaluate
+from rules.loader import PolicySet
+from rules.reader import Dump, parse_bytes, parse_text, read_path, read_paths
+
+
+def gpu_node(name: str, workload: str, gpus: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "creationTimestamp": "2024-05-01T10:00:00Z",
+                         "labels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.workload.config": workload}},
+            "status": {"allocatable": {"cpu": "63500m", "nvidia.com/gpu": gpus}}}
+
+
+NODES = [gpu_node("gpu-node-1", "container", "8"), gpu_node("gpu-node-2", "vm-passthrough", "0"),
+         gpu_node("gpu-node-3", "VM-Passthrough", "0"), gpu_node("gpu-node-4", "container", "0")]
+CLUSTER_POLICY = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"},
+                  "spec": {"sandboxWorkloads": {"enabled": True, "defaultWorkload": "container"}}}
+OBJECTS = [*NODES, CLUSTER_POLICY]
+
+
+def summary(dump: Dump) -> list[tuple[str, str, int, int, int | None]]:
+    """(kind/name, file, document, line, item) per object."""
+    return [(f"{o.kind}/{o.name}", o.source.file, o.source.document, o.source.line, o.source.item) for o in dump.objects]
+
+
+# ------------------------------------------------------------------------------------------- text
+
+
+def test_single_object() -> None:
+    dump = parse_text(yaml.safe_dump(NODES[0], sort_keys=False), "node.yaml")
+    assert summary(dump) == [("Node/gpu-node-1", "node.yaml", 1, 1, None)]
+    assert dump.objects[0].obj == NODES[0]
+    assert dump.files_read == ["node.yaml"]
+    assert dump.errors == []
+
+
+def test_kubernetes_timestamps_stay_strings() -> None:
+    dump = parse_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  creationTimestamp: 2024-05-01T10:00:00Z\n"
+                      "  day: 2024-05-01\n", "node.yaml")
+    meta = dump.objects[0].metadata
+    assert meta["creationTimestamp"] == "2024-05-01T10:00:00Z"
+    assert meta["day"] == "2024-05-01"
+
+
+LIST_YAML = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: gpu-node-1
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: gpu-node-2
+- apiVersion: nvidia.com/v1
+  kind: ClusterPolicy
+  metadata: {name: cluster-policy}
+"""
+
+
+def test_kind_list_with_item_lines() -> None:
+    dump = parse_text(LIST_YAML, "list.yaml")
+    assert summary(dump) == [("Node/gpu-node-1", "list.yaml", 1, 4, 0), ("Node/gpu-node-2", "list.yaml", 1, 8, 1),
+                             ("ClusterPolicy/cluster-policy", "list.yaml", 1, 12, 2)]
+    assert str(dump.objects[1].source) == "list.yaml, document 1, item 1, line 8"
+
+
+def test_typed_list() -> None:
+    text = LIST_YAML.replace("kind: List", "kind: PodList").replace("kind: Node", "kind: Pod")
+    dump = parse_text(text, "pods.yaml")
+    assert [o.kind for o in dump.objects] == ["Pod", "Pod", "ClusterPolicy"]
+    assert [o.source.line for o in dump.objects] == [4, 8, 12]
+
+
+def test_list_items_without_kind_are_input_errors() -> None:
+    dump = parse_text("kind: NodeList\nitems:\n- metadata: {name: a}\n- kind: Node\n  metadata: {name: b}\n", "l.yaml")
+    assert [o.name for o in dump.objects] == ["b"]
+    [err] = dump.errors
+    assert (err.source.document, err.source.line, err.source.item, err.path) == (1, 3, 0, "$.items[0]")
+    assert err.reason == "list item is not a Kubernetes object: no 'kind'"
+
+
+def test_items_not_a_list() -> None:
+    dump = parse_text("kind: List\nitems: {a: 1}\n", "l.yaml")
+    assert [(e.reason, e.path) for e in dump.errors] == [("'items' of a List is not a list", "$.items")]
+
+
+def test_multi_document_yaml() -> None:
+    text = "---\n" + "---\n".join(yaml.safe_dump(o, sort_keys=False) for o in OBJECTS[:3])
+    starts = [i + 2 for i, line in enumerate(text.splitlines()) if line == "---"]  # the line after each ---
+    assert len(starts) == 3
+    dump = parse_text(text, "multi.yaml")
+    assert summary(dump) == [(f"Node/gpu-node-{n}", "multi.yaml", n, starts[n - 1], None) for n in (1, 2, 3)]
+    assert starts[0] == 2
+
+
+def test_empty_documents_and_comments_are_skipped() -> None:
+    dump = parse_text("# dump\n---\n---\napiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n", "x.yaml")
+    assert summary(dump) == [("Node/a", "x.yaml", 2, 4, None)]
+    assert dump.errors == []
+
+
+def test_json_object_and_array() -> None:
+    dump = parse_text(json.dumps(NODES[0]), "node.json")
+    assert summary(dump) == [("Node/gpu-node-1", "node.json", 1, 1, None)]
+    dump = parse_text(json.dumps(NODES[:2]), "nodes.json")
+    assert summary(dump) == [("Node/gpu-node-1", "nodes.json", 1, 1, 0), ("Node/gpu-node-2", "nodes.json", 1, 1, 1)]
+
+
+def test_kubectl_pretty_json_list_item_lines() -> None:
+    # `kubectl get nodes -o json` prints 4-space indented JSON; each item's `{` is alone on its line.
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": NODES[:3], "metadata": {"resourceVersion": ""}},
+                      indent=4)
+    dump = parse_text(text, "nodes.json")
+    lines = text.splitlines()
+    expected = [i + 1 for i, line in enumerate(lines) if line == "        {"]
+    assert len(expected) == 3
+    assert expected[0] == 5
+    assert [o.source.line for o in dump.objects] == expected
+    assert [o.source.item for o in dump.objects] == [0, 1, 2]
+    # and a pretty JSON array
+    text = json.dumps(NODES[:2], indent=2)
+    expected = [i + 1 for i, line in enumerate(text.splitlines()) if line == "  {"]
+    assert [o.source.line for o in parse_text(text, "a.json").objects] == expected
+    assert expected[0] == 2 and len(expected) == 2
+
+
+def test_json_that_is_not_json_is_read_as_yaml() -> None:
+    # A flow mapping that is YAML but not JSON (unquoted keys) still reads.
+    dump = parse_text("{kind: Node, apiVersion: v1, metadata: {name: n}}", "x.json")
+    assert summary(dump) == [("Node/n", "x.json", 1, 1, None)]
+
+
+def test_not_an_object() -> None:
+    dump = parse_text("just a string\n", "x.yaml")
+    assert [(e.reason, e.path) for e in dump.errors] == [("not a Kubernetes object: a str", "$")]
+    dump = parse_text("metadata: {name: x}\n", "x.yaml")
+    assert [e.reason for e in dump.errors] == ["not a Kubernetes object: no 'kind'"]
+
+
+def test_unknown_kinds_are_kept() -> None:
+    text = "apiVersion: kubevirt.io/v1\nkind: VirtualMachineInstance\nmetadata: {name: vm, namespace: vms}\n"
+    dump = parse_text(text, "vmi.yaml")
+    assert (dump.objects[0].kind, dump.objects[0].namespace, dump.objects[0].api_version) == (
+        "VirtualMachineInstance", "vms", "kubevirt.io/v1")
+
+
+# ------------------------------------------------------------------------------------ bad documents
+
+
+BROKEN_MIDDLE = """\
+apiVersion: v1
+kind: Node
+metadata: {name: gpu-node-1}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: gpu-node-2
+  labels: [
+---
+apiVersion: v1
+kind: Node
+metadata: {name: gpu-node-3}
+"""
+
+
+def test_bad_document_in_the_middle_keeps_the_others() -> None:
+    # Regression: a syntax error used to end the stream, losing every later document.
+    dump = parse_text(BROKEN_MIDDLE, "nodes.yaml")
+    assert summary(dump) == [("Node/gpu-node-1", "nodes.yaml", 1, 1, None), ("Node/gpu-node-3", "nodes.yaml", 3, 10, None)]
+    [err] = dump.errors
+    assert (err.source.file, err.source.document, err.source.line) == ("nodes.yaml", 2, 8)
+    assert err.reason == "YAML syntax error: did not find expected ',' or '}'"
+    assert str(err) == "nodes.yaml, document 2, line 8: YAML syntax error: did not find expected ',' or '}'"
+
+
+def test_undefined_alias_and_bad_list_item_in_the_middle() -> None:
+    text = ("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n- not an object\n---\n"
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: c\n  labels: *missing\n---\n"
+            "apiVersion: v1\nkind: Node\nmetadata: {name: d}\n")
+    dump = parse_text(text, "x.yaml")
+    assert [(o.name, o.source.document, o.source.line) for o in dump.objects] == [("a", 1, 1), ("d", 4, 13)]
+    assert [(e.source.document, e.source.line, e.reason) for e in dump.errors] == [
+        (2, 5, "list item is not a Kubernetes object: no 'kind'"),
+        (3, 11, "YAML syntax error: found undefined alias"),
+    ]
+
+
+def test_broken_last_document() -> None:
+    dump = parse_text("kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: [\n", "x.yaml")
+    assert [o.name for o in dump.objects] == ["a"]
+    assert [(e.source.document, e.reason.startswith("YAML syntax error")) for e in dump.errors] == [(2, True)]
+
+
+def test_alias_bomb_is_refused_quickly() -> None:
+    layers = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for prev, cur in zip("abcdefgh", "bcdefghi", strict=True):
+        layers.append(f"{cur}: &{cur} [" + ", ".join([f"*{prev}"] * 10) + "]")
+    text = "kind: ConfigMap\n" + "\n".join(layers) + "\n---\nkind: Node\nmetadata: {name: after}\n"
+    started = time.perf_counter()
+    dump = parse_text(text, "bomb.yaml")
+    assert time.perf_counter() - started < 5
+    [err] = dump.errors
+    assert err.source.document == 1
+    assert "expands to more than 2,000,000 values once aliases are expanded (an alias bomb?)" in err.reason
+    assert [o.name for o in dump.objects] == ["after"]
+
+
+def test_deep_nesting_is_refused() -> None:
+    block = "kind: ConfigMap\ndata:\n" + "".join("  " * i + "- \n" for i in range(1, 150))
+    [err] = parse_text(block, "deep.yaml").errors
+    assert err.reason == "nesting deeper than 100 levels"
+    assert err.source.line == 102
+    flow = "kind: ConfigMap\ndata: " + "[" * 20000 + "]" * 20000 + "\n"
+    [err] = parse_text(flow, "deep.yaml").errors
+    assert "YAML syntax error" in err.reason and "nesting depth" in err.reason
+    as_json = '{"kind": "ConfigMap", "data": ' + "[" * 20000 + "]" * 20000 + "}"
+    [err] = parse_text(as_json, "deep.json").errors
+    assert "nesting depth" in err.reason
+
+
+def test_recursive_alias_is_refused() -> None:
+    dump = parse_text("kind: ConfigMap\ndata: &a\n  self: *a\n", "x.yaml")
+    assert [e.reason for e in dump.errors] == ["recursive alias"]
+
+
+def test_binary_is_a_dump_error() -> None:
+    with pytest.raises(DumpError) as info:
+        parse_bytes(b"\x7fELF\x02\x01\x01\x00\xff\xfe\x80\x81", "kubelet")
+    assert info.value.where == "kubelet"
+    assert info.value.reason == "not UTF-8 text and not a tar, gzip or zip archive (byte 8)"
+
+
+def test_missing_path_is_a_dump_error_naming_it(tmp_path: Path) -> None:
+    missing = str(tmp_path / "nope" / "dump.yaml")
+    with pytest.raises(DumpError) as info:
+        read_path(missing)
+    assert info.value.where == missing
+    assert str(info.value) == f"{missing}: no such file or directory"
+
+
+def test_broken_archives_are_dump_errors() -> None:
+    with pytest.raises(DumpError, match="broken gzip stream"):
+        parse_bytes(b"\x1f\x8b\x08\x00garbage", "dump.yaml.gz")
+    with pytest.raises(DumpError, match="broken zip archive"):
+        parse_bytes(b"PK\x03\x04garbage", "dump.zip")
+
+
+def test_utf8_bom_is_accepted() -> None:
+    dump = parse_bytes("\ufeffapiVersion: v1\nkind: Node\nmetadata: {name: n}\n".encode(), "bom.yaml")
+    assert [o.name for o in dump.objects] == ["n"]
+
+
+# ------------------------------------------------------------------------------ files and archives
+
+
+def write_dump_tree(root: Path) -> Path:
+    """A folder as operators collect them: nodes in a subfolder, the ClusterPolicy at the top, notes."""
+    (root / "cluster" / "nodes").mkdir(parents=True)
+    for n in NODES:
+        (root / "cluster" / "nodes" / f"{n['metadata']['name']}.yaml").write_text(yaml.safe_dump(n, sort_keys=False))
+    (root / "cluster" / "clusterpolicy.json").write_text(json.dumps(CLUSTER_POLICY, indent=4))
+    (root / "cluster" / "README.txt").write_text("collected with kubectl get -o yaml\n")
+    (root / "cluster" / ".hidden.yaml").write_text("kind: Secret\nmetadata: {name: s}\n")
+    return root / "cluster"
+
+
+def test_directory_recursive_with_skipped_files(tmp_path: Path) -> None:
+    folder = write_dump_tree(tmp_path)
+    dump = read_path(str(folder))
+    label = f"{folder}/"
+    assert summary(dump) == [("ClusterPolicy/cluster-policy", f"{label}clusterpolicy.json", 1, 1, None)] + [
+        (f"Node/{n}", f"{label}nodes/{n}.yaml", 1, 1, None) for n in ("gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4")]
+    assert dump.files_skipped == [f"{label}README.txt"]
+    assert dump.files_read == [f"{label}clusterpolicy.json"] + [f"{label}nodes/gpu-node-{i}.yaml" for i in range(1, 5)]
+
+
+def tar_bytes(folder: Path, mode: str) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode) as tar:
+        tar.add(folder, arcname="cluster")
+    return buf.getvalue()
+
+
+def zip_bytes(folder: Path) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for f in sorted(folder.rglob("*")):
+            if f.is_file():
+                zf.write(f, f"cluster/{f.relative_to(folder)}")
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(("name", "build"), [
+    ("dump.tar", lambda folder: tar_bytes(folder, "w")),
+    ("dump.tar.gz", lambda folder: tar_bytes(folder, "w:gz")),
+    ("dump.tgz", lambda folder: tar_bytes(folder, "w:gz")),
+    ("dump.zip", zip_bytes),
+    ("dump.bin", lambda folder: tar_bytes(folder, "w:gz")),  # recognised by magic bytes, not the name
+])
+def test_archives(tmp_path: Path, name: str, build: Callable[[Path], bytes]) -> None:
+    folder = write_dump_tree(tmp_path / "src")
+    archive = tmp_path / name
+    archive.write_bytes(build(folder))
+    dump = read_path(str(archive))
+    prefix = f"{archive}!cluster/"
+    got = [(k, f, d, line) for k, f, d, line, _ in summary(dump)]
+    expected_nodes = [(f"Node/gpu-node-{i}", f"{prefix}nodes/gpu-node-{i}.yaml", 1, 1) for i in range(1, 5)]
+    assert got == [("ClusterPolicy/cluster-policy", f"{prefix}clusterpolicy.json", 1, 1), *expected_nodes]
+    # hidden files are skipped in archives as in folders (regression: archives read them)
+    assert sorted(dump.files_skipped) == [f"{prefix}.hidden.yaml", f"{prefix}README.txt"]
+    assert dump.errors == []
+
+
+def test_tar_of_dot_with_hidden_and_appledouble_files(tmp_path: Path) -> None:
+    # `tar czf dump.tgz .` on a Mac: names start with ./, and ._* AppleDouble files sit next to each file.
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, body in [("./node.yaml", b"kind: Node\nmetadata: {name: n}\n"), ("./._node.yaml", b"\x00\x05\x16\x07"),
+                           ("./.kube/config.yaml", b"kind: Config\n")]:
+            info = tarfile.TarInfo(name)
+            info.size = len(body)
+            tar.addfile(info, io.BytesIO(body))
+    dump = parse_bytes(buf.getvalue(), "dump.tgz")
+    assert [(o.name, o.source.file) for o in dump.objects] == [("n", "dump.tgz!node.yaml")]
+    assert dump.errors == []
+    assert dump.files_skipped == ["dump.tgz!._node.yaml", "dump.tgz!.kube/config.yaml"]
+
+
+def test_gzip_single_file(tmp_path: Path) -> None:
+    f = tmp_path / "nodes.yaml.gz"
+    f.write_bytes(gzip.compress(LIST_YAML.encode()))
+    dump = read_path(str(f))
+    assert summary(dump)[:2] == [("Node/gpu-node-1", str(f), 1, 4, 0), ("Node/gpu-node-2", str(f), 1, 8, 1)]
+
+
+def test_archive_member_that_is_broken_is_an_input_error(tmp_path: Path) -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("good.yaml", "kind: Node\nmetadata: {name: good}\n")
+        zf.writestr("inner.tar.gz", b"\x1f\x8b\x08\x00not really")
+        zf.writestr("blob.json", b"\xff\xfe\xfa")
+    dump = parse_bytes(buf.getvalue(), "bundle.zip")
+    assert [o.name for o in dump.objects] == ["good"]
+    assert sorted((e.source.file, e.reason.split(":")[0]) for e in dump.errors) == [
+        ("bundle.zip!blob.json", "not UTF-8 text and not a tar, gzip or zip archive (byte 0)"),
+        ("bundle.zip!inner.tar.gz", "broken gzip stream"),
+    ]
+
+
+def test_stdin_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Stdin:
+        buffer = io.BytesIO(gzip.compress(LIST_YAML.encode()))
+
+    monkeypatch.setattr("sys.stdin", Stdin())
+    dump = read_path("-")
+    assert [(o.name, o.source.file, o.source.line) for o in dump.objects] == [
+        ("gpu-node-1", "<stdin>", 4), ("gpu-node-2", "<stdin>", 8), ("cluster-policy", "<stdin>", 12)]
+    # plain bytes as an HTTP body gives them
+    assert [o.name for o in parse_bytes(LIST_YAML.encode(), "<body>").objects] == ["gpu-node-1", "gpu-node-2",
+                                                                                  "cluster-policy"]
+
+
+def test_read_paths_concatenates(tmp_path: Path) -> None:
+    a = tmp_path / "a.yaml"
+    b = tmp_path / "b.json"
+    a.write_text(yaml.safe_dump(NODES[0]))
+    b.write_text(json.dumps(CLUSTER_POLICY))
+    dump = read_paths([str(a), str(b)])
+    assert [(o.name, o.source.file) for o in dump.objects] == [("gpu-node-1", str(a)), ("cluster-policy", str(b))]
+    assert dump.files_read == [str(a), str(b)]
+
+
+# ------------------------------------------------------------------ one dump, four shapes, one answer
+
+
+POLICY = make_policy(
+    [make_rule({"path": "$.metadata.labels['nvidia.com/gpu.workload.config']", "in": {"data": "workloads"}},
+               id="workload-valid", match={"kinds": ["Node"]}, preconditions=[{"context": "sandbox", "equals": True}]),
+     make_rule({"path": "$.status.allocatable['nvidia.com/gpu']", "gt": 0}, id="gpus-advertised",
+               match={"kinds": ["Node"], "labelSelector": {"matchLabels": {"nvidia.com/gpu.workload.config": "container"}}}),
+     make_rule({"path": "$.spec.sandboxWorkloads.defaultWorkload", "in": {"data": "workloads"}}, id="default-valid",
+               match={"kinds": ["ClusterPolicy"]})],
+    data={"workloads": ["container", "vm-passthrough", "vm-vgpu"]},
+    context={"sandbox": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.enabled", "first": True, "default": False}},
+)
+
+
+def verdicts(dump: Dump, load_policy: Callable[..., PolicySet]) -> dict[str, Any]:
+    report = evaluate(dump, load_policy(POLICY))
+    return {str(o.ref): (o.verdict, sorted((r.rule, r.result, r.message) for r in o.results)) for o in report.objects}
+
+
+def test_same_dump_in_four_shapes_gives_the_same_verdicts(tmp_path: Path, load_policy: Callable[..., PolicySet]) -> None:
+    as_list = tmp_path / "dump-list.yaml"
+    as_list.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": OBJECTS}, sort_keys=False))
+    as_docs = tmp_path / "dump-docs.yaml"
+    as_docs.write_text(yaml.safe_dump_all(OBJECTS, sort_keys=False))
+    folder = write_dump_tree(tmp_path / "tree")
+    archive = tmp_path / "dump.tar.gz"
+    archive.write_bytes(tar_bytes(folder, "w:gz"))
+
+    dumps = {"list": read_path(str(as_list)), "docs": read_path(str(as_docs)), "dir": read_path(str(folder)),
+             "tar.gz": read_path(str(archive))}
+    for dump in dumps.values():
+        assert len(dump.objects) == 5 and dump.errors == []
+    answers = {shape: verdicts(dump, load_policy) for shape, dump in dumps.items()}
+    expected = {
+        "Node/gpu-node-1": ("pass", [("gpus-advertised", "pass", "the rule holds"),
+                                     ("workload-valid", "pass", "the rule holds")]),
+        "Node/gpu-node-2": ("pass", [("workload-valid", "pass", "the rule holds")]),
+        "Node/gpu-node-3": ("fail", [("workload-valid", "fail", "Node gpu-node-3 fails: observed VM-Passthrough,"
+                                      " expected one of [container, vm-passthrough, vm-vgpu]")]),
+        "Node/gpu-node-4": ("fail", [("gpus-advertised", "fail", "Node gpu-node-4 fails: observed 0, expected > 0"),
+                                     ("workload-valid", "pass", "the rule holds")]),
+        "ClusterPolicy/cluster-policy": ("pass", [("default-valid", "pass", "the rule holds")]),
+    }
+    for shape, answer in answers.items():
+        assert answer == expected, shape
