@@ -128,6 +128,9 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("setEquals-pass", {"path": "$.status.conditions[*].status", "setEquals": ["False", "True"]}, "pass"),
     ("setEquals-fail", {"path": "$.status.conditions[*].status", "setEquals": ["True"]}, "fail"),
     ("setEquals-mapping", {"path": "$.spec.taints[*].effect", "setEquals": {"NoSchedule": "why"}}, "pass"),
+    ("versionLt-pass", {"value": "v1.3.1", "versionLt": "v1.4.0"}, "pass"),
+    ("versionLt-rc-pass", {"value": "v1.4.0-rc.1", "versionLt": "1.4"}, "pass"),
+    ("versionLt-fail", {"value": "v1.4.0+build.7", "versionLt": "v1.4.0"}, "fail"),
     # keys: the names of a mapping
     ("keys-supersetOf", {"keys": "$.status.allocatable", "supersetOf": ["cpu", "memory", "nvidia.com/gpu"]}, "pass"),
     ("keys-matches-any", {"keys": "$.status.allocatable", "quantifier": "any", "matches": "^nvidia\\.com/GA100"},
