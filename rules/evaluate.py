@@ -188,17 +188,24 @@ def resolve(ref: Ref, scope: Scope) -> Any:
         value = substitute(ref.target, scope, {})
     else:  # pragma: no cover - compile_ref produces only the kinds above
         raise EvaluationError(f"unknown reference kind {kind}")
-    if ref.key is not None and kind != "keys" and ref.key.kind == "keypath":
-        for step in ref.key.target:  # key: [a, {var: b}] looks up one level per element
-            value = _lookup(value, resolve(step, scope))
-    elif ref.key is not None and kind != "keys":
-        key = resolve(ref.key, scope)
-        value = _lookup(value, key)
+    if ref.key is not None and kind != "keys":
+        # key: [a, {var: b}] looks up one level per element
+        steps = [resolve(k, scope) for k in ref.key.target] if ref.key.kind == "keypath" else [resolve(ref.key, scope)]
+        if kind == "path" and ref.many:  # a path subject's key looks into each value it selects
+            value = [v for v in (_lookup_steps(x, steps) for x in value) if v is not None]
+        else:
+            value = _lookup_steps(value, steps)
     elif ref.key is not None:
         key = resolve(ref.key, scope)
         value = [k for k in value if k == key]
     if value is None or value == []:
         return ref.default if ref.default is not None else value
+    return value
+
+
+def _lookup_steps(value: Any, steps: list[Any]) -> Any:
+    for step in steps:
+        value = _lookup(value, step)
     return value
 
 

@@ -676,3 +676,29 @@ def test_schedulable(judge: Judge) -> None:
 def test_schedulable_skips_what_is_not_a_workload(judge: Judge) -> None:
     rule = make_rule({"schedulable": {"hint": False}}, match={"kinds": ["*"]})
     assert judge([GPU_NODE], rules=[rule])[("gpu-node-1", "r")].result == "skip"
+
+
+# ------------------------------------------------------------------------------ key on a path subject
+
+
+def test_path_subject_with_a_key_looks_into_the_value(judge: Judge) -> None:
+    # Regression: the key was looked up in the list of selected values, so this was `None > 0`, an error.
+    r = one(judge, {"path": "$.status.allocatable", "key": {"var": "resource"}, "gt": 0},
+            vars={"resource": {"value": "nvidia.com/gpu"}})
+    assert (r.result, r.observed, r.path) == ("pass", "8", "$.status.allocatable[var resource]")
+
+
+def test_path_subject_with_a_key_over_several_values(judge: Judge) -> None:
+    r = one(judge, {"path": "$.status.conditions[*]", "key": "type", "setEquals": ["Ready", "DiskPressure", "MemoryPressure"]})
+    assert (r.result, r.observed) == ("pass", ["MemoryPressure", "DiskPressure", "Ready"])
+    # values without the key are dropped
+    r = one(judge, {"path": "$.status.conditions[*]", "key": "reason", "count": 1})
+    assert (r.result, r.observed) == ("pass", "KubeletReady")
+
+
+def test_path_subject_with_a_key_path(judge: Judge) -> None:
+    r = one(judge, {"path": "$.status", "key": ["allocatable", {"var": "resource"}], "equals": "8"},
+            vars={"resource": {"value": "nvidia.com/gpu"}})
+    assert r.result == "pass"
+    r = one(judge, {"path": "$.status", "key": ["allocatable", "nvidia.com/mig-1g.10gb"], "equals": "8"})
+    assert (r.result, r.observed) == ("fail", [])
