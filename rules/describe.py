@@ -167,8 +167,11 @@ def _clean(text: str) -> list[Line]:
 
 
 def _split(lines: list[Line]) -> list[list[Line]]:
-    """Node blocks, dedented to the indentation of the first ``Name:``; text before it is dropped."""
-    start = next((i for i, (_, t) in enumerate(lines) if re.match(r"^\s*Name:(\s|$)", t)), None)
+    """Node blocks, dedented to the indentation of the first section header; text before it (prompt,
+    commentary) is dropped. A block that does not start with ``Name:`` (a paste cut at the top) is
+    kept so that it is reported."""
+    start = next((i for i, (_, t) in enumerate(lines) if (m := _HEADER.match(t.lstrip()))
+                  and m["key"] in _HEADERS), None)
     if start is None:
         return []
     base = len(lines[start][1]) - len(lines[start][1].lstrip())
@@ -178,14 +181,14 @@ def _split(lines: list[Line]) -> list[list[Line]]:
         t = t[base:] if t[:base].strip() == "" else t.lstrip()
         m = _HEADER.match(t)
         key = m["key"] if m and m["key"] in _HEADERS else None
-        if key == "Name" or (key in _ONCE and key in seen):
+        if not blocks or key == "Name" or (key in _ONCE and key in seen):
             blocks.append([])
             seen = set()
         if key:
             seen.add(key)
-        if blocks and t:
+        if t:
             blocks[-1].append((number, t))
-    return blocks
+    return [b for b in blocks if b]
 
 
 def _sections(block: list[Line]) -> dict[str, _Section]:

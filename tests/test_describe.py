@@ -1,0 +1,413 @@
+"""kubectl describe node(s) text → Node and bound Pod objects (rules/describe.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rules.describe import looks_like_describe, parse_describe_nodes
+
+DATA = Path(__file__).parent / "data" / "describe"
+LAB_DESCR = Path(__file__).parent / "data" / "must-gather" / "lab" / "gpu_nodes.descr"
+FIXTURES = sorted(p.name for p in DATA.iterdir() if p.name != "SOURCES.md")
+
+
+def read(name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple[dict, int]], list]:
+    objects, errors = parse_describe_nodes((DATA / name).read_text(), name)
+    nodes = [o for o, _ in objects if o["kind"] == "Node"]
+    pods = [o for o, _ in objects if o["kind"] == "Pod"]
+    return nodes, pods, objects, errors
+
+
+def pod(pods: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    return next(p for p in pods if p["metadata"]["name"] == name)
+
+
+def resources(p: dict[str, Any]) -> dict[str, Any]:
+    return p["spec"]["containers"][0]["resources"]
+
+
+# --------------------------------------------------------------------------- every public fixture
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_every_fixture_is_detected_and_read_without_errors(name: str) -> None:
+    text = (DATA / name).read_text()
+    nodes, pods, objects, errors = read(name)
+    assert looks_like_describe(text)
+    assert errors == []
+    assert nodes
+    lines = text.splitlines()
+    names = {n["metadata"]["name"] for n in nodes}
+    for obj, line in objects:
+        assert obj["metadata"]["annotations"]["verdict.dev/source"] == "kubectl-describe"
+        if obj["kind"] == "Node":
+            assert lines[line - 1].startswith("Name:")
+        else:
+            assert obj["spec"]["nodeName"] in names
+            assert obj["status"]["phase"] == "Running"
+            assert obj["metadata"]["name"] in lines[line - 1]
+
+
+def test_openstack_node_without_gpu_resource_gpu_operator_209() -> None:
+    nodes, pods, objects, _ = read("gpu-operator-209_openstack-gpu-node_no-gpu-resource.txt")
+    (node,) = nodes
+    assert node["metadata"]["name"] == "training-gpu-worker-x2k7d4qj5mza-node-0"
+    assert objects[0][1] == 2  # line 1 is the `root@bastion:~#` prompt
+    labels = node["metadata"]["labels"]
+    assert labels["failure-domain.beta.kubernetes.io/zone"] == "ceph"
+    assert labels["feature.node.kubernetes.io/pci-10de.present"] == "true"
+    assert labels["feature.node.kubernetes.io/cpu-cpuid.AVX512VNNI"] == "true"
+    assert "nvidia.com/gpu.present" not in labels
+    assert node["status"]["allocatable"] == {
+        "cpu": "4", "ephemeral-storage": "38634891201", "hugepages-1Gi": "0", "hugepages-2Mi": "0",
+        "memory": "32781292Ki", "pods": "110"}
+    assert "taints" not in node["spec"] and "unschedulable" not in node["spec"]
+    assert node["spec"]["providerID"] == "openstack:///3f9d2b71-6a0c-4e5d-9b18-c27e4a6f0d53"
+    assert node["spec"]["podCIDRs"] == ["10.100.5.0/24"]
+    assert node["status"]["nodeInfo"]["osImage"] == "Fedora CoreOS 32.20200809.3.0"
+    assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.15.7"
+    assert node["metadata"]["annotations"]["nfd.node.kubernetes.io/extended-resources"] == ""
+    assert node["metadata"]["annotations"]["flannel.alpha.coreos.com/backend-data"] == '{"VtepMAC":"7a:3e:91:5c:0d:b2"}'
+    assert len(pods) == 3
+    assert resources(pod(pods, "kube-flannel-ds-nblzb")) == {
+        "requests": {"cpu": "100m", "memory": "50Mi"}, "limits": {"cpu": "100m", "memory": "50Mi"}}
+    assert resources(pod(pods, "csi-cinder-nodeplugin-q7fjx")) == {}
+    assert pod(pods, "csi-cinder-nodeplugin-q7fjx")["metadata"]["namespace"] == "kube-system"
+
+
+def test_tainted_kind_node_pasted_in_markdown_k8s_device_plugin_421() -> None:
+    nodes, pods, objects, _ = read("k8s-device-plugin-421_kind-node_tainted_prompt-in-fences.md")
+    (node,) = nodes
+    assert node["metadata"]["name"] == "kind-control-plane"
+    assert objects[0][1] == 5  # sentence, blank, fence, prompt, then Name:
+    assert node["spec"]["taints"] == [{"key": "gpu", "effect": "NoSchedule"}]
+    assert node["metadata"]["labels"]["gpu"] == "installed"
+    assert node["metadata"]["labels"]["node-role.kubernetes.io/control-plane"] == ""
+    assert node["metadata"]["creationTimestamp"] == "2023-07-05T06:12:02Z"
+    assert "nvidia.com/gpu" not in node["status"]["capacity"]
+    assert node["status"]["capacity"]["cpu"] == "16"
+    memory = next(c for c in node["status"]["conditions"] if c["type"] == "MemoryPressure")
+    assert memory == {"type": "MemoryPressure", "status": "False", "lastHeartbeatTime": "2023-07-05T06:51:56Z",
+                      "lastTransitionTime": "2023-07-05T06:11:58Z", "reason": "KubeletHasSufficientMemory",
+                      "message": "kubelet has sufficient memory available"}
+    assert node["status"]["addresses"] == [{"type": "InternalIP", "address": "172.18.0.2"},
+                                           {"type": "Hostname", "address": "kind-control-plane"}]
+    assert len(pods) == 9
+    assert resources(pod(pods, "coredns-5d78c9869d-6w8xn")) == {
+        "requests": {"cpu": "100m", "memory": "70Mi"}, "limits": {"memory": "170Mi"}}
+    assert pod(pods, "local-path-provisioner-6bc4bddd6b-8dkqf")["metadata"]["namespace"] == "local-path-storage"
+
+
+def test_kubevirt_vgpu_node_kubevirt_11135() -> None:
+    nodes, pods, _, _ = read("kubevirt-11135_vgpu-node_grid-p40-1q.txt")
+    (node,) = nodes
+    assert node["metadata"]["name"] == "vgpu-node-1"
+    assert node["metadata"]["labels"]["kubevirt.io/schedulable"] == "true"
+    status = node["status"]
+    assert status["allocatable"]["nvidia.com/GRID_P40-1Q"] == "1"
+    assert status["allocatable"]["devices.kubevirt.io/kvm"] == "1k"
+    assert status["capacity"]["ephemeral-storage"] == "236103552Ki"
+    assert status["allocatable"]["ephemeral-storage"] == "217593033163"
+    assert status["nodeInfo"]["kernelVersion"] == "5.15.0-92-generic"
+    network = status["conditions"][0]
+    assert (network["type"], network["status"], network["reason"]) == ("NetworkUnavailable", "False", "FlannelIsUp")
+    assert len(pods) == 4
+    assert resources(pod(pods, "virt-launcher-vmi-vgpu-p4mzq"))["requests"] == {"cpu": "100m", "memory": "2294Mi"}
+
+
+def test_passthrough_node_with_zero_devices_kubevirt_gpu_device_plugin_20() -> None:
+    nodes, pods, objects, _ = read("kubevirt-gpu-device-plugin-20_passthrough-node_a100-zero-devices.txt")
+    (node,) = nodes
+    assert node["metadata"]["name"] == "node003"
+    assert objects[0][1] == 2  # after the `[root@node003 ~]#` prompt
+    assert node["status"]["capacity"]["nvidia.com/GA100_A100_SXM4_40GB"] == "0"
+    assert node["status"]["allocatable"]["nvidia.com/GA100_A100_SXM4_40GB"] == "0"
+    assert node["status"]["allocatable"]["devices.kubevirt.io/vhost-net"] == "110"
+    assert node["status"]["allocatable"]["cpu"] == "96"
+    assert node["metadata"]["labels"]["node-role.kubernetes.io/master"] == ""
+    assert len(pods) == 14
+    assert resources(pod(pods, "kube-apiserver-node003")) == {"requests": {"cpu": "250m"}}
+    assert resources(pod(pods, "virt-handler-x4m2z"))["requests"] == {"cpu": "10m", "memory": "325Mi"}
+
+
+def test_old_kubectl_layout_capacity_above_allocatable_k8s_device_plugin_58() -> None:
+    nodes, pods, _, _ = read("k8s-device-plugin-58_kubectl-1.10_capacity-16-allocatable-0.txt")
+    (node,) = nodes
+    assert node["metadata"]["name"] == "gpu-worker-16"
+    assert node["status"]["capacity"]["nvidia.com/gpu"] == "16"
+    assert node["status"]["allocatable"]["nvidia.com/gpu"] == "0"
+    assert node["status"]["capacity"]["ephemeral-storage"] == "10190100Ki"
+    assert node["status"]["allocatable"]["memory"] == "263412492Ki"
+    assert node["status"]["nodeInfo"]["kubeletVersion"] == "v1.10.2"
+    assert node["status"]["conditions"][0]["type"] == "OutOfDisk"
+    assert node["spec"] == {"podCIDR": "10.244.3.0/24"}
+    assert len(pods) == 4  # rows without the Age column
+    assert resources(pod(pods, "jupyter-cpu-7c9f6d8b5-x2kqp")) == {
+        "requests": {"cpu": "2", "memory": "8Gi"}, "limits": {"cpu": "4", "memory": "8Gi"}}
+
+
+def test_time_sliced_eks_node_gpu_operator_684() -> None:
+    nodes, pods, _, _ = read("gpu-operator-684_eks-time-slicing_gpu-12.txt")
+    (node,) = nodes
+    assert node["metadata"]["name"] == "ip-10-0-12-2.ec2.internal"
+    labels = node["metadata"]["labels"]
+    assert labels["nvidia.com/gpu.replicas"] == "12"
+    assert labels["nvidia.com/gpu.product"] == "Tesla-T4-SHARED"
+    assert labels["nvidia.com/gpu.deploy.device-plugin"] == "true"
+    assert node["status"]["capacity"]["nvidia.com/gpu"] == "12"
+    assert node["status"]["allocatable"]["nvidia.com/gpu"] == "12"
+    assert node["status"]["allocatable"]["cpu"] == "7910m"
+    assert node["status"]["allocatable"]["pods"] == "29"
+    assert [a["type"] for a in node["status"]["addresses"]] == ["InternalIP", "InternalDNS", "Hostname"]
+    assert node["metadata"]["annotations"]["nvidia.com/gpu-driver-upgrade-enabled"] == "true"
+    assert len(pods) == 14
+    assert resources(pod(pods, "triton-server-5d8f7c9b6-2lqvx")) == {
+        "requests": {"memory": "2540Mi"}, "limits": {"memory": "2540Mi"}}
+    assert resources(pod(pods, "kube-proxy-tx9vr")) == {"requests": {"cpu": "100m"}}
+
+
+def test_oc_describe_nodes_with_two_nodes_gpu_operator_371_331() -> None:
+    nodes, pods, objects, _ = read("gpu-operator-371-331_openshift_describe-nodes-two-nodes.txt")
+    assert [n["metadata"]["name"] for n in nodes] == ["ip-10-0-47-77.ec2.internal", "ip-10-0-61-177.ec2.internal"]
+    gpu, worker = nodes
+    assert gpu["metadata"]["labels"]["node.kubernetes.io/instance-type"] == "p3.2xlarge"
+    assert gpu["metadata"]["labels"]["example.com/dedicated"] == "true"
+    assert gpu["metadata"]["labels"]["feature.node.kubernetes.io/pci-10de.present"] == "true"
+    assert "taints" not in gpu["spec"]
+    assert "nvidia.com/gpu" not in gpu["status"]["allocatable"]
+    assert worker["status"]["capacity"]["attachable-volumes-aws-ebs"] == "25"
+    assert worker["status"]["allocatable"]["cpu"] == "7500m"
+    assert worker["status"]["allocatable"]["pods"] == "250"
+    assert worker["metadata"]["annotations"]["machineconfiguration.openshift.io/reason"] == ""
+    assert worker["metadata"]["annotations"]["machineconfiguration.openshift.io/state"] == "Done"
+    assert [p["spec"]["nodeName"] for p in pods].count(worker["metadata"]["name"]) == 10
+    operator = pod(pods, "gpu-operator-566644fc46-2znxj")
+    assert operator["spec"]["nodeName"] == "ip-10-0-61-177.ec2.internal"
+    assert resources(operator) == {"requests": {"cpu": "200m", "memory": "200Mi"},
+                                   "limits": {"cpu": "500m", "memory": "350Mi"}}
+    starts = [line for obj, line in objects if obj["kind"] == "Node"]
+    assert starts[0] == 2 and starts[1] > starts[0]
+
+
+def test_vgpu_node_with_stale_zero_resources_kubevirt_gpu_device_plugin_82() -> None:
+    nodes, pods, _, _ = read("kubevirt-gpu-device-plugin-82_vgpu-node_a10-8q-and-stale-zeros.txt")
+    (node,) = nodes
+    assert node["metadata"]["name"] == "vgpu-server-2"
+    assert node["metadata"]["labels"]["nvidia.com/gpu.workload.config"] == "vm-vgpu"
+    assert node["metadata"]["labels"]["nvidia.com/vgpu.config"] == "A10-8Q"
+    allocatable = node["status"]["allocatable"]
+    assert allocatable["nvidia.com/NVIDIA_A10-8Q"] == "6"
+    assert {k: allocatable[k] for k in ("nvidia.com/gpu", "nvidia.com/GA102GL_A10", "nvidia.com/A10-12Q",
+                                        "nvidia.com/NVIDIA_A10-12Q")} == dict.fromkeys(
+        ("nvidia.com/gpu", "nvidia.com/GA102GL_A10", "nvidia.com/A10-12Q", "nvidia.com/NVIDIA_A10-12Q"), "0")
+    assert len(pods) == 8
+    assert pod(pods, "nvidia-sandbox-device-plugin-daemonset-zxjj8")["metadata"]["namespace"] == "gpu-operator"
+
+
+def test_lab_must_gather_describe_nodes() -> None:
+    objects, errors = parse_describe_nodes(LAB_DESCR.read_text(), "gpu_nodes.descr")
+    assert errors == []
+    nodes = {o["metadata"]["name"]: o for o, _ in objects if o["kind"] == "Node"}
+    assert list(nodes) == ["gpu-broken-1", "gpu-container-1", "gpu-passthrough-1", "gpu-vgpu-1"]
+    broken = nodes["gpu-broken-1"]
+    assert broken["spec"]["unschedulable"] is True
+    assert broken["spec"]["taints"] == [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]
+    assert nodes["gpu-passthrough-1"]["spec"]["taints"] == [
+        {"key": "dedicated", "value": "vm-workloads", "effect": "NoSchedule"}]
+    feature_labels = nodes["gpu-vgpu-1"]["metadata"]["annotations"]["nfd.node.kubernetes.io/feature-labels"]
+    assert feature_labels.endswith(",kern...") and len(feature_labels) == 141  # kubectl's shortening, kept
+
+
+# --------------------------------------------------------------------------- prompts and fences
+
+BODY = """Name:               gpu-a
+Roles:              <none>
+Labels:             kubernetes.io/hostname=gpu-a
+Annotations:        <none>
+CreationTimestamp:  Mon, 03 Feb 2025 10:00:00 +0100
+Taints:             <none>
+Unschedulable:      false
+Capacity:
+  nvidia.com/gpu:  8
+Allocatable:
+  nvidia.com/gpu:  8
+Events:             <none>
+"""
+
+
+@pytest.mark.parametrize("head,tail", [
+    ("$ kubectl describe node gpu-a\n", ""),
+    ("# kubectl describe nodes\n", ""),
+    ("[admin@bastion ~]$ kubectl describe no gpu-a\n", ""),
+    ("admin@bastion:~$ oc describe node gpu-a\n", ""),
+    ("```\n", "```\n"),
+    ("```console\n$ kubectl describe node gpu-a\n", "```\n"),
+    ("Here is the node:\n\n```text\n$ sudo kubectl describe node gpu-a\n", "```\nThanks!\n"),
+    ("", ""),
+])
+def test_prompt_lines_and_fences_are_stripped(head: str, tail: str) -> None:
+    text = head + BODY + tail
+    assert looks_like_describe(text)
+    objects, errors = parse_describe_nodes(text, "paste.txt")
+    assert errors == []
+    ((node, line),) = objects
+    assert line == head.count("\n") + 1
+    assert node["metadata"]["name"] == "gpu-a"
+    assert node["status"]["allocatable"] == {"nvidia.com/gpu": "8"}
+    assert node["metadata"]["creationTimestamp"] == "2025-02-03T09:00:00Z"
+
+
+def test_indented_paste_is_dedented() -> None:
+    text = "".join("    " + line if line else line for line in BODY.splitlines(keepends=True))
+    objects, errors = parse_describe_nodes(text, "paste.txt")
+    assert errors == []
+    assert objects[0][0]["status"]["capacity"] == {"nvidia.com/gpu": "8"}
+
+
+@pytest.mark.parametrize("text", [
+    "",
+    "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-a\n",
+    '{"apiVersion": "v1", "kind": "Node"}',
+    "Name:         cuda-pod\nNamespace:    default\nLabels:       <none>\nStatus:       Pending\n",
+    "Name: gpu-a\nsome notes about a node\n",
+    "Some text first\nName:               gpu-a\nRoles:  <none>\nLabels:  a=b\n",
+])
+def test_not_describe_node_text(text: str) -> None:
+    assert not looks_like_describe(text)
+
+
+# --------------------------------------------------------------------------- unreadable nodes
+
+def three_nodes(middle_capacity: str) -> str:
+    def node(name: str, capacity: str) -> str:
+        return BODY.replace("gpu-a", name).replace("  nvidia.com/gpu:  8\nAllocatable:", capacity + "\nAllocatable:")
+
+    return node("gpu-a", "  nvidia.com/gpu:  8") + "\n\n" + node("gpu-b", middle_capacity) + "\n\n" + node(
+        "gpu-c", "  nvidia.com/gpu:  8")
+
+
+def test_garbled_capacity_drops_that_node_only() -> None:
+    text = three_nodes("  nvidia.com/gpu:  two")
+    objects, errors = parse_describe_nodes(text, "nodes.txt")
+    assert [o["metadata"]["name"] for o, _ in objects] == ["gpu-a", "gpu-c"]
+    (error,) = errors
+    bad_line = text.splitlines().index("  nvidia.com/gpu:  two") + 1
+    assert (error.source.file, error.source.document, error.source.line) == ("nodes.txt", 2, bad_line)
+    assert error.path == "$.status.capacity"
+    assert "nvidia.com/gpu:  two" in error.reason
+
+
+def test_capacity_line_without_colon_is_unreadable() -> None:
+    objects, errors = parse_describe_nodes(three_nodes("  nvidia.com/gpu 8"), "nodes.txt")
+    assert [o["metadata"]["name"] for o, _ in objects] == ["gpu-a", "gpu-c"]
+    assert errors[0].source.document == 2
+
+
+def test_node_without_name_line_is_an_error_and_the_next_node_still_parses() -> None:
+    text = BODY.replace("Name:               gpu-a\n", "") + "\n\n" + BODY.replace("gpu-a", "gpu-b")
+    objects, errors = parse_describe_nodes(text, "nodes.txt")
+    assert [o["metadata"]["name"] for o, _ in objects] == ["gpu-b"]
+    (error,) = errors
+    assert (error.source.document, error.source.line) == (1, 1)
+    assert "Name:" in error.reason
+
+
+def test_cut_paste_starting_mid_node_is_reported() -> None:
+    text = "...\nAddresses:\n  InternalIP:  10.0.3.106\nCapacity:\n  cpu:  40\n\n" + BODY
+    objects, errors = parse_describe_nodes(text, "nodes.txt")
+    assert [o["metadata"]["name"] for o, _ in objects] == ["gpu-a"]
+    (error,) = errors  # the "..." line is commentary; the cut node starts at Addresses:
+    assert (error.source.document, error.source.line) == (1, 2)
+
+
+@pytest.mark.parametrize("broken,path", [
+    ("Taints:             gpu:NoScheduled", "$.spec.taints"),
+    ("Labels:             kubernetes.io/hostname gpu-a", "$.metadata.labels"),
+    ("Unschedulable:      maybe", "$.spec.unschedulable"),
+])
+def test_unreadable_labels_taints_or_unschedulable_drop_the_node(broken: str, path: str) -> None:
+    key = broken.split(":")[0]
+    lines = [broken if line.startswith(key + ":") else line for line in BODY.splitlines()]
+    objects, errors = parse_describe_nodes("\n".join(lines), "n.txt")
+    assert objects == []
+    assert errors[0].path == path
+    assert errors[0].source.line == lines.index(broken) + 1
+
+
+def test_taint_forms() -> None:
+    text = BODY.replace("Taints:             <none>\n", "Taints:             nvidia.com/gpu=present:NoSchedule\n"
+                        "                    node.kubernetes.io/unschedulable:NoSchedule\n"
+                        "                    dedicated=vm:PreferNoSchedule\n")
+    text = text.replace("Unschedulable:      false", "Unschedulable:      true")
+    ((node, _),), errors = parse_describe_nodes(text, "n.txt")
+    assert errors == []
+    assert node["spec"]["taints"] == [
+        {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
+        {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"},
+        {"key": "dedicated", "value": "vm", "effect": "PreferNoSchedule"},
+    ]
+    assert node["spec"]["unschedulable"] is True
+
+
+def test_annotation_forms() -> None:
+    text = BODY.replace("Annotations:        <none>\n", (
+        "Annotations:        csi.volume.kubernetes.io/nodeid: {\"ebs.csi.aws.com\":\"i-0a1\"}\n"
+        "                    k3s.io/node-env:\n"
+        "                      {\"K3S_DATA_DIR\":\"/var/lib/rancher/k3s/data/3dfc\",\"K3S_U...\n"
+        "                    nfd.node.kubernetes.io/extended-resources: \n"
+        "                    note.example.com/multi:\n"
+        "                      line one\n"
+        "                      line two\n"
+        "                    node.alpha.kubernetes.io/ttl=0\n"))
+    ((node, _),), errors = parse_describe_nodes(text, "n.txt")
+    assert errors == []
+    assert node["metadata"]["annotations"] == {
+        "csi.volume.kubernetes.io/nodeid": '{"ebs.csi.aws.com":"i-0a1"}',
+        "k3s.io/node-env": '{"K3S_DATA_DIR":"/var/lib/rancher/k3s/data/3dfc","K3S_U...',
+        "nfd.node.kubernetes.io/extended-resources": "",
+        "note.example.com/multi": "line one\nline two",
+        "node.alpha.kubernetes.io/ttl": "0",
+        "verdict.dev/source": "kubectl-describe",
+    }
+
+
+POD_TABLE = """Non-terminated Pods:          (2 in total)
+  Namespace                   Name                 CPU Requests  CPU Limits  Memory Requests  Memory Limits  Age
+  ---------                   ----                 ------------  ----------  ---------------  -------------  ---
+  ml                          trainer-0            7910m (100%)  0 (0%)      1536Mi (5%)      2Gi (6%)       32m
+{second}
+Events:                       <none>
+"""
+
+
+def test_unreadable_pod_row_is_reported_and_the_node_kept() -> None:
+    text = BODY.replace("Events:             <none>\n", POD_TABLE.format(
+        second="  kube-system                 kube-proxy-mhrtm     broken row"))
+    objects, errors = parse_describe_nodes(text, "n.txt")
+    assert [o["kind"] for o, _ in objects] == ["Node", "Pod"]
+    trainer = objects[1][0]
+    assert trainer["spec"]["containers"][0] == {
+        "name": "pod-totals",
+        "resources": {"requests": {"cpu": "7910m", "memory": "1536Mi"}, "limits": {"memory": "2Gi"}}}
+    (error,) = errors
+    assert error.source.line == text.splitlines().index(
+        "  kube-system                 kube-proxy-mhrtm     broken row") + 1
+    assert "kube-proxy-mhrtm" in error.reason
+
+
+def test_pod_table_shorter_than_its_total_is_reported() -> None:
+    text = BODY.replace("Events:             <none>\n", POD_TABLE.format(second="  ..."))
+    text = text.replace("  ...\n", "")
+    objects, errors = parse_describe_nodes(text, "n.txt")
+    assert len(objects) == 2
+    (error,) = errors
+    assert "lists 2 non-terminated pods but 1 rows" in error.reason
+    assert error.source.line == text.splitlines().index("Non-terminated Pods:          (2 in total)") + 1
+
+
+def test_never_raises_on_junk() -> None:
+    for junk in ["Name:", "Name:\n\n\nName:", "Name: x\nCapacity:\n  :\n", "Labels:\nTaints:\n", "\x00\ufeffName: a"]:
+        objects, errors = parse_describe_nodes(junk, "junk")
+        assert isinstance(objects, list) and isinstance(errors, list)

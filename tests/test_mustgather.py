@@ -1,0 +1,303 @@
+"""GPU Operator must-gather layout (rules/mustgather.py) and the lab fixture."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from rules.describe import parse_describe_nodes
+from rules.mustgather import MUST_GATHER_MARKERS, classify, is_must_gather, merge_nodes, parse_node_labels
+
+DATA = Path(__file__).parent / "data" / "must-gather"
+LAB = DATA / "lab"
+# must-gather.sh, "Get the labels of the nodes with NVIDIA PCI cards" (NVIDIA/gpu-operator hack/must-gather.sh)
+PIPELINE = r"""sed 's|,|,- |g' | tr ',' '\n' | sed 's/{"/- /' | tr : = | sed 's/"//g' | sed 's/}/\n/'"""
+
+
+def lab_json_nodes() -> dict[str, dict[str, Any]]:
+    items = json.loads((DATA / "lab.json").read_text())["items"]
+    return {i["metadata"]["name"]: i for i in items if i["kind"] == "Node"}
+
+
+def must_gather_labels(nodes: dict[str, dict[str, str]]) -> str:
+    """What must-gather.sh writes: name, the jsonpath JSON through its pipeline, a blank line."""
+    if not (shutil.which("bash") and shutil.which("sed") and shutil.which("tr")):
+        pytest.skip("bash, sed and tr are needed to run the must-gather pipeline")
+    out = []
+    for name, labels in nodes.items():
+        compact = json.dumps(labels, separators=(",", ":"), sort_keys=True)  # Go json.Marshal of a map
+        piped = subprocess.run(["bash", "-c", PIPELINE], input=compact, capture_output=True, text=True,
+                               check=True).stdout
+        out.append(f"{name}\n{piped}\n")
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- layout
+
+@pytest.mark.parametrize("name,kind", [
+    ("cluster_policy.yaml", "yaml"),
+    ("kubevirt.yaml", "yaml"),
+    ("hyperconverged.yaml", "yaml"),
+    ("gpu_operator_pod.yaml", "yaml"),
+    ("gpu_operand_pods.yaml", "yaml"),
+    ("gpu_operand_ds.yaml", "yaml"),
+    ("openshift_version.yaml", "yaml"),
+    ("extra-objects.yml", "yaml"),
+    ("gpu_nodes.labels", "labels"),
+    ("gpu_nodes.descr", "describe"),
+    ("cluster_policy.missing", "missing-clusterpolicy"),
+    ("gpu_nodes.status", "skip"),
+    ("gpu_operator_pod.status", "skip"),
+    ("gpu_operator_pod.log", "skip"),
+    ("gpu_operator_pod.previous.log", "skip"),
+    ("gpu_operand_pods.status", "skip"),
+    ("gpu_operand_pod_images.txt", "skip"),
+    ("gpu_operand_pod_nvidia-driver-daemonset-5p9zr.log", "skip"),
+    ("gpu_operand_pod_nvidia-driver-daemonset-5p9zr.previous.log", "skip"),
+    ("gpu_operand_pod_nvidia-driver-daemonset-5p9zr.descr", "skip"),
+    ("gpu_operand_ds.status", "skip"),
+    ("gpu_operand_ds_nvidia-driver-daemonset.descr", "skip"),
+    ("all_machines.list", "skip"),
+    ("version", "skip"),
+    ("must-gather.log", "skip"),
+    ("must-gather.stderr.log", "skip"),
+    ("nvidia-bug-report_gpu-container-1.log.gz", "skip"),
+    ("must-gather.local.5f2a/registry-example-com-gpu-operator/gpu_nodes.labels", "labels"),
+    ("bundle.tar.gz!nvidia-gpu-operator_20250203_1041/gpu_nodes.descr", "describe"),
+    ("bundle.tar.gz!cluster_policy.yaml", "yaml"),
+    ("C:\\cases\\4711\\cluster_policy.missing", "missing-clusterpolicy"),
+])
+def test_classify_every_must_gather_file(name: str, kind: str) -> None:
+    assert classify(name) == kind
+
+
+def test_classify_the_lab_folder() -> None:
+    kinds = {p.name: classify(p.name) for p in LAB.iterdir()}
+    assert kinds == {
+        "cluster_policy.yaml": "yaml", "kubevirt.yaml": "yaml", "gpu_operand_ds.yaml": "yaml",
+        "gpu_nodes.labels": "labels", "gpu_nodes.descr": "describe",
+        "gpu_nodes.status": "skip", "gpu_operand_ds.status": "skip", "gpu_operator_pod.log": "skip",
+        "gpu_operator_pod.previous.log": "skip", "gpu_operand_pod_nvidia-vfio-manager-s5n2k.log": "skip",
+        "must-gather.log": "skip", "must-gather.stderr.log": "skip", "version": "skip",
+    }
+
+
+def test_markers_name_the_files_the_script_writes() -> None:
+    assert {"gpu_nodes.labels", "gpu_nodes.descr", "cluster_policy.yaml", "cluster_policy.missing",
+            "gpu_operand_ds.yaml"} <= MUST_GATHER_MARKERS
+    assert "version" not in MUST_GATHER_MARKERS and "kubevirt.yaml" not in MUST_GATHER_MARKERS
+
+
+@pytest.mark.parametrize("names,expected", [
+    ([p.name for p in LAB.iterdir()], True),
+    (["gpu_nodes.labels"], True),
+    (["cluster_policy.missing", "must-gather.log"], True),
+    (["cluster_policy.yaml", "gpu_operand_ds.yaml"], True),
+    (["nvidia-gpu-operator_20250203_1041/cluster_policy.yaml",
+      "nvidia-gpu-operator_20250203_1041/gpu_operator_pod.yaml"], True),
+    (["cluster_policy.yaml"], False),
+    (["cluster_policy.yaml", "nodes.yaml", "pods.json"], False),
+    (["kubevirt.yaml", "version", "must-gather.log"], False),
+    ([], False),
+])
+def test_is_must_gather(names: list[str], expected: bool) -> None:
+    assert is_must_gather(names) is expected
+
+
+def test_lab_yaml_files_hold_the_expected_objects() -> None:
+    policy = yaml.safe_load((LAB / "cluster_policy.yaml").read_text())
+    assert (policy["kind"], policy["metadata"]["name"]) == ("ClusterPolicy", "gpu-cluster-policy")
+    assert policy["spec"]["sandboxWorkloads"] == {"enabled": True, "defaultWorkload": "container"}
+    for operand in ("sandboxDevicePlugin", "vfioManager", "vgpuDeviceManager", "vgpuManager"):
+        assert policy["spec"][operand]["enabled"] is True
+    kubevirt = yaml.safe_load((LAB / "kubevirt.yaml").read_text())
+    (cr,) = kubevirt["items"]
+    devices = cr["spec"]["configuration"]["permittedHostDevices"]
+    assert devices["pciHostDevices"] == [{"externalResourceProvider": True, "pciVendorSelector": "10DE:2236",
+                                          "resourceName": "nvidia.com/GA102GL_A10"}]
+    assert devices["mediatedDevices"] == [{"externalResourceProvider": True, "mdevNameSelector": "NVIDIA A10-12Q",
+                                           "resourceName": "nvidia.com/NVIDIA_A10-12Q"}]
+    assert cr["spec"]["configuration"]["developerConfiguration"]["featureGates"] == [
+        "GPU", "HostDevices", "DisableMDEVConfiguration"]
+    ds = yaml.safe_load((LAB / "gpu_operand_ds.yaml").read_text())
+    assert ds["kind"] == "List"
+    selectors = {d["metadata"]["name"]: d["spec"]["template"]["spec"]["nodeSelector"] for d in ds["items"]}
+    assert selectors["nvidia-sandbox-device-plugin-daemonset"] == {
+        "nvidia.com/gpu.deploy.sandbox-device-plugin": "true"}
+
+
+# --------------------------------------------------------------------------- gpu_nodes.labels
+
+def test_labels_file_written_by_the_real_pipeline_round_trips() -> None:
+    original = {
+        "gpu-1": {"feature.node.kubernetes.io/pci-10de.present": "true",
+                  "node-role.kubernetes.io/worker": "",
+                  "nvidia.com/gpu.workload.config": "vm-passthrough",
+                  "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb",
+                  "feature.node.kubernetes.io/kernel-version.full": "5.15.0-126-generic",
+                  "topology.kubernetes.io/zone": "eu-west-3a", "app": "x_y.z-1"},
+        "gpu-2.lab.example.com": {"kubernetes.io/hostname": "gpu-2.lab.example.com"},
+    }
+    text = must_gather_labels(original)
+    assert text.splitlines()[:3] == ["gpu-1", "- app=x_y.z-1",
+                                     "- feature.node.kubernetes.io/kernel-version.full=5.15.0-126-generic"]
+    objects, errors = parse_node_labels(text, "gpu_nodes.labels")
+    assert errors == []
+    assert {o["metadata"]["name"]: o["metadata"]["labels"] for o, _ in objects} == original
+    assert [line for _, line in objects] == [1, 10]
+
+
+def test_labels_file_of_the_real_h100_node_round_trips() -> None:
+    path = Path(__file__).parent / "data" / "real" / "h100-mig-mixed-node-labels.json"
+    if not path.exists():
+        pytest.skip("tests/data/real/h100-mig-mixed-node-labels.json is not vendored")
+    real = json.loads(path.read_text())
+    objects, errors = parse_node_labels(must_gather_labels({"node-a": real}), "gpu_nodes.labels")
+    assert errors == []
+    assert objects[0][0]["metadata"]["labels"] == real
+
+
+def test_minimal_node_shape() -> None:
+    objects, errors = parse_node_labels("gpu-1\n- nvidia.com/gpu.present=true\n- nvidia.com/gpu.deploy.nvsm=\n\n", "f")
+    assert errors == []
+    assert objects == [({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "gpu-1", "labels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.deploy.nvsm": ""},
+                     "annotations": {"verdict.dev/source": "must-gather-labels"}},
+    }, 1)]
+
+
+def test_node_listed_by_two_pci_selectors_is_one_node() -> None:
+    text = "gpu-1\n- a=1\n\ngpu-2\n- b=2\n\ngpu-1\n- a=1\n\n"
+    objects, errors = parse_node_labels(text, "f")
+    assert errors == []
+    assert [(o["metadata"]["name"], o["metadata"]["labels"], line) for o, line in objects] == [
+        ("gpu-1", {"a": "1"}, 1), ("gpu-2", {"b": "2"}, 4)]
+
+
+def test_old_kubectl_map_print_and_missing_blank_lines() -> None:
+    # kubectl printing {.metadata.labels} as Go's map[k:v ...] went through `tr : =` as well
+    text = ("gpu-1\nmap[beta.kubernetes.io/arch=amd64 node-role.kubernetes.io/master= nvidia.com/gpu.present=true]\n"
+            "gpu-2\n- kubernetes.io/hostname=gpu-2\n")
+    objects, errors = parse_node_labels(text, "f")
+    assert errors == []
+    assert {o["metadata"]["name"]: o["metadata"]["labels"] for o, _ in objects} == {
+        "gpu-1": {"beta.kubernetes.io/arch": "amd64", "node-role.kubernetes.io/master": "",
+                  "nvidia.com/gpu.present": "true"},
+        "gpu-2": {"kubernetes.io/hostname": "gpu-2"},
+    }
+
+
+def test_spaced_json_and_empty_label_map() -> None:
+    # a JSON printer with '": "' leaves a space after '='; an empty map prints '{'
+    objects, errors = parse_node_labels("gpu-1\n- a/b= x\n-  c = y\n\ngpu-2\n{\n\n", "f")
+    assert errors == []
+    assert [o["metadata"]["labels"] for o, _ in objects] == [{"a/b": "x", "c": "y"}, {}]
+
+
+def test_values_that_break_label_syntax_are_kept_and_reported() -> None:
+    # a hand-made file: "a:b" went through `tr : =`; the reader cannot know the second '=' was ':'
+    objects, errors = parse_node_labels("gpu-1\n- example.com/endpoint=host=8080\n", "gpu_nodes.labels")
+    assert objects[0][0]["metadata"]["labels"] == {"example.com/endpoint": "host=8080"}
+    (error,) = errors
+    assert (error.source.file, error.source.document, error.source.line) == ("gpu_nodes.labels", 1, 2)
+    assert "':'" in error.reason
+
+
+def test_unreadable_lines_are_reported_with_their_place() -> None:
+    text = ("- orphan=1\n"                 # 1: before any node name
+            "gpu-1\n"                      # 2
+            "- good=yes\n"                 # 3
+            "- no-equals-sign\n"           # 4
+            "- /bad-key=1\n"               # 5
+            "\n"
+            "Not A Node Name\n"            # 7
+            "- skipped=1\n"                # 8
+            "\n"
+            "gpu-2\n"                      # 10
+            "- fine=1\n")
+    objects, errors = parse_node_labels(text, "f")
+    assert {o["metadata"]["name"]: o["metadata"]["labels"] for o, _ in objects} == {
+        "gpu-1": {"good": "yes"}, "gpu-2": {"fine": "1"}}
+    assert [(e.source.document, e.source.line, e.path) for e in errors] == [
+        (1, 1, "$.metadata.name"), (1, 4, "$.metadata.labels"), (1, 5, "$.metadata.labels"),
+        (2, 7, "$.metadata.name")]
+
+
+# --------------------------------------------------------------------------- merge
+
+def test_merge_precedence() -> None:
+    described: dict[str, Any] = {"apiVersion": "v1", "kind": "Node",
+                 "metadata": {"name": "gpu-1", "labels": {"a": "from-describe", "b": "only-describe"},
+                              "annotations": {"verdict.dev/source": "kubectl-describe", "x": "1"}},
+                 "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}], "unschedulable": True},
+                 "status": {"capacity": {"nvidia.com/gpu": "2"}, "allocatable": {"nvidia.com/gpu": "1"}}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"},
+           "spec": {"nodeName": "gpu-1"}}
+    only_describe = copy.deepcopy(described)
+    only_describe["metadata"]["name"] = "gpu-9"
+    labelled = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {
+            "name": "gpu-1", "labels": {"a": "from-labels", "c": "only-labels"},
+            "annotations": {"verdict.dev/source": "must-gather-labels"}}},
+        {"apiVersion": "v1", "kind": "Node", "metadata": {
+            "name": "gpu-2", "labels": {"d": "1"}, "annotations": {"verdict.dev/source": "must-gather-labels"}}},
+    ]
+    before = copy.deepcopy((labelled, described))
+    merged = merge_nodes(labelled, [only_describe, described, pod])
+    assert (labelled, described) == before  # inputs untouched
+    assert [n["metadata"]["name"] for n in merged] == ["gpu-1", "gpu-2", "gpu-9"]
+    gpu1 = merged[0]
+    assert gpu1["metadata"]["labels"] == {"a": "from-labels", "c": "only-labels"}
+    assert gpu1["status"] == described["status"]
+    assert gpu1["spec"] == described["spec"]
+    assert gpu1["metadata"]["annotations"] == {"verdict.dev/source": "must-gather-labels+kubectl-describe", "x": "1"}
+    assert merged[1] == labelled[1]
+    assert merged[2] == only_describe
+
+
+def test_merge_keeps_describe_labels_when_the_labels_file_has_none() -> None:
+    described = {"kind": "Node", "metadata": {"name": "gpu-1", "labels": {"a": "1"}}, "status": {}}
+    merged = merge_nodes([{"kind": "Node", "metadata": {"name": "gpu-1", "labels": {}}}], [described])
+    assert merged[0]["metadata"]["labels"] == {"a": "1"}
+    assert merged[0]["metadata"]["annotations"]["verdict.dev/source"] == "must-gather-labels"
+
+
+def test_lab_folder_merge_equals_lab_json() -> None:
+    labelled, label_errors = parse_node_labels((LAB / "gpu_nodes.labels").read_text(), "gpu_nodes.labels")
+    described, describe_errors = parse_describe_nodes((LAB / "gpu_nodes.descr").read_text(), "gpu_nodes.descr")
+    assert label_errors == [] and describe_errors == []
+    merged = merge_nodes([o for o, _ in labelled], [o for o, _ in described])
+    expected = lab_json_nodes()
+    assert [n["metadata"]["name"] for n in merged] == list(expected)
+    for node in merged:
+        want = expected[node["metadata"]["name"]]
+        assert node["metadata"]["labels"] == want["metadata"]["labels"]
+        assert node["status"]["allocatable"] == want["status"]["allocatable"]
+        assert node["status"]["capacity"] == want["status"]["capacity"]
+        assert node["spec"].get("taints", []) == want["spec"].get("taints", [])
+        assert node["spec"].get("unschedulable", False) == want["spec"].get("unschedulable", False)
+    by_name = {n["metadata"]["name"]: n for n in merged}
+    broken = by_name["gpu-broken-1"]
+    assert broken["metadata"]["labels"]["nvidia.com/gpu.workload.config"] == "vm-passthrough"
+    assert broken["status"]["allocatable"]["nvidia.com/gpu"] == "2"
+    assert by_name["gpu-passthrough-1"]["status"]["allocatable"]["nvidia.com/GA102GL_A10"] == "1"
+    assert by_name["gpu-vgpu-1"]["status"]["allocatable"]["nvidia.com/NVIDIA_A10-12Q"] == "4"
+    assert by_name["gpu-container-1"]["metadata"]["labels"]["nvidia.com/gpu.deploy.device-plugin"] == "true"
+    pods = [o for o, _ in described if o["kind"] == "Pod"]
+    assert len(pods) == 35
+    launcher = next(p for p in pods if p["metadata"]["name"] == "virt-launcher-win11-a10-r8wz4")
+    assert launcher["spec"]["nodeName"] == "gpu-passthrough-1"
+    assert launcher["spec"]["containers"][0]["resources"] == {"requests": {"cpu": "100m", "memory": "8486Mi"}}
+
+
+def test_lab_labels_file_is_exactly_what_the_pipeline_writes() -> None:
+    nodes = {name: n["metadata"]["labels"] for name, n in sorted(lab_json_nodes().items())}
+    assert (LAB / "gpu_nodes.labels").read_text() == must_gather_labels(nodes)
