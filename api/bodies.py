@@ -1,0 +1,90 @@
+"""Request bodies: media type, content coding and size checks before the engine sees the bytes.
+
+The reader recognises archives by their magic bytes, so the media type mostly says what is allowed;
+an archive media type whose body is not that archive is refused here with the reason.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+from flask import request
+
+from .problems import Problem
+
+#: media types POST /v1/evaluate takes, and the magic bytes an archive type must start with
+DUMP_TYPES: dict[str, tuple[bytes, ...]] = {
+    "application/json": (),
+    "application/yaml": (),
+    "application/x-yaml": (),
+    "text/yaml": (),
+    "text/plain": (),
+    "application/gzip": (b"\x1f\x8b",),
+    "application/x-gzip": (b"\x1f\x8b",),
+    "application/x-tar": (),  # checked below: ustar at offset 257, or a gzip stream (.tar.gz)
+    "application/zip": (b"PK\x03\x04", b"PK\x05\x06"),
+    "application/octet-stream": (),  # anything; recognised by content
+}
+#: media types POST /v1/policies/lint takes
+POLICY_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "application/json", "text/plain")
+_TEXT_CHARSETS = ("utf-8", "utf8", "us-ascii", "ascii")
+
+
+def media_type(accepted: tuple[str, ...] | list[str]) -> str:
+    """The request's media type (lower-case, without parameters). Raises a 415 ``Problem`` when it is
+    missing, not one of ``accepted``, or names a charset other than UTF-8."""
+    given = request.mimetype
+    if not given:
+        raise Problem("unsupported-media-type", f"say what the body is with Content-Type: one of {', '.join(accepted)}")
+    if given not in accepted:
+        raise Problem("unsupported-media-type", f"Content-Type {given} is not accepted here; use one of {', '.join(accepted)}")
+    charset = request.mimetype_params.get("charset", "").lower()
+    if charset and charset not in _TEXT_CHARSETS:
+        raise Problem("unsupported-media-type", f"charset {charset} is not accepted; send UTF-8")
+    return given
+
+
+def _gunzip(data: bytes, limit: int) -> bytes:
+    decoder = zlib.decompressobj(wbits=31)  # gzip header and trailer (RFC 1952)
+    try:
+        out = decoder.decompress(data, limit + 1)
+    except zlib.error as exc:
+        raise Problem("malformed-dump", f"Content-Encoding gzip: broken gzip stream ({exc})", file="<body>", line=0) \
+            from None
+    if len(out) > limit:
+        raise Problem("body-too-large", f"the body unpacks to more than {limit} bytes")
+    if not decoder.eof:
+        raise Problem("malformed-dump", "Content-Encoding gzip: the gzip stream ends early", file="<body>", line=0)
+    return out
+
+
+def read_body(max_decoded: int) -> bytes:
+    """The body with its ``Content-Encoding`` (``gzip``, ``x-gzip`` or ``identity``) undone.
+
+    Raises ``Problem``: 415 for another coding, 400 for an empty body or a broken gzip stream, 413 when
+    the decoded body is larger than ``max_decoded`` (the raw size limit is werkzeug's 413).
+    """
+    codings = [c.strip().lower() for c in request.headers.get("Content-Encoding", "").split(",") if c.strip()]
+    unknown = [c for c in codings if c not in ("gzip", "x-gzip", "identity")]
+    if unknown:
+        raise Problem("unsupported-media-type", f"Content-Encoding {', '.join(unknown)} is not accepted; use gzip")
+    data = request.get_data(cache=False)
+    for coding in reversed(codings):
+        if coding != "identity" and data:
+            data = _gunzip(data, max_decoded)
+    if not data:
+        raise Problem("empty-body", "the request has no body; send a dump (JSON, YAML, describe text or an archive)")
+    return data
+
+
+def check_magic(mimetype: str, data: bytes) -> None:
+    """Refuse (400) an archive media type whose bytes are not that archive."""
+    if mimetype == "application/x-tar":
+        if not (len(data) > 262 and data[257:262] == b"ustar") and not data.startswith(b"\x1f\x8b"):
+            raise Problem("malformed-dump", "Content-Type application/x-tar, but the body is not a tar archive",
+                          file="<body>", line=0)
+        return
+    magic = DUMP_TYPES.get(mimetype, ())
+    if magic and not data.startswith(magic):
+        kind = "gzip stream" if mimetype.endswith("gzip") else "zip archive"
+        raise Problem("malformed-dump", f"Content-Type {mimetype}, but the body is not a {kind}", file="<body>", line=0)

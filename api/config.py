@@ -1,0 +1,96 @@
+"""The service's settings: the one place that reads the environment.
+
+``from_env()`` turns ``VERDICT_*`` variables into the config mapping that ``create_app(config)`` and
+``gunicorn.conf.py`` take. Keys (and the variable each comes from, with its default):
+
+================== ======================= ==============================================================
+key                variable                meaning
+================== ======================= ==============================================================
+BIND               VERDICT_BIND            ``host:port`` gunicorn listens on (``127.0.0.1:8080``)
+WORKERS            VERDICT_WORKERS         gunicorn worker processes (2)
+MAX_CONTENT_LENGTH VERDICT_MAX_BODY        largest request body in bytes, as sent (64 MiB)
+POLICIES           VERDICT_POLICIES        policy files, pack folders or built-in pack names, separated by
+                                           ``os.pathsep`` (``:`` on Linux); empty: the built-in packs
+TOKENS             VERDICT_TOKENS,         bearer tokens: comma-separated, plus one a line from the file
+                   VERDICT_TOKENS_FILE     (``#`` comments and blank lines ignored); none: auth is off
+LOG_LEVEL          VERDICT_LOG_LEVEL       ``DEBUG``, ``INFO`` (default), ``WARNING``, ``ERROR``
+================== ======================= ==============================================================
+
+Keys that only ``create_app`` takes (no variable): ``POLICY_SET`` (an already loaded
+``rules.loader.PolicySet``, used instead of loading ``POLICIES``), ``MAX_DECODED_LENGTH`` (largest body
+after ``Content-Encoding: gzip`` is undone, default ``rules.reader.MAX_UNPACKED_BYTES``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+DEFAULT_BIND = "127.0.0.1:8080"
+DEFAULT_WORKERS = 2
+DEFAULT_MAX_BODY = 64 * 1024 * 1024
+DEFAULT_MAX_DECODED = 1 << 30  # rules.reader.MAX_UNPACKED_BYTES: the same bound as for archives
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class ConfigError(ValueError):
+    """A ``VERDICT_*`` variable has a value the service cannot use; the message names the variable."""
+
+
+def defaults() -> dict[str, Any]:
+    """Every key with its default value."""
+    return {"BIND": DEFAULT_BIND, "WORKERS": DEFAULT_WORKERS, "MAX_CONTENT_LENGTH": DEFAULT_MAX_BODY,
+            "MAX_DECODED_LENGTH": DEFAULT_MAX_DECODED, "POLICIES": [], "TOKENS": [], "LOG_LEVEL": "INFO"}
+
+
+def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a whole number") from None
+    if value < 1:
+        raise ConfigError(f"{name}={raw!r} must be at least 1")
+    return value
+
+
+def read_tokens(environ: Mapping[str, str]) -> list[str]:
+    """Bearer tokens from ``VERDICT_TOKENS`` (comma-separated) and ``VERDICT_TOKENS_FILE`` (one a line).
+
+    Raises ``ConfigError`` when the file cannot be read or a token holds whitespace.
+    """
+    tokens = [t.strip() for t in environ.get("VERDICT_TOKENS", "").split(",") if t.strip()]
+    path = environ.get("VERDICT_TOKENS_FILE", "").strip()
+    if path:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"VERDICT_TOKENS_FILE={path!r} cannot be read: {getattr(exc, 'strerror', None) or exc}") \
+                from None
+        tokens += [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    for t in tokens:
+        if any(c.isspace() for c in t):
+            raise ConfigError("a token in VERDICT_TOKENS / VERDICT_TOKENS_FILE holds whitespace")
+    return tokens
+
+
+def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The config mapping from ``VERDICT_*`` variables (default: ``os.environ``). Raises ``ConfigError``."""
+    env = os.environ if environ is None else environ
+    level = env.get("VERDICT_LOG_LEVEL", "").strip().upper() or "INFO"
+    if level not in LOG_LEVELS:
+        raise ConfigError(f"VERDICT_LOG_LEVEL={level!r} is not one of {', '.join(LOG_LEVELS)}")
+    config = defaults()
+    config.update({
+        "BIND": env.get("VERDICT_BIND", "").strip() or DEFAULT_BIND,
+        "WORKERS": _positive_int(env, "VERDICT_WORKERS", DEFAULT_WORKERS),
+        "MAX_CONTENT_LENGTH": _positive_int(env, "VERDICT_MAX_BODY", DEFAULT_MAX_BODY),
+        "POLICIES": [p for p in env.get("VERDICT_POLICIES", "").split(os.pathsep) if p.strip()],
+        "TOKENS": read_tokens(env),
+        "LOG_LEVEL": level,
+    })
+    return config

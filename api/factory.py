@@ -1,0 +1,70 @@
+"""The application factory: config -> policies -> Flask app with blueprints, auth, metrics, problems."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+
+from . import auth, metrics, problems
+from .config import defaults, from_env
+from .evaluate import bp as evaluate_bp
+from .ops import bp as ops_bp
+from .policies import bp as policies_bp
+from .state import EXTENSION, Service
+from .store import PolicyKeeper, kept
+
+log = logging.getLogger("verdict.api")
+
+
+def _logging(level: str) -> None:
+    """Log through gunicorn's error log when gunicorn runs us, else to stderr."""
+    target = logging.getLogger("verdict")
+    target.setLevel(level)
+    gunicorn_log = logging.getLogger("gunicorn.error")
+    if gunicorn_log.handlers and not target.handlers:
+        for h in gunicorn_log.handlers:
+            target.addHandler(h)
+        target.propagate = False
+    elif not logging.getLogger().handlers and not target.handlers:
+        logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def _keeper(settings: Mapping[str, Any]) -> PolicyKeeper:
+    if settings.get("POLICY_SET") is not None:
+        return PolicyKeeper((), settings["POLICY_SET"])
+    sources = list(settings["POLICIES"])
+    # Under gunicorn the master loaded them before forking (gunicorn.conf.py): reuse its compiled set.
+    return kept(sources) or PolicyKeeper.load(sources)
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the app. ``config`` (keys: see ``api.config``) replaces the environment when given; missing
+    keys take their defaults. Loads and compiles the policies once.
+
+    Raises ``rules.loader.PolicyLoadError`` (each error with file, line, rule and reason) when a policy is
+    broken, and ``api.config.ConfigError`` for an unusable ``VERDICT_*`` value, so a server never starts
+    half-configured.
+    """
+    settings = from_env() if config is None else {**defaults(), **config}
+    _logging(settings["LOG_LEVEL"])
+    keeper = _keeper(settings)
+    app = Flask("verdict")
+    app.config["MAX_CONTENT_LENGTH"] = int(settings["MAX_CONTENT_LENGTH"])
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.url_map.strict_slashes = False
+
+    collectors = metrics.Metrics.create()
+    collectors.policies_loaded(keeper)
+    app.extensions[EXTENSION] = Service(keeper, collectors, int(settings["MAX_DECODED_LENGTH"]))
+
+    metrics.install(app, collectors)  # first, so that auth refusals are timed and counted too
+    auth.install(app, list(settings["TOKENS"]))
+    problems.register(app)
+    for bp in (evaluate_bp, policies_bp, ops_bp):
+        app.register_blueprint(bp)
+    log.info("verdict ready: %d policies, %d rules (generation %d); auth %s", len(keeper.policies.policies),
+             len(keeper.policies.rules), keeper.generation, "on" if settings["TOKENS"] else "off")
+    return app

@@ -1,0 +1,47 @@
+"""Which report format to answer: ``?format=`` wins, else the ``Accept`` header, else ``json``.
+
+Only formats that ``rules.render.FORMATS`` holds are chosen (formats are added there as they land).
+An ``Accept`` that names nothing verdict renders falls back to ``json`` rather than answering 406.
+"""
+
+from __future__ import annotations
+
+from flask import request
+
+from rules.render import FORMATS
+
+DEFAULT_FORMAT = "json"
+
+#: Accept media type -> format name, in the server's order of preference for ``*/*`` and ties.
+ACCEPT_FORMATS: tuple[tuple[str, str], ...] = (
+    ("application/json", "json"),
+    ("application/yaml", "yaml"),
+    ("application/x-yaml", "yaml"),
+    ("text/yaml", "yaml"),
+    ("text/markdown", "markdown"),
+    ("application/sarif+json", "sarif"),
+    ("application/junit+xml", "junit"),
+    ("application/xml", "junit"),
+    ("text/xml", "junit"),
+    ("text/plain", "table"),
+)
+
+
+def accept_map() -> dict[str, str]:
+    """Media type -> format, for the formats that exist now: the table above, then each remaining
+    format's own media type when no other format claims it."""
+    out = {mt: fmt for mt, fmt in ACCEPT_FORMATS if fmt in FORMATS}
+    for fmt, (_, mt) in FORMATS.items():
+        out.setdefault(mt.split(";")[0].strip().lower(), fmt)
+    return out
+
+
+def choose_format(explicit: str | None) -> str:
+    """The format for this request (``explicit`` is the validated ``format`` query value)."""
+    if explicit:
+        return explicit
+    if not request.accept_mimetypes:
+        return DEFAULT_FORMAT
+    table = accept_map()
+    best = request.accept_mimetypes.best_match(list(table))
+    return table[best] if best else DEFAULT_FORMAT

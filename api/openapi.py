@@ -1,0 +1,174 @@
+"""The OpenAPI 3.1 document of the HTTP API, generated from the marshmallow schemas of ``api.schemas``.
+
+Paths are written here by hand (one place); request and response bodies and query parameters come from
+the schemas through apispec's MarshmallowPlugin. The report formats come from ``rules.render.FORMATS``
+as it is when the document is generated. ``openapi.yaml`` at the repository root is this document
+(``scripts/gen_openapi.py`` writes it; ``tests/test_openapi.py`` fails when they differ); the app serves
+it at ``/openapi.yaml``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+
+from rules import __version__
+from rules.render import FORMATS
+
+from . import schemas as s
+from .bodies import DUMP_TYPES, POLICY_TYPES
+from .problems import PROBLEM_TYPE, TITLES
+
+SECURITY: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]  # a token only when the service has some
+
+_NODE_EXAMPLE = {
+    "apiVersion": "v1", "kind": "Node",
+    "metadata": {"name": "gpu-node-1", "labels": {"nvidia.com/gpu.workload.config": "container"}},
+    "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": "4"}},
+}
+
+
+def _problem(description: str) -> dict[str, Any]:
+    schema = {"$ref": "#/components/schemas/Problem"}
+    return {"description": description, "content": {"application/problem+json": {"schema": schema}}}
+
+
+def _errors(*codes: int) -> dict[str, Any]:
+    text = {
+        400: "Malformed dump, empty body or bad query value (`malformed-dump`, `empty-body`, `invalid-body`, "
+             "`invalid-query`); input errors carry file, document, line and path",
+        401: "No valid bearer token (`unauthorized`; only when the service has tokens)",
+        404: "No such policy or rule (`not-found`)",
+        413: "Body larger than the limit, as sent or once decoded (`body-too-large`)",
+        415: "Content-Type or Content-Encoding not accepted (`unsupported-media-type`)",
+        503: "No policy loaded (`not-ready`)",
+    }
+    out = {str(c): _problem(text[c]) for c in codes}
+    out["default"] = _problem("Any other error (405 `method-not-allowed`, 500 `internal-error`), as a problem "
+                              "document")
+    return out
+
+
+def _report_content() -> dict[str, Any]:
+    """One entry per media type of the formats in ``FORMATS``: the native report's schema for JSON,
+    a mapping for other JSON and YAML types (clients parse them), text for the rest."""
+    by_type: dict[str, list[str]] = {}
+    for name, (_, mt) in FORMATS.items():
+        by_type.setdefault(mt.split(";")[0].strip(), []).append(name)
+    content: dict[str, Any] = {}
+    for mt, names in sorted(by_type.items()):
+        if mt == "application/json" and names == ["json"]:
+            schema: dict[str, Any] = {"$ref": "#/components/schemas/Report"}
+        elif mt == "application/json" or mt.endswith(("+json", "yaml")):
+            schema = {"type": "object"}
+        else:
+            schema = {"type": "string"}
+        content[mt] = {"schema": schema, "x-formats": sorted(names)}
+    return content
+
+
+def _dump_body() -> dict[str, Any]:
+    content: dict[str, Any] = {}
+    for mt in DUMP_TYPES:
+        if mt == "application/json":
+            content[mt] = {"schema": {"description": "an object, a *List, or an array of objects"},
+                           "example": _NODE_EXAMPLE}
+        elif mt.startswith("text/") or "yaml" in mt:
+            content[mt] = {"schema": {"type": "string"}}
+        else:
+            content[mt] = {"schema": {"type": "string", "format": "binary"}}
+    return {"required": True, "description": "The dump: JSON, YAML (multi-document too), `kubectl describe "
+            "node` text, or a .tar, .tar.gz or .zip archive of such files; `Content-Encoding: gzip` is undone "
+            "first.", "content": content}
+
+
+def _policy_body() -> dict[str, Any]:
+    content: dict[str, Any] = {mt: {"schema": {"type": "string"}} for mt in POLICY_TYPES if mt != "application/json"}
+    content["application/json"] = {"schema": {"type": "object"}}
+    return {"required": True, "description": "One policy file's text (YAML, or JSON)", "content": content}
+
+
+def _json(schema: str, description: str) -> dict[str, Any]:
+    return {"description": description,
+            "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}}}
+
+
+def build_spec() -> APISpec:
+    """The API's ``APISpec``."""
+    spec = APISpec(
+        title="verdict", version=__version__, openapi_version="3.1.0", plugins=[MarshmallowPlugin()],
+        info={"description": "Audit Kubernetes dumps against policy-as-data rules (built-in pack: NVIDIA GPU "
+              "Operator and KubeVirt). Errors are RFC 9457 problem documents whose `type` is "
+              f"`{PROBLEM_TYPE}<slug>`; slugs: {', '.join(f'`{k}` ({v[0]})' for k, v in TITLES.items())}.",
+              "license": {"name": "Apache-2.0", "identifier": "Apache-2.0"}},
+    )
+    spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer",
+                                                   "description": "Needed on /v1/ routes when VERDICT_TOKENS or "
+                                                   "VERDICT_TOKENS_FILE is set"})
+    for name, schema in (("Problem", s.ProblemSchema), ("Report", s.ReportSchema),
+                         ("PolicyList", s.PolicyListSchema), ("PolicyDetail", s.PolicyDetailSchema),
+                         ("RuleDetail", s.RuleDetailSchema), ("LintResult", s.LintResultSchema),
+                         ("Health", s.HealthSchema), ("Ready", s.ReadySchema)):
+        spec.components.schema(name, schema=schema)
+
+    spec.path("/v1/evaluate", operations={"post": {
+        "operationId": "evaluate", "summary": "Evaluate a dump and answer the report",
+        "description": "The format is `format=`, else the first `Accept` type verdict renders, else json. A "
+                       "dump with some unreadable documents is evaluated and lists them in `inputErrors`; "
+                       "when nothing could be read as an object, the answer is a 400 at the first error.",
+        "security": SECURITY,
+        "parameters": [{"in": "query", "schema": s.EvaluateQuerySchema()}],
+        "requestBody": _dump_body(),
+        "responses": {"200": {"description": "The report", "content": _report_content()},
+                      **_errors(400, 401, 413, 415)}}})
+    spec.path("/v1/policies", operations={"get": {
+        "operationId": "listPolicies", "summary": "The policies in use", "security": SECURITY,
+        "responses": {"200": _json("PolicyList", "Policies, their versions and rule counts"), **_errors(401)}}})
+    spec.path("/v1/policies/{name}", operations={"get": {
+        "operationId": "getPolicy", "summary": "One policy: its rules, version and data tables", "security": SECURITY,
+        "parameters": [{"in": "path", "name": "name", "required": True, "schema": {"type": "string"}}],
+        "responses": {"200": _json("PolicyDetail", "The policy"), **_errors(401, 404)}}})
+    spec.path("/v1/rules/{id}", operations={"get": {
+        "operationId": "getRule", "summary": "One rule, by policy/rule (or a unique rule id)", "security": SECURITY,
+        "parameters": [{"in": "path", "name": "id", "required": True, "schema": {"type": "string"},
+                        "description": "policy/rule; the slash is part of the id", "example": "my-policy/my-rule"}],
+        "responses": {"200": _json("RuleDetail", "The rule, with an example object when it has one"),
+                      **_errors(401, 404)}}})
+    spec.path("/v1/policies/lint", operations={"post": {
+        "operationId": "lintPolicy", "summary": "Validate a policy document (nothing is stored or run)",
+        "security": SECURITY, "parameters": [{"in": "query", "schema": s.LintQuerySchema()}],
+        "requestBody": _policy_body(),
+        "responses": {"200": _json("LintResult", "valid, and the errors with file, line, rule, path and reason"),
+                      **_errors(400, 401, 413, 415)}}})
+    spec.path("/healthz", operations={"get": {
+        "operationId": "healthz", "summary": "The process is up", "security": [{}],
+        "responses": {"200": _json("Health", "Up")}}})
+    spec.path("/readyz", operations={"get": {
+        "operationId": "readyz", "summary": "Policies are loaded", "security": [{}],
+        "responses": {"200": _json("Ready", "Ready, with the policy set's generation and last reload"),
+                      **_errors(503)}}})
+    spec.path("/metrics", operations={"get": {
+        "operationId": "metrics", "summary": "Prometheus metrics of the worker that answers", "security": [{}],
+        "responses": {"200": {"description": "Prometheus text exposition format 0.0.4",
+                              "content": {"text/plain": {"schema": {"type": "string"}}}}}}})
+    spec.path("/openapi.yaml", operations={"get": {
+        "operationId": "openapi", "summary": "This document", "security": [{}],
+        "responses": {"200": {"description": "OpenAPI 3.1",
+                              "content": {"application/yaml": {"schema": {"type": "object"}}}}}}})
+    return spec
+
+
+def spec_dict() -> dict[str, Any]:
+    """The document as a mapping, its top-level keys in the usual order."""
+    raw = build_spec().to_dict()
+    order = ("openapi", "info", "paths", "components")
+    return {k: raw[k] for k in order if k in raw} | {k: v for k, v in raw.items() if k not in order}
+
+
+def spec_yaml() -> str:
+    """The document as YAML, as committed in ``openapi.yaml``."""
+    header = "# GENERATED by scripts/gen_openapi.py from api/openapi.py and api/schemas.py: do not edit by hand.\n"
+    return header + yaml.safe_dump(spec_dict(), sort_keys=False, allow_unicode=True, width=120)

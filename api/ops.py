@@ -1,0 +1,44 @@
+"""Routes for operators and tools, always open (no token): ``/healthz``, ``/readyz``, ``/metrics``,
+``/openapi.yaml``."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from .metrics import exposition
+from .openapi import spec_yaml
+from .policies import json_response, reload_dict
+from .problems import Problem
+from .schemas import HealthSchema, ReadySchema
+from .state import service
+
+bp = Blueprint("ops", __name__)
+
+
+@bp.get("/healthz")
+def healthz() -> Response:
+    """The process is up and answering."""
+    return json_response(HealthSchema().dump({"status": "ok"}))
+
+
+@bp.get("/readyz")
+def readyz() -> Response:
+    """Ready when a policy set with at least one rule is loaded; else 503 ``not-ready``."""
+    keeper = service().keeper
+    ps = keeper.policies
+    if not ps.rules:
+        raise Problem("not-ready", "no policy rule is loaded; see the log for the policy errors",
+                      headers={"Retry-After": "5"})
+    return json_response(ReadySchema().dump({
+        "status": "ready", "policies": len(ps.policies), "rules": len(ps.rules), "generation": keeper.generation,
+        "loadedAt": keeper.loaded_at, "lastReload": reload_dict(keeper)}))
+
+
+@bp.get("/metrics")
+def metrics() -> Response:
+    return exposition(service().metrics)
+
+
+@bp.get("/openapi.yaml")
+def openapi() -> Response:
+    return Response(spec_yaml(), content_type="application/yaml; charset=utf-8")

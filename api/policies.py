@@ -1,0 +1,127 @@
+"""Policies and rules in use (``GET /v1/policies``, ``/v1/policies/{name}``, ``/v1/rules/{id}``) and the
+policy linter (``POST /v1/policies/lint``), which validates and compiles a document without storing or
+evaluating it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+from flask import Blueprint, Response, url_for
+
+from rules.errors import PolicyError
+from rules.loader import load_policy_text
+from rules.model import Match, Policy, Rule
+
+from .bodies import POLICY_TYPES, media_type, read_body
+from .problems import Problem
+from .query import parse_query
+from .schemas import (
+    LintQuerySchema,
+    LintResultSchema,
+    PolicyDetailSchema,
+    PolicyListSchema,
+    RuleDetailSchema,
+)
+from .state import service
+from .store import PolicyKeeper
+
+bp = Blueprint("policies", __name__)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def json_response(data: Any, status: int = 200) -> Response:
+    """``data`` as JSON (orjson; values JSON has no word for become strings)."""
+    return Response(orjson.dumps(data, default=_plain), status=status, mimetype="application/json")
+
+
+def reload_dict(keeper: PolicyKeeper) -> dict[str, Any] | None:
+    """The keeper's last reload attempt in ``ReloadSchema`` form, or None when there was none."""
+    last = keeper.last_reload
+    if last is None:
+        return None
+    return {"at": last.at, "ok": last.ok, "errors": [e.to_dict() for e in last.errors]}
+
+
+def _summary(p: Policy) -> dict[str, Any]:
+    return {"name": p.name, "version": p.version, "title": p.title, "description": p.description, "pack": p.pack,
+            "file": Path(p.file).name, "ruleCount": len(p.rules), "href": url_for(".policy", name=p.name)}
+
+
+@bp.get("/v1/policies")
+def policies() -> Response:
+    keeper = service().keeper
+    body = PolicyListSchema().dump({
+        "generation": keeper.generation, "loadedAt": keeper.loaded_at, "lastReload": reload_dict(keeper),
+        "policies": [_summary(p) for p in keeper.policies.policies]})
+    return json_response(body)
+
+
+@bp.get("/v1/policies/<name>")
+def policy(name: str) -> Response:
+    p = service().keeper.policies.policy(name)
+    if p is None:
+        known = ", ".join(q.name for q in service().keeper.policies.policies)
+        raise Problem("not-found", f"no policy named {name!r}; loaded: {known}")
+    body = PolicyDetailSchema().dump({
+        **_summary(p), "dataFiles": list(p.data_files), "data": orjson.loads(orjson.dumps(p.data, default=_plain)),
+        "contexts": sorted(p.contexts),
+        "rules": [{"id": r.id, "uid": r.uid, "title": r.title, "severity": r.severity, "category": r.category,
+                   "onFailure": r.on_failure, "href": url_for(".rule", uid=r.uid)} for r in p.rules]})
+    return json_response(body)
+
+
+def _match(m: Match) -> dict[str, Any]:
+    sel = m.selector
+    return {"kinds": sorted(m.kinds), "apiVersions": list(m.api_versions), "namespaces": list(m.namespaces),
+            "names": list(m.names), "matchLabels": dict(sel.labels) if sel else {},
+            "matchExpressions": [{"key": k, "operator": op, "values": sorted(vs)} for k, op, vs in sel.expressions]
+            if sel else []}
+
+
+def _rule(r: Rule, version: str) -> dict[str, Any]:
+    example = orjson.loads(orjson.dumps(r.example, default=_plain)) if r.example is not None else None
+    return {"uid": r.uid, "policy": r.policy, "policyVersion": version, "id": r.id, "title": r.title,
+            "description": r.description, "severity": r.severity, "category": r.category, "onFailure": r.on_failure,
+            "match": _match(r.match), "message": r.message, "remediation": r.remediation,
+            "references": list(r.references), "example": example}
+
+
+@bp.get("/v1/rules/<path:uid>")
+def rule(uid: str) -> Response:
+    ps = service().keeper.policies
+    r = ps.rule(uid)
+    if r is None:
+        raise Problem("not-found", f"no rule {uid!r}; name it policy/rule (see GET /v1/policies/<name>)")
+    owner = ps.policy(r.policy)
+    return json_response(RuleDetailSchema().dump(_rule(r, owner.version if owner else "")))
+
+
+@bp.post("/v1/policies/lint")
+def lint() -> Response:
+    query = parse_query(LintQuerySchema)
+    media_type(POLICY_TYPES)
+    data = read_body(service().max_decoded)
+    shown = query.get("file") or "<body>"
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise Problem("invalid-body", f"the policy is not UTF-8 text (byte {exc.start})", file=shown) from None
+    errors: list[dict[str, Any]] = []
+    compiled: list[Policy] = []
+    try:
+        compiled = load_policy_text(text, shown)
+    except PolicyError as exc:
+        errors.append(exc.to_dict())
+    body = LintResultSchema().dump({
+        "valid": not errors, "errors": errors,
+        "policies": [{"name": p.name, "version": p.version, "rules": [r.id for r in p.rules]} for p in compiled]})
+    return json_response(body)

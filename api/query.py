@@ -1,0 +1,46 @@
+"""Query strings, loaded through the marshmallow schemas of ``api.schemas``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request
+from marshmallow import Schema, ValidationError, fields
+from werkzeug.datastructures import MultiDict
+
+from .problems import Problem
+
+
+def query_dict(schema: Schema, args: MultiDict[str, str]) -> dict[str, Any]:
+    """``args`` as the mapping ``schema`` loads: list fields take every value, each split at commas;
+    a scalar given more than once stays a list, so that the schema refuses it."""
+    out: dict[str, Any] = {}
+    for key in args:
+        values = args.getlist(key)
+        if isinstance(schema.fields.get(key), fields.List):
+            out[key] = [part.strip() for v in values for part in v.split(",") if part.strip()]
+        else:
+            out[key] = values[0] if len(values) == 1 else values
+    return out
+
+
+def _flat(messages: Any) -> str:
+    if isinstance(messages, dict):
+        return "; ".join(f"{k}: {_flat(v)}" for k, v in messages.items())
+    if isinstance(messages, list):
+        return "; ".join(_flat(m) for m in messages)
+    return str(messages)
+
+
+def parse_query(schema_cls: type[Schema]) -> dict[str, Any]:
+    """The request's query loaded through ``schema_cls``. Raises a 400 ``invalid-query`` ``Problem``
+    naming each parameter and its reason (unknown parameters are refused too)."""
+    schema = schema_cls()
+    try:
+        loaded: dict[str, Any] = schema.load(query_dict(schema, request.args))
+    except ValidationError as exc:
+        messages = exc.messages if isinstance(exc.messages, dict) else {"_query": exc.messages}
+        errors = [{"parameter": str(k), "reason": _flat(v)} for k, v in sorted(messages.items(), key=lambda kv: str(kv[0]))]
+        raise Problem("invalid-query", "; ".join(f"{e['parameter']}: {e['reason']}" for e in errors),
+                      errors=errors) from None
+    return loaded

@@ -1,0 +1,278 @@
+"""marshmallow schemas of every request (query strings) and response of the HTTP API.
+
+They are the single source of ``openapi.yaml`` (``api.openapi``): responses are dumped through them and
+query strings loaded through them. The report schemas describe ``rules.report.Report.to_dict()``; they
+leave room for members the report may gain (no ``additionalProperties: false``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import INCLUDE, Schema, fields, validate
+
+from rules.render import FORMATS
+from rules.report import RESULTS, SEVERITIES
+
+
+class OpenSchema(Schema):
+    """A response document that may gain members (``additionalProperties: true``): problem extension
+    members (RFC 9457 §3.2) and the report's members as the engine grows."""
+
+    class Meta:
+        unknown = INCLUDE
+
+
+# ------------------------------------------------------------------------------------------- requests
+
+
+class EvaluateQuerySchema(Schema):
+    """Query of ``POST /v1/evaluate``. List parameters repeat (``rule=a&rule=b``) or hold commas."""
+
+    policy = fields.List(fields.String(validate=validate.Length(min=1, max=253)),
+                         metadata={"description": "Only these policies or packs (repeatable; default: all loaded)."})
+    rule = fields.List(fields.String(validate=validate.Length(min=1, max=507)),
+                       metadata={"description": "Only these rules, as policy/rule or a unique rule id (repeatable)."})
+    results = fields.List(fields.String(validate=validate.OneOf(RESULTS)),
+                          metadata={"description": "Report only results with these words, e.g. fail,warn."})
+    minSeverity = fields.String(validate=validate.OneOf(SEVERITIES),
+                                metadata={"description": "Report only results of this severity or above."})
+    format = fields.String(metadata={"description": "Report format (default: from Accept, else json)."})
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The formats are whatever rules.render.FORMATS holds when the schema is made (formats land later).
+        self.fields["format"].validators = [validate.OneOf(sorted(FORMATS))]
+
+
+class LintQuerySchema(Schema):
+    """Query of ``POST /v1/policies/lint``."""
+
+    file = fields.String(validate=validate.Length(min=1, max=255),
+                         metadata={"description": "The file name errors are reported under (default <body>)."})
+
+
+# ------------------------------------------------------------------------------------------- errors
+
+
+class ProblemSchema(OpenSchema):
+    """RFC 9457 problem details; input errors say where (file, document, line, path)."""
+
+    type = fields.String(required=True, metadata={"description": "https://verdict.dev/problems/<slug>"})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    instance = fields.String(metadata={"description": "The request path"})
+    file = fields.String(metadata={"description": "Input errors: the file (inside an archive: archive!member)"})
+    document = fields.Integer(metadata={"description": "Input errors: 1-based YAML document number"})
+    line = fields.Integer(metadata={"description": "Input errors: 1-based line, 0 when unknown"})
+    path = fields.String(metadata={"description": "Input errors: JSONPath inside the document"})
+    errors = fields.List(fields.Dict(), metadata={"description": "Every error found (input errors; query errors)"})
+
+
+# ------------------------------------------------------------------------------------------- report
+
+
+class SourceSchema(OpenSchema):
+    file = fields.String(required=True)
+    document = fields.Integer(required=True)
+    line = fields.Integer(required=True)
+    item = fields.Integer(metadata={"description": "0-based index inside a *List or JSON array"})
+
+
+class InputErrorSchema(OpenSchema):
+    file = fields.String(required=True)
+    document = fields.Integer(required=True)
+    line = fields.Integer(required=True)
+    item = fields.Integer()
+    path = fields.String(required=True)
+    reason = fields.String(required=True)
+
+
+class ResultSchema(OpenSchema):
+    """One (object, rule) result."""
+
+    policy = fields.String(required=True)
+    rule = fields.String(required=True)
+    title = fields.String(required=True)
+    result = fields.String(required=True, validate=validate.OneOf(RESULTS))
+    severity = fields.String(required=True, validate=validate.OneOf(SEVERITIES))
+    category = fields.String(required=True)
+    message = fields.String(required=True)
+    path = fields.String(required=True)
+    observed = fields.Raw(allow_none=True)
+    expected = fields.Raw(allow_none=True)
+    remediation = fields.String(required=True)
+    references = fields.List(fields.String(), required=True)
+
+
+class ObjectReportSchema(OpenSchema):
+    """A judged object, its worst result (``verdict``) and its results."""
+
+    apiVersion = fields.String(required=True)
+    kind = fields.String(required=True)
+    namespace = fields.String(required=True)
+    name = fields.String(required=True)
+    uid = fields.String(required=True)
+    source = fields.Nested(SourceSchema, required=True)
+    verdict = fields.String(required=True, validate=validate.OneOf(RESULTS))
+    results = fields.List(fields.Nested(ResultSchema), required=True)
+
+
+class SummarySchema(OpenSchema):
+    objectsRead = fields.Integer(required=True)
+    objectsJudged = fields.Integer(required=True)
+    results = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    findingsBySeverity = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    verdicts = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    inputErrors = fields.Integer(required=True)
+
+
+class PolicyUsedSchema(OpenSchema):
+    name = fields.String(required=True)
+    version = fields.String(required=True)
+    pack = fields.String(required=True)
+    rules = fields.Integer(required=True)
+
+
+class ReportSchema(OpenSchema):
+    """verdict's native report (``format=json``)."""
+
+    apiVersion = fields.String(required=True, validate=validate.Equal("verdict/v1"))
+    kind = fields.String(required=True, validate=validate.Equal("Report"))
+    name = fields.String(required=True)
+    generated = fields.String(required=True)
+    summary = fields.Nested(SummarySchema, required=True)
+    policies = fields.List(fields.Nested(PolicyUsedSchema), required=True)
+    inputErrors = fields.List(fields.Nested(InputErrorSchema), required=True)
+    filesRead = fields.List(fields.String(), required=True)
+    filesSkipped = fields.List(fields.String(), required=True)
+    notes = fields.List(fields.String(), required=True)
+    timing = fields.Dict(keys=fields.String(), values=fields.Float(), required=True)
+    objects = fields.List(fields.Nested(ObjectReportSchema), required=True)
+
+
+# ------------------------------------------------------------------------------------------- policies
+
+
+class PolicyErrorSchema(Schema):
+    """A policy problem: file, 1-based line (0 unknown), rule id, field path, reason."""
+
+    file = fields.String(required=True)
+    line = fields.Integer(required=True)
+    rule = fields.String(required=True)
+    path = fields.String(required=True)
+    reason = fields.String(required=True)
+
+
+class ReloadSchema(Schema):
+    """The last reload attempt (SIGHUP); ``ok: false`` means the previous set is still in use."""
+
+    at = fields.String(required=True)
+    ok = fields.Boolean(required=True)
+    errors = fields.List(fields.Nested(PolicyErrorSchema), required=True)
+
+
+class PolicySummarySchema(Schema):
+    name = fields.String(required=True)
+    version = fields.String(required=True)
+    title = fields.String(required=True)
+    description = fields.String(required=True)
+    pack = fields.String(required=True, metadata={"description": "The pack folder, or empty"})
+    file = fields.String(required=True, metadata={"description": "The policy file's name"})
+    ruleCount = fields.Integer(required=True)
+    href = fields.String(required=True)
+
+
+class PolicyListSchema(Schema):
+    generation = fields.Integer(required=True, metadata={"description": "1 at start, +1 per applied reload"})
+    loadedAt = fields.String(required=True)
+    lastReload = fields.Nested(ReloadSchema, allow_none=True, required=True)
+    policies = fields.List(fields.Nested(PolicySummarySchema), required=True)
+
+
+class RuleSummarySchema(Schema):
+    id = fields.String(required=True)
+    uid = fields.String(required=True, metadata={"description": "policy/rule"})
+    title = fields.String(required=True)
+    severity = fields.String(required=True, validate=validate.OneOf(SEVERITIES))
+    category = fields.String(required=True)
+    onFailure = fields.String(required=True)
+    href = fields.String(required=True)
+
+
+class PolicyDetailSchema(Schema):
+    name = fields.String(required=True)
+    version = fields.String(required=True)
+    title = fields.String(required=True)
+    description = fields.String(required=True)
+    pack = fields.String(required=True)
+    file = fields.String(required=True)
+    dataFiles = fields.List(fields.String(), required=True)
+    data = fields.Dict(keys=fields.String(), values=fields.Raw(allow_none=True), required=True,
+                       metadata={"description": "The policy's data tables (inline and from dataFiles)"})
+    contexts = fields.List(fields.String(), required=True, metadata={"description": "Names of context values"})
+    rules = fields.List(fields.Nested(RuleSummarySchema), required=True)
+
+
+class LabelRequirementSchema(Schema):
+    key = fields.String(required=True)
+    operator = fields.String(required=True)
+    values = fields.List(fields.String(), required=True)
+
+
+class RuleMatchSchema(Schema):
+    kinds = fields.List(fields.String(), required=True)
+    apiVersions = fields.List(fields.String(), required=True)
+    namespaces = fields.List(fields.String(), required=True)
+    names = fields.List(fields.String(), required=True)
+    matchLabels = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+    matchExpressions = fields.List(fields.Nested(LabelRequirementSchema), required=True)
+
+
+class RuleDetailSchema(Schema):
+    uid = fields.String(required=True, metadata={"description": "policy/rule"})
+    policy = fields.String(required=True)
+    policyVersion = fields.String(required=True)
+    id = fields.String(required=True)
+    title = fields.String(required=True)
+    description = fields.String(required=True)
+    severity = fields.String(required=True, validate=validate.OneOf(SEVERITIES))
+    category = fields.String(required=True)
+    onFailure = fields.String(required=True)
+    match = fields.Nested(RuleMatchSchema, required=True)
+    message = fields.String(required=True, metadata={"description": "Failure message template"})
+    remediation = fields.String(required=True)
+    references = fields.List(fields.String(), required=True)
+    example = fields.Raw(allow_none=True, required=True,
+                         metadata={"description": "The rule's example object(s), or null when it has none"})
+
+
+class LintedPolicySchema(Schema):
+    name = fields.String(required=True)
+    version = fields.String(required=True)
+    rules = fields.List(fields.String(), required=True)
+
+
+class LintResultSchema(Schema):
+    """``valid`` is false when ``errors`` is not empty (the loader stops at a document's first error)."""
+
+    valid = fields.Boolean(required=True)
+    errors = fields.List(fields.Nested(PolicyErrorSchema), required=True)
+    policies = fields.List(fields.Nested(LintedPolicySchema), required=True)
+
+
+# ------------------------------------------------------------------------------------------- operations
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True, validate=validate.Equal("ok"))
+
+
+class ReadySchema(Schema):
+    status = fields.String(required=True, validate=validate.Equal("ready"))
+    policies = fields.Integer(required=True)
+    rules = fields.Integer(required=True)
+    generation = fields.Integer(required=True)
+    loadedAt = fields.String(required=True)
+    lastReload = fields.Nested(ReloadSchema, allow_none=True, required=True)

@@ -1,0 +1,69 @@
+"""gunicorn settings for verdict: ``gunicorn --config gunicorn.conf.py app:app``.
+
+Everything comes from ``VERDICT_*`` variables, read by ``api.config.from_env`` (docs/service.md):
+``VERDICT_BIND`` (127.0.0.1:8080), ``VERDICT_WORKERS`` (2), ``VERDICT_LOG_LEVEL`` (INFO); the app reads
+the others. The master loads and compiles the policies before it listens (``on_starting``): a broken
+policy stops the server with each error's file, line, rule and reason, and workers fork with the
+compiled set. ``kill -HUP <master>`` reloads them (``on_reload``): a set that loads is used by the new
+workers; a broken one is logged and refused, and the new workers keep the last good set.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+_ROOT = str(Path(__file__).resolve().parent)
+if _ROOT not in sys.path:  # the config is read before gunicorn puts --chdir on sys.path
+    sys.path.insert(0, _ROOT)
+
+from api.config import from_env  # noqa: E402
+
+_settings = from_env()
+
+bind = [_settings["BIND"]]
+workers = _settings["WORKERS"]
+worker_class = "sync"
+timeout = 120  # a large archive can take a while to read and evaluate
+graceful_timeout = 30
+keepalive = 5
+loglevel = _settings["LOG_LEVEL"].lower()
+accesslog = "-"  # request lines only (method, path, status, size, time): bodies and tokens are never logged
+errorlog = "-"
+access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms'
+limit_request_line = 8190
+proc_name = "verdict"
+
+
+def on_starting(server: Any) -> None:
+    """Load the policies in the master; refuse to start when they do not load."""
+    from api.store import keep
+    from rules.loader import PolicyLoadError
+
+    try:
+        keeper = keep(_settings["POLICIES"])
+    except PolicyLoadError as exc:
+        for err in exc.errors:
+            server.log.error("policy refused: %s", err)
+        server.log.error("verdict not started: %d policy error(s)", len(exc.errors))
+        raise SystemExit(1) from None
+    server.log.info("policies loaded: %d policies, %d rules", len(keeper.policies.policies),
+                    len(keeper.policies.rules))
+
+
+def on_reload(server: Any) -> None:
+    """SIGHUP: reload the policies; keep the last good set when the new one does not load."""
+    from api.store import kept
+
+    keeper = kept(_settings["POLICIES"])
+    if keeper is None:  # started without on_starting (should not happen): the workers load on their own
+        return
+    outcome = keeper.reload()
+    if outcome.ok:
+        server.log.info("policies reloaded: generation %d, %d rules", keeper.generation, len(keeper.policies.rules))
+        return
+    for err in outcome.errors:
+        server.log.error("policy reload refused: %s", err)
+    server.log.error("policy reload refused (%d error(s)); still serving generation %d", len(outcome.errors),
+                     keeper.generation)
