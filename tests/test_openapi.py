@@ -1,0 +1,54 @@
+"""openapi.yaml is the HTTP contract: it must be exactly what api/openapi.py generates from the
+marshmallow schemas, and it must name every route the app serves (and no other)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+from flask import Flask
+
+from api import create_app
+from api.openapi import spec_dict, spec_yaml
+from rules.render import FORMATS
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMITTED = ROOT / "openapi.yaml"
+PACK = ROOT / "tests" / "data" / "api" / "gpu-lab"
+
+
+def test_committed_openapi_is_the_generated_one() -> None:
+    assert COMMITTED.read_text(encoding="utf-8") == spec_yaml(), (
+        "openapi.yaml is out of date: run .venv/bin/python scripts/gen_openapi.py and commit it")
+
+
+def test_openapi_is_3_1_and_parses() -> None:
+    doc = yaml.safe_load(COMMITTED.read_text(encoding="utf-8"))
+    assert doc["openapi"] == "3.1.0"
+    assert doc == spec_dict()
+
+
+def _app_routes(app: Flask) -> set[tuple[str, str]]:
+    out = set()
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint == "static":
+            continue
+        path = re.sub(r"<(?:[a-z]+:)?([a-z_]+)>", r"{\1}", rule.rule).replace("{uid}", "{id}")
+        for method in rule.methods or ():
+            if method not in ("HEAD", "OPTIONS"):
+                out.add((method.lower(), path))
+    return out
+
+
+def test_every_route_is_documented_and_nothing_else() -> None:
+    app = create_app({"POLICIES": [str(PACK)]})
+    documented = {(m, p) for p, ops in spec_dict()["paths"].items() for m in ops}
+    assert _app_routes(app) == documented
+
+
+def test_every_format_is_offered() -> None:
+    params = {p["name"]: p for p in spec_dict()["paths"]["/v1/evaluate"]["post"]["parameters"]}
+    assert params["format"]["schema"]["enum"] == sorted(FORMATS)
+    content = spec_dict()["paths"]["/v1/evaluate"]["post"]["responses"]["200"]["content"]
+    assert {n for c in content.values() for n in c["x-formats"]} == set(FORMATS)
