@@ -1,0 +1,662 @@
+"""The HTTP API through Flask's test client: every route, every error status as a problem document,
+auth on and off, formats by ``format=`` and by ``Accept``, gzip coding, archives, describe text, lint,
+metrics, and the policy keeper's reload."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import logging
+import tarfile
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import yaml
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
+
+from api import create_app
+from api.config import ConfigError, from_env
+from api.negotiate import ACCEPT_FORMATS
+from api.openapi import spec_yaml
+from api.schemas import LintResultSchema, PolicyDetailSchema, PolicyListSchema, ReportSchema, RuleDetailSchema
+from api.store import PolicyKeeper, forget, keep
+from rules.loader import PolicyLoadError, PolicySet
+from rules.render import FORMATS, media_type
+
+DATA = Path(__file__).resolve().parent / "data" / "api"
+PACK = DATA / "gpu-lab"
+CLUSTER = (DATA / "cluster.yaml").read_bytes()
+YAML = {"Content-Type": "application/yaml"}
+
+#: what tests/data/api/cluster.yaml must give with the gpu-lab pack: object -> {rule: result}
+EXPECTED = {
+    "Node/gpu-node-good": {"workload-label-valid": "pass", "gpu-advertised": "pass", "zone-label": "pass"},
+    "Node/gpu-node-typo": {"workload-label-valid": "fail", "gpu-advertised": "pass", "zone-label": "pass"},
+    "Node/gpu-node-no-gpus": {"workload-label-valid": "pass", "gpu-advertised": "fail", "zone-label": "warn"},
+}
+
+
+def make_app(**config: Any) -> Flask:
+    return create_app({"POLICIES": [str(PACK)], **config})
+
+
+@pytest.fixture(scope="module")
+def app() -> Flask:
+    return make_app()
+
+
+@pytest.fixture()
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def verdicts(report: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """object -> {rule: result}, from a native report."""
+    out = {}
+    for o in report["objects"]:
+        key = f"{o['kind']}/{o['namespace']}/{o['name']}" if o["namespace"] else f"{o['kind']}/{o['name']}"
+        out[key] = {r["rule"]: r["result"] for r in o["results"]}
+    return out
+
+
+def problem(resp: TestResponse, status: int, slug: str) -> dict[str, Any]:
+    """Assert an RFC 9457 problem document of ``slug`` and answer it."""
+    assert resp.status_code == status, resp.get_data(as_text=True)
+    assert resp.mimetype == "application/problem+json"
+    body = resp.get_json(force=True)
+    assert body["type"] == f"https://verdict.dev/problems/{slug}"
+    assert body["status"] == status
+    assert body["title"] and isinstance(body["title"], str)
+    assert body["detail"] and isinstance(body["detail"], str)
+    return body
+
+
+def evaluate(client: FlaskClient, data: bytes = CLUSTER, query: str = "", content_type: str = "application/yaml",
+             **headers: str) -> TestResponse:
+    return client.post(f"/v1/evaluate{query}", data=data, headers={"Content-Type": content_type, **headers})
+
+
+def cluster_as_json_list() -> bytes:
+    items = [d for d in yaml.safe_load_all(CLUSTER) if d]
+    return orjson.dumps({"apiVersion": "v1", "kind": "List", "items": items})
+
+
+def tar_gz(files: dict[str, bytes], compress: bool = True) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz" if compress else "w") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+# ------------------------------------------------------------------------------------------- evaluate
+
+
+def test_evaluate_yaml_gives_the_verdict_of_each_object(client: FlaskClient) -> None:
+    resp = evaluate(client)
+    assert resp.status_code == 200
+    assert resp.mimetype == "application/json"
+    body = resp.get_json()
+    assert ReportSchema().validate(body) == {}
+    assert verdicts(body) == EXPECTED
+    assert {o["name"]: o["verdict"] for o in body["objects"]} == {
+        "gpu-node-good": "pass", "gpu-node-typo": "fail", "gpu-node-no-gpus": "fail"}
+    assert body["summary"]["objectsRead"] == 4  # the Pod is read but no rule matches it
+    typo = next(o for o in body["objects"] if o["name"] == "gpu-node-typo")
+    assert typo["source"] == {"file": "<body>", "document": 2, "line": 17}
+    assert body["policies"] == [{"name": "gpu-nodes", "version": "1.0.0", "pack": "gpu-lab", "rules": 3}]
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8"])
+def test_evaluate_json_list_gives_the_same_verdicts(client: FlaskClient, content_type: str) -> None:
+    resp = evaluate(client, cluster_as_json_list(), content_type=content_type)
+    assert resp.status_code == 200
+    assert verdicts(resp.get_json()) == EXPECTED
+
+
+@pytest.mark.parametrize("content_type", ["application/x-yaml", "text/yaml", "application/octet-stream"])
+def test_evaluate_accepts_the_other_yaml_types(client: FlaskClient, content_type: str) -> None:
+    resp = evaluate(client, content_type=content_type)
+    assert resp.status_code == 200
+    assert verdicts(resp.get_json()) == EXPECTED
+
+
+def test_evaluate_filters_by_result_and_severity(client: FlaskClient) -> None:
+    body = evaluate(client, query="?results=fail,warn").get_json()
+    assert verdicts(body) == {"Node/gpu-node-typo": {"workload-label-valid": "fail"},
+                              "Node/gpu-node-no-gpus": {"gpu-advertised": "fail", "zone-label": "warn"}}
+    repeated = evaluate(client, query="?results=fail&results=warn").get_json()
+    assert verdicts(repeated) == verdicts(body)
+    body = evaluate(client, query="?minSeverity=critical").get_json()
+    assert verdicts(body) == {"Node/gpu-node-good": {"gpu-advertised": "pass"},
+                              "Node/gpu-node-typo": {"gpu-advertised": "pass"},
+                              "Node/gpu-node-no-gpus": {"gpu-advertised": "fail"}}
+
+
+def test_evaluate_selects_policies_and_rules(client: FlaskClient) -> None:
+    body = evaluate(client, query="?rule=gpu-nodes/zone-label").get_json()
+    assert {k: v for k, v in verdicts(body).items()} == {
+        "Node/gpu-node-good": {"zone-label": "pass"}, "Node/gpu-node-typo": {"zone-label": "pass"},
+        "Node/gpu-node-no-gpus": {"zone-label": "warn"}}
+    body = evaluate(client, query="?policy=gpu-lab&rule=gpu-advertised").get_json()
+    assert all(set(v) == {"gpu-advertised"} for v in verdicts(body).values())
+    assert verdicts(evaluate(client, query="?policy=gpu-nodes").get_json()) == EXPECTED
+
+
+@pytest.mark.parametrize(("query", "parameter"), [
+    ("?policy=nope", "policy"),
+    ("?rule=gpu-nodes/nope", "rule"),
+    ("?minSeverity=urgent", "minSeverity"),
+    ("?format=pdf", "format"),
+    ("?results=fail,bogus", "results"),
+    ("?format=json&format=yaml", "format"),
+    ("?colour=red", "colour"),
+])
+def test_bad_query_values_are_400(client: FlaskClient, query: str, parameter: str) -> None:
+    body = problem(evaluate(client, query=query), 400, "invalid-query")
+    assert parameter in body["detail"]
+    assert body["errors"][0]["parameter"] == parameter
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_every_format_is_answered_with_its_media_type(client: FlaskClient, fmt: str) -> None:
+    resp = evaluate(client, query=f"?format={fmt}")
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    assert resp.mimetype == media_type(fmt).split(";")[0]
+    text = resp.get_data(as_text=True)
+    assert "gpu-node-typo" in text
+    assert "Accept" in resp.headers.get("Vary", "")
+
+
+@pytest.mark.parametrize(("accept", "fmt"), [(mt, fmt) for mt, fmt in ACCEPT_FORMATS if fmt in FORMATS])
+def test_accept_chooses_the_format(client: FlaskClient, accept: str, fmt: str) -> None:
+    resp = evaluate(client, Accept=accept)
+    assert resp.status_code == 200
+    assert resp.mimetype == media_type(fmt).split(";")[0]
+    if fmt == "yaml":
+        assert verdicts(yaml.safe_load(resp.get_data(as_text=True))) == EXPECTED
+
+
+@pytest.mark.parametrize("accept", ["*/*", "image/png", "text/html, */*;q=0.1", ""])
+def test_accept_without_a_known_type_gives_json(client: FlaskClient, accept: str) -> None:
+    resp = evaluate(client, Accept=accept)
+    assert resp.status_code == 200
+    assert resp.mimetype == "application/json"
+
+
+def test_accept_quality_and_format_precedence(client: FlaskClient) -> None:
+    resp = evaluate(client, Accept="application/json;q=0.5, application/yaml")
+    assert resp.mimetype == "application/yaml"
+    resp = evaluate(client, query="?format=json", Accept="application/yaml")
+    assert resp.mimetype == "application/json"
+
+
+def test_markdown_for_a_chat_bot(client: FlaskClient) -> None:
+    if "markdown" not in FORMATS:
+        pytest.skip("the markdown renderer has not landed in rules.render.FORMATS")
+    resp = evaluate(client, query="?format=markdown&results=fail,warn")
+    assert resp.mimetype == "text/markdown"
+    assert "gpu-node-no-gpus" in resp.get_data(as_text=True)
+
+
+def test_gzip_content_encoding(client: FlaskClient) -> None:
+    resp = evaluate(client, gzip.compress(CLUSTER), **{"Content-Encoding": "gzip"})
+    assert resp.status_code == 200
+    assert verdicts(resp.get_json()) == EXPECTED
+
+
+def test_broken_gzip_content_encoding_is_400(client: FlaskClient) -> None:
+    body = problem(evaluate(client, gzip.compress(CLUSTER)[:40], **{"Content-Encoding": "gzip"}), 400, "malformed-dump")
+    assert body["file"] == "<body>"
+    assert "gzip" in body["detail"]
+    body = problem(evaluate(client, b"plain text", **{"Content-Encoding": "gzip"}), 400, "malformed-dump")
+    assert "gzip" in body["detail"]
+
+
+def test_unknown_content_encoding_is_415(client: FlaskClient) -> None:
+    body = problem(evaluate(client, CLUSTER, **{"Content-Encoding": "br"}), 415, "unsupported-media-type")
+    assert "br" in body["detail"]
+
+
+@pytest.mark.parametrize("content_type", ["application/gzip", "application/x-gzip", "application/x-tar"])
+def test_tar_gz_archive_body(client: FlaskClient, content_type: str) -> None:
+    docs = CLUSTER.split(b"\n---\n")
+    archive = tar_gz({"cluster/nodes.yaml": b"\n---\n".join(docs[:3]), "cluster/pods.yaml": docs[3],
+                      "cluster/README": b"not a dump"})
+    resp = evaluate(client, archive, content_type=content_type)
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    body = resp.get_json()
+    assert verdicts(body) == EXPECTED
+    typo = next(o for o in body["objects"] if o["name"] == "gpu-node-typo")
+    assert typo["source"]["file"] == "<body>!cluster/nodes.yaml"
+    assert body["summary"]["objectsRead"] == 4
+
+
+def test_plain_tar_and_zip_archive_bodies(client: FlaskClient) -> None:
+    resp = evaluate(client, tar_gz({"nodes.yaml": CLUSTER}, compress=False), content_type="application/x-tar")
+    assert verdicts(resp.get_json()) == EXPECTED
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("dump/cluster.json", cluster_as_json_list())
+    resp = evaluate(client, buf.getvalue(), content_type="application/zip")
+    assert resp.status_code == 200
+    assert verdicts(resp.get_json()) == EXPECTED
+
+
+@pytest.mark.parametrize("content_type", ["application/zip", "application/gzip", "application/x-tar"])
+def test_archive_type_with_other_bytes_is_400(client: FlaskClient, content_type: str) -> None:
+    body = problem(evaluate(client, CLUSTER, content_type=content_type), 400, "malformed-dump")
+    assert body["file"] == "<body>"
+    assert content_type in body["detail"]
+
+
+def test_broken_archive_is_400_with_its_place(client: FlaskClient) -> None:
+    body = problem(evaluate(client, b"PK\x03\x04" + b"\0" * 64, content_type="application/zip"), 400,
+                   "malformed-dump")
+    assert body["file"] == "<body>"
+    assert "zip" in body["detail"]
+
+
+def test_bytes_that_are_neither_text_nor_archive_are_400(client: FlaskClient) -> None:
+    body = problem(evaluate(client, b"\xff\xfe\x00binary\x80\x81"), 400, "malformed-dump")
+    assert body["file"] == "<body>"
+    assert "UTF-8" in body["detail"]
+
+
+def test_some_bad_documents_are_reported_and_the_rest_evaluated(client: FlaskClient) -> None:
+    dump = CLUSTER + b"\n---\napiVersion: v1\nkind: Node\nmetadata: {name: [unclosed\n"
+    resp = evaluate(client, dump)
+    assert resp.status_code == 200
+    body = resp.get_json()
+    assert verdicts(body) == EXPECTED
+    assert len(body["inputErrors"]) == 1
+    err = body["inputErrors"][0]
+    assert err["file"] == "<body>" and err["document"] == 5 and err["line"] > 0 and err["reason"]
+
+
+def test_nothing_readable_is_400_at_the_first_error(client: FlaskClient) -> None:
+    dump = b"apiVersion: v1\nkind: Node\nmetadata:\n  name: [unclosed\n"
+    body = problem(evaluate(client, dump), 400, "malformed-dump")
+    assert body["file"] == "<body>"
+    assert body["document"] == 1
+    assert body["line"] >= 1
+    assert "path" in body
+    assert len(body["errors"]) == 1
+    body = problem(evaluate(client, b'{"not": "an object"}', content_type="application/json"), 400,
+                   "malformed-dump")
+    assert "kind" in body["detail"]
+
+
+def test_a_readable_dump_with_no_objects_is_an_empty_report(client: FlaskClient) -> None:
+    resp = evaluate(client, b"[]", content_type="application/json")
+    assert resp.status_code == 200
+    assert resp.get_json()["objects"] == []
+
+
+def test_describe_text_as_text_plain(client: FlaskClient) -> None:
+    resp = evaluate(client, (DATA / "describe-node.txt").read_bytes(), content_type="text/plain")
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    assert verdicts(resp.get_json()) == {"Node/gpu-node-described": {
+        "workload-label-valid": "fail", "gpu-advertised": "fail", "zone-label": "warn"}}
+
+
+def test_empty_body_is_400(client: FlaskClient) -> None:
+    problem(evaluate(client, b""), 400, "empty-body")
+    problem(evaluate(client, gzip.compress(b""), **{"Content-Encoding": "gzip"}), 400, "empty-body")
+
+
+@pytest.mark.parametrize("headers", [{"Content-Type": ""}, {"Content-Type": "text/html"},
+                                     {"Content-Type": "multipart/form-data; boundary=x"},
+                                     {"Content-Type": "application/yaml; charset=latin-1"}])
+def test_unsupported_media_type_is_415(client: FlaskClient, headers: dict[str, str]) -> None:
+    resp = client.post("/v1/evaluate", data=CLUSTER, headers=headers)
+    body = problem(resp, 415, "unsupported-media-type")
+    assert "application/yaml" in body["detail"] or "UTF-8" in body["detail"]
+
+
+def test_body_too_large_is_413() -> None:
+    small = make_app(MAX_CONTENT_LENGTH=1024).test_client()
+    body = problem(evaluate(small), 413, "body-too-large")
+    assert "1024" in body["detail"]
+    assert evaluate(small, gzip.compress(CLUSTER), **{"Content-Encoding": "gzip"}).status_code == 200
+
+
+def test_decoded_body_too_large_is_413() -> None:
+    small = make_app(MAX_DECODED_LENGTH=1024).test_client()
+    body = problem(evaluate(small, gzip.compress(CLUSTER), **{"Content-Encoding": "gzip"}), 413, "body-too-large")
+    assert "1024" in body["detail"]
+
+
+# ------------------------------------------------------------------------------------------- errors
+
+
+def test_unknown_route_is_404(client: FlaskClient) -> None:
+    body = problem(client.get("/v2/evaluate"), 404, "not-found")
+    assert body["instance"] == "/v2/evaluate"
+
+
+def test_wrong_method_is_405_with_allow(client: FlaskClient) -> None:
+    resp = client.get("/v1/evaluate")
+    problem(resp, 405, "method-not-allowed")
+    assert "POST" in resp.headers["Allow"]
+    resp = client.delete("/v1/policies")
+    problem(resp, 405, "method-not-allowed")
+    assert "GET" in resp.headers["Allow"]
+
+
+def test_unexpected_error_is_a_500_problem_that_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    app = make_app()
+
+    @app.post("/v1/boom")
+    def boom() -> str:
+        raise RuntimeError("internal secret: /etc/verdict/key")
+
+    with caplog.at_level(logging.ERROR, logger="verdict"):
+        resp = app.test_client().post("/v1/boom", data=b"BODY-MUST-NOT-BE-LOGGED", headers=YAML)
+    body = problem(resp, 500, "internal-error")
+    text = resp.get_data(as_text=True)
+    assert "secret" not in text and "RuntimeError" not in text and "Traceback" not in text
+    assert "internal secret" in caplog.text  # the log keeps the traceback...
+    assert "BODY-MUST-NOT-BE-LOGGED" not in caplog.text  # ...but never the body
+    assert body["instance"] == "/v1/boom"
+
+
+# ------------------------------------------------------------------------------------------- policies
+
+
+def test_list_policies(client: FlaskClient) -> None:
+    resp = client.get("/v1/policies")
+    assert resp.status_code == 200
+    body = resp.get_json()
+    assert PolicyListSchema().validate(body) == {}
+    assert body["generation"] == 1 and body["lastReload"] is None
+    assert body["policies"] == [{
+        "name": "gpu-nodes", "version": "1.0.0", "title": "GPU nodes are labelled and advertise their GPUs",
+        "description": "Checks the GPU Operator's workload label and the nvidia.com/gpu resource on GPU nodes.",
+        "pack": "gpu-lab", "file": "gpu-nodes.yaml", "ruleCount": 3, "href": "/v1/policies/gpu-nodes"}]
+
+
+def test_show_policy_with_rules_version_and_data_tables(client: FlaskClient) -> None:
+    body = client.get("/v1/policies/gpu-nodes").get_json()
+    assert PolicyDetailSchema().validate(body) == {}
+    assert body["version"] == "1.0.0"
+    assert body["data"] == {"workloads": ["container", "vm-passthrough", "vm-vgpu"]}
+    assert body["dataFiles"] == ["data/workloads.yaml"]
+    assert [r["uid"] for r in body["rules"]] == ["gpu-nodes/workload-label-valid", "gpu-nodes/gpu-advertised",
+                                                "gpu-nodes/zone-label"]
+    assert body["rules"][2] == {"id": "zone-label", "uid": "gpu-nodes/zone-label", "title": "Nodes carry a topology zone",
+                                "severity": "low", "category": "Topology", "onFailure": "warn",
+                                "href": "/v1/rules/gpu-nodes/zone-label"}
+
+
+def test_unknown_policy_is_404(client: FlaskClient) -> None:
+    body = problem(client.get("/v1/policies/nope"), 404, "not-found")
+    assert "gpu-nodes" in body["detail"]
+
+
+def test_show_rule_with_its_example(client: FlaskClient) -> None:
+    body = client.get("/v1/rules/gpu-nodes/workload-label-valid").get_json()
+    assert RuleDetailSchema().validate(body) == {}
+    assert body["title"] == "The workload label has a value the GPU Operator knows"
+    assert body["severity"] == "high" and body["category"] == "GPU Operator"
+    assert body["references"] == ["https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-kubevirt.html"]
+    assert body["example"] == {"apiVersion": "v1", "kind": "Node", "metadata": {
+        "name": "gpu-node-1", "labels": {"nvidia.com/gpu.workload.config": "vm_passthrough"}}}
+    assert body["match"]["kinds"] == ["Node"]
+    assert body["match"]["matchExpressions"] == [
+        {"key": "nvidia.com/gpu.workload.config", "operator": "Exists", "values": []}]
+
+
+def test_rule_by_bare_id_and_without_example(client: FlaskClient) -> None:
+    body = client.get("/v1/rules/gpu-advertised").get_json()
+    assert body["uid"] == "gpu-nodes/gpu-advertised"
+    assert body["example"] is None
+    assert body["match"]["matchLabels"] == {"nvidia.com/gpu.present": "true"}
+
+
+def test_unknown_rule_is_404(client: FlaskClient) -> None:
+    problem(client.get("/v1/rules/gpu-nodes/nope"), 404, "not-found")
+
+
+# ------------------------------------------------------------------------------------------- lint
+
+
+def lint(client: FlaskClient, text: bytes, query: str = "", content_type: str = "application/yaml") -> TestResponse:
+    return client.post(f"/v1/policies/lint{query}", data=text, headers={"Content-Type": content_type})
+
+
+def test_lint_a_valid_policy(client: FlaskClient) -> None:
+    text = (PACK / "gpu-nodes.yaml").read_text().replace("  dataFiles: [data/workloads.yaml]\n",
+                                                         "  data: {workloads: [container]}\n")
+    resp = lint(client, text.encode())
+    assert resp.status_code == 200
+    body = resp.get_json()
+    assert LintResultSchema().validate(body) == {}
+    assert body == {"valid": True, "errors": [], "policies": [
+        {"name": "gpu-nodes", "version": "1.0.0", "rules": ["workload-label-valid", "gpu-advertised", "zone-label"]}]}
+
+
+def test_lint_gives_file_line_rule_and_reason(client: FlaskClient) -> None:
+    body = lint(client, (DATA / "broken-policy.yaml").read_bytes(), "?file=broken-policy.yaml").get_json()
+    assert body["valid"] is False and body["policies"] == []
+    [err] = body["errors"]
+    assert err["file"] == "broken-policy.yaml"
+    assert err["line"] == 9
+    assert err["rule"] == "bad-path"
+    assert err["path"] == "spec.rules[0].assert.path"
+    assert "kubectl JSONPath" in err["reason"] and "$.metadata.labels['nvidia.com/gpu.present']" in err["reason"]
+
+
+def test_lint_yaml_syntax_error_has_its_line(client: FlaskClient) -> None:
+    body = lint(client, b"apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: x\nspec: {}\n").get_json()
+    assert body["valid"] is False
+    assert body["errors"][0]["file"] == "<body>"
+    assert body["errors"][0]["line"] >= 3
+
+
+def test_lint_json_policy_and_schema_errors(client: FlaskClient) -> None:
+    doc = {"apiVersion": "verdict/v1", "kind": "Policy", "metadata": {"name": "Bad_Name"}, "spec": {"rules": []}}
+    body = lint(client, orjson.dumps(doc), content_type="application/json").get_json()
+    assert body["valid"] is False
+    assert body["errors"][0]["path"].startswith("metadata.name") or body["errors"][0]["path"].startswith("spec.rules")
+
+
+def test_lint_errors(client: FlaskClient) -> None:
+    problem(lint(client, b""), 400, "empty-body")
+    body = problem(lint(client, b"\xff\xfe\x00"), 400, "invalid-body")
+    assert "UTF-8" in body["detail"]
+    problem(lint(client, b"x: 1", content_type="application/zip"), 415, "unsupported-media-type")
+    problem(lint(client, b"x: 1", "?fiel=x"), 400, "invalid-query")
+
+
+# ------------------------------------------------------------------------------------------- operations
+
+
+def test_healthz_and_readyz(client: FlaskClient) -> None:
+    assert client.get("/healthz").get_json() == {"status": "ok"}
+    body = client.get("/readyz").get_json()
+    assert body["status"] == "ready" and body["policies"] == 1 and body["rules"] == 3 and body["generation"] == 1
+
+
+def test_readyz_is_503_without_policies() -> None:
+    client = create_app({"POLICY_SET": PolicySet([])}).test_client()
+    resp = client.get("/readyz")
+    problem(resp, 503, "not-ready")
+    assert resp.headers["Retry-After"] == "5"
+    assert client.get("/healthz").status_code == 200
+
+
+def metric(text: str, name: str, **labels: str) -> float:
+    for line in text.splitlines():
+        if line.startswith("#") or " " not in line:
+            continue
+        key, value = line.rsplit(" ", 1)
+        metric_name, _, raw = key.partition("{")
+        found = dict(part.split("=", 1) for part in raw.rstrip("}").split(",") if part) if raw else {}
+        if metric_name == name and {k: v.strip('"') for k, v in found.items()} == labels:
+            return float(value)
+    return 0.0
+
+
+def test_metrics_move_after_an_evaluate() -> None:
+    client = make_app().test_client()
+    before = client.get("/metrics")
+    assert before.status_code == 200 and before.mimetype == "text/plain"
+    assert metric(before.get_data(as_text=True), "verdict_objects_evaluated_total") == 0
+    assert metric(before.get_data(as_text=True), "verdict_rules_loaded") == 3
+    evaluate(client)
+    evaluate(client, b"")
+    text = client.get("/metrics").get_data(as_text=True)
+    assert metric(text, "verdict_objects_evaluated_total") == 4
+    assert metric(text, "verdict_results_total", result="fail", severity="critical") == 1
+    assert metric(text, "verdict_results_total", result="fail", severity="high") == 1
+    assert metric(text, "verdict_results_total", result="warn", severity="low") == 1
+    assert metric(text, "verdict_results_total", result="pass", severity="high") == 2
+    assert metric(text, "verdict_http_requests_total", route="/v1/evaluate", method="POST", status="200") == 1
+    assert metric(text, "verdict_http_requests_total", route="/v1/evaluate", method="POST", status="400") == 1
+    assert metric(text, "verdict_http_request_duration_seconds_count", route="/v1/evaluate", method="POST") == 2
+    assert metric(text, "verdict_policy_load_errors_total") == 0
+    other = make_app().test_client().get("/metrics").get_data(as_text=True)  # a registry per app
+    assert metric(other, "verdict_objects_evaluated_total") == 0
+
+
+def test_openapi_is_served(client: FlaskClient) -> None:
+    resp = client.get("/openapi.yaml")
+    assert resp.status_code == 200 and resp.mimetype == "application/yaml"
+    assert resp.get_data(as_text=True) == spec_yaml()
+    assert yaml.safe_load(resp.get_data(as_text=True))["openapi"] == "3.1.0"
+
+
+# ------------------------------------------------------------------------------------------- auth
+
+
+@pytest.fixture(scope="module")
+def secured() -> FlaskClient:
+    return make_app(TOKENS=["s3cret-token", "second-token"]).test_client()
+
+
+def test_auth_off_by_default(client: FlaskClient) -> None:
+    assert client.get("/v1/policies").status_code == 200
+
+
+@pytest.mark.parametrize("header", [None, "Bearer wrong", "Basic czNjcmV0LXRva2Vu", "Bearer ", "s3cret-token"])
+def test_auth_refuses_missing_or_wrong_tokens(secured: FlaskClient, header: str | None) -> None:
+    headers = {"Authorization": header} if header is not None else {}
+    resp = secured.get("/v1/policies", headers=headers)
+    problem(resp, 401, "unauthorized")
+    assert resp.headers["WWW-Authenticate"].startswith('Bearer realm="verdict"')
+    resp = secured.post("/v1/evaluate", data=CLUSTER, headers={**YAML, **headers})
+    problem(resp, 401, "unauthorized")
+
+
+def test_auth_accepts_each_token(secured: FlaskClient) -> None:
+    for token in ("s3cret-token", "second-token"):
+        resp = secured.post("/v1/evaluate", data=CLUSTER, headers={**YAML, "Authorization": f"Bearer {token}"})
+        assert resp.status_code == 200
+        assert verdicts(resp.get_json()) == EXPECTED
+    assert secured.get("/v1/rules/gpu-advertised", headers={"Authorization": "bearer second-token"}).status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/readyz", "/metrics", "/openapi.yaml"])
+def test_operations_routes_stay_open(secured: FlaskClient, path: str) -> None:
+    assert secured.get(path).status_code == 200
+
+
+def test_tokens_from_env_and_file(tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens"
+    tokens.write_text("# one a line\nfile-token\n\n  other-token  \n")
+    config = from_env({"VERDICT_TOKENS": "a, b,", "VERDICT_TOKENS_FILE": str(tokens), "VERDICT_POLICIES": str(PACK)})
+    assert config["TOKENS"] == ["a", "b", "file-token", "other-token"]
+    client = create_app(config).test_client()
+    assert client.get("/v1/policies", headers={"Authorization": "Bearer other-token"}).status_code == 200
+    assert client.get("/v1/policies", headers={"Authorization": "Bearer c"}).status_code == 401
+    with pytest.raises(ConfigError, match="VERDICT_TOKENS_FILE"):
+        from_env({"VERDICT_TOKENS_FILE": str(tmp_path / "missing")})
+
+
+# ------------------------------------------------------------------------------------------- config
+
+
+def test_config_defaults_and_parsing() -> None:
+    config = from_env({})
+    assert config["BIND"] == "127.0.0.1:8080" and config["WORKERS"] == 2
+    assert config["MAX_CONTENT_LENGTH"] == 64 * 1024 * 1024 and config["POLICIES"] == [] and config["TOKENS"] == []
+    assert config["LOG_LEVEL"] == "INFO"
+    config = from_env({"VERDICT_BIND": "0.0.0.0:9000", "VERDICT_WORKERS": "4", "VERDICT_MAX_BODY": "1000",
+                       "VERDICT_POLICIES": f"a{__import__('os').pathsep}b", "VERDICT_LOG_LEVEL": "debug"})
+    assert (config["BIND"], config["WORKERS"], config["MAX_CONTENT_LENGTH"], config["POLICIES"], config["LOG_LEVEL"]) \
+        == ("0.0.0.0:9000", 4, 1000, ["a", "b"], "DEBUG")
+
+
+@pytest.mark.parametrize(("env", "named"), [({"VERDICT_WORKERS": "many"}, "VERDICT_WORKERS"),
+                                            ({"VERDICT_MAX_BODY": "0"}, "VERDICT_MAX_BODY"),
+                                            ({"VERDICT_LOG_LEVEL": "loud"}, "VERDICT_LOG_LEVEL"),
+                                            ({"VERDICT_TOKENS": "has space"}, "VERDICT_TOKENS")])
+def test_config_errors_name_the_variable(env: dict[str, str], named: str) -> None:
+    with pytest.raises(ConfigError, match=named):
+        from_env(env)
+
+
+def test_broken_policy_makes_create_app_fail_with_file_line_and_reason() -> None:
+    with pytest.raises(PolicyLoadError) as info:
+        create_app({"POLICIES": [str(DATA / "broken-policy.yaml")]})
+    [err] = info.value.errors
+    assert err.file.endswith("broken-policy.yaml") and err.line == 9 and err.rule == "bad-path"
+    assert "kubectl JSONPath" in err.reason
+
+
+# ------------------------------------------------------------------------------------------- reload
+
+
+@pytest.fixture()
+def pack_copy(tmp_path: Path) -> Path:
+    dest = tmp_path / "gpu-lab"
+    (dest / "data").mkdir(parents=True)
+    for f in ("gpu-nodes.yaml", "data/workloads.yaml"):
+        (dest / f).write_bytes((PACK / f).read_bytes())
+    return dest
+
+
+def test_reload_keeps_the_last_good_set_when_the_new_one_is_broken(pack_copy: Path) -> None:
+    keeper = PolicyKeeper.load([str(pack_copy)])
+    policy = pack_copy / "gpu-nodes.yaml"
+    good = policy.read_text()
+    policy.write_text(good.replace('"$.status.allocatable[\'nvidia.com/gpu\']"', '"{.status.allocatable}"'))
+    outcome = keeper.reload()
+    assert not outcome.ok
+    assert outcome.errors[0].line == 34 and outcome.errors[0].rule == "gpu-advertised"
+    assert keeper.generation == 1 and keeper.load_errors == 1
+    assert keeper.policies.policy("gpu-nodes") is not None and len(keeper.policies.rules) == 3
+    policy.write_text(good.replace("version: 1.0.0", "version: 1.1.0"))
+    outcome = keeper.reload()
+    assert outcome.ok and keeper.generation == 2
+    assert keeper.policies.policies[0].version == "1.1.0"
+
+
+def test_workers_use_the_set_the_master_kept_and_report_its_reloads(pack_copy: Path) -> None:
+    """What gunicorn.conf.py does: the master keeps the set (on_starting), reloads it on SIGHUP
+    (on_reload); apps created afterwards (the new workers) serve the keeper's set and say how the last
+    reload went."""
+    sources = [str(pack_copy)]
+    try:
+        keeper = keep(sources)
+        (pack_copy / "gpu-nodes.yaml").write_text("apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: x}\n")
+        assert not keeper.reload().ok
+        client = create_app({"POLICIES": sources}).test_client()
+        body = client.get("/readyz").get_json()
+        assert body["rules"] == 3 and body["generation"] == 1
+        assert body["lastReload"]["ok"] is False
+        assert body["lastReload"]["errors"][0]["file"].endswith("gpu-nodes.yaml")
+        assert verdicts(evaluate(client).get_json()) == EXPECTED
+        text = client.get("/metrics").get_data(as_text=True)
+        assert metric(text, "verdict_policy_load_errors_total") == 1
+        assert client.get("/v1/policies").get_json()["lastReload"]["ok"] is False
+    finally:
+        forget()
