@@ -41,19 +41,23 @@ def _code(value: str) -> str:
     return f"`{value.replace('`', '')}`"
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def summary_line(report: Report, title: str = "") -> str:
     """``**verdict** <title>: N objects judged · F fail (by severity) · W warn (...) · E error``."""
     counts: dict[str, dict[str, int]] = {w: dict.fromkeys(SEVERITIES, 0) for w in FINDINGS}
     for _, r in report.results:
         if r.result in counts:
             counts[r.result][r.severity] = counts[r.result].get(r.severity, 0) + 1
-    parts = [f"{len(report.objects)} objects judged ({report.objects_read} read)"]
+    parts = [f"{_n(len(report.objects), 'object')} judged ({report.objects_read} read)"]
     for word in ("fail", "warn", "error"):
         total = sum(counts[word].values())
         by_sev = ", ".join(f"{n} {s}" for s, n in counts[word].items() if n)
         parts.append(f"{total} {word}" + (f" ({by_sev})" if total and word != "error" else ""))
     if report.input_errors:
-        parts.append(f"{len(report.input_errors)} input errors")
+        parts.append(_n(len(report.input_errors), "input error"))
     head = f"**verdict** {cell(title, 80)}:" if title else "**verdict**:"
     return f"{head} " + " · ".join(parts)
 

@@ -72,10 +72,8 @@ def file_uri(path: str) -> str:
     absolute becomes ``file:///...``."""
     if os.path.isabs(path):
         return Path(path).as_uri()
-    rel = path.replace("\\", "/")
-    quoted = urllib.parse.quote(rel, safe=_URI_SAFE)
-    first = quoted.split("/", 1)[0]
-    return f"./{quoted}" if ":" in first else quoted  # "a:b.yaml" would read as a URI scheme
+    # ":" is not in _URI_SAFE: "c:dump.yaml" becomes "c%3Adump.yaml", never a URI scheme
+    return urllib.parse.quote(path.replace("\\", "/"), safe=_URI_SAFE)
 
 
 def _physical(source: Any) -> dict[str, Any] | None:
