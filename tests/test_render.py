@@ -1,0 +1,490 @@
+"""Report formats: golden files for each format, and each format checked against the schema its readers publish.
+
+Golden files (tests/data/golden/) are rewritten by ``scripts/update_golden.py``; schemas and their sources
+are in tests/data/schemas/ (SOURCE.md). ``kubectl`` is not available here: validating every PolicyReport
+item against the CRD's openAPIV3Schema (closed to unknown fields), DNS-1123 names and the 1 MiB bound
+stand in for ``kubectl apply --dry-run=server`` on a cluster with the CRDs installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import jsonschema
+import orjson
+import pytest
+import xmlschema
+import yaml
+from click.testing import CliRunner
+
+from rules.cli import main
+from rules.errors import InputError, Source
+from rules.render import FORMATS, markdown, media_type, policyreport, render, render_many, sarif, table
+from rules.report import ObjectRef, ObjectReport, Report, Result
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS = ROOT / "tests" / "data" / "schemas"
+MIB = 1024 * 1024
+DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+UPDATE = ".venv/bin/python scripts/update_golden.py"
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("update_golden", ROOT / "scripts" / "update_golden.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+golden = _script()
+
+
+@functools.cache
+def case_reports(case: str) -> list[Report]:
+    if not golden.available(case):
+        pytest.skip(f"case {case}: its dump or pack is not in the checkout yet")
+    return list(golden.reports(case))
+
+
+def one(case: str = "render") -> Report:
+    return case_reports(case)[0]
+
+
+# ------------------------------------------------------------------------------------------ golden
+
+
+@pytest.mark.parametrize("fmt", list(golden.SUFFIX))
+@pytest.mark.parametrize("case", list(golden.CASES))
+def test_golden(case: str, fmt: str) -> None:
+    text = golden.rendered(case, fmt, case_reports(case))
+    path = golden.golden_path(case, fmt)
+    hint = (f"{path.relative_to(ROOT)} differs from what the {fmt} renderer writes now. If the change is intended "
+            f"(a renderer, a rule or a fixture changed), run `{UPDATE} {case}` and review `git diff tests/data/golden`.")
+    assert path.exists(), f"no golden file {path.relative_to(ROOT)}: run `{UPDATE} {case}`"
+    assert text == path.read_text(encoding="utf-8"), hint
+
+
+def test_formats_registered_with_media_types() -> None:
+    assert {k: FORMATS[k][1] for k in ("policyreport", "sarif", "junit", "markdown")} == {
+        "policyreport": "application/yaml", "sarif": "application/sarif+json", "junit": "application/xml",
+        "markdown": "text/markdown; charset=utf-8"}
+    assert media_type("sarif") == "application/sarif+json"
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_render_many_works_for_every_format(fmt: str) -> None:
+    reports = case_reports("render-many")
+    text = render_many(reports, fmt)
+    assert text.strip()
+    for r in reports:
+        assert r.name in text or fmt == "markdown" and r.name.split("/")[-1] in text
+    if FORMATS[fmt][0] in ("policyreport", "sarif", "junit", "markdown"):
+        assert render_many(reports[:1], fmt) == render(reports[0], fmt)
+
+
+# --------------------------------------------------------------------------------- PolicyReport
+
+
+def _closed(schema: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAPI v3 (structural) schema as JSON Schema that refuses unknown fields: every object that
+    lists ``properties`` gets ``additionalProperties: false``; int32/int64 formats become bounds."""
+    out = {k: v for k, v in schema.items() if not k.startswith("x-kubernetes-")}
+    if "properties" in out:
+        out["properties"] = {name: _closed(sub) for name, sub in out["properties"].items()}
+        out.setdefault("additionalProperties", False)
+    if isinstance(out.get("additionalProperties"), dict):
+        out["additionalProperties"] = _closed(out["additionalProperties"])
+    if "items" in out:
+        out["items"] = _closed(out["items"])
+    bits = {"int32": 31, "int64": 63}.get(out.get("format", ""))
+    if bits:
+        out["minimum"], out["maximum"] = -(2**bits), 2**bits - 1
+    return out
+
+
+@functools.cache
+def crd_validator(kind: str, version: str) -> jsonschema.Draft202012Validator:
+    plural = {"PolicyReport": "policyreports", "ClusterPolicyReport": "clusterpolicyreports"}[kind]
+    raw = yaml.safe_load((SCHEMAS / f"wgpolicyk8s.io_{plural}.{version}.yaml").read_text(encoding="utf-8"))
+    schema = _closed(raw)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def check_policyreport_list(doc: dict[str, Any], version: str = "v1alpha2") -> list[dict[str, Any]]:
+    """What the API server would check (CRD schema, names) plus verdict's own promises; returns the items."""
+    assert (doc["apiVersion"], doc["kind"]) == ("v1", "List")
+    seen: set[tuple[str, str, str]] = set()
+    for item in doc["items"]:
+        kind, meta = item["kind"], item["metadata"]
+        assert item["apiVersion"] == f"wgpolicyk8s.io/{version}"
+        errors = sorted(crd_validator(kind, version).iter_errors(item), key=str)
+        assert not errors, f"{meta['name']}: {errors[0].message} at {list(errors[0].absolute_path)}"
+        name = meta["name"]
+        assert DNS1123_LABEL.match(name) and len(name) <= 63, name
+        if kind == "PolicyReport":
+            assert DNS1123_LABEL.match(meta["namespace"])
+            assert {res["namespace"] for r in item["results"] for res in r["resources"]} == {meta["namespace"]}
+        else:
+            assert kind == "ClusterPolicyReport" and "namespace" not in meta
+            assert all("namespace" not in res for r in item["results"] for res in r.get("resources", []))
+        key = (kind, meta.get("namespace", ""), name)
+        assert key not in seen, f"two items named {key}"
+        seen.add(key)
+        assert item["summary"] == {w: 0 for w in ("pass", "fail", "warn", "error", "skip")} | Counter(
+            r["result"] for r in item["results"])
+        assert len(orjson.dumps(item)) <= MIB
+    return list(doc["items"])
+
+
+@pytest.mark.parametrize("version", policyreport.API_VERSIONS)
+@pytest.mark.parametrize("case", list(golden.CASES))
+def test_policyreport_validates_against_the_crd(case: str, version: str) -> None:
+    reports = case_reports(case)
+    text = render_many(reports, "policyreport", api_version=version)
+    items = check_policyreport_list(yaml.safe_load(text), version)
+    assert sum(len(i["results"]) for i in items) == sum(len(r.results) + len(r.input_errors) for r in reports)
+
+
+def test_policyreport_scopes_summary_and_fields() -> None:
+    items = check_policyreport_list(yaml.safe_load(render(one(), "policyreport")))
+    assert [(i["kind"], i["metadata"]["name"], i["metadata"].get("namespace")) for i in items] == [
+        ("ClusterPolicyReport", "verdict-cluster", None),
+        ("PolicyReport", "verdict-default", "default"),
+        ("PolicyReport", "verdict-ml-team", "ml-team")]
+    cluster = items[0]
+    assert cluster["summary"] == {"pass": 2, "fail": 1, "warn": 1, "error": 0, "skip": 0}
+    warn = next(r for r in cluster["results"] if r["result"] == "warn")
+    assert warn == {
+        "policy": "render-demo", "rule": "workload-label", "result": "warn", "scored": False, "severity": "medium",
+        "category": "GPU Operator", "source": "verdict", "timestamp": {"seconds": 1767225600, "nanos": 0},
+        "message": "workload label 'vm_passthrough' is not one of [container, vm-passthrough, vm-vgpu];\n"
+                   "the operator treats the node as 'container'",
+        "resources": [{"apiVersion": "v1", "kind": "Node", "name": "gpu-node-2",
+                       "uid": "0b6c2d0e-1111-4a5b-9c1d-000000000002"}],
+        "properties": {"path": "$.metadata.labels['nvidia.com/gpu.workload.config']", "observed": "vm_passthrough",
+                       "expected": "one of [container, vm-passthrough, vm-vgpu]",
+                       "remediation": "kubectl label node gpu-node-2 --overwrite nvidia.com/gpu.workload.config=container"}}
+    assert items[1]["summary"] == {"pass": 0, "fail": 0, "warn": 0, "error": 1, "skip": 1}
+
+
+def test_policyreport_json_option_and_v1beta1_source() -> None:
+    as_yaml = yaml.safe_load(render(one(), "policyreport"))
+    assert json.loads(render(one(), "policyreport", output_format="json")) == as_yaml
+    beta = check_policyreport_list(yaml.safe_load(render(one(), "policyreport", api_version="v1beta1")), "v1beta1")
+    assert {i["source"] for i in beta} == {"verdict"}
+    with pytest.raises(ValueError, match="v1beta2"):
+        render(one(), "policyreport", api_version="v1beta2")
+
+
+def test_policyreport_input_errors_go_to_the_cluster_report() -> None:
+    second = case_reports("render-many")[1]
+    [cluster, _] = check_policyreport_list(yaml.safe_load(render(second, "policyreport")))
+    error = cluster["results"][-1]
+    assert (error["policy"], error["rule"], error["result"], "resources" in error) == ("verdict", "input", "error", False)
+    assert error["properties"] == {"file": "tests/data/render/second-dump.yaml", "document": "2", "line": "16"}
+
+
+def test_policyreport_names_of_several_dumps_do_not_collide() -> None:
+    items = check_policyreport_list(yaml.safe_load(render_many(case_reports("render-many"), "policyreport")))
+    names = [i["metadata"]["name"] for i in items if i["metadata"].get("namespace") == "ml-team"]
+    assert len(names) == 2 and len(set(names)) == 2
+    assert all(n.startswith(("verdict-dump-", "verdict-second-dump-")) and n.endswith("-ml-team") for n in names)
+
+
+def _result(word: str = "fail", message: str = "m", **kw: Any) -> Result:
+    return Result("big-policy", kw.pop("rule", "rule-a"), "Nodes are fine", word, kw.pop("severity", "high"),
+                  "Capacity", message, **kw)
+
+
+def synthetic(n: int, namespace: str = "", message_len: int = 400, word: str = "fail") -> Report:
+    """``n`` objects with one result each, ``message_len`` characters of message."""
+    objects = [ObjectReport(ObjectRef("v1", "Pod" if namespace else "Node", f"object-{i:05d}", namespace, f"uid-{i}"),
+                            Source("big.yaml", 1, 3 + 10 * i, i),
+                            (_result(word, f"object-{i:05d}: " + "x" * message_len, path="$.status",
+                                     observed={"i": i}, expected="> 0"),))
+              for i in range(n)]
+    return Report(objects=objects, objects_read=n, name="big.yaml", generated=golden.GENERATED)
+
+
+def test_policyreport_large_report_is_split_under_one_mib() -> None:
+    report = synthetic(4000)  # about 2.4 MB of results in one scope
+    items = check_policyreport_list(yaml.safe_load(render(report, "policyreport")))
+    assert [i["metadata"]["name"] for i in items] == [f"verdict-cluster-{k}" for k in range(1, len(items) + 1)]
+    assert len(items) >= 3
+    assert sum(i["summary"]["fail"] for i in items) == 4000
+    names = [res["name"] for i in items for r in i["results"] for res in r["resources"]]
+    assert names == [f"object-{k:05d}" for k in range(4000)]  # every result once, in order
+    assert max(len(orjson.dumps(i)) for i in items) > 0.9 * MIB  # packed, not split needlessly
+
+
+def test_policyreport_split_with_a_small_bound_and_a_too_small_one() -> None:
+    report = synthetic(30, namespace="gpu-operator", message_len=100)
+    items = check_policyreport_list(yaml.safe_load(render(report, "policyreport", max_bytes=3000)))
+    assert len(items) > 3 and all(len(orjson.dumps(i)) <= 3000 for i in items)
+    assert items[0]["metadata"]["name"] == "verdict-gpu-operator-1"
+    with pytest.raises(ValueError, match="more than a report of max_bytes can hold"):
+        render(report, "policyreport", max_bytes=400)
+
+
+def test_policyreport_long_names_are_cut_and_hashed() -> None:
+    ns_a, ns_b = "a" * 60 + "-one", "a" * 60 + "-two"
+    a, b = policyreport.dns_name(f"verdict-{ns_a}"), policyreport.dns_name(f"verdict-{ns_b}")
+    assert len(a) == len(b) == 63 and a != b and DNS1123_LABEL.match(a)
+    assert policyreport.dns_name(f"verdict-{ns_a}", "-12").endswith("-12")
+    assert len(policyreport.dns_name(f"verdict-{ns_a}", "-12")) == 63
+    assert policyreport.dns_name("Verdict_Lab.Cluster") == "verdict-lab-cluster"
+
+
+def test_policyreport_properties_are_strings_and_bounded() -> None:
+    r = _result(observed={"nvidia.com/gpu": 8, "cpu": "64"}, expected=["a", "b"], path="$.x")
+    out = policyreport.policy_result(r, None, {"seconds": 0, "nanos": 0})
+    assert out["properties"] == {"path": "$.x", "observed": '{"cpu":"64","nvidia.com/gpu":8}', "expected": '["a","b"]'}
+    big = policyreport.policy_result(_result(observed="y" * 10_000), None, {"seconds": 0, "nanos": 0})
+    assert big["properties"]["observed"] == "y" * policyreport.MAX_PROPERTY + "... (5904 more characters)"
+
+
+def test_cli_policyreport_of_the_lab_would_be_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``verdict audit examples/lab-cluster.yaml --format policyreport``: every item passes the CRD schema
+    (standing in for ``kubectl apply --dry-run``, which needs a cluster and is not available here)."""
+    case_reports("lab")
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(main, ["audit", "examples/lab-cluster.yaml", "--format", "policyreport",
+                                       "--fail-on", "never"])
+    assert result.exit_code == 0, result.output
+    items = check_policyreport_list(yaml.safe_load(result.stdout))
+    assert items and any(i["kind"] == "ClusterPolicyReport" for i in items)
+
+
+# ----------------------------------------------------------------------------------------- SARIF
+
+
+@functools.cache
+def sarif_validator() -> jsonschema.Draft4Validator:
+    schema = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    return jsonschema.Draft4Validator(schema)
+
+
+_URI_REFERENCE = re.compile(r"^[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+$")
+
+
+def check_sarif(text: str) -> dict[str, Any]:
+    doc = json.loads(text)
+    errors = sorted(sarif_validator().iter_errors(doc), key=str)
+    assert not errors, f"{errors[0].message} at {list(errors[0].absolute_path)}"
+    for run in doc["runs"]:
+        rules = run["tool"]["driver"]["rules"]
+        assert rules and run["tool"]["driver"]["name"] == "verdict"
+        for res in run["results"]:
+            assert rules[res["ruleIndex"]]["id"] == res["ruleId"]
+            for loc in res["locations"]:
+                uri = loc.get("physicalLocation", {}).get("artifactLocation", {}).get("uri")
+                assert uri is None or _URI_REFERENCE.match(uri), uri
+    return dict(doc)
+
+
+@pytest.mark.parametrize("all_results", [False, True])
+@pytest.mark.parametrize("case", list(golden.CASES))
+def test_sarif_validates_against_the_schema(case: str, all_results: bool) -> None:
+    doc = check_sarif(render_many(case_reports(case), "sarif", all_results=all_results))
+    assert len(doc["runs"]) == len(case_reports(case))
+
+
+def test_sarif_levels_kinds_and_locations() -> None:
+    doc = check_sarif(render(one(), "sarif"))
+    [run] = doc["runs"]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [
+        "render-demo/gpu-allocatable", "render-demo/workload-label", "render-demo/gpu-limit",
+        "render-demo/replicas-number"]
+    got = [(r["ruleId"].split("/")[1], r["kind"], r["level"], r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+            r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in run["results"]]
+    assert got == [("gpu-allocatable", "fail", "error", "Node/gpu-node-2", 16),
+                   ("workload-label", "fail", "warning", "Node/gpu-node-2", 16),
+                   ("gpu-limit", "fail", "note", "Pod/ml-team/cuda-vectoradd", 26),
+                   ("replicas-number", "fail", "error", "Deployment/default/dashboard", 62)]
+    assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]} == {
+        "tests/data/render/dump.yaml"}
+    rule = run["tool"]["driver"]["rules"][0]
+    assert rule["helpUri"].startswith("https://docs.nvidia.com/")
+    assert rule["defaultConfiguration"] == {"level": "error"}
+    assert run["tool"]["driver"]["rules"][1]["defaultConfiguration"] == {"level": "warning"}  # onFailure: warn
+    assert run["automationDetails"] == {"id": "verdict/tests/data/render/dump.yaml/"}
+
+
+def test_sarif_level_table() -> None:
+    assert [sarif.level("fail", s) for s in ("critical", "high", "medium", "low", "info")] == [
+        "error", "error", "warning", "note", "note"]
+    assert (sarif.level("warn", "critical"), sarif.level("error", "info"), sarif.level("pass", "high")) == (
+        "warning", "error", "none")
+
+
+def test_sarif_all_results_adds_pass_and_not_applicable() -> None:
+    [run] = check_sarif(render(one(), "sarif", all_results=True))["runs"]
+    kinds = Counter((r["kind"], r["level"]) for r in run["results"])
+    assert kinds == {("fail", "error"): 2, ("fail", "warning"): 1, ("fail", "note"): 1, ("pass", "none"): 3,
+                     ("notApplicable", "none"): 1}
+
+
+def test_sarif_archives_stdin_and_odd_paths() -> None:
+    def obj(file: str, line: int) -> ObjectReport:
+        return ObjectReport(ObjectRef("v1", "Node", "n1"), Source(file, 1, line), (_result(),))
+
+    report = Report(objects=[obj("dumps/lab 1.tar.gz!must-gather/cluster/nodes.yaml", 12), obj("<stdin>", 4),
+                             obj("/var/dumps/a.yaml", 3), obj("c:weird.yaml", 0)],
+                    input_errors=[InputError(Source("<stdin>", 2, 9), "YAML syntax error")], name="mixed")
+    [run] = check_sarif(render(report, "sarif"))["runs"]
+    locs = [r["locations"][0] for r in run["results"]]
+    assert locs[0]["physicalLocation"] == {"artifactLocation": {"uri": "dumps/lab%201.tar.gz",
+                                                                 "properties": {"innerPath": "must-gather/cluster/nodes.yaml"}}}
+    assert "physicalLocation" not in locs[1] and locs[1]["logicalLocations"][0]["fullyQualifiedName"] == "Node/n1"
+    assert locs[2]["physicalLocation"] == {"artifactLocation": {"uri": "file:///var/dumps/a.yaml"}, "region": {"startLine": 3}}
+    assert locs[3]["physicalLocation"] == {"artifactLocation": {"uri": "c%3Aweird.yaml"}}  # not a scheme
+    [note] = run["invocations"][0]["toolExecutionNotifications"]
+    assert note == {"level": "error", "message": {"text": "<stdin>, document 2, line 9: YAML syntax error"}}
+
+
+def test_sarif_rules_without_report_rules_come_from_results() -> None:
+    report = synthetic(2)
+    [run] = check_sarif(render(report, "sarif"))["runs"]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == ["big-policy/rule-a"]
+
+
+def test_sarif_one_run_per_dump() -> None:
+    doc = check_sarif(render_many(case_reports("render-many"), "sarif"))
+    assert [r["automationDetails"]["id"] for r in doc["runs"]] == [
+        "verdict/tests/data/render/dump.yaml/", "verdict/tests/data/render/second-dump.yaml/"]
+    assert "toolExecutionNotifications" in doc["runs"][1]["invocations"][0]
+
+
+# ----------------------------------------------------------------------------------------- JUnit
+
+
+@functools.cache
+def junit_schema() -> xmlschema.XMLSchema:
+    return xmlschema.XMLSchema(str(SCHEMAS / "junit-10.xsd"))
+
+
+def check_junit(text: str) -> ET.Element:
+    junit_schema().validate(text)
+    return ET.fromstring(text)
+
+
+@pytest.mark.parametrize("warn_as_failure", [False, True])
+@pytest.mark.parametrize("case", list(golden.CASES))
+def test_junit_validates_against_the_jenkins_xsd(case: str, warn_as_failure: bool) -> None:
+    root = check_junit(render_many(case_reports(case), "junit", warn_as_failure=warn_as_failure))
+    results = sum(len(r.results) + len(r.input_errors) for r in case_reports(case))
+    assert int(root.get("tests", "0")) == results == len(root.findall("./testsuite/testcase"))
+
+
+def test_junit_suites_cases_and_result_words() -> None:
+    root = check_junit(render(one(), "junit"))
+    [suite] = root.findall("testsuite")
+    assert {k: suite.get(k) for k in ("name", "tests", "failures", "errors", "skipped")} == {
+        "name": "render-demo", "tests": "8", "failures": "2", "errors": "1", "skipped": "1"}
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    failure = cases["Node/gpu-node-2: gpu-allocatable"].find("failure")
+    assert failure is not None and failure.get("type") == "critical"
+    assert failure.get("message") == "node gpu-node-2 advertises 0 nvidia.com/gpu | expected > 0"
+    assert cases["Node/gpu-node-2: gpu-allocatable"].get("classname") == "render-demo.gpu-allocatable"
+    warn = cases["Node/gpu-node-2: workload-label"]
+    assert warn.find("failure") is None and (warn.findtext("system-out") or "").startswith("WARN ")
+    error = cases["Deployment/default/dashboard: replicas-number"].find("error")
+    assert error is not None and error.get("type") == "error"
+    skipped = cases["Pod/default/web: gpu-limit"].find("skipped")
+    assert skipped is not None and skipped.get("message") == "precondition not met: the pod is not labelled gpu=yes"
+    assert list(cases["Pod/ml-team/trainer: gpu-limit"]) == []
+
+
+def test_junit_warn_as_failure() -> None:
+    root = check_junit(render(one(), "junit", warn_as_failure=True))
+    case = root.find("./testsuite/testcase[@name='Node/gpu-node-2: workload-label']")
+    assert case is not None and case.find("failure") is not None and case.find("failure").get("type") == "warn"  # type: ignore[union-attr]
+    assert root.get("failures") == "3"
+
+
+def test_junit_suites_per_dump_and_input_errors() -> None:
+    root = check_junit(render_many(case_reports("render-many"), "junit"))
+    assert [s.get("name") for s in root.findall("testsuite")] == [
+        "tests/data/render/dump.yaml: render-demo", "tests/data/render/second-dump.yaml: render-demo",
+        "tests/data/render/second-dump.yaml: verdict: input"]
+    assert root.find("./testsuite/testcase[@classname='verdict.input']/error") is not None
+
+
+def test_junit_drops_characters_xml_cannot_hold() -> None:
+    report = Report(objects=[ObjectReport(ObjectRef("v1", "Node", "n1"), Source("a.yaml"),
+                                          (_result(message="bell\x07 esc\x1b[31m nul\x00 ok\nline"),))])
+    root = check_junit(render(report, "junit"))
+    failure = root.find("./testsuite/testcase/failure")
+    assert failure is not None and failure.get("message") == "bell esc[31m nul ok\nline"
+
+
+# -------------------------------------------------------------------------------------- Markdown
+
+
+def _table_rows(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| Result |")]
+
+
+def test_markdown_is_cut_to_the_limit_with_a_closing_line() -> None:
+    report = synthetic(200, message_len=60)
+    text = render(report, "markdown")
+    assert len(text) <= markdown.LIMIT
+    shown = len(_table_rows(text))
+    assert 10 < shown < 200
+    assert text.rstrip().endswith(f"_… {200 - shown} more findings not shown (limit 3,500 characters)._")
+    discord = render(report, "markdown", limit=1900)
+    assert len(discord) <= 1900 and "(limit 1,900 characters)" in discord
+    assert len(_table_rows(render(report, "markdown", limit=0))) == 200
+    with pytest.raises(ValueError, match="below 500"):
+        render(report, "markdown", limit=100)
+
+
+def test_markdown_summary_and_escaping() -> None:
+    text = render(one(), "markdown")
+    first = text.splitlines()[0]
+    assert first == ("**verdict** tests/data/render/dump.yaml: 6 objects judged (6 read) · 2 fail (1 critical, 1 low)"
+                     " · 1 warn (1 medium) · 1 error")
+    rows = _table_rows(text)
+    assert [r.split(" | ")[0] for r in rows] == ["| error · info", "| fail · critical", "| fail · low", "| warn · medium"]
+    assert "advertises 0 nvidia.com/gpu \\| expected > 0" in rows[1]
+    assert all(r.count(" | ") == 4 for r in rows)  # five cells each: no | or line break leaked from a message
+    assert markdown.cell("a|b\nc\r\n d") == "a\\|b c d"
+    assert markdown.cell("x" * 300).endswith("…") and len(markdown.cell("x" * 300)) == markdown.CELL
+
+
+def test_markdown_sections_per_dump_share_one_limit() -> None:
+    reports = [synthetic(40, message_len=80), case_reports("render-many")[1]]
+    text = render_many(reports, "markdown", limit=1500)
+    assert len(text) <= 1500
+    assert text.startswith("**verdict** 2 dumps: 42 objects judged")
+    assert text.rstrip().endswith("more dumps not shown (limit 1,500 characters)._")
+    full = render_many(reports, "markdown", limit=0)
+    assert "### big.yaml" in full and "### tests/data/render/second-dump.yaml" in full
+
+
+# ----------------------------------------------------------------------------------------- table
+
+
+def test_table_colour_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert "\x1b[" not in table.render(one(), color=False)
+    assert "\x1b[" in table.render(one(), color=True)
+
+
+def test_cli_table_to_a_pipe_has_no_colour(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(main, ["audit", "tests/data/render/dump.yaml", "-p", "tests/data/render/policy.yaml",
+                                       "--format", "table", "--fail-on", "never"])
+    assert result.exit_code == 0, result.output
+    assert "\x1b[" not in result.stdout
+    assert "is not one of [container, vm-passthrough," in result.stdout  # not eaten as rich markup
