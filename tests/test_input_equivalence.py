@@ -1,0 +1,87 @@
+"""The same cluster, whatever form it comes in, gets the same verdicts (issue 7).
+
+The lab must-gather (tests/data/must-gather/lab: gpu_nodes.labels + gpu_nodes.descr + YAML) is read as a
+folder, as a .tar.gz and as a .zip of that folder, as the describe text alone (the form pasted into chat),
+and compared with the equivalent plain JSON List (lab.json): every Node gets the same result on every
+node rule of the built-in pack.
+"""
+
+from __future__ import annotations
+
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from rules.engine import audit_bytes, audit_paths
+from rules.loader import load_policies
+from rules.report import Report
+
+DATA = Path(__file__).resolve().parent / "data" / "must-gather"
+LAB = DATA / "lab"
+
+
+@pytest.fixture(scope="module")
+def policies():
+    return load_policies()
+
+
+def node_verdicts(report: Report) -> dict[str, dict[str, str]]:
+    return {o.ref.name: {f"{r.policy}/{r.rule}": r.result for r in o.results}
+            for o in report.objects if o.ref.kind == "Node"}
+
+
+@pytest.fixture(scope="module")
+def reference(policies) -> dict[str, dict[str, str]]:
+    verdicts = node_verdicts(audit_paths([str(DATA / "lab.json")], policies))
+    assert set(verdicts) == {"gpu-container-1", "gpu-passthrough-1", "gpu-vgpu-1", "gpu-broken-1"}
+    return verdicts
+
+
+def test_reference_judges_the_inconsistent_node(reference: dict[str, dict[str, str]]) -> None:
+    broken = reference["gpu-broken-1"]
+    assert "fail" in broken.values()
+    assert any(rule.endswith("/resource-class-matches-workload") and result == "fail"
+               for rule, result in broken.items())
+    for good in ("gpu-container-1", "gpu-passthrough-1", "gpu-vgpu-1"):
+        assert "fail" not in reference[good].values(), (good, reference[good])
+        assert "error" not in reference[good].values(), (good, reference[good])
+
+
+def test_must_gather_folder(policies, reference) -> None:
+    report = audit_paths([str(LAB)], policies)
+    assert node_verdicts(report) == reference
+    assert "read as an NVIDIA GPU Operator must-gather" in report.notes
+    assert any(f.endswith("gpu_operator_pod.log") for f in report.files_skipped)
+    assert any(f.endswith("gpu_nodes.labels") for f in report.files_read)
+    assert report.input_errors == []
+
+
+def test_must_gather_tar_gz(policies, reference, tmp_path: Path) -> None:
+    archive = tmp_path / "must-gather.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(LAB, arcname="must-gather")
+    assert node_verdicts(audit_paths([str(archive)], policies)) == reference
+
+
+def test_must_gather_zip(policies, reference, tmp_path: Path) -> None:
+    archive = tmp_path / "must-gather.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for f in sorted(LAB.iterdir()):
+            zf.write(f, f"must-gather/{f.name}")
+    assert node_verdicts(audit_bytes(archive.read_bytes(), "must-gather.zip", policies)) == reference
+
+
+def test_describe_text_alone(policies, reference) -> None:
+    """The describe text carries the labels too; with no ClusterPolicy in the input, rules that need it
+    judge sandbox workloads as disabled, so compare with the reference audited the same way."""
+    text = (LAB / "gpu_nodes.descr").read_bytes()
+    from_text = node_verdicts(audit_bytes(text, "pasted.txt", policies))
+    import orjson
+
+    lab = orjson.loads((DATA / "lab.json").read_bytes())
+    nodes_only = {"apiVersion": "v1", "kind": "List", "items": [i for i in lab["items"] if i["kind"] == "Node"]}
+    expected = node_verdicts(audit_bytes(orjson.dumps(nodes_only), "nodes.json", policies))
+    assert from_text == expected
+    assert set(from_text) == set(reference)
