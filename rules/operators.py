@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from marshmallow import fields
+from marshmallow import ValidationError, fields
 
 from .quantity import QuantityError, format_quantity, parse_quantity
 
@@ -75,8 +75,10 @@ def _members(arg: Any) -> list[Any]:
 def _key(value: Any) -> Any:
     """Hashable, comparison-friendly form: scalars compare as YAML wrote them, so numbers and numeric
     strings are not mixed up (``2 != "2"``) and neither are booleans and numbers (``true != 1``)."""
-    if isinstance(value, (dict, list)):
-        return repr(value)
+    if isinstance(value, dict):  # a mapping's key order does not matter (JSON objects are unordered)
+        return (dict, tuple((k, _key(v)) for k, v in sorted(value.items(), key=lambda kv: repr(kv[0]))))
+    if isinstance(value, list):
+        return (list, tuple(_key(v) for v in value))
     if isinstance(value, bool):  # Python's True == 1 and False == 0; YAML's true is not the number 1
         return (bool, value)
     return value
@@ -185,8 +187,19 @@ _ANY = fields.Raw
 _COUNT_KEYS = ("equals", "gt", "gte", "lt", "lte")
 
 
+def _check_count(arg: Any) -> None:
+    """Refuse what ``count`` cannot use at load (an unknown key such as ``min`` would otherwise hold always)."""
+    def whole(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if whole(arg) or (isinstance(arg, dict) and arg and all(k in _COUNT_KEYS and whole(v) for k, v in arg.items())):
+        return
+    raise ValidationError("count takes an integer, or a mapping of " + "/".join(_COUNT_KEYS) + " to integers")
+
+
 def _count_field() -> fields.Field:
-    return fields.Raw(metadata={"description": "an integer, or a mapping of equals/gt/gte/lt/lte to integers"})
+    return fields.Raw(validate=_check_count,
+                      metadata={"description": "an integer, or a mapping of equals/gt/gte/lt/lte to integers"})
 
 
 OPERATORS: dict[str, Operator] = {

@@ -305,3 +305,11 @@ def test_policy_set_select(tmp_path: Path) -> None:
     assert policies.rule("gpu-allocatable") is None
     found = policies.rule("workload-config-valid")
     assert found is not None and found.uid == "gpu-workloads/workload-config-valid"
+
+
+@pytest.mark.parametrize("count", ["{min: 1}", "{}", "'3'", "true", "{gt: one}"])
+def test_count_argument_checked_at_load(count: str) -> None:
+    # Regression: an unknown key (`min`) was ignored, so the assertion always held.
+    err = refused(TEMPLATE.replace("ASSERT", f"{{path: '$.spec.taints[*]', count: {count}}}"))
+    assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.count")
+    assert err.reason == "count takes an integer, or a mapping of equals/gt/gte/lt/lte to integers"

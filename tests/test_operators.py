@@ -65,6 +65,12 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("equals-mapping", {"path": "$.spec.taints[0]", "equals": {"value": {"key": "nvidia.com/gpu", "value": "present",
                                                                          "effect": "NoSchedule"}}}, "pass"),
     ("equals-plain-mapping", {"path": "$.status.conditions[2]", "equals": {"type": "Ready", "status": "True"}}, "fail"),
+    # mappings compare regardless of key order (regression: they compared by repr)
+    ("equals-mapping-key-order", {"path": "$.status.conditions[2]",
+                                  "equals": {"status": "True", "reason": "KubeletReady", "type": "Ready"}}, "pass"),
+    ("in-mapping-values-key-order", {"path": "$.status.conditions[*]", "quantifier": "any",
+                                     "in": [{"status": "False", "type": "DiskPressure"}]}, "pass"),
+    ("equals-list-order-matters", {"value": ["a", "b"], "equals": {"value": ["b", "a"]}}, "fail"),
     ("notEquals-pass", {"path": LABEL, "notEquals": "container"}, "pass"),
     ("notEquals-fail", {"path": LABEL, "notEquals": "vm-passthrough"}, "fail"),
     ("in-list-pass", {"path": LABEL, "in": ["container", "vm-passthrough", "vm-vgpu"]}, "pass"),
@@ -702,3 +708,20 @@ def test_path_subject_with_a_key_path(judge: Judge) -> None:
     assert r.result == "pass"
     r = one(judge, {"path": "$.status", "key": ["allocatable", "nvidia.com/mig-1g.10gb"], "equals": "8"})
     assert (r.result, r.observed) == ("fail", [])
+
+
+def test_correlated_context_joined_per_for_each_item(judge: Judge) -> None:
+    # Regression: a correlated context was cached per object, so every forEach item got the first item's answer.
+    def ds(name: str, ready: int) -> dict[str, Any]:
+        return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": name, "namespace": "gpu-operator"},
+                "status": {"numberReady": ready}}
+
+    spec = {"data": {"operands": ["nvidia-driver-daemonset", "nvidia-device-plugin-daemonset"]},
+            "context": {"readyOf": {"kind": "DaemonSet", "path": "$.status.numberReady", "first": True,
+                                    "where": {"field": "$.metadata.name", "equals": {"var": "ds"}}}}}
+    rule = make_rule({"forEach": {"data": "operands", "as": "ds", "assert": {"context": "readyOf", "gt": 0}}},
+                     match={"kinds": ["ClusterPolicy"]}, message="{ds} has {observed} ready pods")
+    results = judge([CLUSTER_POLICY, ds("nvidia-driver-daemonset", 3), ds("nvidia-device-plugin-daemonset", 0)],
+                    rules=[rule], **spec)
+    r = results[("cluster-policy", "r")]
+    assert (r.result, r.message) == ("fail", "nvidia-device-plugin-daemonset has 0 ready pods")
