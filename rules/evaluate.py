@@ -99,10 +99,13 @@ class Scope:
             raise EvaluationError(f"unknown context {name!r}")
         if not ctx.correlated:
             return self.index.memo(("context", self.policy.name, name), lambda: _context(ctx, self))
-        key = f"context:{name}"
+        # Cached per object and per value joined on: the same context read for each forEach item (or
+        # with different rule vars) joins on a different value each time.
+        wanted = resolve(ctx.where_value, self) if ctx.where_value is not None else None
+        key = f"context:{name}:{wanted!r}"
         top = self._top()
         if key not in top.values:
-            top.values[key] = _context(ctx, self)
+            top.values[key] = _context(ctx, self, wanted)
         return top.values[key]
 
     def _top(self) -> Scope:
@@ -114,10 +117,9 @@ def _builtin(obj: KObject, name: str) -> Any:
         name, _MISSING)
 
 
-def _context(ctx: Context, scope: Scope) -> Any:
+def _context(ctx: Context, scope: Scope, wanted: Any = None) -> Any:
     index = scope.index
     if ctx.where_field is not None and ctx.where_value is not None:
-        wanted = resolve(ctx.where_value, scope)
         seen: set[int] = set()
         objs = []
         for w in wanted if isinstance(wanted, list) else [wanted]:
