@@ -23,7 +23,7 @@ from ..report import SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result
 
 LIMIT = 3500
 MIN_LIMIT = 500
-CELL = 200
+CELL = 160
 FINDINGS = ("error", "fail", "warn")
 HEADER = "| Result | Object | Rule | Message | Fix |\n|---|---|---|---|---|"
 _ORDER = {"error": 0, "fail": 1, "warn": 2}
@@ -69,7 +69,7 @@ def findings(report: Report) -> list[tuple[ObjectReport, Result]]:
 
 
 def row(obj: ObjectReport, r: Result) -> str:
-    fix = cell(r.remediation, 120) if r.remediation else ""
+    fix = cell(r.remediation, 100) if r.remediation else ""
     return (f"| {r.result} · {r.severity} | {_code(cell(obj.ref, 80))} | {_code(f'{r.policy}/{r.rule}')} "
             f"| {cell(r.message)} | {fix} |")
 
