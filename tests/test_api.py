@@ -111,7 +111,7 @@ def test_evaluate_yaml_gives_the_verdict_of_each_object(client: FlaskClient) -> 
     assert body["summary"]["objectsRead"] == 4  # the Pod is read but no rule matches it
     typo = next(o for o in body["objects"] if o["name"] == "gpu-node-typo")
     assert typo["source"] == {"file": "<body>", "document": 2, "line": 17}
-    assert body["policies"] == [{"name": "gpu-nodes", "version": "1.0.0", "pack": "gpu-lab", "rules": 3}]
+    assert body["policies"] == [{"name": "gpu-node-basics", "version": "1.0.0", "pack": "gpu-lab", "rules": 3}]
 
 
 @pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8"])
@@ -141,18 +141,18 @@ def test_evaluate_filters_by_result_and_severity(client: FlaskClient) -> None:
 
 
 def test_evaluate_selects_policies_and_rules(client: FlaskClient) -> None:
-    body = evaluate(client, query="?rule=gpu-nodes/zone-label").get_json()
+    body = evaluate(client, query="?rule=gpu-node-basics/zone-label").get_json()
     assert {k: v for k, v in verdicts(body).items()} == {
         "Node/gpu-node-good": {"zone-label": "pass"}, "Node/gpu-node-typo": {"zone-label": "pass"},
         "Node/gpu-node-no-gpus": {"zone-label": "warn"}}
     body = evaluate(client, query="?policy=gpu-lab&rule=gpu-advertised").get_json()
     assert all(set(v) == {"gpu-advertised"} for v in verdicts(body).values())
-    assert verdicts(evaluate(client, query="?policy=gpu-nodes").get_json()) == EXPECTED
+    assert verdicts(evaluate(client, query="?policy=gpu-node-basics").get_json()) == EXPECTED
 
 
 @pytest.mark.parametrize(("query", "parameter"), [
     ("?policy=nope", "policy"),
-    ("?rule=gpu-nodes/nope", "rule"),
+    ("?rule=gpu-node-basics/nope", "rule"),
     ("?minSeverity=urgent", "minSeverity"),
     ("?format=pdf", "format"),
     ("?results=fail,bogus", "results"),
@@ -378,31 +378,31 @@ def test_list_policies(client: FlaskClient) -> None:
     assert PolicyListSchema().validate(body) == {}
     assert body["generation"] == 1 and body["lastReload"] is None
     assert body["policies"] == [{
-        "name": "gpu-nodes", "version": "1.0.0", "title": "GPU nodes are labelled and advertise their GPUs",
+        "name": "gpu-node-basics", "version": "1.0.0", "title": "GPU nodes are labelled and advertise their GPUs",
         "description": "Checks the GPU Operator's workload label and the nvidia.com/gpu resource on GPU nodes.",
-        "pack": "gpu-lab", "file": "gpu-nodes.yaml", "ruleCount": 3, "href": "/v1/policies/gpu-nodes"}]
+        "pack": "gpu-lab", "file": "gpu-node-basics.yaml", "ruleCount": 3, "href": "/v1/policies/gpu-node-basics"}]
 
 
 def test_show_policy_with_rules_version_and_data_tables(client: FlaskClient) -> None:
-    body = client.get("/v1/policies/gpu-nodes").get_json()
+    body = client.get("/v1/policies/gpu-node-basics").get_json()
     assert PolicyDetailSchema().validate(body) == {}
     assert body["version"] == "1.0.0"
     assert body["data"] == {"workloads": ["container", "vm-passthrough", "vm-vgpu"]}
     assert body["dataFiles"] == ["data/workloads.yaml"]
-    assert [r["uid"] for r in body["rules"]] == ["gpu-nodes/workload-label-valid", "gpu-nodes/gpu-advertised",
-                                                "gpu-nodes/zone-label"]
-    assert body["rules"][2] == {"id": "zone-label", "uid": "gpu-nodes/zone-label", "title": "Nodes carry a topology zone",
+    assert [r["uid"] for r in body["rules"]] == ["gpu-node-basics/workload-label-valid", "gpu-node-basics/gpu-advertised",
+                                                "gpu-node-basics/zone-label"]
+    assert body["rules"][2] == {"id": "zone-label", "uid": "gpu-node-basics/zone-label", "title": "Nodes carry a topology zone",
                                 "severity": "low", "category": "Topology", "onFailure": "warn",
-                                "href": "/v1/rules/gpu-nodes/zone-label"}
+                                "href": "/v1/rules/gpu-node-basics/zone-label"}
 
 
 def test_unknown_policy_is_404(client: FlaskClient) -> None:
     body = problem(client.get("/v1/policies/nope"), 404, "not-found")
-    assert "gpu-nodes" in body["detail"]
+    assert "gpu-node-basics" in body["detail"]
 
 
 def test_show_rule_with_its_example(client: FlaskClient) -> None:
-    body = client.get("/v1/rules/gpu-nodes/workload-label-valid").get_json()
+    body = client.get("/v1/rules/gpu-node-basics/workload-label-valid").get_json()
     assert RuleDetailSchema().validate(body) == {}
     assert body["title"] == "The workload label has a value the GPU Operator knows"
     assert body["severity"] == "high" and body["category"] == "GPU Operator"
@@ -416,13 +416,13 @@ def test_show_rule_with_its_example(client: FlaskClient) -> None:
 
 def test_rule_by_bare_id_and_without_example(client: FlaskClient) -> None:
     body = client.get("/v1/rules/gpu-advertised").get_json()
-    assert body["uid"] == "gpu-nodes/gpu-advertised"
+    assert body["uid"] == "gpu-node-basics/gpu-advertised"
     assert body["example"] is None
     assert body["match"]["matchLabels"] == {"nvidia.com/gpu.present": "true"}
 
 
 def test_unknown_rule_is_404(client: FlaskClient) -> None:
-    problem(client.get("/v1/rules/gpu-nodes/nope"), 404, "not-found")
+    problem(client.get("/v1/rules/gpu-node-basics/nope"), 404, "not-found")
 
 
 # ------------------------------------------------------------------------------------------- lint
@@ -433,14 +433,14 @@ def lint(client: FlaskClient, text: bytes, query: str = "", content_type: str = 
 
 
 def test_lint_a_valid_policy(client: FlaskClient) -> None:
-    text = (PACK / "gpu-nodes.yaml").read_text().replace("  dataFiles: [data/workloads.yaml]\n",
+    text = (PACK / "gpu-node-basics.yaml").read_text().replace("  dataFiles: [data/workloads.yaml]\n",
                                                          "  data: {workloads: [container]}\n")
     resp = lint(client, text.encode())
     assert resp.status_code == 200
     body = resp.get_json()
     assert LintResultSchema().validate(body) == {}
     assert body == {"valid": True, "errors": [], "policies": [
-        {"name": "gpu-nodes", "version": "1.0.0", "rules": ["workload-label-valid", "gpu-advertised", "zone-label"]}]}
+        {"name": "gpu-node-basics", "version": "1.0.0", "rules": ["workload-label-valid", "gpu-advertised", "zone-label"]}]}
 
 
 def test_lint_gives_file_line_rule_and_reason(client: FlaskClient) -> None:
@@ -619,21 +619,21 @@ def test_broken_policy_makes_create_app_fail_with_file_line_and_reason() -> None
 def pack_copy(tmp_path: Path) -> Path:
     dest = tmp_path / "gpu-lab"
     (dest / "data").mkdir(parents=True)
-    for f in ("gpu-nodes.yaml", "data/workloads.yaml"):
+    for f in ("gpu-node-basics.yaml", "data/workloads.yaml"):
         (dest / f).write_bytes((PACK / f).read_bytes())
     return dest
 
 
 def test_reload_keeps_the_last_good_set_when_the_new_one_is_broken(pack_copy: Path) -> None:
     keeper = PolicyKeeper.load([str(pack_copy)])
-    policy = pack_copy / "gpu-nodes.yaml"
+    policy = pack_copy / "gpu-node-basics.yaml"
     good = policy.read_text()
     policy.write_text(good.replace('"$.status.allocatable[\'nvidia.com/gpu\']"', '"{.status.allocatable}"'))
     outcome = keeper.reload()
     assert not outcome.ok
     assert outcome.errors[0].line == 34 and outcome.errors[0].rule == "gpu-advertised"
     assert keeper.generation == 1 and keeper.load_errors == 1
-    assert keeper.policies.policy("gpu-nodes") is not None and len(keeper.policies.rules) == 3
+    assert keeper.policies.policy("gpu-node-basics") is not None and len(keeper.policies.rules) == 3
     policy.write_text(good.replace("version: 1.0.0", "version: 1.1.0"))
     outcome = keeper.reload()
     assert outcome.ok and keeper.generation == 2
@@ -647,13 +647,13 @@ def test_workers_use_the_set_the_master_kept_and_report_its_reloads(pack_copy: P
     sources = [str(pack_copy)]
     try:
         keeper = keep(sources)
-        (pack_copy / "gpu-nodes.yaml").write_text("apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: x}\n")
+        (pack_copy / "gpu-node-basics.yaml").write_text("apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: x}\n")
         assert not keeper.reload().ok
         client = create_app({"POLICIES": sources}).test_client()
         body = client.get("/readyz").get_json()
         assert body["rules"] == 3 and body["generation"] == 1
         assert body["lastReload"]["ok"] is False
-        assert body["lastReload"]["errors"][0]["file"].endswith("gpu-nodes.yaml")
+        assert body["lastReload"]["errors"][0]["file"].endswith("gpu-node-basics.yaml")
         assert verdicts(evaluate(client).get_json()) == EXPECTED
         text = client.get("/metrics").get_data(as_text=True)
         assert metric(text, "verdict_policy_load_errors_total") == 1
