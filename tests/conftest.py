@@ -78,3 +78,54 @@ def judge(load_policy: Callable[..., Any]) -> Callable[..., Any]:
         return {(o.ref.name, r.rule): r for o in report.objects for r in o.results}
 
     return run
+
+
+# ------------------------------------------------------------------------ docs/policy-format.md examples
+
+POLICY_DOC = ROOT / "docs" / "policy-format.md"
+
+
+def doc_yaml_blocks(path: Path = POLICY_DOC) -> list[tuple[int, str]]:
+    """``(line, text)`` of every fenced ```yaml block of the policy format reference (line 1-based, of the
+    block's first line of YAML)."""
+    import re
+
+    text = path.read_text(encoding="utf-8")
+    return [(text.count("\n", 0, m.start(1)) + 1, m.group(1))
+            for m in re.finditer(r"^```yaml\n(.*?)^```", text, re.M | re.S)]
+
+
+def doc_policies(path: Path = POLICY_DOC) -> list[tuple[str, dict[str, Any]]]:
+    """Every policy the reference shows, as ``(label, document)``: the full policies (blocks starting with
+    ``apiVersion: verdict/v1``), and each rule fragment (a block starting with ``- id:``) as the rules of
+    the running example (the first full policy) in place of its own."""
+    import copy
+
+    blocks = doc_yaml_blocks(path)
+    full = [(line, yaml.safe_load(text)) for line, text in blocks if text.startswith("apiVersion: verdict/v1")]
+    out: list[tuple[str, dict[str, Any]]] = [(f"{path.name}:{line}", doc) for line, doc in full]
+    running = full[0][1]
+    for line, text in blocks:
+        if text.startswith("- id:"):
+            doc = copy.deepcopy(running)
+            doc["metadata"]["name"] = f"doc-fragment-{line}"
+            doc["spec"]["rules"] = yaml.safe_load(text)
+            out.append((f"{path.name}:{line} (rule fragment)", doc))
+    return out
+
+
+def doc_operator_examples(path: Path = POLICY_DOC) -> dict[str, dict[str, Any]]:
+    """Operator name -> the example assertion of its row in the reference's operator table."""
+    import re
+
+    text = path.read_text(encoding="utf-8")
+    section = text.split("\n## Operators\n", 1)[1].split("\n## ", 1)[0]
+    out: dict[str, dict[str, Any]] = {}
+    for row in section.splitlines():
+        if not row.startswith("| `"):
+            continue
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]]
+        name, example = cells[0].strip("`"), cells[4]
+        assert example.startswith("`{") and example.endswith("}`"), row
+        out[name] = yaml.safe_load(example[1:-1].replace("\\|", "|"))
+    return out
