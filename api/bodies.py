@@ -69,6 +69,11 @@ def read_body(max_decoded: int) -> bytes:
     if unknown:
         raise Problem("unsupported-media-type", f"Content-Encoding {', '.join(unknown)} is not accepted; use gzip")
     data = request.get_data(cache=False)
+    limit = request.max_content_length
+    if request.content_length is None and limit is not None and len(data) >= limit:
+        # A chunked body is cut at the limit by werkzeug without an error: one more byte says it was longer.
+        if request.environ["wsgi.input"].read(1):
+            raise Problem("body-too-large", f"the body is larger than {limit} bytes (VERDICT_MAX_BODY)")
     for coding in reversed(codings):
         if coding != "identity" and data:
             data = _gunzip(data, max_decoded)

@@ -328,6 +328,20 @@ def test_body_too_large_is_413() -> None:
     assert evaluate(small, gzip.compress(CLUSTER), **{"Content-Encoding": "gzip"}).status_code == 200
 
 
+def chunked(client: FlaskClient, data: bytes) -> TestResponse:
+    """A body without Content-Length, as gunicorn hands a chunked request over (``wsgi.input_terminated``)."""
+    return client.post("/v1/evaluate", input_stream=io.BytesIO(data),
+                       headers={**YAML, "Transfer-Encoding": "chunked"}, environ_overrides={"wsgi.input_terminated": True})
+
+
+def test_chunked_body_over_the_limit_is_413_not_cut() -> None:
+    small = make_app(MAX_CONTENT_LENGTH=len(CLUSTER) - 1).test_client()
+    problem(chunked(small, CLUSTER), 413, "body-too-large")
+    exact = make_app(MAX_CONTENT_LENGTH=len(CLUSTER)).test_client()
+    resp = chunked(exact, CLUSTER)
+    assert resp.status_code == 200 and verdicts(resp.get_json()) == EXPECTED
+
+
 def test_decoded_body_too_large_is_413() -> None:
     small = make_app(MAX_DECODED_LENGTH=1024).test_client()
     body = problem(evaluate(small, gzip.compress(CLUSTER), **{"Content-Encoding": "gzip"}), 413, "body-too-large")

@@ -152,6 +152,11 @@ def test_gzip_coding_table_format_and_errors_over_http(server: Server) -> None:
                                            headers={"Content-Type": "application/yaml", "Content-Encoding": "gzip"})
     assert status == 200 and headers["Content-Type"].startswith("text/plain")
     assert b"gpu-broken-label-typo" in text
+    chunks = iter([body[: len(body) // 2], body[len(body) // 2:]])  # no Content-Length: sent chunked
+    status, _, text = server.request("/v1/evaluate?policy=gpu-operator", data=chunks,  # type: ignore[arg-type]
+                                     headers={"Content-Type": "application/yaml"})
+    assert status == 200 and json.loads(text)["summary"]["objectsRead"] == len(
+        [d for d in yaml.safe_load_all(body) if d])
     status, headers, text = server.request("/v1/evaluate", data=b"\xff\xfe\x00\x81",
                                            headers={"Content-Type": "application/yaml"})
     assert status == 400 and headers["Content-Type"] == "application/problem+json"
