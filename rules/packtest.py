@@ -1,0 +1,360 @@
+"""Pack tests: fixtures that state the expected result of rules on objects of a dump (``kyverno test`` /
+``gator verify`` style). The format is documented in docs/pack-tests.md.
+
+A pack keeps its fixtures in ``<pack>/tests/*.yaml``, one ``kind: Test`` document (or several) a file::
+
+    apiVersion: verdict/v1
+    kind: Test
+    metadata: {name: vm-passthrough-node-still-advertising-gpu}
+    resources: [dumps/vm_passthrough_node_still_advertising_gpu.yaml]   # relative to the test file
+    objects: []            # and/or inline Kubernetes objects
+    strict: false          # true: every fail/warn/error of the run must be listed in results
+    results:
+    - {policy: gpu-nodes, rule: resource-class-matches-workload, kind: Node, name: gpu-1, result: fail}
+
+``run_pack_tests`` evaluates each fixture's dump with the pack's policies and compares every listed
+expectation with the actual result; ``coverage_gaps`` names the rules that lack a ``fail`` or a ``pass``
+expectation. Neither raises on a bad fixture: the problem becomes a failed ``TestCaseResult``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from .errors import DumpError, PolicyError
+from .loader import BUILTIN_DIR, PolicyLoadError, PolicySet, load_policies
+from .reader import Dump, KObject, read_paths
+from .report import RESULTS, Report, Result
+from .yamlsafe import load_documents
+
+TESTS_DIR = "tests"
+
+
+class ExpectationSchema(Schema):
+    """One expected result: the rule (``policy`` optional when the rule id is unique in the pack), the object
+    (``kind``, ``name``, ``namespace`` if namespaced) and the result word; ``messageContains`` optionally
+    checks the message."""
+
+    policy = fields.String(load_default="")
+    rule = fields.String(required=True)
+    kind = fields.String(required=True)
+    name = fields.String(required=True)
+    namespace = fields.String(load_default=None, allow_none=True)
+    result = fields.String(required=True, validate=validate.OneOf(RESULTS))
+    messageContains = fields.String(load_default="")
+
+
+class TestMetadataSchema(Schema):
+    name = fields.String(required=True, validate=validate.Length(min=1))
+    description = fields.String(load_default="")
+
+
+class TestSchema(Schema):
+    """A pack test document (``apiVersion: verdict/v1``, ``kind: Test``)."""
+
+    __test__ = False  # not a pytest test class
+
+    apiVersion = fields.String(required=True, validate=validate.Equal("verdict/v1"))
+    kind = fields.String(required=True, validate=validate.Equal("Test"))
+    metadata = fields.Nested(TestMetadataSchema, required=True)
+    resources = fields.List(fields.String(), load_default=list)
+    objects = fields.List(fields.Dict(), load_default=list)
+    strict = fields.Boolean(load_default=False)
+    results = fields.List(fields.Nested(ExpectationSchema), required=True, validate=validate.Length(min=1))
+
+
+@dataclass(frozen=True, slots=True)
+class Expectation:
+    policy: str
+    rule: str
+    kind: str
+    name: str
+    namespace: str | None
+    result: str
+    message_contains: str = ""
+
+    def describe(self) -> str:
+        obj = f"{self.kind}/{self.namespace}/{self.name}" if self.namespace else f"{self.kind}/{self.name}"
+        rule = f"{self.policy}/{self.rule}" if self.policy else self.rule
+        return f"{rule} on {obj}"
+
+
+@dataclass(frozen=True, slots=True)
+class PackTest:
+    """One loaded fixture: ``file`` it came from, ``resources`` resolved to paths, inline ``objects``."""
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    file: Path
+    description: str
+    resources: tuple[Path, ...]
+    objects: tuple[dict[str, Any], ...]
+    strict: bool
+    results: tuple[Expectation, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TestCaseResult:
+    """The outcome of one expectation (or of a fixture-level check): ``test`` the fixture name, ``case``
+    what was checked, ``expected``/``actual`` result words (``actual`` is ``missing`` when the rule produced
+    no result for the object), ``ok``, and ``message`` explaining a difference."""
+
+    __test__ = False  # not a pytest test class
+
+    test: str
+    file: str
+    case: str
+    expected: str
+    actual: str
+    ok: bool
+    message: str = ""
+
+    @property
+    def id(self) -> str:
+        return f"{self.test}: {self.case}"
+
+
+class FixtureError(ValueError):
+    """A test file that cannot be used; ``file`` and the reason."""
+
+    def __init__(self, file: Path, reason: str) -> None:
+        self.file = file
+        self.reason = reason
+        super().__init__(f"{file}: {reason}")
+
+
+# ------------------------------------------------------------------------------------------ loading
+
+
+def fixture_files(pack_dir: Path) -> list[Path]:
+    """The fixture files of a pack: ``<pack>/tests/*.yaml`` and ``*.yml`` (not the ``dumps/`` below), sorted."""
+    folder = Path(pack_dir) / TESTS_DIR
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml"))
+
+
+def load_test_file(path: Path) -> list[PackTest]:
+    """Every ``kind: Test`` document of one file. Raises ``FixtureError``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise FixtureError(path, f"cannot read: {exc.strerror or exc}") from None
+    tests = []
+    for doc in load_documents(text):
+        if doc.error:
+            raise FixtureError(path, f"line {doc.line}: {doc.error}")
+        if doc.data is None:
+            continue
+        try:
+            raw = TestSchema().load(doc.data)
+        except ValidationError as exc:
+            raise FixtureError(path, f"document {doc.number} (line {doc.line}): {exc.messages}") from None
+        resources = tuple((path.parent / r).resolve() for r in raw["resources"])
+        for r, shown in zip(resources, raw["resources"], strict=True):
+            if not r.exists():
+                raise FixtureError(path, f"resource {shown!r} not found (paths are relative to the test file)")
+        if not resources and not raw["objects"]:
+            raise FixtureError(path, f"test {raw['metadata']['name']!r} has neither resources nor objects")
+        expectations = tuple(Expectation(e["policy"], e["rule"], e["kind"], e["name"], e["namespace"], e["result"],
+                                         e["messageContains"]) for e in raw["results"])
+        tests.append(PackTest(raw["metadata"]["name"], path, raw["metadata"]["description"], resources,
+                              tuple(raw["objects"]), raw["strict"], expectations))
+    if not tests:
+        raise FixtureError(path, "no kind: Test document in the file")
+    return tests
+
+
+def load_pack_tests(pack_dir: Path) -> tuple[list[PackTest], list[FixtureError]]:
+    """All fixtures of a pack, and the files that could not be loaded."""
+    tests: list[PackTest] = []
+    errors: list[FixtureError] = []
+    for path in fixture_files(pack_dir):
+        try:
+            tests.extend(load_test_file(path))
+        except FixtureError as exc:
+            errors.append(exc)
+    names: dict[str, Path] = {}
+    for t in tests:
+        if t.name in names:
+            errors.append(FixtureError(t.file, f"test name {t.name!r} is also used in {names[t.name]}"))
+        names[t.name] = t.file
+    return tests, errors
+
+
+# ------------------------------------------------------------------------------------------ running
+
+
+def _dump(test: PackTest) -> Dump:
+    from .errors import Source
+
+    dump = read_paths(str(p) for p in test.resources) if test.resources else Dump()
+    for i, obj in enumerate(test.objects):
+        dump.objects.append(KObject(obj, Source(str(test.file), i + 1, 0)))
+    return dump
+
+
+def _matching(exp: Expectation, report: Report) -> list[tuple[str, Result]]:
+    """``(object text, result)`` for every result the expectation names."""
+    found = []
+    for obj in report.objects:
+        ref = obj.ref
+        if ref.kind != exp.kind or ref.name != exp.name:
+            continue
+        if exp.namespace is not None and ref.namespace != exp.namespace:
+            continue
+        for r in obj.results:
+            if r.rule == exp.rule and (not exp.policy or r.policy == exp.policy):
+                found.append((str(ref), r))
+    return found
+
+
+def _check(test: PackTest, exp: Expectation, report: Report) -> TestCaseResult:
+    def outcome(actual: str, ok: bool, message: str = "") -> TestCaseResult:
+        return TestCaseResult(test.name, str(test.file), exp.describe(), exp.result, actual, ok, message)
+
+    found = _matching(exp, report)
+    if not found:
+        objects = {str(o.ref) for o in report.objects if o.ref.kind == exp.kind and o.ref.name == exp.name}
+        why = ("the object is in the dump but the rule produced no result for it (does the rule match it?)"
+               if objects else "no such object among the evaluated objects")
+        return outcome("missing", False, f"{exp.describe()}: expected {exp.result}, got no result: {why}")
+    if len({(obj, r.policy) for obj, r in found}) > 1:
+        where = ", ".join(sorted({f"{r.policy}/{r.rule} on {obj}" for obj, r in found}))
+        return outcome("ambiguous", False, f"{exp.describe()} names several results ({where}): add policy "
+                                           "and namespace")
+    result = found[0][1]
+    if result.result != exp.result:
+        return outcome(result.result, False, f"{exp.describe()}: expected {exp.result}, got {result.result}: "
+                                             f"{result.message}")
+    if exp.message_contains and exp.message_contains not in result.message:
+        return outcome(result.result, False, f"{exp.describe()}: the message does not contain "
+                                             f"{exp.message_contains!r}: {result.message}")
+    return outcome(result.result, True)
+
+
+def _strict(test: PackTest, report: Report) -> TestCaseResult:
+    """Every fail/warn/error of the run must be an expectation of the test."""
+    listed = {(e.kind, e.name, e.namespace, e.policy, e.rule) for e in test.results}
+    extra = []
+    for obj in report.objects:
+        for r in obj.results:
+            if r.result not in ("fail", "warn", "error"):
+                continue
+            keys = {(obj.ref.kind, obj.ref.name, ns, p, r.rule) for ns in (None, obj.ref.namespace)
+                    for p in ("", r.policy)}
+            if not keys & listed:
+                extra.append(f"{r.policy}/{r.rule} on {obj.ref}: {r.result}: {r.message}")
+    message = "unexpected findings (strict: true):\n  " + "\n  ".join(extra) if extra else ""
+    return TestCaseResult(test.name, str(test.file), "no other fail/warn/error (strict)", "none",
+                          f"{len(extra)} unlisted" if extra else "none", not extra, message)
+
+
+def run_test(test: PackTest, policies: PolicySet) -> list[TestCaseResult]:
+    """The results of one fixture: one per expectation, plus the strict check and input errors."""
+    from .evaluate import evaluate
+
+    try:
+        dump = _dump(test)
+    except DumpError as exc:
+        return [TestCaseResult(test.name, str(test.file), "read the dump", "readable", "error", False, str(exc))]
+    report = evaluate(dump, policies, name=test.name)
+    out = [_check(test, exp, report) for exp in test.results]
+    if dump.errors:
+        out.append(TestCaseResult(test.name, str(test.file), "read the dump", "no input error", "input errors", False,
+                                  "; ".join(str(e) for e in dump.errors)))
+    if test.strict:
+        out.append(_strict(test, report))
+    return out
+
+
+def _pack_policies(pack_dir: Path, policies: PolicySet | None) -> PolicySet:
+    return policies if policies is not None else load_policies([str(pack_dir)])
+
+
+def run_pack_tests(pack_dir: Path, policies: PolicySet | None = None) -> list[TestCaseResult]:
+    """Run every fixture of the pack at ``pack_dir`` with ``policies`` (default: the pack's own policies).
+
+    A fixture file that cannot be loaded gives one failed result naming the file and the reason; the pack's
+    policies failing to load raise ``PolicyLoadError`` (there is nothing to test).
+    """
+    pack_dir = Path(pack_dir)
+    ps = _pack_policies(pack_dir, policies)
+    tests, errors = load_pack_tests(pack_dir)
+    out = [TestCaseResult(e.file.stem, str(e.file), "load the fixture", "loadable", "error", False, e.reason)
+           for e in errors]
+    for test in tests:
+        out.extend(run_test(test, ps))
+    return out
+
+
+def coverage_gaps(pack_dir: Path, policies: PolicySet | None = None) -> list[str]:
+    """Rules of the pack without at least one ``fail`` and one ``pass`` expectation among its fixtures, as
+    ``policy/rule: no fail expectation`` lines (empty when every rule is covered). ``warn`` counts as
+    ``fail`` for rules whose failures are warnings."""
+    pack_dir = Path(pack_dir)
+    ps = _pack_policies(pack_dir, policies)
+    tests, _ = load_pack_tests(pack_dir)
+    seen: dict[tuple[str, str], set[str]] = {}
+    uids = {r.id: [x.uid for x in ps.rules if x.id == r.id] for r in ps.rules}
+    for test in tests:
+        for e in test.results:
+            targets = [f"{e.policy}/{e.rule}"] if e.policy else uids.get(e.rule, [])
+            for uid in targets:
+                policy, _, rule_id = uid.partition("/")
+                seen.setdefault((policy, rule_id), set()).add("fail" if e.result == "warn" else e.result)
+    gaps = []
+    for rule in ps.rules:
+        words = seen.get((rule.policy, rule.id), set())
+        for want in ("fail", "pass"):
+            if want not in words:
+                gaps.append(f"{rule.uid}: no {want} expectation in {pack_dir / TESTS_DIR}")
+    return gaps
+
+
+# ------------------------------------------------------------------------------------------ CLI
+
+
+def builtin_packs() -> list[Path]:
+    """The built-in pack folders that have fixtures."""
+    if not BUILTIN_DIR.is_dir():
+        return []
+    return sorted(d for d in BUILTIN_DIR.iterdir() if d.is_dir() and (d / TESTS_DIR).is_dir())
+
+
+def run_cli(packs: Iterable[str] = ()) -> int:
+    """``verdict policies test [PACK...]``: print each failed case and a summary. Exit 0 when every case
+    passes and every rule is covered, 1 otherwise, 2 when a pack cannot be found or loaded."""
+    import click
+
+    names = list(packs)
+    dirs = [Path(p) if Path(p).is_dir() else BUILTIN_DIR / p for p in names] if names else builtin_packs()
+    missing = [str(d) for d in dirs if not d.is_dir()]
+    if missing:
+        click.echo(f"verdict: no such pack: {', '.join(missing)}", err=True)
+        return 2
+    failed = total = 0
+    for pack in dirs:
+        try:
+            ps = load_policies([str(pack)])
+        except (PolicyLoadError, PolicyError) as exc:
+            click.echo(f"verdict: cannot load pack {pack}:\n{exc}", err=True)
+            return 2
+        results = run_pack_tests(pack, ps)
+        gaps = coverage_gaps(pack, ps)
+        bad = [r for r in results if not r.ok]
+        for r in bad:
+            click.echo(f"FAIL {r.file}: {r.test}: {r.message}")
+        for g in gaps:
+            click.echo(f"GAP  {g}")
+        total += len(results)
+        failed += len(bad) + len(gaps)
+        click.echo(f"{pack.name}: {len(results) - len(bad)}/{len(results)} cases passed"
+                   + (f", {len(gaps)} coverage gaps" if gaps else ""))
+    return 1 if failed else 0
