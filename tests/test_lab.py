@@ -1,0 +1,116 @@
+"""The built-in gpu-operator pack on the example dumps (examples/*.yaml): the objects annotated
+``verdict.dev/expect: "<rule id>[, <rule id>...]: <why>"`` fail (or warn on) exactly the rules they name,
+with a message that names the object, and nothing else fails, warns or errors."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rules.evaluate import evaluate
+from rules.loader import PolicySet, load_policies
+from rules.reader import Dump, read_paths
+from rules.report import Report
+
+Judged = tuple[Dump, Report]
+PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXPECT = "verdict.dev/expect"
+NODE_POLICY = "gpu-nodes"
+
+
+def expected(dump: Dump) -> set[tuple[str, str, str, str]]:
+    """(kind, namespace, name, rule id) for every rule an annotation names."""
+    out = set()
+    for obj in dump.objects:
+        note = (obj.metadata.get("annotations") or {}).get(EXPECT)
+        if note is None:
+            continue
+        ids, _, why = note.partition(":")
+        assert why.strip(), f"{obj.kind}/{obj.name}: the annotation gives no reason"
+        out |= {(obj.kind, obj.namespace, obj.name, i.strip()) for i in ids.split(",")}
+    return out
+
+
+def findings(report: Report, words: tuple[str, ...] = ("fail", "warn")) -> set[tuple[str, str, str, str]]:
+    return {(o.ref.kind, o.ref.namespace, o.ref.name, r.rule) for o in report.objects for r in o.results
+            if r.result in words}
+
+
+@pytest.fixture(scope="module")
+def pack() -> PolicySet:
+    return load_policies(["gpu-operator"])
+
+
+@pytest.fixture(scope="module")
+def lab(pack: PolicySet) -> Judged:
+    dump = read_paths([str(EXAMPLES / "lab-cluster.yaml")])
+    return dump, evaluate(dump, pack)
+
+
+@pytest.fixture(scope="module")
+def sandbox_off(pack: PolicySet) -> Judged:
+    dump = read_paths([str(EXAMPLES / "sandbox-disabled.yaml")])
+    return dump, evaluate(dump, pack)
+
+
+def test_lab_fails_exactly_the_annotated_rules(lab: Judged) -> None:
+    dump, report = lab
+    assert not dump.errors
+    assert expected(dump), "the lab has annotated objects"
+    assert findings(report) == expected(dump)
+    assert findings(report, ("warn",)) == set()
+
+
+def test_lab_has_no_errors(lab: Judged) -> None:
+    _, report = lab
+    errors = [(str(o.ref), r.rule, r.message) for o in report.objects for r in o.results if r.result == "error"]
+    assert errors == []
+    assert report.input_errors == []
+
+
+def test_lab_failures_are_actionable(lab: Judged) -> None:
+    _, report = lab
+    for obj in report.objects:
+        for r in obj.results:
+            if r.result != "fail":
+                continue
+            assert obj.ref.name in r.message, (r.rule, r.message)
+            assert not PLACEHOLDER.search(r.message), (r.rule, r.message)  # every {name} was filled
+            assert r.remediation and r.references, r.rule
+
+
+def test_lab_counts(lab: Judged) -> None:
+    dump, report = lab
+    results = report.summary()["results"]
+    assert results["fail"] == len(expected(dump))
+    assert (results["warn"], results["error"]) == (0, 0)
+
+
+def test_lab_cpu_node_is_skipped_by_every_node_rule(lab: Judged) -> None:
+    _, report = lab
+    (cpu,) = [o for o in report.objects if o.ref.name == "cpu-worker-1"]
+    node_rules = [r for r in cpu.results if r.policy == NODE_POLICY]
+    assert node_rules and {r.result for r in node_rules} == {"skip"}
+    assert all("no NVIDIA GPU" in r.message for r in node_rules)
+
+
+def test_lab_good_objects_pass(lab: Judged) -> None:
+    dump, report = lab
+    broken = {(k, ns, n) for k, ns, n, _ in expected(dump)}
+    good = [o for o in report.objects if (o.ref.kind, o.ref.namespace, o.ref.name) not in broken]
+    assert {o.ref.name for o in good} >= {"gpu-container-1", "gpu-passthrough-1", "gpu-vgpu-1", "cuda-vectoradd",
+                                         "vm-passthrough-a10", "vm-vgpu-a10", "gpu-cluster-policy", "kubevirt"}
+    for obj in good:
+        assert obj.verdict in ("pass", "skip"), (str(obj.ref), [(r.rule, r.result) for r in obj.results])
+
+
+def test_sandbox_disabled_gives_the_warning(sandbox_off: Judged) -> None:
+    dump, report = sandbox_off
+    assert findings(report) == expected(dump) == {("Node", "", "gpu-ignored-vm-label", "label-ignored-sandbox-disabled")}
+    (warn,) = [r for o in report.objects for r in o.results if r.result == "warn"]
+    assert "gpu-ignored-vm-label" in warn.message and "gpu-cluster-policy" in warn.message
+    assert findings(report, ("fail", "error")) == set()
