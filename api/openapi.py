@@ -129,12 +129,14 @@ def build_spec() -> APISpec:
         "responses": {"200": _json("PolicyList", "Policies, their versions and rule counts"), **_errors(401)}}})
     spec.path("/v1/policies/{name}", operations={"get": {
         "operationId": "getPolicy", "summary": "One policy: its rules, version and data tables", "security": SECURITY,
-        "parameters": [{"in": "path", "name": "name", "required": True, "schema": {"type": "string"}}],
+        "parameters": [{"in": "path", "name": "name", "required": True, "schema": {"type": "string"},
+                        "example": "gpu-nodes"}],
         "responses": {"200": _json("PolicyDetail", "The policy"), **_errors(401, 404)}}})
     spec.path("/v1/rules/{id}", operations={"get": {
         "operationId": "getRule", "summary": "One rule, by policy/rule (or a unique rule id)", "security": SECURITY,
         "parameters": [{"in": "path", "name": "id", "required": True, "schema": {"type": "string"},
-                        "description": "policy/rule; the slash is part of the id", "example": "my-policy/my-rule"}],
+                        "description": "policy/rule; the slash is part of the id",
+                        "example": "gpu-nodes/workload-label-valid"}],
         "responses": {"200": _json("RuleDetail", "The rule, with an example object when it has one"),
                       **_errors(401, 404)}}})
     spec.path("/v1/policies/lint", operations={"post": {

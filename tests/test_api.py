@@ -674,3 +674,16 @@ def test_workers_use_the_set_the_master_kept_and_report_its_reloads(pack_copy: P
         assert client.get("/v1/policies").get_json()["lastReload"]["ok"] is False
     finally:
         forget()
+
+
+def test_the_built_in_pack_is_served_whole() -> None:
+    """Every policy and rule of the built-in packs (the default set) answers and fits its schema."""
+    client = create_app({}).test_client()
+    listed = client.get("/v1/policies").get_json()["policies"]
+    assert listed and all(p["pack"] == "gpu-operator" for p in listed)
+    for summary in listed:
+        detail = client.get(summary["href"]).get_json()
+        assert PolicyDetailSchema().validate(detail) == {}, summary["name"]
+        for r in detail["rules"]:
+            resp = client.get(r["href"])
+            assert resp.status_code == 200 and RuleDetailSchema().validate(resp.get_json()) == {}, r["uid"]
