@@ -10,6 +10,7 @@ workers; a broken one is logged and refused, and the new workers keep the last g
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,13 @@ errorlog = "-"
 access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms'
 limit_request_line = 8190
 proc_name = "verdict"
+# Worker heartbeat files in memory: on a container's overlay filesystem (or a read-only root) /tmp can
+# stall or fail them.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+# gunicorn >= 25.1 opens a control socket at $HOME/.gunicorn/gunicorn.ctl by default: one path shared by
+# every instance of a user (they clash), unwritable for the image's home-less user, and a second way to
+# reload workers that bypasses on_reload's policy check. SIGHUP is the reload path. (Older gunicorn ignores it.)
+control_socket_disable = True
 
 
 def on_starting(server: Any) -> None:

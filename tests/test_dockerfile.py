@@ -119,6 +119,7 @@ def test_gunicorn_conf_takes_bind_and_workers_from_env(gunicorn_conf: ModuleType
     assert gunicorn_conf.workers == 3
     assert gunicorn_conf.loglevel == "warning"
     assert callable(gunicorn_conf.on_starting) and callable(gunicorn_conf.on_reload)
+    assert gunicorn_conf.control_socket_disable is True
 
 
 @pytest.fixture()
