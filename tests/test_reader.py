@@ -295,9 +295,9 @@ def test_directory_recursive_with_skipped_files(tmp_path: Path) -> None:
     assert dump.files_read == [f"{label}clusterpolicy.json"] + [f"{label}nodes/gpu-node-{i}.yaml" for i in range(1, 5)]
 
 
-def tar_bytes(folder: Path, mode: str) -> bytes:
+def tar_bytes(folder: Path, gz: bool) -> bytes:
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode=mode) as tar:
+    with tarfile.open(fileobj=buf, mode="w:gz" if gz else "w") as tar:
         tar.add(folder, arcname="cluster")
     return buf.getvalue()
 
@@ -312,11 +312,11 @@ def zip_bytes(folder: Path) -> bytes:
 
 
 @pytest.mark.parametrize(("name", "build"), [
-    ("dump.tar", lambda folder: tar_bytes(folder, "w")),
-    ("dump.tar.gz", lambda folder: tar_bytes(folder, "w:gz")),
-    ("dump.tgz", lambda folder: tar_bytes(folder, "w:gz")),
+    ("dump.tar", lambda folder: tar_bytes(folder, False)),
+    ("dump.tar.gz", lambda folder: tar_bytes(folder, True)),
+    ("dump.tgz", lambda folder: tar_bytes(folder, True)),
     ("dump.zip", zip_bytes),
-    ("dump.bin", lambda folder: tar_bytes(folder, "w:gz")),  # recognised by magic bytes, not the name
+    ("dump.bin", lambda folder: tar_bytes(folder, True)),  # recognised by magic bytes, not the name
 ])
 def test_archives(tmp_path: Path, name: str, build: Callable[[Path], bytes]) -> None:
     folder = write_dump_tree(tmp_path / "src")
@@ -418,7 +418,7 @@ def test_same_dump_in_four_shapes_gives_the_same_verdicts(tmp_path: Path, load_p
     as_docs.write_text(yaml.safe_dump_all(OBJECTS, sort_keys=False))
     folder = write_dump_tree(tmp_path / "tree")
     archive = tmp_path / "dump.tar.gz"
-    archive.write_bytes(tar_bytes(folder, "w:gz"))
+    archive.write_bytes(tar_bytes(folder, True))
 
     dumps = {"list": read_path(str(as_list)), "docs": read_path(str(as_docs)), "dir": read_path(str(folder)),
              "tar.gz": read_path(str(archive))}
