@@ -7,8 +7,8 @@ from flask import Blueprint, Response
 
 from .metrics import exposition
 from .openapi import spec_yaml
-from .policies import json_response, reload_dict
 from .problems import Problem
+from .responses import json_response, reload_dict
 from .schemas import HealthSchema, ReadySchema
 from .state import service
 

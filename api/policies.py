@@ -17,6 +17,7 @@ from rules.model import Match, Policy, Rule
 from .bodies import POLICY_TYPES, media_type, read_body
 from .problems import Problem
 from .query import parse_query
+from .responses import json_response, plain, reload_dict
 from .schemas import (
     LintQuerySchema,
     LintResultSchema,
@@ -25,30 +26,8 @@ from .schemas import (
     RuleDetailSchema,
 )
 from .state import service
-from .store import PolicyKeeper
 
 bp = Blueprint("policies", __name__)
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return str(value)
-
-
-def json_response(data: Any, status: int = 200) -> Response:
-    """``data`` as JSON (orjson; values JSON has no word for become strings)."""
-    return Response(orjson.dumps(data, default=_plain), status=status, mimetype="application/json")
-
-
-def reload_dict(keeper: PolicyKeeper) -> dict[str, Any] | None:
-    """The keeper's last reload attempt in ``ReloadSchema`` form, or None when there was none."""
-    last = keeper.last_reload
-    if last is None:
-        return None
-    return {"at": last.at, "ok": last.ok, "errors": [e.to_dict() for e in last.errors]}
 
 
 def _summary(p: Policy) -> dict[str, Any]:
@@ -72,7 +51,7 @@ def policy(name: str) -> Response:
         known = ", ".join(q.name for q in service().keeper.policies.policies)
         raise Problem("not-found", f"no policy named {name!r}; loaded: {known}")
     body = PolicyDetailSchema().dump({
-        **_summary(p), "dataFiles": list(p.data_files), "data": orjson.loads(orjson.dumps(p.data, default=_plain)),
+        **_summary(p), "dataFiles": list(p.data_files), "data": orjson.loads(orjson.dumps(p.data, default=plain)),
         "contexts": sorted(p.contexts),
         "rules": [{"id": r.id, "uid": r.uid, "title": r.title, "severity": r.severity, "category": r.category,
                    "onFailure": r.on_failure, "href": url_for(".rule", uid=r.uid)} for r in p.rules]})
@@ -88,7 +67,7 @@ def _match(m: Match) -> dict[str, Any]:
 
 
 def _rule(r: Rule, version: str) -> dict[str, Any]:
-    example = orjson.loads(orjson.dumps(r.example, default=_plain)) if r.example is not None else None
+    example = orjson.loads(orjson.dumps(r.example, default=plain)) if r.example is not None else None
     return {"uid": r.uid, "policy": r.policy, "policyVersion": version, "id": r.id, "title": r.title,
             "description": r.description, "severity": r.severity, "category": r.category, "onFailure": r.on_failure,
             "match": _match(r.match), "message": r.message, "remediation": r.remediation,

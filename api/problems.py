@@ -15,6 +15,8 @@ import orjson
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
+from .responses import plain
+
 PROBLEM_TYPE = "https://verdict.dev/problems/"
 MEDIA_TYPE = "application/problem+json"
 
@@ -52,17 +54,13 @@ class Problem(Exception):
         super().__init__(detail)
 
 
-def _plain(value: Any) -> Any:
-    return list(value) if isinstance(value, (set, frozenset, tuple)) else str(value)
-
-
 def problem_response(slug: str, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Response:
     """The response for one problem; ``instance`` is the request path."""
     status, title = TITLES[slug]
     body: dict[str, Any] = {"type": PROBLEM_TYPE + slug, "title": title, "status": status, "detail": detail,
                             "instance": request.path}
     body.update({k: v for k, v in extra.items() if v is not None})
-    resp = Response(orjson.dumps(body, default=_plain), status=status, mimetype=MEDIA_TYPE)
+    resp = Response(orjson.dumps(body, default=plain), status=status, mimetype=MEDIA_TYPE)
     for k, v in (headers or {}).items():
         resp.headers[k] = v
     return resp
