@@ -24,6 +24,7 @@ from .report import ObjectRef, ObjectReport, Report, Result
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+)*)\}")
 _MISSING = object()
+_QUANTIFIER_WORDS = {"all": "each value", "any": "some value", "none": "no value"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +289,9 @@ def check(a: Assertion, scope: Scope) -> Outcome:
             if out.state == "pass":
                 return out
             fails.append(out)
-        first = fails[0]
+        if all(f.state == "skip" for f in fails):
+            return fails[0]
+        first = next(f for f in fails if f.state == "fail")
         return Outcome("fail", first.path, first.observed, " or ".join(f.expected for f in fails if f.expected),
                        first.detail, a.message or first.message, first.bindings)
     if op == "not":
@@ -319,7 +322,7 @@ def check(a: Assertion, scope: Scope) -> Outcome:
             hits = [operator.test(v, arg) for v in values]
             ok = all(hits) if a.quantifier == "all" else any(hits) if a.quantifier == "any" else not any(hits)
             if len(values) > 1 or a.quantifier != "all":
-                expected = f"{a.quantifier} values {expected}" if a.quantifier != "none" else f"no value {expected}"
+                expected = f"{_QUANTIFIER_WORDS[a.quantifier]} {expected}"
     except OperatorError as exc:
         raise EvaluationError(f"{path}: {exc}") from None
     return Outcome("pass" if ok else "fail", path, _one(values), expected, "", a.message)

@@ -15,6 +15,9 @@ T = TypeVar("T")
 
 
 def _hashable(value: Any) -> Any:
+    """A dictionary key for a JSON value; booleans are kept apart from 1 and 0 (Python's True == 1)."""
+    if isinstance(value, bool):
+        return ("bool", value)
     if isinstance(value, dict):
         return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
     if isinstance(value, list):

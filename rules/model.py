@@ -329,6 +329,9 @@ def compile_var(name: str, raw: Any, where: list[str | int]) -> Var:
                 except Exception as exc:  # marshmallow.ValidationError
                     raise CompileError([*aw, "when"], f"invalid condition: {getattr(exc, 'messages', exc)}") from None
                 alts.append((compile_ref(rest if rest else None, aw), compile_assertion(when_raw, [*aw, "when"])))
+            elif isinstance(alt, str) and alt.startswith("$"):
+                # As for a var given as a bare string: a JSONPath (write {value: "$..."} for the literal).
+                alts.append((Ref("path", _path(alt, aw)), None))
             else:
                 alts.append((compile_ref(alt, aw), None))
         return Var(name, tuple(alts))
@@ -343,7 +346,7 @@ def compile_match(raw: dict[str, Any]) -> Match:
             tuple(sorted((sel.get("matchLabels") or {}).items())),
             tuple((e["key"], e["operator"], frozenset(e.get("values") or ())) for e in sel.get("matchExpressions") or ()),
         )
-    return Match(frozenset(raw["kinds"]), tuple(raw.get("apiVersions") or ()), tuple(raw.get("namespaces") or ()),
+    return Match(frozenset(raw.get("kinds") or ["*"]), tuple(raw.get("apiVersions") or ()), tuple(raw.get("namespaces") or ()),
                  tuple(raw.get("names") or ()), selector)
 
 

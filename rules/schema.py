@@ -56,6 +56,13 @@ class MatchSchema(Schema):
     labelSelector = fields.Nested(LabelSelectorSchema)
 
 
+class ExcludeSchema(MatchSchema):
+    """Objects a rule leaves out; like match, but ``kinds`` may be left out (any kind)."""
+
+    kinds = fields.List(fields.String(), validate=validate.Length(min=1),
+                        metadata={"description": "object kinds; default: any kind"})
+
+
 class ForEachSchema(Schema):
     """Iterate over values: the nested assertion sees each value as ``$`` and as ``{var: <as>}``."""
 
@@ -168,7 +175,7 @@ class RuleSchema(Schema):
     category = fields.String()
     onFailure = fields.String(validate=validate.OneOf(ON_FAILURE))
     match = fields.Nested(MatchSchema, required=True)
-    exclude_ = fields.Nested(MatchSchema, data_key="exclude")
+    exclude_ = fields.Nested(ExcludeSchema, data_key="exclude")
     preconditions = fields.List(fields.Nested(lambda: assertion_schema_class()()))
     vars = fields.Dict(keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)), values=fields.Raw())
     assert_ = fields.Nested(lambda: assertion_schema_class()(), data_key="assert", required=True)

@@ -107,6 +107,8 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("lt-fail", {"path": "$.status.allocatable.cpu", "lt": "63.5"}, "fail"),
     ("lte-pass", {"path": "$.status.allocatable.cpu", "lte": "63500m"}, "pass"),
     ("lte-fail", {"path": "$.status.allocatable.memory", "lte": "1Ti"}, "fail"),
+    ("versionLt-pass", {"value": "v1.3.2", "versionLt": "v1.4.0"}, "pass"),
+    ("versionLt-fail", {"value": "v1.4.0", "versionLt": "v1.4.0"}, "fail"),
     ("multipleOf-pass", {"path": "$.status.capacity.memory", "multipleOf": "1Gi"}, "pass"),
     ("multipleOf-fail", {"path": "$.status.allocatable.cpu", "multipleOf": 1}, "fail"),
     ("multipleOf-milli", {"path": "$.status.allocatable.cpu", "multipleOf": "500m"}, "pass"),
@@ -248,7 +250,7 @@ def test_failure_reports_observed_expected_and_path(judge: Judge) -> None:
 def test_several_values_are_observed_as_a_list(judge: Judge) -> None:
     r = one(judge, {"path": "$.status.conditions[*].status", "equals": "False"})
     assert r.observed == ["False", "False", "True"]
-    assert r.expected == "all values == False"
+    assert r.expected == "each value == False"
     r = one(judge, {"path": "$.spec.taints[*].effect", "quantifier": "none", "equals": "NoSchedule"})
     assert r.expected == "no value == NoSchedule"
 

@@ -1,0 +1,59 @@
+"""Regressions found while building the pack, each holding the right value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conftest import make_rule
+
+from rules.errors import Source
+from rules.index import Index
+from rules.jsonpath import compile_path
+from rules.reader import KObject
+
+NODE_A: dict[str, Any] = {"apiVersion": "v1", "kind": "Node",
+                          "metadata": {"name": "gpu-a", "labels": {"nvidia.com/gpu.present": "true"}},
+                          "spec": {"unschedulable": True}, "status": {"allocatable": {"nvidia.com/gpu": "1"}}}
+NODE_B: dict[str, Any] = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-b"},
+                          "spec": {"unschedulable": 1}}
+
+
+def test_index_lookup_keeps_true_apart_from_1() -> None:
+    index = Index([KObject(NODE_A, Source("a.yaml")), KObject(NODE_B, Source("b.yaml"))])
+    path = compile_path("$.spec.unschedulable")
+    assert [o.name for o in index.lookup("Node", path, True)] == ["gpu-a"]
+    assert [o.name for o in index.lookup("Node", path, 1)] == ["gpu-b"]
+
+
+def test_exclude_without_kinds_excludes_by_name(judge) -> None:
+    rule = make_rule({"path": "$.metadata.name", "startsWith": "gpu-"}, match={"kinds": ["Node"]},
+                     exclude={"names": ["gpu-b"]})
+    results = judge([NODE_A, NODE_B], rules=[rule])
+    assert set(results) == {("gpu-a", "r")}
+
+
+def test_any_whose_branches_all_skip_is_skip_not_fail(judge) -> None:
+    """A DaemonSet-like object with no pods to judge: every branch skips (the scheduler finds no
+    workload), so `any` must skip too instead of inventing a failure."""
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "default"}}
+    results = judge([cm], {"any": [{"schedulable": {}}, {"schedulable": {}}]})
+    assert results[("cfg", "r")].result == "skip"
+
+
+def test_first_of_string_starting_with_dollar_is_a_path(judge) -> None:
+    rule = make_rule({"var": "product", "equals": "NVIDIA-A100-SXM4-80GB"}, match={"kinds": ["Node"]})
+    rule["vars"] = {"product": {"firstOf": ["$.metadata.labels['nvidia.com/gpu.product']", "unknown"]}}
+    node = {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "gpu-c", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}}}
+    assert judge([node], rules=[rule])[("gpu-c", "r")].result == "pass"
+    bare = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-d"}}
+    out = judge([bare], rules=[rule])[("gpu-d", "r")]
+    assert (out.result, out.observed) == ("fail", "unknown")
+
+
+def test_expected_text_reads_as_english(judge) -> None:
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-e", "labels": {"a": "x", "b": "y"}}}
+    out = judge([node], {"path": "$.metadata.labels.*", "equals": "x"})[("gpu-e", "r")]
+    assert out.expected == "each value == x"
+    out = judge([node], {"path": "$.metadata.labels.*", "equals": "z", "quantifier": "any"})[("gpu-e", "r")]
+    assert out.expected == "some value == z"
