@@ -737,3 +737,32 @@ def test_indexed_model_matches_node_by_node_reference() -> None:
             expected = reference(nodes, pods, spec)
             assert p.reasons == expected, spec
             assert p.schedulable == (len(p.feasible) > 0)
+
+
+def test_vmi_already_on_a_node_or_finished_is_not_predicted() -> None:
+    """Regression: a Running VMI (status.nodeName set) was predicted again, competing with the very
+    devices its launcher pod holds."""
+    running = yaml.safe_load(VMI)
+    running["status"] = {"phase": "Running", "nodeName": "gpu-pt-2"}
+    p = model(KUBEVIRT_NODES).predict(running)
+    assert (p.applicable, p.message) == (False, "VirtualMachineInstance runs on node gpu-pt-2")
+    done = yaml.safe_load(VMI)
+    done["status"] = {"phase": "Failed"}
+    p = model(KUBEVIRT_NODES).predict(done)
+    assert (p.applicable, p.message) == (False, "VirtualMachineInstance has finished (phase Failed)")
+
+
+def test_hint_names_what_the_pinned_node_advertises_instead() -> None:
+    """A Pod asking nvidia.com/gpu pinned to a vm-passthrough node: kube-scheduler only says
+    Insufficient; verdict adds what that node advertises instead (issue 4's hint)."""
+    nodes = [node("gpu-c-1", {"nvidia.com/gpu": "2"}),
+             node("gpu-pt-1", {"nvidia.com/GA102GL_A10": "1"}, labels={"nvidia.com/gpu.workload.config": "vm-passthrough"})]
+    m = ClusterModel(nodes, [])
+    p = m.predict(pod(limits={"nvidia.com/gpu": "1"}, nodeSelector={"kubernetes.io/hostname": "gpu-pt-1"}))
+    assert p.message == ("0/2 nodes are available: 1 Insufficient nvidia.com/gpu, "
+                         "1 node(s) didn't match Pod's node affinity/selector.")
+    assert p.hint == "hint: nvidia.com/gpu is not advertised where the pod may run: gpu-pt-1 advertises nvidia.com/GA102GL_A10"
+    # Capacity used up on a node that does advertise the resource is no hint.
+    full = ClusterModel(nodes, [pod("busy", limits={"nvidia.com/gpu": "2"}, node_name="gpu-c-1", phase="Running")])
+    p = full.predict(pod(limits={"nvidia.com/gpu": "1"}, nodeSelector={"kubernetes.io/hostname": "gpu-c-1"}))
+    assert (p.schedulable, p.hint) == (False, "")

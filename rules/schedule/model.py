@@ -147,6 +147,15 @@ class ClusterModel:
                 return Prediction(True, (), total, f"Pod is bound to node {bound}", applicable=False)
             if phase in TERMINAL_PHASES:
                 return Prediction(True, (), total, f"Pod has finished (phase {phase})", applicable=False)
+        elif kind == "VirtualMachineInstance":
+            # A VMI that has a node already runs in its virt-launcher pod: nothing left to schedule.
+            status = mapping(workload.get("status"))
+            bound, phase = text(status.get("nodeName")), text(status.get("phase"))
+            if phase in TERMINAL_PHASES:
+                return Prediction(True, (), total, f"VirtualMachineInstance has finished (phase {phase})",
+                                  applicable=False)
+            if bound:
+                return Prediction(True, (), total, f"VirtualMachineInstance runs on node {bound}", applicable=False)
         spec = pod_spec_of(workload)
         if spec is None:
             return Prediction(True, (), total, f"{kind or 'the object'} is not a workload",
@@ -173,13 +182,14 @@ class ClusterModel:
             remaining = {c.index[n] for n in view.prefilter if n in c.index}
             reasons[REASON_PREFILTER] = total - len(remaining)
         remaining = self._static_filters(view, remaining, reasons, unschedulable=True)
+        candidates = set(remaining)
         feasible = self._resources(view, remaining, own, reasons)
         names = c.names_of(feasible)
         reasons = {r: n for r, n in reasons.items() if n}
         if names:
             return Prediction(True, tuple(names), total,
                               f"{len(names)}/{total} nodes are feasible: {_names(names)}", reasons)
-        return Prediction(False, (), total, fit_error(total, reasons), reasons, self._hint(view))
+        return Prediction(False, (), total, fit_error(total, reasons), reasons, self._hint(view, candidates))
 
     def _static_filters(self, view: PodView, remaining: set[int], reasons: dict[str, int], *,
                         unschedulable: bool) -> set[int]:
@@ -248,17 +258,34 @@ class ClusterModel:
 
     # -- hint ---------------------------------------------------------------------------------------
 
-    def _hint(self, view: PodView) -> str:
-        """Name what nodes advertise instead, for requested extended resources no node advertises."""
+    def _hint(self, view: PodView, candidates: set[int] | None = None) -> str:
+        """Name what nodes advertise instead of a requested extended resource: across the cluster when no
+        node advertises it; else on the ``candidates`` (nodes that passed every filter but
+        NodeResourcesFit) that lack it but advertise another resource of the same domain, e.g. a
+        vm-passthrough node advertising ``nvidia.com/GA102GL_A10`` to a Pod asking ``nvidia.com/gpu``."""
+        c = self._cluster
         parts = []
         for resource in sorted(view.requests):
-            if not is_extended(resource) or self._cluster.advertised.get(resource):
+            if not is_extended(resource):
                 continue
-            others = self._cluster.advertisers(resource.split("/", 1)[0])
-            if not others:
+            domain = resource.split("/", 1)[0]
+            if not c.advertised.get(resource):
+                others = c.advertisers(domain)
+                if others:
+                    listed = [f"{name} ({_nodes_text(nodes)})" for name, nodes in sorted(others.items())]
+                    parts.append(f"no node advertises {resource}; nodes advertise {_names(listed)}")
                 continue
-            listed = [f"{name} ({_nodes_text(nodes)})" for name, nodes in sorted(others.items())]
-            parts.append(f"no node advertises {resource}; nodes advertise {_names(listed)}")
+            lacking = sorted((candidates or set()) - c.advertised[resource])
+            shown = []
+            for i in lacking:
+                instead = sorted(name for name, members in c.advertised.items()
+                                 if i in members and is_extended(name) and name.split("/", 1)[0] == domain)
+                if instead:
+                    shown.append(f"{c.names[i]} advertises {', '.join(instead)}")
+            if shown:
+                more = f" and {len(shown) - SHOWN} more" if len(shown) > SHOWN else ""
+                parts.append(f"{resource} is not advertised where the pod may run: "
+                             f"{'; '.join(shown[:SHOWN])}{more}")
         return "hint: " + "; ".join(parts) if parts else ""
 
 
