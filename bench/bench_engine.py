@@ -72,7 +72,8 @@ def main() -> None:
         t = time.perf_counter()
         out = render(report, "json")
         print(f"render json: {time.perf_counter() - t:.2f} s ({len(out) / 2**20:.1f} MiB)")
-        small = {"apiVersion": "v1", "kind": "List", "items": items[: args.nodes // 5] + items[args.nodes: args.nodes + args.pods // 5]}
+        fifth = items[: args.nodes // 5] + items[args.nodes: args.nodes + args.pods // 5]
+        small = {"apiVersion": "v1", "kind": "List", "items": fifth}
         ypath = Path(tmp) / "dump.yaml"
         import yaml
 
