@@ -310,8 +310,8 @@ def check(a: Assertion, scope: Scope) -> Outcome:
         return Outcome(state, "$", observed, operator.describe(a.argument), detail, a.message)
     values = subject_values(a, scope)
     arg = resolve(a.argument, scope) if operator.resolve else a.argument
-    path = a.subject.text() if a.subject else ""
-    expected = operator.describe(arg)
+    path = a.subject.label if a.subject else ""
+    expected = _expected(operator, a, arg)
     try:
         if operator.scope == "set":
             ok = operator.test(values, arg)
@@ -326,6 +326,21 @@ def check(a: Assertion, scope: Scope) -> Outcome:
     except OperatorError as exc:
         raise EvaluationError(f"{path}: {exc}") from None
     return Outcome("pass" if ok else "fail", path, _one(values), expected, "", a.message)
+
+
+_EXPECTED: dict[int, tuple[Assertion, str]] = {}
+
+
+def _expected(operator: operators.Operator, a: Assertion, arg: Any) -> str:
+    """``operator.describe(arg)``, computed once per assertion when the argument is a constant."""
+    constant = not operator.resolve or (isinstance(a.argument, Ref) and a.argument.kind == "literal")
+    if not constant:
+        return operator.describe(arg)
+    hit = _EXPECTED.get(id(a))
+    if hit is None or hit[0] is not a:
+        hit = (a, operator.describe(arg))
+        _EXPECTED[id(a)] = hit
+    return hit[1]
 
 
 def _with_message(out: Outcome, message: str) -> Outcome:

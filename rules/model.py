@@ -41,9 +41,17 @@ class Ref:
     key: Ref | None = None
     many: bool = False
     default: Any = None
+    label: str = field(default="", compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Computed once at compile time: evaluation reads it for every result it builds.
+        object.__setattr__(self, "label", self._describe())
 
     def text(self) -> str:
         """How the reference reads in messages (``$.status.allocatable``, ``data operands``...)."""
+        return self.label
+
+    def _describe(self) -> str:
         base = {
             "literal": lambda: operators.show(self.target),
             "path": lambda: str(self.target),

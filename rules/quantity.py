@@ -7,6 +7,7 @@ or a decimal exponent (``e3``/``E3``). Values are exact ``Fraction``s so ``"1500
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 
@@ -32,6 +33,19 @@ class QuantityError(ValueError):
     """Raised when a value is not a Kubernetes quantity; the message quotes the value."""
 
 
+@functools.lru_cache(maxsize=8192)
+def _parse_text(value: str) -> Fraction:
+    m = _QUANTITY.match(value.strip())
+    if not m:
+        raise QuantityError(f"{value!r} is not a Kubernetes quantity")
+    number = Fraction(m["num"])
+    if m["bin"]:
+        return number * _BINARY[m["bin"]]
+    if m["exp"]:
+        return number * Fraction(10) ** int(m["exp"][1:])
+    return number * _DECIMAL[m["dec"] or ""]
+
+
 def parse_quantity(value: object) -> Fraction:
     """Parse a quantity into an exact number of base units.
 
@@ -46,15 +60,7 @@ def parse_quantity(value: object) -> Fraction:
         return Fraction(str(value))
     if not isinstance(value, str):
         raise QuantityError(f"{value!r} is not a quantity")
-    m = _QUANTITY.match(value.strip())
-    if not m:
-        raise QuantityError(f"{value!r} is not a Kubernetes quantity")
-    number = Fraction(m["num"])
-    if m["bin"]:
-        return number * _BINARY[m["bin"]]
-    if m["exp"]:
-        return number * Fraction(10) ** int(m["exp"][1:])
-    return number * _DECIMAL[m["dec"] or ""]
+    return _parse_text(value)
 
 
 def is_quantity(value: object) -> bool:
