@@ -27,6 +27,7 @@ from .matching import (
     Toleration,
     filter_taints,
     first_untolerated,
+    get_in,
     items,
     mapping,
     parse_int64,
@@ -50,14 +51,6 @@ _CACHE_LIMIT = 512
 _SMALL = 64
 
 
-def _get(obj: Any, *path: str) -> Any:
-    for key in path:
-        if not isinstance(obj, Mapping):
-            return None
-        obj = obj.get(key)
-    return obj
-
-
 class Cluster:
     """Indexes over the nodes and bound pods of one dump. Read-only after construction.
 
@@ -77,7 +70,7 @@ class Cluster:
         allocatable: list[Usage] = []
         named: dict[str, Mapping[str, Any]] = {}
         for node in nodes:
-            name = _get(node, "metadata", "name")
+            name = get_in(node, "metadata", "name")
             if not name:
                 self.warnings.append("a Node without metadata.name was skipped")
             elif str(name) in named:
@@ -130,16 +123,16 @@ class Cluster:
         i = len(self.names)
         self.names.append(name)
         self.index[name] = i
-        labels = {str(k): text(v) for k, v in mapping(_get(node, "metadata", "labels")).items()}
+        labels = {str(k): text(v) for k, v in mapping(get_in(node, "metadata", "labels")).items()}
         self.labels.append(labels)
         for key, value in labels.items():
             self.by_label.setdefault((key, value), set()).add(i)
             self.by_key.setdefault(key, set()).add(i)
-        self.taints.append(filter_taints(_get(node, "spec", "taints")))
-        if _get(node, "spec", "unschedulable") is True:
+        self.taints.append(filter_taints(get_in(node, "spec", "taints")))
+        if get_in(node, "spec", "unschedulable") is True:
             unschedulable.add(i)
         alloc: dict[str, Fraction] = {}
-        for resource, amount in mapping(_get(node, "status", "allocatable")).items():
+        for resource, amount in mapping(get_in(node, "status", "allocatable")).items():
             try:
                 alloc[str(resource)] = quantity(amount)
             except QuantityError as err:
@@ -149,7 +142,7 @@ class Cluster:
     def _add_pod(self, pod: Mapping[str, Any], used: list[Usage]) -> None:
         spec = mapping(mapping(pod).get("spec"))
         node = self.index.get(text(spec.get("nodeName")))
-        if node is None or text(_get(pod, "status", "phase")) in TERMINAL_PHASES:
+        if node is None or text(get_in(pod, "status", "phase")) in TERMINAL_PHASES:
             return
         meta = mapping(pod.get("metadata"))
         try:

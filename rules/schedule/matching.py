@@ -28,6 +28,15 @@ _INT64 = re.compile(r"^[+-]?[0-9]+$")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
+def get_in(obj: Any, *path: str) -> Any:
+    """The value at ``path`` (mapping keys) below ``obj``, or None when a step is not a mapping."""
+    for key in path:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
 def text(value: Any) -> str:
     """A label, taint or toleration value as the string the API would hold (None -> "")."""
     if value is None:

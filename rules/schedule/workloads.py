@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import EvaluationError
 from ..quantity import QuantityError, format_quantity, parse_quantity
-from .matching import items, mapping, text
+from .matching import get_in, items, mapping, text
 
 TEMPLATE_KINDS = frozenset(
     {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "ReplicationController"})
@@ -36,14 +36,6 @@ _DAEMON_TOLERATIONS = (
 )
 _HOST_NETWORK_TOLERATION = {
     "key": "node.kubernetes.io/network-unavailable", "operator": "Exists", "effect": "NoSchedule"}
-
-
-def _get(obj: Any, *path: str) -> Any:
-    for key in path:
-        if not isinstance(obj, Mapping):
-            return None
-        obj = obj.get(key)
-    return obj
 
 
 def is_kubevirt(workload: Mapping[str, Any]) -> bool:
@@ -76,19 +68,19 @@ def vmi_pod_spec(vmi_spec: Mapping[str, Any]) -> dict[str, Any]:
     selectors, and devices claimed through DRA (entries with ``claimName``).
     Raises ``EvaluationError`` when a device count cannot be added to a malformed quantity.
     """
-    domain = mapping(_get(vmi_spec, "domain"))
-    resources = mapping(_get(domain, "resources"))
-    requests: dict[str, Any] = dict(mapping(_get(resources, "requests")))
-    limits: dict[str, Any] = dict(mapping(_get(resources, "limits")))
-    guest = _get(domain, "memory", "guest")
+    domain = mapping(get_in(vmi_spec, "domain"))
+    resources = mapping(get_in(domain, "resources"))
+    requests: dict[str, Any] = dict(mapping(get_in(resources, "requests")))
+    limits: dict[str, Any] = dict(mapping(get_in(resources, "limits")))
+    guest = get_in(domain, "memory", "guest")
     if guest is not None and "memory" not in requests and "memory" not in limits:
         requests["memory"] = guest
 
     devices: dict[str, int] = {}
     for group in ("gpus", "hostDevices"):
-        for device in items(_get(domain, "devices", group)):
-            name = _get(device, "deviceName")
-            if name and not _get(device, "claimName"):
+        for device in items(get_in(domain, "devices", group)):
+            name = get_in(device, "deviceName")
+            if name and not get_in(device, "claimName"):
                 devices[str(name)] = devices.get(str(name), 0) + 1
     for name, count in devices.items():
         for where, target in (("requests", requests), ("limits", limits)):
@@ -98,14 +90,14 @@ def vmi_pod_spec(vmi_spec: Mapping[str, Any]) -> dict[str, Any]:
                 raise EvaluationError(f"spec.domain.resources.{where}.{name}: {err}") from err
             target[name] = format_quantity(Fraction(total))
 
-    node_selector = {str(k): v for k, v in mapping(_get(vmi_spec, "nodeSelector")).items()}
+    node_selector = {str(k): v for k, v in mapping(get_in(vmi_spec, "nodeSelector")).items()}
     node_selector[KUBEVIRT_SCHEDULABLE_LABEL] = "true"
     spec: dict[str, Any] = {
         "nodeSelector": node_selector,
         "containers": [{"name": "compute", "resources": {"requests": requests, "limits": limits}}],
     }
     for key in ("affinity", "tolerations", "schedulerName", "priorityClassName"):
-        if _get(vmi_spec, key) is not None:
+        if get_in(vmi_spec, key) is not None:
             spec[key] = vmi_spec[key]
     return spec
 
@@ -130,13 +122,13 @@ def pod_spec_of(workload: Any) -> dict[str, Any] | None:
     if kind == "Pod":
         spec = workload.get("spec")
     elif kind in TEMPLATE_KINDS:
-        spec = _get(workload, "spec", "template", "spec")
+        spec = get_in(workload, "spec", "template", "spec")
         if kind == "DaemonSet" and isinstance(spec, Mapping):
             return daemon_pod_spec(spec)
     elif kind == "CronJob":
-        spec = _get(workload, "spec", "jobTemplate", "spec", "template", "spec")
+        spec = get_in(workload, "spec", "jobTemplate", "spec", "template", "spec")
     elif is_kubevirt(workload):
-        vmi = workload.get("spec") if kind == "VirtualMachineInstance" else _get(
+        vmi = workload.get("spec") if kind == "VirtualMachineInstance" else get_in(
             workload, "spec", "template", "spec")
         return vmi_pod_spec(vmi) if isinstance(vmi, Mapping) else None
     return spec if isinstance(spec, dict) else None
@@ -157,15 +149,15 @@ def owned_pods(workload: Mapping[str, Any]) -> OwnedPods | None:
     """The ``OwnedPods`` of a controller or KubeVirt object; None for Pods, CronJobs and anything
     without a usable selector (an empty selector is not taken to mean "every pod")."""
     kind = text(workload.get("kind"))
-    namespace = str(_get(workload, "metadata", "namespace") or "default")
-    name = _get(workload, "metadata", "name")
+    namespace = str(get_in(workload, "metadata", "namespace") or "default")
+    name = get_in(workload, "metadata", "name")
     if is_kubevirt(workload):
         return OwnedPods(namespace, owner=("VirtualMachineInstance", str(name))) if name else None
     if kind not in TEMPLATE_KINDS:
         return None
-    selector = _get(workload, "spec", "selector")
+    selector = get_in(workload, "spec", "selector")
     if kind == "ReplicationController":
-        labels = selector if isinstance(selector, Mapping) and selector else _get(
+        labels = selector if isinstance(selector, Mapping) and selector else get_in(
             workload, "spec", "template", "metadata", "labels")
         selector = {"matchLabels": labels} if isinstance(labels, Mapping) else None
     if not isinstance(selector, Mapping) or not (selector.get("matchLabels") or selector.get(
