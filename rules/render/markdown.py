@@ -58,6 +58,8 @@ def summary_line(report: Report, title: str = "") -> str:
         parts.append(f"{total} {word}" + (f" ({by_sev})" if total and word != "error" else ""))
     if report.input_errors:
         parts.append(_n(len(report.input_errors), "input error"))
+    if title.startswith("<") and title.endswith(">"):
+        title = ""  # <body>, <stdin>: no file name worth showing in a chat message
     head = f"**verdict** {cell(title, 80)}:" if title else "**verdict**:"
     return f"{head} " + " · ".join(parts)
 
