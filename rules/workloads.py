@@ -22,10 +22,13 @@ def _field() -> fields.Field:
 def check_schedulable(scope: Any, arg: Any) -> tuple[str, str, Any]:
     """(state, message, observed) for the object in ``scope``: ``pass`` with the feasible nodes, ``fail``
     with kube-scheduler's FailedScheduling text (+ hint), or ``skip`` when the object is not a workload
-    or is already bound to a Node."""
+    or is already bound to a Node, or when the dump holds no Node at all."""
     from .schedule import ClusterModel  # imported late: the model is only built when a rule asks
 
     index = scope.index
+    if not index.of_kind("Node"):
+        # Nothing is known about placement (a manifest or a namespace dump): no verdict, not a failure.
+        return "skip", "no Node in the dump to schedule on", None
     model = index.memo("schedule.ClusterModel", lambda: ClusterModel(
         (o.obj for o in index.of_kind("Node")), (o.obj for o in index.of_kind("Pod"))))
     prediction = model.predict(scope.obj.obj)

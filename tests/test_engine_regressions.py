@@ -57,3 +57,12 @@ def test_expected_text_reads_as_english(judge) -> None:
     assert out.expected == "each value == x"
     out = judge([node], {"path": "$.metadata.labels.*", "equals": "z", "quantifier": "any"})[("gpu-e", "r")]
     assert out.expected == "some value == z"
+
+
+def test_schedulable_skips_when_the_dump_holds_no_node(judge) -> None:
+    """Regression: auditing manifests alone (no Node) failed every GPU Pod with 'no nodes available'."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "cuda", "namespace": "ml"},
+           "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}
+    out = judge([pod], {"schedulable": {}})[("cuda", "r")]
+    assert (out.result, out.message) == ("skip", "no Node in the dump to schedule on")
+    assert judge([pod, NODE_B], {"schedulable": {}})[("cuda", "r")].result == "fail"
