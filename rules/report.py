@@ -108,6 +108,9 @@ class Report:
     name: str = ""
     generated: str = ""
     rules: list[dict[str, Any]] = field(default_factory=list)
+    #: Set by ``filtered``: the summary of the whole audit and the filters applied to ``objects``.
+    audit_summary: dict[str, Any] | None = None
+    filters: dict[str, Any] = field(default_factory=dict)
 
     @property
     def results(self) -> list[tuple[ObjectReport, Result]]:
@@ -115,18 +118,25 @@ class Report:
 
     def summary(self) -> dict[str, Any]:
         """Counts: objects read and judged, results by result word, failing results by severity,
-        verdicts by word, input errors."""
+        verdicts by word, input errors. Always of the whole audit: filters change what is listed,
+        not what was found."""
+        if self.audit_summary is not None:
+            return self.audit_summary
         by_result = Counter({k: 0 for k in RESULTS})
         by_severity = Counter({k: 0 for k in SEVERITIES})
+        by_word = {w: Counter({k: 0 for k in SEVERITIES}) for w in ("fail", "warn", "error")}
         verdicts = Counter({k: 0 for k in RESULTS})
         for obj in self.objects:
             verdicts[obj.verdict] += 1
             for r in obj.results:
                 by_result[r.result] += 1
-                if r.result in ("fail", "warn", "error"):
+                if r.result in by_word:
                     by_severity[r.severity] += 1
+                    by_word[r.result][r.severity] += 1
         return {"objectsRead": self.objects_read, "objectsJudged": len(self.objects),
-                "results": dict(by_result), "findingsBySeverity": dict(by_severity), "verdicts": dict(verdicts),
+                "results": dict(by_result), "findingsBySeverity": dict(by_severity),
+                "failBySeverity": dict(by_word["fail"]), "warnBySeverity": dict(by_word["warn"]),
+                "errorBySeverity": dict(by_word["error"]), "verdicts": dict(verdicts),
                 "inputErrors": len(self.input_errors)}
 
     def worst(self) -> str:
@@ -145,7 +155,26 @@ class Report:
                        if (not results or r.result in results) and SEVERITY_RANK.get(r.severity, 0) >= floor)
             if rs:
                 kept.append(ObjectReport(obj.ref, obj.source, rs))
-        return replace(self, objects=kept)
+        filters: dict[str, Any] = {}
+        if results:
+            filters["results"] = sorted(results, key=RESULTS.index)
+        if min_severity:
+            filters["minSeverity"] = min_severity
+        return replace(self, objects=kept, audit_summary=self.summary(), filters=filters)
+
+    @staticmethod
+    def total(reports: list[Report]) -> dict[str, Any]:
+        """The summaries of several reports added up (for one report per dump plus a total)."""
+        out: dict[str, Any] = {}
+        for r in reports:
+            for key, value in r.summary().items():
+                if isinstance(value, dict):
+                    bucket = out.setdefault(key, {})
+                    for k, n in value.items():
+                        bucket[k] = bucket.get(k, 0) + n
+                else:
+                    out[key] = out.get(key, 0) + value
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """The native JSON form (see docs/report-format.md)."""
@@ -155,6 +184,7 @@ class Report:
             "name": self.name,
             "generated": self.generated,
             "summary": self.summary(),
+            **({"filters": self.filters} if self.filters else {}),
             "policies": self.policies,
             "inputErrors": [e.to_dict() for e in self.input_errors],
             "filesRead": self.files_read,

@@ -234,6 +234,9 @@ def test_report_summary_and_bookkeeping(load_policy: Callable[..., PolicySet]) -
         "objectsJudged": 4,
         "results": {"pass": 8, "fail": 1, "warn": 1, "error": 1, "skip": 1},
         "findingsBySeverity": {"critical": 0, "high": 2, "medium": 0, "low": 1, "info": 0},
+        "failBySeverity": {"critical": 0, "high": 1, "medium": 0, "low": 0, "info": 0},
+        "warnBySeverity": {"critical": 0, "high": 0, "medium": 0, "low": 1, "info": 0},
+        "errorBySeverity": {"critical": 0, "high": 1, "medium": 0, "low": 0, "info": 0},
         "verdicts": {"pass": 1, "fail": 1, "warn": 1, "error": 1, "skip": 0},
         "inputErrors": 1,
     }
@@ -277,7 +280,12 @@ def test_report_filtered(load_policy: Callable[..., PolicySet]) -> None:
     filtered = report.filtered({"fail"})
     assert filtered.objects_read == 3 and filtered.policies == report.policies
     assert len(report.objects) == 3
-    assert filtered.summary()["results"] == {"pass": 0, "fail": 2, "warn": 0, "error": 0, "skip": 0}
+    # Regression: the summary counted only what the filter kept ("5 objects judged" next to 13 read):
+    # it is the audit's, and the filters are named in the report.
+    assert filtered.summary() == report.summary()
+    assert filtered.summary()["results"] == {"pass": 6, "fail": 2, "warn": 1, "error": 0, "skip": 0}
+    assert filtered.to_dict()["filters"] == {"results": ["fail"]}
+    assert "filters" not in report.to_dict()
 
 
 def test_rules_match_by_kind_and_wildcard(load_policy: Callable[..., PolicySet]) -> None:

@@ -54,10 +54,7 @@ def render_many(reports: list[Report], fmt: str = "json", **options: Any) -> str
     if hasattr(module, "render_many"):
         return str(module.render_many(reports, fmt=fmt, **options))
     if FORMATS[fmt][0] == "native":
-        total = Report(objects=[o for r in reports for o in r.objects],
-                       input_errors=[e for r in reports for e in r.input_errors],
-                       objects_read=sum(r.objects_read for r in reports))
-        data = {"apiVersion": "verdict/v1", "kind": "ReportList", "total": total.summary(),
+        data = {"apiVersion": "verdict/v1", "kind": "ReportList", "total": Report.total(reports),
                 "reports": [r.to_dict() for r in reports]}
         return str(module.render(data, fmt=fmt))
     parts = [f"== {r.name}\n{module.render(r, fmt=fmt, **options)}" for r in reports]

@@ -45,19 +45,18 @@ def _n(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
-def summary_line(report: Report, title: str = "") -> str:
-    """``**verdict** <title>: N objects judged · F fail (by severity) · W warn (...) · E error``."""
-    counts: dict[str, dict[str, int]] = {w: dict.fromkeys(SEVERITIES, 0) for w in FINDINGS}
-    for _, r in report.results:
-        if r.result in counts:
-            counts[r.result][r.severity] = counts[r.result].get(r.severity, 0) + 1
-    parts = [f"{_n(len(report.objects), 'object')} judged ({report.objects_read} read)"]
+def summary_line(report: Report | dict[str, Any], title: str = "") -> str:
+    """``**verdict** <title>: N objects judged · F fail (by severity) · W warn (...) · E error``, from the
+    summary of the whole audit (a filter changes the table, not these counts)."""
+    s = report.summary() if isinstance(report, Report) else report
+    parts = [f"{_n(s['objectsJudged'], 'object')} judged ({s['objectsRead']} read)"]
     for word in ("fail", "warn", "error"):
-        total = sum(counts[word].values())
-        by_sev = ", ".join(f"{n} {s}" for s, n in counts[word].items() if n)
+        by = s[f"{word}BySeverity"]
+        total = sum(by.values())
+        by_sev = ", ".join(f"{n} {sev}" for sev in SEVERITIES if (n := by.get(sev, 0)))
         parts.append(f"{total} {word}" + (f" ({by_sev})" if total and word != "error" else ""))
-    if report.input_errors:
-        parts.append(_n(len(report.input_errors), "input error"))
+    if s["inputErrors"]:
+        parts.append(_n(s["inputErrors"], "input error"))
     if title.startswith("<") and title.endswith(">"):
         title = ""  # <body>, <stdin>: no file name worth showing in a chat message
     head = f"**verdict** {cell(title, 80)}:" if title else "**verdict**:"
@@ -70,10 +69,12 @@ def findings(report: Report) -> list[tuple[ObjectReport, Result]]:
     return sorted(rows, key=lambda p: (_ORDER[p[1].result], -SEVERITY_RANK.get(p[1].severity, 0)))
 
 
-def row(obj: ObjectReport, r: Result) -> str:
-    fix = cell(r.remediation, 100) if r.remediation else ""
+def row(obj: ObjectReport, r: Result, whole: bool = False) -> str:
+    """One finding as a table row; cells are shortened for chat unless ``whole`` (no limit asked)."""
+    big = 1 << 30
+    fix = cell(r.remediation, big if whole else 100) if r.remediation else ""
     return (f"| {r.result} · {r.severity} | {_code(cell(obj.ref, 80))} | {_code(f'{r.policy}/{r.rule}')} "
-            f"| {cell(r.message)} | {fix} |")
+            f"| {cell(r.message, big if whole else CELL)} | {fix} |")
 
 
 def _closing(rows: int, dumps: int, limit: int) -> str:
@@ -128,17 +129,14 @@ def _fit(blocks: list[tuple[str, list[str]]], limit: int) -> str:
 
 def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, **_: Any) -> str:
     """One report: summary line, findings table, closing line when cut."""
-    return _fit([(summary_line(report, report.name), [row(o, r) for o, r in findings(report)])], limit)
+    return _fit([(summary_line(report, report.name), [row(o, r, not limit) for o, r in findings(report)])], limit)
 
 
 def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT, **_: Any) -> str:
     """A total line, then one section per dump (its summary line and table), all within ``limit``."""
     if len(reports) == 1:
         return render(reports[0], fmt, limit)
-    total = Report(objects=[o for r in reports for o in r.objects],
-                   input_errors=[e for r in reports for e in r.input_errors],
-                   objects_read=sum(r.objects_read for r in reports))
-    blocks: list[tuple[str, list[str]]] = [(summary_line(total, f"{len(reports)} dumps"), [])]
-    blocks += [(f"### {cell(r.name or f'dump {i}', 120)}\n{summary_line(r)}", [row(o, x) for o, x in findings(r)])
+    blocks: list[tuple[str, list[str]]] = [(summary_line(Report.total(reports), f"{len(reports)} dumps"), [])]
+    blocks += [(f"### {cell(r.name or f'dump {i}', 120)}\n{summary_line(r)}", [row(o, x, not limit) for o, x in findings(r)])
                for i, r in enumerate(reports, 1)]
     return _fit(blocks, limit)
