@@ -87,8 +87,10 @@ def main() -> None:
               help="Exit 1 when a result at or above this is found (error > fail > warn).")
 @click.option("--min-severity", type=click.Choice(SEVERITIES), help="Report only results of this severity or above.")
 @click.option("--results", "results_filter", help="Report only these results, e.g. fail,warn.")
+@click.option("--limit", type=int, default=None,
+              help="markdown: cut the message to this many characters (default 3500 for chat; 0: no cut).")
 def audit(paths: tuple[str, ...], policy: tuple[str, ...], rule: tuple[str, ...], fmt: str, output: str | None,
-          fail_on: str, min_severity: str | None, results_filter: str | None) -> None:
+          fail_on: str, min_severity: str | None, results_filter: str | None, limit: int | None) -> None:
     """Audit PATHS: files, folders, archives (.tar, .tar.gz, .zip), must-gather folders, describe text,
     or - for standard input. Each PATH is one dump; a folder holding only archives is one dump per archive."""
     wanted = _results_option(results_filter)
@@ -106,11 +108,26 @@ def audit(paths: tuple[str, ...], policy: tuple[str, ...], rule: tuple[str, ...]
             except DumpError as exc:
                 _err(f"verdict: cannot read {exc}")
                 raise SystemExit(2) from None
+    empty = [r.name for r in reports if r.objects_read == 0 and not r.input_errors]
+    if empty:
+        # An empty input is almost always a failed producer (kubectl with a wrong context piped in):
+        # never let it pass as a clean cluster.
+        for name in empty:
+            _err(f"verdict: no Kubernetes object found in {'<stdin>' if name == '-' else name}")
+        raise SystemExit(2)
     code = max(exit_code(r, fail_on) for r in reports)
     shown = [r.filtered(wanted, min_severity) if (wanted or min_severity) else r for r in reports]
     color = fmt == "table" and output is None and sys.stdout.isatty()
+    options: dict[str, Any] = {"color": color}
+    if limit is not None:
+        if fmt != "markdown":
+            raise click.BadParameter("--limit applies to --format markdown", param_hint="--limit")
+        if 0 < limit < 500:
+            raise click.BadParameter("a chat message needs at least 500 characters; 0 means no limit",
+                                     param_hint="--limit")
+        options["limit"] = limit
     try:
-        text = render(shown[0], fmt, color=color) if len(shown) == 1 else _render_many(shown, fmt, color)
+        text = render(shown[0], fmt, **options) if len(shown) == 1 else _render_many(shown, fmt, **options)
     except UnknownFormat as exc:
         raise click.BadParameter(str(exc), param_hint="--format") from None
     if output:
@@ -124,10 +141,10 @@ def audit(paths: tuple[str, ...], policy: tuple[str, ...], rule: tuple[str, ...]
     raise SystemExit(code)
 
 
-def _render_many(reports: list[Report], fmt: str, color: bool) -> str:
+def _render_many(reports: list[Report], fmt: str, **options: Any) -> str:
     from .render import render_many
 
-    return render_many(reports, fmt, color=color)
+    return render_many(reports, fmt, **options)
 
 
 @main.command()

@@ -165,3 +165,33 @@ def test_lab_audit_with_builtin_pack() -> None:
     for good in ("gpu-container-1", "gpu-passthrough-1", "gpu-vgpu-1"):
         assert result(good) == "pass"
     assert run("audit", str(LAB), "--fail-on", "never").exit_code == 0
+
+
+def test_empty_input_is_never_a_clean_cluster(files: tuple[Path, Path], tmp_path: Path) -> None:
+    """Regression: `kubectl get ... | verdict audit -` with a failed kubectl exited 0 with no word."""
+    policy, _ = files
+    res = run("audit", "-", "-p", str(policy), input="")
+    assert res.exit_code == 2
+    assert "no Kubernetes object found in <stdin>" in res.stderr
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("---\n")
+    res = run("audit", str(empty), "-p", str(policy))
+    assert (res.exit_code, res.stderr.strip()) == (2, f"verdict: no Kubernetes object found in {empty}")
+
+
+def test_filters_list_less_but_the_summary_counts_the_audit(files: tuple[Path, Path]) -> None:
+    policy, dump = files
+    report = json.loads(run("audit", str(dump), "-p", str(policy), "--results", "fail").stdout)
+    assert [o["name"] for o in report["objects"]] == ["typo"]
+    assert report["summary"]["objectsJudged"] == 2
+    assert report["summary"]["results"]["pass"] == 1
+    assert report["filters"] == {"results": ["fail"]}
+
+
+def test_markdown_limit_option(files: tuple[Path, Path]) -> None:
+    policy, dump = files
+    res = run("audit", str(dump), "-p", str(policy), "--format", "markdown", "--limit", "0")
+    assert res.stdout.startswith("**verdict** ")
+    assert "label vm_passthrough on typo is not a workload" in res.stdout
+    assert run("audit", str(dump), "-p", str(policy), "--format", "markdown", "--limit", "100").exit_code == 2
+    assert run("audit", str(dump), "-p", str(policy), "--limit", "0").exit_code == 2
