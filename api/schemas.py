@@ -124,6 +124,9 @@ class SummarySchema(OpenSchema):
     objectsJudged = fields.Integer(required=True)
     results = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
     findingsBySeverity = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    failBySeverity = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    warnBySeverity = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    errorBySeverity = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
     verdicts = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
     inputErrors = fields.Integer(required=True)
 
@@ -142,7 +145,10 @@ class ReportSchema(OpenSchema):
     kind = fields.String(required=True, validate=validate.Equal("Report"))
     name = fields.String(required=True)
     generated = fields.String(required=True)
-    summary = fields.Nested(SummarySchema, required=True)
+    summary = fields.Nested(SummarySchema, required=True,
+                            metadata={"description": "counts of the whole audit, whatever the filters"})
+    filters = fields.Dict(keys=fields.String(), values=fields.Raw(),
+                          metadata={"description": "the results/minSeverity filters applied to objects, when any"})
     policies = fields.List(fields.Nested(PolicyUsedSchema), required=True)
     inputErrors = fields.List(fields.Nested(InputErrorSchema), required=True)
     filesRead = fields.List(fields.String(), required=True)
