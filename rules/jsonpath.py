@@ -122,5 +122,24 @@ def compile_path(text: str) -> JsonPath:
         token = getattr(exc, "token", None)
         # The parser's token holds the 0-based offset of the problem; say it as a 1-based column.
         at = f" at column {token[1] + 1}" if isinstance(token, tuple) and len(token) > 1 else ""
-        raise PathError(f"invalid JSONPath {stripped!r}{at}: {first}") from None
+        raise PathError(f"invalid JSONPath {stripped!r}{at}: {first}", _bracket_hint(stripped)) from None
     return JsonPath(stripped, query)
+
+
+# Kubernetes string maps whose keys usually hold dots and slashes (label keys, resource names).
+_KEYED_MAP = re.compile(r"^(?P<head>.*\.(?:labels|annotations|allocatable|capacity|limits|requests|nodeSelector"
+                        r"|matchLabels|data))\.(?P<key>[^\[\]']+)(?P<tail>(?:\[.*)?)$")
+
+
+def _bracket_hint(text: str) -> str:
+    """``$.metadata.labels.nvidia.com/gpu.count`` -> ``$.metadata.labels['nvidia.com/gpu.count']``: the
+    usual mistake of a dotted key in a Kubernetes string map; "" when no such rewrite compiles."""
+    m = _KEYED_MAP.match(text)
+    if not m or not any(c in m["key"] for c in "./-"):
+        return ""
+    hint = f"{m['head']}['{m['key']}']{m['tail']}"
+    try:
+        rfc9535.compile(hint)
+    except rfc9535.JSONPathError:
+        return ""
+    return hint

@@ -95,6 +95,27 @@ def _first_error(messages: Any, trail: list[str | int]) -> tuple[list[str | int]
     return trail, str(messages)
 
 
+def _field_names() -> set[str]:
+    """Every key the policy format knows (fields of every schema, operators, combinators)."""
+    from . import schema as s
+
+    names: set[str] = set()
+    for cls in (s.PolicySchema, s.MetadataSchema, s.SpecSchema, s.DefaultsSchema, s.RuleSchema, s.MatchSchema,
+                s.LabelSelectorSchema, s.LabelSelectorRequirementSchema, s.ContextSchema, s.ForEachSchema,
+                s.assertion_schema_class()):
+        for name, fld in cls().fields.items():
+            names.add(fld.data_key or name)
+    return names
+
+
+def _unknown_field(key: str) -> str:
+    """marshmallow's "Unknown field." with the closest known keys, e.g. ``exits`` -> ``exists``."""
+    import difflib
+
+    close = difflib.get_close_matches(key, sorted(_field_names()), n=2, cutoff=0.75)
+    return f"unknown field {key!r}" + (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "")
+
+
 def _dotted(where: list[str | int]) -> str:
     out = ""
     for step in where:
@@ -149,6 +170,8 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
         doc = PolicySchema().load(raw)
     except ValidationError as exc:
         where, reason = _first_error(exc.messages, [])
+        if reason == "Unknown field." and where and isinstance(where[-1], str):
+            reason = _unknown_field(where[-1])
         raise fail(where, reason) from None
     spec = doc["spec"]
     data = dict(spec["data"])

@@ -66,3 +66,38 @@ def test_schedulable_skips_when_the_dump_holds_no_node(judge) -> None:
     out = judge([pod], {"schedulable": {}})[("cuda", "r")]
     assert (out.result, out.message) == ("skip", "no Node in the dump to schedule on")
     assert judge([pod, NODE_B], {"schedulable": {}})[("cuda", "r")].result == "fail"
+
+
+def test_dotted_label_key_gets_the_bracket_form_as_hint() -> None:
+    import pytest
+
+    from rules.jsonpath import PathError
+
+    with pytest.raises(PathError) as err:
+        compile_path("$.metadata.labels.nvidia.com/gpu.count")
+    assert err.value.hint == "$.metadata.labels['nvidia.com/gpu.count']"
+    assert "at column 29" in err.value.reason
+
+
+def test_unknown_field_suggests_the_known_one(tmp_path) -> None:
+    import pytest
+
+    from rules.errors import PolicyError
+    from rules.loader import load_policy_file
+
+    f = tmp_path / "typo.yaml"
+    f.write_text("""apiVersion: verdict/v1
+kind: Policy
+metadata: {name: typo}
+spec:
+  rules:
+  - id: r
+    title: t
+    match: {kinds: [Node]}
+    assert: {path: "$.metadata.name", exits: true}
+    message: m
+    references: [x]
+""")
+    with pytest.raises(PolicyError) as err:
+        load_policy_file(f)
+    assert str(err.value) == f"{f}:9: rule r: spec.rules[0].assert.exits: unknown field 'exits'; did you mean 'exists'?"

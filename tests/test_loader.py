@@ -53,13 +53,15 @@ def test_bad_yaml_gives_file_line_and_reason() -> None:
 def test_unknown_operator_is_an_unknown_field() -> None:
     err = refused(TEMPLATE.replace("ASSERT", "{path: '$.status.allocatable', equalz: 1}"))
     assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.equalz")
-    assert err.reason == "Unknown field."
-    assert str(err) == ("policies/gpu/nodes.yaml:12: rule gpu-allocatable: spec.rules[0].assert.equalz: Unknown field.")
+    assert err.reason == "unknown field 'equalz'; did you mean 'equals'?"
+    assert str(err) == ("policies/gpu/nodes.yaml:12: rule gpu-allocatable: spec.rules[0].assert.equalz: "
+                        "unknown field 'equalz'; did you mean 'equals'?")
 
 
 def test_typo_in_a_rule_field() -> None:
     err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("    title:", "    titel:"))
-    assert (err.line, err.rule, err.path, err.reason) == (8, "gpu-allocatable", "spec.rules[0].titel", "Unknown field.")
+    assert (err.line, err.rule, err.path, err.reason) == (8, "gpu-allocatable", "spec.rules[0].titel",
+                                                             "unknown field 'titel'; did you mean 'title'?")
 
 
 def test_assertion_without_operator() -> None:
