@@ -766,3 +766,14 @@ def test_hint_names_what_the_pinned_node_advertises_instead() -> None:
     full = ClusterModel(nodes, [pod("busy", limits={"nvidia.com/gpu": "2"}, node_name="gpu-c-1", phase="Running")])
     p = full.predict(pod(limits={"nvidia.com/gpu": "1"}, nodeSelector={"kubernetes.io/hostname": "gpu-c-1"}))
     assert (p.schedulable, p.hint) == (False, "")
+
+
+def test_hint_when_no_node_has_a_required_label() -> None:
+    """Nodes without kubevirt.io/schedulable (virt-handler not running): the VMI fails on the node
+    selector it never wrote; the hint says which label nobody has and who sets it."""
+    nodes = [node("gpu-pt-1", {"nvidia.com/GA102GL_A10": "1"})]
+    vmi = yaml.safe_load(VMI)
+    vmi["spec"].pop("nodeSelector", None)
+    p = ClusterModel(nodes, []).predict(vmi)
+    assert p.message == "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector."
+    assert p.hint.startswith("hint: no node has label kubevirt.io/schedulable=true (virt-handler sets it")

@@ -31,7 +31,7 @@ from .matching import (
     tolerations_of,
 )
 from .resources import effective_requests, is_extended, scheduler_units
-from .workloads import TERMINAL_PHASES, owned_pods, pod_spec_of
+from .workloads import KUBEVIRT_SCHEDULABLE_LABEL, TERMINAL_PHASES, owned_pods, pod_spec_of
 
 NO_NODES = "no nodes available to schedule pods"
 REASON_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -40,6 +40,10 @@ REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
 REASON_PREFILTER = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
 REASON_CONFLICT = "pod affinity terms conflict"
 SHOWN = 5
+#: Who sets a label that a workload's pod requires without the user asking (said in the hint when no node
+#: has it): KubeVirt's virt-launcher pods select kubevirt.io/schedulable=true, which virt-handler sets.
+LABEL_SETTERS = {KUBEVIRT_SCHEDULABLE_LABEL: "virt-handler sets it on the nodes where it runs and is ready; "
+                                             "is virt-handler running there?"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +269,10 @@ class ClusterModel:
         vm-passthrough node advertising ``nvidia.com/GA102GL_A10`` to a Pod asking ``nvidia.com/gpu``."""
         c = self._cluster
         parts = []
+        for key, value in view.node_selector or ():
+            if not c.by_label.get((key, value)):
+                why = LABEL_SETTERS.get(key, "")
+                parts.append(f"no node has label {key}={value}" + (f" ({why})" if why else ""))
         for resource in sorted(view.requests):
             if not is_extended(resource):
                 continue
