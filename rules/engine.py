@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .evaluate import evaluate
 from .loader import PolicySet
-from .reader import Dump, ProgressHook, parse_bytes, read_paths
+from .reader import Budget, Dump, ProgressHook, parse_bytes, read_paths
 from .report import Report
 
 ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip")
@@ -36,13 +36,15 @@ def audit_paths(paths: Iterable[str], policies: PolicySet, progress: ProgressHoo
     return _timed(time.perf_counter() - t0, dump, policies, name or ", ".join(paths))
 
 
-def audit_bytes(data: bytes, name: str, policies: PolicySet) -> Report:
+def audit_bytes(data: bytes, name: str, policies: PolicySet, max_unpacked: int | None = None) -> Report:
     """Read one body (JSON, YAML, describe text, or an archive) and evaluate it.
 
-    Raises ``rules.errors.DumpError`` when the bytes are not a dump at all.
+    ``max_unpacked`` bounds what archives in it may unpack to, all levels together (default
+    ``rules.reader.MAX_UNPACKED_BYTES``). Raises ``rules.errors.DumpError`` when the bytes are not a dump at
+    all (``DumpTooLarge`` when they unpack past the bound).
     """
     t0 = time.perf_counter()
-    dump = parse_bytes(data, name)
+    dump = parse_bytes(data, name, Budget(max_unpacked) if max_unpacked else None)
     return _timed(time.perf_counter() - t0, dump, policies, name)
 
 

@@ -77,6 +77,10 @@ class DumpError(VerdictError):
         super().__init__(f"{at}: {reason}")
 
 
+class DumpTooLarge(DumpError):
+    """An input unpacks (gzip, tar, zip, nested or not) to more than it may."""
+
+
 class PolicyError(VerdictError):
     """A policy file was refused at load.
 

@@ -30,8 +30,15 @@ class JsonPath:
     query: Any
 
     def values(self, document: Any) -> list[Any]:
-        """Every value the path selects in ``document`` (a list, possibly empty)."""
-        return [node.value for node in self.query.finditer(document)]
+        """Every value the path selects in ``document`` (a list, possibly empty).
+
+        Raises ``rules.errors.EvaluationError`` when the document is nested too deeply for the query."""
+        try:
+            return [node.value for node in self.query.finditer(document)]
+        except rfc9535.JSONPathRecursionError as exc:
+            from .errors import EvaluationError
+
+            raise EvaluationError(f"{self.text}: document nested too deeply ({exc})") from None
 
     def located(self, document: Any) -> list[tuple[Any, str]]:
         """``(value, normalized path)`` for every selected node, e.g. ``(2, "$['status']['capacity']")``."""

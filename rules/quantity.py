@@ -57,6 +57,8 @@ def parse_quantity(value: object) -> Fraction:
     if isinstance(value, int):
         return Fraction(value)
     if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):  # YAML .nan / .inf
+            raise QuantityError(f"{value!r} is not a quantity")
         return Fraction(str(value))
     if not isinstance(value, str):
         raise QuantityError(f"{value!r} is not a quantity")

@@ -16,6 +16,7 @@ import os
 import re
 import tarfile
 import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,13 +26,35 @@ from typing import Any
 import orjson
 
 from . import describe, mustgather
-from .errors import DumpError, InputError, Source
+from .errors import DumpError, DumpTooLarge, InputError, Source
 from .yamlsafe import item_lines, load_documents
 
 #: Files inside a directory or archive that are read as dumps; others are listed as skipped.
 DUMP_SUFFIXES = (".yaml", ".yml", ".json")
-#: Refuse to decompress more than this many bytes from one input (zip/gzip bombs).
+#: Refuse to decompress more than this many bytes from one input, nested archives included (zip/gzip bombs).
 MAX_UNPACKED_BYTES = 1 << 30
+#: Documents nested deeper than this are refused (JSON here; YAML in ``rules.yamlsafe``): no Kubernetes
+#: object comes close, and deeper ones break JSONPath's recursive descent and the JSON writer.
+MAX_DEPTH = 100
+#: Errors an archive library raises on damaged, encrypted or unsupported members.
+_ARCHIVE_ERRORS = (zipfile.BadZipFile, tarfile.TarError, zlib.error, EOFError, OSError, RuntimeError,
+                   NotImplementedError, ValueError)
+
+
+class Budget:
+    """Bytes an input may still unpack to, shared by every archive level of one input."""
+
+    __slots__ = ("left", "limit")
+
+    def __init__(self, limit: int = MAX_UNPACKED_BYTES) -> None:
+        self.limit = limit
+        self.left = limit
+
+    def charge(self, size: int, name: str) -> None:
+        """Spend ``size`` bytes. Raises ``DumpError`` naming ``name`` when the input would exceed the limit."""
+        if size > self.left:
+            raise DumpTooLarge(name, f"unpacks to more than {self.limit:,} bytes (archives nested included)")
+        self.left -= size
 
 #: How much of a text is read to recognise ``kubectl describe`` output (its first node fits easily).
 DESCRIBE_SNIFF_BYTES = 256 * 1024
@@ -138,6 +161,20 @@ def _json_item_lines(text: str, count: int, top_is_array: bool) -> list[int]:
     return lines
 
 
+def _too_deep(data: Any) -> bool:
+    """True when ``data`` nests containers deeper than ``MAX_DEPTH`` (iterative: no recursion limit)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values() if isinstance(v, (dict, list)))
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value if isinstance(v, (dict, list)))
+    return False
+
+
 def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None:
     """Add the Kubernetes objects held by one parsed document to ``dump``."""
     if data is None:
@@ -204,8 +241,12 @@ def _parse_text(text: str, name: str) -> Dump:
         except orjson.JSONDecodeError:
             pass  # not JSON after all: YAML (a superset) gives the line of the problem
         else:
+            if _too_deep(data):
+                dump.errors.append(InputError(Source(name, 1, 1), f"nesting deeper than {MAX_DEPTH} levels"))
+                return dump
             is_array = isinstance(data, list)
-            count = len(data) if is_array else len((data or {}).get("items") or []) if isinstance(data, dict) else 0
+            items = data if is_array else data.get("items") if isinstance(data, dict) else None
+            count = len(items) if isinstance(items, list) else 0
             lines = _json_item_lines(text, count, is_array) if count else []
             _objects_of(data, Source(name, 1, 1), lines, dump)
             return dump
@@ -218,20 +259,23 @@ def _parse_text(text: str, name: str) -> Dump:
     return dump
 
 
-def parse_bytes(data: bytes, name: str) -> Dump:
+def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
     """Parse one input's bytes: an archive or gzip stream by its magic bytes, else text (UTF-8, BOM ok).
 
-    Raises ``DumpError`` when an archive cannot be opened or the bytes are not text.
+    ``budget`` bounds what the input may unpack to across every nested archive (default
+    ``MAX_UNPACKED_BYTES``). Raises ``DumpError`` when an archive cannot be opened, unpacks past the budget,
+    or the bytes are not text.
     """
+    budget = budget or Budget()
     if data[:2] == b"\x1f\x8b":
-        raw = _gunzip(data, name)
+        raw = _gunzip(data, name, budget)
         if _is_tar(raw):
-            return _read_tar(raw, name)
-        return parse_bytes(raw, name)
+            return _read_tar(raw, name, budget)
+        return parse_bytes(raw, name, budget)
     if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
-        return _read_zip(data, name)
+        return _read_zip(data, name, budget)
     if _is_tar(data):
-        return _read_tar(data, name)
+        return _read_tar(data, name, budget)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -243,14 +287,13 @@ def _is_tar(data: bytes) -> bool:
     return len(data) > 262 and data[257:262] == b"ustar"
 
 
-def _gunzip(data: bytes, name: str) -> bytes:
+def _gunzip(data: bytes, name: str, budget: Budget) -> bytes:
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-            raw = fh.read(MAX_UNPACKED_BYTES + 1)
-    except (OSError, EOFError) as exc:
+            raw = fh.read(budget.left + 1)
+    except (OSError, EOFError, zlib.error) as exc:
         raise DumpError(name, f"broken gzip stream: {exc}") from None
-    if len(raw) > MAX_UNPACKED_BYTES:
-        raise DumpError(name, f"unpacks to more than {MAX_UNPACKED_BYTES} bytes")
+    budget.charge(len(raw), name)
     return raw
 
 
@@ -258,7 +301,7 @@ def _gunzip(data: bytes, name: str) -> bytes:
 
 
 def _read_tree(members: Iterable[tuple[str, Callable[[], bytes]]], label: str,
-               progress: ProgressHook | None = None) -> Dump:
+               progress: ProgressHook | None = None, budget: Budget | None = None) -> Dump:
     """Read a set of named files (a folder or an archive): a must-gather layout as one cluster dump,
     otherwise every ``*.yaml``/``*.yml``/``*.json`` file (others listed as skipped). Hidden files and
     folders (``.name``, e.g. macOS ``._node.yaml`` in a tarball) are skipped, in archives as in folders."""
@@ -267,7 +310,7 @@ def _read_tree(members: Iterable[tuple[str, Callable[[], bytes]]], label: str,
     entries = [e for e in entries if not _is_hidden(e[0])]
     names = [n for n, _ in entries]
     if mustgather.is_must_gather(names):
-        dump = _read_must_gather(entries, label, progress)
+        dump = _read_must_gather(entries, label, progress, budget)
         dump.files_skipped.extend(hidden)
         return dump
     dump = Dump(files_skipped=hidden)
@@ -276,10 +319,8 @@ def _read_tree(members: Iterable[tuple[str, Callable[[], bytes]]], label: str,
         if progress:
             progress(shown)
         lowered = rel.lower()
-        if lowered.endswith(DUMP_SUFFIXES):
-            dump.extend(_parse_member(load, shown))
-        elif lowered.endswith((".tar", ".tar.gz", ".tgz", ".zip", ".gz")):
-            dump.extend(_parse_member(load, shown))
+        if lowered.endswith(DUMP_SUFFIXES + (".tar", ".tar.gz", ".tgz", ".zip", ".gz")):
+            dump.extend(_parse_member(load, shown, budget))
         else:
             dump.files_skipped.append(shown)
     return dump
@@ -289,15 +330,19 @@ def _is_hidden(rel: str) -> bool:
     return any(part.startswith(".") for part in rel.split("/"))
 
 
-def _parse_member(load: Callable[[], bytes], shown: str) -> Dump:
+def _parse_member(load: Callable[[], bytes], shown: str, budget: Budget | None = None) -> Dump:
+    """One file of a folder or archive; a file that cannot be read becomes an input error."""
     try:
-        return parse_bytes(load(), shown)
+        return parse_bytes(load(), shown, budget)
     except DumpError as exc:
         return Dump(errors=[InputError(Source(shown, 1, exc.line), exc.reason)], files_skipped=[shown])
+    except _ARCHIVE_ERRORS as exc:
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        return Dump(errors=[InputError(Source(shown), f"cannot read: {reason}")], files_skipped=[shown])
 
 
 def _read_must_gather(entries: list[tuple[str, Callable[[], bytes]]], label: str,
-                      progress: ProgressHook | None) -> Dump:
+                      progress: ProgressHook | None, budget: Budget | None = None) -> Dump:
     dump = Dump(notes=["read as an NVIDIA GPU Operator must-gather"])
     labelled: list[tuple[dict[str, Any], Source]] = []
     described: list[tuple[dict[str, Any], Source]] = []
@@ -314,11 +359,14 @@ def _read_must_gather(entries: list[tuple[str, Callable[[], bytes]]], label: str
             dump.notes.append(f"{shown}: the must-gather found no ClusterPolicy in the cluster")
             continue
         if kind == "yaml":
-            dump.extend(_parse_member(load, shown))
+            dump.extend(_parse_member(load, shown, budget))
             continue
         try:
             text = load().decode("utf-8-sig", errors="replace")
-        except OSError as exc:
+        except DumpError as exc:
+            dump.errors.append(InputError(Source(shown), exc.reason))
+            continue
+        except _ARCHIVE_ERRORS as exc:
             dump.errors.append(InputError(Source(shown), f"cannot read: {exc}"))
             continue
         dump.files_read.append(shown)
@@ -344,25 +392,23 @@ def _read_must_gather(entries: list[tuple[str, Callable[[], bytes]]], label: str
     return dump
 
 
-def _read_tar(data: bytes, name: str) -> Dump:
+def _read_tar(data: bytes, name: str, budget: Budget) -> Dump:
     try:
         archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
-    except tarfile.TarError as exc:
+        infos = [m for m in archive.getmembers() if m.isfile()]
+    except _ARCHIVE_ERRORS as exc:
         raise DumpError(name, f"broken tar archive: {exc}") from None
-    budget = [MAX_UNPACKED_BYTES]
 
     def loader(member: tarfile.TarInfo) -> Callable[[], bytes]:
         def load() -> bytes:
-            if member.size > budget[0]:
-                raise DumpError(name, f"archive unpacks to more than {MAX_UNPACKED_BYTES} bytes")
-            budget[0] -= member.size
+            budget.charge(member.size, name)
             fh = archive.extractfile(member)
             return fh.read() if fh else b""
         return load
 
     with archive:
-        members = [(_member_name(m.name), loader(m)) for m in archive.getmembers() if m.isfile()]
-        return _read_tree(members, f"{name}!")
+        members = [(_member_name(m.name), loader(m)) for m in infos]
+        return _read_tree(members, f"{name}!", budget=budget)
 
 
 def _member_name(name: str) -> str:
@@ -372,30 +418,39 @@ def _member_name(name: str) -> str:
     return name
 
 
-def _read_zip(data: bytes, name: str) -> Dump:
+def _read_zip(data: bytes, name: str, budget: Budget) -> Dump:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
+        infos = [info for info in archive.infolist() if not info.is_dir()]
+    except _ARCHIVE_ERRORS as exc:
         raise DumpError(name, f"broken zip archive: {exc}") from None
-    total = sum(info.file_size for info in archive.infolist())
-    if total > MAX_UNPACKED_BYTES:
-        raise DumpError(name, f"archive unpacks to more than {MAX_UNPACKED_BYTES} bytes")
+
+    def loader(info: zipfile.ZipInfo) -> Callable[[], bytes]:
+        def load() -> bytes:
+            # zipfile reads at most the declared size and checks the CRC: the declared size is what it costs.
+            budget.charge(info.file_size, name)
+            return archive.read(info)
+        return load
+
     with archive:
-        members = [(info.filename, (lambda i=info: archive.read(i))) for info in archive.infolist()
-                   if not info.is_dir()]
-        return _read_tree(members, f"{name}!")
+        members = [(info.filename, loader(info)) for info in infos]
+        return _read_tree(members, f"{name}!", budget=budget)
 
 
 # ------------------------------------------------------------------------------------------- paths
 
 
 def _walk(root: Path) -> Iterator[tuple[str, Callable[[], bytes]]]:
+    """Regular files below ``root`` (symlinks followed only to regular files; FIFOs, sockets and
+    dangling links are passed over, so a folder can never block or crash the read)."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for fname in sorted(filenames):
             if fname.startswith("."):
                 continue
             full = Path(dirpath) / fname
+            if not full.is_file():
+                continue
             yield str(full.relative_to(root)), full.read_bytes
 
 

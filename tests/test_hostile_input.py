@@ -1,0 +1,92 @@
+"""Hostile or damaged input never crashes a read, never hangs it, and never loses the rest of the batch
+(regressions from the code review; each holds the exact error)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import tarfile
+import zipfile
+from pathlib import Path
+
+import orjson
+import pytest
+
+from rules.errors import DumpError, DumpTooLarge
+from rules.quantity import QuantityError, parse_quantity
+from rules.reader import MAX_DEPTH, Budget, parse_bytes, read_path
+
+NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-1"}}
+
+
+def test_non_list_items_on_an_object_is_read_as_the_object() -> None:
+    dump = parse_bytes(orjson.dumps({**NODE, "items": 5}), "items5.json")
+    assert [o.name for o in dump.objects] == ["gpu-1"]
+    assert dump.errors == []
+
+
+def test_deeply_nested_json_is_an_input_error_not_a_crash() -> None:
+    # 300 levels: orjson reads it (its limit is 1024), JSONPath and the JSON writer could not (255).
+    text = '[{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "deep", "x": ' + '{"a": ' * 300 + "1" + "}" * 300 + "}}]"
+    dump = parse_bytes(text.encode(), "deep.json")
+    assert dump.objects == []
+    assert [(e.source.file, e.reason) for e in dump.errors] == [("deep.json", f"nesting deeper than {MAX_DEPTH} levels")]
+
+
+def test_damaged_zip_member_is_an_input_error_and_other_members_are_read() -> None:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("a/good.json", orjson.dumps(NODE))
+        zf.writestr("b/bad.json", orjson.dumps({**NODE, "metadata": {"name": "gpu-2"}}))
+    data = bytearray(buf.getvalue())
+    at = data.find(b'"gpu-2"')
+    data[at + 2] ^= 0xFF  # flip a byte inside the stored member: its CRC no longer matches
+    dump = parse_bytes(bytes(data), "damaged.zip")
+    assert [o.name for o in dump.objects] == ["gpu-1"]
+    assert len(dump.errors) == 1
+    assert dump.errors[0].source.file == "damaged.zip!b/bad.json"
+    assert "Bad CRC-32" in dump.errors[0].reason
+
+
+def test_truncated_tar_is_a_dump_error_naming_it() -> None:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        payload = orjson.dumps(NODE) * 200
+        info = tarfile.TarInfo("dump.json")
+        info.size = len(payload)
+        tar.addfile(info, io.BytesIO(payload))
+    cut = buf.getvalue()[:1200]
+    with pytest.raises(DumpError) as err:
+        parse_bytes(cut, "cut.tar")
+    assert str(err.value) == "cut.tar: broken tar archive: unexpected end of data"
+
+
+def test_nested_archives_share_one_unpack_budget() -> None:
+    inner = gzip.compress(b" " * 600_000)  # 600 kB of spaces, tiny compressed
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for i in range(3):
+            zf.writestr(f"part{i}.yaml.gz", inner)
+    dump = parse_bytes(buf.getvalue(), "nested.zip", Budget(1_000_000))
+    # the first part fits, the next ones would pass the shared budget: refused one by one, not read
+    too_large = [e for e in dump.errors if "unpacks to more than 1,000,000 bytes" in e.reason]
+    assert [e.source.file for e in too_large] == ["nested.zip!part1.yaml.gz", "nested.zip!part2.yaml.gz"]
+    with pytest.raises(DumpTooLarge):
+        parse_bytes(gzip.compress(b" " * 2_000_000), "bomb.yaml.gz", Budget(1_000_000))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_folder_with_dangling_symlink_and_fifo_is_read(tmp_path: Path) -> None:
+    (tmp_path / "node.json").write_bytes(orjson.dumps(NODE))
+    (tmp_path / "gone.yaml").symlink_to(tmp_path / "nonexistent.yaml")
+    os.mkfifo(tmp_path / "pipe.json")
+    dump = read_path(str(tmp_path))
+    assert [o.name for o in dump.objects] == ["gpu-1"]
+    assert dump.errors == []
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+def test_non_finite_yaml_floats_are_not_quantities(value: float) -> None:
+    with pytest.raises(QuantityError):
+        parse_quantity(value)
