@@ -28,6 +28,10 @@ workers = _settings["WORKERS"]
 worker_class = "sync"
 timeout = 120  # a large archive can take a while to read and evaluate
 graceful_timeout = 30
+# A worker that parsed a large dump keeps its memory high; recycle workers now and then (jittered so they
+# do not restart together). Policies come from the master, so a new worker costs a fork, not a reload.
+max_requests = 1000
+max_requests_jitter = 100
 keepalive = 5
 loglevel = _settings["LOG_LEVEL"].lower()
 accesslog = "-"  # request lines only (method, path, status, size, time): bodies and tokens are never logged

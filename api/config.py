@@ -18,7 +18,7 @@ LOG_LEVEL          VERDICT_LOG_LEVEL       ``DEBUG``, ``INFO`` (default), ``WARN
 
 Keys that only ``create_app`` takes (no variable): ``POLICY_SET`` (an already loaded
 ``rules.loader.PolicySet``, used instead of loading ``POLICIES``), ``MAX_DECODED_LENGTH`` (largest body
-after ``Content-Encoding: gzip`` is undone, default ``rules.reader.MAX_UNPACKED_BYTES``).
+after ``Content-Encoding: gzip`` is undone, and what archives in it may unpack to; default 256 MiB).
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ from typing import Any
 DEFAULT_BIND = "127.0.0.1:8080"
 DEFAULT_WORKERS = 2
 DEFAULT_MAX_BODY = 64 * 1024 * 1024
-DEFAULT_MAX_DECODED = 1 << 30  # rules.reader.MAX_UNPACKED_BYTES: the same bound as for archives
+# What one request may unpack to (Content-Encoding and archives, nested ones included): a worker holds the
+# parsed dump in memory, several times the text's size, so the service keeps this well below the CLI's 1 GiB.
+DEFAULT_MAX_DECODED = 256 << 20
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from rules.engine import audit_bytes
-from rules.errors import DumpError
+from rules.errors import DumpError, DumpTooLarge
 from rules.loader import PolicySet
 from rules.render import media_type, render
 
@@ -57,7 +57,9 @@ def evaluate() -> Response:
     data = read_body(svc.max_decoded)
     check_magic(mimetype, data)
     try:
-        report = audit_bytes(data, BODY_NAME, policies)
+        report = audit_bytes(data, BODY_NAME, policies, svc.max_decoded)
+    except DumpTooLarge as exc:
+        raise Problem("body-too-large", exc.reason, file=exc.where) from None
     except DumpError as exc:
         raise Problem("malformed-dump", exc.reason, file=exc.where, line=exc.line) from None
     svc.metrics.report(report)

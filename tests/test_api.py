@@ -351,6 +351,15 @@ def test_decoded_body_too_large_is_413() -> None:
     assert "1024" in body["detail"]
 
 
+def test_archive_unpacking_past_the_limit_is_413() -> None:
+    """Regression: the unpack bound applied per archive level, so a small body of nested archives
+    unpacked far past it; now one budget covers the request."""
+    small = make_app(MAX_DECODED_LENGTH=4096).test_client()
+    bomb = gzip.compress(b" " * 100_000)
+    body = problem(evaluate(small, bomb, content_type="application/gzip"), 413, "body-too-large")
+    assert "unpacks to more than 4,096 bytes" in body["detail"]
+
+
 # ------------------------------------------------------------------------------------------- errors
 
 
