@@ -11,6 +11,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from fnmatch import fnmatchcase
 from typing import Any
 
 from . import operators
@@ -129,7 +130,7 @@ def _context(ctx: Context, scope: Scope, wanted: Any = None) -> Any:
                     seen.add(id(o))
                     objs.append(o)
         if ctx.api_version:
-            objs = [o for o in objs if o in set(index.of_kind(ctx.kind, ctx.api_version))]
+            objs = [o for o in objs if fnmatchcase(o.api_version, ctx.api_version)]
     else:
         objs = index.of_kind(ctx.kind, ctx.api_version or None)
     if ctx.same_namespace:
@@ -277,18 +278,28 @@ def check(a: Assertion, scope: Scope) -> Outcome:
     """Evaluate an assertion tree. Raises ``EvaluationError`` when it cannot be evaluated."""
     op = a.op
     if op == "all":
+        skipped = None
         for child in a.children:
             out = check(child, scope)
-            if out.state != "pass":
+            if out.state == "fail":
                 return _with_message(out, a.message)
-        return Outcome("pass", message=a.message)
+            if out.state == "skip" and skipped is None:
+                skipped = out  # a later failure still counts: a skip must not hide it
+        return skipped or Outcome("pass", message=a.message)
     if op == "any":
         fails = []
+        error: EvaluationError | None = None
         for child in a.children:
-            out = check(child, scope)
+            try:
+                out = check(child, scope)
+            except EvaluationError as exc:
+                error = error or exc  # another branch may still hold
+                continue
             if out.state == "pass":
                 return out
             fails.append(out)
+        if error is not None and not any(f.state == "fail" for f in fails):
+            raise error
         if all(f.state == "skip" for f in fails):
             return fails[0]
         first = next(f for f in fails if f.state == "fail")
@@ -328,19 +339,23 @@ def check(a: Assertion, scope: Scope) -> Outcome:
     return Outcome("pass" if ok else "fail", path, _one(values), expected, "", a.message)
 
 
-_EXPECTED: dict[int, tuple[Assertion, str]] = {}
+_EXPECTED: dict[tuple[int, int], tuple[Assertion, Any, str]] = {}
 
 
 def _expected(operator: operators.Operator, a: Assertion, arg: Any) -> str:
-    """``operator.describe(arg)``, computed once per assertion when the argument is a constant."""
-    constant = not operator.resolve or (isinstance(a.argument, Ref) and a.argument.kind == "literal")
-    if not constant:
-        return operator.describe(arg)
-    hit = _EXPECTED.get(id(a))
-    if hit is None or hit[0] is not a:
-        hit = (a, operator.describe(arg))
-        _EXPECTED[id(a)] = hit
-    return hit[1]
+    """``operator.describe(arg)``, computed once per (assertion, argument object): constants, data tables
+    and per-dump contexts are the same object for every object judged."""
+    if not isinstance(arg, (list, dict, tuple)) and not (
+            not operator.resolve or (isinstance(a.argument, Ref) and a.argument.kind == "literal")):
+        return operator.describe(arg)  # a scalar resolved per object: cheap to describe
+    key = (id(a), id(arg))
+    hit = _EXPECTED.get(key)
+    if hit is None or hit[0] is not a or hit[1] is not arg:
+        if len(_EXPECTED) > 16384:
+            _EXPECTED.clear()
+        hit = (a, arg, operator.describe(arg))
+        _EXPECTED[key] = hit
+    return hit[2]
 
 
 def _with_message(out: Outcome, message: str) -> Outcome:
@@ -354,27 +369,33 @@ def _for_each(a: Assertion, scope: Scope) -> Outcome:
     path = a.subject.text() if a.subject else ""
     if not items:
         return Outcome("pass" if a.if_missing == "pass" else "fail", path, [], "at least one item")
-    results = []
+    first_fail: Outcome | None = None
+    skipped: Outcome | None = None
+    judged = 0
     for i, item in enumerate(items):
         bindings = {a.each_as: item, "index": i}
         out = check(a.children[0], scope.child(item, bindings))
         if out.state == "skip":
+            skipped = skipped or out
             continue
+        judged += 1
         merged = {**bindings, **out.bindings}
-        results.append(Outcome(out.state, f"{path}[{i}]" + (f" {out.path}" if out.path else ""), out.observed,
-                               out.expected, out.detail, out.message or a.message, merged))
-    passed = [r for r in results if r.state == "pass"]
-    failed = [r for r in results if r.state == "fail"]
-    if a.quantifier == "all":
-        return failed[0] if failed else Outcome("pass", path)
-    if a.quantifier == "any":
-        if passed or not results:
+        here = Outcome(out.state, f"{path}[{i}]" + (f" {out.path}" if out.path else ""), out.observed,
+                       out.expected, out.detail, out.message or a.message, merged)
+        # Stop at the first item that decides: a failure for all, a pass for any and none.
+        if a.quantifier == "all" and here.state == "fail":
+            return here
+        if a.quantifier == "any" and here.state == "pass":
             return Outcome("pass", path)
-        return failed[0]
-    if passed:  # none
-        first = passed[0]
-        return Outcome("fail", first.path, first.observed, f"no item where {first.expected}", first.detail,
-                       a.message, first.bindings)
+        if a.quantifier == "none" and here.state == "pass":
+            return Outcome("fail", here.path, here.observed, f"no item where {here.expected}", here.detail,
+                           a.message, here.bindings)
+        if first_fail is None and here.state == "fail":
+            first_fail = here
+    if judged == 0 and skipped is not None:
+        return skipped  # every item was out of scope: nothing was judged
+    if a.quantifier == "any" and first_fail is not None:
+        return first_fail
     return Outcome("pass", path)
 
 
@@ -389,7 +410,7 @@ def _matches(rule: Rule, obj: KObject) -> bool:
 
 
 def evaluate_rule(rule: Rule, policy: Policy, obj: KObject, index: Index,
-                  policy_scope: Scope | None = None) -> Result:
+                  policy_scope: Scope | None = None, rule_specs: dict[str, Var] | None = None) -> Result:
     """The result of one rule on one object; never raises."""
     def result(word: str, message: str, out: Outcome | None = None, extra: dict[str, Any] | None = None) -> Result:
         return Result(rule.policy, rule.id, rule.title, word, rule.severity, rule.category, message,
@@ -398,7 +419,11 @@ def evaluate_rule(rule: Rule, policy: Policy, obj: KObject, index: Index,
                       else "", rule.references)
 
     base = policy_scope or Scope(obj, index, policy, {v.name: v for v in policy.vars})
-    scope = Scope(obj, index, policy, {v.name: v for v in rule.vars}, parent=base) if rule.vars else base
+    if rule.vars:
+        specs = rule_specs if rule_specs is not None else {v.name: v for v in rule.vars}
+        scope = Scope(obj, index, policy, specs, parent=base)
+    else:
+        scope = base
     try:
         for pre in rule.preconditions:
             out = check(pre, scope)
@@ -426,6 +451,9 @@ def evaluate(dump: Dump, policies: PolicySet, name: str = "") -> Report:
     index = Index(dump.objects)
     t1 = time.perf_counter()
     by_kind: dict[str, list[tuple[Policy, Rule]]] = defaultdict(list)
+    # var tables once per run, not once per object
+    policy_specs = {p.name: {v.name: v for v in p.vars} for p in policies.policies}
+    rule_specs = {id(r): {v.name: v for v in r.vars} for p in policies.policies for r in p.rules}
     for policy in policies.policies:
         for rule in policy.rules:
             for kind in rule.match.kinds:
@@ -441,8 +469,8 @@ def evaluate(dump: Dump, policies: PolicySet, name: str = "") -> Report:
             if not _matches(rule, obj):
                 continue
             if policy.name not in scopes:
-                scopes[policy.name] = Scope(obj, index, policy, {v.name: v for v in policy.vars})
-            results.append(evaluate_rule(rule, policy, obj, index, scopes[policy.name]))
+                scopes[policy.name] = Scope(obj, index, policy, policy_specs[policy.name])
+            results.append(evaluate_rule(rule, policy, obj, index, scopes[policy.name], rule_specs[id(rule)]))
         if results:
             meta = obj.metadata
             ref = ObjectRef(obj.api_version, obj.kind, obj.name, obj.namespace, str(meta.get("uid", "") or ""))

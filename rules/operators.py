@@ -46,6 +46,10 @@ class Operator:
     doc: str = ""
 
 
+#: Lists longer than this are cut in messages (a context may hold thousands of pod names).
+SHOW_ITEMS = 12
+
+
 def show(value: Any) -> str:
     """Short human text for a value in messages: lists as ``[a, b]``, None as ``<none>``."""
     if value is None:
@@ -53,7 +57,9 @@ def show(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (list, tuple, set, frozenset)):
-        return "[" + ", ".join(show(v) for v in value) + "]"
+        items = list(value)
+        more = f", … {len(items) - SHOW_ITEMS} more" if len(items) > SHOW_ITEMS else ""
+        return "[" + ", ".join(show(v) for v in items[:SHOW_ITEMS]) + more + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}: {show(v)}" for k, v in value.items()) + "}"
     if isinstance(value, Fraction):
@@ -70,6 +76,23 @@ def _members(arg: Any) -> list[Any]:
     if isinstance(arg, (list, tuple, set, frozenset)):
         return list(arg)
     return [arg]
+
+
+_MEMBER_KEYS: dict[int, tuple[Any, frozenset[Any]]] = {}
+
+
+def _member_keys(arg: Any) -> frozenset[Any]:
+    """The comparison keys of a set-like argument, built once per argument object: a context or data
+    list is the same object for every value and every object tested against it."""
+    hit = _MEMBER_KEYS.get(id(arg))
+    if hit is not None and hit[0] is arg:
+        return hit[1]
+    keys = frozenset(_key(m) for m in _members(arg))
+    if isinstance(arg, (list, dict, tuple, set, frozenset)):
+        if len(_MEMBER_KEYS) > 4096:
+            _MEMBER_KEYS.clear()
+        _MEMBER_KEYS[id(arg)] = (arg, keys)
+    return keys
 
 
 def _key(value: Any) -> Any:
@@ -213,10 +236,10 @@ OPERATORS: dict[str, Operator] = {
                  doc="the value equals the argument (strings and numbers are not converted)"),
         Operator("notEquals", "value", _ANY, lambda v, a: _key(v) != _key(a), lambda a: f"!= {show(a)}",
                  doc="the value differs from the argument"),
-        Operator("in", "value", _ANY, lambda v, a: _key(v) in {_key(m) for m in _members(a)},
+        Operator("in", "value", _ANY, lambda v, a: _key(v) in _member_keys(a),
                  lambda a: f"one of {show(_members(a))}",
                  doc="the value is a member of the list (or a key of the mapping)"),
-        Operator("notIn", "value", _ANY, lambda v, a: _key(v) not in {_key(m) for m in _members(a)},
+        Operator("notIn", "value", _ANY, lambda v, a: _key(v) not in _member_keys(a),
                  lambda a: f"none of {show(_members(a))}", doc="the value is not a member of the list"),
         Operator("matches", "value", _ANY,
                  lambda v, a: isinstance(v, str) and any(r.search(v) for r in _regexes(a)),

@@ -65,7 +65,7 @@ def test_schedulable_skips_when_the_dump_holds_no_node(judge) -> None:
            "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}
     out = judge([pod], {"schedulable": {}})[("cuda", "r")]
     assert (out.result, out.message) == ("skip", "no Node in the dump to schedule on")
-    assert judge([pod, NODE_B], {"schedulable": {}})[("cuda", "r")].result == "fail"
+    assert judge([pod, NODE_A], {"schedulable": {}})[("cuda", "r")].result == "fail"
 
 
 def test_dotted_label_key_gets_the_bracket_form_as_hint() -> None:
@@ -101,3 +101,48 @@ spec:
     with pytest.raises(PolicyError) as err:
         load_policy_file(f)
     assert str(err.value) == f"{f}:9: rule r: spec.rules[0].assert.exits: unknown field 'exits'; did you mean 'exists'?"
+
+
+def test_all_does_not_let_a_skip_hide_a_later_failure(judge) -> None:
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "default"}}
+    out = judge([cm], {"all": [{"schedulable": {}}, {"path": "$.metadata.name", "equals": "other"}]})[("cfg", "r")]
+    assert (out.result, out.observed) == ("fail", "cfg")
+    out = judge([cm], {"all": [{"schedulable": {}}, {"path": "$.metadata.name", "equals": "cfg"}]})[("cfg", "r")]
+    assert out.result == "skip"
+
+
+def test_any_survives_an_error_in_one_branch(judge) -> None:
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-f"},
+            "status": {"allocatable": {"nvidia.com/gpu": "lots"}}}
+    branch_error = {"path": "$.status.allocatable['nvidia.com/gpu']", "gt": 0}
+    ok = judge([node], {"any": [branch_error, {"path": "$.metadata.name", "equals": "gpu-f"}]})[("gpu-f", "r")]
+    assert ok.result == "pass"
+    bad = judge([node], {"any": [branch_error, {"path": "$.metadata.name", "equals": "x"}]})[("gpu-f", "r")]
+    assert bad.result == "fail"
+    only = judge([node], {"any": [branch_error]})[("gpu-f", "r")]
+    assert only.result == "error" and "'lots' is not a Kubernetes quantity" in only.message
+
+
+def test_for_each_with_every_item_skipped_is_skip(judge) -> None:
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "default"},
+          "data": {"a": "1", "b": "2"}}
+    out = judge([cm], {"forEach": {"path": "$.data.*", "assert": {"schedulable": {}}}})[("cfg", "r")]
+    assert out.result == "skip"
+
+
+def test_long_lists_are_cut_in_messages() -> None:
+    from rules.operators import show
+
+    assert show(list(range(20))) == "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, … 8 more]"
+
+
+def test_context_with_api_version_and_where(judge) -> None:
+    """Regression: filtering a correlated context by apiVersion rebuilt a set per candidate (quadratic)."""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-g"}}
+    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "ml"},
+             "spec": {"nodeName": "gpu-g"}} for i in range(3)]
+    rule = make_rule({"context": "podsHere", "count": 3}, match={"kinds": ["Node"]})
+    results = judge([node, *pods], rules=[rule], context={
+        "podsHere": {"kind": "Pod", "apiVersion": "v1", "path": "$.metadata.name",
+                     "where": {"field": "$.spec.nodeName", "equals": {"var": "name"}}}})
+    assert results[("gpu-g", "r")].result == "pass"
