@@ -227,14 +227,6 @@ def parse_text(text: str, name: str) -> Dump:
 
 def _parse_text(text: str, name: str) -> Dump:
     dump = Dump(files_read=[name])
-    # Detection reads a bounded head only: a 50 MiB YAML dump must not be cleaned line by line first.
-    head = text[:DESCRIBE_SNIFF_BYTES]
-    if not _looks_like_json(head) and describe.looks_like_describe(head):
-        objects, errors = describe.parse_describe_nodes(text, name)
-        for i, (obj, line) in enumerate(objects):
-            dump.objects.append(KObject(obj, Source(name, 1, line, i)))
-        dump.errors.extend(errors)
-        return dump
     if _looks_like_json(text):
         try:
             data = orjson.loads(text)
@@ -250,6 +242,14 @@ def _parse_text(text: str, name: str) -> Dump:
             lines = _json_item_lines(text, count, is_array) if count else []
             _objects_of(data, Source(name, 1, 1), lines, dump)
             return dump
+    # After JSON: a pasted prompt such as "[root@node003 ~]# kubectl describe node" starts with "[" too.
+    # Detection reads a bounded head only: a 50 MiB YAML dump must not be cleaned line by line first.
+    if describe.looks_like_describe(text[:DESCRIBE_SNIFF_BYTES]):
+        objects, errors = describe.parse_describe_nodes(text, name)
+        for i, (obj, line) in enumerate(objects):
+            dump.objects.append(KObject(obj, Source(name, 1, line, i)))
+        dump.errors.extend(errors)
+        return dump
     for doc in load_documents(text):
         source = Source(name, doc.number, doc.line)
         if doc.error:

@@ -1,0 +1,55 @@
+"""The public `kubectl describe node` outputs (tests/data/describe/, sources in SOURCES.md) read through
+the normal reader and judged by the built-in pack: each node's verdict on the rules its situation is about.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rules.engine import audit_paths
+from rules.loader import load_policies
+
+DATA = Path(__file__).resolve().parent / "data" / "describe"
+
+
+@pytest.fixture(scope="module")
+def policies():
+    return load_policies()
+
+
+def judged(policies, name: str) -> dict[str, dict[str, str]]:
+    report = audit_paths([str(DATA / name)], policies)
+    assert report.input_errors == [], [str(e) for e in report.input_errors]
+    return {o.ref.name: {r.rule: r.result for r in o.results} for o in report.objects if o.ref.kind == "Node"}
+
+
+def test_every_public_fixture_is_read_as_describe_text(policies) -> None:
+    files = sorted(p.name for p in DATA.iterdir() if p.suffix in (".txt", ".md") and p.name != "SOURCES.md")
+    assert len(files) >= 5
+    for name in files:
+        nodes = judged(policies, name)
+        assert nodes, name
+        for rules in nodes.values():
+            assert "error" not in rules.values(), (name, rules)
+
+
+def test_capacity_16_allocatable_0_is_unhealthy_devices(policies) -> None:
+    nodes = judged(policies, "k8s-device-plugin-58_kubectl-1.10_capacity-16-allocatable-0.txt")
+    assert nodes["gpu-worker-16"]["no-unhealthy-devices"] == "fail"
+
+
+def test_passthrough_node_pasted_after_a_root_prompt_is_read(policies) -> None:
+    """Regression: '[root@node003 ~]# kubectl describe node' starts with '[' and was taken for JSON,
+    then failed as YAML; the node was lost."""
+    nodes = judged(policies, "kubevirt-gpu-device-plugin-20_passthrough-node_a100-zero-devices.txt")
+    assert list(nodes) == ["node003"]
+
+
+def test_healthy_time_sliced_and_openshift_nodes_do_not_fail(policies) -> None:
+    for name in ("gpu-operator-684_eks-time-slicing_gpu-12.txt",
+                 "gpu-operator-371-331_openshift_describe-nodes-two-nodes.txt",
+                 "gpu-operator-209_openstack-gpu-node_no-gpu-resource.txt"):
+        for node, rules in judged(policies, name).items():
+            assert "fail" not in rules.values(), (name, node, rules)
