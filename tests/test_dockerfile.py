@@ -165,3 +165,20 @@ def test_healthcheck_command_asks_healthz(app_module: ModuleType) -> None:
         server.server_close()
     closed = subprocess.run([sys.executable, *cmd[1:]], env=env, timeout=30, capture_output=True)
     assert closed.returncode != 0
+
+
+def test_installed_package_finds_the_builtin_packs_in_the_image() -> None:
+    """Regression: `pip install .` puts rules/ in site-packages, where the repository's policies/ is not;
+    the image points VERDICT_BUILTIN_POLICIES at the copied folder, and the loader honours it."""
+    import subprocess
+    import sys
+
+    text = (ROOT / "Dockerfile").read_text()
+    assert "WORKDIR /app" in text and "COPY policies/ policies/" in text
+    assert "VERDICT_BUILTIN_POLICIES=/app/policies" in text
+    out = subprocess.run(
+        [sys.executable, "-c", "from rules.loader import BUILTIN_DIR, load_policies; "
+         "print(BUILTIN_DIR, len(load_policies().rules) > 0)"],
+        env={"VERDICT_BUILTIN_POLICIES": str(ROOT / "policies"), "PATH": "/usr/bin:/bin"},
+        cwd="/", capture_output=True, text=True, check=True)
+    assert out.stdout.split() == [str(ROOT / "policies"), "True"]
