@@ -22,6 +22,7 @@ from rules.schedule.matching import (
     tolerations_of,
 )
 from rules.schedule.resources import scheduler_units
+from rules.schedule.workloads import KUBEVIRT_SCHEDULABLE_LABEL, LABEL_SETTERS
 
 
 def docs(text_: str) -> list[dict[str, Any]]:
@@ -165,6 +166,81 @@ def test_missing_pods_allocatable_means_no_pod_fits() -> None:
     assert ClusterModel([bare], []).predict(pod()).message == "0/1 nodes are available: 1 Too many pods."
 
 
+def test_node_without_allocatable_is_not_rejected_on_resources() -> None:
+    """Regression: a label-only must-gather (no Node status) read as room for 0 pods, so every
+    workload failed with "0/1 nodes are available: 1 Too many pods."."""
+    labels_only = {"kind": "Node", "metadata": {"name": "worker-1", "labels": {"zone": "a"}}}
+    m = ClusterModel([labels_only], [pod("busy", requests={"cpu": "64"}, node_name="worker-1", phase="Running")])
+    p = m.predict(pod(requests={"cpu": "2", "nvidia.com/gpu": "1"}))
+    assert (p.schedulable, p.message, p.reasons) == (True, "1/1 nodes are feasible: worker-1", {})
+    assert p.hint == "hint: node worker-1 has no status.allocatable in the dump: resources not checked"
+    assert m.warnings == []
+    # Other filters still apply to it; rejected before NodeResourcesFit, it is not named in the hint.
+    p = m.predict(pod(nodeSelector={"zone": "b"}))
+    assert (p.message, p.hint) == ("0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.",
+                                   "hint: no node has label zone=b")
+    # Beside a sized node that is too small: the sized one fails as upstream, the unsized one passes.
+    small = node("small", {"cpu": "1"})
+    trimmed = [{"kind": "Node", "metadata": {"name": f"trimmed-{i}"}, "status": {"allocatable": None}}
+               for i in range(3)]
+    p = ClusterModel([small, *trimmed], []).predict(pod(requests={"cpu": "2"}))
+    assert (p.message, p.reasons) == ("3/4 nodes are feasible: trimmed-0, trimmed-1, trimmed-2",
+                                      {"Insufficient cpu": 1})
+    assert p.hint == ("hint: nodes trimmed-0, trimmed-1 and 1 more have no status.allocatable in the dump: "
+                      "resources not checked")
+    # A DaemonSet over them: targeted and feasible, with the same hint.
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "mon"},
+          "spec": {"template": {"spec": {"containers": [{"name": "a", "resources": {"requests": {"cpu": "2"}}}]}}}}
+    p = ClusterModel([small, *trimmed], []).predict(ds)
+    assert (p.schedulable, p.message) == (False, "cannot run on 1/4 targeted nodes: small (Insufficient cpu)")
+    assert p.hint == ("hint: nodes trimmed-0, trimmed-1 and 1 more have no status.allocatable in the dump: "
+                      "resources not checked")
+    p = ClusterModel([labels_only], []).predict(ds)
+    assert (p.schedulable, p.message, p.hint) == (
+        True, "1/1 nodes are targeted and feasible: worker-1",
+        "hint: node worker-1 has no status.allocatable in the dump: resources not checked")
+
+
+def test_node_allocatable_defaults_to_capacity() -> None:
+    """SetDefaults_NodeStatus: an absent allocatable is the capacity, checked as usual."""
+    capacity_only = {"kind": "Node", "metadata": {"name": "w"}, "status": {"capacity": {"cpu": "1", "pods": "10"}}}
+    p = ClusterModel([capacity_only], []).predict(pod(requests={"cpu": "2"}))
+    assert (p.message, p.hint) == ("0/1 nodes are available: 1 Insufficient cpu.", "")
+    # An allocatable that exists but lacks a resource still has 0 of it (upstream).
+    p = ClusterModel([{"kind": "Node", "metadata": {"name": "w"}, "status": {
+        "allocatable": {"pods": "10"}, "capacity": {"cpu": "8", "pods": "10"}}}], []).predict(pod(requests={"cpu": "1"}))
+    assert p.message == "0/1 nodes are available: 1 Insufficient cpu."
+
+
+def test_non_finite_quantities_are_warnings_not_crashes() -> None:
+    """YAML .inf/.nan are floats that no Fraction holds: the bound pod's requests are skipped with a
+    warning, the node's value is taken as 0, and the pending pod is predicted normally."""
+    m = model("""
+kind: Node
+metadata: {name: w}
+status: {allocatable: {cpu: "4", memory: .nan, pods: "110"}}
+---
+kind: Pod
+metadata: {name: runaway, namespace: ml}
+spec:
+  nodeName: w
+  containers: [{name: c, resources: {requests: {cpu: .inf}}}]
+status: {phase: Running}
+""")
+    assert m.warnings == ["Node w: status.allocatable.memory: nan is not a quantity; taken as 0",
+                          "Pod ml/runaway: spec.containers[0].resources.requests.cpu: inf is not a quantity; "
+                          "its requests are not counted"]
+    p = m.predict(pod(requests={"cpu": "1"}))
+    assert (p.schedulable, p.message) == (True, "1/1 nodes are feasible: w")
+    assert m.predict(pod(requests={"cpu": "5"})).message == "0/1 nodes are available: 1 Insufficient cpu."
+    with pytest.raises(EvaluationError, match=r"^spec.containers\[0\].resources.limits.cpu: -inf is not a quantity$"):
+        m.predict(pod(limits={"cpu": float("-inf")}))
+    vmi = yaml.safe_load(VMI)
+    vmi["spec"]["domain"]["resources"]["limits"] = {"nvidia.com/GA102GL_A10": float("nan")}
+    with pytest.raises(EvaluationError, match=r"^spec.domain.resources.limits.nvidia.com/GA102GL_A10: nan is not"):
+        m.predict(vmi)
+
+
 def test_init_container_max_rule_and_sidecar_rule() -> None:
     spec = yaml.safe_load("""
 initContainers:
@@ -221,10 +297,13 @@ def test_malformed_objects_are_skipped_not_fatal() -> None:
                                    "spec": {"nodeName": "ok", "containers": [None, {"resources": "x"}]}}]
     m = ClusterModel(nodes, pods)
     assert m.node_names == ("ok", "weird")
-    assert m.warnings == ["a Node without metadata.name was skipped", "Node ok appears twice; the first one is used"]
+    assert m.warnings == ["a Node without metadata.name was skipped", "Node ok appears twice; the first one is used",
+                          "Node weird: status.allocatable is not a mapping; resources not checked"]
     assert not m.predict({"kind": {"not": "a kind"}}).applicable
     p = m.predict(pod(tolerations="all", affinity={"nodeAffinity": []}, nodeSelector=["x"]))
-    assert (p.message, p.reasons) == ("1/2 nodes are feasible: ok", {"Too many pods": 1})
+    assert (p.message, p.reasons, p.hint) == (
+        "2/2 nodes are feasible: ok, weird", {},
+        "hint: node weird has no status.allocatable in the dump: resources not checked")
 
 
 # -- NodeUnschedulable, TaintToleration ---------------------------------------------------------------
@@ -647,6 +726,90 @@ def test_not_applicable() -> None:
     assert (done.applicable, done.message) == (False, "Pod has finished (phase Succeeded)")
 
 
+NOT_WAITING = """
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: inference-7d9f8b6c5, namespace: ml, ownerReferences: [{kind: Deployment, name: inference}]}
+spec: {replicas: 0, selector: {matchLabels: {app: inference}}, template: {spec: {containers: [BIG]}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: parked, namespace: ml}
+spec: {replicas: 0, selector: {matchLabels: {app: parked}}, template: {spec: {containers: [BIG]}}}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: ml}
+spec: {replicas: 0, selector: {matchLabels: {app: db}}, template: {spec: {containers: [BIG]}}}
+---
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: legacy, namespace: ml}
+spec: {replicas: 0, template: {spec: {containers: [BIG]}}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train-1, namespace: ml}
+spec: {template: {spec: {containers: [BIG]}}}
+status:
+  conditions:
+  - {type: SuccessCriteriaMet, status: "True"}
+  - {type: Complete, status: "True"}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train-2, namespace: ml}
+spec: {backoffLimit: 0, template: {spec: {containers: [BIG]}}}
+status: {conditions: [{type: Failed, status: "True", reason: BackoffLimitExceeded}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train-3, namespace: ml}
+spec: {suspend: true, template: {spec: {containers: [BIG]}}}
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly, namespace: ml}
+spec: {suspend: true, schedule: "0 2 * * *", jobTemplate: {spec: {template: {spec: {containers: [BIG]}}}}}
+""".replace("BIG", '{name: c, resources: {requests: {cpu: "64"}}}')
+
+
+def test_workloads_with_nothing_to_schedule_are_not_judged() -> None:
+    """Regression: a Deployment's old ReplicaSets (spec.replicas: 0), finished Jobs and suspended CronJobs
+    were judged, failing on ordinary clusters; they have no pod waiting to be scheduled."""
+    m = ClusterModel([node("w", labels={KUBEVIRT_SCHEDULABLE_LABEL: "true"})], [])
+    predictions = [(o["kind"], m.predict(o)) for o in docs(NOT_WAITING)]
+    assert [(kind, p.message) for kind, p in predictions] == [
+        ("ReplicaSet", "ReplicaSet is scaled to 0 replicas"),
+        ("Deployment", "Deployment is scaled to 0 replicas"),
+        ("StatefulSet", "StatefulSet is scaled to 0 replicas"),
+        ("ReplicationController", "ReplicationController is scaled to 0 replicas"),
+        ("Job", "Job has completed"),
+        ("Job", "Job has failed"),
+        ("Job", "Job is suspended"),
+        ("CronJob", "CronJob is suspended"),
+    ]
+    assert all((p.applicable, p.schedulable, p.feasible, p.reasons, p.hint) == (False, True, (), {}, "")
+               for _, p in predictions)
+    # The same objects with a pod to place are judged (and fail: 64 cpu on a 4-cpu node).
+    waiting = docs(NOT_WAITING)
+    waiting[0]["spec"]["replicas"] = 1
+    del waiting[1]["spec"]["replicas"]                           # defaults to 1
+    waiting[4]["status"]["conditions"][1]["status"] = "False"
+    waiting[4]["status"]["conditions"][0]["status"] = "False"
+    waiting[5]["status"]["conditions"] = [{"type": "Suspended", "status": "True"}]  # status alone: spec decides
+    waiting[6]["spec"]["suspend"] = False
+    waiting[7]["spec"]["suspend"] = False
+    for o in waiting[:2] + waiting[4:]:
+        p = m.predict(o)
+        assert (p.applicable, p.message) == (True, "0/1 nodes are available: 1 Insufficient cpu."), o["metadata"]
+    # A Job that is not suspended by a non-boolean.
+    waiting[6]["spec"]["suspend"] = "true"
+    assert m.predict(waiting[6]).applicable
+    waiting[3]["spec"]["replicas"] = False  # not a count: judged
+    assert m.predict(waiting[3]).applicable
+
+
 # -- the indexed model agrees with a node-by-node reference -------------------------------------------------
 
 
@@ -677,6 +840,8 @@ def reference(nodes: list[dict[str, Any]], pods: list[dict[str, Any]], spec: dic
                 terms is not None and not any(t.matches(labels, name) for t in terms)):
             add("node(s) didn't match Pod's node affinity/selector")
             continue
+        if "allocatable" not in n["status"]:
+            continue  # no allocatable in the dump: resources not checked
         bound = [p for p in pods if p["spec"].get("nodeName") == name
                  and p["status"]["phase"] not in ("Succeeded", "Failed")]
         alloc = scheduler_units({k: parse_quantity(v) for k, v in n["status"]["allocatable"].items()}, pods=True)
@@ -700,6 +865,8 @@ def random_dump(rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str
                   for _ in range(rng.randint(0, 2))]
         labels = {"zone": rng.choice("abc"), "size": str(rng.randint(1, 9))}
         nodes.append(node(f"n{i:02d}", alloc, labels, taints, unschedulable=rng.random() < 0.1))
+        if rng.random() < 0.1:
+            nodes[-1]["status"] = {}
     pods = []
     for i in range(rng.randint(0, 80)):
         requests = {"cpu": rng.choice(["500m", "1", "2"])}
@@ -776,4 +943,7 @@ def test_hint_when_no_node_has_a_required_label() -> None:
     vmi["spec"].pop("nodeSelector", None)
     p = ClusterModel(nodes, []).predict(vmi)
     assert p.message == "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector."
-    assert p.hint.startswith("hint: no node has label kubevirt.io/schedulable=true (virt-handler sets it")
+    assert p.hint == ("hint: no node has label kubevirt.io/schedulable=true (virt-handler sets it on the nodes "
+                      "where it runs and is ready; is virt-handler running there?)")
+    assert LABEL_SETTERS == {KUBEVIRT_SCHEDULABLE_LABEL: "virt-handler sets it on the nodes where it runs and is "
+                                                         "ready; is virt-handler running there?"}

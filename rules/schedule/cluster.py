@@ -6,9 +6,12 @@ node selector and affinity, which lack a requested resource. A node is an ``int`
 ``names``); sets of them are plain ``set``/``frozenset`` so that set algebra runs in C.
 
 Resource accounting follows ``pkg/scheduler/framework/types.go`` ``NodeInfo``: ``Allocatable`` from
-``status.allocatable``; ``Requested`` summed over the pods bound to the node (``spec.nodeName``) whose
-phase is not Succeeded/Failed (the scheduler's pod informer drops those), each pod converted to
-integers on its own (cpu milli-units, other resources rounded up), and the pod count.
+``status.allocatable`` (``status.capacity`` when it is absent, as the API server's
+``SetDefaults_NodeStatus`` does; a node with neither is ``unsized``: the dump does not say, so
+NodeResourcesFit does not reject it); ``Requested`` summed over the pods bound to the node
+(``spec.nodeName``) whose phase is not Succeeded/Failed (the scheduler's pod informer drops those),
+each pod converted to integers on its own (cpu milli-units, other resources rounded up), and the pod
+count.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ class Cluster:
         self.by_label: dict[tuple[str, str], set[int]] = {}
         self.by_key: dict[str, set[int]] = {}
         unschedulable: set[int] = set()
+        unsized: set[int] = set()
         allocatable: list[Usage] = []
         named: dict[str, Mapping[str, Any]] = {}
         for node in nodes:
@@ -79,9 +83,11 @@ class Cluster:
                 named[str(name)] = node
         # Node i is the i-th name in sorted order, so sorting indexes sorts names.
         for name in sorted(named):
-            self._add_node(name, named[name], unschedulable, allocatable)
+            self._add_node(name, named[name], unschedulable, unsized, allocatable)
         self.all: frozenset[int] = frozenset(range(len(self.names)))
         self.unschedulable = frozenset(unschedulable)
+        #: Nodes whose allocatable resources the dump does not give: NodeResourcesFit passes them.
+        self.unsized = frozenset(unsized)
         self.taint_groups: dict[tuple[Taint, ...], set[int]] = {}
         for i, taints in enumerate(self.taints):
             if taints:
@@ -118,7 +124,7 @@ class Cluster:
 
     # -- construction -------------------------------------------------------------------------
 
-    def _add_node(self, name: str, node: Mapping[str, Any], unschedulable: set[int],
+    def _add_node(self, name: str, node: Mapping[str, Any], unschedulable: set[int], unsized: set[int],
                   allocatable: list[Usage]) -> None:
         i = len(self.names)
         self.names.append(name)
@@ -131,12 +137,25 @@ class Cluster:
         self.taints.append(filter_taints(get_in(node, "spec", "taints")))
         if get_in(node, "spec", "unschedulable") is True:
             unschedulable.add(i)
+        status = mapping(node.get("status"))
+        where, raw = "allocatable", status.get("allocatable")
+        if raw is None or raw == {}:
+            # SetDefaults_NodeStatus: an absent allocatable is the capacity. ({} is taken as absent too:
+            # no kubelet reports a node with nothing, not even pods, to allocate.)
+            where, raw = "capacity", status.get("capacity")
+        if raw is not None and not isinstance(raw, Mapping):
+            self.warnings.append(f"Node {name}: status.{where} is not a mapping; resources not checked")
+            raw = None
+        if not raw:
+            unsized.add(i)
+            allocatable.append({})
+            return
         alloc: dict[str, Fraction] = {}
-        for resource, amount in mapping(get_in(node, "status", "allocatable")).items():
+        for resource, amount in raw.items():
             try:
                 alloc[str(resource)] = quantity(amount)
             except QuantityError as err:
-                self.warnings.append(f"Node {name}: status.allocatable.{resource}: {err}; taken as 0")
+                self.warnings.append(f"Node {name}: status.{where}.{resource}: {err}; taken as 0")
         allocatable.append(scheduler_units(alloc, pods=True))
 
     def _add_pod(self, pod: Mapping[str, Any], used: list[Usage]) -> None:
@@ -147,7 +166,8 @@ class Cluster:
         meta = mapping(pod.get("metadata"))
         try:
             usage = scheduler_units(effective_requests(spec))
-        except EvaluationError as err:
+        except (EvaluationError, ValueError, ArithmeticError) as err:
+            # EvaluationError names the field; the others would be a parser bug, still not fatal.
             self.warnings.append(f"Pod {meta.get('namespace')}/{meta.get('name')}: {err}; its requests are "
                                  f"not counted")
             usage = {}
@@ -248,8 +268,11 @@ class Cluster:
                           own: dict[int, Usage]) -> list[tuple[str, set[int]]]:
         """NodeResourcesFit over ``nodes``: ``[(reason, failing nodes)]`` in upstream's check order
         (pods, cpu, memory, ephemeral-storage, then scalar resources by name). ``own`` gives, per
-        node, the usage of the workload's own pods, which is not counted against it."""
+        node, the usage of the workload's own pods, which is not counted against it. ``unsized``
+        nodes are never in a failing set."""
         out: list[tuple[str, set[int]]] = []
+        if self.unsized:
+            nodes = nodes - self.unsized  # nothing known to compare: they pass
         too_many = set(self.too_many & nodes)
         pods_free = self.free.get(PODS, {})
         for i in own.keys() & nodes:

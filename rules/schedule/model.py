@@ -31,7 +31,7 @@ from .matching import (
     tolerations_of,
 )
 from .resources import effective_requests, is_extended, scheduler_units
-from .workloads import KUBEVIRT_SCHEDULABLE_LABEL, TERMINAL_PHASES, owned_pods, pod_spec_of
+from .workloads import LABEL_SETTERS, not_waiting, owned_pods, pod_spec_of
 
 NO_NODES = "no nodes available to schedule pods"
 REASON_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -40,10 +40,6 @@ REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
 REASON_PREFILTER = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
 REASON_CONFLICT = "pod affinity terms conflict"
 SHOWN = 5
-#: Who sets a label that a workload's pod requires without the user asking (said in the hint when no node
-#: has it): KubeVirt's virt-launcher pods select kubevirt.io/schedulable=true, which virt-handler sets.
-LABEL_SETTERS = {KUBEVIRT_SCHEDULABLE_LABEL: "virt-handler sets it on the nodes where it runs and is ready; "
-                                             "is virt-handler running there?"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +52,10 @@ class Prediction:
     FailedScheduling text (``"0/3 nodes are available: 3 Insufficient nvidia.com/gpu."``);
     ``reasons``: reason -> number of nodes rejected for it (a node rejected by NodeResourcesFit counts
     once per insufficient resource); ``hint``: verdict's own hint, "" when none (callers append it);
-    ``applicable``: False for objects that are not workloads and for bound or finished Pods, in which
-    case nothing was checked, ``schedulable`` is True and ``message`` says why.
+    ``applicable``: False for objects that are not workloads and for those with no pod waiting to be
+    scheduled (``workloads.not_waiting``: a bound or finished Pod, a controller scaled to 0, a finished
+    or suspended Job, a suspended CronJob...), in which case nothing was checked,
+    ``schedulable`` is True and ``message`` says why.
     """
 
     schedulable: bool
@@ -144,22 +142,11 @@ class ClusterModel:
         if not isinstance(workload, Mapping):
             return Prediction(True, (), total, "not a Kubernetes object", applicable=False)
         kind = text(workload.get("kind"))
-        if kind == "Pod":
-            bound = text(mapping(workload.get("spec")).get("nodeName"))
-            phase = text(mapping(workload.get("status")).get("phase"))
-            if bound:
-                return Prediction(True, (), total, f"Pod is bound to node {bound}", applicable=False)
-            if phase in TERMINAL_PHASES:
-                return Prediction(True, (), total, f"Pod has finished (phase {phase})", applicable=False)
-        elif kind == "VirtualMachineInstance":
-            # A VMI that has a node already runs in its virt-launcher pod: nothing left to schedule.
-            status = mapping(workload.get("status"))
-            bound, phase = text(status.get("nodeName")), text(status.get("phase"))
-            if phase in TERMINAL_PHASES:
-                return Prediction(True, (), total, f"VirtualMachineInstance has finished (phase {phase})",
-                                  applicable=False)
-            if bound:
-                return Prediction(True, (), total, f"VirtualMachineInstance runs on node {bound}", applicable=False)
+        # Bound or finished Pods and VMIs, controllers scaled to 0, finished or suspended Jobs,
+        # suspended CronJobs: no pod waits to be scheduled, so there is nothing to judge.
+        idle = not_waiting(workload)
+        if idle is not None:
+            return Prediction(True, (), total, idle, applicable=False)
         spec = pod_spec_of(workload)
         if spec is None:
             return Prediction(True, (), total, f"{kind or 'the object'} is not a workload",
@@ -192,7 +179,8 @@ class ClusterModel:
         reasons = {r: n for r, n in reasons.items() if n}
         if names:
             return Prediction(True, tuple(names), total,
-                              f"{len(names)}/{total} nodes are feasible: {_names(names)}", reasons)
+                              f"{len(names)}/{total} nodes are feasible: {_names(names)}", reasons,
+                              self._unsized_hint(candidates))
         return Prediction(False, (), total, fit_error(total, reasons), reasons, self._hint(view, candidates))
 
     def _static_filters(self, view: PodView, remaining: set[int], reasons: dict[str, int], *,
@@ -253,20 +241,36 @@ class ClusterModel:
                 why = ", ".join(reason for reason, nodes in failures if i in nodes)
                 shown.append(f"{c.names[i]} ({why})")
             message = f"cannot run on {len(failing)}/{len(targeted)} targeted nodes: {_names(shown)}"
-            return Prediction(False, tuple(feasible), total, message, reasons, self._hint(view))
+            return Prediction(False, tuple(feasible), total, message, reasons, self._hint(view, unsized=targeted))
         if not targeted:
             detail = f": {_histogram(skipped)}." if skipped else ""
             return Prediction(True, (), total, f"0/{total} nodes are targeted{detail}", reasons)
         message = f"{len(feasible)}/{total} nodes are targeted and feasible: {_names(feasible)}"
-        return Prediction(True, tuple(feasible), total, message, reasons)
+        return Prediction(True, tuple(feasible), total, message, reasons, self._unsized_hint(targeted))
 
     # -- hint ---------------------------------------------------------------------------------------
 
-    def _hint(self, view: PodView, candidates: set[int] | None = None) -> str:
+    def _unsized_hint(self, reached: set[int] | frozenset[int]) -> str:
+        """The hint for a success: which of the nodes that ``reached`` NodeResourcesFit it could not check."""
+        part = self._unsized_part(reached)
+        return f"hint: {part}" if part else ""
+
+    def _unsized_part(self, reached: set[int] | frozenset[int]) -> str:
+        unsized = self._cluster.unsized & reached
+        if not unsized:
+            return ""
+        names = self._cluster.names_of(unsized)
+        if len(names) == 1:
+            return f"node {names[0]} has no status.allocatable in the dump: resources not checked"
+        return f"nodes {_nodes_text(names)} have no status.allocatable in the dump: resources not checked"
+
+    def _hint(self, view: PodView, candidates: set[int] | None = None, *,
+              unsized: set[int] | frozenset[int] = frozenset()) -> str:
         """Name what nodes advertise instead of a requested extended resource: across the cluster when no
         node advertises it; else on the ``candidates`` (nodes that passed every filter but
         NodeResourcesFit) that lack it but advertise another resource of the same domain, e.g. a
-        vm-passthrough node advertising ``nvidia.com/GA102GL_A10`` to a Pod asking ``nvidia.com/gpu``."""
+        vm-passthrough node advertising ``nvidia.com/GA102GL_A10`` to a Pod asking ``nvidia.com/gpu``.
+        Then which of the ``unsized`` nodes (those that reached NodeResourcesFit) were not checked."""
         c = self._cluster
         parts = []
         for key, value in view.node_selector or ():
@@ -294,6 +298,9 @@ class ClusterModel:
                 more = f" and {len(shown) - SHOWN} more" if len(shown) > SHOWN else ""
                 parts.append(f"{resource} is not advertised where the pod may run: "
                              f"{'; '.join(shown[:SHOWN])}{more}")
+        unsized_part = self._unsized_part(unsized)
+        if unsized_part:
+            parts.append(unsized_part)
         return "hint: " + "; ".join(parts) if parts else ""
 
 

@@ -6,7 +6,11 @@ Sources:
 - kubevirt/kubevirt ``pkg/virt-controller/services/template.go`` (the virt-launcher pod: the VMI's
   nodeSelector plus ``kubevirt.io/schedulable: "true"``, its affinity and tolerations, one unit of
   ``deviceName`` in requests and limits for each ``gpus[]``/``hostDevices[]`` entry) and the VMI
-  defaulting webhook (``memory.guest`` becomes the memory request when none is given).
+  defaulting webhook (``memory.guest`` becomes the memory request when none is given);
+- what has nothing waiting to be scheduled (``not_waiting``): ``pkg/controller/replicaset``,
+  ``statefulset`` (``spec.replicas: 0`` creates no pod), ``pkg/controller/job`` (a finished Job, i.e.
+  condition ``Complete``/``Failed`` ``"True"``, or ``spec.suspend``, creates no pod),
+  ``pkg/controller/cronjob`` (``spec.suspend`` creates no Job).
 """
 
 from __future__ import annotations
@@ -17,14 +21,21 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import EvaluationError
-from ..quantity import QuantityError, format_quantity, parse_quantity
+from ..quantity import QuantityError, format_quantity
 from .matching import get_in, items, mapping, text
+from .resources import quantity
 
 TEMPLATE_KINDS = frozenset(
     {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "ReplicationController"})
 KUBEVIRT_KINDS = frozenset({"VirtualMachineInstance", "VirtualMachine"})
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+REPLICATED_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"})
 KUBEVIRT_SCHEDULABLE_LABEL = "kubevirt.io/schedulable"
+#: Who sets a label that a workload's pod requires without the user asking for it, said in the hint when
+#: no node has the label. KubeVirt's virt-launcher pods select ``kubevirt.io/schedulable=true`` (added by
+#: ``vmi_pod_spec``, as ``template.go`` does); virt-handler sets it on its node once it is ready.
+LABEL_SETTERS = {KUBEVIRT_SCHEDULABLE_LABEL: "virt-handler sets it on the nodes where it runs and is ready; "
+                                             "is virt-handler running there?"}
 
 _DAEMON_TOLERATIONS = (
     {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
@@ -85,7 +96,7 @@ def vmi_pod_spec(vmi_spec: Mapping[str, Any]) -> dict[str, Any]:
     for name, count in devices.items():
         for where, target in (("requests", requests), ("limits", limits)):
             try:
-                total = parse_quantity(target.get(name, 0)) + count
+                total = quantity(target.get(name, 0)) + count
             except QuantityError as err:
                 raise EvaluationError(f"spec.domain.resources.{where}.{name}: {err}") from err
             target[name] = format_quantity(Fraction(total))
@@ -164,3 +175,48 @@ def owned_pods(workload: Mapping[str, Any]) -> OwnedPods | None:
             "matchExpressions")):
         return None
     return OwnedPods(namespace, selector=selector)
+
+
+def not_waiting(workload: Mapping[str, Any]) -> str | None:
+    """Why ``workload`` has no pod waiting to be scheduled, or None when it may have one.
+
+    - a Pod bound to a node (``spec.nodeName``) or finished (phase Succeeded/Failed);
+    - a KubeVirt VirtualMachineInstance that runs on a node (``status.nodeName``) or has finished;
+    - a Deployment, ReplicaSet, StatefulSet or ReplicationController with ``spec.replicas: 0`` (a
+      Deployment keeps its old ReplicaSets scaled to 0; an absent ``replicas`` defaults to 1);
+    - a Job that has finished (condition ``Complete`` or ``Failed`` with status ``"True"``) or is
+      suspended (``spec.suspend: true``), a suspended CronJob.
+    """
+    kind = text(workload.get("kind"))
+    spec = mapping(workload.get("spec"))
+    status = mapping(workload.get("status"))
+    if kind == "Pod":
+        bound, phase = text(spec.get("nodeName")), text(status.get("phase"))
+        if bound:
+            return f"Pod is bound to node {bound}"
+        if phase in TERMINAL_PHASES:
+            return f"Pod has finished (phase {phase})"
+    elif kind in REPLICATED_KINDS:
+        replicas = spec.get("replicas")
+        if isinstance(replicas, int) and not isinstance(replicas, bool) and replicas == 0:
+            return f"{kind} is scaled to 0 replicas"
+    elif kind == "Job":
+        for condition in items(status.get("conditions")):
+            if isinstance(condition, Mapping) and text(condition.get("status")) == "True":
+                if text(condition.get("type")) == "Complete":
+                    return "Job has completed"
+                if text(condition.get("type")) == "Failed":
+                    return "Job has failed"
+        if spec.get("suspend") is True:
+            return "Job is suspended"
+    elif kind == "CronJob":
+        if spec.get("suspend") is True:
+            return "CronJob is suspended"
+    elif kind == "VirtualMachineInstance" and is_kubevirt(workload):
+        # A VMI that has a node already runs in its virt-launcher pod: nothing left to schedule.
+        bound, phase = text(status.get("nodeName")), text(status.get("phase"))
+        if phase in TERMINAL_PHASES:
+            return f"VirtualMachineInstance has finished (phase {phase})"
+        if bound:
+            return f"VirtualMachineInstance runs on node {bound}"
+    return None
