@@ -771,12 +771,22 @@ apiVersion: batch/v1
 kind: CronJob
 metadata: {name: nightly, namespace: ml}
 spec: {suspend: true, schedule: "0 2 * * *", jobTemplate: {spec: {template: {spec: {containers: [BIG]}}}}}
+---
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata: {name: halted, namespace: vms}
+spec: {runStrategy: Halted, template: {spec: {domain: {resources: {requests: {cpu: "64"}}}}}}
+---
+apiVersion: kubevirt.io/v1
+kind: VirtualMachine
+metadata: {name: stopped, namespace: vms}
+spec: {running: false, template: {spec: {domain: {resources: {requests: {cpu: "64"}}}}}}
 """.replace("BIG", '{name: c, resources: {requests: {cpu: "64"}}}')
 
 
 def test_workloads_with_nothing_to_schedule_are_not_judged() -> None:
-    """Regression: a Deployment's old ReplicaSets (spec.replicas: 0), finished Jobs and suspended CronJobs
-    were judged, failing on ordinary clusters; they have no pod waiting to be scheduled."""
+    """Regression: a Deployment's old ReplicaSets (spec.replicas: 0), finished Jobs, suspended CronJobs and
+    stopped VMs were judged, failing on ordinary clusters; they have no pod waiting to be scheduled."""
     m = ClusterModel([node("w", labels={KUBEVIRT_SCHEDULABLE_LABEL: "true"})], [])
     predictions = [(o["kind"], m.predict(o)) for o in docs(NOT_WAITING)]
     assert [(kind, p.message) for kind, p in predictions] == [
@@ -788,6 +798,8 @@ def test_workloads_with_nothing_to_schedule_are_not_judged() -> None:
         ("Job", "Job has failed"),
         ("Job", "Job is suspended"),
         ("CronJob", "CronJob is suspended"),
+        ("VirtualMachine", "VirtualMachine is stopped (runStrategy Halted)"),
+        ("VirtualMachine", "VirtualMachine is stopped (running: false)"),
     ]
     assert all((p.applicable, p.schedulable, p.feasible, p.reasons, p.hint) == (False, True, (), {}, "")
                for _, p in predictions)
@@ -800,12 +812,16 @@ def test_workloads_with_nothing_to_schedule_are_not_judged() -> None:
     waiting[5]["status"]["conditions"] = [{"type": "Suspended", "status": "True"}]  # status alone: spec decides
     waiting[6]["spec"]["suspend"] = False
     waiting[7]["spec"]["suspend"] = False
+    waiting[8]["spec"]["runStrategy"] = "Always"
+    waiting[9]["spec"]["running"] = True
     for o in waiting[:2] + waiting[4:]:
         p = m.predict(o)
         assert (p.applicable, p.message) == (True, "0/1 nodes are available: 1 Insufficient cpu."), o["metadata"]
-    # A Job that is not suspended by a non-boolean.
+    # A Job that is not suspended by a non-boolean, and a VM whose runStrategy wins over running.
     waiting[6]["spec"]["suspend"] = "true"
     assert m.predict(waiting[6]).applicable
+    waiting[9]["spec"] |= {"running": False, "runStrategy": "RerunOnFailure"}
+    assert m.predict(waiting[9]).applicable
     waiting[3]["spec"]["replicas"] = False  # not a count: judged
     assert m.predict(waiting[3]).applicable
 

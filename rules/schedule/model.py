@@ -54,7 +54,7 @@ class Prediction:
     once per insufficient resource); ``hint``: verdict's own hint, "" when none (callers append it);
     ``applicable``: False for objects that are not workloads and for those with no pod waiting to be
     scheduled (``workloads.not_waiting``: a bound or finished Pod, a controller scaled to 0, a finished
-    or suspended Job, a suspended CronJob...), in which case nothing was checked,
+    or suspended Job, a suspended CronJob, a stopped VM...), in which case nothing was checked,
     ``schedulable`` is True and ``message`` says why.
     """
 
@@ -143,7 +143,7 @@ class ClusterModel:
             return Prediction(True, (), total, "not a Kubernetes object", applicable=False)
         kind = text(workload.get("kind"))
         # Bound or finished Pods and VMIs, controllers scaled to 0, finished or suspended Jobs,
-        # suspended CronJobs: no pod waits to be scheduled, so there is nothing to judge.
+        # suspended CronJobs, stopped VMs: no pod waits to be scheduled, so there is nothing to judge.
         idle = not_waiting(workload)
         if idle is not None:
             return Prediction(True, (), total, idle, applicable=False)

@@ -10,7 +10,8 @@ Sources:
 - what has nothing waiting to be scheduled (``not_waiting``): ``pkg/controller/replicaset``,
   ``statefulset`` (``spec.replicas: 0`` creates no pod), ``pkg/controller/job`` (a finished Job, i.e.
   condition ``Complete``/``Failed`` ``"True"``, or ``spec.suspend``, creates no pod),
-  ``pkg/controller/cronjob`` (``spec.suspend`` creates no Job).
+  ``pkg/controller/cronjob`` (``spec.suspend`` creates no Job), kubevirt/kubevirt
+  ``pkg/virt-controller/watch/vm.go`` (``runStrategy: Halted`` or ``running: false`` creates no VMI).
 """
 
 from __future__ import annotations
@@ -185,7 +186,9 @@ def not_waiting(workload: Mapping[str, Any]) -> str | None:
     - a Deployment, ReplicaSet, StatefulSet or ReplicationController with ``spec.replicas: 0`` (a
       Deployment keeps its old ReplicaSets scaled to 0; an absent ``replicas`` defaults to 1);
     - a Job that has finished (condition ``Complete`` or ``Failed`` with status ``"True"``) or is
-      suspended (``spec.suspend: true``), a suspended CronJob.
+      suspended (``spec.suspend: true``), a suspended CronJob;
+    - a KubeVirt VirtualMachine that is stopped: ``spec.runStrategy: Halted``, or ``spec.running:
+      false`` when it has no ``runStrategy``.
     """
     kind = text(workload.get("kind"))
     spec = mapping(workload.get("spec"))
@@ -219,4 +222,10 @@ def not_waiting(workload: Mapping[str, Any]) -> str | None:
             return f"VirtualMachineInstance has finished (phase {phase})"
         if bound:
             return f"VirtualMachineInstance runs on node {bound}"
+    elif kind == "VirtualMachine" and is_kubevirt(workload):
+        strategy = text(spec.get("runStrategy"))
+        if strategy == "Halted":
+            return "VirtualMachine is stopped (runStrategy Halted)"
+        if not strategy and spec.get("running") is False:
+            return "VirtualMachine is stopped (running: false)"
     return None
