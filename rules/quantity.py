@@ -33,11 +33,21 @@ class QuantityError(ValueError):
     """Raised when a value is not a Kubernetes quantity; the message quotes the value."""
 
 
+#: Bounds that keep a hostile value cheap ("1e9999999" took seconds in Fraction); apimachinery itself
+#: refuses quantities past int64, so nothing real comes near them.
+MAX_TEXT = 64
+MAX_EXPONENT = 64
+
+
 @functools.lru_cache(maxsize=8192)
 def _parse_text(value: str) -> Fraction:
+    if len(value) > MAX_TEXT:
+        raise QuantityError(f"{value[:MAX_TEXT]!r}... is too long for a Kubernetes quantity")
     m = _QUANTITY.match(value.strip())
     if not m:
         raise QuantityError(f"{value!r} is not a Kubernetes quantity")
+    if m["exp"] and abs(int(m["exp"][1:])) > MAX_EXPONENT:
+        raise QuantityError(f"{value!r}: exponent out of range for a Kubernetes quantity")
     number = Fraction(m["num"])
     if m["bin"]:
         return number * _BINARY[m["bin"]]

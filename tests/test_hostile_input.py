@@ -90,3 +90,9 @@ def test_folder_with_dangling_symlink_and_fifo_is_read(tmp_path: Path) -> None:
 def test_non_finite_yaml_floats_are_not_quantities(value: float) -> None:
     with pytest.raises(QuantityError):
         parse_quantity(value)
+
+
+@pytest.mark.parametrize("value", ["1e9999999", "1" * 65])
+def test_hostile_quantity_text_is_refused_fast(value: str) -> None:
+    with pytest.raises(QuantityError):
+        parse_quantity(value)
