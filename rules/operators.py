@@ -132,6 +132,31 @@ def _text_test(method: str) -> Callable[[Any, Any], bool]:
     return test
 
 
+def _fold(value: Any) -> Any:
+    """Case-insensitive comparison key: a string casefolded (Unicode full case folding, so ``"STRASSE"``
+    matches ``"straße"``), any other value as ``equals`` compares it (``"2"`` still differs from ``2``).
+
+    Never a regular expression: the argument is often dump text (a VM's deviceName), and a pattern built
+    from it (``(?i)^{deviceName}$``) backtracks for minutes on ``nvidia.com/(a+)+c``."""
+    return value.casefold() if isinstance(value, str) else _key(value)
+
+
+_FOLDED_KEYS: dict[int, tuple[Any, frozenset[Any]]] = {}
+
+
+def _folded_member_keys(arg: Any) -> frozenset[Any]:
+    """``_member_keys`` casefolded, built once per argument object."""
+    hit = _FOLDED_KEYS.get(id(arg))
+    if hit is not None and hit[0] is arg:
+        return hit[1]
+    keys = frozenset(_fold(m) for m in _members(arg))
+    if isinstance(arg, (list, dict, tuple, set, frozenset)):
+        if len(_FOLDED_KEYS) > 4096:
+            _FOLDED_KEYS.clear()
+        _FOLDED_KEYS[id(arg)] = (arg, keys)
+    return keys
+
+
 def _compare(fn: Callable[[Fraction, Fraction], bool]) -> Callable[[Any, Any], bool]:
     def test(value: Any, arg: Any) -> bool:
         return fn(_quantity(value), _quantity(arg))
@@ -241,6 +266,13 @@ OPERATORS: dict[str, Operator] = {
                  doc="the value is a member of the list (or a key of the mapping)"),
         Operator("notIn", "value", _ANY, lambda v, a: _key(v) not in _member_keys(a),
                  lambda a: f"none of {show(_members(a))}", doc="the value is not a member of the list"),
+        Operator("equalsIgnoreCase", "value", _ANY, lambda v, a: _fold(v) == _fold(a),
+                 lambda a: f"== {show(a)} (ignoring case)",
+                 doc="the value equals the argument, strings compared after str.casefold() (never a regex)"),
+        Operator("inIgnoreCase", "value", _ANY, lambda v, a: _fold(v) in _folded_member_keys(a),
+                 lambda a: f"one of {show(_members(a))} (ignoring case)",
+                 doc="the value is a member of the list (or a key of the mapping), strings compared after"
+                     " str.casefold() (never a regex)"),
         Operator("matches", "value", _ANY,
                  lambda v, a: isinstance(v, str) and any(r.search(v) for r in _regexes(a)),
                  lambda a: f"matches {show(a)}",

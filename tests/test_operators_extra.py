@@ -1,9 +1,11 @@
 """Engine additions the gpu-operator pack needs, each general: the ``versionLt`` operator, key paths
-(``key: [a, {var: b}]``), ``{name.member}`` message placeholders, and ``where`` filtering the raw values
-before ``classify`` maps them."""
+(``key: [a, {var: b}]``), ``{name.member}`` message placeholders, ``where`` filtering the raw values
+before ``classify`` maps them, and ``equalsIgnoreCase``/``inIgnoreCase`` (case-insensitive comparison of
+dump text without building a regex from it)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -134,3 +136,57 @@ def test_where_filters_raw_values_before_classify(judge: Judge) -> None:
     r = one(judge, {**nonzero, "count": {"lte": 1}}, both, data={"classes": CLASSES},
             vars={"allocatable": "$.status.allocatable"})
     assert (r.result, r.observed) == ("fail", ["container", "vm-passthrough"])
+
+
+# ------------------------------------------------------------------------------------------ ignoring case
+
+T4 = "$.metadata.labels['nvidia.com/gpu.workload.config']"
+
+
+@pytest.mark.parametrize(("value", "argument", "result"), [
+    ("nvidia.com/TU104GL_Tesla_T4", "nvidia.com/TU104GL_TESLA_T4", "pass"),
+    ("VM-Passthrough", "vm-passthrough", "pass"),
+    ("STRASSE", "straße", "pass"),  # casefold, not lower(): "ß" folds to "ss"
+    ("vm_passthrough", "vm-passthrough", "fail"),
+    ("nvidia.com/gpu", "nvidia.com/gpu.shared", "fail"),
+])
+def test_equals_ignore_case(judge: Judge, value: str, argument: str, result: str) -> None:
+    obj = node("gpu-1", {"nvidia.com/gpu.workload.config": value})
+    r = one(judge, {"path": T4, "equalsIgnoreCase": argument}, obj)
+    assert (r.result, r.observed) == (result, value)
+    if result == "fail":
+        assert r.expected == f"== {argument} (ignoring case)"
+
+
+def test_equals_ignore_case_keeps_types() -> None:
+    from rules.operators import OPERATORS
+
+    eq = OPERATORS["equalsIgnoreCase"].test
+    assert not eq("2", 2) and not eq(True, 1) and not eq("true", True)
+    assert eq(2, 2) and eq(None, None) and eq({"a": "X"}, {"a": "X"})
+
+
+def test_in_ignore_case_takes_lists_mappings_and_references(judge: Judge) -> None:
+    obj = node("gpu-1", {"nvidia.com/gpu.workload.config": "VM-vGPU"})
+    assert one(judge, {"path": T4, "inIgnoreCase": ["container", "vm-vgpu"]}, obj).result == "pass"
+    assert one(judge, {"path": T4, "inIgnoreCase": {"vm-vgpu": 1}}, obj).result == "pass"
+    assert one(judge, {"path": T4, "inIgnoreCase": {"data": "workloads"}}, obj,
+               data={"workloads": ["container", "vm-passthrough", "vm-vgpu"]}).result == "pass"
+    r = one(judge, {"path": T4, "inIgnoreCase": ["container", "vm-passthrough"]}, obj)
+    assert (r.result, r.expected) == ("fail", "one of [container, vm-passthrough] (ignoring case)")
+    assert one(judge, {"path": T4, "inIgnoreCase": []}, obj).result == "fail"
+
+
+def test_ignore_case_never_runs_dump_text_as_a_regex(judge: Judge) -> None:
+    # The argument comes from the dump (a VM's deviceName). As a regex, (a+)+c against 32 a's backtracks for
+    # minutes; compared as text it is answered at once, and a name that is not a regex is no error either.
+    hostile = "nvidia.com/(a+)+c"
+    obj = node("gpu-1", allocatable={"nvidia.com/" + "a" * 32: "1", "nvidia.com/[": "1"})
+    assertion = {"keys": "$.status.allocatable", "where": {"var": "item", "equalsIgnoreCase": {"var": "wanted"}},
+                 "exists": True}
+    started = time.perf_counter()
+    r = one(judge, assertion, obj, vars={"wanted": {"value": hostile}})
+    assert time.perf_counter() - started < 1.0
+    assert r.result == "fail"
+    r = one(judge, assertion, obj, vars={"wanted": {"value": "NVIDIA.COM/["}})
+    assert (r.result, r.observed) == ("pass", "nvidia.com/[")

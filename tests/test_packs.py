@@ -5,11 +5,17 @@ itself (rules/packtest.py) on small packs built in tmp_path."""
 from __future__ import annotations
 
 import textwrap
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from rules import packtest
+from rules.evaluate import evaluate
+from rules.loader import load_policies
+from rules.reader import read_paths
 
 PACKS = packtest.builtin_packs()
 CASES = [(pack.name, case) for pack in PACKS for case in packtest.run_pack_tests(pack)]
@@ -28,6 +34,120 @@ def test_pack_fixture(pack: str, case: packtest.TestCaseResult) -> None:
 @pytest.mark.parametrize("pack", PACKS, ids=[p.name for p in PACKS])
 def test_every_rule_has_a_failing_and_a_passing_expectation(pack: Path) -> None:
     assert packtest.coverage_gaps(pack) == []
+
+
+# ------------------------------------------------------------------------------------------ the gpu-operator pack
+
+GPU_PACK = Path(__file__).resolve().parent.parent / "policies" / "gpu-operator"
+GPU_DUMPS = GPU_PACK / "tests" / "dumps"
+REGEX_OPERATORS = ("matches", "notMatches", "classify")
+REFERENCE_KEYS = {"path", "var", "context", "data", "format", "value"}
+
+
+def _policy_docs(pack: Path) -> list[tuple[str, dict[str, Any]]]:
+    return [(path.name, doc) for path in sorted(pack.glob("*.yaml"))
+            for doc in yaml.safe_load_all(path.read_text()) if isinstance(doc, dict)]
+
+
+def _regex_arguments(node: Any, where: str = "") -> list[tuple[str, Any]]:
+    """Every argument of matches/notMatches/classify in a policy document, with where it is."""
+    found: list[tuple[str, Any]] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in REGEX_OPERATORS:
+                found.append((f"{where}.{key}", value))
+            found += _regex_arguments(value, f"{where}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += _regex_arguments(value, f"{where}[{i}]")
+    return found
+
+
+def _static_pattern(where: str, arg: Any) -> bool:
+    """A regex argument that cannot carry dump text: a literal, or a data table (whichever entry a key picks)."""
+    if isinstance(arg, str) or (isinstance(arg, list) and all(isinstance(a, str) for a in arg)):
+        return True
+    if isinstance(arg, dict) and "data" in arg and set(arg) <= {"data", "key", "default"}:
+        return True
+    return (where.endswith(".classify") and isinstance(arg, dict) and not set(arg) & REFERENCE_KEYS
+            and all(_static_pattern("", v) for v in arg.values()))
+
+
+@pytest.mark.parametrize("pack", PACKS, ids=[p.name for p in PACKS])
+def test_no_rule_builds_a_regex_from_dump_text(pack: Path) -> None:
+    # A pattern built from a dump ({format: "(?i)^{device.deviceName}$"}, {var: ...}) runs the dump's text as a
+    # regex: deviceName nvidia.com/(a+)+c takes minutes against 32 a's. Regexes are literals or data tables;
+    # dump text is compared with equals/in or equalsIgnoreCase/inIgnoreCase.
+    bad = [f"{name}{where}: {arg}" for name, doc in _policy_docs(pack)
+           for where, arg in _regex_arguments(doc) if not _static_pattern(where, arg)]
+    assert bad == []
+    assert not _static_pattern(".matches", {"format": "(?i)^{device.deviceName}$"})
+    assert not _static_pattern(".matches", {"var": "deviceName"})
+
+
+def test_a_hostile_device_name_is_answered_at_once() -> None:
+    dump = read_paths([str(GPU_DUMPS / "clusterpolicy_sandbox_enabled.yaml"),
+                       str(GPU_DUMPS / "vm_device_name_that_is_a_regex.yaml")])
+    assert "(a+)+c" in str([o.obj for o in dump.objects])
+    policies = load_policies([str(GPU_PACK)])
+    started = time.perf_counter()
+    report = evaluate(dump, policies)
+    assert time.perf_counter() - started < 5  # a regex built from the name took minutes
+    results = {(o.ref.name, r.rule): r.result for o in report.objects for r in o.results}
+    assert results[("vm-regex-device-name", "device-name-permitted")] == "pass"
+    assert results[("vm-regex-device-name", "device-advertised")] == "fail"
+
+
+def test_deploy_label_remediation_is_a_command_in_the_operator_namespace() -> None:
+    dump = read_paths([str(GPU_DUMPS / "stale_and_missing_deploy_labels.yaml")])
+    report = evaluate(dump, load_policies([str(GPU_PACK)]))
+    fixes = {o.ref.name: r.remediation for o in report.objects for r in o.results
+             if r.rule == "deploy-labels-match-workload" and r.result == "fail"}
+    assert set(fixes) == {"a40-vgpu-stale-container-labels", "l40s-pt-half-labelled"}
+    stale, half = fixes["a40-vgpu-stale-container-labels"], fixes["l40s-pt-half-labelled"]
+    assert "kubectl logs -n nvidia-gpu-operator deploy/gpu-operator" in stale
+    assert ("kubectl label node a40-vgpu-stale-container-labels nvidia.com/gpu.deploy.driver- "
+            "nvidia.com/gpu.deploy.gpu-feature-discovery-") in stale
+    assert ("for l in nvidia.com/gpu.deploy.sandbox-device-plugin nvidia.com/gpu.deploy.sandbox-validator "
+            "nvidia.com/gpu.deploy.vfio-manager nvidia.com/gpu.deploy.kata-manager "
+            "nvidia.com/gpu.deploy.cc-manager; do kubectl label node l40s-pt-half-labelled $l=true; done") in half
+    for text in fixes.values():
+        assert "<" not in text and "-n gpu-operator" not in text
+
+
+def test_pack_remediations_never_hard_code_the_operator_namespace() -> None:
+    for name, doc in _policy_docs(GPU_PACK):
+        for rule in doc["spec"]["rules"]:
+            text = " ".join(str(rule.get(k, "")) for k in ("message", "remediation"))
+            assert "-n gpu-operator" not in text and "-n nvidia-gpu-operator" not in text, (name, rule["id"])
+
+
+def test_deploy_label_commands_derive_from_the_label_tables() -> None:
+    tables = yaml.safe_load((GPU_PACK / "data" / "operands.yaml").read_text())
+    for workload in tables["workloads"]:
+        other = [f"{label}-" for label in tables["allDeployLabels"] if label not in tables["deployLabels"][workload]]
+        assert tables["removeOtherDeployLabels"][workload].split() == other
+        assert tables["ownDeployLabels"][workload].split() == tables["requiredDeployLabels"][workload]
+    accepted = tables["acceptedDeployLabelValues"]
+    assert set(accepted) <= set(tables["allDeployLabels"])
+    assert accepted["nvidia.com/gpu.deploy.driver"] == ["pre-installed"]
+    operands = {e["operand"] for entries in tables["operands"].values() for e in entries}
+    assert set(tables["operandPods"]) <= operands
+    for spec in tables["operandPods"].values():
+        assert all(prefix.endswith("-") for prefix in spec["namePrefixes"])  # nvidia-dcgm is not nvidia-dcgm-exporter
+
+
+def test_each_data_table_is_defined_once() -> None:
+    # extendedResource was written out in two policies; shared tables live in data/ and policies read them.
+    files: dict[str, list[str]] = {}
+    for path in sorted((GPU_PACK / "data").glob("*.yaml")):
+        for table in yaml.safe_load(path.read_text()):
+            files.setdefault(table, []).append(f"data/{path.name}")
+    for name, doc in _policy_docs(GPU_PACK):
+        for table in doc["spec"].get("data") or {}:
+            files.setdefault(table, []).append(name)
+    assert {t: f for t, f in files.items() if len(f) > 1} == {}
+    assert files["extendedResource"] == ["data/resource-classes.yaml"]
 
 
 # ------------------------------------------------------------------------------------------ the runner
