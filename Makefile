@@ -1,6 +1,6 @@
 # verdict: the two commands of the README, and a few more.
 #   make run   - set up .venv, audit the example lab with the built-in pack, then serve the API on it
-#   make test  - set up .venv, lint (ruff), type-check (mypy) and run the tests (pytest)
+#   make test  - set up .venv, lint and format check (ruff), type-check (mypy) and run the tests (pytest)
 SHELL := /bin/bash
 VENV  := .venv
 PY    := $(VENV)/bin/python
@@ -31,6 +31,7 @@ audit: $(VENV)/.installed
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy rules api app.py

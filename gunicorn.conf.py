@@ -60,8 +60,7 @@ def on_starting(server: Any) -> None:
             server.log.error("policy refused: %s", err)
         server.log.error("verdict not started: %d policy error(s)", len(exc.errors))
         raise SystemExit(1) from None
-    server.log.info("policies loaded: %d policies, %d rules", len(keeper.policies.policies),
-                    len(keeper.policies.rules))
+    server.log.info("policies loaded: %d policies, %d rules", len(keeper.policies.policies), len(keeper.policies.rules))
 
 
 def on_reload(server: Any) -> None:
@@ -77,5 +76,4 @@ def on_reload(server: Any) -> None:
         return
     for err in outcome.errors:
         server.log.error("policy reload refused: %s", err)
-    server.log.error("policy reload refused (%d error(s)); still serving generation %d", len(outcome.errors),
-                     keeper.generation)
+    server.log.error("policy reload refused (%d error(s)); still serving generation %d", len(outcome.errors), keeper.generation)

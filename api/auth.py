@@ -39,8 +39,8 @@ def install(app: Flask, tokens: Sequence[str]) -> None:
         header = request.headers.get("Authorization", "")
         scheme, _, given = header.partition(" ")
         if not header:
-            raise Problem("unauthorized", "this route needs 'Authorization: Bearer <token>'",
-                          {"WWW-Authenticate": REALM})
+            raise Problem("unauthorized", "this route needs 'Authorization: Bearer <token>'", {"WWW-Authenticate": REALM})
         if scheme.lower() != "bearer" or not given.strip() or not _matches(given.strip().encode(), wanted):
-            raise Problem("unauthorized", "the bearer token is not valid",
-                          {"WWW-Authenticate": f'{REALM}, error="invalid_token"'})
+            raise Problem(
+                "unauthorized", "the bearer token is not valid", {"WWW-Authenticate": f'{REALM}, error="invalid_token"'}
+            )

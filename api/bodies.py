@@ -49,8 +49,7 @@ def _gunzip(data: bytes, limit: int) -> bytes:
     try:
         out = decoder.decompress(data, limit + 1)
     except zlib.error as exc:
-        raise Problem("malformed-dump", f"Content-Encoding gzip: broken gzip stream ({exc})", file="<body>", line=0) \
-            from None
+        raise Problem("malformed-dump", f"Content-Encoding gzip: broken gzip stream ({exc})", file="<body>", line=0) from None
     if len(out) > limit:
         raise Problem("body-too-large", f"the body unpacks to more than {limit} bytes")
     if not decoder.eof:
@@ -86,8 +85,9 @@ def check_magic(mimetype: str, data: bytes) -> None:
     """Refuse (400) an archive media type whose bytes are not that archive."""
     if mimetype == "application/x-tar":
         if not (len(data) > 262 and data[257:262] == b"ustar") and not data.startswith(b"\x1f\x8b"):
-            raise Problem("malformed-dump", "Content-Type application/x-tar, but the body is not a tar archive",
-                          file="<body>", line=0)
+            raise Problem(
+                "malformed-dump", "Content-Type application/x-tar, but the body is not a tar archive", file="<body>", line=0
+            )
         return
     magic = DUMP_TYPES.get(mimetype, ())
     if magic and not data.startswith(magic):

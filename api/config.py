@@ -43,8 +43,15 @@ class ConfigError(ValueError):
 
 def defaults() -> dict[str, Any]:
     """Every key with its default value."""
-    return {"BIND": DEFAULT_BIND, "WORKERS": DEFAULT_WORKERS, "MAX_CONTENT_LENGTH": DEFAULT_MAX_BODY,
-            "MAX_DECODED_LENGTH": DEFAULT_MAX_DECODED, "POLICIES": [], "TOKENS": [], "LOG_LEVEL": "INFO"}
+    return {
+        "BIND": DEFAULT_BIND,
+        "WORKERS": DEFAULT_WORKERS,
+        "MAX_CONTENT_LENGTH": DEFAULT_MAX_BODY,
+        "MAX_DECODED_LENGTH": DEFAULT_MAX_DECODED,
+        "POLICIES": [],
+        "TOKENS": [],
+        "LOG_LEVEL": "INFO",
+    }
 
 
 def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
@@ -71,8 +78,7 @@ def read_tokens(environ: Mapping[str, str]) -> list[str]:
         try:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"VERDICT_TOKENS_FILE={path!r} cannot be read: {getattr(exc, 'strerror', None) or exc}") \
-                from None
+            raise ConfigError(f"VERDICT_TOKENS_FILE={path!r} cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
         tokens += [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     for t in tokens:
         if any(c.isspace() for c in t):
@@ -87,12 +93,14 @@ def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     if level not in LOG_LEVELS:
         raise ConfigError(f"VERDICT_LOG_LEVEL={level!r} is not one of {', '.join(LOG_LEVELS)}")
     config = defaults()
-    config.update({
-        "BIND": env.get("VERDICT_BIND", "").strip() or DEFAULT_BIND,
-        "WORKERS": _positive_int(env, "VERDICT_WORKERS", DEFAULT_WORKERS),
-        "MAX_CONTENT_LENGTH": _positive_int(env, "VERDICT_MAX_BODY", DEFAULT_MAX_BODY),
-        "POLICIES": [p for p in env.get("VERDICT_POLICIES", "").split(os.pathsep) if p.strip()],
-        "TOKENS": read_tokens(env),
-        "LOG_LEVEL": level,
-    })
+    config.update(
+        {
+            "BIND": env.get("VERDICT_BIND", "").strip() or DEFAULT_BIND,
+            "WORKERS": _positive_int(env, "VERDICT_WORKERS", DEFAULT_WORKERS),
+            "MAX_CONTENT_LENGTH": _positive_int(env, "VERDICT_MAX_BODY", DEFAULT_MAX_BODY),
+            "POLICIES": [p for p in env.get("VERDICT_POLICIES", "").split(os.pathsep) if p.strip()],
+            "TOKENS": read_tokens(env),
+            "LOG_LEVEL": level,
+        }
+    )
     return config

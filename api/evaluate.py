@@ -32,18 +32,26 @@ def _select(policies: PolicySet, names: list[str], rules: list[str]) -> PolicySe
     known_p = {p.name for p in policies.policies} | {p.pack for p in policies.policies if p.pack}
     unknown = [n for n in names if n not in known_p]
     if unknown:
-        raise Problem("invalid-query", f"policy: no policy or pack named {', '.join(unknown)}; loaded: "
-                      f"{', '.join(sorted(known_p))}", errors=[{"parameter": "policy", "reason": f"unknown {n}"}
-                                                             for n in unknown])
+        raise Problem(
+            "invalid-query",
+            f"policy: no policy or pack named {', '.join(unknown)}; loaded: {', '.join(sorted(known_p))}",
+            errors=[{"parameter": "policy", "reason": f"unknown {n}"} for n in unknown],
+        )
     known_r = {r.uid for r in policies.rules} | {r.id for r in policies.rules}
     unknown = [r for r in rules if r not in known_r]
     if unknown:
-        raise Problem("invalid-query", f"rule: no rule named {', '.join(unknown)}; see GET /v1/policies",
-                      errors=[{"parameter": "rule", "reason": f"unknown {r}"} for r in unknown])
+        raise Problem(
+            "invalid-query",
+            f"rule: no rule named {', '.join(unknown)}; see GET /v1/policies",
+            errors=[{"parameter": "rule", "reason": f"unknown {r}"} for r in unknown],
+        )
     chosen = policies.select(names, rules) if (names or rules) else policies
     if not chosen.rules:
-        raise Problem("invalid-query", "policy and rule select no rule together",
-                      errors=[{"parameter": "rule", "reason": "no rule of the selected policies"}])
+        raise Problem(
+            "invalid-query",
+            "policy and rule select no rule together",
+            errors=[{"parameter": "rule", "reason": "no rule of the selected policies"}],
+        )
     return chosen
 
 
@@ -65,9 +73,13 @@ def evaluate() -> Response:
     svc.metrics.report(report)
     if report.objects_read == 0 and report.input_errors:
         first = report.input_errors[0]
-        raise Problem("malformed-dump", f"nothing in the body could be read as an object: {first.reason}",
-                      **first.source.to_dict(), path=first.path,
-                      errors=[e.to_dict() for e in report.input_errors])
+        raise Problem(
+            "malformed-dump",
+            f"nothing in the body could be read as an object: {first.reason}",
+            **first.source.to_dict(),
+            path=first.path,
+            errors=[e.to_dict() for e in report.input_errors],
+        )
     wanted = set(query["results"]) if query.get("results") else None
     if wanted or query.get("minSeverity"):
         report = report.filtered(wanted, query.get("minSeverity"))

@@ -65,6 +65,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     problems.register(app)
     for bp in (evaluate_bp, policies_bp, ops_bp):
         app.register_blueprint(bp)
-    log.info("verdict ready: %d policies, %d rules (generation %d); auth %s", len(keeper.policies.policies),
-             len(keeper.policies.rules), keeper.generation, "on" if settings["TOKENS"] else "off")
+    log.info(
+        "verdict ready: %d policies, %d rules (generation %d); auth %s",
+        len(keeper.policies.policies),
+        len(keeper.policies.rules),
+        keeper.generation,
+        "on" if settings["TOKENS"] else "off",
+    )
     return app

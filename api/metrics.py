@@ -39,19 +39,30 @@ class Metrics:
         reg = CollectorRegistry()
         return cls(
             registry=reg,
-            requests=Counter("verdict_http_requests", "HTTP requests answered, by route, method and status",
-                             ["route", "method", "status"], registry=reg),
-            latency=Histogram("verdict_http_request_duration_seconds", "Time to answer a request, by route",
-                              ["route", "method"], buckets=LATENCY_BUCKETS, registry=reg),
+            requests=Counter(
+                "verdict_http_requests",
+                "HTTP requests answered, by route, method and status",
+                ["route", "method", "status"],
+                registry=reg,
+            ),
+            latency=Histogram(
+                "verdict_http_request_duration_seconds",
+                "Time to answer a request, by route",
+                ["route", "method"],
+                buckets=LATENCY_BUCKETS,
+                registry=reg,
+            ),
             objects=Counter("verdict_objects_evaluated", "Objects read from dumps and evaluated", registry=reg),
-            results=Counter("verdict_results", "Rule results produced, by result and severity (before filtering)",
-                            ["result", "severity"], registry=reg),
+            results=Counter(
+                "verdict_results",
+                "Rule results produced, by result and severity (before filtering)",
+                ["result", "severity"],
+                registry=reg,
+            ),
             input_errors=Counter("verdict_input_errors", "Parts of dumps that could not be read", registry=reg),
-            load_errors=Counter("verdict_policy_load_errors", "Policy errors that refused a load or reload",
-                                registry=reg),
+            load_errors=Counter("verdict_policy_load_errors", "Policy errors that refused a load or reload", registry=reg),
             rules=Gauge("verdict_rules_loaded", "Rules in the policy set in use", registry=reg),
-            generation=Gauge("verdict_policy_generation", "Policy set generation (1 at start, +1 per reload)",
-                             registry=reg),
+            generation=Gauge("verdict_policy_generation", "Policy set generation (1 at start, +1 per reload)", registry=reg),
         )
 
     def policies_loaded(self, keeper: PolicyKeeper) -> None:

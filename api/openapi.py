@@ -25,7 +25,8 @@ from .problems import PROBLEM_TYPE, TITLES
 SECURITY: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]  # a token only when the service has some
 
 _NODE_EXAMPLE = {
-    "apiVersion": "v1", "kind": "Node",
+    "apiVersion": "v1",
+    "kind": "Node",
     "metadata": {"name": "gpu-node-1", "labels": {"nvidia.com/gpu.workload.config": "container"}},
     "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": "4"}},
 }
@@ -39,7 +40,7 @@ def _problem(description: str) -> dict[str, Any]:
 def _errors(*codes: int) -> dict[str, Any]:
     text = {
         400: "Malformed dump, empty body or bad query value (`malformed-dump`, `empty-body`, `invalid-body`, "
-             "`invalid-query`); input errors carry file, document, line and path",
+        "`invalid-query`); input errors carry file, document, line and path",
         401: "No valid bearer token (`unauthorized`; only when the service has tokens)",
         404: "No such policy or rule (`not-found`)",
         413: "Body larger than the limit, as sent or once decoded (`body-too-large`)",
@@ -47,8 +48,7 @@ def _errors(*codes: int) -> dict[str, Any]:
         503: "No policy loaded (`not-ready`)",
     }
     out = {str(c): _problem(text[c]) for c in codes}
-    out["default"] = _problem("Any other error (405 `method-not-allowed`, 500 `internal-error`), as a problem "
-                              "document")
+    out["default"] = _problem("Any other error (405 `method-not-allowed`, 500 `internal-error`), as a problem document")
     return out
 
 
@@ -74,15 +74,18 @@ def _dump_body() -> dict[str, Any]:
     content: dict[str, Any] = {}
     for mt in DUMP_TYPES:
         if mt == "application/json":
-            content[mt] = {"schema": {"description": "an object, a *List, or an array of objects"},
-                           "example": _NODE_EXAMPLE}
+            content[mt] = {"schema": {"description": "an object, a *List, or an array of objects"}, "example": _NODE_EXAMPLE}
         elif mt.startswith("text/") or "yaml" in mt:
             content[mt] = {"schema": {"type": "string"}}
         else:
             content[mt] = {"schema": {"type": "string", "format": "binary"}}
-    return {"required": True, "description": "The dump: JSON, YAML (multi-document too), `kubectl describe "
-            "node` text, or a .tar, .tar.gz or .zip archive of such files; `Content-Encoding: gzip` is undone "
-            "first.", "content": content}
+    return {
+        "required": True,
+        "description": "The dump: JSON, YAML (multi-document too), `kubectl describe "
+        "node` text, or a .tar, .tar.gz or .zip archive of such files; `Content-Encoding: gzip` is undone "
+        "first.",
+        "content": content,
+    }
 
 
 def _policy_body() -> dict[str, Any]:
@@ -92,74 +95,175 @@ def _policy_body() -> dict[str, Any]:
 
 
 def _json(schema: str, description: str) -> dict[str, Any]:
-    return {"description": description,
-            "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}}}
+    return {"description": description, "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}}}
 
 
 def build_spec() -> APISpec:
     """The API's ``APISpec``."""
     spec = APISpec(
-        title="verdict", version=__version__, openapi_version="3.1.0", plugins=[MarshmallowPlugin()],
-        info={"description": "Audit Kubernetes dumps against policy-as-data rules (built-in pack: NVIDIA GPU "
-              "Operator and KubeVirt). Errors are RFC 9457 problem documents whose `type` is "
-              f"`{PROBLEM_TYPE}<slug>`; slugs: {', '.join(f'`{k}` ({v[0]})' for k, v in TITLES.items())}.",
-              "license": {"name": "Apache-2.0", "identifier": "Apache-2.0"}},
+        title="verdict",
+        version=__version__,
+        openapi_version="3.1.0",
+        plugins=[MarshmallowPlugin()],
+        info={
+            "description": "Audit Kubernetes dumps against policy-as-data rules (built-in pack: NVIDIA GPU "
+            "Operator and KubeVirt). Errors are RFC 9457 problem documents whose `type` is "
+            f"`{PROBLEM_TYPE}<slug>`; slugs: {', '.join(f'`{k}` ({v[0]})' for k, v in TITLES.items())}.",
+            "license": {"name": "Apache-2.0", "identifier": "Apache-2.0"},
+        },
     )
-    spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer",
-                                                   "description": "Needed on /v1/ routes when VERDICT_TOKENS or "
-                                                   "VERDICT_TOKENS_FILE is set"})
-    for name, schema in (("Problem", s.ProblemSchema), ("Report", s.ReportSchema),
-                         ("PolicyList", s.PolicyListSchema), ("PolicyDetail", s.PolicyDetailSchema),
-                         ("RuleDetail", s.RuleDetailSchema), ("LintResult", s.LintResultSchema),
-                         ("Health", s.HealthSchema), ("Ready", s.ReadySchema)):
+    spec.components.security_scheme(
+        "bearerAuth",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "Needed on /v1/ routes when VERDICT_TOKENS or VERDICT_TOKENS_FILE is set",
+        },
+    )
+    for name, schema in (
+        ("Problem", s.ProblemSchema),
+        ("Report", s.ReportSchema),
+        ("PolicyList", s.PolicyListSchema),
+        ("PolicyDetail", s.PolicyDetailSchema),
+        ("RuleDetail", s.RuleDetailSchema),
+        ("LintResult", s.LintResultSchema),
+        ("Health", s.HealthSchema),
+        ("Ready", s.ReadySchema),
+    ):
         spec.components.schema(name, schema=schema)
 
-    spec.path("/v1/evaluate", operations={"post": {
-        "operationId": "evaluate", "summary": "Evaluate a dump and answer the report",
-        "description": "The format is `format=`, else the first `Accept` type verdict renders, else json. A "
-                       "dump with some unreadable documents is evaluated and lists them in `inputErrors`; "
-                       "when nothing could be read as an object, the answer is a 400 at the first error.",
-        "security": SECURITY,
-        "parameters": [{"in": "query", "schema": s.EvaluateQuerySchema()}],
-        "requestBody": _dump_body(),
-        "responses": {"200": {"description": "The report", "content": _report_content()},
-                      **_errors(400, 401, 413, 415)}}})
-    spec.path("/v1/policies", operations={"get": {
-        "operationId": "listPolicies", "summary": "The policies in use", "security": SECURITY,
-        "responses": {"200": _json("PolicyList", "Policies, their versions and rule counts"), **_errors(401)}}})
-    spec.path("/v1/policies/{name}", operations={"get": {
-        "operationId": "getPolicy", "summary": "One policy: its rules, version and data tables", "security": SECURITY,
-        "parameters": [{"in": "path", "name": "name", "required": True, "schema": {"type": "string"},
-                        "example": "gpu-nodes"}],
-        "responses": {"200": _json("PolicyDetail", "The policy"), **_errors(401, 404)}}})
-    spec.path("/v1/rules/{id}", operations={"get": {
-        "operationId": "getRule", "summary": "One rule, by policy/rule (or a unique rule id)", "security": SECURITY,
-        "parameters": [{"in": "path", "name": "id", "required": True, "schema": {"type": "string"},
+    spec.path(
+        "/v1/evaluate",
+        operations={
+            "post": {
+                "operationId": "evaluate",
+                "summary": "Evaluate a dump and answer the report",
+                "description": "The format is `format=`, else the first `Accept` type verdict renders, else json. A "
+                "dump with some unreadable documents is evaluated and lists them in `inputErrors`; "
+                "when nothing could be read as an object, the answer is a 400 at the first error.",
+                "security": SECURITY,
+                "parameters": [{"in": "query", "schema": s.EvaluateQuerySchema()}],
+                "requestBody": _dump_body(),
+                "responses": {"200": {"description": "The report", "content": _report_content()}, **_errors(400, 401, 413, 415)},
+            }
+        },
+    )
+    spec.path(
+        "/v1/policies",
+        operations={
+            "get": {
+                "operationId": "listPolicies",
+                "summary": "The policies in use",
+                "security": SECURITY,
+                "responses": {"200": _json("PolicyList", "Policies, their versions and rule counts"), **_errors(401)},
+            }
+        },
+    )
+    spec.path(
+        "/v1/policies/{name}",
+        operations={
+            "get": {
+                "operationId": "getPolicy",
+                "summary": "One policy: its rules, version and data tables",
+                "security": SECURITY,
+                "parameters": [
+                    {"in": "path", "name": "name", "required": True, "schema": {"type": "string"}, "example": "gpu-nodes"}
+                ],
+                "responses": {"200": _json("PolicyDetail", "The policy"), **_errors(401, 404)},
+            }
+        },
+    )
+    spec.path(
+        "/v1/rules/{id}",
+        operations={
+            "get": {
+                "operationId": "getRule",
+                "summary": "One rule, by policy/rule (or a unique rule id)",
+                "security": SECURITY,
+                "parameters": [
+                    {
+                        "in": "path",
+                        "name": "id",
+                        "required": True,
+                        "schema": {"type": "string"},
                         "description": "policy/rule; the slash is part of the id",
-                        "example": "gpu-nodes/workload-label-valid"}],
-        "responses": {"200": _json("RuleDetail", "The rule, with an example object when it has one"),
-                      **_errors(401, 404)}}})
-    spec.path("/v1/policies/lint", operations={"post": {
-        "operationId": "lintPolicy", "summary": "Validate a policy document (nothing is stored or run)",
-        "security": SECURITY, "parameters": [{"in": "query", "schema": s.LintQuerySchema()}],
-        "requestBody": _policy_body(),
-        "responses": {"200": _json("LintResult", "valid, and the errors with file, line, rule, path and reason"),
-                      **_errors(400, 401, 413, 415)}}})
-    spec.path("/healthz", operations={"get": {
-        "operationId": "healthz", "summary": "The process is up", "security": [{}],
-        "responses": {"200": _json("Health", "Up")}}})
-    spec.path("/readyz", operations={"get": {
-        "operationId": "readyz", "summary": "Policies are loaded", "security": [{}],
-        "responses": {"200": _json("Ready", "Ready, with the policy set's generation and last reload"),
-                      **_errors(503)}}})
-    spec.path("/metrics", operations={"get": {
-        "operationId": "metrics", "summary": "Prometheus metrics of the worker that answers", "security": [{}],
-        "responses": {"200": {"description": "Prometheus text exposition format 0.0.4",
-                              "content": {"text/plain": {"schema": {"type": "string"}}}}}}})
-    spec.path("/openapi.yaml", operations={"get": {
-        "operationId": "openapi", "summary": "This document", "security": [{}],
-        "responses": {"200": {"description": "OpenAPI 3.1",
-                              "content": {"application/yaml": {"schema": {"type": "object"}}}}}}})
+                        "example": "gpu-nodes/workload-label-valid",
+                    }
+                ],
+                "responses": {
+                    "200": _json("RuleDetail", "The rule, with an example object when it has one"),
+                    **_errors(401, 404),
+                },
+            }
+        },
+    )
+    spec.path(
+        "/v1/policies/lint",
+        operations={
+            "post": {
+                "operationId": "lintPolicy",
+                "summary": "Validate a policy document (nothing is stored or run)",
+                "security": SECURITY,
+                "parameters": [{"in": "query", "schema": s.LintQuerySchema()}],
+                "requestBody": _policy_body(),
+                "responses": {
+                    "200": _json("LintResult", "valid, and the errors with file, line, rule, path and reason"),
+                    **_errors(400, 401, 413, 415),
+                },
+            }
+        },
+    )
+    spec.path(
+        "/healthz",
+        operations={
+            "get": {
+                "operationId": "healthz",
+                "summary": "The process is up",
+                "security": [{}],
+                "responses": {"200": _json("Health", "Up")},
+            }
+        },
+    )
+    spec.path(
+        "/readyz",
+        operations={
+            "get": {
+                "operationId": "readyz",
+                "summary": "Policies are loaded",
+                "security": [{}],
+                "responses": {"200": _json("Ready", "Ready, with the policy set's generation and last reload"), **_errors(503)},
+            }
+        },
+    )
+    spec.path(
+        "/metrics",
+        operations={
+            "get": {
+                "operationId": "metrics",
+                "summary": "Prometheus metrics of the worker that answers",
+                "security": [{}],
+                "responses": {
+                    "200": {
+                        "description": "Prometheus text exposition format 0.0.4",
+                        "content": {"text/plain": {"schema": {"type": "string"}}},
+                    }
+                },
+            }
+        },
+    )
+    spec.path(
+        "/openapi.yaml",
+        operations={
+            "get": {
+                "operationId": "openapi",
+                "summary": "This document",
+                "security": [{}],
+                "responses": {
+                    "200": {"description": "OpenAPI 3.1", "content": {"application/yaml": {"schema": {"type": "object"}}}}
+                },
+            }
+        },
+    )
     return spec
 
 

@@ -27,11 +27,19 @@ def readyz() -> Response:
     keeper = service().keeper
     ps = keeper.policies
     if not ps.rules:
-        raise Problem("not-ready", "no policy rule is loaded; see the log for the policy errors",
-                      headers={"Retry-After": "5"})
-    return json_response(ReadySchema().dump({
-        "status": "ready", "policies": len(ps.policies), "rules": len(ps.rules), "generation": keeper.generation,
-        "loadedAt": keeper.loaded_at, "lastReload": reload_dict(keeper)}))
+        raise Problem("not-ready", "no policy rule is loaded; see the log for the policy errors", headers={"Retry-After": "5"})
+    return json_response(
+        ReadySchema().dump(
+            {
+                "status": "ready",
+                "policies": len(ps.policies),
+                "rules": len(ps.rules),
+                "generation": keeper.generation,
+                "loadedAt": keeper.loaded_at,
+                "lastReload": reload_dict(keeper),
+            }
+        )
+    )
 
 
 @bp.get("/metrics")

@@ -31,16 +31,29 @@ bp = Blueprint("policies", __name__)
 
 
 def _summary(p: Policy) -> dict[str, Any]:
-    return {"name": p.name, "version": p.version, "title": p.title, "description": p.description, "pack": p.pack,
-            "file": Path(p.file).name, "ruleCount": len(p.rules), "href": url_for(".policy", name=p.name)}
+    return {
+        "name": p.name,
+        "version": p.version,
+        "title": p.title,
+        "description": p.description,
+        "pack": p.pack,
+        "file": Path(p.file).name,
+        "ruleCount": len(p.rules),
+        "href": url_for(".policy", name=p.name),
+    }
 
 
 @bp.get("/v1/policies")
 def policies() -> Response:
     keeper = service().keeper
-    body = PolicyListSchema().dump({
-        "generation": keeper.generation, "loadedAt": keeper.loaded_at, "lastReload": reload_dict(keeper),
-        "policies": [_summary(p) for p in keeper.policies.policies]})
+    body = PolicyListSchema().dump(
+        {
+            "generation": keeper.generation,
+            "loadedAt": keeper.loaded_at,
+            "lastReload": reload_dict(keeper),
+            "policies": [_summary(p) for p in keeper.policies.policies],
+        }
+    )
     return json_response(body)
 
 
@@ -50,28 +63,59 @@ def policy(name: str) -> Response:
     if p is None:
         known = ", ".join(q.name for q in service().keeper.policies.policies)
         raise Problem("not-found", f"no policy named {name!r}; loaded: {known}")
-    body = PolicyDetailSchema().dump({
-        **_summary(p), "dataFiles": list(p.data_files), "data": orjson.loads(orjson.dumps(p.data, default=plain)),
-        "contexts": sorted(p.contexts),
-        "rules": [{"id": r.id, "uid": r.uid, "title": r.title, "severity": r.severity, "category": r.category,
-                   "onFailure": r.on_failure, "href": url_for(".rule", uid=r.uid)} for r in p.rules]})
+    body = PolicyDetailSchema().dump(
+        {
+            **_summary(p),
+            "dataFiles": list(p.data_files),
+            "data": orjson.loads(orjson.dumps(p.data, default=plain)),
+            "contexts": sorted(p.contexts),
+            "rules": [
+                {
+                    "id": r.id,
+                    "uid": r.uid,
+                    "title": r.title,
+                    "severity": r.severity,
+                    "category": r.category,
+                    "onFailure": r.on_failure,
+                    "href": url_for(".rule", uid=r.uid),
+                }
+                for r in p.rules
+            ],
+        }
+    )
     return json_response(body)
 
 
 def _match(m: Match) -> dict[str, Any]:
     sel = m.selector
-    return {"kinds": sorted(m.kinds), "apiVersions": list(m.api_versions), "namespaces": list(m.namespaces),
-            "names": list(m.names), "matchLabels": dict(sel.labels) if sel else {},
-            "matchExpressions": [{"key": k, "operator": op, "values": sorted(vs)} for k, op, vs in sel.expressions]
-            if sel else []}
+    return {
+        "kinds": sorted(m.kinds),
+        "apiVersions": list(m.api_versions),
+        "namespaces": list(m.namespaces),
+        "names": list(m.names),
+        "matchLabels": dict(sel.labels) if sel else {},
+        "matchExpressions": [{"key": k, "operator": op, "values": sorted(vs)} for k, op, vs in sel.expressions] if sel else [],
+    }
 
 
 def _rule(r: Rule, version: str) -> dict[str, Any]:
     example = orjson.loads(orjson.dumps(r.example, default=plain)) if r.example is not None else None
-    return {"uid": r.uid, "policy": r.policy, "policyVersion": version, "id": r.id, "title": r.title,
-            "description": r.description, "severity": r.severity, "category": r.category, "onFailure": r.on_failure,
-            "match": _match(r.match), "message": r.message, "remediation": r.remediation,
-            "references": list(r.references), "example": example}
+    return {
+        "uid": r.uid,
+        "policy": r.policy,
+        "policyVersion": version,
+        "id": r.id,
+        "title": r.title,
+        "description": r.description,
+        "severity": r.severity,
+        "category": r.category,
+        "onFailure": r.on_failure,
+        "match": _match(r.match),
+        "message": r.message,
+        "remediation": r.remediation,
+        "references": list(r.references),
+        "example": example,
+    }
 
 
 @bp.get("/v1/rules/<path:uid>")
@@ -100,7 +144,11 @@ def lint() -> Response:
         compiled = load_policy_text(text, shown)
     except PolicyError as exc:
         errors.append(exc.to_dict())
-    body = LintResultSchema().dump({
-        "valid": not errors, "errors": errors,
-        "policies": [{"name": p.name, "version": p.version, "rules": [r.id for r in p.rules]} for p in compiled]})
+    body = LintResultSchema().dump(
+        {
+            "valid": not errors,
+            "errors": errors,
+            "policies": [{"name": p.name, "version": p.version, "rules": [r.id for r in p.rules]} for p in compiled],
+        }
+    )
     return json_response(body)

@@ -36,8 +36,16 @@ TITLES: dict[str, tuple[int, str]] = {
     "internal-error": (500, "Internal error"),
 }
 #: the type of a werkzeug HTTPException raised outside our handlers (routing, size limit, bad syntax)
-_BY_STATUS = {400: "bad-request", 401: "unauthorized", 404: "not-found", 405: "method-not-allowed",
-              413: "body-too-large", 415: "unsupported-media-type", 500: "internal-error", 503: "not-ready"}
+_BY_STATUS = {
+    400: "bad-request",
+    401: "unauthorized",
+    404: "not-found",
+    405: "method-not-allowed",
+    413: "body-too-large",
+    415: "unsupported-media-type",
+    500: "internal-error",
+    503: "not-ready",
+}
 
 log = logging.getLogger("verdict.api")
 
@@ -57,8 +65,13 @@ class Problem(Exception):
 def problem_response(slug: str, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Response:
     """The response for one problem; ``instance`` is the request path."""
     status, title = TITLES[slug]
-    body: dict[str, Any] = {"type": PROBLEM_TYPE + slug, "title": title, "status": status, "detail": detail,
-                            "instance": request.path}
+    body: dict[str, Any] = {
+        "type": PROBLEM_TYPE + slug,
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "instance": request.path,
+    }
     body.update({k: v for k, v in extra.items() if v is not None})
     resp = Response(orjson.dumps(body, default=plain), status=status, mimetype=MEDIA_TYPE)
     for k, v in (headers or {}).items():

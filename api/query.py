@@ -41,6 +41,5 @@ def parse_query(schema_cls: type[Schema]) -> dict[str, Any]:
     except ValidationError as exc:
         messages = exc.messages if isinstance(exc.messages, dict) else {"_query": exc.messages}
         errors = [{"parameter": str(k), "reason": _flat(v)} for k, v in sorted(messages.items(), key=lambda kv: str(kv[0]))]
-        raise Problem("invalid-query", "; ".join(f"{e['parameter']}: {e['reason']}" for e in errors),
-                      errors=errors) from None
+        raise Problem("invalid-query", "; ".join(f"{e['parameter']}: {e['reason']}" for e in errors), errors=errors) from None
     return loaded

@@ -29,14 +29,21 @@ class OpenSchema(Schema):
 class EvaluateQuerySchema(Schema):
     """Query of ``POST /v1/evaluate``. List parameters repeat (``rule=a&rule=b``) or hold commas."""
 
-    policy = fields.List(fields.String(validate=validate.Length(min=1, max=253)),
-                         metadata={"description": "Only these policies or packs (repeatable; default: all loaded)."})
-    rule = fields.List(fields.String(validate=validate.Length(min=1, max=507)),
-                       metadata={"description": "Only these rules, as policy/rule or a unique rule id (repeatable)."})
-    results = fields.List(fields.String(validate=validate.OneOf(RESULTS)),
-                          metadata={"description": "Report only results with these words, e.g. fail,warn."})
-    minSeverity = fields.String(validate=validate.OneOf(SEVERITIES),
-                                metadata={"description": "Report only results of this severity or above."})
+    policy = fields.List(
+        fields.String(validate=validate.Length(min=1, max=253)),
+        metadata={"description": "Only these policies or packs (repeatable; default: all loaded)."},
+    )
+    rule = fields.List(
+        fields.String(validate=validate.Length(min=1, max=507)),
+        metadata={"description": "Only these rules, as policy/rule or a unique rule id (repeatable)."},
+    )
+    results = fields.List(
+        fields.String(validate=validate.OneOf(RESULTS)),
+        metadata={"description": "Report only results with these words, e.g. fail,warn."},
+    )
+    minSeverity = fields.String(
+        validate=validate.OneOf(SEVERITIES), metadata={"description": "Report only results of this severity or above."}
+    )
     format = fields.String(metadata={"description": "Report format (default: from Accept, else json)."})
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -48,8 +55,10 @@ class EvaluateQuerySchema(Schema):
 class LintQuerySchema(Schema):
     """Query of ``POST /v1/policies/lint``."""
 
-    file = fields.String(validate=validate.Length(min=1, max=255),
-                         metadata={"description": "The file name errors are reported under (default <body>)."})
+    file = fields.String(
+        validate=validate.Length(min=1, max=255),
+        metadata={"description": "The file name errors are reported under (default <body>)."},
+    )
 
 
 # ------------------------------------------------------------------------------------------- errors
@@ -145,10 +154,14 @@ class ReportSchema(OpenSchema):
     kind = fields.String(required=True, validate=validate.Equal("Report"))
     name = fields.String(required=True)
     generated = fields.String(required=True)
-    summary = fields.Nested(SummarySchema, required=True,
-                            metadata={"description": "counts of the whole audit, whatever the filters"})
-    filters = fields.Dict(keys=fields.String(), values=fields.Raw(),
-                          metadata={"description": "the results/minSeverity filters applied to objects, when any"})
+    summary = fields.Nested(
+        SummarySchema, required=True, metadata={"description": "counts of the whole audit, whatever the filters"}
+    )
+    filters = fields.Dict(
+        keys=fields.String(),
+        values=fields.Raw(),
+        metadata={"description": "the results/minSeverity filters applied to objects, when any"},
+    )
     policies = fields.List(fields.Nested(PolicyUsedSchema), required=True)
     inputErrors = fields.List(fields.Nested(InputErrorSchema), required=True)
     filesRead = fields.List(fields.String(), required=True)
@@ -215,8 +228,12 @@ class PolicyDetailSchema(Schema):
     pack = fields.String(required=True)
     file = fields.String(required=True)
     dataFiles = fields.List(fields.String(), required=True)
-    data = fields.Dict(keys=fields.String(), values=fields.Raw(allow_none=True), required=True,
-                       metadata={"description": "The policy's data tables (inline and from dataFiles)"})
+    data = fields.Dict(
+        keys=fields.String(),
+        values=fields.Raw(allow_none=True),
+        required=True,
+        metadata={"description": "The policy's data tables (inline and from dataFiles)"},
+    )
     contexts = fields.List(fields.String(), required=True, metadata={"description": "Names of context values"})
     rules = fields.List(fields.Nested(RuleSummarySchema), required=True)
 
@@ -250,8 +267,9 @@ class RuleDetailSchema(Schema):
     message = fields.String(required=True, metadata={"description": "Failure message template"})
     remediation = fields.String(required=True)
     references = fields.List(fields.String(), required=True)
-    example = fields.Raw(allow_none=True, required=True,
-                         metadata={"description": "The rule's example object(s), or null when it has none"})
+    example = fields.Raw(
+        allow_none=True, required=True, metadata={"description": "The rule's example object(s), or null when it has none"}
+    )
 
 
 class LintedPolicySchema(Schema):

@@ -23,17 +23,29 @@ from rules.engine import audit_paths  # noqa: E402
 from rules.loader import load_policies  # noqa: E402
 from rules.render import render  # noqa: E402
 
-WORKLOADS = [("container", "nvidia.com/gpu", "8"), ("vm-passthrough", "nvidia.com/GA102GL_A10", "4"),
-             ("vm-vgpu", "nvidia.com/NVIDIA_A10-12Q", "8")]
+WORKLOADS = [
+    ("container", "nvidia.com/gpu", "8"),
+    ("vm-passthrough", "nvidia.com/GA102GL_A10", "4"),
+    ("vm-vgpu", "nvidia.com/NVIDIA_A10-12Q", "8"),
+]
 
 
 def node(i: int) -> dict:
     workload, resource_name, count = WORKLOADS[i % 3]
-    labels = {"kubernetes.io/hostname": f"gpu-{i}", "nvidia.com/gpu.present": "true",
-              "feature.node.kubernetes.io/pci-10de.present": "true", "nvidia.com/gpu.workload.config": workload}
+    labels = {
+        "kubernetes.io/hostname": f"gpu-{i}",
+        "nvidia.com/gpu.present": "true",
+        "feature.node.kubernetes.io/pci-10de.present": "true",
+        "nvidia.com/gpu.workload.config": workload,
+    }
     alloc = {"cpu": "64", "memory": "512Gi", "pods": "110", "ephemeral-storage": "1Ti", resource_name: count}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"gpu-{i}", "labels": labels, "uid": f"n-{i}"},
-            "spec": {}, "status": {"capacity": dict(alloc), "allocatable": alloc}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": f"gpu-{i}", "labels": labels, "uid": f"n-{i}"},
+        "spec": {},
+        "status": {"capacity": dict(alloc), "allocatable": alloc},
+    }
 
 
 def pod(i: int, nodes: int) -> dict:
@@ -44,8 +56,13 @@ def pod(i: int, nodes: int) -> dict:
     spec = {"containers": [{"name": "main", "image": "nvcr.io/nvidia/cuda:12.4.0-base", "resources": res}]}
     if bound:
         spec["nodeName"] = f"gpu-{(i * 3) % nodes}"
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p-{i}", "namespace": f"ns-{i % 50}",
-            "uid": f"p-{i}"}, "spec": spec, "status": {"phase": "Running" if bound else "Pending"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"p-{i}", "namespace": f"ns-{i % 50}", "uid": f"p-{i}"},
+        "spec": spec,
+        "status": {"phase": "Running" if bound else "Pending"},
+    }
 
 
 def main() -> None:
@@ -66,13 +83,15 @@ def main() -> None:
         report = audit_paths([str(jpath)], policies)
         total = time.perf_counter() - t
         s = report.summary()
-        print(f"JSON audit: {total:.2f} s (read {report.timing['readMs']:.0f} ms, index {report.timing['indexMs']:.0f} ms,"
-              f" evaluate {report.timing['evaluateMs']:.0f} ms); {s['objectsJudged']} objects judged,"
-              f" {sum(s['results'].values())} results")
+        print(
+            f"JSON audit: {total:.2f} s (read {report.timing['readMs']:.0f} ms, index {report.timing['indexMs']:.0f} ms,"
+            f" evaluate {report.timing['evaluateMs']:.0f} ms); {s['objectsJudged']} objects judged,"
+            f" {sum(s['results'].values())} results"
+        )
         t = time.perf_counter()
         out = render(report, "json")
         print(f"render json: {time.perf_counter() - t:.2f} s ({len(out) / 2**20:.1f} MiB)")
-        fifth = items[: args.nodes // 5] + items[args.nodes: args.nodes + args.pods // 5]
+        fifth = items[: args.nodes // 5] + items[args.nodes : args.nodes + args.pods // 5]
         small = {"apiVersion": "v1", "kind": "List", "items": fifth}
         ypath = Path(tmp) / "dump.yaml"
         import yaml
@@ -80,8 +99,10 @@ def main() -> None:
         ypath.write_text(yaml.safe_dump(small))
         t = time.perf_counter()
         report = audit_paths([str(ypath)], policies)
-        print(f"YAML audit (1/5 of the dump, {ypath.stat().st_size / 2**20:.1f} MiB): {time.perf_counter() - t:.2f} s"
-              f" (read {report.timing['readMs']:.0f} ms)")
+        print(
+            f"YAML audit (1/5 of the dump, {ypath.stat().st_size / 2**20:.1f} MiB): {time.perf_counter() - t:.2f} s"
+            f" (read {report.timing['readMs']:.0f} ms)"
+        )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS: {rss:.0f} MiB")
 

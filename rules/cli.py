@@ -53,8 +53,7 @@ def _progress(enabled: bool) -> Iterator[Any]:
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn
 
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=Console(stderr=True),
-                  transient=True) as bar:
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("reading", total=None)
         yield lambda name: bar.update(task, description=f"reading {name}")
 
@@ -77,20 +76,49 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("-p", "--policy", multiple=True, help="Policy file, pack folder or built-in pack name (repeatable; "
-              "default: the built-in packs).")
+@click.option(
+    "-p",
+    "--policy",
+    multiple=True,
+    help="Policy file, pack folder or built-in pack name (repeatable; default: the built-in packs).",
+)
 @click.option("-r", "--rule", multiple=True, help="Only these rules (policy/rule or rule id; repeatable).")
-@click.option("-f", "--format", "fmt", default="json", show_default=True,
-              type=click.Choice(sorted(FORMATS), case_sensitive=False), help="Report format.")
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    default="json",
+    show_default=True,
+    type=click.Choice(sorted(FORMATS), case_sensitive=False),
+    help="Report format.",
+)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write the report here.")
-@click.option("--fail-on", type=click.Choice(FAIL_ON), default="fail", show_default=True,
-              help="Exit 1 when a result at or above this is found (error > fail > warn).")
+@click.option(
+    "--fail-on",
+    type=click.Choice(FAIL_ON),
+    default="fail",
+    show_default=True,
+    help="Exit 1 when a result at or above this is found (error > fail > warn).",
+)
 @click.option("--min-severity", type=click.Choice(SEVERITIES), help="Report only results of this severity or above.")
 @click.option("--results", "results_filter", help="Report only these results, e.g. fail,warn.")
-@click.option("--limit", type=int, default=None,
-              help="markdown: cut the message to this many characters (default 3500 for chat; 0: no cut).")
-def audit(paths: tuple[str, ...], policy: tuple[str, ...], rule: tuple[str, ...], fmt: str, output: str | None,
-          fail_on: str, min_severity: str | None, results_filter: str | None, limit: int | None) -> None:
+@click.option(
+    "--limit",
+    type=int,
+    default=None,
+    help="markdown: cut the message to this many characters (default 3500 for chat; 0: no cut).",
+)
+def audit(
+    paths: tuple[str, ...],
+    policy: tuple[str, ...],
+    rule: tuple[str, ...],
+    fmt: str,
+    output: str | None,
+    fail_on: str,
+    min_severity: str | None,
+    results_filter: str | None,
+    limit: int | None,
+) -> None:
     """Audit PATHS: files, folders, archives (.tar, .tar.gz, .zip), must-gather folders, describe text,
     or - for standard input. Each PATH is one dump; a folder holding only archives is one dump per archive."""
     wanted = _results_option(results_filter)
@@ -123,8 +151,7 @@ def audit(paths: tuple[str, ...], policy: tuple[str, ...], rule: tuple[str, ...]
         if fmt != "markdown":
             raise click.BadParameter("--limit applies to --format markdown", param_hint="--limit")
         if 0 < limit < 500:
-            raise click.BadParameter("a chat message needs at least 500 characters; 0 means no limit",
-                                     param_hint="--limit")
+            raise click.BadParameter("a chat message needs at least 500 characters; 0 means no limit", param_hint="--limit")
         options["limit"] = limit
     try:
         text = render(shown[0], fmt, **options) if len(shown) == 1 else _render_many(shown, fmt, **options)

@@ -46,11 +46,33 @@ SOURCE_VALUE = "kubectl-describe"
 POD_CONTAINER = "pod-totals"
 
 # Column-0 headers describeNode prints (older releases: Role, ExternalID, Phase).
-_HEADERS = frozenset({
-    "Name", "Roles", "Role", "Labels", "Annotations", "CreationTimestamp", "Taints", "Unschedulable",
-    "Lease", "Conditions", "Addresses", "Capacity", "Allocatable", "System Info", "PodCIDR", "PodCIDRs",
-    "ProviderID", "ExternalID", "Phase", "Non-terminated Pods", "Allocated resources", "Events", "Pods",
-})
+_HEADERS = frozenset(
+    {
+        "Name",
+        "Roles",
+        "Role",
+        "Labels",
+        "Annotations",
+        "CreationTimestamp",
+        "Taints",
+        "Unschedulable",
+        "Lease",
+        "Conditions",
+        "Addresses",
+        "Capacity",
+        "Allocatable",
+        "System Info",
+        "PodCIDR",
+        "PodCIDRs",
+        "ProviderID",
+        "ExternalID",
+        "Phase",
+        "Non-terminated Pods",
+        "Allocated resources",
+        "Events",
+        "Pods",
+    }
+)
 # Seeing one of these twice means a new node began without a readable Name: line.
 _ONCE = _HEADERS - {"Name", "Phase", "Pods"}
 _HEADER = re.compile(r"^(?P<key>[A-Z][A-Za-z -]*?):(?:\s+(?P<value>.*))?$")
@@ -73,10 +95,16 @@ _POD_ROW = re.compile(
     r"\s+(?P<memr>\S+) \([^)]*\)\s+(?P<meml>\S+) \([^)]*\)(?:\s+\S+)?$"
 )
 _NODE_INFO = {
-    "Machine ID": "machineID", "System UUID": "systemUUID", "Boot ID": "bootID",
-    "Kernel Version": "kernelVersion", "OS Image": "osImage", "Operating System": "operatingSystem",
-    "Architecture": "architecture", "Container Runtime Version": "containerRuntimeVersion",
-    "Kubelet Version": "kubeletVersion", "Kube-Proxy Version": "kubeProxyVersion",
+    "Machine ID": "machineID",
+    "System UUID": "systemUUID",
+    "Boot ID": "bootID",
+    "Kernel Version": "kernelVersion",
+    "OS Image": "osImage",
+    "Operating System": "operatingSystem",
+    "Architecture": "architecture",
+    "Container Runtime Version": "containerRuntimeVersion",
+    "Kubelet Version": "kubeletVersion",
+    "Kube-Proxy Version": "kubeProxyVersion",
 }
 
 Line = tuple[int, str]
@@ -113,7 +141,7 @@ def looks_like_describe(text: str) -> bool:
         return False
     indent = len(lines[first]) - len(lines[first].lstrip())
     seen: set[str] = set()
-    for t in lines[first + 1: first + 400]:
+    for t in lines[first + 1 : first + 400]:
         m = _HEADER.match(t[indent:]) if t[:indent].strip() == "" else None
         if not m:
             continue
@@ -122,8 +150,13 @@ def looks_like_describe(text: str) -> bool:
         if m["key"] == "Name":
             break
         seen.add(m["key"])
-    return len(seen & {"Roles", "Labels", "Taints", "Unschedulable", "Capacity", "Allocatable",
-                       "System Info", "Conditions", "Addresses"}) >= 2
+    return (
+        len(
+            seen
+            & {"Roles", "Labels", "Taints", "Unschedulable", "Capacity", "Allocatable", "System Info", "Conditions", "Addresses"}
+        )
+        >= 2
+    )
 
 
 def parse_describe_nodes(text: str, file: str) -> tuple[list[tuple[dict, int]], list[InputError]]:
@@ -170,8 +203,7 @@ def _split(lines: list[Line]) -> list[list[Line]]:
     """Node blocks, dedented to the indentation of the first section header; text before it (prompt,
     commentary) is dropped. A block that does not start with ``Name:`` (a paste cut at the top) is
     kept so that it is reported."""
-    start = next((i for i, (_, t) in enumerate(lines) if (m := _HEADER.match(t.lstrip()))
-                  and m["key"] in _HEADERS), None)
+    start = next((i for i, (_, t) in enumerate(lines) if (m := _HEADER.match(t.lstrip())) and m["key"] in _HEADERS), None)
     if start is None:
         return []
     base = len(lines[start][1]) - len(lines[start][1].lstrip())
@@ -209,8 +241,7 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
     name = s["Name"].value if "Name" in s else ""
     if not name or not re.match(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", name):
         line = s["Name"].line if "Name" in s else block[0][0]
-        raise _Unreadable(line, "no readable 'Name:' line: not a node of kubectl describe output",
-                          "$.metadata.name")
+        raise _Unreadable(line, "no readable 'Name:' line: not a node of kubectl describe output", "$.metadata.name")
     metadata: dict[str, Any] = {"name": name, "labels": _labels(s.get("Labels"))}
     annotations = _annotations(s.get("Annotations"))
     annotations[SOURCE_KEY] = SOURCE_VALUE
@@ -223,8 +254,7 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
     if "Unschedulable" in s:
         flag = s["Unschedulable"].value
         if flag not in ("true", "false"):
-            raise _Unreadable(s["Unschedulable"].line, f"Unschedulable is {flag!r}, not true or false",
-                              "$.spec.unschedulable")
+            raise _Unreadable(s["Unschedulable"].line, f"Unschedulable is {flag!r}, not true or false", "$.spec.unschedulable")
         if flag == "true":
             spec["unschedulable"] = True
     for key, field_ in (("PodCIDR", "podCIDR"), ("ProviderID", "providerID")):
@@ -290,8 +320,9 @@ def _resources(section: _Section) -> dict[str, str]:
     for number, text in section.body:
         m = _RESOURCE.match(text.strip())
         if not m or not is_quantity(m["value"]):
-            raise _Unreadable(number, f"{section.key} line {text.strip()!r} is not 'resource: quantity'",
-                              f"$.status.{section.key.lower()}")
+            raise _Unreadable(
+                number, f"{section.key} line {text.strip()!r} is not 'resource: quantity'", f"$.status.{section.key.lower()}"
+            )
         out[m["name"]] = m["value"]
     return out
 
@@ -356,8 +387,7 @@ def _timestamp(text: str) -> str | None:
     return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _pods(section: _Section | None, node: str, file: str, number: int
-          ) -> tuple[list[tuple[dict, int]], list[InputError]]:
+def _pods(section: _Section | None, node: str, file: str, number: int) -> tuple[list[tuple[dict, int]], list[InputError]]:
     if section is None:
         return [], []
     pods: list[tuple[dict, int]] = []
@@ -368,21 +398,36 @@ def _pods(section: _Section | None, node: str, file: str, number: int
             continue
         m = _POD_ROW.match(row)
         if not m:
-            errors.append(InputError(Source(file=file, document=number, line=line),
-                                     f"pod row {row!r} of node {node} is not readable", "$.spec.nodeName"))
+            errors.append(
+                InputError(
+                    Source(file=file, document=number, line=line),
+                    f"pod row {row!r} of node {node} is not readable",
+                    "$.spec.nodeName",
+                )
+            )
             continue
         requests = {k: v for k, v in (("cpu", m["cpur"]), ("memory", m["memr"])) if v != "0"}
         limits = {k: v for k, v in (("cpu", m["cpul"]), ("memory", m["meml"])) if v != "0"}
         resources = {k: v for k, v in (("requests", requests), ("limits", limits)) if v}
-        pods.append(({
-            "apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": m["name"], "namespace": m["ns"], "annotations": {SOURCE_KEY: SOURCE_VALUE}},
-            "spec": {"nodeName": node, "containers": [{"name": POD_CONTAINER, "resources": resources}]},
-            "status": {"phase": "Running"},
-        }, line))
+        pods.append(
+            (
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "metadata": {"name": m["name"], "namespace": m["ns"], "annotations": {SOURCE_KEY: SOURCE_VALUE}},
+                    "spec": {"nodeName": node, "containers": [{"name": POD_CONTAINER, "resources": resources}]},
+                    "status": {"phase": "Running"},
+                },
+                line,
+            )
+        )
     total = re.match(r"^\((\d+) in total\)$", section.value)
     if total and int(total[1]) != len(pods) and not errors:
-        errors.append(InputError(Source(file=file, document=number, line=section.line),
-                                 f"node {node} lists {total[1]} non-terminated pods but {len(pods)} rows "
-                                 "were found (the text is cut?)", "$.spec.nodeName"))
+        errors.append(
+            InputError(
+                Source(file=file, document=number, line=section.line),
+                f"node {node} lists {total[1]} non-terminated pods but {len(pods)} rows were found (the text is cut?)",
+                "$.spec.nodeName",
+            )
+        )
     return pods, errors

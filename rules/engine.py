@@ -24,8 +24,7 @@ def _timed(read: float, dump: Dump, policies: PolicySet, name: str) -> Report:
     return report
 
 
-def audit_paths(paths: Iterable[str], policies: PolicySet, progress: ProgressHook | None = None,
-                name: str = "") -> Report:
+def audit_paths(paths: Iterable[str], policies: PolicySet, progress: ProgressHook | None = None, name: str = "") -> Report:
     """Read files/folders/archives (``-`` is standard input) as ONE dump and evaluate it.
 
     Raises ``rules.errors.DumpError`` when a path cannot be read at all.

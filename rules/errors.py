@@ -104,8 +104,7 @@ class PolicyError(VerdictError):
         super().__init__(f"{': '.join(parts)}: {reason}")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "rule": self.rule, "path": self.path,
-                "reason": self.reason}
+        return {"file": self.file, "line": self.line, "rule": self.rule, "path": self.path, "reason": self.reason}
 
 
 class EvaluationError(VerdictError):

@@ -49,8 +49,16 @@ class Scope:
 
     __slots__ = ("obj", "root", "index", "policy", "specs", "values", "parent", "_computing")
 
-    def __init__(self, obj: KObject, index: Index, policy: Policy, specs: dict[str, Var],
-                 root: Any = _MISSING, parent: Scope | None = None, values: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        obj: KObject,
+        index: Index,
+        policy: Policy,
+        specs: dict[str, Var],
+        root: Any = _MISSING,
+        parent: Scope | None = None,
+        values: dict[str, Any] | None = None,
+    ) -> None:
         self.obj = obj
         self.root = obj.obj if root is _MISSING else root
         self.index = index
@@ -115,8 +123,7 @@ class Scope:
 
 
 def _builtin(obj: KObject, name: str) -> Any:
-    return {"name": obj.name, "namespace": obj.namespace, "kind": obj.kind, "apiVersion": obj.api_version}.get(
-        name, _MISSING)
+    return {"name": obj.name, "namespace": obj.namespace, "kind": obj.kind, "apiVersion": obj.api_version}.get(name, _MISSING)
 
 
 def _context(ctx: Context, scope: Scope, wanted: Any = None) -> Any:
@@ -156,6 +163,7 @@ def substitute(template: str, scope: Scope, extra: dict[str, Any]) -> str:
     """Replace ``{name}`` with the value of a built-in, a binding, a var or a context, and ``{name.a.b}``
     with a member of it (mapping keys only: safe, no format spec, no attribute access); an unknown name
     is left as written."""
+
     def one(m: re.Match[str]) -> str:
         name = m.group(1)
         if name in extra:
@@ -168,6 +176,7 @@ def substitute(template: str, scope: Scope, extra: dict[str, Any]) -> str:
         for member in filter(None, m.group(2).split(".")):
             value = _lookup(value, member)
         return show(value)
+
     return _PLACEHOLDER.sub(one, template)
 
 
@@ -303,15 +312,28 @@ def check(a: Assertion, scope: Scope) -> Outcome:
         if all(f.state == "skip" for f in fails):
             return fails[0]
         first = next(f for f in fails if f.state == "fail")
-        return Outcome("fail", first.path, first.observed, " or ".join(f.expected for f in fails if f.expected),
-                       first.detail, a.message or first.message, first.bindings)
+        return Outcome(
+            "fail",
+            first.path,
+            first.observed,
+            " or ".join(f.expected for f in fails if f.expected),
+            first.detail,
+            a.message or first.message,
+            first.bindings,
+        )
     if op == "not":
         out = check(a.children[0], scope)
         if out.state == "skip":
             return out
         if out.state == "pass":
-            return Outcome("fail", out.path, out.observed, f"not ({out.expected or a.children[0].op})",
-                           out.detail, a.message or a.description)
+            return Outcome(
+                "fail",
+                out.path,
+                out.observed,
+                f"not ({out.expected or a.children[0].op})",
+                out.detail,
+                a.message or a.description,
+            )
         return Outcome("pass", out.path, out.observed, message=a.message)
     if op == "forEach":
         return _for_each(a, scope)
@@ -346,7 +368,8 @@ def _expected(operator: operators.Operator, a: Assertion, arg: Any) -> str:
     """``operator.describe(arg)``, computed once per (assertion, argument object): constants, data tables
     and per-dump contexts are the same object for every object judged."""
     if not isinstance(arg, (list, dict, tuple)) and not (
-            not operator.resolve or (isinstance(a.argument, Ref) and a.argument.kind == "literal")):
+        not operator.resolve or (isinstance(a.argument, Ref) and a.argument.kind == "literal")
+    ):
         return operator.describe(arg)  # a scalar resolved per object: cheap to describe
     key = (id(a), id(arg))
     hit = _EXPECTED.get(key)
@@ -380,16 +403,24 @@ def _for_each(a: Assertion, scope: Scope) -> Outcome:
             continue
         judged += 1
         merged = {**bindings, **out.bindings}
-        here = Outcome(out.state, f"{path}[{i}]" + (f" {out.path}" if out.path else ""), out.observed,
-                       out.expected, out.detail, out.message or a.message, merged)
+        here = Outcome(
+            out.state,
+            f"{path}[{i}]" + (f" {out.path}" if out.path else ""),
+            out.observed,
+            out.expected,
+            out.detail,
+            out.message or a.message,
+            merged,
+        )
         # Stop at the first item that decides: a failure for all, a pass for any and none.
         if a.quantifier == "all" and here.state == "fail":
             return here
         if a.quantifier == "any" and here.state == "pass":
             return Outcome("pass", path)
         if a.quantifier == "none" and here.state == "pass":
-            return Outcome("fail", here.path, here.observed, f"no item where {here.expected}", here.detail,
-                           a.message, here.bindings)
+            return Outcome(
+                "fail", here.path, here.observed, f"no item where {here.expected}", here.detail, a.message, here.bindings
+            )
         if first_fail is None and here.state == "fail":
             first_fail = here
     if judged == 0 and skipped is not None:
@@ -409,14 +440,31 @@ def _matches(rule: Rule, obj: KObject) -> bool:
     return rule.exclude is None or not rule.exclude.matches(*args)
 
 
-def evaluate_rule(rule: Rule, policy: Policy, obj: KObject, index: Index,
-                  policy_scope: Scope | None = None, rule_specs: dict[str, Var] | None = None) -> Result:
+def evaluate_rule(
+    rule: Rule,
+    policy: Policy,
+    obj: KObject,
+    index: Index,
+    policy_scope: Scope | None = None,
+    rule_specs: dict[str, Var] | None = None,
+) -> Result:
     """The result of one rule on one object; never raises."""
+
     def result(word: str, message: str, out: Outcome | None = None, extra: dict[str, Any] | None = None) -> Result:
-        return Result(rule.policy, rule.id, rule.title, word, rule.severity, rule.category, message,
-                      out.path if out else "", out.observed if out else None, out.expected if out else None,
-                      substitute(rule.remediation, scope, extra or {}) if word in ("fail", "warn") and rule.remediation
-                      else "", rule.references)
+        return Result(
+            rule.policy,
+            rule.id,
+            rule.title,
+            word,
+            rule.severity,
+            rule.category,
+            message,
+            out.path if out else "",
+            out.observed if out else None,
+            out.expected if out else None,
+            substitute(rule.remediation, scope, extra or {}) if word in ("fail", "warn") and rule.remediation else "",
+            rule.references,
+        )
 
     base = policy_scope or Scope(obj, index, policy, {v.name: v for v in policy.vars})
     if rule.vars:
@@ -431,8 +479,16 @@ def evaluate_rule(rule: Rule, policy: Policy, obj: KObject, index: Index,
                 why = pre.description or out.detail or f"{out.path} is {show(out.observed)}, not {out.expected}"
                 return result("skip", f"precondition not met: {why}", out)
         out = check(rule.assertion, scope)
-        extra = {"observed": out.observed, "expected": out.expected, "path": out.path, "detail": out.detail,
-                 "policy": rule.policy, "rule": rule.id, "severity": rule.severity, **out.bindings}
+        extra = {
+            "observed": out.observed,
+            "expected": out.expected,
+            "path": out.path,
+            "detail": out.detail,
+            "policy": rule.policy,
+            "rule": rule.id,
+            "severity": rule.severity,
+            **out.bindings,
+        }
         if out.state == "pass":
             return result("pass", substitute(rule.pass_message, scope, extra), out)
         if out.state == "skip":
@@ -477,13 +533,28 @@ def evaluate(dump: Dump, policies: PolicySet, name: str = "") -> Report:
             objects.append(ObjectReport(ref, obj.source, tuple(results)))
     t2 = time.perf_counter()
     return Report(
-        objects=objects, input_errors=list(dump.errors),
-        policies=[{"name": p.name, "version": p.version, "pack": p.pack, "rules": len(p.rules)}
-                  for p in policies.policies],
-        files_read=list(dump.files_read), files_skipped=list(dump.files_skipped), notes=list(dump.notes),
+        objects=objects,
+        input_errors=list(dump.errors),
+        policies=[{"name": p.name, "version": p.version, "pack": p.pack, "rules": len(p.rules)} for p in policies.policies],
+        files_read=list(dump.files_read),
+        files_skipped=list(dump.files_skipped),
+        notes=list(dump.notes),
         timing={"indexMs": round((t1 - t0) * 1000, 3), "evaluateMs": round((t2 - t1) * 1000, 3)},
-        objects_read=len(dump.objects), name=name,
+        objects_read=len(dump.objects),
+        name=name,
         generated=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        rules=[{"id": r.uid, "policy": r.policy, "rule": r.id, "title": r.title, "description": r.description,
-                "severity": r.severity, "category": r.category, "references": list(r.references),
-                "onFailure": r.on_failure} for r in policies.rules])
+        rules=[
+            {
+                "id": r.uid,
+                "policy": r.policy,
+                "rule": r.id,
+                "title": r.title,
+                "description": r.description,
+                "severity": r.severity,
+                "category": r.category,
+                "references": list(r.references),
+                "onFailure": r.on_failure,
+            }
+            for r in policies.rules
+        ],
+    )

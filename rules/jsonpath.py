@@ -134,8 +134,10 @@ def compile_path(text: str) -> JsonPath:
 
 
 # Kubernetes string maps whose keys usually hold dots and slashes (label keys, resource names).
-_KEYED_MAP = re.compile(r"^(?P<head>.*\.(?:labels|annotations|allocatable|capacity|limits|requests|nodeSelector"
-                        r"|matchLabels|data))\.(?P<key>[^\[\]']+)(?P<tail>(?:\[.*)?)$")
+_KEYED_MAP = re.compile(
+    r"^(?P<head>.*\.(?:labels|annotations|allocatable|capacity|limits|requests|nodeSelector"
+    r"|matchLabels|data))\.(?P<key>[^\[\]']+)(?P<tail>(?:\[.*)?)$"
+)
 
 
 def _bracket_hint(text: str) -> str:

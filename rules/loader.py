@@ -76,8 +76,9 @@ class PolicySet:
                 kept = tuple(r for r in p.rules if r.uid in wanted_r or r.id in wanted_r)
                 if not kept:
                     continue
-                p = Policy(p.name, p.version, p.title, p.description, p.file, p.data, p.contexts, p.vars, kept,
-                           p.pack, p.data_files)
+                p = Policy(
+                    p.name, p.version, p.title, p.description, p.file, p.data, p.contexts, p.vars, kept, p.pack, p.data_files
+                )
             out.append(p)
         return PolicySet(out)
 
@@ -100,9 +101,19 @@ def _field_names() -> set[str]:
     from . import schema as s
 
     names: set[str] = set()
-    for cls in (s.PolicySchema, s.MetadataSchema, s.SpecSchema, s.DefaultsSchema, s.RuleSchema, s.MatchSchema,
-                s.LabelSelectorSchema, s.LabelSelectorRequirementSchema, s.ContextSchema, s.ForEachSchema,
-                s.assertion_schema_class()):
+    for cls in (
+        s.PolicySchema,
+        s.MetadataSchema,
+        s.SpecSchema,
+        s.DefaultsSchema,
+        s.RuleSchema,
+        s.MatchSchema,
+        s.LabelSelectorSchema,
+        s.LabelSelectorRequirementSchema,
+        s.ContextSchema,
+        s.ForEachSchema,
+        s.assertion_schema_class(),
+    ):
         for name, fld in cls().fields.items():
             names.add(fld.data_key or name)
     return names
@@ -164,8 +175,7 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
         return PolicyError(shown, reason, node_line(node, where), _rule_id(raw, where), _dotted(where))
 
     if not isinstance(raw, dict):
-        raise PolicyError(shown, "a policy document is a mapping (apiVersion: verdict/v1, kind: Policy)",
-                          node_line(node, []))
+        raise PolicyError(shown, "a policy document is a mapping (apiVersion: verdict/v1, kind: Policy)", node_line(node, []))
     try:
         doc = PolicySchema().load(raw)
     except ValidationError as exc:
@@ -195,27 +205,50 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
             seen.add(r["id"])
             rvars = tuple(compile_var(n, v, [*where, "vars", n]) for n, v in (r.get("vars") or {}).items())
             assertion = compile_assertion(r["assert_"], [*where, "assert"])
-            known = (BUILTIN_NAMES | set(contexts) | {v.name for v in pvars} | {v.name for v in rvars}
-                     | _bound_names(assertion))
+            known = BUILTIN_NAMES | set(contexts) | {v.name for v in pvars} | {v.name for v in rvars} | _bound_names(assertion)
             for fld in ("message", "passMessage", "remediation"):
                 if r.get(fld):
                     check_placeholders(r[fld], known, [*where, fld])
-            rules.append(Rule(
-                policy=doc["metadata"]["name"], id=r["id"], title=r["title"], description=r["description"],
-                severity=r.get("severity", defaults["severity"]), category=r.get("category", defaults["category"]),
-                on_failure=r.get("onFailure", defaults["onFailure"]), match=compile_match(r["match"]),
-                exclude=compile_match(r["exclude_"]) if r.get("exclude_") else None,
-                preconditions=tuple(compile_assertion(p, [*where, "preconditions", j])
-                                    for j, p in enumerate(r.get("preconditions") or ())),
-                vars=rvars, assertion=assertion,
-                message=r["message"], pass_message=r.get("passMessage") or r["title"],
-                remediation=r["remediation"], references=tuple(r["references"]), example=r.get("example"),
-                line=node_line(node, where)))
+            rules.append(
+                Rule(
+                    policy=doc["metadata"]["name"],
+                    id=r["id"],
+                    title=r["title"],
+                    description=r["description"],
+                    severity=r.get("severity", defaults["severity"]),
+                    category=r.get("category", defaults["category"]),
+                    on_failure=r.get("onFailure", defaults["onFailure"]),
+                    match=compile_match(r["match"]),
+                    exclude=compile_match(r["exclude_"]) if r.get("exclude_") else None,
+                    preconditions=tuple(
+                        compile_assertion(p, [*where, "preconditions", j]) for j, p in enumerate(r.get("preconditions") or ())
+                    ),
+                    vars=rvars,
+                    assertion=assertion,
+                    message=r["message"],
+                    pass_message=r.get("passMessage") or r["title"],
+                    remediation=r["remediation"],
+                    references=tuple(r["references"]),
+                    example=r.get("example"),
+                    line=node_line(node, where),
+                )
+            )
     except CompileError as exc:
         raise fail(exc.where, exc.reason) from None
     meta = doc["metadata"]
-    return Policy(meta["name"], meta["version"], meta["title"], meta["description"], shown, data, contexts, pvars,
-                  tuple(rules), pack, tuple(spec["dataFiles"]))
+    return Policy(
+        meta["name"],
+        meta["version"],
+        meta["title"],
+        meta["description"],
+        shown,
+        data,
+        contexts,
+        pvars,
+        tuple(rules),
+        pack,
+        tuple(spec["dataFiles"]),
+    )
 
 
 def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str = "") -> list[Policy]:

@@ -229,8 +229,11 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
     given = [k for k in REF_KEYS if k in raw]
     extra = [k for k in raw if k not in (*REF_KEYS, "key", "all", "default")]
     if len(given) != 1 or extra:
-        raise CompileError(where, "a reference takes exactly one of path, var, context, data, format, value"
-                           f" (and optionally key, all, default); got {', '.join(sorted(raw))}")
+        raise CompileError(
+            where,
+            "a reference takes exactly one of path, var, context, data, format, value"
+            f" (and optionally key, all, default); got {', '.join(sorted(raw))}",
+        )
     kind = given[0]
     target = raw[kind]
     if kind == "path":
@@ -261,8 +264,13 @@ def compile_subject(raw: dict[str, Any], where: list[str | int]) -> Ref | None:
     for k in SUBJECT_KEYS:
         if k in raw:
             if k == "keys":
-                return Ref("keys", _path(raw[k], [*where, k]), compile_key(raw["key"], [*where, "key"])
-                           if "key" in raw else None, True, raw.get("default"))
+                return Ref(
+                    "keys",
+                    _path(raw[k], [*where, k]),
+                    compile_key(raw["key"], [*where, "key"]) if "key" in raw else None,
+                    True,
+                    raw.get("default"),
+                )
             sub = {k: raw[k]}
             for extra in ("key", "default"):
                 if extra in raw:
@@ -282,15 +290,22 @@ def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
         kids = tuple(compile_assertion(c, [*where, op, i]) for i, c in enumerate(raw[op]))
         return Assertion(op, children=kids, description=desc, message=msg)
     if "not" in raw:
-        return Assertion("not", children=(compile_assertion(raw["not"], [*where, "not"]),),
-                         description=desc, message=msg)
+        return Assertion("not", children=(compile_assertion(raw["not"], [*where, "not"]),), description=desc, message=msg)
     if "forEach" in raw:
         spec = raw["forEach"]
         fw = [*where, "forEach"]
         subject = compile_subject(spec, fw)
         inner = compile_assertion(spec["assert_"], [*fw, "assert"])
-        return Assertion("forEach", subject=subject, children=(inner,), quantifier=spec["quantifier"],
-                         if_missing=spec["ifMissing"], each_as=spec["as_"], description=desc, message=msg)
+        return Assertion(
+            "forEach",
+            subject=subject,
+            children=(inner,),
+            quantifier=spec["quantifier"],
+            if_missing=spec["ifMissing"],
+            each_as=spec["as_"],
+            description=desc,
+            message=msg,
+        )
     subject = compile_subject(raw, where)
     quantifier = raw.get("quantifier", "all")
     if_missing = raw.get("ifMissing", "pass" if quantifier == "none" else "fail")
@@ -309,9 +324,21 @@ def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
                         re.compile(str(pattern))
                     except re.error as exc:
                         raise CompileError([*where, name], f"bad regular expression {pattern!r}: {exc}") from None
-        leaves.append(Assertion(name, subject=subject, argument=arg, quantifier=quantifier, if_missing=if_missing,
-                                where=filt, transforms=tuple(raw.get("transform", ())), classify=classify,
-                                unique=bool(raw.get("unique", False)), description=desc, message=msg))
+        leaves.append(
+            Assertion(
+                name,
+                subject=subject,
+                argument=arg,
+                quantifier=quantifier,
+                if_missing=if_missing,
+                where=filt,
+                transforms=tuple(raw.get("transform", ())),
+                classify=classify,
+                unique=bool(raw.get("unique", False)),
+                description=desc,
+                message=msg,
+            )
+        )
     if len(leaves) == 1:
         return leaves[0]
     return Assertion("all", children=tuple(leaves), description=desc, message=msg)
@@ -354,15 +381,23 @@ def compile_match(raw: dict[str, Any]) -> Match:
             tuple(sorted((sel.get("matchLabels") or {}).items())),
             tuple((e["key"], e["operator"], frozenset(e.get("values") or ())) for e in sel.get("matchExpressions") or ()),
         )
-    return Match(frozenset(raw.get("kinds") or ["*"]), tuple(raw.get("apiVersions") or ()), tuple(raw.get("namespaces") or ()),
-                 tuple(raw.get("names") or ()), selector)
+    return Match(
+        frozenset(raw.get("kinds") or ["*"]),
+        tuple(raw.get("apiVersions") or ()),
+        tuple(raw.get("namespaces") or ()),
+        tuple(raw.get("names") or ()),
+        selector,
+    )
 
 
 def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> Context:
     if "path" in raw and "keys" in raw:
         raise CompileError(where, "a context takes path or keys, not both")
-    path = _path(raw.get("path") or raw.get("keys"), [*where, "path" if "path" in raw else "keys"]) \
-        if ("path" in raw or "keys" in raw) else None
+    path = (
+        _path(raw.get("path") or raw.get("keys"), [*where, "path" if "path" in raw else "keys"])
+        if ("path" in raw or "keys" in raw)
+        else None
+    )
     where_field = where_value = None
     if "where" in raw:
         w = raw["where"]
@@ -370,8 +405,18 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
             raise CompileError([*where, "where"], "where takes {field: <JSONPath on the other object>, equals: <reference>}")
         where_field = _path(w["field"], [*where, "where", "field"])
         where_value = compile_ref(w["equals"], [*where, "where", "equals"])
-    return Context(name, raw["kind"], raw.get("apiVersion", ""), path, "keys" in raw, where_field, where_value,
-                   raw.get("sameNamespace", False), raw.get("first", False), raw.get("default"))
+    return Context(
+        name,
+        raw["kind"],
+        raw.get("apiVersion", ""),
+        path,
+        "keys" in raw,
+        where_field,
+        where_value,
+        raw.get("sameNamespace", False),
+        raw.get("first", False),
+        raw.get("default"),
+    )
 
 
 def check_placeholders(template: str, known: set[str], where: list[str | int]) -> None:
@@ -379,9 +424,22 @@ def check_placeholders(template: str, known: set[str], where: list[str | int]) -
     for match in _PLACEHOLDER.finditer(template):
         name = match.group(1)
         if name not in known:
-            raise CompileError(where, f"message placeholder {{{name}}} names no var, context or built-in"
-                               f" (known: {', '.join(sorted(known))})")
+            raise CompileError(
+                where, f"message placeholder {{{name}}} names no var, context or built-in (known: {', '.join(sorted(known))})"
+            )
 
 
-BUILTIN_NAMES = {"name", "namespace", "kind", "apiVersion", "observed", "expected", "path", "detail", "policy",
-                 "rule", "severity", "item"}
+BUILTIN_NAMES = {
+    "name",
+    "namespace",
+    "kind",
+    "apiVersion",
+    "observed",
+    "expected",
+    "path",
+    "detail",
+    "policy",
+    "rule",
+    "severity",
+    "item",
+}

@@ -25,15 +25,29 @@ LABELS_SOURCE = "must-gather-labels"
 Kind = Literal["yaml", "labels", "describe", "missing-clusterpolicy", "skip"]
 
 # File names only must-gather.sh writes under these exact names.
-_STRONG = frozenset({
-    "gpu_nodes.labels", "gpu_nodes.descr", "gpu_nodes.status", "cluster_policy.missing",
-    "gpu_operator_pod.status", "gpu_operand_pods.status", "gpu_operand_ds.status",
-    "gpu_operand_pod_images.txt", "must-gather.stderr.log",
-})
-MUST_GATHER_MARKERS: frozenset[str] = _STRONG | frozenset({
-    "cluster_policy.yaml", "gpu_operator_pod.yaml", "gpu_operator_pod.log", "gpu_operator_pod.previous.log",
-    "gpu_operand_pods.yaml", "gpu_operand_ds.yaml",
-})
+_STRONG = frozenset(
+    {
+        "gpu_nodes.labels",
+        "gpu_nodes.descr",
+        "gpu_nodes.status",
+        "cluster_policy.missing",
+        "gpu_operator_pod.status",
+        "gpu_operand_pods.status",
+        "gpu_operand_ds.status",
+        "gpu_operand_pod_images.txt",
+        "must-gather.stderr.log",
+    }
+)
+MUST_GATHER_MARKERS: frozenset[str] = _STRONG | frozenset(
+    {
+        "cluster_policy.yaml",
+        "gpu_operator_pod.yaml",
+        "gpu_operator_pod.log",
+        "gpu_operator_pod.previous.log",
+        "gpu_operand_pods.yaml",
+        "gpu_operand_ds.yaml",
+    }
+)
 
 # apimachinery label syntax: qualified-name keys, values of [A-Za-z0-9._-] (IsQualifiedName,
 # IsValidLabelValue). Neither may contain ':', '=', ',', '"', '{' or '}'.
@@ -105,8 +119,13 @@ def parse_node_labels(text: str, file: str) -> tuple[list[tuple[dict, int]], lis
     number = 0
 
     def error(line: int, reason: str) -> None:
-        errors.append(InputError(Source(file=file, document=max(number, 1), line=line), reason,
-                                 "$.metadata.labels" if current is not None else "$.metadata.name"))
+        errors.append(
+            InputError(
+                Source(file=file, document=max(number, 1), line=line),
+                reason,
+                "$.metadata.labels" if current is not None else "$.metadata.name",
+            )
+        )
 
     for line_no, raw in enumerate(text.lstrip("\ufeff").splitlines(), 1):
         line = raw.strip()
@@ -134,8 +153,11 @@ def parse_node_labels(text: str, file: str) -> tuple[list[tuple[dict, int]], lis
             current = nodes[line][0]["metadata"]["labels"]
         else:
             current = {}
-            node = {"apiVersion": "v1", "kind": "Node",
-                    "metadata": {"name": line, "labels": current, "annotations": {SOURCE_KEY: LABELS_SOURCE}}}
+            node = {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": line, "labels": current, "annotations": {SOURCE_KEY: LABELS_SOURCE}},
+            }
             nodes[line] = (node, line_no, number)
     return [(node, line) for node, line, _ in nodes.values()], errors
 
@@ -147,8 +169,11 @@ def _add_label(labels: dict[str, str], pair: str, line: int, report: Callable[[i
         report(line, f"{pair.strip()!r} is not a label: expected key=value with a valid key")
         return
     if not _VALUE.match(value):
-        report(line, f"label {key} has value {value!r}, which is not label syntax; an '=' in it may have "
-                     "been ':' (must-gather.sh turns every ':' into '=') and quotes/commas are lost")
+        report(
+            line,
+            f"label {key} has value {value!r}, which is not label syntax; an '=' in it may have "
+            "been ':' (must-gather.sh turns every ':' into '=') and quotes/commas are lost",
+        )
     labels[key] = value
 
 
@@ -172,8 +197,10 @@ def merge_nodes(from_labels: list[dict], from_describe: list[dict]) -> list[dict
         node = copy.deepcopy(described.pop(name))
         if labelled["metadata"].get("labels"):
             node["metadata"]["labels"] = dict(labelled["metadata"]["labels"])
-        sources = [labelled["metadata"].get("annotations", {}).get(SOURCE_KEY, LABELS_SOURCE),
-                   node["metadata"].get("annotations", {}).get(SOURCE_KEY)]
+        sources = [
+            labelled["metadata"].get("annotations", {}).get(SOURCE_KEY, LABELS_SOURCE),
+            node["metadata"].get("annotations", {}).get(SOURCE_KEY),
+        ]
         node["metadata"].setdefault("annotations", {})[SOURCE_KEY] = "+".join(s for s in sources if s)
         merged.append(node)
     merged.extend(copy.deepcopy(n) for n in described.values())

@@ -129,6 +129,7 @@ def _text_test(method: str) -> Callable[[Any, Any], bool]:
         if not isinstance(value, str):
             return False
         return any(getattr(value, method)(str(a)) for a in _members(arg))
+
     return test
 
 
@@ -160,6 +161,7 @@ def _folded_member_keys(arg: Any) -> frozenset[Any]:
 def _compare(fn: Callable[[Fraction, Fraction], bool]) -> Callable[[Any, Any], bool]:
     def test(value: Any, arg: Any) -> bool:
         return fn(_quantity(value), _quantity(arg))
+
     return test
 
 
@@ -196,6 +198,7 @@ def _is_integer(value: Any, arg: Any) -> bool:
 def _set_rel(fn: Callable[[set[Any], set[Any]], bool]) -> Callable[[Any, Any], bool]:
     def test(values: Any, arg: Any) -> bool:
         return fn({_key(v) for v in values}, {_key(a) for a in _members(arg)})
+
     return test
 
 
@@ -203,7 +206,8 @@ def _set_rel(fn: Callable[[set[Any], set[Any]], bool]) -> Callable[[Any, Any], b
 # projects print (KubeVirt's status.observedKubeVirtVersion "v1.4.0", kubelet "v1.31.2+k3s1").
 _VERSION = re.compile(
     r"^[vV]?(?P<major>0|[1-9]\d*)(?:\.(?P<minor>0|[1-9]\d*))?(?:\.(?P<patch>0|[1-9]\d*))?"
-    r"(?:-(?P<pre>[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$")
+    r"(?:-(?P<pre>[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$"
+)
 
 
 def version_key(value: Any) -> tuple[Any, ...]:
@@ -213,8 +217,7 @@ def version_key(value: Any) -> tuple[Any, ...]:
     identifiers compared numerically when all digits, else as ASCII, numeric before alphanumeric; build
     metadata is ignored. Raises ``OperatorError`` for anything else.
     """
-    m = _VERSION.match(str(value).strip()) if isinstance(value, (str, int, float)) and not isinstance(
-        value, bool) else None
+    m = _VERSION.match(str(value).strip()) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
     if m is None:
         raise OperatorError(f"{show(value)} is not a version (expected e.g. v1.4.0 or 1.4.0-rc.1)")
     core = tuple(int(m.group(g) or 0) for g in ("major", "minor", "patch"))
@@ -228,6 +231,7 @@ def version_key(value: Any) -> tuple[Any, ...]:
 def _version(fn: Callable[[tuple[Any, ...], tuple[Any, ...]], bool]) -> Callable[[Any, Any], bool]:
     def test(value: Any, arg: Any) -> bool:
         return fn(version_key(value), version_key(arg))
+
     return test
 
 
@@ -237,6 +241,7 @@ _COUNT_KEYS = ("equals", "gt", "gte", "lt", "lte")
 
 def _check_count(arg: Any) -> None:
     """Refuse what ``count`` cannot use at load (an unknown key such as ``min`` would otherwise hold always)."""
+
     def whole(v: Any) -> bool:
         return isinstance(v, int) and not isinstance(v, bool)
 
@@ -246,78 +251,197 @@ def _check_count(arg: Any) -> None:
 
 
 def _count_field() -> fields.Field:
-    return fields.Raw(validate=_check_count,
-                      metadata={"description": "an integer, or a mapping of equals/gt/gte/lt/lte to integers"})
+    return fields.Raw(
+        validate=_check_count, metadata={"description": "an integer, or a mapping of equals/gt/gte/lt/lte to integers"}
+    )
 
 
 OPERATORS: dict[str, Operator] = {
     op.name: op
     for op in [
-        Operator("exists", "set", lambda: fields.Boolean(),
-                 lambda values, arg: bool(values) == bool(arg),
-                 lambda arg: "a value" if arg else "no value", resolve=False,
-                 doc="true: the subject selects at least one value; false: it selects none"),
-        Operator("equals", "value", _ANY, lambda v, a: _key(v) == _key(a), lambda a: f"== {show(a)}",
-                 doc="the value equals the argument (strings and numbers are not converted)"),
-        Operator("notEquals", "value", _ANY, lambda v, a: _key(v) != _key(a), lambda a: f"!= {show(a)}",
-                 doc="the value differs from the argument"),
-        Operator("in", "value", _ANY, lambda v, a: _key(v) in _member_keys(a),
-                 lambda a: f"one of {show(_members(a))}",
-                 doc="the value is a member of the list (or a key of the mapping)"),
-        Operator("notIn", "value", _ANY, lambda v, a: _key(v) not in _member_keys(a),
-                 lambda a: f"none of {show(_members(a))}", doc="the value is not a member of the list"),
-        Operator("equalsIgnoreCase", "value", _ANY, lambda v, a: _fold(v) == _fold(a),
-                 lambda a: f"== {show(a)} (ignoring case)",
-                 doc="the value equals the argument, strings compared after str.casefold() (never a regex)"),
-        Operator("inIgnoreCase", "value", _ANY, lambda v, a: _fold(v) in _folded_member_keys(a),
-                 lambda a: f"one of {show(_members(a))} (ignoring case)",
-                 doc="the value is a member of the list (or a key of the mapping), strings compared after"
-                     " str.casefold() (never a regex)"),
-        Operator("matches", "value", _ANY,
-                 lambda v, a: isinstance(v, str) and any(r.search(v) for r in _regexes(a)),
-                 lambda a: f"matches {show(a)}",
-                 doc="a string value matches the regular expression (Python re.search; anchor with ^ $),"
-                     " or any of a list of them"),
-        Operator("notMatches", "value", _ANY,
-                 lambda v, a: not (isinstance(v, str) and any(r.search(v) for r in _regexes(a))),
-                 lambda a: f"does not match {show(a)}", doc="the value matches none of the expressions"),
-        Operator("startsWith", "value", _ANY, _text_test("startswith"), lambda a: f"starts with {show(a)}",
-                 doc="a string value starts with the argument (or any of a list)"),
-        Operator("endsWith", "value", _ANY, _text_test("endswith"), lambda a: f"ends with {show(a)}",
-                 doc="a string value ends with the argument (or any of a list)"),
-        Operator("contains", "value", _ANY, _text_test("__contains__"), lambda a: f"contains {show(a)}",
-                 doc="a string value contains the argument as a substring"),
-        Operator("gt", "value", _ANY, _compare(lambda x, y: x > y), lambda a: f"> {show(a)}",
-                 doc="the value, as a Kubernetes quantity, is greater than the argument"),
-        Operator("gte", "value", _ANY, _compare(lambda x, y: x >= y), lambda a: f">= {show(a)}",
-                 doc="quantity >= argument"),
-        Operator("lt", "value", _ANY, _compare(lambda x, y: x < y), lambda a: f"< {show(a)}",
-                 doc="quantity < argument"),
-        Operator("lte", "value", _ANY, _compare(lambda x, y: x <= y), lambda a: f"<= {show(a)}",
-                 doc="quantity <= argument"),
-        Operator("multipleOf", "value", _ANY, _multiple_of, lambda a: f"a multiple of {show(a)}",
-                 doc="the quantity is a whole multiple of the argument"),
-        Operator("integer", "value", lambda: fields.Boolean(), _is_integer,
-                 lambda a: "a whole-number quantity" if a else "not a whole-number quantity", resolve=False,
-                 doc="true: the value is a quantity with no fractional part (\"2\", \"3000m\", \"1k\")"),
-        Operator("count", "set", _count_field, _count_test, _count_describe, resolve=False,
-                 doc="the number of selected values; an integer or {gt, gte, lt, lte, equals}"),
-        Operator("subsetOf", "set", _ANY, _set_rel(lambda s, a: s <= a),
-                 lambda a: f"all in {show(_members(a))}", doc="every selected value is in the argument"),
-        Operator("supersetOf", "set", _ANY, _set_rel(lambda s, a: s >= a),
-                 lambda a: f"including all of {show(_members(a))}",
-                 doc="the selected values include every member of the argument"),
-        Operator("disjointFrom", "set", _ANY, _set_rel(lambda s, a: not (s & a)),
-                 lambda a: f"none of {show(_members(a))}", doc="no selected value is in the argument"),
-        Operator("intersects", "set", _ANY, _set_rel(lambda s, a: bool(s & a)),
-                 lambda a: f"at least one of {show(_members(a))}",
-                 doc="at least one selected value is in the argument"),
-        Operator("setEquals", "set", _ANY, _set_rel(lambda s, a: s == a),
-                 lambda a: f"exactly {show(_members(a))}",
-                 doc="the selected values, as a set, equal the argument"),
-        Operator("versionLt", "value", _ANY, _version(lambda x, y: x < y), lambda a: f"a version below {show(a)}",
-                 doc="the value is a version (SemVer 2.0.0, optional leading v) older than the argument;"
-                     " use not: for >="),
+        Operator(
+            "exists",
+            "set",
+            lambda: fields.Boolean(),
+            lambda values, arg: bool(values) == bool(arg),
+            lambda arg: "a value" if arg else "no value",
+            resolve=False,
+            doc="true: the subject selects at least one value; false: it selects none",
+        ),
+        Operator(
+            "equals",
+            "value",
+            _ANY,
+            lambda v, a: _key(v) == _key(a),
+            lambda a: f"== {show(a)}",
+            doc="the value equals the argument (strings and numbers are not converted)",
+        ),
+        Operator(
+            "notEquals",
+            "value",
+            _ANY,
+            lambda v, a: _key(v) != _key(a),
+            lambda a: f"!= {show(a)}",
+            doc="the value differs from the argument",
+        ),
+        Operator(
+            "in",
+            "value",
+            _ANY,
+            lambda v, a: _key(v) in _member_keys(a),
+            lambda a: f"one of {show(_members(a))}",
+            doc="the value is a member of the list (or a key of the mapping)",
+        ),
+        Operator(
+            "notIn",
+            "value",
+            _ANY,
+            lambda v, a: _key(v) not in _member_keys(a),
+            lambda a: f"none of {show(_members(a))}",
+            doc="the value is not a member of the list",
+        ),
+        Operator(
+            "equalsIgnoreCase",
+            "value",
+            _ANY,
+            lambda v, a: _fold(v) == _fold(a),
+            lambda a: f"== {show(a)} (ignoring case)",
+            doc="the value equals the argument, strings compared after str.casefold() (never a regex)",
+        ),
+        Operator(
+            "inIgnoreCase",
+            "value",
+            _ANY,
+            lambda v, a: _fold(v) in _folded_member_keys(a),
+            lambda a: f"one of {show(_members(a))} (ignoring case)",
+            doc="the value is a member of the list (or a key of the mapping), strings compared after"
+            " str.casefold() (never a regex)",
+        ),
+        Operator(
+            "matches",
+            "value",
+            _ANY,
+            lambda v, a: isinstance(v, str) and any(r.search(v) for r in _regexes(a)),
+            lambda a: f"matches {show(a)}",
+            doc="a string value matches the regular expression (Python re.search; anchor with ^ $), or any of a list of them",
+        ),
+        Operator(
+            "notMatches",
+            "value",
+            _ANY,
+            lambda v, a: not (isinstance(v, str) and any(r.search(v) for r in _regexes(a))),
+            lambda a: f"does not match {show(a)}",
+            doc="the value matches none of the expressions",
+        ),
+        Operator(
+            "startsWith",
+            "value",
+            _ANY,
+            _text_test("startswith"),
+            lambda a: f"starts with {show(a)}",
+            doc="a string value starts with the argument (or any of a list)",
+        ),
+        Operator(
+            "endsWith",
+            "value",
+            _ANY,
+            _text_test("endswith"),
+            lambda a: f"ends with {show(a)}",
+            doc="a string value ends with the argument (or any of a list)",
+        ),
+        Operator(
+            "contains",
+            "value",
+            _ANY,
+            _text_test("__contains__"),
+            lambda a: f"contains {show(a)}",
+            doc="a string value contains the argument as a substring",
+        ),
+        Operator(
+            "gt",
+            "value",
+            _ANY,
+            _compare(lambda x, y: x > y),
+            lambda a: f"> {show(a)}",
+            doc="the value, as a Kubernetes quantity, is greater than the argument",
+        ),
+        Operator("gte", "value", _ANY, _compare(lambda x, y: x >= y), lambda a: f">= {show(a)}", doc="quantity >= argument"),
+        Operator("lt", "value", _ANY, _compare(lambda x, y: x < y), lambda a: f"< {show(a)}", doc="quantity < argument"),
+        Operator("lte", "value", _ANY, _compare(lambda x, y: x <= y), lambda a: f"<= {show(a)}", doc="quantity <= argument"),
+        Operator(
+            "multipleOf",
+            "value",
+            _ANY,
+            _multiple_of,
+            lambda a: f"a multiple of {show(a)}",
+            doc="the quantity is a whole multiple of the argument",
+        ),
+        Operator(
+            "integer",
+            "value",
+            lambda: fields.Boolean(),
+            _is_integer,
+            lambda a: "a whole-number quantity" if a else "not a whole-number quantity",
+            resolve=False,
+            doc='true: the value is a quantity with no fractional part ("2", "3000m", "1k")',
+        ),
+        Operator(
+            "count",
+            "set",
+            _count_field,
+            _count_test,
+            _count_describe,
+            resolve=False,
+            doc="the number of selected values; an integer or {gt, gte, lt, lte, equals}",
+        ),
+        Operator(
+            "subsetOf",
+            "set",
+            _ANY,
+            _set_rel(lambda s, a: s <= a),
+            lambda a: f"all in {show(_members(a))}",
+            doc="every selected value is in the argument",
+        ),
+        Operator(
+            "supersetOf",
+            "set",
+            _ANY,
+            _set_rel(lambda s, a: s >= a),
+            lambda a: f"including all of {show(_members(a))}",
+            doc="the selected values include every member of the argument",
+        ),
+        Operator(
+            "disjointFrom",
+            "set",
+            _ANY,
+            _set_rel(lambda s, a: not (s & a)),
+            lambda a: f"none of {show(_members(a))}",
+            doc="no selected value is in the argument",
+        ),
+        Operator(
+            "intersects",
+            "set",
+            _ANY,
+            _set_rel(lambda s, a: bool(s & a)),
+            lambda a: f"at least one of {show(_members(a))}",
+            doc="at least one selected value is in the argument",
+        ),
+        Operator(
+            "setEquals",
+            "set",
+            _ANY,
+            _set_rel(lambda s, a: s == a),
+            lambda a: f"exactly {show(_members(a))}",
+            doc="the selected values, as a set, equal the argument",
+        ),
+        Operator(
+            "versionLt",
+            "value",
+            _ANY,
+            _version(lambda x, y: x < y),
+            lambda a: f"a version below {show(a)}",
+            doc="the value is a version (SemVer 2.0.0, optional leading v) older than the argument; use not: for >=",
+        ),
     ]
 }
 

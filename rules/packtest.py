@@ -162,10 +162,21 @@ def load_test_file(path: Path) -> list[PackTest]:
                 raise FixtureError(path, f"resource {shown!r} not found (paths are relative to the test file)")
         if not resources and not raw["objects"]:
             raise FixtureError(path, f"test {raw['metadata']['name']!r} has neither resources nor objects")
-        expectations = tuple(Expectation(e["policy"], e["rule"], e["kind"], e["name"], e["namespace"], e["result"],
-                                         e["messageContains"]) for e in raw["results"])
-        tests.append(PackTest(raw["metadata"]["name"], path, raw["metadata"]["description"], resources,
-                              tuple(raw["objects"]), raw["strict"], expectations))
+        expectations = tuple(
+            Expectation(e["policy"], e["rule"], e["kind"], e["name"], e["namespace"], e["result"], e["messageContains"])
+            for e in raw["results"]
+        )
+        tests.append(
+            PackTest(
+                raw["metadata"]["name"],
+                path,
+                raw["metadata"]["description"],
+                resources,
+                tuple(raw["objects"]),
+                raw["strict"],
+                expectations,
+            )
+        )
     if not tests:
         raise FixtureError(path, "no kind: Test document in the file")
     return tests
@@ -222,20 +233,22 @@ def _check(test: PackTest, exp: Expectation, report: Report) -> TestCaseResult:
     found = _matching(exp, report)
     if not found:
         objects = {str(o.ref) for o in report.objects if o.ref.kind == exp.kind and o.ref.name == exp.name}
-        why = ("the object is in the dump but the rule produced no result for it (does the rule match it?)"
-               if objects else "no such object among the evaluated objects")
+        why = (
+            "the object is in the dump but the rule produced no result for it (does the rule match it?)"
+            if objects
+            else "no such object among the evaluated objects"
+        )
         return outcome("missing", False, f"{exp.describe()}: expected {exp.result}, got no result: {why}")
     if len({(obj, r.policy) for obj, r in found}) > 1:
         where = ", ".join(sorted({f"{r.policy}/{r.rule} on {obj}" for obj, r in found}))
-        return outcome("ambiguous", False, f"{exp.describe()} names several results ({where}): add policy "
-                                           "and namespace")
+        return outcome("ambiguous", False, f"{exp.describe()} names several results ({where}): add policy and namespace")
     result = found[0][1]
     if result.result != exp.result:
-        return outcome(result.result, False, f"{exp.describe()}: expected {exp.result}, got {result.result}: "
-                                             f"{result.message}")
+        return outcome(result.result, False, f"{exp.describe()}: expected {exp.result}, got {result.result}: {result.message}")
     if exp.message_contains and exp.message_contains not in result.message:
-        return outcome(result.result, False, f"{exp.describe()}: the message does not contain "
-                                             f"{exp.message_contains!r}: {result.message}")
+        return outcome(
+            result.result, False, f"{exp.describe()}: the message does not contain {exp.message_contains!r}: {result.message}"
+        )
     return outcome(result.result, True)
 
 
@@ -247,13 +260,19 @@ def _strict(test: PackTest, report: Report) -> TestCaseResult:
         for r in obj.results:
             if r.result not in ("fail", "warn", "error"):
                 continue
-            keys = {(obj.ref.kind, obj.ref.name, ns, p, r.rule) for ns in (None, obj.ref.namespace)
-                    for p in ("", r.policy)}
+            keys = {(obj.ref.kind, obj.ref.name, ns, p, r.rule) for ns in (None, obj.ref.namespace) for p in ("", r.policy)}
             if not keys & listed:
                 extra.append(f"{r.policy}/{r.rule} on {obj.ref}: {r.result}: {r.message}")
     message = "unexpected findings (strict: true):\n  " + "\n  ".join(extra) if extra else ""
-    return TestCaseResult(test.name, str(test.file), "no other fail/warn/error (strict)", "none",
-                          f"{len(extra)} unlisted" if extra else "none", not extra, message)
+    return TestCaseResult(
+        test.name,
+        str(test.file),
+        "no other fail/warn/error (strict)",
+        "none",
+        f"{len(extra)} unlisted" if extra else "none",
+        not extra,
+        message,
+    )
 
 
 def run_test(test: PackTest, policies: PolicySet) -> list[TestCaseResult]:
@@ -267,8 +286,17 @@ def run_test(test: PackTest, policies: PolicySet) -> list[TestCaseResult]:
     report = evaluate(dump, policies, name=test.name)
     out = [_check(test, exp, report) for exp in test.results]
     if dump.errors:
-        out.append(TestCaseResult(test.name, str(test.file), "read the dump", "no input error", "input errors", False,
-                                  "; ".join(str(e) for e in dump.errors)))
+        out.append(
+            TestCaseResult(
+                test.name,
+                str(test.file),
+                "read the dump",
+                "no input error",
+                "input errors",
+                False,
+                "; ".join(str(e) for e in dump.errors),
+            )
+        )
     if test.strict:
         out.append(_strict(test, report))
     return out
@@ -287,8 +315,7 @@ def run_pack_tests(pack_dir: Path, policies: PolicySet | None = None) -> list[Te
     pack_dir = Path(pack_dir)
     ps = _pack_policies(pack_dir, policies)
     tests, errors = load_pack_tests(pack_dir)
-    out = [TestCaseResult(e.file.stem, str(e.file), "load the fixture", "loadable", "error", False, e.reason)
-           for e in errors]
+    out = [TestCaseResult(e.file.stem, str(e.file), "load the fixture", "loadable", "error", False, e.reason) for e in errors]
     for test in tests:
         out.extend(run_test(test, ps))
     return out
@@ -355,6 +382,8 @@ def run_cli(packs: Iterable[str] = ()) -> int:
             click.echo(f"GAP  {g}")
         total += len(results)
         failed += len(bad) + len(gaps)
-        click.echo(f"{pack.name}: {len(results) - len(bad)}/{len(results)} cases passed"
-                   + (f", {len(gaps)} coverage gaps" if gaps else ""))
+        click.echo(
+            f"{pack.name}: {len(results) - len(bad)}/{len(results)} cases passed"
+            + (f", {len(gaps)} coverage gaps" if gaps else "")
+        )
     return 1 if failed else 0

@@ -37,8 +37,16 @@ MAX_UNPACKED_BYTES = 1 << 30
 #: object comes close, and deeper ones break JSONPath's recursive descent and the JSON writer.
 MAX_DEPTH = 100
 #: Errors an archive library raises on damaged, encrypted or unsupported members.
-_ARCHIVE_ERRORS = (zipfile.BadZipFile, tarfile.TarError, zlib.error, EOFError, OSError, RuntimeError,
-                   NotImplementedError, ValueError)
+_ARCHIVE_ERRORS = (
+    zipfile.BadZipFile,
+    tarfile.TarError,
+    zlib.error,
+    EOFError,
+    OSError,
+    RuntimeError,
+    NotImplementedError,
+    ValueError,
+)
 
 
 class Budget:
@@ -55,6 +63,7 @@ class Budget:
         if size > self.left:
             raise DumpTooLarge(name, f"unpacks to more than {self.limit:,} bytes (archives nested included)")
         self.left -= size
+
 
 #: How much of a text is read to recognise ``kubectl describe`` output (its first node fits easily).
 DESCRIBE_SNIFF_BYTES = 256 * 1024
@@ -199,8 +208,7 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None
         line = lines[i] if i < len(lines) else source.line
         where = Source(source.file, source.document, line, i)
         if not isinstance(item, dict) or not isinstance(item.get("kind"), str) or not item.get("kind"):
-            dump.errors.append(InputError(where, "list item is not a Kubernetes object: no 'kind'",
-                                          f"{prefix}[{i}]"))
+            dump.errors.append(InputError(where, "list item is not a Kubernetes object: no 'kind'", f"{prefix}[{i}]"))
             continue
         dump.objects.append(KObject(item, where))
 
@@ -300,8 +308,12 @@ def _gunzip(data: bytes, name: str, budget: Budget) -> bytes:
 # ---------------------------------------------------------------------------------- trees of files
 
 
-def _read_tree(members: Iterable[tuple[str, Callable[[], bytes]]], label: str,
-               progress: ProgressHook | None = None, budget: Budget | None = None) -> Dump:
+def _read_tree(
+    members: Iterable[tuple[str, Callable[[], bytes]]],
+    label: str,
+    progress: ProgressHook | None = None,
+    budget: Budget | None = None,
+) -> Dump:
     """Read a set of named files (a folder or an archive): a must-gather layout as one cluster dump,
     otherwise every ``*.yaml``/``*.yml``/``*.json`` file (others listed as skipped). Hidden files and
     folders (``.name``, e.g. macOS ``._node.yaml`` in a tarball) are skipped, in archives as in folders."""
@@ -341,8 +353,9 @@ def _parse_member(load: Callable[[], bytes], shown: str, budget: Budget | None =
         return Dump(errors=[InputError(Source(shown), f"cannot read: {reason}")], files_skipped=[shown])
 
 
-def _read_must_gather(entries: list[tuple[str, Callable[[], bytes]]], label: str,
-                      progress: ProgressHook | None, budget: Budget | None = None) -> Dump:
+def _read_must_gather(
+    entries: list[tuple[str, Callable[[], bytes]]], label: str, progress: ProgressHook | None, budget: Budget | None = None
+) -> Dump:
     dump = Dump(notes=["read as an NVIDIA GPU Operator must-gather"])
     labelled: list[tuple[dict[str, Any], Source]] = []
     described: list[tuple[dict[str, Any], Source]] = []
@@ -381,8 +394,9 @@ def _read_must_gather(entries: list[tuple[str, Callable[[], bytes]]], label: str
     for obj, src in described + labelled:
         if obj.get("kind") == "Node":
             node_sources.setdefault(str(obj.get("metadata", {}).get("name", "")), src)
-    merged = mustgather.merge_nodes([o for o, _ in labelled if o.get("kind") == "Node"],
-                                    [o for o, _ in described if o.get("kind") == "Node"])
+    merged = mustgather.merge_nodes(
+        [o for o, _ in labelled if o.get("kind") == "Node"], [o for o, _ in described if o.get("kind") == "Node"]
+    )
     for node in merged:
         name = str(node.get("metadata", {}).get("name", ""))
         dump.objects.append(KObject(node, node_sources.get(name, Source(label or "<must-gather>"))))
@@ -404,6 +418,7 @@ def _read_tar(data: bytes, name: str, budget: Budget) -> Dump:
             budget.charge(member.size, name)
             fh = archive.extractfile(member)
             return fh.read() if fh else b""
+
         return load
 
     with archive:
@@ -430,6 +445,7 @@ def _read_zip(data: bytes, name: str, budget: Budget) -> Dump:
             # zipfile reads at most the declared size and checks the CRC: the declared size is what it costs.
             budget.charge(info.file_size, name)
             return archive.read(info)
+
         return load
 
     with archive:

@@ -32,8 +32,13 @@ class ObjectRef:
         return f"{self.kind}/{self.namespace}/{self.name}" if self.namespace else f"{self.kind}/{self.name}"
 
     def to_dict(self) -> dict[str, str]:
-        return {"apiVersion": self.api_version, "kind": self.kind, "namespace": self.namespace,
-                "name": self.name, "uid": self.uid}
+        return {
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "namespace": self.namespace,
+            "name": self.name,
+            "uid": self.uid,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +65,20 @@ class Result:
         return self.result != "warn"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"policy": self.policy, "rule": self.rule, "title": self.title, "result": self.result,
-                "severity": self.severity, "category": self.category, "message": self.message,
-                "path": self.path, "observed": self.observed, "expected": self.expected,
-                "remediation": self.remediation, "references": list(self.references)}
+        return {
+            "policy": self.policy,
+            "rule": self.rule,
+            "title": self.title,
+            "result": self.result,
+            "severity": self.severity,
+            "category": self.category,
+            "message": self.message,
+            "path": self.path,
+            "observed": self.observed,
+            "expected": self.expected,
+            "remediation": self.remediation,
+            "references": list(self.references),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,11 +148,17 @@ class Report:
                 if r.result in by_word:
                     by_severity[r.severity] += 1
                     by_word[r.result][r.severity] += 1
-        return {"objectsRead": self.objects_read, "objectsJudged": len(self.objects),
-                "results": dict(by_result), "findingsBySeverity": dict(by_severity),
-                "failBySeverity": dict(by_word["fail"]), "warnBySeverity": dict(by_word["warn"]),
-                "errorBySeverity": dict(by_word["error"]), "verdicts": dict(verdicts),
-                "inputErrors": len(self.input_errors)}
+        return {
+            "objectsRead": self.objects_read,
+            "objectsJudged": len(self.objects),
+            "results": dict(by_result),
+            "findingsBySeverity": dict(by_severity),
+            "failBySeverity": dict(by_word["fail"]),
+            "warnBySeverity": dict(by_word["warn"]),
+            "errorBySeverity": dict(by_word["error"]),
+            "verdicts": dict(verdicts),
+            "inputErrors": len(self.input_errors),
+        }
 
     def worst(self) -> str:
         """The worst result in the report, counting an input error as ``error``; ``skip`` if empty."""
@@ -151,8 +172,9 @@ class Report:
         floor = SEVERITY_RANK[min_severity] if min_severity else -1
         kept = []
         for obj in self.objects:
-            rs = tuple(r for r in obj.results
-                       if (not results or r.result in results) and SEVERITY_RANK.get(r.severity, 0) >= floor)
+            rs = tuple(
+                r for r in obj.results if (not results or r.result in results) and SEVERITY_RANK.get(r.severity, 0) >= floor
+            )
             if rs:
                 kept.append(ObjectReport(obj.ref, obj.source, rs))
         filters: dict[str, Any] = {}

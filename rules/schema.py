@@ -48,8 +48,12 @@ class LabelSelectorSchema(Schema):
 class MatchSchema(Schema):
     """Which objects a rule applies to; every given part must match (names and namespaces are globs)."""
 
-    kinds = fields.List(fields.String(), required=True, validate=validate.Length(min=1),
-                        metadata={"description": "object kinds, e.g. [Node]; '*' for any"})
+    kinds = fields.List(
+        fields.String(),
+        required=True,
+        validate=validate.Length(min=1),
+        metadata={"description": "object kinds, e.g. [Node]; '*' for any"},
+    )
     apiVersions = fields.List(fields.String(), metadata={"description": "apiVersion globs, e.g. kubevirt.io/*"})
     namespaces = fields.List(fields.String(), metadata={"description": "namespace globs"})
     names = fields.List(fields.String(), metadata={"description": "name globs"})
@@ -59,8 +63,9 @@ class MatchSchema(Schema):
 class ExcludeSchema(MatchSchema):
     """Objects a rule leaves out; like match, but ``kinds`` may be left out (any kind)."""
 
-    kinds = fields.List(fields.String(), validate=validate.Length(min=1),
-                        metadata={"description": "object kinds; default: any kind"})
+    kinds = fields.List(
+        fields.String(), validate=validate.Length(min=1), metadata={"description": "object kinds; default: any kind"}
+    )
 
 
 class ForEachSchema(Schema):
@@ -98,8 +103,9 @@ def _assertion_fields() -> dict[str, Any]:
         "default": fields.Raw(),
         "where": nested(metadata={"description": "keep only values for which this assertion holds ($ is the value)"}),
         "transform": fields.List(fields.String(validate=validate.OneOf(TRANSFORMS))),
-        "classify": fields.Raw(metadata={
-            "description": "map each value to the name of the first table entry whose regular expression(s) match it"}),
+        "classify": fields.Raw(
+            metadata={"description": "map each value to the name of the first table entry whose regular expression(s) match it"}
+        ),
         "unique": fields.Boolean(),
         "quantifier": fields.String(validate=validate.OneOf(["all", "any", "none"])),
         "ifMissing": fields.String(validate=validate.OneOf(["pass", "fail"])),
@@ -125,8 +131,9 @@ def _validate_assertion(self: Schema, data: dict[str, Any], **_: Any) -> None:
             raise ValidationError(f"{combinators[0]} cannot be combined with {', '.join(combinators[1:] + extra)}")
         return
     if not ops:
-        raise ValidationError("an assertion needs an operator (one of "
-                              + ", ".join(sorted(operators.OPERATORS)) + ") or all/any/not/forEach")
+        raise ValidationError(
+            "an assertion needs an operator (one of " + ", ".join(sorted(operators.OPERATORS)) + ") or all/any/not/forEach"
+        )
     if len(subjects) > 1:
         raise ValidationError(f"an assertion takes one subject, got {', '.join(subjects)}")
     object_ops = [k for k in ops if operators.OPERATORS[k].scope == "object"]
@@ -197,10 +204,10 @@ class SpecSchema(Schema):
     defaults = fields.Nested(DefaultsSchema, load_default=lambda: DefaultsSchema().load({}))
     data = fields.Dict(keys=fields.String(), values=fields.Raw(), load_default=dict)
     dataFiles = fields.List(fields.String(), load_default=list)
-    context = fields.Dict(keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)),
-                          values=fields.Nested(ContextSchema), load_default=dict)
-    vars = fields.Dict(keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)), values=fields.Raw(),
-                       load_default=dict)
+    context = fields.Dict(
+        keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)), values=fields.Nested(ContextSchema), load_default=dict
+    )
+    vars = fields.Dict(keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)), values=fields.Raw(), load_default=dict)
     rules = fields.List(fields.Nested(RuleSchema), required=True, validate=validate.Length(min=1))
 
 

@@ -15,8 +15,11 @@ from .operators import Operator, register
 
 
 def _field() -> fields.Field:
-    return fields.Dict(keys=fields.String(), values=fields.Raw(), metadata={
-        "description": "options: {hint: true|false}; the object itself is the workload"})
+    return fields.Dict(
+        keys=fields.String(),
+        values=fields.Raw(),
+        metadata={"description": "options: {hint: true|false}; the object itself is the workload"},
+    )
 
 
 def check_schedulable(scope: Any, arg: Any) -> tuple[str, str, Any]:
@@ -29,8 +32,10 @@ def check_schedulable(scope: Any, arg: Any) -> tuple[str, str, Any]:
     if not index.of_kind("Node"):
         # Nothing is known about placement (a manifest or a namespace dump): no verdict, not a failure.
         return "skip", "no Node in the dump to schedule on", None
-    model = index.memo("schedule.ClusterModel", lambda: ClusterModel(
-        (o.obj for o in index.of_kind("Node")), (o.obj for o in index.of_kind("Pod"))))
+    model = index.memo(
+        "schedule.ClusterModel",
+        lambda: ClusterModel((o.obj for o in index.of_kind("Node")), (o.obj for o in index.of_kind("Pod"))),
+    )
     prediction = model.predict(scope.obj.obj)
     if not prediction.applicable:
         return "skip", prediction.message or "not a workload waiting to be scheduled", None
@@ -40,7 +45,15 @@ def check_schedulable(scope: Any, arg: Any) -> tuple[str, str, Any]:
     return ("pass" if prediction.schedulable else "fail"), message, list(prediction.feasible)
 
 
-register(Operator("schedulable", "object", _field, check_schedulable, lambda arg: "schedulable on some node",
-                  resolve=False,
-                  doc="the object (Pod, pod template owner, VirtualMachineInstance, VirtualMachine) would be placed"
-                      " on some Node of the dump by kube-scheduler's filters; see docs/scheduling.md"))
+register(
+    Operator(
+        "schedulable",
+        "object",
+        _field,
+        check_schedulable,
+        lambda arg: "schedulable on some node",
+        resolve=False,
+        doc="the object (Pod, pod template owner, VirtualMachineInstance, VirtualMachine) would be placed"
+        " on some Node of the dump by kube-scheduler's filters; see docs/scheduling.md",
+    )
+)

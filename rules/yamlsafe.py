@@ -35,6 +35,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
         for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
     }
 
+
 MAX_DEPTH = 100
 MAX_EXPANDED_NODES = 2_000_000
 
@@ -75,8 +76,7 @@ def _check_node(root: yaml.Node) -> None:
                 total += size[id(child)]
             if total > MAX_EXPANDED_NODES:
                 raise YamlRefused(
-                    f"document expands to more than {MAX_EXPANDED_NODES:,} values once aliases are expanded"
-                    " (an alias bomb?)",
+                    f"document expands to more than {MAX_EXPANDED_NODES:,} values once aliases are expanded (an alias bomb?)",
                     node.start_mark.line + 1,
                 )
             size[key] = total

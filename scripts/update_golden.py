@@ -33,14 +33,15 @@ GENERATED = "2026-01-01T00:00:00Z"
 #: case name -> dumps (each one report) and policy sources, paths relative to the repository root
 CASES: dict[str, dict[str, list[str]]] = {
     "render": {"dumps": ["tests/data/render/dump.yaml"], "policies": ["tests/data/render/policy.yaml"]},
-    "render-many": {"dumps": ["tests/data/render/dump.yaml", "tests/data/render/second-dump.yaml"],
-                    "policies": ["tests/data/render/policy.yaml"]},
+    "render-many": {
+        "dumps": ["tests/data/render/dump.yaml", "tests/data/render/second-dump.yaml"],
+        "policies": ["tests/data/render/policy.yaml"],
+    },
     "lab": {"dumps": ["examples/lab-cluster.yaml"], "policies": ["policies/gpu-operator"]},
 }
 
 #: format -> file suffix of its golden file
-SUFFIX = {"policyreport": "policyreport.yaml", "sarif": "sarif", "junit": "junit.xml", "markdown": "md",
-          "table": "table.txt"}
+SUFFIX = {"policyreport": "policyreport.yaml", "sarif": "sarif", "junit": "junit.xml", "markdown": "md", "table": "table.txt"}
 
 
 @contextmanager

@@ -36,14 +36,17 @@ def make_rule(assertion: dict[str, Any] | None = None, **fields: Any) -> dict[st
 
 def make_policy(rules: list[dict[str, Any]], name: str = "test-policy", **spec: Any) -> dict[str, Any]:
     """A policy document around ``rules``; ``spec`` adds data/context/vars/defaults/dataFiles."""
-    return {"apiVersion": "verdict/v1", "kind": "Policy", "metadata": {"name": name, "version": "1.2.3"},
-            "spec": {**spec, "rules": rules}}
+    return {
+        "apiVersion": "verdict/v1",
+        "kind": "Policy",
+        "metadata": {"name": name, "version": "1.2.3"},
+        "spec": {**spec, "rules": rules},
+    }
 
 
 def node(name: str, labels: dict[str, str] | None = None, **status: Any) -> dict[str, Any]:
     """A Node with ``labels`` and ``status`` fields (``allocatable={...}``, ``capacity={...}``)."""
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": dict(labels or {})},
-            "status": status}
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": dict(labels or {})}, "status": status}
 
 
 @pytest.fixture
@@ -68,8 +71,12 @@ def judge(load_policy: Callable[..., Any]) -> Callable[..., Any]:
     from rules.evaluate import evaluate
     from rules.reader import Dump, KObject
 
-    def run(objects: list[dict[str, Any]], assertion: dict[str, Any] | None = None,
-            rules: list[dict[str, Any]] | None = None, **spec: Any) -> dict[tuple[str, str], Any]:
+    def run(
+        objects: list[dict[str, Any]],
+        assertion: dict[str, Any] | None = None,
+        rules: list[dict[str, Any]] | None = None,
+        **spec: Any,
+    ) -> dict[tuple[str, str], Any]:
         if rules is None:
             rules = [make_rule(assertion, match={"kinds": ["*"]})]
         policies = load_policy(make_policy(rules, **spec))
@@ -91,8 +98,7 @@ def doc_yaml_blocks(path: Path = POLICY_DOC) -> list[tuple[int, str]]:
     import re
 
     text = path.read_text(encoding="utf-8")
-    return [(text.count("\n", 0, m.start(1)) + 1, m.group(1))
-            for m in re.finditer(r"^```yaml\n(.*?)^```", text, re.M | re.S)]
+    return [(text.count("\n", 0, m.start(1)) + 1, m.group(1)) for m in re.finditer(r"^```yaml\n(.*?)^```", text, re.M | re.S)]
 
 
 def doc_policies(path: Path = POLICY_DOC) -> list[tuple[str, dict[str, Any]]]:

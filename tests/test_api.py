@@ -76,8 +76,9 @@ def problem(resp: TestResponse, status: int, slug: str) -> dict[str, Any]:
     return body
 
 
-def evaluate(client: FlaskClient, data: bytes = CLUSTER, query: str = "", content_type: str = "application/yaml",
-             **headers: str) -> TestResponse:
+def evaluate(
+    client: FlaskClient, data: bytes = CLUSTER, query: str = "", content_type: str = "application/yaml", **headers: str
+) -> TestResponse:
     return client.post(f"/v1/evaluate{query}", data=data, headers={"Content-Type": content_type, **headers})
 
 
@@ -107,7 +108,10 @@ def test_evaluate_yaml_gives_the_verdict_of_each_object(client: FlaskClient) -> 
     assert ReportSchema().validate(body) == {}
     assert verdicts(body) == EXPECTED
     assert {o["name"]: o["verdict"] for o in body["objects"]} == {
-        "gpu-node-good": "pass", "gpu-node-typo": "fail", "gpu-node-no-gpus": "fail"}
+        "gpu-node-good": "pass",
+        "gpu-node-typo": "fail",
+        "gpu-node-no-gpus": "fail",
+    }
     assert body["summary"]["objectsRead"] == 4  # the Pod is read but no rule matches it
     typo = next(o for o in body["objects"] if o["name"] == "gpu-node-typo")
     assert typo["source"] == {"file": "<body>", "document": 2, "line": 17}
@@ -130,35 +134,44 @@ def test_evaluate_accepts_the_other_yaml_types(client: FlaskClient, content_type
 
 def test_evaluate_filters_by_result_and_severity(client: FlaskClient) -> None:
     body = evaluate(client, query="?results=fail,warn").get_json()
-    assert verdicts(body) == {"Node/gpu-node-typo": {"workload-label-valid": "fail"},
-                              "Node/gpu-node-no-gpus": {"gpu-advertised": "fail", "zone-label": "warn"}}
+    assert verdicts(body) == {
+        "Node/gpu-node-typo": {"workload-label-valid": "fail"},
+        "Node/gpu-node-no-gpus": {"gpu-advertised": "fail", "zone-label": "warn"},
+    }
     repeated = evaluate(client, query="?results=fail&results=warn").get_json()
     assert verdicts(repeated) == verdicts(body)
     body = evaluate(client, query="?minSeverity=critical").get_json()
-    assert verdicts(body) == {"Node/gpu-node-good": {"gpu-advertised": "pass"},
-                              "Node/gpu-node-typo": {"gpu-advertised": "pass"},
-                              "Node/gpu-node-no-gpus": {"gpu-advertised": "fail"}}
+    assert verdicts(body) == {
+        "Node/gpu-node-good": {"gpu-advertised": "pass"},
+        "Node/gpu-node-typo": {"gpu-advertised": "pass"},
+        "Node/gpu-node-no-gpus": {"gpu-advertised": "fail"},
+    }
 
 
 def test_evaluate_selects_policies_and_rules(client: FlaskClient) -> None:
     body = evaluate(client, query="?rule=gpu-node-basics/zone-label").get_json()
     assert {k: v for k, v in verdicts(body).items()} == {
-        "Node/gpu-node-good": {"zone-label": "pass"}, "Node/gpu-node-typo": {"zone-label": "pass"},
-        "Node/gpu-node-no-gpus": {"zone-label": "warn"}}
+        "Node/gpu-node-good": {"zone-label": "pass"},
+        "Node/gpu-node-typo": {"zone-label": "pass"},
+        "Node/gpu-node-no-gpus": {"zone-label": "warn"},
+    }
     body = evaluate(client, query="?policy=gpu-lab&rule=gpu-advertised").get_json()
     assert all(set(v) == {"gpu-advertised"} for v in verdicts(body).values())
     assert verdicts(evaluate(client, query="?policy=gpu-node-basics").get_json()) == EXPECTED
 
 
-@pytest.mark.parametrize(("query", "parameter"), [
-    ("?policy=nope", "policy"),
-    ("?rule=gpu-node-basics/nope", "rule"),
-    ("?minSeverity=urgent", "minSeverity"),
-    ("?format=pdf", "format"),
-    ("?results=fail,bogus", "results"),
-    ("?format=json&format=yaml", "format"),
-    ("?colour=red", "colour"),
-])
+@pytest.mark.parametrize(
+    ("query", "parameter"),
+    [
+        ("?policy=nope", "policy"),
+        ("?rule=gpu-node-basics/nope", "rule"),
+        ("?minSeverity=urgent", "minSeverity"),
+        ("?format=pdf", "format"),
+        ("?results=fail,bogus", "results"),
+        ("?format=json&format=yaml", "format"),
+        ("?colour=red", "colour"),
+    ],
+)
 def test_bad_query_values_are_400(client: FlaskClient, query: str, parameter: str) -> None:
     body = problem(evaluate(client, query=query), 400, "invalid-query")
     assert parameter in body["detail"]
@@ -231,8 +244,9 @@ def test_unknown_content_encoding_is_415(client: FlaskClient) -> None:
 @pytest.mark.parametrize("content_type", ["application/gzip", "application/x-gzip", "application/x-tar"])
 def test_tar_gz_archive_body(client: FlaskClient, content_type: str) -> None:
     docs = CLUSTER.split(b"\n---\n")
-    archive = tar_gz({"cluster/nodes.yaml": b"\n---\n".join(docs[:3]), "cluster/pods.yaml": docs[3],
-                      "cluster/README": b"not a dump"})
+    archive = tar_gz(
+        {"cluster/nodes.yaml": b"\n---\n".join(docs[:3]), "cluster/pods.yaml": docs[3], "cluster/README": b"not a dump"}
+    )
     resp = evaluate(client, archive, content_type=content_type)
     assert resp.status_code == 200, resp.get_data(as_text=True)
     body = resp.get_json()
@@ -261,8 +275,7 @@ def test_archive_type_with_other_bytes_is_400(client: FlaskClient, content_type:
 
 
 def test_broken_archive_is_400_with_its_place(client: FlaskClient) -> None:
-    body = problem(evaluate(client, b"PK\x03\x04" + b"\0" * 64, content_type="application/zip"), 400,
-                   "malformed-dump")
+    body = problem(evaluate(client, b"PK\x03\x04" + b"\0" * 64, content_type="application/zip"), 400, "malformed-dump")
     assert body["file"] == "<body>"
     assert "zip" in body["detail"]
 
@@ -292,8 +305,7 @@ def test_nothing_readable_is_400_at_the_first_error(client: FlaskClient) -> None
     assert body["line"] >= 1
     assert "path" in body
     assert len(body["errors"]) == 1
-    body = problem(evaluate(client, b'{"not": "an object"}', content_type="application/json"), 400,
-                   "malformed-dump")
+    body = problem(evaluate(client, b'{"not": "an object"}', content_type="application/json"), 400, "malformed-dump")
     assert "kind" in body["detail"]
 
 
@@ -306,8 +318,9 @@ def test_a_readable_dump_with_no_objects_is_an_empty_report(client: FlaskClient)
 def test_describe_text_as_text_plain(client: FlaskClient) -> None:
     resp = evaluate(client, (DATA / "describe-node.txt").read_bytes(), content_type="text/plain")
     assert resp.status_code == 200, resp.get_data(as_text=True)
-    assert verdicts(resp.get_json()) == {"Node/gpu-node-described": {
-        "workload-label-valid": "fail", "gpu-advertised": "fail", "zone-label": "warn"}}
+    assert verdicts(resp.get_json()) == {
+        "Node/gpu-node-described": {"workload-label-valid": "fail", "gpu-advertised": "fail", "zone-label": "warn"}
+    }
 
 
 def test_empty_body_is_400(client: FlaskClient) -> None:
@@ -315,9 +328,15 @@ def test_empty_body_is_400(client: FlaskClient) -> None:
     problem(evaluate(client, gzip.compress(b""), **{"Content-Encoding": "gzip"}), 400, "empty-body")
 
 
-@pytest.mark.parametrize("headers", [{"Content-Type": ""}, {"Content-Type": "text/html"},
-                                     {"Content-Type": "multipart/form-data; boundary=x"},
-                                     {"Content-Type": "application/yaml; charset=latin-1"}])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Content-Type": ""},
+        {"Content-Type": "text/html"},
+        {"Content-Type": "multipart/form-data; boundary=x"},
+        {"Content-Type": "application/yaml; charset=latin-1"},
+    ],
+)
 def test_unsupported_media_type_is_415(client: FlaskClient, headers: dict[str, str]) -> None:
     resp = client.post("/v1/evaluate", data=CLUSTER, headers=headers)
     body = problem(resp, 415, "unsupported-media-type")
@@ -333,8 +352,12 @@ def test_body_too_large_is_413() -> None:
 
 def chunked(client: FlaskClient, data: bytes) -> TestResponse:
     """A body without Content-Length, as gunicorn hands a chunked request over (``wsgi.input_terminated``)."""
-    return client.post("/v1/evaluate", input_stream=io.BytesIO(data),
-                       headers={**YAML, "Transfer-Encoding": "chunked"}, environ_overrides={"wsgi.input_terminated": True})
+    return client.post(
+        "/v1/evaluate",
+        input_stream=io.BytesIO(data),
+        headers={**YAML, "Transfer-Encoding": "chunked"},
+        environ_overrides={"wsgi.input_terminated": True},
+    )
 
 
 def test_chunked_body_over_the_limit_is_413_not_cut() -> None:
@@ -403,10 +426,18 @@ def test_list_policies(client: FlaskClient) -> None:
     body = resp.get_json()
     assert PolicyListSchema().validate(body) == {}
     assert body["generation"] == 1 and body["lastReload"] is None
-    assert body["policies"] == [{
-        "name": "gpu-node-basics", "version": "1.0.0", "title": "GPU nodes are labelled and advertise their GPUs",
-        "description": "Checks the GPU Operator's workload label and the nvidia.com/gpu resource on GPU nodes.",
-        "pack": "gpu-lab", "file": "gpu-node-basics.yaml", "ruleCount": 3, "href": "/v1/policies/gpu-node-basics"}]
+    assert body["policies"] == [
+        {
+            "name": "gpu-node-basics",
+            "version": "1.0.0",
+            "title": "GPU nodes are labelled and advertise their GPUs",
+            "description": "Checks the GPU Operator's workload label and the nvidia.com/gpu resource on GPU nodes.",
+            "pack": "gpu-lab",
+            "file": "gpu-node-basics.yaml",
+            "ruleCount": 3,
+            "href": "/v1/policies/gpu-node-basics",
+        }
+    ]
 
 
 def test_show_policy_with_rules_version_and_data_tables(client: FlaskClient) -> None:
@@ -415,11 +446,20 @@ def test_show_policy_with_rules_version_and_data_tables(client: FlaskClient) -> 
     assert body["version"] == "1.0.0"
     assert body["data"] == {"workloads": ["container", "vm-passthrough", "vm-vgpu"]}
     assert body["dataFiles"] == ["data/workloads.yaml"]
-    assert [r["uid"] for r in body["rules"]] == ["gpu-node-basics/workload-label-valid", "gpu-node-basics/gpu-advertised",
-                                                "gpu-node-basics/zone-label"]
-    assert body["rules"][2] == {"id": "zone-label", "uid": "gpu-node-basics/zone-label", "title": "Nodes carry a topology zone",
-                                "severity": "low", "category": "Topology", "onFailure": "warn",
-                                "href": "/v1/rules/gpu-node-basics/zone-label"}
+    assert [r["uid"] for r in body["rules"]] == [
+        "gpu-node-basics/workload-label-valid",
+        "gpu-node-basics/gpu-advertised",
+        "gpu-node-basics/zone-label",
+    ]
+    assert body["rules"][2] == {
+        "id": "zone-label",
+        "uid": "gpu-node-basics/zone-label",
+        "title": "Nodes carry a topology zone",
+        "severity": "low",
+        "category": "Topology",
+        "onFailure": "warn",
+        "href": "/v1/rules/gpu-node-basics/zone-label",
+    }
 
 
 def test_unknown_policy_is_404(client: FlaskClient) -> None:
@@ -432,12 +472,16 @@ def test_show_rule_with_its_example(client: FlaskClient) -> None:
     assert RuleDetailSchema().validate(body) == {}
     assert body["title"] == "The workload label has a value the GPU Operator knows"
     assert body["severity"] == "high" and body["category"] == "GPU Operator"
-    assert body["references"] == ["https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-kubevirt.html"]
-    assert body["example"] == {"apiVersion": "v1", "kind": "Node", "metadata": {
-        "name": "gpu-node-1", "labels": {"nvidia.com/gpu.workload.config": "vm_passthrough"}}}
+    assert body["references"] == [
+        "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-kubevirt.html"
+    ]
+    assert body["example"] == {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "gpu-node-1", "labels": {"nvidia.com/gpu.workload.config": "vm_passthrough"}},
+    }
     assert body["match"]["kinds"] == ["Node"]
-    assert body["match"]["matchExpressions"] == [
-        {"key": "nvidia.com/gpu.workload.config", "operator": "Exists", "values": []}]
+    assert body["match"]["matchExpressions"] == [{"key": "nvidia.com/gpu.workload.config", "operator": "Exists", "values": []}]
 
 
 def test_rule_by_bare_id_and_without_example(client: FlaskClient) -> None:
@@ -459,14 +503,22 @@ def lint(client: FlaskClient, text: bytes, query: str = "", content_type: str = 
 
 
 def test_lint_a_valid_policy(client: FlaskClient) -> None:
-    text = (PACK / "gpu-node-basics.yaml").read_text().replace("  dataFiles: [data/workloads.yaml]\n",
-                                                         "  data: {workloads: [container]}\n")
+    text = (
+        (PACK / "gpu-node-basics.yaml")
+        .read_text()
+        .replace("  dataFiles: [data/workloads.yaml]\n", "  data: {workloads: [container]}\n")
+    )
     resp = lint(client, text.encode())
     assert resp.status_code == 200
     body = resp.get_json()
     assert LintResultSchema().validate(body) == {}
-    assert body == {"valid": True, "errors": [], "policies": [
-        {"name": "gpu-node-basics", "version": "1.0.0", "rules": ["workload-label-valid", "gpu-advertised", "zone-label"]}]}
+    assert body == {
+        "valid": True,
+        "errors": [],
+        "policies": [
+            {"name": "gpu-node-basics", "version": "1.0.0", "rules": ["workload-label-valid", "gpu-advertised", "zone-label"]}
+        ],
+    }
 
 
 def test_lint_gives_file_line_rule_and_reason(client: FlaskClient) -> None:
@@ -615,16 +667,33 @@ def test_config_defaults_and_parsing() -> None:
     assert config["BIND"] == "127.0.0.1:8080" and config["WORKERS"] == 2
     assert config["MAX_CONTENT_LENGTH"] == 64 * 1024 * 1024 and config["POLICIES"] == [] and config["TOKENS"] == []
     assert config["LOG_LEVEL"] == "INFO"
-    config = from_env({"VERDICT_BIND": "0.0.0.0:9000", "VERDICT_WORKERS": "4", "VERDICT_MAX_BODY": "1000",
-                       "VERDICT_POLICIES": f"a{__import__('os').pathsep}b", "VERDICT_LOG_LEVEL": "debug"})
-    assert (config["BIND"], config["WORKERS"], config["MAX_CONTENT_LENGTH"], config["POLICIES"], config["LOG_LEVEL"]) \
-        == ("0.0.0.0:9000", 4, 1000, ["a", "b"], "DEBUG")
+    config = from_env(
+        {
+            "VERDICT_BIND": "0.0.0.0:9000",
+            "VERDICT_WORKERS": "4",
+            "VERDICT_MAX_BODY": "1000",
+            "VERDICT_POLICIES": f"a{__import__('os').pathsep}b",
+            "VERDICT_LOG_LEVEL": "debug",
+        }
+    )
+    assert (config["BIND"], config["WORKERS"], config["MAX_CONTENT_LENGTH"], config["POLICIES"], config["LOG_LEVEL"]) == (
+        "0.0.0.0:9000",
+        4,
+        1000,
+        ["a", "b"],
+        "DEBUG",
+    )
 
 
-@pytest.mark.parametrize(("env", "named"), [({"VERDICT_WORKERS": "many"}, "VERDICT_WORKERS"),
-                                            ({"VERDICT_MAX_BODY": "0"}, "VERDICT_MAX_BODY"),
-                                            ({"VERDICT_LOG_LEVEL": "loud"}, "VERDICT_LOG_LEVEL"),
-                                            ({"VERDICT_TOKENS": "has space"}, "VERDICT_TOKENS")])
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"VERDICT_WORKERS": "many"}, "VERDICT_WORKERS"),
+        ({"VERDICT_MAX_BODY": "0"}, "VERDICT_MAX_BODY"),
+        ({"VERDICT_LOG_LEVEL": "loud"}, "VERDICT_LOG_LEVEL"),
+        ({"VERDICT_TOKENS": "has space"}, "VERDICT_TOKENS"),
+    ],
+)
 def test_config_errors_name_the_variable(env: dict[str, str], named: str) -> None:
     with pytest.raises(ConfigError, match=named):
         from_env(env)
@@ -654,7 +723,7 @@ def test_reload_keeps_the_last_good_set_when_the_new_one_is_broken(pack_copy: Pa
     keeper = PolicyKeeper.load([str(pack_copy)])
     policy = pack_copy / "gpu-node-basics.yaml"
     good = policy.read_text()
-    policy.write_text(good.replace('"$.status.allocatable[\'nvidia.com/gpu\']"', '"{.status.allocatable}"'))
+    policy.write_text(good.replace("\"$.status.allocatable['nvidia.com/gpu']\"", '"{.status.allocatable}"'))
     outcome = keeper.reload()
     assert not outcome.ok
     assert outcome.errors[0].line == 34 and outcome.errors[0].rule == "gpu-advertised"

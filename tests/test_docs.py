@@ -50,9 +50,16 @@ def test_operator_table_covers_every_operator_and_each_example_compiles() -> Non
     assert set(examples) == set(OPERATORS)
     running = copy.deepcopy(POLICIES[0][1])
     running["spec"]["rules"] = [
-        {"id": f"example-{name.lower()}", "title": f"{name} example", "match": {"kinds": ["*"]}, "assert": example,
-         "message": "{kind} {name}: {observed} is not {expected}", "references": ["docs/policy-format.md"]}
-        for name, example in examples.items()]
+        {
+            "id": f"example-{name.lower()}",
+            "title": f"{name} example",
+            "match": {"kinds": ["*"]},
+            "assert": example,
+            "message": "{kind} {name}: {observed} is not {expected}",
+            "references": ["docs/policy-format.md"],
+        }
+        for name, example in examples.items()
+    ]
     compiled = load(running, "operator table").rules
     for rule, name in zip(compiled, examples, strict=True):
         ops = {rule.assertion.op} | {c.op for c in rule.assertion.children}
@@ -101,8 +108,10 @@ def test_running_example_says_what_the_doc_says() -> None:
     [node] = [o for o in evaluate(dump, policies).objects if o.ref.kind == "Node"]
     [result] = node.results
     assert (result.result, result.rule) == ("fail", "workload-config-valid")
-    assert result.message == ("workload label 'VM-Passthrough' is not a GPU Operator workload (one of [container,"
-                              " vm-passthrough, vm-vgpu]); the operator prepares node gpu-node-3 as 'container'")
+    assert result.message == (
+        "workload label 'VM-Passthrough' is not a GPU Operator workload (one of [container,"
+        " vm-passthrough, vm-vgpu]); the operator prepares node gpu-node-3 as 'container'"
+    )
     assert result.remediation == "kubectl label node gpu-node-3 --overwrite nvidia.com/gpu.workload.config=container"
     prose = " ".join(DOC.split())
     assert f"`{result.message}`" in prose

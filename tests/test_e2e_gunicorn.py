@@ -44,8 +44,9 @@ class Server:
     base: str
     log: Path
 
-    def request(self, path: str, data: bytes | None = None, headers: dict[str, str] | None = None,
-                method: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    def request(
+        self, path: str, data: bytes | None = None, headers: dict[str, str] | None = None, method: str | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
         req = urllib.request.Request(self.base + path, data=data, headers=headers or {}, method=method)
         try:
             with urllib.request.urlopen(req, timeout=30) as resp:
@@ -64,8 +65,13 @@ def start(env_extra: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes]
     env = {k: v for k, v in os.environ.items() if not k.startswith("VERDICT_")}
     env.update({"VERDICT_BIND": f"127.0.0.1:{port}", "VERDICT_WORKERS": "2", **env_extra})
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "app:app"],
-                                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "app:app"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     return proc, f"http://127.0.0.1:{port}"
 
 
@@ -132,8 +138,11 @@ def test_lab_dump_gives_the_same_verdicts_as_json_yaml_and_tar_gz(server: Server
     items = [d for d in yaml.safe_load_all(text) if d]
     query = "/v1/evaluate?policy=gpu-operator"
     as_yaml = server.json(query, data=text.encode(), headers={"Content-Type": "application/yaml"})
-    as_json = server.json(query, data=json.dumps({"apiVersion": "v1", "kind": "List", "items": items}).encode(),
-                          headers={"Content-Type": "application/json"})
+    as_json = server.json(
+        query,
+        data=json.dumps({"apiVersion": "v1", "kind": "List", "items": items}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     as_tgz = server.json(query, data=lab_tar_gz(text), headers={"Content-Type": "application/gzip"})
     assert as_yaml["inputErrors"] == [] and as_json["inputErrors"] == [] and as_tgz["inputErrors"] == []
     verdicts = per_object(as_yaml)
@@ -148,17 +157,21 @@ def test_lab_dump_gives_the_same_verdicts_as_json_yaml_and_tar_gz(server: Server
 
 def test_gzip_coding_table_format_and_errors_over_http(server: Server) -> None:
     body = LAB.read_bytes()
-    status, headers, text = server.request("/v1/evaluate?format=table&results=fail", data=gzip.compress(body),
-                                           headers={"Content-Type": "application/yaml", "Content-Encoding": "gzip"})
+    status, headers, text = server.request(
+        "/v1/evaluate?format=table&results=fail",
+        data=gzip.compress(body),
+        headers={"Content-Type": "application/yaml", "Content-Encoding": "gzip"},
+    )
     assert status == 200 and headers["Content-Type"].startswith("text/plain")
     assert b"gpu-broken-label-typo" in text
-    chunks = iter([body[: len(body) // 2], body[len(body) // 2:]])  # no Content-Length: sent chunked
-    status, _, text = server.request("/v1/evaluate?policy=gpu-operator", data=chunks,  # type: ignore[arg-type]
-                                     headers={"Content-Type": "application/yaml"})
-    assert status == 200 and json.loads(text)["summary"]["objectsRead"] == len(
-        [d for d in yaml.safe_load_all(body) if d])
-    status, headers, text = server.request("/v1/evaluate", data=b"\xff\xfe\x00\x81",
-                                           headers={"Content-Type": "application/yaml"})
+    chunks = iter([body[: len(body) // 2], body[len(body) // 2 :]])  # no Content-Length: sent chunked
+    status, _, text = server.request(
+        "/v1/evaluate?policy=gpu-operator",
+        data=chunks,  # type: ignore[arg-type]
+        headers={"Content-Type": "application/yaml"},
+    )
+    assert status == 200 and json.loads(text)["summary"]["objectsRead"] == len([d for d in yaml.safe_load_all(body) if d])
+    status, headers, text = server.request("/v1/evaluate", data=b"\xff\xfe\x00\x81", headers={"Content-Type": "application/yaml"})
     assert status == 400 and headers["Content-Type"] == "application/problem+json"
     assert json.loads(text)["file"] == "<body>"
     status, headers, _ = server.request("/v1/evaluate", method="GET")

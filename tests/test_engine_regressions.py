@@ -11,11 +11,14 @@ from rules.index import Index
 from rules.jsonpath import compile_path
 from rules.reader import KObject
 
-NODE_A: dict[str, Any] = {"apiVersion": "v1", "kind": "Node",
-                          "metadata": {"name": "gpu-a", "labels": {"nvidia.com/gpu.present": "true"}},
-                          "spec": {"unschedulable": True}, "status": {"allocatable": {"nvidia.com/gpu": "1"}}}
-NODE_B: dict[str, Any] = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-b"},
-                          "spec": {"unschedulable": 1}}
+NODE_A: dict[str, Any] = {
+    "apiVersion": "v1",
+    "kind": "Node",
+    "metadata": {"name": "gpu-a", "labels": {"nvidia.com/gpu.present": "true"}},
+    "spec": {"unschedulable": True},
+    "status": {"allocatable": {"nvidia.com/gpu": "1"}},
+}
+NODE_B: dict[str, Any] = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-b"}, "spec": {"unschedulable": 1}}
 
 
 def test_index_lookup_keeps_true_apart_from_1() -> None:
@@ -26,8 +29,7 @@ def test_index_lookup_keeps_true_apart_from_1() -> None:
 
 
 def test_exclude_without_kinds_excludes_by_name(judge) -> None:
-    rule = make_rule({"path": "$.metadata.name", "startsWith": "gpu-"}, match={"kinds": ["Node"]},
-                     exclude={"names": ["gpu-b"]})
+    rule = make_rule({"path": "$.metadata.name", "startsWith": "gpu-"}, match={"kinds": ["Node"]}, exclude={"names": ["gpu-b"]})
     results = judge([NODE_A, NODE_B], rules=[rule])
     assert set(results) == {("gpu-a", "r")}
 
@@ -43,8 +45,11 @@ def test_any_whose_branches_all_skip_is_skip_not_fail(judge) -> None:
 def test_first_of_string_starting_with_dollar_is_a_path(judge) -> None:
     rule = make_rule({"var": "product", "equals": "NVIDIA-A100-SXM4-80GB"}, match={"kinds": ["Node"]})
     rule["vars"] = {"product": {"firstOf": ["$.metadata.labels['nvidia.com/gpu.product']", "unknown"]}}
-    node = {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": "gpu-c", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}}}
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "gpu-c", "labels": {"nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB"}},
+    }
     assert judge([node], rules=[rule])[("gpu-c", "r")].result == "pass"
     bare = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-d"}}
     out = judge([bare], rules=[rule])[("gpu-d", "r")]
@@ -61,8 +66,12 @@ def test_expected_text_reads_as_english(judge) -> None:
 
 def test_schedulable_skips_when_the_dump_holds_no_node(judge) -> None:
     """Regression: auditing manifests alone (no Node) failed every GPU Pod with 'no nodes available'."""
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "cuda", "namespace": "ml"},
-           "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "cuda", "namespace": "ml"},
+        "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+    }
     out = judge([pod], {"schedulable": {}})[("cuda", "r")]
     assert (out.result, out.message) == ("skip", "no Node in the dump to schedule on")
     assert judge([pod, NODE_A], {"schedulable": {}})[("cuda", "r")].result == "fail"
@@ -112,8 +121,12 @@ def test_all_does_not_let_a_skip_hide_a_later_failure(judge) -> None:
 
 
 def test_any_survives_an_error_in_one_branch(judge) -> None:
-    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-f"},
-            "status": {"allocatable": {"nvidia.com/gpu": "lots"}}}
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "gpu-f"},
+        "status": {"allocatable": {"nvidia.com/gpu": "lots"}},
+    }
     branch_error = {"path": "$.status.allocatable['nvidia.com/gpu']", "gt": 0}
     ok = judge([node], {"any": [branch_error, {"path": "$.metadata.name", "equals": "gpu-f"}]})[("gpu-f", "r")]
     assert ok.result == "pass"
@@ -124,8 +137,12 @@ def test_any_survives_an_error_in_one_branch(judge) -> None:
 
 
 def test_for_each_with_every_item_skipped_is_skip(judge) -> None:
-    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "default"},
-          "data": {"a": "1", "b": "2"}}
+    cm = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "cfg", "namespace": "default"},
+        "data": {"a": "1", "b": "2"},
+    }
     out = judge([cm], {"forEach": {"path": "$.data.*", "assert": {"schedulable": {}}}})[("cfg", "r")]
     assert out.result == "skip"
 
@@ -139,10 +156,21 @@ def test_long_lists_are_cut_in_messages() -> None:
 def test_context_with_api_version_and_where(judge) -> None:
     """Regression: filtering a correlated context by apiVersion rebuilt a set per candidate (quadratic)."""
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-g"}}
-    pods = [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "ml"},
-             "spec": {"nodeName": "gpu-g"}} for i in range(3)]
+    pods = [
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "ml"}, "spec": {"nodeName": "gpu-g"}}
+        for i in range(3)
+    ]
     rule = make_rule({"context": "podsHere", "count": 3}, match={"kinds": ["Node"]})
-    results = judge([node, *pods], rules=[rule], context={
-        "podsHere": {"kind": "Pod", "apiVersion": "v1", "path": "$.metadata.name",
-                     "where": {"field": "$.spec.nodeName", "equals": {"var": "name"}}}})
+    results = judge(
+        [node, *pods],
+        rules=[rule],
+        context={
+            "podsHere": {
+                "kind": "Pod",
+                "apiVersion": "v1",
+                "path": "$.metadata.name",
+                "where": {"field": "$.spec.nodeName", "equals": {"var": "name"}},
+            }
+        },
+    )
     assert results[("gpu-g", "r")].result == "pass"

@@ -27,11 +27,15 @@ def gpu_node(name: str, gpus: str | None = "8", workload: str | None = "containe
     return node(name, labels=labels, allocatable={"nvidia.com/gpu": gpus} if gpus is not None else {})
 
 
-def run(load_policy: Callable[..., PolicySet], objects: list[dict[str, Any]], rules: list[dict[str, Any]],
-        errors: list[InputError] | None = None, **spec: Any) -> Report:
+def run(
+    load_policy: Callable[..., PolicySet],
+    objects: list[dict[str, Any]],
+    rules: list[dict[str, Any]],
+    errors: list[InputError] | None = None,
+    **spec: Any,
+) -> Report:
     policies = load_policy(make_policy(rules, **spec))
-    dump = Dump(objects=[KObject(o, Source("dump.yaml", i + 1, 1)) for i, o in enumerate(objects)],
-                errors=list(errors or []))
+    dump = Dump(objects=[KObject(o, Source("dump.yaml", i + 1, 1)) for i, o in enumerate(objects)], errors=list(errors or []))
     return evaluate(dump, policies, name="lab")
 
 
@@ -54,16 +58,25 @@ def test_severity_and_category_defaults(judge: Judge) -> None:
 
 
 def test_failure_fields(judge: Judge) -> None:
-    rule = make_rule({"path": WORKLOAD, "in": ["container", "vm-passthrough", "vm-vgpu"]}, title="workload label is valid",
-                     message="workload label '{observed}' is not one of {expected}",
-                     remediation="kubectl label node {name} --overwrite nvidia.com/gpu.workload.config=container",
-                     references=[NVIDIA_DOCS])
+    rule = make_rule(
+        {"path": WORKLOAD, "in": ["container", "vm-passthrough", "vm-vgpu"]},
+        title="workload label is valid",
+        message="workload label '{observed}' is not one of {expected}",
+        remediation="kubectl label node {name} --overwrite nvidia.com/gpu.workload.config=container",
+        references=[NVIDIA_DOCS],
+    )
     r = judge([gpu_node("gpu-1", workload="vm_passthrough")], rules=[rule])[("gpu-1", "r")]
     assert r.to_dict() == {
-        "policy": "test-policy", "rule": "r", "title": "workload label is valid", "result": "fail",
-        "severity": "medium", "category": "",
+        "policy": "test-policy",
+        "rule": "r",
+        "title": "workload label is valid",
+        "result": "fail",
+        "severity": "medium",
+        "category": "",
         "message": "workload label 'vm_passthrough' is not one of one of [container, vm-passthrough, vm-vgpu]",
-        "path": WORKLOAD, "observed": "vm_passthrough", "expected": "one of [container, vm-passthrough, vm-vgpu]",
+        "path": WORKLOAD,
+        "observed": "vm_passthrough",
+        "expected": "one of [container, vm-passthrough, vm-vgpu]",
         "remediation": "kubectl label node gpu-1 --overwrite nvidia.com/gpu.workload.config=container",
         "references": [NVIDIA_DOCS],
     }
@@ -71,12 +84,18 @@ def test_failure_fields(judge: Judge) -> None:
 
 
 def test_remediation_only_on_fail_and_warn(judge: Judge) -> None:
-    rules = [make_rule({"path": GPUS, "gt": 0}, id="fails", remediation="restart the device plugin on {name}"),
-             make_rule({"path": GPUS, "gt": 0}, id="warns", onFailure="warn", remediation="check {name}"),
-             make_rule({"path": GPUS, "gte": 0}, id="passes", remediation="nothing to do on {name}"),
-             make_rule({"path": WORKLOAD, "gt": 0}, id="errors", remediation="fix {name}"),
-             make_rule({"path": GPUS, "gt": 0}, id="skips", remediation="fix {name}",
-                       preconditions=[{"path": "$.spec.unschedulable", "equals": True}])]
+    rules = [
+        make_rule({"path": GPUS, "gt": 0}, id="fails", remediation="restart the device plugin on {name}"),
+        make_rule({"path": GPUS, "gt": 0}, id="warns", onFailure="warn", remediation="check {name}"),
+        make_rule({"path": GPUS, "gte": 0}, id="passes", remediation="nothing to do on {name}"),
+        make_rule({"path": WORKLOAD, "gt": 0}, id="errors", remediation="fix {name}"),
+        make_rule(
+            {"path": GPUS, "gt": 0},
+            id="skips",
+            remediation="fix {name}",
+            preconditions=[{"path": "$.spec.unschedulable", "equals": True}],
+        ),
+    ]
     results = judge([gpu_node("n1", gpus="0")], rules=rules)
     assert {k[1]: (v.result, v.remediation) for k, v in results.items()} == {
         "fails": ("fail", "restart the device plugin on n1"),
@@ -90,12 +109,21 @@ def test_remediation_only_on_fail_and_warn(judge: Judge) -> None:
 def test_remediation_substitutes_observed_and_expected(judge: Judge) -> None:
     # Regression: remediation was substituted without observed/expected/path/forEach names, so
     # "{observed}" was left as written although the loader accepts it.
-    rule = make_rule({"forEach": {"keys": "$.metadata.labels", "as": "label",
-                                  "assert": {"var": "label", "notIn": ["nvidia.com/gpu.deploy.operands"]}}},
-                     remediation="kubectl label node {name} {label}- # observed {observed}, want {expected}")
+    rule = make_rule(
+        {
+            "forEach": {
+                "keys": "$.metadata.labels",
+                "as": "label",
+                "assert": {"var": "label", "notIn": ["nvidia.com/gpu.deploy.operands"]},
+            }
+        },
+        remediation="kubectl label node {name} {label}- # observed {observed}, want {expected}",
+    )
     r = judge([node("n1", labels={"nvidia.com/gpu.deploy.operands": "false"})], rules=[rule])[("n1", "r")]
-    assert r.remediation == ("kubectl label node n1 nvidia.com/gpu.deploy.operands- # observed"
-                             " nvidia.com/gpu.deploy.operands, want none of [nvidia.com/gpu.deploy.operands]")
+    assert r.remediation == (
+        "kubectl label node n1 nvidia.com/gpu.deploy.operands- # observed"
+        " nvidia.com/gpu.deploy.operands, want none of [nvidia.com/gpu.deploy.operands]"
+    )
 
 
 def test_pass_fields(judge: Judge) -> None:
@@ -108,30 +136,42 @@ def test_pass_fields(judge: Judge) -> None:
 
 
 def test_unmet_precondition_skips_with_the_reason(judge: Judge) -> None:
-    rule = make_rule({"path": GPUS, "gt": 0}, preconditions=[{"path": "$.metadata.labels['nvidia.com/gpu.present']",
-                                                              "equals": "true"}])
+    rule = make_rule(
+        {"path": GPUS, "gt": 0}, preconditions=[{"path": "$.metadata.labels['nvidia.com/gpu.present']", "equals": "true"}]
+    )
     results = judge([gpu_node("gpu", gpus="0"), gpu_node("cpu", gpus=None, present=False)], rules=[rule])
     assert results[("gpu", "r")].result == "fail"
     skip = results[("cpu", "r")]
     assert skip.result == "skip"
-    assert skip.message == ("precondition not met: $.metadata.labels['nvidia.com/gpu.present'] is [],"
-                            " not == true (nothing selected)")
+    assert skip.message == (
+        "precondition not met: $.metadata.labels['nvidia.com/gpu.present'] is [], not == true (nothing selected)"
+    )
 
 
 def test_precondition_description_is_the_reason(judge: Judge) -> None:
-    spec = {"context": {"sandbox": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.enabled", "first": True,
-                                    "default": False}}}
-    rule = make_rule({"path": WORKLOAD, "in": ["vm-passthrough", "vm-vgpu"]},
-                     preconditions=[{"context": "sandbox", "equals": True,
-                                     "description": "sandbox workloads are disabled in the ClusterPolicy"}])
+    spec = {
+        "context": {
+            "sandbox": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.enabled", "first": True, "default": False}
+        }
+    }
+    rule = make_rule(
+        {"path": WORKLOAD, "in": ["vm-passthrough", "vm-vgpu"]},
+        preconditions=[
+            {"context": "sandbox", "equals": True, "description": "sandbox workloads are disabled in the ClusterPolicy"}
+        ],
+    )
     r = judge([gpu_node("n1")], rules=[rule], **spec)[("n1", "r")]
     assert (r.result, r.message) == ("skip", "precondition not met: sandbox workloads are disabled in the ClusterPolicy")
 
 
 def test_every_precondition_must_hold(judge: Judge) -> None:
-    rule = make_rule({"path": GPUS, "gt": 0}, preconditions=[
-        {"path": "$.metadata.labels['nvidia.com/gpu.present']", "equals": "true"},
-        {"path": WORKLOAD, "equals": "container", "description": "not a container node"}])
+    rule = make_rule(
+        {"path": GPUS, "gt": 0},
+        preconditions=[
+            {"path": "$.metadata.labels['nvidia.com/gpu.present']", "equals": "true"},
+            {"path": WORKLOAD, "equals": "container", "description": "not a container node"},
+        ],
+    )
     results = judge([gpu_node("a", gpus="0"), gpu_node("b", gpus="0", workload="vm-passthrough")], rules=[rule])
     assert results[("a", "r")].result == "fail"
     assert (results[("b", "r")].result, results[("b", "r")].message) == ("skip", "precondition not met: not a container node")
@@ -144,8 +184,7 @@ def test_on_failure_warn(judge: Judge) -> None:
     rule = make_rule({"path": GPUS, "gt": 0}, onFailure="warn")
     r = judge([gpu_node("n1", gpus="0")], rules=[rule])[("n1", "r")]
     assert (r.result, r.scored) == ("warn", False)
-    r = judge([gpu_node("n1", gpus="0")], rules=[make_rule({"path": GPUS, "gt": 0})],
-              defaults={"onFailure": "warn"})[("n1", "r")]
+    r = judge([gpu_node("n1", gpus="0")], rules=[make_rule({"path": GPUS, "gt": 0})], defaults={"onFailure": "warn"})[("n1", "r")]
     assert r.result == "warn"
     # a warn rule that holds passes
     assert judge([gpu_node("n1")], rules=[rule])[("n1", "r")].result == "pass"
@@ -169,9 +208,11 @@ def test_verdict_is_the_worst_result(words: list[str], verdict: str) -> None:
 
 
 def test_verdict_from_evaluation(load_policy: Callable[..., PolicySet]) -> None:
-    rules = [make_rule({"path": GPUS, "gt": 0}, id="gpus"),
-             make_rule({"path": WORKLOAD, "equals": "container"}, id="workload", onFailure="warn"),
-             make_rule({"path": GPUS, "lte": 8}, id="skipped", preconditions=[{"path": "$.spec.unschedulable", "equals": True}])]
+    rules = [
+        make_rule({"path": GPUS, "gt": 0}, id="gpus"),
+        make_rule({"path": WORKLOAD, "equals": "container"}, id="workload", onFailure="warn"),
+        make_rule({"path": GPUS, "lte": 8}, id="skipped", preconditions=[{"path": "$.spec.unschedulable", "equals": True}]),
+    ]
     report = run(load_policy, [gpu_node("ok"), gpu_node("warned", workload="vm-vgpu"), gpu_node("failed", gpus="0")], rules)
     assert {o.ref.name: o.verdict for o in report.objects} == {"ok": "pass", "warned": "warn", "failed": "fail"}
 
@@ -180,8 +221,10 @@ def test_verdict_from_evaluation(load_policy: Callable[..., PolicySet]) -> None:
 
 
 def test_error_is_confined_to_the_object(load_policy: Callable[..., PolicySet]) -> None:
-    rules = [make_rule({"path": GPUS, "gte": 1}, id="gpus", message="{name}: {observed} GPUs"),
-             make_rule({"path": WORKLOAD, "exists": True}, id="labelled")]
+    rules = [
+        make_rule({"path": GPUS, "gte": 1}, id="gpus", message="{name}: {observed} GPUs"),
+        make_rule({"path": WORKLOAD, "exists": True}, id="labelled"),
+    ]
     broken = gpu_node("gpu-broken", gpus="eight")
     report = run(load_policy, [gpu_node("gpu-1"), broken, gpu_node("gpu-2")], rules)
     results = results_of(report)
@@ -190,12 +233,17 @@ def test_error_is_confined_to_the_object(load_policy: Callable[..., PolicySet]) 
     assert results[("gpu-broken", "gpus")].observed is None
     assert results[("gpu-broken", "labelled")].result == "pass"  # the other rule on the same object still runs
     assert {k: v.result for k, v in results.items() if k[0] != "gpu-broken"} == {
-        ("gpu-1", "gpus"): "pass", ("gpu-1", "labelled"): "pass", ("gpu-2", "gpus"): "pass", ("gpu-2", "labelled"): "pass"}
+        ("gpu-1", "gpus"): "pass",
+        ("gpu-1", "labelled"): "pass",
+        ("gpu-2", "gpus"): "pass",
+        ("gpu-2", "labelled"): "pass",
+    }
     assert {o.ref.name: o.verdict for o in report.objects} == {"gpu-1": "pass", "gpu-broken": "error", "gpu-2": "pass"}
 
 
-def test_an_operator_raising_becomes_an_error_result(load_policy: Callable[..., PolicySet],
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_operator_raising_becomes_an_error_result(
+    load_policy: Callable[..., PolicySet], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from dataclasses import replace
 
     from rules import operators
@@ -209,8 +257,11 @@ def test_an_operator_raising_becomes_an_error_result(load_policy: Callable[..., 
 
     monkeypatch.setitem(operators.OPERATORS, "startsWith", replace(real, test=flaky))
     rules = [make_rule({"path": WORKLOAD, "startsWith": "vm-"})]
-    report = run(load_policy, [gpu_node("a", workload="vm-passthrough"), gpu_node("b", workload="vm-vgpu"),
-                               gpu_node("c", workload="container")], rules)
+    report = run(
+        load_policy,
+        [gpu_node("a", workload="vm-passthrough"), gpu_node("b", workload="vm-vgpu"), gpu_node("c", workload="container")],
+        rules,
+    )
     results = results_of(report)
     assert [results[(n, "r")].result for n in "abc"] == ["pass", "error", "fail"]
     assert results[("b", "r")].message == "could not evaluate: internal error RuntimeError: boom"
@@ -220,13 +271,23 @@ def test_an_operator_raising_becomes_an_error_result(load_policy: Callable[..., 
 
 
 def test_report_summary_and_bookkeeping(load_policy: Callable[..., PolicySet]) -> None:
-    rules = [make_rule({"path": GPUS, "gt": 0}, id="gpus", severity="high"),
-             make_rule({"path": WORKLOAD, "equals": "container"}, id="workload", severity="low", onFailure="warn"),
-             make_rule({"path": GPUS, "gte": 0}, id="needs-label", severity="critical",
-                       preconditions=[{"path": "$.metadata.labels['nvidia.com/gpu.present']", "exists": True}])]
-    objects = [gpu_node("ok"), gpu_node("no-gpus", gpus="0"), gpu_node("vgpu", workload="vm-vgpu"),
-               gpu_node("broken", gpus="many", present=False),
-               {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "unjudged", "namespace": "default"}}]
+    rules = [
+        make_rule({"path": GPUS, "gt": 0}, id="gpus", severity="high"),
+        make_rule({"path": WORKLOAD, "equals": "container"}, id="workload", severity="low", onFailure="warn"),
+        make_rule(
+            {"path": GPUS, "gte": 0},
+            id="needs-label",
+            severity="critical",
+            preconditions=[{"path": "$.metadata.labels['nvidia.com/gpu.present']", "exists": True}],
+        ),
+    ]
+    objects = [
+        gpu_node("ok"),
+        gpu_node("no-gpus", gpus="0"),
+        gpu_node("vgpu", workload="vm-vgpu"),
+        gpu_node("broken", gpus="many", present=False),
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "unjudged", "namespace": "default"}},
+    ]
     errors = [InputError(Source("dump.yaml", 7, 120), "YAML syntax error: mapping values are not allowed here")]
     report = run(load_policy, objects, rules, errors)
     assert report.summary() == {
@@ -245,8 +306,15 @@ def test_report_summary_and_bookkeeping(load_policy: Callable[..., PolicySet]) -
     assert report.name == "lab"
     assert set(report.timing) == {"indexMs", "evaluateMs"}
     doc = report.to_dict()
-    assert doc["inputErrors"] == [{"file": "dump.yaml", "document": 7, "line": 120, "path": "",
-                                   "reason": "YAML syntax error: mapping values are not allowed here"}]
+    assert doc["inputErrors"] == [
+        {
+            "file": "dump.yaml",
+            "document": 7,
+            "line": 120,
+            "path": "",
+            "reason": "YAML syntax error: mapping values are not allowed here",
+        }
+    ]
     assert [o["name"] for o in doc["objects"]] == ["ok", "no-gpus", "vgpu", "broken"]
     assert doc["objects"][1]["source"] == {"file": "dump.yaml", "document": 2, "line": 1}
 
@@ -255,17 +323,24 @@ def test_worst_counts_input_errors(load_policy: Callable[..., PolicySet]) -> Non
     clean = run(load_policy, [gpu_node("ok")], [make_rule({"path": GPUS, "gt": 0})])
     assert clean.worst() == "pass"
     assert Report().worst() == "skip"
-    with_errors = run(load_policy, [gpu_node("ok")], [make_rule({"path": GPUS, "gt": 0})],
-                      [InputError(Source("x.yaml"), "not a Kubernetes object: no 'kind'")])
+    with_errors = run(
+        load_policy,
+        [gpu_node("ok")],
+        [make_rule({"path": GPUS, "gt": 0})],
+        [InputError(Source("x.yaml"), "not a Kubernetes object: no 'kind'")],
+    )
     assert with_errors.worst() == "error"
 
 
 def test_report_filtered(load_policy: Callable[..., PolicySet]) -> None:
-    rules = [make_rule({"path": GPUS, "gt": 0}, id="gpus", severity="high"),
-             make_rule({"path": WORKLOAD, "equals": "container"}, id="workload", severity="low", onFailure="warn"),
-             make_rule({"path": GPUS, "lte": 8}, id="at-most-8", severity="info")]
-    report = run(load_policy, [gpu_node("ok"), gpu_node("no-gpus", gpus="0"), gpu_node("vgpu", workload="vm-vgpu", gpus="16")],
-                 rules)
+    rules = [
+        make_rule({"path": GPUS, "gt": 0}, id="gpus", severity="high"),
+        make_rule({"path": WORKLOAD, "equals": "container"}, id="workload", severity="low", onFailure="warn"),
+        make_rule({"path": GPUS, "lte": 8}, id="at-most-8", severity="info"),
+    ]
+    report = run(
+        load_policy, [gpu_node("ok"), gpu_node("no-gpus", gpus="0"), gpu_node("vgpu", workload="vm-vgpu", gpus="16")], rules
+    )
 
     def names(r: Report) -> dict[str, list[str]]:
         return {o.ref.name: [x.rule for x in o.results] for o in r.objects}
@@ -290,15 +365,19 @@ def test_report_filtered(load_policy: Callable[..., PolicySet]) -> None:
 
 def test_rules_match_by_kind_and_wildcard(load_policy: Callable[..., PolicySet]) -> None:
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "cuda", "namespace": "ml"}}
-    rules = [make_rule({"var": "kind", "exists": True}, id="any-kind", match={"kinds": ["*"]}),
-             make_rule({"var": "kind", "equals": "Node"}, id="nodes-only")]
+    rules = [
+        make_rule({"var": "kind", "exists": True}, id="any-kind", match={"kinds": ["*"]}),
+        make_rule({"var": "kind", "equals": "Node"}, id="nodes-only"),
+    ]
     report = run(load_policy, [gpu_node("n1"), pod], rules)
     assert {k: v.result for k, v in results_of(report).items()} == {
-        ("n1", "nodes-only"): "pass", ("n1", "any-kind"): "pass", ("cuda", "any-kind"): "pass"}
+        ("n1", "nodes-only"): "pass",
+        ("n1", "any-kind"): "pass",
+        ("cuda", "any-kind"): "pass",
+    }
 
 
-def test_policy_vars_are_computed_once_per_object(load_policy: Callable[..., PolicySet],
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_policy_vars_are_computed_once_per_object(load_policy: Callable[..., PolicySet], monkeypatch: pytest.MonkeyPatch) -> None:
     from rules import evaluate as ev
 
     computed: list[str] = []
@@ -309,7 +388,9 @@ def test_policy_vars_are_computed_once_per_object(load_policy: Callable[..., Pol
         return real(self, spec)
 
     monkeypatch.setattr(ev.Scope, "_compute", counting)
-    rules = [make_rule({"var": "workload", "exists": True}, id="a"),
-             make_rule({"var": "workload", "equals": "container"}, id="b", message="{workload}")]
+    rules = [
+        make_rule({"var": "workload", "exists": True}, id="a"),
+        make_rule({"var": "workload", "equals": "container"}, id="b", message="{workload}"),
+    ]
     run(load_policy, [gpu_node("n1"), gpu_node("n2")], rules, vars={"workload": WORKLOAD})
     assert computed == ["n1:workload", "n2:workload"]

@@ -28,8 +28,7 @@ def policies():
 
 
 def node_verdicts(report: Report) -> dict[str, dict[str, str]]:
-    return {o.ref.name: {f"{r.policy}/{r.rule}": r.result for r in o.results}
-            for o in report.objects if o.ref.kind == "Node"}
+    return {o.ref.name: {f"{r.policy}/{r.rule}": r.result for r in o.results} for o in report.objects if o.ref.kind == "Node"}
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +41,7 @@ def reference(policies) -> dict[str, dict[str, str]]:
 def test_reference_judges_the_inconsistent_node(reference: dict[str, dict[str, str]]) -> None:
     broken = reference["gpu-broken-1"]
     assert "fail" in broken.values()
-    assert any(rule.endswith("/resource-class-matches-workload") and result == "fail"
-               for rule, result in broken.items())
+    assert any(rule.endswith("/resource-class-matches-workload") and result == "fail" for rule, result in broken.items())
     for good in ("gpu-container-1", "gpu-passthrough-1", "gpu-vgpu-1"):
         assert "fail" not in reference[good].values(), (good, reference[good])
         assert "error" not in reference[good].values(), (good, reference[good])

@@ -36,8 +36,7 @@ def expected(dump: Dump) -> set[tuple[str, str, str, str]]:
 
 
 def findings(report: Report, words: tuple[str, ...] = ("fail", "warn")) -> set[tuple[str, str, str, str]]:
-    return {(o.ref.kind, o.ref.namespace, o.ref.name, r.rule) for o in report.objects for r in o.results
-            if r.result in words}
+    return {(o.ref.kind, o.ref.namespace, o.ref.name, r.rule) for o in report.objects for r in o.results if r.result in words}
 
 
 @pytest.fixture(scope="module")
@@ -102,8 +101,16 @@ def test_lab_good_objects_pass(lab: Judged) -> None:
     dump, report = lab
     broken = {(k, ns, n) for k, ns, n, _ in expected(dump)}
     good = [o for o in report.objects if (o.ref.kind, o.ref.namespace, o.ref.name) not in broken]
-    assert {o.ref.name for o in good} >= {"gpu-container-1", "gpu-passthrough-1", "gpu-vgpu-1", "cuda-vectoradd",
-                                         "vm-passthrough-a10", "vm-vgpu-a10", "gpu-cluster-policy", "kubevirt"}
+    assert {o.ref.name for o in good} >= {
+        "gpu-container-1",
+        "gpu-passthrough-1",
+        "gpu-vgpu-1",
+        "cuda-vectoradd",
+        "vm-passthrough-a10",
+        "vm-vgpu-a10",
+        "gpu-cluster-policy",
+        "kubevirt",
+    }
     for obj in good:
         assert obj.verdict in ("pass", "skip"), (str(obj.ref), [(r.rule, r.result) for r in obj.results])
 

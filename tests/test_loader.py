@@ -54,14 +54,20 @@ def test_unknown_operator_is_an_unknown_field() -> None:
     err = refused(TEMPLATE.replace("ASSERT", "{path: '$.status.allocatable', equalz: 1}"))
     assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.equalz")
     assert err.reason == "unknown field 'equalz'; did you mean 'equals'?"
-    assert str(err) == ("policies/gpu/nodes.yaml:12: rule gpu-allocatable: spec.rules[0].assert.equalz: "
-                        "unknown field 'equalz'; did you mean 'equals'?")
+    assert str(err) == (
+        "policies/gpu/nodes.yaml:12: rule gpu-allocatable: spec.rules[0].assert.equalz: "
+        "unknown field 'equalz'; did you mean 'equals'?"
+    )
 
 
 def test_typo_in_a_rule_field() -> None:
     err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("    title:", "    titel:"))
-    assert (err.line, err.rule, err.path, err.reason) == (8, "gpu-allocatable", "spec.rules[0].titel",
-                                                             "unknown field 'titel'; did you mean 'title'?")
+    assert (err.line, err.rule, err.path, err.reason) == (
+        8,
+        "gpu-allocatable",
+        "spec.rules[0].titel",
+        "unknown field 'titel'; did you mean 'title'?",
+    )
 
 
 def test_assertion_without_operator() -> None:
@@ -78,8 +84,9 @@ def test_two_subjects_refused() -> None:
 def test_bad_jsonpath_gives_the_column() -> None:
     err = refused(TEMPLATE.replace("ASSERT", "{path: \"$.status.conditions[?@.type = 'Ready']\", exists: true}"))
     assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.path")
-    assert err.reason == ("invalid JSONPath \"$.status.conditions[?@.type = 'Ready']\" at column 29:"
-                          " unexpected '=', did you mean '=='?")
+    assert err.reason == (
+        "invalid JSONPath \"$.status.conditions[?@.type = 'Ready']\" at column 29: unexpected '=', did you mean '=='?"
+    )
 
 
 def test_kubectl_path_refused_with_the_rfc_hint() -> None:
@@ -91,7 +98,8 @@ def test_kubectl_path_refused_with_the_rfc_hint() -> None:
 
 def test_kubectl_path_in_a_var_is_refused_too() -> None:
     text = TEMPLATE.replace("ASSERT", "{var: gpus, gt: 0}").replace(
-        "    message:", "    vars: {gpus: .status.capacity.cpu}\n    message:")
+        "    message:", "    vars: {gpus: .status.capacity.cpu}\n    message:"
+    )
     err = refused(text)
     assert (err.line, err.rule, err.path) == (13, "gpu-allocatable", "spec.rules[0].vars.gpus")
     assert "did you mean '$.status.capacity.cpu'?" in err.reason
@@ -101,16 +109,20 @@ def test_missing_references() -> None:
     err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("    references:", "    x-references:"))
     # The first error by field name: the unknown field sorts before the missing one.
     assert err.rule == "gpu-allocatable"
-    text = "\n".join(line for line in TEMPLATE.replace("ASSERT", GOOD_ASSERT).splitlines()
-                     if not line.startswith("    references:"))
+    text = "\n".join(
+        line for line in TEMPLATE.replace("ASSERT", GOOD_ASSERT).splitlines() if not line.startswith("    references:")
+    )
     err = refused(text)
     assert (err.line, err.rule, err.path) == (7, "gpu-allocatable", "spec.rules[0].references")
     assert err.reason == "Missing data for required field."
 
 
 def test_empty_references_refused() -> None:
-    err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
-        '["https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/"]', "[]"))
+    err = refused(
+        TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
+            '["https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/"]', "[]"
+        )
+    )
     assert (err.line, err.path) == (14, "spec.rules[0].references")
     assert "Shorter than minimum length 1" in err.reason
 
@@ -130,7 +142,8 @@ def test_unknown_message_placeholder() -> None:
 
 def test_unknown_placeholder_in_remediation() -> None:
     text = TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
-        "    references:", "    remediation: kubectl describe node {node}\n    references:")
+        "    references:", "    remediation: kubectl describe node {node}\n    references:"
+    )
     err = refused(text)
     assert (err.line, err.path) == (14, "spec.rules[0].remediation")
 
@@ -152,8 +165,8 @@ def test_bad_regex() -> None:
 
 def test_label_selector_in_without_values() -> None:
     text = TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
-        "{matchLabels: {nvidia.com/gpu.present: \"true\"}}",
-        "{matchExpressions: [{key: nvidia.com/gpu.present, operator: In}]}")
+        '{matchLabels: {nvidia.com/gpu.present: "true"}}', "{matchExpressions: [{key: nvidia.com/gpu.present, operator: In}]}"
+    )
     err = refused(text)
     assert (err.line, err.rule) == (11, "gpu-allocatable")
     assert err.path == "spec.rules[0].match.labelSelector.matchExpressions[0].values"
@@ -162,15 +175,17 @@ def test_label_selector_in_without_values() -> None:
 
 def test_label_selector_exists_with_values() -> None:
     text = TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
-        "{matchLabels: {nvidia.com/gpu.present: \"true\"}}",
-        "{matchExpressions: [{key: nvidia.com/gpu.present, operator: Exists, values: ['true']}]}")
+        '{matchLabels: {nvidia.com/gpu.present: "true"}}',
+        "{matchExpressions: [{key: nvidia.com/gpu.present, operator: Exists, values: ['true']}]}",
+    )
     assert refused(text).reason == "operator Exists takes no values"
 
 
 def test_label_selector_unknown_operator() -> None:
     text = TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
-        "{matchLabels: {nvidia.com/gpu.present: \"true\"}}",
-        "{matchExpressions: [{key: nvidia.com/gpu.present, operator: Equals, values: ['true']}]}")
+        '{matchLabels: {nvidia.com/gpu.present: "true"}}',
+        "{matchExpressions: [{key: nvidia.com/gpu.present, operator: Equals, values: ['true']}]}",
+    )
     err = refused(text)
     assert err.path == "spec.rules[0].match.labelSelector.matchExpressions[0].operator"
     assert err.reason.startswith("Must be one of: In, NotIn, Exists, DoesNotExist")
@@ -228,11 +243,14 @@ def write_pack(root: Path) -> Path:
     (pack / "data" / "operands.yaml").write_text("workloads: [container, vm-passthrough, vm-vgpu]\n")
     (pack / "tests" / "fixture.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n")
     (pack / "README.md").write_text("# the pack\n")
-    (pack / "nodes.yaml").write_text(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
-        "  rules:", "  dataFiles: [data/operands.yaml]\n  rules:"))
+    (pack / "nodes.yaml").write_text(
+        TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("  rules:", "  dataFiles: [data/operands.yaml]\n  rules:")
+    )
     (pack / "workloads.yml").write_text(
         TEMPLATE.replace("ASSERT", "{path: \"$.metadata.labels['nvidia.com/gpu.workload.config']\", in: {data: workloads}}")
-        .replace("gpu-node-checks", "gpu-workloads").replace("gpu-allocatable", "workload-config-valid"))
+        .replace("gpu-node-checks", "gpu-workloads")
+        .replace("gpu-allocatable", "workload-config-valid")
+    )
     return pack
 
 
@@ -240,8 +258,10 @@ def test_pack_folder_loads_top_level_yaml_and_ignores_data_and_tests(tmp_path: P
     pack = write_pack(tmp_path)
     assert [p.name for p in pack_files(pack)] == ["nodes.yaml", "workloads.yml"]
     policies = load_policies([str(pack)])
-    assert [(p.name, p.pack) for p in policies.policies] == [("gpu-node-checks", "gpu-operator"),
-                                                              ("gpu-workloads", "gpu-operator")]
+    assert [(p.name, p.pack) for p in policies.policies] == [
+        ("gpu-node-checks", "gpu-operator"),
+        ("gpu-workloads", "gpu-operator"),
+    ]
     nodes = policies.policy("gpu-node-checks")
     assert nodes is not None
     assert nodes.data == {"workloads": ["container", "vm-passthrough", "vm-vgpu"]}
@@ -282,8 +302,10 @@ def test_every_broken_file_is_reported(tmp_path: Path) -> None:
     bad2.write_text(TEMPLATE.replace("ASSERT", "{path: '$.a', gtt: 0}").replace("gpu-node-checks", "b2"))
     with pytest.raises(PolicyLoadError) as info:
         load_policies([str(good), str(bad1), str(bad2)])
-    assert [(e.file, e.line, e.rule) for e in info.value.errors] == [(str(bad1), 12, "gpu-allocatable"),
-                                                                     (str(bad2), 12, "gpu-allocatable")]
+    assert [(e.file, e.line, e.rule) for e in info.value.errors] == [
+        (str(bad1), 12, "gpu-allocatable"),
+        (str(bad2), 12, "gpu-allocatable"),
+    ]
 
 
 def test_policy_set_select(tmp_path: Path) -> None:
@@ -297,7 +319,9 @@ def test_policy_set_select(tmp_path: Path) -> None:
     assert [r.uid for r in chosen.rules] == ["gpu-workloads/workload-config-valid"]
     # A bare rule id selects it in every policy that has it.
     assert [r.uid for r in policies.select(rules=["gpu-allocatable"]).rules] == [
-        "gpu-node-checks/gpu-allocatable", "extra/gpu-allocatable"]
+        "gpu-node-checks/gpu-allocatable",
+        "extra/gpu-allocatable",
+    ]
     both = policies.select(policies=["gpu-operator"], rules=["gpu-allocatable"])
     assert [r.uid for r in both.rules] == ["gpu-node-checks/gpu-allocatable"]
     assert policies.select().policies == policies.policies

@@ -33,47 +33,50 @@ def must_gather_labels(nodes: dict[str, dict[str, str]]) -> str:
     out = []
     for name, labels in nodes.items():
         compact = json.dumps(labels, separators=(",", ":"), sort_keys=True)  # Go json.Marshal of a map
-        piped = subprocess.run(["bash", "-c", PIPELINE], input=compact, capture_output=True, text=True,
-                               check=True).stdout
+        piped = subprocess.run(["bash", "-c", PIPELINE], input=compact, capture_output=True, text=True, check=True).stdout
         out.append(f"{name}\n{piped}\n")
     return "".join(out)
 
 
 # --------------------------------------------------------------------------- layout
 
-@pytest.mark.parametrize("name,kind", [
-    ("cluster_policy.yaml", "yaml"),
-    ("kubevirt.yaml", "yaml"),
-    ("hyperconverged.yaml", "yaml"),
-    ("gpu_operator_pod.yaml", "yaml"),
-    ("gpu_operand_pods.yaml", "yaml"),
-    ("gpu_operand_ds.yaml", "yaml"),
-    ("openshift_version.yaml", "yaml"),
-    ("extra-objects.yml", "yaml"),
-    ("gpu_nodes.labels", "labels"),
-    ("gpu_nodes.descr", "describe"),
-    ("cluster_policy.missing", "missing-clusterpolicy"),
-    ("gpu_nodes.status", "skip"),
-    ("gpu_operator_pod.status", "skip"),
-    ("gpu_operator_pod.log", "skip"),
-    ("gpu_operator_pod.previous.log", "skip"),
-    ("gpu_operand_pods.status", "skip"),
-    ("gpu_operand_pod_images.txt", "skip"),
-    ("gpu_operand_pod_nvidia-driver-daemonset-5p9zr.log", "skip"),
-    ("gpu_operand_pod_nvidia-driver-daemonset-5p9zr.previous.log", "skip"),
-    ("gpu_operand_pod_nvidia-driver-daemonset-5p9zr.descr", "skip"),
-    ("gpu_operand_ds.status", "skip"),
-    ("gpu_operand_ds_nvidia-driver-daemonset.descr", "skip"),
-    ("all_machines.list", "skip"),
-    ("version", "skip"),
-    ("must-gather.log", "skip"),
-    ("must-gather.stderr.log", "skip"),
-    ("nvidia-bug-report_gpu-container-1.log.gz", "skip"),
-    ("must-gather.local.5f2a/registry-example-com-gpu-operator/gpu_nodes.labels", "labels"),
-    ("bundle.tar.gz!nvidia-gpu-operator_20250203_1041/gpu_nodes.descr", "describe"),
-    ("bundle.tar.gz!cluster_policy.yaml", "yaml"),
-    ("C:\\cases\\4711\\cluster_policy.missing", "missing-clusterpolicy"),
-])
+
+@pytest.mark.parametrize(
+    "name,kind",
+    [
+        ("cluster_policy.yaml", "yaml"),
+        ("kubevirt.yaml", "yaml"),
+        ("hyperconverged.yaml", "yaml"),
+        ("gpu_operator_pod.yaml", "yaml"),
+        ("gpu_operand_pods.yaml", "yaml"),
+        ("gpu_operand_ds.yaml", "yaml"),
+        ("openshift_version.yaml", "yaml"),
+        ("extra-objects.yml", "yaml"),
+        ("gpu_nodes.labels", "labels"),
+        ("gpu_nodes.descr", "describe"),
+        ("cluster_policy.missing", "missing-clusterpolicy"),
+        ("gpu_nodes.status", "skip"),
+        ("gpu_operator_pod.status", "skip"),
+        ("gpu_operator_pod.log", "skip"),
+        ("gpu_operator_pod.previous.log", "skip"),
+        ("gpu_operand_pods.status", "skip"),
+        ("gpu_operand_pod_images.txt", "skip"),
+        ("gpu_operand_pod_nvidia-driver-daemonset-5p9zr.log", "skip"),
+        ("gpu_operand_pod_nvidia-driver-daemonset-5p9zr.previous.log", "skip"),
+        ("gpu_operand_pod_nvidia-driver-daemonset-5p9zr.descr", "skip"),
+        ("gpu_operand_ds.status", "skip"),
+        ("gpu_operand_ds_nvidia-driver-daemonset.descr", "skip"),
+        ("all_machines.list", "skip"),
+        ("version", "skip"),
+        ("must-gather.log", "skip"),
+        ("must-gather.stderr.log", "skip"),
+        ("nvidia-bug-report_gpu-container-1.log.gz", "skip"),
+        ("must-gather.local.5f2a/registry-example-com-gpu-operator/gpu_nodes.labels", "labels"),
+        ("bundle.tar.gz!nvidia-gpu-operator_20250203_1041/gpu_nodes.descr", "describe"),
+        ("bundle.tar.gz!cluster_policy.yaml", "yaml"),
+        ("C:\\cases\\4711\\cluster_policy.missing", "missing-clusterpolicy"),
+    ],
+)
 def test_classify_every_must_gather_file(name: str, kind: str) -> None:
     assert classify(name) == kind
 
@@ -81,32 +84,50 @@ def test_classify_every_must_gather_file(name: str, kind: str) -> None:
 def test_classify_the_lab_folder() -> None:
     kinds = {p.name: classify(p.name) for p in LAB.iterdir()}
     assert kinds == {
-        "cluster_policy.yaml": "yaml", "kubevirt.yaml": "yaml", "gpu_operand_ds.yaml": "yaml",
-        "gpu_nodes.labels": "labels", "gpu_nodes.descr": "describe",
-        "gpu_nodes.status": "skip", "gpu_operand_ds.status": "skip", "gpu_operator_pod.log": "skip",
-        "gpu_operator_pod.previous.log": "skip", "gpu_operand_pod_nvidia-vfio-manager-s5n2k.log": "skip",
-        "must-gather.log": "skip", "must-gather.stderr.log": "skip", "version": "skip",
+        "cluster_policy.yaml": "yaml",
+        "kubevirt.yaml": "yaml",
+        "gpu_operand_ds.yaml": "yaml",
+        "gpu_nodes.labels": "labels",
+        "gpu_nodes.descr": "describe",
+        "gpu_nodes.status": "skip",
+        "gpu_operand_ds.status": "skip",
+        "gpu_operator_pod.log": "skip",
+        "gpu_operator_pod.previous.log": "skip",
+        "gpu_operand_pod_nvidia-vfio-manager-s5n2k.log": "skip",
+        "must-gather.log": "skip",
+        "must-gather.stderr.log": "skip",
+        "version": "skip",
     }
 
 
 def test_markers_name_the_files_the_script_writes() -> None:
-    assert {"gpu_nodes.labels", "gpu_nodes.descr", "cluster_policy.yaml", "cluster_policy.missing",
-            "gpu_operand_ds.yaml"} <= MUST_GATHER_MARKERS
+    assert {
+        "gpu_nodes.labels",
+        "gpu_nodes.descr",
+        "cluster_policy.yaml",
+        "cluster_policy.missing",
+        "gpu_operand_ds.yaml",
+    } <= MUST_GATHER_MARKERS
     assert "version" not in MUST_GATHER_MARKERS and "kubevirt.yaml" not in MUST_GATHER_MARKERS
 
 
-@pytest.mark.parametrize("names,expected", [
-    ([p.name for p in LAB.iterdir()], True),
-    (["gpu_nodes.labels"], True),
-    (["cluster_policy.missing", "must-gather.log"], True),
-    (["cluster_policy.yaml", "gpu_operand_ds.yaml"], True),
-    (["nvidia-gpu-operator_20250203_1041/cluster_policy.yaml",
-      "nvidia-gpu-operator_20250203_1041/gpu_operator_pod.yaml"], True),
-    (["cluster_policy.yaml"], False),
-    (["cluster_policy.yaml", "nodes.yaml", "pods.json"], False),
-    (["kubevirt.yaml", "version", "must-gather.log"], False),
-    ([], False),
-])
+@pytest.mark.parametrize(
+    "names,expected",
+    [
+        ([p.name for p in LAB.iterdir()], True),
+        (["gpu_nodes.labels"], True),
+        (["cluster_policy.missing", "must-gather.log"], True),
+        (["cluster_policy.yaml", "gpu_operand_ds.yaml"], True),
+        (
+            ["nvidia-gpu-operator_20250203_1041/cluster_policy.yaml", "nvidia-gpu-operator_20250203_1041/gpu_operator_pod.yaml"],
+            True,
+        ),
+        (["cluster_policy.yaml"], False),
+        (["cluster_policy.yaml", "nodes.yaml", "pods.json"], False),
+        (["kubevirt.yaml", "version", "must-gather.log"], False),
+        ([], False),
+    ],
+)
 def test_is_must_gather(names: list[str], expected: bool) -> None:
     assert is_must_gather(names) is expected
 
@@ -120,34 +141,45 @@ def test_lab_yaml_files_hold_the_expected_objects() -> None:
     kubevirt = yaml.safe_load((LAB / "kubevirt.yaml").read_text())
     (cr,) = kubevirt["items"]
     devices = cr["spec"]["configuration"]["permittedHostDevices"]
-    assert devices["pciHostDevices"] == [{"externalResourceProvider": True, "pciVendorSelector": "10DE:2236",
-                                          "resourceName": "nvidia.com/GA102GL_A10"}]
-    assert devices["mediatedDevices"] == [{"externalResourceProvider": True, "mdevNameSelector": "NVIDIA A10-12Q",
-                                           "resourceName": "nvidia.com/NVIDIA_A10-12Q"}]
+    assert devices["pciHostDevices"] == [
+        {"externalResourceProvider": True, "pciVendorSelector": "10DE:2236", "resourceName": "nvidia.com/GA102GL_A10"}
+    ]
+    assert devices["mediatedDevices"] == [
+        {"externalResourceProvider": True, "mdevNameSelector": "NVIDIA A10-12Q", "resourceName": "nvidia.com/NVIDIA_A10-12Q"}
+    ]
     assert cr["spec"]["configuration"]["developerConfiguration"]["featureGates"] == [
-        "GPU", "HostDevices", "DisableMDEVConfiguration"]
+        "GPU",
+        "HostDevices",
+        "DisableMDEVConfiguration",
+    ]
     ds = yaml.safe_load((LAB / "gpu_operand_ds.yaml").read_text())
     assert ds["kind"] == "List"
     selectors = {d["metadata"]["name"]: d["spec"]["template"]["spec"]["nodeSelector"] for d in ds["items"]}
-    assert selectors["nvidia-sandbox-device-plugin-daemonset"] == {
-        "nvidia.com/gpu.deploy.sandbox-device-plugin": "true"}
+    assert selectors["nvidia-sandbox-device-plugin-daemonset"] == {"nvidia.com/gpu.deploy.sandbox-device-plugin": "true"}
 
 
 # --------------------------------------------------------------------------- gpu_nodes.labels
 
+
 def test_labels_file_written_by_the_real_pipeline_round_trips() -> None:
     original = {
-        "gpu-1": {"feature.node.kubernetes.io/pci-10de.present": "true",
-                  "node-role.kubernetes.io/worker": "",
-                  "nvidia.com/gpu.workload.config": "vm-passthrough",
-                  "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb",
-                  "feature.node.kubernetes.io/kernel-version.full": "5.15.0-126-generic",
-                  "topology.kubernetes.io/zone": "eu-west-3a", "app": "x_y.z-1"},
+        "gpu-1": {
+            "feature.node.kubernetes.io/pci-10de.present": "true",
+            "node-role.kubernetes.io/worker": "",
+            "nvidia.com/gpu.workload.config": "vm-passthrough",
+            "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb",
+            "feature.node.kubernetes.io/kernel-version.full": "5.15.0-126-generic",
+            "topology.kubernetes.io/zone": "eu-west-3a",
+            "app": "x_y.z-1",
+        },
         "gpu-2.lab.example.com": {"kubernetes.io/hostname": "gpu-2.lab.example.com"},
     }
     text = must_gather_labels(original)
-    assert text.splitlines()[:3] == ["gpu-1", "- app=x_y.z-1",
-                                     "- feature.node.kubernetes.io/kernel-version.full=5.15.0-126-generic"]
+    assert text.splitlines()[:3] == [
+        "gpu-1",
+        "- app=x_y.z-1",
+        "- feature.node.kubernetes.io/kernel-version.full=5.15.0-126-generic",
+    ]
     objects, errors = parse_node_labels(text, "gpu_nodes.labels")
     assert errors == []
     assert {o["metadata"]["name"]: o["metadata"]["labels"] for o, _ in objects} == original
@@ -167,11 +199,20 @@ def test_labels_file_of_the_real_h100_node_round_trips() -> None:
 def test_minimal_node_shape() -> None:
     objects, errors = parse_node_labels("gpu-1\n- nvidia.com/gpu.present=true\n- nvidia.com/gpu.deploy.nvsm=\n\n", "f")
     assert errors == []
-    assert objects == [({
-        "apiVersion": "v1", "kind": "Node",
-        "metadata": {"name": "gpu-1", "labels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.deploy.nvsm": ""},
-                     "annotations": {"verdict.dev/source": "must-gather-labels"}},
-    }, 1)]
+    assert objects == [
+        (
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {
+                    "name": "gpu-1",
+                    "labels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.deploy.nvsm": ""},
+                    "annotations": {"verdict.dev/source": "must-gather-labels"},
+                },
+            },
+            1,
+        )
+    ]
 
 
 def test_node_listed_by_two_pci_selectors_is_one_node() -> None:
@@ -179,18 +220,21 @@ def test_node_listed_by_two_pci_selectors_is_one_node() -> None:
     objects, errors = parse_node_labels(text, "f")
     assert errors == []
     assert [(o["metadata"]["name"], o["metadata"]["labels"], line) for o, line in objects] == [
-        ("gpu-1", {"a": "1"}, 1), ("gpu-2", {"b": "2"}, 4)]
+        ("gpu-1", {"a": "1"}, 1),
+        ("gpu-2", {"b": "2"}, 4),
+    ]
 
 
 def test_old_kubectl_map_print_and_missing_blank_lines() -> None:
     # kubectl printing {.metadata.labels} as Go's map[k:v ...] went through `tr : =` as well
-    text = ("gpu-1\nmap[beta.kubernetes.io/arch=amd64 node-role.kubernetes.io/master= nvidia.com/gpu.present=true]\n"
-            "gpu-2\n- kubernetes.io/hostname=gpu-2\n")
+    text = (
+        "gpu-1\nmap[beta.kubernetes.io/arch=amd64 node-role.kubernetes.io/master= nvidia.com/gpu.present=true]\n"
+        "gpu-2\n- kubernetes.io/hostname=gpu-2\n"
+    )
     objects, errors = parse_node_labels(text, "f")
     assert errors == []
     assert {o["metadata"]["name"]: o["metadata"]["labels"] for o, _ in objects} == {
-        "gpu-1": {"beta.kubernetes.io/arch": "amd64", "node-role.kubernetes.io/master": "",
-                  "nvidia.com/gpu.present": "true"},
+        "gpu-1": {"beta.kubernetes.io/arch": "amd64", "node-role.kubernetes.io/master": "", "nvidia.com/gpu.present": "true"},
         "gpu-2": {"kubernetes.io/hostname": "gpu-2"},
     }
 
@@ -212,43 +256,65 @@ def test_values_that_break_label_syntax_are_kept_and_reported() -> None:
 
 
 def test_unreadable_lines_are_reported_with_their_place() -> None:
-    text = ("- orphan=1\n"                 # 1: before any node name
-            "gpu-1\n"                      # 2
-            "- good=yes\n"                 # 3
-            "- no-equals-sign\n"           # 4
-            "- /bad-key=1\n"               # 5
-            "\n"
-            "Not A Node Name\n"            # 7
-            "- skipped=1\n"                # 8
-            "\n"
-            "gpu-2\n"                      # 10
-            "- fine=1\n")
+    text = (
+        "- orphan=1\n"  # 1: before any node name
+        "gpu-1\n"  # 2
+        "- good=yes\n"  # 3
+        "- no-equals-sign\n"  # 4
+        "- /bad-key=1\n"  # 5
+        "\n"
+        "Not A Node Name\n"  # 7
+        "- skipped=1\n"  # 8
+        "\n"
+        "gpu-2\n"  # 10
+        "- fine=1\n"
+    )
     objects, errors = parse_node_labels(text, "f")
     assert {o["metadata"]["name"]: o["metadata"]["labels"] for o, _ in objects} == {
-        "gpu-1": {"good": "yes"}, "gpu-2": {"fine": "1"}}
+        "gpu-1": {"good": "yes"},
+        "gpu-2": {"fine": "1"},
+    }
     assert [(e.source.document, e.source.line, e.path) for e in errors] == [
-        (1, 1, "$.metadata.name"), (1, 4, "$.metadata.labels"), (1, 5, "$.metadata.labels"),
-        (2, 7, "$.metadata.name")]
+        (1, 1, "$.metadata.name"),
+        (1, 4, "$.metadata.labels"),
+        (1, 5, "$.metadata.labels"),
+        (2, 7, "$.metadata.name"),
+    ]
 
 
 # --------------------------------------------------------------------------- merge
 
+
 def test_merge_precedence() -> None:
-    described: dict[str, Any] = {"apiVersion": "v1", "kind": "Node",
-                 "metadata": {"name": "gpu-1", "labels": {"a": "from-describe", "b": "only-describe"},
-                              "annotations": {"verdict.dev/source": "kubectl-describe", "x": "1"}},
-                 "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}], "unschedulable": True},
-                 "status": {"capacity": {"nvidia.com/gpu": "2"}, "allocatable": {"nvidia.com/gpu": "1"}}}
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"},
-           "spec": {"nodeName": "gpu-1"}}
+    described: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": "gpu-1",
+            "labels": {"a": "from-describe", "b": "only-describe"},
+            "annotations": {"verdict.dev/source": "kubectl-describe", "x": "1"},
+        },
+        "spec": {"taints": [{"key": "k", "effect": "NoSchedule"}], "unschedulable": True},
+        "status": {"capacity": {"nvidia.com/gpu": "2"}, "allocatable": {"nvidia.com/gpu": "1"}},
+    }
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "n"}, "spec": {"nodeName": "gpu-1"}}
     only_describe = copy.deepcopy(described)
     only_describe["metadata"]["name"] = "gpu-9"
     labelled = [
-        {"apiVersion": "v1", "kind": "Node", "metadata": {
-            "name": "gpu-1", "labels": {"a": "from-labels", "c": "only-labels"},
-            "annotations": {"verdict.dev/source": "must-gather-labels"}}},
-        {"apiVersion": "v1", "kind": "Node", "metadata": {
-            "name": "gpu-2", "labels": {"d": "1"}, "annotations": {"verdict.dev/source": "must-gather-labels"}}},
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": "gpu-1",
+                "labels": {"a": "from-labels", "c": "only-labels"},
+                "annotations": {"verdict.dev/source": "must-gather-labels"},
+            },
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": "gpu-2", "labels": {"d": "1"}, "annotations": {"verdict.dev/source": "must-gather-labels"}},
+        },
     ]
     before = copy.deepcopy((labelled, described))
     merged = merge_nodes(labelled, [only_describe, described, pod])

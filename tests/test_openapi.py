@@ -21,7 +21,8 @@ PACK = ROOT / "tests" / "data" / "api" / "gpu-lab"
 
 def test_committed_openapi_is_the_generated_one() -> None:
     assert COMMITTED.read_text(encoding="utf-8") == spec_yaml(), (
-        "openapi.yaml is out of date: run .venv/bin/python scripts/gen_openapi.py and commit it")
+        "openapi.yaml is out of date: run .venv/bin/python scripts/gen_openapi.py and commit it"
+    )
 
 
 def test_openapi_is_3_1_and_parses() -> None:

@@ -25,16 +25,25 @@ GPU_NODE = node(
         "Feature.Node.Kubernetes.io/PCI-10de.present": "true",
     },
     capacity={"cpu": "64", "memory": "1056Gi", "nvidia.com/gpu": "8", "pods": "110"},
-    allocatable={"cpu": "63500m", "memory": "1031Gi", "nvidia.com/gpu": "8", "hugepages-1Gi": "0", "pods": "110",
-                 "nvidia.com/GA100_A100_SXM4_80GB": "8"},
+    allocatable={
+        "cpu": "63500m",
+        "memory": "1031Gi",
+        "nvidia.com/gpu": "8",
+        "hugepages-1Gi": "0",
+        "pods": "110",
+        "nvidia.com/GA100_A100_SXM4_80GB": "8",
+    },
     conditions=[
         {"type": "MemoryPressure", "status": "False"},
         {"type": "DiskPressure", "status": "False"},
         {"type": "Ready", "status": "True", "reason": "KubeletReady"},
     ],
 )
-GPU_NODE["spec"] = {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
-                    "replicas": 1, "enabled": True}
+GPU_NODE["spec"] = {
+    "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
+    "replicas": 1,
+    "enabled": True,
+}
 
 
 def word(judge: Judge, assertion: dict[str, Any], obj: dict[str, Any] = GPU_NODE, **spec: Any) -> str:
@@ -66,14 +75,23 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("equals-bool-is-not-1", {"path": "$.spec.replicas", "equals": True}, "fail"),
     ("equals-1-is-1", {"path": "$.spec.replicas", "equals": 1}, "pass"),
     # A literal mapping with a reference key in it (a taint has `key` and `value`) is wrapped in {value: ...}.
-    ("equals-mapping", {"path": "$.spec.taints[0]", "equals": {"value": {"key": "nvidia.com/gpu", "value": "present",
-                                                                         "effect": "NoSchedule"}}}, "pass"),
+    (
+        "equals-mapping",
+        {"path": "$.spec.taints[0]", "equals": {"value": {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}}},
+        "pass",
+    ),
     ("equals-plain-mapping", {"path": "$.status.conditions[2]", "equals": {"type": "Ready", "status": "True"}}, "fail"),
     # mappings compare regardless of key order (regression: they compared by repr)
-    ("equals-mapping-key-order", {"path": "$.status.conditions[2]",
-                                  "equals": {"status": "True", "reason": "KubeletReady", "type": "Ready"}}, "pass"),
-    ("in-mapping-values-key-order", {"path": "$.status.conditions[*]", "quantifier": "any",
-                                     "in": [{"status": "False", "type": "DiskPressure"}]}, "pass"),
+    (
+        "equals-mapping-key-order",
+        {"path": "$.status.conditions[2]", "equals": {"status": "True", "reason": "KubeletReady", "type": "Ready"}},
+        "pass",
+    ),
+    (
+        "in-mapping-values-key-order",
+        {"path": "$.status.conditions[*]", "quantifier": "any", "in": [{"status": "False", "type": "DiskPressure"}]},
+        "pass",
+    ),
     ("equals-list-order-matters", {"value": ["a", "b"], "equals": {"value": ["b", "a"]}}, "fail"),
     ("notEquals-pass", {"path": LABEL, "notEquals": "container"}, "pass"),
     ("notEquals-fail", {"path": LABEL, "notEquals": "vm-passthrough"}, "fail"),
@@ -89,8 +107,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("matches-pass", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "matches": "A100|H100"}, "pass"),
     ("matches-search-not-fullmatch", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "matches": "SXM4"}, "pass"),
     ("matches-anchored-fail", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "matches": "^A100"}, "fail"),
-    ("matches-any-of-list", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "matches": ["^H100", "^NVIDIA-A"]},
-     "pass"),
+    ("matches-any-of-list", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "matches": ["^H100", "^NVIDIA-A"]}, "pass"),
     ("matches-non-string-fail", {"path": "$.spec.replicas", "matches": "1"}, "fail"),
     ("notMatches-pass", {"path": LABEL, "notMatches": "[A-Z_]"}, "pass"),
     ("notMatches-fail", {"path": LABEL, "notMatches": "^vm-"}, "fail"),
@@ -145,8 +162,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("versionLt-fail", {"value": "v1.4.0+build.7", "versionLt": "v1.4.0"}, "fail"),
     # keys: the names of a mapping
     ("keys-supersetOf", {"keys": "$.status.allocatable", "supersetOf": ["cpu", "memory", "nvidia.com/gpu"]}, "pass"),
-    ("keys-matches-any", {"keys": "$.status.allocatable", "quantifier": "any", "matches": "^nvidia\\.com/GA100"},
-     "pass"),
+    ("keys-matches-any", {"keys": "$.status.allocatable", "quantifier": "any", "matches": "^nvidia\\.com/GA100"}, "pass"),
     ("keys-with-key-present", {"keys": "$.status.allocatable", "key": "nvidia.com/gpu", "count": 1}, "pass"),
     ("keys-with-key-absent", {"keys": "$.status.allocatable", "key": "nvidia.com/mig-1g.10gb", "exists": False}, "pass"),
     # quantifiers over several values
@@ -160,8 +176,11 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("missing-default-fail", {"path": "$.spec.unschedulable", "equals": True}, "fail"),
     ("missing-ifMissing-pass", {"path": "$.spec.unschedulable", "equals": True, "ifMissing": "pass"}, "pass"),
     ("missing-none-default-pass", {"path": "$.spec.unschedulable", "quantifier": "none", "equals": True}, "pass"),
-    ("missing-none-ifMissing-fail", {"path": "$.spec.unschedulable", "quantifier": "none", "equals": True,
-                                     "ifMissing": "fail"}, "fail"),
+    (
+        "missing-none-ifMissing-fail",
+        {"path": "$.spec.unschedulable", "quantifier": "none", "equals": True, "ifMissing": "fail"},
+        "fail",
+    ),
     ("missing-any-default-fail", {"path": "$.spec.unschedulable", "quantifier": "any", "equals": True}, "fail"),
     ("missing-set-op-ignores-ifMissing", {"path": "$.spec.tolerations[*]", "count": 0, "ifMissing": "fail"}, "pass"),
     # several operators in one assertion are ANDed
@@ -169,16 +188,36 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("and-fail", {"path": GPUS, "gte": 1, "lt": 8}, "fail"),
     # where: keep values for which the nested assertion holds ($ is the value)
     ("where-pass", {"path": "$.status.conditions[*]", "where": {"path": "$.type", "equals": "Ready"}, "count": 1}, "pass"),
-    ("where-then-value", {"path": "$.status.conditions[*]", "where": {"path": "$.type", "equals": "Ready"},
-                          "quantifier": "all", "equals": {"type": "Ready", "status": "True", "reason": "KubeletReady"}},
-     "pass"),
-    ("where-item-var", {"path": "$.status.conditions[*].type", "where": {"var": "item", "endsWith": "Pressure"},
-                        "setEquals": ["MemoryPressure", "DiskPressure"]}, "pass"),
-    ("where-nothing-left", {"path": "$.status.conditions[*]", "where": {"path": "$.type", "equals": "PIDPressure"},
-                            "equals": "x"}, "fail"),
+    (
+        "where-then-value",
+        {
+            "path": "$.status.conditions[*]",
+            "where": {"path": "$.type", "equals": "Ready"},
+            "quantifier": "all",
+            "equals": {"type": "Ready", "status": "True", "reason": "KubeletReady"},
+        },
+        "pass",
+    ),
+    (
+        "where-item-var",
+        {
+            "path": "$.status.conditions[*].type",
+            "where": {"var": "item", "endsWith": "Pressure"},
+            "setEquals": ["MemoryPressure", "DiskPressure"],
+        },
+        "pass",
+    ),
+    (
+        "where-nothing-left",
+        {"path": "$.status.conditions[*]", "where": {"path": "$.type", "equals": "PIDPressure"}, "equals": "x"},
+        "fail",
+    ),
     # transforms
-    ("transform-lowercase", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "transform": ["lowercase"],
-                             "contains": "a100-sxm4"}, "pass"),
+    (
+        "transform-lowercase",
+        {"path": "$.metadata.labels['nvidia.com/gpu.product']", "transform": ["lowercase"], "contains": "a100-sxm4"},
+        "pass",
+    ),
     ("no-transform-case-sensitive", {"path": "$.metadata.labels['nvidia.com/gpu.product']", "contains": "a100"}, "fail"),
     ("transform-uppercase", {"path": LABEL, "transform": ["uppercase"], "equals": "VM-PASSTHROUGH"}, "pass"),
     ("transform-trim", {"value": "  vm-vgpu \n", "transform": ["trim"], "equals": "vm-vgpu"}, "pass"),
@@ -188,14 +227,16 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("unique-count", {"path": "$.status.conditions[*].status", "unique": True, "count": 2}, "pass"),
     ("not-unique-count", {"path": "$.status.conditions[*].status", "count": 2}, "fail"),
     # literal subject
-    ("value-subject", {"value": ["container", "vm-vgpu"], "subsetOf": ["container", "vm-passthrough", "vm-vgpu"]},
-     "pass"),
+    ("value-subject", {"value": ["container", "vm-vgpu"], "subsetOf": ["container", "vm-passthrough", "vm-vgpu"]}, "pass"),
     # format subject
     ("format-pass", {"format": "{kind}/{name}", "equals": "Node/gpu-node-1"}, "pass"),
     ("format-fail", {"format": "{namespace}/{name}", "equals": "default/gpu-node-1"}, "fail"),
     # arguments that are references
-    ("arg-path", {"path": "$.status.allocatable['nvidia.com/gpu']", "equals": {"path": "$.status.capacity['nvidia.com/gpu']"}},
-     "pass"),
+    (
+        "arg-path",
+        {"path": "$.status.allocatable['nvidia.com/gpu']", "equals": {"path": "$.status.capacity['nvidia.com/gpu']"}},
+        "pass",
+    ),
     ("arg-path-lt", {"path": "$.status.allocatable.cpu", "lt": {"path": "$.status.capacity.cpu"}}, "pass"),
     ("arg-value", {"path": LABEL, "equals": {"value": "vm-passthrough"}}, "pass"),
     ("arg-format", {"path": "$.metadata.labels['kubernetes.io/hostname']", "equals": {"format": "{name}"}}, "fail"),
@@ -207,9 +248,21 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("any-combinator-fail", {"any": [{"path": LABEL, "equals": "container"}, {"path": GPUS, "equals": "0"}]}, "fail"),
     ("not-pass", {"not": {"path": LABEL, "equals": "container"}}, "pass"),
     ("not-fail", {"not": {"path": LABEL, "exists": True}}, "fail"),
-    ("nested-combinators", {"any": [{"not": {"path": "$.spec.taints[*]", "exists": True}},
-                                    {"all": [{"path": "$.spec.taints[*].key", "quantifier": "any", "equals": "nvidia.com/gpu"},
-                                             {"path": GPUS, "gt": 0}]}]}, "pass"),
+    (
+        "nested-combinators",
+        {
+            "any": [
+                {"not": {"path": "$.spec.taints[*]", "exists": True}},
+                {
+                    "all": [
+                        {"path": "$.spec.taints[*].key", "quantifier": "any", "equals": "nvidia.com/gpu"},
+                        {"path": GPUS, "gt": 0},
+                    ]
+                },
+            ]
+        },
+        "pass",
+    ),
 ]
 
 
@@ -282,8 +335,11 @@ def test_bad_regex_from_a_reference_is_an_error(judge: Judge) -> None:
 
 def test_count_expected_text(judge: Judge) -> None:
     r = one(judge, {"path": "$.spec.taints[*]", "count": {"gt": 1, "lte": 4}})
-    assert (r.result, r.expected, r.observed) == ("fail", "count > 1 and <= 4",
-                                                  {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"})
+    assert (r.result, r.expected, r.observed) == (
+        "fail",
+        "count > 1 and <= 4",
+        {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
+    )
 
 
 def test_not_reads_as_not(judge: Judge) -> None:
@@ -322,8 +378,9 @@ def test_data_with_literal_key(judge: Judge) -> None:
 def test_data_keyed_by_a_path_and_by_a_var(judge: Judge) -> None:
     by_path = {"data": "operands", "key": {"path": LABEL}, "intersects": ["sandbox-device-plugin"]}
     assert word(judge, by_path, data={"operands": OPERANDS}) == "pass"
-    r = one(judge, {"data": "operands", "key": {"var": "workload"}, "count": 4},
-            data={"operands": OPERANDS}, vars={"workload": LABEL})
+    r = one(
+        judge, {"data": "operands", "key": {"var": "workload"}, "count": 4}, data={"operands": OPERANDS}, vars={"workload": LABEL}
+    )
     assert (r.result, r.path, r.expected) == ("fail", "data operands[var workload]", "count == 4")
     assert r.observed == ["sandbox-device-plugin", "sandbox-validator", "vfio-manager"]
 
@@ -334,14 +391,21 @@ def test_data_key_missing_gives_nothing(judge: Judge) -> None:
 
 
 def test_data_list_indexed_by_int(judge: Judge) -> None:
-    assert word(judge, {"data": "workloads", "key": 1, "equals": "vm-passthrough"},
-                data={"workloads": ["container", "vm-passthrough"]}) == "pass"
+    assert (
+        word(
+            judge,
+            {"data": "workloads", "key": 1, "equals": "vm-passthrough"},
+            data={"workloads": ["container", "vm-passthrough"]},
+        )
+        == "pass"
+    )
 
 
 def test_data_key_converted_to_string(judge: Judge) -> None:
     # A number key finds the string key (label values are strings, YAML keys may not be).
-    assert word(judge, {"data": "gpus", "key": {"path": "$.spec.replicas"}, "equals": "one"},
-                data={"gpus": {"1": "one"}}) == "pass"
+    assert (
+        word(judge, {"data": "gpus", "key": {"path": "$.spec.replicas"}, "equals": "one"}, data={"gpus": {"1": "one"}}) == "pass"
+    )
 
 
 def test_unknown_data_table_is_an_error(judge: Judge) -> None:
@@ -352,18 +416,26 @@ def test_unknown_data_table_is_an_error(judge: Judge) -> None:
 
 def test_classify_maps_values_to_names(judge: Judge) -> None:
     families = {"a100": ["A100"], "h100": ["H100", "GH200"], "l40": "L40S?"}
-    r = one(judge, {"path": "$.metadata.labels['nvidia.com/gpu.product']", "classify": {"data": "families"},
-                    "equals": "a100"}, data={"families": families})
+    r = one(
+        judge,
+        {"path": "$.metadata.labels['nvidia.com/gpu.product']", "classify": {"data": "families"}, "equals": "a100"},
+        data={"families": families},
+    )
     assert (r.result, r.observed) == ("pass", "a100")
-    r = one(judge, {"keys": "$.status.allocatable", "classify": {"value": {"gpu": "^nvidia\\.com/", "cpu": "^cpu$"}},
-                    "setEquals": ["gpu", "cpu"]})
+    r = one(
+        judge,
+        {
+            "keys": "$.status.allocatable",
+            "classify": {"value": {"gpu": "^nvidia\\.com/", "cpu": "^cpu$"}},
+            "setEquals": ["gpu", "cpu"],
+        },
+    )
     # values matching no entry are dropped; "nvidia.com/gpu" and the A100 resource both classify as gpu
     assert (r.result, r.observed) == ("pass", ["cpu", "gpu", "gpu"])
 
 
 def test_classify_with_unique(judge: Judge) -> None:
-    r = one(judge, {"keys": "$.status.allocatable", "classify": {"value": {"gpu": "^nvidia\\.com/"}}, "unique": True,
-                    "count": 1})
+    r = one(judge, {"keys": "$.status.allocatable", "classify": {"value": {"gpu": "^nvidia\\.com/"}}, "unique": True, "count": 1})
     assert (r.result, r.observed) == ("pass", "gpu")
 
 
@@ -381,10 +453,16 @@ def test_var_from_path_string(judge: Judge) -> None:
 
 
 def test_var_reference_forms(judge: Judge) -> None:
-    spec: dict[str, Any] = {"vars": {"gpus": {"path": GPUS}, "conds": {"path": "$.status.conditions[*].type", "all": True},
-                     "literal": {"value": "container"}, "table": {"data": "workloads", "key": 0},
-                     "fmt": {"format": "{name}.{kind}"}},
-            "data": {"workloads": ["container"]}}
+    spec: dict[str, Any] = {
+        "vars": {
+            "gpus": {"path": GPUS},
+            "conds": {"path": "$.status.conditions[*].type", "all": True},
+            "literal": {"value": "container"},
+            "table": {"data": "workloads", "key": 0},
+            "fmt": {"format": "{name}.{kind}"},
+        },
+        "data": {"workloads": ["container"]},
+    }
     assert word(judge, {"var": "gpus", "equals": "8"}, **spec) == "pass"
     assert word(judge, {"var": "conds", "count": 3}, **spec) == "pass"
     assert word(judge, {"var": "literal", "equals": {"var": "table"}}, **spec) == "pass"
@@ -393,8 +471,7 @@ def test_var_reference_forms(judge: Judge) -> None:
 
 def test_rule_vars_shadow_policy_vars(judge: Judge) -> None:
     spec = {"vars": {"count": "$.status.capacity.pods", "pods": "$.status.capacity.pods"}}
-    rule = make_rule({"all": [{"var": "count", "equals": "8"}, {"var": "pods", "equals": "110"}]},
-                     vars={"count": {"path": GPUS}})
+    rule = make_rule({"all": [{"var": "count", "equals": "8"}, {"var": "pods", "equals": "110"}]}, vars={"count": {"path": GPUS}})
     assert judge([GPU_NODE], rules=[rule], **spec)[("gpu-node-1", "r")].result == "pass"
 
 
@@ -405,18 +482,30 @@ def test_var_first_of_with_when(judge: Judge) -> None:
         "data": {"workloads": ["container", "vm-passthrough", "vm-vgpu"]},
         "context": {
             "sandbox": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.enabled", "first": True, "default": False},
-            "defaultWorkload": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.defaultWorkload", "first": True,
-                                "default": "container"},
+            "defaultWorkload": {
+                "kind": "ClusterPolicy",
+                "path": "$.spec.sandboxWorkloads.defaultWorkload",
+                "first": True,
+                "default": "container",
+            },
         },
-        "vars": {"workload": {"firstOf": [
-            {"value": "container", "when": {"context": "sandbox", "equals": False}},
-            {"path": LABEL, "when": {"path": LABEL, "in": {"data": "workloads"}}},
-            {"context": "defaultWorkload"},
-        ]}},
+        "vars": {
+            "workload": {
+                "firstOf": [
+                    {"value": "container", "when": {"context": "sandbox", "equals": False}},
+                    {"path": LABEL, "when": {"path": LABEL, "in": {"data": "workloads"}}},
+                    {"context": "defaultWorkload"},
+                ]
+            }
+        },
     }
     rule = make_rule({"var": "workload", "equals": "vm-passthrough"}, message="effective workload is {workload}")
-    cp_on = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"},
-             "spec": {"sandboxWorkloads": {"enabled": True, "defaultWorkload": "vm-vgpu"}}}
+    cp_on = {
+        "apiVersion": "nvidia.com/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "cluster-policy"},
+        "spec": {"sandboxWorkloads": {"enabled": True, "defaultWorkload": "vm-vgpu"}},
+    }
     cp_off = {**cp_on, "spec": {"sandboxWorkloads": {"enabled": False}}}
     bad_label = node("gpu-node-2", labels={"nvidia.com/gpu.workload.config": "VM-Passthrough"})
     no_label = node("gpu-node-3")
@@ -458,9 +547,16 @@ def test_builtin_vars(judge: Judge) -> None:
 
 
 def test_for_each_over_path_with_as(judge: Judge) -> None:
-    rule = make_rule({"forEach": {"path": "$.status.conditions[?@.type != 'Ready']", "as": "cond",
-                                  "assert": {"path": "$.status", "equals": "False"}}},
-                     message="condition {index} ({cond}) is {observed}")
+    rule = make_rule(
+        {
+            "forEach": {
+                "path": "$.status.conditions[?@.type != 'Ready']",
+                "as": "cond",
+                "assert": {"path": "$.status", "equals": "False"},
+            }
+        },
+        message="condition {index} ({cond}) is {observed}",
+    )
     bad = node("gpu-node-2", conditions=[{"type": "Ready", "status": "True"}, {"type": "DiskPressure", "status": "True"}])
     results = judge([GPU_NODE, bad], rules=[rule])
     assert results[("gpu-node-1", "r")].result == "pass"
@@ -472,10 +568,17 @@ def test_for_each_over_path_with_as(judge: Judge) -> None:
 
 def test_for_each_item_var_and_outer_vars(judge: Judge) -> None:
     # Inside forEach `$` is the item; vars are still computed on the object.
-    rule = make_rule({"forEach": {"keys": "$.status.allocatable", "as": "resource",
-                                  "assert": {"any": [{"var": "resource", "notIn": {"var": "gpuResources"}},
-                                                     {"var": "gpus", "gt": 0}]}}},
-                     vars={"gpus": {"path": GPUS}}, message="{resource} advertised with {gpus} GPUs")
+    rule = make_rule(
+        {
+            "forEach": {
+                "keys": "$.status.allocatable",
+                "as": "resource",
+                "assert": {"any": [{"var": "resource", "notIn": {"var": "gpuResources"}}, {"var": "gpus", "gt": 0}]},
+            }
+        },
+        vars={"gpus": {"path": GPUS}},
+        message="{resource} advertised with {gpus} GPUs",
+    )
     spec = {"vars": {"gpuResources": {"value": ["nvidia.com/gpu"]}}}
     assert judge([GPU_NODE], rules=[rule], **spec)[("gpu-node-1", "r")].result == "pass"
     zero = node("gpu-node-2", allocatable={"cpu": "8", "nvidia.com/gpu": "0"})
@@ -485,15 +588,25 @@ def test_for_each_item_var_and_outer_vars(judge: Judge) -> None:
 
 def test_for_each_over_var_and_data(judge: Judge) -> None:
     spec = {"data": {"operands": OPERANDS}, "vars": {"workload": LABEL}}
-    rule = make_rule({"forEach": {"data": "operands", "key": {"var": "workload"}, "as": "operand",
-                                  "assert": {"format": "nvidia.com/gpu.deploy.{operand}", "in": {"var": "deployLabels"}}}},
-                     vars={"deployLabels": {"path": "$.metadata.labels"}},
-                     message="operand {operand} is not deployed")
+    rule = make_rule(
+        {
+            "forEach": {
+                "data": "operands",
+                "key": {"var": "workload"},
+                "as": "operand",
+                "assert": {"format": "nvidia.com/gpu.deploy.{operand}", "in": {"var": "deployLabels"}},
+            }
+        },
+        vars={"deployLabels": {"path": "$.metadata.labels"}},
+        message="operand {operand} is not deployed",
+    )
     r = judge([GPU_NODE], rules=[rule], **spec)[("gpu-node-1", "r")]
     # the labels mapping's keys are the members of `in`
     assert (r.result, r.message) == ("fail", "operand sandbox-validator is not deployed")
-    over_var = make_rule({"forEach": {"var": "wanted", "assert": {"var": "item", "startsWith": "vm-"}}},
-                         vars={"wanted": {"value": ["vm-passthrough", "vm-vgpu"]}})
+    over_var = make_rule(
+        {"forEach": {"var": "wanted", "assert": {"var": "item", "startsWith": "vm-"}}},
+        vars={"wanted": {"value": ["vm-passthrough", "vm-vgpu"]}},
+    )
     assert judge([GPU_NODE], rules=[over_var])[("gpu-node-1", "r")].result == "pass"
 
 
@@ -510,12 +623,30 @@ def test_for_each_quantifiers_and_if_missing(judge: Judge) -> None:
 
 
 def test_nested_for_each(judge: Judge) -> None:
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "cuda", "namespace": "ml"},
-           "spec": {"containers": [{"name": "a", "resources": {"limits": {"nvidia.com/gpu": "1"}}},
-                                   {"name": "b", "resources": {"limits": {"nvidia.com/gpu": "2", "cpu": "1"}}}]}}
-    rule = make_rule({"forEach": {"path": "$.spec.containers[*]", "as": "c", "assert": {
-        "forEach": {"keys": "$.resources.limits", "as": "res", "assert": {"var": "res", "startsWith": "nvidia.com/"}}}}},
-        match={"kinds": ["Pod"]}, message="container {c} limits {res}")
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "cuda", "namespace": "ml"},
+        "spec": {
+            "containers": [
+                {"name": "a", "resources": {"limits": {"nvidia.com/gpu": "1"}}},
+                {"name": "b", "resources": {"limits": {"nvidia.com/gpu": "2", "cpu": "1"}}},
+            ]
+        },
+    }
+    rule = make_rule(
+        {
+            "forEach": {
+                "path": "$.spec.containers[*]",
+                "as": "c",
+                "assert": {
+                    "forEach": {"keys": "$.resources.limits", "as": "res", "assert": {"var": "res", "startsWith": "nvidia.com/"}}
+                },
+            }
+        },
+        match={"kinds": ["Pod"]},
+        message="container {c} limits {res}",
+    )
     r = judge([pod], rules=[rule])[("cuda", "r")]
     assert r.result == "fail"
     assert r.message.endswith("limits cpu")
@@ -524,32 +655,53 @@ def test_nested_for_each(judge: Judge) -> None:
 # ------------------------------------------------------------------------------------------ context
 
 
-CLUSTER_POLICY = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"},
-                  "spec": {"sandboxWorkloads": {"enabled": True, "defaultWorkload": "container"}}}
+CLUSTER_POLICY = {
+    "apiVersion": "nvidia.com/v1",
+    "kind": "ClusterPolicy",
+    "metadata": {"name": "cluster-policy"},
+    "spec": {"sandboxWorkloads": {"enabled": True, "defaultWorkload": "container"}},
+}
 
 
 def test_context_per_dump(judge: Judge) -> None:
-    spec = {"context": {"sandbox": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.enabled", "first": True,
-                                    "default": False}}}
+    spec = {
+        "context": {
+            "sandbox": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.enabled", "first": True, "default": False}
+        }
+    }
     assert word(judge, {"context": "sandbox", "equals": True}, **spec) == "fail"
-    results = judge([GPU_NODE, CLUSTER_POLICY], {"context": "sandbox", "equals": True},
-                    rules=[make_rule({"context": "sandbox", "equals": True})], **spec)
+    results = judge(
+        [GPU_NODE, CLUSTER_POLICY],
+        {"context": "sandbox", "equals": True},
+        rules=[make_rule({"context": "sandbox", "equals": True})],
+        **spec,
+    )
     assert results[("gpu-node-1", "r")].result == "pass"
 
 
 def test_context_list_keys_and_default(judge: Judge) -> None:
     other = node("cpu-node", allocatable={"cpu": "8"})
-    spec = {"context": {"resources": {"kind": "Node", "keys": "$.status.allocatable"},
-                        "names": {"kind": "Node", "path": "$.metadata.name"},
-                        "nodes": {"kind": "Node"},
-                        "nothing": {"kind": "Pod", "path": "$.metadata.name", "default": ["none"]}}}
-    rules = [make_rule({"context": "resources", "unique": True, "count": 6}, id="keys"),
-             make_rule({"context": "names", "setEquals": ["gpu-node-1", "cpu-node"]}, id="names"),
-             make_rule({"context": "nodes", "count": 2}, id="objects"),
-             make_rule({"context": "nothing", "equals": "none"}, id="default")]
+    spec = {
+        "context": {
+            "resources": {"kind": "Node", "keys": "$.status.allocatable"},
+            "names": {"kind": "Node", "path": "$.metadata.name"},
+            "nodes": {"kind": "Node"},
+            "nothing": {"kind": "Pod", "path": "$.metadata.name", "default": ["none"]},
+        }
+    }
+    rules = [
+        make_rule({"context": "resources", "unique": True, "count": 6}, id="keys"),
+        make_rule({"context": "names", "setEquals": ["gpu-node-1", "cpu-node"]}, id="names"),
+        make_rule({"context": "nodes", "count": 2}, id="objects"),
+        make_rule({"context": "nothing", "equals": "none"}, id="default"),
+    ]
     results = judge([GPU_NODE, other], rules=rules, **spec)
     assert {k[1]: v.result for k, v in results.items() if k[0] == "cpu-node"} == {
-        "keys": "pass", "names": "pass", "objects": "pass", "default": "pass"}
+        "keys": "pass",
+        "names": "pass",
+        "objects": "pass",
+        "default": "pass",
+    }
 
 
 def test_context_correlated_with_where_uses_the_index(judge: Judge, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -568,19 +720,38 @@ def test_context_correlated_with_where_uses_the_index(judge: Judge, monkeypatch:
     monkeypatch.setattr(Index, "lookup", counting_lookup)
 
     def pod(name: str, node_name: str, gpus: str) -> dict[str, Any]:
-        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ml"},
-                "spec": {"nodeName": node_name,
-                         "containers": [{"name": "cuda", "resources": {"limits": {"nvidia.com/gpu": gpus}}}]}}
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": "ml"},
+            "spec": {"nodeName": node_name, "containers": [{"name": "cuda", "resources": {"limits": {"nvidia.com/gpu": gpus}}}]},
+        }
 
     nodes = [node(f"gpu-node-{i}", allocatable={"nvidia.com/gpu": "2"}) for i in range(1, 5)]
-    pods = [pod("a", "gpu-node-1", "1"), pod("b", "gpu-node-1", "1"), pod("c", "gpu-node-2", "2"),
-            pod("d", "gpu-node-3", "1"), pod("e", "gpu-node-3", "2")]
-    spec = {"context": {"podGpus": {"kind": "Pod", "path": "$.spec.containers[*].resources.limits['nvidia.com/gpu']",
-                                    "where": {"field": "$.spec.nodeName", "equals": {"var": "name"}}}}}
+    pods = [
+        pod("a", "gpu-node-1", "1"),
+        pod("b", "gpu-node-1", "1"),
+        pod("c", "gpu-node-2", "2"),
+        pod("d", "gpu-node-3", "1"),
+        pod("e", "gpu-node-3", "2"),
+    ]
+    spec = {
+        "context": {
+            "podGpus": {
+                "kind": "Pod",
+                "path": "$.spec.containers[*].resources.limits['nvidia.com/gpu']",
+                "where": {"field": "$.spec.nodeName", "equals": {"var": "name"}},
+            }
+        }
+    }
     rule = make_rule({"context": "podGpus", "count": {"lte": 2}}, passMessage="{name} runs pods asking {podGpus}")
     results = judge(nodes + pods, rules=[rule], **spec)
     assert {k[0]: v.result for k, v in results.items()} == {
-        "gpu-node-1": "pass", "gpu-node-2": "pass", "gpu-node-3": "pass", "gpu-node-4": "pass"}
+        "gpu-node-1": "pass",
+        "gpu-node-2": "pass",
+        "gpu-node-3": "pass",
+        "gpu-node-4": "pass",
+    }
     assert results[("gpu-node-3", "r")].message == "gpu-node-3 runs pods asking [1, 2]"
     assert results[("gpu-node-4", "r")].message == "gpu-node-4 runs pods asking []"
     assert [c[2] for c in calls] == ["gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4"]
@@ -607,10 +778,15 @@ def test_context_api_version_glob(judge: Judge) -> None:
 
 
 def test_context_as_argument_and_placeholder(judge: Judge) -> None:
-    spec = {"context": {"defaultWorkload": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.defaultWorkload",
-                                            "first": True}}}
-    rule = make_rule({"path": LABEL, "equals": {"context": "defaultWorkload"}},
-                     message="label {observed} differs from the default {defaultWorkload}")
+    spec = {
+        "context": {
+            "defaultWorkload": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.defaultWorkload", "first": True}
+        }
+    }
+    rule = make_rule(
+        {"path": LABEL, "equals": {"context": "defaultWorkload"}},
+        message="label {observed} differs from the default {defaultWorkload}",
+    )
     r = judge([GPU_NODE, CLUSTER_POLICY], rules=[rule], **spec)[("gpu-node-1", "r")]
     assert (r.result, r.message) == ("fail", "label vm-passthrough differs from the default container")
 
@@ -619,9 +795,12 @@ def test_context_as_argument_and_placeholder(judge: Judge) -> None:
 
 
 def test_message_substitution_builtins(judge: Judge) -> None:
-    rule = make_rule({"path": GPUS, "gt": 8}, severity="critical",
-                     message="{policy}/{rule} [{severity}] {apiVersion} {kind} {namespace}/{name}: {path} is {observed},"
-                             " want {expected}", remediation="kubectl describe node {name}")
+    rule = make_rule(
+        {"path": GPUS, "gt": 8},
+        severity="critical",
+        message="{policy}/{rule} [{severity}] {apiVersion} {kind} {namespace}/{name}: {path} is {observed}, want {expected}",
+        remediation="kubectl describe node {name}",
+    )
     r = judge([GPU_NODE], rules=[rule])[("gpu-node-1", "r")]
     assert r.message == (f"test-policy/r [critical] v1 Node /gpu-node-1: {GPUS} is 8, want > 8")
     assert r.remediation == "kubectl describe node gpu-node-1"
@@ -636,16 +815,24 @@ def test_message_values_are_not_formatted_as_python(judge: Judge) -> None:
 
 
 def test_assertion_level_message_overrides_the_rule_message(judge: Judge) -> None:
-    rule = make_rule({"all": [{"path": LABEL, "exists": True, "message": "no workload label on {name}"},
-                              {"path": GPUS, "gt": 8, "message": "{name} has only {observed} GPUs"}]},
-                     message="rule message")
+    rule = make_rule(
+        {
+            "all": [
+                {"path": LABEL, "exists": True, "message": "no workload label on {name}"},
+                {"path": GPUS, "gt": 8, "message": "{name} has only {observed} GPUs"},
+            ]
+        },
+        message="rule message",
+    )
     r = judge([GPU_NODE], rules=[rule])[("gpu-node-1", "r")]
     assert r.message == "gpu-node-1 has only 8 GPUs"
 
 
 def test_pass_message_and_title(judge: Judge) -> None:
-    rules = [make_rule({"path": GPUS, "gt": 0}, id="a", passMessage="{name} advertises {observed} GPUs"),
-             make_rule({"path": GPUS, "gt": 0}, id="b", title="GPUs are advertised")]
+    rules = [
+        make_rule({"path": GPUS, "gt": 0}, id="a", passMessage="{name} advertises {observed} GPUs"),
+        make_rule({"path": GPUS, "gt": 0}, id="b", title="GPUs are advertised"),
+    ]
     results = judge([GPU_NODE], rules=rules)
     assert results[("gpu-node-1", "a")].message == "gpu-node-1 advertises 8 GPUs"
     assert results[("gpu-node-1", "b")].message == "GPUs are advertised"
@@ -668,11 +855,22 @@ def test_format_leaves_unknown_names_as_written(judge: Judge) -> None:
 
 
 def _gpu_pod(name: str, gpus: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ml"},
-            "spec": {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
-                     "containers": [{"name": "cuda", "image": "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
-                                     "resources": {"limits": {"nvidia.com/gpu": gpus}}}]},
-            "status": {"phase": "Pending"}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "ml"},
+        "spec": {
+            "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+            "containers": [
+                {
+                    "name": "cuda",
+                    "image": "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
+                    "resources": {"limits": {"nvidia.com/gpu": gpus}},
+                }
+            ],
+        },
+        "status": {"phase": "Pending"},
+    }
 
 
 def test_schedulable(judge: Judge) -> None:
@@ -695,8 +893,11 @@ def test_schedulable_skips_what_is_not_a_workload(judge: Judge) -> None:
 
 def test_path_subject_with_a_key_looks_into_the_value(judge: Judge) -> None:
     # Regression: the key was looked up in the list of selected values, so this was `None > 0`, an error.
-    r = one(judge, {"path": "$.status.allocatable", "key": {"var": "resource"}, "gt": 0},
-            vars={"resource": {"value": "nvidia.com/gpu"}})
+    r = one(
+        judge,
+        {"path": "$.status.allocatable", "key": {"var": "resource"}, "gt": 0},
+        vars={"resource": {"value": "nvidia.com/gpu"}},
+    )
     assert (r.result, r.observed, r.path) == ("pass", "8", "$.status.allocatable[var resource]")
 
 
@@ -709,8 +910,11 @@ def test_path_subject_with_a_key_over_several_values(judge: Judge) -> None:
 
 
 def test_path_subject_with_a_key_path(judge: Judge) -> None:
-    r = one(judge, {"path": "$.status", "key": ["allocatable", {"var": "resource"}], "equals": "8"},
-            vars={"resource": {"value": "nvidia.com/gpu"}})
+    r = one(
+        judge,
+        {"path": "$.status", "key": ["allocatable", {"var": "resource"}], "equals": "8"},
+        vars={"resource": {"value": "nvidia.com/gpu"}},
+    )
     assert r.result == "pass"
     r = one(judge, {"path": "$.status", "key": ["allocatable", "nvidia.com/mig-1g.10gb"], "equals": "8"})
     assert (r.result, r.observed) == ("fail", [])
@@ -719,15 +923,31 @@ def test_path_subject_with_a_key_path(judge: Judge) -> None:
 def test_correlated_context_joined_per_for_each_item(judge: Judge) -> None:
     # Regression: a correlated context was cached per object, so every forEach item got the first item's answer.
     def ds(name: str, ready: int) -> dict[str, Any]:
-        return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": name, "namespace": "gpu-operator"},
-                "status": {"numberReady": ready}}
+        return {
+            "apiVersion": "apps/v1",
+            "kind": "DaemonSet",
+            "metadata": {"name": name, "namespace": "gpu-operator"},
+            "status": {"numberReady": ready},
+        }
 
-    spec = {"data": {"operands": ["nvidia-driver-daemonset", "nvidia-device-plugin-daemonset"]},
-            "context": {"readyOf": {"kind": "DaemonSet", "path": "$.status.numberReady", "first": True,
-                                    "where": {"field": "$.metadata.name", "equals": {"var": "ds"}}}}}
-    rule = make_rule({"forEach": {"data": "operands", "as": "ds", "assert": {"context": "readyOf", "gt": 0}}},
-                     match={"kinds": ["ClusterPolicy"]}, message="{ds} has {observed} ready pods")
-    results = judge([CLUSTER_POLICY, ds("nvidia-driver-daemonset", 3), ds("nvidia-device-plugin-daemonset", 0)],
-                    rules=[rule], **spec)
+    spec = {
+        "data": {"operands": ["nvidia-driver-daemonset", "nvidia-device-plugin-daemonset"]},
+        "context": {
+            "readyOf": {
+                "kind": "DaemonSet",
+                "path": "$.status.numberReady",
+                "first": True,
+                "where": {"field": "$.metadata.name", "equals": {"var": "ds"}},
+            }
+        },
+    }
+    rule = make_rule(
+        {"forEach": {"data": "operands", "as": "ds", "assert": {"context": "readyOf", "gt": 0}}},
+        match={"kinds": ["ClusterPolicy"]},
+        message="{ds} has {observed} ready pods",
+    )
+    results = judge(
+        [CLUSTER_POLICY, ds("nvidia-driver-daemonset", 3), ds("nvidia-device-plugin-daemonset", 0)], rules=[rule], **spec
+    )
     r = results[("cluster-policy", "r")]
     assert (r.result, r.message) == ("fail", "nvidia-device-plugin-daemonset has 0 ready pods")

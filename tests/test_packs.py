@@ -45,8 +45,12 @@ REFERENCE_KEYS = {"path", "var", "context", "data", "format", "value"}
 
 
 def _policy_docs(pack: Path) -> list[tuple[str, dict[str, Any]]]:
-    return [(path.name, doc) for path in sorted(pack.glob("*.yaml"))
-            for doc in yaml.safe_load_all(path.read_text()) if isinstance(doc, dict)]
+    return [
+        (path.name, doc)
+        for path in sorted(pack.glob("*.yaml"))
+        for doc in yaml.safe_load_all(path.read_text())
+        if isinstance(doc, dict)
+    ]
 
 
 def _regex_arguments(node: Any, where: str = "") -> list[tuple[str, Any]]:
@@ -69,8 +73,12 @@ def _static_pattern(where: str, arg: Any) -> bool:
         return True
     if isinstance(arg, dict) and "data" in arg and set(arg) <= {"data", "key", "default"}:
         return True
-    return (where.endswith(".classify") and isinstance(arg, dict) and not set(arg) & REFERENCE_KEYS
-            and all(_static_pattern("", v) for v in arg.values()))
+    return (
+        where.endswith(".classify")
+        and isinstance(arg, dict)
+        and not set(arg) & REFERENCE_KEYS
+        and all(_static_pattern("", v) for v in arg.values())
+    )
 
 
 @pytest.mark.parametrize("pack", PACKS, ids=[p.name for p in PACKS])
@@ -78,16 +86,21 @@ def test_no_rule_builds_a_regex_from_dump_text(pack: Path) -> None:
     # A pattern built from a dump ({format: "(?i)^{device.deviceName}$"}, {var: ...}) runs the dump's text as a
     # regex: deviceName nvidia.com/(a+)+c takes minutes against 32 a's. Regexes are literals or data tables;
     # dump text is compared with equals/in or equalsIgnoreCase/inIgnoreCase.
-    bad = [f"{name}{where}: {arg}" for name, doc in _policy_docs(pack)
-           for where, arg in _regex_arguments(doc) if not _static_pattern(where, arg)]
+    bad = [
+        f"{name}{where}: {arg}"
+        for name, doc in _policy_docs(pack)
+        for where, arg in _regex_arguments(doc)
+        if not _static_pattern(where, arg)
+    ]
     assert bad == []
     assert not _static_pattern(".matches", {"format": "(?i)^{device.deviceName}$"})
     assert not _static_pattern(".matches", {"var": "deviceName"})
 
 
 def test_a_hostile_device_name_is_answered_at_once() -> None:
-    dump = read_paths([str(GPU_DUMPS / "clusterpolicy_sandbox_enabled.yaml"),
-                       str(GPU_DUMPS / "vm_device_name_that_is_a_regex.yaml")])
+    dump = read_paths(
+        [str(GPU_DUMPS / "clusterpolicy_sandbox_enabled.yaml"), str(GPU_DUMPS / "vm_device_name_that_is_a_regex.yaml")]
+    )
     assert "(a+)+c" in str([o.obj for o in dump.objects])
     policies = load_policies([str(GPU_PACK)])
     started = time.perf_counter()
@@ -101,16 +114,24 @@ def test_a_hostile_device_name_is_answered_at_once() -> None:
 def test_deploy_label_remediation_is_a_command_in_the_operator_namespace() -> None:
     dump = read_paths([str(GPU_DUMPS / "stale_and_missing_deploy_labels.yaml")])
     report = evaluate(dump, load_policies([str(GPU_PACK)]))
-    fixes = {o.ref.name: r.remediation for o in report.objects for r in o.results
-             if r.rule == "deploy-labels-match-workload" and r.result == "fail"}
+    fixes = {
+        o.ref.name: r.remediation
+        for o in report.objects
+        for r in o.results
+        if r.rule == "deploy-labels-match-workload" and r.result == "fail"
+    }
     assert set(fixes) == {"a40-vgpu-stale-container-labels", "l40s-pt-half-labelled"}
     stale, half = fixes["a40-vgpu-stale-container-labels"], fixes["l40s-pt-half-labelled"]
     assert "kubectl logs -n nvidia-gpu-operator deploy/gpu-operator" in stale
-    assert ("kubectl label node a40-vgpu-stale-container-labels nvidia.com/gpu.deploy.driver- "
-            "nvidia.com/gpu.deploy.gpu-feature-discovery-") in stale
-    assert ("for l in nvidia.com/gpu.deploy.sandbox-device-plugin nvidia.com/gpu.deploy.sandbox-validator "
-            "nvidia.com/gpu.deploy.vfio-manager nvidia.com/gpu.deploy.kata-manager "
-            "nvidia.com/gpu.deploy.cc-manager; do kubectl label node l40s-pt-half-labelled $l=true; done") in half
+    assert (
+        "kubectl label node a40-vgpu-stale-container-labels nvidia.com/gpu.deploy.driver- "
+        "nvidia.com/gpu.deploy.gpu-feature-discovery-"
+    ) in stale
+    assert (
+        "for l in nvidia.com/gpu.deploy.sandbox-device-plugin nvidia.com/gpu.deploy.sandbox-validator "
+        "nvidia.com/gpu.deploy.vfio-manager nvidia.com/gpu.deploy.kata-manager "
+        "nvidia.com/gpu.deploy.cc-manager; do kubectl label node l40s-pt-half-labelled $l=true; done"
+    ) in half
     for text in fixes.values():
         assert "<" not in text and "-n gpu-operator" not in text
 
@@ -188,7 +209,9 @@ def make_pack(tmp_path: Path, test: str, dump: str = DUMP) -> Path:
 
 
 def test_expected_results_pass(tmp_path: Path) -> None:
-    pack = make_pack(tmp_path, """\
+    pack = make_pack(
+        tmp_path,
+        """\
         apiVersion: verdict/v1
         kind: Test
         metadata: {name: gpu-count}
@@ -197,7 +220,8 @@ def test_expected_results_pass(tmp_path: Path) -> None:
         results:
         - {policy: gpu-count, rule: gpu-count-label, kind: Node, name: gpu-1, result: pass}
         - {rule: gpu-count-label, kind: Node, name: cpu-1, result: fail, messageContains: "Node cpu-1 has no"}
-        """)
+        """,
+    )
     results = packtest.run_pack_tests(pack)
     assert [(r.case, r.expected, r.actual, r.ok) for r in results] == [
         ("gpu-count/gpu-count-label on Node/gpu-1", "pass", "pass", True),
@@ -208,7 +232,9 @@ def test_expected_results_pass(tmp_path: Path) -> None:
 
 
 def test_a_wrong_expectation_says_what_differs(tmp_path: Path) -> None:
-    pack = make_pack(tmp_path, """\
+    pack = make_pack(
+        tmp_path,
+        """\
         apiVersion: verdict/v1
         kind: Test
         metadata: {name: wrong}
@@ -218,11 +244,13 @@ def test_a_wrong_expectation_says_what_differs(tmp_path: Path) -> None:
         - {rule: gpu-count-label, kind: Node, name: gpu-1, result: pass, messageContains: nope}
         - {rule: gpu-count-label, kind: Node, name: gpu-9, result: fail}
         - {rule: no-such-rule, kind: Node, name: gpu-1, result: fail}
-        """)
+        """,
+    )
     first, second, third, fourth = packtest.run_pack_tests(pack)
     assert (first.ok, first.actual) == (False, "fail")
-    assert first.message == ("gpu-count-label on Node/cpu-1: expected pass, got fail: Node cpu-1 has no "
-                             "nvidia.com/gpu.count label")
+    assert first.message == (
+        "gpu-count-label on Node/cpu-1: expected pass, got fail: Node cpu-1 has no nvidia.com/gpu.count label"
+    )
     assert not second.ok and "does not contain 'nope'" in second.message
     assert (third.ok, third.actual) == (False, "missing")
     assert "no such object" in third.message
@@ -232,7 +260,9 @@ def test_a_wrong_expectation_says_what_differs(tmp_path: Path) -> None:
 
 
 def test_strict_lists_unexpected_findings(tmp_path: Path) -> None:
-    pack = make_pack(tmp_path, """\
+    pack = make_pack(
+        tmp_path,
+        """\
         apiVersion: verdict/v1
         kind: Test
         metadata: {name: strict}
@@ -240,7 +270,8 @@ def test_strict_lists_unexpected_findings(tmp_path: Path) -> None:
         strict: true
         results:
         - {rule: gpu-count-label, kind: Node, name: gpu-1, result: pass}
-        """)
+        """,
+    )
     strict = packtest.run_pack_tests(pack)[-1]
     assert (strict.ok, strict.actual) == (False, "1 unlisted")
     assert "gpu-count/gpu-count-label on Node/cpu-1: fail" in strict.message
@@ -248,7 +279,9 @@ def test_strict_lists_unexpected_findings(tmp_path: Path) -> None:
 
 
 def test_inline_objects(tmp_path: Path) -> None:
-    pack = make_pack(tmp_path, """\
+    pack = make_pack(
+        tmp_path,
+        """\
         apiVersion: verdict/v1
         kind: Test
         metadata: {name: inline}
@@ -256,20 +289,32 @@ def test_inline_objects(tmp_path: Path) -> None:
         - {apiVersion: v1, kind: Node, metadata: {name: inline-1}}
         results:
         - {rule: gpu-count-label, kind: Node, name: inline-1, result: fail}
-        """)
+        """,
+    )
     assert [r.ok for r in packtest.run_pack_tests(pack)] == [True]
 
 
-@pytest.mark.parametrize(("body", "reason"), [
-    ("apiVersion: verdict/v1\nkind: Test\nmetadata: {name: x}\nresources: [dumps/nope.yaml]\n"
-     "results: [{rule: r, kind: Node, name: n, result: fail}]\n", "resource 'dumps/nope.yaml' not found"),
-    ("apiVersion: verdict/v1\nkind: Test\nmetadata: {name: x}\nresources: [dumps/nodes.yaml]\n"
-     "results: [{rule: r, kind: Node, name: n, result: failed}]\n", "Must be one of"),
-    ("apiVersion: verdict/v1\nkind: Test\nmetadata: {name: x}\nresults: [{rule: r, kind: Node, name: n, result: fail}]\n",
-     "neither resources nor objects"),
-    ("apiVersion: verdict/v1\nkind: Tests\nmetadata: {name: x}\n", "kind"),
-    ("a: [\n", "line"),
-])
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (
+            "apiVersion: verdict/v1\nkind: Test\nmetadata: {name: x}\nresources: [dumps/nope.yaml]\n"
+            "results: [{rule: r, kind: Node, name: n, result: fail}]\n",
+            "resource 'dumps/nope.yaml' not found",
+        ),
+        (
+            "apiVersion: verdict/v1\nkind: Test\nmetadata: {name: x}\nresources: [dumps/nodes.yaml]\n"
+            "results: [{rule: r, kind: Node, name: n, result: failed}]\n",
+            "Must be one of",
+        ),
+        (
+            "apiVersion: verdict/v1\nkind: Test\nmetadata: {name: x}\nresults: [{rule: r, kind: Node, name: n, result: fail}]\n",
+            "neither resources nor objects",
+        ),
+        ("apiVersion: verdict/v1\nkind: Tests\nmetadata: {name: x}\n", "kind"),
+        ("a: [\n", "line"),
+    ],
+)
 def test_a_broken_fixture_is_a_failed_case(tmp_path: Path, body: str, reason: str) -> None:
     pack = make_pack(tmp_path, body)
     (result,) = packtest.run_pack_tests(pack)
@@ -278,7 +323,9 @@ def test_a_broken_fixture_is_a_failed_case(tmp_path: Path, body: str, reason: st
 
 
 def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    good = make_pack(tmp_path, """\
+    good = make_pack(
+        tmp_path,
+        """\
         apiVersion: verdict/v1
         kind: Test
         metadata: {name: ok}
@@ -286,11 +333,13 @@ def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
         results:
         - {rule: gpu-count-label, kind: Node, name: gpu-1, result: pass}
         - {rule: gpu-count-label, kind: Node, name: cpu-1, result: fail}
-        """)
+        """,
+    )
     assert packtest.run_cli([str(good)]) == 0
     assert "mini: 2/2 cases passed" in capsys.readouterr().out
-    (good / "tests" / "fixture.yaml").write_text((good / "tests" / "fixture.yaml").read_text().replace(
-        "name: cpu-1, result: fail", "name: cpu-1, result: pass"))
+    (good / "tests" / "fixture.yaml").write_text(
+        (good / "tests" / "fixture.yaml").read_text().replace("name: cpu-1, result: fail", "name: cpu-1, result: pass")
+    )
     assert packtest.run_cli([str(good)]) == 1
     out = capsys.readouterr().out
     assert "FAIL" in out and "GAP  gpu-count/gpu-count-label: no fail expectation" in out

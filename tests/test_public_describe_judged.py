@@ -48,8 +48,10 @@ def test_passthrough_node_pasted_after_a_root_prompt_is_read(policies) -> None:
 
 
 def test_healthy_time_sliced_and_openshift_nodes_do_not_fail(policies) -> None:
-    for name in ("gpu-operator-684_eks-time-slicing_gpu-12.txt",
-                 "gpu-operator-371-331_openshift_describe-nodes-two-nodes.txt",
-                 "gpu-operator-209_openstack-gpu-node_no-gpu-resource.txt"):
+    for name in (
+        "gpu-operator-684_eks-time-slicing_gpu-12.txt",
+        "gpu-operator-371-331_openshift_describe-nodes-two-nodes.txt",
+        "gpu-operator-209_openstack-gpu-node_no-gpu-resource.txt",
+    ):
         for node, rules in judged(policies, name).items():
             assert "fail" not in rules.values(), (name, node, rules)

@@ -23,16 +23,30 @@ from rules.reader import Dump, parse_bytes, parse_text, read_path, read_paths
 
 
 def gpu_node(name: str, workload: str, gpus: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "creationTimestamp": "2024-05-01T10:00:00Z",
-                         "labels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.workload.config": workload}},
-            "status": {"allocatable": {"cpu": "63500m", "nvidia.com/gpu": gpus}}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "creationTimestamp": "2024-05-01T10:00:00Z",
+            "labels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.workload.config": workload},
+        },
+        "status": {"allocatable": {"cpu": "63500m", "nvidia.com/gpu": gpus}},
+    }
 
 
-NODES = [gpu_node("gpu-node-1", "container", "8"), gpu_node("gpu-node-2", "vm-passthrough", "0"),
-         gpu_node("gpu-node-3", "VM-Passthrough", "0"), gpu_node("gpu-node-4", "container", "0")]
-CLUSTER_POLICY = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"},
-                  "spec": {"sandboxWorkloads": {"enabled": True, "defaultWorkload": "container"}}}
+NODES = [
+    gpu_node("gpu-node-1", "container", "8"),
+    gpu_node("gpu-node-2", "vm-passthrough", "0"),
+    gpu_node("gpu-node-3", "VM-Passthrough", "0"),
+    gpu_node("gpu-node-4", "container", "0"),
+]
+CLUSTER_POLICY = {
+    "apiVersion": "nvidia.com/v1",
+    "kind": "ClusterPolicy",
+    "metadata": {"name": "cluster-policy"},
+    "spec": {"sandboxWorkloads": {"enabled": True, "defaultWorkload": "container"}},
+}
 OBJECTS = [*NODES, CLUSTER_POLICY]
 
 
@@ -53,8 +67,10 @@ def test_single_object() -> None:
 
 
 def test_kubernetes_timestamps_stay_strings() -> None:
-    dump = parse_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  creationTimestamp: 2024-05-01T10:00:00Z\n"
-                      "  day: 2024-05-01\n", "node.yaml")
+    dump = parse_text(
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  creationTimestamp: 2024-05-01T10:00:00Z\n  day: 2024-05-01\n",
+        "node.yaml",
+    )
     meta = dump.objects[0].metadata
     assert meta["creationTimestamp"] == "2024-05-01T10:00:00Z"
     assert meta["day"] == "2024-05-01"
@@ -80,8 +96,11 @@ items:
 
 def test_kind_list_with_item_lines() -> None:
     dump = parse_text(LIST_YAML, "list.yaml")
-    assert summary(dump) == [("Node/gpu-node-1", "list.yaml", 1, 4, 0), ("Node/gpu-node-2", "list.yaml", 1, 8, 1),
-                             ("ClusterPolicy/cluster-policy", "list.yaml", 1, 12, 2)]
+    assert summary(dump) == [
+        ("Node/gpu-node-1", "list.yaml", 1, 4, 0),
+        ("Node/gpu-node-2", "list.yaml", 1, 8, 1),
+        ("ClusterPolicy/cluster-policy", "list.yaml", 1, 12, 2),
+    ]
     assert str(dump.objects[1].source) == "list.yaml, document 1, item 1, line 8"
 
 
@@ -129,8 +148,7 @@ def test_json_object_and_array() -> None:
 
 def test_kubectl_pretty_json_list_item_lines() -> None:
     # `kubectl get nodes -o json` prints 4-space indented JSON; each item's `{` is alone on its line.
-    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": NODES[:3], "metadata": {"resourceVersion": ""}},
-                      indent=4)
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": NODES[:3], "metadata": {"resourceVersion": ""}}, indent=4)
     dump = parse_text(text, "nodes.json")
     lines = text.splitlines()
     expected = [i + 1 for i, line in enumerate(lines) if line == "        {"]
@@ -162,7 +180,10 @@ def test_unknown_kinds_are_kept() -> None:
     text = "apiVersion: kubevirt.io/v1\nkind: VirtualMachineInstance\nmetadata: {name: vm, namespace: vms}\n"
     dump = parse_text(text, "vmi.yaml")
     assert (dump.objects[0].kind, dump.objects[0].namespace, dump.objects[0].api_version) == (
-        "VirtualMachineInstance", "vms", "kubevirt.io/v1")
+        "VirtualMachineInstance",
+        "vms",
+        "kubevirt.io/v1",
+    )
 
 
 # ------------------------------------------------------------------------------------ bad documents
@@ -195,9 +216,11 @@ def test_bad_document_in_the_middle_keeps_the_others() -> None:
 
 
 def test_undefined_alias_and_bad_list_item_in_the_middle() -> None:
-    text = ("apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n- not an object\n---\n"
-            "apiVersion: v1\nkind: Node\nmetadata:\n  name: c\n  labels: *missing\n---\n"
-            "apiVersion: v1\nkind: Node\nmetadata: {name: d}\n")
+    text = (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n- not an object\n---\n"
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: c\n  labels: *missing\n---\n"
+        "apiVersion: v1\nkind: Node\nmetadata: {name: d}\n"
+    )
     dump = parse_text(text, "x.yaml")
     assert [(o.name, o.source.document, o.source.line) for o in dump.objects] == [("a", 1, 1), ("d", 4, 13)]
     assert [(e.source.document, e.source.line, e.reason) for e in dump.errors] == [
@@ -290,7 +313,8 @@ def test_directory_recursive_with_skipped_files(tmp_path: Path) -> None:
     dump = read_path(str(folder))
     label = f"{folder}/"
     assert summary(dump) == [("ClusterPolicy/cluster-policy", f"{label}clusterpolicy.json", 1, 1, None)] + [
-        (f"Node/{n}", f"{label}nodes/{n}.yaml", 1, 1, None) for n in ("gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4")]
+        (f"Node/{n}", f"{label}nodes/{n}.yaml", 1, 1, None) for n in ("gpu-node-1", "gpu-node-2", "gpu-node-3", "gpu-node-4")
+    ]
     assert dump.files_skipped == [f"{label}README.txt"]
     assert dump.files_read == [f"{label}clusterpolicy.json"] + [f"{label}nodes/gpu-node-{i}.yaml" for i in range(1, 5)]
 
@@ -311,13 +335,16 @@ def zip_bytes(folder: Path) -> bytes:
     return buf.getvalue()
 
 
-@pytest.mark.parametrize(("name", "build"), [
-    ("dump.tar", lambda folder: tar_bytes(folder, False)),
-    ("dump.tar.gz", lambda folder: tar_bytes(folder, True)),
-    ("dump.tgz", lambda folder: tar_bytes(folder, True)),
-    ("dump.zip", zip_bytes),
-    ("dump.bin", lambda folder: tar_bytes(folder, True)),  # recognised by magic bytes, not the name
-])
+@pytest.mark.parametrize(
+    ("name", "build"),
+    [
+        ("dump.tar", lambda folder: tar_bytes(folder, False)),
+        ("dump.tar.gz", lambda folder: tar_bytes(folder, True)),
+        ("dump.tgz", lambda folder: tar_bytes(folder, True)),
+        ("dump.zip", zip_bytes),
+        ("dump.bin", lambda folder: tar_bytes(folder, True)),  # recognised by magic bytes, not the name
+    ],
+)
 def test_archives(tmp_path: Path, name: str, build: Callable[[Path], bytes]) -> None:
     folder = write_dump_tree(tmp_path / "src")
     archive = tmp_path / name
@@ -336,8 +363,11 @@ def test_tar_of_dot_with_hidden_and_appledouble_files(tmp_path: Path) -> None:
     # `tar czf dump.tgz .` on a Mac: names start with ./, and ._* AppleDouble files sit next to each file.
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name, body in [("./node.yaml", b"kind: Node\nmetadata: {name: n}\n"), ("./._node.yaml", b"\x00\x05\x16\x07"),
-                           ("./.kube/config.yaml", b"kind: Config\n")]:
+        for name, body in [
+            ("./node.yaml", b"kind: Node\nmetadata: {name: n}\n"),
+            ("./._node.yaml", b"\x00\x05\x16\x07"),
+            ("./.kube/config.yaml", b"kind: Config\n"),
+        ]:
             info = tarfile.TarInfo(name)
             info.size = len(body)
             tar.addfile(info, io.BytesIO(body))
@@ -375,10 +405,12 @@ def test_stdin_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.stdin", Stdin())
     dump = read_path("-")
     assert [(o.name, o.source.file, o.source.line) for o in dump.objects] == [
-        ("gpu-node-1", "<stdin>", 4), ("gpu-node-2", "<stdin>", 8), ("cluster-policy", "<stdin>", 12)]
+        ("gpu-node-1", "<stdin>", 4),
+        ("gpu-node-2", "<stdin>", 8),
+        ("cluster-policy", "<stdin>", 12),
+    ]
     # plain bytes as an HTTP body gives them
-    assert [o.name for o in parse_bytes(LIST_YAML.encode(), "<body>").objects] == ["gpu-node-1", "gpu-node-2",
-                                                                                  "cluster-policy"]
+    assert [o.name for o in parse_bytes(LIST_YAML.encode(), "<body>").objects] == ["gpu-node-1", "gpu-node-2", "cluster-policy"]
 
 
 def test_read_paths_concatenates(tmp_path: Path) -> None:
@@ -395,12 +427,24 @@ def test_read_paths_concatenates(tmp_path: Path) -> None:
 
 
 POLICY = make_policy(
-    [make_rule({"path": "$.metadata.labels['nvidia.com/gpu.workload.config']", "in": {"data": "workloads"}},
-               id="workload-valid", match={"kinds": ["Node"]}, preconditions=[{"context": "sandbox", "equals": True}]),
-     make_rule({"path": "$.status.allocatable['nvidia.com/gpu']", "gt": 0}, id="gpus-advertised",
-               match={"kinds": ["Node"], "labelSelector": {"matchLabels": {"nvidia.com/gpu.workload.config": "container"}}}),
-     make_rule({"path": "$.spec.sandboxWorkloads.defaultWorkload", "in": {"data": "workloads"}}, id="default-valid",
-               match={"kinds": ["ClusterPolicy"]})],
+    [
+        make_rule(
+            {"path": "$.metadata.labels['nvidia.com/gpu.workload.config']", "in": {"data": "workloads"}},
+            id="workload-valid",
+            match={"kinds": ["Node"]},
+            preconditions=[{"context": "sandbox", "equals": True}],
+        ),
+        make_rule(
+            {"path": "$.status.allocatable['nvidia.com/gpu']", "gt": 0},
+            id="gpus-advertised",
+            match={"kinds": ["Node"], "labelSelector": {"matchLabels": {"nvidia.com/gpu.workload.config": "container"}}},
+        ),
+        make_rule(
+            {"path": "$.spec.sandboxWorkloads.defaultWorkload", "in": {"data": "workloads"}},
+            id="default-valid",
+            match={"kinds": ["ClusterPolicy"]},
+        ),
+    ],
     data={"workloads": ["container", "vm-passthrough", "vm-vgpu"]},
     context={"sandbox": {"kind": "ClusterPolicy", "path": "$.spec.sandboxWorkloads.enabled", "first": True, "default": False}},
 )
@@ -420,19 +464,38 @@ def test_same_dump_in_four_shapes_gives_the_same_verdicts(tmp_path: Path, load_p
     archive = tmp_path / "dump.tar.gz"
     archive.write_bytes(tar_bytes(folder, True))
 
-    dumps = {"list": read_path(str(as_list)), "docs": read_path(str(as_docs)), "dir": read_path(str(folder)),
-             "tar.gz": read_path(str(archive))}
+    dumps = {
+        "list": read_path(str(as_list)),
+        "docs": read_path(str(as_docs)),
+        "dir": read_path(str(folder)),
+        "tar.gz": read_path(str(archive)),
+    }
     for dump in dumps.values():
         assert len(dump.objects) == 5 and dump.errors == []
     answers = {shape: verdicts(dump, load_policy) for shape, dump in dumps.items()}
     expected = {
-        "Node/gpu-node-1": ("pass", [("gpus-advertised", "pass", "the rule holds"),
-                                     ("workload-valid", "pass", "the rule holds")]),
+        "Node/gpu-node-1": (
+            "pass",
+            [("gpus-advertised", "pass", "the rule holds"), ("workload-valid", "pass", "the rule holds")],
+        ),
         "Node/gpu-node-2": ("pass", [("workload-valid", "pass", "the rule holds")]),
-        "Node/gpu-node-3": ("fail", [("workload-valid", "fail", "Node gpu-node-3 fails: observed VM-Passthrough,"
-                                      " expected one of [container, vm-passthrough, vm-vgpu]")]),
-        "Node/gpu-node-4": ("fail", [("gpus-advertised", "fail", "Node gpu-node-4 fails: observed 0, expected > 0"),
-                                     ("workload-valid", "pass", "the rule holds")]),
+        "Node/gpu-node-3": (
+            "fail",
+            [
+                (
+                    "workload-valid",
+                    "fail",
+                    "Node gpu-node-3 fails: observed VM-Passthrough, expected one of [container, vm-passthrough, vm-vgpu]",
+                )
+            ],
+        ),
+        "Node/gpu-node-4": (
+            "fail",
+            [
+                ("gpus-advertised", "fail", "Node gpu-node-4 fails: observed 0, expected > 0"),
+                ("workload-valid", "pass", "the rule holds"),
+            ],
+        ),
         "ClusterPolicy/cluster-policy": ("pass", [("default-valid", "pass", "the rule holds")]),
     }
     for shape, answer in answers.items():

@@ -67,16 +67,21 @@ def one(case: str = "render") -> Report:
 def test_golden(case: str, fmt: str) -> None:
     text = golden.rendered(case, fmt, case_reports(case))
     path = golden.golden_path(case, fmt)
-    hint = (f"{path.relative_to(ROOT)} differs from what the {fmt} renderer writes now. If the change is intended "
-            f"(a renderer, a rule or a fixture changed), run `{UPDATE} {case}` and review `git diff tests/data/golden`.")
+    hint = (
+        f"{path.relative_to(ROOT)} differs from what the {fmt} renderer writes now. If the change is intended "
+        f"(a renderer, a rule or a fixture changed), run `{UPDATE} {case}` and review `git diff tests/data/golden`."
+    )
     assert path.exists(), f"no golden file {path.relative_to(ROOT)}: run `{UPDATE} {case}`"
     assert text == path.read_text(encoding="utf-8"), hint
 
 
 def test_formats_registered_with_media_types() -> None:
     assert {k: FORMATS[k][1] for k in ("policyreport", "sarif", "junit", "markdown")} == {
-        "policyreport": "application/yaml", "sarif": "application/sarif+json", "junit": "application/xml",
-        "markdown": "text/markdown; charset=utf-8"}
+        "policyreport": "application/yaml",
+        "sarif": "application/sarif+json",
+        "junit": "application/xml",
+        "markdown": "text/markdown; charset=utf-8",
+    }
     assert media_type("sarif") == "application/sarif+json"
 
 
@@ -141,7 +146,8 @@ def check_policyreport_list(doc: dict[str, Any], version: str = "v1alpha2") -> l
         assert key not in seen, f"two items named {key}"
         seen.add(key)
         assert item["summary"] == {w: 0 for w in ("pass", "fail", "warn", "error", "skip")} | Counter(
-            r["result"] for r in item["results"])
+            r["result"] for r in item["results"]
+        )
         assert len(orjson.dumps(item)) <= MIB
     return list(doc["items"])
 
@@ -160,20 +166,30 @@ def test_policyreport_scopes_summary_and_fields() -> None:
     assert [(i["kind"], i["metadata"]["name"], i["metadata"].get("namespace")) for i in items] == [
         ("ClusterPolicyReport", "verdict-cluster", None),
         ("PolicyReport", "verdict-default", "default"),
-        ("PolicyReport", "verdict-ml-team", "ml-team")]
+        ("PolicyReport", "verdict-ml-team", "ml-team"),
+    ]
     cluster = items[0]
     assert cluster["summary"] == {"pass": 2, "fail": 1, "warn": 1, "error": 0, "skip": 0}
     warn = next(r for r in cluster["results"] if r["result"] == "warn")
     assert warn == {
-        "policy": "render-demo", "rule": "workload-label", "result": "warn", "scored": False, "severity": "medium",
-        "category": "GPU Operator", "source": "verdict", "timestamp": {"seconds": 1767225600, "nanos": 0},
+        "policy": "render-demo",
+        "rule": "workload-label",
+        "result": "warn",
+        "scored": False,
+        "severity": "medium",
+        "category": "GPU Operator",
+        "source": "verdict",
+        "timestamp": {"seconds": 1767225600, "nanos": 0},
         "message": "workload label 'vm_passthrough' is not one of [container, vm-passthrough, vm-vgpu];\n"
-                   "the operator treats the node as 'container'",
-        "resources": [{"apiVersion": "v1", "kind": "Node", "name": "gpu-node-2",
-                       "uid": "0b6c2d0e-1111-4a5b-9c1d-000000000002"}],
-        "properties": {"path": "$.metadata.labels['nvidia.com/gpu.workload.config']", "observed": "vm_passthrough",
-                       "expected": "one of [container, vm-passthrough, vm-vgpu]",
-                       "remediation": "kubectl label node gpu-node-2 --overwrite nvidia.com/gpu.workload.config=container"}}
+        "the operator treats the node as 'container'",
+        "resources": [{"apiVersion": "v1", "kind": "Node", "name": "gpu-node-2", "uid": "0b6c2d0e-1111-4a5b-9c1d-000000000002"}],
+        "properties": {
+            "path": "$.metadata.labels['nvidia.com/gpu.workload.config']",
+            "observed": "vm_passthrough",
+            "expected": "one of [container, vm-passthrough, vm-vgpu]",
+            "remediation": "kubectl label node gpu-node-2 --overwrite nvidia.com/gpu.workload.config=container",
+        },
+    }
     assert items[1]["summary"] == {"pass": 0, "fail": 0, "warn": 0, "error": 1, "skip": 1}
 
 
@@ -202,17 +218,21 @@ def test_policyreport_names_of_several_dumps_do_not_collide() -> None:
 
 
 def _result(word: str = "fail", message: str = "m", **kw: Any) -> Result:
-    return Result("big-policy", kw.pop("rule", "rule-a"), "Nodes are fine", word, kw.pop("severity", "high"),
-                  "Capacity", message, **kw)
+    return Result(
+        "big-policy", kw.pop("rule", "rule-a"), "Nodes are fine", word, kw.pop("severity", "high"), "Capacity", message, **kw
+    )
 
 
 def synthetic(n: int, namespace: str = "", message_len: int = 400, word: str = "fail") -> Report:
     """``n`` objects with one result each, ``message_len`` characters of message."""
-    objects = [ObjectReport(ObjectRef("v1", "Pod" if namespace else "Node", f"object-{i:05d}", namespace, f"uid-{i}"),
-                            Source("big.yaml", 1, 3 + 10 * i, i),
-                            (_result(word, f"object-{i:05d}: " + "x" * message_len, path="$.status",
-                                     observed={"i": i}, expected="> 0"),))
-              for i in range(n)]
+    objects = [
+        ObjectReport(
+            ObjectRef("v1", "Pod" if namespace else "Node", f"object-{i:05d}", namespace, f"uid-{i}"),
+            Source("big.yaml", 1, 3 + 10 * i, i),
+            (_result(word, f"object-{i:05d}: " + "x" * message_len, path="$.status", observed={"i": i}, expected="> 0"),),
+        )
+        for i in range(n)
+    ]
     return Report(objects=objects, objects_read=n, name="big.yaml", generated=golden.GENERATED)
 
 
@@ -258,8 +278,7 @@ def test_cli_policyreport_of_the_lab_would_be_accepted(monkeypatch: pytest.Monke
     (standing in for ``kubectl apply --dry-run``, which needs a cluster and is not available here)."""
     case_reports("lab")
     monkeypatch.chdir(ROOT)
-    result = CliRunner().invoke(main, ["audit", "examples/lab-cluster.yaml", "--format", "policyreport",
-                                       "--fail-on", "never"])
+    result = CliRunner().invoke(main, ["audit", "examples/lab-cluster.yaml", "--format", "policyreport", "--fail-on", "never"])
     assert result.exit_code == 0, result.output
     items = check_policyreport_list(yaml.safe_load(result.stdout))
     assert items and any(i["kind"] == "ClusterPolicyReport" for i in items)
@@ -303,16 +322,30 @@ def test_sarif_levels_kinds_and_locations() -> None:
     doc = check_sarif(render(one(), "sarif"))
     [run] = doc["runs"]
     assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [
-        "render-demo/gpu-allocatable", "render-demo/workload-label", "render-demo/gpu-limit",
-        "render-demo/replicas-number"]
-    got = [(r["ruleId"].split("/")[1], r["kind"], r["level"], r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
-            r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in run["results"]]
-    assert got == [("gpu-allocatable", "fail", "error", "Node/gpu-node-2", 16),
-                   ("workload-label", "fail", "warning", "Node/gpu-node-2", 16),
-                   ("gpu-limit", "fail", "note", "Pod/ml-team/cuda-vectoradd", 26),
-                   ("replicas-number", "fail", "error", "Deployment/default/dashboard", 62)]
+        "render-demo/gpu-allocatable",
+        "render-demo/workload-label",
+        "render-demo/gpu-limit",
+        "render-demo/replicas-number",
+    ]
+    got = [
+        (
+            r["ruleId"].split("/")[1],
+            r["kind"],
+            r["level"],
+            r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        )
+        for r in run["results"]
+    ]
+    assert got == [
+        ("gpu-allocatable", "fail", "error", "Node/gpu-node-2", 16),
+        ("workload-label", "fail", "warning", "Node/gpu-node-2", 16),
+        ("gpu-limit", "fail", "note", "Pod/ml-team/cuda-vectoradd", 26),
+        ("replicas-number", "fail", "error", "Deployment/default/dashboard", 62),
+    ]
     assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]} == {
-        "tests/data/render/dump.yaml"}
+        "tests/data/render/dump.yaml"
+    }
     rule = run["tool"]["driver"]["rules"][0]
     assert rule["helpUri"].startswith("https://docs.nvidia.com/")
     assert rule["defaultConfiguration"] == {"level": "error"}
@@ -322,29 +355,50 @@ def test_sarif_levels_kinds_and_locations() -> None:
 
 def test_sarif_level_table() -> None:
     assert [sarif.level("fail", s) for s in ("critical", "high", "medium", "low", "info")] == [
-        "error", "error", "warning", "note", "note"]
+        "error",
+        "error",
+        "warning",
+        "note",
+        "note",
+    ]
     assert (sarif.level("warn", "critical"), sarif.level("error", "info"), sarif.level("pass", "high")) == (
-        "warning", "error", "none")
+        "warning",
+        "error",
+        "none",
+    )
 
 
 def test_sarif_all_results_adds_pass_and_not_applicable() -> None:
     [run] = check_sarif(render(one(), "sarif", all_results=True))["runs"]
     kinds = Counter((r["kind"], r["level"]) for r in run["results"])
-    assert kinds == {("fail", "error"): 2, ("fail", "warning"): 1, ("fail", "note"): 1, ("pass", "none"): 3,
-                     ("notApplicable", "none"): 1}
+    assert kinds == {
+        ("fail", "error"): 2,
+        ("fail", "warning"): 1,
+        ("fail", "note"): 1,
+        ("pass", "none"): 3,
+        ("notApplicable", "none"): 1,
+    }
 
 
 def test_sarif_archives_stdin_and_odd_paths() -> None:
     def obj(file: str, line: int) -> ObjectReport:
         return ObjectReport(ObjectRef("v1", "Node", "n1"), Source(file, 1, line), (_result(),))
 
-    report = Report(objects=[obj("dumps/lab 1.tar.gz!must-gather/cluster/nodes.yaml", 12), obj("<stdin>", 4),
-                             obj("/var/dumps/a.yaml", 3), obj("c:weird.yaml", 0)],
-                    input_errors=[InputError(Source("<stdin>", 2, 9), "YAML syntax error")], name="mixed")
+    report = Report(
+        objects=[
+            obj("dumps/lab 1.tar.gz!must-gather/cluster/nodes.yaml", 12),
+            obj("<stdin>", 4),
+            obj("/var/dumps/a.yaml", 3),
+            obj("c:weird.yaml", 0),
+        ],
+        input_errors=[InputError(Source("<stdin>", 2, 9), "YAML syntax error")],
+        name="mixed",
+    )
     [run] = check_sarif(render(report, "sarif"))["runs"]
     locs = [r["locations"][0] for r in run["results"]]
-    assert locs[0]["physicalLocation"] == {"artifactLocation": {"uri": "dumps/lab%201.tar.gz",
-                                                                 "properties": {"innerPath": "must-gather/cluster/nodes.yaml"}}}
+    assert locs[0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "dumps/lab%201.tar.gz", "properties": {"innerPath": "must-gather/cluster/nodes.yaml"}}
+    }
     assert "physicalLocation" not in locs[1] and locs[1]["logicalLocations"][0]["fullyQualifiedName"] == "Node/n1"
     assert locs[2]["physicalLocation"] == {"artifactLocation": {"uri": "file:///var/dumps/a.yaml"}, "region": {"startLine": 3}}
     assert locs[3]["physicalLocation"] == {"artifactLocation": {"uri": "c%3Aweird.yaml"}}  # not a scheme
@@ -361,7 +415,9 @@ def test_sarif_rules_without_report_rules_come_from_results() -> None:
 def test_sarif_one_run_per_dump() -> None:
     doc = check_sarif(render_many(case_reports("render-many"), "sarif"))
     assert [r["automationDetails"]["id"] for r in doc["runs"]] == [
-        "verdict/tests/data/render/dump.yaml/", "verdict/tests/data/render/second-dump.yaml/"]
+        "verdict/tests/data/render/dump.yaml/",
+        "verdict/tests/data/render/second-dump.yaml/",
+    ]
     assert "toolExecutionNotifications" in doc["runs"][1]["invocations"][0]
 
 
@@ -390,7 +446,12 @@ def test_junit_suites_cases_and_result_words() -> None:
     root = check_junit(render(one(), "junit"))
     [suite] = root.findall("testsuite")
     assert {k: suite.get(k) for k in ("name", "tests", "failures", "errors", "skipped")} == {
-        "name": "render-demo", "tests": "8", "failures": "2", "errors": "1", "skipped": "1"}
+        "name": "render-demo",
+        "tests": "8",
+        "failures": "2",
+        "errors": "1",
+        "skipped": "1",
+    }
     cases = {c.get("name"): c for c in suite.findall("testcase")}
     failure = cases["Node/gpu-node-2: gpu-allocatable"].find("failure")
     assert failure is not None and failure.get("type") == "critical"
@@ -415,14 +476,21 @@ def test_junit_warn_as_failure() -> None:
 def test_junit_suites_per_dump_and_input_errors() -> None:
     root = check_junit(render_many(case_reports("render-many"), "junit"))
     assert [s.get("name") for s in root.findall("testsuite")] == [
-        "tests/data/render/dump.yaml: render-demo", "tests/data/render/second-dump.yaml: render-demo",
-        "tests/data/render/second-dump.yaml: verdict: input"]
+        "tests/data/render/dump.yaml: render-demo",
+        "tests/data/render/second-dump.yaml: render-demo",
+        "tests/data/render/second-dump.yaml: verdict: input",
+    ]
     assert root.find("./testsuite/testcase[@classname='verdict.input']/error") is not None
 
 
 def test_junit_drops_characters_xml_cannot_hold() -> None:
-    report = Report(objects=[ObjectReport(ObjectRef("v1", "Node", "n1"), Source("a.yaml"),
-                                          (_result(message="bell\x07 esc\x1b[31m nul\x00 ok\nline"),))])
+    report = Report(
+        objects=[
+            ObjectReport(
+                ObjectRef("v1", "Node", "n1"), Source("a.yaml"), (_result(message="bell\x07 esc\x1b[31m nul\x00 ok\nline"),)
+            )
+        ]
+    )
     root = check_junit(render(report, "junit"))
     failure = root.find("./testsuite/testcase/failure")
     assert failure is not None and failure.get("message") == "bell esc[31m nul ok\nline"
@@ -452,8 +520,10 @@ def test_markdown_is_cut_to_the_limit_with_a_closing_line() -> None:
 def test_markdown_summary_and_escaping() -> None:
     text = render(one(), "markdown")
     first = text.splitlines()[0]
-    assert first == ("**verdict** tests/data/render/dump.yaml: 6 objects judged (6 read) · 2 fail (1 critical, 1 low)"
-                     " · 1 warn (1 medium) · 1 error")
+    assert first == (
+        "**verdict** tests/data/render/dump.yaml: 6 objects judged (6 read) · 2 fail (1 critical, 1 low)"
+        " · 1 warn (1 medium) · 1 error"
+    )
     rows = _table_rows(text)
     assert [r.split(" | ")[0] for r in rows] == ["| error · info", "| fail · critical", "| fail · low", "| warn · medium"]
     assert "advertises 0 nvidia.com/gpu \\| expected > 0" in rows[1]
@@ -483,8 +553,19 @@ def test_table_colour_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_cli_table_to_a_pipe_has_no_colour(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    result = CliRunner().invoke(main, ["audit", "tests/data/render/dump.yaml", "-p", "tests/data/render/policy.yaml",
-                                       "--format", "table", "--fail-on", "never"])
+    result = CliRunner().invoke(
+        main,
+        [
+            "audit",
+            "tests/data/render/dump.yaml",
+            "-p",
+            "tests/data/render/policy.yaml",
+            "--format",
+            "table",
+            "--fail-on",
+            "never",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "\x1b[" not in result.stdout
     assert "is not one of [container, vm-passthrough," in result.stdout  # not eaten as rich markup

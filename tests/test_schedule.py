@@ -34,27 +34,46 @@ def model(text_: str) -> ClusterModel:
     return ClusterModel([o for o in objects if o["kind"] == "Node"], [o for o in objects if o["kind"] == "Pod"])
 
 
-def node(name: str, allocatable: dict[str, Any] | None = None, labels: dict[str, str] | None = None,
-         taints: list[dict[str, str]] | None = None, unschedulable: bool = False) -> dict[str, Any]:
+def node(
+    name: str,
+    allocatable: dict[str, Any] | None = None,
+    labels: dict[str, str] | None = None,
+    taints: list[dict[str, str]] | None = None,
+    unschedulable: bool = False,
+) -> dict[str, Any]:
     alloc = {"cpu": "4", "memory": "16Gi", "ephemeral-storage": "100Gi", "pods": "110"}
     alloc.update(allocatable or {})
     spec: dict[str, Any] = {"taints": taints} if taints else {}
     if unschedulable:
         spec["unschedulable"] = True
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **(labels or {})}},
-            "spec": spec, "status": {"allocatable": alloc, "capacity": alloc}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **(labels or {})}},
+        "spec": spec,
+        "status": {"allocatable": alloc, "capacity": alloc},
+    }
 
 
-def pod(name: str = "app", requests: dict[str, Any] | None = None, limits: dict[str, Any] | None = None,
-        node_name: str = "", phase: str = "Pending", **spec: Any) -> dict[str, Any]:
+def pod(
+    name: str = "app",
+    requests: dict[str, Any] | None = None,
+    limits: dict[str, Any] | None = None,
+    node_name: str = "",
+    phase: str = "Pending",
+    **spec: Any,
+) -> dict[str, Any]:
     resources = {k: v for k, v in (("requests", requests), ("limits", limits)) if v}
-    body: dict[str, Any] = {"containers": [{"name": "main", "image": "registry.example/app:1",
-                                            "resources": resources}], **spec}
+    body: dict[str, Any] = {"containers": [{"name": "main", "image": "registry.example/app:1", "resources": resources}], **spec}
     if node_name:
         body["nodeName"] = node_name
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-            "spec": body, "status": {"phase": phase}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": body,
+        "status": {"phase": phase},
+    }
 
 
 GPU_CLUSTER = """
@@ -104,8 +123,9 @@ def gpu_pod(count: int = 1, **spec: Any) -> dict[str, Any]:
 def test_extended_resource_used_up_on_one_node_and_absent_on_another() -> None:
     m = model(GPU_CLUSTER)
     p = m.predict(gpu_pod(2))
-    assert p == Prediction(False, (), 3, "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
-                           {"Insufficient nvidia.com/gpu": 3})
+    assert p == Prediction(
+        False, (), 3, "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.", {"Insufficient nvidia.com/gpu": 3}
+    )
     ok = m.predict(gpu_pod(1))
     assert ok.schedulable and ok.feasible == ("gpu-2",)
     assert ok.message == "1/3 nodes are feasible: gpu-2"
@@ -124,8 +144,9 @@ def test_request_larger_than_allocatable() -> None:
     p = m.predict(pod(requests={"cpu": "64", "memory": "1Gi"}))
     assert p.message == "0/2 nodes are available: 2 Insufficient cpu."
     both = m.predict(pod(requests={"cpu": "4500m", "memory": "17Gi", "ephemeral-storage": "200Gi"}))
-    assert both.message == ("0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient ephemeral-storage, "
-                            "2 Insufficient memory.")
+    assert both.message == (
+        "0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient ephemeral-storage, 2 Insufficient memory."
+    )
 
 
 def test_capacity_used_by_bound_pods_and_finished_pods_not_counted() -> None:
@@ -143,12 +164,13 @@ def test_capacity_used_by_bound_pods_and_finished_pods_not_counted() -> None:
 
 
 def test_requests_default_to_limits_and_round_up_like_the_scheduler() -> None:
-    m = ClusterModel([node("worker-1", {"cpu": "1"})], [
-        pod("a", limits={"cpu": "600m"}, node_name="worker-1", phase="Running")])
+    m = ClusterModel([node("worker-1", {"cpu": "1"})], [pod("a", limits={"cpu": "600m"}, node_name="worker-1", phase="Running")])
     assert m.predict(pod(limits={"cpu": "400m"})).schedulable
     assert m.predict(pod(limits={"cpu": "401m"})).message == "0/1 nodes are available: 1 Insufficient cpu."
-    assert scheduler_units({"cpu": Fraction(1, 10000), "memory": Fraction(1, 2), "nvidia.com/gpu": Fraction(0)}) \
-        == {"cpu": 1, "memory": 1}
+    assert scheduler_units({"cpu": Fraction(1, 10000), "memory": Fraction(1, 2), "nvidia.com/gpu": Fraction(0)}) == {
+        "cpu": 1,
+        "memory": 1,
+    }
 
 
 def test_too_many_pods() -> None:
@@ -157,8 +179,7 @@ def test_too_many_pods() -> None:
     m = ClusterModel(nodes, bound)
     assert m.predict(pod()).feasible == ("big",)
     full = ClusterModel([node("small", {"pods": "2"})], bound)
-    assert full.predict(pod(requests={"cpu": "5"})).message == (
-        "0/1 nodes are available: 1 Insufficient cpu, 1 Too many pods.")
+    assert full.predict(pod(requests={"cpu": "5"})).message == ("0/1 nodes are available: 1 Insufficient cpu, 1 Too many pods.")
 
 
 def test_missing_pods_allocatable_means_no_pod_fits() -> None:
@@ -177,28 +198,32 @@ def test_node_without_allocatable_is_not_rejected_on_resources() -> None:
     assert m.warnings == []
     # Other filters still apply to it; rejected before NodeResourcesFit, it is not named in the hint.
     p = m.predict(pod(nodeSelector={"zone": "b"}))
-    assert (p.message, p.hint) == ("0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.",
-                                   "hint: no node has label zone=b")
+    assert (p.message, p.hint) == (
+        "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.",
+        "hint: no node has label zone=b",
+    )
     # Beside a sized node that is too small: the sized one fails as upstream, the unsized one passes.
     small = node("small", {"cpu": "1"})
-    trimmed = [{"kind": "Node", "metadata": {"name": f"trimmed-{i}"}, "status": {"allocatable": None}}
-               for i in range(3)]
+    trimmed = [{"kind": "Node", "metadata": {"name": f"trimmed-{i}"}, "status": {"allocatable": None}} for i in range(3)]
     p = ClusterModel([small, *trimmed], []).predict(pod(requests={"cpu": "2"}))
-    assert (p.message, p.reasons) == ("3/4 nodes are feasible: trimmed-0, trimmed-1, trimmed-2",
-                                      {"Insufficient cpu": 1})
-    assert p.hint == ("hint: nodes trimmed-0, trimmed-1 and 1 more have no status.allocatable in the dump: "
-                      "resources not checked")
+    assert (p.message, p.reasons) == ("3/4 nodes are feasible: trimmed-0, trimmed-1, trimmed-2", {"Insufficient cpu": 1})
+    assert p.hint == ("hint: nodes trimmed-0, trimmed-1 and 1 more have no status.allocatable in the dump: resources not checked")
     # A DaemonSet over them: targeted and feasible, with the same hint.
-    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "mon"},
-          "spec": {"template": {"spec": {"containers": [{"name": "a", "resources": {"requests": {"cpu": "2"}}}]}}}}
+    ds = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "agent", "namespace": "mon"},
+        "spec": {"template": {"spec": {"containers": [{"name": "a", "resources": {"requests": {"cpu": "2"}}}]}}},
+    }
     p = ClusterModel([small, *trimmed], []).predict(ds)
     assert (p.schedulable, p.message) == (False, "cannot run on 1/4 targeted nodes: small (Insufficient cpu)")
-    assert p.hint == ("hint: nodes trimmed-0, trimmed-1 and 1 more have no status.allocatable in the dump: "
-                      "resources not checked")
+    assert p.hint == ("hint: nodes trimmed-0, trimmed-1 and 1 more have no status.allocatable in the dump: resources not checked")
     p = ClusterModel([labels_only], []).predict(ds)
     assert (p.schedulable, p.message, p.hint) == (
-        True, "1/1 nodes are targeted and feasible: worker-1",
-        "hint: node worker-1 has no status.allocatable in the dump: resources not checked")
+        True,
+        "1/1 nodes are targeted and feasible: worker-1",
+        "hint: node worker-1 has no status.allocatable in the dump: resources not checked",
+    )
 
 
 def test_node_allocatable_defaults_to_capacity() -> None:
@@ -207,8 +232,16 @@ def test_node_allocatable_defaults_to_capacity() -> None:
     p = ClusterModel([capacity_only], []).predict(pod(requests={"cpu": "2"}))
     assert (p.message, p.hint) == ("0/1 nodes are available: 1 Insufficient cpu.", "")
     # An allocatable that exists but lacks a resource still has 0 of it (upstream).
-    p = ClusterModel([{"kind": "Node", "metadata": {"name": "w"}, "status": {
-        "allocatable": {"pods": "10"}, "capacity": {"cpu": "8", "pods": "10"}}}], []).predict(pod(requests={"cpu": "1"}))
+    p = ClusterModel(
+        [
+            {
+                "kind": "Node",
+                "metadata": {"name": "w"},
+                "status": {"allocatable": {"pods": "10"}, "capacity": {"cpu": "8", "pods": "10"}},
+            }
+        ],
+        [],
+    ).predict(pod(requests={"cpu": "1"}))
     assert p.message == "0/1 nodes are available: 1 Insufficient cpu."
 
 
@@ -227,9 +260,10 @@ spec:
   containers: [{name: c, resources: {requests: {cpu: .inf}}}]
 status: {phase: Running}
 """)
-    assert m.warnings == ["Node w: status.allocatable.memory: nan is not a quantity; taken as 0",
-                          "Pod ml/runaway: spec.containers[0].resources.requests.cpu: inf is not a quantity; "
-                          "its requests are not counted"]
+    assert m.warnings == [
+        "Node w: status.allocatable.memory: nan is not a quantity; taken as 0",
+        "Pod ml/runaway: spec.containers[0].resources.requests.cpu: inf is not a quantity; its requests are not counted",
+    ]
     p = m.predict(pod(requests={"cpu": "1"}))
     assert (p.schedulable, p.message) == (True, "1/1 nodes are feasible: w")
     assert m.predict(pod(requests={"cpu": "5"})).message == "0/1 nodes are available: 1 Insufficient cpu."
@@ -261,12 +295,15 @@ containers:
     assert effective_requests(spec) == {"cpu": Fraction(2), "memory": Fraction(3 * 2**30 + 256 * 2**20)}
     m = ClusterModel([node("worker-1", {"cpu": "1900m"})], [])
     assert m.predict({"kind": "Pod", "metadata": {"name": "x"}, "spec": spec}).message == (
-        "0/1 nodes are available: 1 Insufficient cpu.")
+        "0/1 nodes are available: 1 Insufficient cpu."
+    )
 
 
 def test_overhead_and_pod_level_requests() -> None:
-    spec = {"containers": [{"name": "a", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}],
-            "overhead": {"cpu": "250m", "memory": "160Mi"}}
+    spec = {
+        "containers": [{"name": "a", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}],
+        "overhead": {"cpu": "250m", "memory": "160Mi"},
+    }
     assert effective_requests(spec) == {"cpu": Fraction(5, 4), "memory": Fraction(2**30 + 160 * 2**20)}
     pod_level = {**spec, "resources": {"requests": {"cpu": "2"}}}
     assert effective_requests(pod_level)["cpu"] == Fraction(9, 4)
@@ -276,8 +313,9 @@ def test_overhead_and_pod_level_requests() -> None:
 
 def test_bad_quantity_in_workload_raises_evaluation_error() -> None:
     with pytest.raises(EvaluationError, match=r"spec.containers\[0\].resources.limits.nvidia.com/gpu"):
-        ClusterModel([node("w")], []).predict(gpu_pod(count=1) | {"spec": {"containers": [
-            {"name": "x", "resources": {"limits": {"nvidia.com/gpu": "one"}}}]}})
+        ClusterModel([node("w")], []).predict(
+            gpu_pod(count=1) | {"spec": {"containers": [{"name": "x", "resources": {"limits": {"nvidia.com/gpu": "one"}}}]}}
+        )
 
 
 def test_bad_quantity_in_dump_is_a_warning() -> None:
@@ -289,21 +327,40 @@ def test_bad_quantity_in_dump_is_a_warning() -> None:
 
 
 def test_malformed_objects_are_skipped_not_fatal() -> None:
-    nodes = [node("ok"), {"kind": "Node"}, node("ok"),
-             {"kind": "Node", "metadata": {"name": "weird", "labels": ["x"]}, "spec": {"taints": "none"},
-              "status": {"allocatable": ["cpu"]}}]
-    pods: list[dict[str, Any]] = [{"kind": "Pod", "spec": "nope"},
-                                  {"kind": "Pod", "metadata": {"labels": 3}, "status": {"phase": {}},
-                                   "spec": {"nodeName": "ok", "containers": [None, {"resources": "x"}]}}]
+    nodes = [
+        node("ok"),
+        {"kind": "Node"},
+        node("ok"),
+        {
+            "kind": "Node",
+            "metadata": {"name": "weird", "labels": ["x"]},
+            "spec": {"taints": "none"},
+            "status": {"allocatable": ["cpu"]},
+        },
+    ]
+    pods: list[dict[str, Any]] = [
+        {"kind": "Pod", "spec": "nope"},
+        {
+            "kind": "Pod",
+            "metadata": {"labels": 3},
+            "status": {"phase": {}},
+            "spec": {"nodeName": "ok", "containers": [None, {"resources": "x"}]},
+        },
+    ]
     m = ClusterModel(nodes, pods)
     assert m.node_names == ("ok", "weird")
-    assert m.warnings == ["a Node without metadata.name was skipped", "Node ok appears twice; the first one is used",
-                          "Node weird: status.allocatable is not a mapping; resources not checked"]
+    assert m.warnings == [
+        "a Node without metadata.name was skipped",
+        "Node ok appears twice; the first one is used",
+        "Node weird: status.allocatable is not a mapping; resources not checked",
+    ]
     assert not m.predict({"kind": {"not": "a kind"}}).applicable
     p = m.predict(pod(tolerations="all", affinity={"nodeAffinity": []}, nodeSelector=["x"]))
     assert (p.message, p.reasons, p.hint) == (
-        "2/2 nodes are feasible: ok, weird", {},
-        "hint: node weird has no status.allocatable in the dump: resources not checked")
+        "2/2 nodes are feasible: ok, weird",
+        {},
+        "hint: node weird has no status.allocatable in the dump: resources not checked",
+    )
 
 
 # -- NodeUnschedulable, TaintToleration ---------------------------------------------------------------
@@ -313,32 +370,47 @@ def test_node_unschedulable() -> None:
     m = ClusterModel([node("cordoned", unschedulable=True), node("worker-1", {"cpu": "1"})], [])
     p = m.predict(pod(requests={"cpu": "2"}))
     assert p.message == "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable."
-    tolerant = pod(requests={"cpu": "2"}, tolerations=[
-        {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"}])
+    tolerant = pod(
+        requests={"cpu": "2"},
+        tolerations=[{"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"}],
+    )
     assert m.predict(tolerant).feasible == ("cordoned",)
 
 
 def test_untolerated_taint_exact_text_with_and_without_value() -> None:
-    m = ClusterModel([
-        node("cp-1", taints=[{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]),
-        node("gpu-1", taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
-                              {"key": "dedicated", "value": "ml", "effect": "NoSchedule"}]),
-    ], [])
+    m = ClusterModel(
+        [
+            node("cp-1", taints=[{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]),
+            node(
+                "gpu-1",
+                taints=[
+                    {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
+                    {"key": "dedicated", "value": "ml", "effect": "NoSchedule"},
+                ],
+            ),
+        ],
+        [],
+    )
     assert m.predict(pod()).message == (
         "0/2 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
-        "1 node(s) had untolerated taint {nvidia.com/gpu: present}.")
+        "1 node(s) had untolerated taint {nvidia.com/gpu: present}."
+    )
     # the first untolerated taint in node order is the one reported
     half = pod(tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}])
     assert m.predict(half).reasons == {
         "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }": 1,
-        "node(s) had untolerated taint {dedicated: ml}": 1}
+        "node(s) had untolerated taint {dedicated: ml}": 1,
+    }
 
 
 def test_exists_and_empty_key_tolerations() -> None:
-    m = ClusterModel([
-        node("a", taints=[{"key": "k1", "value": "v1", "effect": "NoSchedule"}]),
-        node("b", taints=[{"key": "k2", "value": "v2", "effect": "NoExecute"}]),
-    ], [])
+    m = ClusterModel(
+        [
+            node("a", taints=[{"key": "k1", "value": "v1", "effect": "NoSchedule"}]),
+            node("b", taints=[{"key": "k2", "value": "v2", "effect": "NoExecute"}]),
+        ],
+        [],
+    )
     assert m.predict(pod(tolerations=[{"operator": "Exists"}])).feasible == ("a", "b")
     assert m.predict(pod(tolerations=[{"key": "k1", "operator": "Exists"}])).feasible == ("a",)
     # Equal (the default operator) needs the value; an effect restricts the match
@@ -349,10 +421,13 @@ def test_exists_and_empty_key_tolerations() -> None:
 
 
 def test_no_execute_taint_rejects_and_prefer_no_schedule_is_ignored() -> None:
-    m = ClusterModel([
-        node("failing", taints=[{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]),
-        node("preferred-not", taints=[{"key": "spot", "value": "true", "effect": "PreferNoSchedule"}]),
-    ], [])
+    m = ClusterModel(
+        [
+            node("failing", taints=[{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]),
+            node("preferred-not", taints=[{"key": "spot", "value": "true", "effect": "PreferNoSchedule"}]),
+        ],
+        [],
+    )
     p = m.predict(pod())
     assert p.feasible == ("preferred-not",)
     assert p.reasons == {"node(s) had untolerated taint {node.kubernetes.io/unreachable: }": 1}
@@ -365,7 +440,8 @@ def test_toleration_matching_rules() -> None:
     assert first_untolerated([taint], tolerations_of([{"effect": "NoSchedule", "operator": "Exists"}])) is None
     assert tolerates_unschedulable(tolerations_of([{"operator": "Exists"}]))
     assert filter_taints([{"key": "a", "effect": "PreferNoSchedule"}, {"key": "b", "effect": "NoExecute"}]) == (
-        Taint("b", "", "NoExecute"),)
+        Taint("b", "", "NoExecute"),
+    )
 
 
 # -- NodeAffinity, NodeName -----------------------------------------------------------------------------
@@ -398,26 +474,33 @@ def test_node_selector_mismatch() -> None:
     assert ClusterModel(ZONED, []).predict(pod(nodeSelector={"zone": "a", "tier": "gold"})).feasible == ("n1",)
 
 
-@pytest.mark.parametrize(("expression", "expected"), [
-    (expr("zone", "In", "a", "b"), ("n1", "n2")),
-    (expr("zone", "NotIn", "a"), ("n2", "n3")),
-    (expr("tier", "NotIn", "gold"), ("n2", "n3")),  # a missing label satisfies NotIn
-    (expr("tier", "Exists"), ("n1",)),
-    (expr("tier", "DoesNotExist"), ("n2", "n3")),
-    (expr("gpu-mem", "Gt", "30"), ("n2",)),
-    (expr("gpu-mem", "Lt", "30"), ("n1",)),  # n3's label is not an integer: no match
-    (expr("gpu-mem", "Gt", "thirty"), ()),  # a parse error makes the term match nothing
-    (expr("zone", "In"), ()),
-    (expr("zone", "Exists", "a"), ()),
-    (expr("zone", "Near", "a"), ()),
-])
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        (expr("zone", "In", "a", "b"), ("n1", "n2")),
+        (expr("zone", "NotIn", "a"), ("n2", "n3")),
+        (expr("tier", "NotIn", "gold"), ("n2", "n3")),  # a missing label satisfies NotIn
+        (expr("tier", "Exists"), ("n1",)),
+        (expr("tier", "DoesNotExist"), ("n2", "n3")),
+        (expr("gpu-mem", "Gt", "30"), ("n2",)),
+        (expr("gpu-mem", "Lt", "30"), ("n1",)),  # n3's label is not an integer: no match
+        (expr("gpu-mem", "Gt", "thirty"), ()),  # a parse error makes the term match nothing
+        (expr("zone", "In"), ()),
+        (expr("zone", "Exists", "a"), ()),
+        (expr("zone", "Near", "a"), ()),
+    ],
+)
 def test_node_affinity_operators(expression: dict[str, Any], expected: tuple[str, ...]) -> None:
     assert feasible_with(required({"matchExpressions": [expression]})) == expected
 
 
 def test_node_affinity_terms_are_ored_and_expressions_anded() -> None:
-    assert feasible_with(required({"matchExpressions": [expr("zone", "In", "a", "b"), expr("gpu-mem", "Gt", "30")]},
-                                  {"matchExpressions": [expr("zone", "In", "c")]})) == ("n2", "n3")
+    assert feasible_with(
+        required(
+            {"matchExpressions": [expr("zone", "In", "a", "b"), expr("gpu-mem", "Gt", "30")]},
+            {"matchExpressions": [expr("zone", "In", "c")]},
+        )
+    ) == ("n2", "n3")
 
 
 def test_empty_terms_match_nothing() -> None:
@@ -428,26 +511,32 @@ def test_empty_terms_match_nothing() -> None:
 
 def test_match_fields_metadata_name_and_the_prefilter() -> None:
     m = ClusterModel(ZONED, [])
-    pinned = m.predict(pod(requests={"cpu": "8"}, affinity=required(
-        {"matchFields": [expr("metadata.name", "In", "n2")]})))
-    assert pinned.message == ("0/3 nodes are available: 1 Insufficient cpu, "
-                              "2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
+    pinned = m.predict(pod(requests={"cpu": "8"}, affinity=required({"matchFields": [expr("metadata.name", "In", "n2")]})))
+    assert pinned.message == ("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
     assert feasible_with(required({"matchFields": [expr("metadata.name", "NotIn", "n2")]})) == ("n1", "n3")
-    assert feasible_with(required({"matchFields": [expr("metadata.name", "In", "n1")],
-                                   "matchExpressions": [expr("zone", "In", "b")]})) == ()
-    conflict = m.predict(pod(affinity=required({"matchFields": [expr("metadata.name", "In", "n1"),
-                                                                expr("metadata.name", "In", "n2")]})))
+    assert (
+        feasible_with(
+            required({"matchFields": [expr("metadata.name", "In", "n1")], "matchExpressions": [expr("zone", "In", "b")]})
+        )
+        == ()
+    )
+    conflict = m.predict(
+        pod(affinity=required({"matchFields": [expr("metadata.name", "In", "n1"), expr("metadata.name", "In", "n2")]}))
+    )
     assert conflict.message == "0/3 nodes are available: pod affinity terms conflict."
 
 
 def test_node_name_on_a_template() -> None:
     m = ClusterModel(ZONED, [])
-    deployment: dict[str, Any] = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "pinned"},
-                  "spec": {"template": {"spec": {"nodeName": "n3", "containers": [{"name": "a"}]}}}}
+    deployment: dict[str, Any] = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "pinned"},
+        "spec": {"template": {"spec": {"nodeName": "n3", "containers": [{"name": "a"}]}}},
+    }
     assert m.predict(deployment).feasible == ("n3",)
     deployment["spec"]["template"]["spec"]["nodeName"] = "gone"
-    assert m.predict(deployment).message == (
-        "0/3 nodes are available: 3 node(s) didn't match the requested node name.")
+    assert m.predict(deployment).message == ("0/3 nodes are available: 3 node(s) didn't match the requested node name.")
 
 
 def test_compile_terms_drops_bad_terms() -> None:
@@ -460,29 +549,33 @@ def test_compile_terms_drops_bad_terms() -> None:
 
 
 def test_reasons_sort_like_go_sort_strings() -> None:
-    nodes = [node(f"cp-{i}", taints=[{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}])
-             for i in range(10)]
+    nodes = [
+        node(f"cp-{i}", taints=[{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]) for i in range(10)
+    ]
     nodes += [node("cordoned", unschedulable=True), node("w1", {"cpu": "1"}), node("w2", {"cpu": "1"})]
     p = ClusterModel(nodes, []).predict(pod(requests={"cpu": "2"}, nodeSelector={"kubernetes.io/os": "linux"}))
     assert p.message == (
         "0/13 nodes are available: 1 node(s) were unschedulable, "
         "10 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
-        "2 node(s) didn't match Pod's node affinity/selector.")
+        "2 node(s) didn't match Pod's node affinity/selector."
+    )
 
 
 def test_first_failing_filter_counts_a_node_once_but_resources_count_each() -> None:
-    nodes = [node("tainted", {"cpu": "1"}, taints=[{"key": "t", "effect": "NoSchedule"}]),
-             node("small", {"cpu": "1", "memory": "1Gi"})]
+    nodes = [
+        node("tainted", {"cpu": "1"}, taints=[{"key": "t", "effect": "NoSchedule"}]),
+        node("small", {"cpu": "1", "memory": "1Gi"}),
+    ]
     p = ClusterModel(nodes, []).predict(pod(requests={"cpu": "2", "memory": "2Gi"}))
     assert p.reasons == {"node(s) had untolerated taint {t: }": 1, "Insufficient cpu": 1, "Insufficient memory": 1}
-    assert p.message == ("0/2 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, "
-                         "1 node(s) had untolerated taint {t: }.")
+    assert p.message == (
+        "0/2 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, 1 node(s) had untolerated taint {t: }."
+    )
 
 
 def test_pass_message_lists_five_names() -> None:
     m = ClusterModel([node(f"worker-{i}") for i in range(7)], [])
-    assert m.predict(pod()).message == (
-        "7/7 nodes are feasible: worker-0, worker-1, worker-2, worker-3, worker-4, ...")
+    assert m.predict(pod()).message == ("7/7 nodes are feasible: worker-0, worker-1, worker-2, worker-3, worker-4, ...")
 
 
 def test_no_nodes() -> None:
@@ -511,8 +604,10 @@ status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110", nvidia.com/NVIDIA_A
 """)
     p = m.predict(gpu_pod())
     assert p.message == "0/4 nodes are available: 4 Insufficient nvidia.com/gpu."
-    assert p.hint == ("hint: no node advertises nvidia.com/gpu; nodes advertise nvidia.com/GA102GL_A10 (gpu-pt-1), "
-                      "nvidia.com/NVIDIA_A10-12Q (gpu-vgpu-1, gpu-vgpu-2 and 1 more)")
+    assert p.hint == (
+        "hint: no node advertises nvidia.com/gpu; nodes advertise nvidia.com/GA102GL_A10 (gpu-pt-1), "
+        "nvidia.com/NVIDIA_A10-12Q (gpu-vgpu-1, gpu-vgpu-2 and 1 more)"
+    )
 
 
 # -- workloads ------------------------------------------------------------------------------------------
@@ -562,13 +657,11 @@ def test_vmi_gpus_and_host_devices_each_ask_for_one() -> None:
     vmi = yaml.safe_load(VMI)
     spec = pod_spec_of(vmi)
     assert spec is not None
-    assert spec["nodeSelector"] == {"nvidia.com/gpu.workload.config": "vm-passthrough",
-                                    "kubevirt.io/schedulable": "true"}
+    assert spec["nodeSelector"] == {"nvidia.com/gpu.workload.config": "vm-passthrough", "kubevirt.io/schedulable": "true"}
     assert effective_requests(spec) == {"cpu": 4, "memory": 16 * 2**30, "nvidia.com/GA102GL_A10": 2}
     p = model(KUBEVIRT_NODES).predict(vmi)
     assert p.feasible == ("gpu-pt-2",)
-    assert p.reasons == {"Insufficient nvidia.com/GA102GL_A10": 1,
-                         "node(s) didn't match Pod's node affinity/selector": 1}
+    assert p.reasons == {"Insufficient nvidia.com/GA102GL_A10": 1, "node(s) didn't match Pod's node affinity/selector": 1}
 
 
 def test_running_vmi_does_not_compete_with_its_own_launcher_pod() -> None:
@@ -592,19 +685,30 @@ status: {phase: Running}
     other = yaml.safe_load(VMI)
     other["metadata"]["name"] = "win-a10-second"
     assert m.predict(other).message == (
-        "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
-        "2 Insufficient nvidia.com/GA102GL_A10.")
+        "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 2 Insufficient nvidia.com/GA102GL_A10."
+    )
 
 
 def test_vm_template_and_not_kubevirt_lookalikes() -> None:
-    vm = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vgpu-vm"},
-          "spec": {"runStrategy": "Always", "template": {"spec": {"domain": {"devices": {
-              "gpus": [{"name": "vgpu", "deviceName": "nvidia.com/NVIDIA_A10-12Q"}]}}}}}}
+    vm = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "VirtualMachine",
+        "metadata": {"name": "vgpu-vm"},
+        "spec": {
+            "runStrategy": "Always",
+            "template": {
+                "spec": {"domain": {"devices": {"gpus": [{"name": "vgpu", "deviceName": "nvidia.com/NVIDIA_A10-12Q"}]}}}
+            },
+        },
+    }
     p = model(KUBEVIRT_NODES).predict(vm)
-    assert p.message == ("0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, "
-                         "2 Insufficient nvidia.com/NVIDIA_A10-12Q.")
-    assert p.hint == ("hint: no node advertises nvidia.com/NVIDIA_A10-12Q; nodes advertise "
-                      "nvidia.com/GA102GL_A10 (gpu-pt-1, gpu-pt-2 and 1 more)")
+    assert p.message == (
+        "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 2 Insufficient nvidia.com/NVIDIA_A10-12Q."
+    )
+    assert p.hint == (
+        "hint: no node advertises nvidia.com/NVIDIA_A10-12Q; nodes advertise "
+        "nvidia.com/GA102GL_A10 (gpu-pt-1, gpu-pt-2 and 1 more)"
+    )
     assert pod_spec_of({"apiVersion": "compute.example.com/v1", "kind": "VirtualMachine", "spec": {}}) is None
 
 
@@ -647,25 +751,41 @@ spec:
 
 def test_deployment_does_not_compete_with_its_own_pods() -> None:
     m = model(GPU_CLUSTER)
-    trainer: dict[str, Any] = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "trainer", "namespace": "ml"},
-               "spec": {"selector": {"matchExpressions": [expr("app", "DoesNotExist")]},
-                        "template": {"spec": {"containers": [{"name": "train", "resources": {
-                            "limits": {"nvidia.com/gpu": "2"}}}]}}}}
+    trainer: dict[str, Any] = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "trainer", "namespace": "ml"},
+        "spec": {
+            "selector": {"matchExpressions": [expr("app", "DoesNotExist")]},
+            "template": {"spec": {"containers": [{"name": "train", "resources": {"limits": {"nvidia.com/gpu": "2"}}}]}},
+        },
+    }
     assert m.predict(trainer).feasible == ("gpu-1",)  # trainer-0 has no app label: it is selected
     trainer["metadata"]["namespace"] = "other"
     assert m.predict(trainer).feasible == ()
 
 
 def test_daemonset_partial_failure() -> None:
-    m = ClusterModel([
-        node("gpu-1", {"cpu": "8"}, labels={"nvidia.com/gpu.present": "true"}),
-        node("gpu-2", {"cpu": "1"}, labels={"nvidia.com/gpu.present": "true"}),
-        node("gpu-3", {"cpu": "8"}, labels={"nvidia.com/gpu.present": "true"},
-             taints=[{"key": "node.kubernetes.io/disk-pressure", "effect": "NoSchedule"}], unschedulable=True),
-        node("cp-1", labels={"nvidia.com/gpu.present": "true"},
-             taints=[{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]),
-        node("cpu-1"),
-    ], [])
+    m = ClusterModel(
+        [
+            node("gpu-1", {"cpu": "8"}, labels={"nvidia.com/gpu.present": "true"}),
+            node("gpu-2", {"cpu": "1"}, labels={"nvidia.com/gpu.present": "true"}),
+            node(
+                "gpu-3",
+                {"cpu": "8"},
+                labels={"nvidia.com/gpu.present": "true"},
+                taints=[{"key": "node.kubernetes.io/disk-pressure", "effect": "NoSchedule"}],
+                unschedulable=True,
+            ),
+            node(
+                "cp-1",
+                labels={"nvidia.com/gpu.present": "true"},
+                taints=[{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}],
+            ),
+            node("cpu-1"),
+        ],
+        [],
+    )
     ds = yaml.safe_load("""
 apiVersion: apps/v1
 kind: DaemonSet
@@ -684,23 +804,33 @@ spec:
     assert not p.schedulable
     assert p.message == "cannot run on 1/3 targeted nodes: gpu-2 (Insufficient cpu)"
     assert p.feasible == ("gpu-1", "gpu-3")
-    assert p.reasons == {"Insufficient cpu": 1, "node(s) didn't match Pod's node affinity/selector": 1,
-                         "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }": 1}
+    assert p.reasons == {
+        "Insufficient cpu": 1,
+        "node(s) didn't match Pod's node affinity/selector": 1,
+        "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }": 1,
+    }
     ds["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "500m"
     ok = m.predict(ds)
     assert ok.schedulable and ok.message == "3/5 nodes are targeted and feasible: gpu-1, gpu-2, gpu-3"
     ds["spec"]["template"]["spec"]["nodeSelector"] = {"nvidia.com/gpu.present": "false"}
     assert m.predict(ds).message == (
         "0/5 nodes are targeted: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
-        "4 node(s) didn't match Pod's node affinity/selector.")
+        "4 node(s) didn't match Pod's node affinity/selector."
+    )
 
 
 def test_daemonset_pod_already_on_the_node_is_not_counted_twice() -> None:
     running = pod("exporter-abcde", requests={"cpu": "3"}, node_name="w", phase="Running")
     running["metadata"].update(namespace="mon", labels={"app": "exporter"})
-    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "exporter", "namespace": "mon"},
-          "spec": {"selector": {"matchLabels": {"app": "exporter"}},
-                   "template": {"spec": {"containers": [{"name": "e", "resources": {"requests": {"cpu": "3"}}}]}}}}
+    ds = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "exporter", "namespace": "mon"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "exporter"}},
+            "template": {"spec": {"containers": [{"name": "e", "resources": {"requests": {"cpu": "3"}}}]}},
+        },
+    }
     assert ClusterModel([node("w")], [running]).predict(ds).schedulable
 
 
@@ -708,12 +838,15 @@ def test_daemonset_tolerations_are_added() -> None:
     spec = pod_spec_of({"kind": "DaemonSet", "spec": {"template": {"spec": {"hostNetwork": True}}}})
     assert spec is not None
     keys = {(t["key"], t["effect"]) for t in spec["tolerations"]}
-    assert keys == {("node.kubernetes.io/not-ready", "NoExecute"), ("node.kubernetes.io/unreachable", "NoExecute"),
-                    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
-                    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
-                    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
-                    ("node.kubernetes.io/unschedulable", "NoSchedule"),
-                    ("node.kubernetes.io/network-unavailable", "NoSchedule")}
+    assert keys == {
+        ("node.kubernetes.io/not-ready", "NoExecute"),
+        ("node.kubernetes.io/unreachable", "NoExecute"),
+        ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+        ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+        ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+        ("node.kubernetes.io/unschedulable", "NoSchedule"),
+        ("node.kubernetes.io/network-unavailable", "NoSchedule"),
+    }
 
 
 def test_not_applicable() -> None:
@@ -801,12 +934,11 @@ def test_workloads_with_nothing_to_schedule_are_not_judged() -> None:
         ("VirtualMachine", "VirtualMachine is stopped (runStrategy Halted)"),
         ("VirtualMachine", "VirtualMachine is stopped (running: false)"),
     ]
-    assert all((p.applicable, p.schedulable, p.feasible, p.reasons, p.hint) == (False, True, (), {}, "")
-               for _, p in predictions)
+    assert all((p.applicable, p.schedulable, p.feasible, p.reasons, p.hint) == (False, True, (), {}, "") for _, p in predictions)
     # The same objects with a pod to place are judged (and fail: 64 cpu on a 4-cpu node).
     waiting = docs(NOT_WAITING)
     waiting[0]["spec"]["replicas"] = 1
-    del waiting[1]["spec"]["replicas"]                           # defaults to 1
+    del waiting[1]["spec"]["replicas"]  # defaults to 1
     waiting[4]["status"]["conditions"][1]["status"] = "False"
     waiting[4]["status"]["conditions"][0]["status"] = "False"
     waiting[5]["status"]["conditions"] = [{"type": "Suspended", "status": "True"}]  # status alone: spec decides
@@ -833,8 +965,7 @@ def reference(nodes: list[dict[str, Any]], pods: list[dict[str, Any]], spec: dic
     """Upstream's loop, node by node, written plainly from rules.schedule.matching."""
     tolerations = tolerations_of(spec.get("tolerations"))
     selector = {k: text(v) for k, v in (spec.get("nodeSelector") or {}).items()}
-    raw = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
-           .get("requiredDuringSchedulingIgnoredDuringExecution"))
+    raw = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
     terms = compile_terms(raw["nodeSelectorTerms"]) if raw is not None else None
     wanted = scheduler_units(effective_requests(spec))
     reasons: dict[str, int] = {}
@@ -853,13 +984,13 @@ def reference(nodes: list[dict[str, Any]], pods: list[dict[str, Any]], spec: dic
             add(taint.reason())
             continue
         if any(labels.get(k) != v for k, v in selector.items()) or (
-                terms is not None and not any(t.matches(labels, name) for t in terms)):
+            terms is not None and not any(t.matches(labels, name) for t in terms)
+        ):
             add("node(s) didn't match Pod's node affinity/selector")
             continue
         if "allocatable" not in n["status"]:
             continue  # no allocatable in the dump: resources not checked
-        bound = [p for p in pods if p["spec"].get("nodeName") == name
-                 and p["status"]["phase"] not in ("Succeeded", "Failed")]
+        bound = [p for p in pods if p["spec"].get("nodeName") == name and p["status"]["phase"] not in ("Succeeded", "Failed")]
         alloc = scheduler_units({k: parse_quantity(v) for k, v in n["status"]["allocatable"].items()}, pods=True)
         if len(bound) + 1 > alloc.get("pods", 0):
             add("Too many pods")
@@ -876,9 +1007,14 @@ def random_dump(rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str
         alloc: dict[str, Any] = {"cpu": str(rng.choice([2, 4, 8])), "pods": str(rng.choice([3, 110]))}
         if rng.random() < 0.4:
             alloc["example.com/fpga"] = str(rng.randint(0, 2))
-        taints = [{"key": rng.choice(["a", "b"]), "value": rng.choice(["", "x"]),
-                   "effect": rng.choice(["NoSchedule", "NoExecute", "PreferNoSchedule"])}
-                  for _ in range(rng.randint(0, 2))]
+        taints = [
+            {
+                "key": rng.choice(["a", "b"]),
+                "value": rng.choice(["", "x"]),
+                "effect": rng.choice(["NoSchedule", "NoExecute", "PreferNoSchedule"]),
+            }
+            for _ in range(rng.randint(0, 2))
+        ]
         labels = {"zone": rng.choice("abc"), "size": str(rng.randint(1, 9))}
         nodes.append(node(f"n{i:02d}", alloc, labels, taints, unschedulable=rng.random() < 0.1))
         if rng.random() < 0.1:
@@ -888,8 +1024,14 @@ def random_dump(rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str
         requests = {"cpu": rng.choice(["500m", "1", "2"])}
         if rng.random() < 0.3:
             requests["example.com/fpga"] = "1"
-        pods.append(pod(f"p{i}", requests=requests, node_name=rng.choice(nodes)["metadata"]["name"],
-                        phase=rng.choice(["Running", "Running", "Succeeded", "Pending"])))
+        pods.append(
+            pod(
+                f"p{i}",
+                requests=requests,
+                node_name=rng.choice(nodes)["metadata"]["name"],
+                phase=rng.choice(["Running", "Running", "Succeeded", "Pending"]),
+            )
+        )
     return nodes, pods
 
 
@@ -899,13 +1041,17 @@ def random_spec(rng: random.Random) -> dict[str, Any]:
         requests["example.com/fpga"] = str(rng.randint(1, 2))
     spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": requests}}]}
     if rng.random() < 0.5:
-        spec["tolerations"] = rng.sample([{"key": "a", "operator": "Exists"}, {"key": "b", "value": "x"},
-                                          {"operator": "Exists", "effect": "NoExecute"}], rng.randint(1, 2))
+        spec["tolerations"] = rng.sample(
+            [{"key": "a", "operator": "Exists"}, {"key": "b", "value": "x"}, {"operator": "Exists", "effect": "NoExecute"}],
+            rng.randint(1, 2),
+        )
     if rng.random() < 0.3:
         spec["nodeSelector"] = {"zone": rng.choice("abc")}
     if rng.random() < 0.4:
-        spec["affinity"] = required({"matchExpressions": [expr("size", rng.choice(["Gt", "Lt"]), "5")]},
-                                    {"matchExpressions": [expr("zone", rng.choice(["In", "NotIn"]), "a")]})
+        spec["affinity"] = required(
+            {"matchExpressions": [expr("size", rng.choice(["Gt", "Lt"]), "5")]},
+            {"matchExpressions": [expr("zone", rng.choice(["In", "NotIn"]), "a")]},
+        )
     return spec
 
 
@@ -938,12 +1084,15 @@ def test_vmi_already_on_a_node_or_finished_is_not_predicted() -> None:
 def test_hint_names_what_the_pinned_node_advertises_instead() -> None:
     """A Pod asking nvidia.com/gpu pinned to a vm-passthrough node: kube-scheduler only says
     Insufficient; verdict adds what that node advertises instead (issue 4's hint)."""
-    nodes = [node("gpu-c-1", {"nvidia.com/gpu": "2"}),
-             node("gpu-pt-1", {"nvidia.com/GA102GL_A10": "1"}, labels={"nvidia.com/gpu.workload.config": "vm-passthrough"})]
+    nodes = [
+        node("gpu-c-1", {"nvidia.com/gpu": "2"}),
+        node("gpu-pt-1", {"nvidia.com/GA102GL_A10": "1"}, labels={"nvidia.com/gpu.workload.config": "vm-passthrough"}),
+    ]
     m = ClusterModel(nodes, [])
     p = m.predict(pod(limits={"nvidia.com/gpu": "1"}, nodeSelector={"kubernetes.io/hostname": "gpu-pt-1"}))
-    assert p.message == ("0/2 nodes are available: 1 Insufficient nvidia.com/gpu, "
-                         "1 node(s) didn't match Pod's node affinity/selector.")
+    assert p.message == (
+        "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) didn't match Pod's node affinity/selector."
+    )
     assert p.hint == "hint: nvidia.com/gpu is not advertised where the pod may run: gpu-pt-1 advertises nvidia.com/GA102GL_A10"
     # Capacity used up on a node that does advertise the resource is no hint.
     full = ClusterModel(nodes, [pod("busy", limits={"nvidia.com/gpu": "2"}, node_name="gpu-c-1", phase="Running")])
@@ -959,7 +1108,10 @@ def test_hint_when_no_node_has_a_required_label() -> None:
     vmi["spec"].pop("nodeSelector", None)
     p = ClusterModel(nodes, []).predict(vmi)
     assert p.message == "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector."
-    assert p.hint == ("hint: no node has label kubevirt.io/schedulable=true (virt-handler sets it on the nodes "
-                      "where it runs and is ready; is virt-handler running there?)")
-    assert LABEL_SETTERS == {KUBEVIRT_SCHEDULABLE_LABEL: "virt-handler sets it on the nodes where it runs and is "
-                                                         "ready; is virt-handler running there?"}
+    assert p.hint == (
+        "hint: no node has label kubevirt.io/schedulable=true (virt-handler sets it on the nodes "
+        "where it runs and is ready; is virt-handler running there?)"
+    )
+    assert LABEL_SETTERS == {
+        KUBEVIRT_SCHEDULABLE_LABEL: "virt-handler sets it on the nodes where it runs and is ready; is virt-handler running there?"
+    }

@@ -81,9 +81,17 @@ def test_doc_examples_validate(validator: Draft202012Validator, label: str, doc:
 
 def test_doc_operator_examples_validate(validator: Draft202012Validator) -> None:
     doc = copy.deepcopy(DOC_POLICIES[0][1])
-    doc["spec"]["rules"] = [{"id": f"example-{name.lower()}", "title": name, "match": {"kinds": ["*"]}, "assert": a,
-                             "message": "{observed}", "references": ["docs/policy-format.md"]}
-                            for name, a in doc_operator_examples().items()]
+    doc["spec"]["rules"] = [
+        {
+            "id": f"example-{name.lower()}",
+            "title": name,
+            "match": {"kinds": ["*"]},
+            "assert": a,
+            "message": "{observed}",
+            "references": ["docs/policy-format.md"],
+        }
+        for name, a in doc_operator_examples().items()
+    ]
     assert _errors(validator, doc) == []
 
 
@@ -96,4 +104,3 @@ def test_schema_refuses_typos(validator: Draft202012Validator) -> None:
     assert any("'equalz' was unexpected" in e for e in errors), errors
     assert any(e.startswith("spec/defaults/severity: 'urgent' is not one of") for e in errors), errors
     assert any("'references' is a required property" in e for e in errors), errors
-

@@ -61,12 +61,15 @@ app = create_app({"POLICIES": ["gpu-operator", str(PACK)], "MAX_CONTENT_LENGTH":
 schema = schemathesis.openapi.from_path(ROOT / "openapi.yaml")
 schema.config.update(base_url="http://verdict.test")
 
-CHECKS = [checks.not_a_server_error, checks.status_code_conformance, checks.content_type_conformance,
-          checks.response_schema_conformance]
+CHECKS = [
+    checks.not_a_server_error,
+    checks.status_code_conformance,
+    checks.content_type_conformance,
+    checks.response_schema_conformance,
+]
 
 
 @schema.parametrize()
-@settings(max_examples=15, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=15, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
 def test_api_keeps_its_contract(case: Any) -> None:
     case.call_and_validate(app=app, checks=CHECKS)

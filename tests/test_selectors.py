@@ -40,20 +40,20 @@ def test_match_labels() -> None:
 
 
 def test_match_labels_pairs_are_anded() -> None:
-    assert selected({"matchLabels": {"nvidia.com/gpu.present": "true",
-                                     "nvidia.com/gpu.workload.config": "vm-vgpu"}}) == ["vgpu"]
+    assert selected({"matchLabels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.workload.config": "vm-vgpu"}}) == ["vgpu"]
 
 
 def test_in() -> None:
     assert selected({"matchExpressions": [expr("nvidia.com/gpu.workload.config", "In", "vm-passthrough", "vm-vgpu")]}) == [
-        "gpu", "vgpu"]
+        "gpu",
+        "vgpu",
+    ]
     assert selected({"matchExpressions": [expr("nvidia.com/gpu.workload.config", "In", "container")]}) == []
 
 
 def test_not_in_matches_when_the_key_is_absent() -> None:
     # metav1: NotIn selects objects without the key too (labels.Selector `!=`/`notin` semantics).
-    assert selected({"matchExpressions": [expr("nvidia.com/gpu.workload.config", "NotIn", "vm-vgpu")]}) == [
-        "gpu", "cpu", "bare"]
+    assert selected({"matchExpressions": [expr("nvidia.com/gpu.workload.config", "NotIn", "vm-vgpu")]}) == ["gpu", "cpu", "bare"]
 
 
 def test_exists_and_does_not_exist() -> None:
@@ -64,12 +64,15 @@ def test_exists_and_does_not_exist() -> None:
 
 
 def test_expressions_and_labels_are_anded() -> None:
-    selector = {"matchLabels": {"node-role.kubernetes.io/worker": ""},
-                "matchExpressions": [expr("nvidia.com/gpu.present", "Exists"),
-                                     expr("nvidia.com/gpu.workload.config", "NotIn", "container")]}
+    selector = {
+        "matchLabels": {"node-role.kubernetes.io/worker": ""},
+        "matchExpressions": [
+            expr("nvidia.com/gpu.present", "Exists"),
+            expr("nvidia.com/gpu.workload.config", "NotIn", "container"),
+        ],
+    }
     assert selected(selector) == ["gpu"]
-    selector = {"matchExpressions": [expr("nvidia.com/gpu.present", "Exists"),
-                                     expr("nvidia.com/gpu.present", "DoesNotExist")]}
+    selector = {"matchExpressions": [expr("nvidia.com/gpu.present", "Exists"), expr("nvidia.com/gpu.present", "DoesNotExist")]}
     assert selected(selector) == []
 
 
@@ -119,18 +122,26 @@ def node_obj(name: str, labels: dict[str, str]) -> dict[str, Any]:
 
 
 def test_rule_match_and_exclude(judge: Judge) -> None:
-    rule = make_rule({"path": "$.metadata.name", "exists": True},
-                     match={"kinds": ["Node"], "labelSelector": {"matchExpressions": [expr("nvidia.com/gpu.present", "Exists")]}},
-                     exclude_={"kinds": ["Node"], "names": ["*-vgpu"]})
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "gpu-pod", "namespace": "ml",
-                                                           "labels": {"nvidia.com/gpu.present": "true"}}}
+    rule = make_rule(
+        {"path": "$.metadata.name", "exists": True},
+        match={"kinds": ["Node"], "labelSelector": {"matchExpressions": [expr("nvidia.com/gpu.present", "Exists")]}},
+        exclude_={"kinds": ["Node"], "names": ["*-vgpu"]},
+    )
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "gpu-pod", "namespace": "ml", "labels": {"nvidia.com/gpu.present": "true"}},
+    }
     results = judge([node_obj("gpu-node", GPU), node_obj("cpu-node", CPU), node_obj("node-vgpu", VGPU), pod], rules=[rule])
     assert sorted(results) == [("gpu-node", "r")]
 
 
 def test_exclude_by_label(judge: Judge) -> None:
-    rule = make_rule({"path": "$.metadata.name", "exists": True}, match={"kinds": ["Node"]},
-                     exclude_={"kinds": ["*"], "labelSelector": {"matchLabels": {"nvidia.com/gpu.workload.config": "vm-vgpu"}}})
+    rule = make_rule(
+        {"path": "$.metadata.name", "exists": True},
+        match={"kinds": ["Node"]},
+        exclude_={"kinds": ["*"], "labelSelector": {"matchLabels": {"nvidia.com/gpu.workload.config": "vm-vgpu"}}},
+    )
     results = judge([node_obj("gpu-node", GPU), node_obj("cpu-node", CPU), node_obj("node-vgpu", VGPU)], rules=[rule])
     assert sorted(k[0] for k in results) == ["cpu-node", "gpu-node"]
 
@@ -139,16 +150,26 @@ def test_namespaced_match(judge: Judge) -> None:
     def ds(name: str, ns: str) -> dict[str, Any]:
         return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": name, "namespace": ns}}
 
-    rule = make_rule({"path": "$.metadata.name", "exists": True},
-                     match={"kinds": ["DaemonSet"], "namespaces": ["gpu-operator"], "names": ["nvidia-*"]})
-    results = judge([ds("nvidia-driver-daemonset", "gpu-operator"), ds("nvidia-driver-daemonset", "default"),
-                     ds("gpu-feature-discovery", "gpu-operator")], rules=[rule])
+    rule = make_rule(
+        {"path": "$.metadata.name", "exists": True},
+        match={"kinds": ["DaemonSet"], "namespaces": ["gpu-operator"], "names": ["nvidia-*"]},
+    )
+    results = judge(
+        [
+            ds("nvidia-driver-daemonset", "gpu-operator"),
+            ds("nvidia-driver-daemonset", "default"),
+            ds("gpu-feature-discovery", "gpu-operator"),
+        ],
+        rules=[rule],
+    )
     assert list(results) == [("nvidia-driver-daemonset", "r")]
 
 
 @pytest.mark.parametrize("labels", [None, "not-a-mapping", ["a"]])
 def test_objects_without_a_labels_mapping(judge: Judge, labels: Any) -> None:
     obj = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "odd", "labels": labels}}
-    rule = make_rule({"path": "$.metadata.name", "exists": True},
-                     match={"kinds": ["Node"], "labelSelector": {"matchExpressions": [expr("a", "DoesNotExist")]}})
+    rule = make_rule(
+        {"path": "$.metadata.name", "exists": True},
+        match={"kinds": ["Node"], "labelSelector": {"matchExpressions": [expr("a", "DoesNotExist")]}},
+    )
     assert judge([obj], rules=[rule])[("odd", "r")].result == "pass"

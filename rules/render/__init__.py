@@ -54,8 +54,12 @@ def render_many(reports: list[Report], fmt: str = "json", **options: Any) -> str
     if hasattr(module, "render_many"):
         return str(module.render_many(reports, fmt=fmt, **options))
     if FORMATS[fmt][0] == "native":
-        data = {"apiVersion": "verdict/v1", "kind": "ReportList", "total": Report.total(reports),
-                "reports": [r.to_dict() for r in reports]}
+        data = {
+            "apiVersion": "verdict/v1",
+            "kind": "ReportList",
+            "total": Report.total(reports),
+            "reports": [r.to_dict() for r in reports],
+        }
         return str(module.render(data, fmt=fmt))
     parts = [f"== {r.name}\n{module.render(r, fmt=fmt, **options)}" for r in reports]
     worst = max((r.worst() for r in reports), key=lambda w: ["skip", "pass", "warn", "fail", "error"].index(w))

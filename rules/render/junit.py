@@ -35,10 +35,8 @@ def _clean(text: Any) -> str:
 
 def _details(obj: ObjectReport, r: Result) -> str:
     """The body of a failure/error/skipped element: what a person needs to find and fix the object."""
-    lines = [f"{r.result} [{r.severity}] {r.policy}/{r.rule}: {r.title}", f"object: {obj.ref}",
-             f"source: {obj.source}"]
-    for label, value in (("path", r.path), ("observed", r.observed), ("expected", r.expected),
-                         ("remediation", r.remediation)):
+    lines = [f"{r.result} [{r.severity}] {r.policy}/{r.rule}: {r.title}", f"object: {obj.ref}", f"source: {obj.source}"]
+    for label, value in (("path", r.path), ("observed", r.observed), ("expected", r.expected), ("remediation", r.remediation)):
         if value not in (None, "", [], {}):
             lines.append(f"{label}: {value}")
     if r.references:
@@ -71,8 +69,7 @@ def _seconds(ms: float) -> str:
 
 def _suites(report: Report, prefix: str, warn_as_failure: bool) -> list[ET.Element]:
     """The suites of one report: one per policy (in the order policies were loaded), then input errors."""
-    by_policy: OrderedDict[str, list[tuple[ObjectReport, Result]]] = OrderedDict(
-        (p["name"], []) for p in report.policies)
+    by_policy: OrderedDict[str, list[tuple[ObjectReport, Result]]] = OrderedDict((p["name"], []) for p in report.policies)
     for obj, r in report.results:
         by_policy.setdefault(r.policy, []).append((obj, r))
     versions = {p["name"]: p for p in report.policies}
@@ -85,9 +82,14 @@ def _suites(report: Report, prefix: str, warn_as_failure: bool) -> list[ET.Eleme
             continue
         words = [r.result for _, r in pairs]
         failures = words.count("fail") + (words.count("warn") if warn_as_failure else 0)
-        attrs = {"name": _clean(f"{prefix}{policy}"), "tests": str(len(pairs)), "failures": str(failures),
-                 "errors": str(words.count("error")), "skipped": str(words.count("skip")),
-                 "time": _seconds(evaluate_ms * len(pairs) / total if total else 0.0)}
+        attrs = {
+            "name": _clean(f"{prefix}{policy}"),
+            "tests": str(len(pairs)),
+            "failures": str(failures),
+            "errors": str(words.count("error")),
+            "skipped": str(words.count("skip")),
+            "time": _seconds(evaluate_ms * len(pairs) / total if total else 0.0),
+        }
         if timestamp:
             attrs["timestamp"] = timestamp
         suite = ET.Element("testsuite", attrs)
@@ -102,8 +104,17 @@ def _suites(report: Report, prefix: str, warn_as_failure: bool) -> list[ET.Eleme
         suites.append(suite)
     if report.input_errors:
         n = str(len(report.input_errors))
-        suite = ET.Element("testsuite", {"name": _clean(f"{prefix}verdict: input"), "tests": n, "failures": "0",
-                                         "errors": n, "skipped": "0", "time": "0.000"})
+        suite = ET.Element(
+            "testsuite",
+            {
+                "name": _clean(f"{prefix}verdict: input"),
+                "tests": n,
+                "failures": "0",
+                "errors": n,
+                "skipped": "0",
+                "time": "0.000",
+            },
+        )
         for err in report.input_errors:
             case = ET.SubElement(suite, "testcase", {"classname": "verdict.input", "name": _clean(str(err.source))})
             child = ET.SubElement(case, "error", {"message": _clean(err.reason), "type": "input"})
@@ -118,9 +129,16 @@ def _document(reports: list[Report], many: bool, warn_as_failure: bool) -> str:
         suites += _suites(report, f"{report.name}: " if many and report.name else "", warn_as_failure)
     count = {k: sum(int(s.get(k, "0")) for s in suites) for k in ("tests", "failures", "errors")}
     ms = sum(float(r.timing.get("evaluateMs", 0.0)) for r in reports)
-    root = ET.Element("testsuites", {"name": "verdict", "tests": str(count["tests"]),
-                                     "failures": str(count["failures"]), "errors": str(count["errors"]),
-                                     "time": _seconds(ms)})
+    root = ET.Element(
+        "testsuites",
+        {
+            "name": "verdict",
+            "tests": str(count["tests"]),
+            "failures": str(count["failures"]),
+            "errors": str(count["errors"]),
+            "time": _seconds(ms),
+        },
+    )
     root.extend(suites)
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

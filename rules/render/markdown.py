@@ -73,8 +73,10 @@ def row(obj: ObjectReport, r: Result, whole: bool = False) -> str:
     """One finding as a table row; cells are shortened for chat unless ``whole`` (no limit asked)."""
     big = 1 << 30
     fix = cell(r.remediation, big if whole else 100) if r.remediation else ""
-    return (f"| {r.result} · {r.severity} | {_code(cell(obj.ref, 80))} | {_code(f'{r.policy}/{r.rule}')} "
-            f"| {cell(r.message, big if whole else CELL)} | {fix} |")
+    return (
+        f"| {r.result} · {r.severity} | {_code(cell(obj.ref, 80))} | {_code(f'{r.policy}/{r.rule}')} "
+        f"| {cell(r.message, big if whole else CELL)} | {fix} |"
+    )
 
 
 def _closing(rows: int, dumps: int, limit: int) -> str:
@@ -137,6 +139,8 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
     if len(reports) == 1:
         return render(reports[0], fmt, limit)
     blocks: list[tuple[str, list[str]]] = [(summary_line(Report.total(reports), f"{len(reports)} dumps"), [])]
-    blocks += [(f"### {cell(r.name or f'dump {i}', 120)}\n{summary_line(r)}", [row(o, x, not limit) for o, x in findings(r)])
-               for i, r in enumerate(reports, 1)]
+    blocks += [
+        (f"### {cell(r.name or f'dump {i}', 120)}\n{summary_line(r)}", [row(o, x, not limit) for o, x in findings(r)])
+        for i, r in enumerate(reports, 1)
+    ]
     return _fit(blocks, limit)

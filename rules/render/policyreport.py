@@ -67,8 +67,7 @@ def _timestamp(generated: str) -> dict[str, int]:
 
 def _text(value: Any) -> str:
     """A property value: strings as they are, anything else as compact JSON; cut at ``MAX_PROPERTY``."""
-    text = value if isinstance(value, str) else orjson.dumps(value, default=str,
-                                                             option=orjson.OPT_SORT_KEYS).decode()
+    text = value if isinstance(value, str) else orjson.dumps(value, default=str, option=orjson.OPT_SORT_KEYS).decode()
     if len(text) > MAX_PROPERTY:
         left = len(text) - MAX_PROPERTY
         text = text[:MAX_PROPERTY] + f"... ({left} more characters)"
@@ -96,8 +95,11 @@ def policy_result(r: Result, resource: dict[str, str] | None, timestamp: dict[st
     out["message"] = r.message
     if resource is not None:
         out["resources"] = [dict(resource)]  # a copy each: YAML would write shared dicts as anchors
-    props = {k: _text(v) for k, v in (("path", r.path), ("observed", r.observed), ("expected", r.expected),
-                                      ("remediation", r.remediation)) if v not in (None, "", [], {})}
+    props = {
+        k: _text(v)
+        for k, v in (("path", r.path), ("observed", r.observed), ("expected", r.expected), ("remediation", r.remediation))
+        if v not in (None, "", [], {})
+    }
     if props:
         out["properties"] = props
     return out
@@ -111,8 +113,16 @@ def _input_error(err: Any, timestamp: dict[str, int]) -> dict[str, Any]:
         props["line"] = str(err.source.line)
     if err.path:
         props["path"] = err.path
-    return {"policy": SOURCE, "rule": "input", "result": "error", "scored": True, "source": SOURCE,
-            "timestamp": dict(timestamp), "message": _text(f"{err}"), "properties": props}
+    return {
+        "policy": SOURCE,
+        "rule": "input",
+        "result": "error",
+        "scored": True,
+        "source": SOURCE,
+        "timestamp": dict(timestamp),
+        "message": _text(f"{err}"),
+        "properties": props,
+    }
 
 
 def _summary(results: list[dict[str, Any]]) -> dict[str, int]:
@@ -146,8 +156,10 @@ def _chunks(results: list[dict[str, Any]], room: int) -> list[list[dict[str, Any
     for r in results:
         size = _size(r) + 1
         if size > room:
-            raise ValueError(f"one result of {r['policy']}/{r.get('rule', '')} needs {size} bytes, more than "
-                             f"a report of max_bytes can hold ({room} bytes left for results)")
+            raise ValueError(
+                f"one result of {r['policy']}/{r.get('rule', '')} needs {size} bytes, more than "
+                f"a report of max_bytes can hold ({room} bytes left for results)"
+            )
         if used + size > room and chunks[-1]:
             chunks.append([])
             used = 0
@@ -156,8 +168,9 @@ def _chunks(results: list[dict[str, Any]], room: int) -> list[list[dict[str, Any
     return chunks
 
 
-def _reports(kind: str, api_version: str, base: str, namespace: str, dump: str, results: list[dict[str, Any]],
-             max_bytes: int) -> list[dict[str, Any]]:
+def _reports(
+    kind: str, api_version: str, base: str, namespace: str, dump: str, results: list[dict[str, Any]], max_bytes: int
+) -> list[dict[str, Any]]:
     """The report(s) of one scope: one when it fits in ``max_bytes``, else ``-1``, ``-2``, ..."""
     whole = _skeleton(kind, api_version, dns_name(base), namespace, dump)
     whole["summary"] = _summary(results)
@@ -179,8 +192,9 @@ def _reports(kind: str, api_version: str, base: str, namespace: str, dump: str, 
     return out
 
 
-def items(report: Report, api_version: str = "v1alpha2", max_bytes: int = MAX_BYTES, prefix: str = "verdict",
-          dump: str = "") -> list[dict[str, Any]]:
+def items(
+    report: Report, api_version: str = "v1alpha2", max_bytes: int = MAX_BYTES, prefix: str = "verdict", dump: str = ""
+) -> list[dict[str, Any]]:
     """The ClusterPolicyReport (first, when there is a cluster-scoped result or an input error) and the
     PolicyReports (by namespace, sorted) of one report. Raises ``ValueError`` for an unknown version."""
     if api_version not in API_VERSIONS:
@@ -222,14 +236,26 @@ def as_list(item_list: list[dict[str, Any]]) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "List", "items": item_list}
 
 
-def render(report: Report, fmt: str = "policyreport", api_version: str = "v1alpha2", output_format: str = "yaml",
-           max_bytes: int = MAX_BYTES, **_: Any) -> str:
+def render(
+    report: Report,
+    fmt: str = "policyreport",
+    api_version: str = "v1alpha2",
+    output_format: str = "yaml",
+    max_bytes: int = MAX_BYTES,
+    **_: Any,
+) -> str:
     """One report as a ``kind: List`` of PolicyReports, YAML (default) or JSON (``output_format="json"``)."""
     return _serialize(as_list(items(report, api_version, max_bytes, dump=report.name)), output_format)
 
 
-def render_many(reports: list[Report], fmt: str = "policyreport", api_version: str = "v1alpha2",
-                output_format: str = "yaml", max_bytes: int = MAX_BYTES, **_: Any) -> str:
+def render_many(
+    reports: list[Report],
+    fmt: str = "policyreport",
+    api_version: str = "v1alpha2",
+    output_format: str = "yaml",
+    max_bytes: int = MAX_BYTES,
+    **_: Any,
+) -> str:
     """Several dumps as ONE ``kind: List``. With more than one dump, names carry the dump
     (``verdict-<dump>-<hash>-<namespace>``) so that reports of different dumps do not overwrite each other."""
     if len(reports) == 1:

@@ -97,9 +97,20 @@ def _rules(report: Report) -> list[dict[str, Any]]:
     seen: dict[str, dict[str, Any]] = {}
     for _, r in report.results:
         uid = f"{r.policy}/{r.rule}"
-        seen.setdefault(uid, {"id": uid, "policy": r.policy, "rule": r.rule, "title": r.title, "description": "",
-                              "severity": r.severity, "category": r.category, "references": list(r.references),
-                              "onFailure": "fail"})
+        seen.setdefault(
+            uid,
+            {
+                "id": uid,
+                "policy": r.policy,
+                "rule": r.rule,
+                "title": r.title,
+                "description": "",
+                "severity": r.severity,
+                "category": r.category,
+                "references": list(r.references),
+                "onFailure": "fail",
+            },
+        )
     return list(seen.values())
 
 
@@ -124,8 +135,12 @@ def reporting_descriptor(rule: dict[str, Any]) -> dict[str, Any]:
     on_failure = rule.get("onFailure", "fail")
     out["defaultConfiguration"] = {"level": level(on_failure, rule.get("severity", ""))}
     tags = [t for t in dict.fromkeys([rule.get("category", ""), rule.get("policy", "")]) if t]
-    out["properties"] = {"tags": tags, "severity": rule.get("severity", ""), "category": rule.get("category", ""),
-                         "onFailure": on_failure}
+    out["properties"] = {
+        "tags": tags,
+        "severity": rule.get("severity", ""),
+        "category": rule.get("category", ""),
+        "onFailure": on_failure,
+    }
     return out
 
 
@@ -143,10 +158,8 @@ def sarif_result(obj: ObjectReport, r: Result, index: int) -> dict[str, Any]:
     if physical is not None:
         location["physicalLocation"] = physical
     location["logicalLocations"] = [{"name": obj.ref.name, "fullyQualifiedName": str(obj.ref), "kind": "resource"}]
-    props: dict[str, Any] = {"result": r.result, "severity": r.severity, "category": r.category,
-                             "object": obj.ref.to_dict()}
-    for key, value in (("path", r.path), ("observed", r.observed), ("expected", r.expected),
-                       ("remediation", r.remediation)):
+    props: dict[str, Any] = {"result": r.result, "severity": r.severity, "category": r.category, "object": obj.ref.to_dict()}
+    for key, value in (("path", r.path), ("observed", r.observed), ("expected", r.expected), ("remediation", r.remediation)):
         if value not in (None, "", [], {}):
             props[key] = value
     return {
@@ -172,9 +185,19 @@ def run(report: Report, all_results: bool = False) -> dict[str, Any]:
         uid = f"{r.policy}/{r.rule}"
         if uid not in index:  # a result of a rule the report does not list: describe it from the result
             index[uid] = len(rules)
-            rules.append(reporting_descriptor({"id": uid, "policy": r.policy, "rule": r.rule, "title": r.title,
-                                               "severity": r.severity, "category": r.category,
-                                               "references": list(r.references)}))
+            rules.append(
+                reporting_descriptor(
+                    {
+                        "id": uid,
+                        "policy": r.policy,
+                        "rule": r.rule,
+                        "title": r.title,
+                        "severity": r.severity,
+                        "category": r.category,
+                        "references": list(r.references),
+                    }
+                )
+            )
         results.append(sarif_result(obj, r, index[uid]))
     driver: dict[str, Any] = {"name": "verdict", "version": __version__, "semanticVersion": __version__}
     uri = information_uri()

@@ -15,8 +15,7 @@ from ..report import Report
 _STYLE = {"fail": "bold red", "error": "bold magenta", "warn": "yellow", "pass": "green", "skip": "dim"}
 
 
-def render(report: Report, fmt: str = "table", color: bool = False, width: int = 160, all_results: bool = False,
-           **_: Any) -> str:
+def render(report: Report, fmt: str = "table", color: bool = False, width: int = 160, all_results: bool = False, **_: Any) -> str:
     """Findings (fail/warn/error; every result with ``all_results``) as a table, then counts."""
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False)
@@ -29,14 +28,21 @@ def render(report: Report, fmt: str = "table", color: bool = False, width: int =
             continue
         shown += 1
         # Text from the dump or a policy is escaped: "[container, vm-vgpu]" is not rich markup.
-        table.add_row(escape(str(obj.ref)), escape(f"{r.policy}/{r.rule}"), f"[{_STYLE[r.result]}]{r.result}[/]",
-                      escape(r.severity), escape(r.message))
+        table.add_row(
+            escape(str(obj.ref)),
+            escape(f"{r.policy}/{r.rule}"),
+            f"[{_STYLE[r.result]}]{r.result}[/]",
+            escape(r.severity),
+            escape(r.message),
+        )
     if shown:
         console.print(table)
     s = report.summary()
     counts = ", ".join(f"{n} {k}" for k, n in s["results"].items() if n)
-    console.print(f"{s['objectsJudged']} objects judged ({s['objectsRead']} read): {counts or 'no results'}"
-                  + (f"; {s['inputErrors']} input errors" if s["inputErrors"] else ""))
+    console.print(
+        f"{s['objectsJudged']} objects judged ({s['objectsRead']} read): {counts or 'no results'}"
+        + (f"; {s['inputErrors']} input errors" if s["inputErrors"] else "")
+    )
     for err in report.input_errors:
         console.print(f"[{_STYLE['error']}]input error[/] {escape(str(err))}")
     return buf.getvalue()

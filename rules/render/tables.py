@@ -17,8 +17,11 @@ def _data_table(name: str, table: Any) -> Table | None:
     rows: list[tuple[str, dict[str, Any]]] = []
     if isinstance(table, list) and table and all(isinstance(r, dict) for r in table):
         rows = [("", r) for r in table]
-    elif isinstance(table, dict) and table and all(
-            isinstance(v, list) and v and all(isinstance(r, dict) for r in v) for v in table.values()):
+    elif (
+        isinstance(table, dict)
+        and table
+        and all(isinstance(v, list) and v and all(isinstance(r, dict) for r in v) for v in table.values())
+    ):
         rows = [(str(k), r) for k, v in table.items() for r in v]
     if not rows:
         return None

@@ -124,8 +124,9 @@ class Cluster:
 
     # -- construction -------------------------------------------------------------------------
 
-    def _add_node(self, name: str, node: Mapping[str, Any], unschedulable: set[int], unsized: set[int],
-                  allocatable: list[Usage]) -> None:
+    def _add_node(
+        self, name: str, node: Mapping[str, Any], unschedulable: set[int], unsized: set[int], allocatable: list[Usage]
+    ) -> None:
         i = len(self.names)
         self.names.append(name)
         self.index[name] = i
@@ -168,8 +169,7 @@ class Cluster:
             usage = scheduler_units(effective_requests(spec))
         except (EvaluationError, ValueError, ArithmeticError) as err:
             # EvaluationError names the field; the others would be a parser bug, still not fatal.
-            self.warnings.append(f"Pod {meta.get('namespace')}/{meta.get('name')}: {err}; its requests are "
-                                 f"not counted")
+            self.warnings.append(f"Pod {meta.get('namespace')}/{meta.get('name')}: {err}; its requests are not counted")
             usage = {}
         usage[PODS] = 1
         into = used[node]
@@ -206,8 +206,9 @@ class Cluster:
             self._remember(self._taint_cache, tolerations, cached)
         return cached
 
-    def affinity_matches(self, node_selector: tuple[tuple[str, str], ...] | None,
-                         terms: tuple[Term, ...] | None) -> frozenset[int]:
+    def affinity_matches(
+        self, node_selector: tuple[tuple[str, str], ...] | None, terms: tuple[Term, ...] | None
+    ) -> frozenset[int]:
         """Nodes matching ``nodeSelector`` (every pair) and, when given, the required terms (any)."""
         key = (node_selector, terms)
         cached = self._affinity_cache.get(key)
@@ -264,8 +265,9 @@ class Cluster:
             hit = self.all if value == "" else _EMPTY
         return hit if req.operator == "In" else self.all - hit
 
-    def resource_failures(self, requests: Usage, nodes: set[int] | frozenset[int],
-                          own: dict[int, Usage]) -> list[tuple[str, set[int]]]:
+    def resource_failures(
+        self, requests: Usage, nodes: set[int] | frozenset[int], own: dict[int, Usage]
+    ) -> list[tuple[str, set[int]]]:
         """NodeResourcesFit over ``nodes``: ``[(reason, failing nodes)]`` in upstream's check order
         (pods, cpu, memory, ephemeral-storage, then scalar resources by name). ``own`` gives, per
         node, the usage of the workload's own pods, which is not counted against it. ``unsized``
@@ -337,8 +339,10 @@ class Cluster:
     def _select(self, namespace: str, selector: Mapping[str, Any]) -> list[int]:
         """metav1 ``LabelSelector`` over the bound pods of ``namespace``; the shortest matchLabels
         list is the candidate set, the other requirements are checked on each candidate."""
-        match_labels = sorted(((str(k), text(v)) for k, v in mapping(selector.get("matchLabels")).items()),
-                              key=lambda kv: len(self._pods_by_label.get((namespace, *kv), [])))
+        match_labels = sorted(
+            ((str(k), text(v)) for k, v in mapping(selector.get("matchLabels")).items()),
+            key=lambda kv: len(self._pods_by_label.get((namespace, *kv), [])),
+        )
         if match_labels:
             candidates = self._pods_by_label.get((namespace, *match_labels[0]), [])
         else:

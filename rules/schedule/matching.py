@@ -88,8 +88,7 @@ class Toleration:
 
     @classmethod
     def of(cls, raw: Mapping[str, Any]) -> Toleration:
-        return cls(text(raw.get("key")), text(raw.get("operator")), text(raw.get("value")),
-                   text(raw.get("effect")))
+        return cls(text(raw.get("key")), text(raw.get("operator")), text(raw.get("value")), text(raw.get("effect")))
 
     def tolerates(self, taint: Taint) -> bool:
         """``Toleration.ToleratesTaint``: empty effect matches every effect, empty key every key."""
@@ -183,8 +182,7 @@ class Term:
     fields: tuple[Requirement, ...]
 
     def matches(self, labels: Mapping[str, str], node_name: str) -> bool:
-        return all(r.matches_labels(labels) for r in self.labels) and all(
-            r.matches_name(node_name) for r in self.fields)
+        return all(r.matches_labels(labels) for r in self.labels) and all(r.matches_name(node_name) for r in self.fields)
 
 
 def _label_requirement(raw: Mapping[str, Any]) -> Requirement | None:

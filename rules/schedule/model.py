@@ -82,10 +82,12 @@ class PodView:
     def of(cls, spec: Mapping[str, Any]) -> PodView:
         """Raises ``EvaluationError`` when a resource quantity cannot be parsed."""
         selector = spec.get("nodeSelector")
-        pairs = tuple(sorted((str(k), text(v)) for k, v in selector.items())) if isinstance(
-            selector, Mapping) and selector else None
+        pairs = (
+            tuple(sorted((str(k), text(v)) for k, v in selector.items())) if isinstance(selector, Mapping) and selector else None
+        )
         required = mapping(mapping(spec.get("affinity")).get("nodeAffinity")).get(
-            "requiredDuringSchedulingIgnoredDuringExecution")
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        )
         terms: tuple[Term, ...] | None = None
         prefilter: frozenset[str] | None = None
         if isinstance(required, Mapping):
@@ -93,8 +95,14 @@ class PodView:
             terms = compile_terms(raw)
             names = prefilter_node_names(raw)
             prefilter = None if names is None else frozenset(names)
-        return cls(text(spec.get("nodeName")), pairs, terms, prefilter,
-                   tolerations_of(spec.get("tolerations")), scheduler_units(effective_requests(spec)))
+        return cls(
+            text(spec.get("nodeName")),
+            pairs,
+            terms,
+            prefilter,
+            tolerations_of(spec.get("tolerations")),
+            scheduler_units(effective_requests(spec)),
+        )
 
 
 def _names(names: list[str]) -> str:
@@ -149,8 +157,7 @@ class ClusterModel:
             return Prediction(True, (), total, idle, applicable=False)
         spec = pod_spec_of(workload)
         if spec is None:
-            return Prediction(True, (), total, f"{kind or 'the object'} is not a workload",
-                              applicable=False)
+            return Prediction(True, (), total, f"{kind or 'the object'} is not a workload", applicable=False)
         view = PodView.of(spec)
         own = self._cluster.owned_usage(owned_pods(workload))
         if kind == "DaemonSet":
@@ -168,8 +175,14 @@ class ClusterModel:
         remaining: set[int] = set(c.all)
         if view.prefilter is not None:
             if not view.prefilter:
-                return Prediction(False, (), total, f"0/{total} nodes are available: {REASON_CONFLICT}.",
-                                  {REASON_CONFLICT: total}, self._hint(view))
+                return Prediction(
+                    False,
+                    (),
+                    total,
+                    f"0/{total} nodes are available: {REASON_CONFLICT}.",
+                    {REASON_CONFLICT: total},
+                    self._hint(view),
+                )
             remaining = {c.index[n] for n in view.prefilter if n in c.index}
             reasons[REASON_PREFILTER] = total - len(remaining)
         remaining = self._static_filters(view, remaining, reasons, unschedulable=True)
@@ -178,13 +191,17 @@ class ClusterModel:
         names = c.names_of(feasible)
         reasons = {r: n for r, n in reasons.items() if n}
         if names:
-            return Prediction(True, tuple(names), total,
-                              f"{len(names)}/{total} nodes are feasible: {_names(names)}", reasons,
-                              self._unsized_hint(candidates))
+            return Prediction(
+                True,
+                tuple(names),
+                total,
+                f"{len(names)}/{total} nodes are feasible: {_names(names)}",
+                reasons,
+                self._unsized_hint(candidates),
+            )
         return Prediction(False, (), total, fit_error(total, reasons), reasons, self._hint(view, candidates))
 
-    def _static_filters(self, view: PodView, remaining: set[int], reasons: dict[str, int], *,
-                        unschedulable: bool) -> set[int]:
+    def _static_filters(self, view: PodView, remaining: set[int], reasons: dict[str, int], *, unschedulable: bool) -> set[int]:
         """NodeUnschedulable (when asked), NodeName, TaintToleration, NodeAffinity, in that order;
         each rejected node is counted under the first filter that rejects it."""
         c = self._cluster
@@ -205,8 +222,7 @@ class ClusterModel:
             reject(remaining - c.affinity_matches(view.node_selector, view.terms), REASON_AFFINITY)
         return remaining
 
-    def _resources(self, view: PodView, remaining: set[int], own: dict[int, Usage],
-                   reasons: dict[str, int]) -> set[int]:
+    def _resources(self, view: PodView, remaining: set[int], own: dict[int, Usage], reasons: dict[str, int]) -> set[int]:
         """NodeResourcesFit: counts each insufficient resource of each node; returns the fitting nodes."""
         fitting = set(remaining)
         for reason, nodes in self._cluster.resource_failures(view.requests, remaining, own):
@@ -237,7 +253,7 @@ class ClusterModel:
             reasons[reason] = len(nodes)
         if failing:
             shown = []
-            for i in sorted(failing)[:SHOWN + 1]:
+            for i in sorted(failing)[: SHOWN + 1]:
                 why = ", ".join(reason for reason, nodes in failures if i in nodes)
                 shown.append(f"{c.names[i]} ({why})")
             message = f"cannot run on {len(failing)}/{len(targeted)} targeted nodes: {_names(shown)}"
@@ -264,8 +280,9 @@ class ClusterModel:
             return f"node {names[0]} has no status.allocatable in the dump: resources not checked"
         return f"nodes {_nodes_text(names)} have no status.allocatable in the dump: resources not checked"
 
-    def _hint(self, view: PodView, candidates: set[int] | None = None, *,
-              unsized: set[int] | frozenset[int] = frozenset()) -> str:
+    def _hint(
+        self, view: PodView, candidates: set[int] | None = None, *, unsized: set[int] | frozenset[int] = frozenset()
+    ) -> str:
         """Name what nodes advertise instead of a requested extended resource: across the cluster when no
         node advertises it; else on the ``candidates`` (nodes that passed every filter but
         NodeResourcesFit) that lack it but advertise another resource of the same domain, e.g. a
@@ -290,14 +307,16 @@ class ClusterModel:
             lacking = sorted((candidates or set()) - c.advertised[resource])
             shown = []
             for i in lacking:
-                instead = sorted(name for name, members in c.advertised.items()
-                                 if i in members and is_extended(name) and name.split("/", 1)[0] == domain)
+                instead = sorted(
+                    name
+                    for name, members in c.advertised.items()
+                    if i in members and is_extended(name) and name.split("/", 1)[0] == domain
+                )
                 if instead:
                     shown.append(f"{c.names[i]} advertises {', '.join(instead)}")
             if shown:
                 more = f" and {len(shown) - SHOWN} more" if len(shown) > SHOWN else ""
-                parts.append(f"{resource} is not advertised where the pod may run: "
-                             f"{'; '.join(shown[:SHOWN])}{more}")
+                parts.append(f"{resource} is not advertised where the pod may run: {'; '.join(shown[:SHOWN])}{more}")
         unsized_part = self._unsized_part(unsized)
         if unsized_part:
             parts.append(unsized_part)

@@ -94,10 +94,7 @@ def is_extended(name: str) -> bool:
 def is_scalar(name: str) -> bool:
     """``IsScalarResourceName``: what NodeResourcesFit compares besides cpu, memory and ephemeral-storage."""
     return (
-        is_extended(name)
-        or name.startswith(_HUGEPAGES_PREFIX)
-        or _NATIVE_PREFIX in name
-        or name.startswith(_ATTACHABLE_PREFIX)
+        is_extended(name) or name.startswith(_HUGEPAGES_PREFIX) or _NATIVE_PREFIX in name or name.startswith(_ATTACHABLE_PREFIX)
     )
 
 

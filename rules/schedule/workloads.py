@@ -26,8 +26,7 @@ from ..quantity import QuantityError, format_quantity
 from .matching import get_in, items, mapping, text
 from .resources import quantity
 
-TEMPLATE_KINDS = frozenset(
-    {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "ReplicationController"})
+TEMPLATE_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "ReplicationController"})
 KUBEVIRT_KINDS = frozenset({"VirtualMachineInstance", "VirtualMachine"})
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 REPLICATED_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"})
@@ -35,8 +34,9 @@ KUBEVIRT_SCHEDULABLE_LABEL = "kubevirt.io/schedulable"
 #: Who sets a label that a workload's pod requires without the user asking for it, said in the hint when
 #: no node has the label. KubeVirt's virt-launcher pods select ``kubevirt.io/schedulable=true`` (added by
 #: ``vmi_pod_spec``, as ``template.go`` does); virt-handler sets it on its node once it is ready.
-LABEL_SETTERS = {KUBEVIRT_SCHEDULABLE_LABEL: "virt-handler sets it on the nodes where it runs and is ready; "
-                                             "is virt-handler running there?"}
+LABEL_SETTERS = {
+    KUBEVIRT_SCHEDULABLE_LABEL: "virt-handler sets it on the nodes where it runs and is ready; is virt-handler running there?"
+}
 
 _DAEMON_TOLERATIONS = (
     {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
@@ -46,13 +46,11 @@ _DAEMON_TOLERATIONS = (
     {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
     {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
 )
-_HOST_NETWORK_TOLERATION = {
-    "key": "node.kubernetes.io/network-unavailable", "operator": "Exists", "effect": "NoSchedule"}
+_HOST_NETWORK_TOLERATION = {"key": "node.kubernetes.io/network-unavailable", "operator": "Exists", "effect": "NoSchedule"}
 
 
 def is_kubevirt(workload: Mapping[str, Any]) -> bool:
-    return text(workload.get("kind")) in KUBEVIRT_KINDS and text(workload.get("apiVersion")).startswith(
-        "kubevirt.io/")
+    return text(workload.get("kind")) in KUBEVIRT_KINDS and text(workload.get("apiVersion")).startswith("kubevirt.io/")
 
 
 def daemon_pod_spec(template_spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -140,8 +138,7 @@ def pod_spec_of(workload: Any) -> dict[str, Any] | None:
     elif kind == "CronJob":
         spec = get_in(workload, "spec", "jobTemplate", "spec", "template", "spec")
     elif is_kubevirt(workload):
-        vmi = workload.get("spec") if kind == "VirtualMachineInstance" else get_in(
-            workload, "spec", "template", "spec")
+        vmi = workload.get("spec") if kind == "VirtualMachineInstance" else get_in(workload, "spec", "template", "spec")
         return vmi_pod_spec(vmi) if isinstance(vmi, Mapping) else None
     return spec if isinstance(spec, dict) else None
 
@@ -169,11 +166,11 @@ def owned_pods(workload: Mapping[str, Any]) -> OwnedPods | None:
         return None
     selector = get_in(workload, "spec", "selector")
     if kind == "ReplicationController":
-        labels = selector if isinstance(selector, Mapping) and selector else get_in(
-            workload, "spec", "template", "metadata", "labels")
+        labels = (
+            selector if isinstance(selector, Mapping) and selector else get_in(workload, "spec", "template", "metadata", "labels")
+        )
         selector = {"matchLabels": labels} if isinstance(labels, Mapping) else None
-    if not isinstance(selector, Mapping) or not (selector.get("matchLabels") or selector.get(
-            "matchExpressions")):
+    if not isinstance(selector, Mapping) or not (selector.get("matchLabels") or selector.get("matchExpressions")):
         return None
     return OwnedPods(namespace, selector=selector)
 
