@@ -197,6 +197,11 @@ def resolve(ref: Ref, scope: Scope) -> Any:
         if ref.target not in scope.policy.data:
             raise EvaluationError(f"no data table {ref.target!r} in policy {scope.policy.name}")
         value = scope.policy.data[ref.target]
+        if ref.select is not None:
+            # Data tables never change: select once per dump; the same list object then lets in/notIn
+            # reuse their member sets.
+            table, path = value, ref.select
+            value = scope.index.memo(("data-select", id(table), path.text), lambda: path.values(table))
     elif kind == "format":
         value = substitute(ref.target, scope, {})
     else:  # pragma: no cover - compile_ref produces only the kinds above

@@ -41,6 +41,7 @@ class Ref:
     key: Ref | None = None
     many: bool = False
     default: Any = None
+    select: JsonPath | None = None
     label: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -59,6 +60,8 @@ class Ref:
             "format": lambda: repr(self.target),
             "keypath": lambda: "][".join(k.text() for k in self.target),
         }.get(self.kind, lambda: f"{self.kind} {self.target}")()
+        if self.select is not None:
+            base = f"{base} {self.select}"
         return f"{base}[{self.key.text()}]" if self.key else base
 
 
@@ -227,13 +230,15 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
     if not isinstance(raw, dict) or not any(k in raw for k in REF_KEYS):
         return Ref("literal", raw)
     given = [k for k in REF_KEYS if k in raw]
-    extra = [k for k in raw if k not in (*REF_KEYS, "key", "all", "default")]
+    extra = [k for k in raw if k not in (*REF_KEYS, "key", "all", "default", "select")]
     if len(given) != 1 or extra:
         raise CompileError(
             where,
             "a reference takes exactly one of path, var, context, data, format, value"
-            f" (and optionally key, all, default); got {', '.join(sorted(raw))}",
+            f" (and optionally key, all, default, select); got {', '.join(sorted(raw))}",
         )
+    if "select" in raw and given[0] != "data":
+        raise CompileError([*where, "select"], "select (a JSONPath into a data table) goes with data only")
     kind = given[0]
     target = raw[kind]
     if kind == "path":
@@ -246,7 +251,8 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
     elif not isinstance(target, str):
         raise CompileError([*where, kind], f"{kind} must be a name")
     key = compile_key(raw["key"], [*where, "key"]) if "key" in raw else None
-    return Ref(kind, target, key, bool(raw.get("all", False)), raw.get("default"))
+    select = _path(raw["select"], [*where, "select"]) if "select" in raw else None
+    return Ref(kind, target, key, bool(raw.get("all", False)), raw.get("default"), select)
 
 
 def compile_key(raw: Any, where: list[str | int]) -> Ref:

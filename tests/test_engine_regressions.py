@@ -174,3 +174,30 @@ def test_context_with_api_version_and_where(judge) -> None:
         },
     )
     assert results[("gpu-g", "r")].result == "pass"
+
+
+def test_data_select_is_a_jsonpath_into_a_table(judge) -> None:
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "nvidia-driver-daemonset-x", "namespace": "g", "labels": {"app": "nvidia-driver-daemonset"}},
+    }
+    rule = make_rule(
+        {"path": "$.metadata.labels.app", "in": {"data": "operands", "select": "$.*[*].daemonset"}}, match={"kinds": ["Pod"]}
+    )
+    operands = {"container": [{"daemonset": "nvidia-driver-daemonset"}], "vm-passthrough": [{"daemonset": "nvidia-vfio-manager"}]}
+    assert judge([pod], rules=[rule], data={"operands": operands})[("nvidia-driver-daemonset-x", "r")].result == "pass"
+    other = {**pod, "metadata": {**pod["metadata"], "labels": {"app": "nginx"}}}
+    out = judge([other], rules=[rule], data={"operands": operands})[("nvidia-driver-daemonset-x", "r")]
+    assert (out.result, out.expected) == ("fail", "one of [nvidia-driver-daemonset, nvidia-vfio-manager]")
+
+
+def test_select_goes_with_data_only(load_policy) -> None:
+    import pytest
+    from conftest import make_policy
+
+    from rules.errors import PolicyError
+
+    rule = make_rule({"path": "$.metadata.name", "in": {"var": "name", "select": "$[*]"}})
+    with pytest.raises(PolicyError, match="select .a JSONPath into a data table. goes with data only"):
+        load_policy(make_policy([rule]))
