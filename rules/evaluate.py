@@ -18,12 +18,11 @@ from . import operators
 from .errors import EvaluationError
 from .index import Index
 from .loader import PolicySet
-from .model import Assertion, Context, Policy, Ref, Rule, Var
+from .model import PLACEHOLDER, Assertion, Context, Policy, Ref, Rule, Var
 from .operators import OperatorError, show
 from .reader import Dump, KObject
 from .report import ObjectRef, ObjectReport, Report, Result
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+)*)\}")
 _MISSING = object()
 _QUANTIFIER_WORDS = {"all": "each value", "any": "some value", "none": "no value"}
 
@@ -177,7 +176,7 @@ def substitute(template: str, scope: Scope, extra: dict[str, Any]) -> str:
             value = _lookup(value, member)
         return show(value)
 
-    return _PLACEHOLDER.sub(one, template)
+    return PLACEHOLDER.sub(one, template)
 
 
 def resolve(ref: Ref, scope: Scope) -> Any:

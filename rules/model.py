@@ -17,7 +17,9 @@ from .jsonpath import JsonPath, PathError, compile_path
 from .schema import SUBJECT_KEYS
 
 REF_KEYS = ("path", "var", "context", "data", "format", "value")
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+)*)\}")
+#: ``{name}`` or ``{name.field.sub}`` in messages, remediations and format references (one grammar for
+#: the load-time check and the substitution).
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+)*)\}")
 
 
 class CompileError(ValueError):
@@ -427,7 +429,7 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
 
 def check_placeholders(template: str, known: set[str], where: list[str | int]) -> None:
     """Refuse ``{name}`` placeholders that no var, context or built-in provides."""
-    for match in _PLACEHOLDER.finditer(template):
+    for match in PLACEHOLDER.finditer(template):
         name = match.group(1)
         if name not in known:
             raise CompileError(
