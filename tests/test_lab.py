@@ -115,6 +115,29 @@ def test_lab_good_objects_pass(lab: Judged) -> None:
         assert obj.verdict in ("pass", "skip"), (str(obj.ref), [(r.rule, r.result) for r in obj.results])
 
 
+def test_proper_workloads_pass_with_the_right_node_and_cross_requests_fail(lab: Judged) -> None:
+    """Issue 4: the lab's three proper workloads are placed on their node; the cross-requests fail with
+    kube-scheduler's own words."""
+    _, report = lab
+    sched = {o.ref.name: r for o in report.objects for r in o.results if r.rule == "workload-schedulable"}
+    assert sched["cuda-vectoradd"].message == "Pod ml/cuda-vectoradd can be scheduled: 1/10 nodes are feasible: gpu-container-1"
+    assert sched["vm-passthrough-a10"].message == (
+        "VirtualMachineInstance vms/vm-passthrough-a10 can be scheduled: 1/10 nodes are feasible: gpu-passthrough-1"
+    )
+    assert sched["vm-vgpu-a10"].message == (
+        "VirtualMachineInstance vms/vm-vgpu-a10 can be scheduled: 1/10 nodes are feasible: gpu-vgpu-1"
+    )
+    assert sched["cuda-on-passthrough-node"].message.startswith(
+        "Pod ml/cuda-on-passthrough-node cannot be scheduled: 0/10 nodes are available: 1 Insufficient nvidia.com/gpu, "
+        "9 node(s) didn't match Pod's node affinity/selector. hint: nvidia.com/gpu is not advertised where the pod "
+        "may run: gpu-passthrough-1 advertises nvidia.com/GA102GL_A10"
+    )
+    assert sched["vm-wrong-profile"].message.startswith(
+        "VirtualMachineInstance vms/vm-wrong-profile cannot be scheduled: 0/10 nodes are available: "
+        "10 Insufficient nvidia.com/NVIDIA_A10-4Q. hint: no node advertises nvidia.com/NVIDIA_A10-4Q"
+    )
+
+
 def test_sandbox_disabled_gives_the_warning(sandbox_off: Judged) -> None:
     dump, report = sandbox_off
     assert findings(report) == expected(dump) == {("Node", "", "gpu-ignored-vm-label", "label-ignored-sandbox-disabled")}
