@@ -57,6 +57,15 @@ def _select(policies: PolicySet, names: list[str], rules: list[str]) -> PolicySe
 
 @bp.post("/v1/evaluate")
 def evaluate() -> Response:
+    """``POST /v1/evaluate``: audit the dump in the body with the loaded policies (or those the ``policy`` and
+    ``rule`` query values select) and answer the report, in the format of ``format=``, else ``Accept``, else
+    json; ``results`` and ``minSeverity`` filter the objects listed, not the summary.
+
+    Problems: ``invalid-query`` (400: a bad query value, an unknown policy or rule, or a selection with no
+    rule), ``unsupported-media-type`` (415: Content-Type, charset or Content-Encoding), ``empty-body`` (400),
+    ``body-too-large`` (413: as sent, gunzipped or unpacked), ``malformed-dump`` (400: bytes that are not the
+    declared archive, a broken gzip stream, an unreadable dump, or nothing readable as an object).
+    """
     query = parse_query(EvaluateQuerySchema)
     fmt = choose_format(query.get("format"))
     mimetype = body_media_type(list(DUMP_TYPES))

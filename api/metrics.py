@@ -36,6 +36,9 @@ class Metrics:
 
     @classmethod
     def create(cls) -> Metrics:
+        """Fresh collectors in a new registry (never the process-global one): requests by route, method and
+        status; request latency in seconds (``LATENCY_BUCKETS``) by route and method; objects evaluated; results
+        by result and severity; input errors; policy load errors; rules loaded; policy generation."""
         reg = CollectorRegistry()
         return cls(
             registry=reg,

@@ -44,9 +44,13 @@ def readyz() -> Response:
 
 @bp.get("/metrics")
 def metrics() -> Response:
+    """``GET /metrics``: this worker's Prometheus metrics in the text exposition format; no token, no
+    problem of its own."""
     return exposition(service().metrics)
 
 
 @bp.get("/openapi.yaml")
 def openapi() -> Response:
+    """``GET /openapi.yaml``: the OpenAPI 3.1 document of the API (``api.openapi.spec_yaml()``) as
+    ``application/yaml``; no token, no problem of its own."""
     return Response(spec_yaml(), content_type="application/yaml; charset=utf-8")

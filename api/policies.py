@@ -45,6 +45,8 @@ def _summary(p: Policy) -> dict[str, Any]:
 
 @bp.get("/v1/policies")
 def policies() -> Response:
+    """``GET /v1/policies``: the policy set in use (``PolicyListSchema``): generation, load time, last reload
+    and a summary per policy. No problem of its own."""
     keeper = service().keeper
     body = PolicyListSchema().dump(
         {
@@ -59,6 +61,8 @@ def policies() -> Response:
 
 @bp.get("/v1/policies/<name>")
 def policy(name: str) -> Response:
+    """``GET /v1/policies/<name>``: one loaded policy (``PolicyDetailSchema``) with its data tables, context
+    names and rule summaries. Problem: ``not-found`` (404) when no loaded policy has that name."""
     p = service().keeper.policies.policy(name)
     if p is None:
         known = ", ".join(q.name for q in service().keeper.policies.policies)
@@ -120,6 +124,8 @@ def _rule(r: Rule, version: str) -> dict[str, Any]:
 
 @bp.get("/v1/rules/<path:uid>")
 def rule(uid: str) -> Response:
+    """``GET /v1/rules/<policy/rule>``: one rule (``RuleDetailSchema``); a bare rule id works when it is unique.
+    Problem: ``not-found`` (404) when ``uid`` names no rule, or names a bare id that several policies use."""
     ps = service().keeper.policies
     r = ps.rule(uid)
     if r is None:
@@ -130,6 +136,13 @@ def rule(uid: str) -> Response:
 
 @bp.post("/v1/policies/lint")
 def lint() -> Response:
+    """``POST /v1/policies/lint``: validate and compile the policy text in the body without storing it; a 200
+    with ``LintResultSchema`` (``valid: false``, the first ``PolicyError`` and no policies when refused).
+
+    Problems: ``invalid-query`` (400), ``unsupported-media-type`` (415: Content-Type, charset or
+    Content-Encoding), ``empty-body`` (400), ``malformed-dump`` (400: a broken gzip stream),
+    ``body-too-large`` (413), ``invalid-body`` (400: not UTF-8).
+    """
     query = parse_query(LintQuerySchema)
     media_type(POLICY_TYPES)
     data = read_body(service().max_decoded)

@@ -20,6 +20,8 @@ class OpenSchema(Schema):
     members (RFC 9457 §3.2) and the report's members as the engine grows."""
 
     class Meta:
+        """marshmallow options: keep members the schema does not declare (``INCLUDE``)."""
+
         unknown = INCLUDE
 
 
@@ -83,6 +85,8 @@ class ProblemSchema(OpenSchema):
 
 
 class SourceSchema(OpenSchema):
+    """A report object's ``source``: where it was read (``rules.errors.Source.to_dict()``)."""
+
     file = fields.String(required=True)
     document = fields.Integer(required=True)
     line = fields.Integer(required=True)
@@ -90,6 +94,8 @@ class SourceSchema(OpenSchema):
 
 
 class InputErrorSchema(OpenSchema):
+    """One report ``inputErrors`` item: where, the JSONPath inside the document, the reason."""
+
     file = fields.String(required=True)
     document = fields.Integer(required=True)
     line = fields.Integer(required=True)
@@ -129,6 +135,8 @@ class ObjectReportSchema(OpenSchema):
 
 
 class SummarySchema(OpenSchema):
+    """The report's ``summary``: counts of the whole audit (``Report.summary()``)."""
+
     objectsRead = fields.Integer(required=True)
     objectsJudged = fields.Integer(required=True)
     results = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
@@ -141,6 +149,8 @@ class SummarySchema(OpenSchema):
 
 
 class PolicyUsedSchema(OpenSchema):
+    """One report ``policies`` item: a policy in force, its version, pack and rule count."""
+
     name = fields.String(required=True)
     version = fields.String(required=True)
     pack = fields.String(required=True)
@@ -193,6 +203,8 @@ class ReloadSchema(Schema):
 
 
 class PolicySummarySchema(Schema):
+    """One ``policies`` item of ``GET /v1/policies``: a loaded policy and a link to its detail."""
+
     name = fields.String(required=True)
     version = fields.String(required=True)
     title = fields.String(required=True)
@@ -204,6 +216,8 @@ class PolicySummarySchema(Schema):
 
 
 class PolicyListSchema(Schema):
+    """The answer of ``GET /v1/policies``: the policy set's generation, load time, last reload, policies."""
+
     generation = fields.Integer(required=True, metadata={"description": "1 at start, +1 per applied reload"})
     loadedAt = fields.String(required=True)
     lastReload = fields.Nested(ReloadSchema, allow_none=True, required=True)
@@ -211,6 +225,8 @@ class PolicyListSchema(Schema):
 
 
 class RuleSummarySchema(Schema):
+    """One ``rules`` item of ``GET /v1/policies/{name}``: a rule and a link to its detail."""
+
     id = fields.String(required=True)
     uid = fields.String(required=True, metadata={"description": "policy/rule"})
     title = fields.String(required=True)
@@ -221,6 +237,8 @@ class RuleSummarySchema(Schema):
 
 
 class PolicyDetailSchema(Schema):
+    """The answer of ``GET /v1/policies/{name}``: a policy, its data tables, context names and rules."""
+
     name = fields.String(required=True)
     version = fields.String(required=True)
     title = fields.String(required=True)
@@ -239,12 +257,16 @@ class PolicyDetailSchema(Schema):
 
 
 class LabelRequirementSchema(Schema):
+    """One ``matchExpressions`` item of a rule's match in ``GET /v1/rules/{id}``."""
+
     key = fields.String(required=True)
     operator = fields.String(required=True)
     values = fields.List(fields.String(), required=True)
 
 
 class RuleMatchSchema(Schema):
+    """A rule's ``match`` in ``GET /v1/rules/{id}``, its label selector as ``matchLabels``/``matchExpressions``."""
+
     kinds = fields.List(fields.String(), required=True)
     apiVersions = fields.List(fields.String(), required=True)
     namespaces = fields.List(fields.String(), required=True)
@@ -254,6 +276,8 @@ class RuleMatchSchema(Schema):
 
 
 class RuleDetailSchema(Schema):
+    """The answer of ``GET /v1/rules/{id}``: one rule."""
+
     uid = fields.String(required=True, metadata={"description": "policy/rule"})
     policy = fields.String(required=True)
     policyVersion = fields.String(required=True)
@@ -273,6 +297,8 @@ class RuleDetailSchema(Schema):
 
 
 class LintedPolicySchema(Schema):
+    """One ``policies`` item of ``POST /v1/policies/lint``: a policy that compiled and its rule ids."""
+
     name = fields.String(required=True)
     version = fields.String(required=True)
     rules = fields.List(fields.String(), required=True)
@@ -290,10 +316,14 @@ class LintResultSchema(Schema):
 
 
 class HealthSchema(Schema):
+    """The answer of ``GET /healthz``: ``{"status": "ok"}``."""
+
     status = fields.String(required=True, validate=validate.Equal("ok"))
 
 
 class ReadySchema(Schema):
+    """The answer of ``GET /readyz``: the policy set in use (policy and rule counts, generation, reloads)."""
+
     status = fields.String(required=True, validate=validate.Equal("ready"))
     policies = fields.Integer(required=True)
     rules = fields.Integer(required=True)

@@ -53,6 +53,8 @@ class InputError:
         return f"{self.source}{at}: {self.reason}"
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain form for reports and problem documents: the source's ``{"file", "document", "line"[, "item"]}``
+        plus ``"path"`` and ``"reason"``."""
         out = self.source.to_dict()
         out["path"] = self.path
         out["reason"] = self.reason
@@ -104,6 +106,7 @@ class PolicyError(VerdictError):
         super().__init__(f"{': '.join(parts)}: {reason}")
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain form for the API (lint and reload ``errors``): ``{"file", "line", "rule", "path", "reason"}``."""
         return {"file": self.file, "line": self.line, "rule": self.rule, "path": self.path, "reason": self.reason}
 
 

@@ -72,6 +72,13 @@ class Scope:
         return Scope(self.obj, self.index, self.policy, {}, root, self, dict(bindings))
 
     def var(self, name: str) -> Any:
+        """The value of var ``name``: a binding of this scope, else this scope's var (computed on first use,
+        then kept), else the parent scope's, else a built-in (the object's ``name``, ``namespace``, ``kind``,
+        ``apiVersion``), else the policy context of that name.
+
+        Raises ``rules.errors.EvaluationError`` for an unknown name, a var that depends on itself, or a var or
+        context that cannot be computed.
+        """
         if name in self.values:
             return self.values[name]
         if name in self.specs:
@@ -103,6 +110,14 @@ class Scope:
         return None
 
     def context(self, name: str) -> Any:
+        """The value of the policy's context ``name`` (``rules.model.Context``): a list of the values selected
+        (``default`` instead when none is and a default is set); with ``first``, the first value or ``default``.
+        An uncorrelated context is computed once per dump and policy; a correlated one once per object and
+        value joined on.
+
+        Raises ``rules.errors.EvaluationError`` when the policy has no such context or ``where.equals`` cannot
+        be resolved.
+        """
         ctx = self.policy.contexts.get(name)
         if ctx is None:
             raise EvaluationError(f"unknown context {name!r}")

@@ -54,6 +54,7 @@ class PolicySet:
 
     @property
     def rules(self) -> list[Rule]:
+        """Every rule of every policy, in load order."""
         return [r for p in self.policies for r in p.rules]
 
     def rule(self, uid: str) -> Rule | None:
@@ -62,6 +63,7 @@ class PolicySet:
         return matches[0] if len(matches) == 1 else None
 
     def policy(self, name: str) -> Policy | None:
+        """The policy named ``name``, or None."""
         return next((p for p in self.policies if p.name == name), None)
 
     def select(self, policies: Iterable[str] = (), rules: Iterable[str] = ()) -> PolicySet:

@@ -129,6 +129,9 @@ class Match:
     selector: Selector | None = None
 
     def matches(self, kind: str, api_version: str, namespace: str, name: str, labels: dict[str, Any]) -> bool:
+        """True when ``kind`` is in ``kinds`` (or ``kinds`` holds ``*``), ``api_version``, ``namespace`` and
+        ``name`` each match one of their globs (``fnmatchcase``; no globs means any value), and ``selector``
+        (when set) holds for ``labels``."""
         if "*" not in self.kinds and kind not in self.kinds:
             return False
         if self.api_versions and not any(fnmatchcase(api_version, g) for g in self.api_versions):
@@ -382,6 +385,9 @@ def compile_var(name: str, raw: Any, where: list[str | int]) -> Var:
 
 
 def compile_match(raw: dict[str, Any]) -> Match:
+    """The ``Match`` of a rule's ``match`` or ``exclude`` mapping as ``MatchSchema``/``ExcludeSchema``
+    loaded it: no ``kinds`` means ``*``, a missing glob list means any value, and ``labelSelector`` becomes a
+    ``Selector``. Raises nothing: the schema has already checked the mapping."""
     sel = raw.get("labelSelector")
     selector = None
     if sel:
@@ -399,6 +405,9 @@ def compile_match(raw: dict[str, Any]) -> Match:
 
 
 def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> Context:
+    """Compile ``spec.context.<name>`` (as ``ContextSchema`` loaded it) into a ``Context``; ``where`` is the
+    field path used in errors. Raises ``CompileError`` when both ``path`` and ``keys`` are given, ``where`` is
+    not exactly ``{field, equals}``, a JSONPath does not parse, or ``equals`` is not a valid reference."""
     if "path" in raw and "keys" in raw:
         raise CompileError(where, "a context takes path or keys, not both")
     path = (

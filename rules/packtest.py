@@ -50,6 +50,8 @@ class ExpectationSchema(Schema):
 
 
 class TestMetadataSchema(Schema):
+    """A pack test's ``metadata``: a non-empty ``name`` and an optional ``description``."""
+
     name = fields.String(required=True, validate=validate.Length(min=1))
     description = fields.String(load_default="")
 
@@ -70,6 +72,9 @@ class TestSchema(Schema):
 
 @dataclass(frozen=True, slots=True)
 class Expectation:
+    """One loaded ``results`` item of a pack test: ``policy`` "" matches any policy, ``namespace`` None
+    any namespace; ``result`` is a result word; ``message_contains`` "" leaves the message unchecked."""
+
     policy: str
     rule: str
     kind: str
@@ -79,6 +84,7 @@ class Expectation:
     message_contains: str = ""
 
     def describe(self) -> str:
+        """``policy/rule on Kind/namespace/name`` (policy and namespace left out when not given), for messages."""
         obj = f"{self.kind}/{self.namespace}/{self.name}" if self.namespace else f"{self.kind}/{self.name}"
         rule = f"{self.policy}/{self.rule}" if self.policy else self.rule
         return f"{rule} on {obj}"

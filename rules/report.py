@@ -32,6 +32,7 @@ class ObjectRef:
         return f"{self.kind}/{self.namespace}/{self.name}" if self.namespace else f"{self.kind}/{self.name}"
 
     def to_dict(self) -> dict[str, str]:
+        """The report form: ``{"apiVersion", "kind", "namespace", "name", "uid"}``, all strings."""
         return {
             "apiVersion": self.api_version,
             "kind": self.kind,
@@ -65,6 +66,8 @@ class Result:
         return self.result != "warn"
 
     def to_dict(self) -> dict[str, Any]:
+        """The report form: ``{"policy", "rule", "title", "result", "severity", "category", "message", "path",
+        "observed", "expected", "remediation", "references"}`` (``references`` a list)."""
         return {
             "policy": self.policy,
             "rule": self.rule,
@@ -95,6 +98,8 @@ class ObjectReport:
         return max((r.result for r in self.results), key=RESULT_RANK.__getitem__, default="skip")
 
     def to_dict(self) -> dict[str, Any]:
+        """The report form: ``ref.to_dict()`` plus ``"source"`` (``Source.to_dict()``), ``"verdict"`` and
+        ``"results"`` (a list of ``Result.to_dict()``)."""
         out: dict[str, Any] = self.ref.to_dict()
         out["source"] = self.source.to_dict()
         out["verdict"] = self.verdict
@@ -129,6 +134,7 @@ class Report:
 
     @property
     def results(self) -> list[tuple[ObjectReport, Result]]:
+        """Every (object report, result) pair, objects in report order."""
         return [(o, r) for o in self.objects for r in o.results]
 
     def summary(self) -> dict[str, Any]:

@@ -26,6 +26,8 @@ _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class LabelSelectorRequirementSchema(Schema):
+    """One ``labelSelector.matchExpressions`` item: In/NotIn need values, Exists/DoesNotExist take none."""
+
     key = fields.String(required=True, metadata={"description": "label key"})
     operator = fields.String(required=True, validate=validate.OneOf(["In", "NotIn", "Exists", "DoesNotExist"]))
     values = fields.List(fields.String(), load_default=list)
@@ -167,6 +169,8 @@ class ContextSchema(Schema):
 
 
 class DefaultsSchema(Schema):
+    """``spec.defaults``: the severity, category and onFailure of rules that give none."""
+
     severity = fields.String(validate=validate.OneOf(SEVERITIES), load_default="medium")
     category = fields.String(load_default="")
     onFailure = fields.String(validate=validate.OneOf(ON_FAILURE), load_default="fail")
@@ -194,6 +198,8 @@ class RuleSchema(Schema):
 
 
 class MetadataSchema(Schema):
+    """A policy's ``metadata``: name (a DNS-1123 label), version, title, description."""
+
     name = fields.String(required=True, validate=_NAME)
     version = fields.String(load_default="0.0.0")
     title = fields.String(load_default="")
@@ -201,6 +207,8 @@ class MetadataSchema(Schema):
 
 
 class SpecSchema(Schema):
+    """A policy's ``spec``: defaults, data tables and dataFiles, contexts, vars and at least one rule."""
+
     defaults = fields.Nested(DefaultsSchema, load_default=lambda: DefaultsSchema().load({}))
     data = fields.Dict(keys=fields.String(), values=fields.Raw(), load_default=dict)
     dataFiles = fields.List(fields.String(), load_default=list)

@@ -233,6 +233,7 @@ def _serialize(data: dict[str, Any], output_format: str) -> str:
 
 
 def as_list(item_list: list[dict[str, Any]]) -> dict[str, Any]:
+    """A Kubernetes ``v1`` List of ``item_list``: ``{"apiVersion": "v1", "kind": "List", "items": item_list}``."""
     return {"apiVersion": "v1", "kind": "List", "items": item_list}
 
 

@@ -88,6 +88,7 @@ class Toleration:
 
     @classmethod
     def of(cls, raw: Mapping[str, Any]) -> Toleration:
+        """A toleration from its API mapping; a missing or null field reads as ""."""
         return cls(text(raw.get("key")), text(raw.get("operator")), text(raw.get("value")), text(raw.get("effect")))
 
     def tolerates(self, taint: Taint) -> bool:
@@ -109,6 +110,8 @@ class Toleration:
 
 
 def tolerations_of(raw: Any) -> tuple[Toleration, ...]:
+    """A pod's ``spec.tolerations`` as ``Toleration`` values; a non-list reads as none and non-mapping
+    items are ignored."""
     return tuple(Toleration.of(t) for t in items(raw) if isinstance(t, Mapping))
 
 
@@ -182,6 +185,8 @@ class Term:
     fields: tuple[Requirement, ...]
 
     def matches(self, labels: Mapping[str, str], node_name: str) -> bool:
+        """``nodeSelectorTerm`` matching (``nodeaffinity.go``): every label requirement holds for the node's
+        ``labels`` and every field requirement for ``node_name``."""
         return all(r.matches_labels(labels) for r in self.labels) and all(r.matches_name(node_name) for r in self.fields)
 
 

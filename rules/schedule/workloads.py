@@ -50,6 +50,8 @@ _HOST_NETWORK_TOLERATION = {"key": "node.kubernetes.io/network-unavailable", "op
 
 
 def is_kubevirt(workload: Mapping[str, Any]) -> bool:
+    """True for a KubeVirt ``VirtualMachine`` or ``VirtualMachineInstance`` (that kind, apiVersion in the
+    ``kubevirt.io/`` group)."""
     return text(workload.get("kind")) in KUBEVIRT_KINDS and text(workload.get("apiVersion")).startswith("kubevirt.io/")
 
 
