@@ -28,7 +28,10 @@ BODY_NAME = "<body>"
 
 
 def _select(policies: PolicySet, names: list[str], rules: list[str]) -> PolicySet:
-    """The policies and rules asked for. Raises 400 for a name that selects nothing."""
+    """The policies and rules asked for. Raises 503 when no rule is loaded at all, 400 for a name that
+    selects nothing."""
+    if not policies.rules:
+        raise Problem("not-ready", "no policy rule is loaded; see GET /readyz")
     known_p = {p.name for p in policies.policies} | {p.pack for p in policies.policies if p.pack}
     unknown = [n for n in names if n not in known_p]
     if unknown:

@@ -144,7 +144,10 @@ def build_spec() -> APISpec:
                 "security": SECURITY,
                 "parameters": [{"in": "query", "schema": s.EvaluateQuerySchema()}],
                 "requestBody": _dump_body(),
-                "responses": {"200": {"description": "The report", "content": _report_content()}, **_errors(400, 401, 413, 415)},
+                "responses": {
+                    "200": {"description": "The report", "content": _report_content()},
+                    **_errors(400, 401, 413, 415, 503),
+                },
             }
         },
     )

@@ -569,6 +569,9 @@ def test_readyz_is_503_without_policies() -> None:
     problem(resp, 503, "not-ready")
     assert resp.headers["Retry-After"] == "5"
     assert client.get("/healthz").status_code == 200
+    # Regression: evaluate answered 400 invalid-query (as if the client had filtered everything away).
+    body = problem(evaluate(client), 503, "not-ready")
+    assert body["detail"] == "no policy rule is loaded; see GET /readyz"
 
 
 def metric(text: str, name: str, **labels: str) -> float:
