@@ -1,6 +1,6 @@
 """The gpu-operator pack's data tables and its example dumps.
 
-The tables (policies/gpu-operator/data/*.yaml) transcribe /work/shared/domain/FACTS.md; these tests pin
+The tables (policies/gpu-operator/data/*.yaml) transcribe docs/FACTS.md; these tests pin
 them to that document (every expected value below is copied from it, section by section) and check that
 they agree with each other. The example dumps (examples/*.yaml) are checked against a small reference
 reading of the pack's rules, so that every good object passes and every broken object fails exactly the
