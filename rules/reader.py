@@ -31,6 +31,8 @@ from .yamlsafe import item_lines, load_documents
 
 #: Files inside a directory or archive that are read as dumps; others are listed as skipped.
 DUMP_SUFFIXES = (".yaml", ".yml", ".json")
+#: Text files inside a directory or archive that are read when they hold ``kubectl describe node`` output.
+TEXT_SUFFIXES = (".txt", ".md", ".describe", ".out")
 #: Refuse to decompress more than this many bytes from one input, nested archives included (zip/gzip bombs).
 MAX_UNPACKED_BYTES = 1 << 30
 #: Documents nested deeper than this are refused (JSON here; YAML in ``rules.yamlsafe``): no Kubernetes
@@ -333,6 +335,8 @@ def _read_tree(
         lowered = rel.lower()
         if lowered.endswith(DUMP_SUFFIXES + (".tar", ".tar.gz", ".tgz", ".zip", ".gz")):
             dump.extend(_parse_member(load, shown, budget))
+        elif lowered.endswith(TEXT_SUFFIXES) or "." not in rel.rsplit("/", 1)[-1]:
+            dump.extend(_read_describe_member(load, shown, budget))
         else:
             dump.files_skipped.append(shown)
     return dump
@@ -340,6 +344,21 @@ def _read_tree(
 
 def _is_hidden(rel: str) -> bool:
     return any(part.startswith(".") for part in rel.split("/"))
+
+
+def _read_describe_member(load: Callable[[], bytes], shown: str, budget: Budget | None) -> Dump:
+    """A text file in a folder or archive: read when it is ``kubectl describe node`` output (a file saved
+    from a terminal or a chat), else listed as skipped (logs, notes)."""
+    try:
+        data = load()
+    except DumpError as exc:
+        return Dump(errors=[InputError(Source(shown), exc.reason)], files_skipped=[shown])
+    except _ARCHIVE_ERRORS as exc:
+        return Dump(errors=[InputError(Source(shown), f"cannot read: {exc}")], files_skipped=[shown])
+    text = data[:DESCRIBE_SNIFF_BYTES].decode("utf-8-sig", errors="replace")
+    if not describe.looks_like_describe(text):
+        return Dump(files_skipped=[shown])
+    return _parse_member(lambda: data, shown, budget)
 
 
 def _parse_member(load: Callable[[], bytes], shown: str, budget: Budget | None = None) -> Dump:

@@ -96,3 +96,21 @@ def test_non_finite_yaml_floats_are_not_quantities(value: float) -> None:
 def test_hostile_quantity_text_is_refused_fast(value: str) -> None:
     with pytest.raises(QuantityError):
         parse_quantity(value)
+
+
+def test_describe_text_in_a_folder_or_archive_is_read(tmp_path: Path) -> None:
+    """Regression: a describe text saved as .txt next to YAML files (or in a tar.gz) was skipped silently."""
+    src = Path(__file__).parent / "data" / "describe" / "k8s-device-plugin-58_kubectl-1.10_capacity-16-allocatable-0.txt"
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    (folder / "node-describe.txt").write_bytes(src.read_bytes())
+    (folder / "notes.txt").write_text("operator said the GPUs vanished after a reboot\n")
+    (folder / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: d}\n")
+    dump = read_path(str(folder))
+    assert sorted(o.name for o in dump.objects if o.kind in ("Node", "ConfigMap")) == ["c", "gpu-worker-16"]
+    assert dump.files_skipped == [f"{folder}/notes.txt"]
+    archive = tmp_path / "dump.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(folder, arcname="dump")
+    dump = read_path(str(archive))
+    assert "gpu-worker-16" in [o.name for o in dump.objects]
