@@ -97,6 +97,8 @@ class PolicyError(VerdictError):
         self.line = line
         self.rule = rule
         self.path = path
+        #: Other problems found in the same document (validation reports them all at once), by line.
+        self.more: list[PolicyError] = []
         at = f"{file}:{line}" if line else file
         parts = [at]
         if rule:

@@ -85,17 +85,19 @@ class PolicySet:
         return PolicySet(out)
 
 
-def _first_error(messages: Any, trail: list[str | int]) -> tuple[list[str | int], str]:
-    """Walk marshmallow's nested error dict to the first leaf: (field path, message)."""
+def _leaf_errors(messages: Any, trail: list[str | int]) -> list[tuple[list[str | int], str]]:
+    """Every leaf of marshmallow's nested error dict: [(field path, message)]."""
     if isinstance(messages, dict):
+        out = []
         for key in sorted(messages, key=lambda k: (k == "_schema", str(k))):
             step: list[str | int] = trail if key == "_schema" else [*trail, key]
-            return _first_error(messages[key], step)
+            out.extend(_leaf_errors(messages[key], step))
+        return out
     if isinstance(messages, list) and messages:
         if all(isinstance(m, str) for m in messages):
-            return trail, "; ".join(messages)
-        return _first_error(messages[0], trail)
-    return trail, str(messages)
+            return [(trail, "; ".join(messages))]
+        return [leaf for m in messages for leaf in _leaf_errors(m, trail)]
+    return [(trail, str(messages))]
 
 
 def _field_names() -> set[str]:
@@ -181,10 +183,17 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     try:
         doc = PolicySchema().load(raw)
     except ValidationError as exc:
-        where, reason = _first_error(exc.messages, [])
-        if reason == "Unknown field." and where and isinstance(where[-1], str):
-            reason = _unknown_field(where[-1])
-        raise fail(where, reason) from None
+        problems = []
+        for where, reason in _leaf_errors(exc.messages, []):
+            if reason == "Unknown field." and where and isinstance(where[-1], str):
+                reason = _unknown_field(where[-1])
+            problems.append(fail(where, reason))
+        # Every problem of the document, earliest line first: one fix-and-retry round, not one per typo.
+        # A missing required field is often the echo of a typo ('titel' -> title missing): typos first.
+        problems.sort(key=lambda e: (e.reason.startswith("Missing data"), e.line))
+        first = problems[0]
+        first.more = problems[1:]
+        raise first from None
     spec = doc["spec"]
     data = dict(spec["data"])
     for i, rel in enumerate(spec["dataFiles"]):
@@ -315,6 +324,7 @@ def load_policies(sources: Iterable[str] = ()) -> PolicySet:
                 policies.extend(load_policy_file(f, pack))
             except PolicyError as exc:
                 errors.append(exc)
+                errors.extend(exc.more)
     names: dict[str, str] = {}
     for p in policies:
         if p.name in names:

@@ -201,3 +201,25 @@ def test_select_goes_with_data_only(load_policy) -> None:
     rule = make_rule({"path": "$.metadata.name", "in": {"var": "name", "select": "$[*]"}})
     with pytest.raises(PolicyError, match="select .a JSONPath into a data table. goes with data only"):
         load_policy(make_policy([rule]))
+
+
+def test_lint_reports_every_schema_problem_of_a_document_by_line(tmp_path) -> None:
+    """Regression: one problem at a time, and not the first in the file (a typo on line 16 was reported
+    before one on line 15)."""
+    import pytest
+
+    from rules.loader import PolicyLoadError, load_policies
+
+    f = tmp_path / "two.yaml"
+    f.write_text(
+        "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: two}\nspec:\n  rules:\n  - id: r\n    title: t\n"
+        '    match: {kinds: [Node]}\n    assert: {path: "$.metadata.name", exits: true}\n    severty: high\n'
+        "    message: m\n"
+    )
+    with pytest.raises(PolicyLoadError) as err:
+        load_policies([str(f)])
+    assert [(e.line, e.path) for e in err.value.errors] == [
+        (9, "spec.rules[0].assert.exits"),
+        (10, "spec.rules[0].severty"),
+        (6, "spec.rules[0].references"),
+    ]
