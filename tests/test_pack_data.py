@@ -196,6 +196,20 @@ def test_deploy_label_tables_derive_from_operands():
     assert T["transientDeployLabelValues"] == ["paused-for-vgpu-change"]
 
 
+# FACTS.md §2 "Version history of the map": v23.3.0 lacked kata-manager and cc-manager; the operator adds only the
+# keys of its own map, so a node labelled by v23.3.0 lacks them.
+FACTS_NOT_IN_V23_3_0 = ["kata-manager", "cc-manager"]
+
+
+def test_version_dependent_deploy_labels():
+    assert T["versionDependentDeployLabels"] == [f"nvidia.com/gpu.deploy.{x}" for x in FACTS_NOT_IN_V23_3_0]
+    required = {label for w in WORKLOADS for label in T["requiredDeployLabels"][w]}
+    assert set(T["versionDependentDeployLabels"]) <= required
+    # every workload still has labels every version writes, so a node without any is still reported
+    for w in WORKLOADS:
+        assert set(T["requiredDeployLabels"][w]) - set(T["versionDependentDeployLabels"]), w
+
+
 def test_sandbox_operands():
     assert T["sandboxOperands"] == {
         "container": [],
@@ -548,7 +562,7 @@ def node_findings(node: dict, cp: dict) -> set[str]:
     allowed_values = {"true", "false", *T["transientDeployLabelValues"]}
     if (
         present - set(T["deployLabels"][workload])
-        or set(T["requiredDeployLabels"][workload]) - present
+        or set(T["requiredDeployLabels"][workload]) - present - set(T["versionDependentDeployLabels"])
         or any(labels[k] not in allowed_values for k in present)
     ):
         found.add("deploy-labels-match-workload")
