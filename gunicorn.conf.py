@@ -2,7 +2,8 @@
 
 Everything comes from ``VERDICT_*`` variables, read by ``api.config.from_env`` (docs/service.md):
 ``VERDICT_BIND`` (127.0.0.1:8080), ``VERDICT_WORKERS`` (2), ``VERDICT_LOG_LEVEL`` (INFO); the app reads
-the others. The master loads and compiles the policies before it listens (``on_starting``): a broken
+the others. A bad ``VERDICT_*`` value stops the start with one line (``verdict: VERDICT_MAX_BODY='abc' is
+not a whole number``) and exit status 2. The master loads and compiles the policies before it listens (``on_starting``): a broken
 policy stops the server with each error's file, line, rule and reason, and workers fork with the
 compiled set. ``kill -HUP <master>`` reloads them (``on_reload``): a set that loads is used by the new
 workers; a broken one is logged and refused, and the new workers keep the last good set.
@@ -19,9 +20,15 @@ _ROOT = str(Path(__file__).resolve().parent)
 if _ROOT not in sys.path:  # the config is read before gunicorn puts --chdir on sys.path
     sys.path.insert(0, _ROOT)
 
-from api.config import from_env  # noqa: E402
+from api.config import ConfigError, from_env  # noqa: E402
 
-_settings = from_env()
+try:
+    _settings = from_env()
+except ConfigError as _exc:
+    # One line and exit status 2 (a usage error, like the CLI's), not gunicorn's "Failed to read config
+    # file" traceback: SystemExit is not an Exception, so gunicorn lets it through.
+    print(f"verdict: {_exc}", file=sys.stderr)
+    raise SystemExit(2) from None
 
 bind = [_settings["BIND"]]
 workers = _settings["WORKERS"]

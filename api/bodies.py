@@ -44,24 +44,25 @@ def media_type(accepted: tuple[str, ...] | list[str]) -> str:
     return given
 
 
-def _gunzip(data: bytes, limit: int) -> bytes:
+def _gunzip(data: bytes, limit: int, name: str) -> bytes:
     decoder = zlib.decompressobj(wbits=31)  # gzip header and trailer (RFC 1952)
     try:
         out = decoder.decompress(data, limit + 1)
     except zlib.error as exc:
-        raise Problem("malformed-dump", f"Content-Encoding gzip: broken gzip stream ({exc})", file="<body>", line=0) from None
+        raise Problem("malformed-dump", f"Content-Encoding gzip: broken gzip stream ({exc})", file=name) from None
     if len(out) > limit:
         raise Problem("body-too-large", f"the body unpacks to more than {limit} bytes")
     if not decoder.eof:
-        raise Problem("malformed-dump", "Content-Encoding gzip: the gzip stream ends early", file="<body>", line=0)
+        raise Problem("malformed-dump", "Content-Encoding gzip: the gzip stream ends early", file=name)
     return out
 
 
-def read_body(max_decoded: int) -> bytes:
+def read_body(max_decoded: int, name: str = "<body>") -> bytes:
     """The body with its ``Content-Encoding`` (``gzip``, ``x-gzip`` or ``identity``) undone.
 
     Raises ``Problem``: 415 for another coding, 400 for an empty body or a broken gzip stream, 413 when
-    the decoded body is larger than ``max_decoded`` (the raw size limit is werkzeug's 413).
+    the decoded body is larger than ``max_decoded`` (the raw size limit is werkzeug's 413). Problems
+    about the bytes name the body ``name``.
     """
     codings = [c.strip().lower() for c in request.headers.get("Content-Encoding", "").split(",") if c.strip()]
     unknown = [c for c in codings if c not in ("gzip", "x-gzip", "identity")]
@@ -75,21 +76,20 @@ def read_body(max_decoded: int) -> bytes:
             raise Problem("body-too-large", f"the body is larger than {limit} bytes (VERDICT_MAX_BODY)")
     for coding in reversed(codings):
         if coding != "identity" and data:
-            data = _gunzip(data, max_decoded)
+            data = _gunzip(data, max_decoded, name)
     if not data:
         raise Problem("empty-body", "the request has no body; send a dump (JSON, YAML, describe text or an archive)")
     return data
 
 
-def check_magic(mimetype: str, data: bytes) -> None:
-    """Refuse (400) an archive media type whose bytes are not that archive."""
+def check_magic(mimetype: str, data: bytes, name: str = "<body>") -> None:
+    """Refuse (400) an archive media type whose bytes are not that archive; the problem names the body
+    ``name``."""
     if mimetype == "application/x-tar":
         if not (len(data) > 262 and data[257:262] == b"ustar") and not data.startswith(b"\x1f\x8b"):
-            raise Problem(
-                "malformed-dump", "Content-Type application/x-tar, but the body is not a tar archive", file="<body>", line=0
-            )
+            raise Problem("malformed-dump", "Content-Type application/x-tar, but the body is not a tar archive", file=name)
         return
     magic = DUMP_TYPES.get(mimetype, ())
     if magic and not data.startswith(magic):
         kind = "gzip stream" if mimetype.endswith("gzip") else "zip archive"
-        raise Problem("malformed-dump", f"Content-Type {mimetype}, but the body is not a {kind}", file="<body>", line=0)
+        raise Problem("malformed-dump", f"Content-Type {mimetype}, but the body is not a {kind}", file=name)

@@ -1,19 +1,28 @@
 """``POST /v1/evaluate``: a dump in the body, the report in the answer.
 
 A dump with some unreadable documents is still evaluated: the report lists them under ``inputErrors``.
-Only when nothing in the body could be read as an object AND there were input errors is the answer a
-400 ``malformed-dump``, placed at the first error (with every error under ``errors``). A readable body
-with no objects at all (``[]``, an empty ``List``) is a 200 with an empty report.
+When nothing in the body could be read as an object, the answer is a 400: ``malformed-dump`` placed at
+the first error (with every error under ``errors``) when there were input errors, else ``empty-body``
+(whitespace, comments only, ``[]``, an empty ``List``, an archive of files that are not dumps), so that a
+client never takes an empty report for a clean cluster.
+
+``name=`` gives the dump a file name (a relative path): reports use it instead of ``<body>``, so SARIF
+results get a ``physicalLocation`` and Markdown and PolicyReport name the dump. ``limit=`` is the Markdown
+renderer's length limit.
 """
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from flask import Blueprint, Response
 
 from rules.engine import audit_bytes
-from rules.errors import DumpError, DumpTooLarge
+from rules.errors import DumpError, DumpTooLarge, InputError
 from rules.loader import PolicySet
 from rules.render import media_type, render
+from rules.report import Report
 
 from .bodies import DUMP_TYPES, check_magic, read_body
 from .bodies import media_type as body_media_type
@@ -25,6 +34,22 @@ from .state import service
 
 bp = Blueprint("evaluate", __name__)
 BODY_NAME = "<body>"
+NO_OBJECT = "the body holds no Kubernetes object"
+#: PyYAML's place in its own terms (``in "<unicode string>", line 3, column 1`` or ``position 0``): the
+#: reports say where with file, document and line already, and the parser's internals mean nothing to a client
+_PARSER_MARK = re.compile(r'\s*\bin "<[^"]*>", (?:line \d+, column \d+|position \d+)')
+
+
+def clean_reason(reason: str) -> str:
+    """An input error's reason without the YAML parser's own place."""
+    return _PARSER_MARK.sub("", reason).strip()
+
+
+def _cleaned(report: Report) -> Report:
+    report.input_errors = [
+        InputError(e.source, clean_reason(e.reason), e.path) if isinstance(e, InputError) else e for e in report.input_errors
+    ]
+    return report
 
 
 def _select(policies: PolicySet, names: list[str], rules: list[str]) -> PolicySet:
@@ -64,24 +89,34 @@ def evaluate() -> Response:
     ``rule`` query values select) and answer the report, in the format of ``format=``, else ``Accept``, else
     json; ``results`` and ``minSeverity`` filter the objects listed, not the summary.
 
-    Problems: ``invalid-query`` (400: a bad query value, an unknown policy or rule, or a selection with no
-    rule), ``unsupported-media-type`` (415: Content-Type, charset or Content-Encoding), ``empty-body`` (400),
-    ``body-too-large`` (413: as sent, gunzipped or unpacked), ``malformed-dump`` (400: bytes that are not the
-    declared archive, a broken gzip stream, an unreadable dump, or nothing readable as an object).
+    Problems: ``invalid-query`` (400: a bad query value, an unknown policy or rule, a selection with no
+    rule, or ``limit`` with a format other than markdown), ``unsupported-media-type`` (415: Content-Type,
+    charset or Content-Encoding), ``empty-body`` (400: no body, or nothing read and no input error),
+    ``body-too-large`` (413: as sent, gunzipped, or the body itself unpacking past the bound),
+    ``malformed-dump`` (400: bytes that are not the declared archive, a broken gzip stream, an unreadable
+    dump, or nothing readable as an object).
     """
     query = parse_query(EvaluateQuerySchema)
     fmt = choose_format(query.get("format"))
+    options: dict[str, Any] = {}
+    if "limit" in query:
+        if fmt != "markdown":
+            reason = f"only for format=markdown; this answer is {fmt}"
+            raise Problem("invalid-query", f"limit: {reason}", errors=[{"parameter": "limit", "reason": reason}])
+        options["limit"] = query["limit"]
+    name = query.get("name") or BODY_NAME
     mimetype = body_media_type(list(DUMP_TYPES))
     svc = service()
     policies = _select(svc.keeper.policies, query.get("policy", []), query.get("rule", []))
-    data = read_body(svc.max_decoded)
-    check_magic(mimetype, data)
+    data = read_body(svc.max_decoded, name)
+    check_magic(mimetype, data, name)
     try:
-        report = audit_bytes(data, BODY_NAME, policies, svc.max_decoded)
+        report = audit_bytes(data, name, policies, svc.max_decoded)
     except DumpTooLarge as exc:
         raise Problem("body-too-large", exc.reason, file=exc.where) from None
     except DumpError as exc:
-        raise Problem("malformed-dump", exc.reason, file=exc.where, line=exc.line) from None
+        raise Problem("malformed-dump", clean_reason(exc.reason), file=exc.where, line=exc.line) from None
+    report = _cleaned(report)
     svc.metrics.report(report)
     if report.objects_read == 0 and report.input_errors:
         first = report.input_errors[0]
@@ -92,10 +127,12 @@ def evaluate() -> Response:
             path=first.path,
             errors=[e.to_dict() for e in report.input_errors],
         )
+    if report.objects_read == 0:
+        raise Problem("empty-body", NO_OBJECT, file=name)
     wanted = set(query["results"]) if query.get("results") else None
     if wanted or query.get("minSeverity"):
         report = report.filtered(wanted, query.get("minSeverity"))
-    resp = Response(render(report, fmt), content_type=_content_type(media_type(fmt)))
+    resp = Response(render(report, fmt, **options), content_type=_content_type(media_type(fmt)))
     resp.vary.add("Accept")
     return resp
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 from flask import Blueprint, Response, url_for
+from werkzeug.exceptions import MethodNotAllowed
 
 from rules.errors import PolicyError
 from rules.loader import load_policy_text
@@ -62,8 +63,12 @@ def policies() -> Response:
 @bp.get("/v1/policies/<name>")
 def policy(name: str) -> Response:
     """``GET /v1/policies/<name>``: one loaded policy (``PolicyDetailSchema``) with its data tables, context
-    names and rule summaries. Problem: ``not-found`` (404) when no loaded policy has that name."""
+    names and rule summaries. Problem: ``not-found`` (404) when no loaded policy has that name;
+    ``method-not-allowed`` (405, ``Allow: POST``) for ``lint`` when no policy is named so (the linter's
+    route takes POST only)."""
     p = service().keeper.policies.policy(name)
+    if p is None and name == "lint":
+        raise MethodNotAllowed(valid_methods=["POST"])
     if p is None:
         known = ", ".join(q.name for q in service().keeper.policies.policies)
         raise Problem("not-found", f"no policy named {name!r}; loaded: {known}")
@@ -125,9 +130,13 @@ def _rule(r: Rule, version: str) -> dict[str, Any]:
 @bp.get("/v1/rules/<path:uid>")
 def rule(uid: str) -> Response:
     """``GET /v1/rules/<policy/rule>``: one rule (``RuleDetailSchema``); a bare rule id works when it is unique.
-    Problem: ``not-found`` (404) when ``uid`` names no rule, or names a bare id that several policies use."""
+    Problem: ``not-found`` (404) when ``uid`` names no rule, or names a bare id that several policies use
+    (the detail and ``candidates`` name them as policy/rule)."""
     ps = service().keeper.policies
     r = ps.rule(uid)
+    candidates = sorted(x.uid for x in ps.rules if x.id == uid) if r is None else []
+    if len(candidates) > 1:
+        raise Problem("not-found", f"ambiguous: {', '.join(candidates)}; use policy/rule", candidates=candidates)
     if r is None:
         raise Problem("not-found", f"no rule {uid!r}; name it policy/rule (see GET /v1/policies/<name>)")
     owner = ps.policy(r.policy)
@@ -145,8 +154,8 @@ def lint() -> Response:
     """
     query = parse_query(LintQuerySchema)
     media_type(POLICY_TYPES)
-    data = read_body(service().max_decoded)
     shown = query.get("file") or "<body>"
+    data = read_body(service().max_decoded, shown)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

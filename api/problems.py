@@ -3,7 +3,8 @@
 A handler raises ``Problem`` (or lets a werkzeug ``HTTPException`` through); ``register(app)`` installs
 the handlers that turn them, and any unexpected exception, into ``application/problem+json``. ``type`` is
 ``https://verdict.dev/problems/<slug>`` (slugs in ``TITLES``, documented in docs/service.md). Input
-errors add where the problem is: ``file``, ``document``, ``line``, ``path``.
+errors add where the problem is: ``file``, ``document``, ``line``, ``path``; a ``line`` of 0 (not known,
+e.g. bytes that are not text) is left out, in ``errors`` items too.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ MEDIA_TYPE = "application/problem+json"
 #: slug -> (status, title). The title is the same for every occurrence of a type (RFC 9457 §3.1.3).
 TITLES: dict[str, tuple[int, str]] = {
     "malformed-dump": (400, "The body is not a readable dump"),
-    "empty-body": (400, "The request has no body"),
+    "empty-body": (400, "The body is empty or holds no object"),
     "invalid-body": (400, "The body cannot be read"),
     "invalid-query": (400, "A query parameter has a value the service does not accept"),
     "bad-request": (400, "Bad request"),
@@ -62,9 +63,17 @@ class Problem(Exception):
         super().__init__(detail)
 
 
+def _placed(where: dict[str, Any]) -> dict[str, Any]:
+    """Members of a problem (or of one ``errors`` item) without ``None`` values and without an unknown
+    (0) ``line``."""
+    return {k: v for k, v in where.items() if v is not None and not (k == "line" and v == 0)}
+
+
 def problem_response(slug: str, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Response:
     """The response for one problem; ``instance`` is the request path."""
     status, title = TITLES[slug]
+    if isinstance(extra.get("errors"), list):
+        extra["errors"] = [_placed(e) if isinstance(e, dict) else e for e in extra["errors"]]
     body: dict[str, Any] = {
         "type": PROBLEM_TYPE + slug,
         "title": title,
@@ -72,7 +81,7 @@ def problem_response(slug: str, detail: str, headers: dict[str, str] | None = No
         "detail": detail,
         "instance": request.path,
     }
-    body.update({k: v for k, v in extra.items() if v is not None})
+    body.update(_placed(extra))
     resp = Response(orjson.dumps(body, default=plain), status=status, mimetype=MEDIA_TYPE)
     for k, v in (headers or {}).items():
         resp.headers[k] = v

@@ -10,6 +10,8 @@ from werkzeug.datastructures import MultiDict
 
 from .problems import Problem
 
+ONCE = "may be given once"
+
 
 def query_dict(schema: Schema, args: MultiDict[str, str]) -> dict[str, Any]:
     """``args`` as the mapping ``schema`` loads: list fields take every value, each split at commas;
@@ -25,11 +27,29 @@ def query_dict(schema: Schema, args: MultiDict[str, str]) -> dict[str, Any]:
 
 
 def _flat(messages: Any) -> str:
+    """marshmallow's messages as one text; the item index of a list field (``{0: [...]}``) is left out,
+    since the message names the value."""
     if isinstance(messages, dict):
-        return "; ".join(f"{k}: {_flat(v)}" for k, v in messages.items())
+        return "; ".join(_flat(v) if isinstance(k, int) else f"{k}: {_flat(v)}" for k, v in messages.items())
     if isinstance(messages, list):
         return "; ".join(_flat(m) for m in messages)
     return str(messages)
+
+
+def _reasons(schema: Schema, args: MultiDict[str, str], messages: dict[str, Any]) -> dict[str, str]:
+    """Parameter -> reason: a scalar given twice says so (not "Not a valid string."), an unknown
+    parameter names the ones the route takes."""
+    known = ", ".join(sorted(schema.fields))
+    out: dict[str, str] = {}
+    for key, value in messages.items():
+        name = str(key)
+        if name in schema.fields and not isinstance(schema.fields[name], fields.List) and len(args.getlist(name)) > 1:
+            out[name] = ONCE
+        elif name not in schema.fields:
+            out[name] = f"unknown parameter; this route takes {known}"
+        else:
+            out[name] = _flat(value)
+    return out
 
 
 def parse_query(schema_cls: type[Schema]) -> dict[str, Any]:
@@ -40,6 +60,7 @@ def parse_query(schema_cls: type[Schema]) -> dict[str, Any]:
         loaded: dict[str, Any] = schema.load(query_dict(schema, request.args))
     except ValidationError as exc:
         messages = exc.messages if isinstance(exc.messages, dict) else {"_query": exc.messages}
-        errors = [{"parameter": str(k), "reason": _flat(v)} for k, v in sorted(messages.items(), key=lambda kv: str(kv[0]))]
+        reasons = _reasons(schema, request.args, messages)
+        errors = [{"parameter": k, "reason": v} for k, v in sorted(reasons.items())]
         raise Problem("invalid-query", "; ".join(f"{e['parameter']}: {e['reason']}" for e in errors), errors=errors) from None
     return loaded

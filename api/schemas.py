@@ -7,12 +7,39 @@ leave room for members the report may gain (no ``additionalProperties: false``).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from marshmallow import INCLUDE, Schema, fields, validate
+from marshmallow import INCLUDE, Schema, ValidationError, fields, validate
 
 from rules.render import FORMATS
+from rules.render.markdown import MIN_LIMIT
 from rules.report import RESULTS, SEVERITIES
+
+#: the message of a ``OneOf`` refusal: the value given and the values taken
+ONE_OF = "unknown value {input!r}; one of {choices}"
+LIMIT_REASON = f"must be 0 (no cut) or at least {MIN_LIMIT} characters"
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def check_limit(value: int) -> None:
+    """``limit``: 0 (no cut) or at least ``MIN_LIMIT`` (the summary and closing lines must fit)."""
+    if 0 < value < MIN_LIMIT:
+        raise ValidationError(LIMIT_REASON)
+
+
+def check_dump_name(value: str) -> None:
+    """``name``: a relative file path a code-scanning service can find in the repository: printable,
+    not absolute (``/x``, ``\\x``, ``C:x``), no ``..`` segment, and no ``!`` (which separates an archive
+    from its member in a report's file names)."""
+    if not value.isprintable():
+        raise ValidationError("holds a character that is not printable")
+    if value.startswith(("/", "\\")) or _DRIVE.match(value):
+        raise ValidationError("must be a relative path, not an absolute one")
+    if ".." in re.split(r"[/\\]", value):
+        raise ValidationError("must not hold a '..' segment")
+    if "!" in value:
+        raise ValidationError("must not hold '!' (it separates an archive from its member: archive!member)")
 
 
 class OpenSchema(Schema):
@@ -40,18 +67,34 @@ class EvaluateQuerySchema(Schema):
         metadata={"description": "Only these rules, as policy/rule or a unique rule id (repeatable)."},
     )
     results = fields.List(
-        fields.String(validate=validate.OneOf(RESULTS)),
+        fields.String(validate=validate.OneOf(RESULTS, error=ONE_OF)),
         metadata={"description": "Report only results with these words, e.g. fail,warn."},
     )
     minSeverity = fields.String(
-        validate=validate.OneOf(SEVERITIES), metadata={"description": "Report only results of this severity or above."}
+        validate=validate.OneOf(SEVERITIES, error=ONE_OF),
+        metadata={"description": "Report only results of this severity or above."},
     )
     format = fields.String(metadata={"description": "Report format (default: from Accept, else json)."})
+    limit = fields.Integer(
+        validate=[validate.Range(min=0, error=LIMIT_REASON), check_limit],
+        metadata={
+            "description": f"format=markdown only: the longest text in characters (default 3500; 0: no cut; "
+            f"else at least {MIN_LIMIT}). With another format, a 400."
+        },
+    )
+    name = fields.String(
+        validate=[validate.Length(min=1, max=255), check_dump_name],
+        metadata={
+            "description": "The dump's file name, a relative path (no '..', no '!', printable, at most 255 "
+            "characters), e.g. clusters/lab.yaml: reports name the dump and place its objects in this file "
+            "(SARIF physicalLocation with the object's line) instead of <body>."
+        },
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # The formats are whatever rules.render.FORMATS holds when the schema is made (formats land later).
-        self.fields["format"].validators = [validate.OneOf(sorted(FORMATS))]
+        self.fields["format"].validators = [validate.OneOf(sorted(FORMATS), error=ONE_OF)]
 
 
 class LintQuerySchema(Schema):
@@ -76,9 +119,12 @@ class ProblemSchema(OpenSchema):
     instance = fields.String(metadata={"description": "The request path"})
     file = fields.String(metadata={"description": "Input errors: the file (inside an archive: archive!member)"})
     document = fields.Integer(metadata={"description": "Input errors: 1-based YAML document number"})
-    line = fields.Integer(metadata={"description": "Input errors: 1-based line, 0 when unknown"})
+    line = fields.Integer(metadata={"description": "Input errors: 1-based line; absent when unknown"})
     path = fields.String(metadata={"description": "Input errors: JSONPath inside the document"})
     errors = fields.List(fields.Dict(), metadata={"description": "Every error found (input errors; query errors)"})
+    candidates = fields.List(
+        fields.String(), metadata={"description": "not-found for a bare rule id several policies use: their policy/rule ids"}
+    )
 
 
 # ------------------------------------------------------------------------------------------- report

@@ -178,6 +178,103 @@ def test_bad_query_values_are_400(client: FlaskClient, query: str, parameter: st
     assert body["errors"][0]["parameter"] == parameter
 
 
+def test_query_problems_say_what_is_wrong_in_the_clients_terms(client: FlaskClient) -> None:
+    """Regression: "results: 0: Must be one of: ...", "minSeverity: Not a valid string.", "limit: Unknown field."."""
+    body = problem(evaluate(client, query="?results=bogus"), 400, "invalid-query")
+    assert body["detail"] == "results: unknown value 'bogus'; one of pass, fail, warn, error, skip"
+    assert body["errors"] == [{"parameter": "results", "reason": "unknown value 'bogus'; one of pass, fail, warn, error, skip"}]
+    body = problem(evaluate(client, query="?minSeverity=high&minSeverity=low"), 400, "invalid-query")
+    assert body["detail"] == "minSeverity: may be given once"
+    body = problem(evaluate(client, query="?minSeverity=urgent"), 400, "invalid-query")
+    assert body["detail"] == "minSeverity: unknown value 'urgent'; one of critical, high, medium, low, info"
+    body = problem(evaluate(client, query="?colour=red"), 400, "invalid-query")
+    assert body["detail"] == "colour: unknown parameter; this route takes format, limit, minSeverity, name, policy, results, rule"
+
+
+def markdown_of(client: FlaskClient, query: str, data: bytes = CLUSTER, **headers: str) -> str:
+    resp = evaluate(client, data, query, **headers)
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    assert resp.mimetype == "text/markdown"
+    return resp.get_data(as_text=True)
+
+
+def test_markdown_limit_parameter(client: FlaskClient) -> None:
+    """Regression: ``?format=markdown&limit=600`` was a 400 "limit: Unknown field"."""
+    cut = markdown_of(client, "?format=markdown&limit=500")
+    assert len(cut) <= 500
+    assert cut.rstrip().endswith("not shown (limit 500 characters)._")
+    whole = markdown_of(client, "?format=markdown&limit=0")
+    rows = [line for line in whole.splitlines() if line.startswith("| ") and not line.startswith("| Result ")]
+    assert "not shown" not in whole and len(rows) == 3  # the three findings, no cut
+    assert markdown_of(client, "?limit=600", Accept="text/markdown") == markdown_of(client, "?format=markdown&limit=600")
+    assert markdown_of(client, "?format=markdown") == markdown_of(client, "?format=markdown&limit=3500")
+    for bad in ("499", "1", "-1"):
+        body = problem(evaluate(client, query=f"?format=markdown&limit={bad}"), 400, "invalid-query")
+        assert body["detail"] == "limit: must be 0 (no cut) or at least 500 characters"
+    body = problem(evaluate(client, query="?format=markdown&limit=many"), 400, "invalid-query")
+    assert body["errors"] == [{"parameter": "limit", "reason": "Not a valid integer."}]
+    body = problem(evaluate(client, query="?format=sarif&limit=600"), 400, "invalid-query")
+    assert body["detail"] == "limit: only for format=markdown; this answer is sarif"
+    body = problem(evaluate(client, query="?limit=600"), 400, "invalid-query")  # json, from no Accept
+    assert body["errors"] == [{"parameter": "limit", "reason": "only for format=markdown; this answer is json"}]
+
+
+def test_name_parameter_places_results_in_a_file(client: FlaskClient) -> None:
+    """Regression: SARIF from the service had only logical locations (GitHub code scanning refuses such
+    results); ``name`` makes the body a file of the repository."""
+    query = "?name=clusters/lab%201.yaml"
+    report = evaluate(client, query=query).get_json()
+    assert report["name"] == "clusters/lab 1.yaml"
+    typo = next(o for o in report["objects"] if o["name"] == "gpu-node-typo")
+    assert typo["source"] == {"file": "clusters/lab 1.yaml", "document": 2, "line": 17}
+    doc = orjson.loads(evaluate(client, query=query + "&format=sarif").get_data())
+    [run] = doc["runs"]
+    result = next(r for r in run["results"] if "gpu-node-typo" in r["locations"][0]["logicalLocations"][0]["name"])
+    assert result["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "clusters/lab%201.yaml"},
+        "region": {"startLine": 17},
+    }
+    assert all("physicalLocation" in r["locations"][0] for r in run["results"])
+    assert run["automationDetails"] == {"id": "verdict/clusters/lab 1.yaml/"}
+    text = markdown_of(client, query + "&format=markdown")
+    assert text.startswith("**verdict** clusters/lab 1.yaml: 3 objects judged (4 read) · ")
+    policy_report = yaml.safe_load(evaluate(client, query=query + "&format=policyreport").get_data(as_text=True))
+    assert {i["metadata"]["annotations"]["verdict/dump"] for i in policy_report["items"]} == {"clusters/lab 1.yaml"}
+    # Without a name the body has no file: logical locations only (unchanged).
+    [plain] = orjson.loads(evaluate(client, query="?format=sarif").get_data())["runs"]
+    assert all("physicalLocation" not in r["locations"][0] for r in plain["results"])
+    # An archive sent with its name: the archive is the artifact, the member its inner path.
+    archive = tar_gz({"cluster/nodes.yaml": CLUSTER})
+    [run] = orjson.loads(
+        evaluate(client, archive, "?name=dumps/lab.tar.gz&format=sarif", content_type="application/gzip").get_data()
+    )["runs"]
+    assert run["results"][0]["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "dumps/lab.tar.gz", "properties": {"innerPath": "cluster/nodes.yaml"}}
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("../secrets.yaml", "must not hold a '..' segment"),
+        ("dumps/../../x.yaml", "must not hold a '..' segment"),
+        ("dumps\\..\\x.yaml", "must not hold a '..' segment"),
+        ("/etc/passwd", "must be a relative path, not an absolute one"),
+        ("\\\\server\\share.yaml", "must be a relative path, not an absolute one"),
+        ("C:dump.yaml", "must be a relative path, not an absolute one"),
+        ("dump\n.yaml", "holds a character that is not printable"),
+        ("dump\u200b.yaml", "holds a character that is not printable"),
+        ("a.tar.gz!inner.yaml", "must not hold '!' (it separates an archive from its member: archive!member)"),
+        ("x" * 256, "Length must be between 1 and 255."),
+        ("", "Length must be between 1 and 255."),
+    ],
+)
+def test_name_parameter_is_a_relative_printable_path(client: FlaskClient, name: str, reason: str) -> None:
+    resp = client.post("/v1/evaluate", query_string={"name": name}, data=CLUSTER, headers=YAML)
+    body = problem(resp, 400, "invalid-query")
+    assert body["errors"] == [{"parameter": "name", "reason": reason}]
+
+
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_every_format_is_answered_with_its_media_type(client: FlaskClient, fmt: str) -> None:
     resp = evaluate(client, query=f"?format={fmt}")
@@ -220,6 +317,22 @@ def test_markdown_for_a_chat_bot(client: FlaskClient) -> None:
     assert "gpu-node-no-gpus" in text
     # A chat message starts with the summary; the body has no file name worth showing (was "<body>").
     assert text.startswith("**verdict**: ")
+
+
+def test_markdown_names_the_input_errors_under_the_summary(client: FlaskClient) -> None:
+    bad = b"".join(f"\n---\napiVersion: v1\nkind: Node\nmetadata: {{name: [unclosed-{i}\n".encode() for i in range(5))
+    text = markdown_of(client, "?format=markdown&name=ci/dump.yaml", CLUSTER + bad)
+    lines = text.splitlines()
+    assert lines[0] == (
+        "**verdict** ci/dump.yaml: 3 objects judged (4 read) · 2 fail (1 critical, 1 high) · 1 warn (1 low)"
+        " · 0 error · 0 skip · 5 input errors"
+    )
+    assert lines[1:5] == [
+        "- ci/dump.yaml, document 5, line 54: YAML syntax error: did not find expected ',' or ']'",
+        "- ci/dump.yaml, document 6, line 59: YAML syntax error: did not find expected ',' or ']'",
+        "- ci/dump.yaml, document 7, line 64: YAML syntax error: did not find expected ',' or ']'",
+        "- and 2 more",
+    ]
 
 
 def test_gzip_content_encoding(client: FlaskClient) -> None:
@@ -283,7 +396,21 @@ def test_broken_archive_is_400_with_its_place(client: FlaskClient) -> None:
 def test_bytes_that_are_neither_text_nor_archive_are_400(client: FlaskClient) -> None:
     body = problem(evaluate(client, b"\xff\xfe\x00binary\x80\x81"), 400, "malformed-dump")
     assert body["file"] == "<body>"
-    assert "UTF-8" in body["detail"]
+    assert body["detail"] == "not UTF-8 text and not a tar, gzip or zip archive (byte 0)"
+    assert "line" not in body  # regression: "line": 0 (unknown) was written
+    for content_type in ("application/zip", "application/gzip", "application/x-tar"):
+        assert "line" not in problem(evaluate(client, CLUSTER, content_type=content_type), 400, "malformed-dump")
+
+
+def test_parser_internals_stay_out_of_problem_details(client: FlaskClient) -> None:
+    """Regression: PyYAML's own place (``in "<unicode string>", position 0``) was in the detail."""
+    body = problem(evaluate(client, b"\x00"), 400, "malformed-dump")
+    reason = "YAML error: unacceptable character #x0000: control characters are not allowed"
+    assert body["detail"] == f"nothing in the body could be read as an object: {reason}"
+    assert body["errors"] == [{"file": "<body>", "document": 1, "path": "", "reason": reason}]
+    assert "line" not in body
+    report = evaluate(client, CLUSTER + b"\n---\nkind: Node\x07\n").get_json()
+    assert "<unicode string>" not in orjson.dumps(report).decode()
 
 
 def test_some_bad_documents_are_reported_and_the_rest_evaluated(client: FlaskClient) -> None:
@@ -309,10 +436,24 @@ def test_nothing_readable_is_400_at_the_first_error(client: FlaskClient) -> None
     assert "kind" in body["detail"]
 
 
-def test_a_readable_dump_with_no_objects_is_an_empty_report(client: FlaskClient) -> None:
-    resp = evaluate(client, b"[]", content_type="application/json")
-    assert resp.status_code == 200
-    assert resp.get_json()["objects"] == []
+@pytest.mark.parametrize(
+    ("data", "content_type"),
+    [
+        (b"[]", "application/json"),
+        (b'{"apiVersion": "v1", "kind": "List", "items": []}', "application/json"),
+        (b"  \n\n   \r\n", "application/yaml"),
+        (b"# only a comment\n---\n# and another\n", "application/yaml"),
+        (tar_gz({"cluster/README": b"not a dump", "cluster/notes.log": b"x"}), "application/gzip"),
+    ],
+)
+def test_a_body_with_no_object_and_no_error_is_400_empty_body(client: FlaskClient, data: bytes, content_type: str) -> None:
+    """Regression: these answered 200 with an empty report, which a CI job reads as a clean cluster (the
+    CLI exits 2 for the same input)."""
+    body = problem(evaluate(client, data, content_type=content_type), 400, "empty-body")
+    assert body["detail"] == "the body holds no Kubernetes object"
+    assert body["file"] == "<body>"
+    named = problem(evaluate(client, data, "?name=ci/cluster.yaml", content_type=content_type), 400, "empty-body")
+    assert named["file"] == "ci/cluster.yaml"
 
 
 def test_describe_text_as_text_plain(client: FlaskClient) -> None:
@@ -372,6 +513,43 @@ def test_decoded_body_too_large_is_413() -> None:
     small = make_app(MAX_DECODED_LENGTH=1024).test_client()
     body = problem(evaluate(small, gzip.compress(CLUSTER), **{"Content-Encoding": "gzip"}), 413, "body-too-large")
     assert "1024" in body["detail"]
+
+
+def test_an_archive_member_unpacking_past_the_limit_is_an_input_error_and_the_rest_is_judged() -> None:
+    """What docs/service.md says: the body itself unpacking past the bound is a 413; a member of an archive
+    (a file, or a nested archive or gzip stream) that would take the request past it is not read, becomes an
+    input error, and the other members are judged (a 400 malformed-dump only when none could be read)."""
+    small = make_app(MAX_DECODED_LENGTH=64 * 1024).test_client()
+    big = b"# " + b"x" * 100_000 + b"\n"
+    reason = "unpacks to more than 65,536 bytes (archives nested included)"
+    cases = {
+        "cluster/inner.tar.gz": tar_gz({"big.yaml": big}),
+        "cluster/big.yaml.gz": gzip.compress(big),
+    }
+    for member, data in cases.items():
+        resp = evaluate(small, tar_gz({"cluster/nodes.yaml": CLUSTER, member: data}), content_type="application/gzip")
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+        report = resp.get_json()
+        assert verdicts(report) == EXPECTED
+        assert report["inputErrors"] == [{"file": f"<body>!{member}", "document": 1, "line": 0, "path": "", "reason": reason}]
+    resp = evaluate(
+        small, tar_gz({"cluster/nodes.yaml": CLUSTER, "cluster/big.yaml": big}, compress=False), content_type="application/x-tar"
+    )
+    assert resp.status_code == 200 and verdicts(resp.get_json()) == EXPECTED
+    assert [e["file"] for e in resp.get_json()["inputErrors"]] == ["<body>!cluster/big.yaml"]
+    only = problem(
+        evaluate(small, tar_gz({"cluster/big.yaml": big}, compress=False), content_type="application/x-tar"),
+        400,
+        "malformed-dump",
+    )
+    assert only["detail"] == f"nothing in the body could be read as an object: {reason}"
+    # The body's own gzip stream (here a .tar.gz whose tar is over the bound) is the top level: 413.
+    top = problem(
+        evaluate(small, tar_gz({"cluster/nodes.yaml": CLUSTER, "cluster/big.yaml": big}), content_type="application/gzip"),
+        413,
+        "body-too-large",
+    )
+    assert top["detail"] == reason
 
 
 def test_archive_unpacking_past_the_limit_is_413() -> None:
@@ -493,6 +671,23 @@ def test_rule_by_bare_id_and_without_example(client: FlaskClient) -> None:
 
 def test_unknown_rule_is_404(client: FlaskClient) -> None:
     problem(client.get("/v1/rules/gpu-node-basics/nope"), 404, "not-found")
+
+
+def test_a_bare_rule_id_of_two_policies_is_404_naming_both() -> None:
+    """Regression: the detail said "no rule" for an id that exists twice."""
+    builtin = create_app({}).test_client()
+    body = problem(builtin.get("/v1/rules/workload-schedulable"), 404, "not-found")
+    assert body["detail"] == "ambiguous: gpu-pods/workload-schedulable, kubevirt-vms/workload-schedulable; use policy/rule"
+    assert body["candidates"] == ["gpu-pods/workload-schedulable", "kubevirt-vms/workload-schedulable"]
+    assert builtin.get("/v1/rules/gpu-pods/workload-schedulable").status_code == 200
+
+
+def test_get_on_the_lint_route_is_405_not_a_policy_named_lint(client: FlaskClient) -> None:
+    """Regression: ``GET /v1/policies/lint`` looked for a policy named "lint" (404)."""
+    resp = client.get("/v1/policies/lint")
+    body = problem(resp, 405, "method-not-allowed")
+    assert resp.headers["Allow"] == "POST"
+    assert body["detail"] == "GET is not allowed on /v1/policies/lint; allowed: POST"
 
 
 # ------------------------------------------------------------------------------------------- lint

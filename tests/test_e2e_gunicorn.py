@@ -229,3 +229,19 @@ def test_broken_policy_stops_gunicorn_at_start(tmp_path: Path) -> None:
     text = log.read_text(errors="replace")
     assert code != 0
     assert "broken-policy.yaml:9" in text and "rule bad-path" in text and "kubectl JSONPath" in text
+
+
+@pytest.mark.parametrize("how", ["gunicorn", "verdict serve"])
+def test_a_bad_setting_stops_the_start_with_one_line_and_status_2(tmp_path: Path, how: str) -> None:
+    """Regression: ``VERDICT_MAX_BODY=abc verdict serve`` printed gunicorn's 15-line traceback of the config
+    file before the ``ConfigError``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VERDICT_")}
+    env["VERDICT_MAX_BODY"] = "abc"
+    if how == "gunicorn":
+        args = [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "app:app"]
+    else:
+        args = [sys.executable, "-c", "from rules.cli import main; main()", "serve", "--bind", f"127.0.0.1:{free_port()}"]
+    done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, timeout=START_TIMEOUT)
+    assert done.returncode == 2
+    assert done.stderr.decode() == "verdict: VERDICT_MAX_BODY='abc' is not a whole number\n"
+    assert done.stdout == b""

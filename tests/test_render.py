@@ -522,7 +522,7 @@ def test_markdown_summary_and_escaping() -> None:
     first = text.splitlines()[0]
     assert first == (
         "**verdict** tests/data/render/dump.yaml: 6 objects judged (6 read) · 2 fail (1 critical, 1 low)"
-        " · 1 warn (1 medium) · 1 error"
+        " · 1 warn (1 medium) · 1 error · 1 skip"
     )
     rows = _table_rows(text)
     assert [r.split(" | ")[0] for r in rows] == ["| error · info", "| fail · critical", "| fail · low", "| warn · medium"]
@@ -530,6 +530,77 @@ def test_markdown_summary_and_escaping() -> None:
     assert all(r.count(" | ") == 4 for r in rows)  # five cells each: no | or line break leaked from a message
     assert markdown.cell("a|b\nc\r\n d") == "a\\|b c d"
     assert markdown.cell("x" * 300).endswith("…") and len(markdown.cell("x" * 300)) == markdown.CELL
+
+
+def _bad_input(n: int) -> Report:
+    report = synthetic(2, message_len=20)
+    report.input_errors = [
+        InputError(Source("dumps/lab.yaml", 3 + i, 10 * i + 7), f"YAML syntax error number {i}", "$.spec" if i == 1 else "")
+        for i in range(n)
+    ]
+    return report
+
+
+def test_markdown_names_up_to_three_input_errors_under_the_summary() -> None:
+    lines = render(_bad_input(5), "markdown").splitlines()
+    assert lines[:6] == [
+        "**verdict** big.yaml: 2 objects judged (2 read) · 2 fail (2 high) · 0 warn · 0 error · 0 skip · 5 input errors",
+        "- dumps/lab.yaml, document 3, line 7: YAML syntax error number 0",
+        "- dumps/lab.yaml, document 4, line 17 at $.spec: YAML syntax error number 1",
+        "- dumps/lab.yaml, document 5, line 27: YAML syntax error number 2",
+        "- and 2 more",
+        "",
+    ]
+    assert render(_bad_input(3), "markdown").splitlines()[4] == ""  # three named, no "and 0 more"
+    one = render(_bad_input(1), "markdown").splitlines()
+    assert one[0].endswith(" · 1 input error") and one[1:3] == [
+        "- dumps/lab.yaml, document 3, line 7: YAML syntax error number 0",
+        "",
+    ]
+    assert markdown.input_error_lines(synthetic(1)) == []
+
+
+def test_markdown_input_error_lines_leave_room_for_the_closing_line() -> None:
+    report = _bad_input(3)
+    report.input_errors = [InputError(Source("d.yaml", i + 1, 1), "r" * 300) for i in range(3)]
+    report.name = "n" * 200
+    for limit in (500, 600, 900):
+        text = render(report, "markdown", limit=limit)
+        assert len(text) <= limit, limit
+        assert text.rstrip().endswith(f"(limit {limit:,} characters)._")
+    assert [line[:30] for line in render(report, "markdown", limit=500).splitlines()[1:3]] == [
+        "- d.yaml, document 1, line 1: ",  # one named in the room left...
+        "- and 2 more",
+    ]
+    assert render(report, "markdown", limit=900).splitlines()[3].startswith("- d.yaml, document 3, line 1: r")
+    assert markdown.input_error_lines(report, room=50) == []  # none fits: the summary line counts them
+
+
+def test_markdown_escapes_chat_markup_from_the_dump() -> None:
+    zw = "\u200b"
+    hostile = "ping <@U024BE7LH> and <!channel>, see [docs](https://evil.example) or <https://x.example|here> | `rm -rf`"
+    report = Report(
+        objects=[
+            ObjectReport(
+                ObjectRef("v1", "Node", "a`b``c"),
+                Source("d.yaml", 1, 1),
+                (_result(message=hostile, remediation="kubectl label node x <value>"),),
+            )
+        ],
+        input_errors=[InputError(Source("<body>", 2, 3), "bad <!here> [x](y)")],
+        objects_read=1,
+    )
+    lines = render(report, "markdown", limit=0).splitlines()
+    assert lines[1] == f"- <{zw}body>, document 2, line 3: bad <{zw}!here> [x]{zw}(y)"
+    [row] = _table_rows("\n".join(lines))
+    assert row == (
+        f"| fail · high | ```Node/a`b``c``` | `big-policy/rule-a` | ping <{zw}@U024BE7LH> and <{zw}!channel>, see "
+        f"[docs]{zw}(https://evil.example) or <{zw}https://x.example\\|here> \\| `rm -rf` | kubectl label node x <{zw}value> |"
+    )
+    # Once the zero-width spaces are taken out, the text is the dump's own (nothing else changed).
+    assert row.replace(zw, "").count("<@U024BE7LH>") == 1
+    assert markdown._code("`edge`") == "`` `edge` ``"
+    assert markdown._code("plain") == "`plain`"
 
 
 def test_markdown_sections_per_dump_share_one_limit() -> None:

@@ -1,9 +1,11 @@
 """Markdown for a chat message: a one-line summary, then a compact table of the findings, cut to fit.
 
 Layout: ``**verdict** <dump>: N objects judged (M read) · F fail (2 critical, 1 high) · W warn (...) ·
-E error``, then a table ``| Result | Object | Rule | Message | Fix |`` of the fail/error/warn results,
-worst first (error, fail, warn; then severity; then the order of the dump), then, when rows were left
-out, ``_… and K more findings not shown (limit L characters)._``.
+E error · S skip[ · I input errors]``; when there are input errors, up to ``INPUT_ERRORS`` lines naming
+each one's place and reason (``- file, document N, line L: reason``), then ``- and K more``; then a
+table ``| Result | Object | Rule | Message | Fix |`` of the fail/error/warn results, worst first (error,
+fail, warn; then severity; then the order of the dump), then, when rows were left out,
+``_… K more findings not shown (limit L characters)._``.
 
 Limit: ``limit`` characters for the whole text, default ``LIMIT`` = 3,500, under Slack's 4,000-character
 message guidance (https://api.slack.com/methods/chat.postMessage#truncating) with room for a bot's own
@@ -11,12 +13,17 @@ header; pass ``limit=1900`` for Discord (2,000 per message) or ``limit=0`` for n
 or absent, never cut in the middle; the summary and the closing line are always there, so a limit below
 ``MIN_LIMIT`` is refused. A cell longer than ``CELL`` characters is shortened with ``…``.
 
-Escaping: ``|`` becomes ``\\|`` and line breaks become spaces inside cells, so a message cannot break
-the table; the object and rule are code spans.
+Escaping: text from the dump and the policies cannot break the table or post chat markup. In cells,
+``|`` becomes ``\\|`` and line breaks become spaces; everywhere (cells, names, input error lines), a
+zero-width space (U+200B) follows each ``<`` and splits each ``](``, so ``<@U123>``, ``<!channel>``,
+``<https://x>``, HTML tags and ``[text](url)`` are shown as written instead of becoming a mention, an
+autolink, a tag or a link. The object and rule are code spans, fenced with one backtick more than the
+longest run of backticks they hold.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..report import SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result
@@ -26,19 +33,42 @@ MIN_LIMIT = 500
 CELL = 160
 FINDINGS = ("error", "fail", "warn")
 HEADER = "| Result | Object | Rule | Message | Fix |\n|---|---|---|---|---|"
+#: input errors named one by one under the summary line; the rest are counted (``- and K more``)
+INPUT_ERRORS = 3
 _ORDER = {"error": 0, "fail": 1, "warn": 2}
+_ZWSP = "\u200b"
+#: characters kept for the closing line (and its blank line) when the input error lines are fitted
+_CLOSING_ROOM = 100
+_TICKS = re.compile(r"`+")
+
+
+def inert(text: str) -> str:
+    """``text`` with chat markup made literal: a zero-width space after each ``<`` (no Slack/Discord
+    mention ``<@U1>``, ``<!here>``, no autolink ``<https://...>``, no HTML tag) and inside each ``](``
+    (no inline link or image ``[x](y)``). The text reads the same; only these sequences change."""
+    return text.replace("<", "<" + _ZWSP).replace("](", "]" + _ZWSP + "(")
+
+
+def line(value: Any, width: int = CELL) -> str:
+    """Text on one line: whitespace runs (line breaks included) as one space, at most ``width``
+    characters (cut with ``…``), chat markup made literal (``inert``)."""
+    text = " ".join(str(value).split())
+    if len(text) > width:
+        text = text[: width - 1].rstrip() + "…"
+    return inert(text)
 
 
 def cell(value: Any, width: int = CELL) -> str:
-    """Text for a table cell: one line, ``|`` escaped, at most ``width`` characters."""
-    text = " ".join(str(value).split())  # every run of whitespace, line breaks included, is one space
-    if len(text) > width:
-        text = text[: width - 1].rstrip() + "…"
-    return text.replace("|", "\\|")
+    """Text for a table cell: ``line`` with ``|`` escaped, so it cannot end the cell."""
+    return line(value, width).replace("|", "\\|")
 
 
 def _code(value: str) -> str:
-    return f"`{value.replace('`', '')}`"
+    """A code span of ``value`` (already a cell): fenced with one backtick more than its longest run of
+    backticks, padded with a space when it starts or ends with one (CommonMark strips that space)."""
+    fence = "`" * (max((len(m) for m in _TICKS.findall(value)), default=0) + 1)
+    pad = " " if value.startswith("`") or value.endswith("`") else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
 
 
 def _n(count: int, noun: str) -> str:
@@ -46,8 +76,9 @@ def _n(count: int, noun: str) -> str:
 
 
 def summary_line(report: Report | dict[str, Any], title: str = "") -> str:
-    """``**verdict** <title>: N objects judged · F fail (by severity) · W warn (...) · E error``, from the
-    summary of the whole audit (a filter changes the table, not these counts)."""
+    """``**verdict** <title>: N objects judged · F fail (by severity) · W warn (...) · E error · S skip``
+    (and ``· I input errors`` when there are some), from the summary of the whole audit (a filter
+    changes the table, not these counts)."""
     s = report.summary() if isinstance(report, Report) else report
     parts = [f"{_n(s['objectsJudged'], 'object')} judged ({s['objectsRead']} read)"]
     for word in ("fail", "warn", "error"):
@@ -55,12 +86,35 @@ def summary_line(report: Report | dict[str, Any], title: str = "") -> str:
         total = sum(by.values())
         by_sev = ", ".join(f"{n} {sev}" for sev in SEVERITIES if (n := by.get(sev, 0)))
         parts.append(f"{total} {word}" + (f" ({by_sev})" if total and word != "error" else ""))
+    parts.append(f"{s['results'].get('skip', 0)} skip")
     if s["inputErrors"]:
         parts.append(_n(s["inputErrors"], "input error"))
     if title.startswith("<") and title.endswith(">"):
         title = ""  # <body>, <stdin>: no file name worth showing in a chat message
-    head = f"**verdict** {cell(title, 80)}:" if title else "**verdict**:"
-    return f"{head} " + " · ".join(parts)
+    lead = f"**verdict** {cell(title, 80)}:" if title else "**verdict**:"
+    return f"{lead} " + " · ".join(parts)
+
+
+def input_error_lines(report: Report, most: int = INPUT_ERRORS, room: int | None = None) -> list[str]:
+    """The first ``most`` input errors as ``- file, document N, line L: reason`` (place and reason cut
+    to ``CELL`` characters, chat markup made literal), then ``- and K more`` for the others. With
+    ``room``, fewer are named so that the lines take at most ``room`` characters; when none fits, there
+    is no line (the summary line counts them)."""
+    errors = report.input_errors
+    named = [f"- {line(err)}" for err in errors[:most]]
+    if room is not None:
+        while named and sum(len(x) + 1 for x in named) + len(f"- and {len(errors)} more") + 1 > room:
+            named.pop()
+    rest = len(errors) - len(named)
+    return named + ([f"- and {rest} more"] if named and rest else [])
+
+
+def head(report: Report, title: str = "", limit: int = 0) -> str:
+    """The summary line and the input error lines under it; with a ``limit``, the lines leave room for
+    the closing line, so that a cut message always fits (``MIN_LIMIT``)."""
+    first = summary_line(report, title)
+    room = limit - len(first) - _CLOSING_ROOM if limit else None
+    return "\n".join([first, *input_error_lines(report, room=room)])
 
 
 def findings(report: Report) -> list[tuple[ObjectReport, Result]]:
@@ -131,7 +185,7 @@ def _fit(blocks: list[tuple[str, list[str]]], limit: int) -> str:
 
 def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, **_: Any) -> str:
     """One report: summary line, findings table, closing line when cut."""
-    return _fit([(summary_line(report, report.name), [row(o, r, not limit) for o, r in findings(report)])], limit)
+    return _fit([(head(report, report.name, limit), [row(o, r, not limit) for o, r in findings(report)])], limit)
 
 
 def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT, **_: Any) -> str:
@@ -140,7 +194,7 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
         return render(reports[0], fmt, limit)
     blocks: list[tuple[str, list[str]]] = [(summary_line(Report.total(reports), f"{len(reports)} dumps"), [])]
     blocks += [
-        (f"### {cell(r.name or f'dump {i}', 120)}\n{summary_line(r)}", [row(o, x, not limit) for o, x in findings(r)])
+        (f"### {cell(r.name or f'dump {i}', 120)}\n{head(r, limit=limit)}", [row(o, x, not limit) for o, x in findings(r)])
         for i, r in enumerate(reports, 1)
     ]
     return _fit(blocks, limit)

@@ -12,8 +12,10 @@ stay relative, so code scanning finds them in the repository; absolute paths bec
 ``region.startLine`` is the object's line when known. An object read from inside an archive
 (``dump.tar.gz!must-gather/nodes.yaml``) points at the archive, with the inner path in
 ``artifactLocation.properties.innerPath`` and no region (a line of the inner file is not a line of the
-archive). Standard input and HTTP bodies have no file: such results carry only the logical location
-(``fullyQualifiedName`` ``Kind/namespace/name``, ``kind: resource``), which every result has.
+archive). Standard input and HTTP bodies sent without ``name=`` have no file (``<stdin>``, ``<body>``):
+such results carry only the logical location (``fullyQualifiedName`` ``Kind/namespace/name``,
+``kind: resource``), which every result has. A body sent with ``POST /v1/evaluate?name=dumps/lab.yaml``
+is that file, so its results get the physical location (and the line) as a CLI file would.
 
 Suppressions: verdict has no exemptions yet, so no result is written with ``suppressions``; when the
 model gains exemptions, an exempted result should become ``suppressions: [{kind: external,
