@@ -280,7 +280,8 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
     if data[:2] == b"\x1f\x8b":
         raw = _gunzip(data, name, budget)
         if _is_tar(raw):
-            return _read_tar(raw, name, budget)
+            # the unpacked tar is already paid for: its members are slices of it, not more unpacking
+            return _read_tar(raw, name, budget, charged=True)
         return parse_bytes(raw, name, budget)
     if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
         return _read_zip(data, name, budget)
@@ -425,7 +426,7 @@ def _read_must_gather(
     return dump
 
 
-def _read_tar(data: bytes, name: str, budget: Budget) -> Dump:
+def _read_tar(data: bytes, name: str, budget: Budget, charged: bool = False) -> Dump:
     try:
         archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
         infos = [m for m in archive.getmembers() if m.isfile()]
@@ -434,7 +435,8 @@ def _read_tar(data: bytes, name: str, budget: Budget) -> Dump:
 
     def loader(member: tarfile.TarInfo) -> Callable[[], bytes]:
         def load() -> bytes:
-            budget.charge(member.size, name)
+            if not charged:
+                budget.charge(member.size, name)
             fh = archive.extractfile(member)
             return fh.read() if fh else b""
 

@@ -146,6 +146,16 @@ def _next_document_start(text: str, line: int) -> int | None:
     return None
 
 
+def _describe(exc: yaml.YAMLError) -> str:
+    """PyYAML's message without its ``in "<unicode string>", line N, column M`` marks (the caller gives the
+    place as file, document and line)."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        parts = [p for p in (exc.context, exc.problem) if p]
+        if parts:
+            return "; ".join(parts)
+    return re.sub(r'\s*in "<[^>]*>", (?:line \d+, column \d+|position \d+)', "", str(exc)).strip()
+
+
 def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, tuple[int, int] | None]:
     """Yield the documents of ``text``, numbered from ``first``; return ``(number, 0-based line)`` of a
     syntax error that ended the pass, or None when the stream was read to its end."""
@@ -164,7 +174,7 @@ def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, t
                 yield YamlDocument(number, line, error=f"YAML syntax error: {exc.problem or exc}")
                 return (number, mark.line) if mark else None
             except yaml.YAMLError as exc:
-                yield YamlDocument(number, 0, error=f"YAML error: {exc}")
+                yield YamlDocument(number, 0, error=f"YAML error: {_describe(exc)}")
                 return None
             except RecursionError:
                 yield YamlDocument(number, 0, error=f"nesting deeper than {MAX_DEPTH} levels")
@@ -179,7 +189,7 @@ def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, t
                 yield YamlDocument(number, exc.line or line, error=exc.reason)
                 continue
             except yaml.YAMLError as exc:
-                yield YamlDocument(number, line, error=f"YAML error: {exc}")
+                yield YamlDocument(number, line, error=f"YAML error: {_describe(exc)}")
                 continue
             yield YamlDocument(number, line, data=data, node=node)
     finally:

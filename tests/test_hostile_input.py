@@ -114,3 +114,22 @@ def test_describe_text_in_a_folder_or_archive_is_read(tmp_path: Path) -> None:
         tar.add(folder, arcname="dump")
     dump = read_path(str(archive))
     assert "gpu-worker-16" in [o.name for o in dump.objects]
+
+
+def test_tar_gz_is_charged_once_against_the_budget() -> None:
+    """Regression: the unpacked tar was charged, then each member again, so a .tar.gz over half the bound
+    lost members."""
+    payload = b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big, namespace: d}\ndata: {x: '" + b"a" * 600_000 + b"'}\n"
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        info = tarfile.TarInfo("big.yaml")
+        info.size = len(payload)
+        tar.addfile(info, io.BytesIO(payload))
+    dump = parse_bytes(buf.getvalue(), "one.tar.gz", Budget(1_000_000))
+    assert ([o.name for o in dump.objects], dump.errors) == (["big"], [])
+
+
+def test_yaml_errors_do_not_carry_pyyaml_marks() -> None:
+    dump = parse_bytes(b"apiVersion: v1\nkind: Node\nmetadata: {name: a\n", "bad.yaml")
+    assert len(dump.errors) == 1
+    assert '"<unicode string>"' not in dump.errors[0].reason
