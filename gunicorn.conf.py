@@ -7,18 +7,71 @@ not a whole number``) and exit status 2. The master loads and compiles the polic
 policy stops the server with each error's file, line, rule and reason, and workers fork with the
 compiled set. ``kill -HUP <master>`` reloads them (``on_reload``): a set that loads is used by the new
 workers; a broken one is logged and refused, and the new workers keep the last good set.
+
+Metrics add up over the workers (prometheus_client's multiprocess mode, ``api.metrics``): before ``api``
+(hence prometheus_client) is imported, this file points ``PROMETHEUS_MULTIPROC_DIR`` at a fresh private
+directory (``VERDICT_METRICS_DIR`` when set, emptied of ``*.db`` files; else a temporary directory removed
+when the master exits), and ``child_exit`` does prometheus_client's bookkeeping for a worker that is gone.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 _ROOT = str(Path(__file__).resolve().parent)
 if _ROOT not in sys.path:  # the config is read before gunicorn puts --chdir on sys.path
     sys.path.insert(0, _ROOT)
+
+# "<master pid>:<directory>": which master chose PROMETHEUS_MULTIPROC_DIR, so that gunicorn's second reading
+# of this file (on SIGHUP) keeps the directory the workers count in.
+_METRICS_OWNER = "_VERDICT_METRICS_OWNER"
+
+
+def _remove_metrics_dir(path: str, master: int) -> None:
+    if os.getpid() == master:  # workers run the atexit handlers they forked with: only the master removes it
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _metrics_dir() -> str | None:
+    """Point ``PROMETHEUS_MULTIPROC_DIR`` at the directory this server's workers count in, and return it.
+
+    It must be set before prometheus_client is imported (it picks its mode once, at import; ``api`` imports
+    it), so this runs before ``api.config`` is. A directory inherited in ``PROMETHEUS_MULTIPROC_DIR`` is not
+    used: another server, or a stale run, could be counting there. Only when gunicorn reads this file (as
+    its module ``__config__``): a test that imports it for its settings gets no directory.
+    """
+    if __name__ != "__config__":
+        return None
+    current = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+    if current and os.environ.get(_METRICS_OWNER) == f"{os.getpid()}:{current}":
+        return current  # SIGHUP: gunicorn reads this file again; new workers count with the old ones
+    chosen = os.environ.get("VERDICT_METRICS_DIR", "").strip()
+    try:
+        if chosen:
+            path = os.path.abspath(chosen)
+            os.makedirs(path, mode=0o700, exist_ok=True)
+            for name in os.listdir(path):  # counts of an earlier run would add to this one's
+                if name.endswith(".db"):
+                    os.remove(os.path.join(path, name))
+        else:
+            path = tempfile.mkdtemp(prefix="verdict-metrics-")
+            atexit.register(_remove_metrics_dir, path, os.getpid())
+    except OSError as exc:
+        where = f"VERDICT_METRICS_DIR={chosen!r}" if chosen else "a temporary directory for the metrics"
+        print(f"verdict: {where} cannot be used: {exc.strerror or exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
+    os.environ[_METRICS_OWNER] = f"{os.getpid()}:{path}"
+    return path
+
+
+_metrics = _metrics_dir()
 
 from api.config import ConfigError, from_env  # noqa: E402
 
@@ -60,6 +113,9 @@ def on_starting(server: Any) -> None:
     from api.store import keep
     from rules.loader import PolicyLoadError
 
+    if _metrics:
+        server.log.info("metrics: the workers count in %s", _metrics)
+
     try:
         keeper = keep(_settings["POLICIES"])
     except PolicyLoadError as exc:
@@ -84,3 +140,12 @@ def on_reload(server: Any) -> None:
     for err in outcome.errors:
         server.log.error("policy reload refused: %s", err)
     server.log.error("policy reload refused (%d error(s)); still serving generation %d", len(outcome.errors), keeper.generation)
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A worker is gone (recycled, reloaded, crashed): prometheus_client's bookkeeping drops its live gauges.
+    Its counters and histograms stay in the directory, so the totals never go back."""
+    if _metrics:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid, _metrics)

@@ -1,17 +1,35 @@
-"""Prometheus metrics, in a registry of the app's own (never the process-global one), served at /metrics.
+"""Prometheus metrics, served at /metrics; never in prometheus_client's process-global registry.
 
-Each gunicorn worker counts its own requests (no multiprocess mode): a scrape answers for the worker
-that takes it. Route labels are URL rules (``/v1/rules/<path:id>``), never raw paths, so the label set
-stays bounded; requests that match no route are labelled ``<unmatched>``.
+Two ways to count, chosen by ``PROMETHEUS_MULTIPROC_DIR`` (prometheus_client's multiprocess mode):
+
+- **under gunicorn** (``gunicorn.conf.py`` sets the variable in the master before anything imports
+  prometheus_client, which picks its mode once, at import): every worker writes its counters and
+  histograms to files of its own in that directory, and a scrape, whichever worker answers it, sums the
+  files of all workers, live and exited (``MultiProcessCollector`` in a fresh registry), so successive
+  scrapes never go back;
+- **otherwise** (tests, ``create_app()`` in one process): each app counts in a registry of its own, so
+  many apps in one process do not add up.
+
+The policy set's facts (rules loaded, generation, refused-reload errors) are not counted by the workers:
+every worker forks with the master's keeper, so the worker that answers reads them from its keeper at
+scrape time (``PolicyCollector``). Summed over workers they would be multiplied, so they are never
+written to the files; there is no gauge in the files, hence no gauge multiprocess mode to choose.
+
+Route labels are URL rules (``/v1/rules/<path:id>``), never raw paths, so the label set stays bounded;
+requests that match no route are labelled ``<unmatched>``.
 """
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from flask import Flask, Response, g, request
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector
 
 from rules.report import Report
 
@@ -19,10 +37,39 @@ from .store import PolicyKeeper
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
+#: The variable that turns prometheus_client's multiprocess mode on (set by ``gunicorn.conf.py``).
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+def multiprocess_dir() -> str | None:
+    """The directory the workers of this server share their counts in, or ``None`` when this process
+    counts alone."""
+    return os.environ.get(MULTIPROC_ENV) or None
+
+
+class PolicyCollector:
+    """``verdict_rules_loaded``, ``verdict_policy_generation`` and ``verdict_policy_load_errors_total``,
+    read from the keeper when scraped (nothing until ``keeper`` is set)."""
+
+    def __init__(self) -> None:
+        self.keeper: PolicyKeeper | None = None
+
+    def collect(self) -> Iterator[Metric]:
+        keeper = self.keeper
+        if keeper is None:
+            return
+        yield GaugeMetricFamily("verdict_rules_loaded", "Rules in the policy set in use", value=len(keeper.policies.rules))
+        yield GaugeMetricFamily(
+            "verdict_policy_generation", "Policy set generation (1 at start, +1 per reload)", value=keeper.generation
+        )
+        yield CounterMetricFamily(
+            "verdict_policy_load_errors", "Policy errors that refused a load or reload", value=keeper.load_errors
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Metrics:
-    """The app's collectors; ``registry`` is what /metrics exposes."""
+    """The app's collectors; ``registry`` is what /metrics exposes when the process counts alone."""
 
     registry: CollectorRegistry
     requests: Counter
@@ -30,16 +77,16 @@ class Metrics:
     objects: Counter
     results: Counter
     input_errors: Counter
-    load_errors: Counter
-    rules: Gauge
-    generation: Gauge
+    policy: PolicyCollector
 
     @classmethod
     def create(cls) -> Metrics:
         """Fresh collectors in a new registry (never the process-global one): requests by route, method and
         status; request latency in seconds (``LATENCY_BUCKETS``) by route and method; objects evaluated; results
-        by result and severity; input errors; policy load errors; rules loaded; policy generation."""
+        by result and severity; input errors; and the policy set's facts (``policies_loaded``)."""
         reg = CollectorRegistry()
+        policy = PolicyCollector()
+        reg.register(policy)
         return cls(
             registry=reg,
             requests=Counter(
@@ -63,17 +110,12 @@ class Metrics:
                 registry=reg,
             ),
             input_errors=Counter("verdict_input_errors", "Parts of dumps that could not be read", registry=reg),
-            load_errors=Counter("verdict_policy_load_errors", "Policy errors that refused a load or reload", registry=reg),
-            rules=Gauge("verdict_rules_loaded", "Rules in the policy set in use", registry=reg),
-            generation=Gauge("verdict_policy_generation", "Policy set generation (1 at start, +1 per reload)", registry=reg),
+            policy=policy,
         )
 
     def policies_loaded(self, keeper: PolicyKeeper) -> None:
-        """Record the policy set a process starts with (and the reload errors its master saw)."""
-        self.rules.set(len(keeper.policies.rules))
-        self.generation.set(keeper.generation)
-        if keeper.load_errors:
-            self.load_errors.inc(keeper.load_errors)
+        """Report the policy set ``keeper`` holds (and the reload errors its master saw)."""
+        self.policy.keeper = keeper
 
     def report(self, report: Report) -> None:
         """Count one evaluation (its whole report, before any filter)."""
@@ -106,5 +148,13 @@ def install(app: Flask, metrics: Metrics) -> None:
 
 
 def exposition(metrics: Metrics) -> Response:
-    """The Prometheus text exposition of the app's registry."""
-    return Response(generate_latest(metrics.registry), content_type=CONTENT_TYPE_LATEST)
+    """The Prometheus text exposition: the sum over every worker's files in multiprocess mode (a fresh
+    registry each scrape, as prometheus_client asks), else the app's registry."""
+    path = multiprocess_dir()
+    if path is None:
+        registry = metrics.registry
+    else:
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry, path=path)
+        registry.register(metrics.policy)
+    return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)

@@ -44,8 +44,8 @@ def readyz() -> Response:
 
 @bp.get("/metrics")
 def metrics() -> Response:
-    """``GET /metrics``: this worker's Prometheus metrics in the text exposition format; no token, no
-    problem of its own."""
+    """``GET /metrics``: the Prometheus metrics in the text exposition format, summed over every gunicorn
+    worker (``api.metrics``); no token, no problem of its own."""
     return exposition(service().metrics)
 
 

@@ -1,7 +1,8 @@
 """End to end: real gunicorn (``python -m gunicorn --config gunicorn.conf.py app:app``) on a free
 loopback port, driven over HTTP. The lab dump is posted as JSON, YAML and .tar.gz and must give the same
 per-object verdicts; SIGHUP reloads the policies and keeps the last good set when the new one is broken;
-a broken policy stops gunicorn at start with the file, line and reason."""
+a broken policy stops gunicorn at start with the file, line and reason; /metrics sums every worker's counts
+(prometheus_client's multiprocess mode), through worker replacement, and starts from zero on a restart."""
 
 from __future__ import annotations
 
@@ -19,12 +20,16 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB = ROOT / "examples" / "lab-cluster.yaml"
@@ -85,13 +90,10 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """gunicorn serving the built-in pack plus a copy of the test pack (which the reload test edits)."""
-    tmp = tmp_path_factory.mktemp("e2e")
-    shutil.copytree(API_DATA / "gpu-lab", tmp / "gpu-lab")
-    log = tmp / "gunicorn.log"
-    proc, base = start({"VERDICT_POLICIES": os.pathsep.join(["gpu-operator", str(tmp / "gpu-lab")])}, log)
+@contextmanager
+def serving(env_extra: dict[str, str], log: Path) -> Iterator[Server]:
+    """gunicorn started with ``env_extra``, once it answers /healthz; stopped on the way out."""
+    proc, base = start(env_extra, log)
     srv = Server(proc, base, log)
     try:
         deadline = time.monotonic() + START_TIMEOUT
@@ -109,6 +111,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield srv
     finally:
         stop(proc)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """gunicorn serving the built-in pack plus a copy of the test pack (which the reload test edits)."""
+    tmp = tmp_path_factory.mktemp("e2e")
+    shutil.copytree(API_DATA / "gpu-lab", tmp / "gpu-lab")
+    with serving({"VERDICT_POLICIES": os.pathsep.join(["gpu-operator", str(tmp / "gpu-lab")])}, tmp / "gunicorn.log") as srv:
+        yield srv
 
 
 def per_object(report: dict[str, Any]) -> dict[str, tuple[str, tuple[tuple[str, str], ...]]]:
@@ -217,6 +228,9 @@ def test_sighup_reload_keeps_the_last_good_set_then_applies_a_fixed_one(server: 
     _wait_for(server, lambda b: b["generation"] == 2 and b["lastReload"]["ok"], "reload of a fixed policy")
     versions = {p["name"]: p["version"] for p in server.json("/v1/policies")["policies"]}
     assert versions["gpu-node-basics"] == "1.1.0"
+    for _ in range(6):  # the master's count, once: not once per worker, nor again for each new worker
+        got = scrape(server)
+        assert got[("verdict_policy_load_errors_total", ())] == 1 and got[("verdict_policy_generation", ())] == 2
 
 
 def test_broken_policy_stops_gunicorn_at_start(tmp_path: Path) -> None:
@@ -245,3 +259,114 @@ def test_a_bad_setting_stops_the_start_with_one_line_and_status_2(tmp_path: Path
     assert done.returncode == 2
     assert done.stderr.decode() == "verdict: VERDICT_MAX_BODY='abc' is not a whole number\n"
     assert done.stdout == b""
+
+
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+EVALUATE_200 = ("verdict_http_requests_total", (("method", "POST"), ("route", "/v1/evaluate"), ("status", "200")))
+OBJECTS = ("verdict_objects_evaluated_total", ())
+
+
+def scrape(server: Server) -> Samples:
+    """/metrics as {(sample name, sorted labels): value}; a sample given twice (say, once per worker) fails."""
+    status, headers, body = server.request("/metrics")
+    assert status == 200 and headers["Content-Type"].startswith("text/plain")
+    out: Samples = {}
+    for family in text_string_to_metric_families(body.decode()):
+        for sample in family.samples:
+            key = (sample.name, tuple(sorted(sample.labels.items())))
+            assert key not in out, f"{key} twice in /metrics"
+            out[key] = sample.value
+    return out
+
+
+def evaluate_lab(server: Server, times: int) -> int:
+    """POST the lab dump ``times`` times, 4 at a time (so that both sync workers take some); the objects read."""
+
+    def one(_: int) -> int:
+        report = server.json(
+            "/v1/evaluate?policy=gpu-operator", data=LAB.read_bytes(), headers={"Content-Type": "application/yaml"}
+        )
+        return int(report["summary"]["objectsRead"])
+
+    with ThreadPoolExecutor(4) as pool:
+        return sum(pool.map(one, range(times)))
+
+
+def evaluates_by_worker(metrics_dir: Path) -> dict[str, float]:
+    """pid -> the evaluate requests that worker answered, from its own file in the metrics directory."""
+    out = {}
+    for f in metrics_dir.glob("counter_*.db"):
+        for family in MultiProcessCollector.merge([str(f)]):
+            for sample in family.samples:
+                if (sample.name, tuple(sorted(sample.labels.items()))) == EVALUATE_200:
+                    out[f.stem.split("_")[1]] = sample.value
+    return out
+
+
+def test_metrics_add_up_over_the_workers_through_a_reload_and_restart_from_zero(tmp_path: Path) -> None:
+    """Regression: each worker answered /metrics with its own counts, so successive scrapes went up and down
+    (Prometheus saw counter resets). Every scrape must give the total, whichever worker answers it."""
+    metrics_dir = tmp_path / "metrics"
+    env = {
+        "VERDICT_POLICIES": "gpu-operator",
+        "VERDICT_METRICS_DIR": str(metrics_dir),
+        "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "inherited"),  # another server's: not used
+    }
+    per_request = len([d for d in yaml.safe_load_all(LAB.read_text(encoding="utf-8")) if d])
+    with serving(env, tmp_path / "gunicorn.log") as srv:
+        sent = objects = 0
+        while len([n for n in evaluates_by_worker(metrics_dir).values() if n]) < 2:  # both workers answered some
+            assert sent < 200, f"one worker answered every request: {evaluates_by_worker(metrics_dir)}"
+            objects += evaluate_lab(srv, 8)
+            sent += 8
+        assert objects == sent * per_request
+        assert sum(evaluates_by_worker(metrics_dir).values()) == sent
+        assert not (tmp_path / "inherited").exists()
+        rules = srv.json("/readyz")["rules"]
+        for _ in range(10):
+            got = scrape(srv)
+            assert got[EVALUATE_200] == sent and got[OBJECTS] == objects
+            assert got[("verdict_http_request_duration_seconds_count", (("method", "POST"), ("route", "/v1/evaluate")))] == sent
+            assert got[("verdict_rules_loaded", ())] == rules and got[("verdict_policy_generation", ())] == 1
+            assert got[("verdict_policy_load_errors_total", ())] == 0
+
+        # SIGHUP replaces both workers: what the exited ones counted stays in the totals.
+        old = set(evaluates_by_worker(metrics_dir))
+        srv.proc.send_signal(signal.SIGHUP)
+        _wait_for(srv, lambda b: b["generation"] == 2, "reload")
+        objects += evaluate_lab(srv, 8)
+        sent += 8
+        assert set(evaluates_by_worker(metrics_dir)) - old, "no new worker answered after the reload"
+        for _ in range(10):
+            got = scrape(srv)
+            assert got[EVALUATE_200] == sent and got[OBJECTS] == objects
+            assert got[("verdict_policy_generation", ())] == 2
+
+    # A new server in the same directory starts from zero: the files of the last run are removed at start.
+    with serving(env, tmp_path / "gunicorn-2.log") as srv:
+        got = scrape(srv)
+        assert got.get(EVALUATE_200, 0) == 0 and got[OBJECTS] == 0
+        assert evaluate_lab(srv, 2) == 2 * per_request
+        assert scrape(srv)[EVALUATE_200] == 2
+
+
+def test_the_private_metrics_directory_lives_as_long_as_gunicorn(tmp_path: Path) -> None:
+    log = tmp_path / "gunicorn.log"
+    with serving({"VERDICT_POLICIES": "gpu-operator"}, log) as srv:
+        line = next(x for x in log.read_text().splitlines() if "metrics: the workers count in " in x)
+        path = Path(line.split("metrics: the workers count in ", 1)[1].strip())
+        assert path.is_dir() and oct(path.stat().st_mode & 0o777) == "0o700"
+        assert evaluate_lab(srv, 1) > 0 and list(path.glob("counter_*.db"))
+    assert not path.exists()
+
+
+def test_an_unusable_metrics_directory_stops_the_start_with_one_line(tmp_path: Path) -> None:
+    taken = tmp_path / "a-file"
+    taken.write_text("")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VERDICT_")}
+    env["VERDICT_METRICS_DIR"] = str(taken)
+    args = [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "app:app"]
+    done = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, timeout=START_TIMEOUT)
+    assert done.returncode == 2
+    assert done.stderr.decode().startswith(f"verdict: VERDICT_METRICS_DIR={str(taken)!r} cannot be used: ")
+    assert done.stderr.decode().count("\n") == 1
