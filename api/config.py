@@ -14,11 +14,21 @@ POLICIES           VERDICT_POLICIES        policy files, pack folders or built-i
 TOKENS             VERDICT_TOKENS,         bearer tokens: comma-separated, plus one a line from the file
                    VERDICT_TOKENS_FILE     (``#`` comments and blank lines ignored); none: auth is off
 LOG_LEVEL          VERDICT_LOG_LEVEL       ``DEBUG``, ``INFO`` (default), ``WARNING``, ``ERROR``
+EXEMPTIONS         VERDICT_EXEMPTIONS      exemptions files (``kind: Exemptions``, docs/exemptions.md), separated
+                                           by ``os.pathsep``; empty: none (annotations in dumps still apply)
 ================== ======================= ==============================================================
 
 Keys that only ``create_app`` takes (no variable): ``POLICY_SET`` (an already loaded
-``rules.loader.PolicySet``, used instead of loading ``POLICIES``), ``MAX_DECODED_LENGTH`` (largest body
-after ``Content-Encoding: gzip`` is undone, and what archives in it may unpack to; default 256 MiB).
+``rules.loader.PolicySet``, used instead of loading ``POLICIES``), ``EXEMPTION_SET`` (an already loaded
+``rules.exemptions.ExemptionSet``, used instead of loading ``EXEMPTIONS``), ``MAX_DECODED_LENGTH``
+(largest body after ``Content-Encoding: gzip`` is undone, and what archives in it may unpack to; default
+256 MiB).
+
+``from_env()`` loads the exemptions files itself and puts the set under ``EXEMPTION_SET``, so a broken
+file stops gunicorn while it reads its configuration, in one line naming the variable, file, line and
+reason. Read from ``os.environ``, the set is loaded once per process and kept for the same files: gunicorn's
+workers fork with the master's set, so a file changed (or broken) after the start is not read by a worker
+that gunicorn replaces; restart the server to change the exemptions.
 """
 
 from __future__ import annotations
@@ -27,6 +37,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from rules.exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 
 DEFAULT_BIND = "127.0.0.1:8080"
 DEFAULT_WORKERS = 2
@@ -49,6 +61,8 @@ def defaults() -> dict[str, Any]:
         "MAX_CONTENT_LENGTH": DEFAULT_MAX_BODY,
         "MAX_DECODED_LENGTH": DEFAULT_MAX_DECODED,
         "POLICIES": [],
+        "EXEMPTIONS": [],
+        "EXEMPTION_SET": None,
         "TOKENS": [],
         "LOG_LEVEL": "INFO",
     }
@@ -86,12 +100,36 @@ def read_tokens(environ: Mapping[str, str]) -> list[str]:
     return tokens
 
 
+#: Exemption sets loaded from ``os.environ`` in this process (and in the process it was forked from), by files.
+_LOADED: dict[tuple[str, ...], ExemptionSet] = {}
+
+
+def read_exemptions(environ: Mapping[str, str], keep: bool = False) -> tuple[list[str], ExemptionSet | None]:
+    """The files of ``VERDICT_EXEMPTIONS`` and their loaded set (None when there is no file); with ``keep``,
+    a set loaded before for the same files is reused. Raises ``ConfigError`` with every error (file, line,
+    field and reason) when a file is refused."""
+    files = [p for p in environ.get("VERDICT_EXEMPTIONS", "").split(os.pathsep) if p.strip()]
+    if not files:
+        return files, None
+    key = tuple(files)
+    if keep and key in _LOADED:
+        return files, _LOADED[key]
+    try:
+        loaded = load_exemptions(files)
+    except ExemptionLoadError as exc:
+        raise ConfigError(f"VERDICT_EXEMPTIONS: {'; '.join(str(e) for e in exc.errors)}") from None
+    if keep:
+        _LOADED[key] = loaded
+    return files, loaded
+
+
 def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The config mapping from ``VERDICT_*`` variables (default: ``os.environ``). Raises ``ConfigError``."""
     env = os.environ if environ is None else environ
     level = env.get("VERDICT_LOG_LEVEL", "").strip().upper() or "INFO"
     if level not in LOG_LEVELS:
         raise ConfigError(f"VERDICT_LOG_LEVEL={level!r} is not one of {', '.join(LOG_LEVELS)}")
+    exemptions, exemption_set = read_exemptions(env, keep=environ is None)
     config = defaults()
     config.update(
         {
@@ -99,6 +137,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
             "WORKERS": _positive_int(env, "VERDICT_WORKERS", DEFAULT_WORKERS),
             "MAX_CONTENT_LENGTH": _positive_int(env, "VERDICT_MAX_BODY", DEFAULT_MAX_BODY),
             "POLICIES": [p for p in env.get("VERDICT_POLICIES", "").split(os.pathsep) if p.strip()],
+            "EXEMPTIONS": exemptions,
+            "EXEMPTION_SET": exemption_set,
             "TOKENS": read_tokens(env),
             "LOG_LEVEL": level,
         }

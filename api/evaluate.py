@@ -111,7 +111,7 @@ def evaluate() -> Response:
     data = read_body(svc.max_decoded, name)
     check_magic(mimetype, data, name)
     try:
-        report = audit_bytes(data, name, policies, svc.max_decoded)
+        report = audit_bytes(data, name, policies, svc.max_decoded, svc.exemptions)
     except DumpTooLarge as exc:
         raise Problem("body-too-large", exc.reason, file=exc.where) from None
     except DumpError as exc:

@@ -8,6 +8,8 @@ from typing import Any
 
 from flask import Flask
 
+from rules.exemptions import ExemptionSet, load_exemptions
+
 from . import auth, metrics, problems
 from .config import defaults, from_env
 from .evaluate import bp as evaluate_bp
@@ -40,17 +42,26 @@ def _keeper(settings: Mapping[str, Any]) -> PolicyKeeper:
     return kept(sources) or PolicyKeeper.load(sources)
 
 
+def _exemptions(settings: Mapping[str, Any]) -> ExemptionSet:
+    if settings.get("EXEMPTION_SET") is not None:
+        given: ExemptionSet = settings["EXEMPTION_SET"]
+        return given
+    return load_exemptions(settings["EXEMPTIONS"])
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Build the app. ``config`` (keys: see ``api.config``) replaces the environment when given; missing
     keys take their defaults. Loads and compiles the policies once.
 
     Raises ``rules.loader.PolicyLoadError`` (each error with file, line, rule and reason) when a policy is
-    broken, and ``api.config.ConfigError`` for an unusable ``VERDICT_*`` value, so a server never starts
-    half-configured.
+    broken, ``rules.exemptions.ExemptionLoadError`` (a ``PolicyLoadError``: each error with file, line, field
+    and reason) when an ``EXEMPTIONS`` file is, and ``api.config.ConfigError`` for an unusable ``VERDICT_*``
+    value (a broken ``VERDICT_EXEMPTIONS`` file included), so a server never starts half-configured.
     """
     settings = from_env() if config is None else {**defaults(), **config}
     _logging(settings["LOG_LEVEL"])
     keeper = _keeper(settings)
+    exemptions = _exemptions(settings)
     app = Flask("verdict")
     app.config["MAX_CONTENT_LENGTH"] = int(settings["MAX_CONTENT_LENGTH"])
     app.json.sort_keys = False  # type: ignore[attr-defined]
@@ -58,7 +69,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     collectors = metrics.Metrics.create()
     collectors.policies_loaded(keeper)
-    app.extensions[EXTENSION] = Service(keeper, collectors, int(settings["MAX_DECODED_LENGTH"]))
+    app.extensions[EXTENSION] = Service(keeper, collectors, int(settings["MAX_DECODED_LENGTH"]), exemptions)
 
     metrics.install(app, collectors)  # first, so that auth refusals are timed and counted too
     auth.install(app, list(settings["TOKENS"]))
@@ -66,10 +77,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for bp in (evaluate_bp, policies_bp, ops_bp):
         app.register_blueprint(bp)
     log.info(
-        "verdict ready: %d policies, %d rules (generation %d); auth %s",
+        "verdict ready: %d policies, %d rules (generation %d); %d exemptions; auth %s",
         len(keeper.policies.policies),
         len(keeper.policies.rules),
         keeper.generation,
+        len(exemptions.exemptions),
         "on" if settings["TOKENS"] else "off",
     )
     return app

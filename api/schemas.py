@@ -150,6 +150,20 @@ class InputErrorSchema(OpenSchema):
     reason = fields.String(required=True)
 
 
+class ResultExemptionSchema(OpenSchema):
+    """Why a result is ``skip`` although its rule failed: the exemption that accepted the finding."""
+
+    source = fields.String(
+        required=True,
+        metadata={"description": "Where the exemption came from: <file>:<line>, or annotation verdict.dev/exempt"},
+    )
+    reason = fields.String(required=True, metadata={"description": "The operator's justification"})
+    result = fields.String(
+        required=True, validate=validate.OneOf(("fail", "warn")), metadata={"description": "The finding's result word"}
+    )
+    message = fields.String(required=True, metadata={"description": "The finding's message"})
+
+
 class ResultSchema(OpenSchema):
     """One (object, rule) result."""
 
@@ -165,6 +179,10 @@ class ResultSchema(OpenSchema):
     expected = fields.Raw(allow_none=True)
     remediation = fields.String(required=True)
     references = fields.List(fields.String(), required=True)
+    exemption = fields.Nested(
+        ResultExemptionSchema,
+        metadata={"description": "Only on a result an exemption turned from fail or warn into skip (docs/exemptions.md)"},
+    )
 
 
 class ObjectReportSchema(OpenSchema):
@@ -186,6 +204,9 @@ class SummarySchema(OpenSchema):
     objectsRead = fields.Integer(required=True)
     objectsJudged = fields.Integer(required=True)
     results = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    exempt = fields.Integer(
+        metadata={"description": "skip results that were findings accepted by an exemption; only when there are some"}
+    )
     findingsBySeverity = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
     failBySeverity = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
     warnBySeverity = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)

@@ -1,10 +1,13 @@
-"""What ``create_app`` sets up for the handlers: the policy keeper, the metrics and the body limits."""
+"""What ``create_app`` sets up for the handlers: the policy keeper, the metrics, the body limits and the
+exemptions."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from flask import current_app
+
+from rules.exemptions import ExemptionSet
 
 from .metrics import Metrics
 from .store import PolicyKeeper
@@ -15,11 +18,13 @@ EXTENSION = "verdict"
 @dataclass(frozen=True, slots=True)
 class Service:
     """Per-app state (``app.extensions["verdict"]``); ``max_decoded`` bounds a body after its
-    ``Content-Encoding`` is undone, in bytes."""
+    ``Content-Encoding`` is undone, in bytes; ``exemptions`` come from the exemptions files
+    (``VERDICT_EXEMPTIONS``)."""
 
     keeper: PolicyKeeper
     metrics: Metrics
     max_decoded: int
+    exemptions: ExemptionSet = ExemptionSet()
 
 
 def service() -> Service:

@@ -17,6 +17,7 @@ import click
 from . import __version__
 from .engine import audit_paths, split_dumps
 from .errors import DumpError, PolicyError
+from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 from .loader import PolicyLoadError, PolicySet, load_policies
 from .render import FORMATS, UnknownFormat, render
 from .report import RESULT_RANK, RESULTS, SEVERITIES, Report
@@ -34,6 +35,17 @@ def _load(policy: tuple[str, ...]) -> PolicySet:
     except PolicyLoadError as exc:
         for e in exc.errors:
             _err(f"verdict: policy refused: {e}")
+        raise SystemExit(2) from None
+
+
+def _load_exemptions(files: tuple[str, ...]) -> ExemptionSet | None:
+    if not files:
+        return None
+    try:
+        return load_exemptions(files)
+    except ExemptionLoadError as exc:
+        for e in exc.errors:
+            _err(f"verdict: exemptions refused: {e}")
         raise SystemExit(2) from None
 
 
@@ -84,6 +96,12 @@ def main() -> None:
 )
 @click.option("-r", "--rule", multiple=True, help="Only these rules (policy/rule or rule id; repeatable).")
 @click.option(
+    "--exemptions",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Exemptions file (kind: Exemptions; repeatable): accepted findings are reported as skip.",
+)
+@click.option(
     "-f",
     "--format",
     "fmt",
@@ -112,6 +130,7 @@ def audit(
     paths: tuple[str, ...],
     policy: tuple[str, ...],
     rule: tuple[str, ...],
+    exemptions: tuple[str, ...],
     fmt: str,
     output: str | None,
     fail_on: str,
@@ -123,6 +142,7 @@ def audit(
     or - for standard input. Each PATH is one dump; a folder holding only archives is one dump per archive."""
     wanted = _results_option(results_filter)
     policies = _load(policy)
+    accepted = _load_exemptions(exemptions)
     if rule:
         policies = policies.select(rules=rule)
         if not policies.rules:
@@ -132,7 +152,7 @@ def audit(
     with _progress(True) as hook:
         for dump in dumps:
             try:
-                reports.append(audit_paths([dump], policies, hook, name=dump))
+                reports.append(audit_paths([dump], policies, hook, name=dump, exemptions=accepted))
             except DumpError as exc:
                 _err(f"verdict: cannot read {exc}")
                 raise SystemExit(2) from None
@@ -178,7 +198,8 @@ def _render_many(reports: list[Report], fmt: str, **options: Any) -> str:
 @click.option("--bind", default=None, help="host:port (default $VERDICT_BIND or 127.0.0.1:8080).")
 @click.option("--workers", type=int, default=None, help="gunicorn workers (default $VERDICT_WORKERS or 2).")
 @click.option("-p", "--policy", multiple=True, help="Policy paths (default $VERDICT_POLICIES or the built-in packs).")
-def serve(bind: str | None, workers: int | None, policy: tuple[str, ...]) -> None:
+@click.option("--exemptions", multiple=True, help="Exemptions files (default $VERDICT_EXEMPTIONS; repeatable).")
+def serve(bind: str | None, workers: int | None, policy: tuple[str, ...], exemptions: tuple[str, ...]) -> None:
     """Serve the HTTP API with gunicorn (gunicorn.conf.py in the repository)."""
     env = dict(os.environ)
     if bind:
@@ -187,6 +208,8 @@ def serve(bind: str | None, workers: int | None, policy: tuple[str, ...]) -> Non
         env["VERDICT_WORKERS"] = str(workers)
     if policy:
         env["VERDICT_POLICIES"] = os.pathsep.join(policy)
+    if exemptions:
+        env["VERDICT_EXEMPTIONS"] = os.pathsep.join(os.path.abspath(e) for e in exemptions)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     conf = os.path.join(root, "gunicorn.conf.py")
     args = [sys.executable, "-m", "gunicorn", "--config", conf, "--chdir", root, "app:app"]

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .evaluate import evaluate
+from .exemptions import ExemptionSet
 from .loader import PolicySet
 from .reader import Budget, Dump, ProgressHook, parse_bytes, read_paths
 from .report import Report
@@ -18,25 +19,34 @@ from .report import Report
 ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip")
 
 
-def _timed(read: float, dump: Dump, policies: PolicySet, name: str) -> Report:
-    report = evaluate(dump, policies, name=name)
+def _timed(read: float, dump: Dump, policies: PolicySet, name: str, exemptions: ExemptionSet | None) -> Report:
+    report = evaluate(dump, policies, name=name, exemptions=exemptions)
     report.timing = {"readMs": round(read * 1000, 3), **report.timing}
     return report
 
 
-def audit_paths(paths: Iterable[str], policies: PolicySet, progress: ProgressHook | None = None, name: str = "") -> Report:
-    """Read files/folders/archives (``-`` is standard input) as ONE dump and evaluate it.
+def audit_paths(
+    paths: Iterable[str],
+    policies: PolicySet,
+    progress: ProgressHook | None = None,
+    name: str = "",
+    exemptions: ExemptionSet | None = None,
+) -> Report:
+    """Read files/folders/archives (``-`` is standard input) as ONE dump and evaluate it (with
+    ``exemptions`` from exemptions files, besides the dump's own ``verdict.dev/exempt`` annotations).
 
     Raises ``rules.errors.DumpError`` when a path cannot be read at all.
     """
     paths = list(paths)
     t0 = time.perf_counter()
     dump = read_paths(paths, progress)
-    return _timed(time.perf_counter() - t0, dump, policies, name or ", ".join(paths))
+    return _timed(time.perf_counter() - t0, dump, policies, name or ", ".join(paths), exemptions)
 
 
-def audit_bytes(data: bytes, name: str, policies: PolicySet, max_unpacked: int | None = None) -> Report:
-    """Read one body (JSON, YAML, describe text, or an archive) and evaluate it.
+def audit_bytes(
+    data: bytes, name: str, policies: PolicySet, max_unpacked: int | None = None, exemptions: ExemptionSet | None = None
+) -> Report:
+    """Read one body (JSON, YAML, describe text, or an archive) and evaluate it (with ``exemptions``).
 
     ``max_unpacked`` bounds what archives in it may unpack to, all levels together (default
     ``rules.reader.MAX_UNPACKED_BYTES``). Raises ``rules.errors.DumpError`` when the bytes are not a dump at
@@ -44,7 +54,7 @@ def audit_bytes(data: bytes, name: str, policies: PolicySet, max_unpacked: int |
     """
     t0 = time.perf_counter()
     dump = parse_bytes(data, name, Budget(max_unpacked) if max_unpacked else None)
-    return _timed(time.perf_counter() - t0, dump, policies, name)
+    return _timed(time.perf_counter() - t0, dump, policies, name, exemptions)
 
 
 def split_dumps(paths: Iterable[str]) -> list[str]:

@@ -112,5 +112,10 @@ class PolicyError(VerdictError):
         return {"file": self.file, "line": self.line, "rule": self.rule, "path": self.path, "reason": self.reason}
 
 
+class ExemptionError(PolicyError):
+    """An exemptions file (``kind: Exemptions``) was refused at load: ``file``, ``line``, ``path`` (e.g.
+    ``exemptions[2].reason``) and ``reason`` as for a policy; ``rule`` is always ""."""
+
+
 class EvaluationError(VerdictError):
     """A rule could not be evaluated on one object; becomes that result's ``error``."""

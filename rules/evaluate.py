@@ -1,7 +1,8 @@
 """Evaluate compiled policies against an indexed dump: one ``Result`` per (object, matching rule).
 
 An exception inside one rule on one object becomes that result's ``error``; it never stops the run.
-Evaluation never parses a path: everything it reads was compiled at load (``rules.model``).
+Evaluation never parses a path: everything it reads was compiled at load (``rules.model``). Exemptions
+(``rules.exemptions``) apply to an object's results once they are known, never inside a rule.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from . import operators
 from .errors import EvaluationError
+from .exemptions import Exempter, ExemptionSet
 from .index import Index
 from .loader import PolicySet
 from .model import PLACEHOLDER, Assertion, Context, Policy, Ref, Rule, Var
@@ -520,8 +522,15 @@ def evaluate_rule(
         return result("error", f"could not evaluate: internal error {type(exc).__name__}: {exc}")
 
 
-def evaluate(dump: Dump, policies: PolicySet, name: str = "") -> Report:
-    """Index the dump and evaluate every rule on every object it matches; returns the report."""
+def evaluate(dump: Dump, policies: PolicySet, name: str = "", exemptions: ExemptionSet | None = None) -> Report:
+    """Index the dump and evaluate every rule on every object it matches; returns the report.
+
+    ``exemptions`` (from exemptions files) and the ``verdict.dev/exempt`` annotations of the dump turn
+    exempted ``fail``/``warn`` results into ``skip``; a malformed annotation is an input error, and the
+    exemptions used or expired are in ``notes``.
+    """
+    now = datetime.now(UTC)
+    exempter = Exempter(exemptions or ExemptionSet(), now)
     t0 = time.perf_counter()
     index = Index(dump.objects)
     t1 = time.perf_counter()
@@ -549,19 +558,19 @@ def evaluate(dump: Dump, policies: PolicySet, name: str = "") -> Report:
         if results:
             meta = obj.metadata
             ref = ObjectRef(obj.api_version, obj.kind, obj.name, obj.namespace, str(meta.get("uid", "") or ""))
-            objects.append(ObjectReport(ref, obj.source, tuple(results)))
+            objects.append(ObjectReport(ref, obj.source, tuple(exempter.apply(obj, results))))
     t2 = time.perf_counter()
     return Report(
         objects=objects,
-        input_errors=list(dump.errors),
+        input_errors=[*dump.errors, *exempter.errors],
         policies=[{"name": p.name, "version": p.version, "pack": p.pack, "rules": len(p.rules)} for p in policies.policies],
         files_read=list(dump.files_read),
         files_skipped=list(dump.files_skipped),
-        notes=list(dump.notes),
+        notes=[*dump.notes, *exempter.notes()],
         timing={"indexMs": round((t1 - t0) * 1000, 3), "evaluateMs": round((t2 - t1) * 1000, 3)},
         objects_read=len(dump.objects),
         name=name,
-        generated=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        generated=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
         rules=[
             {
                 "id": r.uid,

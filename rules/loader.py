@@ -85,18 +85,18 @@ class PolicySet:
         return PolicySet(out)
 
 
-def _leaf_errors(messages: Any, trail: list[str | int]) -> list[tuple[list[str | int], str]]:
+def leaf_errors(messages: Any, trail: list[str | int]) -> list[tuple[list[str | int], str]]:
     """Every leaf of marshmallow's nested error dict: [(field path, message)]."""
     if isinstance(messages, dict):
         out = []
         for key in sorted(messages, key=lambda k: (k == "_schema", str(k))):
             step: list[str | int] = trail if key == "_schema" else [*trail, key]
-            out.extend(_leaf_errors(messages[key], step))
+            out.extend(leaf_errors(messages[key], step))
         return out
     if isinstance(messages, list) and messages:
         if all(isinstance(m, str) for m in messages):
             return [(trail, "; ".join(messages))]
-        return [leaf for m in messages for leaf in _leaf_errors(m, trail)]
+        return [leaf for m in messages for leaf in leaf_errors(m, trail)]
     return [(trail, str(messages))]
 
 
@@ -131,7 +131,7 @@ def _unknown_field(key: str) -> str:
     return f"unknown field {key!r}" + (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "")
 
 
-def _dotted(where: list[str | int]) -> str:
+def dotted(where: list[str | int]) -> str:
     out = ""
     for step in where:
         out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
@@ -176,7 +176,7 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     where: list[str | int]
 
     def fail(where: list[str | int], reason: str) -> PolicyError:
-        return PolicyError(shown, reason, node_line(node, where), _rule_id(raw, where), _dotted(where))
+        return PolicyError(shown, reason, node_line(node, where), _rule_id(raw, where), dotted(where))
 
     if not isinstance(raw, dict):
         raise PolicyError(shown, "a policy document is a mapping (apiVersion: verdict/v1, kind: Policy)", node_line(node, []))
@@ -184,7 +184,7 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
         doc = PolicySchema().load(raw)
     except ValidationError as exc:
         problems = []
-        for where, reason in _leaf_errors(exc.messages, []):
+        for where, reason in leaf_errors(exc.messages, []):
             if reason == "Unknown field." and where and isinstance(where[-1], str):
                 reason = _unknown_field(where[-1])
             problems.append(fail(where, reason))

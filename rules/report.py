@@ -2,8 +2,9 @@
 
 Result words are PolicyReport's (wgpolicyk8s.io): ``pass`` the rule holds, ``fail`` it does not,
 ``warn`` it does not but the rule is advisory (not scored), ``error`` the rule could not be evaluated,
-``skip`` preconditions unmet (the message says which). An object's verdict is its worst result,
-``error > fail > warn > pass > skip``.
+``skip`` preconditions unmet (the message says which), or a ``fail``/``warn`` accepted by an exemption
+(``Result.exemption`` says why and keeps the finding; ``rules.exemptions``). An object's verdict is its
+worst result, ``error > fail > warn > pass > skip``.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class Result:
     expected: Any = None
     remediation: str = ""
     references: tuple[str, ...] = ()
+    exemption: Exemption | None = None
 
     @property
     def scored(self) -> bool:
@@ -67,8 +69,9 @@ class Result:
 
     def to_dict(self) -> dict[str, Any]:
         """The report form: ``{"policy", "rule", "title", "result", "severity", "category", "message", "path",
-        "observed", "expected", "remediation", "references"}`` (``references`` a list)."""
-        return {
+        "observed", "expected", "remediation", "references"}`` (``references`` a list), plus ``"exemption"``
+        (``Exemption.to_dict()``) when an exemption turned the result into ``skip``."""
+        out = {
             "policy": self.policy,
             "rule": self.rule,
             "title": self.title,
@@ -81,6 +84,43 @@ class Result:
             "expected": self.expected,
             "remediation": self.remediation,
             "references": list(self.references),
+        }
+        if self.exemption is not None:
+            out["exemption"] = self.exemption.to_dict()
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Exemption:
+    """Why a result is ``skip`` although its rule failed: an exemption accepted the finding.
+
+    ``reason`` is the operator's justification; ``file`` and ``line`` locate the entry of an exemptions file
+    that applied (``file`` is "" when the ``verdict.dev/exempt`` annotation on the object applied);
+    ``finding`` is the ``fail`` or ``warn`` result the exemption replaced (SARIF shows it, suppressed)."""
+
+    reason: str
+    finding: Result
+    file: str = ""
+    line: int = 0
+
+    @property
+    def source(self) -> str:
+        """Where the exemption came from: ``<file>:<line>``, or ``annotation verdict.dev/exempt``."""
+        return f"{self.file}:{self.line}" if self.file else "annotation verdict.dev/exempt"
+
+    @property
+    def in_source(self) -> bool:
+        """True for the annotation (it lives in the dump, next to the object), False for a file."""
+        return not self.file
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report form: ``{"source", "reason", "result", "message"}``; ``result`` and ``message`` are
+        the finding's (what the result would have been without the exemption)."""
+        return {
+            "source": self.source,
+            "reason": self.reason,
+            "result": self.finding.result,
+            "message": self.finding.message,
         }
 
 
@@ -110,7 +150,8 @@ class ObjectReport:
 @dataclass(slots=True)
 class Report:
     """A whole report: judged objects, input errors (``rules.errors.InputError``), policies used
-    (``{name, version, pack, rules}``), files read/skipped, notes, and timing in milliseconds.
+    (``{name, version, pack, rules}``), files read/skipped, notes (facts about the input, and the
+    exemptions that applied or had expired), and timing in milliseconds.
 
     ``rules`` describes every rule that was in force (``{id: policy/rule, policy, rule, title,
     description, severity, category, references, onFailure}``), whether or not it matched an object:
@@ -138,26 +179,33 @@ class Report:
         return [(o, r) for o in self.objects for r in o.results]
 
     def summary(self) -> dict[str, Any]:
-        """Counts: objects read and judged, results by result word, failing results by severity,
-        verdicts by word, input errors. Always of the whole audit: filters change what is listed,
-        not what was found."""
+        """Counts: objects read and judged, results by result word (and ``exempt``, the ``skip`` results an
+        exemption made, only when there are some), failing results by severity, verdicts by word, input
+        errors. Always of the whole audit: filters change what is listed, not what was found."""
         if self.audit_summary is not None:
             return self.audit_summary
         by_result = Counter({k: 0 for k in RESULTS})
         by_severity = Counter({k: 0 for k in SEVERITIES})
         by_word = {w: Counter({k: 0 for k in SEVERITIES}) for w in ("fail", "warn", "error")}
         verdicts = Counter({k: 0 for k in RESULTS})
+        exempt = 0
         for obj in self.objects:
             verdicts[obj.verdict] += 1
             for r in obj.results:
                 by_result[r.result] += 1
+                if r.exemption is not None:
+                    exempt += 1
                 if r.result in by_word:
                     by_severity[r.severity] += 1
                     by_word[r.result][r.severity] += 1
-        return {
+        out: dict[str, Any] = {
             "objectsRead": self.objects_read,
             "objectsJudged": len(self.objects),
             "results": dict(by_result),
+        }
+        if exempt:  # only then: reports without exemptions keep their shape
+            out["exempt"] = exempt
+        return out | {
             "findingsBySeverity": dict(by_severity),
             "failBySeverity": dict(by_word["fail"]),
             "warnBySeverity": dict(by_word["warn"]),

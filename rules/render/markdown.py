@@ -1,7 +1,7 @@
 """Markdown for a chat message: a one-line summary, then a compact table of the findings, cut to fit.
 
 Layout: ``**verdict** <dump>: N objects judged (M read) · F fail (2 critical, 1 high) · W warn (...) ·
-E error · S skip[ · I input errors]``; when there are input errors, up to ``INPUT_ERRORS`` lines naming
+E error · S skip[ (X exempt)][ · I input errors]``; when there are input errors, up to ``INPUT_ERRORS`` lines naming
 each one's place and reason (``- file, document N, line L: reason``), then ``- and K more``; then a
 table ``| Result | Object | Rule | Message | Fix |`` of the fail/error/warn results, worst first (error,
 fail, warn; then severity; then the order of the dump), then, when rows were left out,
@@ -77,7 +77,8 @@ def _n(count: int, noun: str) -> str:
 
 def summary_line(report: Report | dict[str, Any], title: str = "") -> str:
     """``**verdict** <title>: N objects judged · F fail (by severity) · W warn (...) · E error · S skip``
-    (and ``· I input errors`` when there are some), from the summary of the whole audit (a filter
+    (``S skip (X exempt)`` when exemptions accepted X findings; and ``· I input errors`` when there are
+    some), from the summary of the whole audit (a filter
     changes the table, not these counts)."""
     s = report.summary() if isinstance(report, Report) else report
     parts = [f"{_n(s['objectsJudged'], 'object')} judged ({s['objectsRead']} read)"]
@@ -86,7 +87,8 @@ def summary_line(report: Report | dict[str, Any], title: str = "") -> str:
         total = sum(by.values())
         by_sev = ", ".join(f"{n} {sev}" for sev in SEVERITIES if (n := by.get(sev, 0)))
         parts.append(f"{total} {word}" + (f" ({by_sev})" if total and word != "error" else ""))
-    parts.append(f"{s['results'].get('skip', 0)} skip")
+    exempt = s.get("exempt", 0)
+    parts.append(f"{s['results'].get('skip', 0)} skip" + (f" ({exempt} exempt)" if exempt else ""))
     if s["inputErrors"]:
         parts.append(_n(s["inputErrors"], "input error"))
     if title.startswith("<") and title.endswith(">"):

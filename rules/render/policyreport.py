@@ -5,7 +5,8 @@ cluster-scoped custom resources; input errors too) and one ``PolicyReport`` per 
 ``{apiVersion: v1, kind: List, items}``. Field names and enums follow the CRD of
 ``kubernetes-sigs/wg-policy-prototypes`` (``policy-report/crd/v1beta1/``, which serves ``v1alpha2`` and
 ``v1beta1``): ``result`` pass|fail|warn|error|skip, ``severity`` critical|high|low|medium|info,
-``timestamp`` ``{seconds, nanos}``, ``properties`` string -> string. ``v1alpha2`` is the default (what
+``timestamp`` ``{seconds, nanos}``, ``properties`` string -> string (an exempted result is ``skip`` with
+properties ``exemption``, the reason, and ``exemptionSource``, where the exemption came from). ``v1alpha2`` is the default (what
 Kyverno and Policy Reporter read); ``api_version="v1beta1"`` gives the newer version, which also carries
 the report-level ``source``.
 
@@ -100,6 +101,9 @@ def policy_result(r: Result, resource: dict[str, str] | None, timestamp: dict[st
         for k, v in (("path", r.path), ("observed", r.observed), ("expected", r.expected), ("remediation", r.remediation))
         if v not in (None, "", [], {})
     }
+    if r.exemption is not None:  # a skip that was a finding: the reason it was accepted, and where it was
+        props["exemption"] = _text(r.exemption.reason)
+        props["exemptionSource"] = _text(r.exemption.source)
     if props:
         out["properties"] = props
     return out

@@ -4,8 +4,9 @@ One ``run`` per dump; ``tool.driver.rules`` lists every rule in force (``Report.
 points at its rule by ``ruleId`` (``policy/rule``) and ``ruleIndex``. Levels: a ``fail`` of severity
 critical/high is ``error``, medium ``warning``, low/info ``note``; a ``warn`` result is ``warning``; an
 ``error`` result (the rule could not be evaluated) is ``error``; all three have ``kind: fail``. Only
-those three result words are written unless ``all_results=True`` (then ``pass`` is ``kind: pass`` and
-``skip`` is ``kind: notApplicable``, both ``level: none``, as SARIF requires for a kind other than fail).
+those three result words (and exempted findings, see Suppressions) are written unless ``all_results=True``
+(then ``pass`` is ``kind: pass`` and ``skip`` is ``kind: notApplicable``, both ``level: none``, as SARIF
+requires for a kind other than fail).
 
 Locations: ``physicalLocation.artifactLocation.uri`` is the dump file as a URI reference (relative paths
 stay relative, so code scanning finds them in the repository; absolute paths become ``file://`` URIs);
@@ -17,9 +18,12 @@ such results carry only the logical location (``fullyQualifiedName`` ``Kind/name
 ``kind: resource``), which every result has. A body sent with ``POST /v1/evaluate?name=dumps/lab.yaml``
 is that file, so its results get the physical location (and the line) as a CLI file would.
 
-Suppressions: verdict has no exemptions yet, so no result is written with ``suppressions``; when the
-model gains exemptions, an exempted result should become ``suppressions: [{kind: external,
-justification}]`` rather than be dropped (docs/report-formats.md).
+Suppressions: a finding accepted by an exemption (``Result.exemption``, ``rules.exemptions``) is a
+``skip`` in verdict's model; here it is written as the finding it was (its ``fail``/``warn`` word, level,
+message and properties) with ``suppressions: [{kind, status: accepted, justification: <reason>}]``:
+``kind: external`` for an exemptions file (with the file and line as the suppression's location),
+``inSource`` for the ``verdict.dev/exempt`` annotation in the dump. SARIF viewers then show it as looked at
+and accepted. Results without an exemption never carry ``suppressions``.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from typing import Any
 import orjson
 
 from .. import __version__
-from ..report import ObjectReport, Report, Result
+from ..errors import Source
+from ..report import Exemption, ObjectReport, Report, Result
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 VERSION = "2.1.0"
@@ -152,8 +157,24 @@ def _fingerprint(uid: str, obj: ObjectReport) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
+def _suppression(exemption: Exemption) -> dict[str, Any]:
+    """A ``suppressions[]`` entry for an exemption: ``external`` (a file, located at its entry) or
+    ``inSource`` (the annotation on the object)."""
+    out: dict[str, Any] = {"kind": "inSource" if exemption.in_source else "external", "status": "accepted"}
+    out["justification"] = exemption.reason
+    if not exemption.in_source:
+        physical = _physical(Source(exemption.file, line=exemption.line))
+        if physical is not None:
+            out["location"] = {"physicalLocation": physical}
+    out["properties"] = {"source": exemption.source}
+    return out
+
+
 def sarif_result(obj: ObjectReport, r: Result, index: int) -> dict[str, Any]:
-    """One ``results[]`` entry."""
+    """One ``results[]`` entry; an exempted result is written as its finding, with ``suppressions``."""
+    exemption = r.exemption
+    if exemption is not None:
+        r = exemption.finding
     uid = f"{r.policy}/{r.rule}"
     location: dict[str, Any] = {}
     physical = _physical(obj.source)
@@ -164,7 +185,7 @@ def sarif_result(obj: ObjectReport, r: Result, index: int) -> dict[str, Any]:
     for key, value in (("path", r.path), ("observed", r.observed), ("expected", r.expected), ("remediation", r.remediation)):
         if value not in (None, "", [], {}):
             props[key] = value
-    return {
+    out = {
         "ruleId": uid,
         "ruleIndex": index,
         "kind": _KIND[r.result],
@@ -172,8 +193,11 @@ def sarif_result(obj: ObjectReport, r: Result, index: int) -> dict[str, Any]:
         "message": {"text": r.message or r.title},
         "locations": [location],
         "partialFingerprints": {"verdictResource/v1": _fingerprint(uid, obj)},
-        "properties": props,
     }
+    if exemption is not None:
+        out["suppressions"] = [_suppression(exemption)]
+    out["properties"] = props
+    return out
 
 
 def run(report: Report, all_results: bool = False) -> dict[str, Any]:
@@ -182,7 +206,7 @@ def run(report: Report, all_results: bool = False) -> dict[str, Any]:
     index = {x["id"]: i for i, x in enumerate(rules)}
     results = []
     for obj, r in report.results:
-        if not all_results and r.result not in FINDINGS:
+        if not all_results and r.result not in FINDINGS and r.exemption is None:
             continue
         uid = f"{r.policy}/{r.rule}"
         if uid not in index:  # a result of a rule the report does not list: describe it from the result

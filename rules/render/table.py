@@ -1,4 +1,5 @@
-"""A terminal table (rich): one row per failing/warning/error result, then the summary line.
+"""A terminal table (rich): one row per failing/warning/error result, then the summary line (skips that
+exemptions made are counted there: ``3 skip (2 exempt)``).
 Colour only when the output is a terminal (``color=True`` from the caller)."""
 
 from __future__ import annotations
@@ -38,7 +39,10 @@ def render(report: Report, fmt: str = "table", color: bool = False, width: int =
     if shown:
         console.print(table)
     s = report.summary()
-    counts = ", ".join(f"{n} {k}" for k, n in s["results"].items() if n)
+    exempt = s.get("exempt", 0)
+    counts = ", ".join(
+        f"{n} {k}" + (f" ({exempt} exempt)" if k == "skip" and exempt else "") for k, n in s["results"].items() if n
+    )
     console.print(
         f"{s['objectsJudged']} objects judged ({s['objectsRead']} read): {counts or 'no results'}"
         + (f"; {s['inputErrors']} input errors" if s["inputErrors"] else "")

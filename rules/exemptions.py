@@ -1,0 +1,323 @@
+"""Exemptions: an operator accepts a known finding without editing the pack (docs/exemptions.md).
+
+Two sources, both kept apart from the rules (pack-level settings stay outside the rule, as Polaris keeps
+its exemptions in its config and in ``polaris.fairwinds.com/<check>-exempt`` annotations):
+
+- the annotation ``verdict.dev/exempt: "<rules>: <reason>"`` on the judged object, where ``<rules>`` is a
+  comma-separated list of ``policy/rule``, ``rule`` (a rule id in any policy) or ``policy/*``;
+- exemptions files (``apiVersion: verdict/v1, kind: Exemptions``), validated at load with marshmallow like
+  policies (``ExemptionLoadError``, each ``rules.errors.ExemptionError`` with file, line, path, reason).
+
+``Exempter`` is what ``rules.evaluate.evaluate`` calls once a rule's results on an object are known: a
+``fail`` or ``warn`` result of an exempted (object, rule) becomes ``skip`` with the message
+``exempt: <reason> (<source>)`` and a ``rules.report.Exemption`` that keeps the finding; ``pass``, ``error``
+and ``skip`` results are left as they are. The annotation wins over a file; among files, the first
+exemption that matches (in load order). An exemption whose ``expires`` date has passed is not applied and
+is noted in the report, as is every exemption that applied. A malformed annotation is an input error on
+its object (placed at the object) and is ignored: the object's findings stay, unless a file exempts them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from .errors import ExemptionError, InputError
+from .loader import PolicyLoadError, dotted, leaf_errors
+from .model import Match, compile_match
+from .reader import KObject
+from .report import Exemption, Result
+from .schema import LabelSelectorSchema
+from .yamlsafe import load_documents, node_line
+
+ANNOTATION = "verdict.dev/exempt"
+ANNOTATION_PATH = f"$.metadata.annotations['{ANNOTATION}']"
+#: the result words an exemption turns into ``skip``
+EXEMPTABLE = ("fail", "warn")
+_LABEL = r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?"
+#: ``policy/rule``, ``rule`` or ``policy/*`` (policy names and rule ids are DNS-1123 labels)
+RULE_SELECTOR = re.compile(rf"^{_LABEL}(?:/(?:{_LABEL}|\*))?$")
+_SELECTOR_HELP = "a rule is written policy/rule, rule (an id in any policy) or policy/*"
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$")
+
+
+class ExemptionLoadError(PolicyLoadError):
+    """One or more exemptions files were refused; ``errors`` lists every ``ExemptionError`` found."""
+
+
+def expiry(text: str) -> datetime:
+    """The first instant an exemption with ``expires: text`` no longer applies.
+
+    ``text`` is an RFC 3339 ``full-date`` (``2026-06-30``: the exemption applies through that day, UTC) or
+    ``date-time`` with an offset (``2026-06-30T18:00:00Z``). Raises ``ValueError`` for anything else.
+    """
+    if _DATE.match(text):
+        day = date.fromisoformat(text)
+        return datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(days=1)
+    if _DATE_TIME.match(text):
+        return datetime.fromisoformat(text.upper()).astimezone(UTC)
+    raise ValueError(f"{text!r} is not an RFC 3339 date (2026-06-30) or date-time (2026-06-30T18:00:00Z)")
+
+
+def _check_expires(value: str) -> None:
+    try:
+        expiry(value)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from None
+
+
+def _check_reason(value: str) -> None:
+    if not value.strip():
+        raise ValidationError("the reason must say why the finding is accepted")
+
+
+class ExemptionSchema(Schema):
+    """One exemption: the rules it covers, which objects (every given part must hold), why, until when."""
+
+    rules = fields.List(
+        fields.String(validate=validate.Regexp(RULE_SELECTOR, error=f"{{input!r}}: {_SELECTOR_HELP}")),
+        required=True,
+        validate=validate.Length(min=1),
+        metadata={"description": "policy/rule, rule (an id in any policy) or policy/*"},
+    )
+    kinds = fields.List(fields.String(validate=validate.Length(min=1)), validate=validate.Length(min=1))
+    namespaces = fields.List(fields.String(), metadata={"description": "namespace globs"})
+    names = fields.List(fields.String(), metadata={"description": "name globs"})
+    labelSelector = fields.Nested(LabelSelectorSchema)
+    reason = fields.String(required=True, validate=_check_reason)
+    expires = fields.String(validate=_check_expires, metadata={"description": "RFC 3339 date; not applied after it"})
+
+
+class ExemptionsSchema(Schema):
+    """An exemptions document."""
+
+    apiVersion = fields.String(required=True, validate=validate.Equal("verdict/v1"))
+    kind = fields.String(required=True, validate=validate.Equal("Exemptions"))
+    exemptions = fields.List(fields.Nested(ExemptionSchema), required=True)
+
+
+_KNOWN_FIELDS = sorted(set(ExemptionSchema().fields) | set(ExemptionsSchema().fields) | set(LabelSelectorSchema().fields))
+
+
+def covers(selectors: Iterable[str], policy: str, rule: str) -> bool:
+    """True when one of ``selectors`` (``policy/rule``, ``rule``, ``policy/*``) names rule ``policy/rule``."""
+    for s in selectors:
+        p, sep, r = s.partition("/")
+        if (not sep and s == rule) or (sep and p == policy and r in ("*", rule)):
+            return True
+    return False
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True, slots=True)
+class FileExemption:
+    """One entry of an exemptions file, compiled: ``rules`` selectors, ``match`` (kinds, namespace and name
+    globs, label selector), ``reason``, ``expires`` as written ("" for none) and ``until``, the first instant
+    it no longer applies (None: never expires); ``file`` and ``line`` of the entry."""
+
+    rules: tuple[str, ...]
+    match: Match
+    reason: str
+    file: str
+    line: int
+    expires: str = ""
+    until: datetime | None = None
+
+    @property
+    def source(self) -> str:
+        """``<file>:<line>`` of the entry."""
+        return f"{self.file}:{self.line}"
+
+    def expired(self, now: datetime) -> bool:
+        """True when ``now`` is at or past ``until``."""
+        return self.until is not None and now >= self.until
+
+    def applies(self, obj: KObject, policy: str, rule: str) -> bool:
+        """True when the entry covers the rule and selects the object."""
+        return covers(self.rules, policy, rule) and self.match.matches(
+            obj.kind, obj.api_version, obj.namespace, obj.name, obj.labels
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ExemptionSet:
+    """The exemptions in force, in load order, and the files they came from."""
+
+    exemptions: tuple[FileExemption, ...] = ()
+    files: tuple[str, ...] = ()
+
+
+def _unknown(key: str) -> str:
+    close = difflib.get_close_matches(key, _KNOWN_FIELDS, n=2, cutoff=0.75)
+    return f"unknown field {key!r}" + (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "")
+
+
+def _compile(raw: Any, node: Any, shown: str) -> list[FileExemption]:
+    """Validate and compile one exemptions document. Raises ``ExemptionError`` (the first problem, earliest
+    line first, with every other one in ``more``)."""
+    if not isinstance(raw, dict):
+        raise ExemptionError(
+            shown, "an exemptions document is a mapping (apiVersion: verdict/v1, kind: Exemptions)", node_line(node, [])
+        )
+    try:
+        doc = ExemptionsSchema().load(raw)
+    except ValidationError as exc:
+        problems = []
+        for where, reason in leaf_errors(exc.messages, []):
+            if reason == "Unknown field." and where and isinstance(where[-1], str):
+                reason = _unknown(where[-1])
+            problems.append(ExemptionError(shown, reason, node_line(node, where), path=dotted(where)))
+        problems.sort(key=lambda e: (e.reason.startswith("Missing data"), e.line))
+        first = problems[0]
+        first.more = list(problems[1:])
+        raise first from None
+    out = []
+    for i, e in enumerate(doc["exemptions"]):
+        expires = e.get("expires", "")
+        out.append(
+            FileExemption(
+                rules=tuple(e["rules"]),
+                match=compile_match(e),
+                reason=_one_line(e["reason"]),
+                file=shown,
+                line=node_line(node, ["exemptions", i]),
+                expires=expires,
+                until=expiry(expires) if expires else None,
+            )
+        )
+    return out
+
+
+def load_exemptions_text(text: str, shown: str) -> list[FileExemption]:
+    """Every exemption of one YAML text (one or more ``kind: Exemptions`` documents). Raises
+    ``ExemptionError`` on the first broken document."""
+    out: list[FileExemption] = []
+    seen = False
+    for doc in load_documents(text):
+        if doc.error:
+            raise ExemptionError(shown, doc.error, doc.line)
+        seen = True
+        out.extend(_compile(doc.data, doc.node, shown))
+    if not seen:
+        raise ExemptionError(shown, "no exemptions document in the file (apiVersion: verdict/v1, kind: Exemptions)")
+    return out
+
+
+def load_exemptions(paths: Iterable[str]) -> ExemptionSet:
+    """Load exemptions files, in order. Collects every error across files and raises
+    ``ExemptionLoadError`` if there is any: a broken file is never half-applied."""
+    errors: list[ExemptionError] = []
+    found: list[FileExemption] = []
+    files = [str(p) for p in paths]
+    for shown in files:
+        try:
+            text = Path(shown).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            errors.append(ExemptionError(shown, f"cannot read: {getattr(exc, 'strerror', None) or exc}"))
+            continue
+        try:
+            found.extend(load_exemptions_text(text, shown))
+        except ExemptionError as exc:
+            errors.append(exc)
+            errors.extend(e for e in exc.more if isinstance(e, ExemptionError))
+    if errors:
+        raise ExemptionLoadError(list(errors))
+    return ExemptionSet(tuple(found), tuple(files))
+
+
+def parse_annotation(value: Any) -> tuple[tuple[str, ...], str]:
+    """``"<rules>: <reason>"`` -> (rule selectors, reason). The rules are comma-separated ``policy/rule``,
+    ``rule`` or ``policy/*``; the reason is everything after the first ``:`` and may not be empty.
+    Raises ``ValueError`` saying what is wrong."""
+    if not isinstance(value, str):
+        raise ValueError(f"the value must be a string '<rules>: <reason>', not {type(value).__name__}")
+    head, sep, reason = value.partition(":")
+    if not sep:
+        raise ValueError("expected '<rules>: <reason>', e.g. 'gpu-nodes/gpus-advertised: node in RMA, TICKET-1'")
+    selectors = tuple(s.strip() for s in head.split(","))
+    if not head.strip():
+        raise ValueError("name at least one rule before ':'")
+    bad = [s for s in selectors if not RULE_SELECTOR.match(s)]
+    if bad:
+        raise ValueError(f"{', '.join(repr(s) for s in bad)}: {_SELECTOR_HELP}")
+    if not reason.strip():
+        raise ValueError("the reason after ':' is required: say why the finding is accepted")
+    return selectors, _one_line(reason)
+
+
+@dataclass(slots=True)
+class Exempter:
+    """Applies exemptions to the results of one dump, as of ``now``; gathers the input errors of malformed
+    annotations (``errors``) and what to note in the report (``notes()``)."""
+
+    exemptions: ExemptionSet
+    now: datetime
+    errors: list[InputError] = field(default_factory=list)
+    _active: tuple[FileExemption, ...] = ()
+    _used: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._active = tuple(e for e in self.exemptions.exemptions if not e.expired(self.now))
+
+    def apply(self, obj: KObject, results: list[Result]) -> list[Result]:
+        """``results`` of ``obj`` with each exempted ``fail``/``warn`` turned into ``skip``."""
+        annotated = self._annotation(obj)
+        if annotated is None and not self._active:
+            return results
+        out = []
+        for r in results:
+            if r.result not in EXEMPTABLE:
+                out.append(r)
+                continue
+            if annotated is not None and covers(annotated[0], r.policy, r.rule):
+                out.append(self._exempt(r, Exemption(annotated[1], r), f"annotation {ANNOTATION} on {_ref(obj)}", annotated[0]))
+                continue
+            entry = next((e for e in self._active if e.applies(obj, r.policy, r.rule)), None)
+            if entry is None:
+                out.append(r)
+            else:
+                out.append(self._exempt(r, Exemption(entry.reason, r, entry.file, entry.line), entry.source, entry.rules))
+        return out
+
+    def _annotation(self, obj: KObject) -> tuple[tuple[str, ...], str] | None:
+        annotations = obj.metadata.get("annotations")
+        if not isinstance(annotations, dict) or ANNOTATION not in annotations:
+            return None
+        try:
+            return parse_annotation(annotations[ANNOTATION])
+        except ValueError as exc:
+            self.errors.append(InputError(obj.source, f"annotation {ANNOTATION}: {exc}; no exemption applied", ANNOTATION_PATH))
+            return None
+
+    def _exempt(self, r: Result, exemption: Exemption, source: str, selectors: tuple[str, ...]) -> Result:
+        key = f"{source} ({', '.join(selectors)}: {exemption.reason})"
+        self._used[key] = self._used.get(key, 0) + 1
+        return replace(
+            r, result="skip", message=f"exempt: {exemption.reason} ({exemption.source})", remediation="", exemption=exemption
+        )
+
+    def notes(self) -> list[str]:
+        """``exemption <source> (<rules>: <reason>) applied to N results`` for each exemption used, then
+        ``exemption <file>:<line> (...) expired on <date>: not applied`` for each expired one."""
+        used = [f"exemption {key} applied to {n} result{'' if n == 1 else 's'}" for key, n in self._used.items()]
+        expired = [
+            f"exemption {e.source} ({', '.join(e.rules)}: {e.reason}) expired on {e.expires}: not applied"
+            for e in self.exemptions.exemptions
+            if e.expired(self.now)
+        ]
+        return used + expired
+
+
+def _ref(obj: KObject) -> str:
+    return f"{obj.kind}/{obj.namespace}/{obj.name}" if obj.namespace else f"{obj.kind}/{obj.name}"
