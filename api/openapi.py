@@ -243,7 +243,7 @@ def build_spec() -> APISpec:
         operations={
             "get": {
                 "operationId": "metrics",
-                "summary": "Prometheus metrics of the worker that answers",
+                "summary": "Prometheus metrics of the whole server (all workers summed)",
                 "security": [{}],
                 "responses": {
                     "200": {
