@@ -198,3 +198,27 @@ def test_markdown_limit_option(files: tuple[Path, Path]) -> None:
     assert "label vm_passthrough on typo is not a workload" in res.stdout
     assert run("audit", str(dump), "-p", str(policy), "--format", "markdown", "--limit", "100").exit_code == 2
     assert run("audit", str(dump), "-p", str(policy), "--limit", "0").exit_code == 2
+
+
+def test_policies_show_prints_regex_tables_as_written() -> None:
+    """Regression: rich read '[a-z0-9-]' in a data table as markup and dropped it."""
+    res = run("policies", "show", "gpu-operator")
+    assert res.exit_code == 0
+    assert "^(?!([a-z0-9-]+\\.)*kubernetes\\.io/)[a-z0-9]([-a-z0-9.]*[a-z0-9])?/.+$" in res.stdout
+
+
+def test_notes_reach_stderr_and_stdin_is_named(files: tuple[Path, Path], tmp_path: Path) -> None:
+    policy, _ = files
+    ex = tmp_path / "ex.yaml"
+    ex.write_text(
+        "apiVersion: verdict/v1\nkind: Exemptions\nexemptions:\n"
+        "- rules: [node-labels/workload-label-valid]\n  names: [typo]\n  reason: relabel on Friday\n"
+        "  expires: 2020-01-31\n"
+    )
+    res = run("audit", "-", "-p", str(policy), "--exemptions", str(ex), "--format", "markdown", input=DUMP)
+    assert res.exit_code == 1
+    assert res.stdout.startswith("**verdict**: ")  # <stdin> names no file: no title (was "**verdict** -:")
+    assert (
+        f"verdict: note: exemption {ex}:4 (node-labels/workload-label-valid: relabel on Friday) expired on 2020-01-31"
+        in res.stderr
+    )

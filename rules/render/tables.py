@@ -6,6 +6,7 @@ import io
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..model import Policy
@@ -35,7 +36,7 @@ def _data_table(name: str, table: Any) -> Table | None:
     for c in columns:
         t.add_column(c, overflow="fold")
     for k, r in rows:
-        t.add_row(*([k] if keyed else []), *(str(r.get(c, "")) for c in columns))
+        t.add_row(*([escape(k)] if keyed else []), *(escape(str(r.get(c, ""))) for c in columns))
     return t
 
 
@@ -44,12 +45,12 @@ def show_pack(policies: list[Policy], color: bool = False, width: int = 220) -> 
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False)
     for p in policies:
-        console.print(f"[bold]{p.name}[/] {p.version}  {p.title}  ({p.file})")
+        console.print(f"[bold]{escape(p.name)}[/] {escape(p.version)}  {escape(p.title)}  ({escape(p.file)})")
         rules = Table(header_style="bold")
         for col in ("rule", "kinds", "severity", "title"):
             rules.add_column(col, overflow="fold")
         for r in p.rules:
-            rules.add_row(r.id, ", ".join(sorted(r.match.kinds)), r.severity, r.title)
+            rules.add_row(r.id, ", ".join(sorted(r.match.kinds)), r.severity, escape(r.title))
         console.print(rules)
     shown: set[str] = set()
     for p in policies:
@@ -61,5 +62,7 @@ def show_pack(policies: list[Policy], color: bool = False, width: int = 220) -> 
             if rich_table is not None:
                 console.print(rich_table)
             else:
-                console.print(f"[bold]data: {name}[/] {table if len(str(table)) < 400 else str(table)[:400] + ' ...'}")
+                text = str(table) if len(str(table)) < 400 else str(table)[:400] + " ..."
+                # table text is data (regexes with [a-z] classes): never rich markup
+                console.print(f"[bold]data: {escape(name)}[/] {escape(text)}")
     return buf.getvalue()
