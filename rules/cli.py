@@ -152,7 +152,8 @@ def audit(
     with _progress(True) as hook:
         for dump in dumps:
             try:
-                reports.append(audit_paths([dump], policies, hook, name=dump, exemptions=accepted))
+                shown_name = "<stdin>" if dump == "-" else dump
+                reports.append(audit_paths([dump], policies, hook, name=shown_name, exemptions=accepted))
             except DumpError as exc:
                 _err(f"verdict: cannot read {exc}")
                 raise SystemExit(2) from None
@@ -185,6 +186,9 @@ def audit(
     for r in reports:
         for err in r.input_errors:
             _err(f"verdict: input error: {err}")
+        # Notes (an expired exemption, a must-gather without ClusterPolicy) reach every format's user.
+        for note in r.notes:
+            _err(f"verdict: note: {note}")
     raise SystemExit(code)
 
 

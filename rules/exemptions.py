@@ -244,7 +244,7 @@ def parse_annotation(value: Any) -> tuple[tuple[str, ...], str]:
         raise ValueError(f"the value must be a string '<rules>: <reason>', not {type(value).__name__}")
     head, sep, reason = value.partition(":")
     if not sep:
-        raise ValueError("expected '<rules>: <reason>', e.g. 'gpu-nodes/gpus-advertised: node in RMA, TICKET-1'")
+        raise ValueError("expected '<rules>: <reason>', e.g. 'gpu-nodes/no-unhealthy-devices: node in RMA, TICKET-1'")
     selectors = tuple(s.strip() for s in head.split(","))
     if not head.strip():
         raise ValueError("name at least one rule before ':'")
@@ -307,16 +307,25 @@ class Exempter:
             r, result="skip", message=f"exempt: {exemption.reason} ({exemption.source})", remediation="", exemption=exemption
         )
 
-    def notes(self) -> list[str]:
+    def notes(self, rules: Iterable[tuple[str, str]] = ()) -> list[str]:
         """``exemption <source> (<rules>: <reason>) applied to N results`` for each exemption used, then
-        ``exemption <file>:<line> (...) expired on <date>: not applied`` for each expired one."""
+        ``exemption <file>:<line> (...) expired on <date>: not applied`` for each expired one, then
+        ``exemption <file>:<line> names no loaded rule: <selector>`` for each selector that covers none of
+        ``rules`` (``(policy, rule)`` pairs in force): a typo in a rule id must not exempt nothing silently."""
         used = [f"exemption {key} applied to {n} result{'' if n == 1 else 's'}" for key, n in self._used.items()]
         expired = [
             f"exemption {e.source} ({', '.join(e.rules)}: {e.reason}) expired on {e.expires}: not applied"
             for e in self.exemptions.exemptions
             if e.expired(self.now)
         ]
-        return used + expired
+        loaded = list(rules)
+        unknown = [
+            f"exemption {e.source} names no loaded rule: {selector}"
+            for e in self.exemptions.exemptions
+            for selector in e.rules
+            if loaded and not any(covers((selector,), p, r) for p, r in loaded)
+        ]
+        return used + expired + unknown
 
 
 def _ref(obj: KObject) -> str:

@@ -211,7 +211,7 @@ def test_annotation_grammar() -> None:
 @pytest.mark.parametrize(
     ("value", "reason"),
     [
-        ("render-demo/gpu-limit", "expected '<rules>: <reason>', e.g. 'gpu-nodes/gpus-advertised: node in RMA, TICKET-1'"),
+        ("render-demo/gpu-limit", "expected '<rules>: <reason>', e.g. 'gpu-nodes/no-unhealthy-devices: node in RMA, TICKET-1'"),
         ("render-demo/gpu-limit:   ", "the reason after ':' is required: say why the finding is accepted"),
         (": a reason without a rule", "name at least one rule before ':'"),
         ("Render Demo/*: shouting", "'Render Demo/*': a rule is written policy/rule, rule (an id in any policy) or policy/*"),
@@ -545,3 +545,19 @@ def test_the_doc_examples_load_and_parse() -> None:
 def test_readme_and_report_formats_link_the_doc() -> None:
     assert "(docs/exemptions.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
     assert "(exemptions.md)" in (ROOT / "docs" / "report-formats.md").read_text(encoding="utf-8")
+
+
+def test_an_exemption_naming_no_loaded_rule_is_noted(tmp_path) -> None:
+    """Regression (new user): an entry copied with a rule id the pack does not have exempted nothing, silently."""
+    from rules.engine import audit_paths
+    from rules.exemptions import load_exemptions
+    from rules.loader import load_policies
+
+    f = tmp_path / "ex.yaml"
+    f.write_text(
+        "apiVersion: verdict/v1\nkind: Exemptions\nexemptions:\n"
+        "- rules: [gpu-nodes/gpus-advertised]\n  names: [gpu-broken-unhealthy]\n  reason: RMA ticket 4711\n"
+    )
+    lab = str(Path(__file__).resolve().parent.parent / "examples" / "lab-cluster.yaml")
+    report = audit_paths([lab], load_policies(), exemptions=load_exemptions([str(f)]))
+    assert f"exemption {f}:4 names no loaded rule: gpu-nodes/gpus-advertised" in report.notes
