@@ -253,7 +253,11 @@ class Report:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """The native JSON form (see docs/report-format.md)."""
+        """The native JSON form (see docs/report-formats.md): ``header_dict()`` plus ``objects``."""
+        return {**self.header_dict(), "objects": [o.to_dict() for o in self.objects]}
+
+    def header_dict(self) -> dict[str, Any]:
+        """Everything of ``to_dict()`` but ``objects`` (renderers stream the objects one by one)."""
         return {
             "apiVersion": "verdict/v1",
             "kind": "Report",
@@ -267,5 +271,4 @@ class Report:
             "filesSkipped": self.files_skipped,
             "notes": self.notes,
             "timing": self.timing,
-            "objects": [o.to_dict() for o in self.objects],
         }

@@ -223,3 +223,18 @@ def test_lint_reports_every_schema_problem_of_a_document_by_line(tmp_path) -> No
         (10, "spec.rules[0].severty"),
         (6, "spec.rules[0].references"),
     ]
+
+
+def test_streamed_json_is_byte_identical_to_the_whole_dump() -> None:
+    import orjson
+
+    from rules.engine import audit_paths
+    from rules.loader import load_policies
+    from rules.render.native import _plain, render
+
+    lab = str(__import__("pathlib").Path(__file__).resolve().parent.parent / "examples" / "lab-cluster.yaml")
+    report = audit_paths([lab], load_policies())
+    whole = orjson.dumps(report.to_dict(), default=_plain, option=orjson.OPT_INDENT_2).decode() + "\n"
+    assert render(report, "json") == whole
+    filtered = report.filtered({"fail"})
+    assert orjson.loads(render(filtered, "json"))["filters"] == {"results": ["fail"]}
