@@ -19,7 +19,7 @@ from .engine import audit_paths, split_dumps
 from .errors import DumpError, PolicyError
 from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 from .loader import PolicyLoadError, PolicySet, load_policies
-from .render import FORMATS, UnknownFormat, render
+from .render import FORMATS, UnknownFormat
 from .report import RESULT_RANK, RESULTS, SEVERITIES, Report
 
 FAIL_ON = ("fail", "warn", "error", "never")
@@ -175,14 +175,16 @@ def audit(
             raise click.BadParameter("a chat message needs at least 500 characters; 0 means no limit", param_hint="--limit")
         options["limit"] = limit
     try:
-        text = render(shown[0], fmt, **options) if len(shown) == 1 else _render_many(shown, fmt, **options)
+        if output:
+            with open(output, "wb") as fh:
+                _write(shown, fmt, fh, options)
+        else:
+            sys.stdout.flush()
+            out = sys.stdout.buffer
+            _write(shown, fmt, out, options)
+            out.flush()
     except UnknownFormat as exc:
         raise click.BadParameter(str(exc), param_hint="--format") from None
-    if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        click.echo(text, nl=False)
     for r in reports:
         for err in r.input_errors:
             _err(f"verdict: input error: {err}")
@@ -192,10 +194,14 @@ def audit(
     raise SystemExit(code)
 
 
-def _render_many(reports: list[Report], fmt: str, **options: Any) -> str:
-    from .render import render_many
+def _write(reports: list[Report], fmt: str, fh: Any, options: dict[str, Any]) -> None:
+    """One report streamed to ``fh`` (binary) where the format can; several as one rendered text."""
+    from .render import render_many, write
 
-    return render_many(reports, fmt, **options)
+    if len(reports) == 1:
+        write(reports[0], fmt, fh, **options)
+    else:
+        fh.write(render_many(reports, fmt, **options).encode())
 
 
 @main.command()

@@ -46,6 +46,17 @@ def render(report: Report, fmt: str = "json", **options: Any) -> str:
     return str(module.render(report, fmt=fmt, **options))
 
 
+def write(report: Report, fmt: str, fh: Any, **options: Any) -> None:
+    """Render ``report`` as ``fmt`` into the binary file ``fh``: streamed piece by piece where the format
+    module has ``write`` (native JSON: a 55,000-object report is never one string in memory), else
+    ``render`` encoded as UTF-8. Raises ``UnknownFormat``."""
+    media_type(fmt)
+    module = importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}")
+    if hasattr(module, "write") and module.write(report, fh, fmt=fmt, **options):
+        return
+    fh.write(render(report, fmt, **options).encode())
+
+
 def render_many(reports: list[Report], fmt: str = "json", **options: Any) -> str:
     """Render one report per dump plus a total. A format module may define ``render_many``; otherwise
     JSON/YAML give ``{kind: ReportList, total, reports}`` and other formats are joined with a total line."""

@@ -28,15 +28,29 @@ def render(report: Report | dict[str, Any], fmt: str = "json", **_: Any) -> str:
     return orjson.dumps(data, default=_plain, option=orjson.OPT_INDENT_2).decode() + "\n"
 
 
-def _json_streamed(report: Report) -> str:
-    """The same bytes as dumping ``report.to_dict()`` whole, built one object at a time: the dict of a
-    55,000-object report never exists at once (bench/bench_engine.py: peak memory)."""
+def _json_pieces(report: Report) -> Any:
+    """The bytes of the indented JSON of ``report.to_dict()``, one object at a time (the same bytes as
+    dumping it whole: tests hold this)."""
     head = orjson.dumps({**report.header_dict(), "objects": []}, default=_plain, option=orjson.OPT_INDENT_2)
     if not report.objects or not head.endswith(b'"objects": []\n}'):
-        return orjson.dumps(report.to_dict(), default=_plain, option=orjson.OPT_INDENT_2).decode() + "\n"
-    parts = [head[: -len(b"[]\n}")], b"[\n"]
+        yield orjson.dumps(report.to_dict(), default=_plain, option=orjson.OPT_INDENT_2) + b"\n"
+        return
+    yield head[: -len(b"[]\n}")] + b"[\n"
     for i, obj in enumerate(report.objects):
         body = orjson.dumps(obj.to_dict(), default=_plain, option=orjson.OPT_INDENT_2)
-        parts.append((b",\n" if i else b"") + b"    " + body.replace(b"\n", b"\n    "))
-    parts.append(b"\n  ]\n}\n")
-    return b"".join(parts).decode()
+        yield (b",\n" if i else b"") + b"    " + body.replace(b"\n", b"\n    ")
+    yield b"\n  ]\n}\n"
+
+
+def _json_streamed(report: Report) -> str:
+    return b"".join(_json_pieces(report)).decode()
+
+
+def write(report: Report | dict[str, Any], fh: Any, fmt: str = "json", **_: Any) -> bool:
+    """Write native JSON piece by piece to the binary ``fh``; False (nothing written) for other cases,
+    so the caller renders them whole."""
+    if fmt != "json" or not isinstance(report, Report):
+        return False
+    for piece in _json_pieces(report):
+        fh.write(piece)
+    return True
