@@ -21,7 +21,7 @@ from flask import Blueprint, Response
 from rules.engine import audit_bytes
 from rules.errors import DumpError, DumpTooLarge, InputError
 from rules.loader import PolicySet
-from rules.render import media_type, render
+from rules.render import media_type, stream
 from rules.report import Report
 
 from .bodies import DUMP_TYPES, check_magic, read_body
@@ -132,7 +132,8 @@ def evaluate() -> Response:
     wanted = set(query["results"]) if query.get("results") else None
     if wanted or query.get("minSeverity"):
         report = report.filtered(wanted, query.get("minSeverity"))
-    resp = Response(render(report, fmt, **options), content_type=_content_type(media_type(fmt)))
+    # Native JSON goes out object by object: a large report is never one string in the worker.
+    resp = Response(stream(report, fmt, **options), content_type=_content_type(media_type(fmt)))
     resp.vary.add("Accept")
     return resp
 

@@ -7,6 +7,7 @@ Nothing in the evaluator knows a format; the CLI and the HTTP layer call ``rende
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
 from typing import Any
 
 from ..report import Report
@@ -44,6 +45,16 @@ def render(report: Report, fmt: str = "json", **options: Any) -> str:
     media_type(fmt)
     module = importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}")
     return str(module.render(report, fmt=fmt, **options))
+
+
+def stream(report: Report, fmt: str, **options: Any) -> Iterator[bytes]:
+    """Render ``report`` as ``fmt`` in pieces of UTF-8 bytes (for an HTTP response): piece by piece where
+    the format module has ``pieces`` (native JSON), else the whole rendering. Raises ``UnknownFormat``."""
+    media_type(fmt)
+    module = importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}")
+    if fmt == "json" and hasattr(module, "pieces"):
+        return iter(module.pieces(report))
+    return iter([render(report, fmt, **options).encode()])
 
 
 def write(report: Report, fmt: str, fh: Any, **options: Any) -> None:

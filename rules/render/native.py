@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -28,7 +29,7 @@ def render(report: Report | dict[str, Any], fmt: str = "json", **_: Any) -> str:
     return orjson.dumps(data, default=_plain, option=orjson.OPT_INDENT_2).decode() + "\n"
 
 
-def _json_pieces(report: Report) -> Any:
+def pieces(report: Report) -> Iterator[bytes]:
     """The bytes of the indented JSON of ``report.to_dict()``, one object at a time (the same bytes as
     dumping it whole: tests hold this)."""
     head = orjson.dumps({**report.header_dict(), "objects": []}, default=_plain, option=orjson.OPT_INDENT_2)
@@ -43,7 +44,7 @@ def _json_pieces(report: Report) -> Any:
 
 
 def _json_streamed(report: Report) -> str:
-    return b"".join(_json_pieces(report)).decode()
+    return b"".join(pieces(report)).decode()
 
 
 def write(report: Report | dict[str, Any], fh: Any, fmt: str = "json", **_: Any) -> bool:
@@ -51,6 +52,6 @@ def write(report: Report | dict[str, Any], fh: Any, fmt: str = "json", **_: Any)
     so the caller renders them whole."""
     if fmt != "json" or not isinstance(report, Report):
         return False
-    for piece in _json_pieces(report):
+    for piece in pieces(report):
         fh.write(piece)
     return True
