@@ -138,8 +138,12 @@ class Scope:
         return self if self.parent is None else self.parent._top()
 
 
+_BUILTINS = {"name": "name", "namespace": "namespace", "kind": "kind", "apiVersion": "api_version"}
+
+
 def _builtin(obj: KObject, name: str) -> Any:
-    return {"name": obj.name, "namespace": obj.namespace, "kind": obj.kind, "apiVersion": obj.api_version}.get(name, _MISSING)
+    attr = _BUILTINS.get(name)
+    return _MISSING if attr is None else getattr(obj, attr)
 
 
 def _context(ctx: Context, scope: Scope, wanted: Any = None) -> Any:
@@ -467,7 +471,6 @@ def evaluate_rule(
     obj: KObject,
     index: Index,
     policy_scope: Scope | None = None,
-    rule_specs: dict[str, Var] | None = None,
 ) -> Result:
     """The result of one rule on one object; never raises."""
 
@@ -487,12 +490,8 @@ def evaluate_rule(
             rule.references,
         )
 
-    base = policy_scope or Scope(obj, index, policy, {v.name: v for v in policy.vars})
-    if rule.vars:
-        specs = rule_specs if rule_specs is not None else {v.name: v for v in rule.vars}
-        scope = Scope(obj, index, policy, specs, parent=base)
-    else:
-        scope = base
+    base = policy_scope or Scope(obj, index, policy, policy.vars)
+    scope = Scope(obj, index, policy, rule.vars, parent=base) if rule.vars else base
     try:
         for pre in rule.preconditions:
             out = check(pre, scope)
@@ -535,9 +534,6 @@ def evaluate(dump: Dump, policies: PolicySet, name: str = "", exemptions: Exempt
     index = Index(dump.objects)
     t1 = time.perf_counter()
     by_kind: dict[str, list[tuple[Policy, Rule]]] = defaultdict(list)
-    # var tables once per run, not once per object
-    policy_specs = {p.name: {v.name: v for v in p.vars} for p in policies.policies}
-    rule_specs = {id(r): {v.name: v for v in r.vars} for p in policies.policies for r in p.rules}
     for policy in policies.policies:
         for rule in policy.rules:
             for kind in rule.match.kinds:
@@ -553,8 +549,8 @@ def evaluate(dump: Dump, policies: PolicySet, name: str = "", exemptions: Exempt
             if not _matches(rule, obj):
                 continue
             if policy.name not in scopes:
-                scopes[policy.name] = Scope(obj, index, policy, policy_specs[policy.name])
-            results.append(evaluate_rule(rule, policy, obj, index, scopes[policy.name], rule_specs[id(rule)]))
+                scopes[policy.name] = Scope(obj, index, policy, policy.vars)
+            results.append(evaluate_rule(rule, policy, obj, index, scopes[policy.name]))
         if results:
             meta = obj.metadata
             ref = ObjectRef(obj.api_version, obj.kind, obj.name, obj.namespace, str(meta.get("uid", "") or ""))

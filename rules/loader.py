@@ -205,7 +205,8 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
         data.update(_load_data_file(data_path, str(Path(shown).parent / rel)))
     try:
         contexts = {n: compile_context(n, c, ["spec", "context", n]) for n, c in spec["context"].items()}
-        pvars = tuple(compile_var(n, v, ["spec", "vars", n]) for n, v in spec["vars"].items())
+        # name -> Var, in definition order: what a Scope looks vars up in
+        pvars = {n: compile_var(n, v, ["spec", "vars", n]) for n, v in spec["vars"].items()}
         defaults = spec["defaults"]
         rules = []
         seen: set[str] = set()
@@ -214,9 +215,9 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
             if r["id"] in seen:
                 raise CompileError([*where, "id"], f"duplicate rule id {r['id']!r}")
             seen.add(r["id"])
-            rvars = tuple(compile_var(n, v, [*where, "vars", n]) for n, v in (r.get("vars") or {}).items())
+            rvars = {n: compile_var(n, v, [*where, "vars", n]) for n, v in (r.get("vars") or {}).items()}
             assertion = compile_assertion(r["assert_"], [*where, "assert"])
-            known = BUILTIN_NAMES | set(contexts) | {v.name for v in pvars} | {v.name for v in rvars} | _bound_names(assertion)
+            known = BUILTIN_NAMES | set(contexts) | set(pvars) | set(rvars) | _bound_names(assertion)
             for fld in ("message", "passMessage", "remediation"):
                 if r.get(fld):
                     check_placeholders(r[fld], known, [*where, fld])

@@ -188,7 +188,7 @@ class Rule:
     match: Match
     exclude: Match | None
     preconditions: tuple[Assertion, ...]
-    vars: tuple[Var, ...]
+    vars: dict[str, Var]
     assertion: Assertion
     message: str
     pass_message: str
@@ -214,7 +214,7 @@ class Policy:
     file: str
     data: dict[str, Any]
     contexts: dict[str, Context]
-    vars: tuple[Var, ...]
+    vars: dict[str, Var]
     rules: tuple[Rule, ...]
     pack: str = ""
     data_files: tuple[str, ...] = field(default_factory=tuple)
