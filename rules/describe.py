@@ -82,8 +82,10 @@ _PROMPT = re.compile(
     r"(?:kubectl|oc|k|microk8s\s+kubectl|k3s\s+kubectl)(?:\s+\S+)*?\s+describe(?:\s|$)"
 )
 # apimachinery validation: qualified-name keys, label values, taint effects.
-_KEY = re.compile(r"^(?:[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$")
-_VALUE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
+#: Kubernetes label key, label value and node name (DNS-1123 subdomain), shared with ``rules.mustgather``.
+LABEL_KEY = re.compile(r"^(?:[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+LABEL_VALUE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
+NODE_NAME = re.compile(r"^[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?$")
 _EFFECTS = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
 _RESOURCE = re.compile(r"^(?P<name>[A-Za-z0-9][-A-Za-z0-9_./]*):\s+(?P<value>\S+)$")
 _TIME = r"[A-Z][a-z]{2}, \d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}"
@@ -239,7 +241,7 @@ def _sections(block: list[Line]) -> dict[str, _Section]:
 def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[dict, int]], list[InputError]]:
     s = _sections(block)
     name = s["Name"].value if "Name" in s else ""
-    if not name or not re.match(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$", name):
+    if not name or not NODE_NAME.match(name):
         line = s["Name"].line if "Name" in s else block[0][0]
         raise _Unreadable(line, "no readable 'Name:' line: not a node of kubectl describe output", "$.metadata.name")
     metadata: dict[str, Any] = {"name": name, "labels": _labels(s.get("Labels"))}
@@ -282,7 +284,7 @@ def _labels(section: _Section | None) -> dict[str, str]:
     labels: dict[str, str] = {}
     for number, text in _items(section):
         key, eq, value = text.partition("=")
-        if not eq or not _KEY.match(key) or not _VALUE.match(value):
+        if not eq or not LABEL_KEY.match(key) or not LABEL_VALUE.match(value):
             raise _Unreadable(number, f"label line {text!r} is not key=value", "$.metadata.labels")
         labels[key] = value
     return labels
@@ -295,7 +297,7 @@ def _taints(section: _Section | None) -> list[dict[str, str]]:
         if not colon:
             rest, effect = text, ""
         key, _, value = rest.partition("=")
-        if (effect and effect not in _EFFECTS) or not _KEY.match(key) or not _VALUE.match(value):
+        if (effect and effect not in _EFFECTS) or not LABEL_KEY.match(key) or not LABEL_VALUE.match(value):
             raise _Unreadable(number, f"taint {text!r} is not key[=value]:Effect", "$.spec.taints")
         taint = {"key": key}
         if value:

@@ -17,9 +17,9 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
+from rules.describe import LABEL_KEY, LABEL_VALUE, NODE_NAME, SOURCE_KEY
 from rules.errors import InputError, Source
 
-SOURCE_KEY = "verdict.dev/source"
 LABELS_SOURCE = "must-gather-labels"
 
 Kind = Literal["yaml", "labels", "describe", "missing-clusterpolicy", "skip"]
@@ -51,9 +51,6 @@ MUST_GATHER_MARKERS: frozenset[str] = _STRONG | frozenset(
 
 # apimachinery label syntax: qualified-name keys, values of [A-Za-z0-9._-] (IsQualifiedName,
 # IsValidLabelValue). Neither may contain ':', '=', ',', '"', '{' or '}'.
-_KEY = re.compile(r"^(?:[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?$")
-_VALUE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
-_NODE_NAME = re.compile(r"^[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?$")
 
 
 def _base(name: str) -> str:
@@ -145,7 +142,7 @@ def parse_node_labels(text: str, file: str) -> tuple[list[tuple[dict, int]], lis
         if line == "{":
             continue
         number += 1
-        if not _NODE_NAME.match(line):
+        if not NODE_NAME.match(line):
             current, skipping = None, True
             error(line_no, f"{line!r} is not a node name; its labels are skipped")
             continue
@@ -165,10 +162,10 @@ def parse_node_labels(text: str, file: str) -> tuple[list[tuple[dict, int]], lis
 def _add_label(labels: dict[str, str], pair: str, line: int, report: Callable[[int, str], None]) -> None:
     key, eq, value = pair.partition("=")
     key, value = key.strip(), value.strip()
-    if not eq or not _KEY.match(key):
+    if not eq or not LABEL_KEY.match(key):
         report(line, f"{pair.strip()!r} is not a label: expected key=value with a valid key")
         return
-    if not _VALUE.match(value):
+    if not LABEL_VALUE.match(value):
         report(
             line,
             f"label {key} has value {value!r}, which is not label syntax; an '=' in it may have "

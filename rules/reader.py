@@ -352,10 +352,8 @@ def _read_describe_member(load: Callable[[], bytes], shown: str, budget: Budget 
     from a terminal or a chat), else listed as skipped (logs, notes)."""
     try:
         data = load()
-    except DumpError as exc:
-        return Dump(errors=[InputError(Source(shown), exc.reason)], files_skipped=[shown])
-    except _ARCHIVE_ERRORS as exc:
-        return Dump(errors=[InputError(Source(shown), f"cannot read: {exc}")], files_skipped=[shown])
+    except (DumpError, *_ARCHIVE_ERRORS) as exc:
+        return _unreadable(shown, exc)
     text = data[:DESCRIBE_SNIFF_BYTES].decode("utf-8-sig", errors="replace")
     if not describe.looks_like_describe(text):
         return Dump(files_skipped=[shown])
@@ -366,11 +364,19 @@ def _parse_member(load: Callable[[], bytes], shown: str, budget: Budget | None =
     """One file of a folder or archive; a file that cannot be read becomes an input error."""
     try:
         return parse_bytes(load(), shown, budget)
-    except DumpError as exc:
-        return Dump(errors=[InputError(Source(shown, 1, exc.line), exc.reason)], files_skipped=[shown])
-    except _ARCHIVE_ERRORS as exc:
+    except (DumpError, *_ARCHIVE_ERRORS) as exc:
+        return _unreadable(shown, exc)
+
+
+def _unreadable(shown: str, exc: Exception) -> Dump:
+    """A file of a folder or archive that could not be read: an input error with its reason, listed as
+    skipped; the rest of the tree is still read."""
+    if isinstance(exc, DumpError):
+        error = InputError(Source(shown, 1, exc.line), exc.reason)
+    else:
         reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-        return Dump(errors=[InputError(Source(shown), f"cannot read: {reason}")], files_skipped=[shown])
+        error = InputError(Source(shown), f"cannot read: {reason}")
+    return Dump(errors=[error], files_skipped=[shown])
 
 
 def _read_must_gather(
@@ -396,11 +402,8 @@ def _read_must_gather(
             continue
         try:
             text = load().decode("utf-8-sig", errors="replace")
-        except DumpError as exc:
-            dump.errors.append(InputError(Source(shown), exc.reason))
-            continue
-        except _ARCHIVE_ERRORS as exc:
-            dump.errors.append(InputError(Source(shown), f"cannot read: {exc}"))
+        except (DumpError, *_ARCHIVE_ERRORS) as exc:
+            dump.errors.extend(_unreadable(shown, exc).errors)
             continue
         dump.files_read.append(shown)
         parse = mustgather.parse_node_labels if kind == "labels" else describe.parse_describe_nodes

@@ -40,27 +40,16 @@ ResourceList = dict[str, Fraction]
 
 
 def quantity(value: Any) -> Fraction:
-    """``parse_quantity`` with a cache for strings (dumps repeat "100m" and "128Mi" thousands of times).
-
-    Raises ``QuantityError`` like ``parse_quantity``, and also for what no Kubernetes quantity can be:
-    a non-finite float (YAML ``.inf``, ``.nan``), or any other ``ValueError``/``ArithmeticError`` the
-    parser lets through, so that callers need to catch only ``QuantityError``.
+    """``parse_quantity`` (which caches strings and refuses ``.inf``/``.nan``), with any other
+    ``ValueError``/``ArithmeticError`` the parser lets through raised as ``QuantityError`` too, so that
+    callers need to catch only ``QuantityError``.
     """
-    if isinstance(value, float) and not math.isfinite(value):
-        raise QuantityError(f"{value!r} is not a quantity")
     try:
-        if isinstance(value, str):
-            return _parse_str(value)
         return parse_quantity(value)
     except QuantityError:
         raise
     except (ValueError, ArithmeticError) as err:
         raise QuantityError(f"{value!r} is not a quantity ({err})") from err
-
-
-@functools.lru_cache(maxsize=8192)
-def _parse_str(value: str) -> Fraction:
-    return parse_quantity(value)
 
 
 def _is_qualified_name(value: str) -> bool:
