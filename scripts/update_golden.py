@@ -103,9 +103,10 @@ def main(argv: list[str]) -> int:
         if not available(case):
             print(f"skip {case}: its dumps or policies are not in the checkout")
             continue
+        rs = reports(case)  # audit once per case, render every format from it
         for fmt in SUFFIX:
             path = golden_path(case, fmt)
-            text = rendered(case, fmt)
+            text = rendered(case, fmt, rs)
             old = path.read_text(encoding="utf-8") if path.exists() else None
             if old != text:
                 path.write_text(text, encoding="utf-8")

@@ -10,7 +10,7 @@ import importlib
 from collections.abc import Iterator
 from typing import Any
 
-from ..report import Report
+from ..report import RESULT_RANK, Report
 
 #: format name -> (module in rules.render, media type of its output)
 FORMATS: dict[str, tuple[str, str]] = {
@@ -40,18 +40,22 @@ def media_type(fmt: str) -> str:
     return FORMATS[fmt][1]
 
 
+def _module(fmt: str) -> Any:
+    """The renderer module of ``fmt``. Raises ``UnknownFormat``."""
+    media_type(fmt)
+    return importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}")
+
+
 def render(report: Report, fmt: str = "json", **options: Any) -> str:
     """Render ``report`` as ``fmt``. Raises ``UnknownFormat``."""
-    media_type(fmt)
-    module = importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}")
+    module = _module(fmt)
     return str(module.render(report, fmt=fmt, **options))
 
 
 def stream(report: Report, fmt: str, **options: Any) -> Iterator[bytes]:
     """Render ``report`` as ``fmt`` in pieces of UTF-8 bytes (for an HTTP response): piece by piece where
     the format module has ``pieces`` (native JSON), else the whole rendering. Raises ``UnknownFormat``."""
-    media_type(fmt)
-    module = importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}")
+    module = _module(fmt)
     if fmt == "json" and hasattr(module, "pieces"):
         return iter(module.pieces(report))
     return iter([render(report, fmt, **options).encode()])
@@ -61,8 +65,7 @@ def write(report: Report, fmt: str, fh: Any, **options: Any) -> None:
     """Render ``report`` as ``fmt`` into the binary file ``fh``: streamed piece by piece where the format
     module has ``write`` (native JSON: a 55,000-object report is never one string in memory), else
     ``render`` encoded as UTF-8. Raises ``UnknownFormat``."""
-    media_type(fmt)
-    module = importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}")
+    module = _module(fmt)
     if hasattr(module, "write") and module.write(report, fh, fmt=fmt, **options):
         return
     fh.write(render(report, fmt, **options).encode())
@@ -71,8 +74,7 @@ def write(report: Report, fmt: str, fh: Any, **options: Any) -> None:
 def render_many(reports: list[Report], fmt: str = "json", **options: Any) -> str:
     """Render one report per dump plus a total. A format module may define ``render_many``; otherwise
     JSON/YAML give ``{kind: ReportList, total, reports}`` and other formats are joined with a total line."""
-    media_type(fmt)
-    module = importlib.import_module(f"{__name__}.{FORMATS[fmt][0]}")
+    module = _module(fmt)
     if hasattr(module, "render_many"):
         return str(module.render_many(reports, fmt=fmt, **options))
     if FORMATS[fmt][0] == "native":
@@ -84,6 +86,6 @@ def render_many(reports: list[Report], fmt: str = "json", **options: Any) -> str
         }
         return str(module.render(data, fmt=fmt))
     parts = [f"== {r.name}\n{module.render(r, fmt=fmt, **options)}" for r in reports]
-    worst = max((r.worst() for r in reports), key=lambda w: ["skip", "pass", "warn", "fail", "error"].index(w))
+    worst = max((r.worst() for r in reports), key=RESULT_RANK.__getitem__)
     parts.append(f"== total: {len(reports)} dumps, worst result: {worst}\n")
     return "\n".join(parts)

@@ -28,6 +28,7 @@ and accepted. Results without an exemption never carry ``suppressions``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import urllib.parse
@@ -60,6 +61,7 @@ def level(result: str, severity: str) -> str:
     return "none"
 
 
+@functools.cache
 def information_uri() -> str | None:
     """The project's home page from the installed package metadata (``[project.urls]``), if it has one."""
     try:
