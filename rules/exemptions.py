@@ -19,7 +19,6 @@ its object (placed at the object) and is ignored: the object's findings stay, un
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -30,7 +29,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from .errors import ExemptionError, InputError
-from .loader import PolicyLoadError, dotted, leaf_errors
+from .loader import PolicyLoadError, dotted, schema_problems
 from .model import Match, compile_match
 from .reader import KObject
 from .report import Exemption, Result
@@ -158,11 +157,6 @@ class ExemptionSet:
     files: tuple[str, ...] = ()
 
 
-def _unknown(key: str) -> str:
-    close = difflib.get_close_matches(key, _KNOWN_FIELDS, n=2, cutoff=0.75)
-    return f"unknown field {key!r}" + (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "")
-
-
 def _compile(raw: Any, node: Any, shown: str) -> list[FileExemption]:
     """Validate and compile one exemptions document. Raises ``ExemptionError`` (the first problem, earliest
     line first, with every other one in ``more``)."""
@@ -173,15 +167,9 @@ def _compile(raw: Any, node: Any, shown: str) -> list[FileExemption]:
     try:
         doc = ExemptionsSchema().load(raw)
     except ValidationError as exc:
-        problems = []
-        for where, reason in leaf_errors(exc.messages, []):
-            if reason == "Unknown field." and where and isinstance(where[-1], str):
-                reason = _unknown(where[-1])
-            problems.append(ExemptionError(shown, reason, node_line(node, where), path=dotted(where)))
-        problems.sort(key=lambda e: (e.reason.startswith("Missing data"), e.line))
-        first = problems[0]
-        first.more = list(problems[1:])
-        raise first from None
+        raise schema_problems(
+            exc, lambda where, reason: ExemptionError(shown, reason, node_line(node, where), path=dotted(where)), _KNOWN_FIELDS
+        ) from None
     out = []
     for i, e in enumerate(doc["exemptions"]):
         expires = e.get("expires", "")

@@ -9,10 +9,10 @@ rule id and reason; loading never half-succeeds.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from marshmallow import ValidationError
 
@@ -123,12 +123,32 @@ def _field_names() -> set[str]:
     return names
 
 
-def _unknown_field(key: str) -> str:
-    """marshmallow's "Unknown field." with the closest known keys, e.g. ``exits`` -> ``exists``."""
+def unknown_field(key: str, known: Iterable[str]) -> str:
+    """marshmallow's "Unknown field." with the closest ``known`` keys, e.g. ``exits`` -> ``exists``."""
     import difflib
 
-    close = difflib.get_close_matches(key, sorted(_field_names()), n=2, cutoff=0.75)
+    close = difflib.get_close_matches(key, sorted(known), n=2, cutoff=0.75)
     return f"unknown field {key!r}" + (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "")
+
+
+E = TypeVar("E", bound=PolicyError)
+
+
+def schema_problems(exc: ValidationError, make: Callable[[list[str | int], str], E], known: Iterable[str]) -> E:
+    """Every problem marshmallow found in a document as errors made by ``make(field path, reason)``: the one
+    to raise, with the others in its ``more``. Earliest line first, one fix-and-retry round rather than one
+    per typo; a missing required field is often the echo of a typo ('titel' -> title missing): typos first.
+    """
+    known = list(known)
+    problems = []
+    for where, reason in leaf_errors(exc.messages, []):
+        if reason == "Unknown field." and where and isinstance(where[-1], str):
+            reason = unknown_field(where[-1], known)
+        problems.append(make(where, reason))
+    problems.sort(key=lambda e: (e.reason.startswith("Missing data"), e.line))
+    first = problems[0]
+    first.more = list(problems[1:])
+    return first
 
 
 def dotted(where: list[str | int]) -> str:
@@ -183,17 +203,7 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     try:
         doc = PolicySchema().load(raw)
     except ValidationError as exc:
-        problems = []
-        for where, reason in leaf_errors(exc.messages, []):
-            if reason == "Unknown field." and where and isinstance(where[-1], str):
-                reason = _unknown_field(where[-1])
-            problems.append(fail(where, reason))
-        # Every problem of the document, earliest line first: one fix-and-retry round, not one per typo.
-        # A missing required field is often the echo of a typo ('titel' -> title missing): typos first.
-        problems.sort(key=lambda e: (e.reason.startswith("Missing data"), e.line))
-        first = problems[0]
-        first.more = problems[1:]
-        raise first from None
+        raise schema_problems(exc, fail, _field_names()) from None
     spec = doc["spec"]
     data = dict(spec["data"])
     for i, rel in enumerate(spec["dataFiles"]):
