@@ -20,6 +20,7 @@ from .errors import EvaluationError
 from .exemptions import Exempter, ExemptionSet
 from .index import Index
 from .loader import PolicySet
+from .memo import IdentityMemo
 from .model import PLACEHOLDER, Assertion, Context, Policy, Ref, Rule, Var
 from .operators import OperatorError, show
 from .reader import Dump, KObject
@@ -386,7 +387,7 @@ def check(a: Assertion, scope: Scope) -> Outcome:
     return Outcome("pass" if ok else "fail", path, _one(values), expected, "", a.message)
 
 
-_EXPECTED: dict[tuple[int, int], tuple[Assertion, Any, str]] = {}
+_EXPECTED: IdentityMemo[str] = IdentityMemo(16384)
 
 
 def _expected(operator: operators.Operator, a: Assertion, arg: Any) -> str:
@@ -396,14 +397,7 @@ def _expected(operator: operators.Operator, a: Assertion, arg: Any) -> str:
         not operator.resolve or (isinstance(a.argument, Ref) and a.argument.kind == "literal")
     ):
         return operator.describe(arg)  # a scalar resolved per object: cheap to describe
-    key = (id(a), id(arg))
-    hit = _EXPECTED.get(key)
-    if hit is None or hit[0] is not a or hit[1] is not arg:
-        if len(_EXPECTED) > 16384:
-            _EXPECTED.clear()
-        hit = (a, arg, operator.describe(arg))
-        _EXPECTED[key] = hit
-    return hit[2]
+    return _EXPECTED.get(lambda: operator.describe(arg), a, arg)
 
 
 def _with_message(out: Outcome, message: str) -> Outcome:

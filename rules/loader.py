@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from marshmallow import ValidationError
 
@@ -131,10 +131,7 @@ def unknown_field(key: str, known: Iterable[str]) -> str:
     return f"unknown field {key!r}" + (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "")
 
 
-E = TypeVar("E", bound=PolicyError)
-
-
-def schema_problems(exc: ValidationError, make: Callable[[list[str | int], str], E], known: Iterable[str]) -> E:
+def schema_problems[E: PolicyError](exc: ValidationError, make: Callable[[list[str | int], str], E], known: Iterable[str]) -> E:
     """Every problem marshmallow found in a document as errors made by ``make(field path, reason)``: the one
     to raise, with the others in its ``more``. Earliest line first, one fix-and-retry round rather than one
     per typo; a missing required field is often the echo of a typo ('titel' -> title missing): typos first.

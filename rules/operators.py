@@ -24,6 +24,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields
 
+from .memo import IdentityMemo
 from .quantity import QuantityError, format_quantity, parse_quantity
 
 
@@ -78,21 +79,18 @@ def _members(arg: Any) -> list[Any]:
     return [arg]
 
 
-_MEMBER_KEYS: dict[int, tuple[Any, frozenset[Any]]] = {}
+# A context or data list is the same object for every value and every object tested against it: its
+# member set is built once.
+_MEMBER_KEYS: IdentityMemo[frozenset[Any]] = IdentityMemo()
+_FOLDED_KEYS: IdentityMemo[frozenset[Any]] = IdentityMemo()
+_CONTAINERS = (list, dict, tuple, set, frozenset)
 
 
 def _member_keys(arg: Any) -> frozenset[Any]:
-    """The comparison keys of a set-like argument, built once per argument object: a context or data
-    list is the same object for every value and every object tested against it."""
-    hit = _MEMBER_KEYS.get(id(arg))
-    if hit is not None and hit[0] is arg:
-        return hit[1]
-    keys = frozenset(_key(m) for m in _members(arg))
-    if isinstance(arg, (list, dict, tuple, set, frozenset)):
-        if len(_MEMBER_KEYS) > 4096:
-            _MEMBER_KEYS.clear()
-        _MEMBER_KEYS[id(arg)] = (arg, keys)
-    return keys
+    """The comparison keys of a set-like argument, built once per argument object."""
+    if not isinstance(arg, _CONTAINERS):
+        return frozenset(_key(m) for m in _members(arg))
+    return _MEMBER_KEYS.get(lambda: frozenset(_key(m) for m in _members(arg)), arg)
 
 
 def _key(value: Any) -> Any:
@@ -142,20 +140,11 @@ def _fold(value: Any) -> Any:
     return value.casefold() if isinstance(value, str) else _key(value)
 
 
-_FOLDED_KEYS: dict[int, tuple[Any, frozenset[Any]]] = {}
-
-
 def _folded_member_keys(arg: Any) -> frozenset[Any]:
     """``_member_keys`` casefolded, built once per argument object."""
-    hit = _FOLDED_KEYS.get(id(arg))
-    if hit is not None and hit[0] is arg:
-        return hit[1]
-    keys = frozenset(_fold(m) for m in _members(arg))
-    if isinstance(arg, (list, dict, tuple, set, frozenset)):
-        if len(_FOLDED_KEYS) > 4096:
-            _FOLDED_KEYS.clear()
-        _FOLDED_KEYS[id(arg)] = (arg, keys)
-    return keys
+    if not isinstance(arg, _CONTAINERS):
+        return frozenset(_fold(m) for m in _members(arg))
+    return _FOLDED_KEYS.get(lambda: frozenset(_fold(m) for m in _members(arg)), arg)
 
 
 def _compare(fn: Callable[[Fraction, Fraction], bool]) -> Callable[[Any, Any], bool]:

@@ -1,0 +1,35 @@
+"""A small memo keyed by the identity of objects that do not change while a dump is evaluated.
+
+Compiled assertions, data tables and per-dump contexts are the same objects for every Kubernetes object
+judged, but lists and dicts cannot be dictionary keys: this memo keys on ``id()`` and keeps the objects
+themselves, so an id reused after garbage collection is never taken for the old object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class IdentityMemo[T]:
+    """``get(build, *objects)`` returns ``build()`` computed once per tuple of objects (by identity).
+
+    Bounded: past ``limit`` entries the memo starts afresh (a long-running service sees many dumps).
+    """
+
+    def __init__(self, limit: int = 4096) -> None:
+        self.limit = limit
+        self._entries: dict[tuple[int, ...], tuple[tuple[Any, ...], T]] = {}
+
+    def get(self, build: Callable[[], T], *objects: Any) -> T:
+        key = tuple(map(id, objects))
+        hit = self._entries.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], objects, strict=True)):
+            return hit[1]
+        if len(self._entries) >= self.limit:
+            self._entries.clear()
+        value = build()
+        self._entries[key] = (objects, value)
+        return value
