@@ -253,10 +253,16 @@ class Exempter:
     now: datetime
     errors: list[InputError] = field(default_factory=list)
     _active: tuple[FileExemption, ...] = ()
+    _expired: tuple[FileExemption, ...] = ()
     _used: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self._active = tuple(e for e in self.exemptions.exemptions if not e.expired(self.now))
+        active: list[FileExemption] = []
+        expired: list[FileExemption] = []
+        for e in self.exemptions.exemptions:
+            (expired if e.expired(self.now) else active).append(e)
+        self._active = tuple(active)
+        self._expired = tuple(expired)
 
     def apply(self, obj: KObject, results: list[Result]) -> list[Result]:
         """``results`` of ``obj`` with each exempted ``fail``/``warn`` turned into ``skip``."""
@@ -302,9 +308,7 @@ class Exempter:
         ``rules`` (``(policy, rule)`` pairs in force): a typo in a rule id must not exempt nothing silently."""
         used = [f"exemption {key} applied to {n} result{'' if n == 1 else 's'}" for key, n in self._used.items()]
         expired = [
-            f"exemption {e.source} ({', '.join(e.rules)}: {e.reason}) expired on {e.expires}: not applied"
-            for e in self.exemptions.exemptions
-            if e.expired(self.now)
+            f"exemption {e.source} ({', '.join(e.rules)}: {e.reason}) expired on {e.expires}: not applied" for e in self._expired
         ]
         loaded = list(rules)
         unknown = [

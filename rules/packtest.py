@@ -312,36 +312,47 @@ def _pack_policies(pack_dir: Path, policies: PolicySet | None) -> PolicySet:
     return policies if policies is not None else load_policies([str(pack_dir)])
 
 
-def run_pack_tests(pack_dir: Path, policies: PolicySet | None = None) -> list[TestCaseResult]:
+def run_pack_tests(
+    pack_dir: Path,
+    policies: PolicySet | None = None,
+    tests: tuple[list[PackTest], list[FixtureError]] | None = None,
+) -> list[TestCaseResult]:
     """Run every fixture of the pack at ``pack_dir`` with ``policies`` (default: the pack's own policies).
+    ``tests`` is the pack's ``load_pack_tests`` result when already loaded (default: load it).
 
     A fixture file that cannot be loaded gives one failed result naming the file and the reason; the pack's
     policies failing to load raise ``PolicyLoadError`` (there is nothing to test).
     """
     pack_dir = Path(pack_dir)
     ps = _pack_policies(pack_dir, policies)
-    tests, errors = load_pack_tests(pack_dir)
+    loaded, errors = tests if tests is not None else load_pack_tests(pack_dir)
     out = [TestCaseResult(e.file.stem, str(e.file), "load the fixture", "loadable", "error", False, e.reason) for e in errors]
-    for test in tests:
+    for test in loaded:
         out.extend(run_test(test, ps))
     return out
 
 
-def coverage_gaps(pack_dir: Path, policies: PolicySet | None = None) -> list[str]:
+def coverage_gaps(
+    pack_dir: Path,
+    policies: PolicySet | None = None,
+    tests: tuple[list[PackTest], list[FixtureError]] | None = None,
+) -> list[str]:
     """Rules of the pack without at least one ``fail`` and one ``pass`` expectation among its fixtures, as
     ``policy/rule: no fail expectation`` lines (empty when every rule is covered). ``warn`` counts as
-    ``fail`` for rules whose failures are warnings."""
+    ``fail`` for rules whose failures are warnings. ``tests`` is the pack's ``load_pack_tests`` result
+    when already loaded (default: load it)."""
     pack_dir = Path(pack_dir)
     ps = _pack_policies(pack_dir, policies)
-    tests, _ = load_pack_tests(pack_dir)
+    loaded, _ = tests if tests is not None else load_pack_tests(pack_dir)
     seen: dict[tuple[str, str], set[str]] = {}
-    uids = {r.id: [x.uid for x in ps.rules if x.id == r.id] for r in ps.rules}
-    for test in tests:
+    by_id: dict[str, list[tuple[str, str]]] = {}
+    for r in ps.rules:
+        by_id.setdefault(r.id, []).append((r.policy, r.id))
+    for test in loaded:
         for e in test.results:
-            targets = [f"{e.policy}/{e.rule}"] if e.policy else uids.get(e.rule, [])
-            for uid in targets:
-                policy, _, rule_id = uid.partition("/")
-                seen.setdefault((policy, rule_id), set()).add("fail" if e.result == "warn" else e.result)
+            targets = [(e.policy, e.rule)] if e.policy else by_id.get(e.rule, [])
+            for key in targets:
+                seen.setdefault(key, set()).add("fail" if e.result == "warn" else e.result)
     gaps = []
     for rule in ps.rules:
         words = seen.get((rule.policy, rule.id), set())
@@ -379,8 +390,9 @@ def run_cli(packs: Iterable[str] = ()) -> int:
         except (PolicyLoadError, PolicyError) as exc:
             click.echo(f"verdict: cannot load pack {pack}:\n{exc}", err=True)
             return 2
-        results = run_pack_tests(pack, ps)
-        gaps = coverage_gaps(pack, ps)
+        tests = load_pack_tests(pack)
+        results = run_pack_tests(pack, ps, tests)
+        gaps = coverage_gaps(pack, ps, tests)
         bad = [r for r in results if not r.ok]
         for r in bad:
             click.echo(f"FAIL {r.file}: {r.test}: {r.message}")

@@ -277,7 +277,8 @@ class Cluster:
             nodes = nodes - self.unsized  # nothing known to compare: they pass
         too_many = set(self.too_many & nodes)
         pods_free = self.free.get(PODS, {})
-        for i in own.keys() & nodes:
+        owned = own.keys() & nodes
+        for i in owned:
             if pods_free.get(i, 0) + own[i].get(PODS, 0) < 1:
                 too_many.add(i)
             else:
@@ -289,7 +290,7 @@ class Cluster:
             wanted = requests[name]
             failing = self._short_of(name, wanted, nodes)
             free = self.free.get(name, {})
-            for i in own.keys() & nodes:
+            for i in owned:
                 if free.get(i, 0) + own[i].get(name, 0) < wanted:
                     failing.add(i)
                 else:
@@ -365,11 +366,14 @@ class Cluster:
     def advertisers(self, domain: str) -> dict[str, list[str]]:
         """Extended resources of ``domain`` (e.g. ``nvidia.com``) that some node advertises (> 0),
         each with the sorted names of those nodes."""
-        out: dict[str, list[str]] = {}
-        for name, members in self.advertised.items():
-            if is_extended(name) and name.split("/", 1)[0] == domain:
-                out[name] = self.names_of(members)
-        return out
+        return {name: self.names_of(members) for name, members in self.domain_resources(domain).items()}
+
+    def domain_resources(self, domain: str) -> dict[str, set[int]]:
+        """Extended resources of ``domain`` that some node advertises (> 0), each with those nodes,
+        in ``advertised`` order."""
+        return {
+            name: members for name, members in self.advertised.items() if is_extended(name) and name.split("/", 1)[0] == domain
+        }
 
     def names_of(self, nodes: Iterable[int]) -> list[str]:
         """The names of ``nodes``, sorted."""

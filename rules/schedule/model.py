@@ -305,13 +305,10 @@ class ClusterModel:
                     parts.append(f"no node advertises {resource}; nodes advertise {_names(listed)}")
                 continue
             lacking = sorted((candidates or set()) - c.advertised[resource])
+            same_domain = c.domain_resources(domain) if lacking else {}
             shown = []
             for i in lacking:
-                instead = sorted(
-                    name
-                    for name, members in c.advertised.items()
-                    if i in members and is_extended(name) and name.split("/", 1)[0] == domain
-                )
+                instead = sorted(name for name, members in same_domain.items() if i in members)
                 if instead:
                     shown.append(f"{c.names[i]} advertises {', '.join(instead)}")
             if shown:
