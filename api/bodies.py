@@ -10,6 +10,8 @@ import zlib
 
 from flask import request
 
+from rules.reader import GZIP_MAGIC, ZIP_MAGICS, is_tar
+
 from .problems import Problem
 
 #: media types POST /v1/evaluate takes, and the magic bytes an archive type must start with
@@ -19,10 +21,10 @@ DUMP_TYPES: dict[str, tuple[bytes, ...]] = {
     "application/x-yaml": (),
     "text/yaml": (),
     "text/plain": (),
-    "application/gzip": (b"\x1f\x8b",),
-    "application/x-gzip": (b"\x1f\x8b",),
+    "application/gzip": (GZIP_MAGIC,),
+    "application/x-gzip": (GZIP_MAGIC,),
     "application/x-tar": (),  # checked below: ustar at offset 257, or a gzip stream (.tar.gz)
-    "application/zip": (b"PK\x03\x04", b"PK\x05\x06"),
+    "application/zip": ZIP_MAGICS,
     "application/octet-stream": (),  # anything; recognised by content
 }
 #: media types POST /v1/policies/lint takes
@@ -86,7 +88,7 @@ def check_magic(mimetype: str, data: bytes, name: str = "<body>") -> None:
     """Refuse (400) an archive media type whose bytes are not that archive; the problem names the body
     ``name``."""
     if mimetype == "application/x-tar":
-        if not (len(data) > 262 and data[257:262] == b"ustar") and not data.startswith(b"\x1f\x8b"):
+        if not is_tar(data) and not data.startswith(GZIP_MAGIC):
             raise Problem("malformed-dump", "Content-Type application/x-tar, but the body is not a tar archive", file=name)
         return
     magic = DUMP_TYPES.get(mimetype, ())

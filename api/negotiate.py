@@ -1,6 +1,6 @@
 """Which report format to answer: ``?format=`` wins, else the ``Accept`` header, else ``json``.
 
-Only formats that ``rules.render.FORMATS`` holds are chosen (formats are added there as they land).
+Only formats that ``rules.render.FORMATS`` holds are chosen (read once, at import).
 An ``Accept`` that names nothing verdict renders falls back to ``json`` rather than answering 406.
 """
 
@@ -27,13 +27,19 @@ ACCEPT_FORMATS: tuple[tuple[str, str], ...] = (
 )
 
 
-def accept_map() -> dict[str, str]:
-    """Media type -> format, for the formats that exist now: the table above, then each remaining
-    format's own media type when no other format claims it."""
+def _accept_map() -> dict[str, str]:
+    """Media type -> format, for the formats that exist: the table above, then each remaining format's
+    own media type when no other format claims it."""
     out = {mt: fmt for mt, fmt in ACCEPT_FORMATS if fmt in FORMATS}
     for fmt, (_, mt) in FORMATS.items():
         out.setdefault(mt.split(";")[0].strip().lower(), fmt)
     return out
+
+
+#: Media type -> format, built once: ``FORMATS`` does not change at run time.
+ACCEPT_MAP: dict[str, str] = _accept_map()
+#: The media types of ``ACCEPT_MAP``, in its order (the server's preference for ``*/*`` and ties).
+_ACCEPT_TYPES: list[str] = list(ACCEPT_MAP)
 
 
 def choose_format(explicit: str | None) -> str:
@@ -42,6 +48,5 @@ def choose_format(explicit: str | None) -> str:
         return explicit
     if not request.accept_mimetypes:
         return DEFAULT_FORMAT
-    table = accept_map()
-    best = request.accept_mimetypes.best_match(list(table))
-    return table[best] if best else DEFAULT_FORMAT
+    best = request.accept_mimetypes.best_match(_ACCEPT_TYPES)
+    return ACCEPT_MAP[best] if best else DEFAULT_FORMAT

@@ -38,6 +38,10 @@ MAX_UNPACKED_BYTES = 1 << 30
 #: Documents nested deeper than this are refused (JSON here; YAML in ``rules.yamlsafe``): no Kubernetes
 #: object comes close, and deeper ones break JSONPath's recursive descent and the JSON writer.
 MAX_DEPTH = 100
+#: The first bytes of a gzip stream (RFC 1952).
+GZIP_MAGIC = b"\x1f\x8b"
+#: The first bytes of a zip archive: a local file header, or the end record of an empty archive.
+ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
 #: Errors an archive library raises on damaged, encrypted or unsupported members.
 _ARCHIVE_ERRORS = (
     zipfile.BadZipFile,
@@ -277,15 +281,15 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
     or the bytes are not text.
     """
     budget = budget or Budget()
-    if data[:2] == b"\x1f\x8b":
+    if data.startswith(GZIP_MAGIC):
         raw = _gunzip(data, name, budget)
-        if _is_tar(raw):
+        if is_tar(raw):
             # the unpacked tar is already paid for: its members are slices of it, not more unpacking
             return _read_tar(raw, name, budget, charged=True)
         return parse_bytes(raw, name, budget)
-    if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
+    if data.startswith(ZIP_MAGICS):
         return _read_zip(data, name, budget)
-    if _is_tar(data):
+    if is_tar(data):
         return _read_tar(data, name, budget)
     try:
         text = data.decode("utf-8-sig")
@@ -294,7 +298,8 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
     return parse_text(text, name)
 
 
-def _is_tar(data: bytes) -> bool:
+def is_tar(data: bytes) -> bool:
+    """Whether ``data`` is a (POSIX/GNU) tar archive: ``ustar`` at offset 257."""
     return len(data) > 262 and data[257:262] == b"ustar"
 
 

@@ -67,6 +67,12 @@ class Result:
         """PolicyReport's ``scored``: false for advisory (warn) results."""
         return self.result != "warn"
 
+    def details(self) -> list[tuple[str, Any]]:
+        """The set ``("path", ...)``, ``("observed", ...)``, ``("expected", ...)``, ``("remediation", ...)``
+        pairs, in that order: those whose value is not ``None``, ``""``, ``[]`` or ``{}``."""
+        pairs = (("path", self.path), ("observed", self.observed), ("expected", self.expected), ("remediation", self.remediation))
+        return [(key, value) for key, value in pairs if value not in (None, "", [], {})]
+
     def to_dict(self) -> dict[str, Any]:
         """The report form: ``{"policy", "rule", "title", "result", "severity", "category", "message", "path",
         "observed", "expected", "remediation", "references"}`` (``references`` a list), plus ``"exemption"``

@@ -36,9 +36,8 @@ def _clean(text: Any) -> str:
 def _details(obj: ObjectReport, r: Result) -> str:
     """The body of a failure/error/skipped element: what a person needs to find and fix the object."""
     lines = [f"{r.result} [{r.severity}] {r.policy}/{r.rule}: {r.title}", f"object: {obj.ref}", f"source: {obj.source}"]
-    for label, value in (("path", r.path), ("observed", r.observed), ("expected", r.expected), ("remediation", r.remediation)):
-        if value not in (None, "", [], {}):
-            lines.append(f"{label}: {value}")
+    for label, value in r.details():
+        lines.append(f"{label}: {value}")
     if r.references:
         lines.append("references: " + ", ".join(r.references))
     lines.append("")

@@ -96,11 +96,7 @@ def policy_result(r: Result, resource: dict[str, str] | None, timestamp: dict[st
     out["message"] = r.message
     if resource is not None:
         out["resources"] = [dict(resource)]  # a copy each: YAML would write shared dicts as anchors
-    props = {
-        k: _text(v)
-        for k, v in (("path", r.path), ("observed", r.observed), ("expected", r.expected), ("remediation", r.remediation))
-        if v not in (None, "", [], {})
-    }
+    props = {k: _text(v) for k, v in r.details()}
     if r.exemption is not None:  # a skip that was a finding: the reason it was accepted, and where it was
         props["exemption"] = _text(r.exemption.reason)
         props["exemptionSource"] = _text(r.exemption.source)

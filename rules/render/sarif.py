@@ -99,6 +99,21 @@ def _physical(source: Any) -> dict[str, Any] | None:
     return out
 
 
+def _rule_of(r: Result) -> dict[str, Any]:
+    """A ``Report.rules`` entry described from one of the rule's results (for a rule the report does not list)."""
+    return {
+        "id": f"{r.policy}/{r.rule}",
+        "policy": r.policy,
+        "rule": r.rule,
+        "title": r.title,
+        "description": "",
+        "severity": r.severity,
+        "category": r.category,
+        "references": list(r.references),
+        "onFailure": "fail",
+    }
+
+
 def _rules(report: Report) -> list[dict[str, Any]]:
     """The rules in force, or (for a report made without them) those its results name."""
     if report.rules:
@@ -106,20 +121,8 @@ def _rules(report: Report) -> list[dict[str, Any]]:
     seen: dict[str, dict[str, Any]] = {}
     for _, r in report.results:
         uid = f"{r.policy}/{r.rule}"
-        seen.setdefault(
-            uid,
-            {
-                "id": uid,
-                "policy": r.policy,
-                "rule": r.rule,
-                "title": r.title,
-                "description": "",
-                "severity": r.severity,
-                "category": r.category,
-                "references": list(r.references),
-                "onFailure": "fail",
-            },
-        )
+        if uid not in seen:
+            seen[uid] = _rule_of(r)
     return list(seen.values())
 
 
@@ -184,9 +187,7 @@ def sarif_result(obj: ObjectReport, r: Result, index: int) -> dict[str, Any]:
         location["physicalLocation"] = physical
     location["logicalLocations"] = [{"name": obj.ref.name, "fullyQualifiedName": str(obj.ref), "kind": "resource"}]
     props: dict[str, Any] = {"result": r.result, "severity": r.severity, "category": r.category, "object": obj.ref.to_dict()}
-    for key, value in (("path", r.path), ("observed", r.observed), ("expected", r.expected), ("remediation", r.remediation)):
-        if value not in (None, "", [], {}):
-            props[key] = value
+    props.update(r.details())
     out = {
         "ruleId": uid,
         "ruleIndex": index,
@@ -213,19 +214,7 @@ def run(report: Report, all_results: bool = False) -> dict[str, Any]:
         uid = f"{r.policy}/{r.rule}"
         if uid not in index:  # a result of a rule the report does not list: describe it from the result
             index[uid] = len(rules)
-            rules.append(
-                reporting_descriptor(
-                    {
-                        "id": uid,
-                        "policy": r.policy,
-                        "rule": r.rule,
-                        "title": r.title,
-                        "severity": r.severity,
-                        "category": r.category,
-                        "references": list(r.references),
-                    }
-                )
-            )
+            rules.append(reporting_descriptor(_rule_of(r)))
         results.append(sarif_result(obj, r, index[uid]))
     driver: dict[str, Any] = {"name": "verdict", "version": __version__, "semanticVersion": __version__}
     uri = information_uri()
