@@ -28,11 +28,6 @@ class UnknownFormat(ValueError):
     """The format name is not in ``FORMATS``."""
 
 
-def register(name: str, module: str, media_type: str) -> None:
-    """Add a format (used by format modules that land later)."""
-    FORMATS[name] = (module, media_type)
-
-
 def media_type(fmt: str) -> str:
     """The media type of a format's output. Raises ``UnknownFormat``."""
     if fmt not in FORMATS:
