@@ -515,6 +515,16 @@ def evaluate_rule(
         return result("error", f"could not evaluate: internal error {type(exc).__name__}: {exc}")
 
 
+def _conflict_notes(index: Index) -> list[str]:
+    """One note per object that stands twice in the dump with different content."""
+    return [
+        f"{b.kind} {b.namespace + '/' if b.namespace else ''}{b.name} is in the dump twice and the two differ"
+        f" ({a.source} and {b.source}): rules that read it from other objects may use either;"
+        " audit one cluster at a time"
+        for a, b in index.conflicts
+    ]
+
+
 def evaluate(dump: Dump, policies: PolicySet, name: str = "", exemptions: ExemptionSet | None = None) -> Report:
     """Index the dump and evaluate every rule on every object it matches; returns the report.
 
@@ -556,7 +566,11 @@ def evaluate(dump: Dump, policies: PolicySet, name: str = "", exemptions: Exempt
         policies=[{"name": p.name, "version": p.version, "pack": p.pack, "rules": len(p.rules)} for p in policies.policies],
         files_read=list(dump.files_read),
         files_skipped=list(dump.files_skipped),
-        notes=[*dump.notes, *exempter.notes((r.policy, r.id) for p in policies.policies for r in p.rules)],
+        notes=[
+            *dump.notes,
+            *_conflict_notes(index),
+            *exempter.notes((r.policy, r.id) for p in policies.policies for r in p.rules),
+        ],
         timing={"indexMs": round((t1 - t0) * 1000, 3), "evaluateMs": round((t2 - t1) * 1000, 3)},
         objects_read=len(dump.objects),
         name=name,

@@ -38,9 +38,15 @@ class Index:
         self._by_kind: dict[str, list[KObject]] = defaultdict(list)
         self._by_name: dict[tuple[str, str, str], KObject] = {}
         self._by_label: dict[tuple[str, str], list[KObject]] = defaultdict(list)
+        #: Objects that share kind, namespace and name with an earlier one but differ from it: two dumps of
+        #: one cluster taken at different times, or of two clusters, read as one (a rule would silently
+        #: take its context from either).
+        self.conflicts: list[tuple[KObject, KObject]] = []
         for obj in self.objects:
             self._by_kind[obj.kind].append(obj)
-            self._by_name.setdefault((obj.kind, obj.namespace, obj.name), obj)
+            first = self._by_name.setdefault((obj.kind, obj.namespace, obj.name), obj)
+            if first is not obj and first.obj != obj.obj:
+                self.conflicts.append((first, obj))
             for key, value in obj.labels.items():
                 self._by_label[(key, str(value))].append(obj)
         self._fields: dict[tuple[str, str], dict[Any, list[KObject]]] = {}

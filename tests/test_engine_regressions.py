@@ -238,3 +238,20 @@ def test_streamed_json_is_byte_identical_to_the_whole_dump() -> None:
     assert render(report, "json") == whole
     filtered = report.filtered({"fail"})
     assert orjson.loads(render(filtered, "json"))["filters"] == {"results": ["fail"]}
+
+
+def test_an_object_twice_with_different_content_is_noted(tmp_path) -> None:
+    """Regression (new user): auditing examples/ read two ClusterPolicies named gpu-cluster-policy (one with
+    sandbox workloads on, one off) and silently judged every node against one of them."""
+    from pathlib import Path
+
+    from rules.engine import audit_paths
+    from rules.loader import load_policies
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    report = audit_paths([str(examples)], load_policies())
+    notes = [n for n in report.notes if "is in the dump twice" in n]
+    assert len(notes) == 1
+    assert notes[0].startswith("ClusterPolicy gpu-cluster-policy is in the dump twice and the two differ (")
+    same = audit_paths([str(examples / "lab-cluster.yaml"), str(examples / "lab-cluster.yaml")], load_policies())
+    assert not [n for n in same.notes if "twice" in n]  # the same object read twice is no conflict
