@@ -254,7 +254,9 @@ def show_policy(name: str, policy: tuple[str, ...]) -> None:
     if not chosen:
         _err(f"verdict: no policy or pack named {name!r}; see 'verdict policies list'")
         raise SystemExit(2)
-    click.echo(show_pack(chosen, color=sys.stdout.isatty()), nl=False)
+    tty = sys.stdout.isatty()
+    # on a terminal, its width (rich reads it); in a pipe or file, wide enough for one line per operand
+    click.echo(show_pack(chosen, color=tty, width=None if tty else 220), nl=False)
 
 
 @policies.command("lint")

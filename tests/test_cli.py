@@ -222,3 +222,10 @@ def test_notes_reach_stderr_and_stdin_is_named(files: tuple[Path, Path], tmp_pat
         f"verdict: note: exemption {ex}:4 (node-labels/workload-label-valid: relabel on Friday) expired on 2020-01-31"
         in res.stderr
     )
+
+
+def test_table_lists_the_result_words_the_filter_asked_for(files: tuple[Path, Path]) -> None:
+    """Regression: `--results skip --format table` (the README's advice) printed no row."""
+    policy, dump = files
+    res = run("audit", str(dump), "-p", str(policy), "--results", "pass", "--format", "table")
+    assert "Node/good" in res.stdout and "Node/typo" not in res.stdout

@@ -17,15 +17,17 @@ _STYLE = {"fail": "bold red", "error": "bold magenta", "warn": "yellow", "pass":
 
 
 def render(report: Report, fmt: str = "table", color: bool = False, width: int = 160, all_results: bool = False, **_: Any) -> str:
-    """Findings (fail/warn/error; every result with ``all_results``) as a table, then counts."""
+    """Findings (fail/warn/error; the result words a ``--results`` filter asked for; every result with
+    ``all_results``) as a table, then counts."""
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False)
     table = Table(show_lines=False, header_style="bold")
     for col in ("Object", "Rule", "Result", "Severity", "Message"):
         table.add_column(col, overflow="fold")
     shown = 0
+    shown_words = set(report.filters.get("results") or ("fail", "warn", "error"))
     for obj, r in report.results:
-        if not all_results and r.result not in ("fail", "warn", "error"):
+        if not all_results and r.result not in shown_words:
             continue
         shown += 1
         # Text from the dump or a policy is escaped: "[container, vm-vgpu]" is not rich markup.

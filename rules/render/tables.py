@@ -40,7 +40,7 @@ def _data_table(name: str, table: Any) -> Table | None:
     return t
 
 
-def show_pack(policies: list[Policy], color: bool = False, width: int = 220) -> str:
+def show_pack(policies: list[Policy], color: bool = False, width: int | None = 220) -> str:
     """Rules of each policy and its data tables, as terminal tables."""
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False)
