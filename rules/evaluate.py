@@ -468,7 +468,9 @@ def evaluate_rule(
 ) -> Result:
     """The result of one rule on one object; never raises."""
 
-    def result(word: str, message: str, out: Outcome | None = None, extra: dict[str, Any] | None = None) -> Result:
+    def result(
+        word: str, message: str, out: Outcome | None = None, extra: dict[str, Any] | None = None, assumed: tuple[str, ...] = ()
+    ) -> Result:
         return Result(
             rule.policy,
             rule.id,
@@ -482,6 +484,7 @@ def evaluate_rule(
             out.expected if out else None,
             substitute(rule.remediation, scope, extra or {}) if word in ("fail", "warn") and rule.remediation else "",
             rule.references,
+            assumptions=assumed,
         )
 
     base = policy_scope or Scope(obj, index, policy, policy.vars)
@@ -503,16 +506,37 @@ def evaluate_rule(
             "severity": rule.severity,
             **out.bindings,
         }
-        if out.state == "pass":
-            return result("pass", substitute(rule.pass_message, scope, extra), out)
         if out.state == "skip":
             return result("skip", out.detail or "not applicable", out)
-        template = out.message or rule.message
-        return result(rule.on_failure, substitute(template, scope, extra), out, extra)
+        word = "pass" if out.state == "pass" else rule.on_failure
+        message = substitute(rule.pass_message if out.state == "pass" else (out.message or rule.message), scope, extra)
+        assumed: list[str] = []
+        for assumption in rule.assumes:
+            if check(assumption.when, scope).state == "pass":
+                message = f"{message.rstrip()} {substitute(assumption.message, scope, extra).strip()}"
+                assumed.append(assumption.note)
+                if word != "pass" and assumption.on_failure:
+                    word = assumption.on_failure
+        return result(word, message, out, extra if word != "pass" else None, tuple(assumed))
     except (EvaluationError, OperatorError) as exc:
         return result("error", f"could not evaluate: {exc}")
     except Exception as exc:  # a bug in an operator must not end the run: report it on this result
         return result("error", f"could not evaluate: internal error {type(exc).__name__}: {exc}")
+
+
+def _assumption_notes(objects: list[ObjectReport]) -> list[str]:
+    """One note per assumption the dump's verdicts rest on, with how many results and which rules."""
+    used: dict[str, dict[str, int]] = {}
+    for obj in objects:
+        for r in obj.results:
+            for note in r.assumptions:
+                rules = used.setdefault(note, {})
+                rules[f"{r.policy}/{r.rule}"] = rules.get(f"{r.policy}/{r.rule}", 0) + 1
+    out = []
+    for note, rules in used.items():
+        n = sum(rules.values())
+        out.append(f"assumed: {note.rstrip('.')} ({n} result{'s' if n != 1 else ''} of {', '.join(sorted(rules))})")
+    return out
 
 
 def _conflict_notes(index: Index) -> list[str]:
@@ -568,6 +592,7 @@ def evaluate(dump: Dump, policies: PolicySet, name: str = "", exemptions: Exempt
         files_skipped=list(dump.files_skipped),
         notes=[
             *dump.notes,
+            *_assumption_notes(objects),
             *_conflict_notes(index),
             *exempter.notes((r.policy, r.id) for p in policies.policies for r in p.rules),
         ],

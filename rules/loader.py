@@ -8,6 +8,7 @@ rule id and reason; loading never half-succeeds.
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -20,7 +21,9 @@ from . import workloads  # noqa: F401  (registers the schedulable operator befor
 from .errors import PolicyError
 from .model import (
     BUILTIN_NAMES,
+    PLACEHOLDER,
     Assertion,
+    Assumption,
     CompileError,
     Policy,
     Rule,
@@ -125,8 +128,6 @@ def _field_names() -> set[str]:
 
 def unknown_field(key: str, known: Iterable[str]) -> str:
     """marshmallow's "Unknown field." with the closest ``known`` keys, e.g. ``exits`` -> ``exists``."""
-    import difflib
-
     close = difflib.get_close_matches(key, sorted(known), n=2, cutoff=0.75)
     return f"unknown field {key!r}" + (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "")
 
@@ -188,6 +189,31 @@ def _bound_names(a: Assertion) -> set[str]:
     return names
 
 
+def unknown_name(what: str, name: str, known: Iterable[str]) -> str:
+    """``unknown <what> 'name'`` with a did-you-mean from ``known`` (or the list when it is short)."""
+    known = sorted(known)
+    close = difflib.get_close_matches(name, known, n=2, cutoff=0.75)
+    if close:
+        return f"unknown {what} {name!r}; did you mean {' or '.join(repr(c) for c in close)}?"
+    return f"unknown {what} {name!r} (known: {', '.join(known) or 'none'})"
+
+
+def _compile_assumptions(raw: dict[str, Any], known: set[str]) -> dict[str, Assumption]:
+    """``spec.assumptions``, compiled; a note defaults to the message, which then must hold no placeholder."""
+    out = {}
+    for name, a in raw.items():
+        where: list[str | int] = ["spec", "assumptions", name]
+        check_placeholders(a["message"], known, [*where, "message"])
+        note = a.get("note")
+        if note is None:
+            if PLACEHOLDER.search(a["message"]):
+                reason = "a message with {placeholders} needs a note: the report says it once per dump"
+                raise CompileError([*where, "note"], reason)
+            note = a["message"]
+        out[name] = Assumption(name, compile_assertion(a["when"], [*where, "when"]), a["message"], note, a.get("onFailure", ""))
+    return out
+
+
 def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: str = "") -> Policy:
     """Validate and compile one policy document. Raises ``PolicyError`` with file, line, rule and reason."""
     where: list[str | int]
@@ -215,6 +241,7 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
         # name -> Var, in definition order: what a Scope looks vars up in
         pvars = {n: compile_var(n, v, ["spec", "vars", n]) for n, v in spec["vars"].items()}
         defaults = spec["defaults"]
+        assumptions = _compile_assumptions(spec["assumptions"], BUILTIN_NAMES | set(contexts) | set(pvars))
         rules = []
         seen: set[str] = set()
         for i, r in enumerate(spec["rules"]):
@@ -228,6 +255,11 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
             for fld in ("message", "passMessage", "remediation"):
                 if r.get(fld):
                     check_placeholders(r[fld], known, [*where, fld])
+            assumes = []
+            for j, name in enumerate(r.get("assumes") or ()):
+                if name not in assumptions:
+                    raise CompileError([*where, "assumes", j], unknown_name("assumption", name, assumptions))
+                assumes.append(assumptions[name])
             rules.append(
                 Rule(
                     policy=doc["metadata"]["name"],
@@ -250,6 +282,7 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
                     references=tuple(r["references"]),
                     example=r.get("example"),
                     line=node_line(node, where),
+                    assumes=tuple(assumes),
                 )
             )
     except CompileError as exc:

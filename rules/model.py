@@ -175,6 +175,18 @@ class Context:
 
 
 @dataclass(frozen=True, slots=True)
+class Assumption:
+    """What a rule takes as given while ``when`` holds (docs/policy-format.md, "Assumptions"): ``message`` is
+    said in each result that rests on it, ``note`` once in the report; ``on_failure`` ("" = the rule's)."""
+
+    name: str
+    when: Assertion
+    message: str
+    note: str
+    on_failure: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Rule:
     """A compiled rule; ``uid`` is ``policy/rule``."""
 
@@ -196,6 +208,7 @@ class Rule:
     references: tuple[str, ...]
     example: Any = None
     line: int = 0
+    assumes: tuple[Assumption, ...] = ()
 
     @property
     def uid(self) -> str:

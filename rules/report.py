@@ -61,6 +61,8 @@ class Result:
     remediation: str = ""
     references: tuple[str, ...] = ()
     exemption: Exemption | None = None
+    #: the notes of the policy assumptions the verdict rests on (the message says them too)
+    assumptions: tuple[str, ...] = ()
 
     @property
     def scored(self) -> bool:
@@ -76,7 +78,8 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         """The report form: ``{"policy", "rule", "title", "result", "severity", "category", "message", "path",
         "observed", "expected", "remediation", "references"}`` (``references`` a list), plus ``"exemption"``
-        (``Exemption.to_dict()``) when an exemption turned the result into ``skip``."""
+        (``Exemption.to_dict()``) when an exemption turned the result into ``skip``, and ``"assumptions"``
+        (a list of notes) when the verdict rests on what the dump does not show."""
         out = {
             "policy": self.policy,
             "rule": self.rule,
@@ -93,6 +96,8 @@ class Result:
         }
         if self.exemption is not None:
             out["exemption"] = self.exemption.to_dict()
+        if self.assumptions:
+            out["assumptions"] = list(self.assumptions)
         return out
 
 

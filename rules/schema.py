@@ -168,6 +168,21 @@ class ContextSchema(Schema):
     default = fields.Raw()
 
 
+class AssumptionSchema(Schema):
+    """``spec.assumptions.<name>``: what a rule takes as given when the dump lacks the object that decides it.
+
+    A rule that lists the name in ``assumes`` and gives a verdict (pass, fail or warn) while ``when`` holds
+    says ``message`` in its result; ``onFailure`` (optional) replaces the rule's for results that rest on it
+    (a weaker assumption can make a failure advisory); the report's notes list each assumption once."""
+
+    when = fields.Nested(lambda: assertion_schema_class()(), required=True)
+    message = fields.String(required=True, metadata={"description": "a sentence; {placeholders} as in a rule message"})
+    note = fields.String(
+        metadata={"description": "the report note, once per dump (default: message, which then may hold no placeholder)"}
+    )
+    onFailure = fields.String(validate=validate.OneOf(ON_FAILURE))
+
+
 class DefaultsSchema(Schema):
     """``spec.defaults``: the severity, category and onFailure of rules that give none."""
 
@@ -188,6 +203,7 @@ class RuleSchema(Schema):
     match = fields.Nested(MatchSchema, required=True)
     exclude_ = fields.Nested(ExcludeSchema, data_key="exclude")
     preconditions = fields.List(fields.Nested(lambda: assertion_schema_class()()))
+    assumes = fields.List(fields.String(), metadata={"description": "names of spec.assumptions this rule may rest on"})
     vars = fields.Dict(keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)), values=fields.Raw())
     assert_ = fields.Nested(lambda: assertion_schema_class()(), data_key="assert", required=True)
     message = fields.String(required=True)
@@ -216,6 +232,9 @@ class SpecSchema(Schema):
         keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)), values=fields.Nested(ContextSchema), load_default=dict
     )
     vars = fields.Dict(keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)), values=fields.Raw(), load_default=dict)
+    assumptions = fields.Dict(
+        keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)), values=fields.Nested(AssumptionSchema), load_default=dict
+    )
     rules = fields.List(fields.Nested(RuleSchema), required=True, validate=validate.Length(min=1))
 
 
