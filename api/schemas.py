@@ -180,6 +180,13 @@ class ResultSchema(OpenSchema):
         ResultExemptionSchema,
         metadata={"description": "Only on a result an exemption turned from fail or warn into skip (docs/exemptions.md)"},
     )
+    assumptions = fields.List(
+        fields.String(),
+        metadata={
+            "description": "Only when the verdict rests on what the dump does not show (a policy's spec.assumptions,"
+            " docs/policy-format.md): the notes of those assumptions, which the message says too"
+        },
+    )
 
 
 class ObjectReportSchema(OpenSchema):
