@@ -245,8 +245,9 @@ def list_policies(policy: tuple[str, ...]) -> None:
 @policies.command("show")
 @click.argument("name")
 @click.option("-p", "--policy", multiple=True, help="Policy paths (default: the built-in packs).")
-def show_policy(name: str, policy: tuple[str, ...]) -> None:
-    """Show a pack or policy: its rules and data tables (e.g. the operand table)."""
+@click.option("--data", "data", multiple=True, help="Only this data table, e.g. operands (repeatable).")
+def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> None:
+    """Show a pack or policy: its rules and data tables (--data operands: the operands per workload label)."""
     from .render.tables import show_pack
 
     ps = _load(policy)
@@ -254,9 +255,14 @@ def show_policy(name: str, policy: tuple[str, ...]) -> None:
     if not chosen:
         _err(f"verdict: no policy or pack named {name!r}; see 'verdict policies list'")
         raise SystemExit(2)
+    known = {t for p in chosen for t in p.data}
+    for table in data:
+        if table not in known:
+            _err(f"verdict: {name} has no data table {table!r} (its tables: {', '.join(sorted(known))})")
+            raise SystemExit(2)
     tty = sys.stdout.isatty()
     # on a terminal, its width (rich reads it); in a pipe or file, wide enough for one line per operand
-    click.echo(show_pack(chosen, color=tty, width=None if tty else 220), nl=False)
+    click.echo(show_pack(chosen, color=tty, width=None if tty else 220, data=data), nl=False)
 
 
 @policies.command("lint")

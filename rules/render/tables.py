@@ -40,11 +40,11 @@ def _data_table(name: str, table: Any) -> Table | None:
     return t
 
 
-def show_pack(policies: list[Policy], color: bool = False, width: int | None = 220) -> str:
-    """Rules of each policy and its data tables, as terminal tables."""
+def show_pack(policies: list[Policy], color: bool = False, width: int | None = 220, data: tuple[str, ...] = ()) -> str:
+    """Rules of each policy and its data tables, as terminal tables; with ``data``, only those tables."""
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False)
-    for p in policies:
+    for p in policies if not data else ():
         console.print(f"[bold]{escape(p.name)}[/] {escape(p.version)}  {escape(p.title)}  ({escape(p.file)})")
         rules = Table(header_style="bold")
         for col in ("rule", "kinds", "severity", "title"):
@@ -55,7 +55,7 @@ def show_pack(policies: list[Policy], color: bool = False, width: int | None = 2
     shown: set[str] = set()
     for p in policies:
         for name, table in p.data.items():
-            if name in shown:
+            if name in shown or (data and name not in data):
                 continue
             shown.add(name)
             rich_table = _data_table(name, table)

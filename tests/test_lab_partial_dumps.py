@@ -1,0 +1,278 @@
+"""The hand-built lab (examples/lab/) is judged from what each dump shows (issue 10, DESIGN "Partial dumps").
+
+(a) the bare node dump (no ClusterPolicy, no deploy labels), (b) the same plus the workloads, (c) the same cluster
+as the GPU Operator leaves it (ClusterPolicy, deploy labels), (d) the describe text of (a). Every node is right,
+object by object, and no good node fails; the same cluster in every shape the reader takes gets the same node
+verdicts. tests/data/lab/generate.py writes these files from one definition.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from api import create_app
+from rules.engine import audit_bytes, audit_paths
+from rules.loader import load_policies
+from rules.report import Report
+
+ROOT = Path(__file__).resolve().parent.parent
+LAB = ROOT / "examples" / "lab"
+DATA = ROOT / "tests" / "data" / "lab"
+NODES = LAB / "nodes.yaml"
+
+GOOD = ("lab-container-1", "lab-passthrough-1", "lab-vgpu-1")
+# The one finding each broken node must give, in the bare dump (a); every other result of it passes or skips.
+BROKEN_BARE = {
+    "lab-passthrough-advertising-gpu": ("resource-class-matches-workload", "fail"),
+    "lab-container-advertising-passthrough": ("resource-class-matches-workload", "fail"),
+    "lab-vgpu-advertising-gpu": ("resource-class-matches-workload", "fail"),
+    "lab-label-typo": ("workload-label-valid", "fail"),
+    "lab-vgpu-wrong-profile": ("vgpu-profile-matches-config", "fail"),
+    "lab-two-classes": ("single-resource-class", "fail"),
+    # no label and no ClusterPolicy: the built-in default (container) is assumed, so the finding is advisory
+    "lab-unlabelled-passthrough": ("resource-class-matches-workload", "warn"),
+}
+# With the ClusterPolicy (defaultWorkload: container) the unlabelled node's workload is known: a failure.
+BROKEN_MANAGED = {**BROKEN_BARE, "lab-unlabelled-passthrough": ("resource-class-matches-workload", "fail")}
+# Rules that must give a verdict (pass), not skip, on the good nodes of a bare dump.
+JUDGED_ON_GOOD = ("workload-label-valid", "resource-class-matches-workload", "single-resource-class", "no-unhealthy-devices")
+ASSUMED_LABEL = "Assuming the GPU Operator reads this node's workload label: no ClusterPolicy in the dump; add it to be sure."
+ASSUMED_DEFAULT = "Assuming the node runs the operator's built-in default workload, container"
+
+
+@pytest.fixture(scope="module")
+def policies():
+    return load_policies()
+
+
+def node_results(report: Report) -> dict[str, dict[str, Any]]:
+    return {o.ref.name: {r.rule: r for r in o.results} for o in report.objects if o.ref.kind == "Node"}
+
+
+def node_verdicts(report: Report) -> dict[str, dict[str, str]]:
+    return {name: {rule: r.result for rule, r in rs.items()} for name, rs in node_results(report).items()}
+
+
+def check_nodes(report: Report, broken: dict[str, tuple[str, str]]) -> None:
+    results = node_verdicts(report)
+    assert set(results) == {*GOOD, *broken, "lab-cpu-1"}
+    for name in GOOD:
+        assert {r for r in results[name].values()} <= {"pass", "skip"}, (name, results[name])
+        for rule in JUDGED_ON_GOOD:
+            assert results[name][rule] == "pass", (name, rule)
+    assert results["lab-vgpu-1"]["vgpu-profile-matches-config"] == "pass"
+    assert set(results["lab-cpu-1"].values()) == {"skip"}
+    for name, (rule, word) in broken.items():
+        findings = {k: v for k, v in results[name].items() if v not in ("pass", "skip")}
+        assert findings == {rule: word}, name
+
+
+# ------------------------------------------------------------------------------------ (a) nodes alone
+
+
+@pytest.fixture(scope="module")
+def bare(policies) -> Report:
+    return audit_paths([str(NODES)], policies)
+
+
+def test_a_bare_node_dump_catches_every_disagreeing_node(bare: Report) -> None:
+    check_nodes(bare, BROKEN_BARE)
+    assert bare.input_errors == []
+
+
+def test_every_verdict_of_the_bare_dump_says_its_assumption(bare: Report) -> None:
+    results = node_results(bare)
+    mission = results["lab-passthrough-advertising-gpu"]["resource-class-matches-workload"]
+    assert mission.message.startswith(
+        "Node lab-passthrough-advertising-gpu should run the vm-passthrough GPU workload (label"
+        " nvidia.com/gpu.workload.config=vm-passthrough), but it advertises only container GPU resources"
+    )
+    assert mission.message.endswith(f"({ASSUMED_LABEL})")
+    assert results["lab-passthrough-1"]["resource-class-matches-workload"].message.endswith(f"({ASSUMED_LABEL})")
+    unlabelled = results["lab-unlabelled-passthrough"]["resource-class-matches-workload"]
+    assert ASSUMED_DEFAULT in unlabelled.message
+    assert "spec.sandboxWorkloads.defaultWorkload may say otherwise" in unlabelled.message
+    # the report says each assumption once, with its count
+    assumed = [n for n in bare.notes if n.startswith("assumed:")]
+    assert len(assumed) == 2
+    assert assumed[0].startswith(
+        "assumed: no ClusterPolicy in the dump: a node's nvidia.com/gpu.workload.config label is taken as its workload"
+    )
+    assert "(1 result of gpu-nodes/resource-class-matches-workload)" in assumed[1]
+
+
+def test_what_the_operator_writes_is_not_judged_on_a_hand_labelled_node(bare: Report) -> None:
+    deploy = node_results(bare)["lab-passthrough-1"]["deploy-labels-match-workload"]
+    assert deploy.result == "skip"
+    assert "nothing in the dump shows that the GPU Operator manages the node" in deploy.message
+    # and what the ClusterPolicy alone decides skips with that reason
+    ignored = node_results(bare)["lab-passthrough-1"]["label-ignored-sandbox-disabled"]
+    assert (ignored.result, ignored.message) == (
+        "skip",
+        "precondition not met: no ClusterPolicy in the dump, so whether sandbox workloads are enabled is unknown",
+    )
+
+
+def test_cli_exits_1_and_the_table_names_each_broken_node() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "rules.cli", "audit", str(NODES), "--format", "table", "--results", "fail,warn"],
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": "250", "PATH": "/usr/bin:/bin"},
+        cwd=ROOT,
+    )
+    assert run.returncode == 1, run.stderr
+    for name in BROKEN_BARE:
+        assert f"Node/{name}" in run.stdout
+    for name in GOOD:
+        assert name not in run.stdout
+    assert "11 objects judged (11 read): 66 pass, 6 fail, 1 warn, 59 skip" in run.stdout
+    assert "(Assuming the GPU" in run.stdout
+    assert "verdict: note: assumed: no ClusterPolicy in the dump" in run.stderr
+
+
+# ------------------------------------------------------------------------------ (b) nodes + workloads
+
+
+def test_b_with_the_workloads_each_lands_on_its_own_node(policies) -> None:
+    report = audit_paths([str(LAB)], policies)
+    check_nodes(report, BROKEN_BARE)
+    pods = {o.ref.name: {r.rule: r for r in o.results} for o in report.objects if o.ref.kind == "Pod"}
+    placed = (("cuda-vectoradd", "lab-container-1"), ("passthrough-a10", "lab-passthrough-1"), ("vgpu-a10-12q", "lab-vgpu-1"))
+    for pod, node in placed:
+        r = pods[pod]["workload-schedulable"]
+        assert (r.result, r.message.split(": ", 1)[1]) == ("pass", f"1/11 nodes are feasible: {node}")
+    cross = pods["cuda-on-passthrough-node"]["workload-schedulable"]
+    assert cross.result == "fail"
+    assert cross.message == (
+        "Pod lab/cuda-on-passthrough-node cannot be scheduled: 0/11 nodes are available: 1 Insufficient nvidia.com/gpu,"
+        " 10 node(s) didn't match Pod's node affinity/selector. hint: nvidia.com/gpu is not advertised where the pod"
+        " may run: lab-passthrough-1 advertises nvidia.com/GA102GL_A10"
+    )
+    vgpu = pods["vgpu-on-passthrough-node"]["workload-schedulable"]
+    assert vgpu.result == "fail"
+    assert "0/11 nodes are available: 1 Insufficient nvidia.com/NVIDIA_A10-12Q, 10 node(s) didn't match" in vgpu.message
+    pinned = pods["cuda-on-passthrough-node"]["gpu-pod-not-on-vm-node"]
+    assert pinned.result == "fail"
+    assert pinned.message.endswith(
+        "(Assuming the GPU Operator reads node lab-passthrough-1's workload label: no ClusterPolicy in the dump;"
+        " add it to be sure.)"
+    )
+    assert pods["cuda-vectoradd"]["gpu-pod-not-on-vm-node"].result == "pass"
+
+
+# ------------------------------------------------------------------------ (c) the operator-managed dump
+
+
+@pytest.fixture(scope="module")
+def managed(policies) -> Report:
+    return audit_paths([str(DATA / "managed.yaml")], policies)
+
+
+def test_c_the_operator_managed_dump_judges_the_same_nodes(managed: Report) -> None:
+    check_nodes(managed, BROKEN_MANAGED)
+    results = node_results(managed)
+    for name in GOOD:
+        assert results[name]["deploy-labels-match-workload"].result == "pass"
+        assert results[name]["resource-class-matches-workload"].assumptions == ()
+    assert not [n for n in managed.notes if n.startswith("assumed:")]
+    assert results["lab-passthrough-advertising-gpu"]["resource-class-matches-workload"].message.startswith(
+        "Node lab-passthrough-advertising-gpu should run the vm-passthrough GPU workload (label"
+        " nvidia.com/gpu.workload.config=vm-passthrough, read because ClusterPolicy cluster-policy enables sandbox workloads)"
+    )
+
+
+def test_a_clusterpolicy_next_to_hand_labelled_nodes_does_not_fail_the_good_ones(policies, tmp_path: Path) -> None:
+    nodes = yaml.safe_load(NODES.read_text())
+    for item in nodes["items"]:  # hand labs often copy nvidia.com/gpu.present from a real node too
+        if item["metadata"]["name"] != "lab-cpu-1":
+            item["metadata"]["labels"]["nvidia.com/gpu.present"] = "true"
+    cluster_policy = yaml.safe_load((DATA / "must-gather" / "cluster_policy.yaml").read_text())
+    nodes["items"].append(cluster_policy)
+    dump = tmp_path / "nodes-and-clusterpolicy.yaml"
+    dump.write_text(yaml.safe_dump(nodes))
+    report = audit_paths([str(dump)], policies)
+    check_nodes(report, BROKEN_MANAGED)
+    deploy = node_results(report)["lab-container-1"]["deploy-labels-match-workload"]
+    assert deploy.result == "skip"
+    assert "a node labelled by hand" in deploy.message
+
+
+def test_a_managed_node_the_operator_has_not_reconciled_still_fails(policies, tmp_path: Path) -> None:
+    cluster = yaml.safe_load((DATA / "managed.yaml").read_text())
+    node = next(o for o in cluster["items"] if o["metadata"]["name"] == "lab-passthrough-1")
+    del node["metadata"]["labels"]["nvidia.com/gpu.deploy.vfio-manager"]
+    stale = copy.deepcopy(node)
+    stale["metadata"]["name"] = "lab-passthrough-stale"
+    stale["metadata"]["labels"]["nvidia.com/gpu.deploy.device-plugin"] = "true"
+    cluster["items"].append(stale)
+    dump = tmp_path / "unreconciled.yaml"
+    dump.write_text(yaml.safe_dump(cluster))
+    results = node_results(audit_paths([str(dump)], policies))
+    missing = results["lab-passthrough-1"]["deploy-labels-match-workload"]
+    assert missing.result == "fail"
+    assert "lacks nvidia.com/gpu.deploy.vfio-manager" in missing.message
+    assert results["lab-passthrough-stale"]["deploy-labels-match-workload"].result == "fail"
+
+
+# ------------------------------------------------------------------------------ (d) the describe text
+
+
+def test_d_the_describe_text_of_the_bare_lab_gets_the_same_verdicts(policies, bare: Report) -> None:
+    report = audit_paths([str(DATA / "nodes.describe.txt")], policies)
+    check_nodes(report, BROKEN_BARE)
+    assert node_verdicts(report) == node_verdicts(bare)
+
+
+# --------------------------------------------------------------------------- every shape, same verdicts
+
+
+def test_the_bare_lab_in_every_shape_gets_the_same_node_verdicts(policies, bare: Report, tmp_path: Path) -> None:
+    reference = node_verdicts(bare)
+    listing = yaml.safe_load(NODES.read_text())
+    as_json = tmp_path / "nodes.json"
+    as_json.write_text(json.dumps(listing))
+    multi = tmp_path / "nodes-multi.yaml"
+    multi.write_text("".join("---\n" + yaml.safe_dump(item) for item in listing["items"]))
+    array = tmp_path / "nodes-array.json"
+    array.write_text(json.dumps(listing["items"]))
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for item in listing["items"]:
+        (folder / f"{item['metadata']['name']}.yaml").write_text(yaml.safe_dump(item))
+    for path in (as_json, multi, array, folder):
+        assert node_verdicts(audit_paths([str(path)], policies)) == reference, path.name
+    assert node_verdicts(audit_bytes(NODES.read_bytes(), "nodes.yaml", policies)) == reference
+
+
+def test_the_rest_body_gets_the_same_node_verdicts(bare: Report) -> None:
+    client = create_app({}).test_client()
+    response = client.post("/v1/evaluate", data=NODES.read_bytes(), headers={"Content-Type": "application/yaml"})
+    assert response.status_code == 200
+    body = response.get_json()
+    got = {o["name"]: {r["rule"]: r["result"] for r in o["results"]} for o in body["objects"] if o["kind"] == "Node"}
+    assert got == node_verdicts(bare)
+    assert any(n.startswith("assumed: no ClusterPolicy in the dump") for n in body["notes"])
+    described = client.post(
+        "/v1/evaluate", data=(DATA / "nodes.describe.txt").read_bytes(), headers={"Content-Type": "text/plain"}
+    ).get_json()
+    assert {o["name"]: {r["rule"]: r["result"] for r in o["results"]} for o in described["objects"]} == got
+
+
+def test_the_managed_lab_as_a_must_gather_gets_the_same_node_verdicts(policies, managed: Report, tmp_path: Path) -> None:
+    reference = {k: v for k, v in node_verdicts(managed).items() if k != "lab-cpu-1"}  # must-gather lists GPU nodes only
+    folder = node_verdicts(audit_paths([str(DATA / "must-gather")], policies))
+    assert folder == reference
+    archive = tmp_path / "must-gather.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(DATA / "must-gather", arcname="must-gather")
+    assert node_verdicts(audit_paths([str(archive)], policies)) == reference
