@@ -3,8 +3,13 @@
 PyYAML's C safe loader (libyaml) composes each document into a node graph; before constructing Python
 objects we walk that graph once and refuse what would exhaust memory or the stack:
 
-- alias bombs ("billion laughs"): the size the document would have once every alias is expanded is
-  computed in one pass with memoisation; more than ``MAX_EXPANDED_NODES`` is refused;
+- alias bombs ("billion laughs"): what aliases add to a document once expanded (its expanded size minus
+  its distinct values) is computed in one pass with memoisation; more than ``MAX_ALIAS_ADDED`` is refused,
+  so a large plain dump (no alias) is never taken for a bomb;
+- streams denser than ``MIN_BYTES_PER_VALUE`` bytes per value past ``VALUE_FLOOR`` values: libyaml counts
+  the stream's events first (in C, no Python object per event), so a flood of tiny values (``[a,a,a,...]``)
+  is refused before its node graph is composed; composing costs about 250 bytes per value, so the graph
+  stays under ~100 times the size of the text;
 - absurd nesting deeper than ``MAX_DEPTH`` levels;
 - recursive aliases.
 
@@ -13,6 +18,7 @@ The walk is iterative, so a deep document cannot overflow Python's stack here.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
@@ -22,8 +28,18 @@ import yaml
 
 try:  # pragma: no cover - which branch runs depends on the PyYAML build
     from yaml import CSafeLoader as _BaseLoader
+    from yaml._yaml import CParser
 except ImportError:  # pragma: no cover
     from yaml import SafeLoader as _BaseLoader  # type: ignore[assignment]
+
+    class CParser:  # type: ignore[no-redef]
+        """Without libyaml there is no event count in C: no stream is refused as too dense."""
+
+        def __init__(self, text: str | bytes) -> None:
+            pass
+
+        def raw_parse(self) -> int:
+            return 0
 
 
 class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
@@ -37,7 +53,9 @@ class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
 
 
 MAX_DEPTH = 100
-MAX_EXPANDED_NODES = 2_000_000
+MAX_ALIAS_ADDED = 2_000_000
+VALUE_FLOOR = 2_000_000
+MIN_BYTES_PER_VALUE = 3
 
 
 class YamlRefused(ValueError):
@@ -63,7 +81,7 @@ class YamlDocument:
 
 def _check_node(root: yaml.Node) -> None:
     """Refuse alias bombs, recursion and deep nesting (iterative post-order walk)."""
-    size: dict[int, int] = {}
+    size: dict[int, int] = {}  # expanded size of each distinct node's subtree
     on_path: set[int] = set()
     stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
     while stack:
@@ -74,9 +92,10 @@ def _check_node(root: yaml.Node) -> None:
             total = 1
             for child in _children(node):
                 total += size[id(child)]
-            if total > MAX_EXPANDED_NODES:
+            # len(size) distinct nodes are done so far: more than MAX_ALIAS_ADDED beyond them came from aliases
+            if total > len(size) + 1 + MAX_ALIAS_ADDED:
                 raise YamlRefused(
-                    f"document expands to more than {MAX_EXPANDED_NODES:,} values once aliases are expanded (an alias bomb?)",
+                    f"aliases add more than {MAX_ALIAS_ADDED:,} values to the document once expanded (an alias bomb?)",
                     node.start_mark.line + 1,
                 )
             size[key] = total
@@ -116,34 +135,43 @@ def load_documents(text: str | bytes) -> Iterator[YamlDocument]:
     """
     first = 1
     resume_from = -1  # 0-based line of the `---` this pass starts at (-1: the start of the text)
+    lines: _Lines | None = None  # built on the first syntax error, once: later resumes are lookups
     while True:
-        stuck_at = yield from _load_pass(_blank_before(text, resume_from), first)
+        stuck_at = yield from _load_pass(lines.blank_before(resume_from) if lines else text, first)
         if stuck_at is None or not isinstance(text, str):
             return
+        lines = lines or _Lines(text)
         number, error_line = stuck_at
-        resume = _next_document_start(text, max(error_line, resume_from + 1))
+        resume = lines.next_document_start(max(error_line, resume_from + 1))
         if resume is None:
             return
         first, resume_from = number + 1, resume
 
 
-def _blank_before(text: str | bytes, line: int) -> str | bytes:
-    """``text`` with its first ``line`` lines emptied (kept as newlines, so marks keep their line)."""
-    if line <= 0 or not isinstance(text, str):
-        return text
-    cut = 0
-    for _ in range(line):
-        cut = text.index("\n", cut) + 1
-    return "\n" * line + text[cut:]
+class _Lines:
+    """Where each line of ``text`` starts and which lines hold a ``---`` document marker, found in one pass,
+    so that resuming after each of many broken documents costs no rescan of the text before it."""
 
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.offsets = [0]
+        find = text.find
+        at = find("\n")
+        while at != -1:
+            self.offsets.append(at + 1)
+            at = find("\n", at + 1)
+        self.markers = [bisect.bisect_right(self.offsets, m.start()) - 1 for m in _DOCUMENT_START.finditer(text)]
 
-def _next_document_start(text: str, line: int) -> int | None:
-    """0-based line of the first ``---`` document marker at or after 0-based ``line``, or None."""
-    for m in _DOCUMENT_START.finditer(text):
-        at = text.count("\n", 0, m.start())
-        if at >= line:
-            return at
-    return None
+    def blank_before(self, line: int) -> str:
+        """The text with its first ``line`` lines emptied (kept as newlines, so marks keep their line)."""
+        if line <= 0:
+            return self.text
+        return "\n" * line + self.text[self.offsets[line] :]
+
+    def next_document_start(self, line: int) -> int | None:
+        """0-based line of the first ``---`` document marker at or after 0-based ``line``, or None."""
+        i = bisect.bisect_left(self.markers, line)
+        return self.markers[i] if i < len(self.markers) else None
 
 
 def _describe(exc: yaml.YAMLError) -> str:
@@ -156,9 +184,30 @@ def _describe(exc: yaml.YAMLError) -> str:
     return re.sub(r'\s*in "<[^>]*>", (?:line \d+, column \d+|position \d+)', "", str(exc)).strip()
 
 
+def _too_dense(text: str | bytes) -> str:
+    """Why the stream is refused before composing (too many values for its size), or ""."""
+    if len(text) // MIN_BYTES_PER_VALUE <= VALUE_FLOOR:
+        return ""
+    try:
+        events = CParser(text).raw_parse()
+    except yaml.YAMLError:
+        return ""  # broken: composing stops at the error, and each document before it is checked
+    if events > max(VALUE_FLOOR, len(text) // MIN_BYTES_PER_VALUE):
+        return (
+            f"the YAML has {events:,} parse events (values, starts and ends) in {len(text):,} bytes (more than"
+            f" {VALUE_FLOOR:,}, under {MIN_BYTES_PER_VALUE} bytes each): refused before composing it, which would"
+            " take too much memory"
+        )
+    return ""
+
+
 def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, tuple[int, int] | None]:
     """Yield the documents of ``text``, numbered from ``first``; return ``(number, 0-based line)`` of a
     syntax error that ended the pass, or None when the stream was read to its end."""
+    dense = _too_dense(text) if first == 1 else ""
+    if dense:
+        yield YamlDocument(first, 1, error=dense)
+        return None
     loader = _Loader(text)
     number = first - 1
     try:

@@ -245,7 +245,7 @@ def test_alias_bomb_is_refused_quickly() -> None:
     assert time.perf_counter() - started < 5
     [err] = dump.errors
     assert err.source.document == 1
-    assert "expands to more than 2,000,000 values once aliases are expanded (an alias bomb?)" in err.reason
+    assert "aliases add more than 2,000,000 values to the document once expanded (an alias bomb?)" in err.reason
     assert [o.name for o in dump.objects] == ["after"]
 
 
@@ -500,3 +500,66 @@ def test_same_dump_in_four_shapes_gives_the_same_verdicts(tmp_path: Path, load_p
     }
     for shape, answer in answers.items():
         assert answer == expected, shape
+
+
+# ---- issue 12: YAML bounds count what aliases add and how dense the stream is; resuming is linear
+
+
+def test_a_large_plain_yaml_dump_is_not_taken_for_an_alias_bomb(monkeypatch) -> None:
+    """Regression: the bench's 5,000 nodes + 50,000 Pods as YAML were refused as an "alias bomb" because the
+    check counted every value. Held here with the limit lowered to 500: 200 objects, ~3,000 values, no alias."""
+    from rules import yamlsafe
+
+    monkeypatch.setattr(yamlsafe, "MAX_ALIAS_ADDED", 500)
+    items = "".join(
+        f"- kind: ConfigMap\n  metadata: {{name: c{i}, namespace: ns}}\n  data: {{a: '1', b: '2', c: '3'}}\n" for i in range(200)
+    )
+    dump = parse_text("kind: List\nitems:\n" + items, "plain.yaml")
+    assert dump.errors == []
+    assert len(dump.objects) == 200
+    # the same limit still refuses what aliases add beyond it
+    bomb = "kind: ConfigMap\na: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+    bomb += "c: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+    [err] = parse_text(bomb, "bomb.yaml").errors
+    assert err.reason == "aliases add more than 500 values to the document once expanded (an alias bomb?)"
+
+
+def test_a_flood_of_tiny_values_is_refused_before_it_is_composed(monkeypatch) -> None:
+    """Regression: `[a,a,...]` (2 bytes a value) took 2.1 GB per 10 MB while PyYAML composed it, before any check.
+    The stream's events are counted first; held with the floor lowered to 1,000 values."""
+    from rules import yamlsafe
+
+    monkeypatch.setattr(yamlsafe, "VALUE_FLOOR", 1000)
+    composed: list[int] = []
+    real = yamlsafe._Loader.get_node
+    monkeypatch.setattr(yamlsafe._Loader, "get_node", lambda self: composed.append(1) or real(self))
+    [err] = parse_text("[" + "a," * 5000 + "a]", "flood.yaml").errors
+    assert err.reason == (
+        "the YAML has 5,007 parse events (values, starts and ends) in 10,003 bytes (more than 1,000, under 3 bytes"
+        " each): refused before composing it, which would take too much memory"
+    )
+    assert (err.source.document, err.source.line, composed) == (1, 1, [])
+    # as many values with room around them (what kubectl writes) are read
+    spaced = parse_text("kind: ConfigMap\ndata:\n  list:\n" + "".join(f"  - value{i}\n" for i in range(5000)), "ok.yaml")
+    assert spaced.errors == [] and len(spaced.objects[0].obj["data"]["list"]) == 5000
+
+
+def test_many_broken_documents_are_read_without_rescanning_the_text(monkeypatch) -> None:
+    """Regression: each resume after a broken document recounted lines from the start (2,000 broken documents:
+    16.6 s). The line index is built once per text, and every error keeps its document and line."""
+    from rules import yamlsafe
+
+    built: list[int] = []
+    real = yamlsafe._Lines.__init__
+
+    def counting(self, text):  # type: ignore[no-untyped-def]
+        built.append(1)
+        real(self, text)
+
+    monkeypatch.setattr(yamlsafe._Lines, "__init__", counting)
+    text = "".join(f"---\nkind: ConfigMap\nmetadata: {{name: c{i}\n" for i in range(300))
+    text += "---\nkind: ConfigMap\nmetadata: {name: last}\n"
+    dump = parse_text(text, "broken.yaml")
+    assert built == [1]
+    assert [(e.source.document, e.source.line) for e in dump.errors] == [(i + 1, 3 * i + 4) for i in range(300)]
+    assert [o.name for o in dump.objects] == ["last"]
