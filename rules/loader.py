@@ -309,7 +309,14 @@ def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str 
     for doc in load_documents(text):
         if doc.error:
             raise PolicyError(shown, doc.error, doc.line)
-        out.append(compile_document(doc.data, doc.node, shown, base, pack))
+        try:
+            out.append(compile_document(doc.data, doc.node, shown, base, pack))
+        except PolicyError:
+            raise
+        except RecursionError:
+            raise PolicyError(shown, "nested too deeply to compile", doc.line) from None
+        except Exception as exc:  # a refusal, never a traceback: the service keeps its last good set
+            raise PolicyError(shown, f"could not compile: {type(exc).__name__}: {exc}", doc.line) from None
     if not out:
         raise PolicyError(shown, "no policy document in the file")
     return out
@@ -318,9 +325,16 @@ def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str 
 def load_policy_file(path: Path, pack: str = "") -> list[Policy]:
     """Load one policy file. Raises ``PolicyError``."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
         raise PolicyError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        reason = f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at line {line}, column {column} (save the file as UTF-8)"
+        raise PolicyError(str(path), reason, line) from None
     return load_policy_text(text, str(path), path.parent, pack)
 
 
@@ -366,6 +380,8 @@ def load_policies(sources: Iterable[str] = ()) -> PolicySet:
             except PolicyError as exc:
                 errors.append(exc)
                 errors.extend(exc.more)
+            except Exception as exc:  # never a traceback at start or reload: a refusal, and the last good set stays
+                errors.append(PolicyError(str(f), f"could not load: {type(exc).__name__}: {exc}"))
     names: dict[str, str] = {}
     for p in policies:
         if p.name in names:

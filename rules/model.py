@@ -344,10 +344,9 @@ def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
             arg = compile_ref(arg, [*where, name])
             if arg.kind == "literal" and name in ("matches", "notMatches"):
                 for pattern in operators._members(arg.target):
-                    try:
-                        re.compile(str(pattern))
-                    except re.error as exc:
-                        raise CompileError([*where, name], f"bad regular expression {pattern!r}: {exc}") from None
+                    problem = operators.regex_problem(str(pattern))
+                    if problem:
+                        raise CompileError([*where, name], problem)
         leaves.append(
             Assertion(
                 name,

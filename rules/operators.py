@@ -112,13 +112,40 @@ def _quantity(value: Any) -> Fraction:
         raise OperatorError(str(exc)) from None
 
 
+#: The longest regular expression a policy may hold.
+MAX_REGEX_LENGTH = 1000
+# A group of one repeated atom that is itself repeated: (a+)+, ([a-z]*)*, (\w+){2,}. Python's backtracking
+# engine takes exponential time on them against a string that almost matches. A group that starts with a
+# separator, (-[a-z]+)*, is not flagged: each repetition must begin with it, so there is one way to match.
+_NESTED_QUANTIFIER = re.compile(r"\((?:\?:)?(?:\\.|\[(?:\\.|[^\]\\])*\]|[^()\\\[|])[+*]\)(?:[+*]|\{\d*,)")
+
+
+def regex_problem(pattern: str) -> str:
+    """Why ``pattern`` is refused ("" when it is fine): too long, nested quantifiers, or not a regex."""
+    if len(pattern) > MAX_REGEX_LENGTH:
+        return f"regular expression of {len(pattern):,} characters (at most {MAX_REGEX_LENGTH:,})"
+    nested = _NESTED_QUANTIFIER.search(pattern)
+    if nested:
+        return (
+            f"regular expression {pattern!r} repeats a repeated group ({nested.group(0)}): that can take exponential"
+            " time (catastrophic backtracking); repeat the inner part once, e.g. (a+)+ -> a+"
+        )
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return f"bad regular expression {pattern!r}: {exc}"
+    except (RecursionError, OverflowError):
+        return f"regular expression nested too deeply to compile ({len(pattern):,} characters)"
+    return ""
+
+
 def _regexes(arg: Any) -> list[re.Pattern[str]]:
     out = []
     for pattern in _members(arg):
-        try:
-            out.append(re.compile(str(pattern)))
-        except re.error as exc:
-            raise OperatorError(f"bad regular expression {pattern!r}: {exc}") from None
+        problem = regex_problem(str(pattern))
+        if problem:
+            raise OperatorError(problem)
+        out.append(re.compile(str(pattern)))
     return out
 
 

@@ -339,3 +339,92 @@ def test_count_argument_checked_at_load(count: str) -> None:
     err = refused(TEMPLATE.replace("ASSERT", f"{{path: '$.spec.taints[*]', count: {count}}}"))
     assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.count")
     assert err.reason == "count takes an integer, or a mapping of equals/gt/gte/lt/lte to integers"
+
+
+# ---- issue 12 item 3: any policy that cannot load is a refusal with file, line and reason
+
+
+def test_a_policy_file_that_is_not_utf8_is_refused_with_its_line(tmp_path) -> None:
+    from rules.loader import PolicyLoadError, load_policies
+
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes(b"apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: x}\n# caf\xe9\nspec: {}\n")
+    with pytest.raises(PolicyLoadError) as err:
+        load_policies([str(bad)])
+    [e] = err.value.errors
+    assert (e.file, e.line, e.reason) == (str(bad), 4, "not UTF-8 text: byte 0xe9 at line 4, column 6 (save the file as UTF-8)")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reason"),
+    [
+        ("(" * 5000 + "a" + ")" * 5000, "regular expression of 10,001 characters (at most 1,000)"),
+        (
+            "^(a+)+$",
+            "regular expression '^(a+)+$' repeats a repeated group ((a+)+): that can take exponential time (catastrophic"
+            " backtracking); repeat the inner part once, e.g. (a+)+ -> a+",
+        ),
+        ("([a-z]*)*x", "regular expression '([a-z]*)*x' repeats a repeated group (([a-z]*)*)"),
+        ("(" * 450 + "a" + ")" * 450, ""),
+    ],
+)
+def test_a_regex_that_cannot_be_run_safely_is_refused_at_load(load_policy, pattern: str, reason: str) -> None:
+    from conftest import make_policy, make_rule
+
+    doc = make_policy([make_rule({"path": "$.metadata.name", "matches": pattern})])
+    if not reason:  # deep but short: compiles (or is refused) without a traceback
+        try:
+            load_policy(doc)
+        except PolicyError as exc:
+            assert exc.reason.startswith("regular expression nested too deeply") or "bad regular expression" in exc.reason
+        return
+    with pytest.raises(PolicyError) as err:
+        load_policy(doc)
+    assert err.value.reason.startswith(reason)
+    assert err.value.path == "spec.rules[0].assert.matches"
+
+
+def test_an_unexpected_failure_while_loading_is_a_refusal(tmp_path, monkeypatch) -> None:
+    from rules import loader
+
+    good = tmp_path / "p.yaml"
+    good.write_text("apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: p}\nspec: {rules: []}\n")
+
+    def boom(*_a, **_k):
+        raise MemoryError("simulated")
+
+    monkeypatch.setattr(loader, "load_policy_file", boom)
+    with pytest.raises(loader.PolicyLoadError) as err:
+        loader.load_policies([str(good)])
+    assert [e.reason for e in err.value.errors] == ["could not load: MemoryError: simulated"]
+
+
+def test_sighup_reload_of_a_broken_file_keeps_the_last_good_set(tmp_path) -> None:
+    """Regression: a non-UTF-8 policy or a 5,000-deep regex raised past PolicyLoadError in on_reload and the
+    gunicorn master died. The keeper refuses and keeps serving the set it had."""
+    from api.store import PolicyKeeper
+
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: p}\nspec:\n  rules:\n  - id: r\n    title: t\n"
+        "    match: {kinds: [Node]}\n    assert: {path: $.kind, exists: true}\n    message: m\n"
+        "    references: [https://kubernetes.io/docs/]\n"
+    )
+    keeper = PolicyKeeper.load([str(path)])
+    before = keeper.policies
+    for broken in (b"kind: Policy\n# \xff\xfe\n", path.read_bytes().replace(b"exists: true", b"matches: '" + b"(" * 5000 + b"'")):
+        path.write_bytes(broken)
+        outcome = keeper.reload()
+        assert outcome.ok is False
+        assert outcome.errors and outcome.errors[0].file == str(path)
+        assert keeper.policies is before
+
+
+def test_a_repeated_group_that_starts_with_a_separator_is_not_refused() -> None:
+    """Regression: the pack's vGPU resource regex, (-[a-zA-Z]+)*, was flagged as catastrophic; each repetition
+    must start with '-', so there is one way to match it."""
+    from rules.operators import regex_problem
+
+    assert regex_problem(r"^nvidia\.com/(NVIDIA|GRID)_[A-Z0-9]+(-[a-zA-Z]+)*-[0-9]+Q$") == ""
+    assert regex_problem(r"(a|b)+") == ""
+    assert "repeats a repeated group ((?:\\w+)+)" in regex_problem(r"(?:\w+)+")
