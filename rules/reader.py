@@ -55,14 +55,20 @@ _ARCHIVE_ERRORS = (
 )
 
 
-class Budget:
-    """Bytes an input may still unpack to, shared by every archive level of one input."""
+#: Archives (gzip, tar, zip) nested deeper than this in one input are refused (a .tar.gz is two levels).
+MAX_ARCHIVE_DEPTH = 8
 
-    __slots__ = ("left", "limit")
+
+class Budget:
+    """Bytes an input may still unpack to, and how deep in nested archives its reading is, shared by every
+    archive level of one input."""
+
+    __slots__ = ("depth", "left", "limit")
 
     def __init__(self, limit: int = MAX_UNPACKED_BYTES) -> None:
         self.limit = limit
         self.left = limit
+        self.depth = 0
 
     def charge(self, size: int, name: str) -> None:
         """Spend ``size`` bytes. Raises ``DumpError`` naming ``name`` when the input would exceed the limit."""
@@ -281,21 +287,36 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
     or the bytes are not text.
     """
     budget = budget or Budget()
-    if data.startswith(GZIP_MAGIC):
-        raw = _gunzip(data, name, budget)
-        if is_tar(raw):
-            # the unpacked tar is already paid for: its members are slices of it, not more unpacking
-            return _read_tar(raw, name, budget, charged=True)
-        return parse_bytes(raw, name, budget)
-    if data.startswith(ZIP_MAGICS):
-        return _read_zip(data, name, budget)
-    if is_tar(data):
-        return _read_tar(data, name, budget)
+    if data.startswith(GZIP_MAGIC) or data.startswith(ZIP_MAGICS) or is_tar(data):
+        if budget.depth >= MAX_ARCHIVE_DEPTH:
+            raise DumpError(name, f"archives nested more than {MAX_ARCHIVE_DEPTH} deep (gzip, tar and zip levels counted)")
+        budget.depth += 1
+        try:
+            return _unpack(data, name, budget)
+        finally:
+            budget.depth -= 1
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise DumpError(name, f"not UTF-8 text and not a tar, gzip or zip archive (byte {exc.start})") from None
     return parse_text(text, name)
+
+
+def _unpack(data: bytes, name: str, budget: Budget) -> Dump:
+    """One archive level: gzip (a tar inside it is read at once), zip or tar."""
+    if data.startswith(GZIP_MAGIC):
+        raw = _gunzip(data, name, budget)
+        if is_tar(raw):
+            # the unpacked tar is already paid for: its members are slices of it, not more unpacking
+            budget.depth += 1
+            try:
+                return _read_tar(raw, name, budget, charged=True)
+            finally:
+                budget.depth -= 1
+        return parse_bytes(raw, name, budget)
+    if data.startswith(ZIP_MAGICS):
+        return _read_zip(data, name, budget)
+    return _read_tar(data, name, budget)
 
 
 def is_tar(data: bytes) -> bool:

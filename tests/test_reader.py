@@ -563,3 +563,38 @@ def test_many_broken_documents_are_read_without_rescanning_the_text(monkeypatch)
     assert built == [1]
     assert [(e.source.document, e.source.line) for e in dump.errors] == [(i + 1, 3 * i + 4) for i in range(300)]
     assert [o.name for o in dump.objects] == ["last"]
+
+
+def test_archives_nested_past_the_depth_limit_are_refused_with_a_clear_message(tmp_path) -> None:
+    """Regression: 1,500 nested gzip levels (52 KB) ended in RecursionError: a traceback in the CLI, a 500."""
+    import gzip
+    import io
+    import tarfile
+
+    from rules.errors import DumpError
+    from rules.reader import MAX_ARCHIVE_DEPTH, parse_bytes
+
+    data = b"kind: ConfigMap\nmetadata: {name: x}\n"
+    for _ in range(1500):
+        data = gzip.compress(data, compresslevel=1)
+    with pytest.raises(DumpError) as err:
+        parse_bytes(data, "deep.gz")
+    assert err.value.reason == f"archives nested more than {MAX_ARCHIVE_DEPTH} deep (gzip, tar and zip levels counted)"
+
+    def tar_of(name: str, payload: bytes) -> bytes:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tar:
+            info = tarfile.TarInfo(name)
+            info.size = len(payload)
+            tar.addfile(info, io.BytesIO(payload))
+        return buf.getvalue()
+
+    inner = b"kind: ConfigMap\nmetadata: {name: inner}\n"
+    ok = tar_of("a.yaml", inner)
+    for i in range(MAX_ARCHIVE_DEPTH - 1):
+        ok = tar_of(f"level{i}.tar", ok)
+    assert [o.name for o in parse_bytes(ok, "ok.tar").objects] == ["inner"]
+    too_deep = tar_of("one-more.tar", ok)
+    dump = parse_bytes(too_deep, "deep.tar")
+    assert dump.objects == []
+    assert any(f"archives nested more than {MAX_ARCHIVE_DEPTH} deep" in e.reason for e in dump.errors)
