@@ -478,10 +478,10 @@ def evaluate_rule(
             word,
             rule.severity,
             rule.category,
-            message,
+            clip(message, MAX_MESSAGE_CHARS),
             out.path if out else "",
-            out.observed if out else None,
-            out.expected if out else None,
+            clip_value(out.observed) if out else None,
+            clip_value(out.expected) if out else None,
             substitute(rule.remediation, scope, extra or {}) if word in ("fail", "warn") and rule.remediation else "",
             rule.references,
             assumptions=assumed,
@@ -537,6 +537,31 @@ def _assumption_notes(objects: list[ObjectReport]) -> list[str]:
         n = sum(rules.values())
         out.append(f"assumed: {note.rstrip('.')} ({n} result{'s' if n != 1 else ''} of {', '.join(sorted(rules))})")
     return out
+
+
+#: A result's message is cut past this many characters, a string observed/expected value (or one in a list)
+#: past MAX_VALUE_CHARS, with a marker that says how much was cut: a 5 MB label value must not make a 5 MB
+#: message, nor a report format that cannot hold it.
+MAX_MESSAGE_CHARS = 8192
+MAX_VALUE_CHARS = 2048
+
+
+def clip(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters and ``… [N more characters]``."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit:,} more characters]"
+
+
+def clip_value(value: Any) -> Any:
+    """An observed/expected value with over-long strings clipped (top level and in lists and mappings)."""
+    if isinstance(value, str):
+        return clip(value, MAX_VALUE_CHARS)
+    if isinstance(value, list) and any(isinstance(v, str) and len(v) > MAX_VALUE_CHARS for v in value):
+        return [clip(v, MAX_VALUE_CHARS) if isinstance(v, str) else v for v in value]
+    if isinstance(value, dict) and any(isinstance(v, str) and len(v) > MAX_VALUE_CHARS for v in value.values()):
+        return {k: clip(v, MAX_VALUE_CHARS) if isinstance(v, str) else v for k, v in value.items()}
+    return value
 
 
 def _conflict_notes(index: Index) -> list[str]:

@@ -640,3 +640,27 @@ def test_cli_table_to_a_pipe_has_no_colour(monkeypatch: pytest.MonkeyPatch) -> N
     assert result.exit_code == 0, result.output
     assert "\x1b[" not in result.stdout
     assert "is not one of [container, vm-passthrough," in result.stdout  # not eaten as rich markup
+
+
+def test_a_huge_value_in_the_dump_never_breaks_a_format() -> None:
+    """Regression (issue 12 item 10): a 5 MB label value made format=policyreport answer 500 and the CLI print a
+    traceback ("one result ... needs 5247878 bytes"). Messages and observed values are clipped with a marker."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+    from rules.render import FORMATS, render
+
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": "n",
+            "labels": {"nvidia.com/gpu.workload.config": "x" * 5_000_000, "nvidia.com/gpu.present": "true"},
+        },
+    }
+    report = audit_bytes(__import__("json").dumps(node).encode(), "huge.json", load_policies())
+    [result] = [r for o in report.objects for r in o.results if r.rule == "workload-label-valid"]
+    assert result.result == "fail"
+    assert len(result.message) < 8300 and result.message.endswith("more characters]")
+    for fmt in FORMATS:
+        text = render(report, fmt)
+        assert len(text) < 200_000, fmt
