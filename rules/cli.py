@@ -157,14 +157,21 @@ def audit(
             except DumpError as exc:
                 _err(f"verdict: cannot read {exc}")
                 raise SystemExit(2) from None
-    empty = [r.name for r in reports if r.objects_read == 0 and not r.input_errors]
-    if empty:
-        # An empty input is almost always a failed producer (kubectl with a wrong context piped in):
-        # never let it pass as a clean cluster.
-        for name in empty:
-            _err(f"verdict: no Kubernetes object found in {'<stdin>' if name == '-' else name}")
+    # A dump with no readable object is almost always a failed producer (kubectl with a wrong context piped
+    # in) or not a dump at all: never let it pass as a clean cluster, nor as findings (docs/service.md: 400).
+    unreadable = [r for r in reports if r.objects_read == 0]
+    for r in unreadable:
+        shown_name = "<stdin>" if r.name == "-" else r.name
+        if r.input_errors:
+            for err in r.input_errors:
+                _err(f"verdict: input error: {err}")
+            _err(f"verdict: no Kubernetes object could be read from {shown_name} ({len(r.input_errors)} input error(s))")
+        else:
+            _err(f"verdict: no Kubernetes object found in {shown_name}")
+    if len(unreadable) == len(reports):
         raise SystemExit(2)
-    code = max(exit_code(r, fail_on) for r in reports)
+    reports_read = [r for r in reports if r.objects_read]
+    code = 2 if unreadable else max(exit_code(r, fail_on) for r in reports)
     shown = [r.filtered(wanted, min_severity) if (wanted or min_severity) else r for r in reports]
     color = fmt == "table" and output is None and sys.stdout.isatty()
     options: dict[str, Any] = {"color": color}
@@ -185,7 +192,7 @@ def audit(
             out.flush()
     except UnknownFormat as exc:
         raise click.BadParameter(str(exc), param_hint="--format") from None
-    for r in reports:
+    for r in reports_read:
         for err in r.input_errors:
             _err(f"verdict: input error: {err}")
         # Notes (an expired exemption, a must-gather without ClusterPolicy) reach every format's user.

@@ -229,3 +229,39 @@ def test_table_lists_the_result_words_the_filter_asked_for(files: tuple[Path, Pa
     policy, dump = files
     res = run("audit", str(dump), "-p", str(policy), "--results", "pass", "--format", "table")
     assert "Node/good" in res.stdout and "Node/typo" not in res.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "error"),
+    [
+        ('{"foo": 1}', "not a Kubernetes object: no 'kind'"),
+        ("---\nkind: ConfigMap\nmetadata: {name: c\n", "YAML syntax error"),
+        (
+            "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+            + "".join(f"{c}: &{c} [" + ", ".join([f"*{p}"] * 10) + "]\n" for p, c in zip("abcdefg", "bcdefgh", strict=True)),
+            "an alias bomb?",
+        ),
+    ],
+)
+def test_a_dump_with_nothing_readable_exits_2_with_its_errors(tmp_path: Path, content: str, error: str) -> None:
+    """Regression (issue 12 item 12): only broken documents, a billion-laughs file or {"foo":1} exited 1 (0 with
+    --fail-on never), where an unreadable input exits 2 as docs/service.md promises (the service answers 400)."""
+    path = tmp_path / "dump.yaml"
+    path.write_text(content)
+    for extra in ([], ["--fail-on", "never"]):
+        result = CliRunner().invoke(main, ["audit", str(path), *extra])
+        assert result.exit_code == 2, result.output
+        assert error in result.stderr
+        assert f"verdict: no Kubernetes object could be read from {path} (1 input error(s))" in result.stderr
+        assert result.stdout == ""
+
+
+def test_a_batch_with_one_unreadable_dump_still_reports_the_others_and_exits_2(tmp_path: Path) -> None:
+    good, bad = tmp_path / "good.yaml", tmp_path / "bad.json"
+    good.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+    bad.write_text('{"foo": 1}')
+    result = CliRunner().invoke(main, ["audit", str(good), str(bad), "--fail-on", "never"])
+    assert result.exit_code == 2
+    reports = json.loads(result.stdout)
+    assert "n1" in json.dumps(reports)
+    assert f"no Kubernetes object could be read from {bad}" in result.stderr
