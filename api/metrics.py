@@ -130,6 +130,19 @@ def _route() -> str:
     return request.url_rule.rule if request.url_rule is not None else "<unmatched>"
 
 
+#: The methods counted by name; any other (a client may send any token) is counted as "other", so that no
+#: request can add a label value. Routes are the app's rules or "<unmatched>"; statuses are HTTP's.
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
+def _method() -> str:
+    return request.method if request.method in KNOWN_METHODS else "other"
+
+
+def _status(code: int) -> str:
+    return str(code) if 100 <= code <= 599 else "other"
+
+
 def install(app: Flask, metrics: Metrics) -> None:
     """Time and count every request (the 401s of auth and the 404s of unknown routes too)."""
 
@@ -141,9 +154,10 @@ def install(app: Flask, metrics: Metrics) -> None:
     def _count(resp: Response) -> Response:
         t0 = g.get("verdict_t0")
         route = _route()
-        metrics.requests.labels(route, request.method, str(resp.status_code)).inc()
+        method = _method()
+        metrics.requests.labels(route, method, _status(resp.status_code)).inc()
         if t0 is not None:
-            metrics.latency.labels(route, request.method).observe(time.perf_counter() - t0)
+            metrics.latency.labels(route, method).observe(time.perf_counter() - t0)
         return resp
 
 

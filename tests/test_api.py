@@ -803,6 +803,21 @@ def test_metrics_move_after_an_evaluate() -> None:
     assert metric(other, "verdict_objects_evaluated_total") == 0
 
 
+def test_made_up_http_methods_add_no_metric_label_values() -> None:
+    """Regression (issue 12 item 9): the raw method was a label value, so 100 requests with made-up methods
+    grew /metrics from 15 to 1,736 lines."""
+    client = make_app().test_client()
+    client.open("/healthz", method="BREW")
+    client.get("/metrics")
+    lines_before = len(client.get("/metrics").get_data(as_text=True).splitlines())
+    for i in range(99):
+        client.open("/healthz", method=f"BREW{i}")
+    text = client.get("/metrics").get_data(as_text=True)
+    assert metric(text, "verdict_http_requests_total", route="<unmatched>", method="other", status="405") == 100
+    assert "BREW" not in text
+    assert len(text.splitlines()) == lines_before
+
+
 def test_openapi_is_served(client: FlaskClient) -> None:
     resp = client.get("/openapi.yaml")
     assert resp.status_code == 200 and resp.mimetype == "application/yaml"
