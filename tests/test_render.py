@@ -594,8 +594,9 @@ def test_markdown_escapes_chat_markup_from_the_dump() -> None:
     assert lines[1] == f"- <{zw}body>, document 2, line 3: bad <{zw}!here> [x]{zw}(y)"
     [row] = _table_rows("\n".join(lines))
     assert row == (
-        f"| fail · high | ```Node/a`b``c``` | `big-policy/rule-a` | ping <{zw}@U024BE7LH> and <{zw}!channel>, see "
-        f"[docs]{zw}(https://evil.example) or <{zw}https://x.example\\|here> \\| `rm -rf` | kubectl label node x <{zw}value> |"
+        f"| fail · high | ```Node/a`b``c``` | `big-policy/rule-a` | ping <{zw}@{zw}U024BE7LH> and <{zw}!channel>, see "
+        f"[docs]{zw}(https:{zw}//evil.example) or <{zw}https:{zw}//x.example\\|here> \\| `rm -rf` | kubectl label node x"
+        f" <{zw}value> |"
     )
     # Once the zero-width spaces are taken out, the text is the dump's own (nothing else changed).
     assert row.replace(zw, "").count("<@U024BE7LH>") == 1
@@ -664,3 +665,16 @@ def test_a_huge_value_in_the_dump_never_breaks_a_format() -> None:
     for fmt in FORMATS:
         text = render(report, fmt)
         assert len(text) < 200_000, fmt
+
+
+def test_markdown_never_carries_live_chat_markup_from_the_dump() -> None:
+    """Regression (issue 12 item 13): @everyone, @here, bare URLs and code fences from a label value were live
+    in the chat summary: a bot could ping a whole channel because of a dump."""
+    from rules.render.markdown import inert
+
+    zw = "\u200b"
+    assert inert("ping @everyone and @here, <!channel>") == f"ping @{zw}everyone and @{zw}here, <{zw}!channel>"
+    assert inert("see https://evil.example/x") == f"see https:{zw}//evil.example/x"
+    assert inert("```rm -rf``` ~~~") == f"`{zw}`{zw}`rm -rf`{zw}`{zw}` ~{zw}~{zw}~"
+    assert inert("mail a@b.c") == f"mail a@{zw}b.c"
+    assert inert("plain text: nvidia.com/gpu=1") == "plain text: nvidia.com/gpu=1"

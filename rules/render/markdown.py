@@ -42,11 +42,19 @@ _CLOSING_ROOM = 100
 _TICKS = re.compile(r"`+")
 
 
+_MENTION = re.compile(r"@(?=[\w!])")
+_FENCE = re.compile(r"`{3,}|~{3,}")
+
+
 def inert(text: str) -> str:
-    """``text`` with chat markup made literal: a zero-width space after each ``<`` (no Slack/Discord
-    mention ``<@U1>``, ``<!here>``, no autolink ``<https://...>``, no HTML tag) and inside each ``](``
-    (no inline link or image ``[x](y)``). The text reads the same; only these sequences change."""
-    return text.replace("<", "<" + _ZWSP).replace("](", "]" + _ZWSP + "(")
+    """``text`` with chat markup made literal, by a zero-width space: after each ``<`` (no Slack/Discord
+    mention ``<@U1>``, ``<!here>``, no autolink ``<https://...>``, no HTML tag), inside each ``](`` (no
+    inline link or image ``[x](y)``), after each ``@`` before a word (no ``@everyone``, ``@here``,
+    ``@channel`` or user mention), inside each ``://`` (no bare-URL autolink) and between the characters of
+    a code fence (```` ``` ````, ``~~~``). The text reads the same; only these sequences change."""
+    text = text.replace("<", "<" + _ZWSP).replace("](", "]" + _ZWSP + "(").replace("://", ":" + _ZWSP + "//")
+    text = _MENTION.sub("@" + _ZWSP, text)
+    return _FENCE.sub(lambda m: _ZWSP.join(m.group(0)), text)
 
 
 def line(value: Any, width: int = CELL) -> str:
