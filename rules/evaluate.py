@@ -564,14 +564,28 @@ def clip_value(value: Any) -> Any:
     return value
 
 
+#: Notes about objects that stand twice in a dump, at most this many per kind (then a count of the rest).
+MAX_CONFLICT_NOTES_PER_KIND = 10
+
+
 def _conflict_notes(index: Index) -> list[str]:
-    """One note per object that stands twice in the dump with different content."""
-    return [
-        f"{b.kind} {b.namespace + '/' if b.namespace else ''}{b.name} is in the dump twice and the two differ"
-        f" ({a.source} and {b.source}): rules that read it from other objects may use either;"
-        " audit one cluster at a time"
-        for a, b in index.conflicts
-    ]
+    """One note per object that stands twice in the dump with different content, at most
+    ``MAX_CONFLICT_NOTES_PER_KIND`` per kind and one line counting the rest."""
+    notes: list[str] = []
+    per_kind: dict[str, int] = {}
+    for a, b in index.conflicts:
+        seen = per_kind[b.kind] = per_kind.get(b.kind, 0) + 1
+        if seen <= MAX_CONFLICT_NOTES_PER_KIND:
+            notes.append(
+                f"{b.kind} {b.namespace + '/' if b.namespace else ''}{b.name} is in the dump twice and the two differ"
+                f" ({a.source} and {b.source}): rules that read it from other objects may use either;"
+                " audit one cluster at a time"
+            )
+    for kind, seen in per_kind.items():
+        if seen > MAX_CONFLICT_NOTES_PER_KIND:
+            rest = seen - MAX_CONFLICT_NOTES_PER_KIND
+            notes.append(f"and {rest:,} more {kind} object{'s' if rest != 1 else ''} in the dump twice with different content")
+    return notes
 
 
 def evaluate(dump: Dump, policies: PolicySet, name: str = "", exemptions: ExemptionSet | None = None) -> Report:
