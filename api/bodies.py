@@ -9,6 +9,7 @@ from __future__ import annotations
 import zlib
 
 from flask import request
+from werkzeug.exceptions import ClientDisconnected
 
 from rules.reader import GZIP_MAGIC, ZIP_MAGICS, is_tar
 
@@ -70,7 +71,20 @@ def read_body(max_decoded: int, name: str = "<body>") -> bytes:
     unknown = [c for c in codings if c not in ("gzip", "x-gzip", "identity")]
     if unknown:
         raise Problem("unsupported-media-type", f"Content-Encoding {', '.join(unknown)} is not accepted; use gzip")
-    data = request.get_data(cache=False)
+    announced = request.content_length
+    try:
+        data = request.get_data(cache=False)
+    except ClientDisconnected:  # werkzeug counted the bytes itself (a server that does not terminate the input)
+        raise Problem(
+            "truncated-body", f"the body ends before the {announced:,} bytes Content-Length announced; send it again"
+        ) from None
+    if announced is not None and len(data) < announced:
+        # The client closed (or half-closed) before sending what it announced (gunicorn hands the input over
+        # terminated, so werkzeug reads to its end): judging the part received would report a smaller cluster.
+        raise Problem(
+            "truncated-body",
+            f"the body ends after {len(data):,} of the {announced:,} bytes Content-Length announced; send it again",
+        )
     limit = request.max_content_length
     if request.content_length is None and limit is not None and len(data) >= limit:
         # A chunked body is cut at the limit by werkzeug without an error: one more byte says it was longer.
