@@ -85,7 +85,10 @@ except ConfigError as _exc:
 
 bind = [_settings["BIND"]]
 workers = _settings["WORKERS"]
-worker_class = "sync"
+# Threads, not sync workers: a client that sends its body slowly holds one thread of a worker, and the app
+# gives the whole body READ_TIMEOUT seconds (api.bodies), so slow clients cannot hold every worker.
+worker_class = "gthread"
+threads = _settings["THREADS"]
 timeout = 120  # a large archive can take a while to read and evaluate
 graceful_timeout = 30
 # A worker that parsed a large dump keeps its memory high; recycle workers now and then (jittered so they

@@ -6,9 +6,11 @@ an archive media type whose body is not that archive is refused here with the re
 
 from __future__ import annotations
 
+import socket
+import threading
 import zlib
 
-from flask import request
+from flask import current_app, request
 from werkzeug.exceptions import ClientDisconnected
 
 from rules.reader import GZIP_MAGIC, ZIP_MAGICS, is_tar
@@ -60,6 +62,32 @@ def _gunzip(data: bytes, limit: int, name: str) -> bytes:
     return out
 
 
+class _Deadline:
+    """Ends the reading of a request body after ``seconds`` in all: a timer shuts the socket for reading, so a
+    client that sends one byte every few seconds cannot hold a worker thread past it (the response can still
+    be written). Without a socket (the test client, another server) there is nothing to cut."""
+
+    def __init__(self, sock: socket.socket | None, seconds: float) -> None:
+        self.fired = False
+        self._sock = sock
+        self._timer = threading.Timer(seconds, self._cut) if sock is not None and seconds > 0 else None
+        if self._timer is not None:
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _cut(self) -> None:
+        self.fired = True
+        try:
+            if self._sock is not None:
+                self._sock.shutdown(socket.SHUT_RD)
+        except OSError:
+            pass
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+
 def read_body(max_decoded: int, name: str = "<body>") -> bytes:
     """The body with its ``Content-Encoding`` (``gzip``, ``x-gzip`` or ``identity``) undone.
 
@@ -72,12 +100,18 @@ def read_body(max_decoded: int, name: str = "<body>") -> bytes:
     if unknown:
         raise Problem("unsupported-media-type", f"Content-Encoding {', '.join(unknown)} is not accepted; use gzip")
     announced = request.content_length
+    timeout = current_app.config.get("VERDICT_READ_TIMEOUT") or 0
+    cut = _Deadline(request.environ.get("gunicorn.socket"), timeout)
     try:
-        data = request.get_data(cache=False)
+        data: bytes | None = request.get_data(cache=False)
     except ClientDisconnected:  # werkzeug counted the bytes itself (a server that does not terminate the input)
-        raise Problem(
-            "truncated-body", f"the body ends before the {announced:,} bytes Content-Length announced; send it again"
-        ) from None
+        data = None
+    finally:
+        cut.cancel()
+    if cut.fired:
+        raise Problem("request-timeout", f"the body did not arrive within {timeout} s (VERDICT_READ_TIMEOUT); send it again")
+    if data is None:
+        raise Problem("truncated-body", f"the body ends before the {announced:,} bytes Content-Length announced; send it again")
     if announced is not None and len(data) < announced:
         # The client closed (or half-closed) before sending what it announced (gunicorn hands the input over
         # terminated, so werkzeug reads to its end): judging the part received would report a smaller cluster.

@@ -32,6 +32,7 @@ TITLES: dict[str, tuple[int, str]] = {
     "unauthorized": (401, "A valid bearer token is needed"),
     "not-found": (404, "No such resource"),
     "method-not-allowed": (405, "The method is not allowed on this resource"),
+    "request-timeout": (408, "The body did not arrive in time"),
     "body-too-large": (413, "The body is larger than the service accepts"),
     "unsupported-media-type": (415, "The body's media type or content coding is not accepted"),
     "not-ready": (503, "The service has no policies loaded"),

@@ -370,3 +370,39 @@ def test_an_unusable_metrics_directory_stops_the_start_with_one_line(tmp_path: P
     assert done.returncode == 2
     assert done.stderr.decode().startswith(f"verdict: VERDICT_METRICS_DIR={str(taken)!r} cannot be used: ")
     assert done.stderr.decode().count("\n") == 1
+
+
+def test_slow_clients_cannot_hold_every_worker(tmp_path: Path) -> None:
+    """Regression (issue 12 item 5): with sync workers two connections sending a body one byte every 2 s made
+    /healthz and /v1/evaluate time out for as long as they were held. Now (gthread, VERDICT_READ_TIMEOUT) the
+    service answers others meanwhile, and each slow body gets a 408 problem at the deadline. Loopback only,
+    bounded: 3 slow clients, 1 byte a second, for at most READ_TIMEOUT + 5 s."""
+    env = {"VERDICT_WORKERS": "1", "VERDICT_THREADS": "4", "VERDICT_READ_TIMEOUT": "3"}
+    with serving(env, tmp_path / "gunicorn.log") as srv:
+        port = int(srv.base.rsplit(":", 1)[1])
+        slow = []
+        for _ in range(3):
+            s = socket.create_connection(("127.0.0.1", port), timeout=15)
+            s.sendall(b"POST /v1/evaluate HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\nContent-Length: 100\r\n\r\n")
+            slow.append(s)
+        started = time.monotonic()
+        answered = []
+        while time.monotonic() - started < 2.5:
+            for s in slow:
+                s.sendall(b"a")
+            t0 = time.monotonic()
+            assert srv.request("/healthz")[0] == 200
+            answered.append(time.monotonic() - t0)
+            time.sleep(0.5)
+        assert max(answered) < 1.0, answered
+        for s in slow:
+            head = s.recv(4096).decode(errors="replace")
+            while "request-timeout" not in head and time.monotonic() - started < 10:
+                more = s.recv(4096).decode(errors="replace")
+                if not more:
+                    break
+                head += more
+            s.close()
+            assert head.startswith("HTTP/1.1 408"), head
+            assert "request-timeout" in head and "VERDICT_READ_TIMEOUT" in head
+        assert time.monotonic() - started < 3 + 5
