@@ -6,7 +6,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Response, request
 
 from rules.exemptions import ExemptionSet, load_exemptions
 
@@ -73,6 +73,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions[EXTENSION] = Service(keeper, collectors, int(settings["MAX_DECODED_LENGTH"]), exemptions)
 
     metrics.install(app, collectors)  # first, so that auth refusals are timed and counted too
+    app.after_request(_security_headers)
     auth.install(app, list(settings["TOKENS"]))
     problems.register(app)
     for bp in (evaluate_bp, policies_bp, ops_bp):
@@ -86,3 +87,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         "on" if settings["TOKENS"] else "off",
     )
     return app
+
+
+def _security_headers(resp: Response) -> Response:
+    """Every answer: no MIME sniffing (a report echoes dump text); reports and problems are never cached (they
+    describe a cluster, maybe a private one), only the static contract may be."""
+    resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+    if request.path != "/openapi.yaml":
+        resp.headers.setdefault("Cache-Control", "no-store")
+    return resp

@@ -298,7 +298,13 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise DumpError(name, f"not UTF-8 text and not a tar, gzip or zip archive (byte {exc.start})") from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise DumpError(
+            name,
+            f"not UTF-8 text and not a tar, gzip or zip archive: byte 0x{data[exc.start]:02x} at line {line},"
+            f" column {column} (offset {exc.start})",
+        ) from None
     return parse_text(text, name)
 
 

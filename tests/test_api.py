@@ -396,7 +396,7 @@ def test_broken_archive_is_400_with_its_place(client: FlaskClient) -> None:
 def test_bytes_that_are_neither_text_nor_archive_are_400(client: FlaskClient) -> None:
     body = problem(evaluate(client, b"\xff\xfe\x00binary\x80\x81"), 400, "malformed-dump")
     assert body["file"] == "<body>"
-    assert body["detail"] == "not UTF-8 text and not a tar, gzip or zip archive (byte 0)"
+    assert body["detail"] == "not UTF-8 text and not a tar, gzip or zip archive: byte 0xff at line 1, column 1 (offset 0)"
     assert "line" not in body  # regression: "line": 0 (unknown) was written
     for content_type in ("application/zip", "application/gzip", "application/x-tar"):
         assert "line" not in problem(evaluate(client, CLUSTER, content_type=content_type), 400, "malformed-dump")
@@ -1009,3 +1009,14 @@ def test_a_body_shorter_than_its_content_length_is_refused(client: FlaskClient) 
         environ_overrides={"CONTENT_LENGTH": str(len(body) + 500)},
     )
     assert resp.get_json()["type"] == "https://verdict.dev/problems/truncated-body"
+
+
+def test_answers_carry_nosniff_and_reports_are_not_cached(client: FlaskClient) -> None:
+    """Issue 12 item 14: no security headers."""
+    report = evaluate(client)
+    assert report.headers["X-Content-Type-Options"] == "nosniff"
+    assert report.headers["Cache-Control"] == "no-store"
+    problem = client.post("/v1/evaluate", data=b"", headers={"Content-Type": "application/yaml"})
+    assert (problem.headers["X-Content-Type-Options"], problem.headers["Cache-Control"]) == ("nosniff", "no-store")
+    spec = client.get("/openapi.yaml")
+    assert spec.headers["X-Content-Type-Options"] == "nosniff" and "Cache-Control" not in spec.headers

@@ -271,7 +271,7 @@ def test_binary_is_a_dump_error() -> None:
     with pytest.raises(DumpError) as info:
         parse_bytes(b"\x7fELF\x02\x01\x01\x00\xff\xfe\x80\x81", "kubelet")
     assert info.value.where == "kubelet"
-    assert info.value.reason == "not UTF-8 text and not a tar, gzip or zip archive (byte 8)"
+    assert info.value.reason == "not UTF-8 text and not a tar, gzip or zip archive: byte 0xff at line 1, column 9 (offset 8)"
 
 
 def test_missing_path_is_a_dump_error_naming_it(tmp_path: Path) -> None:
@@ -393,7 +393,7 @@ def test_archive_member_that_is_broken_is_an_input_error(tmp_path: Path) -> None
     dump = parse_bytes(buf.getvalue(), "bundle.zip")
     assert [o.name for o in dump.objects] == ["good"]
     assert sorted((e.source.file, e.reason.split(":")[0]) for e in dump.errors) == [
-        ("bundle.zip!blob.json", "not UTF-8 text and not a tar, gzip or zip archive (byte 0)"),
+        ("bundle.zip!blob.json", "not UTF-8 text and not a tar, gzip or zip archive"),
         ("bundle.zip!inner.tar.gz", "broken gzip stream"),
     ]
 
@@ -598,3 +598,13 @@ def test_archives_nested_past_the_depth_limit_are_refused_with_a_clear_message(t
     dump = parse_bytes(too_deep, "deep.tar")
     assert dump.objects == []
     assert any(f"archives nested more than {MAX_ARCHIVE_DEPTH} deep" in e.reason for e in dump.errors)
+
+
+def test_invalid_utf8_is_placed_by_line_and_column() -> None:
+    """Issue 12 item 14: invalid UTF-8 was reported by byte offset only."""
+    from rules.errors import DumpError
+    from rules.reader import parse_bytes
+
+    with pytest.raises(DumpError) as err:
+        parse_bytes(b"kind: Node\nmetadata:\n  name: caf\xe9\n", "latin1.yaml")
+    assert err.value.reason == ("not UTF-8 text and not a tar, gzip or zip archive: byte 0xe9 at line 3, column 12 (offset 32)")
