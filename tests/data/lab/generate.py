@@ -89,70 +89,24 @@ NODES: dict[str, tuple[dict[str, str], dict[str, str], str]] = {
 
 
 def lab_node(i: int, name: str, labels: dict[str, str], resources: dict[str, str]) -> dict[str, Any]:
+    """A node as kubeadm and the kubelet write it, without NFD or a CNI's annotations (a hand-built lab)."""
     uid = str(uuid.uuid5(uuid.NAMESPACE_DNS, name + ".lab.verdict"))
-    capacity = {"cpu": "32", "ephemeral-storage": "959786032Ki", "memory": "263724264Ki", "pods": "110", **resources}
-    allocatable = {**capacity, "cpu": "31500m", "ephemeral-storage": "884538002961", "memory": "263621864Ki"}
-    conditions = [
-        ("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-        ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-        ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
-        ("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
-    ]
-    ip, cidr = f"10.30.0.{11 + i}", f"10.244.{11 + i}.0/24"
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {
-            "name": name,
-            "uid": uid,
-            "resourceVersion": str(812000 + i * 37),
-            "creationTimestamp": "2026-11-20T09:12:44Z",
-            "labels": {
-                "beta.kubernetes.io/arch": "amd64",
-                "beta.kubernetes.io/os": "linux",
-                "kubernetes.io/arch": "amd64",
-                "kubernetes.io/hostname": name,
-                "kubernetes.io/os": "linux",
-                **labels,
-            },
-            "annotations": {
-                "kubeadm.alpha.kubernetes.io/cri-socket": "unix:///var/run/containerd/containerd.sock",
-                "node.alpha.kubernetes.io/ttl": "0",
-                "volumes.kubernetes.io/controller-managed-attach-detach": "true",
-            },
-        },
-        "spec": {"podCIDR": cidr, "podCIDRs": [cidr]},
-        "status": {
-            "renew": "2026-11-30T10:41:02Z",
-            "conditions": [
-                {
-                    "type": t,
-                    "status": s,
-                    "reason": r,
-                    "message": m,
-                    "lastHeartbeatTime": "2026-11-30T10:39:55Z",
-                    "lastTransitionTime": "2026-11-20T09:12:44Z",
-                }
-                for t, s, r, m in conditions
-            ],
-            "addresses": [{"type": "InternalIP", "address": ip}, {"type": "Hostname", "address": name}],
-            "capacity": capacity,
-            "allocatable": allocatable,
-            "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
-            "nodeInfo": {
-                "machineID": uid.replace("-", "")[:32],
-                "systemUUID": uid.upper(),
-                "bootID": str(uuid.uuid5(uuid.NAMESPACE_DNS, name + ".boot")),
-                "kernelVersion": "5.15.0-126-generic",
-                "osImage": "Ubuntu 22.04.5 LTS",
-                "operatingSystem": "linux",
-                "architecture": "amd64",
-                "containerRuntimeVersion": "containerd://1.7.24",
-                "kubeletVersion": "v1.31.4",
-                "kubeProxyVersion": "v1.31.4",
-            },
-        },
+    base = {
+        "beta.kubernetes.io/arch": "amd64",
+        "beta.kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
+        "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
     }
+    out = mg.node(name, f"10.30.0.{11 + i}", f"10.244.{11 + i}.0/24", uid, {**base, **labels}, resources, kubevirt=False)
+    meta = out["metadata"]
+    meta["annotations"] = {
+        k: v for k, v in meta["annotations"].items() if not k.startswith(("nfd.", "projectcalico.org/"))
+    }
+    meta["creationTimestamp"] = "2026-11-20T09:12:44Z"
+    meta["resourceVersion"] = str(812000 + i * 37)
+    out["status"]["conditions"] = [c for c in out["status"]["conditions"] if c["type"] != "NetworkUnavailable"]
+    return out
 
 
 # namespace, name, node it is pinned to (kubernetes.io/hostname), resource, what it shows
