@@ -46,7 +46,10 @@ BROKEN_MANAGED = {**BROKEN_BARE, "lab-unlabelled-passthrough": ("resource-class-
 # Rules that must give a verdict (pass), not skip, on the good nodes of a bare dump.
 JUDGED_ON_GOOD = ("workload-label-valid", "resource-class-matches-workload", "single-resource-class", "no-unhealthy-devices")
 ASSUMED_LABEL = "Assuming the GPU Operator reads this node's workload label: no ClusterPolicy in the dump; add it to be sure."
-ASSUMED_DEFAULT = "Assuming the node runs the operator's built-in default workload, container"
+ASSUMED_DEFAULT = (
+    "(Assuming the node runs the default workload, container: it has no valid workload label, and no ClusterPolicy"
+    " in the dump; add it to be sure.)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -99,15 +102,13 @@ def test_every_verdict_of_the_bare_dump_says_its_assumption(bare: Report) -> Non
     assert mission.message.endswith(f"({ASSUMED_LABEL})")
     assert results["lab-passthrough-1"]["resource-class-matches-workload"].message.endswith(f"({ASSUMED_LABEL})")
     unlabelled = results["lab-unlabelled-passthrough"]["resource-class-matches-workload"]
-    assert ASSUMED_DEFAULT in unlabelled.message
-    assert "spec.sandboxWorkloads.defaultWorkload may say otherwise" in unlabelled.message
+    assert unlabelled.message.endswith(ASSUMED_DEFAULT)
+    assert "the ClusterPolicy's spec.sandboxWorkloads.defaultWorkload" in unlabelled.assumptions[0]
     # the report says each assumption once, with its count
     assumed = [n for n in bare.notes if n.startswith("assumed:")]
     assert len(assumed) == 2
-    assert assumed[0].startswith(
-        "assumed: no ClusterPolicy in the dump: a node's nvidia.com/gpu.workload.config label is taken as its workload"
-    )
-    assert "(1 result of gpu-nodes/resource-class-matches-workload)" in assumed[1]
+    assert assumed[0].startswith("assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload")
+    assert "(2 results of gpu-nodes/resource-class-matches-workload)" in assumed[1]  # unlabelled, label typo
 
 
 def test_what_the_operator_writes_is_not_judged_on_a_hand_labelled_node(bare: Report) -> None:
@@ -135,9 +136,9 @@ def test_cli_exits_1_and_the_table_names_each_broken_node() -> None:
         assert f"Node/{name}" in run.stdout
     for name in GOOD:
         assert name not in run.stdout
-    assert "11 objects judged (11 read): 66 pass, 6 fail, 1 warn, 59 skip" in run.stdout
+    assert "11 objects judged (11 read): 65 pass, 6 fail, 1 warn, 60 skip" in run.stdout
     assert "(Assuming the GPU" in run.stdout
-    assert "verdict: note: assumed: no ClusterPolicy in the dump" in run.stderr
+    assert "verdict: note: assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload" in run.stderr
 
 
 # ------------------------------------------------------------------------------ (b) nodes + workloads
@@ -201,10 +202,18 @@ def test_a_clusterpolicy_next_to_hand_labelled_nodes_does_not_fail_the_good_ones
     dump = tmp_path / "nodes-and-clusterpolicy.yaml"
     dump.write_text(yaml.safe_dump(nodes))
     report = audit_paths([str(dump)], policies)
-    check_nodes(report, BROKEN_MANAGED)
-    deploy = node_results(report)["lab-container-1"]["deploy-labels-match-workload"]
+    # nothing shows the operator manages these nodes: the ClusterPolicy does not decide their workload, the labels
+    # do, and the results say why (the unlabelled node's finding stays a warning)
+    check_nodes(report, BROKEN_BARE)
+    results = node_results(report)
+    deploy = results["lab-container-1"]["deploy-labels-match-workload"]
     assert deploy.result == "skip"
     assert "a node labelled by hand" in deploy.message
+    assert results["lab-passthrough-advertising-gpu"]["resource-class-matches-workload"].message.endswith(
+        "(Assuming the GPU Operator reads this node's workload label: nothing in the dump shows the operator manages"
+        " this node (no nvidia.com/gpu.deploy.* label, no operand pod, no NFD NVIDIA PCI label).)"
+    )
+    assert results["lab-passthrough-1"]["label-ignored-sandbox-disabled"].result == "skip"
 
 
 def test_a_managed_node_the_operator_has_not_reconciled_still_fails(policies, tmp_path: Path) -> None:
@@ -261,7 +270,7 @@ def test_the_rest_body_gets_the_same_node_verdicts(bare: Report) -> None:
     body = response.get_json()
     got = {o["name"]: {r["rule"]: r["result"] for r in o["results"]} for o in body["objects"] if o["kind"] == "Node"}
     assert got == node_verdicts(bare)
-    assert any(n.startswith("assumed: no ClusterPolicy in the dump") for n in body["notes"])
+    assert any(n.startswith("assumed: a node's nvidia.com/gpu.workload.config label is taken") for n in body["notes"])
     described = client.post(
         "/v1/evaluate", data=(DATA / "nodes.describe.txt").read_bytes(), headers={"Content-Type": "text/plain"}
     ).get_json()
@@ -276,3 +285,35 @@ def test_the_managed_lab_as_a_must_gather_gets_the_same_node_verdicts(policies, 
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(DATA / "must-gather", arcname="must-gather")
     assert node_verdicts(audit_paths([str(archive)], policies)) == reference
+
+
+def test_a_label_in_the_wrong_case_gets_its_fix_and_the_default_workload_as_a_warning(policies, tmp_path: Path) -> None:
+    """From a new user's trial: an invalid label falls back to the default workload, which without a ClusterPolicy
+    is as much a guess as for an unlabelled node (a warning, saying so), and the fix names the value meant."""
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "gpu-case", "labels": {"nvidia.com/gpu.workload.config": "VM-Passthrough"}},
+        "status": {"capacity": {"nvidia.com/GA102GL_A10": "1"}, "allocatable": {"nvidia.com/GA102GL_A10": "1"}},
+    }
+    dump = tmp_path / "case.yaml"
+    dump.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [node]}))
+    results = node_results(audit_paths([str(dump)], policies))["gpu-case"]
+    label = results["workload-label-valid"]
+    assert label.result == "fail"
+    assert "(the operator compares it exactly, case-sensitive; did you mean vm-passthrough?)" in label.message
+    assert "prepares the node as the default workload 'container', unless a ClusterPolicy's" in label.message
+    assert label.remediation == "kubectl label node gpu-case --overwrite nvidia.com/gpu.workload.config=vm-passthrough"
+    resource = results["resource-class-matches-workload"]
+    assert resource.result == "warn"
+    assert resource.message.endswith(ASSUMED_DEFAULT)
+
+
+def test_the_chat_summary_leads_with_the_assumptions(bare: Report) -> None:
+    """From a new user's trial: the markdown for chat cut every message, so a reader saw flat failures without
+    the assumption they rest on. The notes come right under the summary line."""
+    from rules.render import render
+
+    lines = render(bare, "markdown").splitlines()
+    assert lines[1].startswith("_assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload")
+    assert lines[2].startswith("_assumed: a GPU node without a valid workload label is taken to run the default workload")

@@ -119,12 +119,23 @@ def input_error_lines(report: Report, most: int = INPUT_ERRORS, room: int | None
     return named + ([f"- and {rest} more"] if named and rest else [])
 
 
+#: characters of one assumption note in the chat summary
+_ASSUMED = 400
+
+
+def assumption_lines(report: Report) -> list[str]:
+    """The report's assumption notes (what verdicts rest on when the dump lacks the deciding object), one
+    italic line each: a chat reader must see them before the findings that rest on them."""
+    return [f"_{line(n, _ASSUMED)}_" for n in report.notes if n.startswith("assumed:")]
+
+
 def head(report: Report, title: str = "", limit: int = 0) -> str:
-    """The summary line and the input error lines under it; with a ``limit``, the lines leave room for
-    the closing line, so that a cut message always fits (``MIN_LIMIT``)."""
+    """The summary line, the assumption notes and the input error lines under it; with a ``limit``, the
+    lines leave room for the closing line, so that a cut message always fits (``MIN_LIMIT``)."""
     first = summary_line(report, title)
-    room = limit - len(first) - _CLOSING_ROOM if limit else None
-    return "\n".join([first, *input_error_lines(report, room=room)])
+    assumed = assumption_lines(report)
+    room = limit - len(first) - sum(len(a) + 1 for a in assumed) - _CLOSING_ROOM if limit else None
+    return "\n".join([first, *assumed, *input_error_lines(report, room=room)])
 
 
 def findings(report: Report) -> list[tuple[ObjectReport, Result]]:

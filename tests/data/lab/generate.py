@@ -100,9 +100,7 @@ def lab_node(i: int, name: str, labels: dict[str, str], resources: dict[str, str
     }
     out = mg.node(name, f"10.30.0.{11 + i}", f"10.244.{11 + i}.0/24", uid, {**base, **labels}, resources, kubevirt=False)
     meta = out["metadata"]
-    meta["annotations"] = {
-        k: v for k, v in meta["annotations"].items() if not k.startswith(("nfd.", "projectcalico.org/"))
-    }
+    meta["annotations"] = {k: v for k, v in meta["annotations"].items() if not k.startswith(("nfd.", "projectcalico.org/"))}
     meta["creationTimestamp"] = "2026-11-20T09:12:44Z"
     meta["resourceVersion"] = str(812000 + i * 37)
     out["status"]["conditions"] = [c for c in out["status"]["conditions"] if c["type"] != "NetworkUnavailable"]
