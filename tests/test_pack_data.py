@@ -1,13 +1,13 @@
 """The gpu-operator pack's data tables and its example dumps.
 
-The tables (policies/gpu-operator/data/*.yaml) transcribe docs/FACTS.md; these tests pin
+The tables (policies/gpu-operator/data/*.yaml) transcribe docs/gpu-operator-facts.md; these tests pin
 them to that document (every expected value below is copied from it, section by section) and check that
 they agree with each other. The example dumps (examples/*.yaml) are checked against a small reference
 reading of the pack's rules, so that every good object passes and every broken object fails exactly the
 rules its `verdict.dev/expect` annotation names. The pack's rule YAML stays the authority on the rules;
 the reading here only keeps the fixtures honest.
 
-Nothing here reads /work/shared: the real node dump is copied into tests/data/real/.
+Nothing here reads outside the repository: the real node dump is copied into tests/data/real/.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def test_workloads():
     assert T["workloads"] == WORKLOADS
 
 
-# FACTS.md §2: the gpuStateLabels table (label suffix per workload) and the DaemonSet table.
+# docs/gpu-operator-facts.md §2: the gpuStateLabels table (label suffix per workload) and the DaemonSet table.
 FACTS_STATE_LABELS = {
     "container": {
         "driver",
@@ -171,7 +171,7 @@ def test_mig_manager_is_the_only_conditional_operand():
 
 
 def test_cluster_policy_gates():
-    # FACTS.md §1: state-<x> runs only when sandbox is enabled and spec.<field>.enabled; the validator
+    # docs/gpu-operator-facts.md §1: state-<x> runs only when sandbox is enabled and spec.<field>.enabled; the validator
     # needs only sandbox enabled; cc-manager's DaemonSet also needs nvidia.com/cc.capable=true (§2).
     gates = {e["operand"]: e.get("clusterPolicyField") for w in WORKLOADS for e in T["operands"][w]}
     assert {k: v for k, v in gates.items() if v} == {
@@ -196,7 +196,7 @@ def test_deploy_label_tables_derive_from_operands():
     assert T["transientDeployLabelValues"] == ["paused-for-vgpu-change"]
 
 
-# FACTS.md §2 "Version history of the map": v23.3.0 lacked kata-manager and cc-manager; the operator adds only the
+# docs/gpu-operator-facts.md §2 "Version history of the map": v23.3.0 lacked kata-manager and cc-manager; the operator adds only the
 # keys of its own map, so a node labelled by v23.3.0 lacks them.
 FACTS_NOT_IN_V23_3_0 = ["kata-manager", "cc-manager"]
 
@@ -219,7 +219,7 @@ def test_sandbox_operands():
 
 
 # --------------------------------------------------------------------------------------------- classes
-# Every resource name FACTS.md gives, with the class it must fall in (None: no class).
+# Every resource name docs/gpu-operator-facts.md gives, with the class it must fall in (None: no class).
 FACTS_NAMES = [
     # §7 k8s-device-plugin / GFD, and the real H100 node
     ("nvidia.com/gpu", "container"),
@@ -342,13 +342,13 @@ def test_patterns_are_anchored_i_regexp_friendly():
 
 # --------------------------------------------------------------------------------------------- vGPU
 def _plugin_name(pci_ids_name: str) -> str:
-    """kubevirt-gpu-device-plugin getDeviceName() transformation (FACTS.md §3)."""
+    """kubevirt-gpu-device-plugin getDeviceName() transformation (docs/gpu-operator-facts.md §3)."""
     s = pci_ids_name.strip().upper().replace("/", "_").replace(".", "_")
     s = re.sub(r"\s+", "_", s)
     return re.sub(r"[^a-zA-Z0-9_.]+", "", s)
 
 
-# FACTS.md §3 table: device id -> pci.ids name.
+# docs/gpu-operator-facts.md §3 table: device id -> pci.ids name.
 FACTS_PCI_IDS = {
     "2236": "GA102GL [A10]",
     "2235": "GA102GL [A40]",
@@ -395,7 +395,7 @@ def test_pci_device_names():
     }
 
 
-# FACTS.md §4, "Max instances per physical GPU" (a sample from every row) and the doc quotes.
+# docs/gpu-operator-facts.md §4, "Max instances per physical GPU" (a sample from every row) and the doc quotes.
 FACTS_INSTANCES = {
     "T4-1Q": 16,
     "T4-8C": 2,
@@ -448,7 +448,7 @@ def test_vgpu_instances_match_facts():
     for vgpu_type, count in FACTS_INSTANCES.items():
         assert inst[vgpu_type] == count, vgpu_type
     assert all(isinstance(n, int) and n >= 1 for n in inst.values())
-    # rows FACTS.md says are the same as another
+    # rows docs/gpu-operator-facts.md says are the same as another
     for same, ref in [
         ("L4", "A10"),
         ("A16", "T4"),
@@ -466,7 +466,7 @@ def test_vgpu_instances_match_facts():
             return {t.split("-", 1)[1]: n for t, n in inst.items() if t.startswith(prefix + "-") and t.count("-") == 1}
 
         assert row(same) == row(ref), same
-    # every type is a well-formed vGPU type name (FACTS.md §4 grammar, via the vm-vgpu class)
+    # every type is a well-formed vGPU type name (docs/gpu-operator-facts.md §4 grammar, via the vm-vgpu class)
     for vgpu_type in inst:
         assert re.search(T["resourceClasses"]["vm-vgpu"], f"nvidia.com/NVIDIA_{vgpu_type}"), vgpu_type
 
@@ -525,7 +525,7 @@ def _cluster_policy(docs):
 
 
 def effective_workload(labels: dict, cp: dict) -> str:
-    """FACTS.md §1 getWorkloadConfig."""
+    """docs/gpu-operator-facts.md §1 getWorkloadConfig."""
     sandbox = cp["spec"].get("sandboxWorkloads") or {}
     if sandbox.get("enabled") is not True:
         return "container"

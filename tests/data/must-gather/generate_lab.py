@@ -773,7 +773,7 @@ def kubevirt() -> dict[str, Any]:
 
 
 def daemonsets() -> dict[str, Any]:
-    """The operand DaemonSets (names and selectors: FACTS.md section 2); counts follow the lab's labels."""
+    """The operand DaemonSets (names and selectors: docs/gpu-operator-facts.md section 2); counts follow the lab's labels."""
     specs = [  # name, state label, image, desired, ready
         ("nvidia-device-plugin-daemonset", "device-plugin", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0", 1, 1),
         ("nvidia-driver-daemonset", "driver", "nvcr.io/nvidia/driver:550.127.08-ubuntu22.04", 1, 1),
