@@ -196,8 +196,8 @@ def test_deploy_label_tables_derive_from_operands():
     assert T["transientDeployLabelValues"] == ["paused-for-vgpu-change"]
 
 
-# docs/gpu-operator-facts.md §2 "Version history of the map": v23.3.0 lacked kata-manager and cc-manager; the operator adds only the
-# keys of its own map, so a node labelled by v23.3.0 lacks them.
+# docs/gpu-operator-facts.md §2 "Version history of the map": v23.3.0 lacked kata-manager and cc-manager; the
+# operator adds only the keys of its own map, so a node labelled by v23.3.0 lacks them.
 FACTS_NOT_IN_V23_3_0 = ["kata-manager", "cc-manager"]
 
 
