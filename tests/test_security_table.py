@@ -1,0 +1,152 @@
+"""docs/security.md's table of hostile inputs is what the CLI and the service answer (issue 12).
+
+Each row of the table names an input below; the test feeds it to ``verdict audit`` (click's runner) and to
+``POST /v1/evaluate`` (Flask's test client) and checks the exit status and the HTTP status against the row.
+A row without a case here, or a case without a row, fails. Inputs are built small where the limit is what is
+tested (the unpacking budget is lowered for the archive bombs; the doc gives the real defaults).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import re
+import tarfile
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from api import create_app
+from rules import reader
+from rules.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "security.md"
+NODE = b"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+SMALL_BUDGET = 4 << 20  # the archive bombs below unpack past it; the real budgets are 1 GiB (CLI), 256 MiB (HTTP)
+
+
+def _laughs() -> bytes:
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"{c}: &{c} [" + ", ".join([f"*{p}"] * 10) + "]" for p, c in zip("abcdefgh", "bcdefghi", strict=True)]
+    return ("kind: ConfigMap\n" + "\n".join(lines) + "\n").encode()
+
+
+def _nested_gzip() -> bytes:
+    data = NODE
+    for _ in range(1500):
+        data = gzip.compress(data, compresslevel=1)
+    return data
+
+
+def _gzip_bomb() -> bytes:
+    return gzip.compress(b"\0" * (SMALL_BUDGET + (1 << 20)), compresslevel=9)
+
+
+def _zip_bomb() -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("big.yaml", b" " * (SMALL_BUDGET + (1 << 20)))
+    return buf.getvalue()
+
+
+def _traversal_tar() -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in (("../../etc/evil.yaml", NODE.replace(b"n1", b"evil")), ("good/node.yaml", NODE)):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _huge_label() -> bytes:
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "labels": {"nvidia.com/gpu.present": "true",
+            "nvidia.com/gpu.workload.config": "x" * 5_000_000}}}  # fmt: skip
+    return json.dumps(node).encode()
+
+
+#: input name (as in the doc's first column) -> how to make it
+INPUTS: dict[str, Callable[[], bytes]] = {
+    "empty input": lambda: b"",
+    'JSON that is not a Kubernetes object (`{"foo": 1}`)': lambda: b'{"foo": 1}',
+    "only broken YAML documents (2,000)": lambda: "".join(
+        f"---\nkind: ConfigMap\nmetadata: {{name: c{i}\n" for i in range(2000)
+    ).encode(),
+    "alias bomb (billion laughs)": _laughs,
+    "flood of tiny YAML values (`[a,a,...]`, 7 MB)": lambda: b"[" + b"a," * (7 << 19) + b"a]",
+    "YAML nested 150 levels": lambda: ("kind: ConfigMap\ndata:\n" + "".join("  " * i + "- \n" for i in range(1, 150))).encode(),
+    "JSON nested 20,000 levels": lambda: b'{"kind": "ConfigMap", "data": ' + b"[" * 20000 + b"]" * 20000 + b"}",
+    "gzip nested 1,500 levels": _nested_gzip,
+    "gzip bomb (unpacks past the budget)": _gzip_bomb,
+    "zip bomb (unpacks past the budget)": _zip_bomb,
+    "binary garbage (not UTF-8, not an archive)": lambda: b"\x7fELF\x02\x01\x01\x00\xff\xfe\x80\x81",
+    "tar with a `../` member": _traversal_tar,
+    "5 MB label value": _huge_label,
+}
+
+
+def doc_rows() -> dict[str, tuple[str, str]]:
+    """input -> (CLI exit, HTTP status) from the doc's table of hostile inputs."""
+    text = DOC.read_text(encoding="utf-8")
+    table = text.split("## Hostile inputs", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[0] and not set(cells[0]) <= {"-"} and cells[0] != "input":
+            rows[cells[0]] = (cells[1].split()[0], cells[2].split()[0])
+    return rows
+
+
+def test_every_hostile_input_of_the_doc_has_a_case_and_back() -> None:
+    assert set(doc_rows()) == set(INPUTS)
+
+
+@pytest.fixture(scope="module")
+def client():
+    return create_app({"MAX_DECODED_LENGTH": SMALL_BUDGET}).test_client()
+
+
+@pytest.mark.parametrize("name", list(INPUTS))
+def test_the_cli_and_the_service_answer_as_the_doc_says(name: str, client, tmp_path: Path, monkeypatch) -> None:
+    cli_exit, http_status = doc_rows()[name]
+    data = INPUTS[name]()
+    monkeypatch.setattr(reader.Budget.__init__, "__defaults__", (SMALL_BUDGET,))
+    path = tmp_path / "input.bin"
+    path.write_bytes(data)
+    result = CliRunner().invoke(main, ["audit", str(path), "-o", str(tmp_path / "report.json")])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert str(result.exit_code) == cli_exit, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+    resp = client.post("/v1/evaluate", data=data, headers={"Content-Type": "application/octet-stream"})
+    assert str(resp.status_code) == http_status, resp.get_data(as_text=True)[:2000]
+    if resp.status_code >= 400:
+        assert resp.mimetype == "application/problem+json"
+    assert len(resp.get_data()) < 300_000  # no answer grows with a hostile value
+
+
+def test_the_doc_states_every_limit_with_its_default() -> None:
+    from api.config import DEFAULT_MAX_BODY, DEFAULT_MAX_DECODED, DEFAULT_READ_TIMEOUT, DEFAULT_THREADS
+    from rules import evaluate, operators, yamlsafe
+
+    text = DOC.read_text(encoding="utf-8")
+    for value in (
+        f"{DEFAULT_MAX_BODY >> 20} MiB",
+        f"{DEFAULT_MAX_DECODED >> 20} MiB",
+        f"{reader.MAX_UNPACKED_BYTES >> 30} GiB",
+        f"{reader.MAX_ARCHIVE_DEPTH} levels",
+        f"{yamlsafe.MAX_DEPTH} levels",
+        f"{yamlsafe.MAX_ALIAS_ADDED:,}",
+        f"{yamlsafe.VALUE_FLOOR:,}",
+        f"{operators.MAX_REGEX_LENGTH:,} characters",
+        f"{evaluate.MAX_MESSAGE_CHARS:,}",
+        f"{evaluate.MAX_VALUE_CHARS:,}",
+        f"{evaluate.MAX_CONFLICT_NOTES_PER_KIND} per kind",
+        f"`{DEFAULT_READ_TIMEOUT}` s",
+        f"`{DEFAULT_THREADS}` threads",
+    ):
+        assert re.search(re.escape(value), text), value
