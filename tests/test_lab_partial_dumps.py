@@ -317,3 +317,25 @@ def test_the_chat_summary_leads_with_the_assumptions(bare: Report) -> None:
     lines = render(bare, "markdown").splitlines()
     assert lines[1].startswith("_assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload")
     assert lines[2].startswith("_assumed: a GPU node without a valid workload label is taken to run the default workload")
+
+
+def test_a_pod_pinned_to_a_hand_labelled_node_is_judged_by_that_nodes_label(policies, tmp_path: Path) -> None:
+    """Nodes and Pods read a node's workload the same way: with a ClusterPolicy that disables sandbox workloads
+    beside hand-labelled nodes, the passthrough node is still taken by its label (the operator shows no sign of
+    managing it), so the container Pod pinned there fails, saying why."""
+    cluster = yaml.safe_load(NODES.read_text())
+    cluster["items"] += [d for d in yaml.safe_load_all((LAB / "workloads.yaml").read_text()) if d]
+    cp = yaml.safe_load((DATA / "must-gather" / "cluster_policy.yaml").read_text())
+    cp["spec"]["sandboxWorkloads"]["enabled"] = False
+    cluster["items"].append(cp)
+    dump = tmp_path / "lab-with-sandbox-off.yaml"
+    dump.write_text(yaml.safe_dump(cluster))
+    report = audit_paths([str(dump)], policies)
+    pods = {o.ref.name: {r.rule: r for r in o.results} for o in report.objects if o.ref.kind == "Pod"}
+    pinned = pods["cuda-on-passthrough-node"]["gpu-pod-not-on-vm-node"]
+    assert pinned.result == "fail"
+    assert pinned.message.endswith(
+        "(Assuming the GPU Operator reads node lab-passthrough-1's workload label: nothing in the dump shows the operator"
+        " manages that node (no nvidia.com/gpu.deploy.* label, no NFD NVIDIA PCI label).)"
+    )
+    assert node_results(report)["lab-passthrough-1"]["resource-class-matches-workload"].result == "pass"
