@@ -275,6 +275,10 @@ def _parse_text(text: str, name: str) -> Dump:
         if doc.error:
             dump.errors.append(InputError(source, doc.error))
             continue
+        for key, at in doc.duplicates:
+            dump.notes.append(
+                f"{name}, document {doc.number}, line {at}: key {key!r} stands twice in one mapping; the last value is used"
+            )
         _objects_of(doc.data, source, item_lines(doc.node), dump)
     return dump
 

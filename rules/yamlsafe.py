@@ -77,10 +77,18 @@ class YamlDocument:
     data: Any = None
     node: yaml.Node | None = None
     error: str = ""
+    #: keys that stand twice in one mapping (the last value wins, as in PyYAML and kubectl), as (key, line)
+    duplicates: tuple[tuple[str, int], ...] = ()
 
 
-def _check_node(root: yaml.Node) -> None:
-    """Refuse alias bombs, recursion and deep nesting (iterative post-order walk)."""
+#: duplicate keys named per document; the rest are not listed
+MAX_DUPLICATES = 10
+
+
+def _check_node(root: yaml.Node) -> list[tuple[str, int]]:
+    """Refuse alias bombs, recursion and deep nesting (iterative post-order walk); answer the keys that stand
+    twice in one mapping, with their 1-based line (at most ``MAX_DUPLICATES``)."""
+    duplicates: list[tuple[str, int]] = []
     size: dict[int, int] = {}  # expanded size of each distinct node's subtree
     on_path: set[int] = set()
     stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
@@ -107,10 +115,18 @@ def _check_node(root: yaml.Node) -> None:
         if depth > MAX_DEPTH:
             raise YamlRefused(f"nesting deeper than {MAX_DEPTH} levels", node.start_mark.line + 1)
         on_path.add(key)
+        if isinstance(node, yaml.MappingNode) and len(duplicates) < MAX_DUPLICATES:
+            seen: set[str] = set()
+            for k, _ in node.value:
+                if isinstance(k, yaml.ScalarNode):
+                    if k.value in seen and len(duplicates) < MAX_DUPLICATES:
+                        duplicates.append((k.value, k.start_mark.line + 1))
+                    seen.add(k.value)
         stack.append((node, depth, True))
         for child in _children(node):
             if id(child) not in size:
                 stack.append((child, depth + 1, False))
+    return duplicates
 
 
 def _children(node: yaml.Node) -> Iterator[yaml.Node]:
@@ -232,7 +248,7 @@ def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, t
                 continue
             line = node.start_mark.line + 1
             try:
-                _check_node(node)
+                duplicates = _check_node(node)
                 data = loader.construct_document(node)
             except YamlRefused as exc:
                 yield YamlDocument(number, exc.line or line, error=exc.reason)
@@ -240,7 +256,7 @@ def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, t
             except yaml.YAMLError as exc:
                 yield YamlDocument(number, line, error=f"YAML error: {_describe(exc)}")
                 continue
-            yield YamlDocument(number, line, data=data, node=node)
+            yield YamlDocument(number, line, data=data, node=node, duplicates=tuple(duplicates))
     finally:
         loader.dispose()
 

@@ -608,3 +608,10 @@ def test_invalid_utf8_is_placed_by_line_and_column() -> None:
     with pytest.raises(DumpError) as err:
         parse_bytes(b"kind: Node\nmetadata:\n  name: caf\xe9\n", "latin1.yaml")
     assert err.value.reason == ("not UTF-8 text and not a tar, gzip or zip archive: byte 0xe9 at line 3, column 12 (offset 32)")
+
+
+def test_a_key_that_stands_twice_in_a_mapping_is_noted_with_its_line() -> None:
+    """Issue 12 item 14: duplicate mapping keys were accepted silently (the last value wins, as kubectl does)."""
+    dump = parse_text('apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels:\n    x: "1"\n    x: "2"\n', "dup.yaml")
+    assert dump.objects[0].obj["metadata"]["labels"] == {"x": "2"}
+    assert dump.notes == ["dup.yaml, document 1, line 7: key 'x' stands twice in one mapping; the last value is used"]
