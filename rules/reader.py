@@ -250,8 +250,13 @@ def _parse_text(text: str, name: str) -> Dump:
     if _looks_like_json(text):
         try:
             data = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            pass  # not JSON after all: YAML (a superset) gives the line of the problem
+        except orjson.JSONDecodeError as exc:
+            if "depth limit exceeded" in str(exc):
+                # well-formed so far, only too deep: say so in JSON's words, not as a YAML syntax error
+                reason = f"JSON nested deeper than {MAX_DEPTH} levels (the parser stopped at column {exc.colno})"
+                dump.errors.append(InputError(Source(name, 1, exc.lineno), reason))
+                return dump
+            # not JSON after all: YAML (a superset) gives the line of the problem
         else:
             if _too_deep(data):
                 dump.errors.append(InputError(Source(name, 1, 1), f"nesting deeper than {MAX_DEPTH} levels"))

@@ -259,7 +259,7 @@ def test_deep_nesting_is_refused() -> None:
     assert "YAML syntax error" in err.reason and "nesting depth" in err.reason
     as_json = '{"kind": "ConfigMap", "data": ' + "[" * 20000 + "]" * 20000 + "}"
     [err] = parse_text(as_json, "deep.json").errors
-    assert "nesting depth" in err.reason
+    assert err.reason.startswith("JSON nested deeper than 100 levels")
 
 
 def test_recursive_alias_is_refused() -> None:
@@ -615,3 +615,9 @@ def test_a_key_that_stands_twice_in_a_mapping_is_noted_with_its_line() -> None:
     dump = parse_text('apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels:\n    x: "1"\n    x: "2"\n', "dup.yaml")
     assert dump.objects[0].obj["metadata"]["labels"] == {"x": "2"}
     assert dump.notes == ["dup.yaml, document 1, line 7: key 'x' stands twice in one mapping; the last value is used"]
+
+
+def test_json_nested_too_deep_is_said_in_json_words() -> None:
+    """Issue 12 item 14: a JSON nesting error was worded as a YAML syntax error."""
+    [err] = parse_text('{"kind": "ConfigMap", "data": ' + "[" * 20000 + "]" * 20000 + "}", "deep.json").errors
+    assert (err.reason, err.source.line) == ("JSON nested deeper than 100 levels (the parser stopped at column 1055)", 1)
