@@ -207,6 +207,18 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None
         if not isinstance(items, list):
             dump.errors.append(InputError(source, "'items' of a List is not a list", "$.items"))
             return
+    elif isinstance(data, dict) and "kind" not in data and isinstance(data.get("items"), list) and data["items"]:
+        # kubectl writes a List's 'items' before its 'kind': a List without 'kind' is one cut short (head -c, a
+        # paste limit). Its complete items are judged; the last one may be cut too, so it is not.
+        items, prefix = data["items"][:-1], "$.items"
+        dump.errors.append(
+            InputError(
+                source,
+                f"a List without 'kind' (kubectl writes it after the items): the dump looks cut short; the"
+                f" {len(items)} item(s) before the last are judged, the last may be incomplete and is not",
+                "$",
+            )
+        )
     elif isinstance(data, dict):
         if not data.get("kind") or not isinstance(data.get("kind"), str):
             dump.errors.append(InputError(source, "not a Kubernetes object: no 'kind'", "$"))

@@ -136,7 +136,7 @@ def test_cli_exits_1_and_the_table_names_each_broken_node() -> None:
         assert f"Node/{name}" in run.stdout
     for name in GOOD:
         assert name not in run.stdout
-    assert "11 objects judged (11 read): 65 pass, 6 fail, 1 warn, 60 skip" in run.stdout
+    assert "11 objects judged (11 read): 44 pass, 6 fail, 1 warn, 81 skip" in run.stdout
     assert "(Assuming the GPU" in run.stdout
     assert "verdict: note: assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload" in run.stderr
 
@@ -339,3 +339,36 @@ def test_a_pod_pinned_to_a_hand_labelled_node_is_judged_by_that_nodes_label(poli
         " manages that node (no nvidia.com/gpu.deploy.* label, no NFD NVIDIA PCI label).)"
     )
     assert node_results(report)["lab-passthrough-1"]["resource-class-matches-workload"].result == "pass"
+
+
+def test_a_node_dump_cut_short_is_said_so_and_its_complete_nodes_are_judged(policies) -> None:
+    """From a new user's trial: `head -c` of a kubectl List (kubectl writes 'kind: List' after the items) was
+    'not a Kubernetes object: no kind' and every complete Node in it was dropped without a word."""
+    text = NODES.read_text()
+    at = text.index("name: lab-vgpu-advertising-gpu")
+    cut = text[: text.rindex("\n", 0, at) + 1]  # at a line boundary inside the 7th node, as a paste limit cuts
+    report = audit_bytes(cut.encode(), "cut.yaml", policies)
+    [err] = report.input_errors
+    assert err.reason == (
+        "a List without 'kind' (kubectl writes it after the items): the dump looks cut short; the 6 item(s) before the"
+        " last are judged, the last may be incomplete and is not"
+    )
+    names = [o.ref.name for o in report.objects]
+    assert names == ["lab-cpu-1", "lab-container-1", "lab-passthrough-1", "lab-vgpu-1", "lab-passthrough-advertising-gpu",
+                     "lab-container-advertising-passthrough"]  # fmt: skip
+    verdict = node_results(report)["lab-passthrough-advertising-gpu"]["resource-class-matches-workload"]
+    assert verdict.result == "fail"
+
+
+def test_rules_about_vgpus_skip_nodes_that_have_none(bare: Report) -> None:
+    """From a new user's trial: 'The advertised vGPUs are those of the node's vGPU config' passed on a node that
+    advertises no vGPU; vgpu-device-manager's state rules passed on nodes where it never runs."""
+    results = node_results(bare)
+    profile = results["lab-vgpu-advertising-gpu"]["vgpu-profile-matches-config"]
+    assert (profile.result, profile.message) == (
+        "skip",
+        "precondition not met: the node advertises no vGPU resource, so there is no vGPU type to compare (see"
+        " resource-class-matches-workload)",
+    )
+    assert results["lab-container-1"]["vgpu-config-applied"].result == "skip"
+    assert results["lab-vgpu-1"]["vgpu-profile-matches-config"].result == "pass"
