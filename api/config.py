@@ -10,6 +10,7 @@ BIND               VERDICT_BIND            ``host:port`` gunicorn listens on (``
 WORKERS            VERDICT_WORKERS         gunicorn worker processes (2)
 THREADS            VERDICT_THREADS         threads per worker (4): a slow client holds one thread, not a worker
 READ_TIMEOUT       VERDICT_READ_TIMEOUT    seconds a request body may take to arrive in all (30): past it, 408
+EVAL_BUDGET        VERDICT_EVAL_BUDGET     seconds one request may spend evaluating (100): past it, 503 + Retry-After
 MAX_CONTENT_LENGTH VERDICT_MAX_BODY        largest request body in bytes, as sent (64 MiB)
 POLICIES           VERDICT_POLICIES        policy files, pack folders or built-in pack names, separated by
                                            ``os.pathsep`` (``:`` on Linux); empty: the built-in packs
@@ -46,6 +47,8 @@ DEFAULT_BIND = "127.0.0.1:8080"
 DEFAULT_WORKERS = 2
 DEFAULT_THREADS = 4
 DEFAULT_READ_TIMEOUT = 30
+#: below gunicorn's worker timeout (120 s), so that a long evaluation is answered, not killed with its worker
+DEFAULT_EVAL_BUDGET = 100
 DEFAULT_MAX_BODY = 64 * 1024 * 1024
 # What one request may unpack to (Content-Encoding and archives, nested ones included): a worker holds the
 # parsed dump in memory, several times the text's size, so the service keeps this well below the CLI's 1 GiB.
@@ -64,6 +67,7 @@ def defaults() -> dict[str, Any]:
         "WORKERS": DEFAULT_WORKERS,
         "THREADS": DEFAULT_THREADS,
         "READ_TIMEOUT": DEFAULT_READ_TIMEOUT,
+        "EVAL_BUDGET": DEFAULT_EVAL_BUDGET,
         "MAX_CONTENT_LENGTH": DEFAULT_MAX_BODY,
         "MAX_DECODED_LENGTH": DEFAULT_MAX_DECODED,
         "POLICIES": [],
@@ -143,6 +147,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
             "WORKERS": _positive_int(env, "VERDICT_WORKERS", DEFAULT_WORKERS),
             "THREADS": _positive_int(env, "VERDICT_THREADS", DEFAULT_THREADS),
             "READ_TIMEOUT": _positive_int(env, "VERDICT_READ_TIMEOUT", DEFAULT_READ_TIMEOUT),
+            "EVAL_BUDGET": _positive_int(env, "VERDICT_EVAL_BUDGET", DEFAULT_EVAL_BUDGET),
             "MAX_CONTENT_LENGTH": _positive_int(env, "VERDICT_MAX_BODY", DEFAULT_MAX_BODY),
             "POLICIES": [p for p in env.get("VERDICT_POLICIES", "").split(os.pathsep) if p.strip()],
             "EXEMPTIONS": exemptions,

@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, current_app
 
 from rules.engine import audit_bytes
-from rules.errors import DumpError, DumpTooLarge, InputError
+from rules.errors import DumpError, DumpTooLarge, EvaluationTimeout, InputError
 from rules.loader import PolicySet
 from rules.render import media_type, stream
 from rules.report import Report
@@ -111,7 +111,11 @@ def evaluate() -> Response:
     data = read_body(svc.max_decoded, name)
     check_magic(mimetype, data, name)
     try:
-        report = audit_bytes(data, name, policies, svc.max_decoded, svc.exemptions)
+        report = audit_bytes(data, name, policies, svc.max_decoded, svc.exemptions, current_app.config.get("VERDICT_EVAL_BUDGET"))
+    except EvaluationTimeout as exc:
+        raise Problem(
+            "evaluation-timeout", f"{exc}; VERDICT_EVAL_BUDGET bounds it: send a smaller dump, or retry", {"Retry-After": "30"}
+        ) from None
     except DumpTooLarge as exc:
         raise Problem("body-too-large", exc.reason, file=exc.where) from None
     except DumpError as exc:

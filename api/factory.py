@@ -65,6 +65,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask("verdict")
     app.config["MAX_CONTENT_LENGTH"] = int(settings["MAX_CONTENT_LENGTH"])
     app.config["VERDICT_READ_TIMEOUT"] = int(settings["READ_TIMEOUT"])
+    app.config["VERDICT_EVAL_BUDGET"] = int(settings["EVAL_BUDGET"])
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.url_map.strict_slashes = False
 

@@ -36,6 +36,7 @@ TITLES: dict[str, tuple[int, str]] = {
     "body-too-large": (413, "The body is larger than the service accepts"),
     "unsupported-media-type": (415, "The body's media type or content coding is not accepted"),
     "not-ready": (503, "The service has no policies loaded"),
+    "evaluation-timeout": (503, "Evaluating the dump took longer than the service allows"),
     "internal-error": (500, "Internal error"),
 }
 #: the type of a werkzeug HTTPException raised outside our handlers (routing, size limit, bad syntax)

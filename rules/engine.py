@@ -19,8 +19,10 @@ from .report import Report
 ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip")
 
 
-def _timed(read: float, dump: Dump, policies: PolicySet, name: str, exemptions: ExemptionSet | None) -> Report:
-    report = evaluate(dump, policies, name=name, exemptions=exemptions)
+def _timed(
+    read: float, dump: Dump, policies: PolicySet, name: str, exemptions: ExemptionSet | None, budget: float | None = None
+) -> Report:
+    report = evaluate(dump, policies, name=name, exemptions=exemptions, budget=budget)
     report.timing = {"readMs": round(read * 1000, 3), **report.timing}
     return report
 
@@ -44,17 +46,23 @@ def audit_paths(
 
 
 def audit_bytes(
-    data: bytes, name: str, policies: PolicySet, max_unpacked: int | None = None, exemptions: ExemptionSet | None = None
+    data: bytes,
+    name: str,
+    policies: PolicySet,
+    max_unpacked: int | None = None,
+    exemptions: ExemptionSet | None = None,
+    budget: float | None = None,
 ) -> Report:
     """Read one body (JSON, YAML, describe text, or an archive) and evaluate it (with ``exemptions``).
 
     ``max_unpacked`` bounds what archives in it may unpack to, all levels together (default
     ``rules.reader.MAX_UNPACKED_BYTES``). Raises ``rules.errors.DumpError`` when the bytes are not a dump at
-    all (``DumpTooLarge`` when they unpack past the bound).
+    all (``DumpTooLarge`` when they unpack past the bound), ``EvaluationTimeout`` past ``budget`` seconds of
+    evaluation.
     """
     t0 = time.perf_counter()
     dump = parse_bytes(data, name, Budget(max_unpacked) if max_unpacked else None)
-    return _timed(time.perf_counter() - t0, dump, policies, name, exemptions)
+    return _timed(time.perf_counter() - t0, dump, policies, name, exemptions, budget)
 
 
 def split_dumps(paths: Iterable[str]) -> list[str]:

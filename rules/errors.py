@@ -117,5 +117,13 @@ class ExemptionError(PolicyError):
     ``exemptions[2].reason``) and ``reason`` as for a policy; ``rule`` is always ""."""
 
 
+class EvaluationTimeout(VerdictError):
+    """Evaluating a dump took longer than the caller's budget (``seconds``); nothing was reported."""
+
+    def __init__(self, seconds: float, judged: int, total: int) -> None:
+        self.seconds = seconds
+        super().__init__(f"evaluating took more than {seconds:g} s ({judged:,} of {total:,} objects judged)")
+
+
 class EvaluationError(VerdictError):
     """A rule could not be evaluated on one object; becomes that result's ``error``."""

@@ -16,7 +16,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from . import operators
-from .errors import EvaluationError
+from .errors import EvaluationError, EvaluationTimeout
 from .exemptions import Exempter, ExemptionSet
 from .index import Index
 from .loader import PolicySet
@@ -588,12 +588,15 @@ def _conflict_notes(index: Index) -> list[str]:
     return notes
 
 
-def evaluate(dump: Dump, policies: PolicySet, name: str = "", exemptions: ExemptionSet | None = None) -> Report:
+def evaluate(
+    dump: Dump, policies: PolicySet, name: str = "", exemptions: ExemptionSet | None = None, budget: float | None = None
+) -> Report:
     """Index the dump and evaluate every rule on every object it matches; returns the report.
 
     ``exemptions`` (from exemptions files) and the ``verdict.dev/exempt`` annotations of the dump turn
     exempted ``fail``/``warn`` results into ``skip``; a malformed annotation is an input error, and the
-    exemptions used or expired are in ``notes``.
+    exemptions used or expired are in ``notes``. With ``budget`` (seconds), raises ``EvaluationTimeout`` once
+    evaluating takes longer (checked between objects), so a worker is never held past it.
     """
     now = datetime.now(UTC)
     exempter = Exempter(exemptions or ExemptionSet(), now)
@@ -606,7 +609,10 @@ def evaluate(dump: Dump, policies: PolicySet, name: str = "", exemptions: Exempt
             for kind in rule.match.kinds:
                 by_kind[kind].append((policy, rule))
     objects = []
-    for obj in dump.objects:
+    deadline = t0 + budget if budget else None
+    for n, obj in enumerate(dump.objects):
+        if deadline is not None and n % 64 == 0 and time.perf_counter() > deadline:
+            raise EvaluationTimeout(budget or 0, n, len(dump.objects))
         candidates = by_kind.get(obj.kind, []) + by_kind.get("*", [])
         if not candidates:
             continue

@@ -1020,3 +1020,19 @@ def test_answers_carry_nosniff_and_reports_are_not_cached(client: FlaskClient) -
     assert (problem.headers["X-Content-Type-Options"], problem.headers["Cache-Control"]) == ("nosniff", "no-store")
     spec = client.get("/openapi.yaml")
     assert spec.headers["X-Content-Type-Options"] == "nosniff" and "Cache-Control" not in spec.headers
+
+
+def test_an_evaluation_past_its_budget_is_a_503_with_retry_after(monkeypatch) -> None:
+    """Issue 12 item 6: an evaluation had no time budget and ended in a 500 when gunicorn killed the worker. Past
+    VERDICT_EVAL_BUDGET the request answers 503 with Retry-After, and the app keeps serving."""
+    import rules.evaluate as evaluate_module
+
+    client = make_app(EVAL_BUDGET=1).test_client()
+    clock = iter(range(0, 10_000, 5))  # every reading of the clock is 5 s later than the one before
+    monkeypatch.setattr(evaluate_module.time, "perf_counter", lambda: float(next(clock)))
+    resp = evaluate(client)
+    body = problem(resp, 503, "evaluation-timeout")
+    assert resp.headers["Retry-After"] == "30"
+    assert body["detail"].startswith("evaluating took more than 1 s (0 of ")
+    monkeypatch.undo()
+    assert evaluate(client).status_code == 200

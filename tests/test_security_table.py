@@ -130,7 +130,7 @@ def test_the_cli_and_the_service_answer_as_the_doc_says(name: str, client, tmp_p
 
 
 def test_the_doc_states_every_limit_with_its_default() -> None:
-    from api.config import DEFAULT_MAX_BODY, DEFAULT_MAX_DECODED, DEFAULT_READ_TIMEOUT, DEFAULT_THREADS
+    from api.config import DEFAULT_EVAL_BUDGET, DEFAULT_MAX_BODY, DEFAULT_MAX_DECODED, DEFAULT_READ_TIMEOUT, DEFAULT_THREADS
     from rules import evaluate, operators, yamlsafe
 
     text = DOC.read_text(encoding="utf-8")
@@ -147,6 +147,7 @@ def test_the_doc_states_every_limit_with_its_default() -> None:
         f"{evaluate.MAX_VALUE_CHARS:,}",
         f"{evaluate.MAX_CONFLICT_NOTES_PER_KIND} per kind",
         f"`{DEFAULT_READ_TIMEOUT}` s",
+        f"`{DEFAULT_EVAL_BUDGET}` s",
         f"`{DEFAULT_THREADS}` threads",
     ):
         assert re.search(re.escape(value), text), value
