@@ -374,14 +374,21 @@ def _read_tree(
     otherwise every ``*.yaml``/``*.yml``/``*.json`` file (others listed as skipped). Hidden files and
     folders (``.name``, e.g. macOS ``._node.yaml`` in a tarball) are skipped, in archives as in folders."""
     entries = sorted(members, key=lambda m: m[0])
-    hidden = [f"{label}{n}" for n, _ in entries if _is_hidden(n)]
+    escaping = [f"{label}{n}" for n, _ in entries if ".." in n.split("/")]
+    hidden = [f"{label}{n}" for n, _ in entries if _is_hidden(n) and ".." not in n.split("/")]
     entries = [e for e in entries if not _is_hidden(e[0])]
     names = [n for n, _ in entries]
+    escape_notes = (
+        [f"{label.rstrip('!')}: {len(escaping)} member(s) with '..' in their path not read (it points outside the archive)"]
+        if escaping
+        else []
+    )
     if mustgather.is_must_gather(names):
         dump = _read_must_gather(entries, label, progress, budget)
-        dump.files_skipped.extend(hidden)
+        dump.files_skipped.extend(hidden + escaping)
+        dump.notes.extend(escape_notes)
         return dump
-    dump = Dump(files_skipped=hidden)
+    dump = Dump(files_skipped=hidden + escaping, notes=escape_notes)
     for rel, load in entries:
         shown = f"{label}{rel}"
         if progress:
@@ -485,7 +492,9 @@ def _read_must_gather(
 def _read_tar(data: bytes, name: str, budget: Budget, charged: bool = False) -> Dump:
     try:
         archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
-        infos = [m for m in archive.getmembers() if m.isfile()]
+        everything = archive.getmembers()
+        infos = [m for m in everything if m.isfile()]
+        links = [m for m in everything if m.issym() or m.islnk()]
     except _ARCHIVE_ERRORS as exc:
         raise DumpError(name, f"broken tar archive: {exc}") from None
 
@@ -500,7 +509,11 @@ def _read_tar(data: bytes, name: str, budget: Budget, charged: bool = False) -> 
 
     with archive:
         members = [(_member_name(m.name), loader(m)) for m in infos]
-        return _read_tree(members, f"{name}!", budget=budget)
+        dump = _read_tree(members, f"{name}!", budget=budget)
+    if links:
+        dump.files_skipped.extend(f"{name}!{_member_name(m.name)}" for m in links)
+        dump.notes.append(f"{name}: {len(links)} link member(s) not followed (a dump is read from regular files only)")
+    return dump
 
 
 def _member_name(name: str) -> str:

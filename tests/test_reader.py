@@ -621,3 +621,31 @@ def test_json_nested_too_deep_is_said_in_json_words() -> None:
     """Issue 12 item 14: a JSON nesting error was worded as a YAML syntax error."""
     [err] = parse_text('{"kind": "ConfigMap", "data": ' + "[" * 20000 + "]" * 20000 + "}", "deep.json").errors
     assert (err.reason, err.source.line) == ("JSON nested deeper than 100 levels (the parser stopped at column 1055)", 1)
+
+
+def test_tar_links_and_members_outside_the_archive_are_listed_and_said() -> None:
+    """Issue 12 item 14: tar link members were dropped without being listed, and '../' members were put with the
+    hidden files."""
+    import io
+    import tarfile
+
+    from rules.reader import parse_bytes
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        node = b"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+        for name in ("../../etc/evil.yaml", "good/node.yaml"):
+            info = tarfile.TarInfo(name)
+            info.size = len(node)
+            tar.addfile(info, io.BytesIO(node))
+        link = tarfile.TarInfo("good/link.yaml")
+        link.type = tarfile.SYMTYPE
+        link.linkname = "/etc/passwd"
+        tar.addfile(link)
+    dump = parse_bytes(buf.getvalue(), "x.tar")
+    assert [o.name for o in dump.objects] == ["n1"]
+    assert sorted(dump.files_skipped) == ["x.tar!../../etc/evil.yaml", "x.tar!good/link.yaml"]
+    assert dump.notes == [
+        "x.tar: 1 member(s) with '..' in their path not read (it points outside the archive)",
+        "x.tar: 1 link member(s) not followed (a dump is read from regular files only)",
+    ]
