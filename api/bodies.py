@@ -106,6 +106,11 @@ def read_body(max_decoded: int, name: str = "<body>") -> bytes:
         data: bytes | None = request.get_data(cache=False)
     except ClientDisconnected:  # werkzeug counted the bytes itself (a server that does not terminate the input)
         data = None
+    except Exception as exc:  # the server's own framing errors (gunicorn: InvalidChunkSize, ...): the client's fault
+        cut.cancel()
+        if cut.fired:
+            raise Problem("request-timeout", f"the body did not arrive within {timeout} s (VERDICT_READ_TIMEOUT)") from None
+        raise Problem("invalid-body", f"the body could not be read: {type(exc).__name__}: {exc}") from None
     finally:
         cut.cancel()
     if cut.fired:

@@ -406,3 +406,20 @@ def test_slow_clients_cannot_hold_every_worker(tmp_path: Path) -> None:
             assert head.startswith("HTTP/1.1 408"), head
             assert "request-timeout" in head and "VERDICT_READ_TIMEOUT" in head
         assert time.monotonic() - started < 3 + 5
+
+
+def test_a_broken_chunked_body_is_a_400_problem(server: Server) -> None:
+    """Regression (issue 12 item 14): a bad chunk size was a 500."""
+    port = int(server.base.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(
+            b"POST /v1/evaluate HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\nConnection: close\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\nZZ\r\nabc\r\n0\r\n\r\n"
+        )
+        answer = b""
+        while chunk := s.recv(4096):
+            answer += chunk
+    head, _, body = answer.decode(errors="replace").partition("\r\n\r\n")
+    assert head.startswith("HTTP/1.1 400")
+    assert "application/problem+json" in head
+    assert json.loads(body)["type"] == "https://verdict.dev/problems/invalid-body"
