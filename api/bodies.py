@@ -11,7 +11,7 @@ import threading
 import zlib
 
 from flask import current_app, request
-from werkzeug.exceptions import ClientDisconnected
+from werkzeug.exceptions import ClientDisconnected, HTTPException
 
 from rules.reader import GZIP_MAGIC, ZIP_MAGICS, is_tar
 
@@ -106,6 +106,8 @@ def read_body(max_decoded: int, name: str = "<body>") -> bytes:
         data: bytes | None = request.get_data(cache=False)
     except ClientDisconnected:  # werkzeug counted the bytes itself (a server that does not terminate the input)
         data = None
+    except HTTPException:  # werkzeug's own answers (413 past MAX_CONTENT_LENGTH): the problem handler renders them
+        raise
     except Exception as exc:  # the server's own framing errors (gunicorn: InvalidChunkSize, ...): the client's fault
         cut.cancel()
         if cut.fired:
