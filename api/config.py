@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from rules import limits
 from rules.exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 
 DEFAULT_BIND = "127.0.0.1:8080"
@@ -136,6 +137,9 @@ def read_exemptions(environ: Mapping[str, str], keep: bool = False) -> tuple[lis
 def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The config mapping from ``VERDICT_*`` variables (default: ``os.environ``). Raises ``ConfigError``."""
     env = os.environ if environ is None else environ
+    bad_limits = limits.problems(env)
+    if bad_limits:
+        raise ConfigError(bad_limits[0])
     level = env.get("VERDICT_LOG_LEVEL", "").strip().upper() or "INFO"
     if level not in LOG_LEVELS:
         raise ConfigError(f"VERDICT_LOG_LEVEL={level!r} is not one of {', '.join(LOG_LEVELS)}")

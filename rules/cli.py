@@ -84,6 +84,12 @@ def _results_option(value: str | None) -> set[str] | None:
 @click.version_option(__version__, prog_name="verdict")
 def main() -> None:
     """Judge Kubernetes dumps with policy-as-data rules (built-in: NVIDIA GPU Operator / KubeVirt)."""
+    from .limits import problems
+
+    for problem in problems():
+        _err(f"verdict: {problem}")
+    if problems():
+        raise SystemExit(2)
 
 
 @main.command()

@@ -19,6 +19,7 @@ from . import operators
 from .errors import EvaluationError, EvaluationTimeout
 from .exemptions import Exempter, ExemptionSet
 from .index import Index
+from .limits import limit
 from .loader import PolicySet
 from .memo import IdentityMemo
 from .model import PLACEHOLDER, Assertion, Context, Policy, Ref, Rule, Var
@@ -542,8 +543,8 @@ def _assumption_notes(objects: list[ObjectReport]) -> list[str]:
 #: A result's message is cut past this many characters, a string observed/expected value (or one in a list)
 #: past MAX_VALUE_CHARS, with a marker that says how much was cut: a 5 MB label value must not make a 5 MB
 #: message, nor a report format that cannot hold it.
-MAX_MESSAGE_CHARS = 8192
-MAX_VALUE_CHARS = 2048
+MAX_MESSAGE_CHARS = limit("VERDICT_MAX_MESSAGE_CHARS")
+MAX_VALUE_CHARS = limit("VERDICT_MAX_VALUE_CHARS")
 
 
 def clip(text: str, limit: int) -> str:
@@ -565,7 +566,7 @@ def clip_value(value: Any) -> Any:
 
 
 #: Notes about objects that stand twice in a dump, at most this many per kind (then a count of the rest).
-MAX_CONFLICT_NOTES_PER_KIND = 10
+MAX_CONFLICT_NOTES_PER_KIND = limit("VERDICT_MAX_CONFLICT_NOTES")
 
 
 def _conflict_notes(index: Index) -> list[str]:

@@ -24,6 +24,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields
 
+from .limits import limit
 from .memo import IdentityMemo
 from .quantity import QuantityError, format_quantity, parse_quantity
 
@@ -113,7 +114,7 @@ def _quantity(value: Any) -> Fraction:
 
 
 #: The longest regular expression a policy may hold.
-MAX_REGEX_LENGTH = 1000
+MAX_REGEX_LENGTH = limit("VERDICT_MAX_REGEX_LENGTH")
 # A group of one repeated atom that is itself repeated: (a+)+, ([a-z]*)*, (\w+){2,}. Python's backtracking
 # engine takes exponential time on them against a string that almost matches. A group that starts with a
 # separator, (-[a-z]+)*, is not flagged: each repetition must begin with it, so there is one way to match.

@@ -27,6 +27,7 @@ import orjson
 
 from . import describe, mustgather
 from .errors import DumpError, DumpTooLarge, InputError, Source
+from .limits import limit
 from .yamlsafe import item_lines, load_documents
 
 #: Files inside a directory or archive that are read as dumps; others are listed as skipped.
@@ -34,10 +35,10 @@ DUMP_SUFFIXES = (".yaml", ".yml", ".json")
 #: Text files inside a directory or archive that are read when they hold ``kubectl describe node`` output.
 TEXT_SUFFIXES = (".txt", ".md", ".describe", ".out")
 #: Refuse to decompress more than this many bytes from one input, nested archives included (zip/gzip bombs).
-MAX_UNPACKED_BYTES = 1 << 30
+MAX_UNPACKED_BYTES = limit("VERDICT_MAX_UNPACKED")
 #: Documents nested deeper than this are refused (JSON here; YAML in ``rules.yamlsafe``): no Kubernetes
 #: object comes close, and deeper ones break JSONPath's recursive descent and the JSON writer.
-MAX_DEPTH = 100
+MAX_DEPTH = limit("VERDICT_MAX_NESTING")
 #: The first bytes of a gzip stream (RFC 1952).
 GZIP_MAGIC = b"\x1f\x8b"
 #: The first bytes of a zip archive: a local file header, or the end record of an empty archive.
@@ -56,7 +57,7 @@ _ARCHIVE_ERRORS = (
 
 
 #: Archives (gzip, tar, zip) nested deeper than this in one input are refused (a .tar.gz is two levels).
-MAX_ARCHIVE_DEPTH = 8
+MAX_ARCHIVE_DEPTH = limit("VERDICT_MAX_ARCHIVE_DEPTH")
 
 
 class Budget:

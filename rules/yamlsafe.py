@@ -26,6 +26,8 @@ from typing import Any
 
 import yaml
 
+from .limits import limit
+
 try:  # pragma: no cover - which branch runs depends on the PyYAML build
     from yaml import CSafeLoader as _BaseLoader
     from yaml._yaml import CParser
@@ -52,9 +54,9 @@ class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
     }
 
 
-MAX_DEPTH = 100
-MAX_ALIAS_ADDED = 2_000_000
-VALUE_FLOOR = 2_000_000
+MAX_DEPTH = limit("VERDICT_MAX_NESTING")
+MAX_ALIAS_ADDED = limit("VERDICT_MAX_ALIAS_ADDED")
+VALUE_FLOOR = limit("VERDICT_MAX_YAML_EVENTS")
 MIN_BYTES_PER_VALUE = 3
 
 

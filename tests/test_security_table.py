@@ -151,3 +151,39 @@ def test_the_doc_states_every_limit_with_its_default() -> None:
         f"`{DEFAULT_THREADS}` threads",
     ):
         assert re.search(re.escape(value), text), value
+
+
+def test_every_limit_is_a_setting_and_a_bad_value_stops_the_start(tmp_path: Path) -> None:
+    """Issue 12: a limit is configurable, documented with its default, and a bad value is one line and exit 2
+    (CLI) or a refusal to start (service, api.config.ConfigError)."""
+    import subprocess
+    import sys
+
+    from api.config import ConfigError, from_env
+    from rules.limits import DEFAULTS
+
+    text = DOC.read_text(encoding="utf-8")
+    for name in DEFAULTS:
+        assert f"`{name}`" in text, name
+    probe = (
+        "from rules import evaluate, operators, reader, yamlsafe; print(reader.MAX_ARCHIVE_DEPTH, yamlsafe.MAX_ALIAS_ADDED,"
+        " operators.MAX_REGEX_LENGTH, evaluate.MAX_MESSAGE_CHARS)"
+    )
+    env = {"VERDICT_MAX_ARCHIVE_DEPTH": "3", "VERDICT_MAX_ALIAS_ADDED": "500", "VERDICT_MAX_REGEX_LENGTH": "64",
+           "VERDICT_MAX_MESSAGE_CHARS": "999", "PATH": "/usr/bin:/bin"}  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["3", "500", "64", "999"]
+    bad = subprocess.run(
+        [sys.executable, "-m", "rules.cli", "audit", "x.yaml"],
+        env={"VERDICT_MAX_NESTING": "lots", "PATH": "/usr/bin:/bin"},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == (
+        "verdict: VERDICT_MAX_NESTING='lots' is not a whole number above 0 (YAML/JSON nesting levels; default 100)"
+    )
+    with pytest.raises(ConfigError) as err:
+        from_env({"VERDICT_MAX_YAML_EVENTS": "0"})
+    assert str(err.value).startswith("VERDICT_MAX_YAML_EVENTS='0' is not a whole number above 0")
