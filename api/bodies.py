@@ -102,21 +102,22 @@ def read_body(max_decoded: int, name: str = "<body>") -> bytes:
     announced = request.content_length
     timeout = current_app.config.get("VERDICT_READ_TIMEOUT") or 0
     cut = _Deadline(request.environ.get("gunicorn.socket"), timeout)
+    data: bytes | None = None
+    unframed: Exception | None = None
     try:
-        data: bytes | None = request.get_data(cache=False)
+        data = request.get_data(cache=False)
     except ClientDisconnected:  # werkzeug counted the bytes itself (a server that does not terminate the input)
-        data = None
+        pass
     except HTTPException:  # werkzeug's own answers (413 past MAX_CONTENT_LENGTH): the problem handler renders them
         raise
     except Exception as exc:  # the server's own framing errors (gunicorn: InvalidChunkSize, ...): the client's fault
-        cut.cancel()
-        if cut.fired:
-            raise Problem("request-timeout", f"the body did not arrive within {timeout} s (VERDICT_READ_TIMEOUT)") from None
-        raise Problem("invalid-body", f"the body could not be read: {type(exc).__name__}: {exc}") from None
+        unframed = exc
     finally:
         cut.cancel()
     if cut.fired:
         raise Problem("request-timeout", f"the body did not arrive within {timeout} s (VERDICT_READ_TIMEOUT); send it again")
+    if unframed is not None:
+        raise Problem("invalid-body", f"the body could not be read: {type(unframed).__name__}: {unframed}")
     if data is None:
         raise Problem("truncated-body", f"the body ends before the {announced:,} bytes Content-Length announced; send it again")
     if announced is not None and len(data) < announced:

@@ -6,6 +6,12 @@ from dataclasses import dataclass
 from typing import Any
 
 
+def byte_place(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based (line, column) of byte ``offset`` in ``data``, for errors about undecodable bytes."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
+
+
 @dataclass(frozen=True, slots=True)
 class Source:
     """Where an object came from.

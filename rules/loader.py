@@ -18,7 +18,7 @@ from typing import Any
 from marshmallow import ValidationError
 
 from . import workloads  # noqa: F401  (registers the schedulable operator before the schema is built)
-from .errors import PolicyError
+from .errors import PolicyError, byte_place
 from .model import (
     BUILTIN_NAMES,
     PLACEHOLDER,
@@ -331,8 +331,7 @@ def load_policy_file(path: Path, pack: str = "") -> list[Policy]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        line, column = byte_place(raw, exc.start)
         reason = f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at line {line}, column {column} (save the file as UTF-8)"
         raise PolicyError(str(path), reason, line) from None
     return load_policy_text(text, str(path), path.parent, pack)

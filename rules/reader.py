@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 
 from . import describe, mustgather
-from .errors import DumpError, DumpTooLarge, InputError, Source
+from .errors import DumpError, DumpTooLarge, InputError, Source, byte_place
 from .limits import limit
 from .yamlsafe import item_lines, load_documents
 
@@ -70,6 +70,17 @@ class Budget:
         self.limit = limit
         self.left = limit
         self.depth = 0
+
+    @contextmanager
+    def level(self, name: str) -> Iterator[None]:
+        """One archive level deeper while the block runs. Raises ``DumpError`` past ``MAX_ARCHIVE_DEPTH``."""
+        if self.depth >= MAX_ARCHIVE_DEPTH:
+            raise DumpError(name, f"archives nested more than {MAX_ARCHIVE_DEPTH} deep (gzip, tar and zip levels counted)")
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
 
     def charge(self, size: int, name: str) -> None:
         """Spend ``size`` bytes. Raises ``DumpError`` naming ``name`` when the input would exceed the limit."""
@@ -310,18 +321,12 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
     """
     budget = budget or Budget()
     if data.startswith(GZIP_MAGIC) or data.startswith(ZIP_MAGICS) or is_tar(data):
-        if budget.depth >= MAX_ARCHIVE_DEPTH:
-            raise DumpError(name, f"archives nested more than {MAX_ARCHIVE_DEPTH} deep (gzip, tar and zip levels counted)")
-        budget.depth += 1
-        try:
+        with budget.level(name):
             return _unpack(data, name, budget)
-        finally:
-            budget.depth -= 1
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        line, column = byte_place(data, exc.start)
         raise DumpError(
             name,
             f"not UTF-8 text and not a tar, gzip or zip archive: byte 0x{data[exc.start]:02x} at line {line},"
@@ -336,11 +341,8 @@ def _unpack(data: bytes, name: str, budget: Budget) -> Dump:
         raw = _gunzip(data, name, budget)
         if is_tar(raw):
             # the unpacked tar is already paid for: its members are slices of it, not more unpacking
-            budget.depth += 1
-            try:
+            with budget.level(name):
                 return _read_tar(raw, name, budget, charged=True)
-            finally:
-                budget.depth -= 1
         return parse_bytes(raw, name, budget)
     if data.startswith(ZIP_MAGICS):
         return _read_zip(data, name, budget)
@@ -375,8 +377,9 @@ def _read_tree(
     otherwise every ``*.yaml``/``*.yml``/``*.json`` file (others listed as skipped). Hidden files and
     folders (``.name``, e.g. macOS ``._node.yaml`` in a tarball) are skipped, in archives as in folders."""
     entries = sorted(members, key=lambda m: m[0])
-    escaping = [f"{label}{n}" for n, _ in entries if ".." in n.split("/")]
-    hidden = [f"{label}{n}" for n, _ in entries if _is_hidden(n) and ".." not in n.split("/")]
+    outside = {n for n, _ in entries if ".." in n.split("/")}
+    escaping = [f"{label}{n}" for n in sorted(outside)]
+    hidden = [f"{label}{n}" for n, _ in entries if _is_hidden(n) and n not in outside]
     entries = [e for e in entries if not _is_hidden(e[0])]
     names = [n for n, _ in entries]
     escape_notes = (
