@@ -106,9 +106,11 @@ def test_every_verdict_of_the_bare_dump_says_its_assumption(bare: Report) -> Non
     assert "the ClusterPolicy's spec.sandboxWorkloads.defaultWorkload" in unlabelled.assumptions[0]
     # the report says each assumption once, with its count
     assumed = [n for n in bare.notes if n.startswith("assumed:")]
-    assert len(assumed) == 2
-    assert assumed[0].startswith("assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload")
-    assert "(2 results of gpu-nodes/resource-class-matches-workload)" in assumed[1]  # unlabelled, label typo
+    assert len(assumed) == 3
+    assert assumed[0].startswith("assumed: a node's nvidia.com/gpu.workload.config label is checked as the operator checks")
+    assert assumed[0].endswith("(9 results of gpu-nodes/workload-label-valid)")  # every labelled GPU node
+    assert assumed[1].startswith("assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload")
+    assert "(2 results of gpu-nodes/resource-class-matches-workload)" in assumed[2]  # unlabelled, label typo
 
 
 def test_what_the_operator_writes_is_not_judged_on_a_hand_labelled_node(bare: Report) -> None:
@@ -136,7 +138,7 @@ def test_cli_exits_1_and_the_table_names_each_broken_node() -> None:
         assert f"Node/{name}" in run.stdout
     for name in GOOD:
         assert name not in run.stdout
-    assert "11 objects judged (11 read): 44 pass, 6 fail, 1 warn, 81 skip" in run.stdout
+    assert "11 objects judged (11 read): 38 pass, 6 fail, 1 warn, 87 skip" in run.stdout
     assert "(Assuming the GPU" in run.stdout
     assert "verdict: note: assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload" in run.stderr
 
@@ -315,8 +317,9 @@ def test_the_chat_summary_leads_with_the_assumptions(bare: Report) -> None:
     from rules.render import render
 
     lines = render(bare, "markdown").splitlines()
-    assert lines[1].startswith("_assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload")
-    assert lines[2].startswith("_assumed: a GPU node without a valid workload label is taken to run the default workload")
+    assert lines[1].startswith("_assumed: a node's nvidia.com/gpu.workload.config label is checked as the operator checks")
+    assert lines[2].startswith("_assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload")
+    assert lines[3].startswith("_assumed: a GPU node without a valid workload label is taken to run the default workload")
 
 
 def test_a_pod_pinned_to_a_hand_labelled_node_is_judged_by_that_nodes_label(policies, tmp_path: Path) -> None:
