@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
+from fractions import Fraction
 from typing import Any
 
 from . import operators
@@ -24,6 +25,7 @@ from .loader import PolicySet
 from .memo import IdentityMemo
 from .model import PLACEHOLDER, Assertion, Context, Policy, Ref, Rule, Var
 from .operators import OperatorError, show
+from .quantity import QuantityError, parse_quantity
 from .reader import Dump, KObject
 from .report import ObjectRef, ObjectReport, Report, Result
 
@@ -151,6 +153,8 @@ def _builtin(obj: KObject, name: str) -> Any:
 def _context(ctx: Context, scope: Scope, wanted: Any = None) -> Any:
     index = scope.index
     if ctx.where_field is not None and ctx.where_value is not None:
+        if wanted is None:  # an uncorrelated where: its literal, resolved once per dump
+            wanted = resolve(ctx.where_value, scope)
         seen: set[int] = set()
         objs = []
         for w in wanted if isinstance(wanted, list) else [wanted]:
@@ -158,6 +162,8 @@ def _context(ctx: Context, scope: Scope, wanted: Any = None) -> Any:
                 if id(o) not in seen:
                     seen.add(id(o))
                     objs.append(o)
+        if ctx.where_not:  # the objects of the kind that the lookup did not find, in dump order
+            objs = [o for o in index.of_kind(ctx.kind) if id(o) not in seen]
         if ctx.api_version:
             objs = [o for o in objs if fnmatchcase(o.api_version, ctx.api_version)]
     else:
@@ -226,6 +232,8 @@ def resolve(ref: Ref, scope: Scope) -> Any:
             value = scope.index.memo(("data-select", id(table), path.text), lambda: path.values(table))
     elif kind == "format":
         value = substitute(ref.target, scope, {})
+    elif kind in ("sum", "product"):
+        value = _arithmetic(kind, [resolve(r, scope) for r in ref.target])
     else:  # pragma: no cover - compile_ref produces only the kinds above
         raise EvaluationError(f"unknown reference kind {kind}")
     if ref.key is not None and kind != "keys":
@@ -238,9 +246,36 @@ def resolve(ref: Ref, scope: Scope) -> Any:
     elif ref.key is not None:
         key = resolve(ref.key, scope)
         value = [k for k in value if k == key]
+    if ref.capture is not None:
+        value = _capture(ref.capture, value)
     if value is None or value == []:
         return ref.default if ref.default is not None else value
     return value
+
+
+def _arithmetic(kind: str, operands: list[Any]) -> Fraction | None:
+    """The sum or product of quantities (``rules.quantity``): None when an operand is missing (so that
+    ``ifMissing`` and ``default`` apply). Raises ``EvaluationError`` for a value that is not a quantity."""
+    if any(v is None or v == [] for v in operands):
+        return None
+    try:
+        numbers = [parse_quantity(v) for v in operands]
+    except QuantityError as exc:
+        raise EvaluationError(f"{kind}: {exc}") from None
+    total = numbers[0]
+    for n in numbers[1:]:
+        total = total + n if kind == "sum" else total * n
+    return total
+
+
+def _capture(pattern: re.Pattern[str], value: Any) -> Any:
+    """The first group of ``pattern``'s match on a string (None when it does not match, or for a value that
+    is not a string); on a list, the groups of the items that match."""
+    if isinstance(value, list):
+        found = (pattern.search(v) if isinstance(v, str) else None for v in value)
+        return [m.group(1) for m in found if m is not None]
+    m = pattern.search(value) if isinstance(value, str) else None
+    return m.group(1) if m is not None else None
 
 
 def _lookup_steps(value: Any, steps: list[Any]) -> Any:

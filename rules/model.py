@@ -16,7 +16,11 @@ from . import operators
 from .jsonpath import JsonPath, PathError, compile_path
 from .schema import SUBJECT_KEYS
 
-REF_KEYS = ("path", "var", "context", "data", "format", "value")
+REF_KEYS = ("path", "var", "context", "data", "format", "value", "sum", "product")
+#: What a reference may add to its one reference key.
+REF_EXTRAS = ("key", "all", "default", "select", "capture")
+#: Arithmetic references: their value is a list of references, each a Kubernetes quantity.
+ARITHMETIC = {"sum": "sum", "product": "product"}
 #: ``{name}`` or ``{name.field.sub}`` in messages, remediations and format references (one grammar for
 #: the load-time check and the substitution).
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+)*)\}")
@@ -44,6 +48,7 @@ class Ref:
     many: bool = False
     default: Any = None
     select: JsonPath | None = None
+    capture: re.Pattern[str] | None = None
     label: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -61,10 +66,14 @@ class Ref:
             "keys": lambda: f"keys of {self.target}",
             "format": lambda: repr(self.target),
             "keypath": lambda: "][".join(k.text() for k in self.target),
+            "sum": lambda: " + ".join(k.text() for k in self.target),
+            "product": lambda: " × ".join(k.text() for k in self.target),
         }.get(self.kind, lambda: f"{self.kind} {self.target}")()
         if self.select is not None:
             base = f"{base} {self.select}"
-        return f"{base}[{self.key.text()}]" if self.key else base
+        if self.key:
+            base = f"{base}[{self.key.text()}]"
+        return f"{base} ~ {self.capture.pattern}" if self.capture is not None else base
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,11 +176,15 @@ class Context:
     same_namespace: bool = False
     first: bool = False
     default: Any = None
+    #: True for ``where: {field, notEquals}``: the objects whose field does not select the value.
+    where_not: bool = False
 
     @property
     def correlated(self) -> bool:
-        """True when the value depends on the current object (so it cannot be cached per dump)."""
-        return self.where_field is not None or self.same_namespace
+        """True when the value depends on the current object (so it cannot be cached per dump): a ``where``
+        joined on a reference (a literal ``equals`` is the same for every object), or ``sameNamespace``."""
+        joined = self.where_value is not None and self.where_value.kind != "literal"
+        return joined or self.same_namespace
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,16 +257,17 @@ def _path(text: Any, where: list[str | int]) -> JsonPath:
 
 
 def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None) -> Ref:
-    """A literal, or a mapping with one of path/var/context/data/format/value (+ key, all, default)."""
+    """A literal, or a mapping with one of path/var/context/data/format/value/sum/product (+ key, all,
+    default, select, capture)."""
     if not isinstance(raw, dict) or not any(k in raw for k in REF_KEYS):
         return Ref("literal", raw)
     given = [k for k in REF_KEYS if k in raw]
-    extra = [k for k in raw if k not in (*REF_KEYS, "key", "all", "default", "select")]
+    extra = [k for k in raw if k not in (*REF_KEYS, *REF_EXTRAS)]
     if len(given) != 1 or extra:
         raise CompileError(
             where,
-            "a reference takes exactly one of path, var, context, data, format, value"
-            f" (and optionally key, all, default, select); got {', '.join(sorted(raw))}",
+            f"a reference takes exactly one of {', '.join(REF_KEYS)} (and optionally {', '.join(REF_EXTRAS)});"
+            f" got {', '.join(sorted(raw))}",
         )
     if "select" in raw and given[0] != "data":
         raise CompileError([*where, "select"], "select (a JSONPath into a data table) goes with data only")
@@ -266,11 +280,29 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
     elif kind == "format":
         if not isinstance(target, str):
             raise CompileError([*where, "format"], "format must be a string with {name} references")
+    elif kind in ARITHMETIC:
+        if not isinstance(target, list) or len(target) < 2:
+            raise CompileError([*where, kind], f"{kind} takes a list of at least two quantities or references")
+        target = tuple(compile_ref(t, [*where, kind, i]) for i, t in enumerate(target))
     elif not isinstance(target, str):
         raise CompileError([*where, kind], f"{kind} must be a name")
     key = compile_key(raw["key"], [*where, "key"]) if "key" in raw else None
     select = _path(raw["select"], [*where, "select"]) if "select" in raw else None
-    return Ref(kind, target, key, bool(raw.get("all", False)), raw.get("default"), select)
+    capture = _capture(raw["capture"], [*where, "capture"]) if "capture" in raw else None
+    return Ref(kind, target, key, bool(raw.get("all", False)), raw.get("default"), select, capture)
+
+
+def _capture(pattern: Any, where: list[str | int]) -> re.Pattern[str]:
+    """A ``capture`` regular expression: safe (``operators.regex_problem``) and with exactly one group."""
+    if not isinstance(pattern, str):
+        raise CompileError(where, "capture takes a regular expression with one group, e.g. '^all-(.+)$'")
+    problem = operators.regex_problem(pattern)
+    if problem:
+        raise CompileError(where, problem)
+    compiled = re.compile(pattern)
+    if compiled.groups != 1:
+        raise CompileError(where, f"capture {pattern!r} needs exactly one group (it has {compiled.groups})")
+    return compiled
 
 
 def compile_key(raw: Any, where: list[str | int]) -> Ref:
@@ -284,7 +316,8 @@ def compile_key(raw: Any, where: list[str | int]) -> Ref:
 
 
 def compile_subject(raw: dict[str, Any], where: list[str | int]) -> Ref | None:
-    """The subject of an assertion (``path``/``keys``/``var``/``context``/``data``/``format``/``value``)."""
+    """The subject of an assertion (``path``/``keys``/``var``/``context``/``data``/``format``/``value``),
+    with its ``key``, ``default`` and ``capture``."""
     for k in SUBJECT_KEYS:
         if k in raw:
             if k == "keys":
@@ -294,14 +327,15 @@ def compile_subject(raw: dict[str, Any], where: list[str | int]) -> Ref | None:
                     compile_key(raw["key"], [*where, "key"]) if "key" in raw else None,
                     True,
                     raw.get("default"),
+                    capture=_capture(raw["capture"], [*where, "capture"]) if "capture" in raw else None,
                 )
             sub = {k: raw[k]}
-            for extra in ("key", "default"):
+            for extra in ("key", "default", "capture"):
                 if extra in raw:
                     sub[extra] = raw[extra]
             ref = compile_ref(sub, where)
             # A path subject keeps every value it selects: quantifiers apply over them.
-            return Ref(ref.kind, ref.target, ref.key, ref.kind == "path" or ref.many, ref.default)
+            return Ref(ref.kind, ref.target, ref.key, ref.kind == "path" or ref.many, ref.default, capture=ref.capture)
     return None
 
 
@@ -428,12 +462,18 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
         else None
     )
     where_field = where_value = None
+    where_not = False
     if "where" in raw:
         w = raw["where"]
-        if not isinstance(w, dict) or set(w) != {"field", "equals"}:
-            raise CompileError([*where, "where"], "where takes {field: <JSONPath on the other object>, equals: <reference>}")
+        if not isinstance(w, dict) or set(w) not in ({"field", "equals"}, {"field", "notEquals"}):
+            raise CompileError(
+                [*where, "where"],
+                "where takes {field: <JSONPath on the other object>, equals: <reference>} (or notEquals: <reference>)",
+            )
+        where_not = "notEquals" in w
+        op = "notEquals" if where_not else "equals"
         where_field = _path(w["field"], [*where, "where", "field"])
-        where_value = compile_ref(w["equals"], [*where, "where", "equals"])
+        where_value = compile_ref(w[op], [*where, "where", op])
     return Context(
         name,
         raw["kind"],
@@ -445,6 +485,7 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
         raw.get("sameNamespace", False),
         raw.get("first", False),
         raw.get("default"),
+        where_not,
     )
 
 

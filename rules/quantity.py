@@ -59,11 +59,13 @@ def _parse_text(value: str) -> Fraction:
 def parse_quantity(value: object) -> Fraction:
     """Parse a quantity into an exact number of base units.
 
-    Accepts ``int``/``float`` (YAML may give ``4`` for ``"4"``) and strings.
+    Accepts ``int``/``float`` (YAML may give ``4`` for ``"4"``), strings, and a ``Fraction`` (as is).
     Raises ``QuantityError`` for booleans, ``None``, and strings outside the grammar.
     """
     if isinstance(value, bool) or value is None:
         raise QuantityError(f"{value!r} is not a quantity")
+    if isinstance(value, Fraction):  # already parsed (e.g. a policy's sum or product)
+        return value
     if isinstance(value, int):
         return Fraction(value)
     if isinstance(value, float):

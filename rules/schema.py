@@ -79,6 +79,7 @@ class ForEachSchema(Schema):
     context = fields.String()
     data = fields.String()
     key = fields.Raw()
+    capture = fields.String()
     as_ = fields.String(data_key="as", load_default="item")
     quantifier = fields.String(validate=validate.OneOf(["all", "any", "none"]), load_default="all")
     ifMissing = fields.String(validate=validate.OneOf(["pass", "fail"]), load_default="pass")
@@ -107,6 +108,9 @@ def _assertion_fields() -> dict[str, Any]:
         "transform": fields.List(fields.String(validate=validate.OneOf(TRANSFORMS))),
         "classify": fields.Raw(
             metadata={"description": "map each value to the name of the first table entry whose regular expression(s) match it"}
+        ),
+        "capture": fields.String(
+            metadata={"description": "keep the first group of this regular expression's match on each value (drop the others)"}
         ),
         "unique": fields.Boolean(),
         "quantifier": fields.String(validate=validate.OneOf(["all", "any", "none"])),
@@ -162,7 +166,9 @@ class ContextSchema(Schema):
     apiVersion = fields.String()
     path = fields.String(metadata={"description": "JSONPath on each selected object; default: the object"})
     keys = fields.String(metadata={"description": "JSONPath to mappings whose keys are the values"})
-    where = fields.Dict(metadata={"description": "{field: JSONPath on the other object, equals: reference on this one}"})
+    where = fields.Dict(
+        metadata={"description": "{field: JSONPath on the other object, equals (or notEquals): reference on this one}"}
+    )
     sameNamespace = fields.Boolean(load_default=False)
     first = fields.Boolean(load_default=False, metadata={"description": "one value (the first) instead of a list"})
     default = fields.Raw()

@@ -1,0 +1,190 @@
+"""General engine additions for the MIG and GPU-sharing rules: ``sum``/``product`` references over
+Kubernetes quantities, ``capture`` (the group of a regular expression's match) on subjects and
+references, and a context ``where`` with ``notEquals`` (the objects whose field does not select a value)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from conftest import make_policy, make_rule, node
+
+from rules.errors import PolicyError
+from rules.quantity import parse_quantity
+
+Judge = Callable[..., dict[tuple[str, str], Any]]
+
+SHARED = node(
+    "ts-1",
+    {"nvidia.com/gpu.count": "2", "nvidia.com/gpu.replicas": "4", "nvidia.com/mig.config": "all-1g.10gb"},
+    capacity={"nvidia.com/gpu": "8"},
+)
+LABELS = "$.metadata.labels"
+
+
+def one(judge: Judge, assertion: dict[str, Any], obj: dict[str, Any], **spec: Any) -> Any:
+    return judge([obj], assertion, **spec)[(obj["metadata"]["name"], "r")]
+
+
+# ------------------------------------------------------------------------------------------ sum, product
+
+COUNT = {"path": LABELS, "key": "nvidia.com/gpu.count"}
+REPLICAS = {"path": LABELS, "key": "nvidia.com/gpu.replicas"}
+ADVERTISED = "$.status.capacity['nvidia.com/gpu']"
+
+
+def test_product_of_two_labels_compares_as_a_quantity(judge: Judge) -> None:
+    total = {"product": [COUNT, REPLICAS]}
+    assert one(judge, {"path": ADVERTISED, "gte": total, "lte": total}, SHARED).result == "pass"
+    fewer = {**SHARED, "status": {"capacity": {"nvidia.com/gpu": "2"}}}
+    r = one(judge, {"path": ADVERTISED, "gte": total}, fewer)
+    assert (r.result, r.observed, r.expected) == ("fail", "2", ">= 8")
+
+
+def test_sum_adds_quantities_of_any_unit(judge: Judge) -> None:
+    assertion = {"value": "1536Mi", "lte": {"sum": ["1Gi", "512Mi"]}, "gte": {"sum": ["1Gi", "512Mi"]}}
+    assert one(judge, assertion, SHARED).result == "pass"
+    r = one(judge, {"value": "2Gi", "lte": {"sum": ["1Gi", "512Mi"]}}, SHARED)
+    assert (r.result, r.expected) == ("fail", "<= 1610612736")
+
+
+def test_arithmetic_with_a_missing_operand_is_missing(judge: Judge) -> None:
+    unlabelled = node("plain", {}, capacity={"nvidia.com/gpu": "8"})
+    assertion = {"var": "total", "gte": 1}
+    vars_ = {"total": {"product": [COUNT, REPLICAS]}}
+    r = one(judge, assertion, unlabelled, vars=vars_)
+    assert (r.result, r.expected) == ("fail", ">= 1 (nothing selected)")
+    with_default = {"total": {"product": [COUNT, REPLICAS], "default": 0}}
+    r = one(judge, {"var": "total", "equals": 0}, unlabelled, vars=with_default)
+    assert r.result == "pass"
+
+
+def test_arithmetic_on_a_non_quantity_is_an_error(judge: Judge) -> None:
+    bad = node("bad", {"nvidia.com/gpu.count": "two", "nvidia.com/gpu.replicas": "4"})
+    r = one(judge, {"var": "total", "gte": 1}, bad, vars={"total": {"product": [COUNT, REPLICAS]}})
+    assert r.result == "error"
+    assert "product: 'two' is not a Kubernetes quantity" in r.message
+
+
+def test_product_prints_like_a_quantity_in_messages(judge: Judge) -> None:
+    rule = make_rule(
+        {"path": ADVERTISED, "gte": {"var": "total"}},
+        match={"kinds": ["Node"]},
+        vars={"total": {"product": [COUNT, REPLICAS, "1500m"]}},
+        message="{name} advertises {observed}, expected {total}",
+    )
+    fewer = {**SHARED, "status": {"capacity": {"nvidia.com/gpu": "2"}}}
+    r = judge([fewer], rules=[rule])[("ts-1", "r")]
+    assert r.message == "ts-1 advertises 2, expected 12"
+
+
+@pytest.mark.parametrize("raw", [{"product": [COUNT]}, {"sum": "1"}, {"product": []}])
+def test_arithmetic_needs_a_list_of_two_or_more(load_policy: Callable[..., Any], raw: dict[str, Any]) -> None:
+    with pytest.raises(PolicyError, match="takes a list of at least two quantities or references"):
+        load_policy(make_policy([make_rule({"value": 1, "gte": raw})]))
+
+
+def test_parse_quantity_takes_an_already_parsed_number() -> None:
+    assert parse_quantity(Fraction(3, 2)) == parse_quantity("1500m")
+
+
+# ------------------------------------------------------------------------------------------ capture
+
+MIG_CONFIG = "$.metadata.labels['nvidia.com/mig.config']"
+
+
+def test_capture_on_a_subject_keeps_the_group(judge: Judge) -> None:
+    r = one(judge, {"path": MIG_CONFIG, "capture": "^all-(.+)$", "equals": "1g.10gb"}, SHARED)
+    assert (r.result, r.observed) == ("pass", "1g.10gb")
+
+
+def test_capture_drops_values_that_do_not_match(judge: Judge) -> None:
+    custom = node("custom", {"nvidia.com/mig.config": "two-1g-one-2g"})
+    assertion = {"path": MIG_CONFIG, "capture": "^all-(.+)$", "exists": False}
+    assert one(judge, assertion, custom).result == "pass"
+    assert one(judge, assertion, SHARED).result == "fail"
+
+
+def test_capture_in_a_reference_and_a_format(judge: Judge) -> None:
+    vars_ = {
+        "profile": {"path": MIG_CONFIG, "capture": "^all-(.+)$"},
+        "resource": {"format": "nvidia.com/mig-{profile}"},
+    }
+    r = one(judge, {"var": "resource", "equals": "nvidia.com/mig-1g.10gb"}, SHARED, vars=vars_)
+    assert r.result == "pass"
+
+
+def test_capture_on_keys_keeps_each_match(judge: Judge) -> None:
+    mixed = node("mig", {}, allocatable={"nvidia.com/mig-1g.10gb": "2", "nvidia.com/mig-3g.40gb": "1", "cpu": "8"})
+    assertion = {"keys": "$.status.allocatable", "capture": "^nvidia\\.com/mig-(.+)$", "setEquals": ["1g.10gb", "3g.40gb"]}
+    assert one(judge, assertion, mixed).result == "pass"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reason"),
+    [("^all-.+$", "needs exactly one group (it has 0)"), ("^(a)-(b)$", "needs exactly one group (it has 2)"), ("(", "bad")],
+)
+def test_capture_is_checked_at_load(load_policy: Callable[..., Any], pattern: str, reason: str) -> None:
+    with pytest.raises(PolicyError, match=reason.replace("(", r"\(").replace(")", r"\)")):
+        load_policy(make_policy([make_rule({"path": MIG_CONFIG, "capture": pattern, "exists": True})]))
+
+
+# ------------------------------------------------------------------------------------------ where notEquals
+
+MPS = node("mps-1", {"nvidia.com/gpu.sharing-strategy": "mps"}, allocatable={"nvidia.com/gpu": "8"})
+TIME_SLICED = node("ts-2", {"nvidia.com/gpu.sharing-strategy": "time-slicing"}, allocatable={"nvidia.com/gpu": "8"})
+PLAIN = node("plain-1", {}, allocatable={"nvidia.com/gpu.shared": "4"})
+STRATEGY = "$.metadata.labels['nvidia.com/gpu.sharing-strategy']"
+
+
+def test_where_not_equals_takes_the_other_objects_of_the_kind(judge: Judge) -> None:
+    context = {
+        "mpsNodes": {"kind": "Node", "path": "$.metadata.name", "where": {"field": STRATEGY, "equals": "mps"}},
+        "otherNodes": {"kind": "Node", "path": "$.metadata.name", "where": {"field": STRATEGY, "notEquals": "mps"}},
+    }
+    rules = [
+        make_rule({"context": "mpsNodes", "setEquals": ["mps-1"]}, id="mps"),
+        make_rule({"context": "otherNodes", "setEquals": ["ts-2", "plain-1"]}, id="others"),
+        make_rule({"context": "otherNodes", "count": 2}, id="dump-order", match={"kinds": ["Node"], "names": ["mps-1"]}),
+    ]
+    results = judge([MPS, TIME_SLICED, PLAIN], rules=rules, context=context)
+    assert {k: r.result for k, r in results.items()} == {
+        ("mps-1", "mps"): "pass",
+        ("ts-2", "mps"): "pass",
+        ("plain-1", "mps"): "pass",
+        ("mps-1", "others"): "pass",
+        ("ts-2", "others"): "pass",
+        ("plain-1", "others"): "pass",
+        ("mps-1", "dump-order"): "pass",
+    }
+
+
+def test_where_takes_equals_or_not_equals_only(load_policy: Callable[..., Any]) -> None:
+    context = {"c": {"kind": "Node", "where": {"field": STRATEGY, "equals": "mps", "notEquals": "none"}}}
+    with pytest.raises(PolicyError, match=r"where takes \{field"):
+        load_policy(make_policy([make_rule({"context": "c", "exists": True})], context=context))
+
+
+def test_literal_where_is_computed_once_per_dump(judge: Judge) -> None:
+    """A where with a literal is the same for every object: the index is asked once per dump, not once per
+    object judged (a correlated where would ask once per object)."""
+    from rules import index as index_module
+
+    calls: list[str] = []
+    original = index_module.Index.lookup
+
+    def counting(self: Any, kind: str, path: Any, value: Any) -> Any:
+        calls.append(kind)
+        return original(self, kind, path, value)
+
+    context = {"mpsNodes": {"kind": "Node", "path": "$.metadata.name", "where": {"field": STRATEGY, "equals": "mps"}}}
+    nodes = [node(f"n{i}", {"nvidia.com/gpu.sharing-strategy": "mps" if i % 2 else "none"}) for i in range(20)]
+    index_module.Index.lookup = counting  # type: ignore[method-assign]
+    try:
+        results = judge(nodes, {"context": "mpsNodes", "count": 10}, context=context)
+    finally:
+        index_module.Index.lookup = original  # type: ignore[method-assign]
+    assert {r.result for r in results.values()} == {"pass"}
+    assert calls == ["Node"]
