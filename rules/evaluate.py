@@ -248,6 +248,8 @@ def resolve(ref: Ref, scope: Scope) -> Any:
         value = [k for k in value if k == key]
     if ref.capture is not None:
         value = _capture(ref.capture, value)
+    if ref.where is not None:
+        value = _kept(ref.where, value, scope)
     if value is None or value == []:
         return ref.default if ref.default is not None else value
     return value
@@ -276,6 +278,18 @@ def _capture(pattern: re.Pattern[str], value: Any) -> Any:
         return [m.group(1) for m in found if m is not None]
     m = pattern.search(value) if isinstance(value, str) else None
     return m.group(1) if m is not None else None
+
+
+def _kept(condition: Assertion, value: Any, scope: Scope) -> Any:
+    """The items of a list for which ``condition`` passes (``$`` and ``{var: item}`` being the item), as a
+    subject's ``where`` keeps values; a single value is kept whole or becomes None."""
+
+    def keep(v: Any) -> bool:
+        return check(condition, scope.child(v, {"item": v})).state == "pass"
+
+    if isinstance(value, list):
+        return [v for v in value if keep(v)]
+    return value if value is not None and keep(value) else None
 
 
 def _lookup_steps(value: Any, steps: list[Any]) -> Any:

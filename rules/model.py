@@ -16,9 +16,9 @@ from . import operators
 from .jsonpath import JsonPath, PathError, compile_path
 from .schema import SUBJECT_KEYS
 
-REF_KEYS = ("path", "var", "context", "data", "format", "value", "sum", "product")
+REF_KEYS = ("path", "keys", "var", "context", "data", "format", "value", "sum", "product")
 #: What a reference may add to its one reference key.
-REF_EXTRAS = ("key", "all", "default", "select", "capture")
+REF_EXTRAS = ("key", "all", "default", "select", "capture", "where")
 #: Arithmetic references: their value is a list of references, each a Kubernetes quantity.
 ARITHMETIC = {"sum": "sum", "product": "product"}
 #: ``{name}`` or ``{name.field.sub}`` in messages, remediations and format references (one grammar for
@@ -49,6 +49,7 @@ class Ref:
     default: Any = None
     select: JsonPath | None = None
     capture: re.Pattern[str] | None = None
+    where: Assertion | None = None
     label: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -73,7 +74,9 @@ class Ref:
             base = f"{base} {self.select}"
         if self.key:
             base = f"{base}[{self.key.text()}]"
-        return f"{base} ~ {self.capture.pattern}" if self.capture is not None else base
+        if self.capture is not None:
+            base = f"{base} ~ {self.capture.pattern}"
+        return f"{base} where {self.where.op}" if self.where is not None else base
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,8 +276,8 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
         raise CompileError([*where, "select"], "select (a JSONPath into a data table) goes with data only")
     kind = given[0]
     target = raw[kind]
-    if kind == "path":
-        target = _path(target, [*where, "path"])
+    if kind in ("path", "keys"):
+        target = _path(target, [*where, kind])
     elif kind == "value":
         kind = "literal"
     elif kind == "format":
@@ -289,7 +292,21 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
     key = compile_key(raw["key"], [*where, "key"]) if "key" in raw else None
     select = _path(raw["select"], [*where, "select"]) if "select" in raw else None
     capture = _capture(raw["capture"], [*where, "capture"]) if "capture" in raw else None
-    return Ref(kind, target, key, bool(raw.get("all", False)), raw.get("default"), select, capture)
+    filt = _condition(raw["where"], [*where, "where"]) if "where" in raw else None
+    many = bool(raw.get("all", False)) or kind == "keys"
+    return Ref(kind, target, key, many, raw.get("default"), select, capture, filt)
+
+
+def _condition(raw: Any, where: list[str | int]) -> Assertion:
+    """An assertion written where the schema does not reach (a var's ``when``, a reference's ``where``):
+    validated by the assertion schema here, then compiled."""
+    from .schema import assertion_schema_class
+
+    try:
+        loaded = assertion_schema_class()().load(raw)
+    except Exception as exc:  # marshmallow.ValidationError
+        raise CompileError(where, f"invalid condition: {getattr(exc, 'messages', exc)}") from None
+    return compile_assertion(loaded, where)
 
 
 def _capture(pattern: Any, where: list[str | int]) -> re.Pattern[str]:
@@ -413,14 +430,8 @@ def compile_var(name: str, raw: Any, where: list[str | int]) -> Var:
         for i, alt in enumerate(raw["firstOf"]):
             aw: list[str | int] = [*where, "firstOf", i]
             if isinstance(alt, dict) and "when" in alt:
-                from .schema import assertion_schema_class
-
                 rest = {k: v for k, v in alt.items() if k != "when"}
-                try:
-                    when_raw = assertion_schema_class()().load(alt["when"])
-                except Exception as exc:  # marshmallow.ValidationError
-                    raise CompileError([*aw, "when"], f"invalid condition: {getattr(exc, 'messages', exc)}") from None
-                alts.append((compile_ref(rest if rest else None, aw), compile_assertion(when_raw, [*aw, "when"])))
+                alts.append((compile_ref(rest if rest else None, aw), _condition(alt["when"], [*aw, "when"])))
             elif isinstance(alt, str) and alt.startswith("$"):
                 # As for a var given as a bare string: a JSONPath (write {value: "$..."} for the literal).
                 alts.append((Ref("path", _path(alt, aw)), None))

@@ -188,3 +188,48 @@ def test_literal_where_is_computed_once_per_dump(judge: Judge) -> None:
         index_module.Index.lookup = original  # type: ignore[method-assign]
     assert {r.result for r in results.values()} == {"pass"}
     assert calls == ["Node"]
+
+
+# ------------------------------------------------------------------------------------------ keys, where
+
+GPU_NODE = node(
+    "gpu-vm-1",
+    {},
+    allocatable={"cpu": "12", "nvidia.com/gpu": "1", "nvidia.com/mig-1g.5gb": "0", "nvidia.com/GA102GL_A10": "2"},
+)
+ADVERTISED_GPUS = {
+    "keys": "$.status.allocatable",
+    "where": {"all": [{"var": "allocatable", "key": {"var": "item"}, "gt": 0}, {"var": "item", "startsWith": "nvidia.com/"}]},
+}
+
+
+def test_a_keys_reference_with_where_keeps_the_names_that_pass(judge: Judge) -> None:
+    rule = make_rule(
+        {"var": "gpus", "count": 3},
+        match={"kinds": ["Node"]},
+        vars={"allocatable": "$.status.allocatable", "gpus": ADVERTISED_GPUS},
+        message="{name} advertises {gpus}",
+    )
+    r = judge([GPU_NODE], rules=[rule])[("gpu-vm-1", "r")]
+    assert (r.result, r.message, r.observed) == (
+        "fail",
+        "gpu-vm-1 advertises [nvidia.com/gpu, nvidia.com/GA102GL_A10]",
+        [
+            "nvidia.com/gpu",
+            "nvidia.com/GA102GL_A10",
+        ],
+    )
+
+
+def test_where_on_a_single_value_keeps_it_or_drops_it(judge: Judge) -> None:
+    vars_ = {"product": {"path": "$.metadata.labels['nvidia.com/gpu.product']", "where": {"var": "item", "endsWith": "-SHARED"}}}
+    shared = node("ts", {"nvidia.com/gpu.product": "Tesla-T4-SHARED"})
+    plain = node("plain", {"nvidia.com/gpu.product": "Tesla-T4"})
+    results = judge([shared, plain], {"var": "product", "exists": True}, vars=vars_)
+    assert (results[("ts", "r")].result, results[("plain", "r")].result) == ("pass", "fail")
+
+
+def test_a_reference_where_is_validated_at_load(load_policy: Callable[..., Any]) -> None:
+    bad = {"keys": "$.status.allocatable", "where": {"var": "item", "startsWith": "x", "bogus": 1}}
+    with pytest.raises(PolicyError, match="invalid condition"):
+        load_policy(make_policy([make_rule({"var": "gpus", "exists": True})], vars={"gpus": bad}))
