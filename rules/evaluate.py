@@ -80,31 +80,37 @@ class Scope:
     def var(self, name: str) -> Any:
         """The value of var ``name``: a binding of this scope, else this scope's var (computed on first use,
         then kept), else the parent scope's, else a built-in (the object's ``name``, ``namespace``, ``kind``,
-        ``apiVersion``), else the policy context of that name.
+        ``apiVersion``), else the policy context of that name, answered in this scope (so that a context
+        joined on a forEach binding sees it, in a message too).
 
         Raises ``rules.errors.EvaluationError`` for an unknown name, a var that depends on itself, or a var or
         context that cannot be computed.
         """
-        if name in self.values:
-            return self.values[name]
-        if name in self.specs:
-            if name in self._computing:
-                raise EvaluationError(f"var {name!r} depends on itself")
-            self._computing.add(name)
-            try:
-                value = self._compute(self.specs[name])
-            finally:
-                self._computing.discard(name)
-            self.values[name] = value
-            return value
-        if self.parent is not None:
-            return self.parent.var(name)
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.values:
+                return scope.values[name]
+            if name in scope.specs:
+                return scope._computed(name)
+            scope = scope.parent
         builtin = _builtin(self.obj, name)
         if builtin is not _MISSING:
             return builtin
         if name in self.policy.contexts:
             return self.context(name)
         raise EvaluationError(f"unknown var {name!r}")
+
+    def _computed(self, name: str) -> Any:
+        """This scope's var ``name``, computed on first use and kept."""
+        if name in self._computing:
+            raise EvaluationError(f"var {name!r} depends on itself")
+        self._computing.add(name)
+        try:
+            value = self._compute(self.specs[name])
+        finally:
+            self._computing.discard(name)
+        self.values[name] = value
+        return value
 
     def _compute(self, spec: Var) -> Any:
         for ref, when in spec.alternatives:
@@ -158,7 +164,7 @@ def _context(ctx: Context, scope: Scope, wanted: Any = None) -> Any:
         seen: set[int] = set()
         objs = []
         for w in wanted if isinstance(wanted, list) else [wanted]:
-            for o in index.lookup(ctx.kind, ctx.where_field, w):
+            for o in index.lookup(ctx.kind, ctx.where_field, w, ctx.where_keys):
                 if id(o) not in seen:
                     seen.add(id(o))
                     objs.append(o)
@@ -190,7 +196,9 @@ def _context(ctx: Context, scope: Scope, wanted: Any = None) -> Any:
 def substitute(template: str, scope: Scope, extra: dict[str, Any]) -> str:
     """Replace ``{name}`` with the value of a built-in, a binding, a var or a context, and ``{name.a.b}``
     with a member of it (mapping keys only: safe, no format spec, no attribute access); an unknown name
-    is left as written."""
+    is left as written. A context joined on a binding of ``extra`` (a forEach item) is read with it."""
+    if extra:
+        scope = scope.child(scope.root, extra)
 
     def one(m: re.Match[str]) -> str:
         name = m.group(1)

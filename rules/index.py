@@ -49,7 +49,7 @@ class Index:
                 self.conflicts.append((first, obj))
             for key, value in obj.labels.items():
                 self._by_label[(key, str(value))].append(obj)
-        self._fields: dict[tuple[str, str], dict[Any, list[KObject]]] = {}
+        self._fields: dict[tuple[str, str, bool], dict[Any, list[KObject]]] = {}
         self._memo: dict[Any, Any] = {}
 
     def kinds(self) -> list[str]:
@@ -71,19 +71,23 @@ class Index:
         """Objects of any kind labelled ``key=value``."""
         return self._by_label.get((key, value), [])
 
-    def lookup(self, kind: str, path: JsonPath, value: Any) -> list[KObject]:
-        """Objects of ``kind`` where ``path`` selects ``value`` (any of its values when it selects several).
+    def lookup(self, kind: str, path: JsonPath, value: Any, keys: bool = False) -> list[KObject]:
+        """Objects of ``kind`` where ``path`` selects ``value`` (any of its values when it selects several);
+        with ``keys``, where a mapping ``path`` selects has a member named ``value``.
 
-        The first call for a (kind, path) builds a dictionary over all objects of that kind; later calls
-        are one dictionary hit.
+        The first call for a (kind, path, keys) builds a dictionary over all objects of that kind; later
+        calls are one dictionary hit.
         """
-        key = (kind, path.text)
+        key = (kind, path.text, keys)
         table = self._fields.get(key)
         if table is None:
             table = defaultdict(list)
             for obj in self.of_kind(kind):
                 seen = set()
-                for v in path.values(obj.obj):
+                selected = path.values(obj.obj)
+                if keys:
+                    selected = [k for v in selected if isinstance(v, dict) for k in v]
+                for v in selected:
                     hv = _hashable(v)
                     if hv not in seen:
                         seen.add(hv)

@@ -181,6 +181,8 @@ class Context:
     default: Any = None
     #: True for ``where: {field, notEquals}``: the objects whose field does not select the value.
     where_not: bool = False
+    #: True for ``where: {keys: ...}``: the join is on the member names of the mappings the path selects.
+    where_keys: bool = False
 
     @property
     def correlated(self) -> bool:
@@ -473,17 +475,21 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
         else None
     )
     where_field = where_value = None
-    where_not = False
+    where_not = where_keys = False
     if "where" in raw:
         w = raw["where"]
-        if not isinstance(w, dict) or set(w) not in ({"field", "equals"}, {"field", "notEquals"}):
+        shapes = [{side, op} for side in ("field", "keys") for op in ("equals", "notEquals")]
+        if not isinstance(w, dict) or set(w) not in shapes:
             raise CompileError(
                 [*where, "where"],
-                "where takes {field: <JSONPath on the other object>, equals: <reference>} (or notEquals: <reference>)",
+                "where takes {field: <JSONPath on the other object>, equals: <reference>}, or keys: <JSONPath to"
+                " mappings> instead of field (a join on their member names), and notEquals instead of equals",
             )
         where_not = "notEquals" in w
+        where_keys = "keys" in w
         op = "notEquals" if where_not else "equals"
-        where_field = _path(w["field"], [*where, "where", "field"])
+        side = "keys" if where_keys else "field"
+        where_field = _path(w[side], [*where, "where", side])
         where_value = compile_ref(w[op], [*where, "where", op])
     return Context(
         name,
@@ -497,6 +503,7 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
         raw.get("first", False),
         raw.get("default"),
         where_not,
+        where_keys,
     )
 
 

@@ -167,7 +167,7 @@ class ContextSchema(Schema):
     path = fields.String(metadata={"description": "JSONPath on each selected object; default: the object"})
     keys = fields.String(metadata={"description": "JSONPath to mappings whose keys are the values"})
     where = fields.Dict(
-        metadata={"description": "{field: JSONPath on the other object, equals (or notEquals): reference on this one}"}
+        metadata={"description": "{field (or keys): JSONPath on the other object, equals (or notEquals): reference on this one}"}
     )
     sameNamespace = fields.Boolean(load_default=False)
     first = fields.Boolean(load_default=False, metadata={"description": "one value (the first) instead of a list"})

@@ -175,9 +175,9 @@ def test_literal_where_is_computed_once_per_dump(judge: Judge) -> None:
     calls: list[str] = []
     original = index_module.Index.lookup
 
-    def counting(self: Any, kind: str, path: Any, value: Any) -> Any:
+    def counting(self: Any, kind: str, path: Any, value: Any, keys: bool = False) -> Any:
         calls.append(kind)
-        return original(self, kind, path, value)
+        return original(self, kind, path, value, keys)
 
     context = {"mpsNodes": {"kind": "Node", "path": "$.metadata.name", "where": {"field": STRATEGY, "equals": "mps"}}}
     nodes = [node(f"n{i}", {"nvidia.com/gpu.sharing-strategy": "mps" if i % 2 else "none"}) for i in range(20)]
@@ -233,3 +233,39 @@ def test_a_reference_where_is_validated_at_load(load_policy: Callable[..., Any])
     bad = {"keys": "$.status.allocatable", "where": {"var": "item", "startsWith": "x", "bogus": 1}}
     with pytest.raises(PolicyError, match="invalid condition"):
         load_policy(make_policy([make_rule({"var": "gpus", "exists": True})], vars={"gpus": bad}))
+
+
+def test_where_keys_joins_on_member_names(judge: Judge) -> None:
+    """Pods that ask for the resource a forEach binds, answered from an index on the member names of their
+    resource limits (one dictionary per dump, whatever the number of nodes and pods)."""
+    pending = [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": f"p{i}", "namespace": "ml"},
+            "spec": {"containers": [{"name": "c", "resources": {"limits": {resource: "1"}}}]},
+            "status": {"phase": "Pending"},
+        }
+        for i, resource in enumerate(["nvidia.com/mig-1g.6gb", "nvidia.com/gpu", "nvidia.com/mig-1g.6gb"])
+    ]
+    empty = node("gpu-node-1", {}, capacity={"nvidia.com/mig-1g.6gb": "0", "nvidia.com/gpu": "0", "cpu": "8"})
+    context = {
+        "askers": {
+            "kind": "Pod",
+            "path": "$.metadata.name",
+            "where": {"keys": "$.spec.containers[*].resources.limits", "equals": {"var": "resource"}},
+        }
+    }
+    rule = make_rule(
+        {
+            "forEach": {
+                "keys": "$.status.capacity",
+                "as": "resource",
+                "assert": {"any": [{"context": "askers", "exists": False}, {"var": "resource", "equals": "nvidia.com/gpu"}]},
+            }
+        },
+        match={"kinds": ["Node"]},
+        message="{name} lists {resource} with 0 devices; pods {askers} ask for it",
+    )
+    r = judge([empty, *pending], rules=[rule], context=context)[("gpu-node-1", "r")]
+    assert (r.result, r.message) == ("fail", "gpu-node-1 lists nvidia.com/mig-1g.6gb with 0 devices; pods [p0, p2] ask for it")

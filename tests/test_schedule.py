@@ -610,6 +610,29 @@ status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110", nvidia.com/NVIDIA_A
     )
 
 
+def test_hint_names_nodes_that_list_the_resource_with_zero_devices() -> None:
+    """The kubelet keeps a device plugin's resource at 0 once the plugin stops serving it: a MIG profile
+    after the layout or strategy changed (NVIDIA/gpu-operator#460)."""
+    m = ClusterModel(
+        [
+            node("gpu-node-1", {"nvidia.com/mig-1g.6gb": "0", "nvidia.com/gpu": "0"}),
+            node("gpu-node-2", {"nvidia.com/mig-1g.6gb": "0", "nvidia.com/mig-2g.12gb": "2"}),
+        ],
+        [],
+    )
+    p = m.predict(pod("notebook", limits={"nvidia.com/mig-1g.6gb": "1"}))
+    assert p.message == "0/2 nodes are available: 2 Insufficient nvidia.com/mig-1g.6gb."
+    assert p.hint == (
+        "hint: no node advertises nvidia.com/mig-1g.6gb (gpu-node-1, gpu-node-2 list it with 0 devices: the device"
+        " plugin that served it no longer does); nodes advertise nvidia.com/mig-2g.12gb (gpu-node-2)"
+    )
+    alone = ClusterModel([node("gpu-node-1", {"nvidia.com/mig-1g.6gb": "0"})], [])
+    assert alone.predict(pod("notebook", limits={"nvidia.com/mig-1g.6gb": "1"})).hint == (
+        "hint: no node advertises nvidia.com/mig-1g.6gb (gpu-node-1 lists it with 0 devices: the device plugin that"
+        " served it no longer does)"
+    )
+
+
 # -- workloads ------------------------------------------------------------------------------------------
 
 KUBEVIRT_NODES = """

@@ -69,6 +69,9 @@ class Cluster:
         self.taints: list[tuple[Taint, ...]] = []
         self.by_label: dict[tuple[str, str], set[int]] = {}
         self.by_key: dict[str, set[int]] = {}
+        #: Extended resources a node lists with 0: the kubelet keeps a device plugin's resource at 0 once the
+        #: plugin stopped serving it (pkg/kubelet/nodestatus/setters.go, "Set capacity for removed resource to 0").
+        self.registered_empty: dict[str, set[int]] = {}
         unschedulable: set[int] = set()
         unsized: set[int] = set()
         allocatable: list[Usage] = []
@@ -157,6 +160,9 @@ class Cluster:
                 alloc[str(resource)] = quantity(amount)
             except QuantityError as err:
                 self.warnings.append(f"Node {name}: status.{where}.{resource}: {err}; taken as 0")
+        for resource, amount in alloc.items():
+            if amount == 0 and is_extended(resource):
+                self.registered_empty.setdefault(resource, set()).add(i)
         allocatable.append(scheduler_units(alloc, pods=True))
 
     def _add_pod(self, pod: Mapping[str, Any], used: list[Usage]) -> None:

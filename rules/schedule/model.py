@@ -300,9 +300,19 @@ class ClusterModel:
             domain = resource.split("/", 1)[0]
             if not c.advertised.get(resource):
                 others = c.advertisers(domain)
-                if others:
-                    listed = [f"{name} ({_nodes_text(nodes)})" for name, nodes in sorted(others.items())]
-                    parts.append(f"no node advertises {resource}; nodes advertise {_names(listed)}")
+                empty = c.registered_empty.get(resource)
+                if others or empty:
+                    part = f"no node advertises {resource}"
+                    if empty:
+                        nodes = c.names_of(empty)
+                        part += (
+                            f" ({_nodes_text(nodes)} {'lists' if len(nodes) == 1 else 'list'} it with 0 devices: the device"
+                            " plugin that served it no longer does)"
+                        )
+                    if others:
+                        listed = [f"{name} ({_nodes_text(nodes)})" for name, nodes in sorted(others.items())]
+                        part += f"; nodes advertise {_names(listed)}"
+                    parts.append(part)
                 continue
             lacking = sorted((candidates or set()) - c.advertised[resource])
             same_domain = c.domain_resources(domain) if lacking else {}
