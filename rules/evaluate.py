@@ -25,7 +25,7 @@ from .loader import PolicySet
 from .memo import IdentityMemo
 from .model import PLACEHOLDER, Assertion, Context, Policy, Ref, Rule, Var
 from .operators import OperatorError, show
-from .quantity import QuantityError, parse_quantity
+from .quantity import QuantityError, format_quantity, parse_quantity
 from .reader import Dump, KObject
 from .report import ObjectRef, ObjectReport, Report, Result
 
@@ -612,7 +612,10 @@ def clip(text: str, limit: int) -> str:
 
 
 def clip_value(value: Any) -> Any:
-    """An observed/expected value with over-long strings clipped (top level and in lists and mappings)."""
+    """An observed/expected value with over-long strings clipped (top level and in lists and mappings); a number
+    computed by sum/product is written as a quantity (``"1500m"``), as reports carry it."""
+    if isinstance(value, Fraction):
+        return format_quantity(value)
     if isinstance(value, str):
         return clip(value, MAX_VALUE_CHARS)
     if isinstance(value, list) and any(isinstance(v, str) and len(v) > MAX_VALUE_CHARS for v in value):

@@ -373,10 +373,12 @@ def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
         fw = [*where, "forEach"]
         subject = compile_subject(spec, fw)
         inner = compile_assertion(spec["assert_"], [*fw, "assert"])
+        filt = compile_assertion(spec["where"], [*fw, "where"]) if "where" in spec else None
         return Assertion(
             "forEach",
             subject=subject,
             children=(inner,),
+            where=filt,
             quantifier=spec["quantifier"],
             if_missing=spec["ifMissing"],
             each_as=spec["as_"],

@@ -18,7 +18,7 @@ from . import operators
 SEVERITIES = ("critical", "high", "medium", "low", "info")
 ON_FAILURE = ("fail", "warn")
 DNS1123_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
-SUBJECT_KEYS = ("path", "keys", "var", "context", "data", "format", "value")
+SUBJECT_KEYS = ("path", "keys", "var", "context", "data", "format", "value", "sum", "product")
 COMBINATORS = ("all", "any", "not", "forEach")
 TRANSFORMS = ("lowercase", "uppercase", "trim", "string")
 _NAME = validate.Regexp(DNS1123_LABEL, error="must be a DNS-1123 label (lower-case letters, digits, '-')")
@@ -80,6 +80,10 @@ class ForEachSchema(Schema):
     data = fields.String()
     key = fields.Raw()
     capture = fields.String()
+    where = fields.Nested(
+        lambda: assertion_schema_class()(),  # type: ignore[has-type]
+        metadata={"description": "iterate only over the values for which this assertion holds ($ is the value)"},
+    )
     as_ = fields.String(data_key="as", load_default="item")
     quantifier = fields.String(validate=validate.OneOf(["all", "any", "none"]), load_default="all")
     ifMissing = fields.String(validate=validate.OneOf(["pass", "fail"]), load_default="pass")
@@ -102,6 +106,14 @@ def _assertion_fields() -> dict[str, Any]:
         "data": fields.String(metadata={"description": "the subject is a data table"}),
         "format": fields.String(metadata={"description": "the subject is a string built from {name} references"}),
         "value": fields.Raw(metadata={"description": "the subject is this literal"}),
+        "sum": fields.List(
+            fields.Raw(), validate=validate.Length(min=2), metadata={"description": "the subject is the sum of these quantities"}
+        ),
+        "product": fields.List(
+            fields.Raw(),
+            validate=validate.Length(min=2),
+            metadata={"description": "the subject is the product of these quantities"},
+        ),
         "key": fields.Raw(metadata={"description": "look the subject up by this key (a literal or a reference)"}),
         "default": fields.Raw(),
         "where": nested(metadata={"description": "keep only values for which this assertion holds ($ is the value)"}),

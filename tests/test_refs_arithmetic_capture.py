@@ -269,3 +269,35 @@ def test_where_keys_joins_on_member_names(judge: Judge) -> None:
     )
     r = judge([empty, *pending], rules=[rule], context=context)[("gpu-node-1", "r")]
     assert (r.result, r.message) == ("fail", "gpu-node-1 lists nvidia.com/mig-1g.6gb with 0 devices; pods [p0, p2] ask for it")
+
+
+def test_sum_as_a_subject_inside_for_each(judge: Judge) -> None:
+    """GFD's <resource>.count x <resource>.replicas against what the device plugin advertises under the name or
+    its .shared rename: per resource, so a forEach binding is read inside the arithmetic."""
+    labels = {"nvidia.com/gpu.count": "2", "nvidia.com/gpu.replicas": "4"}
+    renamed = node("renamed", labels, capacity={"nvidia.com/gpu.shared": "8"})
+    short = node("short", labels, capacity={"nvidia.com/gpu": "2"})
+    per_resource = {
+        "forEach": {
+            "keys": LABELS,
+            "capture": "^(nvidia\\.com/.+)\\.replicas$",
+            "as": "resource",
+            "assert": {
+                "sum": [
+                    {"var": "capacity", "key": {"var": "resource"}, "default": 0},
+                    {"var": "capacity", "key": {"format": "{resource}.shared"}, "default": 0},
+                ],
+                "gte": {
+                    "product": [
+                        {"var": "labels", "key": {"format": "{resource}.count"}},
+                        {"var": "labels", "key": {"format": "{resource}.replicas"}},
+                    ]
+                },
+            },
+        }
+    }
+    vars_ = {"labels": LABELS, "capacity": "$.status.capacity"}
+    results = judge([renamed, short], per_resource, vars=vars_)
+    assert results[("renamed", "r")].result == "pass"
+    r = results[("short", "r")]
+    assert (r.result, r.observed, r.expected) == ("fail", "2", ">= 8")
