@@ -110,7 +110,8 @@ def test_every_verdict_of_the_bare_dump_says_its_assumption(bare: Report) -> Non
     assert assumed[0].startswith("assumed: a node's nvidia.com/gpu.workload.config label is checked as the operator checks")
     assert assumed[0].endswith("(9 results of gpu-nodes/workload-label-valid)")  # every labelled GPU node
     assert assumed[1].startswith("assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload")
-    assert "(2 results of gpu-nodes/resource-class-matches-workload)" in assumed[2]  # unlabelled, label typo
+    # unlabelled, label typo: what they advertise is judged under the default workload
+    assert "(4 results of gpu-nodes/gpu-resources-advertised, gpu-nodes/resource-class-matches-workload)" in assumed[2]
 
 
 def test_what_the_operator_writes_is_not_judged_on_a_hand_labelled_node(bare: Report) -> None:
@@ -138,7 +139,7 @@ def test_cli_exits_1_and_the_table_names_each_broken_node() -> None:
         assert f"Node/{name}" in run.stdout
     for name in GOOD:
         assert name not in run.stdout
-    assert "11 objects judged (11 read): 38 pass, 6 fail, 1 warn, 87 skip" in run.stdout
+    assert "11 objects judged (11 read): 48 pass, 6 fail, 1 warn, 165 skip" in run.stdout
     assert "(Assuming the GPU" in run.stdout
     assert "verdict: note: assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload" in run.stderr
 

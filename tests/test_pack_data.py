@@ -233,6 +233,13 @@ FACTS_NAMES = [
     ("nvidia.com/mig-3g.40gb", "container"),
     ("nvidia.com/mig-7g.80gb", "container"),
     ("nvidia.com/mig-1g.5gb.shared", "container"),
+    # §9 MIG profiles with attributes or compute slices (the device plugin writes "+" as ".")
+    ("nvidia.com/mig-1g.10gb.me", "container"),
+    ("nvidia.com/mig-1g.24gb.me.all", "container"),
+    ("nvidia.com/mig-1g.24gb.gfx", "container"),
+    ("nvidia.com/mig-1g.24gb-me", "container"),
+    ("nvidia.com/mig-1c.2g.20gb", "container"),
+    ("nvidia.com/mig-1g.10gb.me.shared", "container"),
     # §3 table (pci.ids 2025.07.11)
     ("nvidia.com/GA102GL_A10", "vm-passthrough"),
     ("nvidia.com/GA102GL_A40", "vm-passthrough"),
@@ -278,6 +285,8 @@ FACTS_NAMES = [
     ("nvidia.com/NVIDIA_A10-012Q", None),  # leading zero
     ("nvidia.com/GA102GL-A10", None),  # the plugin deletes `-`
     ("nvidia.com/mig-1g.5gb.SHARED", None),
+    ("nvidia.com/mig-1g.10gb+me", None),  # the NVML profile string, not a resource name
+    ("nvidia.com/mig-1g.10gb.ME", None),
     ("nvidia.com/vm-passthrough", None),
     ("nvidia.com/26b", None),
     ("amd.com/gpu", None),
