@@ -19,7 +19,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app
 
 from rules.engine import audit_bytes
-from rules.errors import DumpError, DumpTooLarge, EvaluationTimeout, InputError
+from rules.errors import DumpError, DumpTooLarge, EvaluationTimeout, InputError, RuleLookupError
 from rules.loader import PolicySet
 from rules.render import media_type, stream
 from rules.report import Report
@@ -53,8 +53,9 @@ def _cleaned(report: Report) -> Report:
 
 
 def _select(policies: PolicySet, names: list[str], rules: list[str]) -> PolicySet:
-    """The policies and rules asked for. Raises 503 when no rule is loaded at all, 400 for a name that
-    selects nothing."""
+    """The policies and rules asked for (``PolicySet.select`` decides what a rule name means). Raises 503 when
+    no rule is loaded at all, 400 for a name that selects nothing, a bare rule id several chosen policies
+    use (with ``candidates``), or a selection with no rule."""
     if not policies.rules:
         raise Problem("not-ready", "no policy rule is loaded; see GET /readyz")
     known_p = {p.name for p in policies.policies} | {p.pack for p in policies.policies if p.pack}
@@ -65,15 +66,16 @@ def _select(policies: PolicySet, names: list[str], rules: list[str]) -> PolicySe
             f"policy: no policy or pack named {', '.join(unknown)}; loaded: {', '.join(sorted(known_p))}",
             errors=[{"parameter": "policy", "reason": f"unknown {n}"} for n in unknown],
         )
-    known_r = {r.uid for r in policies.rules} | {r.id for r in policies.rules}
-    unknown = [r for r in rules if r not in known_r]
-    if unknown:
+    try:
+        chosen = policies.select(names, rules) if (names or rules) else policies
+    except RuleLookupError as exc:
+        candidates = [c for p in exc.problems for c in p.candidates]
         raise Problem(
             "invalid-query",
-            f"rule: no rule named {', '.join(unknown)}; see GET /v1/policies",
-            errors=[{"parameter": "rule", "reason": f"unknown {r}"} for r in unknown],
-        )
-    chosen = policies.select(names, rules) if (names or rules) else policies
+            "; ".join(f"rule: {p.reason}" for p in exc.problems),
+            errors=[{"parameter": "rule", "reason": p.reason} for p in exc.problems],
+            candidates=candidates or None,
+        ) from None
     if not chosen.rules:
         raise Problem(
             "invalid-query",

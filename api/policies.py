@@ -11,7 +11,7 @@ import orjson
 from flask import Blueprint, Response, url_for
 from werkzeug.exceptions import MethodNotAllowed
 
-from rules.errors import PolicyError
+from rules.errors import PolicyError, RuleLookupError
 from rules.loader import load_policy_text
 from rules.model import Match, Policy, Rule
 
@@ -131,14 +131,14 @@ def _rule(r: Rule, version: str) -> dict[str, Any]:
 def rule(uid: str) -> Response:
     """``GET /v1/rules/<policy/rule>``: one rule (``RuleDetailSchema``); a bare rule id works when it is unique.
     Problem: ``not-found`` (404) when ``uid`` names no rule, or names a bare id that several policies use
-    (the detail and ``candidates`` name them as policy/rule)."""
+    (the detail and ``candidates`` name them as policy/rule); the reason is ``PolicySet.rule``'s, as for
+    ``rule=`` on ``POST /v1/evaluate``."""
     ps = service().keeper.policies
-    r = ps.rule(uid)
-    candidates = sorted(x.uid for x in ps.rules if x.id == uid) if r is None else []
-    if len(candidates) > 1:
-        raise Problem("not-found", f"ambiguous: {', '.join(candidates)}; use policy/rule", candidates=candidates)
-    if r is None:
-        raise Problem("not-found", f"no rule {uid!r}; name it policy/rule (see GET /v1/policies/<name>)")
+    try:
+        r = ps.rule(uid)
+    except RuleLookupError as exc:
+        [trouble] = exc.problems
+        raise Problem("not-found", trouble.reason, candidates=list(trouble.candidates) or None) from None
     owner = ps.policy(r.policy)
     return json_response(RuleDetailSchema().dump(_rule(r, owner.version if owner else "")))
 

@@ -63,7 +63,10 @@ class EvaluateQuerySchema(Schema):
     )
     rule = fields.List(
         fields.String(validate=validate.Length(min=1, max=507)),
-        metadata={"description": "Only these rules, as policy/rule or a unique rule id (repeatable)."},
+        metadata={
+            "description": "Only these rules, as policy/rule or a bare rule id (repeatable); a bare id several chosen "
+            "policies use is a 400 naming them."
+        },
     )
     results = fields.List(
         fields.String(validate=validate.OneOf(RESULTS, error=ONE_OF)),
@@ -120,7 +123,8 @@ class ProblemSchema(OpenSchema):
     path = fields.String(metadata={"description": "Input errors: JSONPath inside the document"})
     errors = fields.List(fields.Dict(), metadata={"description": "Every error found (input errors; query errors)"})
     candidates = fields.List(
-        fields.String(), metadata={"description": "not-found for a bare rule id several policies use: their policy/rule ids"}
+        fields.String(),
+        metadata={"description": "A bare rule id several policies use (/v1/rules/{id}, rule=): their policy/rule ids"},
     )
 
 

@@ -16,7 +16,7 @@ import click
 
 from . import __version__
 from .engine import audit_paths, split_dumps
-from .errors import DumpError, PolicyError
+from .errors import DumpError, PolicyError, RuleLookupError
 from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 from .loader import PolicyLoadError, PolicySet, load_policies
 from .render import FORMATS, UnknownFormat
@@ -150,9 +150,10 @@ def audit(
     policies = _load(policy)
     accepted = _load_exemptions(exemptions)
     if rule:
-        policies = policies.select(rules=rule)
-        if not policies.rules:
-            raise click.BadParameter(f"no rule named {', '.join(rule)}", param_hint="--rule")
+        try:
+            policies = policies.select(rules=rule)
+        except RuleLookupError as exc:
+            raise click.BadParameter(str(exc), param_hint="--rule") from None
     dumps = split_dumps(paths)
     reports = []
     with _progress(True) as hook:

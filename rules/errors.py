@@ -123,6 +123,26 @@ class ExemptionError(PolicyError):
     ``exemptions[2].reason``) and ``reason`` as for a policy; ``rule`` is always ""."""
 
 
+@dataclass(frozen=True, slots=True)
+class RuleNameProblem:
+    """One rule name (``-r``, ``rule=``, ``/v1/rules/<id>``) that stands for no single rule: ``reason`` says
+    why, in words the CLI and the API both print; ``candidates`` are the ``policy/rule`` ids of an ambiguous
+    bare rule id (empty for an unknown name)."""
+
+    name: str
+    reason: str
+    candidates: tuple[str, ...] = ()
+
+
+class RuleLookupError(VerdictError):
+    """Rule names that name no rule, or bare rule ids that several policies use; ``problems`` holds one
+    ``RuleNameProblem`` a name, in the order given; the message is their reasons, one a line."""
+
+    def __init__(self, problems: list[RuleNameProblem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(p.reason for p in problems))
+
+
 class EvaluationTimeout(VerdictError):
     """Evaluating a dump took longer than the caller's budget (``seconds``); nothing was reported."""
 

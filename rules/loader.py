@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from marshmallow import ValidationError
 
 from . import workloads  # noqa: F401  (registers the schedulable operator before the schema is built)
-from .errors import PolicyError, byte_place
+from .errors import PolicyError, RuleLookupError, RuleNameProblem, byte_place
 from .model import (
     BUILTIN_NAMES,
     PLACEHOLDER,
@@ -60,32 +61,75 @@ class PolicySet:
         """Every rule of every policy, in load order."""
         return [r for p in self.policies for r in p.rules]
 
-    def rule(self, uid: str) -> Rule | None:
-        """The rule with id ``policy/rule`` (or a bare rule id when it is unique)."""
-        matches = [r for r in self.rules if r.uid == uid or r.id == uid]
-        return matches[0] if len(matches) == 1 else None
+    def rule(self, name: str) -> Rule:
+        """The rule ``name`` stands for: ``policy/rule``, or a bare rule id that one policy uses.
+
+        Raises ``RuleLookupError`` when no loaded rule has that name, or when several policies use that bare
+        id (the problem lists them as ``policy/rule``).
+        """
+        rules, problems = self._named(name, self.policies)
+        if problems:
+            raise RuleLookupError(problems)
+        return rules[0]
 
     def policy(self, name: str) -> Policy | None:
         """The policy named ``name``, or None."""
         return next((p for p in self.policies if p.name == name), None)
 
     def select(self, policies: Iterable[str] = (), rules: Iterable[str] = ()) -> PolicySet:
-        """A subset: only the named policies (or packs), and within them only the named rules."""
+        """A subset: only the named policies (or packs), and within them only the named rules.
+
+        A rule is named ``policy/rule``, or by a bare rule id, which is looked up in the chosen policies:
+        with ``policies=["gpu-pods"]`` the id ``workload-schedulable`` is that policy's rule, while without
+        it two policies use the id. Raises ``RuleLookupError`` for a name no loaded rule has and for a
+        bare id that several chosen policies use; a rule that exists only outside the chosen policies
+        selects nothing (the caller says that the selection is empty). This is the one place that decides
+        what a rule name means, for ``-r`` and ``rule=`` alike.
+        """
         wanted_p = set(policies)
-        wanted_r = set(rules)
+        scope = [p for p in self.policies if not wanted_p or p.name in wanted_p or p.pack in wanted_p]
+        names = list(rules)
+        if not names:
+            return PolicySet(scope)
+        kept_uids: set[str] = set()
+        problems: list[RuleNameProblem] = []
+        for name in names:
+            found, trouble = self._named(name, scope)
+            kept_uids.update(r.uid for r in found)
+            problems.extend(trouble)
+        if problems:
+            raise RuleLookupError(problems)
         out = []
-        for p in self.policies:
-            if wanted_p and p.name not in wanted_p and p.pack not in wanted_p:
-                continue
-            if wanted_r:
-                kept = tuple(r for r in p.rules if r.uid in wanted_r or r.id in wanted_r)
-                if not kept:
-                    continue
-                p = Policy(
-                    p.name, p.version, p.title, p.description, p.file, p.data, p.contexts, p.vars, kept, p.pack, p.data_files
-                )
-            out.append(p)
+        for p in scope:
+            kept = tuple(r for r in p.rules if r.uid in kept_uids)
+            if kept:
+                out.append(replace(p, rules=kept))
         return PolicySet(out)
+
+    def _named(self, name: str, scope: list[Policy]) -> tuple[list[Rule], list[RuleNameProblem]]:
+        """The rules of ``scope`` that ``name`` stands for, or why it stands for none (an unknown name is
+        unknown to the whole set; ambiguity is judged within ``scope``)."""
+        everywhere = [r for r in self.rules if r.uid == name] or [r for r in self.rules if r.id == name]
+        if not everywhere:
+            return [], [RuleNameProblem(name, self._unknown_rule(name))]
+        in_scope = {p.name for p in scope}
+        found = [r for r in everywhere if r.policy in in_scope]
+        if len(found) > 1:
+            candidates = tuple(sorted(r.uid for r in found))
+            reason = f"rule id {name!r} is ambiguous: {', '.join(candidates)}; name one as policy/rule"
+            return [], [RuleNameProblem(name, reason, candidates)]
+        return found, []
+
+    def _unknown_rule(self, name: str) -> str:
+        """``no rule named 'x'`` with the closest rules (matched by ``policy/rule`` and by bare id, named
+        ``policy/rule``), else an example of the form."""
+        ids = Counter(r.id for r in self.rules)
+        forms = {r.uid: r.uid for r in self.rules} | {r.id: r.uid for r in self.rules if ids[r.id] == 1}
+        close = dict.fromkeys(forms[c] for c in difflib.get_close_matches(name, list(forms), n=4, cutoff=0.75))
+        if close:
+            return f"no rule named {name!r}; did you mean {' or '.join(repr(c) for c in list(close)[:2])}?"
+        example = f", e.g. {self.rules[0].uid}" if self.rules else ""
+        return f"no rule named {name!r}; name a rule as policy/rule{example}"
 
 
 def leaf_errors(messages: Any, trail: list[str | int]) -> list[tuple[list[str | int], str]]:

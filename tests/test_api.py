@@ -677,7 +677,10 @@ def test_a_bare_rule_id_of_two_policies_is_404_naming_both() -> None:
     """Regression: the detail said "no rule" for an id that exists twice."""
     builtin = create_app({}).test_client()
     body = problem(builtin.get("/v1/rules/workload-schedulable"), 404, "not-found")
-    assert body["detail"] == "ambiguous: gpu-pods/workload-schedulable, kubevirt-vms/workload-schedulable; use policy/rule"
+    assert body["detail"] == (
+        "rule id 'workload-schedulable' is ambiguous: gpu-pods/workload-schedulable, kubevirt-vms/workload-schedulable;"
+        " name one as policy/rule"
+    )
     assert body["candidates"] == ["gpu-pods/workload-schedulable", "kubevirt-vms/workload-schedulable"]
     assert builtin.get("/v1/rules/gpu-pods/workload-schedulable").status_code == 200
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.errors import PolicyError
+from rules.errors import PolicyError, RuleLookupError
 from rules.loader import PolicyLoadError, load_policies, load_policy_file, load_policy_text, pack_files
 
 # Line numbers below are the lines of this text (1-based); ASSERT and the marked lines are replaced per case.
@@ -317,20 +317,21 @@ def test_policy_set_select(tmp_path: Path) -> None:
     assert [p.name for p in policies.select(policies=["extra"]).policies] == ["extra"]
     chosen = policies.select(rules=["gpu-workloads/workload-config-valid"])
     assert [r.uid for r in chosen.rules] == ["gpu-workloads/workload-config-valid"]
-    # A bare rule id selects it in every policy that has it.
-    assert [r.uid for r in policies.select(rules=["gpu-allocatable"]).rules] == [
-        "gpu-node-checks/gpu-allocatable",
-        "extra/gpu-allocatable",
-    ]
+    # A bare rule id that two policies use is refused, naming both; within one chosen pack it is one rule.
+    with pytest.raises(RuleLookupError) as info:
+        policies.select(rules=["gpu-allocatable"])
+    assert info.value.problems[0].candidates == ("extra/gpu-allocatable", "gpu-node-checks/gpu-allocatable")
     both = policies.select(policies=["gpu-operator"], rules=["gpu-allocatable"])
     assert [r.uid for r in both.rules] == ["gpu-node-checks/gpu-allocatable"]
+    # A rule outside the chosen policies selects nothing (the caller says the selection is empty).
+    assert policies.select(policies=["extra"], rules=["gpu-workloads/workload-config-valid"]).rules == []
     assert policies.select().policies == policies.policies
     assert policies.select(policies=["nope"]).policies == []
     # rule(): by uid, or by a bare id only when unique.
-    assert policies.rule("extra/gpu-allocatable") is not None
-    assert policies.rule("gpu-allocatable") is None
-    found = policies.rule("workload-config-valid")
-    assert found is not None and found.uid == "gpu-workloads/workload-config-valid"
+    assert policies.rule("extra/gpu-allocatable").uid == "extra/gpu-allocatable"
+    with pytest.raises(RuleLookupError):
+        policies.rule("gpu-allocatable")
+    assert policies.rule("workload-config-valid").uid == "gpu-workloads/workload-config-valid"
 
 
 @pytest.mark.parametrize("count", ["{min: 1}", "{}", "'3'", "true", "{gt: one}"])
