@@ -30,6 +30,9 @@ DUMP_TYPES: dict[str, tuple[bytes, ...]] = {
     "application/zip": ZIP_MAGICS,
     "application/octet-stream": (),  # anything; recognised by content
 }
+#: what an empty body is asked to be instead, by route (the empty-body problem says it)
+DUMP_WANTED = "a dump (JSON, YAML, describe text or an archive)"
+POLICY_WANTED = "a policy file (YAML or JSON: apiVersion: verdict/v1, kind: Policy)"
 #: media types POST /v1/policies/lint takes
 POLICY_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "application/json", "text/plain")
 _TEXT_CHARSETS = ("utf-8", "utf8", "us-ascii", "ascii")
@@ -88,12 +91,12 @@ class _Deadline:
             self._timer.cancel()
 
 
-def read_body(max_decoded: int, name: str = "<body>") -> bytes:
+def read_body(max_decoded: int, name: str = "<body>", wanted: str = DUMP_WANTED) -> bytes:
     """The body with its ``Content-Encoding`` (``gzip``, ``x-gzip`` or ``identity``) undone.
 
-    Raises ``Problem``: 415 for another coding, 400 for an empty body or a broken gzip stream, 413 when
-    the decoded body is larger than ``max_decoded`` (the raw size limit is werkzeug's 413). Problems
-    about the bytes name the body ``name``.
+    Raises ``Problem``: 415 for another coding, 400 for an empty body (asking for ``wanted``) or a broken
+    gzip stream, 413 when the decoded body is larger than ``max_decoded`` (the raw size limit is
+    werkzeug's 413). Problems about the bytes name the body ``name``.
     """
     codings = [c.strip().lower() for c in request.headers.get("Content-Encoding", "").split(",") if c.strip()]
     unknown = [c for c in codings if c not in ("gzip", "x-gzip", "identity")]
@@ -136,7 +139,7 @@ def read_body(max_decoded: int, name: str = "<body>") -> bytes:
         if coding != "identity" and data:
             data = _gunzip(data, max_decoded, name)
     if not data:
-        raise Problem("empty-body", "the request has no body; send a dump (JSON, YAML, describe text or an archive)")
+        raise Problem("empty-body", f"the request has no body; send {wanted}")
     return data
 
 

@@ -38,7 +38,8 @@ def _problem(description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/problem+json": {"schema": schema}}}
 
 
-def _errors(*codes: int) -> dict[str, Any]:
+def _errors(*codes: int, **descriptions: str) -> dict[str, Any]:
+    """Problem responses for ``codes``; ``descriptions`` (``e400="..."``) replace the usual text of a code."""
     text = {
         400: "Malformed dump, empty body or bad query value (`malformed-dump`, `empty-body`, `invalid-body`, "
         "`invalid-query`); input errors carry file, document, line and path",
@@ -48,7 +49,7 @@ def _errors(*codes: int) -> dict[str, Any]:
         415: "Content-Type or Content-Encoding not accepted (`unsupported-media-type`)",
         503: "No policy loaded (`not-ready`)",
     }
-    out = {str(c): _problem(text[c]) for c in codes}
+    out = {str(c): _problem(descriptions.get(f"e{c}", text[c])) for c in codes}
     out["default"] = _problem("Any other error (405 `method-not-allowed`, 500 `internal-error`), as a problem document")
     return out
 
@@ -212,7 +213,14 @@ def build_spec() -> APISpec:
                 "requestBody": _policy_body(),
                 "responses": {
                     "200": _json("LintResult", "valid, and the errors with file, line, rule, path and reason"),
-                    **_errors(400, 401, 413, 415),
+                    **_errors(
+                        400,
+                        401,
+                        413,
+                        415,
+                        e400="No body (`empty-body`: the detail asks for a policy file), not UTF-8 (`invalid-body`), a "
+                        "broken gzip stream (`malformed-dump`) or a bad query value (`invalid-query`)",
+                    ),
                 },
             }
         },

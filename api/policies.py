@@ -15,7 +15,7 @@ from rules.errors import PolicyError, RuleLookupError
 from rules.loader import load_policy_text
 from rules.model import Match, Policy, Rule
 
-from .bodies import POLICY_TYPES, media_type, read_body
+from .bodies import POLICY_TYPES, POLICY_WANTED, media_type, read_body
 from .problems import Problem
 from .query import parse_query
 from .responses import json_response, plain, reload_dict
@@ -149,13 +149,13 @@ def lint() -> Response:
     with ``LintResultSchema`` (``valid: false``, the first ``PolicyError`` and no policies when refused).
 
     Problems: ``invalid-query`` (400), ``unsupported-media-type`` (415: Content-Type, charset or
-    Content-Encoding), ``empty-body`` (400), ``malformed-dump`` (400: a broken gzip stream),
+    Content-Encoding), ``empty-body`` (400: asks for a policy file), ``malformed-dump`` (400: a broken gzip stream),
     ``body-too-large`` (413), ``invalid-body`` (400: not UTF-8).
     """
     query = parse_query(LintQuerySchema)
     media_type(POLICY_TYPES)
     shown = query.get("file") or "<body>"
-    data = read_body(service().max_decoded, shown)
+    data = read_body(service().max_decoded, shown, POLICY_WANTED)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

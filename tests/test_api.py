@@ -465,7 +465,8 @@ def test_describe_text_as_text_plain(client: FlaskClient) -> None:
 
 
 def test_empty_body_is_400(client: FlaskClient) -> None:
-    problem(evaluate(client, b""), 400, "empty-body")
+    body = problem(evaluate(client, b""), 400, "empty-body")
+    assert body["detail"] == "the request has no body; send a dump (JSON, YAML, describe text or an archive)"
     problem(evaluate(client, gzip.compress(b""), **{"Content-Encoding": "gzip"}), 400, "empty-body")
 
 
@@ -745,7 +746,13 @@ def test_lint_json_policy_and_schema_errors(client: FlaskClient) -> None:
 
 
 def test_lint_errors(client: FlaskClient) -> None:
-    problem(lint(client, b""), 400, "empty-body")
+    # Regression: an empty body was asked for "a dump (JSON, YAML, describe text or an archive)".
+    for data, coding in ((b"", {}), (gzip.compress(b""), {"Content-Encoding": "gzip"})):
+        resp = client.post("/v1/policies/lint", data=data, headers={"Content-Type": "application/yaml", **coding})
+        body = problem(resp, 400, "empty-body")
+        assert body["detail"] == (
+            "the request has no body; send a policy file (YAML or JSON: apiVersion: verdict/v1, kind: Policy)"
+        )
     body = problem(lint(client, b"\xff\xfe\x00"), 400, "invalid-body")
     assert "UTF-8" in body["detail"]
     problem(lint(client, b"x: 1", content_type="application/zip"), 415, "unsupported-media-type")
