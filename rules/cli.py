@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
@@ -258,16 +259,23 @@ def list_policies(policy: tuple[str, ...]) -> None:
 
 @policies.command("show")
 @click.argument("name")
-@click.option("-p", "--policy", multiple=True, help="Policy paths (default: the built-in packs).")
+@click.option("-p", "--policy", multiple=True, help="Where NAME is looked up (default: the built-in packs); not with a PATH.")
 @click.option("--data", "data", multiple=True, help="Only this data table, e.g. operands (repeatable).")
 def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> None:
-    """Show a pack or policy: its rules and data tables (--data operands: the operands per workload label)."""
+    """Show a pack or policy: its rules and data tables (--data operands: the operands per workload label).
+
+    NAME is a policy file or a pack folder (as for lint and test), or the name of a loaded policy or pack."""
     from .render.tables import show_pack
 
-    ps = _load(policy)
-    chosen = [p for p in ps.policies if p.name == name or p.pack == name]
+    if Path(name).exists():
+        if policy:
+            raise click.BadParameter(f"{name} is a path: it is shown as it is, without -p", param_hint="--policy")
+        chosen = _load((name,)).policies
+    else:
+        ps = _load(policy)
+        chosen = [p for p in ps.policies if p.name == name or p.pack == name]
     if not chosen:
-        _err(f"verdict: no policy or pack named {name!r}; see 'verdict policies list'")
+        _err(f"verdict: no policy file or pack folder {name!r}, nor a loaded policy or pack so named (verdict policies list)")
         raise SystemExit(2)
     known = {t for p in chosen for t in p.data}
     for table in data:

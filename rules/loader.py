@@ -386,6 +386,12 @@ def pack_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml"))
 
 
+def pack_name(folder: Path) -> str:
+    """A pack's name: its folder's name, also when the folder is given as ``.`` or ``..`` (the absolute
+    path's last part; symbolic links are not followed, so a linked pack keeps the name it is given by)."""
+    return Path(os.path.abspath(folder)).name
+
+
 def resolve(source: str) -> Path:
     """A policy argument: a file, a pack folder, or the name of a built-in pack. Raises ``PolicyError``."""
     p = Path(source)
@@ -414,7 +420,7 @@ def load_policies(sources: Iterable[str] = ()) -> PolicySet:
             errors.append(exc)
             continue
         files = pack_files(path) if path.is_dir() else [path]
-        pack = path.name if path.is_dir() else ""
+        pack = pack_name(path) if path.is_dir() else ""
         if path.is_dir() and not files:
             errors.append(PolicyError(str(path), "the folder holds no *.yaml policy file"))
         for f in files:

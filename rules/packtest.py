@@ -27,7 +27,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from .errors import DumpError, PolicyError
-from .loader import BUILTIN_DIR, PolicyLoadError, PolicySet, load_policies
+from .loader import BUILTIN_DIR, PolicyLoadError, PolicySet, load_policies, pack_name
 from .reader import Dump, KObject, read_paths
 from .report import RESULTS, Report, Result
 from .yamlsafe import load_documents
@@ -401,7 +401,7 @@ def run_cli(packs: Iterable[str] = ()) -> int:
         total += len(results)
         failed += len(bad) + len(gaps)
         click.echo(
-            f"{pack.name}: {len(results) - len(bad)}/{len(results)} cases passed"
+            f"{pack_name(pack)}: {len(results) - len(bad)}/{len(results)} cases passed"
             + (f", {len(gaps)} coverage gaps" if gaps else "")
         )
     return 1 if failed else 0

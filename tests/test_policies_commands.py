@@ -1,0 +1,103 @@
+"""``verdict policies show`` and ``test`` take a path as ``lint`` does: a policy file, a pack folder, or
+``.`` inside a pack, which is named by its folder (not an empty string)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from rules.cli import main
+
+POLICY = """\
+apiVersion: verdict/v1
+kind: Policy
+metadata: {name: gpu-count, version: 2.1.0, title: GPU nodes say how many GPUs they have}
+spec:
+  data: {counts: ["1", "2", "4", "8"]}
+  rules:
+  - id: gpu-count-label
+    title: nvidia.com/gpu.count is set
+    match: {kinds: [Node]}
+    assert: {path: "$.metadata.labels['nvidia.com/gpu.count']", exists: true}
+    message: Node {name} has no nvidia.com/gpu.count label
+    references: [NVIDIA/k8s-device-plugin@1b826acc6af3:internal/lm/resource.go]
+"""
+NODES = """\
+apiVersion: v1
+kind: Node
+metadata: {name: gpu-1, labels: {nvidia.com/gpu.count: "2"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: cpu-1}
+"""
+FIXTURE = """\
+apiVersion: verdict/v1
+kind: Test
+metadata: {name: counted}
+resources: [dumps/nodes.yaml]
+results:
+- {rule: gpu-count-label, kind: Node, name: gpu-1, result: pass}
+- {rule: gpu-count-label, kind: Node, name: cpu-1, result: fail}
+"""
+
+
+@pytest.fixture()
+def pack(tmp_path: Path) -> Path:
+    """A pack folder ``node-counts`` with one policy and one fixture file."""
+    folder = tmp_path / "node-counts"
+    (folder / "tests" / "dumps").mkdir(parents=True)
+    (folder / "gpu-count.yaml").write_text(POLICY)
+    (folder / "tests" / "dumps" / "nodes.yaml").write_text(NODES)
+    (folder / "tests" / "counted.yaml").write_text(FIXTURE)
+    return folder
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_show_takes_a_pack_folder_a_file_or_dot(pack: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: ``show PATH`` said "no policy or pack named" for a path that lint and test take."""
+    for given in (str(pack), str(pack / "gpu-count.yaml")):
+        res = run("policies", "show", given)
+        assert res.exit_code == 0, res.stderr
+        first = res.stdout.splitlines()[0]
+        assert first.startswith("gpu-count 2.1.0  GPU nodes say how many GPUs they have  (")
+        assert "gpu-count-label" in res.stdout and "data: counts ['1', '2', '4', '8']" in res.stdout
+        assert "gpu-nodes" not in res.stdout  # the built-in pack is not shown with it
+    monkeypatch.chdir(pack)
+    here = run("policies", "show", ".", "--data", "counts")
+    assert here.exit_code == 0 and "data: counts ['1', '2', '4', '8']" in here.stdout
+
+
+def test_show_path_with_policy_option_or_unknown_name_exits_2(pack: Path) -> None:
+    res = run("policies", "show", str(pack), "-p", "gpu-operator")
+    assert res.exit_code == 2
+    assert f"Error: Invalid value for --policy: {pack} is a path: it is shown as it is, without -p" in res.stderr
+    res = run("policies", "show", "no-such-pack")
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert res.stderr == (
+        "verdict: no policy file or pack folder 'no-such-pack', nor a loaded policy or pack so named (verdict policies list)\n"
+    )
+    # a loaded name still works, from the built-in packs or from -p
+    assert run("policies", "show", "gpu-count", "-p", str(pack)).exit_code == 0
+
+
+def test_test_dot_names_the_pack_by_its_folder(pack: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: ``verdict policies test .`` printed ": 2/2 cases passed"."""
+    monkeypatch.chdir(pack)
+    res = run("policies", "test", ".")
+    assert (res.exit_code, res.stdout) == (0, "node-counts: 2/2 cases passed\n")
+    monkeypatch.chdir(pack / "tests")
+    assert run("policies", "test", "..").stdout == "node-counts: 2/2 cases passed\n"
+
+
+def test_a_pack_loaded_as_dot_keeps_its_name_in_reports(pack: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(pack)
+    res = run("audit", "-p", ".", "tests/dumps/nodes.yaml")
+    assert res.exit_code == 1
+    assert json.loads(res.stdout)["policies"] == [{"name": "gpu-count", "version": "2.1.0", "pack": "node-counts", "rules": 1}]
