@@ -4,7 +4,8 @@
 SHELL := /bin/bash
 VENV  := .venv
 PY    := $(VENV)/bin/python
-BIND  ?= 127.0.0.1:8080
+# Where run and serve listen: BIND, else VERDICT_BIND (the environment's or the command line's), else loopback 8080.
+BIND  ?= $(or $(VERDICT_BIND),127.0.0.1:8080)
 # The first Python >= 3.12 on PATH (pyenv reads .python-version in this folder).
 PYTHON ?= $(shell for p in python3.13 python3.12 python3; do \
 	  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null \

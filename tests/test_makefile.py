@@ -1,0 +1,39 @@
+"""``make run`` and ``make serve`` listen where ``BIND`` or ``VERDICT_BIND`` says (``make -n``: the commands
+make would run, none of them run)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def serve_line(target: str, *assignments: str, **env: str) -> str:
+    """The ``verdict serve`` command ``make -n target`` prints, with ``env`` as the environment's variables."""
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not installed")
+    # Without the outer make's variables (this may run under `make test`) and without a BIND of the caller's.
+    base = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "BIND", "VERDICT_BIND")}
+    out = subprocess.run(
+        [make, "-n", target, *assignments], cwd=ROOT, env={**base, **env}, capture_output=True, text=True, timeout=60, check=True
+    )
+    [line] = [ln for ln in out.stdout.splitlines() if ln.endswith("/bin/verdict serve")]
+    return line
+
+
+@pytest.mark.parametrize("target", ["run", "serve"])
+def test_bind_comes_from_bind_then_verdict_bind_then_the_default(target: str) -> None:
+    """Regression: run and serve passed VERDICT_BIND=127.0.0.1:8080 whatever VERDICT_BIND was."""
+    assert serve_line(target) == "VERDICT_BIND=127.0.0.1:8080 .venv/bin/verdict serve"
+    assert serve_line(target, VERDICT_BIND="0.0.0.0:9090") == "VERDICT_BIND=0.0.0.0:9090 .venv/bin/verdict serve"
+    assert serve_line(target, "VERDICT_BIND=[::1]:8081") == "VERDICT_BIND=[::1]:8081 .venv/bin/verdict serve"
+    assert serve_line(target, "BIND=127.0.0.1:7070", VERDICT_BIND="0.0.0.0:9090") == (
+        "VERDICT_BIND=127.0.0.1:7070 .venv/bin/verdict serve"
+    )
+    assert serve_line(target, BIND="127.0.0.1:7071") == "VERDICT_BIND=127.0.0.1:7071 .venv/bin/verdict serve"
