@@ -9,8 +9,7 @@ FROM python:3.12-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    VERDICT_BIND=0.0.0.0:8080 \
-    VERDICT_BUILTIN_POLICIES=/app/policies
+    VERDICT_BIND=0.0.0.0:8080
 
 WORKDIR /app
 
@@ -21,8 +20,9 @@ COPY rules/ rules/
 COPY policies/ policies/
 
 # The project's runtime dependencies (not the test extra); the build leftovers are removed in the same
-# layer. The installed package finds the built-in packs through VERDICT_BUILTIN_POLICIES (above), so the
-# `verdict` command in the image sees them as gunicorn (run from /app) does. The user owns nothing it runs: the code and policies stay read-only to it.
+# layer. The installed package carries the built-in packs (rules/policies), so the `verdict` command in the
+# image finds them as gunicorn (run from /app) does. The user owns nothing it runs: the code and policies
+# stay read-only to it.
 RUN pip install --no-cache-dir . \
     && rm -rf build ./*.egg-info \
     && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin verdict

@@ -1,7 +1,8 @@
 """The service's settings: the one place that reads the environment.
 
 ``from_env()`` turns ``VERDICT_*`` variables into the config mapping that ``create_app(config)`` and
-``gunicorn.conf.py`` take. Keys (and the variable each comes from, with its default):
+``api/gunicorn_conf.py`` (gunicorn's settings) take. Keys (and the variable each comes from, with its
+default):
 
 ================== ======================= ==============================================================
 key                variable                meaning

@@ -38,7 +38,7 @@ def _keeper(settings: Mapping[str, Any]) -> PolicyKeeper:
     if settings.get("POLICY_SET") is not None:
         return PolicyKeeper((), settings["POLICY_SET"])
     sources = list(settings["POLICIES"])
-    # Under gunicorn the master loaded them before forking (gunicorn.conf.py): reuse its compiled set.
+    # Under gunicorn the master loaded them before forking (api/gunicorn_conf.py): reuse its compiled set.
     return kept(sources) or PolicyKeeper.load(sources)
 
 

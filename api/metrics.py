@@ -2,8 +2,8 @@
 
 Two ways to count, chosen by ``PROMETHEUS_MULTIPROC_DIR`` (prometheus_client's multiprocess mode):
 
-- **under gunicorn** (``gunicorn.conf.py`` sets the variable in the master before anything imports
-  prometheus_client, which picks its mode once, at import): every worker writes its counters and
+- **under gunicorn** (``api/gunicorn_conf.py``, gunicorn's settings, sets the variable in the master before
+  anything imports prometheus_client, which picks its mode once, at import): every worker writes its counters and
   histograms to files of its own in that directory, and a scrape, whichever worker answers it, sums the
   files of all workers, live and exited (``MultiProcessCollector`` in a fresh registry), so successive
   scrapes never go back;
@@ -37,7 +37,7 @@ from .store import PolicyKeeper
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
-#: The variable that turns prometheus_client's multiprocess mode on (set by ``gunicorn.conf.py``).
+#: The variable that turns prometheus_client's multiprocess mode on (set by ``api/gunicorn_conf.py``).
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 

@@ -1,7 +1,7 @@
 """The compiled policies a process serves, and how a reload keeps the last good set.
 
 Policies are loaded and compiled once (``load_policies``); evaluation only reads them. Under gunicorn the
-master process loads them at start (``gunicorn.conf.py``: ``on_starting``), so a broken policy stops the
+master process loads them at start (``api/gunicorn_conf.py``: ``on_starting``), so a broken policy stops the
 server before it listens, and workers forked from it inherit the compiled set (``kept``). On ``SIGHUP``
 gunicorn's ``on_reload`` hook calls ``PolicyKeeper.reload``: a set that loads replaces the old one, a set
 that does not is refused (each error logged with file, line, rule and reason) and the last good set stays;

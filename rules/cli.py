@@ -225,19 +225,25 @@ def _write(reports: list[Report], fmt: str, fh: Any, options: dict[str, Any]) ->
 @click.option("-p", "--policy", multiple=True, help="Policy paths (default $VERDICT_POLICIES or the built-in packs).")
 @click.option("--exemptions", multiple=True, help="Exemptions files (default $VERDICT_EXEMPTIONS; repeatable).")
 def serve(bind: str | None, workers: int | None, policy: tuple[str, ...], exemptions: tuple[str, ...]) -> None:
-    """Serve the HTTP API with gunicorn (gunicorn.conf.py in the repository)."""
+    """Serve the HTTP API with gunicorn and verdict's settings (api/gunicorn_conf.py)."""
     env = dict(os.environ)
     if bind:
         env["VERDICT_BIND"] = bind
     if workers:
         env["VERDICT_WORKERS"] = str(workers)
     if policy:
-        env["VERDICT_POLICIES"] = os.pathsep.join(policy)
+        # gunicorn runs in another folder (below): a path given here is made absolute, a built-in pack name kept
+        env["VERDICT_POLICIES"] = os.pathsep.join(os.path.abspath(p) if os.path.exists(p) else p for p in policy)
     if exemptions:
         env["VERDICT_EXEMPTIONS"] = os.pathsep.join(os.path.abspath(e) for e in exemptions)
+    # The folder that holds rules/, api/ and app.py: a checkout's root, or site-packages of an installed wheel.
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    conf = os.path.join(root, "gunicorn.conf.py")
-    args = [sys.executable, "-m", "gunicorn", "--config", conf, "--chdir", root, "app:app"]
+    conf = os.path.join(root, "api", "gunicorn_conf.py")
+    # gunicorn puts the folder it starts in first on sys.path before it reads its settings and imports app:app;
+    # starting in root, this verdict's api and app are the ones imported, never a folder of that name where
+    # the user stands.
+    os.chdir(root)
+    args = [sys.executable, "-m", "gunicorn", "--config", conf, "app:app"]
     os.execvpe(args[0], args, env)
 
 

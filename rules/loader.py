@@ -37,8 +37,21 @@ from .model import (
 from .schema import PolicySchema
 from .yamlsafe import load_documents, node_line
 
-#: The built-in packs: the repository's ``policies/`` folder, or ``$VERDICT_BUILTIN_POLICIES``.
-BUILTIN_DIR = Path(os.environ.get("VERDICT_BUILTIN_POLICIES", Path(__file__).resolve().parent.parent / "policies"))
+
+def _builtin_dir() -> Path:
+    """Where the built-in packs are: ``$VERDICT_BUILTIN_POLICIES`` when set; else ``rules/policies``, where a
+    wheel installs the repository's ``policies/`` (pyproject.toml maps it there); else, in a checkout (an
+    editable install too), the repository's ``policies/`` beside ``rules/``."""
+    chosen = os.environ.get("VERDICT_BUILTIN_POLICIES", "").strip()
+    if chosen:
+        return Path(chosen)
+    here = Path(__file__).resolve().parent
+    installed = here / "policies"
+    return installed if installed.is_dir() else here.parent / "policies"
+
+
+#: The built-in packs' folder: each folder in it is a pack named by the folder (``_builtin_dir``).
+BUILTIN_DIR = _builtin_dir()
 DEFAULT_PACKS = ("gpu-operator",)
 
 

@@ -1,0 +1,159 @@
+"""gunicorn settings for verdict, a configuration file gunicorn reads by path: ``verdict serve`` runs
+``gunicorn --config <this file> app:app`` from the folder that holds ``api/`` and ``app.py`` (a checkout, or
+site-packages of an installed wheel, which ships this file with ``api``); in a checkout or the Docker image
+``gunicorn --config gunicorn.conf.py app:app`` reads it through the repository's ``gunicorn.conf.py``.
+
+Everything comes from ``VERDICT_*`` variables, read by ``api.config.from_env`` (docs/service.md):
+``VERDICT_BIND`` (127.0.0.1:8080), ``VERDICT_WORKERS`` (2), ``VERDICT_LOG_LEVEL`` (INFO); the app reads
+the others. A bad ``VERDICT_*`` value stops the start with one line (``verdict: VERDICT_MAX_BODY='abc' is
+not a whole number``) and exit status 2. The master loads and compiles the policies before it listens (``on_starting``): a broken
+policy stops the server with each error's file, line, rule and reason, and workers fork with the
+compiled set. ``kill -HUP <master>`` reloads them (``on_reload``): a set that loads is used by the new
+workers; a broken one is logged and refused, and the new workers keep the last good set.
+
+Metrics add up over the workers (prometheus_client's multiprocess mode, ``api.metrics``): before ``api``
+(hence prometheus_client) is imported, this file points ``PROMETHEUS_MULTIPROC_DIR`` at a fresh private
+directory (``VERDICT_METRICS_DIR`` when set, emptied of ``*.db`` files; else a temporary directory removed
+when the master exits), and ``child_exit`` does prometheus_client's bookkeeping for a worker that is gone.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+# The folder that holds api/ and app.py: a checkout's root, or site-packages. The config is read before
+# gunicorn puts --chdir on sys.path, and it imports api.config.
+_ROOT = str(Path(__file__).resolve().parent.parent)
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+# "<master pid>:<directory>": which master chose PROMETHEUS_MULTIPROC_DIR, so that gunicorn's second reading
+# of this file (on SIGHUP) keeps the directory the workers count in.
+_METRICS_OWNER = "_VERDICT_METRICS_OWNER"
+
+
+def _remove_metrics_dir(path: str, master: int) -> None:
+    if os.getpid() == master:  # workers run the atexit handlers they forked with: only the master removes it
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _metrics_dir() -> str | None:
+    """Point ``PROMETHEUS_MULTIPROC_DIR`` at the directory this server's workers count in, and return it.
+
+    It must be set before prometheus_client is imported (it picks its mode once, at import; ``api`` imports
+    it), so this runs before ``api.config`` is. A directory inherited in ``PROMETHEUS_MULTIPROC_DIR`` is not
+    used: another server, or a stale run, could be counting there. Only when gunicorn reads this file (as
+    its module ``__config__``): a test that imports it for its settings gets no directory.
+    """
+    if __name__ != "__config__":
+        return None
+    current = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
+    if current and os.environ.get(_METRICS_OWNER) == f"{os.getpid()}:{current}":
+        return current  # SIGHUP: gunicorn reads this file again; new workers count with the old ones
+    chosen = os.environ.get("VERDICT_METRICS_DIR", "").strip()
+    try:
+        if chosen:
+            path = os.path.abspath(chosen)
+            os.makedirs(path, mode=0o700, exist_ok=True)
+            for name in os.listdir(path):  # counts of an earlier run would add to this one's
+                if name.endswith(".db"):
+                    os.remove(os.path.join(path, name))
+        else:
+            path = tempfile.mkdtemp(prefix="verdict-metrics-")
+            atexit.register(_remove_metrics_dir, path, os.getpid())
+    except OSError as exc:
+        where = f"VERDICT_METRICS_DIR={chosen!r}" if chosen else "a temporary directory for the metrics"
+        print(f"verdict: {where} cannot be used: {exc.strerror or exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
+    os.environ[_METRICS_OWNER] = f"{os.getpid()}:{path}"
+    return path
+
+
+_metrics = _metrics_dir()
+
+from api.config import ConfigError, from_env  # noqa: E402
+
+try:
+    _settings = from_env()
+except ConfigError as _exc:
+    # One line and exit status 2 (a usage error, like the CLI's), not gunicorn's "Failed to read config
+    # file" traceback: SystemExit is not an Exception, so gunicorn lets it through.
+    print(f"verdict: {_exc}", file=sys.stderr)
+    raise SystemExit(2) from None
+
+bind = [_settings["BIND"]]
+workers = _settings["WORKERS"]
+# Threads, not sync workers: a client that sends its body slowly holds one thread of a worker, and the app
+# gives the whole body READ_TIMEOUT seconds (api.bodies), so slow clients cannot hold every worker.
+worker_class = "gthread"
+threads = _settings["THREADS"]
+timeout = 120  # a large archive can take a while to read and evaluate
+graceful_timeout = 30
+# A worker that parsed a large dump keeps its memory high; recycle workers now and then (jittered so they
+# do not restart together). Policies come from the master, so a new worker costs a fork, not a reload.
+max_requests = 1000
+max_requests_jitter = 100
+keepalive = 5
+loglevel = _settings["LOG_LEVEL"].lower()
+accesslog = "-"  # request lines only (method, path, status, size, time): bodies and tokens are never logged
+errorlog = "-"
+access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms'
+limit_request_line = 8190
+proc_name = "verdict"
+# Worker heartbeat files in memory: on a container's overlay filesystem (or a read-only root) /tmp can
+# stall or fail them.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+# gunicorn >= 25.1 opens a control socket at $HOME/.gunicorn/gunicorn.ctl by default: one path shared by
+# every instance of a user (they clash), unwritable for the image's home-less user, and a second way to
+# reload workers that bypasses on_reload's policy check. SIGHUP is the reload path. (Older gunicorn ignores it.)
+control_socket_disable = True
+
+
+def on_starting(server: Any) -> None:
+    """Load the policies in the master; refuse to start when they do not load."""
+    from api.store import keep
+    from rules.loader import PolicyLoadError
+
+    if _metrics:
+        server.log.info("metrics: the workers count in %s", _metrics)
+
+    try:
+        keeper = keep(_settings["POLICIES"])
+    except PolicyLoadError as exc:
+        for err in exc.errors:
+            server.log.error("policy refused: %s", err)
+        server.log.error("verdict not started: %d policy error(s)", len(exc.errors))
+        raise SystemExit(1) from None
+    server.log.info("policies loaded: %d policies, %d rules", len(keeper.policies.policies), len(keeper.policies.rules))
+
+
+def on_reload(server: Any) -> None:
+    """SIGHUP: reload the policies; keep the last good set when the new one does not load."""
+    from api.store import kept
+
+    keeper = kept(_settings["POLICIES"])
+    if keeper is None:  # started without on_starting (should not happen): the workers load on their own
+        return
+    outcome = keeper.reload()
+    if outcome.ok:
+        server.log.info("policies reloaded: generation %d, %d rules", keeper.generation, len(keeper.policies.rules))
+        return
+    for err in outcome.errors:
+        server.log.error("policy reload refused: %s", err)
+    server.log.error("policy reload refused (%d error(s)); still serving generation %d", len(outcome.errors), keeper.generation)
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A worker is gone (recycled, reloaded, crashed): prometheus_client's bookkeeping drops its live gauges.
+    Its counters and histograms stay in the directory, so the totals never go back."""
+    if _metrics:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid, _metrics)

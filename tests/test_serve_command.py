@@ -1,0 +1,55 @@
+"""``verdict serve`` execs gunicorn with verdict's settings file from the folder that holds the package (a
+checkout, or site-packages of a wheel), so that neither a folder named ``api`` nor a relative path where the
+user stands changes what is served. (tests/test_wheel.py serves an installed wheel for real.)"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import rules
+from rules.cli import main
+
+
+class Exec(Exception):
+    """Raised instead of replacing the test process."""
+
+
+def test_serve_execs_gunicorn_from_the_package_folder_with_absolute_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: ``-p my-pack`` was read relative to the repository root (gunicorn ran with --chdir there)."""
+    (tmp_path / "my-pack").mkdir()
+    (tmp_path / "accepted.yaml").write_text("")
+    monkeypatch.chdir(tmp_path)
+    seen: dict[str, Any] = {}
+
+    def chdir(path: str) -> None:
+        seen["cwd"] = path
+
+    def execvpe(file: str, args: list[str], env: dict[str, str]) -> None:
+        seen.update(file=file, args=args, env=env)
+        raise Exec
+
+    monkeypatch.setattr(os, "chdir", chdir)
+    monkeypatch.setattr(os, "execvpe", execvpe)
+    with pytest.raises(Exec):
+        CliRunner().invoke(
+            main,
+            ["serve", "--bind", "127.0.0.1:9", "-p", "my-pack", "-p", "gpu-operator", "--exemptions", "accepted.yaml"],
+            catch_exceptions=False,
+        )
+    root = str(Path(rules.__file__).resolve().parent.parent)
+    assert seen["cwd"] == root
+    settings = os.path.join(root, "api", "gunicorn_conf.py")
+    assert seen["args"] == [sys.executable, "-m", "gunicorn", "--config", settings, "app:app"]
+    assert os.path.isfile(settings)
+    env = seen["env"]
+    assert env["VERDICT_BIND"] == "127.0.0.1:9"
+    assert env["VERDICT_POLICIES"] == os.pathsep.join([str(tmp_path / "my-pack"), "gpu-operator"])
+    assert env["VERDICT_EXEMPTIONS"] == str(tmp_path / "accepted.yaml")
