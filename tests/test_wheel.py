@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 #: what the build reads (the Dockerfile copies the same, and gunicorn.conf.py for its CMD)
@@ -97,6 +98,7 @@ def test_the_wheel_holds_every_package_the_packs_and_the_serve_settings(installe
     assert {"app.py", "api/gunicorn_conf.py"} <= names
     entry_points = zipfile.ZipFile(installed.wheel).read("verdict-0.1.0.dist-info/entry_points.txt").decode()
     assert "verdict = rules.cli:main" in entry_points
+    assert "kubectl-verdict = rules.kubectl:main" in entry_points
 
 
 def test_installed_verdict_runs_the_wheel_outside_the_source_tree(installed: Installed) -> None:
@@ -137,6 +139,39 @@ def test_installed_audit_judges_the_lab_with_the_builtin_pack(installed: Install
         "Pod ml/cuda-on-passthrough-node cannot be scheduled: 0/10 nodes are available: 1 Insufficient nvidia.com/gpu, "
     )
     assert report["policies"] == [{"name": "gpu-pods", "version": "1.0.0", "pack": "gpu-operator", "rules": 1}]
+
+
+#: a stand-in kubectl (tests/test_kubectl_plugin.py has the thorough one): a cluster serving Nodes and Pods, the lab's
+STAND_IN = """\
+#!/bin/sh
+case " $* " in
+  *" api-resources "*) printf 'NAME SHORTNAMES APIVERSION NAMESPACED KIND\\nnodes no v1 false Node\\npods po v1 true Pod\\n' ;;
+  *" get nodes,pods -A -o json "*) cat "$(dirname "$0")/lab.json" ;;
+  *) echo "unexpected: $*" >&2; exit 3 ;;
+esac
+"""
+
+
+def test_installed_kubectl_plugin_audits_what_kubectl_gets(installed: Installed) -> None:
+    bin_dir = installed.outside / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    items = [d for d in yaml.safe_load_all((installed.outside / "lab.yaml").read_text()) if d]
+    (bin_dir / "lab.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    (bin_dir / "kubectl").write_text(STAND_IN)
+    (bin_dir / "kubectl").chmod(0o755)
+    env = {**installed.env(), "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    script = installed.site / "bin" / "kubectl-verdict"
+    res = subprocess.run(
+        [sys.executable, "-S", str(script), "-r", "gpu-pods/workload-schedulable", "--results", "fail"],
+        cwd=installed.outside,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 1, res.stderr
+    [pod] = json.loads(res.stdout)["objects"]
+    assert (pod["namespace"], pod["name"], pod["verdict"]) == ("ml", "cuda-on-passthrough-node", "fail")
 
 
 def _free_port() -> int:

@@ -1,0 +1,252 @@
+"""``kubectl verdict``: audit the cluster kubectl talks to (installed as the ``kubectl-verdict`` command,
+which kubectl runs as a plugin).
+
+It asks ``kubectl api-resources`` which listable resource types the cluster serves, keeps those whose kind
+(and apiVersion) the policies match or read (``kinds_read``), fetches them with one ``kubectl get ... -o
+json`` and audits that dump as ``verdict audit -`` would. Flags are split: kubectl's connection and scope
+flags (``--context``, ``--kubeconfig``, ``--cluster``, ``--user``, ``--as``, ``--as-group``,
+``--request-timeout``; ``-n``/``-A`` for ``get``) go to kubectl, every other argument to ``verdict audit``.
+A kind the cluster does not serve (no KubeVirt, no GPU Operator CRDs) is not fetched, and a note says so;
+a kubectl that fails (no cluster, no credentials, a refused ``get``) exits 2 with kubectl's own message,
+never with the audit of an empty dump.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import NoReturn
+
+import click
+
+from .loader import PolicyLoadError, PolicySet, load_policies
+from .model import Assertion
+from .render import FORMATS
+
+#: kubectl's words for a resource type it does not know (one ``get`` of several types fails whole on it)
+_UNKNOWN_TYPE = "the server doesn't have a resource type"
+
+
+class KubectlError(Exception):
+    """A kubectl call failed: ``command`` as run, its exit ``status`` and what it printed on stderr."""
+
+    def __init__(self, command: list[str], status: int, stderr: str) -> None:
+        self.command = command
+        self.status = status
+        self.stderr = stderr.strip()
+        super().__init__(f"{' '.join(command)} exited with {status}")
+
+
+@dataclass(frozen=True, slots=True)
+class KindRead:
+    """A kind the policies match or read, with the apiVersion glob they ask for ("" for any)."""
+
+    kind: str
+    api_version: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.kind} ({self.api_version})" if self.api_version else self.kind
+
+    def served_by(self, resource: ApiResource) -> bool:
+        return resource.kind == self.kind and fnmatchcase(resource.api_version, self.api_version or "*")
+
+
+@dataclass(frozen=True, slots=True)
+class ApiResource:
+    """One row of ``kubectl api-resources``: the resource ``name`` (plural), its preferred ``api_version``
+    (``v1``, ``nvidia.com/v1``), whether it is namespaced, and its ``kind``."""
+
+    name: str
+    api_version: str
+    namespaced: bool
+    kind: str
+
+    @property
+    def argument(self) -> str:
+        """How ``kubectl get`` names the type without ambiguity: ``pods``, ``clusterpolicies.nvidia.com``."""
+        group = self.api_version.rpartition("/")[0]
+        return f"{self.name}.{group}" if group else self.name
+
+
+def _operators(a: Assertion) -> Iterator[str]:
+    yield a.op
+    for child in (*a.children, *((a.where,) if a.where else ())):
+        yield from _operators(child)
+
+
+def kinds_read(policies: PolicySet) -> list[KindRead]:
+    """What a dump needs for these policies: every rule's ``match`` kinds (with its apiVersion globs), every
+    context's kind, and Nodes and Pods when a rule asks ``schedulable`` (kube-scheduler's model reads them).
+    A rule that matches every kind (``*``) adds nothing: no list of types could hold it. Sorted, unique."""
+    wanted: set[KindRead] = set()
+    for policy in policies.policies:
+        wanted.update(KindRead(c.kind, c.api_version) for c in policy.contexts.values())
+        for rule in policy.rules:
+            kinds = sorted(rule.match.kinds - {"*"})
+            wanted.update(KindRead(k, v) for k in kinds for v in (rule.match.api_versions or ("",)))
+            if any("schedulable" in _operators(a) for a in (rule.assertion, *rule.preconditions)):
+                wanted.update((KindRead("Node"), KindRead("Pod")))
+    return sorted(wanted, key=lambda w: (w.kind, w.api_version))
+
+
+def parse_api_resources(text: str) -> list[ApiResource]:
+    """The rows of ``kubectl api-resources`` (``NAME SHORTNAMES APIVERSION NAMESPACED KIND``; SHORTNAMES may
+    be empty, so the columns are read from the right)."""
+    out = []
+    for line in text.splitlines()[1:]:
+        cells = line.split()
+        if len(cells) >= 4 and cells[-2] in ("true", "false"):
+            out.append(ApiResource(cells[0], cells[-3], cells[-2] == "true", cells[-1]))
+    return out
+
+
+def run_kubectl(kubectl: str, args: list[str]) -> tuple[bytes, str, int]:
+    """Run kubectl: (stdout, stderr, exit status). Raises ``KubectlError`` when it cannot be started."""
+    command = [kubectl, *args]
+    try:
+        done = subprocess.run(command, capture_output=True, stdin=subprocess.DEVNULL)
+    except OSError as exc:
+        raise KubectlError(command, 127, exc.strerror or str(exc)) from None
+    return done.stdout, done.stderr.decode(errors="replace"), done.returncode
+
+
+def served(kubectl: str, flags: list[str]) -> tuple[list[ApiResource], str]:
+    """The listable resource types the cluster serves, and kubectl's complaint when some API group could not
+    be asked (``couldn't get resource list for metrics.k8s.io/v1beta1``: the others are still listed).
+    Raises ``KubectlError`` when kubectl lists nothing: no cluster, no credentials, a bad context."""
+    args = [*flags, "api-resources", "--verbs=list"]
+    out, err, status = run_kubectl(kubectl, args)
+    rows = parse_api_resources(out.decode(errors="replace"))
+    if not rows:
+        raise KubectlError([kubectl, *args], status, err or "it listed no resource type")
+    return rows, err.strip() if status else ""
+
+
+def fetch(kubectl: str, flags: list[str], scope: list[str], resources: list[ApiResource]) -> bytes:
+    """``kubectl get`` of ``resources`` (``scope``: ``-A`` or ``-n NS``) as one JSON ``List``. Raises
+    ``KubectlError`` when kubectl fails."""
+    args = [*flags, "get", ",".join(r.argument for r in resources), *scope, "-o", "json"]
+    out, err, status = run_kubectl(kubectl, args)
+    if status:
+        raise KubectlError([kubectl, *args], status, err)
+    return out
+
+
+@contextmanager
+def standard_input(data: bytes) -> Iterator[None]:
+    """``data`` as standard input while the block runs, for ``verdict audit -`` (which reads
+    ``sys.stdin.buffer``), as if it were piped in."""
+    saved = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+    try:
+        yield
+    finally:
+        sys.stdin = saved
+
+
+def _fail(message: str, exc: KubectlError | None = None) -> NoReturn:
+    if exc is not None and exc.stderr:
+        click.echo(exc.stderr, err=True)
+    click.echo(f"kubectl verdict: {message}", err=True)
+    raise SystemExit(2)
+
+
+EPILOG = """\b
+The options above are kubectl's: they go to kubectl api-resources and kubectl get.
+Every other argument is verdict audit's: -p, -r, -f, -o FILE, --fail-on, --results, ...
+(see verdict audit --help). Exit codes are verdict audit's; 2 when kubectl fails.
+
+\b
+  kubectl verdict --context lab -f table
+  kubectl verdict -n ml --results fail,warn -f markdown
+"""
+
+
+@click.command(
+    context_settings={"ignore_unknown_options": True, "help_option_names": ["-h", "--help"]},
+    epilog=EPILOG,
+)
+@click.option("--context", help="kubectl's context.")
+@click.option("--kubeconfig", help="kubectl's kubeconfig file.")
+@click.option("--cluster", help="kubectl's cluster.")
+@click.option("--user", help="kubectl's user.")
+@click.option("--as", "as_", help="Impersonate this user.")
+@click.option("--as-group", multiple=True, help="Impersonate this group (repeatable).")
+@click.option("--request-timeout", help="kubectl's timeout for each request, e.g. 30s.")
+@click.option("-n", "--namespace", help="Only this namespace's namespaced objects (default: all namespaces).")
+@click.option("-A", "--all-namespaces", is_flag=True, help="Every namespace (the default).")
+@click.argument("audit_args", nargs=-1, type=click.UNPROCESSED)
+def command(
+    context: str | None,
+    kubeconfig: str | None,
+    cluster: str | None,
+    user: str | None,
+    as_: str | None,
+    as_group: tuple[str, ...],
+    request_timeout: str | None,
+    namespace: str | None,
+    all_namespaces: bool,
+    audit_args: tuple[str, ...],
+) -> None:
+    """Audit the cluster kubectl talks to: fetch the objects the policies read, then verdict audit them."""
+    from .cli import audit
+    from .cli import main as verdict
+
+    if namespace and all_namespaces:
+        raise click.UsageError("-n/--namespace and -A/--all-namespaces: give one")
+    given = {"--context": context, "--kubeconfig": kubeconfig, "--cluster": cluster, "--user": user, "--as": as_}
+    given |= {"--request-timeout": request_timeout}
+    flags = [f"{name}={value}" for name, value in given.items() if value]
+    flags += [f"--as-group={g}" for g in as_group]
+    scope = ["-n", namespace] if namespace else ["-A"]
+    # What verdict audit makes of the other arguments, checked before kubectl is asked anything.
+    with audit.make_context("kubectl verdict", ["-", *audit_args]) as ctx:
+        params = ctx.params
+    extra = [p for p in params["paths"] if p != "-"]
+    if extra:
+        raise click.UsageError(f"kubectl verdict audits the cluster, not {', '.join(extra)} (for files: verdict audit PATH)")
+    output = params.get("output")
+    if output and output.lower() in FORMATS:
+        raise click.UsageError(f"-o names the report's file, not its format: -f {output.lower()} (or -o {output}.out for a file)")
+    try:
+        policies = load_policies(params["policy"])
+    except PolicyLoadError as exc:
+        for e in exc.errors:
+            click.echo(f"kubectl verdict: policy refused: {e}", err=True)
+        raise SystemExit(2) from None
+    wanted = kinds_read(policies)
+    if not wanted:
+        _fail("the policies name no kind to fetch (kinds: ['*'] matches any): pipe kubectl get to verdict audit -")
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        _fail("kubectl is not on PATH")
+    try:
+        resources, complaint = served(kubectl, flags)
+    except KubectlError as exc:
+        _fail(f"kubectl api-resources failed (exit {exc.status}): is the cluster reachable with these credentials?", exc)
+    if complaint:
+        click.echo(f"kubectl verdict: note: kubectl api-resources: {complaint}", err=True)
+    chosen = [r for r in resources if any(w.served_by(r) for w in wanted)]
+    absent = [str(w) for w in wanted if not any(w.served_by(r) for r in resources)]
+    if absent:
+        click.echo(f"kubectl verdict: note: the cluster serves no {', '.join(absent)}: not fetched", err=True)
+    if not chosen:
+        _fail("the cluster serves none of the kinds the policies read; nothing to audit")
+    try:
+        dump = fetch(kubectl, flags, scope, chosen)
+    except KubectlError as exc:
+        hint = " (a type went away since api-resources listed it: run again)" if _UNKNOWN_TYPE in exc.stderr else ""
+        _fail(f"kubectl get failed (exit {exc.status}){hint}", exc)
+    with standard_input(dump):
+        verdict.main(["audit", "-", *audit_args], prog_name="kubectl verdict")
+
+
+def main() -> None:
+    """The ``kubectl-verdict`` command, named as kubectl users call it."""
+    command(prog_name="kubectl verdict")

@@ -1,0 +1,271 @@
+"""``kubectl verdict`` against a stand-in ``kubectl`` on PATH: a script that records its arguments and
+answers from canned files (the ``api-resources`` table of a cluster with the GPU Operator, Kyverno and no
+KubeVirt; the lab as the JSON ``List`` that ``kubectl get -o json`` prints), so the test asserts both what the
+plugin asks kubectl and what the audit says."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from rules.kubectl import KindRead, command, kinds_read, parse_api_resources
+from rules.loader import load_policies
+
+ROOT = Path(__file__).resolve().parent.parent
+LAB = ROOT / "examples" / "lab-cluster.yaml"
+#: a 3-rule pack over Nodes, for the tests where which kinds are fetched does not matter (it loads faster)
+SMALL = ("-p", str(ROOT / "tests" / "data" / "api" / "gpu-lab"))
+
+#: ``kubectl api-resources --verbs=list`` of a cluster with the GPU Operator and Kyverno, without KubeVirt
+API_RESOURCES = """\
+NAME                              SHORTNAMES   APIVERSION                        NAMESPACED   KIND
+configmaps                        cm           v1                                true         ConfigMap
+nodes                             no           v1                                false        Node
+pods                              po           v1                                true         Pod
+replicationcontrollers            rc           v1                                true         ReplicationController
+daemonsets                        ds           apps/v1                           true         DaemonSet
+deployments                       deploy       apps/v1                           true         Deployment
+replicasets                       rs           apps/v1                           true         ReplicaSet
+statefulsets                      sts          apps/v1                           true         StatefulSet
+cronjobs                          cj           batch/v1                          true         CronJob
+jobs                                           batch/v1                          true         Job
+clusterpolicies                   cpol         kyverno.io/v1                     false        ClusterPolicy
+clusterpolicies                                nvidia.com/v1                     false        ClusterPolicy
+nvidiadrivers                     nvd          nvidia.com/v1alpha1               false        NVIDIADriver
+"""
+#: what the plugin asks ``kubectl get`` for, in api-resources' order (not Kyverno's ClusterPolicy)
+FETCHED = (
+    "nodes,pods,replicationcontrollers,daemonsets.apps,deployments.apps,replicasets.apps,statefulsets.apps,"
+    "cronjobs.batch,jobs.batch,clusterpolicies.nvidia.com"
+)
+REFUSED = "The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?\n"
+FORBIDDEN = (
+    'Error from server (Forbidden): pods is forbidden: User "dev" cannot list resource "pods" in API group "" '
+    "at the cluster scope\n"
+)
+PARTIAL = (
+    "error: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: "
+    "the server is currently unable to handle the request\n"
+)
+
+STAND_IN = """\
+#!{python}
+# A stand-in kubectl: records its arguments, answers from <verb>.out/.err/.status beside it.
+import json, pathlib, sys
+here = pathlib.Path(__file__).parent
+with open(here / "calls.jsonl", "a") as log:
+    log.write(json.dumps(sys.argv[1:]) + "\\n")
+verb = next(a for a in sys.argv[1:] if a in ("api-resources", "get"))
+for name, stream in (("out", sys.stdout.buffer), ("err", sys.stderr.buffer)):
+    part = here / f"{{verb}}.{{name}}"
+    if part.exists():
+        stream.write(part.read_bytes())
+status = here / f"{{verb}}.status"
+sys.exit(int(status.read_text()) if status.exists() else 0)
+"""
+
+
+class Kubectl:
+    """The stand-in's folder: what it answers, and the calls it got."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def answer(self, verb: str, out: str | bytes = "", err: str = "", status: int = 0) -> None:
+        (self.folder / f"{verb}.out").write_bytes(out.encode() if isinstance(out, str) else out)
+        (self.folder / f"{verb}.err").write_text(err)
+        (self.folder / f"{verb}.status").write_text(str(status))
+
+    @property
+    def calls(self) -> list[list[str]]:
+        log = self.folder / "calls.jsonl"
+        return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def lab_list() -> bytes:
+    """The lab as ``kubectl get ... -o json`` prints several types: one ``List``."""
+    items = [d for d in yaml.safe_load_all(LAB.read_text()) if d]
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}).encode()
+
+
+@pytest.fixture()
+def kubectl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Kubectl:
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    script = folder / "kubectl"
+    script.write_text(STAND_IN.format(python=sys.executable))
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}:/usr/bin:/bin")
+    stand_in = Kubectl(folder)
+    stand_in.answer("api-resources", API_RESOURCES)
+    stand_in.answer("get", lab_list())
+    return stand_in
+
+
+def plugin(*args: str) -> Result:
+    return CliRunner().invoke(command, list(args), prog_name="kubectl verdict", catch_exceptions=False)
+
+
+def test_kinds_read_are_what_the_builtin_pack_matches_and_reads() -> None:
+    assert [str(k) for k in kinds_read(load_policies())] == [
+        "ClusterPolicy (nvidia.com/*)",
+        "CronJob",
+        "DaemonSet",
+        "Deployment",
+        "Job",
+        "KubeVirt (kubevirt.io/*)",
+        "Node",
+        "Pod",
+        "ReplicaSet",
+        "ReplicationController",
+        "StatefulSet",
+        "VirtualMachine (kubevirt.io/*)",
+        "VirtualMachineInstance (kubevirt.io/*)",
+    ]
+
+
+def test_api_resources_rows_are_read_with_and_without_short_names() -> None:
+    rows = parse_api_resources(API_RESOURCES)
+    assert len(rows) == 13
+    jobs, kyverno, nvidia = rows[9], rows[10], rows[11]
+    assert (jobs.name, jobs.api_version, jobs.namespaced, jobs.kind, jobs.argument) == (
+        "jobs",
+        "batch/v1",
+        True,
+        "Job",
+        "jobs.batch",
+    )
+    assert KindRead("ClusterPolicy", "nvidia.com/*").served_by(nvidia)
+    assert not KindRead("ClusterPolicy", "nvidia.com/*").served_by(kyverno)
+    assert (rows[1].argument, rows[1].namespaced) == ("nodes", False)
+
+
+def test_the_plugin_fetches_what_the_pack_reads_and_audits_it(kubectl: Kubectl) -> None:
+    res = plugin("--context", "lab", "-n", "ml", "-r", "gpu-pods/workload-schedulable", "--results", "fail")
+    assert res.exit_code == 1, res.stderr
+    assert kubectl.calls == [
+        ["--context=lab", "api-resources", "--verbs=list"],
+        ["--context=lab", "get", FETCHED, "-n", "ml", "-o", "json"],
+    ]
+    report = json.loads(res.stdout)
+    assert [(o["kind"], o["namespace"], o["name"], o["verdict"]) for o in report["objects"]] == [
+        ("Pod", "ml", "cuda-on-passthrough-node", "fail")
+    ]
+    assert report["summary"]["objectsRead"] == 19
+    assert report["objects"][0]["source"]["file"] == "<stdin>"
+    note = (
+        "kubectl verdict: note: the cluster serves no KubeVirt (kubevirt.io/*), VirtualMachine (kubevirt.io/*), "
+        "VirtualMachineInstance (kubevirt.io/*): not fetched\n"
+    )
+    assert note in res.stderr
+
+
+def test_the_plugin_gives_the_same_verdicts_as_an_audit_of_the_dump(kubectl: Kubectl, tmp_path: Path) -> None:
+    from rules.cli import main
+
+    via_kubectl = plugin("--kubeconfig", "/etc/lab.conf", "--as", "admin", "--as-group", "ops", "--fail-on", "never")
+    assert via_kubectl.exit_code == 0, via_kubectl.stderr
+    assert kubectl.calls[1] == ["--kubeconfig=/etc/lab.conf", "--as=admin", "--as-group=ops", "get", FETCHED, "-A", "-o", "json"]
+    dump = tmp_path / "lab.json"
+    dump.write_bytes(lab_list())
+    direct = CliRunner().invoke(main, ["audit", str(dump), "--fail-on", "never"], catch_exceptions=False)
+
+    def verdicts(text: str) -> dict[str, Any]:
+        return {f"{o['kind']}/{o['namespace']}/{o['name']}": o["verdict"] for o in json.loads(text)["objects"]}
+
+    assert verdicts(via_kubectl.stdout) == verdicts(direct.stdout)
+    assert verdicts(via_kubectl.stdout)["Pod/ml/cuda-on-passthrough-node"] == "fail"
+
+
+def test_the_format_and_an_output_file_pass_through(kubectl: Kubectl, tmp_path: Path) -> None:
+    out = tmp_path / "audit.yaml"
+    res = plugin("-f", "yaml", "-o", str(out), "-r", "gpu-pods/workload-schedulable", "--results", "fail")
+    assert (res.exit_code, res.stdout) == (1, "")
+    report = yaml.safe_load(out.read_text())
+    assert [(o["name"], o["results"][0]["rule"], o["verdict"]) for o in report["objects"]] == [
+        ("cuda-on-passthrough-node", "workload-schedulable", "fail")
+    ]
+
+
+def test_no_cluster_exits_2_with_kubectls_message_and_no_report(kubectl: Kubectl) -> None:
+    kubectl.answer("api-resources", "", REFUSED, 1)
+    res = plugin(*SMALL, "-f", "table")
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert res.stderr == REFUSED + (
+        "kubectl verdict: kubectl api-resources failed (exit 1): is the cluster reachable with these credentials?\n"
+    )
+    assert len(kubectl.calls) == 1  # no get after a failed api-resources
+
+
+def test_a_refused_get_exits_2_never_a_clean_audit(kubectl: Kubectl) -> None:
+    kubectl.answer("get", "", FORBIDDEN, 1)
+    res = plugin(*SMALL, "--user", "dev")
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert res.stderr.endswith(FORBIDDEN + "kubectl verdict: kubectl get failed (exit 1)\n")
+
+
+def test_an_api_group_that_does_not_answer_is_noted_and_the_rest_audited(kubectl: Kubectl) -> None:
+    kubectl.answer("api-resources", API_RESOURCES, PARTIAL, 1)
+    res = plugin(*SMALL)
+    assert res.exit_code == 1
+    assert kubectl.calls[1] == ["get", "nodes", "-A", "-o", "json"]
+    assert f"kubectl verdict: note: kubectl api-resources: {PARTIAL.strip()}\n" in res.stderr
+    assert json.loads(res.stdout)["summary"]["objectsRead"] == 19
+
+
+def test_a_cluster_serving_none_of_the_kinds_exits_2(kubectl: Kubectl) -> None:
+    kubectl.answer("api-resources", API_RESOURCES.splitlines()[0] + "\nconfigmaps  cm  v1  true  ConfigMap\n")
+    res = plugin(*SMALL)
+    assert res.exit_code == 2
+    assert res.stderr.endswith("kubectl verdict: the cluster serves none of the kinds the policies read; nothing to audit\n")
+    assert len(kubectl.calls) == 1
+
+
+def test_policies_that_name_no_kind_exit_2_before_kubectl_is_asked(kubectl: Kubectl, tmp_path: Path) -> None:
+    policy = tmp_path / "any.yaml"
+    policy.write_text(
+        "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: labelled}\nspec:\n  rules:\n  - id: has-labels\n"
+        "    title: every object has labels\n    match: {kinds: ['*']}\n"
+        "    assert: {path: $.metadata.labels, exists: true}\n    message: '{kind} {name} has no labels'\n"
+        "    references: [https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/]\n"
+    )
+    res = plugin("-p", str(policy))
+    assert (res.exit_code, kubectl.calls) == (2, [])
+    assert res.stderr == (
+        "kubectl verdict: the policies name no kind to fetch (kinds: ['*'] matches any): pipe kubectl get to verdict audit -\n"
+    )
+
+
+def test_an_empty_list_is_not_a_clean_cluster(kubectl: Kubectl) -> None:
+    kubectl.answer("get", json.dumps({"apiVersion": "v1", "kind": "List", "items": []}))
+    res = plugin(*SMALL)
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert "verdict: no Kubernetes object found in <stdin>" in res.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-o", "table"], "-o names the report's file, not its format: -f table (or -o table.out for a file)"),
+        (["lab.yaml"], "kubectl verdict audits the cluster, not lab.yaml (for files: verdict audit PATH)"),
+        (["-n", "ml", "-A"], "-n/--namespace and -A/--all-namespaces: give one"),
+        (["-f", "pdf"], "Invalid value for '-f' / '--format': 'pdf' is not one of"),
+    ],
+)
+def test_bad_arguments_exit_2_before_kubectl_is_asked(kubectl: Kubectl, args: list[str], message: str) -> None:
+    res = plugin(*args)
+    assert res.exit_code == 2
+    assert message in res.stderr
+    assert kubectl.calls == []
+
+
+def test_without_kubectl_on_path_it_says_so(kubectl: Kubectl, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    res = plugin(*SMALL)
+    assert (res.exit_code, res.stderr) == (2, "kubectl verdict: kubectl is not on PATH\n")
