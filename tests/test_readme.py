@@ -1,0 +1,37 @@
+"""The README says what the tool does: its sample finding is the real output of the command it names, and
+its table of ``verdict audit`` options lists every option the command has."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from rules.cli import audit, main
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_sample_finding_is_what_its_command_prints(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: the sample was laid out by hand, in no format verdict prints."""
+    found = re.search(r"A finding reads like this:.*?`(verdict audit [^`]+)`.*?\(exit (\d)[;)].*?\n```\n(.*?)```\n", README, re.S)
+    assert found, "the README's sample finding names its command, its exit code and the output"
+    command, status, shown = found.groups()
+    monkeypatch.chdir(ROOT)  # the command names the lab by its path in the repository
+    res = CliRunner().invoke(main, shlex.split(command)[1:], catch_exceptions=False)
+    assert res.exit_code == int(status)
+    assert res.stdout == shown, f"paste the output of `{command}` into the README"
+
+
+def test_the_audit_options_table_lists_every_option() -> None:
+    """Regression: --exemptions was missing from the table."""
+    table = README.split("## `verdict audit`\n", 1)[1].split("\n\n", 1)[0]
+    listed = set(re.findall(r"--[a-z][a-z-]*", table))
+    options = {o for p in audit.params if isinstance(p, click.Option) for o in p.opts if o.startswith("--")}
+    assert "--exemptions" in options
+    assert options - {"--help"} <= listed, sorted(options - listed)
