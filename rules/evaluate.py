@@ -597,6 +597,48 @@ def _assumption_notes(objects: list[ObjectReport]) -> list[str]:
     return out
 
 
+#: Skip reasons noted one by one (most results first); the others are counted in one more note.
+MAX_SKIP_NOTES = 10
+#: Rules named in one skip note; the others are counted.
+SKIP_NOTE_RULES = 4
+_PRECONDITION = "precondition not met: "
+
+
+def _skip_notes(objects: list[ObjectReport]) -> list[str]:
+    """One note per skip reason shared by the dump's skipped results, most results first: ``skipped: <reason>
+    (N results of policy/rule, ...)``, so a reader sees once why most rules did not run (e.g. every node rule
+    that needs a ClusterPolicy). Reasons are the results' own messages (without ``precondition not met:``),
+    grouped when identical; skips an exemption made are left out (the exemption notes say them). At most
+    ``MAX_SKIP_NOTES`` reasons are named, then one note counts the rest; a note names at most ``SKIP_NOTE_RULES``
+    rules and counts the others."""
+    reasons: dict[str, dict[str, int]] = {}
+    for obj in objects:
+        for r in obj.results:
+            if r.result != "skip" or r.exemption is not None:
+                continue
+            reason = r.message.removeprefix(_PRECONDITION).strip() or "not applicable"
+            rules = reasons.setdefault(reason, {})
+            uid = f"{r.policy}/{r.rule}"
+            rules[uid] = rules.get(uid, 0) + 1
+    ranked = sorted(reasons.items(), key=lambda item: -sum(item[1].values()))  # stable: ties keep first-seen order
+    out = []
+    for reason, rules in ranked[:MAX_SKIP_NOTES]:
+        n = sum(rules.values())
+        names = sorted(rules)
+        shown = ", ".join(names[:SKIP_NOTE_RULES]) + (
+            f" and {len(names) - SKIP_NOTE_RULES} more rules" if len(names) > SKIP_NOTE_RULES else ""
+        )
+        out.append(f"skipped: {reason.rstrip('.')} ({n} result{'s' if n != 1 else ''} of {shown})")
+    rest = ranked[MAX_SKIP_NOTES:]
+    if rest:
+        n = sum(sum(rules.values()) for _, rules in rest)
+        out.append(
+            f"skipped for {len(rest)} other reason{'s' if len(rest) != 1 else ''}: {n} result{'s' if n != 1 else ''}"
+            " (the skip results say each reason)"
+        )
+    return out
+
+
 #: A result's message is cut past this many characters, a string observed/expected value (or one in a list)
 #: past MAX_VALUE_CHARS, with a marker that says how much was cut: a 5 MB label value must not make a 5 MB
 #: message, nor a report format that cannot hold it.
@@ -699,6 +741,7 @@ def evaluate(
         notes=[
             *dump.notes,
             *_assumption_notes(objects),
+            *_skip_notes(objects),
             *_conflict_notes(index),
             *exempter.notes((r.policy, r.id) for p in policies.policies for r in p.rules),
         ],

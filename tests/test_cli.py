@@ -265,3 +265,15 @@ def test_a_batch_with_one_unreadable_dump_still_reports_the_others_and_exits_2(t
     reports = json.loads(result.stdout)
     assert "n1" in json.dumps(reports)
     assert f"no Kubernetes object could be read from {bad}" in result.stderr
+
+
+def test_skips_from_a_missing_clusterpolicy_are_said_once_on_stderr() -> None:
+    """Issue 14: a node dump without ClusterPolicy skips most node rules; the notes say why, once per reason,
+    without --results skip."""
+    res = run("audit", str(REPO / "examples" / "lab" / "nodes.yaml"), "--format", "table", "--fail-on", "never")
+    assert res.exit_code == 0
+    assert (
+        "verdict: note: skipped: no ClusterPolicy in the dump, so whether sandbox workloads are enabled is unknown"
+        " (10 results of gpu-nodes/label-ignored-sandbox-disabled)\n" in res.stderr
+    )
+    assert res.stderr.count("no ClusterPolicy in the dump, so whether") == 1

@@ -394,3 +394,49 @@ def test_policy_vars_are_computed_once_per_object(load_policy: Callable[..., Pol
     ]
     run(load_policy, [gpu_node("n1"), gpu_node("n2")], rules, vars={"workload": WORKLOAD})
     assert computed == ["n1:workload", "n2:workload"]
+
+
+# ------------------------------------------------------------------------------------- skip notes
+
+
+def _needs_clusterpolicy(rule_id: str, description: str = "no ClusterPolicy in the dump") -> dict[str, Any]:
+    return make_rule(
+        {"path": GPUS, "gt": 0},
+        id=rule_id,
+        preconditions=[{"context": "cp", "exists": True, "description": description}],
+    )
+
+
+CLUSTERPOLICY_CONTEXT = {"context": {"cp": {"kind": "ClusterPolicy", "path": "$.metadata.name", "first": True}}}
+
+
+def test_skips_for_one_missing_object_are_noted_once_with_their_rules(load_policy: Callable[..., PolicySet]) -> None:
+    nodes = [gpu_node(f"n{i}") for i in range(3)]
+    rules = [_needs_clusterpolicy("a"), _needs_clusterpolicy("b"), make_rule({"path": GPUS, "gt": 0}, id="c")]
+    report = run(load_policy, nodes, rules, **CLUSTERPOLICY_CONTEXT)
+    assert report.summary()["results"]["skip"] == 6
+    assert report.notes == ["skipped: no ClusterPolicy in the dump (6 results of test-policy/a, test-policy/b)"]
+
+
+def test_skip_notes_group_identical_reasons_most_results_first_and_count_the_rest(load_policy: Callable[..., PolicySet]) -> None:
+    from rules.evaluate import MAX_SKIP_NOTES, SKIP_NOTE_RULES
+
+    # reason i is shared by i+1 rules, so the most shared comes first; one rule per reason past the cap
+    rules = [_needs_clusterpolicy(f"r{i}-{j}", f"reason {i}") for i in range(MAX_SKIP_NOTES + 2) for j in range(i + 1)]
+    report = run(load_policy, [gpu_node("n1")], rules, **CLUSTERPOLICY_CONTEXT)
+    notes = [n for n in report.notes if n.startswith("skipped")]
+    assert len(notes) == MAX_SKIP_NOTES + 1
+    top = MAX_SKIP_NOTES + 1  # reason 6: 7 rules, 7 results
+    named = ", ".join(sorted(f"test-policy/r{top}-{j}" for j in range(top + 1))[:SKIP_NOTE_RULES])
+    assert notes[0] == f"skipped: reason {top} ({top + 1} results of {named} and {top + 1 - SKIP_NOTE_RULES} more rules)"
+    assert notes[1].startswith(f"skipped: reason {top - 1} ({top} results of ")
+    # reasons 0 (1 result) and 1 (2 results) are left for the last note
+    assert notes[-1] == "skipped for 2 other reasons: 3 results (the skip results say each reason)"
+
+
+def test_skips_made_by_an_exemption_are_not_skip_notes(load_policy: Callable[..., PolicySet]) -> None:
+    bad = gpu_node("n1", gpus="0")
+    bad["metadata"]["annotations"] = {"verdict.dev/exempt": "test-policy/c: accepted until the new driver"}
+    report = run(load_policy, [bad], [make_rule({"path": GPUS, "gt": 0}, id="c")])
+    assert report.summary()["results"]["skip"] == 1
+    assert not [n for n in report.notes if n.startswith("skipped")]

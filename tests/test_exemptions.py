@@ -174,7 +174,8 @@ def test_no_exemption_keeps_the_report_shape() -> None:
     report = audit_paths([str(ROOT / "tests" / "data" / "render" / "dump.yaml")], load_policies([str(POLICY)]))
     assert "exempt" not in report.summary()
     assert all("exemption" not in r.to_dict() for _, r in report.results)
-    assert report.notes == []
+    # no exemption note; the one note says why the skip happened
+    assert report.notes == ["skipped: the pod is not labelled gpu=yes (1 result of render-demo/gpu-limit)"]
     assert "suppressions" not in render(report, "sarif", all_results=True)
 
 
