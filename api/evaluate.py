@@ -21,7 +21,7 @@ from flask import Blueprint, Response, current_app
 from rules.engine import audit_bytes
 from rules.errors import DumpError, DumpTooLarge, EvaluationTimeout, InputError, RuleLookupError
 from rules.loader import PolicySet
-from rules.render import media_type, stream
+from rules.render import OPTIONS, OptionError, media_type, stream
 from rules.report import Report
 
 from .bodies import DUMP_TYPES, check_magic, read_body
@@ -100,12 +100,7 @@ def evaluate() -> Response:
     """
     query = parse_query(EvaluateQuerySchema)
     fmt = choose_format(query.get("format"))
-    options: dict[str, Any] = {}
-    if "limit" in query:
-        if fmt != "markdown":
-            reason = f"only for format=markdown; this answer is {fmt}"
-            raise Problem("invalid-query", f"limit: {reason}", errors=[{"parameter": "limit", "reason": reason}])
-        options["limit"] = query["limit"]
+    options = _options(query, fmt)
     name = query.get("name") or BODY_NAME
     mimetype = body_media_type(list(DUMP_TYPES))
     svc = service()
@@ -138,10 +133,32 @@ def evaluate() -> Response:
     wanted = set(query["results"]) if query.get("results") else None
     if wanted or query.get("minSeverity"):
         report = report.filtered(wanted, query.get("minSeverity"))
-    # Native JSON goes out object by object: a large report is never one string in the worker.
-    resp = Response(stream(report, fmt, **options), content_type=_content_type(media_type(fmt)))
+    # Native JSON goes out object by object: a large report is never one string in the worker. Other formats
+    # are rendered here, whole, so that an option the report cannot honour is still a 400.
+    try:
+        body = stream(report, fmt, **options)
+    except OptionError as exc:
+        parameter = next(o.query for o in OPTIONS if o.name == exc.option)
+        raise Problem(
+            "invalid-query", f"{parameter}: {exc.reason}", errors=[{"parameter": parameter, "reason": exc.reason}]
+        ) from None
+    resp = Response(body, content_type=_content_type(media_type(fmt, **options)))
     resp.vary.add("Accept")
     return resp
+
+
+def _options(query: dict[str, Any], fmt: str) -> dict[str, Any]:
+    """The renderer options of the query (``rules.render.OPTIONS``, by their ``query`` names), as the
+    renderer's keyword arguments. Raises a 400 ``invalid-query`` for an option of another format."""
+    options: dict[str, Any] = {}
+    for opt in OPTIONS:
+        if opt.query not in query:
+            continue
+        if fmt not in opt.formats:
+            reason = f"only for format={opt.where()}; this answer is {fmt}"
+            raise Problem("invalid-query", f"{opt.query}: {reason}", errors=[{"parameter": opt.query, "reason": reason}])
+        options[opt.name] = query[opt.query]
+    return options
 
 
 def _content_type(mt: str) -> str:

@@ -11,7 +11,7 @@ import re
 
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate
 
-from rules.render import FORMATS
+from rules.render import FORMATS, GROUP_BY, POLICYREPORT_VERSIONS
 from rules.render.markdown import MIN_LIMIT
 from rules.report import RESULTS, SEVERITIES
 
@@ -85,6 +85,35 @@ class EvaluateQuerySchema(Schema):
         metadata={
             "description": f"format=markdown only: the longest text in characters (default 3500; 0: no cut; "
             f"else at least {MIN_LIMIT}). With another format, a 400."
+        },
+    )
+    groupBy = fields.String(
+        validate=validate.OneOf(GROUP_BY, error=ONE_OF),
+        metadata={
+            "description": "format=table, markdown or junit only: the details after the roll-up by rule (default) or by object."
+        },
+    )
+    sarifAllResults = fields.Boolean(
+        metadata={"description": "format=sarif only: every result, pass and skip too, not only the findings."}
+    )
+    junitWarnAsFailure = fields.Boolean(
+        metadata={"description": 'format=junit only: a warn is a <failure type="warn"> instead of a passing test case.'}
+    )
+    policyReportVersion = fields.String(
+        validate=validate.OneOf(POLICYREPORT_VERSIONS, error=ONE_OF),
+        metadata={"description": "format=policyreport only: the wgpolicyk8s.io version (default v1alpha2)."},
+    )
+    policyReportMaxBytes = fields.Integer(
+        validate=validate.Range(min=1),
+        metadata={
+            "description": "format=policyreport only: split a report larger than this many bytes as compact JSON "
+            "(default 1048576); a bound no single result fits in is a 400."
+        },
+    )
+    policyReportOutput = fields.String(
+        validate=validate.OneOf(("yaml", "json"), error=ONE_OF),
+        metadata={
+            "description": "format=policyreport only: the List as yaml (default, application/yaml) or json (application/json)."
         },
     )
     name = fields.String(
@@ -232,6 +261,24 @@ class PolicyUsedSchema(OpenSchema):
     rules = fields.Integer(required=True)
 
 
+class RuleRollupSchema(OpenSchema):
+    """One rule's findings in a report (``rules.report.RuleRollup``)."""
+
+    rule = fields.String(required=True, metadata={"description": "policy/rule"})
+    policy = fields.String(required=True)
+    title = fields.String(required=True)
+    severity = fields.String(required=True, validate=validate.OneOf(SEVERITIES))
+    fail = fields.Integer(required=True)
+    warn = fields.Integer(required=True)
+    error = fields.Integer(required=True)
+    objects = fields.Integer(required=True, metadata={"description": "objects with a finding of this rule"})
+    examples = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "the first objects (at most 3, Kind/namespace/name) with a finding of this rule"},
+    )
+
+
 class ReportSchema(OpenSchema):
     """verdict's native report (``format=json``)."""
 
@@ -246,6 +293,14 @@ class ReportSchema(OpenSchema):
         keys=fields.String(),
         values=fields.Raw(),
         metadata={"description": "the results/minSeverity filters applied to objects, when any"},
+    )
+    rollup = fields.List(
+        fields.Nested(RuleRollupSchema),
+        required=True,
+        metadata={
+            "description": "the findings (fail, warn, error) of the results listed, by rule, worst first: rules with "
+            "an error, then a fail, then warnings only; then severity; then number of findings"
+        },
     )
     policies = fields.List(fields.Nested(PolicyUsedSchema), required=True)
     inputErrors = fields.List(fields.Nested(InputErrorSchema), required=True)

@@ -7,6 +7,7 @@ policy. What a program reads (the report) goes to stdout or ``-o``; messages go 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from .engine import audit_paths, split_dumps
 from .errors import DumpError, PolicyError, RuleLookupError
 from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 from .loader import PolicyLoadError, PolicySet, load_policies
-from .render import FORMATS, UnknownFormat
+from .render import FORMATS, OPTIONS, OptionError, UnknownFormat
 from .report import RESULT_RANK, RESULTS, SEVERITIES, Report
 
 FAIL_ON = ("fail", "warn", "error", "never")
@@ -81,6 +82,48 @@ def _results_option(value: str | None) -> set[str] | None:
     return words
 
 
+def _renderer_options(command: Any) -> Any:
+    """The options of ``rules.render.OPTIONS`` as click options of ``command`` (each refused with another
+    format by ``_options``)."""
+    for opt in reversed(OPTIONS):
+        text = f"{opt.where()}: {opt.help}"
+        if opt.kind is bool:
+            command = click.option(opt.flag, opt.name, is_flag=True, default=False, help=text)(command)
+        else:
+            kind = click.Choice(opt.choices) if opt.choices else click.IntRange(min=0 if opt.name == "limit" else 1)
+            command = click.option(opt.flag, opt.name, type=kind, default=None, help=text)(command)
+    return command
+
+
+def _options(fmt: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The renderer options given on the command line (``None``/``False``: not given), each checked to apply
+    to ``fmt``. Raises ``click.BadParameter`` naming the option otherwise."""
+    out: dict[str, Any] = {}
+    for opt in OPTIONS:
+        value = given.get(opt.name)
+        if value is None or value is False:
+            continue
+        if fmt not in opt.formats:
+            raise click.BadParameter(f"{opt.flag} applies to --format {opt.where()}", param_hint=opt.flag)
+        out[opt.name] = value
+    if 0 < out.get("limit", 0) < 500:
+        raise click.BadParameter("a chat message needs at least 500 characters; 0 means no limit", param_hint="--limit")
+    return out
+
+
+#: Columns of the table when the output is not a terminal and COLUMNS does not say.
+TABLE_WIDTH = 160
+
+
+def _table_width(terminal: bool) -> int:
+    """The table's width: the terminal's when the report goes to one, else ``COLUMNS`` when set, else
+    ``TABLE_WIDTH`` (at least 40: narrower, nothing reads well)."""
+    if terminal:
+        return max(40, shutil.get_terminal_size((TABLE_WIDTH, 24)).columns)
+    columns = os.environ.get("COLUMNS", "").strip()
+    return max(40, int(columns)) if columns.isdigit() else TABLE_WIDTH
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="verdict")
 def main() -> None:
@@ -127,12 +170,7 @@ def main() -> None:
 )
 @click.option("--min-severity", type=click.Choice(SEVERITIES), help="Report only results of this severity or above.")
 @click.option("--results", "results_filter", help="Report only these results, e.g. fail,warn.")
-@click.option(
-    "--limit",
-    type=int,
-    default=None,
-    help="markdown: cut the message to this many characters (default 3500 for chat; 0: no cut).",
-)
+@_renderer_options
 def audit(
     paths: tuple[str, ...],
     policy: tuple[str, ...],
@@ -143,7 +181,7 @@ def audit(
     fail_on: str,
     min_severity: str | None,
     results_filter: str | None,
-    limit: int | None,
+    **renderer: Any,
 ) -> None:
     """Audit PATHS: files, folders, archives (.tar, .tar.gz, .zip), must-gather folders, describe text,
     or - for standard input. Each PATH is one dump; a folder holding only archives is one dump per archive."""
@@ -181,14 +219,10 @@ def audit(
     reports_read = [r for r in reports if r.objects_read]
     code = 2 if unreadable else max(exit_code(r, fail_on) for r in reports)
     shown = [r.filtered(wanted, min_severity) if (wanted or min_severity) else r for r in reports]
-    color = fmt == "table" and output is None and sys.stdout.isatty()
-    options: dict[str, Any] = {"color": color}
-    if limit is not None:
-        if fmt != "markdown":
-            raise click.BadParameter("--limit applies to --format markdown", param_hint="--limit")
-        if 0 < limit < 500:
-            raise click.BadParameter("a chat message needs at least 500 characters; 0 means no limit", param_hint="--limit")
-        options["limit"] = limit
+    terminal = output is None and sys.stdout.isatty()
+    options = _options(fmt, renderer)
+    if fmt == "table":
+        options |= {"color": terminal, "width": _table_width(terminal)}
     try:
         if output:
             with open(output, "wb") as fh:
@@ -200,6 +234,9 @@ def audit(
             out.flush()
     except UnknownFormat as exc:
         raise click.BadParameter(str(exc), param_hint="--format") from None
+    except OptionError as exc:
+        flag = next(o.flag for o in OPTIONS if o.name == exc.option)
+        raise click.BadParameter(exc.reason, param_hint=flag) from None
     for r in reports_read:
         for err in r.input_errors:
             _err(f"verdict: input error: {err}")

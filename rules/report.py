@@ -10,6 +10,7 @@ worst result, ``error > fail > warn > pass > skip``.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -158,6 +159,88 @@ class ObjectReport:
         return out
 
 
+#: Result words a roll-up counts: the findings.
+FINDINGS = ("fail", "warn", "error")
+#: Objects a roll-up entry names as examples of its rule's findings.
+ROLLUP_EXAMPLES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class RuleRollup:
+    """The findings of one rule in a report: ``rule`` is ``policy/rule``; ``fail``, ``warn``, ``error`` count
+    its results by word; ``objects`` counts the objects with a finding of it; ``examples`` are the first
+    ``ROLLUP_EXAMPLES`` of them (``Kind/namespace/name``), in report order."""
+
+    rule: str
+    policy: str
+    title: str
+    severity: str
+    fail: int
+    warn: int
+    error: int
+    objects: int
+    examples: tuple[str, ...]
+
+    @property
+    def findings(self) -> int:
+        """fail + warn + error."""
+        return self.fail + self.warn + self.error
+
+    @property
+    def worst(self) -> str:
+        """The worst word it counts (``error > fail > warn``)."""
+        return "error" if self.error else "fail" if self.fail else "warn"
+
+    def counts(self) -> str:
+        """The words it counts, in the order fail, warn, error: ``2 fail, 1 error``."""
+        return ", ".join(f"{n} {word}" for word in FINDINGS if (n := getattr(self, word)))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report form: ``{"rule", "policy", "title", "severity", "fail", "warn", "error", "objects",
+        "examples"}`` (``examples`` a list)."""
+        return {
+            "rule": self.rule,
+            "policy": self.policy,
+            "title": self.title,
+            "severity": self.severity,
+            "fail": self.fail,
+            "warn": self.warn,
+            "error": self.error,
+            "objects": self.objects,
+            "examples": list(self.examples),
+        }
+
+
+def rollup(pairs: Iterable[tuple[ObjectReport, Result]]) -> list[RuleRollup]:
+    """The findings (fail, warn, error) of ``pairs`` by rule, worst first: rules with an error, then a fail,
+    then only warnings; then by severity; then by number of findings; ties keep the order of first finding."""
+    found: dict[str, dict[str, Any]] = {}
+    for obj, r in pairs:
+        if r.result not in FINDINGS:
+            continue
+        uid = f"{r.policy}/{r.rule}"
+        entry = found.get(uid)
+        if entry is None:
+            entry = found[uid] = {"result": r, "fail": 0, "warn": 0, "error": 0, "objects": {}}
+        entry[r.result] += 1
+        entry["objects"].setdefault(str(obj.ref), None)  # an ordered set: dump order, each object once
+    out = [
+        RuleRollup(
+            uid,
+            e["result"].policy,
+            e["result"].title,
+            e["result"].severity,
+            e["fail"],
+            e["warn"],
+            e["error"],
+            len(e["objects"]),
+            tuple(list(e["objects"])[:ROLLUP_EXAMPLES]),
+        )
+        for uid, e in found.items()
+    ]
+    return sorted(out, key=lambda x: (-RESULT_RANK[x.worst], -SEVERITY_RANK.get(x.severity, 0), -x.findings))
+
+
 @dataclass(slots=True)
 class Report:
     """A whole report: judged objects, input errors (``rules.errors.InputError``), policies used
@@ -183,11 +266,21 @@ class Report:
     #: Set by ``filtered``: the summary of the whole audit and the filters applied to ``objects``.
     audit_summary: dict[str, Any] | None = None
     filters: dict[str, Any] = field(default_factory=dict)
+    #: ``by_rule()`` once computed (a filtered copy computes its own)
+    _by_rule: list[RuleRollup] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def results(self) -> list[tuple[ObjectReport, Result]]:
         """Every (object report, result) pair, objects in report order."""
         return [(o, r) for o in self.objects for r in o.results]
+
+    def by_rule(self) -> list[RuleRollup]:
+        """The roll-up: the findings of the results listed, by rule, worst first (``rollup``), computed once.
+        Of the results listed: a ``filtered`` copy rolls up what it keeps, while ``summary()`` counts the
+        whole audit."""
+        if self._by_rule is None:
+            self._by_rule = rollup(self.results)
+        return self._by_rule
 
     def summary(self) -> dict[str, Any]:
         """Counts: objects read and judged, results by result word (and ``exempt``, the ``skip`` results an
@@ -276,6 +369,7 @@ class Report:
             "generated": self.generated,
             "summary": self.summary(),
             **({"filters": self.filters} if self.filters else {}),
+            "rollup": [x.to_dict() for x in self.by_rule()],
             "policies": self.policies,
             "inputErrors": [e.to_dict() for e in self.input_errors],
             "filesRead": self.files_read,

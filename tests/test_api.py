@@ -188,7 +188,10 @@ def test_query_problems_say_what_is_wrong_in_the_clients_terms(client: FlaskClie
     body = problem(evaluate(client, query="?minSeverity=urgent"), 400, "invalid-query")
     assert body["detail"] == "minSeverity: unknown value 'urgent'; one of critical, high, medium, low, info"
     body = problem(evaluate(client, query="?colour=red"), 400, "invalid-query")
-    assert body["detail"] == "colour: unknown parameter; this route takes format, limit, minSeverity, name, policy, results, rule"
+    assert body["detail"] == (
+        "colour: unknown parameter; this route takes format, groupBy, junitWarnAsFailure, limit, minSeverity, name, "
+        "policy, policyReportMaxBytes, policyReportOutput, policyReportVersion, results, rule, sarifAllResults"
+    )
 
 
 def markdown_of(client: FlaskClient, query: str, data: bytes = CLUSTER, **headers: str) -> str:
@@ -204,7 +207,7 @@ def test_markdown_limit_parameter(client: FlaskClient) -> None:
     assert len(cut) <= 500
     assert cut.rstrip().endswith("not shown (limit 500 characters)._")
     whole = markdown_of(client, "?format=markdown&limit=0")
-    rows = [line for line in whole.splitlines() if line.startswith("| ") and not line.startswith("| Result ")]
+    rows = [line for line in whole.split("| Message | Fix |")[1].splitlines() if line.startswith("| ")]
     assert "not shown" not in whole and len(rows) == 3  # the three findings, no cut
     assert markdown_of(client, "?limit=600", Accept="text/markdown") == markdown_of(client, "?format=markdown&limit=600")
     assert markdown_of(client, "?format=markdown") == markdown_of(client, "?format=markdown&limit=3500")
@@ -1046,3 +1049,54 @@ def test_an_evaluation_past_its_budget_is_a_503_with_retry_after(monkeypatch) ->
     assert body["detail"].startswith("evaluating took more than 1 s (0 of ")
     monkeypatch.undo()
     assert evaluate(client).status_code == 200
+
+
+# ------------------------------------------------------------------------------- renderer options
+
+
+def test_renderer_options_are_query_parameters(client: FlaskClient) -> None:
+    import xml.etree.ElementTree as ET
+
+    def body(query: str) -> TestResponse:
+        resp = evaluate(client, query=query)
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+        return resp
+
+    plain = body("?format=sarif").get_json(force=True)["runs"][0]["results"]
+    every = body("?format=sarif&sarifAllResults=true").get_json(force=True)["runs"][0]["results"]
+    assert {r["kind"] for r in plain} == {"fail"} and {r["kind"] for r in every} == {"fail", "pass"}
+    assert len(every) == 9  # the nine results of the three nodes
+    junit = ET.fromstring(body("?format=junit").get_data())
+    warned = ET.fromstring(body("?format=junit&junitWarnAsFailure=true").get_data())
+    assert (junit.get("failures"), warned.get("failures")) == ("2", "3")  # zone-label's warn counts
+    by_object = ET.fromstring(body("?format=junit&groupBy=object").get_data())
+    assert [s.get("name") for s in by_object.findall("testsuite")] == list(EXPECTED)
+    v1beta1 = yaml.safe_load(body("?format=policyreport&policyReportVersion=v1beta1").get_data())
+    assert {i["apiVersion"] for i in v1beta1["items"]} == {"wgpolicyk8s.io/v1beta1"}
+    as_json = body("?format=policyreport&policyReportOutput=json")
+    assert as_json.mimetype == "application/json" and as_json.get_json(force=True)["kind"] == "List"
+    split = yaml.safe_load(body("?format=policyreport&policyReportMaxBytes=2500").get_data())["items"]
+    assert len(split) > 1 and all(len(orjson.dumps(i)) <= 2500 for i in split)
+    assert "| Object | Rule | Result | Message | Fix |" in body("?format=markdown&groupBy=object").get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("?format=json&groupBy=rule", "groupBy: only for format=junit, markdown or table; this answer is json"),
+        ("?format=junit&sarifAllResults=true", "sarifAllResults: only for format=sarif; this answer is junit"),
+        ("?format=sarif&junitWarnAsFailure=1", "junitWarnAsFailure: only for format=junit; this answer is sarif"),
+        ("?policyReportVersion=v1beta1", "policyReportVersion: only for format=policyreport; this answer is json"),
+        ("?format=policyreport&policyReportVersion=v2", "policyReportVersion: unknown value 'v2'; one of v1alpha2, v1beta1"),
+        ("?format=markdown&groupBy=policy", "groupBy: unknown value 'policy'; one of rule, object"),
+        ("?format=policyreport&policyReportMaxBytes=0", "policyReportMaxBytes: Must be greater than or equal to 1."),
+    ],
+)
+def test_a_renderer_option_of_another_format_or_a_bad_value_is_400(client: FlaskClient, query: str, reason: str) -> None:
+    assert problem(evaluate(client, query=query), 400, "invalid-query")["detail"] == reason
+
+
+def test_a_policyreport_size_cap_no_result_fits_in_is_400(client: FlaskClient) -> None:
+    body = problem(evaluate(client, query="?format=policyreport&policyReportMaxBytes=300"), 400, "invalid-query")
+    assert body["detail"].startswith("policyReportMaxBytes: one result of gpu-node-basics/workload-label-valid needs ")
+    assert body["errors"][0]["parameter"] == "policyReportMaxBytes"

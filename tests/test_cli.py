@@ -277,3 +277,71 @@ def test_skips_from_a_missing_clusterpolicy_are_said_once_on_stderr() -> None:
         " (10 results of gpu-nodes/label-ignored-sandbox-disabled)\n" in res.stderr
     )
     assert res.stderr.count("no ClusterPolicy in the dump, so whether") == 1
+
+
+# ------------------------------------------------------------------------------- renderer options
+
+
+def test_every_renderer_option_of_the_docs_is_a_flag(files: tuple[Path, Path], tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    import yaml
+
+    policy, dump = files
+    args = ("audit", str(dump), "-p", str(policy), "--fail-on", "never")
+    # SARIF: findings only, or every result
+    plain = json.loads(run(*args, "-f", "sarif").stdout)["runs"][0]["results"]
+    every = json.loads(run(*args, "-f", "sarif", "--sarif-all-results").stdout)["runs"][0]["results"]
+    assert [r["kind"] for r in plain] == ["fail"] and sorted(r["kind"] for r in every) == ["fail", "pass"]
+    # JUnit: a warn is a failure on demand (the rule fails; make it advisory)
+    warn_policy = tmp_path / "warn.yaml"
+    warn_policy.write_text(POLICY.replace("    severity: high\n", "    severity: high\n    onFailure: warn\n"))
+    junit = ("audit", str(dump), "-p", str(warn_policy), "--fail-on", "never", "-f", "junit")
+    assert ET.fromstring(run(*junit).stdout).get("failures") == "0"
+    assert ET.fromstring(run(*junit, "--junit-warn-as-failure").stdout).get("failures") == "1"
+    # PolicyReport: version, output as JSON, size cap
+    items = yaml.safe_load(run(*args, "-f", "policyreport", "--policyreport-version", "v1beta1").stdout)["items"]
+    assert [(i["apiVersion"], i.get("source")) for i in items] == [("wgpolicyk8s.io/v1beta1", "verdict")]
+    as_json = json.loads(run(*args, "-f", "policyreport", "--policyreport-output", "json").stdout)
+    assert as_json["kind"] == "List" and as_json["items"][0]["kind"] == "ClusterPolicyReport"
+    split = yaml.safe_load(run(*args, "-f", "policyreport", "--policyreport-max-bytes", "1200").stdout)["items"]
+    assert [i["metadata"]["name"] for i in split] == ["verdict-cluster-1", "verdict-cluster-2"]
+    small = run(*args, "-f", "policyreport", "--policyreport-max-bytes", "300")
+    assert small.exit_code == 2
+    assert "Invalid value for --policyreport-max-bytes: one result of node-labels/workload-label-valid needs" in small.stderr
+    # group-by, for the formats that lay details out
+    assert ET.fromstring(run(*args, "-f", "junit", "--group-by", "object").stdout).find("testsuite").get("name") == "Node/good"  # type: ignore[union-attr]
+    assert "| Object | Rule | Result | Message | Fix |" in run(*args, "-f", "markdown", "--group-by", "object").stdout
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["-f", "json", "--group-by", "object"], "--group-by applies to --format junit, markdown or table"),
+        (["-f", "junit", "--sarif-all-results"], "--sarif-all-results applies to --format sarif"),
+        (["-f", "sarif", "--junit-warn-as-failure"], "--junit-warn-as-failure applies to --format junit"),
+        (["-f", "yaml", "--policyreport-version", "v1beta1"], "--policyreport-version applies to --format policyreport"),
+        (["-f", "table", "--limit", "600"], "--limit applies to --format markdown"),
+        (["-f", "markdown", "--limit", "100"], "a chat message needs at least 500 characters; 0 means no limit"),
+    ],
+)
+def test_a_renderer_option_of_another_format_is_refused(files: tuple[Path, Path], flags: list[str], message: str) -> None:
+    policy, dump = files
+    res = run("audit", str(dump), "-p", str(policy), *flags)
+    assert res.exit_code == 2 and message in res.stderr
+    assert res.stdout == ""
+
+
+def test_table_takes_the_terminal_width_or_columns(files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    from rules import cli
+
+    monkeypatch.setenv("COLUMNS", "70")
+    assert cli._table_width(False) == 70
+    monkeypatch.delenv("COLUMNS")
+    assert cli._table_width(False) == cli.TABLE_WIDTH
+    monkeypatch.setattr(cli.shutil, "get_terminal_size", lambda fallback: __import__("os").terminal_size((90, 30)))
+    assert cli._table_width(True) == 90
+    policy, dump = files
+    monkeypatch.setenv("COLUMNS", "64")
+    out = run("audit", str(dump), "-p", str(policy), "-f", "table").stdout
+    assert max(len(line) for line in out.splitlines()) <= 64 and "Findings by rule:" in out  # compact under 100

@@ -23,6 +23,7 @@ def test_the_sample_finding_is_what_its_command_prints(monkeypatch: pytest.Monke
     assert found, "the README's sample finding names its command, its exit code and the output"
     command, status, shown = found.groups()
     monkeypatch.chdir(ROOT)  # the command names the lab by its path in the repository
+    monkeypatch.delenv("COLUMNS", raising=False)  # in a pipe the table takes $COLUMNS: the README shows 160
     res = CliRunner().invoke(main, shlex.split(command)[1:], catch_exceptions=False)
     assert res.exit_code == int(status)
     assert res.stdout == shown, f"paste the output of `{command}` into the README"

@@ -252,7 +252,7 @@ def test_policyreport_split_with_a_small_bound_and_a_too_small_one() -> None:
     items = check_policyreport_list(yaml.safe_load(render(report, "policyreport", max_bytes=3000)))
     assert len(items) > 3 and all(len(orjson.dumps(i)) <= 3000 for i in items)
     assert items[0]["metadata"]["name"] == "verdict-gpu-operator-1"
-    with pytest.raises(ValueError, match="more than a report of max_bytes can hold"):
+    with pytest.raises(ValueError, match="more than a report of that size can hold"):
         render(report, "policyreport", max_bytes=400)
 
 
@@ -444,15 +444,21 @@ def test_junit_validates_against_the_jenkins_xsd(case: str, warn_as_failure: boo
 
 def test_junit_suites_cases_and_result_words() -> None:
     root = check_junit(render(one(), "junit"))
-    [suite] = root.findall("testsuite")
-    assert {k: suite.get(k) for k in ("name", "tests", "failures", "errors", "skipped")} == {
-        "name": "render-demo",
-        "tests": "8",
-        "failures": "2",
-        "errors": "1",
-        "skipped": "1",
-    }
-    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    # one suite per rule with results, in load order: the suites' counts are the roll-up by rule
+    assert [{k: s.get(k) for k in ("name", "tests", "failures", "errors", "skipped")} for s in root.findall("testsuite")] == [
+        {"name": "render-demo/gpu-allocatable", "tests": "2", "failures": "1", "errors": "0", "skipped": "0"},
+        {"name": "render-demo/workload-label", "tests": "2", "failures": "0", "errors": "0", "skipped": "0"},
+        {"name": "render-demo/gpu-limit", "tests": "3", "failures": "1", "errors": "0", "skipped": "1"},
+        {"name": "render-demo/replicas-number", "tests": "1", "failures": "0", "errors": "1", "skipped": "0"},
+    ]
+    first = root.find("testsuite")
+    assert first is not None
+    assert [(p.get("name"), p.get("value")) for p in first.findall("properties/property")] == [
+        ("policy.version", "1.2.0"),
+        ("severity", "critical"),
+        ("dump", "tests/data/render/dump.yaml"),
+    ]
+    cases = {c.get("name"): c for c in root.findall("testsuite/testcase")}
     failure = cases["Node/gpu-node-2: gpu-allocatable"].find("failure")
     assert failure is not None and failure.get("type") == "critical"
     assert failure.get("message") == "node gpu-node-2 advertises 0 nvidia.com/gpu | expected > 0"
@@ -466,6 +472,30 @@ def test_junit_suites_cases_and_result_words() -> None:
     assert list(cases["Pod/ml-team/trainer: gpu-limit"]) == []
 
 
+def test_junit_group_by_object_has_a_suite_per_object_and_keeps_each_test_case() -> None:
+    by_rule = check_junit(render(one(), "junit"))
+    root = check_junit(render(one(), "junit", group_by="object"))
+    assert [(s.get("name"), s.get("tests"), s.get("failures"), s.get("errors")) for s in root.findall("testsuite")] == [
+        ("Node/gpu-node-1", "2", "0", "0"),
+        ("Node/gpu-node-2", "2", "1", "0"),
+        ("Pod/ml-team/cuda-vectoradd", "1", "1", "0"),
+        ("Pod/ml-team/trainer", "1", "0", "0"),
+        ("Pod/default/web", "1", "0", "0"),
+        ("Deployment/default/dashboard", "1", "0", "1"),
+    ]
+    node2 = root.find("testsuite[@name='Node/gpu-node-2']/properties/property[@name='source']")
+    assert node2 is not None and node2.get("value") == "tests/data/render/dump.yaml, document 1, item 1, line 16"
+
+    # the same test cases (classname and name) in either layout, so CI history follows them
+    def ids(r: ET.Element) -> list[tuple[str | None, str | None]]:
+        return sorted((c.get("classname"), c.get("name")) for c in r.iter("testcase"))
+
+    assert ids(root) == ids(by_rule) and len(ids(root)) == 8
+    assert root.get("tests") == by_rule.get("tests") == "8" and root.get("failures") == by_rule.get("failures") == "2"
+    with pytest.raises(ValueError, match="unknown group_by 'policy'"):
+        render(one(), "junit", group_by="policy")
+
+
 def test_junit_warn_as_failure() -> None:
     root = check_junit(render(one(), "junit", warn_as_failure=True))
     case = root.find("./testsuite/testcase[@name='Node/gpu-node-2: workload-label']")
@@ -476,8 +506,12 @@ def test_junit_warn_as_failure() -> None:
 def test_junit_suites_per_dump_and_input_errors() -> None:
     root = check_junit(render_many(case_reports("render-many"), "junit"))
     assert [s.get("name") for s in root.findall("testsuite")] == [
-        "tests/data/render/dump.yaml: render-demo",
-        "tests/data/render/second-dump.yaml: render-demo",
+        "tests/data/render/dump.yaml: render-demo/gpu-allocatable",
+        "tests/data/render/dump.yaml: render-demo/workload-label",
+        "tests/data/render/dump.yaml: render-demo/gpu-limit",
+        "tests/data/render/dump.yaml: render-demo/replicas-number",
+        "tests/data/render/second-dump.yaml: render-demo/gpu-allocatable",
+        "tests/data/render/second-dump.yaml: render-demo/gpu-limit",
         "tests/data/render/second-dump.yaml: verdict: input",
     ]
     assert root.find("./testsuite/testcase[@classname='verdict.input']/error") is not None
@@ -499,15 +533,33 @@ def test_junit_drops_characters_xml_cannot_hold() -> None:
 # -------------------------------------------------------------------------------------- Markdown
 
 
+def _tables(text: str) -> list[list[str]]:
+    """The Markdown tables of ``text``, each as its rows (header and delimiter row left out)."""
+    tables: list[list[str]] = []
+    run: list[str] = []
+    for line in [*text.splitlines(), ""]:
+        if line.startswith("|"):
+            run.append(line)
+        elif run:
+            tables.append(run[2:])
+            run = []
+    return tables
+
+
 def _table_rows(text: str) -> list[str]:
-    return [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| Result |")]
+    """The rows of the details table (the last table)."""
+    return _tables(text)[-1]
 
 
 def test_markdown_is_cut_to_the_limit_with_a_closing_line() -> None:
     report = synthetic(200, message_len=60)
     text = render(report, "markdown")
     assert len(text) <= markdown.LIMIT
-    shown = len(_table_rows(text))
+    rollup, details = _tables(text)
+    assert rollup == [
+        "| `big-policy/rule-a` | high | 200 fail | `Node/object-00000`, `Node/object-00001`, `Node/object-00002` and 197 more |"
+    ]
+    shown = len(details)
     assert 10 < shown < 200
     assert text.rstrip().endswith(f"_… {200 - shown} more findings not shown (limit 3,500 characters)._")
     discord = render(report, "markdown", limit=1900)
@@ -525,7 +577,7 @@ def test_markdown_summary_and_escaping() -> None:
         " · 1 warn (1 medium) · 1 error · 1 skip"
     )
     rows = _table_rows(text)
-    assert [r.split(" | ")[0] for r in rows] == ["| error · info", "| fail · critical", "| fail · low", "| warn · medium"]
+    assert [r.split(" | ")[2] for r in rows] == ["error · info", "fail · critical", "fail · low", "warn · medium"]
     assert "advertises 0 nvidia.com/gpu \\| expected > 0" in rows[1]
     assert all(r.count(" | ") == 4 for r in rows)  # five cells each: no | or line break leaked from a message
     assert markdown.cell("a|b\nc\r\n d") == "a\\|b c d"
@@ -594,7 +646,7 @@ def test_markdown_escapes_chat_markup_from_the_dump() -> None:
     assert lines[1] == f"- <{zw}body>, document 2, line 3: bad <{zw}!here> [x]{zw}(y)"
     [row] = _table_rows("\n".join(lines))
     assert row == (
-        f"| fail · high | ```Node/a`b``c``` | `big-policy/rule-a` | ping <{zw}@{zw}U024BE7LH> and <{zw}!channel>, see "
+        f"| `big-policy/rule-a` | ```Node/a`b``c``` | fail · high | ping <{zw}@{zw}U024BE7LH> and <{zw}!channel>, see "
         f"[docs]{zw}(https:{zw}//evil.example) or <{zw}https:{zw}//x.example\\|here> \\| `rm -rf` | kubectl label node x"
         f" <{zw}value> |"
     )
@@ -609,7 +661,10 @@ def test_markdown_sections_per_dump_share_one_limit() -> None:
     text = render_many(reports, "markdown", limit=1500)
     assert len(text) <= 1500
     assert text.startswith("**verdict** 2 dumps: 42 objects judged")
-    assert text.rstrip().endswith("more dumps not shown (limit 1,500 characters)._")
+    # the second dump's heading, roll-up row and finding are counted in the closing line
+    assert text.rstrip().endswith(
+        "_… 1 more rule of the roll-up, 35 more findings and 1 more dump not shown (limit 1,500 characters)._"
+    )
     full = render_many(reports, "markdown", limit=0)
     assert "### big.yaml" in full and "### tests/data/render/second-dump.yaml" in full
 
@@ -678,3 +733,185 @@ def test_markdown_never_carries_live_chat_markup_from_the_dump() -> None:
     assert inert("```rm -rf``` ~~~") == f"`{zw}`{zw}`rm -rf`{zw}`{zw}` ~{zw}~{zw}~"
     assert inert("mail a@b.c") == f"mail a@{zw}b.c"
     assert inert("plain text: nvidia.com/gpu=1") == "plain text: nvidia.com/gpu=1"
+
+
+# -------------------------------------------------------------------------------------- roll-up
+
+
+def _many_rules(per_rule: dict[str, tuple[str, str, int]]) -> Report:
+    """A report with, for each rule id, ``n`` results of ``word`` at ``severity`` on ``n`` distinct Nodes."""
+    objects = []
+    for rule, (word, severity, n) in per_rule.items():
+        for i in range(n):
+            result = _result(word, f"node {rule}-{i} is wrong", rule=rule, severity=severity, remediation=f"fix {rule}-{i}")
+            objects.append(ObjectReport(ObjectRef("v1", "Node", f"{rule}-{i:05d}"), Source("big.yaml", 1, 1 + i, i), (result,)))
+    return Report(objects=objects, objects_read=len(objects), name="big.yaml", generated=golden.GENERATED)
+
+
+def test_rollup_counts_findings_by_rule_worst_first_with_three_examples() -> None:
+    report = one()
+    rollup = report.by_rule()
+    assert [x.to_dict() for x in rollup] == [
+        {
+            "rule": "render-demo/replicas-number",
+            "policy": "render-demo",
+            "title": "Deployments give a replica count that is a number",
+            "severity": "info",
+            "fail": 0,
+            "warn": 0,
+            "error": 1,
+            "objects": 1,
+            "examples": ["Deployment/default/dashboard"],
+        },
+        {
+            "rule": "render-demo/gpu-allocatable",
+            "policy": "render-demo",
+            "title": "GPU nodes advertise their GPUs",
+            "severity": "critical",
+            "fail": 1,
+            "warn": 0,
+            "error": 0,
+            "objects": 1,
+            "examples": ["Node/gpu-node-2"],
+        },
+        {
+            "rule": "render-demo/gpu-limit",
+            "policy": "render-demo",
+            "title": "GPU pods set a GPU limit",
+            "severity": "low",
+            "fail": 1,
+            "warn": 0,
+            "error": 0,
+            "objects": 1,
+            "examples": ["Pod/ml-team/cuda-vectoradd"],
+        },
+        {
+            "rule": "render-demo/workload-label",
+            "policy": "render-demo",
+            "title": "The workload label has a value the GPU Operator knows",
+            "severity": "medium",
+            "fail": 0,
+            "warn": 1,
+            "error": 0,
+            "objects": 1,
+            "examples": ["Node/gpu-node-2"],
+        },
+    ]
+    assert report.by_rule() is rollup  # computed once, for every renderer
+    many = _many_rules(
+        {"a": ("fail", "low", 5), "b": ("fail", "high", 2), "c": ("warn", "critical", 9), "d": ("fail", "high", 7)}
+    )
+    assert [(x.rule, x.counts(), x.examples) for x in many.by_rule()] == [
+        ("big-policy/d", "7 fail", ("Node/d-00000", "Node/d-00001", "Node/d-00002")),  # high, more findings than b
+        ("big-policy/b", "2 fail", ("Node/b-00000", "Node/b-00001")),
+        ("big-policy/a", "5 fail", ("Node/a-00000", "Node/a-00001", "Node/a-00002")),  # low: after the high ones
+        ("big-policy/c", "9 warn", ("Node/c-00000", "Node/c-00001", "Node/c-00002")),  # warnings only: last
+    ]
+
+
+def test_rollup_is_a_member_of_the_native_report_and_of_the_sarif_run_and_follows_the_filters() -> None:
+    report = one()
+    data = json.loads(render(report, "json"))
+    assert list(data)[4:7] == ["summary", "rollup", "policies"]  # right after the summary
+    assert data["rollup"] == [x.to_dict() for x in report.by_rule()]
+    assert yaml.safe_load(render(report, "yaml"))["rollup"] == data["rollup"]
+    run = json.loads(render(report, "sarif"))["runs"][0]
+    assert run["properties"]["rollup"] == data["rollup"]
+    warned = report.filtered({"warn"})
+    assert [x.rule for x in warned.by_rule()] == ["render-demo/workload-label"]  # what is listed, rolled up
+    assert warned.summary()["results"]["fail"] == 2  # while the summary counts the whole audit
+
+
+def test_markdown_of_thousands_of_failures_leads_with_the_whole_rollup_and_cuts_in_the_details() -> None:
+    report = _many_rules({"a": ("fail", "high", 6000), "b": ("fail", "critical", 3000), "c": ("warn", "medium", 2127)})
+    for limit in (3500, 1900, 700):
+        text = render(report, "markdown", limit=limit)
+        assert len(text) <= limit, limit
+        lines = text.splitlines()
+        assert lines[0].startswith(
+            "**verdict** big.yaml: 11127 objects judged (11127 read) · 9000 fail (3000 critical, 6000 high)"
+        )
+        rollup, *rest = _tables(text)
+        details = rest[0] if rest else []
+        assert len(details) > (3 if limit > 700 else -1)
+        assert rollup == [
+            "| `big-policy/b` | critical | 3000 fail | `Node/b-00000`, `Node/b-00001`, `Node/b-00002` and 2,997 more |",
+            "| `big-policy/a` | high | 6000 fail | `Node/a-00000`, `Node/a-00001`, `Node/a-00002` and 5,997 more |",
+            "| `big-policy/c` | medium | 2127 warn | `Node/c-00000`, `Node/c-00001`, `Node/c-00002` and 2,124 more |",
+        ]
+        assert text.rstrip().endswith(f"_… {11127 - len(details):,} more findings not shown (limit {limit:,} characters)._")
+    # grouped by rule: the worst rule's findings first, its id on the first row only
+    details = _table_rows(render(report, "markdown"))
+    assert details[0].startswith("| `big-policy/b` | `Node/b-00000` | fail · critical | node b-0 is wrong | fix b-0 |")
+    assert details[1].startswith("|  | `Node/b-00001` | fail · critical |")
+
+
+def test_markdown_rollup_longer_than_the_limit_is_cut_too_and_counted() -> None:
+    report = _many_rules({f"rule-{i:02d}": ("fail", "high", 2) for i in range(60)})
+    text = render(report, "markdown", limit=1000)
+    assert len(text) <= 1000
+    [rollup] = _tables(text)  # no room left for the details
+    assert text.rstrip().endswith(
+        f"_… {60 - len(rollup)} more rules of the roll-up and 120 more findings not shown (limit 1,000 characters)._"
+    )
+
+
+def test_markdown_group_by_object_puts_each_object_first_worst_object_first() -> None:
+    rows = _table_rows(render(one(), "markdown", group_by="object"))
+    assert [r.split(" | ")[:3] for r in rows] == [
+        ["| `Deployment/default/dashboard`", "`render-demo/replicas-number`", "error · info"],
+        ["| `Node/gpu-node-2`", "`render-demo/gpu-allocatable`", "fail · critical"],
+        ["| ", "`render-demo/workload-label`", "warn · medium"],
+        ["| `Pod/ml-team/cuda-vectoradd`", "`render-demo/gpu-limit`", "fail · low"],
+    ]
+    assert render(one(), "markdown").count("| Rule | Object | Result | Message | Fix |") == 1
+    assert render(one(), "markdown", group_by="object").count("| Object | Rule | Result | Message | Fix |") == 1
+
+
+# ---------------------------------------------------------------------------------- terminal table
+
+
+def _ids(report: Report) -> set[str]:
+    return {str(o.ref) for o in report.objects} | {f"{r.policy}/{r.rule}" for _, r in report.results}
+
+
+@pytest.mark.parametrize("width", [60, 100, 200])
+@pytest.mark.parametrize("group_by", ["rule", "object"])
+def test_table_fits_the_width_and_never_splits_an_id(width: int, group_by: str) -> None:
+    from rich.cells import cell_len
+
+    report = one("lab")
+    text = table.render(report, width=width, group_by=group_by)
+    lines = text.splitlines()
+    assert max(cell_len(line) for line in lines) <= width
+    findings = [(o, r) for o, r in report.results if r.result in ("fail", "warn", "error")]
+    for obj, r in findings:
+        # every object and rule with a finding is written whole on one line, and so is its place
+        assert any(str(obj.ref) in line for line in lines), (width, str(obj.ref))
+        assert any(f"{r.policy}/{r.rule}" in line for line in lines), (width, r.rule)
+        assert any(table.where(obj) in line for line in lines), table.where(obj)
+        # every word of the message and the fix is whole on a line, unless it is longer than a line
+        for word in f"{r.message} fix: {r.remediation}".split():
+            if cell_len(word) <= width - 6:
+                assert any(word in line.split() for line in lines), (width, word)
+    assert "examples/lab-cluster.yaml:678" in text  # the object's file:line
+    assert "fix: kubectl label node gpu-broken-label-typo --overwrite" in " ".join(line.strip() for line in lines)
+    boxed = "┃ Rule" in text
+    assert boxed == (width >= table.NARROW)  # compact: the roll-up is a list, not a table
+
+
+def test_table_cuts_a_token_longer_than_a_line_and_says_so() -> None:
+    long_id = "x" * 120
+    report = Report(
+        objects=[
+            ObjectReport(ObjectRef("v1", "Node", long_id), Source("a.yaml", 1, 3), (_result(message=f"see {long_id} now"),))
+        ],
+        objects_read=1,
+    )
+    for width in (60, 100):
+        lines = table.render(report, width=width).splitlines()
+        assert max(len(line) for line in lines) <= width
+        assert any(line.rstrip().endswith("x…") for line in lines)
+    assert table.wrap("aaa bbb ccc", 7) == ["aaa bbb", "ccc"]
+    assert table.wrap("aaaaaaaaaa b", 5, indent=2) == ["  aa…", "  b"]
+    assert table.wrap("one\ntwo  three", 20, indent=1, first=0) == ["one", " two three"]

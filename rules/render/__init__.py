@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from ..report import RESULT_RANK, Report
@@ -28,10 +29,113 @@ class UnknownFormat(ValueError):
     """The format name is not in ``FORMATS``."""
 
 
-def media_type(fmt: str) -> str:
-    """The media type of a format's output. Raises ``UnknownFormat``."""
+class OptionError(ValueError):
+    """A renderer option's value cannot be honoured (e.g. a PolicyReport size cap no result fits in);
+    ``option`` is the option's ``Option.name``."""
+
+    def __init__(self, option: str, reason: str) -> None:
+        super().__init__(reason)
+        self.option = option
+        self.reason = reason
+
+
+#: How a report's details are laid out by the formats that can choose (``group_by``).
+GROUP_BY = ("rule", "object")
+#: PolicyReport versions (``policyreport.API_VERSIONS`` holds the same; a test keeps them equal).
+POLICYREPORT_VERSIONS = ("v1alpha2", "v1beta1")
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """A renderer option a user can set, from the CLI (``flag``) and the API (``query``). ``name`` is the
+    renderer's keyword argument; ``formats`` are the formats it applies to (anywhere else it is refused);
+    ``kind`` is ``bool``, ``int`` or ``str`` (then ``choices`` when not empty)."""
+
+    name: str
+    flag: str
+    query: str
+    formats: tuple[str, ...]
+    kind: type
+    help: str
+    choices: tuple[str, ...] = ()
+
+    def where(self) -> str:
+        """``markdown`` or ``junit, markdown or table``: the formats it applies to, for a message."""
+        names = sorted(self.formats)
+        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+#: Every renderer option a user can set (docs/report-formats.md, "Options").
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "group_by",
+        "--group-by",
+        "groupBy",
+        ("table", "markdown", "junit"),
+        str,
+        "details after the roll-up: by rule (default) or by object.",
+        GROUP_BY,
+    ),
+    Option(
+        "limit",
+        "--limit",
+        "limit",
+        ("markdown",),
+        int,
+        "cut the message to this many characters (default 3500 for chat; 0: no cut).",
+    ),
+    Option(
+        "all_results",
+        "--sarif-all-results",
+        "sarifAllResults",
+        ("sarif",),
+        bool,
+        "every result, pass and skip too (kind pass / notApplicable), not only the findings.",
+    ),
+    Option(
+        "warn_as_failure",
+        "--junit-warn-as-failure",
+        "junitWarnAsFailure",
+        ("junit",),
+        bool,
+        'a warn is a <failure type="warn"> (a passing test case with WARN in its output otherwise).',
+    ),
+    Option(
+        "api_version",
+        "--policyreport-version",
+        "policyReportVersion",
+        ("policyreport",),
+        str,
+        "wgpolicyk8s.io version (default v1alpha2, what Kyverno and Policy Reporter read).",
+        POLICYREPORT_VERSIONS,
+    ),
+    Option(
+        "max_bytes",
+        "--policyreport-max-bytes",
+        "policyReportMaxBytes",
+        ("policyreport",),
+        int,
+        "split a report larger than this many bytes (default 1048576; 200000 suits client-side kubectl apply).",
+    ),
+    Option(
+        "output_format",
+        "--policyreport-output",
+        "policyReportOutput",
+        ("policyreport",),
+        str,
+        "the List as yaml (default) or json.",
+        ("yaml", "json"),
+    ),
+)
+
+
+def media_type(fmt: str, **options: Any) -> str:
+    """The media type of a format's output (with ``options``: a PolicyReport List written as JSON is
+    ``application/json``). Raises ``UnknownFormat``."""
     if fmt not in FORMATS:
         raise UnknownFormat(f"unknown format {fmt!r}; one of {', '.join(sorted(FORMATS))}")
+    if fmt == "policyreport" and options.get("output_format") == "json":
+        return "application/json"
     return FORMATS[fmt][1]
 
 

@@ -1,10 +1,13 @@
 """JUnit XML (the Maven Surefire dialect that Jenkins, GitLab, Azure Pipelines and GitHub test-report
 actions read; checked against the Jenkins xUnit plugin's ``junit-10.xsd``).
 
-``<testsuites>`` holds one ``<testsuite>`` per policy (per dump and policy with several dumps: the suite
-is named ``<dump>: <policy>``), and one ``<testcase>`` per (object, rule): ``classname`` is
-``policy.rule``, ``name`` is ``Kind/namespace/name: rule``. A ``fail`` is ``<failure type=severity>``, an
-``error`` is ``<error type="error">``, a ``skip`` is ``<skipped>``, a ``pass`` is an empty test case.
+``<testsuites>`` holds one ``<testsuite>`` per rule with results (``group_by="rule"``, the default: the suites'
+counts are the roll-up by rule, which CI servers show first), named ``policy/rule``, in the order the rules
+were loaded; or one per object (``group_by="object"``), named ``Kind/namespace/name``, in report order. With
+several dumps a suite is named ``<dump>: <name>``. Each holds one ``<testcase>`` per (object, rule), whatever
+the grouping: ``classname`` is ``policy.rule``, ``name`` is ``Kind/namespace/name: rule`` (so a test keeps its
+identity from one layout to the other). A ``fail`` is ``<failure type=severity>``, an ``error`` is ``<error
+type="error">``, a ``skip`` is ``<skipped>``, a ``pass`` is an empty test case.
 
 ``warn`` (failed, but the rule is advisory and not scored) is a passing test case whose ``<system-out>``
 says ``WARN``: a CI server marks any failure red or unstable, and an advisory rule must not do that
@@ -24,6 +27,7 @@ from collections import OrderedDict
 from typing import Any
 
 from ..report import ObjectReport, Report, Result
+from . import GROUP_BY, OptionError
 
 # Characters XML 1.0 allows (https://www.w3.org/TR/xml/#charsets); anything else is dropped.
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -66,23 +70,42 @@ def _seconds(ms: float) -> str:
     return f"{ms / 1000:.3f}"
 
 
-def _suites(report: Report, prefix: str, warn_as_failure: bool) -> list[ET.Element]:
-    """The suites of one report: one per policy (in the order policies were loaded), then input errors."""
-    by_policy: OrderedDict[str, list[tuple[ObjectReport, Result]]] = OrderedDict((p["name"], []) for p in report.policies)
+def _groups(report: Report, group_by: str) -> list[tuple[str, list[tuple[ObjectReport, Result]], list[tuple[str, str]]]]:
+    """``(suite name, (object, result) pairs, properties)`` of one report. ``rule``: one suite per rule with
+    results, in the order rules were loaded (``Report.rules``), properties ``policy.version``, ``policy.pack``
+    and ``severity``. ``object``: one suite per object, in report order, property ``source`` (its place in
+    the dump). Raises ``OptionError`` for another ``group_by``."""
+    if group_by not in GROUP_BY:
+        raise OptionError("group_by", f"unknown group_by {group_by!r}; one of {', '.join(GROUP_BY)}")
+    if group_by == "object":
+        return [(str(obj.ref), [(obj, r) for r in obj.results], [("source", str(obj.source))]) for obj in report.objects]
+    by_rule: OrderedDict[str, list[tuple[ObjectReport, Result]]] = OrderedDict((x["id"], []) for x in report.rules)
     for obj, r in report.results:
-        by_policy.setdefault(r.policy, []).append((obj, r))
-    versions = {p["name"]: p for p in report.policies}
-    total = sum(len(v) for v in by_policy.values())
+        by_rule.setdefault(f"{r.policy}/{r.rule}", []).append((obj, r))
+    policies = {p["name"]: p for p in report.policies}
+    out = []
+    for uid, pairs in by_rule.items():
+        if not pairs:
+            continue
+        first = pairs[0][1]
+        meta = policies.get(first.policy, {})
+        props = [(f"policy.{key}", str(meta[key])) for key in ("version", "pack") if meta.get(key)]
+        out.append((uid, pairs, [*props, ("severity", first.severity)]))
+    return out
+
+
+def _suites(report: Report, prefix: str, warn_as_failure: bool, group_by: str) -> list[ET.Element]:
+    """The suites of one report (``_groups``), then one for its input errors."""
+    groups = _groups(report, group_by)
+    total = sum(len(pairs) for _, pairs, _ in groups)
     evaluate_ms = float(report.timing.get("evaluateMs", 0.0))
     timestamp = report.generated.rstrip("Z")  # Surefire writes local ISO time without a zone
     suites = []
-    for policy, pairs in by_policy.items():
-        if not pairs and policy not in versions:
-            continue
+    for name, pairs, properties in groups:
         words = [r.result for _, r in pairs]
         failures = words.count("fail") + (words.count("warn") if warn_as_failure else 0)
         attrs = {
-            "name": _clean(f"{prefix}{policy}"),
+            "name": _clean(f"{prefix}{name}"),
             "tests": str(len(pairs)),
             "failures": str(failures),
             "errors": str(words.count("error")),
@@ -93,10 +116,8 @@ def _suites(report: Report, prefix: str, warn_as_failure: bool) -> list[ET.Eleme
             attrs["timestamp"] = timestamp
         suite = ET.Element("testsuite", attrs)
         props = ET.SubElement(suite, "properties")
-        meta = versions.get(policy, {})
-        for key in ("version", "pack"):
-            if meta.get(key):
-                ET.SubElement(props, "property", {"name": f"policy.{key}", "value": _clean(meta[key])})
+        for key, value in properties:
+            ET.SubElement(props, "property", {"name": key, "value": _clean(value)})
         if report.name:
             ET.SubElement(props, "property", {"name": "dump", "value": _clean(report.name)})
         suite.extend(_testcase(obj, r, warn_as_failure) for obj, r in pairs)
@@ -122,10 +143,10 @@ def _suites(report: Report, prefix: str, warn_as_failure: bool) -> list[ET.Eleme
     return suites
 
 
-def _document(reports: list[Report], many: bool, warn_as_failure: bool) -> str:
+def _document(reports: list[Report], many: bool, warn_as_failure: bool, group_by: str) -> str:
     suites: list[ET.Element] = []
     for report in reports:
-        suites += _suites(report, f"{report.name}: " if many and report.name else "", warn_as_failure)
+        suites += _suites(report, f"{report.name}: " if many and report.name else "", warn_as_failure, group_by)
     count = {k: sum(int(s.get(k, "0")) for s in suites) for k in ("tests", "failures", "errors")}
     ms = sum(float(r.timing.get("evaluateMs", 0.0)) for r in reports)
     root = ET.Element(
@@ -143,11 +164,14 @@ def _document(reports: list[Report], many: bool, warn_as_failure: bool) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def render(report: Report, fmt: str = "junit", warn_as_failure: bool = False, **_: Any) -> str:
-    """One report as ``<testsuites>``: a suite per policy, a test case per (object, rule)."""
-    return _document([report], False, warn_as_failure)
+def render(report: Report, fmt: str = "junit", warn_as_failure: bool = False, group_by: str = "rule", **_: Any) -> str:
+    """One report as ``<testsuites>``: a suite per rule (or per object), a test case per (object, rule)."""
+    return _document([report], False, warn_as_failure, group_by)
 
 
-def render_many(reports: list[Report], fmt: str = "junit", warn_as_failure: bool = False, **_: Any) -> str:
-    """Several dumps in one ``<testsuites>``: a suite per (dump, policy), named ``<dump>: <policy>``."""
-    return _document(reports, len(reports) > 1, warn_as_failure)
+def render_many(
+    reports: list[Report], fmt: str = "junit", warn_as_failure: bool = False, group_by: str = "rule", **_: Any
+) -> str:
+    """Several dumps in one ``<testsuites>``: a suite per (dump, rule), named ``<dump>: <policy/rule>`` (or per
+    (dump, object))."""
+    return _document(reports, len(reports) > 1, warn_as_failure, group_by)

@@ -1,44 +1,59 @@
-"""Markdown for a chat message: a one-line summary, then a compact table of the findings, cut to fit.
+"""Markdown for a chat message: a one-line summary, the roll-up by rule, then the findings, cut to fit.
 
 Layout: ``**verdict** <dump>: N objects judged (M read) · F fail (2 critical, 1 high) · W warn (...) ·
-E error · S skip[ (X exempt)][ · I input errors]``; when there are input errors, up to ``INPUT_ERRORS`` lines naming
-each one's place and reason (``- file, document N, line L: reason``), then ``- and K more``; then a
-table ``| Result | Object | Rule | Message | Fix |`` of the fail/error/warn results, worst first (error,
-fail, warn; then severity; then the order of the dump), then, when rows were left out,
-``_… K more findings not shown (limit L characters)._``.
+E error · S skip[ (X exempt)][ · I input errors]``; the assumption notes (italic lines); when there are input
+errors, up to ``INPUT_ERRORS`` lines naming each one's place and reason (``- file, document N, line L:
+reason``), then ``- and K more``; then the roll-up ``| Rule | Severity | Findings | Examples |`` (one row per
+rule with a finding, worst first: ``Report.by_rule()``); then the details, a table of the fail/error/warn
+results grouped by rule (``| Rule | Object | Result | Message | Fix |``, rules in roll-up order) or by object
+(``| Object | Rule | ... |``, objects worst first), the group's key on its first row only, each group worst
+first; then, when rows were left out, ``_… K more findings not shown (limit L characters)._``.
 
 Limit: ``limit`` characters for the whole text, default ``LIMIT`` = 3,500, under Slack's 4,000-character
 message guidance (https://api.slack.com/methods/chat.postMessage#truncating) with room for a bot's own
 header; pass ``limit=1900`` for Discord (2,000 per message) or ``limit=0`` for no cut. Rows are whole
-or absent, never cut in the middle; the summary and the closing line are always there, so a limit below
-``MIN_LIMIT`` is refused. A cell longer than ``CELL`` characters is shortened with ``…``.
+or absent, never cut in the middle; the roll-up comes before the details, so the cut falls in the details
+(unless the roll-up alone is longer, then it is cut too and the closing line counts its rules left out); the
+summary and the closing line are always there, so a limit below ``MIN_LIMIT`` is refused. A cell longer than
+``CELL`` characters is shortened with ``…``.
 
 Escaping: text from the dump and the policies cannot break the table or post chat markup. In cells,
 ``|`` becomes ``\\|`` and line breaks become spaces; everywhere (cells, names, input error lines), a
 zero-width space (U+200B) follows each ``<`` and splits each ``](``, so ``<@U123>``, ``<!channel>``,
 ``<https://x>``, HTML tags and ``[text](url)`` are shown as written instead of becoming a mention, an
-autolink, a tag or a link. The object and rule are code spans, fenced with one backtick more than the
+autolink, a tag or a link. Objects and rules are code spans, fenced with one backtick more than the
 longest run of backticks they hold.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
-from ..report import SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result
+from ..report import SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result, RuleRollup
+from . import GROUP_BY, OptionError
 
 LIMIT = 3500
 MIN_LIMIT = 500
 CELL = 160
 FINDINGS = ("error", "fail", "warn")
-HEADER = "| Result | Object | Rule | Message | Fix |\n|---|---|---|---|---|"
+ROLLUP_HEADER = "| Rule | Severity | Findings | Examples |\n|---|---|---|---|"
+#: the details table's header, by ``group_by``: the group's key comes first
+DETAILS_HEADER = {
+    "rule": "| Rule | Object | Result | Message | Fix |\n|---|---|---|---|---|",
+    "object": "| Object | Rule | Result | Message | Fix |\n|---|---|---|---|---|",
+}
+#: characters of one example object in the roll-up
+EXAMPLE = 60
 #: input errors named one by one under the summary line; the rest are counted (``- and K more``)
 INPUT_ERRORS = 3
 _ORDER = {"error": 0, "fail": 1, "warn": 2}
 _ZWSP = "\u200b"
 #: characters kept for the closing line (and its blank line) when the input error lines are fitted
-_CLOSING_ROOM = 100
+_CLOSING_ROOM = 130
 _TICKS = re.compile(r"`+")
 
 
@@ -141,81 +156,137 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
 def findings(report: Report) -> list[tuple[ObjectReport, Result]]:
     """fail/error/warn results, worst first; ties keep the dump's order."""
     rows = [(o, r) for o, r in report.results if r.result in FINDINGS]
-    return sorted(rows, key=lambda p: (_ORDER[p[1].result], -SEVERITY_RANK.get(p[1].severity, 0)))
+    return sorted(rows, key=_worst_first)
 
 
-def row(obj: ObjectReport, r: Result, whole: bool = False) -> str:
-    """One finding as a table row; cells are shortened for chat unless ``whole`` (no limit asked)."""
+def _worst_first(pair: tuple[ObjectReport, Result]) -> tuple[int, int]:
+    return _ORDER[pair[1].result], -SEVERITY_RANK.get(pair[1].severity, 0)
+
+
+def groups(report: Report, group_by: str = "rule") -> list[list[tuple[ObjectReport, Result]]]:
+    """The findings in groups, each worst first (ties in the dump's order). ``rule``: one group per rule, in
+    roll-up order (``Report.by_rule()``). ``object``: one group per object, objects worst first (their worst
+    finding, then its severity; ties in the dump's order). Raises ``OptionError`` for another ``group_by``."""
+    if group_by not in GROUP_BY:
+        raise OptionError("group_by", f"unknown group_by {group_by!r}; one of {', '.join(GROUP_BY)}")
+    by: dict[Any, list[tuple[ObjectReport, Result]]] = {}
+    for o, r in report.results:
+        if r.result in FINDINGS:
+            by.setdefault(f"{r.policy}/{r.rule}" if group_by == "rule" else id(o), []).append((o, r))
+    out = [sorted(pairs, key=_worst_first) for pairs in by.values()]
+    if group_by == "rule":
+        order = {x.rule: i for i, x in enumerate(report.by_rule())}
+        return sorted(out, key=lambda g: order[f"{g[0][1].policy}/{g[0][1].rule}"])
+    return sorted(out, key=lambda g: _worst_first(g[0]))
+
+
+def rollup_row(x: RuleRollup) -> str:
+    """One rule of the roll-up: rule, severity, counts, the first objects (``and N more``)."""
+    examples = ", ".join(_code(cell(e, EXAMPLE)) for e in x.examples)
+    if x.objects > len(x.examples):
+        examples += f" and {x.objects - len(x.examples):,} more"
+    return f"| {_code(cell(x.rule))} | {x.severity} | {x.counts()} | {examples} |"
+
+
+def row(obj: ObjectReport, r: Result, whole: bool = False, group_by: str = "rule", first: bool = True) -> str:
+    """One finding as a row of the details table; the group's key (the rule, or the object) only on the first
+    row of its group. Cells are shortened for chat unless ``whole`` (no limit asked)."""
     big = 1 << 30
     fix = cell(r.remediation, big if whole else 100) if r.remediation else ""
-    return (
-        f"| {r.result} · {r.severity} | {_code(cell(obj.ref, 80))} | {_code(f'{r.policy}/{r.rule}')} "
-        f"| {cell(r.message, big if whole else CELL)} | {fix} |"
-    )
+    rule, ref = _code(f"{r.policy}/{r.rule}"), _code(cell(obj.ref, 80))
+    key, other = (rule, ref) if group_by == "rule" else (ref, rule)
+    return f"| {key if first else ''} | {other} | {r.result} · {r.severity} | {cell(r.message, big if whole else CELL)} | {fix} |"
 
 
-def _closing(rows: int, dumps: int, limit: int) -> str:
-    more = f"{rows} more findings" + (f" and {dumps} more dumps" if dumps else "")
-    return f"_… {more} not shown (limit {limit:,} characters)._"
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """A part of the message: ``kind`` ``head`` (the summary), ``dump`` (a dump's heading and summary),
+    ``rule`` (a roll-up row) or ``finding`` (a details row); rows carry their table's ``header`` and an
+    identity ``table`` (a row of another table than the previous piece starts a new table)."""
+
+    text: str
+    kind: str
+    header: str = ""
+    table: int = 0
 
 
-def _assemble(blocks: list[tuple[str, list[str]]], heads: int, shown: list[int]) -> list[str]:
-    parts: list[str] = []
-    for (head, rows), n in zip(blocks[:heads], shown, strict=False):
-        parts.append(head)
-        if n:
-            parts.append(HEADER + "\n" + "\n".join(rows[:n]))
-    return parts
+def _pieces(report: Report, limit: int, group_by: str, tables: itertools.count[int]) -> list[_Piece]:
+    """The pieces of one report after its heading: the roll-up rows, then the details rows."""
+    rollup_table, details_table = next(tables), next(tables)
+    out = [_Piece(rollup_row(x), "rule", ROLLUP_HEADER, rollup_table) for x in report.by_rule()]
+    for group in groups(report, group_by):
+        out += [
+            _Piece(row(o, r, not limit, group_by, i == 0), "finding", DETAILS_HEADER[group_by], details_table)
+            for i, (o, r) in enumerate(group)
+        ]
+    return out
 
 
-def _fit(blocks: list[tuple[str, list[str]]], limit: int) -> str:
-    """Blocks of (heading, rows) as text of at most ``limit`` characters (0: no limit).
+def _addition(piece: _Piece, previous: _Piece | None) -> str:
+    """The text ``piece`` adds after ``previous``: a blank line and the piece (a head, or the first row of a
+    table with the table's header), or a line break and the row."""
+    if previous is None:
+        return piece.text
+    if piece.header and previous.header and piece.table == previous.table:
+        return "\n" + piece.text
+    return "\n\n" + (f"{piece.header}\n" if piece.header else "") + piece.text
 
-    Everything when it fits. Otherwise headings and rows are taken in order until the next one does not
-    fit with room left for the closing line, which says how many findings (and dumps) were left out.
-    The first heading (the summary) is always kept. Raises ``ValueError`` below ``MIN_LIMIT``.
+
+_LEFT_OUT = (
+    ("rule", "rule of the roll-up", "rules of the roll-up"),
+    ("finding", "finding", "findings"),
+    ("dump", "dump", "dumps"),
+)
+
+
+def _closing(left: Counter[str], limit: int) -> str:
+    """``_… 2 more rules of the roll-up, 40 more findings and 1 more dump not shown (limit L characters)._``"""
+    parts = [f"{left[k]:,} more {one if left[k] == 1 else many}" for k, one, many in _LEFT_OUT if left[k]]
+    said = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    return f"_… {said} not shown (limit {limit:,} characters)._"
+
+
+def _fit(pieces: list[_Piece], limit: int) -> str:
+    """The pieces as text of at most ``limit`` characters (0: no limit).
+
+    Everything when it fits. Otherwise pieces are taken in order (the summary, each roll-up row, each
+    details row; per dump with several) until the next one does not fit with room left for the closing
+    line, which says how many roll-up rules, findings and dumps were left out: the roll-up comes first, so
+    the cut falls in the details unless the roll-up alone is longer than the limit. The first piece (the
+    summary) is always kept. Raises ``ValueError`` below ``MIN_LIMIT``.
     """
     if limit and limit < MIN_LIMIT:
         raise ValueError(f"limit {limit} is below {MIN_LIMIT} characters (0 means no limit)")
-    everything = "\n\n".join(_assemble(blocks, len(blocks), [len(rows) for _, rows in blocks])) + "\n"
-    if not limit or len(everything) <= limit:
-        return everything
-    total_rows = sum(len(rows) for _, rows in blocks)
-    reserve = len(_closing(total_rows, len(blocks), limit)) + 2
-    used = len(blocks[0][0]) + 1 + reserve
-    heads, shown, full = 1, [0] * len(blocks), False
-    for i, (head, rows) in enumerate(blocks):
-        if i:
-            if used + len(head) + 2 > limit:
-                break
-            used += len(head) + 2
-            heads += 1
-        for line in rows:
-            cost = len(line) + 1 + (0 if shown[i] else len(HEADER) + 2)
-            if used + cost > limit:
-                full = True
-                break
-            shown[i] += 1
-            used += cost
-        if full:
+    text, previous = "", None
+    for piece in pieces:
+        text += _addition(piece, previous)
+        previous = piece
+    if not limit or len(text) + 1 <= limit:
+        return text + "\n"
+    reserve = len(_closing(Counter(p.kind for p in pieces), limit)) + 3  # two line breaks before, one after
+    text, previous, shown = pieces[0].text, pieces[0], 1
+    for piece in pieces[1:]:
+        more = _addition(piece, previous)
+        if len(text) + len(more) + reserve > limit:
             break
-    parts = _assemble(blocks, heads, shown)
-    parts.append(_closing(total_rows - sum(shown), len(blocks) - heads, limit))
-    return "\n\n".join(parts) + "\n"
+        text, previous, shown = text + more, piece, shown + 1
+    left = Counter(p.kind for p in pieces[shown:])
+    return f"{text}\n\n{_closing(left, limit)}\n"
 
 
-def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, **_: Any) -> str:
-    """One report: summary line, findings table, closing line when cut."""
-    return _fit([(head(report, report.name, limit), [row(o, r, not limit) for o, r in findings(report)])], limit)
+def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: str = "rule", **_: Any) -> str:
+    """One report: summary line, roll-up, details grouped by ``group_by``, closing line when cut."""
+    tables = itertools.count()
+    return _fit([_Piece(head(report, report.name, limit), "head"), *_pieces(report, limit, group_by, tables)], limit)
 
 
-def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT, **_: Any) -> str:
-    """A total line, then one section per dump (its summary line and table), all within ``limit``."""
+def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT, group_by: str = "rule", **_: Any) -> str:
+    """A total line, then one section per dump (its summary line, roll-up and details), all within ``limit``."""
     if len(reports) == 1:
-        return render(reports[0], fmt, limit)
-    blocks: list[tuple[str, list[str]]] = [(summary_line(Report.total(reports), f"{len(reports)} dumps"), [])]
-    blocks += [
-        (f"### {cell(r.name or f'dump {i}', 120)}\n{head(r, limit=limit)}", [row(o, x, not limit) for o, x in findings(r)])
-        for i, r in enumerate(reports, 1)
-    ]
-    return _fit(blocks, limit)
+        return render(reports[0], fmt, limit, group_by)
+    tables = itertools.count()
+    pieces = [_Piece(summary_line(Report.total(reports), f"{len(reports)} dumps"), "head")]
+    for i, r in enumerate(reports, 1):
+        pieces.append(_Piece(f"### {cell(r.name or f'dump {i}', 120)}\n{head(r, limit=limit)}", "dump"))
+        pieces += _pieces(r, limit, group_by, tables)
+    return _fit(pieces, limit)

@@ -28,6 +28,7 @@ import orjson
 import yaml
 
 from ..report import RESULTS, Report, Result
+from . import OptionError
 
 GROUP = "wgpolicyk8s.io"
 API_VERSIONS = ("v1alpha2", "v1beta1")
@@ -156,9 +157,10 @@ def _chunks(results: list[dict[str, Any]], room: int) -> list[list[dict[str, Any
     for r in results:
         size = _size(r) + 1
         if size > room:
-            raise ValueError(
+            raise OptionError(
+                "max_bytes",
                 f"one result of {r['policy']}/{r.get('rule', '')} needs {size} bytes, more than "
-                f"a report of max_bytes can hold ({room} bytes left for results)"
+                f"a report of that size can hold ({room} bytes left for results)",
             )
         if used + size > room and chunks[-1]:
             chunks.append([])
@@ -196,9 +198,10 @@ def items(
     report: Report, api_version: str = "v1alpha2", max_bytes: int = MAX_BYTES, prefix: str = "verdict", dump: str = ""
 ) -> list[dict[str, Any]]:
     """The ClusterPolicyReport (first, when there is a cluster-scoped result or an input error) and the
-    PolicyReports (by namespace, sorted) of one report. Raises ``ValueError`` for an unknown version."""
+    PolicyReports (by namespace, sorted) of one report. Raises ``OptionError`` (a ``ValueError``) for an unknown
+    version, and for a ``max_bytes`` that one result does not fit in."""
     if api_version not in API_VERSIONS:
-        raise ValueError(f"unknown PolicyReport version {api_version!r}; one of {', '.join(API_VERSIONS)}")
+        raise OptionError("api_version", f"unknown PolicyReport version {api_version!r}; one of {', '.join(API_VERSIONS)}")
     ts = _timestamp(report.generated)
     cluster: list[dict[str, Any]] = []
     by_ns: dict[str, list[dict[str, Any]]] = {}
@@ -228,7 +231,7 @@ def _serialize(data: dict[str, Any], output_format: str) -> str:
     if output_format == "json":
         return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
     if output_format != "yaml":
-        raise ValueError(f"unknown output_format {output_format!r}; yaml or json")
+        raise OptionError("output_format", f"unknown output_format {output_format!r}; yaml or json")
     return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120))
 
 

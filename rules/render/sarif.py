@@ -238,7 +238,7 @@ def run(report: Report, all_results: bool = False) -> dict[str, Any]:
         # GitHub code scanning takes the part before the last "/" as the category of the run.
         out["automationDetails"] = {"id": f"verdict/{report.name}/"}
     out["results"] = results
-    out["properties"] = {"summary": report.summary()}
+    out["properties"] = {"summary": report.summary(), "rollup": [x.to_dict() for x in report.by_rule()]}
     return out
 
 

@@ -1,54 +1,239 @@
-"""A terminal table (rich): one row per failing/warning/error result, then the summary line (skips that
-exemptions made are counted there: ``3 skip (2 exempt)``).
-Colour only when the output is a terminal (``color=True`` from the caller)."""
+"""The terminal view (rich): the summary line, the roll-up by rule, then each finding with its place in the
+dump and its fix, laid out for the terminal's width.
+
+Layout, at ``width`` columns (the CLI passes the terminal's):
+
+- the summary line (skips that exemptions made are counted there: ``3 skip (2 exempt)``);
+- the roll-up (``Report.by_rule()``): a table ``Rule | Severity | Findings | Examples`` when the width
+  allows (``NARROW`` columns or more, and room for the examples), else a compact list, a rule a line and its
+  severity, counts and examples under it;
+- the details, grouped by rule (default: a heading per rule, its findings under it) or by object (a heading
+  per object and its place, its findings under it); each finding is a line with its result, object (or
+  rule) and place (``file:line``), then its message and ``fix:`` (the remediation), indented. Compact under
+  ``NARROW`` columns: a smaller indent, and each field on a line of its own when they do not fit on one.
+
+Text is wrapped at spaces only: a word, an object or a rule id is never split across lines; a single token
+longer than a whole line is cut with ``…`` (the other formats carry it whole). No line is wider than
+``width``. Colour only when the output is a terminal (``color=True`` from the caller); text from the dump and
+the policies is never read as rich markup.
+"""
 
 from __future__ import annotations
 
 import io
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
-from ..report import Report
+from ..report import FINDINGS, ObjectReport, Report, Result, RuleRollup
+from . import GROUP_BY, OptionError
 
+#: Under this many columns the layout is compact.
+NARROW = 100
+#: The examples column of the roll-up table needs at least this many columns, else the roll-up is a list.
+EXAMPLES_MIN = 24
 _STYLE = {"fail": "bold red", "error": "bold magenta", "warn": "yellow", "pass": "green", "skip": "dim"}
+_ORDER = {"error": 0, "fail": 1, "warn": 2, "pass": 3, "skip": 4}
 
 
-def render(report: Report, fmt: str = "table", color: bool = False, width: int = 160, all_results: bool = False, **_: Any) -> str:
-    """Findings (fail/warn/error; the result words a ``--results`` filter asked for; every result with
-    ``all_results``) as a table, then counts."""
-    buf = io.StringIO()
-    console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False)
-    table = Table(show_lines=False, header_style="bold")
-    for col in ("Object", "Rule", "Result", "Severity", "Message"):
-        table.add_column(col, overflow="fold")
-    shown = 0
-    shown_words = set(report.filters.get("results") or ("fail", "warn", "error"))
-    for obj, r in report.results:
-        if not all_results and r.result not in shown_words:
-            continue
-        shown += 1
-        # Text from the dump or a policy is escaped: "[container, vm-vgpu]" is not rich markup.
-        table.add_row(
-            escape(str(obj.ref)),
-            escape(f"{r.policy}/{r.rule}"),
-            f"[{_STYLE[r.result]}]{r.result}[/]",
-            escape(r.severity),
-            escape(r.message),
-        )
-    if shown:
-        console.print(table)
+def _cut(word: str, width: int) -> str:
+    """``word``, or its first characters and ``…`` when it is wider than ``width``."""
+    if cell_len(word) <= width:
+        return word
+    while word and cell_len(word) > width - 1:
+        word = word[:-1]
+    return word + "…"
+
+
+def wrap(text: str, width: int, indent: int = 0, first: int | None = None) -> list[str]:
+    """``text`` as lines of at most ``width`` columns, each after ``indent`` spaces (the first line after
+    ``first`` spaces when given, e.g. behind a label the caller prints), broken at spaces only: runs of spaces
+    are one space, line breaks in ``text`` are kept, and a word wider than a line is cut with ``…``. The
+    returned lines hold the indent."""
+    out: list[str] = []
+    for paragraph in str(text).splitlines() or [""]:
+        line, pad = "", " " * (indent if first is None or out else first)
+        room = width - len(pad)
+        for word in paragraph.split():
+            word = _cut(word, room)
+            if line and cell_len(line) + 1 + cell_len(word) > room:
+                out.append(pad + line)
+                line, pad = "", " " * indent
+                room = width - indent
+                word = _cut(word, room)
+            line = f"{line} {word}" if line else word
+        out.append(pad + line)
+    return out
+
+
+def _fields(parts: list[str], width: int, indent: int) -> list[str]:
+    """``parts`` two spaces apart, as many on a line as fit in ``width``; the next ones on lines indented by
+    ``indent`` (a part wider than its line is cut with ``…``, never split)."""
+    lines: list[str] = []
+    line, pad = "", ""
+    for part in (p for p in parts if p):
+        room = width - len(pad)
+        if line and cell_len(line) + 2 + cell_len(part) > room:
+            lines.append(pad + line)
+            line, pad = "", " " * indent
+            room = width - indent
+        line = f"{line}  {_cut(part, room)}" if line else _cut(part, room)
+    return [*lines, pad + line]
+
+
+def where(obj: ObjectReport) -> str:
+    """The object's place in the dump: ``file:line`` (``file`` when the line is unknown)."""
+    src = obj.source
+    return f"{src.file}:{src.line}" if getattr(src, "line", 0) else str(getattr(src, "file", src))
+
+
+class _View:
+    """One rendering: the console, the width and the colours."""
+
+    def __init__(self, width: int, color: bool) -> None:
+        self.buf = io.StringIO()
+        self.width = width
+        self.compact = width < NARROW
+        self.indent = 2 if self.compact else 6
+        self.console = Console(file=self.buf, force_terminal=color, no_color=not color, width=width, highlight=False)
+
+    def line(self, text: str, style: str = "") -> None:
+        # Text, not markup: a message like "[container, vm-vgpu]" is printed as written.
+        self.console.print(Text(text, style=style), no_wrap=True, overflow="ignore", crop=False)
+
+    def lines(self, texts: list[str], style: str = "") -> None:
+        for text in texts:
+            self.line(text, style)
+
+    def result_line(self, text: str, word: str, lead: str = "") -> None:
+        """A line that starts with a result word (or ``lead``), that in the colour of ``word``."""
+        out = Text(text)
+        out.stylize(_STYLE.get(word, ""), 0, len(lead or word))
+        self.console.print(out, no_wrap=True, overflow="ignore", crop=False)
+
+
+def _summary(report: Report) -> str:
     s = report.summary()
     exempt = s.get("exempt", 0)
     counts = ", ".join(
         f"{n} {k}" + (f" ({exempt} exempt)" if k == "skip" and exempt else "") for k, n in s["results"].items() if n
     )
-    console.print(
-        f"{s['objectsJudged']} objects judged ({s['objectsRead']} read): {counts or 'no results'}"
-        + (f"; {s['inputErrors']} input errors" if s["inputErrors"] else "")
+    return f"{s['objectsJudged']} objects judged ({s['objectsRead']} read): {counts or 'no results'}" + (
+        f"; {s['inputErrors']} input errors" if s["inputErrors"] else ""
     )
+
+
+def _examples(x: RuleRollup) -> str:
+    more = x.objects - len(x.examples)
+    return ", ".join(x.examples) + (f" and {more:,} more" if more > 0 else "")
+
+
+def _rollup(view: _View, rollup: list[RuleRollup]) -> None:
+    """The roll-up: a table with a column of examples when the longest example fits in it; else a table
+    with the examples under each rule; else (compact, or no room) a list, a rule a line."""
+    width = view.width
+    rule_w = max(cell_len("Rule"), *(cell_len(x.rule) for x in rollup))
+    example_w = max((cell_len(e) for x in rollup for e in x.examples), default=0)
+    sev_w = max(cell_len("Severity"), *(cell_len(x.severity) for x in rollup))
+    count_w = max(cell_len("Findings"), *(cell_len(x.counts()) for x in rollup))
+    examples_w = width - (3 * 4 + 1) - rule_w - sev_w - count_w
+    under_w = width - (3 * 3 + 1) - sev_w - count_w  # the rule column when the examples go under the rule
+    table = Table(header_style="bold")
+    if not view.compact and examples_w >= max(example_w, EXAMPLES_MIN):
+        for name, w in (("Rule", rule_w), ("Severity", sev_w), ("Findings", count_w), ("Examples", examples_w)):
+            table.add_column(name, width=w, no_wrap=True)
+        for x in rollup:
+            table.add_row(x.rule, x.severity, x.counts(), "\n".join(wrap(_examples(x), examples_w)))
+    elif not view.compact and under_w >= max(rule_w, example_w + 2):
+        for name, w in (("Rule and examples", under_w), ("Severity", sev_w), ("Findings", count_w)):
+            table.add_column(name, width=w, no_wrap=True)
+        for x in rollup:
+            cell = Text(x.rule + "\n")
+            cell.append("\n".join(wrap(_examples(x), under_w, 2)), style="dim")
+            table.add_row(cell, x.severity, x.counts())
+    else:
+        view.line(_cut("Findings by rule:", width), "bold")
+        for x in rollup:
+            view.line(_cut(x.rule, width), "bold")
+            view.lines(wrap(f"{x.severity} · {x.counts()} · {_examples(x)}", width, 2))
+        return
+    view.console.print(table)
+
+
+def _finding(view: _View, obj: ObjectReport, r: Result, group_by: str) -> None:
+    """One result: result word, object (or rule) and place on a line, then message and fix, indented."""
+    if group_by == "rule":
+        parts = [r.result, str(obj.ref), where(obj)]
+    else:
+        parts = [f"{r.result} {r.severity}", f"{r.policy}/{r.rule}"]
+    first, *rest = _fields(parts, view.width, view.indent)
+    view.result_line(first, r.result)
+    view.lines(rest)
+    view.lines(wrap(r.message, view.width, view.indent))
+    if r.remediation:
+        view.lines(wrap(f"fix: {r.remediation}", view.width, view.indent))
+
+
+def _groups(report: Report, words: set[str], group_by: str) -> list[list[tuple[ObjectReport, Result]]]:
+    """The results shown, grouped: by rule in roll-up order (rules without a finding after, in report
+    order), or by object in report order; each group worst first, ties in report order."""
+    by: dict[Any, list[tuple[ObjectReport, Result]]] = {}
+    for obj, r in report.results:
+        if r.result in words:
+            by.setdefault(f"{r.policy}/{r.rule}" if group_by == "rule" else id(obj), []).append((obj, r))
+    out = [sorted(pairs, key=lambda p: _ORDER[p[1].result]) for pairs in by.values()]
+    if group_by == "rule":
+        order = {x.rule: i for i, x in enumerate(report.by_rule())}
+        out.sort(key=lambda g: order.get(f"{g[0][1].policy}/{g[0][1].rule}", len(order)))
+    return out
+
+
+def _heading(view: _View, group: list[tuple[ObjectReport, Result]], group_by: str) -> None:
+    obj, r = group[0]
+    if group_by == "object":
+        view.lines(_fields([str(obj.ref), where(obj)], view.width, 2), "bold")
+        return
+    counts = ", ".join(
+        f"{n} {w}" for w in ("fail", "warn", "error", "pass", "skip") if (n := sum(x.result == w for _, x in group))
+    )
+    view.lines(_fields([f"{r.policy}/{r.rule}", f"{r.severity} · {counts}"], view.width, 2), "bold")
+    view.lines(wrap(r.title, view.width, 2), "dim")
+
+
+def render(
+    report: Report,
+    fmt: str = "table",
+    color: bool = False,
+    width: int = 160,
+    all_results: bool = False,
+    group_by: str = "rule",
+    **_: Any,
+) -> str:
+    """The summary line, the roll-up of the findings, then the results shown (fail/warn/error; the result
+    words a ``--results`` filter asked for; every result with ``all_results``) grouped by ``group_by``, each
+    with its place and fix, at most ``width`` columns wide. Raises ``OptionError`` for an unknown
+    ``group_by``."""
+    if group_by not in GROUP_BY:
+        raise OptionError("group_by", f"unknown group_by {group_by!r}; one of {', '.join(GROUP_BY)}")
+    view = _View(width, color)
+    view.lines(wrap(_summary(report), width))
+    rollup = report.by_rule()
+    if rollup:
+        view.line("")
+        _rollup(view, rollup)
+    words = set(report.filters.get("results") or FINDINGS) if not all_results else set(_ORDER)
+    for group in _groups(report, words, group_by):
+        view.line("")
+        _heading(view, group, group_by)
+        for obj, r in group:
+            _finding(view, obj, r, group_by)
+    if report.input_errors:
+        view.line("")
     for err in report.input_errors:
-        console.print(f"[{_STYLE['error']}]input error[/] {escape(str(err))}")
-    return buf.getvalue()
+        first, *rest = wrap(f"input error {err}", width, view.indent, first=0)
+        view.result_line(first, "error", "input error")
+        view.lines(rest)
+    return view.buf.getvalue()
