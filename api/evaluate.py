@@ -23,6 +23,7 @@ from rules.errors import DumpError, DumpTooLarge, EvaluationTimeout, InputError,
 from rules.loader import PolicySet
 from rules.render import OPTIONS, OptionError, media_type, stream
 from rules.report import Report
+from rules.selection import Selection, SelectionError
 
 from .bodies import DUMP_TYPES, check_magic, read_body
 from .bodies import media_type as body_media_type
@@ -89,7 +90,9 @@ def _select(policies: PolicySet, names: list[str], rules: list[str]) -> PolicySe
 def evaluate() -> Response:
     """``POST /v1/evaluate``: audit the dump in the body with the loaded policies (or those the ``policy`` and
     ``rule`` query values select) and answer the report, in the format of ``format=``, else ``Accept``, else
-    json; ``results`` and ``minSeverity`` filter the objects listed, not the summary.
+    json; ``kind``, ``namespace``, ``labelSelector`` and ``objectName`` choose the objects judged (the rules
+    still read the whole dump; the summary says the selection); ``results`` and ``minSeverity`` filter the
+    objects listed, not the summary.
 
     Problems: ``invalid-query`` (400: a bad query value, an unknown policy or rule, a selection with no
     rule, or ``limit`` with a format other than markdown), ``unsupported-media-type`` (415: Content-Type,
@@ -105,10 +108,13 @@ def evaluate() -> Response:
     mimetype = body_media_type(list(DUMP_TYPES))
     svc = service()
     policies = _select(svc.keeper.policies, query.get("policy", []), query.get("rule", []))
+    selection = _selection(query, policies)
     data = read_body(svc.max_decoded, name)
     check_magic(mimetype, data, name)
     try:
-        report = audit_bytes(data, name, policies, svc.max_decoded, svc.exemptions, current_app.config.get("VERDICT_EVAL_BUDGET"))
+        report = audit_bytes(
+            data, name, policies, svc.max_decoded, svc.exemptions, current_app.config.get("VERDICT_EVAL_BUDGET"), selection
+        )
     except EvaluationTimeout as exc:
         raise Problem(
             "evaluation-timeout", f"{exc}; VERDICT_EVAL_BUDGET bounds it: send a smaller dump, or retry", {"Retry-After": "30"}
@@ -145,6 +151,24 @@ def evaluate() -> Response:
     resp = Response(body, content_type=_content_type(media_type(fmt, **options)))
     resp.vary.add("Accept")
     return resp
+
+
+def _selection(query: dict[str, Any], policies: PolicySet) -> Selection | None:
+    """The objects to judge (``kind``, ``namespace``, ``labelSelector``, ``objectName``). Raises a 400
+    ``invalid-query`` for a kind no loaded rule judges or a label selector that does not parse."""
+    try:
+        return Selection.of(
+            query.get("kind", []),
+            query.get("namespace", []),
+            query.get("labelSelector", ""),
+            query.get("objectName", []),
+            {kind for r in policies.rules for kind in r.match.kinds},
+        )
+    except SelectionError as exc:
+        parameter = "kind" if exc.parameter == "kind" else "labelSelector"
+        raise Problem(
+            "invalid-query", f"{parameter}: {exc.reason}", errors=[{"parameter": parameter, "reason": exc.reason}]
+        ) from None
 
 
 def _options(query: dict[str, Any], fmt: str) -> dict[str, Any]:

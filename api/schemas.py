@@ -76,6 +76,24 @@ class EvaluateQuerySchema(Schema):
         validate=validate.OneOf(SEVERITIES, error=ONE_OF),
         metadata={"description": "Report only results of this severity or above."},
     )
+    kind = fields.List(
+        fields.String(validate=validate.Length(min=1, max=253)),
+        metadata={"description": "Judge only objects of these kinds (Node, nodes or no; repeatable or comma-separated)."},
+    )
+    namespace = fields.List(
+        fields.String(validate=validate.Length(min=1, max=253)),
+        metadata={"description": "Judge only objects in these namespaces (cluster-scoped objects are in none)."},
+    )
+    labelSelector = fields.String(
+        validate=validate.Length(min=1, max=4096),
+        metadata={
+            "description": "Judge only objects whose labels match this label selector (kubectl -l): a=b,c!=d,e in (f,g),!h."
+        },
+    )
+    objectName = fields.List(
+        fields.String(validate=validate.Length(min=1, max=253)),
+        metadata={"description": "Judge only objects whose metadata.name matches one of these globs (gpu-*)."},
+    )
     format = fields.String(
         validate=validate.OneOf(sorted(FORMATS), error=ONE_OF),
         metadata={"description": "Report format (default: from Accept, else json)."},
@@ -235,6 +253,16 @@ class ObjectReportSchema(OpenSchema):
     results = fields.List(fields.Nested(ResultSchema), required=True)
 
 
+class SelectionSchema(OpenSchema):
+    """The object filters an audit judged with (``rules.selection``), and how many objects they kept."""
+
+    kinds = fields.List(fields.String())
+    namespaces = fields.List(fields.String())
+    labelSelector = fields.String()
+    names = fields.List(fields.String())
+    objectsSelected = fields.Integer(required=True, metadata={"description": "objects of the dump the filters kept"})
+
+
 class SummarySchema(OpenSchema):
     """The report's ``summary``: counts of the whole audit (``Report.summary()``)."""
 
@@ -243,6 +271,10 @@ class SummarySchema(OpenSchema):
     results = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
     exempt = fields.Integer(
         metadata={"description": "skip results that were findings accepted by an exemption; only when there are some"}
+    )
+    selection = fields.Nested(
+        SelectionSchema,
+        metadata={"description": "only when kind, namespace, labelSelector or objectName chose the objects judged"},
     )
     findingsBySeverity = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
     failBySeverity = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)

@@ -9,8 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,10 @@ from .engine import audit_paths, split_dumps
 from .errors import DumpError, PolicyError, RuleLookupError
 from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 from .loader import PolicyLoadError, PolicySet, load_policies
+from .progress import Progress
 from .render import FORMATS, OPTIONS, OptionError, UnknownFormat
 from .report import RESULT_RANK, RESULTS, SEVERITIES, Report
+from .selection import Selection, SelectionError
 
 FAIL_ON = ("fail", "warn", "error", "never")
 
@@ -58,18 +59,81 @@ def exit_code(report: Report, fail_on: str) -> int:
     return 1 if RESULT_RANK[report.worst()] >= RESULT_RANK[fail_on] else 0
 
 
-@contextmanager
-def _progress(enabled: bool) -> Iterator[Any]:
-    """A progress line on stderr while reading, only when stderr is a terminal."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn
+class TerminalProgress(Progress):
+    """The phases of an audit with their counts, one line each, on a rich display (standard error, a
+    terminal only: ``_progress_console``). It is erased when the run ends; ``stop`` ends it early, before
+    the report goes to the same terminal."""
 
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("reading", total=None)
-        yield lambda name: bar.update(task, description=f"reading {name}")
+    def __init__(self, console: Any) -> None:
+        from rich.progress import BarColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as Display
+
+        self.display = Display(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TaskProgressColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+            redirect_stdout=False,  # the report is written to stdout by us, never through rich
+            redirect_stderr=False,
+        )
+        self.name, self.files, self.count = "", 0, 0
+        self.tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> TerminalProgress:
+        self.display.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """End the display (erased; idempotent)."""
+        self.display.stop()
+
+    def _show(self, phase: str, description: str, done: int | None = None, total: int | None = None) -> None:
+        task = self.tasks.get(phase)
+        if task is None:
+            task = self.tasks[phase] = self.display.add_task(description, total=total)
+        self.display.update(task, description=description, completed=done or 0, total=total)
+
+    def _reading(self, current: str = "", done: bool = False) -> None:
+        files = f"{self.files:,} file{'s' if self.files != 1 else ''}"
+        at = f" ({current})" if current else ""
+        word = "read" if done else "reading"
+        self._show("read", f"{word} {self.name}: {files}, {self.count:,} objects{at}", 1 if done else None, 1 if done else None)
+
+    def dump(self, name: str) -> None:
+        self.name, self.files, self.count = name, 0, 0
+        self._reading()
+
+    def file(self, name: str) -> None:
+        self.files += 1
+        self._reading(name)
+
+    def objects(self, count: int) -> None:
+        self.count += count
+        self._reading()
+
+    def evaluating(self, done: int, total: int, rules: int) -> None:
+        if done == 0:
+            self._reading(done=True)  # evaluation starts once the whole dump is read
+        word = "evaluated" if done == total else "evaluating"
+        self._show("evaluate", f"{word} {done:,}/{total:,} objects × {rules:,} rules", done, total)
+
+    def rendering(self, fmt: str, results: int) -> None:
+        self._show("render", f"rendering {fmt}: {results:,} results")
+
+
+def _progress_console() -> Any:
+    """The console progress goes to: standard error when it is a terminal, else None (no progress: a pipe,
+    a file, CI logs)."""
+    if not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+
+    return Console(stderr=True)
 
 
 def _results_option(value: str | None) -> set[str] | None:
@@ -170,6 +234,25 @@ def main() -> None:
 )
 @click.option("--min-severity", type=click.Choice(SEVERITIES), help="Report only results of this severity or above.")
 @click.option("--results", "results_filter", help="Report only these results, e.g. fail,warn.")
+@click.option(
+    "--kind", "kinds", multiple=True, help="Judge only objects of these kinds (Node, nodes or no; repeatable or comma-separated)."
+)
+@click.option(
+    "-n",
+    "--namespace",
+    "namespaces",
+    multiple=True,
+    help="Judge only objects in these namespaces (repeatable; cluster-scoped objects such as Nodes are in none).",
+)
+@click.option(
+    "-l",
+    "--selector",
+    default="",
+    help="Judge only objects whose labels match this label selector, as kubectl -l takes it: a=b,c!=d,e in (f,g),!h.",
+)
+@click.option(
+    "--name", "names", multiple=True, help="Judge only objects whose name matches one of these globs (gpu-*; repeatable)."
+)
 @_renderer_options
 def audit(
     paths: tuple[str, ...],
@@ -181,10 +264,15 @@ def audit(
     fail_on: str,
     min_severity: str | None,
     results_filter: str | None,
+    kinds: tuple[str, ...],
+    namespaces: tuple[str, ...],
+    selector: str,
+    names: tuple[str, ...],
     **renderer: Any,
 ) -> None:
     """Audit PATHS: files, folders, archives (.tar, .tar.gz, .zip), must-gather folders, describe text,
-    or - for standard input. Each PATH is one dump; a folder holding only archives is one dump per archive."""
+    or - for standard input. Each PATH is one dump; a folder holding only archives is one dump per archive.
+    --kind, -n, -l and --name choose the objects judged; the rules still read the whole dump."""
     wanted = _results_option(results_filter)
     policies = _load(policy)
     accepted = _load_exemptions(exemptions)
@@ -193,19 +281,45 @@ def audit(
             policies = policies.select(rules=rule)
         except RuleLookupError as exc:
             raise click.BadParameter(str(exc), param_hint="--rule") from None
+    options = _options(fmt, renderer)  # refused before a large dump is read, not after
+    try:
+        judged = {kind for r in policies.rules for kind in r.match.kinds}
+        selection = Selection.of(kinds, namespaces, selector, names, judged)
+    except SelectionError as exc:
+        raise click.BadParameter(exc.reason, param_hint="--kind" if exc.parameter == "kind" else "-l/--selector") from None
     dumps = split_dumps(paths)
     reports = []
-    with _progress(True) as hook:
+    console = _progress_console()
+    progress = TerminalProgress(console) if console is not None else None
+    with progress or nullcontext():
         for dump in dumps:
             try:
                 shown_name = "<stdin>" if dump == "-" else dump
-                reports.append(audit_paths([dump], policies, hook, name=shown_name, exemptions=accepted))
+                reports.append(audit_paths([dump], policies, progress, name=shown_name, exemptions=accepted, selection=selection))
             except DumpError as exc:
+                if progress:
+                    progress.stop()
                 _err(f"verdict: cannot read {exc}")
                 raise SystemExit(2) from None
+        _report(reports, fmt, output, fail_on, wanted, min_severity, options, progress)
+
+
+def _report(
+    reports: list[Report],
+    fmt: str,
+    output: str | None,
+    fail_on: str,
+    wanted: set[str] | None,
+    min_severity: str | None,
+    options: dict[str, Any],
+    progress: TerminalProgress | None,
+) -> None:
+    """Write the reports and exit: 2 when a dump had no object, else 1 or 0 by ``fail_on``."""
     # A dump with no readable object is almost always a failed producer (kubectl with a wrong context piped
     # in) or not a dump at all: never let it pass as a clean cluster, nor as findings (docs/service.md: 400).
     unreadable = [r for r in reports if r.objects_read == 0]
+    if unreadable and progress:
+        progress.stop()
     for r in unreadable:
         shown_name = "<stdin>" if r.name == "-" else r.name
         if r.input_errors:
@@ -220,9 +334,12 @@ def audit(
     code = 2 if unreadable else max(exit_code(r, fail_on) for r in reports)
     shown = [r.filtered(wanted, min_severity) if (wanted or min_severity) else r for r in reports]
     terminal = output is None and sys.stdout.isatty()
-    options = _options(fmt, renderer)
     if fmt == "table":
         options |= {"color": terminal, "width": _table_width(terminal)}
+    if progress:
+        progress.rendering(fmt, sum(len(o.results) for r in shown for o in r.objects))
+        if terminal:
+            progress.stop()  # the report goes to the terminal the display is drawn on: end it first
     try:
         if output:
             with open(output, "wb") as fh:
@@ -237,6 +354,8 @@ def audit(
     except OptionError as exc:
         flag = next(o.flag for o in OPTIONS if o.name == exc.option)
         raise click.BadParameter(exc.reason, param_hint=flag) from None
+    if progress:
+        progress.stop()
     for r in reports_read:
         for err in r.input_errors:
             _err(f"verdict: input error: {err}")

@@ -13,16 +13,25 @@ from pathlib import Path
 from .evaluate import evaluate
 from .exemptions import ExemptionSet
 from .loader import PolicySet
+from .progress import Progress
 from .reader import Budget, Dump, ProgressHook, parse_bytes, read_paths
 from .report import Report
+from .selection import Selection
 
 ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip")
 
 
 def _timed(
-    read: float, dump: Dump, policies: PolicySet, name: str, exemptions: ExemptionSet | None, budget: float | None = None
+    read: float,
+    dump: Dump,
+    policies: PolicySet,
+    name: str,
+    exemptions: ExemptionSet | None,
+    budget: float | None = None,
+    selection: Selection | None = None,
+    progress: Progress | None = None,
 ) -> Report:
-    report = evaluate(dump, policies, name=name, exemptions=exemptions, budget=budget)
+    report = evaluate(dump, policies, name=name, exemptions=exemptions, budget=budget, selection=selection, progress=progress)
     report.timing = {"readMs": round(read * 1000, 3), **report.timing}
     return report
 
@@ -33,16 +42,21 @@ def audit_paths(
     progress: ProgressHook | None = None,
     name: str = "",
     exemptions: ExemptionSet | None = None,
+    selection: Selection | None = None,
 ) -> Report:
     """Read files/folders/archives (``-`` is standard input) as ONE dump and evaluate it (with
-    ``exemptions`` from exemptions files, besides the dump's own ``verdict.dev/exempt`` annotations).
+    ``exemptions`` from exemptions files, besides the dump's own ``verdict.dev/exempt`` annotations), judging
+    the objects ``selection`` selects (all without one). ``progress`` hears each phase.
 
     Raises ``rules.errors.DumpError`` when a path cannot be read at all.
     """
     paths = list(paths)
+    name = name or ", ".join(paths)
+    if progress:
+        progress.dump(name)
     t0 = time.perf_counter()
     dump = read_paths(paths, progress)
-    return _timed(time.perf_counter() - t0, dump, policies, name or ", ".join(paths), exemptions)
+    return _timed(time.perf_counter() - t0, dump, policies, name, exemptions, None, selection, progress)
 
 
 def audit_bytes(
@@ -52,8 +66,10 @@ def audit_bytes(
     max_unpacked: int | None = None,
     exemptions: ExemptionSet | None = None,
     budget: float | None = None,
+    selection: Selection | None = None,
 ) -> Report:
-    """Read one body (JSON, YAML, describe text, or an archive) and evaluate it (with ``exemptions``).
+    """Read one body (JSON, YAML, describe text, or an archive) and evaluate it (with ``exemptions``), judging
+    the objects ``selection`` selects (all without one).
 
     ``max_unpacked`` bounds what archives in it may unpack to, all levels together (default
     ``rules.reader.MAX_UNPACKED_BYTES``). Raises ``rules.errors.DumpError`` when the bytes are not a dump at
@@ -62,7 +78,7 @@ def audit_bytes(
     """
     t0 = time.perf_counter()
     dump = parse_bytes(data, name, Budget(max_unpacked) if max_unpacked else None)
-    return _timed(time.perf_counter() - t0, dump, policies, name, exemptions, budget)
+    return _timed(time.perf_counter() - t0, dump, policies, name, exemptions, budget, selection)
 
 
 def split_dumps(paths: Iterable[str]) -> list[str]:

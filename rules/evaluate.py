@@ -25,9 +25,11 @@ from .loader import PolicySet
 from .memo import IdentityMemo
 from .model import PLACEHOLDER, Assertion, Context, Policy, Ref, Rule, Var
 from .operators import OperatorError, show
+from .progress import Progress
 from .quantity import QuantityError, format_quantity, parse_quantity
 from .reader import Dump, KObject
 from .report import ObjectRef, ObjectReport, Report, Result
+from .selection import Selection
 
 _MISSING = object()
 _QUANTIFIER_WORDS = {"all": "each value", "any": "some value", "none": "no value"}
@@ -692,9 +694,19 @@ def _conflict_notes(index: Index) -> list[str]:
 
 
 def evaluate(
-    dump: Dump, policies: PolicySet, name: str = "", exemptions: ExemptionSet | None = None, budget: float | None = None
+    dump: Dump,
+    policies: PolicySet,
+    name: str = "",
+    exemptions: ExemptionSet | None = None,
+    budget: float | None = None,
+    selection: Selection | None = None,
+    progress: Progress | None = None,
 ) -> Report:
     """Index the dump and evaluate every rule on every object it matches; returns the report.
+
+    With ``selection``, only the objects it selects are judged; the index (contexts, the scheduler model)
+    still holds the whole dump, so a kept object's verdict is the one it has without the selection. The
+    summary says the selection and how many objects it kept. ``progress`` hears how many objects are done.
 
     ``exemptions`` (from exemptions files) and the ``verdict.dev/exempt`` annotations of the dump turn
     exempted ``fail``/``warn`` results into ``skip``; a malformed annotation is an input error, and the
@@ -713,9 +725,19 @@ def evaluate(
                 by_kind[kind].append((policy, rule))
     objects = []
     deadline = t0 + budget if budget else None
+    progress = progress or Progress()
+    total, rules, selected = len(dump.objects), len(policies.rules), 0
+    progress.evaluating(0, total, rules)
     for n, obj in enumerate(dump.objects):
-        if deadline is not None and n % 64 == 0 and time.perf_counter() > deadline:
-            raise EvaluationTimeout(budget or 0, n, len(dump.objects))
+        if n % 64 == 0:
+            if deadline is not None and time.perf_counter() > deadline:
+                raise EvaluationTimeout(budget or 0, n, total)
+            if n % 1024 == 0:
+                progress.evaluating(n, total, rules)
+        if selection is not None:
+            if not selection.matches(obj):
+                continue
+            selected += 1
         candidates = by_kind.get(obj.kind, []) + by_kind.get("*", [])
         if not candidates:
             continue
@@ -731,6 +753,7 @@ def evaluate(
             meta = obj.metadata
             ref = ObjectRef(obj.api_version, obj.kind, obj.name, obj.namespace, str(meta.get("uid", "") or ""))
             objects.append(ObjectReport(ref, obj.source, tuple(exempter.apply(obj, results))))
+    progress.evaluating(total, total, rules)
     t2 = time.perf_counter()
     return Report(
         objects=objects,
@@ -763,4 +786,5 @@ def evaluate(
             }
             for r in policies.rules
         ],
+        selection=None if selection is None else {**selection.to_dict(), "objectsSelected": selected},
     )

@@ -107,7 +107,8 @@ class Assertion:
 @dataclass(frozen=True, slots=True)
 class Selector:
     """Kubernetes label selector, compiled: ``labels`` (matchLabels) and ``expressions``
-    ``(key, operator, frozenset(values))``; semantics of metav1.LabelSelectorAsSelector."""
+    ``(key, operator, frozenset(values))``; semantics of metav1.LabelSelectorAsSelector, plus ``Gt``/``Lt``
+    of the text form (``rules.selector``)."""
 
     labels: tuple[tuple[str, str], ...] = ()
     expressions: tuple[tuple[str, str, frozenset[str]], ...] = ()
@@ -127,7 +128,19 @@ class Selector:
                 return False
             if op == "DoesNotExist" and present:
                 return False
+            if op in ("Gt", "Lt") and not _compares(labels.get(key), op, values):
+                return False
         return True
+
+
+def _compares(label: Any, op: str, values: frozenset[str]) -> bool:
+    """``Gt``/``Lt`` of a label selector written as text (``rules.selector``; policies do not take them): the
+    label's value as a whole number against the one value; False without the label or a number."""
+    try:
+        have, [want] = int(str(label)), [int(v) for v in values]
+    except ValueError:
+        return False
+    return have > want if op == "Gt" else have < want
 
 
 @dataclass(frozen=True, slots=True)

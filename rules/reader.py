@@ -28,6 +28,7 @@ import orjson
 from . import describe, mustgather
 from .errors import DumpError, DumpTooLarge, InputError, Source, byte_place
 from .limits import limit
+from .progress import Progress
 from .yamlsafe import item_lines, load_documents
 
 #: Files inside a directory or archive that are read as dumps; others are listed as skipped.
@@ -92,7 +93,8 @@ class Budget:
 #: How much of a text is read to recognise ``kubectl describe`` output (its first node fits easily).
 DESCRIBE_SNIFF_BYTES = 256 * 1024
 
-ProgressHook = Callable[[str], None]
+#: What the reader tells while it reads: each file it opens, how many objects each held.
+ProgressHook = Progress
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -396,7 +398,8 @@ def _read_tree(
     for rel, load in entries:
         shown = f"{label}{rel}"
         if progress:
-            progress(shown)
+            progress.file(shown)
+        before = len(dump.objects)
         lowered = rel.lower()
         if lowered.endswith(DUMP_SUFFIXES + (".tar", ".tar.gz", ".tgz", ".zip", ".gz")):
             dump.extend(_parse_member(load, shown, budget))
@@ -404,6 +407,8 @@ def _read_tree(
             dump.extend(_read_describe_member(load, shown, budget))
         else:
             dump.files_skipped.append(shown)
+        if progress:
+            progress.objects(len(dump.objects) - before)
     return dump
 
 
@@ -452,7 +457,7 @@ def _read_must_gather(
     for rel, load in entries:
         shown = f"{label}{rel}"
         if progress:
-            progress(shown)
+            progress.file(shown)
         kind = mustgather.classify(rel)
         if kind == "skip":
             dump.files_skipped.append(shown)
@@ -490,6 +495,8 @@ def _read_must_gather(
     for obj, src in described:
         if obj.get("kind") != "Node":
             dump.objects.append(KObject(obj, src))
+    if progress:
+        progress.objects(len(dump.objects))  # a must-gather's objects are known once its nodes are merged
     return dump
 
 
@@ -572,7 +579,12 @@ def read_path(path: str, progress: ProgressHook | None = None) -> Dump:
     if path == "-":
         import sys
 
-        return parse_bytes(sys.stdin.buffer.read(), "<stdin>")
+        if progress:
+            progress.file("<stdin>")
+        dump = parse_bytes(sys.stdin.buffer.read(), "<stdin>")
+        if progress:
+            progress.objects(len(dump.objects))
+        return dump
     p = Path(path)
     if p.is_dir():
         label = path.rstrip("/") + "/"
@@ -584,8 +596,11 @@ def read_path(path: str, progress: ProgressHook | None = None) -> Dump:
     except OSError as exc:
         raise DumpError(path, f"cannot read: {exc.strerror or exc}") from None
     if progress:
-        progress(path)
-    return parse_bytes(data, path)
+        progress.file(path)
+    dump = parse_bytes(data, path)
+    if progress:
+        progress.objects(len(dump.objects))
+    return dump
 
 
 def read_paths(paths: Iterable[str], progress: ProgressHook | None = None) -> Dump:

@@ -266,6 +266,9 @@ class Report:
     #: Set by ``filtered``: the summary of the whole audit and the filters applied to ``objects``.
     audit_summary: dict[str, Any] | None = None
     filters: dict[str, Any] = field(default_factory=dict)
+    #: The objects the audit judged when a selection chose them (``rules.selection``): the filters given and
+    #: ``objectsSelected``, how many objects of the dump they kept; the summary carries it.
+    selection: dict[str, Any] | None = None
     #: ``by_rule()`` once computed (a filtered copy computes its own)
     _by_rule: list[RuleRollup] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -284,8 +287,9 @@ class Report:
 
     def summary(self) -> dict[str, Any]:
         """Counts: objects read and judged, results by result word (and ``exempt``, the ``skip`` results an
-        exemption made, only when there are some), failing results by severity, verdicts by word, input
-        errors. Always of the whole audit: filters change what is listed, not what was found."""
+        exemption made, only when there are some; and ``selection``, the object filters and how many objects
+        they kept, only when the audit judged a selection), failing results by severity, verdicts by word,
+        input errors. Always of the whole audit: filters of results change what is listed, not what was found."""
         if self.audit_summary is not None:
             return self.audit_summary
         by_result = Counter({k: 0 for k in RESULTS})
@@ -309,6 +313,8 @@ class Report:
         }
         if exempt:  # only then: reports without exemptions keep their shape
             out["exempt"] = exempt
+        if self.selection is not None:  # likewise: only when the audit judged a selection of the dump
+            out["selection"] = self.selection
         return out | {
             "findingsBySeverity": dict(by_severity),
             "failBySeverity": dict(by_word["fail"]),
@@ -348,7 +354,10 @@ class Report:
         out: dict[str, Any] = {}
         for r in reports:
             for key, value in r.summary().items():
-                if isinstance(value, dict):
+                if key == "selection":  # the same filters for every dump: they stay, the counts add up
+                    kept = out.setdefault(key, dict(value, objectsSelected=0))
+                    kept["objectsSelected"] += value["objectsSelected"]
+                elif isinstance(value, dict):
                     bucket = out.setdefault(key, {})
                     for k, n in value.items():
                         bucket[k] = bucket.get(k, 0) + n

@@ -189,8 +189,9 @@ def test_query_problems_say_what_is_wrong_in_the_clients_terms(client: FlaskClie
     assert body["detail"] == "minSeverity: unknown value 'urgent'; one of critical, high, medium, low, info"
     body = problem(evaluate(client, query="?colour=red"), 400, "invalid-query")
     assert body["detail"] == (
-        "colour: unknown parameter; this route takes format, groupBy, junitWarnAsFailure, limit, minSeverity, name, "
-        "policy, policyReportMaxBytes, policyReportOutput, policyReportVersion, results, rule, sarifAllResults"
+        "colour: unknown parameter; this route takes format, groupBy, junitWarnAsFailure, kind, labelSelector, limit, "
+        "minSeverity, name, namespace, objectName, policy, policyReportMaxBytes, policyReportOutput, policyReportVersion, "
+        "results, rule, sarifAllResults"
     )
 
 
@@ -1100,3 +1101,32 @@ def test_a_policyreport_size_cap_no_result_fits_in_is_400(client: FlaskClient) -
     body = problem(evaluate(client, query="?format=policyreport&policyReportMaxBytes=300"), 400, "invalid-query")
     assert body["detail"].startswith("policyReportMaxBytes: one result of gpu-node-basics/workload-label-valid needs ")
     assert body["errors"][0]["parameter"] == "policyReportMaxBytes"
+
+
+# ------------------------------------------------------------------------------------------- filters
+
+
+def test_kubectl_filters_are_query_parameters(client: FlaskClient) -> None:
+    whole = evaluate(client).get_json()
+    resp = evaluate(client, query="?kind=no&labelSelector=nvidia.com/gpu.workload.config%3Dvm_passthrough")
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    report = resp.get_json()
+    assert verdicts(report) == {"Node/gpu-node-typo": EXPECTED["Node/gpu-node-typo"]}
+    assert report["summary"]["selection"] == {
+        "kinds": ["no"],
+        "labelSelector": "nvidia.com/gpu.workload.config=vm_passthrough",
+        "objectsSelected": 1,
+    }
+    [kept] = report["objects"]
+    assert kept == next(o for o in whole["objects"] if o["name"] == "gpu-node-typo")  # the same verdict, word for word
+    named = evaluate(client, query="?objectName=gpu-node-*o*&namespace=default").get_json()
+    assert named["objects"] == [] and named["summary"]["selection"]["objectsSelected"] == 0  # Nodes are in no namespace
+    globbed = evaluate(client, query="?objectName=gpu-node-no-*,gpu-node-good").get_json()
+    assert sorted(o["name"] for o in globbed["objects"]) == ["gpu-node-good", "gpu-node-no-gpus"]
+
+
+def test_a_filter_that_cannot_select_is_400(client: FlaskClient) -> None:
+    body = problem(evaluate(client, query="?kind=Service"), 400, "invalid-query")
+    assert body["errors"] == [{"parameter": "kind", "reason": "no loaded rule judges kind 'Service'; the rules judge Node"}]
+    body = problem(evaluate(client, query="?labelSelector=a%20in%20b"), 400, "invalid-query")
+    assert body["detail"] == "labelSelector: label selector 'a in b': found 'b', expected: '('"

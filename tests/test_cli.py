@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import tarfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -345,3 +346,100 @@ def test_table_takes_the_terminal_width_or_columns(files: tuple[Path, Path], mon
     monkeypatch.setenv("COLUMNS", "64")
     out = run("audit", str(dump), "-p", str(policy), "-f", "table").stdout
     assert max(len(line) for line in out.splitlines()) <= 64 and "Findings by rule:" in out  # compact under 100
+
+
+# ------------------------------------------------------------------------------------------- filters
+
+
+def test_kubectl_filters_choose_the_objects_judged_and_the_summary_says_so() -> None:
+    res = run("audit", str(LAB), "--kind", "pods", "-n", "ml", "--fail-on", "never")
+    assert res.exit_code == 0
+    report = json.loads(res.stdout)
+    assert {(o["kind"], o["namespace"]) for o in report["objects"]} == {("Pod", "ml")}
+    assert report["summary"]["objectsRead"] == 19
+    assert report["summary"]["selection"] == {"kinds": ["pods"], "namespaces": ["ml"], "objectsSelected": 3}
+    md = run("audit", str(LAB), "-l", "nvidia.com/gpu.workload.config in (vm-passthrough)", "--name", "gpu-*", "-f", "markdown")
+    assert md.stdout.splitlines()[0].startswith(
+        "**verdict** "
+        + str(LAB)
+        + ": 2 objects judged (19 read; 2 selected by labels nvidia.com/gpu.workload.config in (vm-passthrough), name gpu-*)"
+    )
+    table = run("audit", str(LAB), "--kind", "no", "--name", "gpu-broken-label-typo", "-f", "table").stdout
+    assert table.splitlines()[0].startswith("1 objects judged (19 read; 1 selected by kind no, name gpu-broken-label-typo): ")
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--kind", "Service"], "Invalid value for --kind: no loaded rule judges kind 'Service'; the rules judge ClusterPolicy,"),
+        (["-l", "tier in prod"], "Invalid value for -l/--selector: label selector 'tier in prod': found 'prod', expected: '('"),
+    ],
+)
+def test_a_filter_that_cannot_select_is_refused_before_reading(flags: list[str], message: str) -> None:
+    res = run("audit", "/no/such/dump.yaml", *flags)
+    assert res.exit_code == 2 and message in res.stderr
+    assert "no such file" not in res.stderr  # refused before the dump is read
+
+
+# ------------------------------------------------------------------------------------------ progress
+
+
+def _fake_terminal(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Progress drawn on a terminal-like console (rich with force_terminal) whose text the test reads."""
+    import io
+
+    from rich.console import Console
+
+    from rules import cli
+
+    buf = io.StringIO()
+    monkeypatch.setattr(cli, "_progress_console", lambda: Console(file=buf, force_terminal=True, width=140))
+    return buf
+
+
+def _plain(text: str) -> str:
+    import re
+
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)  # the display's colours and cursor moves
+
+
+@pytest.mark.parametrize("to_file", [True, False])
+def test_progress_tells_each_phase_with_counts_on_the_terminal_never_in_the_report(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, to_file: bool
+) -> None:
+    from rules.loader import load_policies
+
+    buf = _fake_terminal(monkeypatch)
+    rules = len(load_policies().rules)
+    out = tmp_path / "report.json"
+    res = run("audit", str(LAB), "--fail-on", "never", *(["-o", str(out)] if to_file else []))
+    assert res.exit_code == 0
+    shown = _plain(buf.getvalue())
+    # the last frame (frames in between depend on the display's refresh clock): each phase with its counts
+    assert f"read {LAB}: 1 file, 19 objects" in shown
+    assert f"evaluated 19/19 objects × {rules} rules" in shown
+    report = out.read_text() if to_file else res.stdout
+    data = json.loads(report)
+    assert data["summary"]["objectsRead"] == 19  # the report is the report, whole
+    assert f"rendering json: {sum(len(o['results']) for o in data['objects'])} results" in shown
+    assert f"{LAB}: 1 file" not in report and "objects ×" not in report and "\x1b[" not in report
+
+
+def test_progress_of_a_folder_counts_its_files_and_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+    buf = _fake_terminal(monkeypatch)
+    folder = REPO / "examples" / "lab"
+    files = sorted(p for p in folder.rglob("*") if p.is_file())  # README.md too: opened to look for describe text
+    res = run("audit", str(folder), "--fail-on", "never", "-f", "markdown")
+    assert res.exit_code == 0
+    objects = json.loads(run("audit", str(folder), "--fail-on", "never").stdout)["summary"]["objectsRead"]
+    assert f"read {folder}: {len(files)} files, {objects} objects" in _plain(buf.getvalue())
+
+
+def test_no_progress_without_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rules import cli
+
+    assert cli._progress_console() is None  # CliRunner's stderr, like a pipe or CI logs, is no terminal
+    res = run("audit", str(LAB), "--fail-on", "never")
+    assert f"{LAB}: 1 file" not in res.stderr and "objects ×" not in res.stderr
+    monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: True, raising=False)
+    assert cli._progress_console() is not None

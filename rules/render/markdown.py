@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..report import SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result, RuleRollup
+from ..selection import describe
 from . import GROUP_BY, OptionError
 
 LIMIT = 3500
@@ -104,7 +105,7 @@ def summary_line(report: Report | dict[str, Any], title: str = "") -> str:
     some), from the summary of the whole audit (a filter
     changes the table, not these counts)."""
     s = report.summary() if isinstance(report, Report) else report
-    parts = [f"{_n(s['objectsJudged'], 'object')} judged ({s['objectsRead']} read)"]
+    parts = [f"{_n(s['objectsJudged'], 'object')} judged ({s['objectsRead']} read{selected(s)})"]
     for word in ("fail", "warn", "error"):
         by = s[f"{word}BySeverity"]
         total = sum(by.values())
@@ -117,7 +118,14 @@ def summary_line(report: Report | dict[str, Any], title: str = "") -> str:
     if title.startswith("<") and title.endswith(">"):
         title = ""  # <body>, <stdin>: no file name worth showing in a chat message
     lead = f"**verdict** {cell(title, 80)}:" if title else "**verdict**:"
+    parts[0] = inert(parts[0])  # the selection's words come from the user, never markup
     return f"{lead} " + " · ".join(parts)
+
+
+def selected(summary: dict[str, Any]) -> str:
+    """``; 4 selected by kind Node, labels a=b`` when the audit judged a selection of the dump, else ""."""
+    sel = summary.get("selection")
+    return f"; {sel['objectsSelected']} selected by {describe(sel)}" if sel else ""
 
 
 def input_error_lines(report: Report, most: int = INPUT_ERRORS, room: int | None = None) -> list[str]:

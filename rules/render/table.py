@@ -30,6 +30,7 @@ from rich.text import Text
 
 from ..report import FINDINGS, ObjectReport, Report, Result, RuleRollup
 from . import GROUP_BY, OptionError
+from .markdown import selected
 
 #: Under this many columns the layout is compact.
 NARROW = 100
@@ -121,7 +122,7 @@ def _summary(report: Report) -> str:
     counts = ", ".join(
         f"{n} {k}" + (f" ({exempt} exempt)" if k == "skip" and exempt else "") for k, n in s["results"].items() if n
     )
-    return f"{s['objectsJudged']} objects judged ({s['objectsRead']} read): {counts or 'no results'}" + (
+    return f"{s['objectsJudged']} objects judged ({s['objectsRead']} read{selected(s)}): {counts or 'no results'}" + (
         f"; {s['inputErrors']} input errors" if s["inputErrors"] else ""
     )
 
