@@ -27,9 +27,11 @@ longest run of backticks they hold.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -206,28 +208,46 @@ def row(obj: ObjectReport, r: Result, whole: bool = False, group_by: str = "rule
     return f"| {key if first else ''} | {other} | {r.result} · {r.severity} | {cell(r.message, big if whole else CELL)} | {fix} |"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Piece:
     """A part of the message: ``kind`` ``head`` (the summary), ``dump`` (a dump's heading and summary),
     ``rule`` (a roll-up row) or ``finding`` (a details row); rows carry their table's ``header`` and an
-    identity ``table`` (a row of another table than the previous piece starts a new table)."""
+    identity ``table`` (a row of another table than the previous piece starts a new table). The text is
+    made when first asked for: a cut message formats only the rows it shows, whatever the cluster's size."""
 
-    text: str
+    make: Callable[[], str]
     kind: str
     header: str = ""
     table: int = 0
+    _text: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self.make()
+        return self._text
 
 
-def _pieces(report: Report, limit: int, group_by: str, tables: itertools.count[int]) -> list[_Piece]:
-    """The pieces of one report after its heading: the roll-up rows, then the details rows."""
+def _const(text: str) -> Callable[[], str]:
+    return lambda: text
+
+
+def _pieces(report: Report, limit: int, group_by: str, tables: itertools.count[int], counts: Counter[str]) -> Iterator[_Piece]:
+    """The pieces of one report after its heading, made one by one: the roll-up rows, then the details rows.
+    ``counts`` gains how many pieces of each kind there are (the closing line needs them before they are made)."""
     rollup_table, details_table = next(tables), next(tables)
-    out = [_Piece(rollup_row(x), "rule", ROLLUP_HEADER, rollup_table) for x in report.by_rule()]
-    for group in groups(report, group_by):
-        out += [
-            _Piece(row(o, r, not limit, group_by, i == 0), "finding", DETAILS_HEADER[group_by], details_table)
+    rollup = report.by_rule()
+    found = groups(report, group_by)
+    counts.update(rule=len(rollup), finding=sum(len(g) for g in found))
+    whole, header = not limit, DETAILS_HEADER[group_by]
+    return itertools.chain(
+        (_Piece(_const(rollup_row(x)), "rule", ROLLUP_HEADER, rollup_table) for x in rollup),
+        (
+            _Piece(functools.partial(row, o, r, whole, group_by, i == 0), "finding", header, details_table)
+            for group in found
             for i, (o, r) in enumerate(group)
-        ]
-    return out
+        ),
+    )
 
 
 def _addition(piece: _Piece, previous: _Piece | None) -> str:
@@ -254,38 +274,57 @@ def _closing(left: Counter[str], limit: int) -> str:
     return f"_… {said} not shown (limit {limit:,} characters)._"
 
 
-def _fit(pieces: list[_Piece], limit: int) -> str:
-    """The pieces as text of at most ``limit`` characters (0: no limit).
+def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int) -> str:
+    """The pieces as text of at most ``limit`` characters (0: no limit); ``counts`` says how many pieces of
+    each kind there are.
 
     Everything when it fits. Otherwise pieces are taken in order (the summary, each roll-up row, each
     details row; per dump with several) until the next one does not fit with room left for the closing
     line, which says how many roll-up rules, findings and dumps were left out: the roll-up comes first, so
     the cut falls in the details unless the roll-up alone is longer than the limit. The first piece (the
-    summary) is always kept. Raises ``ValueError`` below ``MIN_LIMIT``.
+    summary) is always kept. Only the pieces shown (and those that fill the room left) are made: a cut
+    message of a 100,000-finding audit formats a few dozen rows. Raises ``ValueError`` below ``MIN_LIMIT``.
     """
     if limit and limit < MIN_LIMIT:
         raise ValueError(f"limit {limit} is below {MIN_LIMIT} characters (0 means no limit)")
-    text, previous = "", None
-    for piece in pieces:
-        text += _addition(piece, previous)
-        previous = piece
-    if not limit or len(text) + 1 <= limit:
-        return text + "\n"
-    reserve = len(_closing(Counter(p.kind for p in pieces), limit)) + 3  # two line breaks before, one after
-    text, previous, shown = pieces[0].text, pieces[0], 1
-    for piece in pieces[1:]:
+    todo = iter(pieces)
+    previous = next(todo)
+    parts, used, shown = [previous.text], len(previous.text), Counter([previous.kind])
+    if not limit:
+        for piece in todo:
+            parts.append(_addition(piece, previous))
+            previous = piece
+        return "".join(parts) + "\n"
+    reserve = len(_closing(counts, limit)) + 3  # two line breaks before, one after
+    cut: _Piece | None = None
+    for piece in todo:
         more = _addition(piece, previous)
-        if len(text) + len(more) + reserve > limit:
+        if used + len(more) + reserve > limit:
+            cut = piece
             break
-        text, previous, shown = text + more, piece, shown + 1
-    left = Counter(p.kind for p in pieces[shown:])
-    return f"{text}\n\n{_closing(left, limit)}\n"
+        parts.append(more)
+        used, previous = used + len(more), piece
+        shown[piece.kind] += 1
+    if cut is None:
+        return "".join(parts) + "\n"
+    # The rest may still fit without a closing line: try, making no more pieces than the limit allows.
+    rest, extra, last = [], used, previous
+    for piece in itertools.chain([cut], todo):
+        more = _addition(piece, last)
+        extra += len(more)
+        if extra + 1 > limit:
+            return "".join(parts) + f"\n\n{_closing(counts - shown, limit)}\n"
+        rest.append(more)
+        last = piece
+    return "".join(parts + rest) + "\n"
 
 
 def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: str = "rule", **_: Any) -> str:
     """One report: summary line, roll-up, details grouped by ``group_by``, closing line when cut."""
-    tables = itertools.count()
-    return _fit([_Piece(head(report, report.name, limit), "head"), *_pieces(report, limit, group_by, tables)], limit)
+    counts: Counter[str] = Counter(head=1)
+    first = _Piece(_const(head(report, report.name, limit)), "head")
+    rest = _pieces(report, limit, group_by, itertools.count(), counts)
+    return _fit(itertools.chain([first], rest), counts, limit)
 
 
 def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT, group_by: str = "rule", **_: Any) -> str:
@@ -293,8 +332,9 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
     if len(reports) == 1:
         return render(reports[0], fmt, limit, group_by)
     tables = itertools.count()
-    pieces = [_Piece(summary_line(Report.total(reports), f"{len(reports)} dumps"), "head")]
+    counts: Counter[str] = Counter(head=1, dump=len(reports))
+    pieces: list[Iterable[_Piece]] = [[_Piece(_const(summary_line(Report.total(reports), f"{len(reports)} dumps")), "head")]]
     for i, r in enumerate(reports, 1):
-        pieces.append(_Piece(f"### {cell(r.name or f'dump {i}', 120)}\n{head(r, limit=limit)}", "dump"))
-        pieces += _pieces(r, limit, group_by, tables)
-    return _fit(pieces, limit)
+        pieces.append([_Piece(_const(f"### {cell(r.name or f'dump {i}', 120)}\n{head(r, limit=limit)}"), "dump")])
+        pieces.append(_pieces(r, limit, group_by, tables, counts))
+    return _fit(itertools.chain.from_iterable(pieces), counts, limit)

@@ -36,6 +36,8 @@ from .markdown import selected
 NARROW = 100
 #: The examples column of the roll-up table needs at least this many columns, else the roll-up is a list.
 EXAMPLES_MIN = 24
+#: a character no text holds, to read the codes of a style off rich's output
+_MARK = "\ue000"
 _STYLE = {"fail": "bold red", "error": "bold magenta", "warn": "yellow", "pass": "green", "skip": "dim"}
 _ORDER = {"error": 0, "fail": 1, "warn": 2, "pass": 3, "skip": 4}
 
@@ -92,18 +94,34 @@ def where(obj: ObjectReport) -> str:
 
 
 class _View:
-    """One rendering: the console, the width and the colours."""
+    """One rendering: lines of plain text (a report of 100,000 findings is joined, not printed line by line
+    through rich), coloured with the ANSI codes rich gives each style when ``color``; rich draws the roll-up
+    table."""
 
     def __init__(self, width: int, color: bool) -> None:
-        self.buf = io.StringIO()
         self.width = width
+        self.color = color
         self.compact = width < NARROW
         self.indent = 2 if self.compact else 6
-        self.console = Console(file=self.buf, force_terminal=color, no_color=not color, width=width, highlight=False)
+        self.out: list[str] = []
+        self.console = Console(file=io.StringIO(), force_terminal=color, no_color=not color, width=width, highlight=False)
+        self._codes: dict[str, tuple[str, str]] = {}
+
+    def styled(self, text: str, style: str) -> str:
+        """``text`` between the codes that start and end ``style`` (as is without colour)."""
+        if not (self.color and style and text):
+            return text
+        if style not in self._codes:
+            with self.console.capture() as capture:
+                self.console.print(Text(_MARK, style=style), end="")
+            before, _, after = capture.get().partition(_MARK)
+            self._codes[style] = (before, after)
+        before, after = self._codes[style]
+        return f"{before}{text}{after}"
 
     def line(self, text: str, style: str = "") -> None:
-        # Text, not markup: a message like "[container, vm-vgpu]" is printed as written.
-        self.console.print(Text(text, style=style), no_wrap=True, overflow="ignore", crop=False)
+        # Text as written, never rich markup: a message like "[container, vm-vgpu]" is printed as it is.
+        self.out.append(self.styled(text, style))
 
     def lines(self, texts: list[str], style: str = "") -> None:
         for text in texts:
@@ -111,9 +129,16 @@ class _View:
 
     def result_line(self, text: str, word: str, lead: str = "") -> None:
         """A line that starts with a result word (or ``lead``), that in the colour of ``word``."""
-        out = Text(text)
-        out.stylize(_STYLE.get(word, ""), 0, len(lead or word))
-        self.console.print(out, no_wrap=True, overflow="ignore", crop=False)
+        n = len(lead or word)
+        self.out.append(self.styled(text[:n], _STYLE.get(word, "")) + text[n:])
+
+    def table(self, table: Table) -> None:
+        with self.console.capture() as capture:
+            self.console.print(table)
+        self.out.extend(capture.get().rstrip("\n").split("\n"))
+
+    def text(self) -> str:
+        return "\n".join(self.out) + "\n"
 
 
 def _summary(report: Report) -> str:
@@ -161,7 +186,7 @@ def _rollup(view: _View, rollup: list[RuleRollup]) -> None:
             view.line(_cut(x.rule, width), "bold")
             view.lines(wrap(f"{x.severity} · {x.counts()} · {_examples(x)}", width, 2))
         return
-    view.console.print(table)
+    view.table(table)
 
 
 def _finding(view: _View, obj: ObjectReport, r: Result, group_by: str) -> None:
@@ -237,4 +262,4 @@ def render(
         first, *rest = wrap(f"input error {err}", width, view.indent, first=0)
         view.result_line(first, "error", "input error")
         view.lines(rest)
-    return view.buf.getvalue()
+    return view.text()
