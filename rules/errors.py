@@ -6,6 +6,13 @@ from dataclasses import dataclass
 from typing import Any
 
 
+def quoted(text: str) -> str:
+    r"""``text`` in quotes for a message, exactly as written: single quotes, or double quotes when it holds a
+    single quote (the quotes ``repr`` would choose), but never ``repr`` itself, which doubles every backslash
+    (``'nvidia\.com'`` for the ``nvidia\.com`` a user wrote and must write)."""
+    return f'"{text}"' if "'" in text and '"' not in text else f"'{text}'"
+
+
 def byte_place(data: bytes, offset: int) -> tuple[int, int]:
     """1-based (line, column) of byte ``offset`` in ``data``, for errors about undecodable bytes."""
     line_start = data.rfind(b"\n", 0, offset) + 1

@@ -12,6 +12,8 @@ from typing import Any
 
 import jsonpath_rfc9535 as rfc9535
 
+from .errors import quoted
+
 
 class PathError(ValueError):
     """A path that is not RFC 9535 JSONPath; ``reason`` says why, ``hint`` gives the RFC form if known."""
@@ -19,7 +21,7 @@ class PathError(ValueError):
     def __init__(self, reason: str, hint: str = "") -> None:
         self.reason = reason
         self.hint = hint
-        super().__init__(f"{reason}; did you mean {hint!r}?" if hint else reason)
+        super().__init__(f"{reason}; did you mean {quoted(hint)}?" if hint else reason)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -121,7 +123,7 @@ def compile_path(text: str) -> JsonPath:
     kubectl_like = stripped.startswith(("{", ".")) or "\\." in stripped or "?(" in stripped
     if kubectl_like:
         hint = kubectl_to_rfc9535(stripped)
-        raise PathError(f"{text!r} is kubectl JSONPath, not RFC 9535 JSONPath", hint)
+        raise PathError(f"{quoted(text)} is kubectl JSONPath, not RFC 9535 JSONPath", hint)
     try:
         query = rfc9535.compile(stripped)
     except rfc9535.JSONPathError as exc:
@@ -129,7 +131,7 @@ def compile_path(text: str) -> JsonPath:
         token = getattr(exc, "token", None)
         # The parser's token holds the 0-based offset of the problem; say it as a 1-based column.
         at = f" at column {token[1] + 1}" if isinstance(token, tuple) and len(token) > 1 else ""
-        raise PathError(f"invalid JSONPath {stripped!r}{at}: {first}", _bracket_hint(stripped)) from None
+        raise PathError(f"invalid JSONPath {quoted(stripped)}{at}: {first}", _bracket_hint(stripped)) from None
     return JsonPath(stripped, query)
 
 

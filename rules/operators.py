@@ -24,6 +24,7 @@ from typing import Any
 
 from marshmallow import ValidationError, fields
 
+from .errors import quoted
 from .limits import limit
 from .memo import IdentityMemo
 from .quantity import QuantityError, format_quantity, parse_quantity
@@ -128,13 +129,13 @@ def regex_problem(pattern: str) -> str:
     nested = _NESTED_QUANTIFIER.search(pattern)
     if nested:
         return (
-            f"regular expression {pattern!r} repeats a repeated group ({nested.group(0)}): that can take exponential"
+            f"regular expression {quoted(pattern)} repeats a repeated group ({nested.group(0)}): that can take exponential"
             " time (catastrophic backtracking); repeat the inner part once, e.g. (a+)+ -> a+"
         )
     try:
         re.compile(pattern)
     except re.error as exc:
-        return f"bad regular expression {pattern!r}: {exc}"
+        return f"bad regular expression {quoted(pattern)}: {exc}"
     except (RecursionError, OverflowError):
         return f"regular expression nested too deeply to compile ({len(pattern):,} characters)"
     return ""

@@ -732,7 +732,11 @@ def test_lint_gives_file_line_rule_and_reason(client: FlaskClient) -> None:
     assert err["line"] == 9
     assert err["rule"] == "bad-path"
     assert err["path"] == "spec.rules[0].assert.path"
-    assert "kubectl JSONPath" in err["reason"] and "$.metadata.labels['nvidia.com/gpu.present']" in err["reason"]
+    # One backslash each, as written in the policy (the JSON document escapes it once, as JSON does).
+    assert err["reason"] == (
+        r"'{.metadata.labels.nvidia\.com/gpu\.present}' is kubectl JSONPath, not RFC 9535 JSONPath;"
+        """ did you mean "$.metadata.labels['nvidia.com/gpu.present']"?"""
+    )
 
 
 def test_lint_yaml_syntax_error_has_its_line(client: FlaskClient) -> None:

@@ -149,9 +149,13 @@ def test_policies_list_and_lint(files: tuple[Path, Path], tmp_path: Path) -> Non
     )
     res = run("policies", "lint", str(bad))
     assert res.exit_code == 1
-    assert f"{bad}:10" in res.stdout
-    assert "kubectl JSONPath" in res.stdout
-    assert "$.metadata.labels['nvidia.com/gpu.workload.config']" in res.stdout
+    # Regression: the path was shown as repr() prints it, every backslash doubled (nvidia\\.com): the refusal
+    # shows it as the user wrote it, and the hint as the user should write it.
+    assert res.stdout == (
+        f"{bad}:10: rule workload-label-valid: spec.rules[0].assert.path:"
+        r" '{.metadata.labels.nvidia\.com/gpu\.workload\.config}' is kubectl JSONPath, not RFC 9535 JSONPath;"
+        """ did you mean "$.metadata.labels['nvidia.com/gpu.workload.config']"?\n"""
+    )
 
 
 @pytest.mark.skipif(not LAB.exists(), reason="the lab example lands with the pack")

@@ -163,6 +163,13 @@ def test_bad_regex() -> None:
     assert err.reason.startswith("bad regular expression '^gpu-(node': missing )")
 
 
+def test_bad_regex_shown_as_written() -> None:
+    # Regression: the pattern was shown as repr() prints it, every backslash doubled (^nvidia\\.com/).
+    err = refused(TEMPLATE.replace("ASSERT", r"{keys: '$.status.allocatable', matches: '^nvidia\.com/(\w+'}"))
+    assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.matches")
+    assert err.reason == r"bad regular expression '^nvidia\.com/(\w+': missing ), unterminated subpattern at position 13"
+
+
 def test_label_selector_in_without_values() -> None:
     text = TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
         '{matchLabels: {nvidia.com/gpu.present: "true"}}', "{matchExpressions: [{key: nvidia.com/gpu.present, operator: In}]}"
