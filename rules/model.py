@@ -410,11 +410,9 @@ def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
         arg = raw[name]
         if operator.resolve:
             arg = compile_ref(arg, [*where, name])
-            if arg.kind == "literal" and name in ("matches", "notMatches"):
-                for pattern in operators._members(arg.target):
-                    problem = operators.regex_problem(str(pattern))
-                    if problem:
-                        raise CompileError([*where, name], problem)
+            problem = operator.literal_problem(arg.target) if arg.kind == "literal" else ""
+            if problem:
+                raise CompileError([*where, name], problem)
         leaves.append(
             Assertion(
                 name,

@@ -34,11 +34,18 @@ class OperatorError(ValueError):
     """An operator could not compare (e.g. a value that is not a quantity); the result becomes ``error``."""
 
 
+def _any_literal(arg: Any) -> str:
+    return ""
+
+
 @dataclass(frozen=True, slots=True)
 class Operator:
     """One operator: ``name`` (the key in an assertion), ``scope`` (value|set|object), ``field`` (its
     argument's marshmallow field), ``test(subject, argument) -> bool``, ``describe(argument) -> str``
-    (the ``expected`` text of a failure), ``resolve`` (whether the argument may be a reference)."""
+    (the ``expected`` text of a failure), ``resolve`` (whether the argument may be a reference), and
+    ``literal_problem(argument) -> str``: why a literal argument can never be compared ("" when it can),
+    checked at load so that ``gt: lots`` is refused there rather than an ``error`` on every object judged (a
+    reference is resolved, and its value checked, at evaluation)."""
 
     name: str
     scope: str
@@ -47,6 +54,7 @@ class Operator:
     describe: Callable[[Any], str]
     resolve: bool = True
     doc: str = ""
+    literal_problem: Callable[[Any], str] = _any_literal
 
 
 #: Lists longer than this are cut in messages (a context may hold thousands of pod names).
@@ -141,6 +149,10 @@ def regex_problem(pattern: str) -> str:
     return ""
 
 
+def _regex_literal(arg: Any) -> str:
+    return next((p for p in (regex_problem(str(pattern)) for pattern in _members(arg)) if p), "")
+
+
 def _regexes(arg: Any) -> list[re.Pattern[str]]:
     out = []
     for pattern in _members(arg):
@@ -181,6 +193,22 @@ def _compare(fn: Callable[[Fraction, Fraction], bool]) -> Callable[[Any, Any], b
         return fn(_quantity(value), _quantity(arg))
 
     return test
+
+
+def _quantity_literal(arg: Any) -> str:
+    try:
+        parse_quantity(arg)
+    except QuantityError as exc:
+        what = str(exc) if isinstance(arg, str) else f"{show(arg)} is not a Kubernetes quantity"
+        return f"{what} (such as 8, 500m or 64Gi)"
+    return ""
+
+
+def _divisor_literal(arg: Any) -> str:
+    problem = _quantity_literal(arg)
+    if not problem and parse_quantity(arg) == 0:
+        return "multipleOf 0: nothing divides by 0 (give a quantity other than 0)"
+    return problem
 
 
 def _count_test(values: list[Any], arg: Any) -> bool:
@@ -244,6 +272,20 @@ def version_key(value: Any) -> tuple[Any, ...]:
         return (*core, 1, ())
     ids = tuple((0, int(i), "") if i.isdigit() else (1, 0, i) for i in pre.split("."))
     return (*core, 0, ids)
+
+
+#: The reason for a version written as a YAML number; the loader shows the quoted form of what was written.
+VERSION_IS_TEXT = "a version is a string: quote it"
+
+
+def _version_literal(arg: Any) -> str:
+    if isinstance(arg, float):  # versionLt: 1.30 reads as the number 1.3, and compares as 1.3.0
+        return VERSION_IS_TEXT
+    try:
+        version_key(arg)
+    except OperatorError as exc:
+        return str(exc)
+    return ""
 
 
 def _version(fn: Callable[[tuple[Any, ...], tuple[Any, ...]], bool]) -> Callable[[Any, Any], bool]:
@@ -342,6 +384,7 @@ OPERATORS: dict[str, Operator] = {
             lambda v, a: isinstance(v, str) and any(r.search(v) for r in _regexes(a)),
             lambda a: f"matches {show(a)}",
             doc="a string value matches the regular expression (Python re.search; anchor with ^ $), or any of a list of them",
+            literal_problem=_regex_literal,
         ),
         Operator(
             "notMatches",
@@ -350,6 +393,7 @@ OPERATORS: dict[str, Operator] = {
             lambda v, a: not (isinstance(v, str) and any(r.search(v) for r in _regexes(a))),
             lambda a: f"does not match {show(a)}",
             doc="the value matches none of the expressions",
+            literal_problem=_regex_literal,
         ),
         Operator(
             "startsWith",
@@ -382,10 +426,35 @@ OPERATORS: dict[str, Operator] = {
             _compare(lambda x, y: x > y),
             lambda a: f"> {show(a)}",
             doc="the value, as a Kubernetes quantity, is greater than the argument",
+            literal_problem=_quantity_literal,
         ),
-        Operator("gte", "value", _ANY, _compare(lambda x, y: x >= y), lambda a: f">= {show(a)}", doc="quantity >= argument"),
-        Operator("lt", "value", _ANY, _compare(lambda x, y: x < y), lambda a: f"< {show(a)}", doc="quantity < argument"),
-        Operator("lte", "value", _ANY, _compare(lambda x, y: x <= y), lambda a: f"<= {show(a)}", doc="quantity <= argument"),
+        Operator(
+            "gte",
+            "value",
+            _ANY,
+            _compare(lambda x, y: x >= y),
+            lambda a: f">= {show(a)}",
+            doc="quantity >= argument",
+            literal_problem=_quantity_literal,
+        ),
+        Operator(
+            "lt",
+            "value",
+            _ANY,
+            _compare(lambda x, y: x < y),
+            lambda a: f"< {show(a)}",
+            doc="quantity < argument",
+            literal_problem=_quantity_literal,
+        ),
+        Operator(
+            "lte",
+            "value",
+            _ANY,
+            _compare(lambda x, y: x <= y),
+            lambda a: f"<= {show(a)}",
+            doc="quantity <= argument",
+            literal_problem=_quantity_literal,
+        ),
         Operator(
             "multipleOf",
             "value",
@@ -393,6 +462,7 @@ OPERATORS: dict[str, Operator] = {
             _multiple_of,
             lambda a: f"a multiple of {show(a)}",
             doc="the quantity is a whole multiple of the argument",
+            literal_problem=_divisor_literal,
         ),
         Operator(
             "integer",
@@ -459,6 +529,7 @@ OPERATORS: dict[str, Operator] = {
             _version(lambda x, y: x < y),
             lambda a: f"a version below {show(a)}",
             doc="the value is a version (SemVer 2.0.0, optional leading v) older than the argument; use not: for >=",
+            literal_problem=_version_literal,
         ),
     ]
 }

@@ -170,6 +170,48 @@ def test_bad_regex_shown_as_written() -> None:
     assert err.reason == r"bad regular expression '^nvidia\.com/(\w+': missing ), unterminated subpattern at position 13"
 
 
+@pytest.mark.parametrize(
+    ("argument", "path", "reason"),
+    [
+        ("gt: lots", "gt", "'lots' is not a Kubernetes quantity (such as 8, 500m or 64Gi)"),
+        ("gte: true", "gte", "true is not a Kubernetes quantity (such as 8, 500m or 64Gi)"),
+        ("lt: [1, 2]", "lt", "[1, 2] is not a Kubernetes quantity (such as 8, 500m or 64Gi)"),
+        ("lte: {value: 8 GPUs}", "lte", "'8 GPUs' is not a Kubernetes quantity (such as 8, 500m or 64Gi)"),
+        ("multipleOf: 1Gb", "multipleOf", "'1Gb' is not a Kubernetes quantity (such as 8, 500m or 64Gi)"),
+        ("multipleOf: 0", "multipleOf", "multipleOf 0: nothing divides by 0 (give a quantity other than 0)"),
+        ("versionLt: latest", "versionLt", "latest is not a version (expected e.g. v1.4.0 or 1.4.0-rc.1)"),
+    ],
+)
+def test_comparison_literal_that_can_never_compare(argument: str, path: str, reason: str) -> None:
+    # Regression: `gt: lots` passed lint, then every object with a value gave an error naming the dump's value.
+    err = refused(TEMPLATE.replace("ASSERT", f"{{path: \"$.status.allocatable['nvidia.com/gpu']\", {argument}}}"))
+    assert (err.line, err.rule, err.path, err.reason) == (12, "gpu-allocatable", f"spec.rules[0].assert.{path}", reason)
+
+
+def test_comparison_literal_refused_wherever_an_assertion_is() -> None:
+    # In a where filter, inside forEach, and in a var alternative's `when`: each is compiled as an assertion.
+    where = "{keys: $.status.allocatable, where: {path: $, lte: none}, exists: true}"
+    err = refused(TEMPLATE.replace("ASSERT", where))
+    assert (err.line, err.path) == (12, "spec.rules[0].assert.where.lte")
+    text = TEMPLATE.replace("ASSERT", "{var: gpus, exists: true}").replace(
+        "    message:", "    vars:\n      gpus: {firstOf: [{value: 1, when: {path: $.x, gt: many}}]}\n    message:"
+    )
+    err = refused(text)
+    assert (err.line, err.rule, err.path) == (14, "gpu-allocatable", "spec.rules[0].vars.gpus.firstOf[0].when.gt")
+    assert err.reason == "'many' is not a Kubernetes quantity (such as 8, 500m or 64Gi)"
+
+
+def test_comparison_references_and_quantities_load() -> None:
+    # Only literals are checked at load: a reference is resolved, and its value checked, on each object.
+    for argument in ("gt: 0", "gte: 500m", "lt: 1.5", "lte: 64Gi", "gt: 1e3", "multipleOf: 1Gi", "lte: {path: $.x}"):
+        [policy] = load_policy_text(TEMPLATE.replace("ASSERT", f"{{path: $.status.capacity.memory, {argument}}}"), "n.yaml")
+        assert policy.rules[0].assertion.op == argument.split(":")[0]
+    for version in ("v1.4.0", "1.4.0-rc.1", "2", "{data: gaSince}"):
+        text = TEMPLATE.replace("ASSERT", f"{{path: $.status.nodeInfo.kubeletVersion, versionLt: {version}}}")
+        [policy] = load_policy_text(text.replace("  rules:", "  data: {gaSince: v1.4.0}\n  rules:"), "n.yaml")
+        assert policy.rules[0].assertion.op == "versionLt"
+
+
 def test_label_selector_in_without_values() -> None:
     text = TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
         '{matchLabels: {nvidia.com/gpu.present: "true"}}', "{matchExpressions: [{key: nvidia.com/gpu.present, operator: In}]}"

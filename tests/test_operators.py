@@ -324,7 +324,9 @@ def test_quantity_comparison_on_a_non_quantity_is_an_error(judge: Judge) -> None
 
 
 def test_multiple_of_zero_is_an_error(judge: Judge) -> None:
-    assert word(judge, {"path": GPUS, "multipleOf": 0}) == "error"
+    # A literal 0 is refused at load (test_loader.py); a reference is resolved, and refused, per object.
+    r = one(judge, {"path": GPUS, "multipleOf": {"data": "perGpu"}}, data={"perGpu": 0})
+    assert (r.result, r.message) == ("error", f"could not evaluate: {GPUS}: multipleOf 0")
 
 
 def test_bad_regex_from_a_reference_is_an_error(judge: Judge) -> None:
