@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import yaml
 from marshmallow import ValidationError
 
 from . import workloads  # noqa: F401  (registers the schedulable operator before the schema is built)
@@ -34,8 +35,9 @@ from .model import (
     compile_match,
     compile_var,
 )
+from .operators import VERSION_IS_TEXT
 from .schema import PolicySchema
-from .yamlsafe import load_documents, node_line
+from .yamlsafe import load_documents, node_at, node_line
 
 
 def _builtin_dir() -> Path:
@@ -206,6 +208,58 @@ def schema_problems[E: PolicyError](exc: ValidationError, make: Callable[[list[s
     return first
 
 
+#: marshmallow's Dict field reports a mapping entry's problem below its key, as ``key`` or ``value``.
+_DICT_MARKERS = ("key", "value")
+#: What YAML made of an unquoted scalar, by tag.
+_YAML_TYPES = {
+    "tag:yaml.org,2002:bool": "a boolean",
+    "tag:yaml.org,2002:int": "a number",
+    "tag:yaml.org,2002:float": "a number",
+    "tag:yaml.org,2002:null": "null",
+}
+#: Refusals of a value that had to be text, with what to call that text.
+_WANTS_TEXT = {"Not a valid string.": "a string is expected here", VERSION_IS_TEXT: "a version is a string"}
+
+
+def document_path(node: Any, where: list[str | int]) -> list[str | int]:
+    """``where`` without marshmallow's Dict markers (``spec.context.x.value.kind`` -> ``spec.context.x.kind``),
+    so that the line and the field path are those of the document; a real ``key``/``value`` field stays."""
+    out: list[str | int] = []
+    for step in where:
+        if step in _DICT_MARKERS and node_at(node, [*out, step]) is None:
+            continue
+        out.append(step)
+    return out
+
+
+def _label_text(where: list[str | int]) -> str:
+    """What a label key or value of a ``labelSelector`` must be, or "" when ``where`` is neither."""
+    if "labelSelector" not in where or len(where) < 2:
+        return ""
+    if where[-1] == "key":
+        return "label keys are strings"
+    if where[-2] == "matchLabels" or (where[-2] == "values" and isinstance(where[-1], int)):
+        return "label values are strings"
+    return ""
+
+
+def yaml_typing(node: Any, where: list[str | int], reason: str) -> str:
+    """``reason``, or, when it refuses a value that had to be text and YAML typed the unquoted scalar written
+    there (``true``, ``yes``, ``1.30``, ``8``, or nothing at all), why and the quoted form to write instead."""
+    scalar = node_at(node, where)
+    if not isinstance(scalar, yaml.ScalarNode) or scalar.style or scalar.tag not in _YAML_TYPES:
+        return reason
+    label = _label_text(where)
+    if reason == "Field may not be null." and label == "label values are strings":
+        read = scalar.value or "an empty value"
+        return f'{label}: write "" for an empty value (quoted); unquoted, YAML reads {read} as null'
+    if reason not in _WANTS_TEXT:
+        return reason
+    what = label or _WANTS_TEXT[reason]
+    word = _YAML_TYPES[scalar.tag]
+    return f'{what}: write "{scalar.value}" (quoted); unquoted, YAML reads {scalar.value} as {word}'
+
+
 def dotted(where: list[str | int]) -> str:
     out = ""
     for step in where:
@@ -276,6 +330,8 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     where: list[str | int]
 
     def fail(where: list[str | int], reason: str) -> PolicyError:
+        where = document_path(node, where)
+        reason = yaml_typing(node, where, reason)
         return PolicyError(shown, reason, node_line(node, where), _rule_id(raw, where), dotted(where))
 
     if not isinstance(raw, dict):

@@ -296,3 +296,16 @@ def node_line(node: yaml.Node | None, path: list[str | int]) -> int:
             return line
         node = found
     return line
+
+
+def node_at(node: yaml.Node | None, path: list[str | int]) -> yaml.Node | None:
+    """The node of the value at ``path`` (mapping keys and sequence indexes) below ``node``, or None when the
+    path does not exist in the document."""
+    for step in path:
+        if isinstance(node, yaml.MappingNode) and isinstance(step, str):
+            node = next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == step), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
+            node = node.value[step]
+        else:
+            return None
+    return node

@@ -212,6 +212,75 @@ def test_comparison_references_and_quantities_load() -> None:
         assert policy.rules[0].assertion.op == "versionLt"
 
 
+def test_unquoted_boolean_label_value_says_to_quote_it() -> None:
+    # Regression: "Not a valid string.", with no word of YAML reading `true` as a boolean.
+    err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace('gpu.present: "true"', "gpu.present: true"))
+    assert (err.file, err.line, err.rule) == ("policies/gpu/nodes.yaml", 11, "gpu-allocatable")
+    assert err.path == "spec.rules[0].match.labelSelector.matchLabels.nvidia.com/gpu.present"
+    assert err.reason == 'label values are strings: write "true" (quoted); unquoted, YAML reads true as a boolean'
+
+
+@pytest.mark.parametrize(
+    ("selector", "path", "reason"),
+    [
+        (
+            "{matchLabels: {nvidia.com/gpu.count: 8}}",
+            "matchLabels.nvidia.com/gpu.count",
+            'label values are strings: write "8" (quoted); unquoted, YAML reads 8 as a number',
+        ),
+        (
+            "{matchLabels: {nvidia.com/gpu.present: }}",
+            "matchLabels.nvidia.com/gpu.present",
+            'label values are strings: write "" for an empty value (quoted); unquoted, YAML reads an empty value as null',
+        ),
+        (
+            "{matchExpressions: [{key: nvidia.com/gpu.present, operator: In, values: [yes]}]}",
+            "matchExpressions[0].values[0]",
+            'label values are strings: write "yes" (quoted); unquoted, YAML reads yes as a boolean',
+        ),
+        (
+            "{matchExpressions: [{key: nvidia.com/cuda.driver.major, operator: NotIn, values: ['550', 5.10]}]}",
+            "matchExpressions[0].values[1]",
+            'label values are strings: write "5.10" (quoted); unquoted, YAML reads 5.10 as a number',
+        ),
+        (
+            "{matchExpressions: [{key: on, operator: Exists}]}",
+            "matchExpressions[0].key",
+            'label keys are strings: write "on" (quoted); unquoted, YAML reads on as a boolean',
+        ),
+    ],
+)
+def test_yaml_typed_label_selector_values(selector: str, path: str, reason: str) -> None:
+    err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace('{matchLabels: {nvidia.com/gpu.present: "true"}}', selector))
+    assert (err.line, err.rule, err.path, err.reason) == (
+        11,
+        "gpu-allocatable",
+        f"spec.rules[0].match.labelSelector.{path}",
+        reason,
+    )
+
+
+def test_yaml_typed_string_fields_say_to_quote_them() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("version: 1.0.0", "version: 1.0"))
+    assert (err.line, err.rule, err.path) == (3, "", "metadata.version")
+    assert err.reason == 'a string is expected here: write "1.0" (quoted); unquoted, YAML reads 1.0 as a number'
+    # A version compared with versionLt: 1.30 would compare as 1.3.
+    err = refused(TEMPLATE.replace("ASSERT", "{path: $.status.nodeInfo.kubeletVersion, versionLt: 1.30}"))
+    assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.versionLt")
+    assert err.reason == 'a version is a string: write "1.30" (quoted); unquoted, YAML reads 1.30 as a number'
+
+
+def test_mapping_entry_errors_point_at_the_entry() -> None:
+    # Regression: marshmallow's marker for a mapping value showed in the path (spec.context.gpuPods.value.kind)
+    # and the line was the entry's name, not the field.
+    text = TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
+        "  rules:", "  context:\n    gpuPods:\n      apiVersion: v1\n      kind: 1\n  rules:"
+    )
+    err = refused(text)
+    assert (err.line, err.path) == (9, "spec.context.gpuPods.kind")
+    assert err.reason == 'a string is expected here: write "1" (quoted); unquoted, YAML reads 1 as a number'
+
+
 def test_label_selector_in_without_values() -> None:
     text = TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
         '{matchLabels: {nvidia.com/gpu.present: "true"}}', "{matchExpressions: [{key: nvidia.com/gpu.present, operator: In}]}"
