@@ -13,6 +13,14 @@ def quoted(text: str) -> str:
     return f'"{text}"' if "'" in text and '"' not in text else f"'{text}'"
 
 
+def dotted(where: list[str | int]) -> str:
+    """A field path inside a document as errors show it: ``spec.rules[0].assert.path``."""
+    out = ""
+    for step in where:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
 def byte_place(data: bytes, offset: int) -> tuple[int, int]:
     """1-based (line, column) of byte ``offset`` in ``data``, for errors about undecodable bytes."""
     line_start = data.rfind(b"\n", 0, offset) + 1

@@ -23,7 +23,7 @@ from .index import Index
 from .limits import limit
 from .loader import PolicySet
 from .memo import IdentityMemo
-from .model import PLACEHOLDER, Assertion, Context, Policy, Ref, Rule, Var
+from .model import OBJECT_BUILTINS, PLACEHOLDER, Assertion, Context, Policy, Ref, Rule, Var
 from .operators import OperatorError, show
 from .progress import Progress
 from .quantity import QuantityError, format_quantity, parse_quantity
@@ -150,11 +150,8 @@ class Scope:
         return self if self.parent is None else self.parent._top()
 
 
-_BUILTINS = {"name": "name", "namespace": "namespace", "kind": "kind", "apiVersion": "api_version"}
-
-
 def _builtin(obj: KObject, name: str) -> Any:
-    attr = _BUILTINS.get(name)
+    attr = OBJECT_BUILTINS.get(name)
     return _MISSING if attr is None else getattr(obj, attr)
 
 

@@ -20,7 +20,7 @@ import yaml
 from marshmallow import ValidationError
 
 from . import workloads  # noqa: F401  (registers the schedulable operator before the schema is built)
-from .errors import PolicyError, RuleLookupError, RuleNameProblem, byte_place
+from .errors import PolicyError, RuleLookupError, RuleNameProblem, byte_place, dotted
 from .model import (
     BUILTIN_NAMES,
     PLACEHOLDER,
@@ -35,6 +35,7 @@ from .model import (
     compile_match,
     compile_var,
 )
+from .names import check_names, unknown_name
 from .operators import VERSION_IS_TEXT
 from .schema import PolicySchema
 from .yamlsafe import load_documents, node_at, node_line
@@ -260,13 +261,6 @@ def yaml_typing(node: Any, where: list[str | int], reason: str) -> str:
     return f'{what}: write "{scalar.value}" (quoted); unquoted, YAML reads {scalar.value} as {word}'
 
 
-def dotted(where: list[str | int]) -> str:
-    out = ""
-    for step in where:
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
-    return out
-
-
 def _rule_id(raw: Any, where: list[str | int]) -> str:
     if len(where) >= 3 and where[:2] == ["spec", "rules"] and isinstance(where[2], int):
         try:
@@ -300,15 +294,6 @@ def _bound_names(a: Assertion) -> set[str]:
     return names
 
 
-def unknown_name(what: str, name: str, known: Iterable[str]) -> str:
-    """``unknown <what> 'name'`` with a did-you-mean from ``known`` (or the list when it is short)."""
-    known = sorted(known)
-    close = difflib.get_close_matches(name, known, n=2, cutoff=0.75)
-    if close:
-        return f"unknown {what} {name!r}; did you mean {' or '.join(repr(c) for c in close)}?"
-    return f"unknown {what} {name!r} (known: {', '.join(known) or 'none'})"
-
-
 def _compile_assumptions(raw: dict[str, Any], known: set[str]) -> dict[str, Assumption]:
     """``spec.assumptions``, compiled; a note defaults to the message, which then must hold no placeholder."""
     out = {}
@@ -329,10 +314,10 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     """Validate and compile one policy document. Raises ``PolicyError`` with file, line, rule and reason."""
     where: list[str | int]
 
-    def fail(where: list[str | int], reason: str) -> PolicyError:
+    def fail(where: list[str | int], reason: str, rule: str = "") -> PolicyError:
         where = document_path(node, where)
         reason = yaml_typing(node, where, reason)
-        return PolicyError(shown, reason, node_line(node, where), _rule_id(raw, where), dotted(where))
+        return PolicyError(shown, reason, node_line(node, where), rule or _rule_id(raw, where), dotted(where))
 
     if not isinstance(raw, dict):
         raise PolicyError(shown, "a policy document is a mapping (apiVersion: verdict/v1, kind: Policy)", node_line(node, []))
@@ -400,6 +385,11 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
             )
     except CompileError as exc:
         raise fail(exc.where, exc.reason) from None
+    unresolved = [fail(e.where, e.reason, e.rule) for e in check_names(contexts, pvars, data, rules, assumptions)]
+    if unresolved:
+        unresolved.sort(key=lambda e: e.line)  # one round of fixes: every unknown name at once, in file order
+        unresolved[0].more = unresolved[1:]
+        raise unresolved[0]
     meta = doc["metadata"]
     return Policy(
         meta["name"],

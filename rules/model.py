@@ -7,6 +7,7 @@ path inside the document (``spec.rules[2].assert.path``) so the loader can give 
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -40,7 +41,8 @@ class CompileError(ValueError):
 class Ref:
     """A value reference: ``kind`` is literal|path|var|context|data|format; ``target`` the literal, the
     compiled path, the name, or the template; ``key`` an optional lookup into the result; ``many``
-    keeps every value a path selects (else the first); ``default`` when nothing is found."""
+    keeps every value a path selects (else the first); ``default`` when nothing is found; ``at`` the field
+    path of the name in the policy document (``spec.rules[0].assert.var``), for load-time name checks."""
 
     kind: str
     target: Any
@@ -51,6 +53,7 @@ class Ref:
     capture: re.Pattern[str] | None = None
     where: Assertion | None = None
     label: str = field(default="", compare=False, repr=False)
+    at: tuple[str | int, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # Computed once at compile time: evaluation reads it for every result it builds.
@@ -309,7 +312,7 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
     capture = _capture(raw["capture"], [*where, "capture"]) if "capture" in raw else None
     filt = _condition(raw["where"], [*where, "where"]) if "where" in raw else None
     many = bool(raw.get("all", False)) or kind == "keys"
-    return Ref(kind, target, key, many, raw.get("default"), select, capture, filt)
+    return Ref(kind, target, key, many, raw.get("default"), select, capture, filt, at=(*where, given[0]))
 
 
 def _condition(raw: Any, where: list[str | int]) -> Assertion:
@@ -367,7 +370,7 @@ def compile_subject(raw: dict[str, Any], where: list[str | int]) -> Ref | None:
                     sub[extra] = raw[extra]
             ref = compile_ref(sub, where)
             # A path subject keeps every value it selects: quantifiers apply over them.
-            return Ref(ref.kind, ref.target, ref.key, ref.kind == "path" or ref.many, ref.default, capture=ref.capture)
+            return Ref(ref.kind, ref.target, ref.key, ref.kind == "path" or ref.many, ref.default, capture=ref.capture, at=ref.at)
     return None
 
 
@@ -521,14 +524,22 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
 
 
 def check_placeholders(template: str, known: set[str], where: list[str | int]) -> None:
-    """Refuse ``{name}`` placeholders that no var, context or built-in provides."""
+    """Refuse ``{name}`` placeholders that no var, context or built-in provides, with the closest known names
+    (``{gpuCont}`` -> did you mean ``{gpuCount}``?), or every known name when none is close."""
     for match in PLACEHOLDER.finditer(template):
         name = match.group(1)
         if name not in known:
-            raise CompileError(
-                where, f"message placeholder {{{name}}} names no var, context or built-in (known: {', '.join(sorted(known))})"
+            close = difflib.get_close_matches(name, sorted(known), n=2, cutoff=0.75)
+            hint = (
+                f"; did you mean {' or '.join('{' + c + '}' for c in close)}?"
+                if close
+                else f" (known: {', '.join(sorted(known))})"
             )
+            raise CompileError(where, f"message placeholder {{{name}}} names no var, context or built-in{hint}")
 
+
+#: The judged object's fields a ``{var: ...}`` reads when no binding or var has the name (``Scope.var``).
+OBJECT_BUILTINS = {"name": "name", "namespace": "namespace", "kind": "kind", "apiVersion": "api_version"}
 
 BUILTIN_NAMES = {
     "name",

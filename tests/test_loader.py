@@ -366,6 +366,7 @@ def write_pack(root: Path) -> Path:
     )
     (pack / "workloads.yml").write_text(
         TEMPLATE.replace("ASSERT", "{path: \"$.metadata.labels['nvidia.com/gpu.workload.config']\", in: {data: workloads}}")
+        .replace("  rules:", "  dataFiles: [data/operands.yaml]\n  rules:")
         .replace("gpu-node-checks", "gpu-workloads")
         .replace("gpu-allocatable", "workload-config-valid")
     )

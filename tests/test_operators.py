@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from conftest import make_rule, node
 
+from rules.errors import PolicyError
 from rules.operators import OPERATORS
 
 Judge = Callable[..., dict[tuple[str, str], Any]]
@@ -410,10 +411,12 @@ def test_data_key_converted_to_string(judge: Judge) -> None:
     )
 
 
-def test_unknown_data_table_is_an_error(judge: Judge) -> None:
-    r = one(judge, {"data": "nope", "exists": True})
-    assert r.result == "error"
-    assert r.message == "could not evaluate: no data table 'nope' in policy test-policy"
+def test_unknown_data_table_is_refused_at_load(judge: Judge) -> None:
+    # It used to pass lint and give `error` on every object (more cases in test_names.py).
+    with pytest.raises(PolicyError) as err:
+        judge([GPU_NODE], {"data": "nope", "exists": True}, data={"workloads": ["container"]})
+    assert (err.value.rule, err.value.path) == ("r", "spec.rules[0].assert.data")
+    assert err.value.reason == "unknown data table 'nope' (known: workloads)"
 
 
 def test_classify_maps_values_to_names(judge: Judge) -> None:
@@ -533,9 +536,11 @@ def test_var_depending_on_itself_is_an_error(judge: Judge) -> None:
     assert "depends on itself" in r.message
 
 
-def test_unknown_var_is_an_error(judge: Judge) -> None:
-    r = one(judge, {"var": "nope", "exists": True})
-    assert (r.result, r.message) == ("error", "could not evaluate: unknown var 'nope'")
+def test_unknown_var_is_refused_at_load(judge: Judge) -> None:
+    with pytest.raises(PolicyError) as err:
+        judge([GPU_NODE], {"var": "nope", "exists": True})
+    assert (err.value.rule, err.value.path) == ("r", "spec.rules[0].assert.var")
+    assert err.value.reason == "unknown var 'nope' (known: apiVersion, kind, name, namespace)"
 
 
 def test_builtin_vars(judge: Judge) -> None:

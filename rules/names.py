@@ -1,0 +1,199 @@
+"""The names a policy reads, checked at load: every ``{var: x}``, ``{context: x}`` and ``{data: x}`` (as a
+subject, an operator argument, a ``key``, a ``classify`` table, a var alternative, in a ``where``, a
+precondition, an assumption's ``when``, a ``forEach`` source or body, a context's ``where.equals``) must
+resolve where it is evaluated, or ``verdict policies lint`` refuses the policy instead of ``audit`` giving
+``error`` on every object.
+
+The scopes are those of ``rules.evaluate.Scope`` (``var``, ``context``, ``resolve``), so that nothing the
+evaluator accepts is refused:
+
+- a policy var is computed in the policy's scope: policy vars, the object built-ins (``OBJECT_BUILTINS``),
+  then contexts;
+- a rule var, a precondition, the assertion, and the ``when`` of each assumption the rule lists also see
+  the rule's vars;
+- a ``forEach`` body also sees its ``as`` name and ``index``; a ``where`` also sees ``item``;
+- a context's ``where.equals`` (or ``notEquals``) is resolved where the context is read (as
+  ``{context: c}``, or as ``{var: c}``, a var name that falls through to the context);
+- a reference's ``where`` also sees ``item``;
+- data tables (``spec.data`` and the ``dataFiles`` tables) are seen everywhere;
+- ``format`` templates are not checked: an unknown ``{name}`` there is left as written.
+
+A context no rule or var reads, and an assumption no rule lists, are never evaluated: their names are only
+refused when nothing in the policy defines them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import dotted
+from .model import OBJECT_BUILTINS, Assertion, Assumption, CompileError, Context, Ref, Rule, Var
+
+#: How each kind of name is written as a reference, for "write {data: operands}" hints.
+_KINDS = {"var": "var", "context": "context", "data table": "data"}
+
+
+def unknown_name(what: str, name: str, known: Iterable[str]) -> str:
+    """``unknown <what> 'name'`` with a did-you-mean from ``known`` (or the list when it is short)."""
+    known = sorted(known)
+    close = difflib.get_close_matches(name, known, n=2, cutoff=0.75)
+    if close:
+        return f"unknown {what} {name!r}; did you mean {' or '.join(repr(c) for c in close)}?"
+    return f"unknown {what} {name!r} (known: {', '.join(known) or 'none'})"
+
+
+@dataclass(frozen=True, slots=True)
+class Env:
+    """Where a reference is evaluated: ``names`` a ``{var: ...}`` finds before the built-ins and contexts
+    (bindings, rule vars, policy vars); ``rule`` the rule whose evaluation reads it ("" for a policy var);
+    ``via`` how the evaluation reaches a reference written outside that rule ("rule r assumes a")."""
+
+    names: frozenset[str]
+    rule: str = ""
+    via: str = ""
+
+    def bind(self, *names: str) -> Env:
+        return Env(self.names | set(names), self.rule, self.via)
+
+
+@dataclass(frozen=True, slots=True)
+class _Miss:
+    """A name that does not resolve: ``kind`` var|context|data table, ``known`` what would have."""
+
+    ref: Ref
+    kind: str
+    known: frozenset[str]
+    env: Env
+
+
+class _Walk:
+    """Walks compiled definitions the way evaluation reads them, noting each name that does not resolve."""
+
+    def __init__(self, contexts: Mapping[str, Context], pvars: Mapping[str, Var], data: Iterable[str]) -> None:
+        self.contexts = contexts
+        self.policy_scope = frozenset(pvars)
+        self.data = frozenset(data)
+        self.misses: dict[tuple[tuple[str | int, ...], str], _Miss] = {}
+        self.read: set[str] = set()  # contexts read by some evaluation
+        self.reading: set[str] = set()  # contexts whose where.equals is being walked (a cycle stops there)
+        self.bound: dict[str, str] = {}  # names bound or defined in some scope only: where they are
+
+    def miss(self, ref: Ref, kind: str, known: Iterable[str], env: Env) -> None:
+        self.misses.setdefault((ref.at, ref.target), _Miss(ref, kind, frozenset(known), env))
+
+    def ref(self, ref: Ref | None, env: Env) -> None:
+        if ref is None:
+            return
+        if ref.kind == "var":
+            self.var(ref, env)
+        elif ref.kind == "context":
+            if ref.target in self.contexts:
+                self.read_context(ref.target, env, ref.at)
+            else:
+                self.miss(ref, "context", self.contexts, env)
+        elif ref.kind == "data" and ref.target not in self.data:
+            self.miss(ref, "data table", self.data, env)
+        elif ref.kind in ("keypath", "sum", "product"):
+            for step in ref.target:
+                self.ref(step, env)
+        self.ref(ref.key, env)
+        if ref.where is not None:
+            self.assertion(ref.where, env.bind("item"))
+
+    def var(self, ref: Ref, env: Env) -> None:
+        name = ref.target
+        if name in env.names or name in OBJECT_BUILTINS:
+            return
+        if name in self.contexts:
+            self.read_context(name, env, ref.at)
+            return
+        self.miss(ref, "var", env.names | set(OBJECT_BUILTINS) | set(self.contexts), env)
+
+    def read_context(self, name: str, env: Env, at: tuple[str | int, ...]) -> None:
+        self.read.add(name)
+        where = self.contexts[name].where_value
+        if where is None or name in self.reading:
+            return
+        self.reading.add(name)
+        try:
+            self.ref(where, Env(env.names, env.rule, env.via or f"context {name} is read at {dotted(list(at))}"))
+        finally:
+            self.reading.discard(name)
+
+    def assertion(self, a: Assertion, env: Env) -> None:
+        self.ref(a.subject, env)
+        if a.where is not None:  # a subject's or a forEach's: it keeps values before anything else sees them
+            self.assertion(a.where, env.bind("item"))
+        if a.op == "forEach":
+            self.bound.setdefault(a.each_as, f"forEach binds it (as: {a.each_as}) only inside its assert")
+            self.bound.setdefault("index", "forEach binds it only inside its assert")
+            self.assertion(a.children[0], env.bind(a.each_as, "index"))
+            return
+        self.ref(a.classify, env)
+        if isinstance(a.argument, Ref):
+            self.ref(a.argument, env)
+        for child in a.children:
+            self.assertion(child, env)
+
+    def reason(self, m: _Miss) -> str:
+        """Why ``m`` is refused: where the name is defined when it is, but not where it is read; a name of
+        another kind written as this one (``{var: operands}`` for a data table); else a did-you-mean."""
+        name = m.ref.target
+        via = f" ({m.env.via})" if m.env.via else ""
+        if m.kind == "var" and name in self.bound:
+            return f"unknown var {name!r} here: {self.bound[name]}{via}"
+        others = {"var": m.env.names, "context": self.contexts, "data table": self.data}
+        for kind, names in others.items():
+            if kind != m.kind and name in names:
+                return f"unknown {m.kind} {name!r}; {name!r} is a {kind}: write {{{_KINDS[kind]}: {name}}}{via}"
+        return unknown_name(m.kind, name, m.known) + via
+
+    def var_definition(self, var: Var, env: Env) -> None:
+        for ref, when in var.alternatives:
+            if when is not None:
+                self.assertion(when, env)
+            self.ref(ref, env)
+
+
+def check_names(
+    contexts: Mapping[str, Context],
+    pvars: Mapping[str, Var],
+    data: Mapping[str, Any],
+    rules: Iterable[Rule],
+    assumptions: Mapping[str, Assumption],
+) -> list[CompileError]:
+    """A ``CompileError`` (field path of the name, reason with a did-you-mean, rule id) for every name that does
+    not resolve where it is evaluated, in the order found; [] when every name does."""
+    rules = list(rules)
+    walk = _Walk(contexts, pvars, data)
+    walk.bound.setdefault("item", "it is bound only inside a where, and inside a forEach without as")
+    for r in rules:
+        for name in r.vars:
+            owners = [o.id for o in rules if name in o.vars]
+            walk.bound.setdefault(name, f"it is a var of rule{'s' if len(owners) > 1 else ''} {', '.join(owners)} only")
+    top = Env(walk.policy_scope)
+    for var in pvars.values():
+        walk.var_definition(var, top)
+    assumed: set[str] = set()
+    for r in rules:
+        env = Env(walk.policy_scope | set(r.vars), r.id)
+        for var in r.vars.values():
+            walk.var_definition(var, env)
+        for pre in r.preconditions:
+            walk.assertion(pre, env)
+        walk.assertion(r.assertion, env)
+        for a in r.assumes:
+            assumed.add(a.name)
+            walk.assertion(a.when, Env(env.names, r.id, f"rule {r.id} assumes {a.name}"))
+    # Never evaluated: refused only for a name that nothing in the policy defines.
+    anywhere = Env(walk.policy_scope | set(walk.bound))
+    for name, ctx in contexts.items():
+        if name not in walk.read:
+            walk.ref(ctx.where_value, anywhere)
+    for name, a in assumptions.items():
+        if name not in assumed:
+            walk.assertion(a.when, anywhere)
+    return [CompileError(list(m.ref.at), walk.reason(m), m.env.rule) for m in walk.misses.values()]
