@@ -14,6 +14,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from . import operators
+from .errors import quoted
 from .jsonpath import JsonPath, PathError, compile_path
 from .schema import SUBJECT_KEYS
 
@@ -305,6 +306,10 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
         if not isinstance(target, list) or len(target) < 2:
             raise CompileError([*where, kind], f"{kind} takes a list of at least two quantities or references")
         target = tuple(compile_ref(t, [*where, kind, i]) for i, t in enumerate(target))
+        for i, operand in enumerate(target):
+            problem = operators.quantity_problem(operand.target) if operand.kind == "literal" else ""
+            if problem:  # {sum: [1, lots]} would be an error on every object
+                raise CompileError([*where, kind, i], problem)
     elif not isinstance(target, str):
         raise CompileError([*where, kind], f"{kind} must be a name")
     key = compile_key(raw["key"], [*where, "key"]) if "key" in raw else None
@@ -336,7 +341,7 @@ def _capture(pattern: Any, where: list[str | int]) -> re.Pattern[str]:
         raise CompileError(where, problem)
     compiled = re.compile(pattern)
     if compiled.groups != 1:
-        raise CompileError(where, f"capture {pattern!r} needs exactly one group (it has {compiled.groups})")
+        raise CompileError(where, f"capture {quoted(pattern)} needs exactly one group (it has {compiled.groups})")
     return compiled
 
 

@@ -195,7 +195,8 @@ def _compare(fn: Callable[[Fraction, Fraction], bool]) -> Callable[[Any, Any], b
     return test
 
 
-def _quantity_literal(arg: Any) -> str:
+def quantity_problem(arg: Any) -> str:
+    """Why a literal cannot be a Kubernetes quantity ("" when it can), for load-time checks."""
     try:
         parse_quantity(arg)
     except QuantityError as exc:
@@ -205,7 +206,7 @@ def _quantity_literal(arg: Any) -> str:
 
 
 def _divisor_literal(arg: Any) -> str:
-    problem = _quantity_literal(arg)
+    problem = quantity_problem(arg)
     if not problem and parse_quantity(arg) == 0:
         return "multipleOf 0: nothing divides by 0 (give a quantity other than 0)"
     return problem
@@ -426,7 +427,7 @@ OPERATORS: dict[str, Operator] = {
             _compare(lambda x, y: x > y),
             lambda a: f"> {show(a)}",
             doc="the value, as a Kubernetes quantity, is greater than the argument",
-            literal_problem=_quantity_literal,
+            literal_problem=quantity_problem,
         ),
         Operator(
             "gte",
@@ -435,7 +436,7 @@ OPERATORS: dict[str, Operator] = {
             _compare(lambda x, y: x >= y),
             lambda a: f">= {show(a)}",
             doc="quantity >= argument",
-            literal_problem=_quantity_literal,
+            literal_problem=quantity_problem,
         ),
         Operator(
             "lt",
@@ -444,7 +445,7 @@ OPERATORS: dict[str, Operator] = {
             _compare(lambda x, y: x < y),
             lambda a: f"< {show(a)}",
             doc="quantity < argument",
-            literal_problem=_quantity_literal,
+            literal_problem=quantity_problem,
         ),
         Operator(
             "lte",
@@ -453,7 +454,7 @@ OPERATORS: dict[str, Operator] = {
             _compare(lambda x, y: x <= y),
             lambda a: f"<= {show(a)}",
             doc="quantity <= argument",
-            literal_problem=_quantity_literal,
+            literal_problem=quantity_problem,
         ),
         Operator(
             "multipleOf",

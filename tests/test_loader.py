@@ -201,6 +201,21 @@ def test_comparison_literal_refused_wherever_an_assertion_is() -> None:
     assert err.reason == "'many' is not a Kubernetes quantity (such as 8, 500m or 64Gi)"
 
 
+def test_arithmetic_literal_that_is_not_a_quantity() -> None:
+    # {sum: [...]} of quantities: a literal operand that is none would make every object an error.
+    err = refused(
+        TEMPLATE.replace("ASSERT", "{path: $.status.capacity.cpu, gte: {sum: [{path: $.status.allocatable.cpu}, 2 cores]}}")
+    )
+    assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.gte.sum[1]")
+    assert err.reason == "'2 cores' is not a Kubernetes quantity (such as 8, 500m or 64Gi)"
+
+
+def test_capture_shown_as_written() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", r"{keys: $.status.allocatable, capture: '^nvidia\.com/mig-\d+g', exists: true}"))
+    assert (err.line, err.path) == (12, "spec.rules[0].assert.capture")
+    assert err.reason == r"capture '^nvidia\.com/mig-\d+g' needs exactly one group (it has 0)"
+
+
 def test_comparison_references_and_quantities_load() -> None:
     # Only literals are checked at load: a reference is resolved, and its value checked, on each object.
     for argument in ("gt: 0", "gte: 500m", "lt: 1.5", "lte: 64Gi", "gt: 1e3", "multipleOf: 1Gi", "lte: {path: $.x}"):
