@@ -1,8 +1,8 @@
 """The names a policy reads, checked at load: every ``{var: x}``, ``{context: x}`` and ``{data: x}`` (as a
-subject, an operator argument, a ``key``, a ``classify`` table, a var alternative, in a ``where``, a
-precondition, an assumption's ``when``, a ``forEach`` source or body, a context's ``where.equals``) must
-resolve where it is evaluated, or ``verdict policies lint`` refuses the policy instead of ``audit`` giving
-``error`` on every object.
+subject, an operator argument, a ``key``, a ``classify`` table, a ``sum``/``product`` operand, a var
+alternative, in a subject's, a ``forEach``'s or a reference's ``where``, a precondition, an assumption's
+``when``, a ``forEach`` source or body, a context's ``where.equals``) must resolve where it is evaluated,
+or ``verdict policies lint`` refuses the policy instead of ``audit`` giving ``error`` on every object.
 
 The scopes are those of ``rules.evaluate.Scope`` (``var``, ``context``, ``resolve``), so that nothing the
 evaluator accepts is refused:
@@ -11,7 +11,8 @@ evaluator accepts is refused:
   then contexts;
 - a rule var, a precondition, the assertion, and the ``when`` of each assumption the rule lists also see
   the rule's vars;
-- a ``forEach`` body also sees its ``as`` name and ``index``; a ``where`` also sees ``item``;
+- a ``forEach`` body also sees its ``as`` name and ``index``; a ``where`` (of a subject or a ``forEach``)
+  also sees ``item``;
 - a context's ``where.equals`` (or ``notEquals``) is resolved where the context is read (as
   ``{context: c}``, or as ``{var: c}``, a var name that falls through to the context);
 - a reference's ``where`` also sees ``item``;
