@@ -430,6 +430,9 @@ def test_a_killed_worker_and_a_reload_lose_nothing_but_the_requests_in_flight(tm
     SIGKILL and then the master reloads on SIGHUP. Only requests a killed worker held can fail; every other
     answer is a whole, correct report."""
     body = LAB.read_bytes()
+    started: dict[int, float] = {}
+    ended: dict[int, float] = {}
+    killed_at: list[float] = []
     with serving({"VERDICT_WORKERS": "2", "VERDICT_THREADS": "2"}, tmp_path / "gunicorn.log") as srv:
         reference = per_object(srv.json("/v1/evaluate", data=body, headers={"Content-Type": "application/yaml"}))
 
@@ -437,12 +440,16 @@ def test_a_killed_worker_and_a_reload_lose_nothing_but_the_requests_in_flight(tm
             if i == 40:
                 workers = subprocess.run(["pgrep", "-P", str(srv.proc.pid)], capture_output=True, text=True).stdout.split()
                 os.kill(int(workers[0]), signal.SIGKILL)
+                killed_at.append(time.monotonic())
             if i == 80:
                 srv.proc.send_signal(signal.SIGHUP)
+            started[i] = time.monotonic()
             try:
                 status, _, raw = srv.request("/v1/evaluate", data=body, headers={"Content-Type": "application/yaml"})
             except OSError as exc:
                 return f"connection: {type(exc).__name__}"
+            finally:
+                ended[i] = time.monotonic()
             if status != 200:
                 return f"status {status}"
             return "ok" if per_object(json.loads(raw)) == reference else "wrong report"
@@ -451,7 +458,8 @@ def test_a_killed_worker_and_a_reload_lose_nothing_but_the_requests_in_flight(tm
             outcomes = list(pool.map(one, range(120)))
     failed = {i: o for i, o in enumerate(outcomes) if o != "ok"}
     assert "wrong report" not in failed.values()
-    # at most the 4 requests open when the worker died (accepted by it, on its threads or waiting for one), all
-    # within one round of the kill; the reload loses nothing
+    # at most the 4 requests open when the worker died (accepted by it, on its threads or waiting for one): each
+    # was open at the kill, or sent in the round after it (which indexes were open depends on how long each
+    # request takes, so it is the times that are asserted); the reload loses nothing
     assert len(failed) <= 4, failed
-    assert all(36 <= i <= 48 for i in failed), failed
+    assert all(started[i] < killed_at[0] < ended[i] or 40 <= i <= 48 for i in failed), failed
