@@ -39,9 +39,10 @@ clusterpolicies                   cpol         kyverno.io/v1                    
 clusterpolicies                                nvidia.com/v1                     false        ClusterPolicy
 nvidiadrivers                     nvd          nvidia.com/v1alpha1               false        NVIDIADriver
 """
-#: what the plugin asks ``kubectl get`` for, in api-resources' order (not Kyverno's ClusterPolicy)
+#: what the plugin asks ``kubectl get`` for, in api-resources' order (not Kyverno's ClusterPolicy; ConfigMaps for
+#: KubeVirt's legacy kubevirt-config)
 FETCHED = (
-    "nodes,pods,replicationcontrollers,daemonsets.apps,deployments.apps,replicasets.apps,statefulsets.apps,"
+    "configmaps,nodes,pods,replicationcontrollers,daemonsets.apps,deployments.apps,replicasets.apps,statefulsets.apps,"
     "cronjobs.batch,jobs.batch,clusterpolicies.nvidia.com"
 )
 REFUSED = "The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?\n"
@@ -115,9 +116,11 @@ def plugin(*args: str) -> Result:
 def test_kinds_read_are_what_the_builtin_pack_matches_and_reads() -> None:
     assert [str(k) for k in kinds_read(load_policies())] == [
         "ClusterPolicy (nvidia.com/*)",
+        "ConfigMap",
         "CronJob",
         "DaemonSet",
         "Deployment",
+        "HyperConverged (hco.kubevirt.io/*)",
         "Job",
         "KubeVirt (kubevirt.io/*)",
         "Node",
@@ -160,8 +163,8 @@ def test_the_plugin_fetches_what_the_pack_reads_and_audits_it(kubectl: Kubectl) 
     assert report["summary"]["objectsRead"] == 19
     assert report["objects"][0]["source"]["file"] == "<stdin>"
     note = (
-        "kubectl verdict: note: the cluster serves no KubeVirt (kubevirt.io/*), VirtualMachine (kubevirt.io/*), "
-        "VirtualMachineInstance (kubevirt.io/*): not fetched\n"
+        "kubectl verdict: note: the cluster serves no HyperConverged (hco.kubevirt.io/*), KubeVirt (kubevirt.io/*), "
+        "VirtualMachine (kubevirt.io/*), VirtualMachineInstance (kubevirt.io/*): not fetched\n"
     )
     assert note in res.stderr
 
