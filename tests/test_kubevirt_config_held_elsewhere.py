@@ -68,6 +68,33 @@ def test_a_kubevirt_cr_owned_by_hco_is_fixed_in_the_hyperconverged_cr() -> None:
         assert "kubectl patch kubevirt" not in fixes[key]
 
 
+def test_without_hco_the_kubevirt_cr_is_edited() -> None:
+    fixes = _fixes(None, "clusterpolicy_sandbox_enabled.yaml", "suspicious_passthrough_names.yaml")
+    assert fixes[("kubevirt", "permitted-name-from-nvidia-entry")] == (
+        "kubectl edit kubevirt -n kubevirt kubevirt, and add an entry with resourceName nvidia.com/GH100_H100_PCIE "
+        "(same pciVendorSelector, externalResourceProvider: true) next to nvidia.com/DH89XXCC_CHAP_COUNTER in "
+        "spec.configuration.permittedHostDevices"
+    )
+    assert fixes[("kubevirt", "nvidia-device-not-permitted-as-container-resource")].startswith(
+        "kubectl edit kubevirt -n kubevirt kubevirt, and rename resourceName nvidia.com/gpu in "
+        "spec.configuration.permittedHostDevices"
+    )
+
+
+def test_hco_owned_permits_are_edited_in_the_hyperconverged_cr() -> None:
+    # The Intel-named H100 permit of suspicious_passthrough_names.yaml, in a KubeVirt CR that HCO owns (its labels
+    # only: no ownerReference, no HyperConverged CR in the dump).
+    kubevirt = next(d for d in _docs("suspicious_passthrough_names.yaml") if d["kind"] == "KubeVirt")
+    kubevirt["metadata"]["labels"] = {"app": "kubevirt-hyperconverged", "app.kubernetes.io/managed-by": "hco-operator"}
+    fixes = _fixes([kubevirt])
+    assert fixes[("kubevirt", "permitted-name-from-nvidia-entry")] == (
+        "kubectl edit hyperconverged -n kubevirt kubevirt-hyperconverged, and add an entry with resourceName "
+        "nvidia.com/GH100_H100_PCIE (same pciVendorSelector, externalResourceProvider: true) next to "
+        "nvidia.com/DH89XXCC_CHAP_COUNTER in spec.permittedHostDevices (HCO copies it into the KubeVirt CR and "
+        "overwrites edits made there; its PCI entries name the selector pciDeviceSelector)"
+    )
+
+
 def test_mediated_devices_under_hco_are_switched_off_in_the_hyperconverged_cr() -> None:
     kubevirt = _docs("kubevirt_owned_by_hyperconverged.yaml")[0]
     gates = kubevirt["spec"]["configuration"]["developerConfiguration"]["featureGates"]
