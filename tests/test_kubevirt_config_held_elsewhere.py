@@ -145,3 +145,21 @@ def test_without_a_kubevirt_cr_the_hyperconverged_permits_decide() -> None:
             "there), or correct deviceName in VirtualMachineInstance vdi/t4-vdi"
         )
     }
+
+
+def test_a_hyperconverged_cr_elsewhere_does_not_own_the_kubevirt_cr() -> None:
+    # KubeVirt installed on its own in namespace kubevirt, next to an HCO in openshift-cnv: the KubeVirt CR is
+    # edited, not the HyperConverged CR.
+    kubevirt = next(d for d in _docs("suspicious_passthrough_names.yaml") if d["kind"] == "KubeVirt")
+    vmi = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "VirtualMachineInstance",
+        "metadata": {"name": "a40", "namespace": "ml", "uid": "u-2"},
+        "spec": {"domain": {"devices": {"gpus": [{"name": "gpu1", "deviceName": "nvidia.com/GA102GL_A40"}]}}},
+    }
+    fixes = _fixes([kubevirt, vmi], "hyperconverged_cr.yaml")
+    assert fixes[("a40", "device-name-permitted")] == (
+        "kubectl edit kubevirt -n kubevirt kubevirt (spec.configuration.permittedHostDevices), or correct deviceName "
+        "in VirtualMachineInstance ml/a40"
+    )
+    assert fixes[("kubevirt", "permitted-name-from-nvidia-entry")].startswith("kubectl edit kubevirt -n kubevirt kubevirt,")
