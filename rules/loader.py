@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 from marshmallow import ValidationError
 
-from . import workloads  # noqa: F401  (registers the schedulable operator before the schema is built)
+from . import workloads  # noqa: F401  (registers schedulable and toleratesNodes before the schema is built)
 from .errors import PolicyError, RuleLookupError, RuleNameProblem, byte_place, dotted
 from .model import (
     BUILTIN_NAMES,

@@ -28,6 +28,7 @@ from .errors import quoted
 from .limits import limit
 from .memo import IdentityMemo
 from .quantity import QuantityError, format_quantity, parse_quantity
+from .schedule.matching import Taint, Toleration, text
 
 
 class OperatorError(ValueError):
@@ -296,6 +297,25 @@ def _version(fn: Callable[[tuple[Any, ...], tuple[Any, ...]], bool]) -> Callable
     return test
 
 
+def _tolerations(arg: Any) -> list[Toleration]:
+    """The argument of ``tolerates``: a list of toleration mappings (or one mapping; ``null`` is none)."""
+    out = []
+    for t in _members([arg] if isinstance(arg, dict) else arg):
+        if not isinstance(t, dict):
+            raise OperatorError(f"{show(t)} is not a toleration (a mapping of key, operator, value, effect)")
+        out.append(Toleration.of(t))
+    return out
+
+
+def _tolerates(value: Any, arg: Any) -> bool:
+    """Kubernetes ``Toleration.ToleratesTaint`` (rules/schedule/matching.py): some toleration of ``arg``
+    tolerates the taint ``value``."""
+    if not isinstance(value, dict):
+        raise OperatorError(f"{show(value)} is not a taint (a mapping of key, value, effect)")
+    taint = Taint(text(value.get("key")), text(value.get("value")), text(value.get("effect")))
+    return any(t.tolerates(taint) for t in _tolerations(arg))
+
+
 _ANY = fields.Raw
 _COUNT_KEYS = ("equals", "gt", "gte", "lt", "lte")
 
@@ -522,6 +542,15 @@ OPERATORS: dict[str, Operator] = {
             _set_rel(lambda s, a: s == a),
             lambda a: f"exactly {show(_members(a))}",
             doc="the selected values, as a set, equal the argument",
+        ),
+        Operator(
+            "tolerates",
+            "value",
+            _ANY,
+            _tolerates,
+            lambda a: f"tolerated by one of {show(_members([a] if isinstance(a, dict) else a))}",
+            doc="the value is a taint (key, value, effect) that one of the argument's tolerations tolerates"
+            " (Kubernetes ToleratesTaint: empty key or effect matches all, Exists any value, Equal/empty the value)",
         ),
         Operator(
             "versionLt",

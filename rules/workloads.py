@@ -1,17 +1,23 @@
-"""The ``schedulable`` operator: would kube-scheduler place this workload on a Node of the dump?
+"""The object operators backed by the scheduler model (``rules.schedule.ClusterModel``, built once per dump
+from the index's Nodes and Pods):
 
-Backed by ``rules.schedule.ClusterModel`` (a model of kube-scheduler's filter plugins), built once per
-dump from the index's Nodes and Pods. The argument is ``{}`` or ``{hint: false}`` to leave out verdict's
-own hint after the FailedScheduling-style message.
+- ``schedulable``: would kube-scheduler place this workload on a Node of the dump? The argument is ``{}``
+  or ``{hint: false}`` to leave out verdict's own hint after the FailedScheduling-style message.
+- ``toleratesNodes``: does the workload's pod tolerate the NoSchedule/NoExecute taints of every node its
+  node name, nodeSelector and affinity select (a DaemonSet must run on each; the controller silently skips
+  the others)? The argument is ``{}`` or ``{nodes: [<nodeSelectorTerm>, ...]}`` to judge only the nodes
+  matching one of those terms (e.g. the GPU nodes).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import fields
+from marshmallow import ValidationError, fields
 
+from .memo import IdentityMemo
 from .operators import Operator, register
+from .schedule.matching import Term, compile_terms
 
 
 def _field() -> fields.Field:
@@ -22,21 +28,24 @@ def _field() -> fields.Field:
     )
 
 
+def _model(index: Any) -> Any:
+    from .schedule import ClusterModel  # imported late: the model is only built when a rule asks
+
+    return index.memo(
+        "schedule.ClusterModel",
+        lambda: ClusterModel((o.obj for o in index.of_kind("Node")), (o.obj for o in index.of_kind("Pod"))),
+    )
+
+
 def check_schedulable(scope: Any, arg: Any) -> tuple[str, str, Any]:
     """(state, message, observed) for the object in ``scope``: ``pass`` with the feasible nodes, ``fail``
     with kube-scheduler's FailedScheduling text (+ hint), or ``skip`` when the object is not a workload
     or is already bound to a Node, or when the dump holds no Node at all."""
-    from .schedule import ClusterModel  # imported late: the model is only built when a rule asks
-
     index = scope.index
     if not index.of_kind("Node"):
         # Nothing is known about placement (a manifest or a namespace dump): no verdict, not a failure.
         return "skip", "no Node in the dump to schedule on", None
-    model = index.memo(
-        "schedule.ClusterModel",
-        lambda: ClusterModel((o.obj for o in index.of_kind("Node")), (o.obj for o in index.of_kind("Pod"))),
-    )
-    prediction = model.predict(scope.obj.obj)
+    prediction = _model(index).predict(scope.obj.obj)
     if not prediction.applicable:
         return "skip", prediction.message or "not a workload waiting to be scheduled", None
     message = prediction.message
@@ -55,5 +64,74 @@ register(
         resolve=False,
         doc="the object (Pod, pod template owner, VirtualMachineInstance, VirtualMachine) would be placed"
         " on some Node of the dump by kube-scheduler's filters; see docs/scheduling.md",
+    )
+)
+
+
+def _check_scope(arg: Any) -> None:
+    """Refuse at load what ``toleratesNodes`` cannot use: unknown options, or ``nodes`` that is not a non-empty
+    list of valid node selector terms (a term that does not parse would silently match nothing)."""
+    unknown = sorted(set(arg) - {"nodes"})
+    if unknown:
+        raise ValidationError(f"toleratesNodes takes only 'nodes', not {', '.join(unknown)}")
+    if "nodes" not in arg:
+        return
+    terms = arg["nodes"]
+    if not isinstance(terms, list) or not terms:
+        raise ValidationError("nodes takes a non-empty list of node selector terms ({matchExpressions, matchFields})")
+    for i, term in enumerate(terms):
+        if not isinstance(term, dict) or set(term) - {"matchExpressions", "matchFields"}:
+            raise ValidationError(f"nodes[{i}] is not a node selector term ({{matchExpressions, matchFields}})")
+        if len(compile_terms([term])) != 1:
+            raise ValidationError(
+                f"nodes[{i}] does not parse as a node selector term (In/NotIn need values, Exists/DoesNotExist"
+                " none, Gt/Lt one integer; an empty term matches nothing)"
+            )
+
+
+def _scope_field() -> fields.Field:
+    return fields.Dict(
+        keys=fields.String(),
+        values=fields.Raw(),
+        validate=_check_scope,
+        metadata={
+            "description": "options: {nodes: [nodeSelectorTerm, ...]} to judge only the nodes matching one of the"
+            " terms; the object itself is the workload"
+        },
+    )
+
+
+_TERMS: IdentityMemo[tuple[Term, ...] | None] = IdentityMemo()
+
+
+def check_tolerates_nodes(scope: Any, arg: Any) -> tuple[str, str, Any]:
+    """(state, message, observed) for the object in ``scope``: ``pass`` with the selected nodes, ``fail`` with
+    the nodes whose taints keep its pod off (kube-scheduler's "node(s) had untolerated taint {k: v}"), or
+    ``skip`` when nothing was judged (no Node in the dump, not a workload, nothing waiting, or it selects
+    none of the nodes in scope)."""
+    index = scope.index
+    if not index.of_kind("Node"):
+        return "skip", "no Node in the dump", None
+    raw = (arg or {}).get("nodes")
+    terms = None if raw is None else _TERMS.get(lambda: compile_terms(raw), raw)
+    check = _model(index).taint_check(scope.obj.obj, terms)
+    if not check.applicable:
+        return "skip", check.message, None
+    if check.tolerated:
+        return "pass", check.message, list(check.selected)
+    return "fail", check.message, list(check.untolerated)
+
+
+register(
+    Operator(
+        "toleratesNodes",
+        "object",
+        _scope_field,
+        check_tolerates_nodes,
+        lambda arg: "tolerates the taints of every node it selects",
+        resolve=False,
+        doc="the workload's pod (a DaemonSet's with the controller's tolerations) tolerates the NoSchedule and"
+        " NoExecute taints of every node (among `nodes`, when given) that its node name, nodeSelector and"
+        " affinity select; see docs/scheduling.md",
     )
 )

@@ -131,6 +131,13 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("lte-fail", {"path": "$.status.allocatable.memory", "lte": "1Ti"}, "fail"),
     ("versionLt-pass", {"value": "v1.3.2", "versionLt": "v1.4.0"}, "pass"),
     ("versionLt-fail", {"value": "v1.4.0", "versionLt": "v1.4.0"}, "fail"),
+    # The node's taint is nvidia.com/gpu=present:NoSchedule.
+    ("tolerates-pass", {"path": "$.spec.taints[*]", "tolerates": [{"key": "nvidia.com/gpu", "operator": "Exists"}]}, "pass"),
+    (
+        "tolerates-fail",
+        {"path": "$.spec.taints[*]", "tolerates": [{"key": "nvidia.com/gpu", "value": "absent", "effect": "NoSchedule"}]},
+        "fail",
+    ),
     ("multipleOf-pass", {"path": "$.status.capacity.memory", "multipleOf": "1Gi"}, "pass"),
     ("multipleOf-fail", {"path": "$.status.allocatable.cpu", "multipleOf": 1}, "fail"),
     ("multipleOf-milli", {"path": "$.status.allocatable.cpu", "multipleOf": "500m"}, "pass"),
@@ -290,8 +297,8 @@ def test_every_operator_has_a_passing_and_a_failing_case() -> None:
     covered: dict[str, set[str]] = {w: set() for w in ("pass", "fail")}
     for _, a, e in CASES:
         covered[e] |= ops_in(a)
-    covered["pass"] |= {"schedulable"}  # test_schedulable below
-    covered["fail"] |= {"schedulable"}
+    covered["pass"] |= {"schedulable", "toleratesNodes"}  # test_schedulable below, tests/test_placement.py
+    covered["fail"] |= {"schedulable", "toleratesNodes"}
     assert covered["pass"] >= set(OPERATORS), set(OPERATORS) - covered["pass"]
     assert covered["fail"] >= set(OPERATORS), set(OPERATORS) - covered["fail"]
 

@@ -8,11 +8,13 @@ PreFilter) and NodeResourcesFit, in upstream's order; not modelled: volumes, Nod
 affinity, topology spread, DRA, PostFilter/preemption and scoring. See ``docs/scheduling.md``.
 
 Modules: ``resources`` (effective requests), ``matching`` (taints, tolerations, selector terms),
-``workloads`` (pod spec of a workload, its own pods), ``cluster`` (indexes), ``model`` (predict).
+``workloads`` (pod spec of a workload, its own pods), ``cluster`` (indexes), ``model`` (predict),
+``placement`` (the selected nodes whose taints keep a workload's pod off: ``ClusterModel.taint_check``).
 """
 
 from .model import ClusterModel, Prediction
+from .placement import TaintCheck
 from .resources import effective_requests
 from .workloads import pod_spec_of
 
-__all__ = ["ClusterModel", "Prediction", "effective_requests", "pod_spec_of"]
+__all__ = ["ClusterModel", "Prediction", "TaintCheck", "effective_requests", "pod_spec_of"]

@@ -9,7 +9,8 @@ Sources (kubernetes/kubernetes):
   ``ErrNoNodesAvailable``;
 - ``pkg/scheduler/framework/types.go`` ``FitError.Error()``: the message;
 - ``pkg/controller/daemon/daemon_controller.go`` ``nodeShouldRunDaemonPod``: which nodes a DaemonSet
-  targets (node name, node affinity/selector and NoSchedule/NoExecute taints).
+  targets (node name, node affinity/selector and NoSchedule/NoExecute taints); ``taint_check`` names the
+  selected nodes its taints skip (``placement.py``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from .matching import (
     tolerates_unschedulable,
     tolerations_of,
 )
+from .placement import TaintCheck, check_taints
 from .resources import effective_requests, is_extended, scheduler_units
 from .workloads import LABEL_SETTERS, not_waiting, owned_pods, pod_spec_of
 
@@ -163,6 +165,31 @@ class ClusterModel:
         if kind == "DaemonSet":
             return self._predict_daemon(view, own)
         return self._predict_pod(view, own)
+
+    def taint_check(self, workload: dict[str, Any], scope: tuple[Term, ...] | None = None) -> TaintCheck:
+        """Which nodes that ``workload``'s pod selects (node name, nodeSelector, required node affinity), among
+        those matching ``scope`` (node selector terms, ORed; None: every node), keep it off with a
+        NoSchedule/NoExecute taint its tolerations (a DaemonSet's with the controller's added) do not
+        tolerate. Not applicable to what ``predict`` does not judge (non-workloads, nothing waiting).
+        Raises ``EvaluationError`` when the workload's resource quantities cannot be parsed."""
+        if not isinstance(workload, Mapping):
+            return TaintCheck(False, True, "not a Kubernetes object")
+        idle = not_waiting(workload)
+        if idle is not None:
+            return TaintCheck(False, True, idle)
+        spec = pod_spec_of(workload)
+        if spec is None:
+            return TaintCheck(False, True, f"{text(workload.get('kind')) or 'the object'} is not a workload")
+        view = PodView.of(spec)
+        c = self._cluster
+        selected: frozenset[int] = c.all
+        if view.node_name:
+            wanted = c.index.get(view.node_name)
+            selected = frozenset() if wanted is None else frozenset([wanted])
+        if view.node_selector is not None or view.terms is not None:
+            selected = selected & c.affinity_matches(view.node_selector, view.terms)
+        own = c.owned_usage(owned_pods(workload))
+        return check_taints(c, selected, view.tolerations, own, scope)
 
     # -- one pod --------------------------------------------------------------------------------
 

@@ -1,0 +1,113 @@
+"""Which of the nodes a workload selects keep its pod off with a taint it does not tolerate.
+
+``ClusterModel.predict`` answers "would the pod be placed somewhere?". A DaemonSet asks more: it must run
+on *every* node its node name, nodeSelector and affinity select, and the DaemonSet controller silently
+skips a selected node whose NoSchedule/NoExecute taints its pod does not tolerate (no pod, no event;
+``status.desiredNumberScheduled`` simply counts one node fewer). ``check_taints`` names those nodes.
+
+Source: kubernetes/kubernetes ``pkg/controller/daemon/daemon_controller.go`` ``NodeShouldRunDaemonPod``
+(v1.32.0): a node that fails the node name or node affinity is not the DaemonSet's at all; one that fails
+only the taints gives ``shouldRun=false`` and ``shouldContinueRunning`` true unless a NoExecute taint is
+untolerated, so a pod placed before a NoSchedule taint was added keeps running but is not recreated.
+Taint matching is TaintToleration's (``matching.first_untolerated``), worded as kube-scheduler words it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .cluster import Cluster
+from .matching import NO_EXECUTE, Term, Toleration, first_untolerated
+
+SHOWN = 5
+
+
+@dataclass(frozen=True, slots=True)
+class TaintCheck:
+    """The answer of ``check_taints``.
+
+    ``applicable``: False when nothing was judged (not a workload, nothing waiting, no node in scope, or
+    the workload selects none of them), ``message`` then says why and ``tolerated`` is True;
+    ``tolerated``: no selected node keeps the pod off; ``selected``: sorted names of the nodes in scope
+    that the workload selects; ``untolerated``: those whose taints keep its pod off; ``kept``: nodes of
+    ``untolerated`` where the workload's own pod still runs (only NoSchedule taints are untolerated there,
+    and they do not evict); ``reasons``: kube-scheduler's reason -> number of ``untolerated`` nodes;
+    ``message``: what was found, e.g. ``2 of the 3 nodes it selects have a taint it does not tolerate:
+    2 node(s) had untolerated taint {dedicated: gpu} (gpu-a, gpu-b)``.
+    """
+
+    applicable: bool
+    tolerated: bool
+    message: str
+    selected: tuple[str, ...] = ()
+    untolerated: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+    reasons: dict[str, int] = field(default_factory=dict)
+
+
+def _nodes(n: int, where: str = "") -> str:
+    return f"{n}{where} node{'' if n == 1 else 's'}"
+
+
+def _listed(names: list[str]) -> str:
+    shown = ", ".join(names[:SHOWN])
+    return shown + (f" and {len(names) - SHOWN} more" if len(names) > SHOWN else "")
+
+
+def check_taints(
+    cluster: Cluster,
+    selected: frozenset[int],
+    tolerations: tuple[Toleration, ...],
+    own_nodes: Iterable[int],
+    scope: tuple[Term, ...] | None,
+) -> TaintCheck:
+    """Judge the nodes of ``selected`` (indexes of the nodes the workload's node name, nodeSelector and
+    required node affinity select) that are in ``scope`` (node selector terms, ORed; None: every node)
+    against ``tolerations`` (the pod's, with the DaemonSet controller's added for a DaemonSet).
+    ``own_nodes`` are the nodes where the workload's own pods are bound."""
+    in_scope = cluster.all if scope is None else cluster.affinity_matches(None, scope)
+    where = "" if scope is None else " judged"
+    if not in_scope:
+        return TaintCheck(False, True, f"none of the {_nodes(len(cluster.names))} of the dump is among the nodes judged")
+    judged = selected & in_scope
+    if not judged:
+        return TaintCheck(
+            False,
+            True,
+            f"its node name, nodeSelector and affinity select none of the {_nodes(len(in_scope), where)}",
+        )
+    groups: dict[str, set[int]] = {}
+    for reason, nodes in cluster.taint_failures(tolerations):
+        hit = nodes & judged
+        if hit:
+            groups.setdefault(reason, set()).update(hit)
+    off = set().union(*groups.values()) if groups else set()
+    own = set(own_nodes) & off
+    kept = {
+        i for i in own if first_untolerated(tuple(t for t in cluster.taints[i] if t.effect == NO_EXECUTE), tolerations) is None
+    }
+    for members in groups.values():
+        members -= kept
+    groups = {reason: members for reason, members in groups.items() if members}
+    blocked = off - kept
+    names = cluster.names_of(judged)
+    kept_note = ""
+    if kept:
+        kept_note = (
+            f"; its pod still runs on {_listed(cluster.names_of(kept))} (an untolerated NoSchedule taint does not evict"
+            " it) but would not be recreated there"
+        )
+    reasons = {reason: len(members) for reason, members in groups.items()}
+    if not blocked:
+        message = f"it tolerates the taints of the {_nodes(len(names), where)} it selects: {_listed(names)}{kept_note}"
+        return TaintCheck(True, True, message, tuple(names), (), tuple(cluster.names_of(kept)), reasons)
+    parts = [f"{len(members)} {reason} ({_listed(cluster.names_of(members))})" for reason, members in sorted(groups.items())]
+    have = "has" if len(blocked) == 1 else "have"
+    message = (
+        f"{len(blocked)} of the {_nodes(len(names), where)} it selects {have} a taint it does not tolerate: "
+        f"{'; '.join(parts)}{kept_note}"
+    )
+    return TaintCheck(
+        True, False, message, tuple(names), tuple(cluster.names_of(blocked)), tuple(cluster.names_of(kept)), reasons
+    )
