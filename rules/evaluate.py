@@ -550,7 +550,10 @@ def evaluate_rule(
         for pre in rule.preconditions:
             out = check(pre, scope)
             if out.state != "pass":
-                why = pre.description or out.detail or f"{out.path} is {show(out.observed)}, not {out.expected}"
+                # A precondition that does not apply (an object operator's skip) says why itself; the description
+                # says why it fails.
+                told = out.detail if out.state == "skip" else ""
+                why = told or pre.description or out.detail or f"{out.path} is {show(out.observed)}, not {out.expected}"
                 return result("skip", f"precondition not met: {why}", out)
         out = check(rule.assertion, scope)
         extra = {

@@ -5,8 +5,9 @@ from the index's Nodes and Pods):
   or ``{hint: false}`` to leave out verdict's own hint after the FailedScheduling-style message.
 - ``toleratesNodes``: does the workload's pod tolerate the NoSchedule/NoExecute taints of every node its
   node name, nodeSelector and affinity select (a DaemonSet must run on each; the controller silently skips
-  the others)? The argument is ``{}`` or ``{nodes: [<nodeSelectorTerm>, ...]}`` to judge only the nodes
-  matching one of those terms (e.g. the GPU nodes).
+  the others)? The argument is ``{}``, or ``nodes: [<nodeSelectorTerm>, ...]`` to judge only the nodes
+  matching one of those terms (e.g. the GPU nodes), and ``ignoreRunning: true`` to pass a node where the
+  workload's own pod still runs under a NoSchedule taint it does not tolerate (added after it started).
 """
 
 from __future__ import annotations
@@ -71,9 +72,11 @@ register(
 def _check_scope(arg: Any) -> None:
     """Refuse at load what ``toleratesNodes`` cannot use: unknown options, or ``nodes`` that is not a non-empty
     list of valid node selector terms (a term that does not parse would silently match nothing)."""
-    unknown = sorted(set(arg) - {"nodes"})
+    unknown = sorted(set(arg) - {"nodes", "ignoreRunning"})
     if unknown:
-        raise ValidationError(f"toleratesNodes takes only 'nodes', not {', '.join(unknown)}")
+        raise ValidationError(f"toleratesNodes takes only 'nodes' and 'ignoreRunning', not {', '.join(unknown)}")
+    if not isinstance(arg.get("ignoreRunning", False), bool):
+        raise ValidationError("ignoreRunning takes true or false")
     if "nodes" not in arg:
         return
     terms = arg["nodes"]
@@ -96,7 +99,8 @@ def _scope_field() -> fields.Field:
         validate=_check_scope,
         metadata={
             "description": "options: {nodes: [nodeSelectorTerm, ...]} to judge only the nodes matching one of the"
-            " terms; the object itself is the workload"
+            " terms; {ignoreRunning: true} to pass a node where its own pod still runs under a NoSchedule taint;"
+            " the object itself is the workload"
         },
     )
 
@@ -114,7 +118,7 @@ def check_tolerates_nodes(scope: Any, arg: Any) -> tuple[str, str, Any]:
         return "skip", "no Node in the dump", None
     raw = (arg or {}).get("nodes")
     terms = None if raw is None else _TERMS.get(lambda: compile_terms(raw), raw)
-    check = _model(index).taint_check(scope.obj.obj, terms)
+    check = _model(index).taint_check(scope.obj.obj, terms, ignore_running=bool((arg or {}).get("ignoreRunning")))
     if not check.applicable:
         return "skip", check.message, None
     if check.tolerated:

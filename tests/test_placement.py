@@ -176,7 +176,7 @@ def test_taint_check_scope_limits_the_judged_nodes() -> None:
     ok = ClusterModel(CLUSTER, []).taint_check(daemonset(tolerations=[{"operator": "Exists"}]), compile_terms(GPU_TERMS))
     assert (ok.tolerated, ok.message) == (
         True,
-        "it tolerates the taints of the 4 judged nodes it selects: gpu-a, gpu-b, gpu-c, gpu-d",
+        "no taint keeps it off the 4 judged nodes it selects (gpu-a, gpu-b, gpu-c, gpu-d)",
     )
     assert ok.untolerated == () and ok.selected == ("gpu-a", "gpu-b", "gpu-c", "gpu-d")
 
@@ -214,21 +214,64 @@ def test_a_running_pod_stays_under_a_noschedule_taint_but_not_a_noexecute_one() 
     ]
     app = "nvidia-device-plugin-daemonset"
     pods = [running_pod("dp-a", app, "gpu-a"), running_pod("dp-b", app, "gpu-b"), running_pod("dp-c", app, "gpu-c", "Failed")]
-    check = ClusterModel(nodes, pods).taint_check(daemonset(tolerations=OPERAND_TOLERATION))
-    assert check.kept == ("gpu-a",)
-    assert check.untolerated == ("gpu-b", "gpu-c")
-    # gpu-b's NoExecute taint evicts its pod; dp-c has failed, so nothing runs on gpu-c.
-    assert check.message == (
-        "2 of the 3 nodes it selects have a taint it does not tolerate: 2 node(s) had untolerated taint {dedicated: gpu} "
-        "(gpu-b, gpu-c); its pod still runs on gpu-a (an untolerated NoSchedule taint does not evict it) but would not be "
-        "recreated there"
+    m = ClusterModel(nodes, pods)
+    ds = daemonset(tolerations=OPERAND_TOLERATION)
+    # gpu-b's NoExecute taint evicts its pod; dp-c has failed, so nothing runs on gpu-c. Counted: all three.
+    strict = m.taint_check(ds)
+    assert (strict.kept, strict.untolerated) == (("gpu-a",), ("gpu-a", "gpu-b", "gpu-c"))
+    assert strict.message == (
+        "3 of the 3 nodes it selects have a taint it does not tolerate: 3 node(s) had untolerated taint {dedicated: gpu} "
+        "(gpu-a, gpu-b, gpu-c); its pod still runs on gpu-a: a NoSchedule taint does not evict a running pod, but it would "
+        "not be recreated there"
     )
-    only_kept = ClusterModel([nodes[0]], pods).taint_check(daemonset(tolerations=OPERAND_TOLERATION))
+    # Ignoring the running pod: gpu-a is not counted, and the message names its taint.
+    lenient = m.taint_check(ds, ignore_running=True)
+    assert (lenient.kept, lenient.untolerated) == (("gpu-a",), ("gpu-b", "gpu-c"))
+    assert lenient.message == (
+        "2 of the 3 nodes it selects have a taint it does not tolerate: 2 node(s) had untolerated taint {dedicated: gpu} "
+        "(gpu-b, gpu-c); its pod still runs on gpu-a under a taint it does not tolerate (node(s) had untolerated taint "
+        "{dedicated: gpu}): a NoSchedule taint does not evict a running pod, but it would not be recreated there"
+    )
+    only_kept = ClusterModel([nodes[0]], pods).taint_check(ds, ignore_running=True)
     assert (only_kept.tolerated, only_kept.message) == (
         True,
-        "it tolerates the taints of the 1 node it selects: gpu-a; its pod still runs on gpu-a (an untolerated "
-        "NoSchedule taint does not evict it) but would not be recreated there",
+        "no taint keeps it off the 1 node it selects (gpu-a); its pod still runs on gpu-a under a taint it does not "
+        "tolerate (node(s) had untolerated taint {dedicated: gpu}): a NoSchedule taint does not evict a running pod, but "
+        "it would not be recreated there",
     )
+
+
+def test_a_daemonset_pod_rebuilt_from_describe_text_is_found_by_its_generated_name() -> None:
+    # Describe text gives a pod row's namespace and name only: no labels, no owner.
+    described = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "nvidia-device-plugin-daemonset-f7kqs", "namespace": "gpu-operator"},
+        "spec": {"nodeName": "gpu-a", "containers": [{"name": "pod-totals"}]},
+        "status": {"phase": "Running"},
+    }
+    labelled = running_pod("nvidia-device-plugin-daemonset-zz9zz", "something-else", "gpu-c")
+    other_ns = {**described, "metadata": {"name": "nvidia-device-plugin-daemonset-x2x2x", "namespace": "kube-system"}}
+    m = ClusterModel([gpu_node("gpu-a", DEDICATED), gpu_node("gpu-c", DEDICATED)], [described, labelled, other_ns])
+    check = m.taint_check(daemonset(tolerations=OPERAND_TOLERATION), ignore_running=True)
+    assert (check.kept, check.untolerated) == (("gpu-a",), ("gpu-c",))
+
+
+def test_a_skipping_object_operator_precondition_says_why(judge: Judge) -> None:
+    rule = make_rule(
+        {"path": "$.kind", "exists": True},
+        match={"kinds": ["DaemonSet"]},
+        preconditions=[{"toleratesNodes": {"nodes": GPU_TERMS}, "description": "taints keep it off"}],
+    )
+    ds = daemonset(tolerations=[], nodeSelector={"nvidia.com/gpu.present": "false"})
+    r = judge([*CLUSTER, ds], rules=[rule])[("nvidia-device-plugin-daemonset", "r")]
+    assert (r.result, r.message) == (
+        "skip",
+        "precondition not met: its node name, nodeSelector and affinity select none of the 4 judged nodes",
+    )
+    # When it fails, the description says why.
+    failing = judge([*CLUSTER, daemonset(tolerations=[])], rules=[rule])[("nvidia-device-plugin-daemonset", "r")]
+    assert (failing.result, failing.message) == ("skip", "precondition not met: taints keep it off")
 
 
 def test_taint_check_not_applicable() -> None:
@@ -296,7 +339,8 @@ def test_tolerates_nodes_skips_without_nodes_or_a_workload(judge: Judge) -> None
 @pytest.mark.parametrize(
     ("argument", "reason"),
     [
-        ({"node": GPU_TERMS}, "toleratesNodes takes only 'nodes', not node"),
+        ({"node": GPU_TERMS}, "toleratesNodes takes only 'nodes' and 'ignoreRunning', not node"),
+        ({"ignoreRunning": "yes"}, "ignoreRunning takes true or false"),
         ({"nodes": []}, "nodes takes a non-empty list of node selector terms"),
         ({"nodes": [{"matchLabels": {"a": "b"}}]}, "nodes[0] is not a node selector term"),
         ({"nodes": [{"matchExpressions": [{"key": "a", "operator": "In"}]}]}, "nodes[0] does not parse as a node selector term"),
@@ -339,4 +383,4 @@ spec:
     )
     rule = make_rule({"toleratesNodes": {}}, match={"kinds": ["DaemonSet"]}, passMessage="{detail}")
     r = judge(objects, rules=[rule])[("nvidia-driver-daemonset", "r")]
-    assert (r.result, r.message) == ("pass", "it tolerates the taints of the 1 node it selects: dgx-01")
+    assert (r.result, r.message) == ("pass", "no taint keeps it off the 1 node it selects (dgx-01)")

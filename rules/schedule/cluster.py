@@ -16,6 +16,7 @@ count.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
@@ -49,6 +50,9 @@ from .resources import (
 from .workloads import TERMINAL_PHASES, OwnedPods
 
 Usage = dict[str, int]
+#: A name made by ``generateName``: the stem, a dash and 5 characters of the API server's random alphabet
+#: (``k8s.io/apiserver/pkg/storage/names``: consonants and digits, lower case).
+_GENERATED = re.compile(r"^(.+)-[a-z0-9]{5}$")
 _EMPTY: frozenset[int] = frozenset()
 _CACHE_LIMIT = 512
 _SMALL = 64
@@ -108,6 +112,8 @@ class Cluster:
         self._pods_by_label: dict[tuple[str, str, str], list[int]] = {}
         self._pods_by_namespace: dict[str, list[int]] = {}
         self._pods_by_owner: dict[tuple[str, str, str], list[int]] = {}
+        # Pods with no labels and no owner (rebuilt from describe text), by (namespace, generateName stem).
+        self._pods_by_stem: dict[tuple[str, str], list[int]] = {}
         used: list[Usage] = [{} for _ in self.names]
         for pod in pods:
             self._add_pod(pod, used)
@@ -191,10 +197,14 @@ class Cluster:
         self._pods_by_namespace.setdefault(namespace, []).append(p)
         for key, label in labels.items():
             self._pods_by_label.setdefault((namespace, key, label), []).append(p)
-        for ref in items(meta.get("ownerReferences")):
+        refs = items(meta.get("ownerReferences"))
+        for ref in refs:
             if isinstance(ref, Mapping):
                 owner = (namespace, text(ref.get("kind")), text(ref.get("name")))
                 self._pods_by_owner.setdefault(owner, []).append(p)
+        generated = _GENERATED.match(text(meta.get("name")))
+        if generated and not labels and not refs:
+            self._pods_by_stem.setdefault((namespace, generated.group(1)), []).append(p)
 
     # -- filters ------------------------------------------------------------------------------
 
@@ -336,6 +346,8 @@ class Cluster:
             found = self._pods_by_owner.get((owned.namespace, *owned.owner), [])
         else:
             found = self._select(owned.namespace, owned.selector or {})
+        if owned.generated_from is not None:
+            found = [*found, *self._pods_by_stem.get((owned.namespace, owned.generated_from), [])]
         out: dict[int, Usage] = {}
         for p in found:
             into = out.setdefault(self._pod_node[p], {})

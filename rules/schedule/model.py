@@ -166,12 +166,15 @@ class ClusterModel:
             return self._predict_daemon(view, own)
         return self._predict_pod(view, own)
 
-    def taint_check(self, workload: dict[str, Any], scope: tuple[Term, ...] | None = None) -> TaintCheck:
+    def taint_check(
+        self, workload: dict[str, Any], scope: tuple[Term, ...] | None = None, *, ignore_running: bool = False
+    ) -> TaintCheck:
         """Which nodes that ``workload``'s pod selects (node name, nodeSelector, required node affinity), among
         those matching ``scope`` (node selector terms, ORed; None: every node), keep it off with a
         NoSchedule/NoExecute taint its tolerations (a DaemonSet's with the controller's added) do not
-        tolerate. Not applicable to what ``predict`` does not judge (non-workloads, nothing waiting).
-        Raises ``EvaluationError`` when the workload's resource quantities cannot be parsed."""
+        tolerate; with ``ignore_running``, not those where its own pod still runs under NoSchedule taints only
+        (``placement.check_taints``). Not applicable to what ``predict`` does not judge (non-workloads,
+        nothing waiting). Raises ``EvaluationError`` when the workload's resource quantities cannot be parsed."""
         if not isinstance(workload, Mapping):
             return TaintCheck(False, True, "not a Kubernetes object")
         idle = not_waiting(workload)
@@ -189,7 +192,7 @@ class ClusterModel:
         if view.node_selector is not None or view.terms is not None:
             selected = selected & c.affinity_matches(view.node_selector, view.terms)
         own = c.owned_usage(owned_pods(workload))
-        return check_taints(c, selected, view.tolerations, own, scope)
+        return check_taints(c, selected, view.tolerations, own, scope, ignore_running=ignore_running)
 
     # -- one pod --------------------------------------------------------------------------------
 

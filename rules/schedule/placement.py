@@ -6,7 +6,7 @@ skips a selected node whose NoSchedule/NoExecute taints its pod does not tolerat
 ``status.desiredNumberScheduled`` simply counts one node fewer). ``check_taints`` names those nodes.
 
 Source: kubernetes/kubernetes ``pkg/controller/daemon/daemon_controller.go`` ``NodeShouldRunDaemonPod``
-(v1.32.0): a node that fails the node name or node affinity is not the DaemonSet's at all; one that fails
+(commit 0033f658085b): a node that fails the node name or node affinity is not the DaemonSet's at all; one that fails
 only the taints gives ``shouldRun=false`` and ``shouldContinueRunning`` true unless a NoExecute taint is
 untolerated, so a pod placed before a NoSchedule taint was added keeps running but is not recreated.
 Taint matching is TaintToleration's (``matching.first_untolerated``), worded as kube-scheduler words it.
@@ -30,9 +30,10 @@ class TaintCheck:
     ``applicable``: False when nothing was judged (not a workload, nothing waiting, no node in scope, or
     the workload selects none of them), ``message`` then says why and ``tolerated`` is True;
     ``tolerated``: no selected node keeps the pod off; ``selected``: sorted names of the nodes in scope
-    that the workload selects; ``untolerated``: those whose taints keep its pod off; ``kept``: nodes of
-    ``untolerated`` where the workload's own pod still runs (only NoSchedule taints are untolerated there,
-    and they do not evict); ``reasons``: kube-scheduler's reason -> number of ``untolerated`` nodes;
+    that the workload selects; ``untolerated``: those whose taints keep its pod off; ``kept``: the selected
+    nodes with an untolerated taint where the workload's own pod still runs (only NoSchedule taints are
+    untolerated there, and they do not evict), in ``untolerated`` unless running pods are ignored;
+    ``reasons``: kube-scheduler's reason -> number of ``untolerated`` nodes;
     ``message``: what was found, e.g. ``2 of the 3 nodes it selects have a taint it does not tolerate:
     2 node(s) had untolerated taint {dedicated: gpu} (gpu-a, gpu-b)``.
     """
@@ -61,11 +62,15 @@ def check_taints(
     tolerations: tuple[Toleration, ...],
     own_nodes: Iterable[int],
     scope: tuple[Term, ...] | None,
+    *,
+    ignore_running: bool = False,
 ) -> TaintCheck:
     """Judge the nodes of ``selected`` (indexes of the nodes the workload's node name, nodeSelector and
     required node affinity select) that are in ``scope`` (node selector terms, ORed; None: every node)
     against ``tolerations`` (the pod's, with the DaemonSet controller's added for a DaemonSet).
-    ``own_nodes`` are the nodes where the workload's own pods are bound."""
+    ``own_nodes`` are the nodes where the workload's own pods are bound. A node where such a pod still runs
+    under untolerated NoSchedule taints only is ``kept``: it counts as untolerated (the pod would not come
+    back after a restart or an update) unless ``ignore_running``."""
     in_scope = cluster.all if scope is None else cluster.affinity_matches(None, scope)
     where = "" if scope is None else " judged"
     if not in_scope:
@@ -83,31 +88,34 @@ def check_taints(
         if hit:
             groups.setdefault(reason, set()).update(hit)
     off = set().union(*groups.values()) if groups else set()
-    own = set(own_nodes) & off
     kept = {
-        i for i in own if first_untolerated(tuple(t for t in cluster.taints[i] if t.effect == NO_EXECUTE), tolerations) is None
+        i
+        for i in set(own_nodes) & off
+        if first_untolerated(tuple(t for t in cluster.taints[i] if t.effect == NO_EXECUTE), tolerations) is None
     }
-    for members in groups.values():
-        members -= kept
-    groups = {reason: members for reason, members in groups.items() if members}
-    blocked = off - kept
     names = cluster.names_of(judged)
+    kept_names = tuple(cluster.names_of(kept))
+    if ignore_running:
+        groups = {reason: members - kept for reason, members in groups.items() if members - kept}
+    blocked = set().union(*groups.values()) if groups else set()
+    reasons = {reason: len(members) for reason, members in groups.items()}
     kept_note = ""
     if kept:
+        why = ""
+        if ignore_running:
+            kept_reasons = sorted({r for r, members in cluster.taint_failures(tolerations) if members & kept})
+            why = f" under a taint it does not tolerate ({'; '.join(kept_reasons)})"
         kept_note = (
-            f"; its pod still runs on {_listed(cluster.names_of(kept))} (an untolerated NoSchedule taint does not evict"
-            " it) but would not be recreated there"
+            f"; its pod still runs on {_listed(list(kept_names))}{why}: a NoSchedule taint does not evict a running pod,"
+            " but it would not be recreated there"
         )
-    reasons = {reason: len(members) for reason, members in groups.items()}
     if not blocked:
-        message = f"it tolerates the taints of the {_nodes(len(names), where)} it selects: {_listed(names)}{kept_note}"
-        return TaintCheck(True, True, message, tuple(names), (), tuple(cluster.names_of(kept)), reasons)
+        message = f"no taint keeps it off the {_nodes(len(names), where)} it selects ({_listed(names)}){kept_note}"
+        return TaintCheck(True, True, message, tuple(names), (), kept_names, reasons)
     parts = [f"{len(members)} {reason} ({_listed(cluster.names_of(members))})" for reason, members in sorted(groups.items())]
     have = "has" if len(blocked) == 1 else "have"
     message = (
         f"{len(blocked)} of the {_nodes(len(names), where)} it selects {have} a taint it does not tolerate: "
         f"{'; '.join(parts)}{kept_note}"
     )
-    return TaintCheck(
-        True, False, message, tuple(names), tuple(cluster.names_of(blocked)), tuple(cluster.names_of(kept)), reasons
-    )
+    return TaintCheck(True, False, message, tuple(names), tuple(cluster.names_of(blocked)), kept_names, reasons)

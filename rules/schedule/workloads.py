@@ -149,16 +149,21 @@ def pod_spec_of(workload: Any) -> dict[str, Any] | None:
 class OwnedPods:
     """How to find the bound pods a workload already runs, so that a prediction does not count them
     against the workload itself: pods in ``namespace`` matching ``selector`` (a ``LabelSelector``:
-    ``matchLabels``/``matchExpressions``), or whose ownerReferences name ``owner`` (kind, name)."""
+    ``matchLabels``/``matchExpressions``), or whose ownerReferences name ``owner`` (kind, name); and, with
+    ``generated_from``, pods without labels and owner references (rebuilt from ``kubectl describe`` text,
+    whose pod rows give only namespace and name) named ``<generated_from>-<5 characters>``, the name the
+    DaemonSet controller's ``generateName`` gives its pods."""
 
     namespace: str
     selector: Mapping[str, Any] | None = None
     owner: tuple[str, str] | None = None
+    generated_from: str | None = None
 
 
 def owned_pods(workload: Mapping[str, Any]) -> OwnedPods | None:
     """The ``OwnedPods`` of a controller or KubeVirt object; None for Pods, CronJobs and anything
-    without a usable selector (an empty selector is not taken to mean "every pod")."""
+    without a usable selector (an empty selector is not taken to mean "every pod"). A DaemonSet's also
+    finds its pods rebuilt from describe text by their generated names."""
     kind = text(workload.get("kind"))
     namespace = str(get_in(workload, "metadata", "namespace") or "default")
     name = get_in(workload, "metadata", "name")
@@ -174,7 +179,8 @@ def owned_pods(workload: Mapping[str, Any]) -> OwnedPods | None:
         selector = {"matchLabels": labels} if isinstance(labels, Mapping) else None
     if not isinstance(selector, Mapping) or not (selector.get("matchLabels") or selector.get("matchExpressions")):
         return None
-    return OwnedPods(namespace, selector=selector)
+    generated = str(name) if kind == "DaemonSet" and name else None
+    return OwnedPods(namespace, selector=selector, generated_from=generated)
 
 
 def not_waiting(workload: Mapping[str, Any]) -> str | None:
