@@ -38,12 +38,13 @@ jobs                                           batch/v1                         
 clusterpolicies                   cpol         kyverno.io/v1                     false        ClusterPolicy
 clusterpolicies                                nvidia.com/v1                     false        ClusterPolicy
 nvidiadrivers                     nvd          nvidia.com/v1alpha1               false        NVIDIADriver
+runtimeclasses                                 node.k8s.io/v1                    false        RuntimeClass
 """
 #: what the plugin asks ``kubectl get`` for, in api-resources' order (not Kyverno's ClusterPolicy; ConfigMaps for
 #: KubeVirt's legacy kubevirt-config)
 FETCHED = (
     "configmaps,nodes,pods,replicationcontrollers,daemonsets.apps,deployments.apps,replicasets.apps,statefulsets.apps,"
-    "cronjobs.batch,jobs.batch,clusterpolicies.nvidia.com"
+    "cronjobs.batch,jobs.batch,clusterpolicies.nvidia.com,runtimeclasses.node.k8s.io"
 )
 REFUSED = "The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?\n"
 FORBIDDEN = (
@@ -127,6 +128,7 @@ def test_kinds_read_are_what_the_builtin_pack_matches_and_reads() -> None:
         "Pod",
         "ReplicaSet",
         "ReplicationController",
+        "RuntimeClass (node.k8s.io/*)",
         "StatefulSet",
         "VirtualMachine (kubevirt.io/*)",
         "VirtualMachineInstance (kubevirt.io/*)",
@@ -135,7 +137,7 @@ def test_kinds_read_are_what_the_builtin_pack_matches_and_reads() -> None:
 
 def test_api_resources_rows_are_read_with_and_without_short_names() -> None:
     rows = parse_api_resources(API_RESOURCES)
-    assert len(rows) == 13
+    assert len(rows) == 14
     jobs, kyverno, nvidia = rows[9], rows[10], rows[11]
     assert (jobs.name, jobs.api_version, jobs.namespaced, jobs.kind, jobs.argument) == (
         "jobs",
