@@ -80,9 +80,14 @@ def _operators(a: Assertion) -> Iterator[str]:
         yield from _operators(child)
 
 
+#: The object operators backed by the scheduler model (rules/workloads.py), which reads every Node and Pod.
+_MODEL_OPERATORS = frozenset({"schedulable", "toleratesNodes"})
+
+
 def kinds_read(policies: PolicySet) -> list[KindRead]:
     """What a dump needs for these policies: every rule's ``match`` kinds (with its apiVersion globs), every
-    context's kind, and Nodes and Pods when a rule asks ``schedulable`` (kube-scheduler's model reads them).
+    context's kind, and Nodes and Pods when a rule asks ``schedulable`` or ``toleratesNodes`` (kube-scheduler's
+    model, which both read, is built from them).
     A rule that matches every kind (``*``) adds nothing: no list of types could hold it. Sorted, unique."""
     wanted: set[KindRead] = set()
     for policy in policies.policies:
@@ -90,7 +95,7 @@ def kinds_read(policies: PolicySet) -> list[KindRead]:
         for rule in policy.rules:
             kinds = sorted(rule.match.kinds - {"*"})
             wanted.update(KindRead(k, v) for k in kinds for v in (rule.match.api_versions or ("",)))
-            if any("schedulable" in _operators(a) for a in (rule.assertion, *rule.preconditions)):
+            if any(_MODEL_OPERATORS & set(_operators(a)) for a in (rule.assertion, *rule.preconditions)):
                 wanted.update((KindRead("Node"), KindRead("Pod")))
     return sorted(wanted, key=lambda w: (w.kind, w.api_version))
 

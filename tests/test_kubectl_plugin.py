@@ -135,6 +135,32 @@ def test_kinds_read_are_what_the_builtin_pack_matches_and_reads() -> None:
     ]
 
 
+@pytest.mark.parametrize("operator", ["schedulable", "toleratesNodes"])
+def test_a_rule_backed_by_the_scheduler_model_reads_nodes_and_pods(operator: str) -> None:
+    from rules.loader import PolicySet, load_policy_text
+
+    text = yaml.safe_dump(
+        {
+            "apiVersion": "verdict/v1",
+            "kind": "Policy",
+            "metadata": {"name": "operands"},
+            "spec": {
+                "rules": [
+                    {
+                        "id": "r",
+                        "title": "t",
+                        "match": {"kinds": ["DaemonSet"]},
+                        "assert": {operator: {}},
+                        "message": "m",
+                        "references": ["https://kubernetes.io/"],
+                    }
+                ]
+            },
+        }
+    )
+    assert [str(k) for k in kinds_read(PolicySet(load_policy_text(text, "inline.yaml")))] == ["DaemonSet", "Node", "Pod"]
+
+
 def test_api_resources_rows_are_read_with_and_without_short_names() -> None:
     rows = parse_api_resources(API_RESOURCES)
     assert len(rows) == 14
