@@ -2,17 +2,31 @@
 
 kubectl's JSONPath dialect (``{.metadata.labels.a\\.b}``) is refused with the RFC 9535 rewrite as a
 hint, because a policy written in it would silently select nothing.
+
+Evaluation is on the hot path (every rule reads a few paths of every object), so a path made only of
+name, index and wildcard selectors (child or descendant segments: nearly every path a policy holds) is
+compiled into a plain Python function; any other path (filters, slices) is left to the library's
+``findall``. Both select the same values in the same order (tests/test_jsonpath.py holds this against the
+library's own ``finditer`` on generated documents).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import jsonpath_rfc9535 as rfc9535
 
 from .errors import quoted
+
+try:  # the compiled query's segments are plain tuples tagged with these constants
+    from jsonpath_rfc9535 import _ast as _rfc_ast
+except ImportError:  # pragma: no cover - a library without them: every path goes through findall
+    _rfc_ast = None  # type: ignore[assignment]
+
+Finder = Callable[[Any], list[Any]]
 
 
 class PathError(ValueError):
@@ -26,17 +40,27 @@ class PathError(ValueError):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class JsonPath:
-    """A compiled path: ``text`` as written, ``query`` the compiled RFC 9535 query."""
+    """A compiled path: ``text`` as written, ``query`` the compiled RFC 9535 query; ``find`` selects the
+    values (the fast function of ``_fast_finder``, else the library's ``findall``) and ``plain`` says it has no
+    descendant segment (its first value is found without walking the whole document)."""
 
     text: str
     query: Any
+    find: Finder = field(default=None, repr=False)  # type: ignore[assignment]
+    plain: bool = field(default=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.find is None:
+            fast = _fast_finder(self.query)
+            object.__setattr__(self, "find", fast or self.query.findall)
+            object.__setattr__(self, "plain", fast is not None and not _has_descendant(self.query))
 
     def values(self, document: Any) -> list[Any]:
         """Every value the path selects in ``document`` (a list, possibly empty).
 
         Raises ``rules.errors.EvaluationError`` when the document is nested too deeply for the query."""
         try:
-            return [node.value for node in self.query.finditer(document)]
+            return self.find(document)
         except rfc9535.JSONPathRecursionError as exc:
             from .errors import EvaluationError
 
@@ -48,12 +72,110 @@ class JsonPath:
 
     def first(self, document: Any, default: Any = None) -> Any:
         """The first selected value, or ``default`` when nothing is selected."""
-        for node in self.query.finditer(document):
+        if self.plain:
+            found = self.find(document)
+            return found[0] if found else default
+        for node in self.query.finditer(document):  # lazily: stops at the first value
             return node.value
         return default
 
     def __str__(self) -> str:
         return self.text
+
+
+def _has_descendant(query: Any) -> bool:
+    return any(segment[0] == _rfc_ast.DESCENDANT_SEGMENT for segment in query.segments)
+
+
+def _fast_finder(query: Any) -> Finder | None:
+    """A function selecting what ``query.findall`` selects, in the same order, for a query of name, index
+    and wildcard selectors only; None for any other query (filters, slices) or an unknown library layout."""
+    if _rfc_ast is None:
+        return None
+    steps: list[tuple[bool, tuple[tuple[int, Any], ...]]] = []
+    try:
+        for kind, _token, selectors in query.segments:
+            if kind not in (_rfc_ast.CHILD_SEGMENT, _rfc_ast.DESCENDANT_SEGMENT):
+                return None
+            picks: list[tuple[int, Any]] = []
+            for selector in selectors:
+                tag = selector[0]
+                if tag in (_rfc_ast.NAME_SELECTOR, _rfc_ast.INDEX_SELECTOR):
+                    picks.append((tag, selector[2]))
+                elif tag == _rfc_ast.WILDCARD_SELECTOR:
+                    picks.append((tag, None))
+                else:
+                    return None
+            steps.append((kind == _rfc_ast.DESCENDANT_SEGMENT, tuple(picks)))
+    except (TypeError, ValueError, AttributeError):  # pragma: no cover - another library layout
+        return None
+    names = [arg for descend, picks in steps for tag, arg in picks if tag == _rfc_ast.NAME_SELECTOR]
+    if all(not descend and len(picks) == 1 and picks[0][0] == _rfc_ast.NAME_SELECTOR for descend, picks in steps):
+        return _names_finder(tuple(names))
+    return _general_finder(tuple(steps), query.env.max_recursion_depth)
+
+
+def _names_finder(names: tuple[str, ...]) -> Finder:
+    """``$.a.b['c']``: one dictionary hit a step."""
+
+    def find(document: Any) -> list[Any]:
+        node = document
+        for name in names:
+            if isinstance(node, dict) and name in node:
+                node = node[name]
+            else:
+                return []
+        return [node]
+
+    return find
+
+
+def _general_finder(steps: tuple[tuple[bool, tuple[tuple[int, Any], ...]], ...], max_depth: int) -> Finder:
+    """Name, index and wildcard selectors in child and descendant segments, applied as RFC 9535 orders
+    them: node by node, selector by selector; a descendant segment visits each node, then its children's
+    descendants in document order (raising ``JSONPathRecursionError`` past ``max_depth``, as the library)."""
+    name_tag, index_tag = _rfc_ast.NAME_SELECTOR, _rfc_ast.INDEX_SELECTOR
+
+    def visit(node: Any, depth: int, out: list[Any]) -> None:
+        if depth > max_depth:
+            raise rfc9535.JSONPathRecursionError("recursion limit reached")
+        out.append(node)
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if isinstance(k, str) and isinstance(v, (list, dict)):
+                    visit(v, depth + 1, out)
+        elif isinstance(node, list):
+            for v in node:
+                if isinstance(v, (dict, list)):
+                    visit(v, depth + 1, out)
+
+    def find(document: Any) -> list[Any]:
+        nodes = [document]
+        for descend, picks in steps:
+            if descend:
+                visited: list[Any] = []
+                for node in nodes:
+                    visit(node, 1, visited)
+                nodes = visited
+            out: list[Any] = []
+            for node in nodes:
+                for tag, arg in picks:
+                    if tag == name_tag:
+                        if isinstance(node, dict) and arg in node:
+                            out.append(node[arg])
+                    elif tag == index_tag:
+                        if isinstance(node, list) and len(node) >= abs(arg) + int(arg >= 0):
+                            out.append(node[arg])
+                    elif isinstance(node, dict):
+                        out.extend(node.values())
+                    elif isinstance(node, list):
+                        out.extend(node)
+            nodes = out
+            if not nodes:
+                break
+        return nodes
+
+    return find
 
 
 _SIMPLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

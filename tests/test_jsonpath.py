@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rules.jsonpath import PathError, compile_path, kubectl_to_rfc9535
 
@@ -122,3 +124,63 @@ def test_kubectl_dialect_refused_with_rfc_hint(text: str, hint: str) -> None:
 def test_hint_selects_what_kubectl_meant() -> None:
     hint = kubectl_to_rfc9535("{.metadata.labels.nvidia\\.com/gpu\\.workload\\.config}")
     assert compile_path(hint).values(GPU_NODE) == ["vm-passthrough"]
+
+
+# Paths of every shape the fast evaluation compiles (name, index, wildcard; child and descendant segments;
+# several selectors in one segment), and two it leaves to the library (a filter, a slice).
+FAST_AND_LIBRARY_PATHS = [
+    "$",
+    "$.a",
+    "$.a.b['c.d']",
+    "$..b",
+    "$.a[*]",
+    "$.a[0]",
+    "$.a[-1]",
+    "$.a[3]",
+    "$..['a','b'][*]",
+    "$.*",
+    "$..*",
+    "$[*].a",
+    "$.a..b.c",
+    "$..[0]",
+    "$.a['b','c'][-2]",
+    "$.a[?@.b == 1]",
+    "$.a[1:]",
+]
+_json = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["a", "b", "x"])),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["a", "b", "c", "c.d"]), inner, max_size=4),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(document=_json)
+def test_fast_evaluation_selects_what_the_library_selects(document: Any) -> None:
+    """The same values (the very objects) in the same order as the library's own ``finditer``, and the same
+    first value, for every path shape, on any JSON document."""
+    for text in FAST_AND_LIBRARY_PATHS:
+        path = compile_path(text)
+        expected = [node.value for node in path.query.finditer(document)]
+        got = path.values(document)
+        assert [id(v) for v in got] == [id(v) for v in expected], text
+        assert path.first(document, "none") is (expected[0] if expected else "none"), text
+
+
+def test_paths_of_names_indexes_and_wildcards_are_compiled_and_filters_are_not() -> None:
+    assert compile_path("$.metadata.labels['nvidia.com/gpu.present']").find.__qualname__.startswith("_names_finder")
+    assert compile_path("$.spec..['containers','initContainers'][*]").find.__qualname__.startswith("_general_finder")
+    assert not compile_path("$.spec..nodeName").plain
+    filtered = compile_path("$.status.conditions[?@.type == 'Ready'].status")
+    assert filtered.find == filtered.query.findall
+    assert filtered.values(GPU_NODE) == ["True"]
+
+
+def test_descendant_past_the_recursion_limit_is_an_evaluation_error() -> None:
+    from rules.errors import EvaluationError
+
+    deep: Any = "leaf"
+    for _ in range(120):
+        deep = {"a": deep}
+    with pytest.raises(EvaluationError, match="nested too deeply"):
+        compile_path("$..a").values(deep)
