@@ -14,14 +14,14 @@ from .reader import KObject
 T = TypeVar("T")
 
 
-def _hashable(value: Any) -> Any:
+def hashable(value: Any) -> Any:
     """A dictionary key for a JSON value; booleans are kept apart from 1 and 0 (Python's True == 1)."""
     if isinstance(value, bool):
         return ("bool", value)
     if isinstance(value, dict):
-        return tuple(sorted((k, _hashable(v)) for k, v in value.items()))
+        return tuple(sorted((k, hashable(v)) for k, v in value.items()))
     if isinstance(value, list):
-        return tuple(_hashable(v) for v in value)
+        return tuple(hashable(v) for v in value)
     return value
 
 
@@ -88,12 +88,12 @@ class Index:
                 if keys:
                     selected = [k for v in selected if isinstance(v, dict) for k in v]
                 for v in selected:
-                    hv = _hashable(v)
+                    hv = hashable(v)
                     if hv not in seen:
                         seen.add(hv)
                         table[hv].append(obj)
             self._fields[key] = table
-        return table.get(_hashable(value), [])
+        return table.get(hashable(value), [])
 
     def memo(self, key: Any, build: Callable[[], T]) -> T:
         """Build a derived structure once per index (e.g. the scheduler's cluster model) and keep it."""

@@ -16,20 +16,32 @@ T = TypeVar("T")
 class IdentityMemo[T]:
     """``get(build, *objects)`` returns ``build()`` computed once per tuple of objects (by identity).
 
-    Bounded: past ``limit`` entries the memo starts afresh (a long-running service sees many dumps).
+    Bounded: past ``limit`` entries the memo keeps only the entries used again since the last purge (a
+    context's structures, read for every object of a dump) and drops the others (built for one object);
+    when every entry is in use it starts afresh (a long-running service sees many dumps).
     """
 
     def __init__(self, limit: int = 4096) -> None:
         self.limit = limit
-        self._entries: dict[tuple[int, ...], tuple[tuple[Any, ...], T]] = {}
+        # key -> [objects, value, used again since the last purge]
+        self._entries: dict[tuple[int, ...], list[Any]] = {}
 
     def get(self, build: Callable[[], T], *objects: Any) -> T:
         key = tuple(map(id, objects))
         hit = self._entries.get(key)
         if hit is not None and all(a is b for a, b in zip(hit[0], objects, strict=True)):
-            return hit[1]
+            hit[2] = True
+            return hit[1]  # type: ignore[no-any-return]
         if len(self._entries) >= self.limit:
-            self._entries.clear()
+            self._purge()
         value = build()
-        self._entries[key] = (objects, value)
+        self._entries[key] = [objects, value, False]
         return value
+
+    def _purge(self) -> None:
+        kept = {k: e for k, e in self._entries.items() if e[2]}
+        if len(kept) > self.limit // 2:
+            kept = {}
+        for entry in kept.values():
+            entry[2] = False
+        self._entries = kept

@@ -383,9 +383,9 @@ def test_policy_vars_are_computed_once_per_object(load_policy: Callable[..., Pol
     computed: list[str] = []
     real = ev.Scope._compute
 
-    def counting(self: Any, spec: Any) -> Any:
-        computed.append(f"{self.obj.name}:{spec.name}")
-        return real(self, spec)
+    def counting(self: Any, name: str, spec: Any) -> Any:
+        computed.append(f"{self.obj.name}:{name}")
+        return real(self, name, spec)
 
     monkeypatch.setattr(ev.Scope, "_compute", counting)
     rules = [

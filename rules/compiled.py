@@ -1,0 +1,654 @@
+"""Policies compiled into plain callables, once: references, vars, assertion trees and rules.
+
+``rules.model`` holds what a policy says; ``plan_of(policy)`` turns it into closures over a ``Scope``, so
+that judging an object runs no interpretation of the tree: the operator, the compiled paths, the data
+tables and the child checks are bound when the policy is first used, and outcomes that depend on nothing
+per object are built once. A reference compiles to ``Get`` (scope -> value), an assertion to ``Check``
+(scope -> ``Outcome``). Semantics are those documented in docs/policy-format.md; lists read again and again
+(contexts, data tables) are answered through ``rules.joins``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from . import joins
+from .errors import EvaluationError
+from .memo import IdentityMemo
+from .messages import lookup, substitute
+from .model import PLACEHOLDER, Assertion, Assumption, Policy, Ref, Rule, Var
+from .operators import OPERATORS, Operator, OperatorError, show
+from .quantity import QuantityError, parse_quantity
+from .scope import NO_BINDINGS, Outcome, Scope
+
+Get = Callable[[Scope], Any]
+Check = Callable[[Scope], Outcome]
+
+QUANTIFIER_WORDS = {"all": "each value", "any": "some value", "none": "no value"}
+
+
+# ------------------------------------------------------------------------------------------ references
+
+
+def compile_ref(ref: Ref, plan: PolicyPlan) -> Get:
+    """The value of ``ref`` in a scope: lists for ``many`` paths and ``keys``; ``key`` looks into the value
+    (a key path one level per element; a ``many`` path's key into each value it selects); ``capture`` takes
+    a regex group of it, ``where`` keeps the items that pass a condition; ``default`` when the value is None
+    or an empty list."""
+    base = _base(ref, plan)
+    key, default, capture, condition = ref.key, ref.default, ref.capture, ref.where
+    if key is None and capture is None and condition is None:
+        if default is None:
+            return base
+
+        def with_default(scope: Scope) -> Any:
+            value = base(scope)
+            return default if value is None or value == [] else value
+
+        return with_default
+    if key is None:
+        keyed = base
+    elif ref.kind == "keys":
+        wanted = compile_ref(key, plan)
+
+        def keys_named(scope: Scope) -> Any:
+            k = wanted(scope)
+            return [x for x in base(scope) if x == k]
+
+        keyed = keys_named
+    else:
+        steps = [compile_ref(k, plan) for k in key.target] if key.kind == "keypath" else [compile_ref(key, plan)]
+        each = ref.kind == "path" and ref.many
+
+        def stepped(scope: Scope) -> Any:
+            value = base(scope)
+            ks = [step(scope) for step in steps]
+            if each:
+                return [v for v in (_lookup_steps(x, ks) for x in value) if v is not None]
+            return _lookup_steps(value, ks)
+
+        keyed = stepped
+    kept = _kept(compile_check(condition, plan)) if condition is not None else None
+
+    def full(scope: Scope) -> Any:
+        value = keyed(scope)
+        if capture is not None:
+            value = _capture(capture, value)
+        if kept is not None:
+            value = kept(value, scope)
+        if value is None or value == []:
+            return default if default is not None else value
+        return value
+
+    return full
+
+
+def _base(ref: Ref, plan: PolicyPlan) -> Get:
+    kind, target = ref.kind, ref.target
+    if kind == "literal":
+        return lambda scope: target
+    if kind == "path":
+        if ref.many:
+            values = target.values
+            return lambda scope: values(scope.root)
+        first = target.first
+        return lambda scope: first(scope.root)
+    if kind == "keys":
+        select = target.values
+        return lambda scope: [k for v in select(scope.root) if isinstance(v, dict) for k in v]
+    if kind == "var":
+        return lambda scope: scope.var(target)
+    if kind == "context":
+        return lambda scope: scope.context(target)
+    if kind == "data":
+        return _data(ref, plan.policy)
+    if kind == "format":
+        return lambda scope: substitute(target, scope, NO_BINDINGS)
+    if kind in ("sum", "product"):
+        operands = [compile_ref(r, plan) for r in target]
+        return lambda scope: _arithmetic(kind, [get(scope) for get in operands])
+
+    def unknown(scope: Scope) -> Any:  # a key path used where one value is expected
+        raise EvaluationError(f"unknown reference kind {kind}")
+
+    return unknown
+
+
+def _arithmetic(kind: str, operands: list[Any]) -> Fraction | None:
+    """The sum or product of quantities (``rules.quantity``): None when an operand is missing (so that
+    ``ifMissing`` and ``default`` apply). Raises ``EvaluationError`` for a value that is not a quantity."""
+    if any(v is None or v == [] for v in operands):
+        return None
+    try:
+        numbers = [parse_quantity(v) for v in operands]
+    except QuantityError as exc:
+        raise EvaluationError(f"{kind}: {exc}") from None
+    total = numbers[0]
+    for n in numbers[1:]:
+        total = total + n if kind == "sum" else total * n
+    return total
+
+
+def _capture(pattern: re.Pattern[str], value: Any) -> Any:
+    """The first group of ``pattern``'s match on a string (None when it does not match, or for a value that
+    is not a string); on a list, the groups of the items that match."""
+    if isinstance(value, list):
+        found = (pattern.search(v) if isinstance(v, str) else None for v in value)
+        return [m.group(1) for m in found if m is not None]
+    m = pattern.search(value) if isinstance(value, str) else None
+    return m.group(1) if m is not None else None
+
+
+def _kept(condition: Check) -> Callable[[Any, Scope], Any]:
+    """A reference's ``where``: the items of a list for which ``condition`` passes (``$`` and ``{var: item}``
+    being the item), as a subject's ``where`` keeps values; a single value is kept whole or becomes None."""
+
+    def keep(value: Any, scope: Scope) -> Any:
+        if isinstance(value, list):
+            return [v for v in value if condition(scope.child(v, {"item": v})).state == "pass"]
+        if value is None:
+            return None
+        return value if condition(scope.child(value, {"item": value})).state == "pass" else None
+
+    return keep
+
+
+def _data(ref: Ref, policy: Policy) -> Get:
+    name, select = ref.target, ref.select
+    if name not in policy.data:
+
+        def missing(scope: Scope) -> Any:
+            raise EvaluationError(f"no data table {name!r} in policy {policy.name}")
+
+        return missing
+    table = policy.data[name]
+    if select is None:
+        return lambda scope: table
+    # Data tables never change: select once; the same list object then lets in/notIn reuse their member sets.
+    selected: list[list[Any]] = []
+
+    def selected_values(scope: Scope) -> Any:
+        if not selected:
+            selected.append(select.values(table))
+        return selected[0]
+
+    return selected_values
+
+
+def _lookup_steps(value: Any, steps: list[Any]) -> Any:
+    for step in steps:
+        value = lookup(value, step)
+    return value
+
+
+# ------------------------------------------------------------------------------------------ dependencies
+
+
+def _item_only(ref: Ref | None, contexts: Mapping[str, Any]) -> bool:
+    """True when ``ref`` reads nothing of the object being judged but the ``where`` item (``$`` and
+    ``{var: item}``) and per-dump constants (literals, data, uncorrelated contexts)."""
+    if ref is None:
+        return True
+    kind = ref.kind
+    if ref.where is not None:  # its condition may read the object around it
+        return False
+    if kind in ("keypath", "sum", "product"):
+        return all(_item_only(k, contexts) for k in ref.target) and _item_only(ref.key, contexts)
+    if kind in ("literal", "data", "path", "keys"):
+        ok = True
+    elif kind == "var":
+        ok = ref.target == "item"
+    elif kind == "context":
+        ctx = contexts.get(ref.target)
+        ok = ctx is not None and not ctx.correlated
+    else:
+        ok = False
+    return ok and _item_only(ref.key, contexts)
+
+
+def _item_free(ref: Ref | None, contexts: Mapping[str, Any]) -> bool:
+    """True when ``ref`` has the same value in a ``where`` item's scope as in the scope around it (it reads
+    neither ``$`` nor ``{var: item}``)."""
+    if ref is None:
+        return True
+    kind = ref.kind
+    # A reference's own where binds item to its own values: it cannot read the item of a where around it.
+    if kind in ("keypath", "sum", "product"):
+        return all(_item_free(k, contexts) for k in ref.target) and _item_free(ref.key, contexts)
+    if kind in ("path", "keys"):
+        return False
+    if kind == "var":
+        ok = ref.target != "item"
+    elif kind == "context":
+        ctx = contexts.get(ref.target)
+        ok = ctx is not None and _item_free(ctx.where_value, contexts)
+    elif kind == "format":
+        ok = all(m.group(1) != "item" for m in PLACEHOLDER.finditer(ref.target))
+    else:
+        ok = kind in ("literal", "data")
+    return ok and _item_free(ref.key, contexts)
+
+
+# ------------------------------------------------------------------------------------------ assertions
+
+
+class PolicyPlan:
+    """A policy compiled: its vars (``specs``), contexts and rules, each compiled on first use.
+
+    ``Scope`` objects of this policy read their vars and contexts through it."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.contexts = {
+            name: joins.ContextPlan(policy.name, ctx, compile_ref(ctx.where_value, self) if ctx.where_value is not None else None)
+            for name, ctx in policy.contexts.items()
+        }
+        self.specs = {name: compile_var(var, self) for name, var in policy.vars.items()}
+        self._rules: dict[int, RulePlan] = {}
+
+    def context(self, name: str, scope: Scope) -> Any:
+        plan = self.contexts.get(name)
+        if plan is None:
+            raise EvaluationError(f"unknown context {name!r}")
+        return plan.value(scope)
+
+    def rule(self, rule: Rule) -> RulePlan:
+        """The compiled plan of one of this policy's rules."""
+        found = self._rules.get(id(rule))
+        if found is None or found.rule is not rule:
+            found = self._rules[id(rule)] = RulePlan(rule, self)
+        return found
+
+    def check(self, assertion: Assertion) -> Check:
+        """``assertion`` compiled in this policy (its data tables and contexts)."""
+        return compile_check(assertion, self)
+
+
+class RulePlan:
+    """A rule compiled: its vars, preconditions, assertion and assumptions."""
+
+    def __init__(self, rule: Rule, plan: PolicyPlan) -> None:
+        self.rule = rule
+        self.policy = plan
+        self.specs = {name: compile_var(var, plan) for name, var in rule.vars.items()} if rule.vars else None
+        self.preconditions = [(pre, compile_check(pre, plan)) for pre in rule.preconditions]
+        self.check = compile_check(rule.assertion, plan)
+        self.assumptions: list[tuple[Assumption, Check]] = [(a, compile_check(a.when, plan)) for a in rule.assumes]
+
+
+def compile_var(var: Var, plan: PolicyPlan) -> Get:
+    """The first alternative whose ``when`` holds (or has none) and whose value is not None; else None."""
+    alternatives = [
+        (compile_ref(ref, plan), compile_check(when, plan) if when is not None else None) for ref, when in var.alternatives
+    ]
+    if len(alternatives) == 1 and alternatives[0][1] is None:
+        return alternatives[0][0]
+
+    def value(scope: Scope) -> Any:
+        for get, when in alternatives:
+            if when is not None and when(scope).state != "pass":
+                continue
+            found = get(scope)
+            if found is not None:
+                return found
+        return None
+
+    return value
+
+
+_PLANS: IdentityMemo[PolicyPlan] = IdentityMemo(256)
+
+
+def plan_of(policy: Policy) -> PolicyPlan:
+    """The compiled plan of ``policy``, built once per policy object."""
+    return _PLANS.get(lambda: PolicyPlan(policy), policy)
+
+
+def compile_check(a: Assertion, plan: PolicyPlan) -> Check:
+    """``a`` as a function of a scope. Raises nothing itself; the function raises ``EvaluationError`` when
+    the assertion cannot be evaluated (an unknown var, a quantity that does not parse...)."""
+    op = a.op
+    if op == "all":
+        return _all(a, plan)
+    if op == "any":
+        return _any(a, plan)
+    if op == "not":
+        return _not(a, plan)
+    if op == "forEach":
+        return _for_each(a, plan)
+    operator = OPERATORS[op]
+    if operator.scope == "object":
+        return _object(a, operator)
+    return _leaf(a, operator, plan)
+
+
+def _with_message(out: Outcome, message: str) -> Outcome:
+    if out.message or not message:
+        return out
+    return Outcome(out.state, out.path, out.observed, out._expected, out.detail, message, out.bindings)
+
+
+def _all(a: Assertion, plan: PolicyPlan) -> Check:
+    kids = [compile_check(c, plan) for c in a.children]
+    message = a.message
+    passed = Outcome("pass", message=message)
+
+    def check(scope: Scope) -> Outcome:
+        skipped = None
+        for kid in kids:
+            out = kid(scope)
+            state = out.state
+            if state == "fail":
+                return _with_message(out, message)
+            if state == "skip" and skipped is None:
+                skipped = out  # a later failure still counts: a skip must not hide it
+        return skipped or passed
+
+    return check
+
+
+def _any(a: Assertion, plan: PolicyPlan) -> Check:
+    kids = [compile_check(c, plan) for c in a.children]
+    message = a.message
+
+    def check(scope: Scope) -> Outcome:
+        fails: list[Outcome] = []
+        error: EvaluationError | None = None
+        for kid in kids:
+            try:
+                out = kid(scope)
+            except EvaluationError as exc:
+                error = error or exc  # another branch may still hold
+                continue
+            if out.state == "pass":
+                return out
+            fails.append(out)
+        if error is not None and not any(f.state == "fail" for f in fails):
+            raise error
+        if all(f.state == "skip" for f in fails):
+            return fails[0]
+        first = next(f for f in fails if f.state == "fail")
+        return Outcome(
+            "fail",
+            first.path,
+            first.observed,
+            lambda: " or ".join(f.expected for f in fails if f.expected),
+            first.detail,
+            message or first.message,
+            first.bindings,
+        )
+
+    return check
+
+
+def _not(a: Assertion, plan: PolicyPlan) -> Check:
+    kid = compile_check(a.children[0], plan)
+    inner_op = a.children[0].op
+    message = a.message
+    fail_message = message or a.description
+
+    def check(scope: Scope) -> Outcome:
+        out = kid(scope)
+        if out.state == "skip":
+            return out
+        if out.state == "pass":
+            return Outcome("fail", out.path, out.observed, lambda: f"not ({out.expected or inner_op})", out.detail, fail_message)
+        return Outcome("pass", out.path, out.observed, message=message)
+
+    return check
+
+
+def _for_each(a: Assertion, plan: PolicyPlan) -> Check:
+    items_of = _values(a, plan)
+    kid = compile_check(a.children[0], plan)
+    path = a.subject.text() if a.subject else ""
+    quantifier, each_as, message = a.quantifier, a.each_as, a.message
+    passed = Outcome("pass", path)
+    empty = Outcome("pass" if a.if_missing == "pass" else "fail", path, [], "at least one item")
+
+    def check(scope: Scope) -> Outcome:
+        items = items_of(scope)
+        if not items:
+            return empty
+        first_fail: Outcome | None = None
+        skipped: Outcome | None = None
+        judged = 0
+        for i, item in enumerate(items):
+            bindings = {each_as: item, "index": i}
+            out = kid(scope.child(item, bindings))
+            state = out.state
+            if state == "skip":
+                skipped = skipped or out
+                continue
+            judged += 1
+            # Stop at the first item that decides: a failure for all, a pass for any and none.
+            if quantifier == "any" and state == "pass":
+                return passed
+            if state == "pass" and quantifier == "all":
+                continue
+            here = Outcome(
+                state,
+                f"{path}[{i}]" + (f" {out.path}" if out.path else ""),
+                out.observed,
+                out._expected,
+                out.detail,
+                out.message or message,
+                {**bindings, **out.bindings},
+            )
+            if quantifier == "all":  # a failure
+                return here
+            if quantifier == "none" and state == "pass":
+                return _no_item_where(here, message)
+            if first_fail is None and state == "fail":
+                first_fail = here
+        if judged == 0 and skipped is not None:
+            return skipped  # every item was out of scope: nothing was judged
+        if quantifier == "any" and first_fail is not None:
+            return first_fail
+        return passed
+
+    return check
+
+
+def _no_item_where(here: Outcome, message: str) -> Outcome:
+    expected = lambda: f"no item where {here.expected}"  # noqa: E731
+    return Outcome("fail", here.path, here.observed, expected, here.detail, message, here.bindings)
+
+
+def _object(a: Assertion, operator: Operator) -> Check:
+    test, describe, argument, message = operator.test, operator.describe, a.argument, a.message
+
+    def check(scope: Scope) -> Outcome:
+        state, detail, observed = test(scope, argument)
+        return Outcome(state, "$", observed, lambda: describe(argument), detail, message)
+
+    return check
+
+
+_DESCRIBED: IdentityMemo[str] = IdentityMemo(16384)
+
+
+def _leaf(a: Assertion, operator: Operator, plan: PolicyPlan) -> Check:
+    """A value or set operator over the values the assertion's subject selects."""
+    values_of = _values(a, plan)
+    arg_of = compile_ref(a.argument, plan) if operator.resolve else None
+    constant_arg = arg_of is None or (isinstance(a.argument, Ref) and a.argument.kind == "literal")
+    literal = a.argument
+    path = a.subject.label if a.subject else ""
+    test, describe, lookup_by = operator.test, operator.describe, operator.lookup
+    quantifier, message = a.quantifier, a.message
+    missing_passes = a.if_missing == "pass"
+    is_set = operator.scope == "set"
+    # A context's or a data table's own list (nothing changes it on the way) is the same object for every
+    # object judged: worth the structures of rules.joins.
+    shared = _shared(a.subject) and not (a.transforms or a.where is not None or a.classify is not None or a.unique)
+    words = QUANTIFIER_WORDS[quantifier]
+
+    def base(arg: Any) -> str:
+        # describe(arg) once per (assertion, argument object) for constants, lists and mappings
+        if isinstance(arg, (list, dict, tuple)) or constant_arg:
+            return _DESCRIBED.get(lambda: describe(arg), a, arg)
+        return describe(arg)
+
+    def check(scope: Scope) -> Outcome:
+        values = values_of(scope)
+        arg = arg_of(scope) if arg_of is not None else literal
+        try:
+            if is_set:
+                ok = test(values, arg)
+                expected: Any = lambda: base(arg)  # noqa: E731
+            elif not values:
+                ok = missing_passes
+                expected = (lambda: base(arg)) if ok else (lambda: f"{base(arg)} (nothing selected)")
+            else:
+                n = len(values)
+                true = joins.count_true(values, lookup_by, arg) if lookup_by is not None and shared else None
+                if true is None:
+                    if shared:
+                        true = joins.remembered_true(values, a, arg, lambda: _count(test, values, arg))
+                    else:
+                        true = _count(test, values, arg)
+                ok = true == n if quantifier == "all" else true > 0 if quantifier == "any" else true == 0
+                expected = (lambda: f"{words} {base(arg)}") if n > 1 or quantifier != "all" else (lambda: base(arg))
+        except OperatorError as exc:
+            raise EvaluationError(f"{path}: {exc}") from None
+        return Outcome("pass" if ok else "fail", path, values[0] if len(values) == 1 else values, expected, "", message)
+
+    return check
+
+
+def _count(test: Callable[[Any, Any], Any], values: list[Any], arg: Any) -> int:
+    """How many values pass; every value is tested, so an error on any of them is reported."""
+    hits = [test(v, arg) for v in values]
+    return sum(1 for h in hits if h)
+
+
+def _values(a: Assertion, plan: PolicyPlan) -> Get:
+    """The values an assertion tests: resolved, transformed, filtered (``where`` sees each value before it
+    is classified, so it can look the raw value up, e.g. a resource name's quantity), classified and
+    de-duplicated. The subject's own list is returned when no step changes it (callers do not mutate it)."""
+    if a.subject is None:
+        return lambda scope: []
+    get = compile_ref(a.subject, plan)
+    many = a.subject.many
+    transforms = a.transforms
+    where = _where(a.where, plan, _shared(a.subject) and not transforms) if a.where is not None else None
+    classify_of = compile_ref(a.classify, plan) if a.classify is not None else None
+    unique = a.unique
+
+    def values(scope: Scope) -> Any:
+        raw = get(scope)
+        if many or isinstance(raw, list):
+            found = raw if isinstance(raw, list) else [raw]
+        else:
+            found = [] if raw is None else [raw]
+        for t in transforms:
+            found = [_transform(t, v) for v in found]
+        if where is not None and found:
+            found = where(found, scope)
+        if classify_of is not None:
+            table = classify_of(scope)
+            if not isinstance(table, dict):
+                raise EvaluationError(f"classify needs a mapping of name to regular expressions, got {show(table)}")
+            found = [c for c in (_classify(v, table) for v in found) if c is not None]
+        if unique:
+            seen: list[Any] = []
+            for v in found:
+                if v not in seen:
+                    seen.append(v)
+            found = seen
+        return found
+
+    return values
+
+
+def _shared(subject: Ref | None) -> bool:
+    """True when the subject's values are a list shared by every object judged (a context's, a data table's)."""
+    return subject is not None and subject.kind in ("context", "data")
+
+
+def _where(where: Assertion, plan: PolicyPlan, shared: bool) -> Callable[[list[Any], Scope], list[Any]]:
+    """The ``where`` filter: each value is checked in a scope whose ``$`` and ``item`` are the value. When
+    its first clause compares the item by an operator's key with an argument that does not depend on the
+    item (``{var: item, equalsIgnoreCase: {var: device, key: deviceName}}``), a long list is grouped by that
+    key once (``rules.joins.where_candidates``) and only the values of the matching groups are checked."""
+    check = compile_check(where, plan)
+    clause = where.children[0] if where.op == "all" and where.children else where
+    indexed = _indexable(clause, plan)
+
+    def scan(items: list[Any], scope: Scope) -> list[Any]:
+        kept = []
+        for v in items:
+            if check(scope.child(v, {"item": v})).state == "pass":
+                kept.append(v)
+        return kept
+
+    if indexed is None or not shared:
+        return scan
+    lookup_by, clause_values, clause_arg, missing_passes = indexed
+
+    def filtered(items: list[Any], scope: Scope) -> list[Any]:
+        if len(items) < joins.INDEX_FROM:
+            return scan(items, scope)
+        probe = scope.child(None, {"item": None})
+
+        def values_of(item: Any) -> list[Any]:
+            probe.root = item
+            probe.values = {"item": item}
+            return clause_values(probe)  # type: ignore[no-any-return]
+
+        def passes(item: Any) -> bool:
+            return check(scope.child(item, {"item": item})).state == "pass"
+
+        kept = joins.where_filter(items, indexed, lookup_by, values_of, clause_arg(scope), missing_passes, passes)
+        return scan(items, scope) if kept is None else kept
+
+    return filtered
+
+
+def _indexable(clause: Assertion, plan: PolicyPlan) -> tuple[Any, Get, Get, bool] | None:
+    """(lookup, the clause's values in an item's scope, its argument, whether an item with no value passes)
+    when ``clause`` can be answered from a per-list index: a value operator with a ``lookup`` that is not
+    negated, a quantifier over one value that means "this value passes" (``all`` or ``any``), a subject
+    that reads only the item, and an argument that does not read it."""
+    if clause.op not in OPERATORS:
+        return None
+    operator = OPERATORS[clause.op]
+    lookup_by = operator.lookup
+    contexts = plan.policy.contexts
+    if (
+        operator.scope != "value"
+        or lookup_by is None
+        or lookup_by.negate
+        or clause.quantifier not in ("all", "any")
+        or clause.where is not None
+        or clause.classify is not None
+        or clause.subject is None
+        or not _item_only(clause.subject, contexts)
+        or not (isinstance(clause.argument, Ref) and _item_free(clause.argument, contexts))
+    ):
+        return None
+    # The clause's values, without its test: the same steps as _values (no where or classify here).
+    subject = Assertion(clause.op, subject=clause.subject, transforms=clause.transforms, unique=clause.unique)
+    return lookup_by, _values(subject, plan), compile_ref(clause.argument, plan), clause.if_missing == "pass"
+
+
+def _transform(name: str, value: Any) -> Any:
+    if name == "string":
+        return show(value)
+    if not isinstance(value, str):
+        return value
+    return {"lowercase": value.lower, "uppercase": value.upper, "trim": value.strip}[name]()
+
+
+def _classify(value: Any, table: dict[str, Any]) -> Any:
+    if not isinstance(value, str):
+        return None
+    for name, patterns in table.items():
+        for p in patterns if isinstance(patterns, list) else [patterns]:
+            if re.search(str(p), value):
+                return name
+    return None

@@ -1,0 +1,270 @@
+"""Cross-object reads cost the same per object whatever the dump's size (issue 11), and give what testing
+value by value gives.
+
+The work of an evaluation is counted, not timed: calls of the operators' tests, of their comparison keys
+(``rules.operators._key``/``_fold``) and of compiled paths. The same policy runs on a dump and on one with
+four times the nodes; the work added per added node must not grow with the number of objects that read
+the nodes through a context (a scan per object would add one unit per node and per object).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+import yaml
+from conftest import doc_operator_examples, make_policy, make_rule
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rules import joins, operators
+from rules.errors import Source
+from rules.evaluate import evaluate
+from rules.jsonpath import JsonPath
+from rules.loader import PolicySet, load_policy_text
+from rules.reader import Dump, KObject
+
+CONTEXTS = {
+    "names": {"kind": "Node", "keys": "$.status.allocatable"},
+    "cpus": {"kind": "Node", "path": "$.status.allocatable.cpu"},
+    "versions": {"kind": "Node", "path": "$.status.nodeInfo.kubeletVersion"},
+    "nodeNames": {"kind": "Node", "path": "$.metadata.name"},
+    "podsHere": {"kind": "Pod", "path": "$.metadata.name", "where": {"field": "$.spec.nodeName", "equals": {"var": "name"}}},
+    "podsOfNode": {"kind": "Pod", "path": "$.metadata.name", "where": {"field": "$.spec.nodeName", "equals": {"var": "host"}}},
+    "neighbours": {"kind": "Pod", "path": "$.metadata.name", "sameNamespace": True},
+}
+VARS = {"want": "$.spec.want", "wants": {"path": "$.spec.wants[*]", "all": True}, "host": "$.spec.host"}
+RESOURCES = ["nvidia.com/gpu", "nvidia.com/GA102GL_A10", "nvidia.com/NVIDIA_A10-12Q", "cpu", "memory", "pods"]
+
+# A suitable constant argument of each operator against a context of suitable values (every operator of the
+# table is covered: one registered later is tried with its docs/policy-format.md example's argument).
+CONSTANT_ARGS: dict[str, tuple[str, Any]] = {
+    "exists": ("names", True),
+    "count": ("names", {"gt": 0}),
+    "equals": ("names", "nvidia.com/gpu"),
+    "notEquals": ("names", "nvidia.com/gpu"),
+    "in": ("names", ["nvidia.com/gpu", "cpu"]),
+    "notIn": ("names", ["nvidia.com/gpu", "cpu"]),
+    "equalsIgnoreCase": ("names", "NVIDIA.com/GPU"),
+    "inIgnoreCase": ("names", ["NVIDIA.COM/GPU", "CPU"]),
+    "matches": ("names", r"^nvidia\.com/[A-Z]"),
+    "notMatches": ("names", r"^nvidia\.com/[A-Z]"),
+    "startsWith": ("names", "nvidia.com/"),
+    "endsWith": ("names", "gpu"),
+    "contains": ("names", "A10"),
+    "gt": ("cpus", "1"),
+    "gte": ("cpus", "1"),
+    "lt": ("cpus", "1000"),
+    "lte": ("cpus", "1000"),
+    "multipleOf": ("cpus", "500m"),
+    "integer": ("cpus", True),
+    "versionLt": ("versions", "v9.0.0"),
+    "subsetOf": ("names", RESOURCES),
+    "supersetOf": ("names", ["cpu"]),
+    "disjointFrom": ("names", ["nvidia.com/mig-1g.10gb"]),
+    "intersects": ("names", ["nvidia.com/gpu"]),
+    "setEquals": ("names", RESOURCES),
+}
+
+
+def cluster(nodes: int, vms: int, pods_per_node: int = 2) -> list[dict[str, Any]]:
+    """``nodes`` Nodes (a few resources each, one in two also in another case), their Pods, ``vms`` VMIs."""
+    out: list[dict[str, Any]] = []
+    for i in range(nodes):
+        resource = RESOURCES[i % 3]
+        alloc = {"cpu": str(8 + i % 5), "memory": "64Gi", "pods": "110", resource: "2"}
+        if i % 2:
+            alloc[resource.upper()] = "1"
+        out.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": f"node-{i}"},
+                "status": {"allocatable": alloc, "nodeInfo": {"kubeletVersion": f"v1.{28 + i % 3}.{i % 7}"}},
+            }
+        )
+    for i in range(nodes * pods_per_node):
+        out.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": f"pod-{i}", "namespace": f"ns-{i % 4}"},
+                "spec": {"nodeName": f"node-{i % nodes}"},
+            }
+        )
+    for i in range(vms):
+        want = RESOURCES[i % len(RESOURCES)]
+        out.append(
+            {
+                "apiVersion": "kubevirt.io/v1",
+                "kind": "VirtualMachineInstance",
+                "metadata": {"name": f"vm-{i}", "namespace": f"ns-{i % 4}"},
+                "spec": {
+                    "want": want.lower() if i % 3 == 0 else want,
+                    "wants": [want, RESOURCES[(i + 1) % len(RESOURCES)]],
+                    "host": f"node-{i % max(nodes, 1)}",
+                },
+            }
+        )
+    return out
+
+
+def policy_of(assertion: dict[str, Any], kinds: tuple[str, ...] = ("VirtualMachineInstance",)) -> PolicySet:
+    rule = make_rule(assertion, match={"kinds": list(kinds)}, message="{name}: {observed} / {expected}")
+    doc = make_policy([rule], context=CONTEXTS, vars=VARS)
+    return PolicySet(load_policy_text(yaml.safe_dump(doc, sort_keys=False), "inline.yaml"))
+
+
+def run(policies: PolicySet, objects: list[dict[str, Any]]) -> dict[str, Any]:
+    dump = Dump(objects=[KObject(o, Source("dump.json", 1, 1, i)) for i, o in enumerate(objects)])
+    report = evaluate(dump, policies, name="dump").to_dict()
+    for key in ("generated", "timing"):
+        report.pop(key)
+    return report
+
+
+@contextmanager
+def counted() -> Iterator[list[int]]:
+    """Count operator tests, comparison keys and path evaluations while the block runs."""
+    calls = [0]
+
+    def counting(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapped(*args: Any) -> Any:
+            calls[0] += 1
+            return fn(*args)
+
+        return wrapped
+
+    with pytest.MonkeyPatch.context() as mp:
+        for name, op in list(operators.OPERATORS.items()):
+            mp.setitem(operators.OPERATORS, name, dataclasses.replace(op, test=counting(op.test)))
+        mp.setattr(operators, "_key", counting(operators._key))
+        mp.setattr(operators, "_fold", counting(operators._fold))
+        mp.setattr(JsonPath, "values", counting(JsonPath.values))
+        yield calls
+
+
+#: A node holds about five values (its resource names, its cpu...): reading them once, to build what a context
+#: needs, adds a few units a node; reading them for each of the 20 VMIs would add about a hundred.
+ONCE = 10
+
+
+def added_work(assertion: dict[str, Any], vms: int = 20, kinds: tuple[str, ...] = ("VirtualMachineInstance",)) -> float:
+    """The work added per added node when the nodes go from 30 to 120, with ``vms`` VMIs reading them."""
+    work = []
+    for nodes in (30, 120):
+        objects = cluster(nodes, vms)
+        with counted() as calls:
+            run(policy_of(assertion, kinds), objects)  # compiled under the counting operators
+        work.append(calls[0])
+    return (work[1] - work[0]) / 90
+
+
+def test_a_scan_per_object_is_seen() -> None:
+    """The yardstick: testing each VM's wanted name against every node's (a where the index cannot answer,
+    its argument read from the item) adds about one unit per node and per VM."""
+    scan = {"context": "names", "where": {"path": "$", "matches": {"format": "^{item}$"}}, "exists": True}
+    assert added_work(scan) > 8 * ONCE
+
+
+@pytest.mark.parametrize("name", sorted(n for n, op in operators.OPERATORS.items() if op.scope != "object"))
+def test_every_operator_on_a_context_costs_the_same_per_object(name: str) -> None:
+    """A context as the subject, with a constant argument: the list is tested once per distinct argument
+    (hash-answered operators: not even once), never once per object."""
+    context, arg = CONSTANT_ARGS.get(name, ("names", doc_operator_examples().get(name, {}).get(name)))
+    assertion = {"context": context, name: arg}
+    if operators.OPERATORS[name].scope == "value":
+        assertion["quantifier"] = "any"
+    assert added_work(assertion) < ONCE, assertion
+
+
+@pytest.mark.parametrize("name", sorted(n for n, op in operators.OPERATORS.items() if op.lookup is not None))
+@pytest.mark.parametrize("quantifier", ["all", "any", "none"])
+def test_hash_answered_operators_take_an_argument_per_object(name: str, quantifier: str) -> None:
+    """``in``, ``equals``... over a context with each object's own argument: dictionary hits."""
+    many = operators.OPERATORS[name].lookup.many  # type: ignore[union-attr]
+    arg = {"var": "wants" if many else "want"}
+    assert added_work({"context": "names", "quantifier": quantifier, name: arg}) < ONCE
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, op in operators.OPERATORS.items() if op.lookup is not None and not op.lookup.negate)
+)
+def test_a_where_on_a_context_is_answered_from_an_index(name: str) -> None:
+    """``where: {all: [{var: item, <op>: <per-object>}, ...]}`` over a context: only the values whose key
+    matches are checked (kubevirt-vms/device-advertised's shape)."""
+    many = operators.OPERATORS[name].lookup.many  # type: ignore[union-attr]
+    arg = {"var": "wants" if many else "want"}
+    where = {"all": [{"var": "item", name: arg}, {"var": "item", "notEquals": {"var": "want"}}]}
+    assert added_work({"not": {"context": "names", "where": where, "exists": True}}) < ONCE
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["in", "notIn", "inIgnoreCase", "equals", "notEquals", "subsetOf", "supersetOf", "disjointFrom", "intersects", "setEquals"],
+)
+def test_membership_in_a_context_is_a_hash_lookup(name: str) -> None:
+    """Each object's own values against a context as the argument: the context's keys are built once."""
+    scope = operators.OPERATORS[name].scope
+    subject = {"var": "wants"} if scope == "set" else {"var": "want"}
+    assert added_work({**subject, name: {"context": "names"}}) < ONCE
+
+
+def test_correlated_contexts_are_index_hits() -> None:
+    """``where: {field, equals}`` joins through the index's table of the field; ``sameNamespace`` through a
+    table of the kind by namespace: neither reads the other objects per object."""
+    assert added_work({"context": "podsOfNode", "count": {"gte": 0}}) < ONCE
+    assert added_work({"context": "neighbours", "count": {"gte": 0}}) < ONCE
+    # Pods per node stay 2: the nodes' own rule reads its two pods, whatever the number of nodes.
+    assert added_work({"context": "podsHere", "count": 2}, kinds=("Node",)) < ONCE
+
+
+# ------------------------------------------------------------------------------------------ same answers
+
+_name = st.sampled_from(["nvidia.com/gpu", "NVIDIA.com/GPU", "nvidia.com/GA102GL_A10", "nvidia.com/ga102gl_a10", "cpu", "CPU"])
+_names = st.lists(st.lists(_name, min_size=0, max_size=3, unique=True), min_size=25, max_size=40)
+FORMS = [
+    {
+        "context": "names",
+        "where": {"all": [{"var": "item", "equalsIgnoreCase": {"var": "want"}}, {"var": "item", "notEquals": {"var": "want"}}]},
+        "exists": True,
+    },  # noqa: E501
+    {"context": "names", "where": {"var": "item", "inIgnoreCase": {"var": "wants"}}, "count": {"gte": 2}},
+    {"context": "names", "where": {"var": "item", "in": {"var": "wants"}, "ifMissing": "pass"}, "count": {"lte": 3}},
+    {"context": "names", "quantifier": "any", "equals": {"var": "want"}},
+    {"context": "names", "quantifier": "all", "notEquals": {"var": "want"}},
+    {"context": "names", "quantifier": "none", "inIgnoreCase": {"var": "wants"}},
+    {"context": "names", "quantifier": "any", "startsWith": "nvidia.com/G"},
+    {"var": "want", "in": {"context": "names"}},
+    {"var": "wants", "subsetOf": {"context": "names"}},
+]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(names=_names, wants=st.lists(st.lists(_name, min_size=1, max_size=2), min_size=1, max_size=6))
+def test_structures_answer_what_testing_each_value_answers(names: list[list[str]], wants: list[list[str]]) -> None:
+    """Every form, on random names in random cases, gives the same report with the structures as with a
+    test per value (``INDEX_FROM`` past any list)."""
+    objects: list[dict[str, Any]] = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"}, "status": {"allocatable": dict.fromkeys(ns, "1")}}
+        for i, ns in enumerate(names)
+    ]
+    objects += [
+        {"apiVersion": "v1", "kind": "VirtualMachineInstance", "metadata": {"name": f"vm{i}"}, "spec": {"want": w[0], "wants": w}}
+        for i, w in enumerate(wants)
+    ]
+    for policies, form in zip(_form_policies(), FORMS, strict=True):
+        indexed = run(policies, objects)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(joins, "INDEX_FROM", 10**9)
+            scanned = run(policies, objects)  # a new dump: nothing built for the first run is reused
+        assert indexed == scanned, form
+
+
+@functools.cache
+def _form_policies() -> list[PolicySet]:
+    return [policy_of(form) for form in FORMS]
