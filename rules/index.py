@@ -37,7 +37,7 @@ class Index:
         self.objects: list[KObject] = list(objects)
         self._by_kind: dict[str, list[KObject]] = defaultdict(list)
         self._by_name: dict[tuple[str, str, str], KObject] = {}
-        self._by_label: dict[tuple[str, str], list[KObject]] = defaultdict(list)
+        self._by_label: dict[tuple[str, str], list[KObject]] | None = None  # built on first use
         #: Objects that share kind, namespace and name with an earlier one but differ from it: two dumps of
         #: one cluster taken at different times, or of two clusters, read as one (a rule would silently
         #: take its context from either).
@@ -47,8 +47,6 @@ class Index:
             first = self._by_name.setdefault((obj.kind, obj.namespace, obj.name), obj)
             if first is not obj and first.obj != obj.obj:
                 self.conflicts.append((first, obj))
-            for key, value in obj.labels.items():
-                self._by_label[(key, str(value))].append(obj)
         self._fields: dict[tuple[str, str, bool], dict[Any, list[KObject]]] = {}
         self._memo: dict[Any, Any] = {}
 
@@ -69,6 +67,11 @@ class Index:
 
     def with_label(self, key: str, value: str) -> list[KObject]:
         """Objects of any kind labelled ``key=value``."""
+        if self._by_label is None:
+            self._by_label = defaultdict(list)
+            for obj in self.objects:
+                for k, v in obj.labels.items():
+                    self._by_label[(k, str(v))].append(obj)
         return self._by_label.get((key, value), [])
 
     def lookup(self, kind: str, path: JsonPath, value: Any, keys: bool = False) -> list[KObject]:

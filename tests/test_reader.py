@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 import yaml
 from conftest import make_policy, make_rule
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rules.errors import DumpError
 from rules.evaluate import evaluate
@@ -649,3 +651,34 @@ def test_tar_links_and_members_outside_the_archive_are_listed_and_said() -> None
         "x.tar: 1 member(s) with '..' in their path not read (it points outside the archive)",
         "x.tar: 1 link member(s) not followed (a dump is read from regular files only)",
     ]
+
+
+_layouts = st.sampled_from(["indent4", "indent2", "compact", "trailing", "crlf", "blank", "tabs", "nested-brace"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(layout=_layouts, n=st.integers(0, 6), array=st.booleans(), bom=st.booleans())
+def test_item_lines_from_bytes_agree_with_the_line_by_line_reading(layout: str, n: int, array: bool, bom: bool) -> None:
+    """Item lines found in the bytes with str.find (issue 11: the multi-line regex took seconds on a 300 MB
+    dump) are those the regex over the decoded text finds, for every layout, and the objects read from
+    the bytes are those read from the text."""
+    from rules.reader import _json_item_lines, _json_item_lines_by_regex
+
+    items = [{**NODES[i % len(NODES)], "metadata": {"name": f"n{i}", "annotations": {"x": "{\n  {"}}} for i in range(n)]
+    doc: Any = items if array else {"apiVersion": "v1", "items": items, "kind": "List"}
+    text = json.dumps(doc, indent=None if layout == "compact" else 2 if layout == "indent2" else 4)
+    if layout == "trailing":
+        text = text.replace("{\n", "{  \n")
+    elif layout == "crlf":
+        text = text.replace("\n", "\r\n")
+    elif layout == "blank":
+        text = text.replace("[\n", "[\n\n", 1)
+    elif layout == "tabs":
+        text = text.replace("    ", "\t")
+    elif layout == "nested-brace":
+        text = text.replace('"kind": "Node"', '"kind": "Node", "extra": {\n}')
+    assert _json_item_lines(text.encode(), n, array) == _json_item_lines_by_regex(text, n, array)
+    raw = (b"\xef\xbb\xbf" if bom else b"") + text.encode()
+    from_bytes, from_text = parse_bytes(raw, "d.json"), parse_text(text, "d.json")
+    assert [(o.obj, o.source) for o in from_bytes.objects] == [(o.obj, o.source) for o in from_text.objects]
+    assert (from_bytes.errors, from_bytes.files_read) == (from_text.errors, from_text.files_read)
