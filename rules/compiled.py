@@ -522,6 +522,8 @@ def _leaf(a: Assertion, operator: Operator, plan: PolicyPlan) -> Check:
 
 def _count(test: Callable[[Any, Any], Any], values: list[Any], arg: Any) -> int:
     """How many values pass; every value is tested, so an error on any of them is reported."""
+    if len(values) == 1:
+        return 1 if test(values[0], arg) else 0
     hits = [test(v, arg) for v in values]
     return sum(1 for h in hits if h)
 
@@ -571,42 +573,164 @@ def _shared(subject: Ref | None) -> bool:
 
 
 def _where(where: Assertion, plan: PolicyPlan, shared: bool) -> Callable[[list[Any], Scope], list[Any]]:
-    """The ``where`` filter: each value is checked in a scope whose ``$`` and ``item`` are the value. When
-    its first clause compares the item by an operator's key with an argument that does not depend on the
-    item (``{var: item, equalsIgnoreCase: {var: device, key: deviceName}}``), a long list is grouped by that
-    key once (``rules.joins.where_candidates``) and only the values of the matching groups are checked."""
+    """The ``where`` filter: each value is checked in a scope whose ``$`` and ``item`` are the value.
+
+    What makes it cheaper, each giving the values checking every one gives, in order:
+    - a first clause that compares ``{var: item}`` by an operator's key with an argument that does not read
+      the item (``{var: item, in: {data: allDeployLabels}}``) is tried first, as one key and one set hit per
+      value, and the whole filter runs only on the values that pass it;
+    - over a ``shared`` list (a context's, a data table's), a first clause that compares anything read from
+      the item that way is answered from an index of the list (``rules.joins.where_filter``);
+    - over a shared list, the result is remembered per value of the names the filter reads from around it
+      (``{var: daemonSet}``), when they are plain scalars: objects that agree on them get the same list.
+    """
     check = compile_check(where, plan)
     clause = where.children[0] if where.op == "all" and where.children else where
-    indexed = _indexable(clause, plan)
+    quick = _item_clause(clause, plan)
 
     def scan(items: list[Any], scope: Scope) -> list[Any]:
+        if quick is not None and len(items) > 1:
+            return _prefiltered(items, scope, check, quick)
         kept = []
         for v in items:
             if check(scope.child(v, {"item": v})).state == "pass":
                 kept.append(v)
         return kept
 
-    if indexed is None or not shared:
+    if not shared:
         return scan
-    lookup_by, clause_values, clause_arg, missing_passes = indexed
+    indexed = _indexable(clause, plan)
+    inner = scan
+    if indexed is not None:
+        lookup_by, clause_values, clause_arg, missing_passes = indexed
 
-    def filtered(items: list[Any], scope: Scope) -> list[Any]:
-        if len(items) < joins.INDEX_FROM:
-            return scan(items, scope)
-        probe = scope.child(None, {"item": None})
+        def filtered(items: list[Any], scope: Scope) -> list[Any]:
+            if len(items) < joins.INDEX_FROM:
+                return scan(items, scope)
+            probe = scope.child(None, {"item": None})
 
-        def values_of(item: Any) -> list[Any]:
-            probe.root = item
-            probe.values = {"item": item}
-            return clause_values(probe)  # type: ignore[no-any-return]
+            def values_of(item: Any) -> list[Any]:
+                probe.root = item
+                probe.values = {"item": item}
+                return clause_values(probe)  # type: ignore[no-any-return]
 
-        def passes(item: Any) -> bool:
-            return check(scope.child(item, {"item": item})).state == "pass"
+            def passes(item: Any) -> bool:
+                return check(scope.child(item, {"item": item})).state == "pass"
 
-        kept = joins.where_filter(items, indexed, lookup_by, values_of, clause_arg(scope), missing_passes, passes)
-        return scan(items, scope) if kept is None else kept
+            kept = joins.where_filter(items, indexed, lookup_by, values_of, clause_arg(scope), missing_passes, passes)
+            return scan(items, scope) if kept is None else kept
 
-    return filtered
+        inner = filtered
+    deps = _outer_names(where, plan)
+    if deps is None:
+        return inner
+    names, per_dump = deps
+
+    def remembered(items: list[Any], scope: Scope) -> list[Any]:
+        try:
+            token = tuple(joins.scalar_token(scope.var(n)) for n in names)
+        except Exception:  # noqa: BLE001 - checking the values one by one raises it where it should
+            return inner(items, scope)
+        if any(t is None for t in token):
+            return inner(items, scope)
+        return joins.remembered(check, items, (id(scope.index), *token) if per_dump else token, lambda: inner(items, scope))
+
+    return remembered
+
+
+def _prefiltered(items: list[Any], scope: Scope, check: Check, quick: tuple[Any, Get, bool, bool]) -> list[Any]:
+    """``items`` that pass ``check``, the whole filter tried only on those that pass its first clause,
+    ``{var: item, <operator with a lookup>: <argument read around the item>}``, decided here by keys."""
+    lookup_by, arg_of, none_of, missing_passes = quick
+    keys = joins.keys_of(lookup_by, arg_of(scope))
+    if keys is None:
+        return [v for v in items if check(scope.child(v, {"item": v})).state == "pass"]
+    key, negate = lookup_by.key, lookup_by.negate
+    kept = []
+    for v in items:
+        if v is None:
+            if not missing_passes:
+                continue
+        elif not isinstance(v, list):
+            k = key(v)
+            if not joins.is_nan(k) and ((k in keys) != negate) == none_of:
+                continue  # the first clause fails: so does the filter, and nothing else of it runs
+        if check(scope.child(v, {"item": v})).state == "pass":
+            kept.append(v)
+    return kept
+
+
+def _item_clause(clause: Assertion, plan: PolicyPlan) -> tuple[Any, Get, bool, bool] | None:
+    """(lookup, argument, quantifier is ``none``, an item with no value passes) for a first clause
+    ``{var: item, <value operator with a lookup>: <argument that does not read the item>}`` with nothing
+    else on its subject."""
+    operator = OPERATORS.get(clause.op)
+    subject = clause.subject
+    if (
+        operator is None
+        or operator.scope != "value"
+        or operator.lookup is None
+        or subject is None
+        or (subject.kind, subject.target, subject.key, subject.default, subject.capture, subject.where)
+        != ("var", "item", None, None, None, None)
+        or subject.many
+        or clause.where is not None
+        or clause.classify is not None
+        or clause.transforms
+        or clause.unique
+        or not (isinstance(clause.argument, Ref) and _item_free(clause.argument, plan.policy.contexts))
+    ):
+        return None
+    return operator.lookup, compile_ref(clause.argument, plan), clause.quantifier == "none", clause.if_missing == "pass"
+
+
+def _outer_names(where: Assertion, plan: PolicyPlan) -> tuple[tuple[str, ...], bool] | None:
+    """The names a ``where`` reads from around the item (vars, built-ins, uncorrelated contexts), and whether
+    it reads a context (its result is then the dump's); None when its result may depend on anything else:
+    a correlated context, an object operator (it reads the object), a forEach (its names shadow)."""
+    names: set[str] = set()
+    contexts = plan.policy.contexts
+    reads_context = False
+
+    def ref(r: Ref | None) -> bool:
+        nonlocal reads_context
+        if r is None:
+            return True
+        if r.where is not None and not walk(r.where):
+            return False
+        if r.kind in ("keypath", "sum", "product"):
+            return all(ref(k) for k in r.target) and ref(r.key)
+        if r.kind == "var":
+            if r.target != "item":
+                names.add(r.target)
+        elif r.kind == "context":
+            ctx = contexts.get(r.target)
+            if ctx is None or ctx.correlated:
+                return False
+            reads_context = True
+        elif r.kind == "format":
+            names.update(m.group(1) for m in PLACEHOLDER.finditer(r.target) if m.group(1) != "item")
+        return ref(r.key)
+
+    def walk(a: Assertion) -> bool:
+        if a.op == "forEach":
+            return False
+        op = OPERATORS.get(a.op)
+        if op is not None and op.scope == "object":
+            return False
+        refs = [a.subject, a.classify, a.argument if isinstance(a.argument, Ref) else None]
+        kids = [*a.children, *([a.where] if a.where is not None else [])]
+        return all(ref(r) for r in refs) and all(walk(k) for k in kids)
+
+    if not walk(where):
+        return None
+    for name in list(names):
+        ctx = contexts.get(name)
+        if ctx is not None and name not in plan.specs:  # a name that falls back to a context
+            if ctx.correlated:
+                return None
+            reads_context = True
+    return tuple(sorted(names)), reads_context
 
 
 def _indexable(clause: Assertion, plan: PolicyPlan) -> tuple[Any, Get, Get, bool] | None:

@@ -8,6 +8,7 @@ object's results once they are known, never inside a rule.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections import defaultdict
 from datetime import UTC, datetime
@@ -322,13 +323,31 @@ def evaluate(
     exemptions used or expired are in ``notes``. With ``budget`` (seconds), raises ``EvaluationTimeout`` once
     evaluating takes longer (checked between objects), so a worker is never held past it.
     """
+    # The dump's objects live as long as the evaluation and hold no cycles: the cyclic garbage collector
+    # need not walk them again and again (the first collection after a parse walked all of them: 0.25 s
+    # for 12,000 objects). They go back to it afterwards.
+    gc.freeze()
+    try:
+        return _evaluate(dump, policies, name, exemptions, budget, selection, progress or Progress())
+    finally:
+        gc.unfreeze()
+
+
+def _evaluate(
+    dump: Dump,
+    policies: PolicySet,
+    name: str,
+    exemptions: ExemptionSet | None,
+    budget: float | None,
+    selection: Selection | None,
+    progress: Progress,
+) -> Report:
     now = datetime.now(UTC)
     exempter = Exempter(exemptions or ExemptionSet(), now)
     t0 = time.perf_counter()
     index = Index(dump.objects)
     t1 = time.perf_counter()
     deadline = t0 + budget if budget else None
-    progress = progress or Progress()
     candidates = Candidates(policies)
     total = len(dump.objects)
     progress.evaluating(0, total, candidates.rules)

@@ -127,9 +127,13 @@ def _values(ctx: Context, index: Index, wanted: Any, namespace: str | None) -> A
 # ------------------------------------------------------------------------------------------ lookups
 
 
-def _is_nan(key: Any) -> bool:
-    # NaN never equals itself, but a dictionary finds the same NaN object by identity: leave it to the test.
+def is_nan(key: Any) -> bool:
+    """NaN never equals itself, but a dictionary (or ``in``) finds the same NaN object by identity: a NaN key
+    is left to the operator's own test."""
     return isinstance(key, float) and key != key
+
+
+_is_nan = is_nan
 
 
 _TALLIES: IdentityMemo[Counter[Any] | None] = IdentityMemo()
@@ -151,6 +155,33 @@ def _keys_of(lookup: Lookup, arg: Any) -> tuple[Any, ...] | frozenset[Any]:
     if isinstance(arg, (list, dict, tuple, set, frozenset)):
         return _MEMBERS.get(lambda: frozenset(lookup.key(m) for m in _members(arg)), lookup.key, arg)
     return frozenset(lookup.key(m) for m in _members(arg))
+
+
+def keys_of(lookup: Lookup, arg: Any) -> tuple[Any, ...] | frozenset[Any] | None:
+    """The keys a value must have to pass ``lookup``'s test before negation; None when one is a NaN."""
+    keys = _keys_of(lookup, arg)
+    return None if any(_is_nan(k) for k in keys) else keys
+
+
+def scalar_token(value: Any) -> Any:
+    """A key telling scalars apart by type and value (``1``, ``1.0`` and ``True`` differ); None for anything
+    else (a mapping, a list, a NaN)."""
+    if isinstance(value, _SCALARS) and not _is_nan(value):
+        return (type(value), value)
+    return None
+
+
+_REMEMBERED: IdentityMemo[dict[Any, Any]] = IdentityMemo()
+
+
+def remembered(plan: Any, items: list[Any], token: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+    """``compute()`` once per ``plan``, shared list ``items`` and ``token`` (what else the result depends on);
+    a computation that raises is not remembered."""
+    table = _REMEMBERED.get(dict, plan, items)
+    if token in table:
+        return table[token]
+    value = table[token] = compute()
+    return value
 
 
 def count_true(values: list[Any], lookup: Lookup, arg: Any) -> int | None:

@@ -20,6 +20,7 @@ from typing import Any
 import jsonpath_rfc9535 as rfc9535
 
 from .errors import quoted
+from .memo import IdentityMemo
 
 try:  # the compiled query's segments are plain tuples tagged with these constants
     from jsonpath_rfc9535 import _ast as _rfc_ast
@@ -42,7 +43,8 @@ class PathError(ValueError):
 class JsonPath:
     """A compiled path: ``text`` as written, ``query`` the compiled RFC 9535 query; ``find`` selects the
     values (the fast function of ``_fast_finder``, else the library's ``findall``) and ``plain`` says it has no
-    descendant segment (its first value is found without walking the whole document)."""
+    descendant segment (selecting every value cannot go deeper than the path, so ``first`` need not stop
+    early: only a descendant walk can meet a document nested past the recursion limit)."""
 
     text: str
     query: Any
@@ -53,7 +55,8 @@ class JsonPath:
         if self.find is None:
             fast = _fast_finder(self.query)
             object.__setattr__(self, "find", fast or self.query.findall)
-            object.__setattr__(self, "plain", fast is not None and not _has_descendant(self.query))
+            # No ".." anywhere (not even in a filter's query): selecting every value walks no deeper than the path.
+            object.__setattr__(self, "plain", ".." not in self.text)
 
     def values(self, document: Any) -> list[Any]:
         """Every value the path selects in ``document`` (a list, possibly empty).
@@ -81,10 +84,6 @@ class JsonPath:
 
     def __str__(self) -> str:
         return self.text
-
-
-def _has_descendant(query: Any) -> bool:
-    return any(segment[0] == _rfc_ast.DESCENDANT_SEGMENT for segment in query.segments)
 
 
 def _fast_finder(query: Any) -> Finder | None:
@@ -133,8 +132,62 @@ def _names_finder(names: tuple[str, ...]) -> Finder:
 def _general_finder(steps: tuple[tuple[bool, tuple[tuple[int, Any], ...]], ...], max_depth: int) -> Finder:
     """Name, index and wildcard selectors in child and descendant segments, applied as RFC 9535 orders
     them: node by node, selector by selector; a descendant segment visits each node, then its children's
-    descendants in document order (raising ``JSONPathRecursionError`` past ``max_depth``, as the library)."""
+    descendants in document order (``_descendants``)."""
     name_tag, index_tag = _rfc_ast.NAME_SELECTOR, _rfc_ast.INDEX_SELECTOR
+    # Per step: the names when every selector is a name (the usual case, one dict test per node), else the
+    # selectors as they are.
+    plans = [
+        (descend, tuple(arg for _, arg in picks) if all(tag == name_tag for tag, _ in picks) else None, picks)
+        for descend, picks in steps
+    ]
+
+    def find(document: Any) -> list[Any]:
+        nodes = [document]
+        for descend, names, picks in plans:
+            if descend:
+                if len(nodes) == 1:
+                    nodes = _descendants(nodes[0], max_depth)
+                else:
+                    nodes = [d for node in nodes for d in _descendants(node, max_depth)]
+            out: list[Any] = []
+            if names is not None:
+                for node in nodes:
+                    if isinstance(node, dict):
+                        for name in names:
+                            if name in node:
+                                out.append(node[name])
+            else:
+                for node in nodes:
+                    for tag, arg in picks:
+                        if tag == name_tag:
+                            if isinstance(node, dict) and arg in node:
+                                out.append(node[arg])
+                        elif tag == index_tag:
+                            if isinstance(node, list) and len(node) >= abs(arg) + int(arg >= 0):
+                                out.append(node[arg])
+                        elif isinstance(node, dict):
+                            out.extend(node.values())
+                        elif isinstance(node, list):
+                            out.extend(node)
+            nodes = out
+            if not nodes:
+                break
+        return nodes
+
+    return find
+
+
+# Several rules walk the same part of an object (a Pod's spec for spec..nodeName, spec..nodeSelector and
+# spec..containers): the walk is done once per node object and kept while it is read again.
+_DESCENDANTS: IdentityMemo[list[Any]] = IdentityMemo(8192)
+
+
+def _descendants(node: Any, max_depth: int) -> list[Any]:
+    """``node`` and every container below it, in the order RFC 9535's descendant segment visits them (the
+    node, then each child's descendants in document order; only string keys' values), raising
+    ``JSONPathRecursionError`` past ``max_depth`` levels, as the library does."""
+    if not isinstance(node, (dict, list)):
+        return [node]
 
     def visit(node: Any, depth: int, out: list[Any]) -> None:
         if depth > max_depth:
@@ -142,40 +195,19 @@ def _general_finder(steps: tuple[tuple[bool, tuple[tuple[int, Any], ...]], ...],
         out.append(node)
         if isinstance(node, dict):
             for k, v in node.items():
-                if isinstance(k, str) and isinstance(v, (list, dict)):
+                if isinstance(v, (list, dict)) and isinstance(k, str):
                     visit(v, depth + 1, out)
-        elif isinstance(node, list):
+        else:
             for v in node:
                 if isinstance(v, (dict, list)):
                     visit(v, depth + 1, out)
 
-    def find(document: Any) -> list[Any]:
-        nodes = [document]
-        for descend, picks in steps:
-            if descend:
-                visited: list[Any] = []
-                for node in nodes:
-                    visit(node, 1, visited)
-                nodes = visited
-            out: list[Any] = []
-            for node in nodes:
-                for tag, arg in picks:
-                    if tag == name_tag:
-                        if isinstance(node, dict) and arg in node:
-                            out.append(node[arg])
-                    elif tag == index_tag:
-                        if isinstance(node, list) and len(node) >= abs(arg) + int(arg >= 0):
-                            out.append(node[arg])
-                    elif isinstance(node, dict):
-                        out.extend(node.values())
-                    elif isinstance(node, list):
-                        out.extend(node)
-            nodes = out
-            if not nodes:
-                break
-        return nodes
+    def build() -> list[Any]:
+        out: list[Any] = []
+        visit(node, 1, out)
+        return out
 
-    return find
+    return _DESCENDANTS.one(build, node)
 
 
 _SIMPLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

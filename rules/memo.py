@@ -24,7 +24,19 @@ class IdentityMemo[T]:
     def __init__(self, limit: int = 4096) -> None:
         self.limit = limit
         # key -> [objects, value, used again since the last purge]
-        self._entries: dict[tuple[int, ...], list[Any]] = {}
+        self._entries: dict[Any, list[Any]] = {}
+
+    def one(self, build: Callable[[], T], obj: Any) -> T:
+        """``get`` for one object (the common case, without the tuple of ids)."""
+        hit = self._entries.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            hit[2] = True
+            return hit[1]  # type: ignore[no-any-return]
+        if len(self._entries) >= self.limit:
+            self._purge()
+        value = build()
+        self._entries[id(obj)] = [obj, value, False]
+        return value
 
     def get(self, build: Callable[[], T], *objects: Any) -> T:
         key = tuple(map(id, objects))

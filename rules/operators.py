@@ -126,7 +126,7 @@ def _member_keys(arg: Any) -> frozenset[Any]:
     """The comparison keys of a set-like argument, built once per argument object."""
     if not isinstance(arg, _CONTAINERS):
         return frozenset(_key(m) for m in _members(arg))
-    return _MEMBER_KEYS.get(lambda: frozenset(_key(m) for m in _members(arg)), arg)
+    return _MEMBER_KEYS.one(lambda: frozenset(_key(m) for m in _members(arg)), arg)
 
 
 def _key(value: Any) -> Any:
@@ -192,7 +192,7 @@ def _regexes(arg: Any) -> list[re.Pattern[str]]:
     """The compiled patterns of ``arg`` (one or a list), each compiled once. Raises ``OperatorError`` for
     the first refused pattern (``regex_problem``), every time it is used."""
     if isinstance(arg, _CONTAINERS):
-        compiled = _REGEXES.get(lambda: tuple(_regex(str(p)) for p in _members(arg)), arg)
+        compiled = _REGEXES.one(lambda: tuple(_regex(str(p)) for p in _members(arg)), arg)
     else:
         compiled = tuple(_regex(str(p)) for p in _members(arg))
     out = []
@@ -209,7 +209,7 @@ _TEXTS: IdentityMemo[tuple[str, ...]] = IdentityMemo()
 def _texts(arg: Any) -> tuple[str, ...]:
     """The members of ``arg`` as strings, once per argument object."""
     if isinstance(arg, _CONTAINERS):
-        return _TEXTS.get(lambda: tuple(str(a) for a in _members(arg)), arg)
+        return _TEXTS.one(lambda: tuple(str(a) for a in _members(arg)), arg)
     return () if arg is None else (str(arg),)
 
 
@@ -244,7 +244,7 @@ def _folded_member_keys(arg: Any) -> frozenset[Any]:
     """``_member_keys`` casefolded, built once per argument object."""
     if not isinstance(arg, _CONTAINERS):
         return frozenset(_fold(m) for m in _members(arg))
-    return _FOLDED_KEYS.get(lambda: frozenset(_fold(m) for m in _members(arg)), arg)
+    return _FOLDED_KEYS.one(lambda: frozenset(_fold(m) for m in _members(arg)), arg)
 
 
 def _compare(fn: Callable[[Fraction, Fraction], bool]) -> Callable[[Any, Any], bool]:
@@ -316,7 +316,7 @@ _ARG_KEYS: IdentityMemo[Any] = IdentityMemo()
 def _arg_key(arg: Any) -> Any:
     """``_key(arg)``, once per argument object for lists and mappings."""
     if isinstance(arg, (list, dict)):
-        return _ARG_KEYS.get(lambda: _key(arg), arg)
+        return _ARG_KEYS.one(lambda: _key(arg), arg)
     return _key(arg)
 
 

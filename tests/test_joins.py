@@ -165,9 +165,9 @@ def added_work(assertion: dict[str, Any], vms: int = 20, kinds: tuple[str, ...] 
 
 
 def test_a_scan_per_object_is_seen() -> None:
-    """The yardstick: testing each VM's wanted name against every node's (a where the index cannot answer,
-    its argument read from the item) adds about one unit per node and per VM."""
-    scan = {"context": "names", "where": {"path": "$", "matches": {"format": "^{item}$"}}, "exists": True}
+    """The yardstick: a where that no structure can answer and no object can share with another (a regex
+    built from each VM's own name) tests every node's names for every VM: about one unit per node and VM."""
+    scan = {"context": "names", "where": {"var": "item", "matches": {"format": "^{name}$"}}, "exists": True}
     assert added_work(scan) > 8 * ONCE
 
 

@@ -170,7 +170,7 @@ def test_fast_evaluation_selects_what_the_library_selects(document: Any) -> None
 def test_paths_of_names_indexes_and_wildcards_are_compiled_and_filters_are_not() -> None:
     assert compile_path("$.metadata.labels['nvidia.com/gpu.present']").find.__qualname__.startswith("_names_finder")
     assert compile_path("$.spec..['containers','initContainers'][*]").find.__qualname__.startswith("_general_finder")
-    assert not compile_path("$.spec..nodeName").plain
+    assert not compile_path("$.spec..nodeName").plain and compile_path("$.a[?@.b == 1]").plain
     filtered = compile_path("$.status.conditions[?@.type == 'Ready'].status")
     assert filtered.find == filtered.query.findall
     assert filtered.values(GPU_NODE) == ["True"]
