@@ -16,10 +16,11 @@ from typing import Any
 import click
 
 from . import __version__
-from .engine import audit_paths, split_dumps
+from .engine import audit_batch, split_dumps
 from .errors import DumpError, PolicyError, RuleLookupError
 from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 from .loader import PolicyLoadError, PolicySet, load_policies
+from .parallel import JobsError, jobs_setting
 from .progress import Progress
 from .render import FORMATS, OPTIONS, OptionError, UnknownFormat
 from .report import RESULT_RANK, RESULTS, SEVERITIES, Report
@@ -253,6 +254,13 @@ def main() -> None:
 @click.option(
     "--name", "names", multiple=True, help="Judge only objects whose name matches one of these globs (gpu-*; repeatable)."
 )
+@click.option(
+    "-j",
+    "--jobs",
+    type=int,
+    default=None,
+    help="Processes judging a large dump, or the dumps of a batch (default $VERDICT_JOBS or the processors at hand).",
+)
 @_renderer_options
 def audit(
     paths: tuple[str, ...],
@@ -268,6 +276,7 @@ def audit(
     namespaces: tuple[str, ...],
     selector: str,
     names: tuple[str, ...],
+    jobs: int | None,
     **renderer: Any,
 ) -> None:
     """Audit PATHS: files, folders, archives (.tar, .tar.gz, .zip), must-gather folders, describe text,
@@ -287,20 +296,21 @@ def audit(
         selection = Selection.of(kinds, namespaces, selector, names, judged)
     except SelectionError as exc:
         raise click.BadParameter(exc.reason, param_hint="--kind" if exc.parameter == "kind" else "-l/--selector") from None
-    dumps = split_dumps(paths)
-    reports = []
+    try:
+        workers = jobs_setting(jobs)
+    except JobsError as exc:
+        raise click.BadParameter(str(exc), param_hint="--jobs") from None
+    dumps = [(dump, "<stdin>" if dump == "-" else dump) for dump in split_dumps(paths)]
     console = _progress_console()
     progress = TerminalProgress(console) if console is not None else None
     with progress or nullcontext():
-        for dump in dumps:
-            try:
-                shown_name = "<stdin>" if dump == "-" else dump
-                reports.append(audit_paths([dump], policies, progress, name=shown_name, exemptions=accepted, selection=selection))
-            except DumpError as exc:
-                if progress:
-                    progress.stop()
-                _err(f"verdict: cannot read {exc}")
-                raise SystemExit(2) from None
+        try:
+            reports = audit_batch(dumps, policies, progress, exemptions=accepted, selection=selection, jobs=workers)
+        except DumpError as exc:
+            if progress:
+                progress.stop()
+            _err(f"verdict: cannot read {exc}")
+            raise SystemExit(2) from None
         _report(reports, fmt, output, fail_on, wanted, min_severity, options, progress)
 
 

@@ -776,3 +776,79 @@ def _classify(value: Any, table: dict[str, Any]) -> Any:
             if re.search(str(p), value):
                 return name
     return None
+
+
+# ------------------------------------------------------------------------------------------ per dump
+
+
+def prepare(index: Any, policies: Any) -> None:
+    """Build before evaluation what every object will read, once: the contexts the rules of ``policies``
+    (a ``PolicySet``) read, and what their object operators prepare (``Operator.prepare``: the scheduler's
+    model of the cluster). Objects judged afterwards, in this process or in processes forked from it,
+    find them built; without this they are built on first use."""
+    for policy in policies.policies:
+        plan = plan_of(policy)
+        contexts: set[str] = set()
+        operators: set[str] = set()
+        for rule in policy.rules:
+            _collect(rule, policy, contexts, operators)
+        for name in sorted(contexts):
+            plan.contexts[name].materialise(index)
+        for name in sorted(operators):
+            hook = OPERATORS[name].prepare
+            if hook is not None:
+                hook(index)
+
+
+def _collect(rule: Rule, policy: Policy, contexts: set[str], operators: set[str]) -> None:
+    """The contexts and operators ``rule`` may read: through its assertions, its vars and the policy's, its
+    messages, and the ``where.equals`` of the contexts it reads."""
+    seen_vars: set[str] = set()
+
+    def name(n: str) -> None:
+        if n in rule.vars or n in policy.vars:
+            key = f"{'r' if n in rule.vars else 'p'}:{n}"
+            if key not in seen_vars:
+                seen_vars.add(key)
+                var = rule.vars[n] if n in rule.vars else policy.vars[n]
+                for ref, when in var.alternatives:
+                    reference(ref)
+                    if when is not None:
+                        assertion(when)
+        elif n in policy.contexts and n not in contexts:
+            contexts.add(n)
+            reference(policy.contexts[n].where_value)
+
+    def template(text: str) -> None:
+        for m in PLACEHOLDER.finditer(text):
+            name(m.group(1))
+
+    def reference(ref: Ref | None) -> None:
+        if ref is None:
+            return
+        if ref.kind == "keypath":
+            for k in ref.target:
+                reference(k)
+        elif ref.kind in ("var", "context"):
+            name(ref.target)
+        elif ref.kind == "format":
+            template(ref.target)
+        reference(ref.key)
+
+    def assertion(a: Assertion) -> None:
+        if a.op in OPERATORS:
+            operators.add(a.op)
+        for ref in (a.subject, a.classify, a.argument if isinstance(a.argument, Ref) else None):
+            reference(ref)
+        for child in (*a.children, *([a.where] if a.where is not None else [])):
+            assertion(child)
+        template(a.message)
+
+    for pre in rule.preconditions:
+        assertion(pre)
+    assertion(rule.assertion)
+    for assumption in rule.assumes:
+        assertion(assumption.when)
+        template(assumption.message)
+    for text in (rule.message, rule.pass_message, rule.remediation):
+        template(text)

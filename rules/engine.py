@@ -10,9 +10,11 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from .errors import DumpError
 from .evaluate import evaluate
 from .exemptions import ExemptionSet
 from .loader import PolicySet
+from .parallel import can_fork, jobs_setting, map_in_processes
 from .progress import Progress
 from .reader import Budget, Dump, ProgressHook, parse_bytes, read_paths
 from .report import Report
@@ -30,8 +32,11 @@ def _timed(
     budget: float | None = None,
     selection: Selection | None = None,
     progress: Progress | None = None,
+    jobs: int = 1,
 ) -> Report:
-    report = evaluate(dump, policies, name=name, exemptions=exemptions, budget=budget, selection=selection, progress=progress)
+    report = evaluate(
+        dump, policies, name=name, exemptions=exemptions, budget=budget, selection=selection, progress=progress, jobs=jobs
+    )
     report.timing = {"readMs": round(read * 1000, 3), **report.timing}
     return report
 
@@ -43,20 +48,65 @@ def audit_paths(
     name: str = "",
     exemptions: ExemptionSet | None = None,
     selection: Selection | None = None,
+    jobs: int | None = None,
 ) -> Report:
     """Read files/folders/archives (``-`` is standard input) as ONE dump and evaluate it (with
     ``exemptions`` from exemptions files, besides the dump's own ``verdict.dev/exempt`` annotations), judging
-    the objects ``selection`` selects (all without one). ``progress`` hears each phase.
+    the objects ``selection`` selects (all without one), in up to ``jobs`` processes
+    (``rules.parallel.jobs_setting``: ``VERDICT_JOBS``, else the processors at hand). ``progress`` hears each
+    phase.
 
-    Raises ``rules.errors.DumpError`` when a path cannot be read at all.
+    Raises ``rules.errors.DumpError`` when a path cannot be read at all, ``rules.parallel.JobsError`` for a
+    bad ``VERDICT_JOBS``.
     """
     paths = list(paths)
+    workers = jobs_setting(jobs)
     name = name or ", ".join(paths)
     if progress:
         progress.dump(name)
     t0 = time.perf_counter()
     dump = read_paths(paths, progress)
-    return _timed(time.perf_counter() - t0, dump, policies, name, exemptions, None, selection, progress)
+    return _timed(time.perf_counter() - t0, dump, policies, name, exemptions, None, selection, progress, workers)
+
+
+def audit_batch(
+    dumps: list[tuple[str, str]],
+    policies: PolicySet,
+    progress: ProgressHook | None = None,
+    exemptions: ExemptionSet | None = None,
+    selection: Selection | None = None,
+    jobs: int | None = None,
+) -> list[Report]:
+    """One report per ``(path, name)`` dump (a batch of archives), in order: each dump read and judged in a
+    process of its own, up to ``jobs`` at once (one dump alone is judged with every job). The reports are
+    those ``audit_paths`` gives one by one; ``progress`` hears each dump as it is read in this process, or
+    each dump done when they are read in worker processes.
+
+    Raises ``rules.errors.DumpError`` for the first dump (in order) that cannot be read at all.
+    """
+    workers = jobs_setting(jobs)
+    if workers == 1 or len(dumps) < 2 or not can_fork():
+        return [
+            audit_paths([path], policies, progress, name=shown, exemptions=exemptions, selection=selection, jobs=workers)
+            for path, shown in dumps
+        ]
+
+    def one(item: tuple[str, str]) -> Report | DumpError:
+        path, shown = item
+        try:
+            return audit_paths([path], policies, name=shown, exemptions=exemptions, selection=selection, jobs=1)
+        except DumpError as exc:
+            return exc
+
+    reports = []
+    for outcome in map_in_processes(dumps, workers, one):
+        if isinstance(outcome, DumpError):
+            raise outcome
+        if progress:
+            progress.dump(outcome.name)
+            progress.objects(outcome.objects_read)
+        reports.append(outcome)
+    return reports
 
 
 def audit_bytes(
@@ -69,7 +119,8 @@ def audit_bytes(
     selection: Selection | None = None,
 ) -> Report:
     """Read one body (JSON, YAML, describe text, or an archive) and evaluate it (with ``exemptions``), judging
-    the objects ``selection`` selects (all without one).
+    the objects ``selection`` selects (all without one), in this process: the HTTP service calls it from its
+    threaded workers, which must not fork.
 
     ``max_unpacked`` bounds what archives in it may unpack to, all levels together (default
     ``rules.reader.MAX_UNPACKED_BYTES``). Raises ``rules.errors.DumpError`` when the bytes are not a dump at

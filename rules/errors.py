@@ -99,6 +99,10 @@ class DumpError(VerdictError):
         at = f"{where}:{line}" if line else where
         super().__init__(f"{at}: {reason}")
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # rebuilt from its fields in another process (a batch of dumps is read in worker processes)
+        return (type(self), (self.where, self.reason, self.line))
+
 
 class DumpTooLarge(DumpError):
     """An input unpacks (gzip, tar, zip, nested or not) to more than it may."""
@@ -163,7 +167,12 @@ class EvaluationTimeout(VerdictError):
 
     def __init__(self, seconds: float, judged: int, total: int) -> None:
         self.seconds = seconds
+        self.judged = judged
+        self.total = total
         super().__init__(f"evaluating took more than {seconds:g} s ({judged:,} of {total:,} objects judged)")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.seconds, self.judged, self.total))
 
 
 class EvaluationError(VerdictError):

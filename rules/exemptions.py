@@ -301,6 +301,19 @@ class Exempter:
             r, result="skip", message=f"exempt: {exemption.reason} ({exemption.source})", remediation="", exemption=exemption
         )
 
+    @property
+    def used(self) -> dict[str, int]:
+        """Results each exemption turned into ``skip`` so far: ``{"<source> (<rules>: <reason>)": count}``, in
+        the order they were first used."""
+        return self._used
+
+    def merge(self, errors: list[InputError], used: dict[str, int]) -> None:
+        """Add what another exempter gathered over the objects that follow this one's (a worker process's
+        shard): its annotation errors, then its counts."""
+        self.errors.extend(errors)
+        for key, n in used.items():
+            self._used[key] = self._used.get(key, 0) + n
+
     def notes(self, rules: Iterable[tuple[str, str]] = ()) -> list[str]:
         """``exemption <source> (<rules>: <reason>) applied to N results`` for each exemption used, then
         ``exemption <file>:<line> (...) expired on <date>: not applied`` for each expired one, then

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 #: Lists shorter than this are tested value by value: building a structure would cost more than it saves.
 INDEX_FROM = 24
+#: Results remembered per shared list and inputs (off: every object computes its own; tests compare both).
+REMEMBER = True
 
 
 class ContextPlan:
@@ -177,6 +179,8 @@ _REMEMBERED: IdentityMemo[dict[Any, Any]] = IdentityMemo()
 def remembered(plan: Any, items: list[Any], token: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
     """``compute()`` once per ``plan``, shared list ``items`` and ``token`` (what else the result depends on);
     a computation that raises is not remembered."""
+    if not REMEMBER:
+        return compute()
     table = _REMEMBERED.get(dict, plan, items)
     if token in table:
         return table[token]
@@ -207,7 +211,7 @@ def remembered_true(values: list[Any], leaf: Any, arg: Any, count: Callable[[], 
     context or data table then tests the list once per distinct argument, not once per object judged.
     Operators are pure functions of (value, argument); arguments are told apart by type and value (``1`` is
     not ``1.0`` nor ``True``), containers by identity. A count that raises is not remembered."""
-    if len(values) < INDEX_FROM:
+    if len(values) < INDEX_FROM or not REMEMBER:
         return count()
     if isinstance(arg, _SCALARS):
         token: Any = (type(arg), arg)

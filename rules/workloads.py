@@ -29,7 +29,10 @@ def _field() -> fields.Field:
     )
 
 
-def _model(index: Any) -> Any:
+def cluster_model(index: Any) -> Any:
+    """The scheduler's model of the dump's Nodes and Pods (``rules.schedule.ClusterModel``), built once per
+    index: before evaluation when it is shared out to worker processes (the operator's ``prepare``), else
+    on first use."""
     from .schedule import ClusterModel  # imported late: the model is only built when a rule asks
 
     return index.memo(
@@ -46,7 +49,7 @@ def check_schedulable(scope: Any, arg: Any) -> tuple[str, str, Any]:
     if not index.of_kind("Node"):
         # Nothing is known about placement (a manifest or a namespace dump): no verdict, not a failure.
         return "skip", "no Node in the dump to schedule on", None
-    prediction = _model(index).predict(scope.obj.obj)
+    prediction = cluster_model(index).predict(scope.obj.obj)
     if not prediction.applicable:
         return "skip", prediction.message or "not a workload waiting to be scheduled", None
     message = prediction.message
@@ -65,6 +68,7 @@ register(
         resolve=False,
         doc="the object (Pod, pod template owner, VirtualMachineInstance, VirtualMachine) would be placed"
         " on some Node of the dump by kube-scheduler's filters; see docs/scheduling.md",
+        prepare=lambda index: cluster_model(index) if index.of_kind("Node") else None,
     )
 )
 
@@ -118,7 +122,7 @@ def check_tolerates_nodes(scope: Any, arg: Any) -> tuple[str, str, Any]:
         return "skip", "no Node in the dump", None
     raw = (arg or {}).get("nodes")
     terms = None if raw is None else _TERMS.get(lambda: compile_terms(raw), raw)
-    check = _model(index).taint_check(scope.obj.obj, terms, ignore_running=bool((arg or {}).get("ignoreRunning")))
+    check = cluster_model(index).taint_check(scope.obj.obj, terms, ignore_running=bool((arg or {}).get("ignoreRunning")))
     if not check.applicable:
         return "skip", check.message, None
     if check.tolerated:
@@ -134,6 +138,7 @@ register(
         check_tolerates_nodes,
         lambda arg: "tolerates the taints of every node it selects",
         resolve=False,
+        prepare=lambda index: cluster_model(index) if index.of_kind("Node") else None,
         doc="the workload's pod (a DaemonSet's with the controller's tolerations) tolerates the NoSchedule and"
         " NoExecute taints of every node (among `nodes`, when given) that its node name, nodeSelector and"
         " affinity select; see docs/scheduling.md",
