@@ -42,20 +42,23 @@ def cluster_model(index: Any) -> Any:
 
 
 def check_schedulable(scope: Any, arg: Any) -> tuple[str, str, Any]:
-    """(state, message, observed) for the object in ``scope``: ``pass`` with the feasible nodes, ``fail``
+    """(state, message, observed) for the object in ``scope``: ``pass`` with the feasible nodes (the first
+    five, then ``"… N more"``: a report stays proportional to the dump), ``fail``
     with kube-scheduler's FailedScheduling text (+ hint), or ``skip`` when the object is not a workload
     or is already bound to a Node, or when the dump holds no Node at all."""
     index = scope.index
     if not index.of_kind("Node"):
         # Nothing is known about placement (a manifest or a namespace dump): no verdict, not a failure.
         return "skip", "no Node in the dump to schedule on", None
+    from .schedule.model import shown_nodes
+
     prediction = cluster_model(index).predict(scope.obj.obj)
     if not prediction.applicable:
         return "skip", prediction.message or "not a workload waiting to be scheduled", None
     message = prediction.message
     if prediction.hint and (arg or {}).get("hint", True):
         message = f"{message} {prediction.hint}"
-    return ("pass" if prediction.schedulable else "fail"), message, list(prediction.feasible)
+    return ("pass" if prediction.schedulable else "fail"), message, shown_nodes(prediction.feasible)
 
 
 register(

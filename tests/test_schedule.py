@@ -575,7 +575,7 @@ def test_first_failing_filter_counts_a_node_once_but_resources_count_each() -> N
 
 def test_pass_message_lists_five_names() -> None:
     m = ClusterModel([node(f"worker-{i}") for i in range(7)], [])
-    assert m.predict(pod()).message == ("7/7 nodes are feasible: worker-0, worker-1, worker-2, worker-3, worker-4, ...")
+    assert m.predict(pod()).message == ("7/7 nodes are feasible: worker-0, worker-1, worker-2, worker-3, worker-4 and 2 more")
 
 
 def test_no_nodes() -> None:
@@ -1138,3 +1138,57 @@ def test_hint_when_no_node_has_a_required_label() -> None:
     assert LABEL_SETTERS == {
         KUBEVIRT_SCHEDULABLE_LABEL: "virt-handler sets it on the nodes where it runs and is ready; is virt-handler running there?"
     }
+
+
+# ------------------------------------------------------------------------------------------ at scale (issue 11)
+
+
+def test_workloads_of_one_template_share_one_prediction() -> None:
+    """The filters read a signature (node name, selector, affinity, tolerations, resources, own pods): pods
+    that agree on it get the same prediction, made once; anything the filters tell apart is another."""
+    nodes = [node("small", {"cpu": "1"}), node("big", {"cpu": "8"}, labels={"size": "1"})]
+    m = ClusterModel(nodes, [pod("bound", requests={"cpu": "500m"}, node_name="big", phase="Running")])
+    first, second = m.predict(pod("a-1", requests={"cpu": "2"})), m.predict(pod("a-2", requests={"cpu": "2"}))
+    assert first is second and first.feasible == ("big",)
+    assert m.predict(pod("b", requests={"cpu": "1"})).feasible == ("big", "small")
+    assert m.predict(pod("c", requests={"cpu": "2"}, nodeSelector={"size": "1"})).feasible == ("big",)
+    # 1 and 1.0 are equal keys to a dict, not to the filters (label value "1" against "1.0"): two signatures
+    assert m.predict(pod("d", nodeSelector={"size": 1})).feasible == ("big",)
+    assert m.predict(pod("e", nodeSelector={"size": 1.0})).feasible == ()
+    assert m.predict(pod("f", requests={"cpu": "2"}, tolerations=[{"operator": "Exists"}])) is not first
+    # a Deployment's own bound pods are not counted against it: its selector is part of the signature
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": {"spec": pod(requests={"cpu": "2"})["spec"]}},
+    }
+    assert m.predict(deployment).feasible == ("big",)
+
+
+def test_a_pass_observes_the_first_feasible_nodes_and_a_count() -> None:
+    """A passing schedulable result names five nodes and how many more (a 5,000-node cluster made a 1 GB
+    report of them), and so does its message."""
+    from rules.schedule.model import shown_nodes
+
+    m = ClusterModel([node(f"worker-{i:02d}") for i in range(12)], [])
+    p = m.predict(pod())
+    assert len(p.feasible) == 12
+    assert shown_nodes(p.feasible) == ["worker-00", "worker-01", "worker-02", "worker-03", "worker-04", "… 7 more"]
+    assert shown_nodes(("a", "b")) == ["a", "b"]
+    assert p.message == "12/12 nodes are feasible: worker-00, worker-01, worker-02, worker-03, worker-04 and 7 more"
+
+
+def test_a_daemonset_failing_on_many_nodes_names_five_and_counts_the_rest() -> None:
+    nodes = [node(f"tiny-{i}", {"cpu": "100m"}) for i in range(8)]
+    daemon = {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": "agent", "namespace": "default"},
+        "spec": {"selector": {"matchLabels": {"app": "agent"}}, "template": {"spec": pod(requests={"cpu": "1"})["spec"]}},
+    }
+    p = ClusterModel(nodes, []).predict(daemon)
+    assert p.message == (
+        "cannot run on 8/8 targeted nodes: tiny-0 (Insufficient cpu), tiny-1 (Insufficient cpu), tiny-2 (Insufficient cpu),"
+        " tiny-3 (Insufficient cpu), tiny-4 (Insufficient cpu) and 3 more"
+    )

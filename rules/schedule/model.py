@@ -15,6 +15,7 @@ Sources (kubernetes/kubernetes):
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,8 +51,8 @@ class Prediction:
 
     ``schedulable``: some node is feasible (a DaemonSet: every node it targets is feasible);
     ``feasible``: sorted names of the feasible nodes; ``total_nodes``: nodes in the dump;
-    ``message``: on success ``"3/5 nodes are feasible: a, b, c"`` (first 5 names), on failure the
-    FailedScheduling text (``"0/3 nodes are available: 3 Insufficient nvidia.com/gpu."``);
+    ``message``: on success ``"3/5 nodes are feasible: a, b, c"`` (the first 5 names, then ``and N more``),
+    on failure the FailedScheduling text (``"0/3 nodes are available: 3 Insufficient nvidia.com/gpu."``);
     ``reasons``: reason -> number of nodes rejected for it (a node rejected by NodeResourcesFit counts
     once per insufficient resource); ``hint``: verdict's own hint, "" when none (callers append it);
     ``applicable``: False for objects that are not workloads and for those with no pod waiting to be
@@ -107,9 +108,48 @@ class PodView:
         )
 
 
-def _names(names: list[str]) -> str:
+def _names(names: list[str], total: int | None = None) -> str:
+    """The first ``SHOWN`` of ``names``, then how many more there are (of ``total`` when the list given is
+    cut already): a list of nodes in a message stays short whatever the size of the cluster."""
     shown = ", ".join(names[:SHOWN])
-    return shown + (", ..." if len(names) > SHOWN else "")
+    rest = (len(names) if total is None else total) - min(len(names), SHOWN)
+    return shown + (f" and {rest:,} more" if rest > 0 else "")
+
+
+def shown_nodes(names: tuple[str, ...] | list[str]) -> list[str]:
+    """``names`` for a result's ``observed``: the first ``SHOWN``, then ``"… N more"`` when there are more."""
+    if len(names) <= SHOWN:
+        return list(names)
+    return [*names[:SHOWN], f"… {len(names) - SHOWN:,} more"]
+
+
+def _signature(kind: str, spec: Mapping[str, Any], owned: Any) -> bytes | None:
+    """What a prediction reads of a workload, as bytes: the filters see only the pod spec's node name, node
+    selector, affinity, tolerations and resources (containers', init containers' with their restart policy,
+    the pod's, its overhead), and the workload's own bound pods (``owned``). ``marshal`` keeps the types the
+    filters tell apart (``1``, ``1.0``, ``"1"``, ``true``); equal specs written in another key order only miss
+    the cache. None when a value is not plain JSON (then nothing is cached)."""
+
+    def resources(key: str) -> Any:
+        return [(c.get("resources"), c.get("restartPolicy")) if isinstance(c, dict) else c for c in items(spec.get(key))]
+
+    try:
+        return marshal.dumps(
+            (
+                kind == "DaemonSet",
+                spec.get("nodeName"),
+                spec.get("nodeSelector"),
+                spec.get("affinity"),
+                spec.get("tolerations"),
+                resources("containers"),
+                resources("initContainers"),
+                spec.get("resources"),
+                spec.get("overhead"),
+                None if owned is None else (owned.namespace, owned.selector, owned.owner),
+            )
+        )
+    except ValueError:  # a value marshal cannot write (a YAML timestamp, a custom type)
+        return None
 
 
 def _histogram(reasons: Mapping[str, int]) -> str:
@@ -134,6 +174,7 @@ class ClusterModel:
     def __init__(self, nodes: Iterable[dict[str, Any]], pods: Iterable[dict[str, Any]]) -> None:
         self._cluster = Cluster(nodes, pods)
         self.warnings: list[str] = self._cluster.warnings
+        self._predictions: dict[Any, Prediction] = {}
 
     @property
     def node_names(self) -> tuple[str, ...]:
@@ -160,11 +201,19 @@ class ClusterModel:
         spec = pod_spec_of(workload)
         if spec is None:
             return Prediction(True, (), total, f"{kind or 'the object'} is not a workload", applicable=False)
+        owned = owned_pods(workload)
+        # Pods of one template (a Deployment's replicas, a DaemonSet's pods, VMs of one size) ask the same:
+        # the filters read only the signature, so the prediction is made once for each.
+        signature = _signature(kind, spec, owned)
+        found = self._predictions.get(signature) if signature is not None else None
+        if found is not None:
+            return found
         view = PodView.of(spec)
-        own = self._cluster.owned_usage(owned_pods(workload))
-        if kind == "DaemonSet":
-            return self._predict_daemon(view, own)
-        return self._predict_pod(view, own)
+        own = self._cluster.owned_usage(owned)
+        prediction = self._predict_daemon(view, own) if kind == "DaemonSet" else self._predict_pod(view, own)
+        if signature is not None:
+            self._predictions[signature] = prediction
+        return prediction
 
     def taint_check(
         self, workload: dict[str, Any], scope: tuple[Term, ...] | None = None, *, ignore_running: bool = False
@@ -283,10 +332,10 @@ class ClusterModel:
             reasons[reason] = len(nodes)
         if failing:
             shown = []
-            for i in sorted(failing)[: SHOWN + 1]:
+            for i in sorted(failing)[:SHOWN]:
                 why = ", ".join(reason for reason, nodes in failures if i in nodes)
                 shown.append(f"{c.names[i]} ({why})")
-            message = f"cannot run on {len(failing)}/{len(targeted)} targeted nodes: {_names(shown)}"
+            message = f"cannot run on {len(failing)}/{len(targeted)} targeted nodes: {_names(shown, len(failing))}"
             return Prediction(False, tuple(feasible), total, message, reasons, self._hint(view, unsized=targeted))
         if not targeted:
             detail = f": {_histogram(skipped)}." if skipped else ""
