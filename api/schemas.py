@@ -212,6 +212,12 @@ class ResultExemptionSchema(OpenSchema):
     message = fields.String(required=True, metadata={"description": "The finding's message"})
 
 
+_FINDING_ONLY = (
+    "Only on a finding (fail, warn, error, or a skip an exemption made of one): a pass or a precondition's skip"
+    " says what it is in its message (docs/report-formats.md)"
+)
+
+
 class ResultSchema(OpenSchema):
     """One (object, rule) result."""
 
@@ -222,11 +228,12 @@ class ResultSchema(OpenSchema):
     severity = fields.String(required=True, validate=validate.OneOf(SEVERITIES))
     category = fields.String(required=True)
     message = fields.String(required=True)
-    path = fields.String(required=True)
-    observed = fields.Raw(allow_none=True)
-    expected = fields.Raw(allow_none=True)
-    remediation = fields.String(required=True)
-    references = fields.List(fields.String(), required=True)
+    # A finding's evidence and fix: on fail, warn, error and exempted skip results only.
+    path = fields.String(metadata={"description": _FINDING_ONLY})
+    observed = fields.Raw(allow_none=True, metadata={"description": _FINDING_ONLY})
+    expected = fields.Raw(allow_none=True, metadata={"description": _FINDING_ONLY})
+    remediation = fields.String(metadata={"description": _FINDING_ONLY})
+    references = fields.List(fields.String(), metadata={"description": _FINDING_ONLY})
     exemption = fields.Nested(
         ResultExemptionSchema,
         metadata={"description": "Only on a result an exemption turned from fail or warn into skip (docs/exemptions.md)"},

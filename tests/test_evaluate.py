@@ -83,6 +83,27 @@ def test_failure_fields(judge: Judge) -> None:
     assert r.scored is True
 
 
+def test_a_pass_or_a_skip_is_reported_by_its_rule_and_message_alone(judge: Judge) -> None:
+    """Issue 11: the report form of a result that is not a finding carries no evidence or references (a
+    5,000-node report repeated them for every passing check); findings keep every field."""
+    rules = [
+        make_rule({"path": GPUS, "gte": 0}, id="passes", references=[NVIDIA_DOCS]),
+        make_rule({"path": GPUS, "gt": 0}, id="skips", preconditions=[{"path": "$.spec.unschedulable", "equals": True}]),
+        make_rule({"path": GPUS, "gt": 0}, id="fails", remediation="restart the device plugin on {name}"),
+        make_rule({"path": WORKLOAD, "gt": 0}, id="errors"),
+    ]
+    results = judge([gpu_node("n1", gpus="0")], rules=rules)
+    identity = ["policy", "rule", "title", "result", "severity", "category", "message"]
+    evidence = ["path", "observed", "expected", "remediation", "references"]
+    assert list(results[("n1", "passes")].to_dict()) == identity
+    assert results[("n1", "passes")].to_dict()["message"] == "the rule holds"
+    assert list(results[("n1", "skips")].to_dict()) == identity
+    assert results[("n1", "skips")].observed == []  # still on the Result: the other formats read it
+    assert list(results[("n1", "fails")].to_dict()) == identity + evidence
+    assert list(results[("n1", "errors")].to_dict()) == identity + evidence
+    assert {k[1]: r.finding for k, r in results.items()} == {"passes": False, "skips": False, "fails": True, "errors": True}
+
+
 def test_remediation_only_on_fail_and_warn(judge: Judge) -> None:
     rules = [
         make_rule({"path": GPUS, "gt": 0}, id="fails", remediation="restart the device plugin on {name}"),
