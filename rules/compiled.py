@@ -276,13 +276,13 @@ class RulePlan:
         self.specs = {name: compile_var(var, plan) for name, var in rule.vars.items()} if rule.vars else None
         self.preconditions = [(pre, compile_check(pre, plan)) for pre in rule.preconditions]
         self.check = compile_check(rule.assertion, plan)
-        self.assumptions: list[tuple[Assumption, Check]] = [(a, compile_check(a.when, plan)) for a in rule.assumes]
+        self.assumptions: list[tuple[Assumption, Check]] = [(a, compile_check(a.when, plan, True)) for a in rule.assumes]
 
 
 def compile_var(var: Var, plan: PolicyPlan) -> Get:
     """The first alternative whose ``when`` holds (or has none) and whose value is not None; else None."""
     alternatives = [
-        (compile_ref(ref, plan), compile_check(when, plan) if when is not None else None) for ref, when in var.alternatives
+        (compile_ref(ref, plan), compile_check(when, plan, True) if when is not None else None) for ref, when in var.alternatives
     ]
     if len(alternatives) == 1 and alternatives[0][1] is None:
         return alternatives[0][0]
@@ -307,22 +307,35 @@ def plan_of(policy: Policy) -> PolicyPlan:
     return _PLANS.get(lambda: PolicyPlan(policy), policy)
 
 
-def compile_check(a: Assertion, plan: PolicyPlan) -> Check:
+def compile_check(a: Assertion, plan: PolicyPlan, discard_pass: bool = False, binding: str | None = None) -> Check:
     """``a`` as a function of a scope. Raises nothing itself; the function raises ``EvaluationError`` when
-    the assertion cannot be evaluated (an unknown var, a quantity that does not parse...)."""
+    the assertion cannot be evaluated (an unknown var, a quantity that does not parse...).
+
+    ``discard_pass``: the caller keeps only the state of a passing outcome (a forEach over all items, a
+    precondition, a condition), so an ``any`` may try first the children that are cheap to decide.
+    ``binding``: the name the enclosing forEach (or ``where``) binds to the current item, which is also
+    ``$``; a check that reads nothing else of the object (only the item and constants, such as
+    ``{var: resource, notMatches: {data: extendedResource}}``) is remembered per item value.
+    """
     op = a.op
     if op == "all":
-        return _all(a, plan)
-    if op == "any":
-        return _any(a, plan)
-    if op == "not":
-        return _not(a, plan)
-    if op == "forEach":
-        return _for_each(a, plan)
-    operator = OPERATORS[op]
-    if operator.scope == "object":
-        return _object(a, operator)
-    return _leaf(a, operator, plan)
+        check = _all(a, plan, binding)
+    elif op == "any":
+        check = _any(a, plan, discard_pass, binding)
+    elif op == "not":
+        check = _not(a, plan, binding)
+    elif op == "forEach":
+        check = _for_each(a, plan)
+    else:
+        operator = OPERATORS[op]
+        if operator.scope == "object":
+            return _object(a, operator)
+        check = _leaf(a, operator, plan)
+    if binding is not None:
+        reads = _item_inputs(a, binding, plan.policy.contexts)
+        if reads is not None:
+            return _per_item(check, binding, per_dump=reads)
+    return check
 
 
 def _with_message(out: Outcome, message: str) -> Outcome:
@@ -331,8 +344,8 @@ def _with_message(out: Outcome, message: str) -> Outcome:
     return Outcome(out.state, out.path, out.observed, out._expected, out.detail, message, out.bindings)
 
 
-def _all(a: Assertion, plan: PolicyPlan) -> Check:
-    kids = [compile_check(c, plan) for c in a.children]
+def _all(a: Assertion, plan: PolicyPlan, binding: str | None) -> Check:
+    kids = [compile_check(c, plan, True, binding) for c in a.children]
     message = a.message
     passed = Outcome("pass", message=message)
 
@@ -350,11 +363,25 @@ def _all(a: Assertion, plan: PolicyPlan) -> Check:
     return check
 
 
-def _any(a: Assertion, plan: PolicyPlan) -> Check:
-    kids = [compile_check(c, plan) for c in a.children]
+def _any(a: Assertion, plan: PolicyPlan, discard_pass: bool, binding: str | None) -> Check:
+    kids = [compile_check(c, plan, discard_pass, binding) for c in a.children]
     message = a.message
+    # Where a passing outcome is discarded, children remembered per item value (the usual last alternative
+    # of a forEach body, "or this resource is not of that class") are tried first: a hit decides the item.
+    cheap = (
+        [kid for kid, c in zip(kids, a.children, strict=True) if _item_inputs(c, binding, plan.policy.contexts) is not None]
+        if discard_pass and binding is not None
+        else []
+    )
 
     def check(scope: Scope) -> Outcome:
+        for kid in cheap:
+            try:
+                out = kid(scope)
+            except EvaluationError:
+                break  # the loop below meets it in its place
+            if out.state == "pass":
+                return out
         fails: list[Outcome] = []
         error: EvaluationError | None = None
         for kid in kids:
@@ -384,8 +411,8 @@ def _any(a: Assertion, plan: PolicyPlan) -> Check:
     return check
 
 
-def _not(a: Assertion, plan: PolicyPlan) -> Check:
-    kid = compile_check(a.children[0], plan)
+def _not(a: Assertion, plan: PolicyPlan, binding: str | None) -> Check:
+    kid = compile_check(a.children[0], plan, False, binding)
     inner_op = a.children[0].op
     message = a.message
     fail_message = message or a.description
@@ -403,7 +430,8 @@ def _not(a: Assertion, plan: PolicyPlan) -> Check:
 
 def _for_each(a: Assertion, plan: PolicyPlan) -> Check:
     items_of = _values(a, plan)
-    kid = compile_check(a.children[0], plan)
+    # An item's passing outcome is thrown away under all and any; under none it makes the failure.
+    kid = compile_check(a.children[0], plan, a.quantifier in ("all", "any"), a.each_as)
     path = a.subject.text() if a.subject else ""
     quantifier, each_as, message = a.quantifier, a.each_as, a.message
     passed = Outcome("pass", path)
@@ -451,6 +479,81 @@ def _for_each(a: Assertion, plan: PolicyPlan) -> Check:
         return passed
 
     return check
+
+
+#: Item values remembered per check, at most (then it starts afresh: the values are label keys and resource
+#: names, a vocabulary, but a hostile dump could have a million of them).
+PER_ITEM_LIMIT = 4096
+
+
+def _per_item(check: Check, binding: str, per_dump: bool) -> Check:
+    """``check`` remembered per value of the item bound to ``binding`` (told apart by type: ``1`` is not
+    ``True``), for scalar items; per dump too when it reads a context. The outcome is shared: it depends on
+    nothing else, and nothing changes an outcome once built."""
+    table: dict[Any, Outcome] = {}
+
+    def remembered(scope: Scope) -> Outcome:
+        try:
+            token = joins.scalar_token(scope.var(binding))
+        except EvaluationError:
+            token = None
+        if token is None:
+            return check(scope)
+        key = (id(scope.index), token) if per_dump else token
+        found = table.get(key)
+        if found is None:
+            if len(table) >= PER_ITEM_LIMIT:
+                table.clear()
+            found = table[key] = check(scope)
+        return found
+
+    return remembered
+
+
+def _item_inputs(a: Assertion, binding: str | None, contexts: Mapping[str, Any]) -> bool | None:
+    """For an assertion evaluated where ``binding`` (and ``$``) is an item: None when it reads anything of
+    the object being judged other than the item, else whether it reads a per-dump context (False: it
+    reads only the item and constants). Object operators, the ``index`` binding and names bound outside
+    are reads of the object."""
+    if binding is None:
+        return None
+    reads_context = False
+
+    def ref(r: Ref | None, bound: frozenset[str]) -> bool:
+        nonlocal reads_context
+        if r is None:
+            return True
+        kind = r.kind
+        if r.where is not None and not walk(r.where, bound | {"item"}):  # its where binds item to its own values
+            return False
+        if kind in ("keypath", "sum", "product"):
+            return all(ref(k, bound) for k in r.target) and ref(r.key, bound)
+        if kind == "var":
+            ok = r.target in bound
+        elif kind == "context":
+            ctx = contexts.get(r.target)
+            ok = ctx is not None and not ctx.correlated
+            reads_context = reads_context or ok
+        elif kind == "format":
+            ok = all(m.group(1) in bound for m in PLACEHOLDER.finditer(r.target))
+        else:
+            ok = kind in ("literal", "data", "path", "keys")
+        return ok and ref(r.key, bound)
+
+    def walk(x: Assertion, bound: frozenset[str]) -> bool:
+        op = OPERATORS.get(x.op)
+        if op is not None and op.scope == "object":
+            return False
+        if not all(ref(r, bound) for r in (x.subject, x.classify, x.argument if isinstance(x.argument, Ref) else None)):
+            return False
+        if x.where is not None and not walk(x.where, bound | {"item"}):
+            return False
+        inner = bound | {x.each_as} if x.op == "forEach" else bound
+        return all(walk(c, inner) for c in x.children)
+
+    if not walk(a, frozenset({binding})):
+        return None
+    return reads_context
 
 
 def _no_item_where(here: Outcome, message: str) -> Outcome:
@@ -584,7 +687,7 @@ def _where(where: Assertion, plan: PolicyPlan, shared: bool) -> Callable[[list[A
     - over a shared list, the result is remembered per value of the names the filter reads from around it
       (``{var: daemonSet}``), when they are plain scalars: objects that agree on them get the same list.
     """
-    check = compile_check(where, plan)
+    check = compile_check(where, plan, True, "item")
     clause = where.children[0] if where.op == "all" and where.children else where
     quick = _item_clause(clause, plan)
 

@@ -294,3 +294,58 @@ def test_a_where_over_a_table_is_computed_once_per_value_it_reads() -> None:
                 run(policy_of(form), objects)
             work[remember] = calls[0]
     assert work[True] * 3 < work[False]
+
+
+# ------------------------------------------------------------------------------------------ per item
+
+
+def _nodes_with_labels(n: int) -> list[dict[str, Any]]:
+    labels = {f"example.com/label-{k}": "x" for k in range(12)}
+    return [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {**labels, "nvidia.com/gpu.count": "2"}}}
+        for i in range(n)
+    ]
+
+
+def test_a_check_of_the_item_alone_is_remembered_per_item_value() -> None:
+    """In a forEach body, a check that reads only the item and constants ({var: label, matches: <literal>})
+    is computed once per distinct label, not once per label of every node; one that reads the object too
+    is computed for each."""
+    item_only = {"forEach": {"keys": "$.metadata.labels", "as": "label", "assert": {"var": "label", "notMatches": "^bad/"}}}
+    per_object = {
+        "forEach": {
+            "keys": "$.metadata.labels",
+            "as": "label",
+            "assert": {"var": "name", "notMatches": {"format": "^{label}$"}},
+        }
+    }
+    work = {}
+    for name, assertion in (("item", item_only), ("object", per_object)):
+        with counted() as calls:
+            report = run(policy_of(assertion, kinds=("Node",)), _nodes_with_labels(40))
+        assert report["summary"]["results"]["pass"] == 40, name
+        work[name] = calls[0]
+    assert work["item"] < 100 < 40 * 13 < work["object"]
+
+
+def test_the_cheap_alternative_decides_first_where_a_pass_is_thrown_away() -> None:
+    """forEach (all) over labels: any[<reads the object>, <the label alone>]. The label-only alternative
+    decides most labels; the outcome of a failing item is the one the alternatives give in their order."""
+    body = {
+        "any": [
+            {"var": "labels", "key": {"var": "label"}, "equals": "never", "message": "{label} is not never"},
+            {"var": "label", "notMatches": "^nvidia[.]com/"},
+        ]
+    }
+    assertion = {"forEach": {"keys": "$.metadata.labels", "as": "label", "assert": body}}
+    rule = make_rule(assertion, match={"kinds": ["Node"]}, message="{name}: {observed} / {expected}")
+    doc = make_policy([rule], vars={"labels": "$.metadata.labels"})
+    policies = PolicySet(load_policy_text(yaml.safe_dump(doc, sort_keys=False), "inline.yaml"))
+    with counted() as calls:
+        report = run(policies, _nodes_with_labels(40))
+    results = [r for o in report["objects"] for r in o["results"]]
+    assert {r["result"] for r in results} == {"fail"}
+    assert results[0]["message"] == "nvidia.com/gpu.count is not never"
+    assert results[0]["path"] == "keys of $.metadata.labels[12] var labels[var label]"
+    assert results[0]["expected"] == "== never or does not match ^nvidia[.]com/"
+    assert calls[0] < 40 * 13 * 2  # the object-reading alternative ran for the nvidia label only
