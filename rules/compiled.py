@@ -431,11 +431,38 @@ def _not(a: Assertion, plan: PolicyPlan, binding: str | None) -> Check:
 def _for_each(a: Assertion, plan: PolicyPlan) -> Check:
     items_of = _values(a, plan)
     # An item's passing outcome is thrown away under all and any; under none it makes the failure.
-    kid = compile_check(a.children[0], plan, a.quantifier in ("all", "any"), a.each_as)
+    discard_pass = a.quantifier in ("all", "any")
+    kid = compile_check(a.children[0], plan, discard_pass, a.each_as)
     path = a.subject.text() if a.subject else ""
     quantifier, each_as, message = a.quantifier, a.each_as, a.message
     passed = Outcome("pass", path)
     empty = Outcome("pass" if a.if_missing == "pass" else "fail", path, [], "at least one item")
+    # Items that an alternative reading only the item lets pass (most labels of a node are not deploy
+    # labels) are known by value: they need no scope and no check at all the next time.
+    guards = _item_guards(a.children[0], plan, each_as) if discard_pass else None
+    known: dict[Any, bool] = {}
+
+    def guarded(item: Any, scope: Scope) -> bool:
+        token = joins.scalar_token(item)
+        if token is None or guards is None:
+            return False
+        checks, per_dump = guards
+        key = (id(scope.index), token) if per_dump else token
+        found = known.get(key)
+        if found is None:
+            probe = scope.child(item, {each_as: item, "index": 0})
+            found = False
+            for guard in checks:
+                try:
+                    if guard(probe).state == "pass":
+                        found = True
+                        break
+                except EvaluationError:
+                    return False  # decided in its place, below
+            if len(known) >= PER_ITEM_LIMIT:
+                known.clear()
+            known[key] = found
+        return found
 
     def check(scope: Scope) -> Outcome:
         items = items_of(scope)
@@ -445,6 +472,11 @@ def _for_each(a: Assertion, plan: PolicyPlan) -> Check:
         skipped: Outcome | None = None
         judged = 0
         for i, item in enumerate(items):
+            if guards is not None and guarded(item, scope):
+                judged += 1
+                if quantifier == "any":
+                    return passed
+                continue
             bindings = {each_as: item, "index": i}
             out = kid(scope.child(item, bindings))
             state = out.state
@@ -479,6 +511,18 @@ def _for_each(a: Assertion, plan: PolicyPlan) -> Check:
         return passed
 
     return check
+
+
+def _item_guards(body: Assertion, plan: PolicyPlan, binding: str) -> tuple[list[Check], bool] | None:
+    """The alternatives of a forEach body (``any``, or the body itself) that read only the item and
+    constants, compiled, and whether any reads a per-dump context; None when there is none."""
+    alternatives = body.children if body.op == "any" else (body,)
+    contexts = plan.policy.contexts
+    found = [(c, _item_inputs(c, binding, contexts)) for c in alternatives]
+    cheap = [(c, reads) for c, reads in found if reads is not None]
+    if not cheap:
+        return None
+    return [compile_check(c, plan, True, binding) for c, _ in cheap], any(reads for _, reads in cheap)
 
 
 #: Item values remembered per check, at most (then it starts afresh: the values are label keys and resource
