@@ -214,7 +214,7 @@ class ResultExemptionSchema(OpenSchema):
 
 _FINDING_ONLY = (
     "Only on a finding (fail, warn, error, or a skip an exemption made of one): a pass or a precondition's skip"
-    " says what it is in its message (docs/report-formats.md)"
+    " is its policy, rule, result and message (docs/report-formats.md)"
 )
 
 
@@ -223,10 +223,10 @@ class ResultSchema(OpenSchema):
 
     policy = fields.String(required=True)
     rule = fields.String(required=True)
-    title = fields.String(required=True)
+    title = fields.String(metadata={"description": _FINDING_ONLY})
     result = fields.String(required=True, validate=validate.OneOf(RESULTS))
-    severity = fields.String(required=True, validate=validate.OneOf(SEVERITIES))
-    category = fields.String(required=True)
+    severity = fields.String(validate=validate.OneOf(SEVERITIES), metadata={"description": _FINDING_ONLY})
+    category = fields.String(metadata={"description": _FINDING_ONLY})
     message = fields.String(required=True)
     # A finding's evidence and fix: on fail, warn, error and exempted skip results only.
     path = fields.String(metadata={"description": _FINDING_ONLY})
@@ -241,8 +241,8 @@ class ResultSchema(OpenSchema):
     assumptions = fields.List(
         fields.String(),
         metadata={
-            "description": "Only when the verdict rests on what the dump does not show (a policy's spec.assumptions,"
-            " docs/policy-format.md): the notes of those assumptions, which the message says too"
+            "description": "Only on a finding whose verdict rests on what the dump does not show (a policy's"
+            " spec.assumptions, docs/policy-format.md): the notes of those assumptions, which the message says too"
         },
     )
 

@@ -82,13 +82,18 @@ class Result:
         return self.result in ("fail", "warn", "error") or self.exemption is not None
 
     def to_dict(self) -> dict[str, Any]:
-        """The report form: ``{"policy", "rule", "title", "result", "severity", "category", "message"}``; for a
-        finding (``finding``) also ``"path"``, ``"observed"``, ``"expected"``, ``"remediation"`` and
-        ``"references"`` (a list), its evidence and its fix; plus ``"exemption"`` (``Exemption.to_dict()``)
-        when an exemption turned the result into ``skip``, and ``"assumptions"`` (a list of notes) when the
-        verdict rests on what the dump does not show. A pass or a skip says what it is in its short message:
-        repeating the evidence and the rule's references for every passing check of every object made a
-        5,000-node report 1.3 GB (issue 11; the other formats read the ``Result`` itself)."""
+        """The report form of a finding (``finding``): ``{"policy", "rule", "title", "result", "severity",
+        "category", "message", "path", "observed", "expected", "remediation", "references"}`` (``references`` a
+        list), plus ``"exemption"`` (``Exemption.to_dict()``) when an exemption turned it into ``skip``, and
+        ``"assumptions"`` (a list of notes) when the verdict rests on what the dump does not show.
+
+        A pass or a precondition's skip is ``{"policy", "rule", "result", "message"}``: its short message says
+        what it is (the title, the reason for the skip, an assumption); the rule's title, severity, category
+        and references are the rule's (``Report.rules``, ``GET /v1/rules/{id}``), and the evidence is a
+        finding's. Repeating them for every passing check of every object made a 5,000-node report 1.3 GB
+        (issue 11); the other formats read the ``Result`` itself."""
+        if not self.finding:
+            return {"policy": self.policy, "rule": self.rule, "result": self.result, "message": self.message}
         out: dict[str, Any] = {
             "policy": self.policy,
             "rule": self.rule,
@@ -97,13 +102,12 @@ class Result:
             "severity": self.severity,
             "category": self.category,
             "message": self.message,
+            "path": self.path,
+            "observed": self.observed,
+            "expected": self.expected,
+            "remediation": self.remediation,
+            "references": list(self.references),
         }
-        if self.finding:
-            out["path"] = self.path
-            out["observed"] = self.observed
-            out["expected"] = self.expected
-            out["remediation"] = self.remediation
-            out["references"] = list(self.references)
         if self.exemption is not None:
             out["exemption"] = self.exemption.to_dict()
         if self.assumptions:

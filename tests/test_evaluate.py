@@ -84,8 +84,9 @@ def test_failure_fields(judge: Judge) -> None:
 
 
 def test_a_pass_or_a_skip_is_reported_by_its_rule_and_message_alone(judge: Judge) -> None:
-    """Issue 11: the report form of a result that is not a finding carries no evidence or references (a
-    5,000-node report repeated them for every passing check); findings keep every field."""
+    """Issue 11: the report form of a result that is not a finding is its rule, its result and its message (a
+    5,000-node report repeated the rule's metadata and the evidence for every passing check); findings keep
+    every field."""
     rules = [
         make_rule({"path": GPUS, "gte": 0}, id="passes", references=[NVIDIA_DOCS]),
         make_rule({"path": GPUS, "gt": 0}, id="skips", preconditions=[{"path": "$.spec.unschedulable", "equals": True}]),
@@ -95,9 +96,13 @@ def test_a_pass_or_a_skip_is_reported_by_its_rule_and_message_alone(judge: Judge
     results = judge([gpu_node("n1", gpus="0")], rules=rules)
     identity = ["policy", "rule", "title", "result", "severity", "category", "message"]
     evidence = ["path", "observed", "expected", "remediation", "references"]
-    assert list(results[("n1", "passes")].to_dict()) == identity
-    assert results[("n1", "passes")].to_dict()["message"] == "the rule holds"
-    assert list(results[("n1", "skips")].to_dict()) == identity
+    assert results[("n1", "passes")].to_dict() == {
+        "policy": "test-policy",
+        "rule": "passes",
+        "result": "pass",
+        "message": "the rule holds",
+    }
+    assert list(results[("n1", "skips")].to_dict()) == ["policy", "rule", "result", "message"]
     assert results[("n1", "skips")].observed == []  # still on the Result: the other formats read it
     assert list(results[("n1", "fails")].to_dict()) == identity + evidence
     assert list(results[("n1", "errors")].to_dict()) == identity + evidence
