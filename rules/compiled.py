@@ -274,9 +274,21 @@ class RulePlan:
         self.rule = rule
         self.policy = plan
         self.specs = {name: compile_var(var, plan) for name, var in rule.vars.items()} if rule.vars else None
-        self.preconditions = [(pre, compile_check(pre, plan)) for pre in rule.preconditions]
-        self.check = compile_check(rule.assertion, plan)
-        self.assumptions: list[tuple[Assumption, Check]] = [(a, compile_check(a.when, plan, True)) for a in rule.assumes]
+        policy = plan.policy
+        # Each check is remembered by what it reads of the object (rules.inputs): objects of one template
+        # share its outcome.
+        self.preconditions = [(pre, _remembered(compile_check(pre, plan, True), pre, rule, policy)) for pre in rule.preconditions]
+        self.check = _remembered(compile_check(rule.assertion, plan), rule.assertion, rule, policy)
+        self.assumptions: list[tuple[Assumption, Check]] = [
+            (a, _remembered(compile_check(a.when, plan, True), a.when, rule, policy)) for a in rule.assumes
+        ]
+
+
+def _remembered(check: Check, a: Assertion, rule: Rule, policy: Policy) -> Check:
+    from .inputs import reads_of, remember
+
+    reads = reads_of(a, rule, policy)
+    return check if reads is None else remember(check, reads)
 
 
 def compile_var(var: Var, plan: PolicyPlan) -> Get:

@@ -21,7 +21,7 @@ from conftest import doc_operator_examples, make_policy, make_rule
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules import joins, operators
+from rules import inputs, joins, operators
 from rules.errors import Source
 from rules.evaluate import evaluate
 from rules.jsonpath import JsonPath
@@ -143,6 +143,8 @@ def counted() -> Iterator[list[int]]:
         return wrapped
 
     with pytest.MonkeyPatch.context() as mp:
+        # what each object costs on its own: no check outcome shared between objects (rules.inputs)
+        mp.setattr(inputs, "REMEMBER", False)
         for name, op in list(operators.OPERATORS.items()):
             mp.setitem(operators.OPERATORS, name, dataclasses.replace(op, test=counting(op.test)))
         mp.setattr(operators, "_key", counting(operators._key))
@@ -272,6 +274,7 @@ def test_structures_answer_what_testing_each_value_answers(names: list[list[str]
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(joins, "INDEX_FROM", 10**9)
             mp.setattr(joins, "REMEMBER", False)
+            mp.setattr(inputs, "REMEMBER", False)
             scanned = run(policies, objects)  # a new dump: nothing built for the first run is reused
         assert indexed == scanned, form
 
@@ -290,6 +293,7 @@ def test_a_where_over_a_table_is_computed_once_per_value_it_reads() -> None:
     for remember in (True, False):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(joins, "REMEMBER", remember)
+            mp.setattr(inputs, "REMEMBER", False)  # the where alone, not whole checks remembered by their inputs
             with counted() as calls:
                 run(policy_of(form), objects)
             work[remember] = calls[0]
