@@ -65,6 +65,18 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
         remediation = ""
         if word in ("fail", "warn") and rule.remediation:
             remediation = substitute(rule.remediation, scope, extra or {})
+        elif out is not None and out.shared:
+            # Objects that share an outcome and a message share the result (a pass, a skip): one object in
+            # memory, and one in each shard a worker process sends back.
+            table: dict[Any, tuple[Outcome, Result]] = index.memo(("results", id(plan)), dict)
+            key = (id(out), word, message, assumed)
+            found = table.get(key)
+            if found is None or found[0] is not out:
+                found = table[key] = (out, build(word, message, out, remediation, assumed))
+            return found[1]
+        return build(word, message, out, remediation, assumed)
+
+    def build(word: str, message: str, out: Outcome | None, remediation: str, assumed: tuple[str, ...]) -> Result:
         return Result(
             rule.policy,
             rule.id,

@@ -162,6 +162,7 @@ def remember(check: Check, reads: Reads) -> Check:
                 across.clear()
                 held[0] = len(k)
         out = table[k] = check(scope)
+        out.shared = True
         return out
 
     return remembered

@@ -33,7 +33,7 @@ class Outcome:
     (forEach items) for message substitution. Not mutated once built (only ``expected`` is rendered in
     place), so an outcome that depends on nothing per object is built once and shared."""
 
-    __slots__ = ("state", "path", "observed", "_expected", "detail", "message", "bindings")
+    __slots__ = ("state", "path", "observed", "_expected", "detail", "message", "bindings", "shared")
 
     def __init__(
         self,
@@ -52,6 +52,8 @@ class Outcome:
         self.detail = detail
         self.message = message
         self.bindings = bindings
+        #: True once several objects may share it (``rules.inputs``): so may the results built from it.
+        self.shared = False
 
     @property
     def expected(self) -> str:

@@ -147,3 +147,15 @@ def test_the_pack_gives_the_same_reports_with_and_without_remembering(dump: str)
 def test_a_generated_cluster_gives_the_same_report_with_and_without_remembering() -> None:
     """Every kind the pack judges, a share broken, pods of templates and DaemonSets (bench/make_cluster.py)."""
     _same(list(objects(parse_size("40:300:24"), seed=3)), load_policies())
+
+
+def test_objects_that_share_an_outcome_and_a_message_share_the_result() -> None:
+    """A pass (or a skip) of sixty pods of three templates is three Result objects: one in memory, one in each
+    shard a worker process sends back; a message naming the object keeps its results apart."""
+    ps = policy({"var": "gpus", "in": ["1", "2", "3"]})
+    dump = Dump(objects=[KObject(o, Source("d.json", 1, 1, i)) for i, o in enumerate(_pods(60, 3))])
+    results = [o.results[0] for o in evaluate(dump, ps).objects]
+    assert len({id(r) for r in results}) == 3 and {r.result for r in results} == {"pass"}
+    named = policy({"var": "gpus", "in": ["1"]}, message="{name} asks {observed}")
+    results = [o.results[0] for o in evaluate(dump, named).objects]
+    assert len({id(r) for r in results if r.result == "fail"}) == 40
