@@ -1192,3 +1192,16 @@ def test_a_daemonset_failing_on_many_nodes_names_five_and_counts_the_rest() -> N
         "cannot run on 8/8 targeted nodes: tiny-0 (Insufficient cpu), tiny-1 (Insufficient cpu), tiny-2 (Insufficient cpu),"
         " tiny-3 (Insufficient cpu), tiny-4 (Insufficient cpu) and 3 more"
     )
+
+
+def test_bound_pods_of_one_template_are_each_counted_and_a_bad_one_warned_each_time() -> None:
+    """The usage of a template's pods is worked out once (issue 11): each pod still takes its share of its
+    node, and each pod whose quantity does not parse gets its own warning."""
+    nodes = [node("a", {"cpu": "4"}), node("b", {"cpu": "4"})]
+    pods = [pod(f"web-{i}", requests={"cpu": "1"}, node_name="ab"[i % 2], phase="Running") for i in range(5)]
+    pods += [pod(f"bad-{i}", requests={"cpu": "lots"}, node_name="a", phase="Running") for i in range(2)]
+    m = ClusterModel(nodes, pods)
+    # a: 3 x 1 cpu used, 1 left; b: 2 used, 2 left
+    assert m.predict(pod(requests={"cpu": "2"})).feasible == ("b",)
+    assert m.predict(pod(requests={"cpu": "1"})).feasible == ("a", "b")
+    assert [w.split(":")[0] for w in m.warnings] == ["Pod default/bad-0", "Pod default/bad-1"]
