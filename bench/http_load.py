@@ -6,7 +6,10 @@ Starts ``verdict serve`` (gunicorn, ``VERDICT_WORKERS`` 2 by default) on a free 
 server and prints requests/s, the latency percentiles and the errors (non-200 answers, connect/read/write
 errors and timeouts).
 
-    .venv/bin/python bench/http_load.py [--clients 32] [--seconds 30] [--workers 2] [--threads 2]
+    .venv/bin/python bench/http_load.py [--clients 32] [--seconds 30] [--workers 2] [--threads 2] [--code DIR]
+
+``--code`` serves another checkout of verdict (its ``rules`` and ``api``) with this environment, e.g. the
+commit a change started from, for a before/after pair.
 """
 
 from __future__ import annotations
@@ -71,11 +74,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=int, default=30)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2, help="wrk's threads (the load generator's, not the service's)")
+    ap.add_argument("--code", type=Path, default=ROOT, help="the checkout to serve (default: this one)")
     args = ap.parse_args()
     wrk = shutil.which("wrk")
     if wrk is None:
         sys.exit("wrk is not installed (Debian/Ubuntu: apt-get install wrk)")
-    verdict = Path(sys.executable).with_name("verdict")
     docs = [d for d in yaml.safe_load_all((ROOT / "examples" / "lab-cluster.yaml").read_text()) if d]
     with tempfile.TemporaryDirectory() as tmp:
         body = Path(tmp) / "lab.json"
@@ -85,7 +88,14 @@ def main() -> None:
         script.write_text(LUA)
         port = free_port()
         env = dict(os.environ, VERDICT_BIND=f"127.0.0.1:{port}", VERDICT_WORKERS=str(args.workers), VERDICT_LOG_LEVEL="WARNING")
-        server = subprocess.Popen([str(verdict), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        env["PYTHONPATH"] = str(args.code.resolve())
+        server = subprocess.Popen(
+            [sys.executable, "-m", "rules.cli", "serve"],
+            env=env,
+            cwd=args.code,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             wait_ready(f"http://127.0.0.1:{port}/readyz", 60)
             command = [wrk, f"-t{args.threads}", f"-c{args.clients}", f"-d{args.seconds}s", "--timeout", "5s"]
