@@ -235,7 +235,7 @@ def test_a_running_pod_stays_under_a_noschedule_taint_but_not_a_noexecute_one() 
     only_kept = ClusterModel([nodes[0]], pods).taint_check(ds, ignore_running=True)
     assert (only_kept.tolerated, only_kept.message) == (
         True,
-        "no taint keeps it off the 1 node it selects (gpu-a); its pod still runs on gpu-a under a taint it does not "
+        "it selects 1 node; its pod still runs on gpu-a under a taint it does not "
         "tolerate (node(s) had untolerated taint {dedicated: gpu}): a NoSchedule taint does not evict a running pod, but "
         "it would not be recreated there",
     )

@@ -836,8 +836,10 @@ spec:
     ok = m.predict(ds)
     assert ok.schedulable and ok.message == "3/5 nodes are targeted and feasible: gpu-1, gpu-2, gpu-3"
     ds["spec"]["template"]["spec"]["nodeSelector"] = {"nvidia.com/gpu.present": "false"}
-    assert m.predict(ds).message == (
-        "0/5 nodes are targeted: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
+    none = m.predict(ds)
+    assert not none.applicable  # nothing to place: rules report skip, not "can be scheduled"
+    assert none.message == (
+        "targets none of the 5 nodes: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
         "4 node(s) didn't match Pod's node affinity/selector."
     )
 

@@ -339,7 +339,8 @@ class ClusterModel:
             return Prediction(False, tuple(feasible), total, message, reasons, self._hint(view, unsized=targeted))
         if not targeted:
             detail = f": {_histogram(skipped)}." if skipped else ""
-            return Prediction(True, (), total, f"0/{total} nodes are targeted{detail}", reasons)
+            # Nothing to place (an operand DaemonSet for a workload no node has): no verdict on scheduling.
+            return Prediction(True, (), total, f"targets none of the {total} nodes{detail}", reasons, applicable=False)
         message = f"{len(feasible)}/{total} nodes are targeted and feasible: {_names(feasible)}"
         return Prediction(True, tuple(feasible), total, message, reasons, self._unsized_hint(targeted))
 

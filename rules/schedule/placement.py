@@ -110,7 +110,17 @@ def check_taints(
             " but it would not be recreated there"
         )
     if not blocked:
-        message = f"no taint keeps it off the {_nodes(len(names), where)} it selects ({_listed(names)}){kept_note}"
+        if kept and ignore_running:
+            # The nodes where its pod still runs under a taint it does not tolerate are not free of one.
+            free = [n for n in names if n not in set(kept_names)]
+            lead = (
+                f"no taint keeps it off {len(free)} of the {_nodes(len(names), where)} it selects ({_listed(free)})"
+                if free
+                else f"it selects {_nodes(len(names), where)}"
+            )
+        else:
+            lead = f"no taint keeps it off the {_nodes(len(names), where)} it selects ({_listed(names)})"
+        message = lead + kept_note
         return TaintCheck(True, True, message, tuple(names), (), kept_names, reasons)
     parts = [f"{len(members)} {reason} ({_listed(cluster.names_of(members))})" for reason, members in sorted(groups.items())]
     have = "has" if len(blocked) == 1 else "have"
