@@ -1,11 +1,12 @@
 """Generate a seeded cluster dump of realistic shape, with every kind the built-in pack judges.
 
-The dump is what ``kubectl get nodes,pods,deploy,sts,jobs,clusterpolicies,kubevirts,vmi,vm -A -o json``
+The dump is what ``kubectl get nodes,pods,deploy,sts,ds,jobs,clusterpolicies,kubevirts,vmi,vm -A -o json``
 prints (a ``kind: List`` with 4-space indentation): GPU nodes of the three workloads (container,
 vm-passthrough, vm-vgpu) and CPU workers, each Node about 7 KB as real ones are (NFD and GFD labels,
 conditions, images); the GPU Operator's operand DaemonSet Pods on every GPU node, kube-proxy and
 calico on every node, virt-handler on the VM nodes; Deployments, StatefulSets and Jobs with their pod
-templates and their Pods (mostly bound, some pending); KubeVirt VirtualMachineInstances (running and
+templates and their Pods (mostly bound, some pending); the DaemonSets of the daemon Pods (one operand's
+tolerations missing the GPU nodes' taint); KubeVirt VirtualMachineInstances (running and
 pending) and VirtualMachines asking for passthrough GPUs and vGPUs; one ClusterPolicy and one KubeVirt CR.
 
 A share of everything is deliberately broken, so that most rules have failures to report: invalid
@@ -724,6 +725,85 @@ def vm_objects(rng: random.Random, count: int, nodes: list[NodeInfo]) -> Iterato
         yield {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstance", "metadata": meta, "spec": spec, "status": status}
 
 
+#: The DaemonSet whose tolerations lack the GPU nodes' nvidia.com/gpu taint (gpu-operands/operand-tolerates-gpu-node-taints).
+UNTOLERANT_OPERAND = "nvidia-dcgm-exporter"
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+
+
+def daemonsets() -> Iterator[dict[str, Any]]:
+    """The DaemonSets of the daemon pods: kube-proxy and calico tolerating every taint, virt-handler, and the
+    GPU Operator's operands (owned by the ClusterPolicy, selecting their deploy label, tolerating the GPU
+    nodes' nvidia.com/gpu taint as its values.yaml does) but one, which does not."""
+    system = [
+        ("kube-proxy", "kube-system", "registry.k8s.io/kube-proxy:v1.30.8", {"k8s-app": "kube-proxy"}, {}),
+        ("calico-node", "calico-system", "quay.io/calico/node:v3.29.1", {"k8s-app": "calico-node"}, {}),
+        (
+            "virt-handler",
+            "kubevirt",
+            "quay.io/kubevirt/virt-handler:v1.4.0",
+            {"kubevirt.io": "virt-handler"},
+            {"kubevirt.io/schedulable": "true"},
+        ),
+    ]
+    for ds, ns, image, labels, selector in system:
+        tolerations = [{"operator": "Exists"}] if ds != "virt-handler" else [GPU_TOLERATION]
+        yield _daemonset(ds, ns, image, labels, selector, tolerations, None)
+    seen: set[str] = set()
+    for operands in OPERANDS.values():
+        for operand, ds, component in operands:
+            if ds in seen:
+                continue
+            seen.add(ds)
+            labels = {"app": ds, "app.kubernetes.io/component": component, "app.kubernetes.io/part-of": "gpu-operator"}
+            tolerations = [] if ds == UNTOLERANT_OPERAND else [GPU_TOLERATION]
+            owner = {
+                "apiVersion": "nvidia.com/v1",
+                "kind": "ClusterPolicy",
+                "name": "cluster-policy",
+                "uid": _uid("ClusterPolicy", "cluster-policy"),
+                "controller": True,
+            }
+            yield _daemonset(
+                ds,
+                NS,
+                f"nvcr.io/nvidia/{operand}:v24.9.2",
+                labels,
+                {f"nvidia.com/gpu.deploy.{operand}": "true"},
+                tolerations,
+                owner,
+            )
+
+
+def _daemonset(
+    name: str,
+    ns: str,
+    image: str,
+    labels: dict[str, str],
+    selector: dict[str, str],
+    tolerations: list[dict[str, str]],
+    owner: dict[str, Any] | None,
+) -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [container(name, image, {"cpu": "10m"}, {})], "tolerations": tolerations}
+    if selector:
+        spec["nodeSelector"] = selector
+    meta: dict[str, Any] = {
+        "creationTimestamp": T0,
+        "generation": 1,
+        "labels": labels,
+        "name": name,
+        "namespace": ns,
+        "uid": _uid("DaemonSet", f"{ns}/{name}"),
+    }
+    if owner:
+        meta["ownerReferences"] = [owner]
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": meta,
+        "spec": {"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels}, "spec": spec}},
+    }
+
+
 def cluster_policy() -> dict[str, Any]:
     enabled = {"enabled": True}
     return {
@@ -731,7 +811,7 @@ def cluster_policy() -> dict[str, Any]:
         "kind": "ClusterPolicy",
         "metadata": {"creationTimestamp": T0, "name": "cluster-policy", "uid": _uid("ClusterPolicy", "cluster-policy")},
         "spec": {
-            "daemonsets": {"priorityClassName": "system-node-critical"},
+            "daemonsets": {"priorityClassName": "system-node-critical", "tolerations": [GPU_TOLERATION]},
             "dcgm": enabled,
             "dcgmExporter": enabled,
             "devicePlugin": enabled,
@@ -807,6 +887,7 @@ def objects(size: Size, seed: int = 11) -> Iterator[dict[str, Any]]:
                 yield p
     for a in controllers:
         yield controller(a)
+    yield from daemonsets()
     yield cluster_policy()
     yield kubevirt_cr()
     yield from vm_objects(rng, size.vmis, infos)
