@@ -159,22 +159,31 @@ _PRECONDITION = "precondition not met: "
 
 
 def _skip_notes(objects: list[ObjectReport]) -> list[str]:
-    """One note per skip reason shared by the dump's skipped results, most results first: ``skipped: <reason>
-    (N results of policy/rule, ...)``, so a reader sees once why most rules did not run (e.g. every node rule
-    that needs a ClusterPolicy). Reasons are the results' own messages (without ``precondition not met:``),
-    grouped when identical; skips an exemption made are left out (the exemption notes say them). At most
-    ``MAX_SKIP_NOTES`` reasons are named, then one note counts the rest; a note names at most ``SKIP_NOTE_RULES``
-    rules and counts the others."""
+    """One note per skip reason shared by the dump's skipped results: ``skipped: <reason> (N results of
+    policy/rule, ...; K rules judged no object)``, so a reader sees once why most rules did not run (e.g. every
+    node rule that needs a ClusterPolicy). Reasons that leave rules without a single judged object come first
+    (most such rules first), then the others by results; a precondition most objects simply do not meet (a pod
+    that asks for no GPU) is ranked below what kept a rule from running at all. Reasons are the results' own
+    messages (without ``precondition not met:``), grouped when identical; skips an exemption made are left out
+    (the exemption notes say them). At most ``MAX_SKIP_NOTES`` reasons are named, then one note counts the
+    rest; a note names at most ``SKIP_NOTE_RULES`` rules and counts the others."""
     reasons: dict[str, dict[str, int]] = {}
+    judged: set[str] = set()  # rules with a result other than skip (an exempted one counts: it was judged)
     for obj in objects:
         for r in obj.results:
+            uid = f"{r.policy}/{r.rule}"
             if r.result != "skip" or r.exemption is not None:
+                judged.add(uid)
                 continue
             reason = r.message.removeprefix(_PRECONDITION).strip() or "not applicable"
             rules = reasons.setdefault(reason, {})
-            uid = f"{r.policy}/{r.rule}"
             rules[uid] = rules.get(uid, 0) + 1
-    ranked = sorted(reasons.items(), key=lambda item: -sum(item[1].values()))  # stable: ties keep first-seen order
+
+    def silenced(rules: dict[str, int]) -> int:
+        return sum(1 for uid in rules if uid not in judged)
+
+    # stable: ties keep first-seen order
+    ranked = sorted(reasons.items(), key=lambda item: (-silenced(item[1]), -sum(item[1].values())))
     out = []
     for reason, rules in ranked[:MAX_SKIP_NOTES]:
         n = sum(rules.values())
@@ -182,7 +191,9 @@ def _skip_notes(objects: list[ObjectReport]) -> list[str]:
         shown = ", ".join(names[:SKIP_NOTE_RULES]) + (
             f" and {len(names) - SKIP_NOTE_RULES} more rules" if len(names) > SKIP_NOTE_RULES else ""
         )
-        out.append(f"skipped: {reason.rstrip('.')} ({n} result{'s' if n != 1 else ''} of {shown})")
+        k = silenced(rules)
+        idle = f"; {k} rule{'s' if k != 1 else ''} judged no object" if k else ""
+        out.append(f"skipped: {reason.rstrip('.')} ({n} result{'s' if n != 1 else ''} of {shown}{idle})")
     rest = ranked[MAX_SKIP_NOTES:]
     if rest:
         n = sum(sum(rules.values()) for _, rules in rest)

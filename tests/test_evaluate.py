@@ -441,7 +441,30 @@ def test_skips_for_one_missing_object_are_noted_once_with_their_rules(load_polic
     rules = [_needs_clusterpolicy("a"), _needs_clusterpolicy("b"), make_rule({"path": GPUS, "gt": 0}, id="c")]
     report = run(load_policy, nodes, rules, **CLUSTERPOLICY_CONTEXT)
     assert report.summary()["results"]["skip"] == 6
-    assert report.notes == ["skipped: no ClusterPolicy in the dump (6 results of test-policy/a, test-policy/b)"]
+    assert report.notes == [
+        "skipped: no ClusterPolicy in the dump (6 results of test-policy/a, test-policy/b; 2 rules judged no object)"
+    ]
+
+
+def test_skip_notes_put_what_kept_a_rule_from_running_before_a_common_precondition(
+    load_policy: Callable[..., PolicySet],
+) -> None:
+    # Rule "gpu" skips most nodes (no GPU) but judges one; rule "cp" judges nothing for want of a ClusterPolicy.
+    # The ClusterPolicy reason has fewer results, yet it is why a rule did not run at all: it comes first.
+    nodes = [gpu_node("g1")] + [gpu_node(f"cpu{i}", gpus=None) for i in range(4)]
+    rules = [
+        make_rule(
+            {"path": GPUS, "gt": 0},
+            id="gpu",
+            preconditions=[{"path": GPUS, "exists": True, "description": "the node has no GPU"}],
+        ),
+        {**_needs_clusterpolicy("cp"), "match": {"kinds": ["Node"], "names": ["g1"]}},
+    ]
+    report = run(load_policy, nodes, rules, **CLUSTERPOLICY_CONTEXT)
+    assert [n for n in report.notes if n.startswith("skipped")] == [
+        "skipped: no ClusterPolicy in the dump (1 result of test-policy/cp; 1 rule judged no object)",
+        "skipped: the node has no GPU (4 results of test-policy/gpu)",
+    ]
 
 
 def test_skip_notes_group_identical_reasons_most_results_first_and_count_the_rest(load_policy: Callable[..., PolicySet]) -> None:
@@ -454,7 +477,10 @@ def test_skip_notes_group_identical_reasons_most_results_first_and_count_the_res
     assert len(notes) == MAX_SKIP_NOTES + 1
     top = MAX_SKIP_NOTES + 1  # reason 6: 7 rules, 7 results
     named = ", ".join(sorted(f"test-policy/r{top}-{j}" for j in range(top + 1))[:SKIP_NOTE_RULES])
-    assert notes[0] == f"skipped: reason {top} ({top + 1} results of {named} and {top + 1 - SKIP_NOTE_RULES} more rules)"
+    assert notes[0] == (
+        f"skipped: reason {top} ({top + 1} results of {named} and {top + 1 - SKIP_NOTE_RULES} more rules;"
+        f" {top + 1} rules judged no object)"
+    )
     assert notes[1].startswith(f"skipped: reason {top - 1} ({top} results of ")
     # reasons 0 (1 result) and 1 (2 results) are left for the last note
     assert notes[-1] == "skipped for 2 other reasons: 3 results (the skip results say each reason)"
