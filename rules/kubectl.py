@@ -17,16 +17,17 @@ import io
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
+import orjson
 
 from .loader import PolicyLoadError, PolicySet, load_policies
-from .model import Assertion
+from .model import Assertion, Context
 from .render import FORMATS
 
 #: kubectl's words for a resource type it does not know (one ``get`` of several types fails whole on it)
@@ -45,10 +46,13 @@ class KubectlError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class KindRead:
-    """A kind the policies match or read, with the apiVersion glob they ask for ("" for any)."""
+    """A kind the policies match or read, with the apiVersion glob they ask for ("" for any) and, when every
+    rule and context that reads it names its objects exactly (``match.names`` without a glob, a context's
+    ``where: {field: $.metadata.name, equals: <literal>}``), those ``names`` (empty: every object of the kind)."""
 
     kind: str
     api_version: str = ""
+    names: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.kind} ({self.api_version})" if self.api_version else self.kind
@@ -84,20 +88,53 @@ def _operators(a: Assertion) -> Iterator[str]:
 _MODEL_OPERATORS = frozenset({"schedulable", "toleratesNodes"})
 
 
+_GLOB = frozenset("*?[")
+
+
+def _exact_names(globs: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The names ``globs`` match when none is a pattern; None when any is (or there are none: every name)."""
+    if not globs or any(_GLOB & set(g) for g in globs):
+        return None
+    return globs
+
+
+def _context_names(c: Context) -> tuple[str, ...] | None:
+    """The one object name a context reads, when it joins on ``$.metadata.name`` equal to a literal string."""
+    v = c.where_value
+    if c.where_field is None or c.where_field.text != "$.metadata.name" or c.where_not or c.where_keys:
+        return None
+    if v is None or v.kind != "literal" or not isinstance(v.target, str) or _GLOB & set(v.target):
+        return None
+    return (v.target,)
+
+
 def kinds_read(policies: PolicySet) -> list[KindRead]:
     """What a dump needs for these policies: every rule's ``match`` kinds (with its apiVersion globs), every
     context's kind, and Nodes and Pods when a rule asks ``schedulable`` or ``toleratesNodes`` (kube-scheduler's
-    model, which both read, is built from them).
-    A rule that matches every kind (``*``) adds nothing: no list of types could hold it. Sorted, unique."""
-    wanted: set[KindRead] = set()
+    model, which both read, is built from them). A kind that every reader names exactly (KubeVirt's legacy
+    ``kubevirt-config`` ConfigMap) carries those names, so that only they are fetched, not every ConfigMap of
+    the cluster. A rule that matches every kind (``*``) adds nothing: no list of types could hold it. Sorted,
+    unique."""
+    reads: dict[tuple[str, str], set[str] | None] = {}
+
+    def add(kind: str, api_version: str, names: tuple[str, ...] | None) -> None:
+        key = (kind, api_version)
+        known = reads.get(key, set())
+        reads[key] = None if known is None or names is None else known | set(names)
+
     for policy in policies.policies:
-        wanted.update(KindRead(c.kind, c.api_version) for c in policy.contexts.values())
+        for c in policy.contexts.values():
+            add(c.kind, c.api_version, _context_names(c))
         for rule in policy.rules:
-            kinds = sorted(rule.match.kinds - {"*"})
-            wanted.update(KindRead(k, v) for k in kinds for v in (rule.match.api_versions or ("",)))
+            names = _exact_names(rule.match.names)
+            for k in sorted(rule.match.kinds - {"*"}):
+                for v in rule.match.api_versions or ("",):
+                    add(k, v, names)
             if any(_MODEL_OPERATORS & set(_operators(a)) for a in (rule.assertion, *rule.preconditions)):
-                wanted.update((KindRead("Node"), KindRead("Pod")))
-    return sorted(wanted, key=lambda w: (w.kind, w.api_version))
+                add("Node", "", None)
+                add("Pod", "", None)
+    out = [KindRead(k, v, tuple(sorted(names or ()))) for (k, v), names in reads.items()]
+    return sorted(out, key=lambda w: (w.kind, w.api_version))
 
 
 def parse_api_resources(text: str) -> list[ApiResource]:
@@ -133,14 +170,33 @@ def served(kubectl: str, flags: list[str]) -> tuple[list[ApiResource], str]:
     return rows, err.strip() if status else ""
 
 
-def fetch(kubectl: str, flags: list[str], scope: list[str], resources: list[ApiResource]) -> bytes:
-    """``kubectl get`` of ``resources`` (``scope``: ``-A`` or ``-n NS``) as one JSON ``List``. Raises
-    ``KubectlError`` when kubectl fails."""
-    args = [*flags, "get", ",".join(r.argument for r in resources), *scope, "-o", "json"]
-    out, err, status = run_kubectl(kubectl, args)
-    if status:
-        raise KubectlError([kubectl, *args], status, err)
-    return out
+def fetch(
+    kubectl: str,
+    flags: list[str],
+    scope: list[str],
+    resources: list[ApiResource],
+    named: Sequence[tuple[ApiResource, str]] = (),
+) -> bytes:
+    """``kubectl get`` of ``resources`` (``scope``: ``-A`` or ``-n NS``) as one JSON ``List``, and of each
+    ``(resource, name)`` of ``named`` by ``--field-selector metadata.name=NAME`` (one call each: a field selector
+    takes one value), their items added to that List. Raises ``KubectlError`` when kubectl fails."""
+    calls = [[*flags, "get", ",".join(r.argument for r in resources), *scope, "-o", "json"]] if resources else []
+    calls += [[*flags, "get", r.argument, *scope, f"--field-selector=metadata.name={n}", "-o", "json"] for r, n in named]
+    outputs = []
+    for args in calls:
+        out, err, status = run_kubectl(kubectl, args)
+        if status:
+            raise KubectlError([kubectl, *args], status, err)
+        outputs.append(out)
+    if len(outputs) == 1:
+        return outputs[0]
+    items: list[Any] = []
+    for out, args in zip(outputs, calls, strict=True):
+        try:
+            items.extend(orjson.loads(out).get("items") or [])
+        except (orjson.JSONDecodeError, AttributeError):
+            raise KubectlError([kubectl, *args], 0, "its output is not a JSON List") from None
+    return orjson.dumps({"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}})
 
 
 @contextmanager
@@ -238,18 +294,29 @@ def command(
     if complaint:
         click.echo(f"kubectl verdict: note: kubectl api-resources: {complaint}", err=True)
     chosen = [r for r in resources if any(w.served_by(r) for w in wanted)]
+    # A type every reader names exactly is fetched by name; the others whole.
+    named = sorted({(r, n) for r in chosen for n in _names_of(r, wanted)}, key=lambda pair: (chosen.index(pair[0]), pair[1]))
+    by_name = {r for r, _ in named}
     absent = [str(w) for w in wanted if not any(w.served_by(r) for r in resources)]
     if absent:
         click.echo(f"kubectl verdict: note: the cluster serves no {', '.join(absent)}: not fetched", err=True)
     if not chosen:
         _fail("the cluster serves none of the kinds the policies read; nothing to audit")
     try:
-        dump = fetch(kubectl, flags, scope, chosen)
+        dump = fetch(kubectl, flags, scope, [r for r in chosen if r not in by_name], named)
     except KubectlError as exc:
         hint = " (a type went away since api-resources listed it: run again)" if _UNKNOWN_TYPE in exc.stderr else ""
         _fail(f"kubectl get failed (exit {exc.status}){hint}", exc)
     with standard_input(dump):
         verdict.main(["audit", "-", *audit_args], prog_name="kubectl verdict")
+
+
+def _names_of(resource: ApiResource, wanted: list[KindRead]) -> tuple[str, ...]:
+    """The names to fetch ``resource`` by, when every read it serves names them; () for the whole type."""
+    reads = [w for w in wanted if w.served_by(resource)]
+    if any(not w.names for w in reads):
+        return ()
+    return tuple(sorted({n for w in reads for n in w.names}))
 
 
 def main() -> None:

@@ -40,10 +40,10 @@ clusterpolicies                                nvidia.com/v1                    
 nvidiadrivers                     nvd          nvidia.com/v1alpha1               false        NVIDIADriver
 runtimeclasses                                 node.k8s.io/v1                    false        RuntimeClass
 """
-#: what the plugin asks ``kubectl get`` for, in api-resources' order (not Kyverno's ClusterPolicy; ConfigMaps for
-#: KubeVirt's legacy kubevirt-config)
+#: what the plugin asks ``kubectl get`` for, in api-resources' order (not Kyverno's ClusterPolicy); ConfigMaps are
+#: asked by name (only KubeVirt's legacy kubevirt-config is read), in a call of their own
 FETCHED = (
-    "configmaps,nodes,pods,replicationcontrollers,daemonsets.apps,deployments.apps,replicasets.apps,statefulsets.apps,"
+    "nodes,pods,replicationcontrollers,daemonsets.apps,deployments.apps,replicasets.apps,statefulsets.apps,"
     "cronjobs.batch,jobs.batch,clusterpolicies.nvidia.com,runtimeclasses.node.k8s.io"
 )
 REFUSED = "The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?\n"
@@ -64,6 +64,10 @@ here = pathlib.Path(__file__).parent
 with open(here / "calls.jsonl", "a") as log:
     log.write(json.dumps(sys.argv[1:]) + "\\n")
 verb = next(a for a in sys.argv[1:] if a in ("api-resources", "get"))
+if any(a.startswith("--field-selector") for a in sys.argv[1:]):
+    verb = "get-named"
+    if not (here / "get-named.out").exists():
+        sys.stdout.write('{{"apiVersion": "v1", "kind": "List", "items": []}}')
 for name, stream in (("out", sys.stdout.buffer), ("err", sys.stderr.buffer)):
     part = here / f"{{verb}}.{{name}}"
     if part.exists():
@@ -135,6 +139,47 @@ def test_kinds_read_are_what_the_builtin_pack_matches_and_reads() -> None:
     ]
 
 
+def test_a_kind_read_only_by_exact_name_is_fetched_by_name() -> None:
+    from rules.loader import PolicySet, load_policy_text
+
+    def pack(match: dict[str, Any], context: dict[str, Any]) -> PolicySet:
+        rule = {"id": "r", "title": "t", "match": match, "assert": {"context": "cm", "exists": True}, "message": "m"}
+        doc = {
+            "apiVersion": "verdict/v1",
+            "kind": "Policy",
+            "metadata": {"name": "p"},
+            "spec": {"context": {"cm": context}, "rules": [{**rule, "references": ["https://kubernetes.io/"]}]},
+        }
+        return PolicySet(load_policy_text(yaml.safe_dump(doc), "inline.yaml"))
+
+    by_name = {"kind": "ConfigMap", "path": "$.metadata.name", "where": {"field": "$.metadata.name", "equals": "a"}}
+    # The built-in pack reads only KubeVirt's legacy ConfigMap: every ConfigMap of a cluster is not fetched.
+    assert {k.kind: k.names for k in kinds_read(load_policies())}["ConfigMap"] == ("kubevirt-config",)
+    read = kinds_read(pack({"kinds": ["ConfigMap"], "names": ["b"]}, by_name))
+    assert [(k.kind, k.names) for k in read] == [("ConfigMap", ("a", "b"))]
+    # A glob in match.names, a rule matching the kind without names, or a context joined on another field:
+    # every object of the kind.
+    assert kinds_read(pack({"kinds": ["ConfigMap"], "names": ["kube*"]}, by_name))[0].names == ()
+    assert kinds_read(pack({"kinds": ["ConfigMap"]}, by_name))[0].names == ()
+    other = {**by_name, "where": {"field": "$.metadata.namespace", "equals": "a"}}
+    assert kinds_read(pack({"kinds": ["ConfigMap"], "names": ["b"]}, other))[0].names == ()
+
+
+def test_objects_fetched_by_name_join_the_dump(kubectl: Kubectl) -> None:
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "kubevirt-config", "namespace": "kubevirt"},
+        "data": {"feature-gates": "GPU"},
+    }
+    kubectl.answer("get-named", json.dumps({"apiVersion": "v1", "kind": "List", "items": [config]}))
+    res = plugin("-A", "--results", "fail")
+    assert kubectl.calls[-1] == ["get", "configmaps", "-A", "--field-selector=metadata.name=kubevirt-config", "-o", "json"]
+    report = json.loads(res.stdout)
+    assert report["summary"]["objectsRead"] == 20  # the lab's 19 and the ConfigMap
+    assert any(o["kind"] == "ConfigMap" and o["name"] == "kubevirt-config" for o in report["objects"]), report["objects"]
+
+
 @pytest.mark.parametrize("operator", ["schedulable", "toleratesNodes"])
 def test_a_rule_backed_by_the_scheduler_model_reads_nodes_and_pods(operator: str) -> None:
     from rules.loader import PolicySet, load_policy_text
@@ -183,6 +228,7 @@ def test_the_plugin_fetches_what_the_pack_reads_and_audits_it(kubectl: Kubectl) 
     assert kubectl.calls == [
         ["--context=lab", "api-resources", "--verbs=list"],
         ["--context=lab", "get", FETCHED, "-n", "ml", "-o", "json"],
+        ["--context=lab", "get", "configmaps", "-n", "ml", "--field-selector=metadata.name=kubevirt-config", "-o", "json"],
     ]
     report = json.loads(res.stdout)
     assert [(o["kind"], o["namespace"], o["name"], o["verdict"]) for o in report["objects"]] == [
