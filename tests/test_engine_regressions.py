@@ -234,8 +234,14 @@ def test_streamed_json_is_byte_identical_to_the_whole_dump() -> None:
 
     lab = str(__import__("pathlib").Path(__file__).resolve().parent.parent / "examples" / "lab-cluster.yaml")
     report = audit_paths([lab], load_policies())
-    whole = orjson.dumps(report.to_dict(), default=_plain, option=orjson.OPT_INDENT_2).decode() + "\n"
-    assert render(report, "json") == whole
+    text = render(report, "json")
+    assert text == b"".join(__import__("rules.render.native", fromlist=["pieces"]).pieces(report)).decode()
+    assert orjson.loads(text) == orjson.loads(orjson.dumps(report.to_dict(), default=_plain))
+    # Indented, with each result on one compact line (issue 11: a report proportional to the dump).
+    first = report.objects[0].results[0]
+    assert "        " + orjson.dumps(first.to_dict(), default=_plain).decode() in text.splitlines()
+    assert sum(len(o.results) for o in report.objects) == sum(1 for line in text.splitlines() if line.startswith('        {"'))
+    assert text.startswith('{\n  "apiVersion": "verdict/v1",\n')
     filtered = report.filtered({"fail"})
     assert orjson.loads(render(filtered, "json"))["filters"] == {"results": ["fail"]}
 

@@ -67,7 +67,7 @@ def test_cli_rule_option_refuses_an_ambiguous_id_and_reports_nothing() -> None:
     assert (res.exit_code, res.stdout) == (2, "")
     assert f"Error: Invalid value for --rule: {UNKNOWN}\n" in res.stderr
     one = CliRunner().invoke(main, ["audit", str(LAB), "-r", BOTH[0], "--format", "json"])
-    assert one.exit_code == 1 and '"rule": "workload-schedulable"' in one.stdout and "kubevirt-vms" not in one.stdout
+    assert one.exit_code == 1 and '"rule":"workload-schedulable"' in one.stdout and "kubevirt-vms" not in one.stdout
 
 
 def test_evaluate_rule_query_refuses_an_ambiguous_id_with_candidates(client: FlaskClient) -> None:
