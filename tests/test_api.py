@@ -323,12 +323,29 @@ def test_markdown_for_a_chat_bot(client: FlaskClient) -> None:
     assert text.startswith("**verdict**: ")
 
 
+def test_markdown_of_a_clean_dump_is_its_summary_not_a_500() -> None:
+    """Regression (new user): a dump with nothing to list (a healthy node) made the markdown renderer raise
+    IndexError, and the service answer 500 to every chat bot asking about a healthy cluster."""
+    real = Path(__file__).resolve().parent / "data" / "real" / "h100-mig-mixed-node.yaml"
+    client = create_app().test_client()  # the built-in pack
+    resp = client.post(
+        "/v1/evaluate?format=markdown&results=fail,warn",
+        data=real.read_bytes(),
+        headers={"Content-Type": "application/yaml"},
+    )
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    lines = resp.get_data(as_text=True).splitlines()
+    assert lines[0] == "**verdict**: 1 object judged (1 read) · 11 pass · 0 fail · 0 warn · 0 error · 11 skip"
+    # why rules did not run: the first skip notes (the JSON report has them all)
+    assert any(line.startswith("_skipped: no ClusterPolicy in the dump") for line in lines), lines
+
+
 def test_markdown_names_the_input_errors_under_the_summary(client: FlaskClient) -> None:
     bad = b"".join(f"\n---\napiVersion: v1\nkind: Node\nmetadata: {{name: [unclosed-{i}\n".encode() for i in range(5))
     text = markdown_of(client, "?format=markdown&name=ci/dump.yaml", CLUSTER + bad)
     lines = text.splitlines()
     assert lines[0] == (
-        "**verdict** ci/dump.yaml: 3 objects judged (4 read) · 2 fail (1 critical, 1 high) · 1 warn (1 low)"
+        "**verdict** ci/dump.yaml: 3 objects judged (4 read) · 6 pass · 2 fail (1 critical, 1 high) · 1 warn (1 low)"
         " · 0 error · 0 skip · 5 input errors"
     )
     assert lines[1:5] == [

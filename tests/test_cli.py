@@ -447,3 +447,10 @@ def test_no_progress_without_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None
     assert f"{LAB}: 1 file" not in res.stderr and "objects ×" not in res.stderr
     monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: True, raising=False)
     assert cli._progress_console() is not None
+
+
+def test_markdown_of_a_clean_audit_is_printed_not_a_traceback() -> None:
+    """Regression (new user): ``--format markdown`` on a healthy node raised IndexError (exit 1, no output)."""
+    res = run("audit", str(REPO / "tests" / "data" / "real" / "h100-mig-mixed-node.yaml"), "--format", "markdown")
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout.startswith("**verdict** ") and " · 11 pass · 0 fail · 0 warn · 0 error · 11 skip\n" in res.stdout

@@ -573,7 +573,7 @@ def test_markdown_summary_and_escaping() -> None:
     text = render(one(), "markdown")
     first = text.splitlines()[0]
     assert first == (
-        "**verdict** tests/data/render/dump.yaml: 6 objects judged (6 read) · 2 fail (1 critical, 1 low)"
+        "**verdict** tests/data/render/dump.yaml: 6 objects judged (6 read) · 3 pass · 2 fail (1 critical, 1 low)"
         " · 1 warn (1 medium) · 1 error · 1 skip"
     )
     rows = _table_rows(text)
@@ -596,7 +596,7 @@ def _bad_input(n: int) -> Report:
 def test_markdown_names_up_to_three_input_errors_under_the_summary() -> None:
     lines = render(_bad_input(5), "markdown").splitlines()
     assert lines[:6] == [
-        "**verdict** big.yaml: 2 objects judged (2 read) · 2 fail (2 high) · 0 warn · 0 error · 0 skip · 5 input errors",
+        "**verdict** big.yaml: 2 objects judged (2 read) · 0 pass · 2 fail (2 high) · 0 warn · 0 error · 0 skip · 5 input errors",
         "- dumps/lab.yaml, document 3, line 7: YAML syntax error number 0",
         "- dumps/lab.yaml, document 4, line 17 at $.spec: YAML syntax error number 1",
         "- dumps/lab.yaml, document 5, line 27: YAML syntax error number 2",
@@ -829,7 +829,7 @@ def test_markdown_of_thousands_of_failures_leads_with_the_whole_rollup_and_cuts_
         assert len(text) <= limit, limit
         lines = text.splitlines()
         assert lines[0].startswith(
-            "**verdict** big.yaml: 11127 objects judged (11127 read) · 9000 fail (3000 critical, 6000 high)"
+            "**verdict** big.yaml: 11127 objects judged (11127 read) · 0 pass · 9000 fail (3000 critical, 6000 high)"
         )
         rollup, *rest = _tables(text)
         details = rest[0] if rest else []

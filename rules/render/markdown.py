@@ -102,12 +102,13 @@ def _n(count: int, noun: str) -> str:
 
 
 def summary_line(report: Report | dict[str, Any], title: str = "") -> str:
-    """``**verdict** <title>: N objects judged · F fail (by severity) · W warn (...) · E error · S skip``
+    """``**verdict** <title>: N objects judged · P pass · F fail (by severity) · W warn (...) · E error · S skip``
     (``S skip (X exempt)`` when exemptions accepted X findings; and ``· I input errors`` when there are
     some), from the summary of the whole audit (a filter
     changes the table, not these counts)."""
     s = report.summary() if isinstance(report, Report) else report
     parts = [f"{_n(s['objectsJudged'], 'object')} judged ({s['objectsRead']} read{selected(s)})"]
+    parts.append(f"{s['results'].get('pass', 0)} pass")
     for word in ("fail", "warn", "error"):
         by = s[f"{word}BySeverity"]
         total = sum(by.values())
@@ -154,13 +155,33 @@ def assumption_lines(report: Report) -> list[str]:
     return [f"_{line(n, _ASSUMED)}_" for n in report.notes if n.startswith("assumed:")]
 
 
+#: Skip notes a message names (the first ones: what kept rules from judging any object comes first).
+SKIP_NOTES = 3
+_SKIPPED = 300
+
+
+def skip_lines(report: Report, most: int = SKIP_NOTES) -> list[str]:
+    """The first ``most`` skip notes, one italic line each: why rules did not run (a node dump without a
+    ClusterPolicy), which a chat reader of a clean-looking summary needs to see; then how many more."""
+    notes = [n for n in report.notes if n.startswith("skipped")]
+    out = [f"_{line(n, _SKIPPED)}_" for n in notes[:most]]
+    if len(notes) > most:
+        out.append(f"_… {len(notes) - most} more skip notes in the JSON report_")
+    return out
+
+
 def head(report: Report, title: str = "", limit: int = 0) -> str:
-    """The summary line, the assumption notes and the input error lines under it; with a ``limit``, the
-    lines leave room for the closing line, so that a cut message always fits (``MIN_LIMIT``)."""
+    """The summary line, the assumption and skip notes and the input error lines under it; with a
+    ``limit``, the lines leave room for the closing line, so that a cut message always fits (``MIN_LIMIT``):
+    skip notes are left out when they would not leave room."""
     first = summary_line(report, title)
-    assumed = assumption_lines(report)
-    room = limit - len(first) - sum(len(a) + 1 for a in assumed) - _CLOSING_ROOM if limit else None
-    return "\n".join([first, *assumed, *input_error_lines(report, room=room)])
+    notes = assumption_lines(report)
+    skipped = skip_lines(report)
+    if limit and len(first) + sum(len(a) + 1 for a in [*notes, *skipped]) + _CLOSING_ROOM > limit // 2:
+        skipped = []
+    notes += skipped
+    room = limit - len(first) - sum(len(a) + 1 for a in notes) - _CLOSING_ROOM if limit else None
+    return "\n".join([first, *notes, *input_error_lines(report, room=room)])
 
 
 def findings(report: Report) -> list[tuple[ObjectReport, Result]]:
@@ -270,6 +291,8 @@ _LEFT_OUT = (
 def _closing(left: Counter[str], limit: int) -> str:
     """``_… 2 more rules of the roll-up, 40 more findings and 1 more dump not shown (limit L characters)._``"""
     parts = [f"{left[k]:,} more {one if left[k] == 1 else many}" for k, one, many in _LEFT_OUT if left[k]]
+    if not parts:  # nothing but the summary (a clean audit): nothing can be left out
+        return ""
     said = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
     return f"_… {said} not shown (limit {limit:,} characters)._"
 
@@ -295,7 +318,8 @@ def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int) -> str:
             parts.append(_addition(piece, previous))
             previous = piece
         return "".join(parts) + "\n"
-    reserve = len(_closing(counts, limit)) + 3  # two line breaks before, one after
+    closing = _closing(counts, limit)
+    reserve = len(closing) + 3 if closing else 0  # two line breaks before, one after
     cut: _Piece | None = None
     for piece in todo:
         more = _addition(piece, previous)
