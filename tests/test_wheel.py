@@ -129,6 +129,15 @@ def test_installed_policies_list_shows_the_builtin_pack(installed: Installed) ->
     assert "gpu-nodes/workload-label-valid" in uids
 
 
+def test_installed_policies_test_passes_the_builtin_packs_fixtures(installed: Installed) -> None:
+    """Regression (new user): from a wheel, `verdict policies test` failed 4 fixtures that read the repository's
+    examples/ and tests/data/ ("resource '../../../examples/lab-cluster.yaml' not found") and found 7 coverage
+    gaps; the pack's own fixtures now stand alone."""
+    res = installed.run("policies", "test")
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    assert "gpu-operator: " in res.stdout and " cases passed" in res.stdout and "GAP" not in res.stdout
+
+
 def test_installed_audit_judges_the_lab_with_the_builtin_pack(installed: Installed) -> None:
     res = installed.run("audit", "lab.yaml", "-r", "gpu-pods/workload-schedulable", "--results", "fail")
     assert res.returncode == 1, res.stderr
