@@ -24,3 +24,9 @@ def test_the_real_mig_mixed_node_has_no_finding_and_its_mig_rules_pass() -> None
     assert results["mig-resources-match-strategy"] == "pass"
     assert results["mig-strategy-valid-for-layout"] == "pass"
     assert results["gpu-resources-advertised"] == "pass"
+    # Regression (new user): the pass said "The node's MIG layout is one the single strategy can serve" of a node
+    # in the mixed strategy whose all-balanced layout the single strategy refuses.
+    messages = {r.rule: r.message for r in node.results}
+    assert messages["mig-strategy-valid-for-layout"] == (
+        "GPU feature discovery does not mark the node's MIG layout invalid (-MIG-INVALID) for its MIG strategy"
+    )
