@@ -348,9 +348,9 @@ def parse_text(text: str, name: str) -> Dump:
         return _parse_text(text, name)
 
 
-def _parse_json(text: str | bytes, name: str) -> Dump | None:
-    """The dump of a JSON text (``str``, or the UTF-8 bytes of a file); None when it is not JSON (the caller
-    reads it as YAML, which gives the line of the problem)."""
+def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
+    """The dump of a JSON text (``str``, or the UTF-8 bytes of a file); the parser's error when it is not JSON
+    (the caller reads it as YAML: flow-style YAML starts with ``{`` too)."""
     dump = Dump(files_read=[name])
     try:
         data = orjson.loads(text)
@@ -360,7 +360,7 @@ def _parse_json(text: str | bytes, name: str) -> Dump | None:
             reason = f"JSON nested deeper than {MAX_DEPTH} levels (the parser stopped at column {exc.colno})"
             dump.errors.append(InputError(Source(name, 1, exc.lineno), reason))
             return dump
-        return None
+        return exc
     if _too_deep(data):
         dump.errors.append(InputError(Source(name, 1, 1), f"nesting deeper than {MAX_DEPTH} levels"))
         return dump
@@ -374,11 +374,24 @@ def _parse_json(text: str | bytes, name: str) -> Dump | None:
 
 
 def _parse_text(text: str, name: str) -> Dump:
+    json_error: orjson.JSONDecodeError | None = None
     if _looks_like_json(text):
-        dump = _parse_json(text, name)
-        if dump is not None:
-            return dump
-        # not JSON after all: YAML (a superset) gives the line of the problem
+        parsed = _parse_json(text, name)
+        if isinstance(parsed, Dump):
+            return parsed
+        json_error = parsed  # not JSON after all: maybe flow-style YAML, tried below
+    dump = _parse_yaml_or_describe(text, name)
+    opened = len(text) - len(text.lstrip()) + 1  # just past the opening bracket
+    if json_error is not None and json_error.pos > opened and not dump.objects and dump.errors:
+        # Neither JSON nor YAML, and the JSON parser got past the opening token ('{"kind": "Node", ' cut short):
+        # it was meant as JSON, and the JSON parser's place and words say what is wrong (a YAML error about
+        # "node content" confuses whoever sent JSON). '{kind: Node' fails JSON at once: YAML's error stands.
+        reason = f"JSON syntax error: {json_error.msg} (line {json_error.lineno}, column {json_error.colno}); not YAML either"
+        dump.errors = [InputError(Source(name, 1, json_error.lineno), reason)]
+    return dump
+
+
+def _parse_yaml_or_describe(text: str, name: str) -> Dump:
     dump = Dump(files_read=[name])
     # After JSON: a pasted prompt such as "[root@node003 ~]# kubectl describe node" starts with "[" too.
     # Detection reads a bounded head only: a 50 MiB YAML dump must not be cleaned line by line first.
@@ -418,9 +431,9 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
         # JSON is parsed from the bytes as read: no decoded copy of a 300 MB dump is made. Text that is not
         # JSON (or not UTF-8) takes the way below, which says why.
         with _no_gc():
-            dump = _parse_json(body, name)
-        if dump is not None:
-            return dump
+            parsed = _parse_json(body, name)
+        if isinstance(parsed, Dump):
+            return parsed
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

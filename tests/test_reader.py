@@ -682,3 +682,17 @@ def test_item_lines_from_bytes_agree_with_the_line_by_line_reading(layout: str, 
     from_bytes, from_text = parse_bytes(raw, "d.json"), parse_text(text, "d.json")
     assert [(o.obj, o.source) for o in from_bytes.objects] == [(o.obj, o.source) for o in from_text.objects]
     assert (from_bytes.errors, from_bytes.files_read) == (from_text.errors, from_text.files_read)
+
+
+@pytest.mark.parametrize("reader", [parse_text, lambda text, name: parse_bytes(text.encode(), name)])
+def test_json_cut_short_is_a_json_error_where_json_stops(reader: Callable[[str, str], Dump]) -> None:
+    """Regression (new user): '{"kind": "Node", ' posted as JSON was reported as "YAML syntax error: did not find
+    expected node content", which confuses whoever sent JSON."""
+    dump = reader('{"kind": "Node",\n "metadata": {"name": "a"}, ', "body.json")
+    assert [(e.source.line, e.reason) for e in dump.errors] == [
+        (2, "JSON syntax error: unexpected end of data (line 2, column 29); not YAML either")
+    ]
+    # Flow-style YAML that fails at once as JSON keeps YAML's own error: it was never JSON.
+    flow = reader("{kind: Node, metadata: {name: a}", "flow.yaml")
+    assert [e.reason for e in flow.errors] == ["YAML syntax error: did not find expected ',' or '}'"]
+    assert [o.name for o in reader("{kind: Node, metadata: {name: a}}", "flow.yaml").objects] == ["a"]
