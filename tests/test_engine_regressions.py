@@ -280,3 +280,31 @@ def test_notes_about_objects_that_stand_twice_are_capped_per_kind() -> None:
     assert len(notes) == 11
     assert notes[0].startswith("ConfigMap ns/same is in the dump twice and the two differ (")
     assert notes[-1] == "and 489 more ConfigMap objects in the dump twice with different content"
+
+
+def test_schedulable_remediation_names_a_pod_and_a_controller_as_kubectl_takes_them() -> None:
+    """Regression (new user): the fix for a bare Pod said 'kubectl describe pod -n ml -l <the workload's selector>'
+    though its name is known."""
+    from pathlib import Path
+
+    from rules.engine import audit_paths
+    from rules.loader import load_policies
+
+    root = Path(__file__).resolve().parent.parent
+    dumps = [
+        str(root / "examples" / "lab-cluster.yaml"),
+        str(root / "policies/gpu-operator/tests/dumps/gpu_pods_and_templates.yaml"),
+    ]
+    fixes = {}
+    for path in dumps:
+        for o in audit_paths([path], load_policies()).objects:
+            for r in o.results:
+                if (r.policy, r.rule, r.result) == ("gpu-pods", "workload-schedulable", "fail"):
+                    fixes[o.ref.kind] = r.remediation
+    assert fixes["Pod"] == "kubectl describe pod -n ml cuda-on-passthrough-node; compare with kubectl describe nodes"
+    controller = next(k for k in fixes if k != "Pod")
+    assert fixes[controller].startswith(f"kubectl describe {controller} -n ")
+    namespace = fixes[controller].split(" -n ")[1].split()[0]
+    assert fixes[controller].endswith(
+        f", then kubectl describe pod -n {namespace} -l <its selector>; compare with kubectl describe nodes"
+    )
