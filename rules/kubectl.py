@@ -161,12 +161,13 @@ def run_kubectl(kubectl: str, args: list[str]) -> tuple[bytes, str, int]:
 def served(kubectl: str, flags: list[str]) -> tuple[list[ApiResource], str]:
     """The listable resource types the cluster serves, and kubectl's complaint when some API group could not
     be asked (``couldn't get resource list for metrics.k8s.io/v1beta1``: the others are still listed).
-    Raises ``KubectlError`` when kubectl lists nothing: no cluster, no credentials, a bad context."""
+    Raises ``KubectlError`` when kubectl lists nothing: no cluster, no credentials, a bad context (a failed
+    status), or a cluster that answered with no listable type (status 0)."""
     args = [*flags, "api-resources", "--verbs=list"]
     out, err, status = run_kubectl(kubectl, args)
     rows = parse_api_resources(out.decode(errors="replace"))
     if not rows:
-        raise KubectlError([kubectl, *args], status, err or "it listed no resource type")
+        raise KubectlError([kubectl, *args], status, err)
     return rows, err.strip() if status else ""
 
 
@@ -290,6 +291,8 @@ def command(
     try:
         resources, complaint = served(kubectl, flags)
     except KubectlError as exc:
+        if exc.status == 0:  # kubectl reached the cluster and answered, with no type: not a failure of kubectl's
+            _fail("kubectl api-resources listed no resource type: the cluster serves nothing to fetch", exc)
         _fail(f"kubectl api-resources failed (exit {exc.status}): is the cluster reachable with these credentials?", exc)
     if complaint:
         click.echo(f"kubectl verdict: note: kubectl api-resources: {complaint}", err=True)

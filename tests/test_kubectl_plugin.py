@@ -280,6 +280,23 @@ def test_no_cluster_exits_2_with_kubectls_message_and_no_report(kubectl: Kubectl
     assert len(kubectl.calls) == 1  # no get after a failed api-resources
 
 
+def test_api_resources_that_lists_nothing_with_exit_0_is_not_called_a_failure(kubectl: Kubectl) -> None:
+    kubectl.answer("api-resources", "", "", 0)
+    res = plugin(*SMALL)
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert res.stderr == "kubectl verdict: kubectl api-resources listed no resource type: the cluster serves nothing to fetch\n"
+    assert len(kubectl.calls) == 1
+
+
+def test_api_resources_failing_with_no_message_says_its_exit(kubectl: Kubectl) -> None:
+    kubectl.answer("api-resources", "", "", 1)
+    res = plugin(*SMALL)
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert res.stderr == (
+        "kubectl verdict: kubectl api-resources failed (exit 1): is the cluster reachable with these credentials?\n"
+    )
+
+
 def test_a_refused_get_exits_2_never_a_clean_audit(kubectl: Kubectl) -> None:
     kubectl.answer("get", "", FORBIDDEN, 1)
     res = plugin(*SMALL, "--user", "dev")
