@@ -422,11 +422,9 @@ def policies() -> None:
 @click.option("-p", "--policy", multiple=True, help="Policy paths (default: the built-in packs).")
 def list_policies(policy: tuple[str, ...]) -> None:
     """List policies and their rules."""
-    ps = _load(policy)
-    for p in ps.policies:
-        click.echo(f"{p.name} {p.version}  ({len(p.rules)} rules)  {p.title}")
-        for r in p.rules:
-            click.echo(f"  {r.uid:<60} {r.severity:<8} {r.title}")
+    from .render.tables import list_policies as listing
+
+    click.echo(listing(_load(policy).policies), nl=False)
 
 
 @policies.command("show")

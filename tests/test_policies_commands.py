@@ -101,3 +101,22 @@ def test_a_pack_loaded_as_dot_keeps_its_name_in_reports(pack: Path, monkeypatch:
     res = run("audit", "-p", ".", "tests/dumps/nodes.yaml")
     assert res.exit_code == 1
     assert json.loads(res.stdout)["policies"] == [{"name": "gpu-count", "version": "2.1.0", "pack": "node-counts", "rules": 1}]
+
+
+LONG_ID = "nvidia-device-not-permitted-as-container-resource-of-any-kubevirt-cr"
+
+
+def test_list_keeps_columns_in_line_past_a_long_rule_id(pack: Path) -> None:
+    """Regression: the rule column was 60 wide, so a longer ``policy/rule`` pushed its severity and title
+    out of line (and ran into the severity without a space)."""
+    second = POLICY.replace("gpu-count, version: 2.1.0, title: GPU nodes say how many GPUs they have", "long-ids, title: Ids")
+    second = second.replace("  - id: gpu-count-label\n", f"  - id: {LONG_ID}\n    severity: critical\n")
+    (pack / "long-ids.yaml").write_text(second)
+    res = run("policies", "list", "-p", str(pack))
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout == (
+        "gpu-count 2.1.0  (1 rule)  GPU nodes say how many GPUs they have\n"
+        f"  {'gpu-count/gpu-count-label':<{len(LONG_ID) + 9}}  medium    nvidia.com/gpu.count is set\n"
+        "long-ids 0.0.0  (1 rule)  Ids\n"
+        f"  long-ids/{LONG_ID}  critical  nvidia.com/gpu.count is set\n"
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -38,6 +39,20 @@ def _data_table(name: str, table: Any) -> Table | None:
     for k, r in rows:
         t.add_row(*([escape(k)] if keyed else []), *(escape(str(r.get(c, ""))) for c in columns))
     return t
+
+
+def list_policies(policies: list[Policy]) -> str:
+    """``verdict policies list``: a line per policy (name, version, rule count, title), its rules under it,
+    each ``policy/rule``, severity and title in columns as wide as their longest entry across the listing,
+    so that a long rule id keeps the columns in line; plain text, for a terminal and for grep alike."""
+    rules = [r for p in policies for r in p.rules]
+    uid_w = max((cell_len(r.uid) for r in rules), default=0)
+    sev_w = max((cell_len(r.severity) for r in rules), default=0)
+    lines = []
+    for p in policies:
+        lines.append(f"{p.name} {p.version}  ({len(p.rules)} rule{'' if len(p.rules) == 1 else 's'})  {p.title}")
+        lines.extend(f"  {r.uid:<{uid_w}}  {r.severity:<{sev_w}}  {r.title}" for r in p.rules)
+    return "".join(f"{line}\n" for line in lines)
 
 
 def show_pack(policies: list[Policy], color: bool = False, width: int | None = 220, data: tuple[str, ...] = ()) -> str:
