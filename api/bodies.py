@@ -38,10 +38,28 @@ POLICY_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "applicat
 _TEXT_CHARSETS = ("utf-8", "utf8", "us-ascii", "ascii")
 
 
-def media_type(accepted: tuple[str, ...] | list[str]) -> str:
+def carries_no_body() -> bool:
+    """True when the request says it has no body: ``Content-Length: 0``, or neither ``Content-Length`` nor
+    a chunked ``Transfer-Encoding`` (RFC 9112 section 6.3: then the body's length is zero), as
+    ``curl -X POST`` without data sends it."""
+    if request.content_length is not None:
+        return request.content_length == 0
+    return "chunked" not in request.headers.get("Transfer-Encoding", "").lower()
+
+
+def no_body(wanted: str) -> Problem:
+    """The ``empty-body`` problem, asking for ``wanted``."""
+    return Problem("empty-body", f"the request has no body; send {wanted}")
+
+
+def media_type(accepted: tuple[str, ...] | list[str], wanted: str = "") -> str:
     """The request's media type (lower-case, without parameters). Raises a 415 ``Problem`` when it is
-    missing, not one of ``accepted``, or names a charset other than UTF-8."""
+    missing, not one of ``accepted``, or names a charset other than UTF-8; but when ``wanted`` is given and
+    the request carries no body, the 400 ``empty-body`` problem asking for ``wanted`` instead, whatever the
+    Content-Type (there is nothing to label: what is missing is the body)."""
     given = request.mimetype
+    if wanted and (not given or given not in accepted) and carries_no_body():
+        raise no_body(wanted)
     if not given:
         raise Problem("unsupported-media-type", f"say what the body is with Content-Type: one of {', '.join(accepted)}")
     if given not in accepted:
@@ -139,7 +157,7 @@ def read_body(max_decoded: int, name: str = "<body>", wanted: str = DUMP_WANTED)
         if coding != "identity" and data:
             data = _gunzip(data, max_decoded, name)
     if not data:
-        raise Problem("empty-body", f"the request has no body; send {wanted}")
+        raise no_body(wanted)
     return data
 
 

@@ -25,7 +25,7 @@ from rules.render import OPTIONS, OptionError, media_type, stream
 from rules.report import Report
 from rules.selection import Selection, SelectionError
 
-from .bodies import DUMP_TYPES, check_magic, read_body
+from .bodies import DUMP_TYPES, DUMP_WANTED, check_magic, read_body
 from .bodies import media_type as body_media_type
 from .negotiate import choose_format
 from .problems import Problem
@@ -105,7 +105,7 @@ def evaluate() -> Response:
     fmt = choose_format(query.get("format"))
     options = _options(query, fmt)
     name = query.get("name") or BODY_NAME
-    mimetype = body_media_type(list(DUMP_TYPES))
+    mimetype = body_media_type(list(DUMP_TYPES), DUMP_WANTED)
     svc = service()
     policies = _select(svc.keeper.policies, query.get("policy", []), query.get("rule", []))
     selection = _selection(query, policies)

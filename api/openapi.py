@@ -46,7 +46,7 @@ def _errors(*codes: int, **descriptions: str) -> dict[str, Any]:
         401: "No valid bearer token (`unauthorized`; only when the service has tokens)",
         404: "No such policy or rule (`not-found`)",
         413: "Body larger than the limit, as sent or once decoded (`body-too-large`)",
-        415: "Content-Type or Content-Encoding not accepted (`unsupported-media-type`)",
+        415: "Content-Type or Content-Encoding of a body not accepted (`unsupported-media-type`); no body is `empty-body` (400)",
         503: "No policy loaded (`not-ready`)",
     }
     out = {str(c): _problem(descriptions.get(f"e{c}", text[c])) for c in codes}
@@ -218,8 +218,9 @@ def build_spec() -> APISpec:
                         401,
                         413,
                         415,
-                        e400="No body (`empty-body`: the detail asks for a policy file), not UTF-8 (`invalid-body`), a "
-                        "broken gzip stream (`malformed-dump`) or a bad query value (`invalid-query`)",
+                        e400="No body, whatever the Content-Type (`empty-body`: the detail asks for a policy file), "
+                        "not UTF-8 (`invalid-body`), a broken gzip stream (`malformed-dump`) or a bad query value "
+                        "(`invalid-query`)",
                     ),
                 },
             }

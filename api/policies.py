@@ -153,7 +153,7 @@ def lint() -> Response:
     ``body-too-large`` (413), ``invalid-body`` (400: not UTF-8).
     """
     query = parse_query(LintQuerySchema)
-    media_type(POLICY_TYPES)
+    media_type(POLICY_TYPES, POLICY_WANTED)
     shown = query.get("file") or "<body>"
     data = read_body(service().max_decoded, shown, POLICY_WANTED)
     try:

@@ -778,6 +778,18 @@ def test_lint_errors(client: FlaskClient) -> None:
         assert body["detail"] == (
             "the request has no body; send a policy file (YAML or JSON: apiVersion: verdict/v1, kind: Policy)"
         )
+    # Regression: an empty body without Content-Type (curl -X POST) was 415 "say what the body is": nothing
+    # is missing but the body, whatever the Content-Type, or with none.
+    for headers in ({}, {"Content-Type": "application/zip"}, {"Content-Length": "0"}):
+        body = problem(client.post("/v1/policies/lint", headers=headers), 400, "empty-body")
+        assert body["detail"] == (
+            "the request has no body; send a policy file (YAML or JSON: apiVersion: verdict/v1, kind: Policy)"
+        )
+        body = problem(client.post("/v1/evaluate", headers=headers), 400, "empty-body")
+        assert body["detail"] == "the request has no body; send a dump (JSON, YAML, describe text or an archive)"
+    # a body without Content-Type is still asked to say what it is
+    no_type = problem(client.post("/v1/policies/lint", data=b"x: 1", headers={"Content-Type": ""}), 415, "unsupported-media-type")
+    assert no_type["detail"].startswith("say what the body is with Content-Type: one of application/yaml")
     body = problem(lint(client, b"\xff\xfe\x00"), 400, "invalid-body")
     assert "UTF-8" in body["detail"]
     problem(lint(client, b"x: 1", content_type="application/zip"), 415, "unsupported-media-type")
