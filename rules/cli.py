@@ -476,7 +476,10 @@ def lint(paths: tuple[str, ...]) -> None:
 @policies.command("test")
 @click.argument("packs", nargs=-1)
 def test_packs(packs: tuple[str, ...]) -> None:
-    """Run the fixtures of packs (default: every built-in pack)."""
+    """Run the fixtures of packs (default: every built-in pack with tests).
+
+    Each PACK is a pack folder or a policy file (tested with the fixtures beside it that name its rules),
+    else the name of a built-in pack."""
     from .packtest import run_cli
 
     raise SystemExit(run_cli(list(packs)))

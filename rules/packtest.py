@@ -20,7 +20,7 @@ expectation. Neither raises on a bad fixture: the problem becomes a failed ``Tes
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -372,27 +372,91 @@ def builtin_packs() -> list[Path]:
     return sorted(d for d in BUILTIN_DIR.iterdir() if d.is_dir() and (d / TESTS_DIR).is_dir())
 
 
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What ``verdict policies test`` runs: the fixtures of the pack folder ``pack`` against its policies,
+    or, with ``file``, against that one policy file, which is tested with the fixtures of the folder it is
+    in (those whose expectations name its rules). ``shown`` names it in the summary."""
+
+    pack: Path
+    file: Path | None = None
+    shown: str = ""
+
+
+def target(name: str) -> Target | None:
+    """``name`` as ``verdict policies test`` takes it: an existing file is that policy file and an existing
+    folder that pack (before any lookup among the built-in packs), else a built-in pack's name; None when it
+    is neither."""
+    given = Path(name)
+    if given.is_file():
+        return Target(given.parent, given, name)
+    if given.is_dir():
+        return Target(given, None, pack_name(given))
+    builtin = BUILTIN_DIR / name
+    return Target(builtin, None, name) if builtin.is_dir() else None
+
+
+def concerning(tests: list[PackTest], policies: PolicySet) -> list[PackTest]:
+    """The fixtures of ``tests`` that name a rule of ``policies``, each with only those expectations: one
+    that names one of the policies (its rules are checked, a misnamed one fails as missing), or no policy
+    and the id of one of their rules. A pack's fixtures tested against one of its policy files."""
+    names = {p.name for p in policies.policies}
+    ids = {r.id for r in policies.rules}
+    out = []
+    for test in tests:
+        kept = tuple(e for e in test.results if e.policy in names or (not e.policy and e.rule in ids))
+        if kept:
+            out.append(replace(test, results=kept))
+    return out
+
+
+def _no_tests(chosen: Target, policies: PolicySet, fixtures: int) -> str:
+    """Why a policy file has no test case, and where its tests would be."""
+    folder = chosen.pack / TESTS_DIR
+    if not folder.is_dir():
+        return f"{chosen.shown}: no tests: there is no {folder}/ folder beside it, where a pack keeps its fixtures"
+    if not fixtures:
+        return f"{chosen.shown}: no tests: {folder}/ holds no fixture (a *.yaml file of kind: Test documents)"
+    named = ", ".join(p.name for p in policies.policies)
+    return f"{chosen.shown}: no tests: no fixture in {folder}/ names a rule of {named} ({fixtures} read)"
+
+
 def run_cli(packs: Iterable[str] = ()) -> int:
-    """``verdict policies test [PACK...]``: print each failed case and a summary. Exit 0 when every case
-    passes and every rule is covered, 1 otherwise, 2 when a pack cannot be found or loaded."""
+    """``verdict policies test [PACK...]``: print each failed case and a summary. Each PACK is a policy file
+    or a pack folder (an existing path), else a built-in pack's name (default: every built-in pack with
+    tests). Exit 0 when every case passes and every rule is covered, 1 otherwise (a policy file that no
+    fixture tests included, said so), 2 when a pack cannot be found or loaded."""
     import click
 
     names = list(packs)
-    dirs = [Path(p) if Path(p).is_dir() else BUILTIN_DIR / p for p in names] if names else builtin_packs()
-    missing = [str(d) for d in dirs if not d.is_dir()]
+    chosen = [target(p) for p in names] if names else [Target(d, None, pack_name(d)) for d in builtin_packs()]
+    missing = [n for n, t in zip(names, chosen, strict=False) if t is None]
     if missing:
-        click.echo(f"verdict: no such pack: {', '.join(missing)}", err=True)
+        known = ", ".join(d.name for d in sorted(BUILTIN_DIR.iterdir()) if d.is_dir()) if BUILTIN_DIR.is_dir() else ""
+        click.echo(
+            f"verdict: no policy file or pack folder {', '.join(repr(m) for m in missing)}, nor a built-in pack so named"
+            f" (built-in: {known})",
+            err=True,
+        )
         return 2
     failed = total = 0
-    for pack in dirs:
+    for each in (t for t in chosen if t is not None):
+        source = each.file or each.pack
         try:
-            ps = load_policies([str(pack)])
+            ps = load_policies([str(source)])
         except (PolicyLoadError, PolicyError) as exc:
-            click.echo(f"verdict: cannot load pack {pack}:\n{exc}", err=True)
+            click.echo(f"verdict: cannot load {'policy file' if each.file else 'pack'} {source}:\n{exc}", err=True)
             return 2
-        tests = load_pack_tests(pack)
-        results = run_pack_tests(pack, ps, tests)
-        gaps = coverage_gaps(pack, ps, tests)
+        loaded, errors = load_pack_tests(each.pack)
+        if each.file is not None:
+            fixtures = len(loaded)
+            loaded = concerning(loaded, ps)
+            if not loaded and not errors:
+                click.echo(_no_tests(each, ps, fixtures))
+                failed += 1
+                continue
+        results = run_pack_tests(each.pack, ps, (loaded, errors))
+        gaps = coverage_gaps(each.pack, ps, (loaded, errors))
         bad = [r for r in results if not r.ok]
         for r in bad:
             click.echo(f"FAIL {r.file}: {r.test}: {r.message}")
@@ -400,8 +464,6 @@ def run_cli(packs: Iterable[str] = ()) -> int:
             click.echo(f"GAP  {g}")
         total += len(results)
         failed += len(bad) + len(gaps)
-        click.echo(
-            f"{pack_name(pack)}: {len(results) - len(bad)}/{len(results)} cases passed"
-            + (f", {len(gaps)} coverage gaps" if gaps else "")
-        )
+        passed = f"{each.shown}: {len(results) - len(bad)}/{len(results)} cases passed"
+        click.echo(passed + (f", {len(gaps)} coverage gaps" if gaps else ""))
     return 1 if failed else 0

@@ -120,3 +120,68 @@ def test_list_keeps_columns_in_line_past_a_long_rule_id(pack: Path) -> None:
         "long-ids 0.0.0  (1 rule)  Ids\n"
         f"  long-ids/{LONG_ID}  critical  nvidia.com/gpu.count is set\n"
     )
+
+
+OTHER_POLICY = POLICY.replace("gpu-count, version: 2.1.0", "gpu-product, version: 1.0.0").replace(
+    "gpu-count-label", "gpu-product-label"
+)
+OTHER_FIXTURE = FIXTURE.replace("counted", "named").replace("gpu-count-label", "gpu-product-label")
+
+
+def test_test_takes_a_policy_file_with_the_fixtures_beside_it(pack: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: ``policies test good.yaml`` answered "no such pack: <repo>/policies/good.yaml". A policy file
+    is tested with the fixtures of its folder that name its rules, relative or absolute."""
+    (pack / "gpu-product.yaml").write_text(OTHER_POLICY)
+    (pack / "tests" / "named.yaml").write_text(OTHER_FIXTURE.replace("result: fail", "result: pass"))  # 1 case fails
+    monkeypatch.chdir(pack)
+    res = run("policies", "test", "gpu-count.yaml")
+    assert (res.exit_code, res.stdout, res.stderr) == (0, "gpu-count.yaml: 2/2 cases passed\n", "")
+    res = run("policies", "test", str(pack / "gpu-count.yaml"))
+    assert (res.exit_code, res.stdout) == (0, f"{pack / 'gpu-count.yaml'}: 2/2 cases passed\n")
+    other = run("policies", "test", "gpu-product.yaml")
+    assert other.exit_code == 1
+    assert other.stdout.splitlines()[-2:] == [
+        "GAP  gpu-product/gpu-product-label: no fail expectation in tests",
+        "gpu-product.yaml: 1/2 cases passed, 1 coverage gaps",
+    ]
+    # the whole pack runs both files' fixtures
+    assert run("policies", "test", ".").stdout.splitlines()[-1] == "node-counts: 3/4 cases passed, 1 coverage gaps"
+
+
+def test_test_a_policy_file_without_tests_says_so(pack: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "good.yaml").write_text(POLICY)
+    monkeypatch.chdir(alone)
+    res = run("policies", "test", "good.yaml")
+    assert (res.exit_code, res.stderr) == (1, "")
+    assert res.stdout == "good.yaml: no tests: there is no tests/ folder beside it, where a pack keeps its fixtures\n"
+    (alone / "tests").mkdir()
+    assert run("policies", "test", "good.yaml").stdout == (
+        "good.yaml: no tests: tests/ holds no fixture (a *.yaml file of kind: Test documents)\n"
+    )
+    (pack / "gpu-product.yaml").write_text(OTHER_POLICY)
+    res = run("policies", "test", str(pack / "gpu-product.yaml"))
+    assert (res.exit_code, res.stdout) == (
+        1,
+        f"{pack / 'gpu-product.yaml'}: no tests: no fixture in {pack / 'tests'}/ names a rule of gpu-product (1 read)\n",
+    )
+
+
+def test_test_an_existing_file_comes_before_a_built_in_pack_of_its_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "gpu-operator").write_text(POLICY)
+    monkeypatch.chdir(tmp_path)
+    res = run("policies", "test", "gpu-operator")
+    assert (res.exit_code, res.stdout) == (
+        1,
+        "gpu-operator: no tests: there is no tests/ folder beside it, where a pack keeps its fixtures\n",
+    )
+
+
+def test_test_a_name_that_is_no_path_nor_built_in_pack_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    res = run("policies", "test", "good.yaml")
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert res.stderr == (
+        "verdict: no policy file or pack folder 'good.yaml', nor a built-in pack so named (built-in: gpu-operator)\n"
+    )
