@@ -212,7 +212,7 @@ def build_spec() -> APISpec:
                 "parameters": [{"in": "query", "schema": s.LintQuerySchema()}],
                 "requestBody": _policy_body(),
                 "responses": {
-                    "200": _json("LintResult", "valid, and the errors with file, line, rule, path and reason"),
+                    "200": _json("LintResult", "valid, and every error found, each with file, line, rule, path and reason"),
                     **_errors(
                         400,
                         401,

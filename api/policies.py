@@ -146,7 +146,7 @@ def rule(uid: str) -> Response:
 @bp.post("/v1/policies/lint")
 def lint() -> Response:
     """``POST /v1/policies/lint``: validate and compile the policy text in the body without storing it; a 200
-    with ``LintResultSchema`` (``valid: false``, the first ``PolicyError`` and no policies when refused).
+    with ``LintResultSchema`` (``valid: false``, every ``PolicyError`` found and no policies when refused).
 
     Problems: ``invalid-query`` (400), ``unsupported-media-type`` (415: Content-Type, charset or
     Content-Encoding), ``empty-body`` (400: asks for a policy file), ``malformed-dump`` (400: a broken gzip stream),
@@ -165,7 +165,7 @@ def lint() -> Response:
     try:
         compiled = load_policy_text(text, shown)
     except PolicyError as exc:
-        errors.append(exc.to_dict())
+        errors = [e.to_dict() for e in (exc, *exc.more)]
     body = LintResultSchema().dump(
         {
             "valid": not errors,

@@ -474,7 +474,8 @@ class LintedPolicySchema(Schema):
 
 
 class LintResultSchema(Schema):
-    """``valid`` is false when ``errors`` is not empty (the loader stops at a document's first error)."""
+    """``valid`` is false when ``errors`` is not empty; ``errors`` holds every problem the loader found, by
+    line within each document (``rules.loader.compile_document``)."""
 
     valid = fields.Boolean(required=True)
     errors = fields.List(fields.Nested(PolicyErrorSchema), required=True)

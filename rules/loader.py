@@ -294,25 +294,110 @@ def _bound_names(a: Assertion) -> set[str]:
     return names
 
 
-def _compile_assumptions(raw: dict[str, Any], known: set[str]) -> dict[str, Assumption]:
-    """``spec.assumptions``, compiled; a note defaults to the message, which then must hold no placeholder."""
-    out = {}
-    for name, a in raw.items():
-        where: list[str | int] = ["spec", "assumptions", name]
-        check_placeholders(a["message"], known, [*where, "message"])
-        note = a.get("note")
-        if note is None:
-            if PLACEHOLDER.search(a["message"]):
-                reason = "a message with {placeholders} needs a note: the report says it once per dump"
-                raise CompileError([*where, "note"], reason)
-            note = a["message"]
-        out[name] = Assumption(name, compile_assertion(a["when"], [*where, "when"]), a["message"], note, a.get("onFailure", ""))
-    return out
+def _compile_assumption(name: str, a: dict[str, Any], known: set[str]) -> Assumption:
+    """One entry of ``spec.assumptions``, compiled; a note defaults to the message, which then must hold no
+    placeholder. Raises ``CompileError``."""
+    where: list[str | int] = ["spec", "assumptions", name]
+    check_placeholders(a["message"], known, [*where, "message"])
+    note = a.get("note")
+    if note is None:
+        if PLACEHOLDER.search(a["message"]):
+            reason = "a message with {placeholders} needs a note: the report says it once per dump"
+            raise CompileError([*where, "note"], reason)
+        note = a["message"]
+    return Assumption(name, compile_assertion(a["when"], [*where, "when"]), a["message"], note, a.get("onFailure", ""))
+
+
+class _Problems:
+    """The problems of one document, collected so that one part failing leaves the others to be checked:
+    one lint round reports every independent mistake. ``fail`` makes a ``PolicyError`` of a field path."""
+
+    def __init__(self, fail: Callable[[list[str | int], str], PolicyError]) -> None:
+        self.fail = fail
+        self.found: list[PolicyError] = []
+
+    def attempt[**P, T](self, make: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:
+        """``make(...)``, or None with its ``CompileError`` kept."""
+        try:
+            return make(*args, **kwargs)
+        except CompileError as exc:
+            self.found.append(self.fail(exc.where, exc.reason))
+            return None
+
+    def add(self, where: list[str | int], reason: str) -> None:
+        self.found.append(self.fail(where, reason))
+
+
+def _compile_rule(
+    r: dict[str, Any],
+    i: int,
+    policy: str,
+    defaults: dict[str, Any],
+    names: set[str],
+    assumptions: dict[str, Assumption | None],
+    node: Any,
+    problems: _Problems,
+) -> Rule | None:
+    """Rule ``i`` of a document, compiled (its names still to be checked), or None when a part of it could
+    not be (each refused part is in ``problems``; the parts are checked independently: a message placeholder
+    refused leaves the rule whole for the name check). ``names`` are those the policy defines (contexts,
+    vars) whether or not they compiled, and ``assumptions`` holds None for a refused one, so that a broken
+    definition is not also reported as unknown."""
+    where: list[str | int] = ["spec", "rules", i]
+    rvars = {n: problems.attempt(compile_var, n, v, [*where, "vars", n]) for n, v in (r.get("vars") or {}).items()}
+    assertion = problems.attempt(compile_assertion, r["assert_"], [*where, "assert"])
+    if assertion is not None:  # the names a forEach binds are known only from a compiled assertion
+        known = BUILTIN_NAMES | names | set(rvars) | _bound_names(assertion)
+        for fld in ("message", "passMessage", "remediation"):
+            if r.get(fld):
+                problems.attempt(check_placeholders, r[fld], known, [*where, fld])
+    preconditions = [
+        problems.attempt(compile_assertion, p, [*where, "preconditions", j]) for j, p in enumerate(r.get("preconditions") or ())
+    ]
+    for j, name in enumerate(r.get("assumes") or ()):
+        if name not in assumptions:
+            problems.add([*where, "assumes", j], unknown_name("assumption", name, assumptions))
+    assumed = [assumptions.get(name) for name in r.get("assumes") or ()]
+    if assertion is None or None in assumed or None in rvars.values() or None in preconditions:
+        return None
+    return Rule(
+        policy=policy,
+        id=r["id"],
+        title=r["title"],
+        description=r["description"],
+        severity=r.get("severity", defaults["severity"]),
+        category=r.get("category", defaults["category"]),
+        on_failure=r.get("onFailure", defaults["onFailure"]),
+        match=compile_match(r["match"]),
+        exclude=compile_match(r["exclude_"]) if r.get("exclude_") else None,
+        preconditions=tuple(p for p in preconditions if p is not None),
+        vars={n: v for n, v in rvars.items() if v is not None},
+        assertion=assertion,
+        message=r["message"],
+        pass_message=r.get("passMessage") or r["title"],
+        remediation=r["remediation"],
+        references=tuple(r["references"]),
+        example=r.get("example"),
+        line=node_line(node, where),
+        assumes=tuple(a for a in assumed if a is not None),
+    )
+
+
+def _first_of(problems: list[PolicyError]) -> PolicyError:
+    """The error to raise for ``problems`` (one or more, each perhaps with its ``more``): the first, holding
+    every other in its ``more``, in the order given."""
+    every = [q for p in problems for q in (p, *p.more)]
+    for p in every:
+        p.more = []
+    every[0].more = every[1:]
+    return every[0]
 
 
 def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: str = "") -> Policy:
-    """Validate and compile one policy document. Raises ``PolicyError`` with file, line, rule and reason."""
-    where: list[str | int]
+    """Validate and compile one policy document. Raises ``PolicyError`` with file, line, rule and reason: the
+    first problem, with every other one found in its ``more`` (marshmallow's field errors of the document;
+    else each data file, context, var, assumption and rule part that is refused, then the unknown names when
+    what they are looked up in compiled), by line."""
 
     def fail(where: list[str | int], reason: str, rule: str = "") -> PolicyError:
         where = document_path(node, where)
@@ -326,70 +411,45 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     except ValidationError as exc:
         raise schema_problems(exc, fail, _field_names()) from None
     spec = doc["spec"]
+    problems = _Problems(fail)
     data = dict(spec["data"])
     for i, rel in enumerate(spec["dataFiles"]):
-        if base is None:
-            raise fail(["spec", "dataFiles", i], "dataFiles need a policy read from a file")
-        data_path = (base / rel).resolve()
-        if not data_path.is_file():
-            raise fail(["spec", "dataFiles", i], f"data file {rel!r} not found next to the policy")
-        data.update(_load_data_file(data_path, str(Path(shown).parent / rel)))
-    try:
-        contexts = {n: compile_context(n, c, ["spec", "context", n]) for n, c in spec["context"].items()}
-        # name -> Var, in definition order: what a Scope looks vars up in
-        pvars = {n: compile_var(n, v, ["spec", "vars", n]) for n, v in spec["vars"].items()}
-        defaults = spec["defaults"]
-        assumptions = _compile_assumptions(spec["assumptions"], BUILTIN_NAMES | set(contexts) | set(pvars))
-        rules = []
-        seen: set[str] = set()
-        for i, r in enumerate(spec["rules"]):
-            where = ["spec", "rules", i]
-            if r["id"] in seen:
-                raise CompileError([*where, "id"], f"duplicate rule id {r['id']!r}")
-            seen.add(r["id"])
-            rvars = {n: compile_var(n, v, [*where, "vars", n]) for n, v in (r.get("vars") or {}).items()}
-            assertion = compile_assertion(r["assert_"], [*where, "assert"])
-            known = BUILTIN_NAMES | set(contexts) | set(pvars) | set(rvars) | _bound_names(assertion)
-            for fld in ("message", "passMessage", "remediation"):
-                if r.get(fld):
-                    check_placeholders(r[fld], known, [*where, fld])
-            assumes = []
-            for j, name in enumerate(r.get("assumes") or ()):
-                if name not in assumptions:
-                    raise CompileError([*where, "assumes", j], unknown_name("assumption", name, assumptions))
-                assumes.append(assumptions[name])
-            rules.append(
-                Rule(
-                    policy=doc["metadata"]["name"],
-                    id=r["id"],
-                    title=r["title"],
-                    description=r["description"],
-                    severity=r.get("severity", defaults["severity"]),
-                    category=r.get("category", defaults["category"]),
-                    on_failure=r.get("onFailure", defaults["onFailure"]),
-                    match=compile_match(r["match"]),
-                    exclude=compile_match(r["exclude_"]) if r.get("exclude_") else None,
-                    preconditions=tuple(
-                        compile_assertion(p, [*where, "preconditions", j]) for j, p in enumerate(r.get("preconditions") or ())
-                    ),
-                    vars=rvars,
-                    assertion=assertion,
-                    message=r["message"],
-                    pass_message=r.get("passMessage") or r["title"],
-                    remediation=r["remediation"],
-                    references=tuple(r["references"]),
-                    example=r.get("example"),
-                    line=node_line(node, where),
-                    assumes=tuple(assumes),
-                )
-            )
-    except CompileError as exc:
-        raise fail(exc.where, exc.reason) from None
-    unresolved = [fail(e.where, e.reason, e.rule) for e in check_names(contexts, pvars, data, rules, assumptions)]
-    if unresolved:
-        unresolved.sort(key=lambda e: e.line)  # one round of fixes: every unknown name at once, in file order
-        unresolved[0].more = unresolved[1:]
-        raise unresolved[0]
+        data_path = (base / rel).resolve() if base is not None else None
+        if data_path is None:
+            problems.add(["spec", "dataFiles", i], "dataFiles need a policy read from a file")
+        elif not data_path.is_file():
+            problems.add(["spec", "dataFiles", i], f"data file {rel!r} not found next to the policy")
+        else:
+            try:
+                data.update(_load_data_file(data_path, str(Path(shown).parent / rel)))
+            except PolicyError as exc:
+                problems.found.append(exc)
+    attempt = problems.attempt
+    compiled_contexts = {n: attempt(compile_context, n, c, ["spec", "context", n]) for n, c in spec["context"].items()}
+    # name -> Var, in definition order: what a Scope looks vars up in
+    compiled_vars = {n: attempt(compile_var, n, v, ["spec", "vars", n]) for n, v in spec["vars"].items()}
+    names = set(spec["context"]) | set(spec["vars"])
+    compiled_assumptions = {n: attempt(_compile_assumption, n, a, BUILTIN_NAMES | names) for n, a in spec["assumptions"].items()}
+    # Names are looked up in the data, contexts, vars and assumptions: with one of them refused, an unknown
+    # name may be a broken definition, so names are checked only when they all compiled.
+    names_checkable = not problems.found
+    contexts = {n: c for n, c in compiled_contexts.items() if c is not None}
+    pvars = {n: v for n, v in compiled_vars.items() if v is not None}
+    assumptions = {n: a for n, a in compiled_assumptions.items() if a is not None}
+    rules = []
+    seen: set[str] = set()
+    for i, r in enumerate(spec["rules"]):
+        if r["id"] in seen:
+            problems.add(["spec", "rules", i, "id"], f"duplicate rule id {r['id']!r}")
+        seen.add(r["id"])
+        rule = _compile_rule(r, i, doc["metadata"]["name"], spec["defaults"], names, compiled_assumptions, node, problems)
+        if rule is not None:
+            rules.append(rule)
+    if names_checkable:
+        problems.found.extend(fail(e.where, e.reason, e.rule) for e in check_names(contexts, pvars, data, rules, assumptions))
+    if problems.found:
+        problems.found.sort(key=lambda e: e.line)  # one round of fixes: every problem at once, in file order
+        raise _first_of(problems.found)
     meta = doc["metadata"]
     return Policy(
         meta["name"],
@@ -407,19 +467,24 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
 
 
 def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str = "") -> list[Policy]:
-    """Every policy document in one YAML text. Raises ``PolicyError`` on the first problem."""
+    """Every policy document in one YAML text. Raises ``PolicyError``: the first problem, with the others of
+    every document in its ``more`` (a broken document does not hide the next one's problems)."""
     out = []
+    problems: list[PolicyError] = []
     for doc in load_documents(text):
         if doc.error:
-            raise PolicyError(shown, doc.error, doc.line)
+            problems.append(PolicyError(shown, doc.error, doc.line))
+            continue
         try:
             out.append(compile_document(doc.data, doc.node, shown, base, pack))
-        except PolicyError:
-            raise
+        except PolicyError as exc:
+            problems.append(exc)
         except RecursionError:
-            raise PolicyError(shown, "nested too deeply to compile", doc.line) from None
+            problems.append(PolicyError(shown, "nested too deeply to compile", doc.line))
         except Exception as exc:  # a refusal, never a traceback: the service keeps its last good set
-            raise PolicyError(shown, f"could not compile: {type(exc).__name__}: {exc}", doc.line) from None
+            problems.append(PolicyError(shown, f"could not compile: {type(exc).__name__}: {exc}", doc.line))
+    if problems:
+        raise _first_of(problems)
     if not out:
         raise PolicyError(shown, "no policy document in the file")
     return out

@@ -756,6 +756,25 @@ def test_lint_gives_file_line_rule_and_reason(client: FlaskClient) -> None:
     )
 
 
+def test_lint_lists_every_error_of_the_body(client: FlaskClient) -> None:
+    """Regression: ``errors`` held a document's first compile error only, and nothing of the next document."""
+    text = (DATA / "broken-policy.yaml").read_text()
+    second_rule = text.split("  rules:\n")[1].replace("bad-path", "bad-message").replace('"never evaluated"', '"{nodeName}"')
+    second_rule = second_rule.replace("{.metadata.labels.nvidia\\\\.com/gpu\\\\.present}", "$.metadata.name")
+    body = (
+        text + second_rule + "---\napiVersion: verdict/v1\nkind: Policy\nmetadata: {name: other, titel: x}\nspec: {rules: []}\n"
+    )
+    result = lint(client, body.encode(), "?file=broken-policy.yaml").get_json()
+    assert result["valid"] is False and result["policies"] == []
+    assert [(e["line"], e["rule"], e["path"], e["reason"].split(" ")[0]) for e in result["errors"]] == [
+        (9, "bad-path", "spec.rules[0].assert.path", "'{.metadata.labels.nvidia\\.com/gpu\\.present}'"),
+        (16, "bad-message", "spec.rules[1].message", "message"),
+        (21, "", "metadata.titel", "unknown"),
+        (22, "", "spec.rules", "Shorter"),
+    ]
+    assert {e["file"] for e in result["errors"]} == {"broken-policy.yaml"}
+
+
 def test_lint_yaml_syntax_error_has_its_line(client: FlaskClient) -> None:
     body = lint(client, b"apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: x\nspec: {}\n").get_json()
     assert body["valid"] is False

@@ -158,6 +158,27 @@ def test_policies_list_and_lint(files: tuple[Path, Path], tmp_path: Path) -> Non
     )
 
 
+def test_lint_prints_every_rule_refused_in_one_run(tmp_path: Path) -> None:
+    """Regression: lint printed a file's first compile error only; a policy with three mistakes took three runs."""
+    rule = POLICY.split("  rules:\n")[1]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        POLICY.replace("in: [container, vm-passthrough, vm-vgpu]", "matches: '[a-z'")
+        + rule.replace("workload-label-valid", "second").replace("$.metadata.labels[", "$.metadata.labels[[")
+        + rule.replace("workload-label-valid", "third").replace("{observed}", "{value}")
+    )
+    res = run("policies", "lint", str(bad))
+    assert res.exit_code == 1
+    assert [line.split(": ")[1:3] for line in res.stdout.splitlines()] == [
+        ["rule workload-label-valid", "spec.rules[0].assert.matches"],
+        ["rule second", "spec.rules[1].assert.path"],
+        ["rule third", "spec.rules[2].message"],
+    ]
+    assert res.stdout.startswith(
+        f"{bad}:10: rule workload-label-valid: spec.rules[0].assert.matches: bad regular expression '[a-z': unterminated"
+    )
+
+
 @pytest.mark.skipif(not LAB.exists(), reason="the lab example lands with the pack")
 def test_lab_audit_with_builtin_pack() -> None:
     res = run("audit", str(LAB))

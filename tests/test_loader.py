@@ -563,3 +563,83 @@ def test_a_repeated_group_that_starts_with_a_separator_is_not_refused() -> None:
     assert regex_problem(r"^nvidia\.com/(NVIDIA|GRID)_[A-Z0-9]+(-[a-zA-Z]+)*-[0-9]+Q$") == ""
     assert regex_problem(r"(a|b)+") == ""
     assert "repeats a repeated group ((?:\\w+)+)" in regex_problem(r"(?:\w+)+")
+
+
+THREE_MISTAKES = """\
+apiVersion: verdict/v1
+kind: Policy
+metadata: {name: gpu-node-checks}
+spec:
+  context:
+    migStrategy: {kind: ClusterPolicy, path: "$.spec.mig.strategy", first: true, default: none}
+  rules:
+  - id: gpu-present
+    title: GPU nodes say so
+    match: {kinds: [Node]}
+    assert: {path: "{.metadata.labels.nvidia\\\\.com/gpu\\\\.present}", exists: true}
+    message: "node {name} has no nvidia.com/gpu.present label"
+    references: ["https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/"]
+  - id: gpu-allocatable
+    title: GPU nodes advertise their GPUs
+    match: {kinds: [Node]}
+    assert: {path: "$.status.allocatable[", gt: 0}
+    message: "node {name} advertises no GPU"
+    references: ["https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/"]
+  - id: mig-single
+    title: The MIG strategy is single
+    match: {kinds: [Node]}
+    assert: {context: migStrategi, equals: single}
+    message: "node {nodeName}: MIG strategy {migStrategy}"
+    references: ["https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/"]
+---
+apiVersion: verdict/v1
+kind: Policy
+metadata: {name: gpu-pod-checks: x}
+---
+apiVersion: verdict/v1
+kind: Policy
+metadata: {name: gpu-pod-checks, titel: Pods}
+spec: {rules: []}
+"""
+
+
+def test_every_independent_mistake_of_a_file_in_one_round() -> None:
+    """Regression: lint stopped at a document's first compile error (and a file's first broken document), so
+    a policy with three mistakes took three rounds."""
+    err = refused(THREE_MISTAKES)
+    found = [(e.line, e.rule, e.path, e.reason.split(";")[0]) for e in (err, *err.more)]
+    assert found == [
+        (
+            11,
+            "gpu-present",
+            "spec.rules[0].assert.path",
+            r"'{.metadata.labels.nvidia\.com/gpu\.present}' is kubectl JSONPath, not RFC 9535 JSONPath",
+        ),
+        (
+            17,
+            "gpu-allocatable",
+            "spec.rules[1].assert.path",
+            "invalid JSONPath '$.status.allocatable[' at column 7: unexpected end of query",
+        ),
+        (23, "mig-single", "spec.rules[2].assert.context", "unknown context 'migStrategi'"),
+        (
+            24,
+            "mig-single",
+            "spec.rules[2].message",
+            "message placeholder {nodeName} names no var, context or built-in (known: apiVersion, detail, expected, item,"
+            " kind, migStrategy, name, namespace, observed, path, policy, rule, severity)",
+        ),
+        (29, "", "", "YAML syntax error: did not find expected ',' or '}'"),
+        (33, "", "metadata.titel", "unknown field 'titel'"),
+        (34, "", "spec.rules", "Shorter than minimum length 1."),
+    ]
+    assert err.more[0].more == []  # one list, held by the error raised
+
+
+def test_a_refused_definition_is_not_also_an_unknown_name() -> None:
+    text = THREE_MISTAKES.split("---")[0].replace('path: "$.spec.mig.strategy"', 'path: "$.spec.mig[strategy"')
+    text = text.replace("migStrategi", "migStrategy").replace("{nodeName}", "{name}")
+    err = refused(text)
+    found = [(e.line, e.path) for e in (err, *err.more)]
+    # the context's own refusal, the two broken paths; never "unknown context 'migStrategy'" for rule 3
+    assert found == [(6, "spec.context.migStrategy.path"), (11, "spec.rules[0].assert.path"), (17, "spec.rules[1].assert.path")]

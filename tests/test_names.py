@@ -67,10 +67,17 @@ def test_misspelt_names_refused_by_lint_with_file_line_rule_and_did_you_mean(tmp
     )
     code, out = lint(tmp_path, text)
     assert code == 1
-    # Every unknown name in one round, in file order; the placeholder check (at compile) stops first.
+    # Every unknown name in one round, in file order, the refused placeholder among them (it used to stop the
+    # round, hiding the three names below it).
     assert out == (
+        "mig.yaml:15: rule mig-strategy-single: spec.rules[0].assert.context: unknown context 'migStrategi';"
+        " did you mean 'migStrategy'?\n"
         "mig.yaml:16: rule mig-strategy-single: spec.rules[0].message: message placeholder {migStrategi} names no"
         " var, context or built-in; did you mean {migStrategy}?\n"
+        "mig.yaml:21: rule operands-known: spec.rules[1].assert.data: unknown data table 'operandz';"
+        " did you mean 'operands'?\n"
+        "mig.yaml:21: rule operands-known: spec.rules[1].assert.key.var: unknown var 'workloadd';"
+        " did you mean 'workload'?\n"
     )
     code, out = lint(tmp_path, text.replace("MIG strategy {migStrategi}", "MIG strategy {migStrategy}"))
     assert code == 1
