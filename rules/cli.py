@@ -453,8 +453,11 @@ def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> No
             _err(f"verdict: {name} has no data table {table!r} (its tables: {', '.join(sorted(known))})")
             raise SystemExit(2)
     tty = sys.stdout.isatty()
-    # on a terminal, its width (rich reads it); in a pipe or file, wide enough for one line per operand
-    click.echo(show_pack(chosen, color=tty, width=None if tty else 220, data=data), nl=False)
+    columns = os.environ.get("COLUMNS", "").strip()
+    # on a terminal, its width (rich reads it); in a pipe or file, COLUMNS when set, else wide enough for a
+    # row a line (0)
+    width = None if tty else max(40, int(columns)) if columns.isdigit() else 0
+    click.echo(show_pack(chosen, color=tty, width=width, data=data), nl=False)
 
 
 @policies.command("lint")

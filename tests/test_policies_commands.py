@@ -185,3 +185,57 @@ def test_test_a_name_that_is_no_path_nor_built_in_pack_exits_2(tmp_path: Path, m
     assert res.stderr == (
         "verdict: no policy file or pack folder 'good.yaml', nor a built-in pack so named (built-in: gpu-operator)\n"
     )
+
+
+def _operands() -> list[dict[str, str]]:
+    from rules.loader import load_policies
+
+    table = next(t for p in load_policies().policies for n, t in p.data.items() if n == "operands")
+    return [row for rows in table.values() for row in rows]
+
+
+def test_show_never_splits_a_label_name_or_id() -> None:
+    """Regression: at 160 columns the operands table split label names mid-word
+    (``nvidia.com/gpu.deploy.gpu-featur`` / ``e-discovery``): too narrow for every id side by side, it is a
+    list, each cell under its header, whole."""
+    res = CliRunner(env={"COLUMNS": "160"}).invoke(main, ["policies", "show", "gpu-operator", "--data", "operands"])
+    assert res.exit_code == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 160
+    first = _operands()[0]  # container's driver: label nvidia.com/gpu.deploy.driver
+    assert lines[:6] == [
+        "data: operands",
+        "container",
+        f"  operand: {first['operand']}",
+        f"  daemonset: {first['daemonset']}",
+        f"  label: {first['label']}",
+        f"  description: {first['description']}",
+    ]
+    assert first["label"] == "nvidia.com/gpu.deploy.driver"
+    for row in _operands():
+        assert f"  label: {row['label']}" in lines and f"  daemonset: {row['daemonset']}" in lines
+
+
+def test_show_in_a_pipe_is_a_row_a_line_and_on_a_width_wraps_at_spaces() -> None:
+    res = CliRunner(env={"COLUMNS": ""}).invoke(main, ["policies", "show", "gpu-operator", "--data", "operands"])
+    rows = [line for line in res.stdout.splitlines() if line.startswith("│")]
+    assert len(rows) == len(_operands())  # no cell wrapped
+    for line, row in zip(rows, _operands(), strict=True):
+        assert [c.strip() for c in line.split("│")[2:6]] == [row["operand"], row["daemonset"], row["label"], row["description"]]
+    narrow = CliRunner(env={"COLUMNS": "100"}).invoke(main, ["policies", "show", "gpu-operator"])
+    lines = narrow.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    # every rule id whole in its column (the kubevirt-config pack's longest one included)
+    assert any(line.startswith("│ nvidia-device-not-permitted-as-container-resource │") for line in lines)
+
+
+def test_fit_columns_shrinks_the_widest_column_down_to_its_widest_word() -> None:
+    from rules.render.tables import fit_columns
+
+    headers = ["id", "text"]
+    rows = [["nvidia.com/gpu.deploy.gpu-feature-discovery", "a sentence of several words, none long"]]
+    # natural: 43 + 38 + 7 borders = 88; at 70 the text column gives up 18 columns and keeps its widest word
+    assert fit_columns(headers, rows, 88) == [43, 38]
+    assert fit_columns(headers, rows, 70) == [43, 20]
+    assert fit_columns(headers, rows, 58) == [43, 8]  # "sentence" is the widest word
+    assert fit_columns(headers, rows, 57) is None

@@ -9,13 +9,15 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ..model import Policy
+from .table import wrap
 
 
-def _data_table(name: str, table: Any) -> Table | None:
-    """A rich table for a list of mappings, or a mapping of key -> list of mappings (e.g. operands per
-    workload); None for shapes that read better as text."""
+def _data_rows(table: Any) -> tuple[list[str], list[list[str]]] | None:
+    """A list of mappings, or a mapping of key -> list of mappings (e.g. operands per workload), as
+    (headers, rows of cell text); None for shapes that read better as text."""
     rows: list[tuple[str, dict[str, Any]]] = []
     if isinstance(table, list) and table and all(isinstance(r, dict) for r in table):
         rows = [("", r) for r in table]
@@ -30,15 +32,55 @@ def _data_table(name: str, table: Any) -> Table | None:
     columns: list[str] = []
     for _, r in rows:
         columns.extend(c for c in r if c not in columns)
-    t = Table(title=f"data: {name}", header_style="bold")
     keyed = any(k for k, _ in rows)
-    if keyed:
-        t.add_column("key")
-    for c in columns:
-        t.add_column(c, overflow="fold")
-    for k, r in rows:
-        t.add_row(*([escape(k)] if keyed else []), *(escape(str(r.get(c, ""))) for c in columns))
-    return t
+    headers = (["key"] if keyed else []) + columns
+    cells = [([k] if keyed else []) + [str(r.get(c, "")) for c in columns] for k, r in rows]
+    return headers, cells
+
+
+def _longest(texts: list[str], words: bool) -> int:
+    """The widest word (``words``) or line of ``texts``, in terminal columns."""
+    parts = (p for t in texts for p in (t.split() if words else t.splitlines()))
+    return max((cell_len(p) for p in parts), default=0)
+
+
+def fit_columns(headers: list[str], rows: list[list[str]], width: int) -> list[int] | None:
+    """Column widths for a rich table of ``rows`` (borders and padding included) in ``width`` columns: each
+    column at least as wide as its widest word, so that a label name or an id is never split; the widest
+    columns give up room first, down to that. None when even the widest words do not fit side by side."""
+    columns = list(zip(headers, *rows, strict=True))
+    need = [_longest(list(c), words=True) for c in columns]
+    widths = [_longest(list(c), words=False) for c in columns]
+    room = width - (3 * len(columns) + 1)
+    if sum(need) > room:
+        return None
+    while sum(widths) > room:
+        shrinkable = [i for i, w in enumerate(widths) if w > need[i]]
+        widest = max(shrinkable, key=lambda i: widths[i])
+        widths[widest] -= 1
+    return widths
+
+
+def _print_table(console: Console, title: str, headers: list[str], rows: list[list[str]]) -> None:
+    """``rows`` as a rich table as wide as ``console``, its cells wrapped at spaces (``render.table.wrap``: a
+    word is never split); when the widest words of the columns do not fit side by side, a list instead, a
+    row a block: its first cell, then each other cell under its header. Cell text is never rich markup."""
+    widths = fit_columns(headers, rows, console.width)
+    if widths is None:
+        if title:
+            console.print(Text(title, style="bold"))
+        for row in rows:
+            console.print(Text("\n".join(wrap(row[0], console.width)), style="bold"))
+            for header, cell in zip(headers[1:], row[1:], strict=True):
+                if cell:
+                    console.print(Text("\n".join(wrap(f"{header}: {cell}", console.width, 2))))
+        return
+    table = Table(title=title or None, header_style="bold")
+    for header, w in zip(headers, widths, strict=True):
+        table.add_column(header, width=w, no_wrap=True)
+    for row in rows:
+        table.add_row(*(Text("\n".join(wrap(cell, w))) for cell, w in zip(row, widths, strict=True)))
+    console.print(table)
 
 
 def list_policies(policies: list[Policy]) -> str:
@@ -55,29 +97,44 @@ def list_policies(policies: list[Policy]) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
-def show_pack(policies: list[Policy], color: bool = False, width: int | None = 220, data: tuple[str, ...] = ()) -> str:
-    """Rules of each policy and its data tables, as terminal tables; with ``data``, only those tables."""
-    buf = io.StringIO()
-    console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False)
+def _natural_width(headers: list[str], rows: list[list[str]]) -> int:
+    """The width a table of ``rows`` takes with no cell wrapped (borders and padding included)."""
+    columns = list(zip(headers, *rows, strict=True))
+    return sum(_longest(list(c), words=False) for c in columns) + 3 * len(columns) + 1
+
+
+def show_pack(policies: list[Policy], color: bool = False, width: int | None = None, data: tuple[str, ...] = ()) -> str:
+    """Rules of each policy and its data tables, as terminal tables; with ``data``, only those tables.
+
+    ``width``: None for the terminal's (rich reads it), 0 for as wide as the widest table needs with no cell
+    wrapped (a file or a pipe: a row a line), else that many columns. Cells wrap at spaces only; a table
+    whose words cannot all stand side by side is a list (``_print_table``)."""
+    parts: list[tuple[str, str, list[str], list[list[str]]]] = []  # (heading, table title, headers, rows)
     for p in policies if not data else ():
-        console.print(f"[bold]{escape(p.name)}[/] {escape(p.version)}  {escape(p.title)}  ({escape(p.file)})")
-        rules = Table(header_style="bold")
-        for col in ("rule", "kinds", "severity", "title"):
-            rules.add_column(col, overflow="fold")
-        for r in p.rules:
-            rules.add_row(r.id, ", ".join(sorted(r.match.kinds)), r.severity, escape(r.title))
-        console.print(rules)
+        heading = f"[bold]{escape(p.name)}[/] {escape(p.version)}  {escape(p.title)}  ({escape(p.file)})"
+        rules = [[r.id, ", ".join(sorted(r.match.kinds)), r.severity, r.title] for r in p.rules]
+        parts.append((heading, "", ["rule", "kinds", "severity", "title"], rules))
     shown: set[str] = set()
     for p in policies:
         for name, table in p.data.items():
             if name in shown or (data and name not in data):
                 continue
             shown.add(name)
-            rich_table = _data_table(name, table)
-            if rich_table is not None:
-                console.print(rich_table)
+            laid_out = _data_rows(table)
+            if laid_out is not None:
+                parts.append(("", f"data: {name}", *laid_out))
             else:
                 text = str(table) if len(str(table)) < 400 else str(table)[:400] + " ..."
                 # table text is data (regexes with [a-z] classes): never rich markup
-                console.print(f"[bold]data: {escape(name)}[/] {escape(text)}")
+                parts.append((f"[bold]data: {escape(name)}[/] {escape(text)}", "", [], []))
+    if width == 0:
+        headings = [Text.from_markup(heading).cell_len for heading, *_ in parts]
+        width = max([80, *headings, *(_natural_width(h, rows) for _, _, h, rows in parts if h)])
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False)
+    for heading, title, headers, rows in parts:
+        if heading:
+            console.print(heading)
+        if headers:
+            _print_table(console, title, headers, rows)
     return buf.getvalue()
