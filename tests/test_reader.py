@@ -696,3 +696,84 @@ def test_json_cut_short_is_a_json_error_where_json_stops(reader: Callable[[str, 
     flow = reader("{kind: Node, metadata: {name: a}", "flow.yaml")
     assert [e.reason for e in flow.errors] == ["YAML syntax error: did not find expected ',' or '}'"]
     assert [o.name for o in reader("{kind: Node, metadata: {name: a}}", "flow.yaml").objects] == ["a"]
+
+
+_tamperings = st.sampled_from(["none", "second-items", "nested-items-first", "missing-comma", "trailing-text"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(layout=_layouts, tamper=_tamperings, n=st.integers(1, 5), array=st.booleans())
+def test_a_large_json_list_read_item_by_item_is_the_list_read_whole(layout: str, tamper: str, n: int, array: bool) -> None:
+    """Issue 11: a large JSON List is parsed one item at a time (parsing 380 MB at once held 1.7 GB); the
+    objects, their lines and the errors are those of the whole text read at once, and a layout or a text
+    where the parts may not make up the whole (a second 'items' key, a nested 'items' before the List's,
+    a missing comma, text after the end) is read whole."""
+    from unittest import mock
+
+    from rules import reader
+
+    items = [{**NODES[i % len(NODES)], "metadata": {"name": f"n{i}", "annotations": {"x": "{\n  {"}}} for i in range(n)]
+    wrapper: dict[str, Any] = {"apiVersion": "v1", "items": items, "kind": "List"}
+    if tamper == "nested-items-first":
+        wrapper = {"apiVersion": "v1", "metadata": {"items": [{"a": 1}, {"b": 2}]}, **wrapper}
+    doc: Any = items if array else wrapper
+    indent = None if layout == "compact" else 2 if layout == "indent2" else 4
+    text = json.dumps(doc, indent=indent)
+    if layout == "trailing":
+        text = text.replace("{\n", "{  \n")
+    elif layout == "crlf":
+        text = text.replace("\n", "\r\n")
+    elif layout == "blank":
+        text = text.replace("[\n", "[\n\n", 1)
+    elif layout == "tabs":
+        text = text.replace("    ", "\t")
+    elif layout == "nested-brace":
+        text = text.replace('"kind": "Node"', '"kind": "Node", "extra": {\n}')
+    if tamper == "second-items" and not array:
+        text = text[: text.rindex("}")] + ', "items": []}'
+    elif tamper == "missing-comma":
+        text = text.replace("},", "}", 1)
+    elif tamper == "trailing-text":
+        text += " x"
+    raw = text.encode()
+    with mock.patch.object(reader, "ITEMS_APART_FROM", 0):
+        apart = reader._parse_items_apart(raw)
+        from_bytes = parse_bytes(raw, "d.json")
+    from_text = parse_text(text, "d.json")
+    assert [(o.obj, o.source) for o in from_bytes.objects] == [(o.obj, o.source) for o in from_text.objects]
+    assert (from_bytes.errors, from_bytes.notes) == (from_text.errors, from_text.notes)
+    good_layout = layout in ("indent4", "indent2", "trailing", "crlf", "tabs")
+    if good_layout and (tamper == "none" or array and tamper in ("second-items", "nested-items-first")):
+        assert apart is not None and apart[0] == json.loads(text)
+        assert apart[1] == [o.source.line for o in from_text.objects]
+    elif layout in ("compact", "blank") or tamper != "none" and not array or tamper == "trailing-text":
+        assert apart is None
+
+
+def _nested(levels: int) -> Any:
+    value: Any = "x"
+    for i in range(levels):
+        value = [value] if i % 2 else {"a": value}
+    return value
+
+
+@pytest.mark.parametrize("apart_from", [0, 1 << 40])
+def test_json_nested_to_the_limit_is_read_and_one_level_more_is_refused(apart_from: int, monkeypatch) -> None:
+    """The nesting limit counts the List (1), its items (2), the object (3) and each level below: 100 levels
+    are read, 101 refused, whether the List is read item by item or whole."""
+    from rules import reader
+
+    monkeypatch.setattr(reader, "ITEMS_APART_FROM", apart_from)
+    for levels, refused in ((97, False), (98, True)):
+        item = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "deep"}, "data": _nested(levels)}
+        doc = {
+            "apiVersion": "v1",
+            "items": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "flat"}}, item],
+            "kind": "List",
+        }
+        dump = parse_bytes(json.dumps(doc, indent=4).encode(), "deep.json")
+        if refused:
+            assert [e.reason for e in dump.errors] == ["nesting deeper than 100 levels"] and dump.objects == []
+        else:
+            assert dump.errors == [] and [o.name for o in dump.objects] == ["flat", "deep"]
+            assert dump.objects[1].obj["data"] == _nested(97)
