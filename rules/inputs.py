@@ -125,30 +125,38 @@ def reads_of(a: Assertion, rule: Rule, policy: Policy) -> Reads | None:
     return Reads(tuple(paths[k] for k in sorted(paths)), tuple(sorted(builtins)), tuple(sorted(names)), dump)
 
 
+def _fresh() -> list[Any]:
+    """The per-dump state of one remembered check: its table (when it reads the dump), hits, misses, off."""
+    return [{}, 0, 0, False]
+
+
 def remember(check: Check, reads: Reads) -> Check:
     """``check``, its outcome shared by the objects that agree on every input of ``reads``."""
     across: dict[bytes, Outcome] = {}
     held = [0]  # bytes of the keys of ``across``
+    paths = reads.paths
+    names = reads.builtins + reads.vars
+    per_dump = reads.dump
 
     def key(scope: Scope) -> bytes:
+        # the parts in the order paths, built-ins, vars; built once a call (this runs for every object)
         root = scope.obj.obj
-        parts: list[Any] = [p.values(root) for p in reads.paths]
-        parts += [scope.var(n) for n in reads.builtins]
-        parts += [scope.var(n) for n in reads.vars]
+        var = scope.var
+        parts: list[Any] = [p.values(root) for p in paths]
+        parts += [var(n) for n in names]
         return marshal.dumps(parts)
 
     def remembered(scope: Scope) -> Outcome:
         if not REMEMBER:
             return check(scope)
-        # per dump: (its table when the check reads the dump, hits, misses, off)
-        stats: list[Any] = scope.index.memo(("remembered", id(remembered)), lambda: [{}, 0, 0, False])
+        stats: list[Any] = scope.index.memo(token, _fresh)
         if stats[3]:
             return check(scope)
         try:
             k = key(scope)
         except Exception:  # noqa: BLE001 - an input that cannot be read or written: evaluated, raising in its place
             return check(scope)
-        table = stats[0] if reads.dump else across
+        table = stats[0] if per_dump else across
         found = table.get(k)
         if found is not None:
             stats[1] += 1
@@ -156,7 +164,7 @@ def remember(check: Check, reads: Reads) -> Check:
         stats[2] += 1
         if stats[2] >= TRIAL and stats[1] * RARE < stats[2]:
             stats[3] = True  # its inputs rarely repeat in this dump: stop computing them
-        if not reads.dump:
+        if not per_dump:
             held[0] += len(k)
             if len(across) >= ACROSS_DUMPS or held[0] > ACROSS_BYTES:
                 across.clear()
@@ -165,4 +173,6 @@ def remember(check: Check, reads: Reads) -> Check:
         out.shared = True
         return out
 
+    # per dump (Index.memo): the state of this check, made once (no key tuple nor closure built per call)
+    token = ("remembered", id(remembered))
     return remembered
