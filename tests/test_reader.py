@@ -657,15 +657,9 @@ _layouts = st.sampled_from(["indent4", "indent2", "compact", "trailing", "crlf",
 
 
 @settings(max_examples=200, deadline=None)
-@given(layout=_layouts, n=st.integers(0, 6), array=st.booleans(), bom=st.booleans())
-def test_item_lines_from_bytes_agree_with_the_line_by_line_reading(layout: str, n: int, array: bool, bom: bool) -> None:
-    """Item lines found in the bytes with str.find (issue 11: the multi-line regex took seconds on a 300 MB
-    dump) are those the regex over the decoded text finds, for every layout, and the objects read from
-    the bytes are those read from the text."""
-    from rules.reader import _json_item_lines, _json_item_lines_by_regex
-
-    items = [{**NODES[i % len(NODES)], "metadata": {"name": f"n{i}", "annotations": {"x": "{\n  {"}}} for i in range(n)]
-    doc: Any = items if array else {"apiVersion": "v1", "items": items, "kind": "List"}
+def _laid_out(doc: Any, layout: str) -> str:
+    """``doc`` as JSON in one of ``_layouts``: compact, indented by 2 or 4, trailing spaces, CRLF, a blank line,
+    tabs, or a brace on a line of its own inside an item."""
     text = json.dumps(doc, indent=None if layout == "compact" else 2 if layout == "indent2" else 4)
     if layout == "trailing":
         text = text.replace("{\n", "{  \n")
@@ -677,6 +671,19 @@ def test_item_lines_from_bytes_agree_with_the_line_by_line_reading(layout: str, 
         text = text.replace("    ", "\t")
     elif layout == "nested-brace":
         text = text.replace('"kind": "Node"', '"kind": "Node", "extra": {\n}')
+    return text
+
+
+@given(layout=_layouts, n=st.integers(0, 6), array=st.booleans(), bom=st.booleans())
+def test_item_lines_from_bytes_agree_with_the_line_by_line_reading(layout: str, n: int, array: bool, bom: bool) -> None:
+    """Item lines found in the bytes with str.find (issue 11: the multi-line regex took seconds on a 300 MB
+    dump) are those the regex over the decoded text finds, for every layout, and the objects read from
+    the bytes are those read from the text."""
+    from rules.reader import _json_item_lines, _json_item_lines_by_regex
+
+    items = [{**NODES[i % len(NODES)], "metadata": {"name": f"n{i}", "annotations": {"x": "{\n  {"}}} for i in range(n)]
+    doc: Any = items if array else {"apiVersion": "v1", "items": items, "kind": "List"}
+    text = _laid_out(doc, layout)
     assert _json_item_lines(text.encode(), n, array) == _json_item_lines_by_regex(text, n, array)
     raw = (b"\xef\xbb\xbf" if bom else b"") + text.encode()
     from_bytes, from_text = parse_bytes(raw, "d.json"), parse_text(text, "d.json")
@@ -717,18 +724,7 @@ def test_a_large_json_list_read_item_by_item_is_the_list_read_whole(layout: str,
     if tamper == "nested-items-first":
         wrapper = {"apiVersion": "v1", "metadata": {"items": [{"a": 1}, {"b": 2}]}, **wrapper}
     doc: Any = items if array else wrapper
-    indent = None if layout == "compact" else 2 if layout == "indent2" else 4
-    text = json.dumps(doc, indent=indent)
-    if layout == "trailing":
-        text = text.replace("{\n", "{  \n")
-    elif layout == "crlf":
-        text = text.replace("\n", "\r\n")
-    elif layout == "blank":
-        text = text.replace("[\n", "[\n\n", 1)
-    elif layout == "tabs":
-        text = text.replace("    ", "\t")
-    elif layout == "nested-brace":
-        text = text.replace('"kind": "Node"', '"kind": "Node", "extra": {\n}')
+    text = _laid_out(doc, layout)
     if tamper == "second-items" and not array:
         text = text[: text.rindex("}")] + ', "items": []}'
     elif tamper == "missing-comma":
