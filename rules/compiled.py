@@ -17,6 +17,7 @@ from typing import Any
 
 from . import joins
 from .errors import EvaluationError
+from .inputs import walk_assertion
 from .memo import IdentityMemo
 from .messages import lookup, substitute
 from .model import PLACEHOLDER, Assertion, Assumption, Policy, Ref, Rule, Var
@@ -597,15 +598,7 @@ def _item_inputs(a: Assertion, binding: str | None, contexts: Mapping[str, Any])
         return ok and ref(r.key, bound)
 
     def walk(x: Assertion, bound: frozenset[str]) -> bool:
-        op = OPERATORS.get(x.op)
-        if op is not None and op.scope == "object":
-            return False
-        if not all(ref(r, bound) for r in (x.subject, x.classify, x.argument if isinstance(x.argument, Ref) else None)):
-            return False
-        if x.where is not None and not walk(x.where, bound | {"item"}):
-            return False
-        inner = bound | {x.each_as} if x.op == "forEach" else bound
-        return all(walk(c, inner) for c in x.children)
+        return walk_assertion(x, bound, ref)
 
     if not walk(a, frozenset({binding})):
         return None

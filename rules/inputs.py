@@ -110,19 +110,33 @@ def reads_of(a: Assertion, rule: Rule, policy: Policy) -> Reads | None:
         return ok and ref(r.key, bound)
 
     def walk(x: Assertion, bound: frozenset[str]) -> bool:
-        op = OPERATORS.get(x.op)
-        if op is not None and op.scope == "object":
-            return False
-        if not all(ref(r, bound) for r in (x.subject, x.classify, x.argument if isinstance(x.argument, Ref) else None)):
-            return False
-        if x.where is not None and not walk(x.where, bound | {"item"}):
-            return False
-        inner = bound | {x.each_as, "index"} if x.op == "forEach" else bound
-        return all(walk(c, inner) for c in x.children)
+        return walk_assertion(x, bound, ref, ("index",))
 
     if not walk(a, frozenset()):
         return None
     return Reads(tuple(paths[k] for k in sorted(paths)), tuple(sorted(builtins)), tuple(sorted(names)), dump)
+
+
+def walk_assertion(
+    x: Assertion,
+    bound: frozenset[str],
+    ref: Callable[[Ref | None, frozenset[str]], bool],
+    each_binds: tuple[str, ...] = (),
+) -> bool:
+    """True when ``ref`` accepts every reference of ``x`` and its children (with the names bound where each is
+    read: a ``where`` binds ``item``, a ``forEach`` its ``as`` name and ``each_binds``); False at the first it
+    refuses, and for an object operator (it reads the object as a whole). ``ref`` walks a reference's own
+    ``where`` by calling back here. The one traversal behind what a check reads (``reads``) and whether a
+    check reads only its item (``rules.compiled``)."""
+    op = OPERATORS.get(x.op)
+    if op is not None and op.scope == "object":
+        return False
+    if not all(ref(r, bound) for r in (x.subject, x.classify, x.argument if isinstance(x.argument, Ref) else None)):
+        return False
+    if x.where is not None and not walk_assertion(x.where, bound | {"item"}, ref, each_binds):
+        return False
+    inner = bound | {x.each_as, *each_binds} if x.op == "forEach" else bound
+    return all(walk_assertion(c, inner, ref, each_binds) for c in x.children)
 
 
 def _fresh() -> list[Any]:
