@@ -152,6 +152,19 @@ def _signature(kind: str, spec: Mapping[str, Any], owned: Any) -> bytes | None:
         return None
 
 
+def _judged_spec(workload: Any) -> tuple[dict[str, Any] | None, str]:
+    """The pod spec ``predict`` and ``taint_check`` judge, or None and why not (``not_waiting``: no pod waits)."""
+    if not isinstance(workload, Mapping):
+        return None, "not a Kubernetes object"
+    idle = not_waiting(workload)
+    if idle is not None:
+        return None, idle
+    spec = pod_spec_of(workload)
+    if spec is None:
+        return None, f"{text(workload.get('kind')) or 'the object'} is not a workload"
+    return spec, ""
+
+
 def _histogram(reasons: Mapping[str, int]) -> str:
     """FitError's reason list: ``"%v %v"`` (count, reason), ``sort.Strings``, joined by ", "."""
     return ", ".join(sorted(f"{count} {reason}" for reason, count in reasons.items() if count))
@@ -190,17 +203,10 @@ class ClusterModel:
         Raises ``EvaluationError`` when the workload's resource quantities cannot be parsed.
         """
         total = len(self._cluster.names)
-        if not isinstance(workload, Mapping):
-            return Prediction(True, (), total, "not a Kubernetes object", applicable=False)
-        kind = text(workload.get("kind"))
-        # Bound or finished Pods and VMIs, controllers scaled to 0, finished or suspended Jobs,
-        # suspended CronJobs, stopped VMs: no pod waits to be scheduled, so there is nothing to judge.
-        idle = not_waiting(workload)
-        if idle is not None:
-            return Prediction(True, (), total, idle, applicable=False)
-        spec = pod_spec_of(workload)
+        spec, why = _judged_spec(workload)
         if spec is None:
-            return Prediction(True, (), total, f"{kind or 'the object'} is not a workload", applicable=False)
+            return Prediction(True, (), total, why, applicable=False)
+        kind = text(workload.get("kind"))
         owned = owned_pods(workload)
         # Pods of one template (a Deployment's replicas, a DaemonSet's pods, VMs of one size) ask the same:
         # the filters read only the signature, so the prediction is made once for each.
@@ -224,22 +230,12 @@ class ClusterModel:
         tolerate; with ``ignore_running``, not those where its own pod still runs under NoSchedule taints only
         (``placement.check_taints``). Not applicable to what ``predict`` does not judge (non-workloads,
         nothing waiting). Raises ``EvaluationError`` when the workload's resource quantities cannot be parsed."""
-        if not isinstance(workload, Mapping):
-            return TaintCheck(False, True, "not a Kubernetes object")
-        idle = not_waiting(workload)
-        if idle is not None:
-            return TaintCheck(False, True, idle)
-        spec = pod_spec_of(workload)
+        spec, why = _judged_spec(workload)
         if spec is None:
-            return TaintCheck(False, True, f"{text(workload.get('kind')) or 'the object'} is not a workload")
+            return TaintCheck(False, True, why)
         view = PodView.of(spec)
         c = self._cluster
-        selected: frozenset[int] = c.all
-        if view.node_name:
-            wanted = c.index.get(view.node_name)
-            selected = frozenset() if wanted is None else frozenset([wanted])
-        if view.node_selector is not None or view.terms is not None:
-            selected = selected & c.affinity_matches(view.node_selector, view.terms)
+        selected = frozenset(self._static_filters(view, set(c.all), {}, unschedulable=False, taints=False))
         own = c.owned_usage(owned_pods(workload))
         return check_taints(c, selected, view.tolerations, own, scope, ignore_running=ignore_running)
 
@@ -280,9 +276,11 @@ class ClusterModel:
             )
         return Prediction(False, (), total, fit_error(total, reasons), reasons, self._hint(view, candidates))
 
-    def _static_filters(self, view: PodView, remaining: set[int], reasons: dict[str, int], *, unschedulable: bool) -> set[int]:
-        """NodeUnschedulable (when asked), NodeName, TaintToleration, NodeAffinity, in that order;
-        each rejected node is counted under the first filter that rejects it."""
+    def _static_filters(
+        self, view: PodView, remaining: set[int], reasons: dict[str, int], *, unschedulable: bool, taints: bool = True
+    ) -> set[int]:
+        """NodeUnschedulable (when asked), NodeName, TaintToleration (unless ``taints`` is False), NodeAffinity, in
+        that order; each rejected node is counted under the first filter that rejects it."""
         c = self._cluster
 
         def reject(bad: set[int] | frozenset[int], reason: str) -> None:
@@ -295,7 +293,7 @@ class ClusterModel:
         if view.node_name:
             wanted = c.index.get(view.node_name)
             reject(remaining - {wanted} if wanted is not None else set(remaining), REASON_NODE_NAME)
-        for reason, nodes in c.taint_failures(view.tolerations):
+        for reason, nodes in c.taint_failures(view.tolerations) if taints else ():
             reject(nodes & remaining, reason)
         if view.node_selector is not None or view.terms is not None:
             reject(remaining - c.affinity_matches(view.node_selector, view.terms), REASON_AFFINITY)
