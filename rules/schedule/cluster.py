@@ -16,7 +16,6 @@ count.
 
 from __future__ import annotations
 
-import marshal
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
@@ -43,9 +42,11 @@ from .resources import (
     EPHEMERAL_STORAGE,
     MEMORY,
     PODS,
+    cache_key,
     effective_requests,
     is_extended,
     quantity,
+    requests_read,
     scheduler_units,
 )
 from .workloads import TERMINAL_PHASES, OwnedPods
@@ -57,19 +58,6 @@ _GENERATED = re.compile(r"^(.+)-[a-z0-9]{5}$")
 _EMPTY: frozenset[int] = frozenset()
 _CACHE_LIMIT = 512
 _SMALL = 64
-
-
-def _resources_signature(spec: Mapping[str, Any]) -> bytes | None:
-    """What ``effective_requests`` reads of a pod spec, as bytes (``marshal``: types stay apart); None when a
-    value is not plain JSON."""
-
-    def parts(key: str) -> Any:
-        return [(c.get("resources"), c.get("restartPolicy")) if isinstance(c, dict) else c for c in items(spec.get(key))]
-
-    try:
-        return marshal.dumps((parts("containers"), parts("initContainers"), spec.get("resources"), spec.get("overhead")))
-    except ValueError:
-        return None
 
 
 class Cluster:
@@ -195,7 +183,7 @@ class Cluster:
         meta = mapping(pod.get("metadata"))
         # Pods of one template request alike: their usage is worked out once (50,000 bound pods of a
         # 5,000-node dump have a few hundred distinct specs of resources).
-        signature = _resources_signature(spec)
+        signature = cache_key(requests_read(spec))
         known = self._usage_cache.get(signature) if signature is not None else None
         if known is not None:
             usage = dict(known)

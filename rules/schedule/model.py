@@ -15,7 +15,6 @@ Sources (kubernetes/kubernetes):
 
 from __future__ import annotations
 
-import marshal
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +32,7 @@ from .matching import (
     tolerations_of,
 )
 from .placement import TaintCheck, check_taints
-from .resources import effective_requests, is_extended, scheduler_units
+from .resources import cache_key, effective_requests, is_extended, requests_read, scheduler_units
 from .workloads import LABEL_SETTERS, not_waiting, owned_pods, pod_spec_of
 
 NO_NODES = "no nodes available to schedule pods"
@@ -124,32 +123,18 @@ def shown_nodes(names: tuple[str, ...] | list[str]) -> list[str]:
 
 
 def _signature(kind: str, spec: Mapping[str, Any], owned: Any) -> bytes | None:
-    """What a prediction reads of a workload, as bytes: the filters see only the pod spec's node name, node
-    selector, affinity, tolerations and resources (containers', init containers' with their restart policy,
-    the pod's, its overhead), and the workload's own bound pods (``owned``). ``marshal`` keeps the types the
-    filters tell apart (``1``, ``1.0``, ``"1"``, ``true``); equal specs written in another key order only miss
-    the cache. None when a value is not plain JSON (then nothing is cached)."""
-
-    def resources(key: str) -> Any:
-        return [(c.get("resources"), c.get("restartPolicy")) if isinstance(c, dict) else c for c in items(spec.get(key))]
-
-    try:
-        return marshal.dumps(
-            (
-                kind == "DaemonSet",
-                spec.get("nodeName"),
-                spec.get("nodeSelector"),
-                spec.get("affinity"),
-                spec.get("tolerations"),
-                resources("containers"),
-                resources("initContainers"),
-                spec.get("resources"),
-                spec.get("overhead"),
-                None if owned is None else (owned.namespace, owned.selector, owned.owner),
-            )
-        )
-    except ValueError:  # a value marshal cannot write (a YAML timestamp, a custom type)
-        return None
+    """What a prediction reads of a workload, as a ``cache_key``: the filters see only the pod spec's node name,
+    node selector, affinity, tolerations and resources (``requests_read``), and the workload's own bound pods
+    (``owned``)."""
+    return cache_key(
+        kind == "DaemonSet",
+        spec.get("nodeName"),
+        spec.get("nodeSelector"),
+        spec.get("affinity"),
+        spec.get("tolerations"),
+        requests_read(spec),
+        None if owned is None else (owned.namespace, owned.selector, owned.owner),
+    )
 
 
 def _judged_spec(workload: Any) -> tuple[dict[str, Any] | None, str]:

@@ -14,6 +14,7 @@ Sources (kubernetes/kubernetes):
 from __future__ import annotations
 
 import functools
+import marshal
 import math
 import re
 from collections.abc import Mapping
@@ -181,6 +182,26 @@ def effective_requests(pod_spec: Mapping[str, Any]) -> dict[str, Fraction]:
 
     _add(requests, parse_resource_list(pod_spec.get("overhead"), "spec.overhead"))
     return requests
+
+
+def requests_read(pod_spec: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What ``effective_requests`` reads of a pod spec (each container's resources and restart policy, the pod's
+    resources and overhead), for a cache key (``cache_key``): pods of one template request alike."""
+
+    def parts(key: str) -> Any:
+        return [(c.get("resources"), c.get("restartPolicy")) if isinstance(c, dict) else c for c in items(pod_spec.get(key))]
+
+    return (parts("containers"), parts("initContainers"), pod_spec.get("resources"), pod_spec.get("overhead"))
+
+
+def cache_key(*parts: Any) -> bytes | None:
+    """``parts`` as bytes: ``marshal`` keeps apart the types the filters tell apart (``1``, ``1.0``, ``"1"``,
+    ``true``); equal mappings written in another key order only miss. None when a value is not plain JSON (a YAML
+    timestamp, a custom type): then nothing is cached."""
+    try:
+        return marshal.dumps(parts)
+    except ValueError:
+        return None
 
 
 def scheduler_units(resources: Mapping[str, Fraction], *, pods: bool = False) -> dict[str, int]:
