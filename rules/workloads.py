@@ -41,6 +41,12 @@ def cluster_model(index: Any) -> Any:
     )
 
 
+def _prepare_model(index: Any) -> None:
+    """The operators' ``prepare``: the model, built before evaluation is shared out, when there is a Node."""
+    if index.of_kind("Node"):
+        cluster_model(index)
+
+
 def check_schedulable(scope: Any, arg: Any) -> tuple[str, str, Any]:
     """(state, message, observed) for the object in ``scope``: ``pass`` with the feasible nodes (the first
     five, then ``"… N more"``: a report stays proportional to the dump), ``fail``
@@ -71,7 +77,7 @@ register(
         resolve=False,
         doc="the object (Pod, pod template owner, VirtualMachineInstance, VirtualMachine) would be placed"
         " on some Node of the dump by kube-scheduler's filters; see docs/scheduling.md",
-        prepare=lambda index: cluster_model(index) if index.of_kind("Node") else None,
+        prepare=_prepare_model,
     )
 )
 
@@ -124,7 +130,7 @@ def check_tolerates_nodes(scope: Any, arg: Any) -> tuple[str, str, Any]:
     if not index.of_kind("Node"):
         return "skip", "no Node in the dump", None
     raw = (arg or {}).get("nodes")
-    terms = None if raw is None else _TERMS.get(lambda: compile_terms(raw), raw)
+    terms = None if raw is None else _TERMS.one(lambda: compile_terms(raw), raw)
     check = cluster_model(index).taint_check(scope.obj.obj, terms, ignore_running=bool((arg or {}).get("ignoreRunning")))
     if not check.applicable:
         return "skip", check.message, None
@@ -141,7 +147,7 @@ register(
         check_tolerates_nodes,
         lambda arg: "tolerates the taints of every node it selects",
         resolve=False,
-        prepare=lambda index: cluster_model(index) if index.of_kind("Node") else None,
+        prepare=_prepare_model,
         doc="the workload's pod (a DaemonSet's with the controller's tolerations) tolerates the NoSchedule and"
         " NoExecute taints of every node (among `nodes`, when given) that its node name, nodeSelector and"
         " affinity select; see docs/scheduling.md",
