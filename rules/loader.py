@@ -280,6 +280,8 @@ def _load_data_file(path: Path, shown: str) -> dict[str, Any]:
     for doc in docs:
         if doc.error:
             raise PolicyError(shown, doc.error, doc.line)
+        if doc.duplicates:
+            raise _first_of(_duplicate_keys(shown, doc.duplicates))
         if not isinstance(doc.data, dict):
             raise PolicyError(shown, "a data file holds a mapping of table name to table", doc.line)
         tables.update(doc.data)
@@ -466,6 +468,15 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     )
 
 
+def _duplicate_keys(shown: str, duplicates: tuple[tuple[str, int], ...]) -> list[PolicyError]:
+    """A key written twice in one mapping: YAML keeps the last and drops the first without a word (a rule's
+    second ``preconditions:`` silently replaced its first), so a policy or data file with one is refused."""
+    return [
+        PolicyError(shown, f"key {key!r} stands twice in one mapping: YAML would keep only the last one; write it once", line)
+        for key, line in duplicates
+    ]
+
+
 def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str = "") -> list[Policy]:
     """Every policy document in one YAML text. Raises ``PolicyError``: the first problem, with the others of
     every document in its ``more`` (a broken document does not hide the next one's problems)."""
@@ -474,6 +485,9 @@ def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str 
     for doc in load_documents(text):
         if doc.error:
             problems.append(PolicyError(shown, doc.error, doc.line))
+            continue
+        if doc.duplicates:
+            problems.extend(_duplicate_keys(shown, doc.duplicates))
             continue
         try:
             out.append(compile_document(doc.data, doc.node, shown, base, pack))

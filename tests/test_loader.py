@@ -643,3 +643,33 @@ def test_a_refused_definition_is_not_also_an_unknown_name() -> None:
     found = [(e.line, e.path) for e in (err, *err.more)]
     # the context's own refusal, the two broken paths; never "unknown context 'migStrategy'" for rule 3
     assert found == [(6, "spec.context.migStrategy.path"), (11, "spec.rules[0].assert.path"), (17, "spec.rules[1].assert.path")]
+
+
+def test_a_key_written_twice_in_a_policy_or_data_file_is_refused(tmp_path: Path) -> None:
+    """Regression: a rule of the built-in pack had two ``preconditions:`` keys; YAML kept the second and the first
+    (KubeVirt before v0.48.0 reading only its ConfigMap) was silently dropped, and lint said "ok"."""
+    from rules.loader import PolicyError, load_policy_file
+
+    policy = tmp_path / "twice.yaml"
+    policy.write_text(
+        "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: twice}\nspec:\n  rules:\n"
+        "  - id: r\n    title: t\n    match: {kinds: [Node]}\n"
+        "    preconditions: [{path: $.a, exists: true}]\n"
+        "    assert: {path: $.kind, exists: true}\n"
+        "    preconditions: [{path: $.b, exists: true}]\n"
+        "    message: m\n    references: [https://kubernetes.io/]\n"
+    )
+    with pytest.raises(PolicyError) as err:
+        load_policy_file(policy)
+    assert str(err.value) == (
+        f"{policy}:11: key 'preconditions' stands twice in one mapping: YAML would keep only the last one; write it once"
+    )
+    data = tmp_path / "tables.yaml"
+    data.write_text("names: [a]\nnames: [b]\n")
+    policy.write_text(
+        "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: twice}\nspec:\n  dataFiles: [tables.yaml]\n  rules:\n"
+        "  - id: r\n    title: t\n    match: {kinds: [Node]}\n    assert: {path: $.kind, exists: true}\n"
+        "    message: m\n    references: [https://kubernetes.io/]\n"
+    )
+    with pytest.raises(PolicyError, match="key 'names' stands twice in one mapping"):
+        load_policy_file(policy)
