@@ -56,6 +56,17 @@ Usage = dict[str, int]
 #: (``k8s.io/apiserver/pkg/storage/names``: consonants and digits, lower case).
 _GENERATED = re.compile(r"^(.+)-[a-z0-9]{5}$")
 _EMPTY: frozenset[int] = frozenset()
+#: Node names a message lists before it says how many more: a list of nodes stays short whatever the cluster's size.
+SHOWN = 5
+
+
+def first_names(names: list[str], total: int | None = None, sep: str = ", ") -> str:
+    """The first ``SHOWN`` of ``names`` joined by ``sep``, then ``and N more`` (of ``total`` when the list given
+    is cut already)."""
+    rest = (len(names) if total is None else total) - min(len(names), SHOWN)
+    return sep.join(names[:SHOWN]) + (f" and {rest:,} more" if rest > 0 else "")
+
+
 _CACHE_LIMIT = 512
 _SMALL = 64
 

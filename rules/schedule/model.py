@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cluster import Cluster, Usage
+from .cluster import SHOWN, Cluster, Usage, first_names
 from .matching import (
     Term,
     Toleration,
@@ -41,7 +41,6 @@ REASON_NODE_NAME = "node(s) didn't match the requested node name"
 REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
 REASON_PREFILTER = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
 REASON_CONFLICT = "pod affinity terms conflict"
-SHOWN = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,14 +104,6 @@ class PodView:
             tolerations_of(spec.get("tolerations")),
             scheduler_units(effective_requests(spec)),
         )
-
-
-def _names(names: list[str], total: int | None = None) -> str:
-    """The first ``SHOWN`` of ``names``, then how many more there are (of ``total`` when the list given is
-    cut already): a list of nodes in a message stays short whatever the size of the cluster."""
-    shown = ", ".join(names[:SHOWN])
-    rest = (len(names) if total is None else total) - min(len(names), SHOWN)
-    return shown + (f" and {rest:,} more" if rest > 0 else "")
 
 
 def shown_nodes(names: tuple[str, ...] | list[str]) -> list[str]:
@@ -255,7 +246,7 @@ class ClusterModel:
                 True,
                 tuple(names),
                 total,
-                f"{len(names)}/{total} nodes are feasible: {_names(names)}",
+                f"{len(names)}/{total} nodes are feasible: {first_names(names)}",
                 reasons,
                 self._unsized_hint(candidates),
             )
@@ -318,13 +309,13 @@ class ClusterModel:
             for i in sorted(failing)[:SHOWN]:
                 why = ", ".join(reason for reason, nodes in failures if i in nodes)
                 shown.append(f"{c.names[i]} ({why})")
-            message = f"cannot run on {len(failing)}/{len(targeted)} targeted nodes: {_names(shown, len(failing))}"
+            message = f"cannot run on {len(failing)}/{len(targeted)} targeted nodes: {first_names(shown, len(failing))}"
             return Prediction(False, tuple(feasible), total, message, reasons, self._hint(view, unsized=targeted))
         if not targeted:
             detail = f": {_histogram(skipped)}." if skipped else ""
             # Nothing to place (an operand DaemonSet for a workload no node has): no verdict on scheduling.
             return Prediction(True, (), total, f"targets none of the {total} nodes{detail}", reasons, applicable=False)
-        message = f"{len(feasible)}/{total} nodes are targeted and feasible: {_names(feasible)}"
+        message = f"{len(feasible)}/{total} nodes are targeted and feasible: {first_names(feasible)}"
         return Prediction(True, tuple(feasible), total, message, reasons, self._unsized_hint(targeted))
 
     # -- hint ---------------------------------------------------------------------------------------
@@ -374,7 +365,7 @@ class ClusterModel:
                         )
                     if others:
                         listed = [f"{name} ({_nodes_text(nodes)})" for name, nodes in sorted(others.items())]
-                        part += f"; nodes advertise {_names(listed)}"
+                        part += f"; nodes advertise {first_names(listed)}"
                     parts.append(part)
                 continue
             lacking = sorted((candidates or set()) - c.advertised[resource])
@@ -385,8 +376,7 @@ class ClusterModel:
                 if instead:
                     shown.append(f"{c.names[i]} advertises {', '.join(instead)}")
             if shown:
-                more = f" and {len(shown) - SHOWN} more" if len(shown) > SHOWN else ""
-                parts.append(f"{resource} is not advertised where the pod may run: {'; '.join(shown[:SHOWN])}{more}")
+                parts.append(f"{resource} is not advertised where the pod may run: {first_names(shown, sep='; ')}")
         unsized_part = self._unsized_part(unsized)
         if unsized_part:
             parts.append(unsized_part)

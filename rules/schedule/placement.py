@@ -17,10 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .cluster import Cluster
+from .cluster import Cluster, first_names
 from .matching import NO_EXECUTE, Term, Toleration, first_untolerated
-
-SHOWN = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,11 +47,6 @@ class TaintCheck:
 
 def _nodes(n: int, where: str = "") -> str:
     return f"{n}{where} node{'' if n == 1 else 's'}"
-
-
-def _listed(names: list[str]) -> str:
-    shown = ", ".join(names[:SHOWN])
-    return shown + (f" and {len(names) - SHOWN} more" if len(names) > SHOWN else "")
 
 
 def check_taints(
@@ -106,7 +99,7 @@ def check_taints(
             kept_reasons = sorted({r for r, members in cluster.taint_failures(tolerations) if members & kept})
             why = f" under a taint it does not tolerate ({'; '.join(kept_reasons)})"
         kept_note = (
-            f"; its pod still runs on {_listed(list(kept_names))}{why}: a NoSchedule taint does not evict a running pod,"
+            f"; its pod still runs on {first_names(list(kept_names))}{why}: a NoSchedule taint does not evict a running pod,"
             " but it would not be recreated there"
         )
     if not blocked:
@@ -114,15 +107,15 @@ def check_taints(
             # The nodes where its pod still runs under a taint it does not tolerate are not free of one.
             free = [n for n in names if n not in set(kept_names)]
             lead = (
-                f"no taint keeps it off {len(free)} of the {_nodes(len(names), where)} it selects ({_listed(free)})"
+                f"no taint keeps it off {len(free)} of the {_nodes(len(names), where)} it selects ({first_names(free)})"
                 if free
                 else f"it selects {_nodes(len(names), where)}"
             )
         else:
-            lead = f"no taint keeps it off the {_nodes(len(names), where)} it selects ({_listed(names)})"
+            lead = f"no taint keeps it off the {_nodes(len(names), where)} it selects ({first_names(names)})"
         message = lead + kept_note
         return TaintCheck(True, True, message, tuple(names), (), kept_names, reasons)
-    parts = [f"{len(members)} {reason} ({_listed(cluster.names_of(members))})" for reason, members in sorted(groups.items())]
+    parts = [f"{len(members)} {reason} ({first_names(cluster.names_of(members))})" for reason, members in sorted(groups.items())]
     have = "has" if len(blocked) == 1 else "have"
     message = (
         f"{len(blocked)} of the {_nodes(len(names), where)} it selects {have} a taint it does not tolerate: "
