@@ -41,6 +41,14 @@ class OptionError(ValueError):
 
 #: How a report's details are laid out by the formats that can choose (``group_by``).
 GROUP_BY = ("rule", "object")
+
+
+def check_group_by(group_by: str) -> None:
+    """Raises ``OptionError`` unless ``group_by`` is one of ``GROUP_BY`` (table, markdown and junit ask)."""
+    if group_by not in GROUP_BY:
+        raise OptionError("group_by", f"unknown group_by {group_by!r}; one of {', '.join(GROUP_BY)}")
+
+
 #: PolicyReport versions (``policyreport.API_VERSIONS`` holds the same; a test keeps them equal).
 POLICYREPORT_VERSIONS = ("v1alpha2", "v1beta1")
 

@@ -27,7 +27,7 @@ from collections import OrderedDict
 from typing import Any
 
 from ..report import ObjectReport, Report, Result
-from . import GROUP_BY, OptionError
+from . import check_group_by
 
 # Characters XML 1.0 allows (https://www.w3.org/TR/xml/#charsets); anything else is dropped.
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -75,8 +75,7 @@ def _groups(report: Report, group_by: str) -> list[tuple[str, list[tuple[ObjectR
     results, in the order rules were loaded (``Report.rules``), properties ``policy.version``, ``policy.pack``
     and ``severity``. ``object``: one suite per object, in report order, property ``source`` (its place in
     the dump). Raises ``OptionError`` for another ``group_by``."""
-    if group_by not in GROUP_BY:
-        raise OptionError("group_by", f"unknown group_by {group_by!r}; one of {', '.join(GROUP_BY)}")
+    check_group_by(group_by)
     if group_by == "object":
         return [(str(obj.ref), [(obj, r) for r in obj.results], [("source", str(obj.source))]) for obj in report.objects]
     by_rule: OrderedDict[str, list[tuple[ObjectReport, Result]]] = OrderedDict((x["id"], []) for x in report.rules)

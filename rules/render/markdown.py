@@ -37,7 +37,7 @@ from typing import Any
 
 from ..report import SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result, RuleRollup
 from ..selection import describe
-from . import GROUP_BY, OptionError
+from . import check_group_by
 
 LIMIT = 3500
 MIN_LIMIT = 500
@@ -198,8 +198,7 @@ def groups(report: Report, group_by: str = "rule") -> list[list[tuple[ObjectRepo
     """The findings in groups, each worst first (ties in the dump's order). ``rule``: one group per rule, in
     roll-up order (``Report.by_rule()``). ``object``: one group per object, objects worst first (their worst
     finding, then its severity; ties in the dump's order). Raises ``OptionError`` for another ``group_by``."""
-    if group_by not in GROUP_BY:
-        raise OptionError("group_by", f"unknown group_by {group_by!r}; one of {', '.join(GROUP_BY)}")
+    check_group_by(group_by)
     by: dict[Any, list[tuple[ObjectReport, Result]]] = {}
     for o, r in report.results:
         if r.result in FINDINGS:

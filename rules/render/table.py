@@ -29,7 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..report import FINDINGS, ObjectReport, Report, Result, RuleRollup
-from . import GROUP_BY, OptionError
+from . import check_group_by
 from .markdown import selected
 
 #: Under this many columns the layout is compact.
@@ -242,8 +242,7 @@ def render(
     words a ``--results`` filter asked for; every result with ``all_results``) grouped by ``group_by``, each
     with its place and fix, at most ``width`` columns wide. Raises ``OptionError`` for an unknown
     ``group_by``."""
-    if group_by not in GROUP_BY:
-        raise OptionError("group_by", f"unknown group_by {group_by!r}; one of {', '.join(GROUP_BY)}")
+    check_group_by(group_by)
     view = _View(width, color)
     view.lines(wrap(_summary(report), width))
     rollup = report.by_rule()
