@@ -184,12 +184,6 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
     return "\n".join([first, *notes, *input_error_lines(report, room=room)])
 
 
-def findings(report: Report) -> list[tuple[ObjectReport, Result]]:
-    """fail/error/warn results, worst first; ties keep the dump's order."""
-    rows = [(o, r) for o, r in report.results if r.result in FINDINGS]
-    return sorted(rows, key=_worst_first)
-
-
 def _worst_first(pair: tuple[ObjectReport, Result]) -> tuple[int, int]:
     return _ORDER[pair[1].result], -SEVERITY_RANK.get(pair[1].severity, 0)
 
