@@ -35,14 +35,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..report import SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result, RuleRollup
+from ..report import FINDINGS, SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result, RuleRollup
 from ..selection import describe
 from . import check_group_by
 
 LIMIT = 3500
 MIN_LIMIT = 500
 CELL = 160
-FINDINGS = ("error", "fail", "warn")
 ROLLUP_HEADER = "| Rule | Severity | Findings | Examples |\n|---|---|---|---|"
 #: the details table's header, by ``group_by``: the group's key comes first
 DETAILS_HEADER = {

@@ -40,11 +40,10 @@ import orjson
 
 from .. import __version__
 from ..errors import Source
-from ..report import Exemption, ObjectReport, Report, Result
+from ..report import FINDINGS, Exemption, ObjectReport, Report, Result
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 VERSION = "2.1.0"
-FINDINGS = ("fail", "warn", "error")
 _FAIL_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
 _KIND = {"fail": "fail", "warn": "fail", "error": "fail", "pass": "pass", "skip": "notApplicable"}
 _URI_SAFE = "/-._~!$&'()*+,;=@"
