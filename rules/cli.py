@@ -180,13 +180,18 @@ def _options(fmt: str, given: dict[str, Any]) -> dict[str, Any]:
 TABLE_WIDTH = 160
 
 
+def _columns() -> int | None:
+    """``COLUMNS`` when it is set to a number (at least 40: narrower, nothing reads well), else None."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    return max(40, int(columns)) if columns.isdigit() else None
+
+
 def _table_width(terminal: bool) -> int:
     """The table's width: the terminal's when the report goes to one, else ``COLUMNS`` when set, else
     ``TABLE_WIDTH`` (at least 40: narrower, nothing reads well)."""
     if terminal:
         return max(40, shutil.get_terminal_size((TABLE_WIDTH, 24)).columns)
-    columns = os.environ.get("COLUMNS", "").strip()
-    return max(40, int(columns)) if columns.isdigit() else TABLE_WIDTH
+    return _columns() or TABLE_WIDTH
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -453,10 +458,9 @@ def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> No
             _err(f"verdict: {name} has no data table {table!r} (its tables: {', '.join(sorted(known))})")
             raise SystemExit(2)
     tty = sys.stdout.isatty()
-    columns = os.environ.get("COLUMNS", "").strip()
     # on a terminal, its width (rich reads it); in a pipe or file, COLUMNS when set, else wide enough for a
     # row a line (0)
-    width = None if tty else max(40, int(columns)) if columns.isdigit() else 0
+    width = None if tty else _columns() or 0
     click.echo(show_pack(chosen, color=tty, width=width, data=data), nl=False)
 
 
