@@ -29,7 +29,7 @@ from .bodies import DUMP_TYPES, DUMP_WANTED, check_magic, read_body
 from .bodies import media_type as body_media_type
 from .negotiate import choose_format
 from .problems import Problem
-from .query import parse_query
+from .query import invalid_query, parse_query
 from .schemas import EvaluateQuerySchema
 from .state import service
 
@@ -144,10 +144,7 @@ def evaluate() -> Response:
     try:
         body = stream(report, fmt, **options)
     except OptionError as exc:
-        parameter = next(o.query for o in OPTIONS if o.name == exc.option)
-        raise Problem(
-            "invalid-query", f"{parameter}: {exc.reason}", errors=[{"parameter": parameter, "reason": exc.reason}]
-        ) from None
+        raise invalid_query(next(o.query for o in OPTIONS if o.name == exc.option), exc.reason) from None
     resp = Response(body, content_type=_content_type(media_type(fmt, **options)))
     resp.vary.add("Accept")
     return resp
@@ -165,10 +162,7 @@ def _selection(query: dict[str, Any], policies: PolicySet) -> Selection | None:
             {kind for r in policies.rules for kind in r.match.kinds},
         )
     except SelectionError as exc:
-        parameter = "kind" if exc.parameter == "kind" else "labelSelector"
-        raise Problem(
-            "invalid-query", f"{parameter}: {exc.reason}", errors=[{"parameter": parameter, "reason": exc.reason}]
-        ) from None
+        raise invalid_query("kind" if exc.parameter == "kind" else "labelSelector", exc.reason) from None
 
 
 def _options(query: dict[str, Any], fmt: str) -> dict[str, Any]:
@@ -179,8 +173,7 @@ def _options(query: dict[str, Any], fmt: str) -> dict[str, Any]:
         if opt.query not in query:
             continue
         if fmt not in opt.formats:
-            reason = f"only for format={opt.where()}; this answer is {fmt}"
-            raise Problem("invalid-query", f"{opt.query}: {reason}", errors=[{"parameter": opt.query, "reason": reason}])
+            raise invalid_query(opt.query, f"only for format={opt.where()}; this answer is {fmt}")
         options[opt.name] = query[opt.query]
     return options
 

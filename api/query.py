@@ -13,6 +13,11 @@ from .problems import Problem
 ONCE = "may be given once"
 
 
+def invalid_query(parameter: str, reason: str) -> Problem:
+    """The 400 ``invalid-query`` problem of one parameter: ``parameter: reason``, and that pair in ``errors``."""
+    return Problem("invalid-query", f"{parameter}: {reason}", errors=[{"parameter": parameter, "reason": reason}])
+
+
 def query_dict(schema: Schema, args: MultiDict[str, str]) -> dict[str, Any]:
     """``args`` as the mapping ``schema`` loads: list fields take every value, each split at commas;
     a scalar given more than once stays a list, so that the schema refuses it."""
