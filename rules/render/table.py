@@ -90,7 +90,7 @@ def _fields(parts: list[str], width: int, indent: int) -> list[str]:
 def where(obj: ObjectReport) -> str:
     """The object's place in the dump: ``file:line`` (``file`` when the line is unknown)."""
     src = obj.source
-    return f"{src.file}:{src.line}" if getattr(src, "line", 0) else str(getattr(src, "file", src))
+    return f"{src.file}:{src.line}" if src.line else src.file
 
 
 class _View:
