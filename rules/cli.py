@@ -23,6 +23,7 @@ from .loader import PolicyLoadError, PolicySet, load_policies
 from .parallel import JobsError, jobs_setting
 from .progress import Progress
 from .render import FORMATS, OPTIONS, OptionError, UnknownFormat
+from .render.markdown import MIN_LIMIT
 from .report import RESULT_RANK, RESULTS, SEVERITIES, Report
 from .selection import Selection, SelectionError
 
@@ -171,8 +172,8 @@ def _options(fmt: str, given: dict[str, Any]) -> dict[str, Any]:
         if fmt not in opt.formats:
             raise click.BadParameter(f"{opt.flag} applies to --format {opt.where()}", param_hint=opt.flag)
         out[opt.name] = value
-    if 0 < out.get("limit", 0) < 500:
-        raise click.BadParameter("a chat message needs at least 500 characters; 0 means no limit", param_hint="--limit")
+    if 0 < out.get("limit", 0) < MIN_LIMIT:
+        raise click.BadParameter(f"a chat message needs at least {MIN_LIMIT} characters; 0 means no limit", param_hint="--limit")
     return out
 
 
