@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..report import FINDINGS, SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result, RuleRollup
+from ..report import FINDINGS, RESULT_RANK, SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result, RuleRollup
 from ..selection import describe
 from . import check_group_by
 
@@ -52,7 +52,6 @@ DETAILS_HEADER = {
 EXAMPLE = 60
 #: input errors named one by one under the summary line; the rest are counted (``- and K more``)
 INPUT_ERRORS = 3
-_ORDER = {"error": 0, "fail": 1, "warn": 2}
 _ZWSP = "\u200b"
 #: characters kept for the closing line (and its blank line) when the input error lines are fitted
 _CLOSING_ROOM = 130
@@ -184,7 +183,7 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
 
 
 def _worst_first(pair: tuple[ObjectReport, Result]) -> tuple[int, int]:
-    return _ORDER[pair[1].result], -SEVERITY_RANK.get(pair[1].severity, 0)
+    return -RESULT_RANK[pair[1].result], -SEVERITY_RANK.get(pair[1].severity, 0)
 
 
 def groups(report: Report, group_by: str = "rule") -> list[list[tuple[ObjectReport, Result]]]:

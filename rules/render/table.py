@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..report import FINDINGS, ObjectReport, Report, Result, RuleRollup
+from ..report import FINDINGS, RESULT_RANK, ObjectReport, Report, Result, RuleRollup
 from . import check_group_by
 from .markdown import selected
 
@@ -39,7 +39,6 @@ EXAMPLES_MIN = 24
 #: a character no text holds, to read the codes of a style off rich's output
 _MARK = "\ue000"
 _STYLE = {"fail": "bold red", "error": "bold magenta", "warn": "yellow", "pass": "green", "skip": "dim"}
-_ORDER = {"error": 0, "fail": 1, "warn": 2, "pass": 3, "skip": 4}
 
 
 def _cut(word: str, width: int) -> str:
@@ -210,7 +209,7 @@ def _groups(report: Report, words: set[str], group_by: str) -> list[list[tuple[O
     for obj, r in report.results:
         if r.result in words:
             by.setdefault(f"{r.policy}/{r.rule}" if group_by == "rule" else id(obj), []).append((obj, r))
-    out = [sorted(pairs, key=lambda p: _ORDER[p[1].result]) for pairs in by.values()]
+    out = [sorted(pairs, key=lambda p: -RESULT_RANK[p[1].result]) for pairs in by.values()]
     if group_by == "rule":
         order = {x.rule: i for i, x in enumerate(report.by_rule())}
         out.sort(key=lambda g: order.get(f"{g[0][1].policy}/{g[0][1].rule}", len(order)))
@@ -249,7 +248,7 @@ def render(
     if rollup:
         view.line("")
         _rollup(view, rollup)
-    words = set(report.filters.get("results") or FINDINGS) if not all_results else set(_ORDER)
+    words = set(report.filters.get("results") or FINDINGS) if not all_results else set(RESULT_RANK)
     for group in _groups(report, words, group_by):
         view.line("")
         _heading(view, group, group_by)
