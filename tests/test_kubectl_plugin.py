@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from click.testing import CliRunner, Result
+from conftest import make_policy, make_rule
 
 from rules.kubectl import KindRead, command, kinds_read, parse_api_resources
 from rules.loader import load_policies
@@ -139,18 +141,10 @@ def test_kinds_read_are_what_the_builtin_pack_matches_and_reads() -> None:
     ]
 
 
-def test_a_kind_read_only_by_exact_name_is_fetched_by_name() -> None:
-    from rules.loader import PolicySet, load_policy_text
-
-    def pack(match: dict[str, Any], context: dict[str, Any]) -> PolicySet:
-        rule = {"id": "r", "title": "t", "match": match, "assert": {"context": "cm", "exists": True}, "message": "m"}
-        doc = {
-            "apiVersion": "verdict/v1",
-            "kind": "Policy",
-            "metadata": {"name": "p"},
-            "spec": {"context": {"cm": context}, "rules": [{**rule, "references": ["https://kubernetes.io/"]}]},
-        }
-        return PolicySet(load_policy_text(yaml.safe_dump(doc), "inline.yaml"))
+def test_a_kind_read_only_by_exact_name_is_fetched_by_name(load_policy: Callable[..., Any]) -> None:
+    def pack(match: dict[str, Any], context: dict[str, Any]) -> Any:
+        rule = make_rule({"context": "cm", "exists": True}, match=match)
+        return load_policy(make_policy([rule], context={"cm": context}))
 
     by_name = {"kind": "ConfigMap", "path": "$.metadata.name", "where": {"field": "$.metadata.name", "equals": "a"}}
     # The built-in pack reads only KubeVirt's legacy ConfigMap: every ConfigMap of a cluster is not fetched.
@@ -181,29 +175,9 @@ def test_objects_fetched_by_name_join_the_dump(kubectl: Kubectl) -> None:
 
 
 @pytest.mark.parametrize("operator", ["schedulable", "toleratesNodes"])
-def test_a_rule_backed_by_the_scheduler_model_reads_nodes_and_pods(operator: str) -> None:
-    from rules.loader import PolicySet, load_policy_text
-
-    text = yaml.safe_dump(
-        {
-            "apiVersion": "verdict/v1",
-            "kind": "Policy",
-            "metadata": {"name": "operands"},
-            "spec": {
-                "rules": [
-                    {
-                        "id": "r",
-                        "title": "t",
-                        "match": {"kinds": ["DaemonSet"]},
-                        "assert": {operator: {}},
-                        "message": "m",
-                        "references": ["https://kubernetes.io/"],
-                    }
-                ]
-            },
-        }
-    )
-    assert [str(k) for k in kinds_read(PolicySet(load_policy_text(text, "inline.yaml")))] == ["DaemonSet", "Node", "Pod"]
+def test_a_rule_backed_by_the_scheduler_model_reads_nodes_and_pods(operator: str, load_policy: Callable[..., Any]) -> None:
+    policies = load_policy(make_policy([make_rule({operator: {}}, match={"kinds": ["DaemonSet"]})]))
+    assert [str(k) for k in kinds_read(policies)] == ["DaemonSet", "Node", "Pod"]
 
 
 def test_api_resources_rows_are_read_with_and_without_short_names() -> None:
