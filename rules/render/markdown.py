@@ -27,11 +27,10 @@ longest run of backticks they hold.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,28 +219,18 @@ def row(obj: ObjectReport, r: Result, whole: bool = False, group_by: str = "rule
     return f"| {key if first else ''} | {other} | {r.result} · {r.severity} | {cell(r.message, big if whole else CELL)} | {fix} |"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Piece:
     """A part of the message: ``kind`` ``head`` (the summary), ``dump`` (a dump's heading and summary),
     ``rule`` (a roll-up row) or ``finding`` (a details row); rows carry their table's ``header`` and an
-    identity ``table`` (a row of another table than the previous piece starts a new table). The text is
-    made when first asked for: a cut message formats only the rows it shows, whatever the cluster's size."""
+    identity ``table`` (a row of another table than the previous piece starts a new table). Pieces are made
+    one by one as ``_fit`` takes them (``_pieces``): a cut message formats only the rows it shows, whatever
+    the cluster's size."""
 
-    make: Callable[[], str]
+    text: str
     kind: str
     header: str = ""
     table: int = 0
-    _text: str | None = None
-
-    @property
-    def text(self) -> str:
-        if self._text is None:
-            self._text = self.make()
-        return self._text
-
-
-def _const(text: str) -> Callable[[], str]:
-    return lambda: text
 
 
 def _pieces(report: Report, limit: int, group_by: str, tables: itertools.count[int], counts: Counter[str]) -> Iterator[_Piece]:
@@ -253,20 +242,18 @@ def _pieces(report: Report, limit: int, group_by: str, tables: itertools.count[i
     counts.update(rule=len(rollup), finding=sum(len(g) for g in found))
     whole, header = not limit, DETAILS_HEADER[group_by]
     return itertools.chain(
-        (_Piece(_const(rollup_row(x)), "rule", ROLLUP_HEADER, rollup_table) for x in rollup),
+        (_Piece(rollup_row(x), "rule", ROLLUP_HEADER, rollup_table) for x in rollup),
         (
-            _Piece(functools.partial(row, o, r, whole, group_by, i == 0), "finding", header, details_table)
+            _Piece(row(o, r, whole, group_by, i == 0), "finding", header, details_table)
             for group in found
             for i, (o, r) in enumerate(group)
         ),
     )
 
 
-def _addition(piece: _Piece, previous: _Piece | None) -> str:
+def _addition(piece: _Piece, previous: _Piece) -> str:
     """The text ``piece`` adds after ``previous``: a blank line and the piece (a head, or the first row of a
     table with the table's header), or a line break and the row."""
-    if previous is None:
-        return piece.text
     if piece.header and previous.header and piece.table == previous.table:
         return "\n" + piece.text
     return "\n\n" + (f"{piece.header}\n" if piece.header else "") + piece.text
@@ -337,7 +324,7 @@ def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int) -> str:
 def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: str = "rule", **_: Any) -> str:
     """One report: summary line, roll-up, details grouped by ``group_by``, closing line when cut."""
     counts: Counter[str] = Counter(head=1)
-    first = _Piece(_const(head(report, report.name, limit)), "head")
+    first = _Piece(head(report, report.name, limit), "head")
     rest = _pieces(report, limit, group_by, itertools.count(), counts)
     return _fit(itertools.chain([first], rest), counts, limit)
 
@@ -348,8 +335,8 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
         return render(reports[0], fmt, limit, group_by)
     tables = itertools.count()
     counts: Counter[str] = Counter(head=1, dump=len(reports))
-    pieces: list[Iterable[_Piece]] = [[_Piece(_const(summary_line(Report.total(reports), f"{len(reports)} dumps")), "head")]]
+    pieces: list[Iterable[_Piece]] = [[_Piece(summary_line(Report.total(reports), f"{len(reports)} dumps"), "head")]]
     for i, r in enumerate(reports, 1):
-        pieces.append([_Piece(_const(f"### {cell(r.name or f'dump {i}', 120)}\n{head(r, limit=limit)}"), "dump")])
+        pieces.append([_Piece(f"### {cell(r.name or f'dump {i}', 120)}\n{head(r, limit=limit)}", "dump")])
         pieces.append(_pieces(r, limit, group_by, tables, counts))
     return _fit(itertools.chain.from_iterable(pieces), counts, limit)
