@@ -50,6 +50,21 @@ def _cut(word: str, width: int) -> str:
     return word + "…"
 
 
+def _fill(tokens: list[str], width: int, indent: int, first: int, sep: str) -> list[str]:
+    """``tokens`` ``sep`` apart, as many on a line as fit in ``width``: the first line after ``first`` spaces,
+    the next ones after ``indent``; a token wider than its line is cut with ``…``, never split."""
+    lines: list[str] = []
+    line, pad = "", " " * first
+    for token in tokens:
+        room = width - len(pad)
+        if line and cell_len(line) + len(sep) + cell_len(token) > room:
+            lines.append(pad + line)
+            line, pad = "", " " * indent
+            room = width - indent
+        line = f"{line}{sep}{_cut(token, room)}" if line else _cut(token, room)
+    return [*lines, pad + line]
+
+
 def wrap(text: str, width: int, indent: int = 0, first: int | None = None) -> list[str]:
     """``text`` as lines of at most ``width`` columns, each after ``indent`` spaces (the first line after
     ``first`` spaces when given, e.g. behind a label the caller prints), broken at spaces only: runs of spaces
@@ -57,33 +72,14 @@ def wrap(text: str, width: int, indent: int = 0, first: int | None = None) -> li
     returned lines hold the indent."""
     out: list[str] = []
     for paragraph in str(text).splitlines() or [""]:
-        line, pad = "", " " * (indent if first is None or out else first)
-        room = width - len(pad)
-        for word in paragraph.split():
-            word = _cut(word, room)
-            if line and cell_len(line) + 1 + cell_len(word) > room:
-                out.append(pad + line)
-                line, pad = "", " " * indent
-                room = width - indent
-                word = _cut(word, room)
-            line = f"{line} {word}" if line else word
-        out.append(pad + line)
+        out += _fill(paragraph.split(), width, indent, indent if first is None or out else first, " ")
     return out
 
 
 def _fields(parts: list[str], width: int, indent: int) -> list[str]:
     """``parts`` two spaces apart, as many on a line as fit in ``width``; the next ones on lines indented by
     ``indent`` (a part wider than its line is cut with ``…``, never split)."""
-    lines: list[str] = []
-    line, pad = "", ""
-    for part in (p for p in parts if p):
-        room = width - len(pad)
-        if line and cell_len(line) + 2 + cell_len(part) > room:
-            lines.append(pad + line)
-            line, pad = "", " " * indent
-            room = width - indent
-        line = f"{line}  {_cut(part, room)}" if line else _cut(part, room)
-    return [*lines, pad + line]
+    return _fill([p for p in parts if p], width, indent, 0, "  ")
 
 
 def where(obj: ObjectReport) -> str:
