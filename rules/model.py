@@ -16,6 +16,7 @@ from typing import Any
 from . import operators
 from .errors import quoted
 from .jsonpath import JsonPath, PathError, compile_path
+from .schedule.matching import parse_int64
 from .schema import SUBJECT_KEYS
 
 REF_KEYS = ("path", "keys", "var", "context", "data", "format", "value", "sum", "product")
@@ -139,10 +140,12 @@ class Selector:
 
 def _compares(label: Any, op: str, values: frozenset[str]) -> bool:
     """``Gt``/``Lt`` of a label selector written as text (``rules.selector``; policies do not take them): the
-    label's value as a whole number against the one value; False without the label or a number."""
-    try:
-        have, [want] = int(str(label)), [int(v) for v in values]
-    except ValueError:
+    label's value as a whole number against the one value; False without the label or a number. Numbers are
+    read as apimachinery's selector reads them (strconv.ParseInt, base 10, 64 bits): not Python's int(), which
+    also takes "1_0", " 5" or "٥"."""
+    have = None if label is None else parse_int64(str(label))
+    want = parse_int64(next(iter(values))) if len(values) == 1 else None
+    if have is None or want is None:
         return False
     return have > want if op == "Gt" else have < want
 

@@ -24,12 +24,12 @@ from __future__ import annotations
 import re
 
 from .model import Selector
+from .schedule.matching import parse_int64
 
 #: Characters that are tokens of their own (or start one: ``!=``, ``==``).
 _SPECIAL = "!=(),<>"
 _NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_INTEGER = re.compile(r"^[+-]?[0-9]+$")
 #: operator token -> the model's expression operator
 _OPERATORS = {"=": "In", "==": "In", "!=": "NotIn", "in": "In", "notin": "NotIn", ">": "Gt", "<": "Lt"}
 
@@ -142,7 +142,7 @@ class _Parser:
             check_value(key, value)
         if op in ("Gt", "Lt"):
             [value] = values
-            if not _INTEGER.match(value):
+            if parse_int64(value) is None:
                 raise SelectorError(f"for '{token}' the value must be a whole number, not {value!r} ({key})")
         return key, op, values
 

@@ -173,3 +173,14 @@ def test_objects_without_a_labels_mapping(judge: Judge, labels: Any) -> None:
         match={"kinds": ["Node"], "labelSelector": {"matchExpressions": [expr("a", "DoesNotExist")]}},
     )
     assert judge([obj], rules=[rule])[("odd", "r")].result == "pass"
+
+
+def test_gt_lt_read_numbers_as_kubernetes_does() -> None:
+    """Regression (review): ``-l 'a>1'`` read label values with Python's int(), so "1_0", " 5" and "٥" compared as
+    numbers, and a bound past int64 was taken; apimachinery reads them with strconv.ParseInt (base 10, 64 bits)."""
+    from rules.selector import SelectorError, parse_selector
+
+    gt = parse_selector("a>1")
+    assert [v for v in ("2", "+3", "1_0", " 5", "٥", "x", "1") if gt.matches({"a": v})] == ["2", "+3"]
+    with pytest.raises(SelectorError, match="the value must be a whole number, not '99999999999999999999'"):
+        parse_selector("a>99999999999999999999")
