@@ -21,15 +21,12 @@ server), so the parser is here, small and tested against apimachinery's cases.
 
 from __future__ import annotations
 
-import re
-
 from .model import Selector
 from .schedule.matching import parse_int64
+from .schedule.resources import DNS1123_SUBDOMAIN, QUALIFIED_NAME
 
 #: Characters that are tokens of their own (or start one: ``!=``, ``==``).
 _SPECIAL = "!=(),<>"
-_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 #: operator token -> the model's expression operator
 _OPERATORS = {"=": "In", "==": "In", "!=": "NotIn", "in": "In", "notin": "NotIn", ">": "Gt", "<": "Lt"}
 
@@ -68,9 +65,9 @@ def _is_identifier(token: str | None) -> bool:
 def check_key(key: str) -> None:
     """Raises ``SelectorError`` unless ``key`` is a qualified name (``[prefix/]name``)."""
     prefix, slash, name = key.rpartition("/")
-    if slash and (not prefix or len(prefix) > 253 or not _SUBDOMAIN.match(prefix)):
+    if slash and (not prefix or len(prefix) > 253 or not DNS1123_SUBDOMAIN.match(prefix)):
         raise SelectorError(f"invalid label key {key!r}: the prefix must be a DNS subdomain (lower case, at most 253)")
-    if not name or len(name) > 63 or not _NAME.match(name):
+    if not name or len(name) > 63 or not QUALIFIED_NAME.match(name):
         raise SelectorError(
             f"invalid label key {key!r}: the name must be at most 63 characters of letters, digits, '-', '_' or '.', "
             "starting and ending with a letter or digit"
@@ -79,7 +76,7 @@ def check_key(key: str) -> None:
 
 def check_value(key: str, value: str) -> None:
     """Raises ``SelectorError`` unless ``value`` is a label value (empty, or a name of at most 63)."""
-    if value and (len(value) > 63 or not _NAME.match(value)):
+    if value and (len(value) > 63 or not QUALIFIED_NAME.match(value)):
         raise SelectorError(
             f"invalid label value {value!r} for {key}: at most 63 characters of letters, digits, '-', '_' or '.', "
             "starting and ending with a letter or digit"

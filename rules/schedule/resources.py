@@ -34,8 +34,8 @@ _NATIVE_PREFIX = "kubernetes.io/"
 _HUGEPAGES_PREFIX = "hugepages-"
 _ATTACHABLE_PREFIX = "attachable-volumes-"
 _QUOTA_PREFIX = "requests."
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 
 ResourceList = dict[str, Fraction]
 
@@ -60,11 +60,11 @@ def _is_qualified_name(value: str) -> bool:
         name = parts[0]
     elif len(parts) == 2:
         prefix, name = parts
-        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix):
+        if not prefix or len(prefix) > 253 or not DNS1123_SUBDOMAIN.match(prefix):
             return False
     else:
         return False
-    return 0 < len(name) <= 63 and bool(_QUALIFIED_NAME.match(name))
+    return 0 < len(name) <= 63 and bool(QUALIFIED_NAME.match(name))
 
 
 def is_native(name: str) -> bool:
