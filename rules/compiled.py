@@ -263,10 +263,6 @@ class PolicyPlan:
             found = self._rules[id(rule)] = RulePlan(rule, self)
         return found
 
-    def check(self, assertion: Assertion) -> Check:
-        """``assertion`` compiled in this policy (its data tables and contexts)."""
-        return compile_check(assertion, self)
-
 
 class RulePlan:
     """A rule compiled: its vars, preconditions, assertion and assumptions."""

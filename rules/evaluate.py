@@ -23,7 +23,7 @@ from .index import Index
 from .limits import limit
 from .loader import PolicySet
 from .messages import has_placeholders, substitute
-from .model import Policy, Rule
+from .model import Rule
 from .operators import OperatorError, show
 from .progress import Progress
 from .quantity import format_quantity
@@ -40,18 +40,6 @@ def _matches(rule: Rule, args: tuple[str, str, str, str, dict[str, Any]]) -> boo
     if not rule.match.matches(*args):
         return False
     return rule.exclude is None or not rule.exclude.matches(*args)
-
-
-def evaluate_rule(
-    rule: Rule,
-    policy: Policy,
-    obj: KObject,
-    index: Index,
-    policy_scope: Scope | None = None,
-) -> Result:
-    """The result of one rule on one object; never raises."""
-    plan = plan_of(policy)
-    return judge(plan.rule(rule), obj, index, policy_scope or Scope(obj, index, plan, plan.specs))
 
 
 def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Result:
