@@ -135,9 +135,6 @@ def is_nan(key: Any) -> bool:
     return isinstance(key, float) and key != key
 
 
-_is_nan = is_nan
-
-
 _TALLIES: IdentityMemo[Counter[Any] | None] = IdentityMemo()
 _MEMBERS: IdentityMemo[frozenset[Any]] = IdentityMemo()
 
@@ -145,30 +142,27 @@ _MEMBERS: IdentityMemo[frozenset[Any]] = IdentityMemo()
 def _tally(values: list[Any], key: Callable[[Any], Any]) -> Counter[Any] | None:
     def build() -> Counter[Any] | None:
         counts: Counter[Any] = Counter(key(v) for v in values)
-        return None if any(_is_nan(k) for k in counts) else counts
+        return None if any(is_nan(k) for k in counts) else counts
 
     return _TALLIES.get(build, key, values)
 
 
-def _keys_of(lookup: Lookup, arg: Any) -> tuple[Any, ...] | frozenset[Any]:
-    """The keys a value must have to pass ``lookup``'s test (before negation)."""
-    if not lookup.many:
-        return (lookup.key(arg),)
-    if isinstance(arg, (list, dict, tuple, set, frozenset)):
-        return _MEMBERS.get(lambda: frozenset(lookup.key(m) for m in _members(arg)), lookup.key, arg)
-    return frozenset(lookup.key(m) for m in _members(arg))
-
-
 def keys_of(lookup: Lookup, arg: Any) -> tuple[Any, ...] | frozenset[Any] | None:
     """The keys a value must have to pass ``lookup``'s test before negation; None when one is a NaN."""
-    keys = _keys_of(lookup, arg)
-    return None if any(_is_nan(k) for k in keys) else keys
+    keys: tuple[Any, ...] | frozenset[Any]
+    if not lookup.many:
+        keys = (lookup.key(arg),)
+    elif isinstance(arg, (list, dict, tuple, set, frozenset)):
+        keys = _MEMBERS.get(lambda: frozenset(lookup.key(m) for m in _members(arg)), lookup.key, arg)
+    else:
+        keys = frozenset(lookup.key(m) for m in _members(arg))
+    return None if any(is_nan(k) for k in keys) else keys
 
 
 def scalar_token(value: Any) -> Any:
     """A key telling scalars apart by type and value (``1``, ``1.0`` and ``True`` differ); None for anything
     else (a mapping, a list, a NaN)."""
-    if isinstance(value, _SCALARS) and not _is_nan(value):
+    if isinstance(value, _SCALARS) and not is_nan(value):
         return (type(value), value)
     return None
 
@@ -194,8 +188,8 @@ def count_true(values: list[Any], lookup: Lookup, arg: Any) -> int | None:
     if len(values) < INDEX_FROM:
         return None
     counts = _tally(values, lookup.key)
-    keys = _keys_of(lookup, arg)
-    if counts is None or any(_is_nan(k) for k in keys):
+    keys = keys_of(lookup, arg)
+    if counts is None or keys is None:
         return None
     hits = sum(counts.get(k, 0) for k in keys)
     return len(values) - hits if lookup.negate else hits
@@ -213,14 +207,11 @@ def remembered_true(values: list[Any], leaf: Any, arg: Any, count: Callable[[], 
     not ``1.0`` nor ``True``), containers by identity. A count that raises is not remembered."""
     if len(values) < INDEX_FROM or not REMEMBER:
         return count()
-    if isinstance(arg, _SCALARS):
-        token: Any = (type(arg), arg)
-        if _is_nan(arg):
+    token = scalar_token(arg)
+    if token is None:
+        if not isinstance(arg, (list, dict, tuple)):
             return count()
-    elif isinstance(arg, (list, dict, tuple)):
         token = ("id", id(arg))
-    else:
-        return count()
     table = _RESULTS.get(dict, leaf, values)
     hit = table.get(token)
     if hit is None:
@@ -243,10 +234,8 @@ class WhereIndex:
 
 
 def _token(item: Any, i: int) -> Any:
-    """Equal scalars share a token (told apart by type: ``1`` is not ``True``); anything else is its own."""
-    if isinstance(item, _SCALARS) and not _is_nan(item):
-        return (type(item), item)
-    return ("at", i)
+    """Equal scalars share a token (``scalar_token``); anything else is its own."""
+    return scalar_token(item) or ("at", i)
 
 
 _WHERE: IdentityMemo[WhereIndex | None] = IdentityMemo()
@@ -278,7 +267,7 @@ def where_filter(
                     index.missing.setdefault(_token(item, i), []).append(i)
                     continue
                 key = lookup.key(found[0]) if len(found) == 1 else None
-                if len(found) != 1 or _is_nan(key):
+                if len(found) != 1 or is_nan(key):
                     index.other.append(i)
                 else:
                     index.by_key.setdefault(key, {}).setdefault(_token(item, i), []).append(i)
@@ -289,8 +278,8 @@ def where_filter(
     index = _WHERE.get(build, plan, items)
     if index is None:
         return None
-    keys = _keys_of(lookup, arg)
-    if any(_is_nan(k) for k in keys):
+    keys = keys_of(lookup, arg)
+    if keys is None:
         return None
     groups = [index.by_key[k] for k in keys if k in index.by_key]
     if missing_passes:
