@@ -974,7 +974,7 @@ def _collect(rule: Rule, policy: Policy, contexts: set[str], operators: set[str]
     def reference(ref: Ref | None) -> None:
         if ref is None:
             return
-        if ref.kind == "keypath":
+        if ref.kind in ("keypath", "sum", "product"):
             for k in ref.target:
                 reference(k)
         elif ref.kind in ("var", "context"):
@@ -982,6 +982,8 @@ def _collect(rule: Rule, policy: Policy, contexts: set[str], operators: set[str]
         elif ref.kind == "format":
             template(ref.target)
         reference(ref.key)
+        if ref.where is not None:
+            assertion(ref.where)
 
     def assertion(a: Assertion) -> None:
         if a.op in OPERATORS:

@@ -22,8 +22,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules import inputs, joins, operators
+from rules.compiled import prepare
 from rules.errors import Source
 from rules.evaluate import evaluate
+from rules.index import Index
 from rules.jsonpath import JsonPath
 from rules.loader import PolicySet, load_policy_text
 from rules.reader import Dump, KObject
@@ -353,3 +355,28 @@ def test_the_cheap_alternative_decides_first_where_a_pass_is_thrown_away() -> No
     assert results[0]["path"] == "keys of $.metadata.labels[12] var labels[var label]"
     assert results[0]["expected"] == "== never or does not match ^nvidia[.]com/"
     assert calls[0] < 40 * 13 * 2  # the object-reading alternative ran for the nvidia label only
+
+
+def test_prepare_builds_the_contexts_read_through_a_sum_or_a_references_where(load_policy: Callable[..., PolicySet]) -> None:
+    """Before a dump is shared out to worker processes, ``prepare`` builds every context a rule reads, also
+    one read only as a ``sum`` operand or in a reference's ``where``: each worker would otherwise build it."""
+    contexts = {
+        "firstCpu": {"kind": "Node", "path": "$.status.allocatable.cpu", "first": True},
+        "nodeNames": {"kind": "Node", "path": "$.metadata.name"},
+    }
+    known = {"path": "$.spec.wants[*]", "all": True, "where": {"var": "item", "in": {"context": "nodeNames"}}}
+    assertion = {"all": [{"value": 1, "lte": {"sum": [{"context": "firstCpu"}, 1]}}, {"var": "known", "exists": True}]}
+    rule = make_rule(assertion, match={"kinds": ["VirtualMachineInstance"]})
+    policies = load_policy(make_policy([rule], context=contexts, vars={"known": known}))
+    index = Index([KObject(o, Source("dump.json", 1, 1, i)) for i, o in enumerate(cluster(3, 2))])
+    built: list[str] = []
+    real = joins._values
+
+    def counting(ctx: Any, *args: Any) -> Any:
+        built.append(ctx.name)
+        return real(ctx, *args)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(joins, "_values", counting)
+        prepare(index, policies)
+    assert sorted(built) == ["firstCpu", "nodeNames"]
