@@ -833,23 +833,24 @@ def _item_clause(clause: Assertion, plan: PolicyPlan) -> tuple[Any, Get, bool, b
 
 
 def _outer_names(where: Assertion, plan: PolicyPlan) -> tuple[tuple[str, ...], bool] | None:
-    """The names a ``where`` reads from around the item (vars, built-ins, uncorrelated contexts), and whether
-    it reads a context (its result is then the dump's); None when its result may depend on anything else:
-    a correlated context, an object operator (it reads the object), a forEach (its names shadow)."""
+    """The names a ``where`` reads from around the item (vars, built-ins, uncorrelated contexts; not the names
+    it binds itself: ``item``, a forEach's), and whether it reads a context (its result is then the dump's);
+    None when its result may depend on anything else: a correlated context, an object operator (it reads the
+    object)."""
     names: set[str] = set()
     contexts = plan.policy.contexts
     reads_context = False
 
-    def ref(r: Ref | None) -> bool:
+    def ref(r: Ref | None, bound: frozenset[str]) -> bool:
         nonlocal reads_context
         if r is None:
             return True
-        if r.where is not None and not walk(r.where):
+        if r.where is not None and not walk_assertion(r.where, bound | {"item"}, ref, ("index",)):
             return False
         if r.kind in ("keypath", "sum", "product"):
-            return all(ref(k) for k in r.target) and ref(r.key)
+            return all(ref(k, bound) for k in r.target) and ref(r.key, bound)
         if r.kind == "var":
-            if r.target != "item":
+            if r.target not in bound:
                 names.add(r.target)
         elif r.kind == "context":
             ctx = contexts.get(r.target)
@@ -857,20 +858,10 @@ def _outer_names(where: Assertion, plan: PolicyPlan) -> tuple[tuple[str, ...], b
                 return False
             reads_context = True
         elif r.kind == "format":
-            names.update(m.group(1) for m in PLACEHOLDER.finditer(r.target) if m.group(1) != "item")
-        return ref(r.key)
+            names.update(m.group(1) for m in PLACEHOLDER.finditer(r.target) if m.group(1) not in bound)
+        return ref(r.key, bound)
 
-    def walk(a: Assertion) -> bool:
-        if a.op == "forEach":
-            return False
-        op = OPERATORS.get(a.op)
-        if op is not None and op.scope == "object":
-            return False
-        refs = [a.subject, a.classify, a.argument if isinstance(a.argument, Ref) else None]
-        kids = [*a.children, *([a.where] if a.where is not None else [])]
-        return all(ref(r) for r in refs) and all(walk(k) for k in kids)
-
-    if not walk(where):
+    if not walk_assertion(where, frozenset({"item"}), ref, ("index",)):
         return None
     for name in list(names):
         ctx = contexts.get(name)
