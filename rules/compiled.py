@@ -17,7 +17,7 @@ from typing import Any
 
 from . import joins
 from .errors import EvaluationError
-from .inputs import walk_assertion
+from .inputs import reads_of, remember, walk_assertion
 from .memo import IdentityMemo
 from .messages import lookup, substitute
 from .model import PLACEHOLDER, Assertion, Assumption, Policy, Ref, Rule, Var
@@ -282,8 +282,6 @@ class RulePlan:
 
 
 def _remembered(check: Check, a: Assertion, rule: Rule, policy: Policy) -> Check:
-    from .inputs import reads_of, remember
-
     reads = reads_of(a, rule, policy)
     return check if reads is None else remember(check, reads)
 
