@@ -4,7 +4,7 @@ alternative, in a subject's, a ``forEach``'s or a reference's ``where``, a preco
 ``when``, a ``forEach`` source or body, a context's ``where.equals``) must resolve where it is evaluated,
 or ``verdict policies lint`` refuses the policy instead of ``audit`` giving ``error`` on every object.
 
-The scopes are those of ``rules.evaluate.Scope`` (``var``, ``context``, ``resolve``), so that nothing the
+The scopes are those of ``rules.scope.Scope`` (``var``, ``context``), so that nothing the
 evaluator accepts is refused:
 
 - a policy var is computed in the policy's scope: policy vars, the object built-ins (``OBJECT_BUILTINS``),
