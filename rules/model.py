@@ -550,10 +550,7 @@ def check_placeholders(template: str, known: set[str], where: list[str | int]) -
 OBJECT_BUILTINS = {"name": "name", "namespace": "namespace", "kind": "kind", "apiVersion": "api_version"}
 
 BUILTIN_NAMES = {
-    "name",
-    "namespace",
-    "kind",
-    "apiVersion",
+    *OBJECT_BUILTINS,
     "observed",
     "expected",
     "path",
