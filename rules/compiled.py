@@ -897,12 +897,15 @@ def _indexable(clause: Assertion, plan: PolicyPlan) -> tuple[Any, Get, Get, bool
     return lookup_by, _values(subject, plan), compile_ref(clause.argument, plan), clause.if_missing == "pass"
 
 
+_STRING_TRANSFORMS: dict[str, Callable[[str], str]] = {"lowercase": str.lower, "uppercase": str.upper, "trim": str.strip}
+
+
 def _transform(name: str, value: Any) -> Any:
     if name == "string":
         return show(value)
     if not isinstance(value, str):
         return value
-    return {"lowercase": value.lower, "uppercase": value.upper, "trim": value.strip}[name]()
+    return _STRING_TRANSFORMS[name](value)
 
 
 def _classify(value: Any, table: dict[str, Any]) -> Any:
