@@ -61,7 +61,6 @@ def reads_of(a: Assertion, rule: Rule, policy: Policy) -> Reads | None:
     contexts = policy.contexts
 
     def name(n: str, bound: frozenset[str]) -> bool:
-        nonlocal dump
         if n in bound:
             return True
         if n in rule.vars or n in policy.vars:
