@@ -454,7 +454,7 @@ def _for_each(a: Assertion, plan: PolicyPlan) -> Check:
         if token is None or guards is None:
             return False
         checks, per_dump = guards
-        key = (id(scope.index), token) if per_dump else token
+        key = (scope.index.token, token) if per_dump else token
         found = known.get(key)
         if found is None:
             probe = scope.child(item, {each_as: item, "index": 0})
@@ -550,7 +550,7 @@ def _per_item(check: Check, binding: str, per_dump: bool) -> Check:
             token = None
         if token is None:
             return check(scope)
-        key = (id(scope.index), token) if per_dump else token
+        key = (scope.index.token, token) if per_dump else token
         found = table.get(key)
         if found is None:
             if len(table) >= PER_ITEM_LIMIT:
@@ -779,7 +779,7 @@ def _where(where: Assertion, plan: PolicyPlan, shared: bool) -> Callable[[list[A
             return inner(items, scope)
         if any(t is None for t in token):
             return inner(items, scope)
-        return joins.remembered(check, items, (id(scope.index), *token) if per_dump else token, lambda: inner(items, scope))
+        return joins.remembered(check, items, (scope.index.token, *token) if per_dump else token, lambda: inner(items, scope))
 
     return remembered
 

@@ -49,6 +49,10 @@ class Index:
                 self.conflicts.append((first, obj))
         self._fields: dict[tuple[str, str, bool], dict[Any, list[KObject]]] = {}
         self._memo: dict[Any, Any] = {}
+        #: This dump's own key for memos that outlive it (a compiled policy's per-dump tables): an object, not
+        #: id(self), whose address a later dump's Index may take once this one is freed. A table holding it as
+        #: a key keeps it alive, so no other dump's token can equal it.
+        self.token = object()
 
     def kinds(self) -> list[str]:
         """Kinds present, sorted."""
