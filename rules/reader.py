@@ -438,9 +438,10 @@ def _parse_items_apart(raw: bytes) -> tuple[Any, list[int]] | None:
     return around, _lines_at(raw, starts)
 
 
-def _parse_text(text: str, name: str) -> Dump:
-    json_error: orjson.JSONDecodeError | None = None
-    if _looks_like_json(text):
+def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None = None) -> Dump:
+    """``json_error``: the JSON parser's error when the caller already parsed this text as JSON (from its
+    bytes), so that it is not parsed again."""
+    if json_error is None and _looks_like_json(text):
         parsed = _parse_json(text, name)
         if isinstance(parsed, Dump):
             return parsed
@@ -492,13 +493,16 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
             return _unpack(data, name, budget)
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     lead = _LEADING_SPACE.match(body).end()  # type: ignore[union-attr]
+    json_error: orjson.JSONDecodeError | None = None
     if body[lead : lead + 1] in (b"{", b"["):
         # JSON is parsed from the bytes as read: no decoded copy of a 300 MB dump is made. Text that is not
-        # JSON (or not UTF-8) takes the way below, which says why.
+        # JSON (or not UTF-8) takes the way below, which says why, with the parser's error (the same from
+        # the decoded text: orjson gives places in characters either way).
         with _no_gc():
             parsed = _parse_json(body, name)
         if isinstance(parsed, Dump):
             return parsed
+        json_error = parsed
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -508,7 +512,8 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
             f"not UTF-8 text and not a tar, gzip or zip archive: byte 0x{data[exc.start]:02x} at line {line},"
             f" column {column} (offset {exc.start})",
         ) from None
-    return parse_text(text, name)
+    with _no_gc():
+        return _parse_text(text, name, json_error)
 
 
 def _unpack(data: bytes, name: str, budget: Budget) -> Dump:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 import yaml
 from conftest import make_policy, make_rule
@@ -703,6 +704,23 @@ def test_json_cut_short_is_a_json_error_where_json_stops(reader: Callable[[str, 
     flow = reader("{kind: Node, metadata: {name: a}", "flow.yaml")
     assert [e.reason for e in flow.errors] == ["YAML syntax error: did not find expected ',' or '}'"]
     assert [o.name for o in reader("{kind: Node, metadata: {name: a}}", "flow.yaml").objects] == ["a"]
+
+
+def test_bytes_that_are_not_json_are_parsed_as_json_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The JSON parser's error from the bytes is the one the text way reports: the text is not parsed again."""
+    import rules.reader
+
+    calls: list[int] = []
+    loads = orjson.loads
+
+    def counted(text: str | bytes) -> Any:
+        calls.append(len(text))
+        return loads(text)
+
+    monkeypatch.setattr(rules.reader.orjson, "loads", counted)
+    dump = parse_bytes(b'{"kind": "Node",\n "metadata": {"name": "a"}, ', "body.json")
+    assert [e.reason for e in dump.errors] == ["JSON syntax error: unexpected end of data (line 2, column 29); not YAML either"]
+    assert calls == [45]
 
 
 _tamperings = st.sampled_from(["none", "second-items", "nested-items-first", "missing-comma", "trailing-text"])
