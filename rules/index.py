@@ -1,4 +1,4 @@
-"""The object index: objects by kind (and apiVersion), namespace, name and labels, plus lazily built
+"""The object index: objects by kind (and apiVersion), namespace and name, plus lazily built
 indexes on any field a rule joins on, so cross-object lookups are dictionary hits, not scans."""
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ class Index:
         self.objects: list[KObject] = list(objects)
         self._by_kind: dict[str, list[KObject]] = defaultdict(list)
         self._by_name: dict[tuple[str, str, str], KObject] = {}
-        self._by_label: dict[tuple[str, str], list[KObject]] | None = None  # built on first use
         #: Objects that share kind, namespace and name with an earlier one but differ from it: two dumps of
         #: one cluster taken at different times, or of two clusters, read as one (a rule would silently
         #: take its context from either).
@@ -68,15 +67,6 @@ class Index:
     def get(self, kind: str, name: str, namespace: str = "") -> KObject | None:
         """The object with this kind, namespace and name, or None."""
         return self._by_name.get((kind, namespace, name))
-
-    def with_label(self, key: str, value: str) -> list[KObject]:
-        """Objects of any kind labelled ``key=value``."""
-        if self._by_label is None:
-            self._by_label = defaultdict(list)
-            for obj in self.objects:
-                for k, v in obj.labels.items():
-                    self._by_label[(k, str(v))].append(obj)
-        return self._by_label.get((key, value), [])
 
     def lookup(self, kind: str, path: JsonPath, value: Any, keys: bool = False) -> list[KObject]:
         """Objects of ``kind`` where ``path`` selects ``value`` (any of its values when it selects several);
