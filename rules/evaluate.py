@@ -373,19 +373,14 @@ def _evaluate(
 
         def judge_shard(start: int, stop: int) -> parallel.Shard:
             own = Exempter(accepted, now)
-            try:
-                reports, kept = judge_objects(
-                    dump.objects, index, candidates, own, deadline, budget or 0, start, stop, selection=selection
-                )
-            except EvaluationTimeout as exc:
-                return parallel.Shard([], [], {}, stop, timeout_at=exc.judged)
+            reports, kept = judge_objects(
+                dump.objects, index, candidates, own, deadline, budget or 0, start, stop, selection=selection
+            )
             return parallel.Shard(reports, own.errors, own.used, stop, kept)
 
         objects: list[ObjectReport] = []
         selected = 0
         for shard in parallel.judge_shards(total, jobs, judge_shard):
-            if shard.timeout_at >= 0:
-                raise parallel.timeout(budget or 0, shard, total)
             objects.extend(shard.reports)
             exempter.merge(shard.errors, shard.used)
             selected += shard.selected

@@ -21,8 +21,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import EvaluationTimeout
-
 #: Below this many objects a dump is judged in-process.
 PARALLEL_FROM = 4000
 #: Shards per worker: small enough to even out the work (a node costs more than a pod), large enough that
@@ -72,15 +70,13 @@ def shards(count: int, jobs: int) -> list[tuple[int, int]]:
 @dataclass(frozen=True, slots=True)
 class Shard:
     """What one worker sends back for a range of objects ending at ``done``: the object reports, the input
-    errors and the exemption counts its exempter gathered (in order), how many objects a selection kept, or
-    ``timeout_at`` (the object it stopped at)."""
+    errors and the exemption counts its exempter gathered (in order), and how many objects a selection kept."""
 
     reports: list[Any]
     errors: list[Any]
     used: dict[str, int]
     done: int
     selected: int = 0
-    timeout_at: int = -1
 
 
 # The forked workers find their work here: set in the parent just before the pool forks, never pickled.
@@ -93,7 +89,8 @@ def _run_shard(bounds: tuple[int, int]) -> Shard:
 
 def judge_shards(count: int, jobs: int, judge: Callable[[int, int], Shard]) -> Iterator[Shard]:
     """``judge(start, stop)`` over the shards of ``range(count)`` in ``jobs`` forked processes, yielded in
-    order. Raises ``EvaluationTimeout`` (rebuilt in this process) when a shard ran out of time."""
+    order. An exception ``judge`` raises in a worker (``EvaluationTimeout`` when a shard ran out of time) is
+    raised here, rebuilt from its pickle, where its shard's results would have been yielded."""
     _WORK["judge"] = judge
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
@@ -115,8 +112,3 @@ def map_in_processes(items: list[Any], jobs: int, work: Callable[[Any], Any]) ->
 
 def _run_item(item: Any) -> Any:
     return _WORK["item"](item)
-
-
-def timeout(budget: float, shard: Shard, total: int) -> EvaluationTimeout:
-    """The ``EvaluationTimeout`` a serial run would have raised at the shard's object."""
-    return EvaluationTimeout(budget, shard.timeout_at, total)
