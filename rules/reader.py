@@ -232,12 +232,14 @@ def _blank_to_line_end(text: bytes, at: int) -> bool:
     return True
 
 
-def _lines_at(text: bytes, starts: list[int]) -> list[int]:
+def _lines_at(text: bytes | str, starts: list[int]) -> list[int]:
+    """1-based lines of the offsets ``starts`` (ascending) in ``text``."""
+    nl: Any = b"\n" if isinstance(text, bytes) else "\n"
     lines: list[int] = []
-    line = text.count(b"\n", 0, starts[0]) + 1
+    line = text.count(nl, 0, starts[0]) + 1
     prev = starts[0]
     for pos in starts:
-        line += text.count(b"\n", prev, pos)
+        line += text.count(nl, prev, pos)
         prev = pos
         lines.append(line)
     return lines
@@ -259,14 +261,7 @@ def _json_item_lines_by_regex(text: str, count: int, top_is_array: bool) -> list
     starts = [m.start() for m in pattern.finditer(text, nl + 1)]
     if len(starts) != count:
         return []
-    lines: list[int] = []
-    line = text.count("\n", 0, starts[0]) + 1
-    prev = starts[0]
-    for pos in starts:
-        line += text.count("\n", prev, pos)
-        prev = pos
-        lines.append(line)
-    return lines
+    return _lines_at(text, starts)
 
 
 def _too_deep(data: Any) -> bool:
