@@ -10,7 +10,6 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from .errors import DumpError
 from .evaluate import evaluate
 from .exemptions import ExemptionSet
 from .loader import PolicySet
@@ -91,21 +90,16 @@ def audit_batch(
             for path, shown in dumps
         ]
 
-    def one(item: tuple[str, str]) -> Report | DumpError:
+    def one(item: tuple[str, str]) -> Report:
         path, shown = item
-        try:
-            return audit_paths([path], policies, name=shown, exemptions=exemptions, selection=selection, jobs=1)
-        except DumpError as exc:
-            return exc
+        return audit_paths([path], policies, name=shown, exemptions=exemptions, selection=selection, jobs=1)
 
     reports = []
-    for outcome in map_in_processes(dumps, workers, one):
-        if isinstance(outcome, DumpError):
-            raise outcome
+    for report in map_in_processes(dumps, workers, one):
         if progress:
-            progress.dump(outcome.name)
-            progress.objects(outcome.objects_read)
-        reports.append(outcome)
+            progress.dump(report.name)
+            progress.objects(report.objects_read)
+        reports.append(report)
     return reports
 
 

@@ -99,13 +99,14 @@ def judge_shards(count: int, jobs: int, judge: Callable[[int, int], Shard]) -> I
         _WORK.clear()
 
 
-def map_in_processes(items: list[Any], jobs: int, work: Callable[[Any], Any]) -> list[Any]:
-    """``[work(item) for item in items]`` in up to ``jobs`` forked processes, in order (``work`` and its
-    results must be picklable values; ``work`` itself is inherited, not sent)."""
+def map_in_processes(items: list[Any], jobs: int, work: Callable[[Any], Any]) -> Iterator[Any]:
+    """``work(item)`` for each of ``items`` in up to ``jobs`` forked processes, yielded in order (``work``'s
+    results and exceptions must pickle; ``work`` itself is inherited, not sent). An exception ``work`` raises
+    is raised here, in its item's place: the items before it have been yielded, none after."""
     _WORK["item"] = work
     try:
         with multiprocessing.get_context("fork").Pool(min(jobs, len(items))) as pool:
-            return pool.map(_run_item, items, chunksize=1)
+            yield from pool.imap(_run_item, items)
     finally:
         _WORK.clear()
 
