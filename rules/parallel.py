@@ -83,20 +83,11 @@ class Shard:
 _WORK: dict[str, Any] = {}
 
 
-def _run_shard(bounds: tuple[int, int]) -> Shard:
-    return _WORK["judge"](*bounds)  # type: ignore[no-any-return]
-
-
 def judge_shards(count: int, jobs: int, judge: Callable[[int, int], Shard]) -> Iterator[Shard]:
     """``judge(start, stop)`` over the shards of ``range(count)`` in ``jobs`` forked processes, yielded in
-    order. An exception ``judge`` raises in a worker (``EvaluationTimeout`` when a shard ran out of time) is
-    raised here, rebuilt from its pickle, where its shard's results would have been yielded."""
-    _WORK["judge"] = judge
-    try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            yield from pool.imap(_run_shard, shards(count, jobs))
-    finally:
-        _WORK.clear()
+    order (``map_in_processes``: an ``EvaluationTimeout`` a shard ran into is raised where that shard would
+    have been yielded)."""
+    return map_in_processes(shards(count, jobs), jobs, lambda bounds: judge(*bounds))
 
 
 def map_in_processes(items: list[Any], jobs: int, work: Callable[[Any], Any]) -> Iterator[Any]:
