@@ -30,7 +30,7 @@ import random
 import re
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -905,10 +905,15 @@ def _kubectl_json(obj: dict[str, Any], depth: int) -> bytes:
 
 def write(size: Size, out: Path, seed: int = 11) -> int:
     """Write the dump of ``size`` to ``out``; returns the number of objects."""
+    return _write_list(objects(size, seed), out)
+
+
+def _write_list(items: Iterable[dict[str, Any]], out: Path) -> int:
+    """Write ``items`` to ``out`` as the List ``kubectl get -o json`` prints; returns their number."""
     n = 0
     with out.open("wb") as fh:
         fh.write(b'{\n    "apiVersion": "v1",\n    "items": [\n')
-        for obj in objects(size, seed):
+        for obj in items:
             fh.write((b",\n" if n else b"") + _kubectl_json(obj, 2))
             n += 1
         fh.write(b'\n    ],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n')
@@ -927,11 +932,7 @@ def pending_cluster(nodes: int, pending: int, out: Path, seed: int = 11) -> int:
     for a in apps(rng, pending, [n for n in infos if n.workload == "container"], [n for n in infos if n.workload != "cpu"]):
         a.pending = 1.0
         items.extend(app_pods(rng, a, hosts))
-    with out.open("wb") as fh:
-        fh.write(b'{\n    "apiVersion": "v1",\n    "items": [\n')
-        fh.write(b",\n".join(_kubectl_json(obj, 2) for obj in items))
-        fh.write(b'\n    ],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n')
-    return len(items)
+    return _write_list(items, out)
 
 
 def main() -> None:
