@@ -137,15 +137,13 @@ def bench_schedule(args: argparse.Namespace) -> None:
     """``gpu-pods/workload-schedulable`` alone on 5,000 nodes, their bound Pods and 50,000 pending Pods."""
     from make_cluster import pending_cluster
 
-    from rules.engine import audit_paths as audit
-
     path = args.dir / f"schedule-5000x50000-s{args.seed}.json"
     if not path.exists():
         tmp = path.with_suffix(".part")
         pending_cluster(5000, 50_000, tmp, args.seed)
         tmp.rename(path)
     policies = load_policies().select(rules=["gpu-pods/workload-schedulable"])
-    report = audit([str(path)], policies)
+    report = audit_paths([str(path)], policies)
     s = report.summary()
     print(
         f"schedule: {path.name}: workload-schedulable on {s['objectsJudged']:,} objects"
