@@ -48,15 +48,13 @@ class JsonPath:
 
     text: str
     query: Any
-    find: Finder = field(default=None, repr=False)  # type: ignore[assignment]
-    plain: bool = field(default=False, repr=False)
+    find: Finder = field(init=False, repr=False)
+    plain: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.find is None:
-            fast = _fast_finder(self.query)
-            object.__setattr__(self, "find", fast or self.query.findall)
-            # No ".." anywhere (not even in a filter's query): selecting every value walks no deeper than the path.
-            object.__setattr__(self, "plain", ".." not in self.text)
+        object.__setattr__(self, "find", _fast_finder(self.query) or self.query.findall)
+        # No ".." anywhere (not even in a filter's query): selecting every value walks no deeper than the path.
+        object.__setattr__(self, "plain", ".." not in self.text)
 
     def values(self, document: Any) -> list[Any]:
         """Every value the path selects in ``document`` (a list, possibly empty).
