@@ -187,7 +187,11 @@ def _field_names() -> set[str]:
 
 
 def unknown_field(key: str, known: Iterable[str]) -> str:
-    """marshmallow's "Unknown field." with the closest ``known`` keys, e.g. ``exits`` -> ``exists``."""
+    """marshmallow's "Unknown field." with the closest ``known`` keys, e.g. ``exits`` -> ``exists``; a key the
+    format knows, but not at this place, is most often indented wrongly (``as:`` beside ``forEach:`` rather
+    than inside it), which the message says instead of suggesting the key itself."""
+    if key in known:
+        return f"unknown field {key!r} here: it is a field elsewhere in a policy; check its indentation"
     close = difflib.get_close_matches(key, sorted(known), n=2, cutoff=0.75)
     return f"unknown field {key!r}" + (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "")
 

@@ -673,3 +673,21 @@ def test_a_key_written_twice_in_a_policy_or_data_file_is_refused(tmp_path: Path)
     )
     with pytest.raises(PolicyError, match="key 'names' stands twice in one mapping"):
         load_policy_file(policy)
+
+
+def test_a_known_field_in_the_wrong_place_is_said_to_be_misplaced_not_misspelt(tmp_path: Path) -> None:
+    """Regression (review): 'as' written beside forEach instead of inside it was refused with "unknown field
+    'as'; did you mean 'as'?"."""
+    from rules.loader import PolicyError, load_policy_file
+
+    policy = tmp_path / "misplaced.yaml"
+    policy.write_text(
+        "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: misplaced}\nspec:\n  rules:\n"
+        "  - id: r\n    title: t\n    match: {kinds: [Node]}\n"
+        "    assert:\n      forEach: {keys: $.metadata.labels, assert: {var: label, exists: true}}\n      as: label\n"
+        "    message: m\n    references: [https://kubernetes.io/]\n"
+    )
+    with pytest.raises(PolicyError) as err:
+        load_policy_file(policy)
+    assert "unknown field 'as' here: it is a field elsewhere in a policy; check its indentation" in str(err.value)
+    assert "did you mean 'as'" not in str(err.value)
