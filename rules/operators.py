@@ -367,14 +367,22 @@ def _version(fn: Callable[[tuple[Any, ...], tuple[Any, ...]], bool]) -> Callable
     return test
 
 
-def _tolerations(arg: Any) -> list[Toleration]:
-    """The argument of ``tolerates``: a list of toleration mappings (or one mapping; ``null`` is none)."""
-    out = []
-    for t in _members([arg] if isinstance(arg, dict) else arg):
-        if not isinstance(t, dict):
-            raise OperatorError(f"{show(t)} is not a toleration (a mapping of key, operator, value, effect)")
-        out.append(Toleration.of(t))
-    return out
+_TOLERATIONS: IdentityMemo[tuple[Toleration, ...]] = IdentityMemo()
+
+
+def _tolerations(arg: Any) -> tuple[Toleration, ...]:
+    """The argument of ``tolerates``: a list of toleration mappings (or one mapping; ``null`` is none), read
+    once per argument object (a ClusterPolicy's list is the same for every taint of every node)."""
+
+    def read() -> tuple[Toleration, ...]:
+        out = []
+        for t in _members([arg] if isinstance(arg, dict) else arg):
+            if not isinstance(t, dict):
+                raise OperatorError(f"{show(t)} is not a toleration (a mapping of key, operator, value, effect)")
+            out.append(Toleration.of(t))
+        return tuple(out)
+
+    return _TOLERATIONS.one(read, arg) if isinstance(arg, _CONTAINERS) else read()
 
 
 def _tolerates(value: Any, arg: Any) -> bool:
