@@ -105,19 +105,18 @@ DEPLOY = {
     "vm-passthrough": ["sandbox-device-plugin", "sandbox-validator", "vfio-manager", "kata-manager", "cc-manager"],
     "vm-vgpu": ["sandbox-device-plugin", "sandbox-validator", "cc-manager", "vgpu-manager", "vgpu-device-manager"],
 }
-#: What a broken GPU node has wrong (one each), and how often among GPU nodes.
-NODE_FAULTS = [
-    "label-typo",  # nvidia.com/gpu.workload.config=VM-Passthrough
-    "two-classes",  # a passthrough node still advertising nvidia.com/gpu
-    "stale-deploy-label",  # a container node keeping a sandbox deploy label
-    "unhealthy",  # allocatable below capacity
-    "vgpu-failed",  # nvidia.com/vgpu.config.state=failed
-    "vgpu-pending",  # nvidia.com/vgpu.config.state=pending
-    "vgpu-wrong-type",  # advertises another vGPU type than its nvidia.com/vgpu.config
-    "operand-missing",  # no sandbox device plugin pod
-    "bare-device-id",  # passthrough GPU advertised as nvidia.com/2335
-    "deploy-label-value",  # nvidia.com/gpu.deploy.dcgm=yes
-]
+#: What a broken GPU node has wrong (one each), by the workloads it fits:
+#: label-typo nvidia.com/gpu.workload.config=VM-Passthrough; two-classes a passthrough node still advertising
+#: nvidia.com/gpu; stale-deploy-label a container node keeping a sandbox deploy label; unhealthy allocatable
+#: below capacity; vgpu-failed / vgpu-pending nvidia.com/vgpu.config.state=failed / pending; vgpu-wrong-type
+#: another vGPU type advertised than its nvidia.com/vgpu.config; operand-missing no sandbox device plugin pod;
+#: bare-device-id a passthrough GPU advertised as nvidia.com/2335; deploy-label-value nvidia.com/gpu.deploy.dcgm=yes.
+NODE_FAULTS = {
+    "container": ["label-typo", "stale-deploy-label", "unhealthy", "deploy-label-value"],
+    "vm-passthrough": ["label-typo", "two-classes", "unhealthy", "operand-missing", "bare-device-id"],
+    "vm-vgpu": ["label-typo", "vgpu-failed", "vgpu-pending", "vgpu-wrong-type", "operand-missing"],
+}
+#: How often a GPU node is broken.
 NODE_FAULT_SHARE = 0.08
 
 
@@ -341,12 +340,7 @@ def node_plan(rng: random.Random, count: int) -> list[tuple[str, str]]:
         workload = "container" if roll < 55 else "vm-passthrough" if roll < 65 else "vm-vgpu" if roll < 75 else "cpu"
         fault = ""
         if workload != "cpu" and rng.random() < NODE_FAULT_SHARE:
-            fits = {
-                "container": ["label-typo", "stale-deploy-label", "unhealthy", "deploy-label-value"],
-                "vm-passthrough": ["label-typo", "two-classes", "unhealthy", "operand-missing", "bare-device-id"],
-                "vm-vgpu": ["label-typo", "vgpu-failed", "vgpu-pending", "vgpu-wrong-type", "operand-missing"],
-            }[workload]
-            fault = rng.choice(fits)
+            fault = rng.choice(NODE_FAULTS[workload])
         plan.append((workload, fault))
     return plan
 
