@@ -38,26 +38,47 @@ def test_the_audit_options_table_lists_every_option() -> None:
     assert options - {"--help"} <= listed, sorted(options - listed)
 
 
-def test_the_readme_commands_on_repository_files_run() -> None:
-    """Regression (new user): the lab's third command (``-r workload-schedulable``) was refused as an
-    ambiguous rule id. Every ``.venv/bin/verdict`` command line of the README whose file arguments are in
-    the repository (not the placeholders my-cluster.json, must-gather.tar.gz...) runs: exit 0 or 1
-    (findings), never 2 (a usage or input error)."""
+def _verdict_commands(text: str) -> list[list[str]]:
+    """The ``.venv/bin/verdict`` command lines of a markdown text whose file arguments are in the repository."""
     import shlex
 
-    from click.testing import CliRunner
-
-    from rules.cli import main
-
     commands = []
-    for line in README.splitlines():
+    for line in text.splitlines():
         if not line.startswith(".venv/bin/verdict "):
             continue
         args = shlex.split(line.split("  #", 1)[0])[1:]
         files = [a for a in args if a.startswith(("examples/", "tests/")) or a.endswith((".yaml", ".json", ".gz", ".txt"))]
         if all((ROOT / a).exists() for a in files):
             commands.append(args)
+    return commands
+
+
+def test_the_readme_commands_on_repository_files_run() -> None:
+    """Regression (new user): the lab's third command (``-r workload-schedulable``) was refused as an
+    ambiguous rule id. Every ``.venv/bin/verdict`` command line of the README whose file arguments are in
+    the repository (not the placeholders my-cluster.json, must-gather.tar.gz...) runs: exit 0 or 1
+    (findings), never 2 (a usage or input error)."""
+    from click.testing import CliRunner
+
+    from rules.cli import main
+
+    commands = _verdict_commands(README)
     assert len(commands) >= 5, commands
     for args in commands:
         res = CliRunner().invoke(main, args, catch_exceptions=False)
         assert res.exit_code in (0, 1), (args, res.stderr[-500:])
+
+
+@pytest.mark.parametrize(
+    "doc", sorted(str(p.relative_to(ROOT)) for p in [*ROOT.glob("docs/*.md"), *ROOT.glob("examples/**/README.md")])
+)
+def test_the_commands_of_the_other_guides_run(doc: str) -> None:
+    """Regression (new user): examples/lab/README.md kept the ``-r workload-schedulable`` the README had lost (an
+    ambiguous id: exit 2). Every guide's ``.venv/bin/verdict`` lines on repository files run, exit 0 or 1."""
+    from click.testing import CliRunner
+
+    from rules.cli import main
+
+    for args in _verdict_commands((ROOT / doc).read_text(encoding="utf-8")):
+        res = CliRunner().invoke(main, args, catch_exceptions=False)
+        assert res.exit_code in (0, 1), (doc, args, res.stderr[-500:])
