@@ -24,7 +24,7 @@ from .parallel import JobsError, jobs_setting
 from .progress import Progress
 from .render import FORMATS, OPTIONS, OptionError, UnknownFormat
 from .render.markdown import MIN_LIMIT
-from .report import RESULT_RANK, RESULTS, SEVERITIES, Report
+from .report import RESULT_RANK, RESULTS, SEVERITIES, Report, counted
 from .selection import Selection, SelectionError
 
 FAIL_ON = ("fail", "warn", "error", "never")
@@ -341,7 +341,7 @@ def _report(
         if r.input_errors:
             for err in r.input_errors:
                 _err(f"verdict: input error: {err}")
-            _err(f"verdict: no Kubernetes object could be read from {shown_name} ({len(r.input_errors)} input error(s))")
+            _err(f"verdict: no Kubernetes object could be read from {shown_name} ({counted(len(r.input_errors), 'input error')})")
         else:
             _err(f"verdict: no Kubernetes object found in {shown_name}")
     if len(unreadable) == len(reports):
@@ -478,7 +478,7 @@ def lint(paths: tuple[str, ...]) -> None:
     except PolicyError as exc:
         click.echo(str(exc))
         raise SystemExit(1) from None
-    click.echo(f"ok: {len(ps.policies)} policies, {len(ps.rules)} rules")
+    click.echo(f"ok: {counted(len(ps.policies), 'policy', 'policies')}, {counted(len(ps.rules), 'rule')}")
 
 
 @policies.command("test")

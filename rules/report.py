@@ -172,6 +172,11 @@ class ObjectReport:
         return out
 
 
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """``1 object``, ``2 objects``: a count and its noun, plural unless one (``plural``, else ``noun`` + s)."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 #: Result words a roll-up counts: the findings.
 FINDINGS = ("fail", "warn", "error")
 #: Objects a roll-up entry names as examples of its rule's findings.

@@ -278,7 +278,7 @@ def test_a_dump_with_nothing_readable_exits_2_with_its_errors(tmp_path: Path, co
         result = CliRunner().invoke(main, ["audit", str(path), *extra])
         assert result.exit_code == 2, result.output
         assert error in result.stderr
-        assert f"verdict: no Kubernetes object could be read from {path} (1 input error(s))" in result.stderr
+        assert f"verdict: no Kubernetes object could be read from {path} (1 input error)" in result.stderr
         assert result.stdout == ""
 
 
@@ -390,7 +390,7 @@ def test_kubectl_filters_choose_the_objects_judged_and_the_summary_says_so() -> 
         + ": 2 objects judged (19 read; 2 selected by labels nvidia.com/gpu.workload.config in (vm-passthrough), name gpu-*)"
     )
     table = run("audit", str(LAB), "--kind", "no", "--name", "gpu-broken-label-typo", "-f", "table").stdout
-    assert table.splitlines()[0].startswith("1 objects judged (19 read; 1 selected by kind no, name gpu-broken-label-typo): ")
+    assert table.splitlines()[0].startswith("1 object judged (19 read; 1 selected by kind no, name gpu-broken-label-typo): ")
 
 
 @pytest.mark.parametrize(

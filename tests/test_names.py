@@ -55,7 +55,7 @@ def lint(tmp_path: Path, text: str) -> tuple[int, str]:
 
 
 def test_the_policy_lints(tmp_path: Path) -> None:
-    assert lint(tmp_path, POLICY) == (0, "ok: 1 policies, 2 rules\n")
+    assert lint(tmp_path, POLICY) == (0, "ok: 1 policy, 2 rules\n")
 
 
 def test_misspelt_names_refused_by_lint_with_file_line_rule_and_did_you_mean(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..report import FINDINGS, RESULT_RANK, SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result, RuleRollup
+from ..report import FINDINGS, RESULT_RANK, SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result, RuleRollup, counted
 from ..selection import describe
 from . import check_group_by
 
@@ -94,17 +94,13 @@ def _code(value: str) -> str:
     return f"{fence}{pad}{value}{pad}{fence}"
 
 
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
-
-
 def summary_line(report: Report | dict[str, Any], title: str = "") -> str:
     """``**verdict** <title>: N objects judged · P pass · F fail (by severity) · W warn (...) · E error · S skip``
     (``S skip (X exempt)`` when exemptions accepted X findings; and ``· I input errors`` when there are
     some), from the summary of the whole audit (a filter
     changes the table, not these counts)."""
     s = report.summary() if isinstance(report, Report) else report
-    parts = [f"{_n(s['objectsJudged'], 'object')} judged ({s['objectsRead']} read{selected(s)})"]
+    parts = [f"{counted(s['objectsJudged'], 'object')} judged ({s['objectsRead']} read{selected(s)})"]
     parts.append(f"{s['results'].get('pass', 0)} pass")
     for word in ("fail", "warn", "error"):
         by = s[f"{word}BySeverity"]
@@ -114,7 +110,7 @@ def summary_line(report: Report | dict[str, Any], title: str = "") -> str:
     exempt = s.get("exempt", 0)
     parts.append(f"{s['results'].get('skip', 0)} skip" + (f" ({exempt} exempt)" if exempt else ""))
     if s["inputErrors"]:
-        parts.append(_n(s["inputErrors"], "input error"))
+        parts.append(counted(s["inputErrors"], "input error"))
     if title.startswith("<") and title.endswith(">"):
         title = ""  # <body>, <stdin>: no file name worth showing in a chat message
     lead = f"**verdict** {cell(title, 80)}:" if title else "**verdict**:"
@@ -163,7 +159,7 @@ def skip_lines(report: Report, most: int = SKIP_NOTES) -> list[str]:
     notes = [n for n in report.notes if n.startswith("skipped")]
     out = [f"_{line(n, _SKIPPED)}_" for n in notes[:most]]
     if len(notes) > most:
-        out.append(f"_… {len(notes) - most} more skip notes in the JSON report_")
+        out.append(f"_… {counted(len(notes) - most, 'more skip note')} in the JSON report_")
     return out
 
 

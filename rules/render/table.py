@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..report import FINDINGS, RESULT_RANK, ObjectReport, Report, Result, RuleRollup
+from ..report import FINDINGS, RESULT_RANK, ObjectReport, Report, Result, RuleRollup, counted
 from . import check_group_by
 from .markdown import selected
 
@@ -142,8 +142,8 @@ def _summary(report: Report) -> str:
     counts = ", ".join(
         f"{n} {k}" + (f" ({exempt} exempt)" if k == "skip" and exempt else "") for k, n in s["results"].items() if n
     )
-    return f"{s['objectsJudged']} objects judged ({s['objectsRead']} read{selected(s)}): {counts or 'no results'}" + (
-        f"; {s['inputErrors']} input errors" if s["inputErrors"] else ""
+    return f"{counted(s['objectsJudged'], 'object')} judged ({s['objectsRead']} read{selected(s)}): {counts or 'no results'}" + (
+        f"; {counted(s['inputErrors'], 'input error')}" if s["inputErrors"] else ""
     )
 
 
