@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from . import __version__
+from . import __version__, heap
 from .engine import audit_batch, split_dumps
 from .errors import DumpError, PolicyError, RuleLookupError
 from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
@@ -357,14 +357,9 @@ def _report(
         if terminal:
             progress.stop()  # the report goes to the terminal the display is drawn on: end it first
     try:
-        if output:
-            with open(output, "wb") as fh:
-                _write(shown, fmt, fh, options)
-        else:
-            sys.stdout.flush()
-            out = sys.stdout.buffer
-            _write(shown, fmt, out, options)
-            out.flush()
+        # The dumps and reports live until the process ends (rules.heap): rendering need not walk them.
+        with heap.frozen():
+            _render_out(shown, fmt, output, options)
     except UnknownFormat as exc:
         raise click.BadParameter(str(exc), param_hint="--format") from None
     except OptionError as exc:
@@ -379,6 +374,18 @@ def _report(
         for note in r.notes:
             _err(f"verdict: note: {note}")
     raise SystemExit(code)
+
+
+def _render_out(reports: list[Report], fmt: str, output: str | None, options: dict[str, Any]) -> None:
+    """The reports rendered as ``fmt`` into the file ``output``, else onto standard output."""
+    if output:
+        with open(output, "wb") as fh:
+            _write(reports, fmt, fh, options)
+    else:
+        sys.stdout.flush()
+        out = sys.stdout.buffer
+        _write(reports, fmt, out, options)
+        out.flush()
 
 
 def _write(reports: list[Report], fmt: str, fh: Any, options: dict[str, Any]) -> None:

@@ -9,7 +9,6 @@ is still read; only an input that cannot be opened at all raises ``DumpError``.
 
 from __future__ import annotations
 
-import gc
 import gzip
 import io
 import os
@@ -25,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from . import describe, mustgather
+from . import describe, heap, mustgather
 from .errors import DumpError, DumpTooLarge, InputError, Source, byte_place
 from .limits import limit
 from .progress import Progress
@@ -318,23 +317,9 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None
         dump.objects.append(KObject(item, where))
 
 
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a parser builds millions of young objects that all
-    stay alive: collections then find nothing to free and cost more than the parse (measured: YAML
-    read 5.5 s -> 2.3 s on a 4 MiB List; bench/bench_engine.py)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def parse_text(text: str, name: str) -> Dump:
     """Parse one file's text (JSON, YAML, or ``kubectl describe node`` output) into a ``Dump``."""
-    with _no_gc():
+    with heap.paused():
         return _parse_text(text, name)
 
 
@@ -504,7 +489,7 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
         # JSON is parsed from the bytes as read: no decoded copy of a 300 MB dump is made. Text that is not
         # JSON (or not UTF-8) takes the way below, which says why, with the parser's error (the same from
         # the decoded text: orjson gives places in characters either way).
-        with _no_gc():
+        with heap.paused():
             parsed = _parse_json(body, name)
         if isinstance(parsed, Dump):
             return parsed
@@ -518,7 +503,7 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
             f"not UTF-8 text and not a tar, gzip or zip archive: byte 0x{data[exc.start]:02x} at line {line},"
             f" column {column} (offset {exc.start})",
         ) from None
-    with _no_gc():
+    with heap.paused():
         return _parse_text(text, name, json_error)
 
 
