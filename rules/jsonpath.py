@@ -4,10 +4,11 @@ kubectl's JSONPath dialect (``{.metadata.labels.a\\.b}``) is refused with the RF
 hint, because a policy written in it would silently select nothing.
 
 Evaluation is on the hot path (every rule reads a few paths of every object), so a path made only of
-name, index and wildcard selectors (child or descendant segments: nearly every path a policy holds) is
-compiled into a plain Python function; any other path (filters, slices) is left to the library's
-``findall``. Both select the same values in the same order (tests/test_jsonpath.py holds this against the
-library's own ``finditer`` on generated documents).
+name, index and wildcard selectors and simple filters (``[?@.kind == 'DaemonSet']``; child or descendant
+segments: nearly every path a policy holds) is compiled into a plain Python function; any other path
+(slices, functions, other comparisons) is left to the library's ``findall``. Both select the same values
+in the same order (tests/test_jsonpath.py holds this against the library's own ``finditer`` on generated
+documents).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from .memo import IdentityMemo
 
 try:  # the compiled query's segments are plain tuples tagged with these constants
     from jsonpath_rfc9535 import _ast as _rfc_ast
+    from jsonpath_rfc9535._nothing import NOTHING as _NOTHING
+    from jsonpath_rfc9535._resolver import Resolver_ as _Resolver
 except ImportError:  # pragma: no cover - a library without them: every path goes through findall
     _rfc_ast = None  # type: ignore[assignment]
 
@@ -85,8 +88,9 @@ class JsonPath:
 
 
 def _fast_finder(query: Any) -> Finder | None:
-    """A function selecting what ``query.findall`` selects, in the same order, for a query of name, index
-    and wildcard selectors only; None for any other query (filters, slices) or an unknown library layout."""
+    """A function selecting what ``query.findall`` selects, in the same order, for a query of name, index,
+    wildcard and simple filter selectors (``_filter``) only; None for any other query (slices, other filters)
+    or an unknown library layout."""
     if _rfc_ast is None:
         return None
     steps: list[tuple[bool, tuple[tuple[int, Any], ...]]] = []
@@ -101,6 +105,8 @@ def _fast_finder(query: Any) -> Finder | None:
                     picks.append((tag, selector[2]))
                 elif tag == _rfc_ast.WILDCARD_SELECTOR:
                     picks.append((tag, None))
+                elif tag == _rfc_ast.FILTER_SELECTOR and (keep := _filter(selector[2])) is not None:
+                    picks.append((tag, keep))
                 else:
                     return None
             steps.append((kind == _rfc_ast.DESCENDANT_SEGMENT, tuple(picks)))
@@ -131,7 +137,7 @@ def _general_finder(steps: tuple[tuple[bool, tuple[tuple[int, Any], ...]], ...],
     """Name, index and wildcard selectors in child and descendant segments, applied as RFC 9535 orders
     them: node by node, selector by selector; a descendant segment visits each node, then its children's
     descendants in document order (``_descendants``)."""
-    name_tag, index_tag = _rfc_ast.NAME_SELECTOR, _rfc_ast.INDEX_SELECTOR
+    name_tag, index_tag, filter_tag = _rfc_ast.NAME_SELECTOR, _rfc_ast.INDEX_SELECTOR, _rfc_ast.FILTER_SELECTOR
     # Per step: the names when every selector is a name (the usual case, one dict test per node), else the
     # selectors as they are.
     plans = [
@@ -163,6 +169,11 @@ def _general_finder(steps: tuple[tuple[bool, tuple[tuple[int, Any], ...]], ...],
                         elif tag == index_tag:
                             if isinstance(node, list) and len(node) >= abs(arg) + int(arg >= 0):
                                 out.append(node[arg])
+                        elif tag == filter_tag:
+                            if isinstance(node, dict):
+                                out.extend(v for v in node.values() if arg(v))
+                            elif isinstance(node, list):
+                                out.extend(v for v in node if arg(v))
                         elif isinstance(node, dict):
                             out.extend(node.values())
                         elif isinstance(node, list):
@@ -173,6 +184,72 @@ def _general_finder(steps: tuple[tuple[bool, tuple[tuple[int, Any], ...]], ...],
         return nodes
 
     return find
+
+
+def _filter(expr: Any) -> Callable[[Any], bool] | None:
+    """A filter selector's test of one child (``@``), for the comparisons policies filter with: ``==`` and
+    ``!=`` between literals and singular relative queries of names (``@.kind == 'DaemonSet'``), existence
+    tests of such queries (``?@.resourceName``), and ``&&``, ``||``, ``!`` of those. Comparisons are the
+    library's own (``Resolver_.eq``: ``true`` is not ``1``, an absent member is Nothing). None for any other
+    expression (functions, ``<``, absolute or non-singular queries): the whole path is then the library's."""
+    tag = expr[0]
+    if tag in (_rfc_ast.AND_EXPR, _rfc_ast.OR_EXPR):
+        left, right = _filter(expr[2]), _filter(expr[3])
+        if left is None or right is None:
+            return None
+        if tag == _rfc_ast.AND_EXPR:
+            return lambda v: left(v) and right(v)
+        return lambda v: left(v) or right(v)
+    if tag == _rfc_ast.NOT_EXPR:
+        inner = _filter(expr[2])
+        return None if inner is None else lambda v: not inner(v)
+    if tag in (_rfc_ast.EQ_EXPR, _rfc_ast.NE_EXPR):
+        left_of, right_of = _operand(expr[2]), _operand(expr[3])
+        if left_of is None or right_of is None:
+            return None
+        eq = _Resolver().eq
+        if tag == _rfc_ast.EQ_EXPR:
+            return lambda v: eq(left_of(v), right_of(v))
+        return lambda v: not eq(left_of(v), right_of(v))
+    names = _singular_names(expr)
+    if names is None:
+        return None
+    return lambda v: _member(v, names) is not _NOTHING
+
+
+def _operand(expr: Any) -> Callable[[Any], Any] | None:
+    """A comparison's side: a literal, or a singular relative query of names (its value, or Nothing)."""
+    tag = expr[0]
+    if tag == _rfc_ast.NULL_EXPR:
+        return lambda v: None
+    if tag in (_rfc_ast.BOOL_EXPR, _rfc_ast.STRING_EXPR, _rfc_ast.INT_EXPR, _rfc_ast.FLOAT_EXPR):
+        value = expr[2]
+        return lambda v: value
+    names = _singular_names(expr)
+    if names is None:
+        return None
+    return lambda v: _member(v, names)
+
+
+def _singular_names(expr: Any) -> tuple[str, ...] | None:
+    """The names of ``@.a.b['c']`` (child segments of one name each), else None."""
+    if expr[0] != _rfc_ast.RELATIVE_QUERY_EXPR:
+        return None
+    names = []
+    for kind, _token, selectors in expr[2]:
+        if kind != _rfc_ast.CHILD_SEGMENT or len(selectors) != 1 or selectors[0][0] != _rfc_ast.NAME_SELECTOR:
+            return None
+        names.append(selectors[0][2])
+    return tuple(names)
+
+
+def _member(value: Any, names: tuple[str, ...]) -> Any:
+    for name in names:
+        if isinstance(value, dict) and name in value:
+            value = value[name]
+        else:
+            return _NOTHING
+    return value
 
 
 # Several rules walk the same part of an object (a Pod's spec for spec..nodeName, spec..nodeSelector and

@@ -145,6 +145,13 @@ FAST_AND_LIBRARY_PATHS = [
     "$..[0]",
     "$.a['b','c'][-2]",
     "$.a[?@.b == 1]",
+    "$.a[?@.b == true]",
+    "$.a[?@.b != 'x'].c",
+    "$[?@.a == null]",
+    "$..[?@.c.d == @.b]",
+    "$.a[?@.b == 1 && @.c != 'x' || !@.a]",
+    "$.*[?@.b]",
+    "$.a[?@.b < 1]",
     "$.a[1:]",
 ]
 _json = st.recursive(
@@ -167,13 +174,15 @@ def test_fast_evaluation_selects_what_the_library_selects(document: Any) -> None
         assert path.first(document, "none") is (expected[0] if expected else "none"), text
 
 
-def test_paths_of_names_indexes_and_wildcards_are_compiled_and_filters_are_not() -> None:
+def test_paths_of_names_indexes_wildcards_and_simple_filters_are_compiled_and_others_are_not() -> None:
     assert compile_path("$.metadata.labels['nvidia.com/gpu.present']").find.__qualname__.startswith("_names_finder")
     assert compile_path("$.spec..['containers','initContainers'][*]").find.__qualname__.startswith("_general_finder")
     assert not compile_path("$.spec..nodeName").plain and compile_path("$.a[?@.b == 1]").plain
     filtered = compile_path("$.status.conditions[?@.type == 'Ready'].status")
-    assert filtered.find == filtered.query.findall
-    assert filtered.values(GPU_NODE) == ["True"]
+    assert filtered.find.__qualname__.startswith("_general_finder") and filtered.values(GPU_NODE) == ["True"]
+    for text in ("$.a[?@.b < 1]", "$.a[?length(@.b) == 1]", "$.a[?@.b == $.c]", "$.a[?@.b[0] == 1]", "$.a[1:]"):
+        path = compile_path(text)
+        assert path.find == path.query.findall, text  # left to the library
 
 
 def test_descendant_past_the_recursion_limit_is_an_evaluation_error() -> None:
