@@ -27,7 +27,7 @@ from .operators import OperatorError, show
 from .progress import Progress
 from .quantity import format_quantity
 from .reader import Dump, KObject
-from .report import ObjectRef, ObjectReport, Report, Result
+from .report import ObjectRef, ObjectReport, Report, Result, counted
 from .scope import Outcome, Scope
 from .selection import Selection
 
@@ -124,7 +124,8 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
 
 
 def _assumption_notes(objects: list[ObjectReport]) -> list[str]:
-    """One note per assumption the dump's verdicts rest on, with how many results and which rules."""
+    """One note per assumption the dump's verdicts rest on, with how many results it was applied to (of any
+    word: a pass rests on it as much as a finding) and which rules."""
     used: dict[str, dict[str, int]] = {}
     for obj in objects:
         for r in obj.results:
@@ -134,7 +135,7 @@ def _assumption_notes(objects: list[ObjectReport]) -> list[str]:
     out = []
     for note, rules in used.items():
         n = sum(rules.values())
-        out.append(f"assumed: {note.rstrip('.')} ({n} result{'s' if n != 1 else ''} of {', '.join(sorted(rules))})")
+        out.append(f"assumed: {note.rstrip('.')} (applied to {counted(n, 'result')} of {', '.join(sorted(rules))})")
     return out
 
 
@@ -147,7 +148,7 @@ _PRECONDITION = "precondition not met: "
 
 def _skip_notes(objects: list[ObjectReport]) -> list[str]:
     """One note per skip reason shared by the dump's skipped results: ``skipped: <reason> (N results of
-    policy/rule, ...; K rules judged no object)``, so a reader sees once why most rules did not run (e.g. every
+    policy/rule, ...; K rules skipped every object)``, so a reader sees once why most rules did not run (e.g. every
     node rule that needs a ClusterPolicy). Reasons that leave rules without a single judged object come first
     (most such rules first), then the others by results; a precondition most objects simply do not meet (a pod
     that asks for no GPU) is ranked below what kept a rule from running at all. Reasons are the results' own
@@ -179,7 +180,7 @@ def _skip_notes(objects: list[ObjectReport]) -> list[str]:
             f" and {len(names) - SKIP_NOTE_RULES} more rules" if len(names) > SKIP_NOTE_RULES else ""
         )
         k = silenced(rules)
-        idle = f"; {k} rule{'s' if k != 1 else ''} judged no object" if k else ""
+        idle = f"; {k} rule{'s' if k != 1 else ''} skipped every object" if k else ""
         out.append(f"skipped: {reason.rstrip('.')} ({n} result{'s' if n != 1 else ''} of {shown}{idle})")
     rest = ranked[MAX_SKIP_NOTES:]
     if rest:

@@ -87,8 +87,8 @@ def test_the_report_notes_each_assumption_once(load_policy) -> None:
     ]
     notes = [n for n in audit(load_policy, nodes).notes if n.startswith("assumed:")]
     assert notes == [
-        "assumed: no ClusterPolicy: labels are taken as read (2 results of test-policy/advertises-gpu)",
-        "assumed: (Assumed: the default workload.) (1 result of test-policy/advertises-gpu)",
+        "assumed: no ClusterPolicy: labels are taken as read (applied to 2 results of test-policy/advertises-gpu)",
+        "assumed: (Assumed: the default workload.) (applied to 1 result of test-policy/advertises-gpu)",
     ]
 
 

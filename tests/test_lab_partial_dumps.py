@@ -108,10 +108,10 @@ def test_every_verdict_of_the_bare_dump_says_its_assumption(bare: Report) -> Non
     assumed = [n for n in bare.notes if n.startswith("assumed:")]
     assert len(assumed) == 3
     assert assumed[0].startswith("assumed: a node's nvidia.com/gpu.workload.config label is checked as the operator checks")
-    assert assumed[0].endswith("(9 results of gpu-nodes/workload-label-valid)")  # every labelled GPU node
+    assert assumed[0].endswith("(applied to 9 results of gpu-nodes/workload-label-valid)")  # every labelled GPU node
     assert assumed[1].startswith("assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload")
     # unlabelled, label typo: what they advertise is judged under the default workload
-    assert "(4 results of gpu-nodes/gpu-resources-advertised, gpu-nodes/resource-class-matches-workload)" in assumed[2]
+    assert "(applied to 4 results of gpu-nodes/gpu-resources-advertised, gpu-nodes/resource-class-matches-workload)" in assumed[2]
 
 
 def test_what_the_operator_writes_is_not_judged_on_a_hand_labelled_node(bare: Report) -> None:
