@@ -6,6 +6,7 @@ policy. What a program reads (the report) goes to stdout or ``-o``; messages go 
 
 from __future__ import annotations
 
+import difflib
 import os
 import shutil
 import sys
@@ -142,9 +143,14 @@ def _results_option(value: str | None) -> set[str] | None:
     if not value:
         return None
     words = {w.strip() for w in value.split(",") if w.strip()}
-    bad = words - set(RESULTS)
+    bad = sorted(words - set(RESULTS))
     if bad:
-        raise click.BadParameter(f"unknown result(s) {', '.join(sorted(bad))}; use {', '.join(RESULTS)}")
+        shown = []
+        for word in bad:
+            near = [r for r in RESULTS if word.lower().startswith(r)] or difflib.get_close_matches(word.lower(), RESULTS, 1)
+            shown.append(f"{word!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+        unknown = "unknown result" + ("s" if len(bad) > 1 else "")
+        raise click.BadParameter(f"{unknown} {', '.join(shown)}; use {', '.join(RESULTS)}", param_hint="--results")
     return words
 
 

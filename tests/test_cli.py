@@ -300,7 +300,7 @@ def test_skips_from_a_missing_clusterpolicy_are_said_once_on_stderr() -> None:
     assert res.exit_code == 0
     assert (
         "verdict: note: skipped: no ClusterPolicy in the dump, so whether sandbox workloads are enabled is unknown"
-        " (10 results of gpu-nodes/label-ignored-sandbox-disabled; 1 rule judged no object)\n" in res.stderr
+        " (10 results of gpu-nodes/label-ignored-sandbox-disabled; 1 rule skipped every object)\n" in res.stderr
     )
     assert res.stderr.count("no ClusterPolicy in the dump, so whether") == 1
 
@@ -506,3 +506,15 @@ def test_the_report_is_rendered_with_the_dump_frozen_out_of_garbage_collection(m
     with pytest.raises(OSError, match="No space left"):
         run("audit", str(LAB), "--fail-on", "never")
     assert gc.get_freeze_count() == 0
+
+
+def test_an_unknown_result_word_names_the_option_and_the_word_meant() -> None:
+    """New-user trial: '--results failed' said "unknown result(s) failed" without naming the option or 'fail'."""
+    result = CliRunner().invoke(main, ["audit", str(LAB), "--results", "failed,warning,nope"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        "Error: Invalid value for --results: unknown results 'failed' (did you mean 'fail'?), 'nope',"
+        " 'warning' (did you mean 'warn'?); use pass, fail, warn, error, skip"
+    )
+    one = CliRunner().invoke(main, ["audit", str(LAB), "--results", "fail,Skipped"]).stderr.splitlines()[-1]
+    assert one.endswith("--results: unknown result 'Skipped' (did you mean 'skip'?); use pass, fail, warn, error, skip")
