@@ -442,7 +442,7 @@ def test_skips_for_one_missing_object_are_noted_once_with_their_rules(load_polic
     report = run(load_policy, nodes, rules, **CLUSTERPOLICY_CONTEXT)
     assert report.summary()["results"]["skip"] == 6
     assert report.notes == [
-        "skipped: no ClusterPolicy in the dump (6 results of test-policy/a, test-policy/b; 2 rules judged no object)"
+        "skipped: no ClusterPolicy in the dump (6 results of test-policy/a, test-policy/b; 2 rules skipped every object)"
     ]
 
 
@@ -462,7 +462,7 @@ def test_skip_notes_put_what_kept_a_rule_from_running_before_a_common_preconditi
     ]
     report = run(load_policy, nodes, rules, **CLUSTERPOLICY_CONTEXT)
     assert [n for n in report.notes if n.startswith("skipped")] == [
-        "skipped: no ClusterPolicy in the dump (1 result of test-policy/cp; 1 rule judged no object)",
+        "skipped: no ClusterPolicy in the dump (1 result of test-policy/cp; 1 rule skipped every object)",
         "skipped: the node has no GPU (4 results of test-policy/gpu)",
     ]
 
@@ -479,7 +479,7 @@ def test_skip_notes_group_identical_reasons_most_results_first_and_count_the_res
     named = ", ".join(sorted(f"test-policy/r{top}-{j}" for j in range(top + 1))[:SKIP_NOTE_RULES])
     assert notes[0] == (
         f"skipped: reason {top} ({top + 1} results of {named} and {top + 1 - SKIP_NOTE_RULES} more rules;"
-        f" {top + 1} rules judged no object)"
+        f" {top + 1} rules skipped every object)"
     )
     assert notes[1].startswith(f"skipped: reason {top - 1} ({top} results of ")
     # reasons 0 (1 result) and 1 (2 results) are left for the last note
