@@ -29,6 +29,11 @@ from .report import RESULT_RANK, RESULTS, SEVERITIES, Report, counted
 from .selection import Selection, SelectionError
 
 FAIL_ON = ("fail", "warn", "error", "never")
+#: Said when nothing in an input was a Kubernetes object: a file that is not a dump at all (a README, a log).
+WHAT_IS_READ = (
+    "verdict reads what kubectl get -o yaml|json prints (objects or a List), kubectl describe node text,"
+    " and tar/zip/gzip archives of them such as a must-gather"
+)
 
 
 def _err(message: str) -> None:
@@ -347,7 +352,10 @@ def _report(
         if r.input_errors:
             for err in r.input_errors:
                 _err(f"verdict: input error: {err}")
-            _err(f"verdict: no Kubernetes object could be read from {shown_name} ({counted(len(r.input_errors), 'input error')})")
+            _err(
+                f"verdict: no Kubernetes object could be read from {shown_name} ({counted(len(r.input_errors), 'input error')}):"
+                f" {WHAT_IS_READ}"
+            )
         else:
             _err(f"verdict: no Kubernetes object found in {shown_name}")
     if len(unreadable) == len(reports):
