@@ -64,6 +64,7 @@ def substitute(template: str, scope: Any, extra: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=4096)
 def has_placeholders(template: str) -> bool:
     """True when ``template`` holds at least one ``{name}``."""
     return any(not isinstance(p, str) for p in pieces(template))
