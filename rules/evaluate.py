@@ -180,15 +180,12 @@ def _skip_notes(objects: list[ObjectReport]) -> list[str]:
             f" and {len(names) - SKIP_NOTE_RULES} more rules" if len(names) > SKIP_NOTE_RULES else ""
         )
         k = silenced(rules)
-        idle = f"; {k} rule{'s' if k != 1 else ''} skipped every object" if k else ""
-        out.append(f"skipped: {reason.rstrip('.')} ({n} result{'s' if n != 1 else ''} of {shown}{idle})")
+        idle = f"; {counted(k, 'rule')} skipped every object" if k else ""
+        out.append(f"skipped: {reason.rstrip('.')} ({counted(n, 'result')} of {shown}{idle})")
     rest = ranked[MAX_SKIP_NOTES:]
     if rest:
         n = sum(sum(rules.values()) for _, rules in rest)
-        out.append(
-            f"skipped for {len(rest)} other reason{'s' if len(rest) != 1 else ''}: {n} result{'s' if n != 1 else ''}"
-            " (the skip results say each reason)"
-        )
+        out.append(f"skipped for {counted(len(rest), 'other reason')}: {counted(n, 'result')} (the skip results say each reason)")
     return out
 
 

@@ -510,20 +510,20 @@ def test_the_report_is_rendered_with_the_dump_frozen_out_of_garbage_collection(m
 
 def test_an_unknown_result_word_names_the_option_and_the_word_meant() -> None:
     """New-user trial: '--results failed' said "unknown result(s) failed" without naming the option or 'fail'."""
-    result = CliRunner().invoke(main, ["audit", str(LAB), "--results", "failed,warning,nope"])
+    result = run("audit", str(LAB), "--results", "failed,warning,nope")
     assert result.exit_code == 2
     assert result.stderr.splitlines()[-1] == (
         "Error: Invalid value for --results: unknown results 'failed' (did you mean 'fail'?), 'nope',"
         " 'warning' (did you mean 'warn'?); use pass, fail, warn, error, skip"
     )
-    one = CliRunner().invoke(main, ["audit", str(LAB), "--results", "fail,Skipped"]).stderr.splitlines()[-1]
+    one = run("audit", str(LAB), "--results", "fail,Skipped").stderr.splitlines()[-1]
     assert one.endswith("--results: unknown result 'Skipped' (did you mean 'skip'?); use pass, fail, warn, error, skip")
 
 
 def test_a_file_that_is_not_a_dump_at_all_is_told_what_verdict_reads() -> None:
     """New-user trial: README.md as input gave a YAML syntax error at line 3 and 'no Kubernetes object could be
     read', never saying that the file is not a dump and what one is."""
-    result = CliRunner().invoke(main, ["audit", str(REPO / "README.md")])
+    result = run("audit", str(REPO / "README.md"))
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.splitlines()[-1] == (
         f"verdict: no Kubernetes object could be read from {REPO / 'README.md'} (1 input error): verdict reads what"
