@@ -176,9 +176,8 @@ def _skip_notes(objects: list[ObjectReport]) -> list[str]:
     for reason, rules in ranked[:MAX_SKIP_NOTES]:
         n = sum(rules.values())
         names = sorted(rules)
-        shown = ", ".join(names[:SKIP_NOTE_RULES]) + (
-            f" and {len(names) - SKIP_NOTE_RULES} more rules" if len(names) > SKIP_NOTE_RULES else ""
-        )
+        more = len(names) - SKIP_NOTE_RULES
+        shown = ", ".join(names[:SKIP_NOTE_RULES]) + (f" and {counted(more, 'more rule')}" if more > 0 else "")
         k = silenced(rules)
         idle = f"; {counted(k, 'rule')} skipped every object" if k else ""
         out.append(f"skipped: {reason.rstrip('.')} ({counted(n, 'result')} of {shown}{idle})")

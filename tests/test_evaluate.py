@@ -486,6 +486,16 @@ def test_skip_notes_group_identical_reasons_most_results_first_and_count_the_res
     assert notes[-1] == "skipped for 2 other reasons: 3 results (the skip results say each reason)"
 
 
+def test_a_skip_note_one_rule_past_those_it_names_says_one_more_rule(load_policy: Callable[..., PolicySet]) -> None:
+    """Review: five rules sharing a reason gave "and 1 more rules"."""
+    from rules.evaluate import SKIP_NOTE_RULES
+
+    rules = [_needs_clusterpolicy(f"r{j}", "one reason") for j in range(SKIP_NOTE_RULES + 1)]
+    [note] = [n for n in run(load_policy, [gpu_node("n1")], rules, **CLUSTERPOLICY_CONTEXT).notes if n.startswith("skipped")]
+    named = ", ".join(f"test-policy/r{j}" for j in range(SKIP_NOTE_RULES))
+    assert note == f"skipped: one reason (5 results of {named} and 1 more rule; 5 rules skipped every object)"
+
+
 def test_skips_made_by_an_exemption_are_not_skip_notes(load_policy: Callable[..., PolicySet]) -> None:
     bad = gpu_node("n1", gpus="0")
     bad["metadata"]["annotations"] = {"verdict.dev/exempt": "test-policy/c: accepted until the new driver"}
