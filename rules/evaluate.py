@@ -188,6 +188,19 @@ def _skip_notes(objects: list[ObjectReport]) -> list[str]:
     return out
 
 
+def _unmatched_notes(objects: list[ObjectReport], policies: PolicySet, selected: bool) -> list[str]:
+    """One note per rule chosen by name that matched no object of the dump (of the objects a selection kept),
+    with the kinds it judges: its absence from the report is otherwise silent (a lab of Pods judged with a
+    VirtualMachine rule)."""
+    matched = {(r.policy, r.rule) for obj in objects for r in obj.results}
+    among = "the objects selected" if selected else "the dump"
+    return [
+        f"rule {r.uid} matched no object of {among} (it judges {', '.join(r.match.kinds)})"
+        for r in policies.rules
+        if (r.policy, r.id) not in matched
+    ]
+
+
 #: A result's message is cut past this many characters, a string observed/expected value (or one in a list)
 #: past MAX_VALUE_CHARS, with a marker that says how much was cut: a 5 MB label value must not make a 5 MB
 #: message, nor a report format that cannot hold it.
@@ -392,6 +405,7 @@ def _evaluate(
             *dump.notes,
             *_assumption_notes(objects),
             *_skip_notes(objects),
+            *(_unmatched_notes(objects, policies, selection is not None) if policies.named else []),
             *_conflict_notes(index),
             *exempter.notes((r.policy, r.id) for p in policies.policies for r in p.rules),
         ],

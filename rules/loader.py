@@ -71,6 +71,9 @@ class PolicySet:
     """The compiled policies in use, with their rules indexed by ``policy/rule``."""
 
     policies: list[Policy] = field(default_factory=list)
+    #: True when ``select`` chose rules by name (``-r``, ``rule=``): a named rule that matches no object of a
+    #: dump is then said in the report's notes (a whole pack's rules that match nothing are not news).
+    named: bool = False
 
     @property
     def rules(self) -> list[Rule]:
@@ -120,7 +123,7 @@ class PolicySet:
             kept = tuple(r for r in p.rules if r.uid in kept_uids)
             if kept:
                 out.append(replace(p, rules=kept))
-        return PolicySet(out)
+        return PolicySet(out, named=True)
 
     def _named(self, name: str, scope: list[Policy]) -> tuple[list[Rule], list[RuleNameProblem]]:
         """The rules of ``scope`` that ``name`` stands for, or why it stands for none (an unknown name is

@@ -1182,3 +1182,13 @@ def test_a_filter_that_cannot_select_is_400(client: FlaskClient) -> None:
     assert body["errors"] == [{"parameter": "kind", "reason": "no loaded rule judges kind 'Service'; the rules judge Node"}]
     body = problem(evaluate(client, query="?labelSelector=a%20in%20b"), 400, "invalid-query")
     assert body["detail"] == "labelSelector: label selector 'a in b': found 'b', expected: '('"
+
+
+def test_a_rule_named_in_the_query_that_matches_no_object_is_said_in_the_notes(client: FlaskClient) -> None:
+    """New-user trial: a rule chosen by name that matched nothing left no trace in the report."""
+    pod = b"apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c}]}\n"
+    body = evaluate(client, data=pod, query="?rule=gpu-node-basics/zone-label").get_json()
+    assert body["objects"] == []
+    assert "rule gpu-node-basics/zone-label matched no object of the dump (it judges Node)" in body["notes"]
+    whole = evaluate(client, data=pod).get_json()  # a whole policy set: rules that match nothing are not news
+    assert not [n for n in whole["notes"] if "matched no object" in n]

@@ -530,3 +530,19 @@ def test_a_file_that_is_not_a_dump_at_all_is_told_what_verdict_reads() -> None:
         " kubectl get -o yaml|json prints (objects or a List), kubectl describe node text, and tar/zip/gzip archives"
         " of them such as a must-gather"
     )
+
+
+def test_a_rule_named_with_r_that_matches_no_object_is_said_in_a_note() -> None:
+    """New-user trial: the lab's Pods judged with -r kubevirt-vms/workload-schedulable as well gave no word that
+    the VM rule matched nothing (the lab holds no VirtualMachine)."""
+    lab = REPO / "examples" / "lab"
+    both = ("-r", "gpu-pods/workload-schedulable", "-r", "kubevirt-vms/workload-schedulable")
+    result = run("audit", str(lab), *both, "--format", "table")
+    note = (
+        "rule kubevirt-vms/workload-schedulable matched no object of the dump (it judges VirtualMachineInstance, VirtualMachine)"
+    )
+    assert result.exit_code == 1 and f"verdict: note: {note}\n" in result.stderr
+    assert "gpu-pods/workload-schedulable matched" not in result.stderr
+    selected = run("audit", str(lab), *both, "--kind", "pod", "--format", "table").stderr
+    assert "rule kubevirt-vms/workload-schedulable matched no object of the objects selected" in selected
+    assert "matched no object" not in run("audit", str(lab), "--format", "table").stderr
