@@ -195,7 +195,7 @@ def _unmatched_notes(objects: list[ObjectReport], policies: PolicySet, selected:
     matched = {(r.policy, r.rule) for obj in objects for r in obj.results}
     among = "the objects selected" if selected else "the dump"
     return [
-        f"rule {r.uid} matched no object of {among} (it judges {', '.join(r.match.kinds)})"
+        f"rule {r.uid} matched no object of {among} (it judges {', '.join(sorted(r.match.kinds))})"
         for r in policies.rules
         if (r.policy, r.id) not in matched
     ]
