@@ -8,15 +8,29 @@ leave room for members the report may gain (no ``additionalProperties: false``).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate
 
+from rules.errors import nearest
 from rules.render import FORMATS, GROUP_BY, POLICYREPORT_VERSIONS
 from rules.render.markdown import MIN_LIMIT
 from rules.report import RESULTS, SEVERITIES
 
-#: the message of a ``OneOf`` refusal: the value given and the values taken
-ONE_OF = "unknown value {input!r}; one of {choices}"
+#: the message of a ``OneOf`` refusal: the value given, the one it likely stands for, and the values taken
+ONE_OF = "unknown value {input!r}{meant}; one of {choices}"
+
+
+class OneOf(validate.OneOf):
+    """marshmallow's ``OneOf`` whose refusal names the choice a value likely stands for (``fails`` -> did you
+    mean ``fail``?, ``rules.errors.nearest``), as the CLI's options do."""
+
+    def _format_error(self, value: Any) -> str:
+        near = nearest(value, [str(c) for c in self.choices]) if isinstance(value, str) else None
+        meant = f" (did you mean {near!r}?)" if near else ""
+        return self.error.format(input=value, choices=self.choices_text, labels=self.labels_text, meant=meant)
+
+
 LIMIT_REASON = f"must be 0 (no cut) or at least {MIN_LIMIT} characters"
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
@@ -69,11 +83,11 @@ class EvaluateQuerySchema(Schema):
         },
     )
     results = fields.List(
-        fields.String(validate=validate.OneOf(RESULTS, error=ONE_OF)),
+        fields.String(validate=OneOf(RESULTS, error=ONE_OF)),
         metadata={"description": "Report only results with these words, e.g. fail,warn."},
     )
     minSeverity = fields.String(
-        validate=validate.OneOf(SEVERITIES, error=ONE_OF),
+        validate=OneOf(SEVERITIES, error=ONE_OF),
         metadata={"description": "Report only results of this severity or above."},
     )
     kind = fields.List(
@@ -95,7 +109,7 @@ class EvaluateQuerySchema(Schema):
         metadata={"description": "Judge only objects whose metadata.name matches one of these globs (gpu-*)."},
     )
     format = fields.String(
-        validate=validate.OneOf(sorted(FORMATS), error=ONE_OF),
+        validate=OneOf(sorted(FORMATS), error=ONE_OF),
         metadata={"description": "Report format (default: from Accept, else json)."},
     )
     limit = fields.Integer(
@@ -106,7 +120,7 @@ class EvaluateQuerySchema(Schema):
         },
     )
     groupBy = fields.String(
-        validate=validate.OneOf(GROUP_BY, error=ONE_OF),
+        validate=OneOf(GROUP_BY, error=ONE_OF),
         metadata={
             "description": "format=table, markdown or junit only: the details after the roll-up by rule (default) or by object."
         },
@@ -118,7 +132,7 @@ class EvaluateQuerySchema(Schema):
         metadata={"description": 'format=junit only: a warn is a <failure type="warn"> instead of a passing test case.'}
     )
     policyReportVersion = fields.String(
-        validate=validate.OneOf(POLICYREPORT_VERSIONS, error=ONE_OF),
+        validate=OneOf(POLICYREPORT_VERSIONS, error=ONE_OF),
         metadata={"description": "format=policyreport only: the wgpolicyk8s.io version (default v1alpha2)."},
     )
     policyReportMaxBytes = fields.Integer(
@@ -129,7 +143,7 @@ class EvaluateQuerySchema(Schema):
         },
     )
     policyReportOutput = fields.String(
-        validate=validate.OneOf(("yaml", "json"), error=ONE_OF),
+        validate=OneOf(("yaml", "json"), error=ONE_OF),
         metadata={
             "description": "format=policyreport only: the List as yaml (default, application/yaml) or json (application/json)."
         },
@@ -206,9 +220,7 @@ class ResultExemptionSchema(OpenSchema):
         metadata={"description": "Where the exemption came from: <file>:<line>, or annotation verdict.dev/exempt"},
     )
     reason = fields.String(required=True, metadata={"description": "The operator's justification"})
-    result = fields.String(
-        required=True, validate=validate.OneOf(("fail", "warn")), metadata={"description": "The finding's result word"}
-    )
+    result = fields.String(required=True, validate=OneOf(("fail", "warn")), metadata={"description": "The finding's result word"})
     message = fields.String(required=True, metadata={"description": "The finding's message"})
 
 
@@ -224,8 +236,8 @@ class ResultSchema(OpenSchema):
     policy = fields.String(required=True)
     rule = fields.String(required=True)
     title = fields.String(metadata={"description": _FINDING_ONLY})
-    result = fields.String(required=True, validate=validate.OneOf(RESULTS))
-    severity = fields.String(validate=validate.OneOf(SEVERITIES), metadata={"description": _FINDING_ONLY})
+    result = fields.String(required=True, validate=OneOf(RESULTS))
+    severity = fields.String(validate=OneOf(SEVERITIES), metadata={"description": _FINDING_ONLY})
     category = fields.String(metadata={"description": _FINDING_ONLY})
     message = fields.String(required=True)
     # A finding's evidence and fix: on fail, warn, error and exempted skip results only.
@@ -256,7 +268,7 @@ class ObjectReportSchema(OpenSchema):
     name = fields.String(required=True)
     uid = fields.String(required=True)
     source = fields.Nested(SourceSchema, required=True)
-    verdict = fields.String(required=True, validate=validate.OneOf(RESULTS))
+    verdict = fields.String(required=True, validate=OneOf(RESULTS))
     results = fields.List(fields.Nested(ResultSchema), required=True)
 
 
@@ -306,7 +318,7 @@ class RuleRollupSchema(OpenSchema):
     rule = fields.String(required=True, metadata={"description": "policy/rule"})
     policy = fields.String(required=True)
     title = fields.String(required=True)
-    severity = fields.String(required=True, validate=validate.OneOf(SEVERITIES))
+    severity = fields.String(required=True, validate=OneOf(SEVERITIES))
     fail = fields.Integer(required=True)
     warn = fields.Integer(required=True)
     error = fields.Integer(required=True)
@@ -399,7 +411,7 @@ class RuleSummarySchema(Schema):
     id = fields.String(required=True)
     uid = fields.String(required=True, metadata={"description": "policy/rule"})
     title = fields.String(required=True)
-    severity = fields.String(required=True, validate=validate.OneOf(SEVERITIES))
+    severity = fields.String(required=True, validate=OneOf(SEVERITIES))
     category = fields.String(required=True)
     onFailure = fields.String(required=True)
     href = fields.String(required=True)
@@ -453,7 +465,7 @@ class RuleDetailSchema(Schema):
     id = fields.String(required=True)
     title = fields.String(required=True)
     description = fields.String(required=True)
-    severity = fields.String(required=True, validate=validate.OneOf(SEVERITIES))
+    severity = fields.String(required=True, validate=OneOf(SEVERITIES))
     category = fields.String(required=True)
     onFailure = fields.String(required=True)
     match = fields.Nested(RuleMatchSchema, required=True)

@@ -6,7 +6,6 @@ policy. What a program reads (the report) goes to stdout or ``-o``; messages go 
 
 from __future__ import annotations
 
-import difflib
 import os
 import shutil
 import sys
@@ -18,7 +17,7 @@ import click
 
 from . import __version__, heap
 from .engine import audit_batch, split_dumps
-from .errors import DumpError, PolicyError, RuleLookupError
+from .errors import DumpError, PolicyError, RuleLookupError, nearest
 from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 from .loader import PolicyLoadError, PolicySet, load_policies
 from .parallel import JobsError, jobs_setting
@@ -144,16 +143,19 @@ def _progress_console() -> Any:
     return Console(stderr=True)
 
 
+def _meant(word: str, choices: tuple[str, ...]) -> str:
+    """`` (did you mean 'fail'?)`` for the choice ``word`` stands for (``rules.errors.nearest``), else nothing."""
+    near = nearest(word, choices)
+    return f" (did you mean {near!r}?)" if near else ""
+
+
 def _results_option(value: str | None) -> set[str] | None:
     if not value:
         return None
     words = {w.strip() for w in value.split(",") if w.strip()}
     bad = sorted(words - set(RESULTS))
     if bad:
-        shown = []
-        for word in bad:
-            near = [r for r in RESULTS if word.lower().startswith(r)] or difflib.get_close_matches(word.lower(), RESULTS, 1)
-            shown.append(f"{word!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+        shown = [f"{word!r}{_meant(word, RESULTS)}" for word in bad]
         unknown = "unknown result" + ("s" if len(bad) > 1 else "")
         raise click.BadParameter(f"{unknown} {', '.join(shown)}; use {', '.join(RESULTS)}", param_hint="--results")
     return words

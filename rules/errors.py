@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +13,14 @@ def quoted(text: str) -> str:
     single quote (the quotes ``repr`` would choose), but never ``repr`` itself, which doubles every backslash
     (``'nvidia\.com'`` for the ``nvidia\.com`` a user wrote and must write)."""
     return f'"{text}"' if "'" in text and '"' not in text else f"'{text}'"
+
+
+def nearest(word: str, choices: Sequence[str]) -> str | None:
+    """The choice ``word`` most likely stands for: one it starts with, ignoring case (``failed`` -> ``fail``,
+    ``warning`` -> ``warn``), else the closest spelling (``Skipped`` -> ``skip``); None when none is close."""
+    low = word.lower()
+    near = [c for c in choices if low.startswith(c.lower())] or difflib.get_close_matches(low, list(choices), 1)
+    return near[0] if near else None
 
 
 def dotted(where: list[str | int]) -> str:

@@ -1192,3 +1192,16 @@ def test_a_rule_named_in_the_query_that_matches_no_object_is_said_in_the_notes(c
     assert "rule gpu-node-basics/zone-label matched no object of the dump (it judges Node)" in body["notes"]
     whole = evaluate(client, data=pod).get_json()  # a whole policy set: rules that match nothing are not news
     assert not [n for n in whole["notes"] if "matched no object" in n]
+
+
+def test_an_unknown_query_value_names_the_one_it_likely_stands_for(client: FlaskClient) -> None:
+    """New-user trial: the CLI said "did you mean 'fail'?" for --results fails, the service did not for results=fails."""
+    body = evaluate(client, query="?results=fails").get_json()
+    assert body["errors"] == [
+        {"parameter": "results", "reason": "unknown value 'fails' (did you mean 'fail'?); one of pass, fail, warn, error, skip"}
+    ]
+    detail = evaluate(client, query="?format=mardown").get_json()["detail"]
+    assert detail == (
+        "format: unknown value 'mardown' (did you mean 'markdown'?); one of json, junit, markdown, policyreport, sarif,"
+        " table, yaml"
+    )

@@ -539,7 +539,7 @@ def test_a_rule_named_with_r_that_matches_no_object_is_said_in_a_note() -> None:
     both = ("-r", "gpu-pods/workload-schedulable", "-r", "kubevirt-vms/workload-schedulable")
     result = run("audit", str(lab), *both, "--format", "table")
     note = (
-        "rule kubevirt-vms/workload-schedulable matched no object of the dump (it judges VirtualMachineInstance, VirtualMachine)"
+        "rule kubevirt-vms/workload-schedulable matched no object of the dump (it judges VirtualMachine, VirtualMachineInstance)"
     )
     assert result.exit_code == 1 and f"verdict: note: {note}\n" in result.stderr
     assert "gpu-pods/workload-schedulable matched" not in result.stderr
