@@ -16,10 +16,12 @@ def quoted(text: str) -> str:
 
 
 def nearest(word: str, choices: Sequence[str]) -> str | None:
-    """The choice ``word`` most likely stands for: one it starts with, ignoring case (``failed`` -> ``fail``,
-    ``warning`` -> ``warn``), else the closest spelling (``Skipped`` -> ``skip``); None when none is close."""
+    """The choice ``word`` most likely stands for: one of three letters or more it starts with, ignoring case
+    (``failed`` -> ``fail``, ``warning`` -> ``warn``), else the closest spelling (``Skipped`` -> ``skip``); None
+    when none is close."""
     low = word.lower()
-    near = [c for c in choices if low.startswith(c.lower())] or difflib.get_close_matches(low, list(choices), 1)
+    near = [c for c in choices if len(c) >= 3 and low.startswith(c.lower())]
+    near = near or difflib.get_close_matches(low, list(choices), 1)
     return near[0] if near else None
 
 

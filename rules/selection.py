@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
+from .errors import nearest
 from .model import Selector
 from .reader import KObject
 from .selector import SelectorError, parse_selector
@@ -97,10 +98,13 @@ class Selection:
         if judged is not None:
             known = set(judged)
             if "*" not in known:
+                words = {w: k for k in sorted(known) for w in sorted(kind_words(k))}
                 for word in kinds_:
-                    if not any(word.lower() in kind_words(k) for k in known):
+                    if word.lower() not in words:
+                        near = nearest(word, list(words))
+                        meant = f" (did you mean {words[near]!r}?)" if near else ""
                         raise SelectionError(
-                            "kind", f"no loaded rule judges kind {word!r}; the rules judge {', '.join(sorted(known))}"
+                            "kind", f"no loaded rule judges kind {word!r}{meant}; the rules judge {', '.join(sorted(known))}"
                         )
         try:
             labels = parse_selector(selector) if selector else None

@@ -126,7 +126,14 @@ def test_kinds_by_any_of_their_names_namespaces_and_name_globs() -> None:
 def test_a_kind_no_rule_judges_and_a_bad_selector_are_refused() -> None:
     with pytest.raises(SelectionError) as exc:
         Selection.of(kinds=["nodez"], judged={"Node", "Pod"})
-    assert (exc.value.parameter, exc.value.reason) == ("kind", "no loaded rule judges kind 'nodez'; the rules judge Node, Pod")
+    # new-user trial: -r and --results say what a misspelt value likely stands for; --kind does too now
+    assert (exc.value.parameter, exc.value.reason) == (
+        "kind",
+        "no loaded rule judges kind 'nodez' (did you mean 'Node'?); the rules judge Node, Pod",
+    )
+    with pytest.raises(SelectionError) as exc:
+        Selection.of(kinds=["Service"], judged={"Node", "Pod"})
+    assert exc.value.reason == "no loaded rule judges kind 'Service'; the rules judge Node, Pod"
     assert Selection.of(kinds=["services"], judged={"*"}) is not None  # a rule of any kind judges it
     with pytest.raises(SelectionError) as exc:
         Selection.of(selector="a in b")
