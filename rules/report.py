@@ -14,12 +14,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .errors import pickled_by_fields
+
 RESULTS = ("pass", "fail", "warn", "error", "skip")
 RESULT_RANK = {"skip": 0, "pass": 1, "warn": 2, "fail": 3, "error": 4}
 SEVERITIES = ("critical", "high", "medium", "low", "info")
 SEVERITY_RANK = {"info": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class ObjectRef:
     """Kubernetes ObjectReference fields of a judged object (namespace "" when cluster-scoped)."""
@@ -44,6 +47,7 @@ class ObjectRef:
         }
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Result:
     """One (object, rule) result. ``observed``/``expected`` are plain JSON values or text; ``path`` is the
@@ -115,6 +119,7 @@ class Result:
         return out
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Exemption:
     """Why a result is ``skip`` although its rule failed: an exemption accepted the finding.
@@ -149,6 +154,7 @@ class Exemption:
         }
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class ObjectReport:
     """An object's results; ``source`` is a ``rules.errors.Source``."""
