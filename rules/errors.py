@@ -6,12 +6,10 @@ import difflib
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar
-
-T = TypeVar("T", bound=type)
+from typing import Any
 
 
-def pickled_by_fields(cls: T) -> T:
+def pickled_by_fields[T: type](cls: T) -> T:
     """``cls``, a frozen slots dataclass, pickled as a call with its fields in order. The default for such a
     class (``dataclasses``' ``__setstate__``) runs Python for every field of every instance: the results the
     workers of a parallel run send back unpickled at half the speed (``rules.parallel``)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
@@ -215,13 +216,18 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:limit]}… [{len(text) - limit:,} more characters]"
 
 
+_PLAIN = (int, float, bool)
+
+
 def clip_value(value: Any) -> Any:
     """An observed/expected value with over-long strings clipped (top level and in lists and mappings); a number
     computed by sum/product is written as a quantity (``"1500m"``), as reports carry it."""
-    if isinstance(value, Fraction):
-        return format_quantity(value)
     if isinstance(value, str):
         return clip(value, MAX_VALUE_CHARS)
+    if value is None or type(value) in _PLAIN:  # before the ABC check of Fraction
+        return value
+    if isinstance(value, Fraction):
+        return format_quantity(value)
     if isinstance(value, list) and any(isinstance(v, str) and len(v) > MAX_VALUE_CHARS for v in value):
         return [clip(v, MAX_VALUE_CHARS) if isinstance(v, str) else v for v in value]
     if isinstance(value, dict) and any(isinstance(v, str) and len(v) > MAX_VALUE_CHARS for v in value.values()):
@@ -285,10 +291,13 @@ def judge_objects(
     stop: int | None = None,
     selection: Selection | None = None,
     progress: Progress | None = None,
-) -> tuple[list[ObjectReport], int]:
+    report: Callable[[int, KObject, tuple[Result, ...]], Any] | None = None,
+) -> tuple[list[Any], int]:
     """The reports of ``objects[start:stop]`` (objects no rule matches, or ``selection`` does not select, are
     left out), in order, and how many objects ``selection`` kept. ``progress`` hears every 1,024 objects.
-    Raises ``EvaluationTimeout`` once ``time.perf_counter()`` passes ``deadline`` (checked every 64 objects)."""
+    Raises ``EvaluationTimeout`` once ``time.perf_counter()`` passes ``deadline`` (checked every 64 objects).
+    ``report(position, object, results)`` makes each entry (default: ``object_report``)."""
+    make = report or (lambda _n, obj, results: object_report(obj, results))
     out = []
     total = len(objects)
     selected = 0
@@ -318,10 +327,18 @@ def judge_objects(
                 scope = scopes[id(plan)] = Scope(obj, index, plan, plan.specs)
             results.append(judge(rule_plan, obj, index, scope))
         if results:
-            meta = obj.metadata
-            ref = ObjectRef(obj.api_version, kind, obj.name, obj.namespace, str(meta.get("uid", "") or ""))
-            out.append(ObjectReport(ref, obj.source, tuple(exempter.apply(obj, results))))
+            out.append(make(n, obj, tuple(exempter.apply(obj, results))))
     return out, selected
+
+
+def _position(n: int, _obj: KObject, results: tuple[Result, ...]) -> tuple[int, tuple[Result, ...]]:
+    return n, results
+
+
+def object_report(obj: KObject, results: tuple[Result, ...]) -> ObjectReport:
+    """``obj``'s report: its reference, where it was read and its results."""
+    ref = ObjectRef(obj.api_version, obj.kind, obj.name, obj.namespace, str(obj.metadata.get("uid", "") or ""))
+    return ObjectReport(ref, obj.source, results)
 
 
 def evaluate(
@@ -377,15 +394,18 @@ def _evaluate(
 
         def judge_shard(start: int, stop: int) -> parallel.Shard:
             own = Exempter(accepted, now)
+            # (position, results) only: the parent holds the objects and makes their references itself (half
+            # of what a shard sent back was references and sources the parent already had)
             reports, kept = judge_objects(
-                dump.objects, index, candidates, own, deadline, budget or 0, start, stop, selection=selection
+                dump.objects, index, candidates, own, deadline, budget or 0, start, stop, selection, report=_position
             )
             return parallel.Shard(reports, own.errors, own.used, stop, kept)
 
         objects: list[ObjectReport] = []
         selected = 0
+        every = dump.objects
         for shard in parallel.judge_shards(total, jobs, judge_shard):
-            objects.extend(shard.reports)
+            objects.extend(object_report(every[n], results) for n, results in shard.reports)
             exempter.merge(shard.errors, shard.used)
             selected += shard.selected
             progress.evaluating(shard.done, total, candidates.rules)

@@ -91,6 +91,11 @@ def show(value: Any) -> str:
     """Short human text for a value in messages: lists as ``[a, b]``, None as ``<none>``."""
     if value is None:
         return "<none>"
+    kind = type(value)
+    if kind is str:  # the common cases first: ``isinstance(x, Fraction)`` is an ABC check
+        return value
+    if kind is int or kind is float:
+        return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (list, tuple, set, frozenset)):

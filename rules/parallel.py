@@ -70,8 +70,9 @@ def shards(count: int, jobs: int) -> list[tuple[int, int]]:
 
 @dataclass(frozen=True, slots=True)
 class Shard:
-    """What one worker sends back for a range of objects ending at ``done``: the object reports, the input
-    errors and the exemption counts its exempter gathered (in order), and how many objects a selection kept."""
+    """What one worker sends back for a range of objects ending at ``done``: the object reports (in the form
+    its judge gives them: ``rules.evaluate`` sends positions and results), the input errors and the exemption
+    counts its exempter gathered (in order), and how many objects a selection kept."""
 
     reports: list[Any]
     errors: list[Any]

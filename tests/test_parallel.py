@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import pickle
 import sys
 import tarfile
 from pathlib import Path
@@ -82,6 +83,22 @@ def test_a_dump_judged_in_processes_gives_the_serial_report(
         for fmt in ("json", "sarif", "junit", "markdown", "table"):  # yaml and policyreport: the same dict as json
             assert render(forked, fmt) == render(serial, fmt), fmt
         assert forked.notes == serial.notes and forked.input_errors == serial.input_errors
+
+
+def test_what_a_worker_sends_back_pickles_as_calls_and_round_trips(cluster: list[dict[str, Any]]) -> None:
+    # dataclasses' own __setstate__ for frozen slots classes ran Python per field: the parent of a parallel run
+    # spent more time unpickling than a worker judging (the scheduling benchmark)
+    report = evaluate(dump_of(cluster[:400]), load_policies(), jobs=1)
+    exempted = [r for o in report.objects for r in o.results if r.exemption is not None]
+    assert exempted  # an Exemption (holding its finding) goes through too
+    for value in (report.objects[0], report.objects[0].ref, report.objects[0].source, exempted[0], exempted[0].exemption):
+        cls, args = value.__reduce__()
+        assert cls is type(value) and cls(*args) == value
+    back = pickle.loads(pickle.dumps(report.objects))
+    assert back == report.objects
+    shared = [(i, j) for i, o in enumerate(report.objects) for j, r in enumerate(o.results) if r is report.objects[0].results[0]]
+    assert len(shared) > 1  # a result several objects share stays one object
+    assert all(back[i].results[j] is back[0].results[0] for i, j in shared)
 
 
 def test_shards_cover_the_dump_in_order() -> None:
