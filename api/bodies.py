@@ -36,6 +36,24 @@ POLICY_WANTED = "a policy file (YAML or JSON: apiVersion: verdict/v1, kind: Poli
 #: media types POST /v1/policies/lint takes
 POLICY_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "application/json", "text/plain")
 _TEXT_CHARSETS = ("utf-8", "utf8", "us-ascii", "ascii")
+#: What sends a form instead of a file, said in the 415: ``curl -d`` labels a body as a form by default.
+_SEND_FILE = "send the file as it is with curl --data-binary @FILE -H 'Content-Type: application/yaml' (or application/json)"
+FORM_TYPES = {
+    "application/x-www-form-urlencoded": f" (curl -d and --data send it, and drop a file's line breaks): {_SEND_FILE}",
+    "multipart/form-data": f" (curl -F sends it, the file wrapped in a form): {_SEND_FILE}",
+}
+#: Said when a body that is not JSON is a single long line and reads as nothing: ``curl -d @FILE`` drops the
+#: file's line breaks, leaving YAML that no longer parses (or one comment).
+ONE_LINE_HINT = (
+    "; the body is one line of {size:,} bytes: curl -d drops a file's line breaks, send it with curl --data-binary @FILE"
+)
+
+
+def one_line_hint(data: bytes) -> str:
+    """``ONE_LINE_HINT`` for a body of more than 80 bytes with no line break that does not start as JSON, else ""."""
+    if len(data) <= 80 or b"\n" in data or data.lstrip()[:1] in (b"{", b"["):
+        return ""
+    return ONE_LINE_HINT.format(size=len(data))
 
 
 def carries_no_body() -> bool:
@@ -63,7 +81,10 @@ def media_type(accepted: tuple[str, ...] | list[str], wanted: str = "") -> str:
     if not given:
         raise Problem("unsupported-media-type", f"say what the body is with Content-Type: one of {', '.join(accepted)}")
     if given not in accepted:
-        raise Problem("unsupported-media-type", f"Content-Type {given} is not accepted here; use one of {', '.join(accepted)}")
+        raise Problem(
+            "unsupported-media-type",
+            f"Content-Type {given} is not accepted here{FORM_TYPES.get(given, '')}; use one of {', '.join(accepted)}",
+        )
     charset = request.mimetype_params.get("charset", "").lower()
     if charset and charset not in _TEXT_CHARSETS:
         raise Problem("unsupported-media-type", f"charset {charset} is not accepted; send UTF-8")

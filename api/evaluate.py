@@ -25,7 +25,7 @@ from rules.render import OPTIONS, OptionError, media_type, stream
 from rules.report import Report
 from rules.selection import Selection, SelectionError
 
-from .bodies import DUMP_TYPES, DUMP_WANTED, check_magic, read_body
+from .bodies import DUMP_TYPES, DUMP_WANTED, check_magic, one_line_hint, read_body
 from .bodies import media_type as body_media_type
 from .negotiate import choose_format
 from .problems import Problem
@@ -129,13 +129,13 @@ def evaluate() -> Response:
         first = report.input_errors[0]
         raise Problem(
             "malformed-dump",
-            f"nothing in the body could be read as an object: {first.reason}",
+            f"nothing in the body could be read as an object: {first.reason}{one_line_hint(data)}",
             **first.source.to_dict(),
             path=first.path,
             errors=[e.to_dict() for e in report.input_errors],
         )
     if report.objects_read == 0:
-        raise Problem("empty-body", NO_OBJECT, file=name)
+        raise Problem("empty-body", NO_OBJECT + one_line_hint(data), file=name)
     wanted = set(query["results"]) if query.get("results") else None
     if wanted or query.get("minSeverity"):
         report = report.filtered(wanted, query.get("minSeverity"))

@@ -506,6 +506,49 @@ def test_unsupported_media_type_is_415(client: FlaskClient, headers: dict[str, s
     assert "application/yaml" in body["detail"] or "UTF-8" in body["detail"]
 
 
+def test_a_form_is_refused_with_how_to_send_the_file(client: FlaskClient) -> None:
+    """``curl -d @dump.yaml`` labels the body a form (and drops its line breaks); ``curl -F`` wraps it in one."""
+    form = problem(
+        client.post("/v1/evaluate", data=CLUSTER, content_type="application/x-www-form-urlencoded"), 415, "unsupported-media-type"
+    )
+    assert form["detail"].startswith(
+        "Content-Type application/x-www-form-urlencoded is not accepted here (curl -d and --data send it, and drop a file's"
+        " line breaks): send the file as it is with curl --data-binary @FILE -H 'Content-Type: application/yaml'"
+    )
+    multipart = problem(
+        client.post("/v1/evaluate", data=CLUSTER, content_type="multipart/form-data; boundary=x"), 415, "unsupported-media-type"
+    )
+    assert "(curl -F sends it, the file wrapped in a form)" in multipart["detail"]
+    html = problem(client.post("/v1/evaluate", data=CLUSTER, content_type="text/html"), 415, "unsupported-media-type")
+    assert html["detail"].startswith("Content-Type text/html is not accepted here; use one of application/json")
+
+
+def test_a_yaml_file_flattened_to_one_line_is_told_to_keep_its_line_breaks(client: FlaskClient) -> None:
+    """``curl -d @file -H 'Content-Type: application/yaml'`` sends the file without its line breaks: a file that
+    starts with a comment becomes one comment (no object), another one line that does not parse."""
+    lab = (DATA.parents[2] / "examples" / "lab-cluster.yaml").read_bytes()
+    assert lab.startswith(b"#")
+    flat = lab.replace(b"\r", b"").replace(b"\n", b"")
+    body = problem(evaluate(client, flat, content_type="application/yaml"), 400, "empty-body")
+    assert body["detail"] == (
+        f"the body holds no Kubernetes object; the body is one line of {len(flat):,} bytes: curl -d drops a file's line"
+        " breaks, send it with curl --data-binary @FILE"
+    )
+    uncommented = [line for line in CLUSTER.splitlines() if not line.lstrip().startswith(b"#")]
+    flat = b"".join(uncommented)
+    body = problem(evaluate(client, flat, content_type="application/yaml"), 400, "malformed-dump")
+    assert body["detail"].startswith("nothing in the body could be read as an object: ")
+    told = f"; the body is one line of {len(flat):,} bytes: curl -d drops a file's line breaks, send it with curl"
+    assert body["detail"].endswith(f"{told} --data-binary @FILE")
+    # JSON on one line, a short line and a body with line breaks are not told so
+    for data, slug in (
+        (b'{"not": "an object"}' + b" " * 100, "malformed-dump"),
+        (b"# only a comment", "empty-body"),
+        (b"# a comment\n" + b"#" * 100, "empty-body"),
+    ):
+        assert "one line" not in problem(evaluate(client, data, content_type="application/yaml"), 400, slug)["detail"]
+
+
 def test_body_too_large_is_413() -> None:
     small = make_app(MAX_CONTENT_LENGTH=1024).test_client()
     body = problem(evaluate(small), 413, "body-too-large")
