@@ -150,6 +150,8 @@ def assumption_lines(report: Report) -> list[str]:
 
 #: Skip notes a message names (the first ones: what kept rules from judging any object comes first).
 SKIP_NOTES = 3
+#: How to get the JSON report, from the CLI and from the service.
+_JSON_REPORT = "(`--format json`; `format=json` from the service)"
 _SKIPPED = 300
 
 
@@ -159,7 +161,7 @@ def skip_lines(report: Report, most: int = SKIP_NOTES) -> list[str]:
     notes = [n for n in report.notes if n.startswith("skipped")]
     out = [f"_{line(n, _SKIPPED)}_" for n in notes[:most]]
     if len(notes) > most:
-        out.append(f"_… {counted(len(notes) - most, 'more skip note')} in the JSON report_")
+        out.append(f"_… {counted(len(notes) - most, 'more skip note')} in the JSON report {_JSON_REPORT}_")
     return out
 
 
