@@ -276,6 +276,10 @@ def _too_deep(data: Any) -> bool:
     return bool(level)
 
 
+#: What a value that is not an object is, in JSON's words.
+_JSON_TYPES = {str: "string", int: "number", float: "number", bool: "boolean", type(None): "null", list: "list"}
+
+
 def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None:
     """Add the Kubernetes objects held by one parsed document to ``dump``."""
     if data is None:
@@ -309,9 +313,13 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None
         dump.errors.append(InputError(source, f"not a Kubernetes object: a {type(data).__name__}", "$"))
         return
     for i, item in enumerate(items):
-        line = lines[i] if i < len(lines) else source.line
+        line = (lines[i] if i < len(lines) else 0) or source.line
         where = Source(source.file, source.document, line, i)
-        if not isinstance(item, dict) or not isinstance(item.get("kind"), str) or not item.get("kind"):
+        if not isinstance(item, dict):
+            what = f"a {_JSON_TYPES.get(type(item), type(item).__name__)}"
+            dump.errors.append(InputError(where, f"list item is not a Kubernetes object: {what}", f"{prefix}[{i}]"))
+            continue
+        if not isinstance(item.get("kind"), str) or not item.get("kind"):
             dump.errors.append(InputError(where, "list item is not a Kubernetes object: no 'kind'", f"{prefix}[{i}]"))
             continue
         dump.objects.append(KObject(item, where))
@@ -348,9 +356,15 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
     if lines is None:
         is_array = isinstance(data, list)
         items = data if is_array else data.get("items") if isinstance(data, dict) else None
-        count = len(items) if isinstance(items, list) else 0
+        items = items if isinstance(items, list) else []
+        # Only an object item starts with "{" on a line of its own: the lines found are the object items' (a
+        # string or a number among them must not cost every object its line).
+        count = sum(1 for item in items if isinstance(item, dict))
         raw = text.encode("utf-8") if isinstance(text, str) and count else text
         lines = _json_item_lines(raw, count, is_array) if count else []  # type: ignore[arg-type]
+        if lines and count < len(items):
+            found = iter(lines)
+            lines = [next(found) if isinstance(item, dict) else 0 for item in items]
     _objects_of(data, Source(name, 1, 1), lines, dump)
     return dump
 

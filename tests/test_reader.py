@@ -122,6 +122,26 @@ def test_list_items_without_kind_are_input_errors() -> None:
     assert err.reason == "list item is not a Kubernetes object: no 'kind'"
 
 
+def test_a_json_list_item_that_is_not_an_object_leaves_the_objects_their_lines() -> None:
+    """Regression: one string, number, null or list among a JSON List's items put every object at line 1 (the
+    item starts found were fewer than the items, so none was used)."""
+    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n}} for n in ("a", "b", "c")]
+    for odd, what in (("x", "a string"), (42, "a number"), (None, "a null"), ([1], "a list"), (True, "a boolean")):
+        items = [nodes[0], odd, nodes[1], nodes[2]]
+        text = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=4)
+        dump = parse_text(text, "l.json")
+        starts = [i + 1 for i, line in enumerate(text.splitlines()) if line == "        {"]
+        assert [(o.name, o.source.line, o.source.item) for o in dump.objects] == [
+            ("a", starts[0], 0),
+            ("b", starts[1], 2),
+            ("c", starts[2], 3),
+        ], odd
+        [err] = dump.errors
+        assert (err.reason, err.path, err.source.item) == (f"list item is not a Kubernetes object: {what}", "$.items[1]", 1)
+    array = json.dumps([nodes[0], "x", nodes[1]], indent=2)
+    assert [o.source.line for o in parse_text(array, "a.json").objects] == [2, 10]  # "x" stands on line 9
+
+
 def test_items_not_a_list() -> None:
     dump = parse_text("kind: List\nitems: {a: 1}\n", "l.yaml")
     assert [(e.reason, e.path) for e in dump.errors] == [("'items' of a List is not a list", "$.items")]
@@ -227,7 +247,7 @@ def test_undefined_alias_and_bad_list_item_in_the_middle() -> None:
     dump = parse_text(text, "x.yaml")
     assert [(o.name, o.source.document, o.source.line) for o in dump.objects] == [("a", 1, 1), ("d", 4, 13)]
     assert [(e.source.document, e.source.line, e.reason) for e in dump.errors] == [
-        (2, 5, "list item is not a Kubernetes object: no 'kind'"),
+        (2, 5, "list item is not a Kubernetes object: a string"),
         (3, 11, "YAML syntax error: found undefined alias"),
     ]
 
