@@ -307,6 +307,10 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None
         if not data.get("kind") or not isinstance(data.get("kind"), str):
             dump.errors.append(InputError(source, "not a Kubernetes object: no 'kind'", "$"))
             return
+        bad = _malformed_metadata(data)
+        if bad is not None:
+            dump.errors.append(InputError(source, bad[0], f"${bad[1]}"))
+            return
         dump.objects.append(KObject(data, source))
         return
     else:
@@ -322,7 +326,34 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None
         if not isinstance(item.get("kind"), str) or not item.get("kind"):
             dump.errors.append(InputError(where, "list item is not a Kubernetes object: no 'kind'", f"{prefix}[{i}]"))
             continue
+        bad = _malformed_metadata(item)
+        if bad is not None:
+            dump.errors.append(InputError(where, bad[0], f"{prefix}[{i}]{bad[1]}"))
+            continue
         dump.objects.append(KObject(item, where))
+
+
+def _malformed_metadata(obj: dict[str, Any]) -> tuple[str, str] | None:
+    """Why ``obj`` is not judged when its ``metadata``, or the ``labels`` or ``annotations`` in it, is not a
+    mapping (the API server refuses such an object: it cannot come from a cluster), and the path of that field
+    below the object; None when they are mappings or absent. Judged, such a Node would read as unlabelled, and
+    its results would say so."""
+    meta = obj.get("metadata")
+    if meta is None:
+        return None
+    name = f"{obj['kind']} {meta.get('name')}" if isinstance(meta, dict) and isinstance(meta.get("name"), str) else obj["kind"]
+    if not isinstance(meta, dict):
+        field, value = "metadata", meta
+    else:
+        for field in ("labels", "annotations"):
+            value = meta.get(field)
+            if value is not None and not isinstance(value, dict):
+                field = f"metadata.{field}"
+                break
+        else:
+            return None
+    what = _JSON_TYPES.get(type(value), type(value).__name__)
+    return f"{name}: {field} is a {what}, not a mapping; the object is not judged (the API server refuses it)", f".{field}"
 
 
 def parse_text(text: str, name: str) -> Dump:

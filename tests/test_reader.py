@@ -142,6 +142,33 @@ def test_a_json_list_item_that_is_not_an_object_leaves_the_objects_their_lines()
     assert [o.source.line for o in parse_text(array, "a.json").objects] == [2, 10]  # "x" stands on line 9
 
 
+def test_an_object_whose_metadata_labels_or_annotations_is_not_a_mapping_is_an_input_error() -> None:
+    """Regression: a Node with ``labels: oops`` was judged as unlabelled, and its warn said it had no valid
+    workload label; the API server refuses such an object, so it is an input error and is not judged."""
+    text = (
+        "kind: Node\nmetadata:\n  name: a\n  labels: oops\n---\nkind: Node\nmetadata: x\n---\n"
+        "kind: List\nitems:\n- kind: Pod\n  metadata: {name: p, annotations: [1]}\n"
+        "- kind: Pod\n  metadata: {name: q, labels: {a: b}}\n"
+    )
+    dump = parse_text(text, "t.yaml")
+    assert [o.name for o in dump.objects] == ["q"]
+    assert [(e.source.document, e.source.line, e.path, e.reason) for e in dump.errors] == [
+        (
+            1,
+            1,
+            "$.metadata.labels",
+            "Node a: metadata.labels is a string, not a mapping; the object is not judged (the API server refuses it)",
+        ),
+        (2, 6, "$.metadata", "Node: metadata is a string, not a mapping; the object is not judged (the API server refuses it)"),
+        (
+            3,
+            11,
+            "$.items[0].metadata.annotations",
+            "Pod p: metadata.annotations is a list, not a mapping; the object is not judged (the API server refuses it)",
+        ),
+    ]
+
+
 def test_items_not_a_list() -> None:
     dump = parse_text("kind: List\nitems: {a: 1}\n", "l.yaml")
     assert [(e.reason, e.path) for e in dump.errors] == [("'items' of a List is not a list", "$.items")]
