@@ -187,9 +187,15 @@ def check_magic(mimetype: str, data: bytes, name: str = "<body>") -> None:
     ``name``."""
     if mimetype == "application/x-tar":
         if not is_tar(data) and not data.startswith(GZIP_MAGIC):
-            raise Problem("malformed-dump", "Content-Type application/x-tar, but the body is not a tar archive", file=name)
+            raise Problem(
+                "malformed-dump", f"Content-Type application/x-tar, but the body is not a tar archive{_OWN_TYPE}", file=name
+            )
         return
     magic = DUMP_TYPES.get(mimetype, ())
     if magic and not data.startswith(magic):
         kind = "gzip stream" if mimetype.endswith("gzip") else "zip archive"
-        raise Problem("malformed-dump", f"Content-Type {mimetype}, but the body is not a {kind}", file=name)
+        raise Problem("malformed-dump", f"Content-Type {mimetype}, but the body is not a {kind}{_OWN_TYPE}", file=name)
+
+
+#: The fix an archive type on a plain body is told.
+_OWN_TYPE = "; send a plain dump as application/yaml or application/json (application/octet-stream: any, by its content)"

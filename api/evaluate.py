@@ -19,7 +19,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app
 
 from rules.engine import audit_bytes
-from rules.errors import DumpError, DumpTooLarge, EvaluationTimeout, InputError, RuleLookupError
+from rules.errors import DumpError, DumpTooLarge, EvaluationTimeout, InputError, RuleLookupError, nearest
 from rules.loader import PolicySet
 from rules.render import OPTIONS, OptionError, media_type, stream
 from rules.report import Report
@@ -53,6 +53,11 @@ def _cleaned(report: Report) -> Report:
     return report
 
 
+def _meant(word: str, choices: list[str]) -> str:
+    near = nearest(word, choices)
+    return f" (did you mean {near!r}?)" if near else ""
+
+
 def _select(policies: PolicySet, names: list[str], rules: list[str]) -> PolicySet:
     """The policies and rules asked for (``PolicySet.select`` decides what a rule name means). Raises 503 when
     no rule is loaded at all, 400 for a name that selects nothing, a bare rule id several chosen policies
@@ -62,10 +67,12 @@ def _select(policies: PolicySet, names: list[str], rules: list[str]) -> PolicySe
     known_p = {p.name for p in policies.policies} | {p.pack for p in policies.policies if p.pack}
     unknown = [n for n in names if n not in known_p]
     if unknown:
+        loaded = sorted(known_p)
+        reasons = [f"no policy or pack named {n}{_meant(n, loaded)}; loaded: {', '.join(loaded)}" for n in unknown]
         raise Problem(
             "invalid-query",
-            f"policy: no policy or pack named {', '.join(unknown)}; loaded: {', '.join(sorted(known_p))}",
-            errors=[{"parameter": "policy", "reason": f"unknown {n}"} for n in unknown],
+            "; ".join(f"policy: {r}" for r in reasons),
+            errors=[{"parameter": "policy", "reason": r} for r in reasons],
         )
     try:
         chosen = policies.select(names, rules) if (names or rules) else policies

@@ -31,7 +31,7 @@ class OneOf(validate.OneOf):
         return self.error.format(input=value, choices=self.choices_text, labels=self.labels_text, meant=meant)
 
 
-LIMIT_REASON = f"must be 0 (no cut) or at least {MIN_LIMIT} characters"
+LIMIT_REASON = f"must be 0 (no cut) or at least {MIN_LIMIT} characters (format=markdown only)"
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
