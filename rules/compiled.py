@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import joins
-from .errors import EvaluationError
+from .errors import EvaluationError, quoted
 from .inputs import reads_of, remember, walk_assertion
 from .memo import IdentityMemo
 from .messages import lookup, substitute
@@ -617,6 +617,19 @@ def _object(a: Assertion, operator: Operator) -> Check:
 _DESCRIBED: IdentityMemo[str] = IdentityMemo(16384)
 
 
+def _place(r: Ref | None, scope: Scope) -> str:
+    """Where a var read with a key read, in the dump's words, for an error: ``allocatable['nvidia.com/gpu']``
+    where the reference reads ``var allocatable[var item]``; "" for another reference (its text says it)."""
+    if r is None or r.kind != "var" or r.key is None or r.select or r.capture or r.where:
+        return ""
+    key = r.key
+    try:
+        value = scope.var(key.target) if key.kind == "var" and not key.key else key.target if key.kind == "literal" else None
+    except EvaluationError:
+        return ""
+    return f"{r.target}[{quoted(str(value))}]" if isinstance(value, (str, int)) else ""
+
+
 def _leaf(a: Assertion, operator: Operator, plan: PolicyPlan) -> Check:
     """A value or set operator over the values the assertion's subject selects."""
     values_of = _values(a, plan)
@@ -660,7 +673,7 @@ def _leaf(a: Assertion, operator: Operator, plan: PolicyPlan) -> Check:
                 ok = true == n if quantifier == "all" else true > 0 if quantifier == "any" else true == 0
                 expected = (lambda: f"{words} {base(arg)}") if n > 1 or quantifier != "all" else (lambda: base(arg))
         except OperatorError as exc:
-            raise EvaluationError(f"{path}: {exc}") from None
+            raise EvaluationError(f"{_place(a.subject, scope) or path}: {exc}") from None
         return Outcome("pass" if ok else "fail", path, values[0] if len(values) == 1 else values, expected, "", message)
 
     return check

@@ -308,3 +308,24 @@ def test_schedulable_remediation_names_a_pod_and_a_controller_as_kubectl_takes_t
     assert fixes[controller].endswith(
         f", then kubectl describe pod -n {namespace} -l <its selector>; compare with kubectl describe nodes"
     )
+
+
+def test_an_unreadable_quantity_read_through_a_keyed_var_is_said_where_it_is() -> None:
+    """Regression (new-user trial): the built-in pack's errors read "var allocatable[var item]: 'lots' is not a
+    Kubernetes quantity", the var and binding names of the rule, not the resource that holds the value."""
+    from rules.evaluate import evaluate
+    from rules.loader import load_policies
+    from rules.reader import Dump
+
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": "gpu-a",
+            "labels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.workload.config": "container"},
+        },
+        "status": {"allocatable": {"nvidia.com/gpu": "lots"}, "capacity": {"nvidia.com/gpu": "4"}},
+    }
+    report = evaluate(Dump(objects=[KObject(node, Source("n.json"))]), load_policies())
+    errors = {r.message for o in report.objects for r in o.results if r.result == "error"}
+    assert errors == {"could not evaluate: allocatable['nvidia.com/gpu']: 'lots' is not a Kubernetes quantity"}
