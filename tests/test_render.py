@@ -915,3 +915,20 @@ def test_table_cuts_a_token_longer_than_a_line_and_says_so() -> None:
     assert table.wrap("aaa bbb ccc", 7) == ["aaa bbb", "ccc"]
     assert table.wrap("aaaaaaaaaa b", 5, indent=2) == ["  aa…", "  b"]
     assert table.wrap("one\ntwo  three", 20, indent=1, first=0) == ["one", " two three"]
+
+
+def test_markdown_of_findings_only_names_one_skip_note() -> None:
+    """Regression (new-user trial): ``results=fail,warn&format=markdown`` on the lab opened with three skip
+    notes (~900 characters) that pushed 10 of its 13 findings past the default limit."""
+    lab = one("lab")
+    skips = [n for n in lab.notes if n.startswith("skipped")]
+    assert len(skips) > 3
+    whole = markdown.skip_lines(lab)
+    assert len(whole) == 4 and whole[-1].startswith(f"_… {len(skips) - 3} more skip notes in the JSON report")
+    findings = markdown.skip_lines(lab.filtered({"fail", "warn"}))
+    assert findings == [
+        whole[0],
+        f"_… {len(skips) - 1} more skip notes in the JSON report (`--format json`; `format=json` from the service)_",
+    ]
+    assert markdown.skip_lines(lab.filtered({"fail", "skip"})) == whole  # skips asked for: all three
+    assert markdown.skip_lines(lab.filtered(None, "high")) == whole

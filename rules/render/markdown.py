@@ -157,8 +157,13 @@ _SKIPPED = 300
 
 def skip_lines(report: Report, most: int = SKIP_NOTES) -> list[str]:
     """The first ``most`` skip notes, one italic line each: why rules did not run (a node dump without a
-    ClusterPolicy), which a chat reader of a clean-looking summary needs to see; then how many more."""
+    ClusterPolicy), which a chat reader of a clean-looking summary needs to see; then how many more. A report
+    filtered to results other than skip (``results=fail,warn``) names only the first: the reader asked for the
+    findings, and the notes took the room of the findings a ``limit`` cuts."""
     notes = [n for n in report.notes if n.startswith("skipped")]
+    asked = report.filters.get("results")
+    if asked and "skip" not in asked:
+        most = min(most, 1)
     out = [f"_{line(n, _SKIPPED)}_" for n in notes[:most]]
     if len(notes) > most:
         out.append(f"_… {counted(len(notes) - most, 'more skip note')} in the JSON report {_JSON_REPORT}_")
