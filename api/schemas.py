@@ -84,7 +84,7 @@ class EvaluateQuerySchema(Schema):
     )
     results = fields.List(
         fields.String(validate=OneOf(RESULTS, error=ONE_OF)),
-        metadata={"description": "Report only results with these words, e.g. fail,warn."},
+        metadata={"description": "Report only results with these words, e.g. fail,warn (an empty value reports every result)."},
     )
     minSeverity = fields.String(
         validate=OneOf(SEVERITIES, error=ONE_OF),

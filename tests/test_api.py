@@ -178,6 +178,14 @@ def test_bad_query_values_are_400(client: FlaskClient, query: str, parameter: st
     assert body["errors"][0]["parameter"] == parameter
 
 
+def test_an_empty_results_value_filters_nothing_as_documented(client: FlaskClient) -> None:
+    empty = evaluate(client, query="?results=").get_json()
+    whole = evaluate(client).get_json()
+    for report in (empty, whole):
+        report.pop("generated"), report.pop("timing")
+    assert empty == whole and empty["summary"]["results"]["pass"] > 0
+
+
 def test_an_unknown_policy_says_the_same_in_detail_and_errors_and_what_was_meant(client: FlaskClient) -> None:
     """Regression: errors[0].reason was only "unknown nope" where the detail listed the loaded policies."""
     body = problem(evaluate(client, query="?policy=gpu-node-basic"), 400, "invalid-query")
