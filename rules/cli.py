@@ -466,6 +466,7 @@ def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> No
     NAME is a policy file or a pack folder (as for lint and test), or the name of a loaded policy or pack."""
     from .render.tables import show_pack
 
+    meant = ""
     if Path(name).exists():
         if policy:
             raise click.BadParameter(f"{name} is a path: it is shown as it is, without -p", param_hint="--policy")
@@ -473,8 +474,12 @@ def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> No
     else:
         ps = _load(policy)
         chosen = [p for p in ps.policies if p.name == name or p.pack == name]
+        meant = _meant(name, tuple(sorted({p.name for p in ps.policies} | {p.pack for p in ps.policies if p.pack})))
     if not chosen:
-        _err(f"verdict: no policy file or pack folder {name!r}, nor a loaded policy or pack so named (verdict policies list)")
+        _err(
+            f"verdict: no policy file or pack folder {name!r}, nor a loaded policy or pack so named{meant}"
+            " (verdict policies list)"
+        )
         raise SystemExit(2)
     known = {t for p in chosen for t in p.data}
     for table in data:

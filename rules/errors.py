@@ -31,12 +31,22 @@ def quoted(text: str) -> str:
 
 def nearest(word: str, choices: Sequence[str]) -> str | None:
     """The choice ``word`` most likely stands for: one of three letters or more it starts with, ignoring case
-    (``failed`` -> ``fail``, ``warning`` -> ``warn``), else the closest spelling (``Skipped`` -> ``skip``); None
-    when none is close."""
+    (``failed`` -> ``fail``, ``warning`` -> ``warn``), else the closest spelling (``Skipped`` -> ``skip``), else the
+    one choice it abbreviates (``md`` -> ``markdown``); None when none is close."""
     low = word.lower()
     near = [c for c in choices if len(c) >= 3 and low.startswith(c.lower())]
     near = near or difflib.get_close_matches(low, list(choices), 1)
+    if not near and len(low) >= 2 and low.isalpha():
+        # an abbreviation: the word's letters in order in one choice that starts with the same letter (md -> markdown;
+        # letters only: v2 is not short for v1alpha2)
+        near = [c for c in choices if c[:1].lower() == low[:1] and _in_order(low, c.lower())]
+        near = near if len(near) == 1 else []
     return near[0] if near else None
+
+
+def _in_order(letters: str, word: str) -> bool:
+    rest = iter(word)
+    return all(ch in rest for ch in letters)
 
 
 def dotted(where: list[str | int]) -> str:

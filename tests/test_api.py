@@ -1272,3 +1272,15 @@ def test_an_unknown_query_value_names_the_one_it_likely_stands_for(client: Flask
         "format: unknown value 'mardown' (did you mean 'markdown'?); one of json, junit, markdown, policyreport, sarif,"
         " table, yaml"
     )
+    # an abbreviation (a second trial: format=md named nothing)
+    detail = evaluate(client, query="?format=md").get_json()["detail"]
+    assert detail.startswith("format: unknown value 'md' (did you mean 'markdown'?); one of json")
+
+
+def test_nearest_takes_prefixes_spellings_and_abbreviations() -> None:
+    from rules.errors import nearest
+
+    formats = ["json", "junit", "markdown", "policyreport", "sarif", "table", "yaml"]
+    cases = {"md": "markdown", "yml": "yaml", "tbl": "table", "pr": "policyreport", "jsn": "json", "x": None, "j": None}
+    assert {w: nearest(w, formats) for w in cases} == cases
+    assert nearest("v2", ["v1alpha2", "v1beta1"]) is None  # letters only: not an abbreviation

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -67,11 +68,11 @@ def test_show_takes_a_pack_folder_a_file_or_dot(pack: Path, monkeypatch: pytest.
         assert res.exit_code == 0, res.stderr
         first = res.stdout.splitlines()[0]
         assert first.startswith("gpu-count 2.1.0  GPU nodes say how many GPUs they have  (")
-        assert "gpu-count-label" in res.stdout and "data: counts ['1', '2', '4', '8']" in res.stdout
+        assert "gpu-count-label" in res.stdout and "data: counts\n  ['1', '2', '4', '8']\n" in res.stdout
         assert "gpu-nodes" not in res.stdout  # the built-in pack is not shown with it
     monkeypatch.chdir(pack)
     here = run("policies", "show", ".", "--data", "counts")
-    assert here.exit_code == 0 and "data: counts ['1', '2', '4', '8']" in here.stdout
+    assert here.exit_code == 0 and "data: counts\n  ['1', '2', '4', '8']\n" in here.stdout
 
 
 def test_show_path_with_policy_option_or_unknown_name_exits_2(pack: Path) -> None:
@@ -82,6 +83,11 @@ def test_show_path_with_policy_option_or_unknown_name_exits_2(pack: Path) -> Non
     assert (res.exit_code, res.stdout) == (2, "")
     assert res.stderr == (
         "verdict: no policy file or pack folder 'no-such-pack', nor a loaded policy or pack so named (verdict policies list)\n"
+    )
+    res = run("policies", "show", "gpu-node")
+    assert res.stderr == (
+        "verdict: no policy file or pack folder 'gpu-node', nor a loaded policy or pack so named (did you mean"
+        " 'gpu-nodes'?) (verdict policies list)\n"
     )
     # a loaded name still works, from the built-in packs or from -p
     assert run("policies", "show", "gpu-count", "-p", str(pack)).exit_code == 0
@@ -227,6 +233,25 @@ def test_show_in_a_pipe_is_a_row_a_line_and_on_a_width_wraps_at_spaces() -> None
     assert max(len(line) for line in lines) <= 100
     # every rule id whole in its column (the kubevirt-config pack's longest one included)
     assert any(line.startswith("│ nvidia-device-not-permitted-as-container-resource │") for line in lines)
+
+
+def test_show_writes_data_as_the_policy_file_could_never_as_python_values() -> None:
+    """Regression (new-user trial): data tables that are not rows printed as Python reprs
+    (``data: workloadAdvice {'container': '...``) and a mapping in a cell as ``{'nvidia.com/cc.capable': 'true'}``;
+    the table's title stood centred over a 900-column table in a pipe."""
+    res = CliRunner(env={"COLUMNS": ""}).invoke(main, ["policies", "show", "gpu-nodes"])
+    out = res.stdout
+    assert res.exit_code == 0 and "{'" not in out and "['" not in out
+    assert "\ndata: workloads\n  [container, vm-passthrough, vm-vgpu]\n" in out
+    advice = out.split("\ndata: workloadAdvice\n")[1].splitlines()
+    assert advice[0].startswith("  container: the NVIDIA driver and nvidia-device-plugin-daemonset must run on it")
+    assert '{"nvidia.com/cc.capable": "true"}' in out
+    assert re.search(r"\ndata: operands *\n", out)  # the title at the left
+    blocks = re.findall(r"\ndata: \w+\n((?:  .*\n)+)", out)
+    assert blocks and all(len(b.splitlines()) <= 13 for b in blocks)  # cut past 12 lines, with how many more
+    assert any(b.endswith(" more lines (--data to show one table whole)\n") for b in blocks)
+    whole = CliRunner(env={"COLUMNS": ""}).invoke(main, ["policies", "show", "gpu-nodes", "--data", "workloadAdvice"])
+    assert "more lines" not in whole.stdout and whole.stdout.startswith("data: workloadAdvice\n  container: ")
 
 
 def test_fit_columns_shrinks_the_widest_column_down_to_its_widest_word() -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import json
 from typing import Any
 
+import yaml
 from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
@@ -34,8 +36,40 @@ def _data_rows(table: Any) -> tuple[list[str], list[list[str]]] | None:
         columns.extend(c for c in r if c not in columns)
     keyed = any(k for k, _ in rows)
     headers = (["key"] if keyed else []) + columns
-    cells = [([k] if keyed else []) + [str(r.get(c, "")) for c in columns] for k, r in rows]
+    cells = [([k] if keyed else []) + [_cell(r.get(c)) for c in columns] for k, r in rows]
     return headers, cells
+
+
+def _cell(value: Any) -> str:
+    """A data value as the policy file could write it: JSON for a mapping or a list
+    (``{"nvidia.com/cc.capable": "true"}``), ``true``/``false``, nothing for null; never Python's repr."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+#: Lines of a data table shown as YAML (one that is not rows) before the rest is counted, unless asked for by name.
+DATA_LINES = 12
+
+
+def _yaml_lines(table: Any, cut: bool) -> str:
+    """``table`` as YAML, collections of scalars in flow style (``[container, vm-passthrough]``), indented two
+    spaces; cut after ``DATA_LINES`` lines (with how many more, and how to see them) when ``cut``."""
+    pieces = [{k: v} for k, v in table.items()] if isinstance(table, dict) else [table]
+    lines = []
+    for piece in pieces:
+        # a mapping's own keys one a line; a value that is a list or mapping of scalars in flow style
+        scalar = isinstance(piece, dict) and not isinstance(next(iter(piece.values())), (dict, list))
+        text = yaml.safe_dump(piece, default_flow_style=False if scalar else None, sort_keys=False, allow_unicode=True, width=100)
+        lines += [f"  {line}" for line in text.rstrip().splitlines()]
+    if cut and len(lines) > DATA_LINES + 1:
+        more = len(lines) - DATA_LINES
+        lines = [*lines[:DATA_LINES], f"  … {more} more lines (--data to show one table whole)"]
+    return "\n".join(lines)
 
 
 def _longest(texts: list[str], words: bool) -> int:
@@ -75,7 +109,7 @@ def _print_table(console: Console, title: str, headers: list[str], rows: list[li
                 if cell:
                     console.print(Text("\n".join(wrap(f"{header}: {cell}", console.width, 2))))
         return
-    table = Table(title=title or None, header_style="bold")
+    table = Table(title=title or None, header_style="bold", title_justify="left")
     for header, w in zip(headers, widths, strict=True):
         table.add_column(header, width=w, no_wrap=True)
     for row in rows:
@@ -124,11 +158,10 @@ def show_pack(policies: list[Policy], color: bool = False, width: int | None = N
             if laid_out is not None:
                 parts.append(("", f"data: {name}", *laid_out))
             else:
-                text = str(table) if len(str(table)) < 400 else str(table)[:400] + " ..."
                 # table text is data (regexes with [a-z] classes): never rich markup
-                parts.append((f"[bold]data: {escape(name)}[/] {escape(text)}", "", [], []))
+                parts.append((f"[bold]data: {escape(name)}[/]\n{escape(_yaml_lines(table, cut=not data))}", "", [], []))
     if width == 0:
-        headings = [Text.from_markup(heading).cell_len for heading, *_ in parts]
+        headings = [max(map(cell_len, Text.from_markup(heading).plain.splitlines()), default=0) for heading, *_ in parts]
         width = max([80, *headings, *(_natural_width(h, rows) for _, _, h, rows in parts if h)])
     buf = io.StringIO()
     console = Console(file=buf, force_terminal=color, no_color=not color, width=width, highlight=False)
