@@ -202,6 +202,19 @@ def _describe(exc: yaml.YAMLError) -> str:
     return re.sub(r'\s*in "<[^>]*>", (?:line \d+, column \d+|position \d+)', "", str(exc)).strip()
 
 
+_TAB = " (a tab: YAML indents with spaces only)"
+
+
+def _tab_before(text: str | bytes, line: int, column: int) -> bool:
+    """True when the 0-based ``line`` of ``text`` holds a tab up to ``column``: PyYAML's error there ("found
+    character that cannot start any token") does not name it."""
+    lines = text.splitlines()
+    if not 0 <= line < len(lines):
+        return False
+    here = lines[line]
+    return (b"\t" if isinstance(here, bytes) else "\t") in here[: column + 1]  # type: ignore[operator]
+
+
 def _too_dense(text: str | bytes) -> str:
     """Why the stream is refused before composing (too many values for its size), or ""."""
     if len(text) // MIN_BYTES_PER_VALUE <= VALUE_FLOOR:
@@ -238,7 +251,8 @@ def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, t
             except yaml.MarkedYAMLError as exc:
                 mark = exc.problem_mark or exc.context_mark
                 line = mark.line + 1 if mark else 0
-                yield YamlDocument(number, line, error=f"YAML syntax error: {exc.problem or exc}")
+                tab = _TAB if mark and _tab_before(text, mark.line, mark.column) else ""
+                yield YamlDocument(number, line, error=f"YAML syntax error: {exc.problem or exc}{tab}")
                 return (number, mark.line) if mark else None
             except yaml.YAMLError as exc:
                 yield YamlDocument(number, 0, error=f"YAML error: {_describe(exc)}")

@@ -876,3 +876,17 @@ def test_what_a_parse_built_is_frozen_out_of_collections_and_evaluation_gives_it
     assert gc.get_freeze_count() > 50 * 10  # each node: a dozen dicts and lists at least
     evaluate(dump, load_policies())
     assert gc.get_freeze_count() == 0
+
+
+def test_a_tab_in_the_indentation_is_named() -> None:
+    """New-user trial: PyYAML says "found character that cannot start any token" for a tab, without naming it."""
+    dump = parse_text("apiVersion: v1\nkind: Node\nmetadata:\n\tname: tabbed\n", "tab.yaml")
+    [err] = dump.errors
+    assert (err.source.line, err.reason) == (
+        4,
+        "YAML syntax error: found character that cannot start any token (a tab: YAML indents with spaces only)",
+    )
+    # a tab inside a value is no error, and another error is not said to be a tab
+    assert not parse_text("kind: Node\nmetadata: {name: a}\ndata: 'a\tb'\n", "ok.yaml").errors
+    [other] = parse_text("kind: Node\nmetadata: {name: [\n", "x.yaml").errors
+    assert "tab" not in other.reason
