@@ -13,7 +13,8 @@ from werkzeug.exceptions import MethodNotAllowed
 
 from rules.errors import PolicyError, RuleLookupError
 from rules.loader import load_policy_text
-from rules.model import Match, Policy, Rule
+from rules.model import Policy
+from rules.render.tables import rule_detail
 
 from .bodies import POLICY_TYPES, POLICY_WANTED, media_type, read_body
 from .problems import Problem
@@ -95,38 +96,6 @@ def policy(name: str) -> Response:
     return json_response(body)
 
 
-def _match(m: Match) -> dict[str, Any]:
-    sel = m.selector
-    return {
-        "kinds": sorted(m.kinds),
-        "apiVersions": list(m.api_versions),
-        "namespaces": list(m.namespaces),
-        "names": list(m.names),
-        "matchLabels": dict(sel.labels) if sel else {},
-        "matchExpressions": [{"key": k, "operator": op, "values": sorted(vs)} for k, op, vs in sel.expressions] if sel else [],
-    }
-
-
-def _rule(r: Rule, version: str) -> dict[str, Any]:
-    example = orjson.loads(orjson.dumps(r.example, default=plain)) if r.example is not None else None
-    return {
-        "uid": r.uid,
-        "policy": r.policy,
-        "policyVersion": version,
-        "id": r.id,
-        "title": r.title,
-        "description": r.description,
-        "severity": r.severity,
-        "category": r.category,
-        "onFailure": r.on_failure,
-        "match": _match(r.match),
-        "message": r.message,
-        "remediation": r.remediation,
-        "references": list(r.references),
-        "example": example,
-    }
-
-
 @bp.get("/v1/rules/<path:uid>")
 def rule(uid: str) -> Response:
     """``GET /v1/rules/<policy/rule>``: one rule (``RuleDetailSchema``); a bare rule id works when it is unique.
@@ -140,7 +109,7 @@ def rule(uid: str) -> Response:
         [trouble] = exc.problems
         raise Problem("not-found", trouble.reason, candidates=list(trouble.candidates) or None) from None
     owner = ps.policy(r.policy)
-    return json_response(RuleDetailSchema().dump(_rule(r, owner.version if owner else "")))
+    return json_response(RuleDetailSchema().dump(rule_detail(r, owner.version if owner else "")))
 
 
 @bp.post("/v1/policies/lint")

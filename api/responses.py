@@ -7,16 +7,11 @@ from typing import Any
 import orjson
 from flask import Response
 
+from rules.render.native import plain
+
 from .store import PolicyKeeper
 
-
-def plain(value: Any) -> Any:
-    """What orjson cannot take natively (tuples, sets, bytes from ``!!binary``, others) in JSON terms."""
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return str(value)
+__all__ = ["json_response", "plain", "reload_dict"]
 
 
 def json_response(data: Any, status: int = 200) -> Response:

@@ -461,10 +461,11 @@ def list_policies(policy: tuple[str, ...]) -> None:
 @click.option("-p", "--policy", multiple=True, help="Where NAME is looked up (default: the built-in packs); not with a PATH.")
 @click.option("--data", "data", multiple=True, help="Only this data table, e.g. operands (repeatable).")
 def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> None:
-    """Show a pack or policy: its rules and data tables (--data operands: the operands per workload label).
+    """Show a pack or policy: its rules and data tables (--data operands: the operands per workload label); or one
+    rule (POLICY/RULE, or a rule id one policy uses), as GET /v1/rules/POLICY/RULE answers it.
 
-    NAME is a policy file or a pack folder (as for lint and test), or the name of a loaded policy or pack."""
-    from .render.tables import show_pack
+    NAME is a policy file or a pack folder (as for lint and test), or the name of a loaded policy, pack or rule."""
+    from .render.tables import show_pack, show_rule
 
     meant = ""
     if Path(name).exists():
@@ -474,10 +475,19 @@ def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> No
     else:
         ps = _load(policy)
         chosen = [p for p in ps.policies if p.name == name or p.pack == name]
+        if not chosen and not data:
+            try:
+                r = ps.rule(name)
+            except RuleLookupError:
+                pass
+            else:
+                owner = ps.policy(r.policy)
+                click.echo(show_rule(r, owner.version if owner else ""), nl=False)
+                return
         meant = _meant(name, tuple(sorted({p.name for p in ps.policies} | {p.pack for p in ps.policies if p.pack})))
     if not chosen:
         _err(
-            f"verdict: no policy file or pack folder {name!r}, nor a loaded policy or pack so named{meant}"
+            f"verdict: no policy file or pack folder {name!r}, nor a loaded policy, pack or rule so named{meant}"
             " (verdict policies list)"
         )
         raise SystemExit(2)

@@ -230,16 +230,16 @@ def test_streamed_json_is_byte_identical_to_the_whole_dump() -> None:
 
     from rules.engine import audit_paths
     from rules.loader import load_policies
-    from rules.render.native import _plain, render
+    from rules.render.native import plain, render
 
     lab = str(__import__("pathlib").Path(__file__).resolve().parent.parent / "examples" / "lab-cluster.yaml")
     report = audit_paths([lab], load_policies())
     text = render(report, "json")
     assert text == b"".join(__import__("rules.render.native", fromlist=["pieces"]).pieces(report)).decode()
-    assert orjson.loads(text) == orjson.loads(orjson.dumps(report.to_dict(), default=_plain))
+    assert orjson.loads(text) == orjson.loads(orjson.dumps(report.to_dict(), default=plain))
     # Indented, with each result on one compact line (issue 11: a report proportional to the dump).
     first = report.objects[0].results[0]
-    assert "        " + orjson.dumps(first.to_dict(), default=_plain).decode() in text.splitlines()
+    assert "        " + orjson.dumps(first.to_dict(), default=plain).decode() in text.splitlines()
     assert sum(len(o.results) for o in report.objects) == sum(1 for line in text.splitlines() if line.startswith('        {"'))
     assert text.startswith('{\n  "apiVersion": "verdict/v1",\n')
     filtered = report.filtered({"fail"})

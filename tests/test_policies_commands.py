@@ -82,11 +82,12 @@ def test_show_path_with_policy_option_or_unknown_name_exits_2(pack: Path) -> Non
     res = run("policies", "show", "no-such-pack")
     assert (res.exit_code, res.stdout) == (2, "")
     assert res.stderr == (
-        "verdict: no policy file or pack folder 'no-such-pack', nor a loaded policy or pack so named (verdict policies list)\n"
+        "verdict: no policy file or pack folder 'no-such-pack', nor a loaded policy, pack or rule so named"
+        " (verdict policies list)\n"
     )
     res = run("policies", "show", "gpu-node")
     assert res.stderr == (
-        "verdict: no policy file or pack folder 'gpu-node', nor a loaded policy or pack so named (did you mean"
+        "verdict: no policy file or pack folder 'gpu-node', nor a loaded policy, pack or rule so named (did you mean"
         " 'gpu-nodes'?) (verdict policies list)\n"
     )
     # a loaded name still works, from the built-in packs or from -p
@@ -264,3 +265,19 @@ def test_fit_columns_shrinks_the_widest_column_down_to_its_widest_word() -> None
     assert fit_columns(headers, rows, 70) == [43, 20]
     assert fit_columns(headers, rows, 58) == [43, 8]  # "sentence" is the widest word
     assert fit_columns(headers, rows, 57) is None
+
+
+def test_show_one_rule_prints_what_the_service_answers_for_it() -> None:
+    """New-user trial: the CLI could not show a single rule (the service has GET /v1/rules/POLICY/RULE)."""
+    import yaml
+
+    from api.factory import create_app
+
+    res = run("policies", "show", "gpu-nodes/workload-label-valid")
+    assert res.exit_code == 0
+    shown = yaml.safe_load(res.stdout)
+    served = create_app().test_client().get("/v1/rules/gpu-nodes/workload-label-valid").get_json()
+    assert shown == served and shown["uid"] == "gpu-nodes/workload-label-valid" and shown["match"]["kinds"] == ["Node"]
+    assert yaml.safe_load(run("policies", "show", "workload-label-valid").stdout) == shown  # a bare id one policy uses
+    res = run("policies", "show", "gpu-nodes/no-such-rule")
+    assert res.exit_code == 2 and "nor a loaded policy, pack or rule so named" in res.stderr

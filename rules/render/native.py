@@ -11,10 +11,13 @@ import yaml
 from ..report import Report
 
 
-def _plain(value: Any) -> Any:
-    """Values orjson cannot take natively (Fractions from quantities, sets) as strings/lists."""
+def plain(value: Any) -> Any:
+    """What orjson cannot take natively in JSON terms: sets and tuples as lists, bytes (YAML's ``!!binary``)
+    as text, anything else (Fractions from quantities) as its string."""
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
     return str(value)
 
 
@@ -25,9 +28,9 @@ def render(report: Report | dict[str, Any], fmt: str = "json", **_: Any) -> str:
         return _json_streamed(report)
     data = report.to_dict() if isinstance(report, Report) else report
     if fmt == "yaml":
-        plain = orjson.loads(orjson.dumps(data, default=_plain))
-        return yaml.safe_dump(plain, sort_keys=False, allow_unicode=True, width=120)
-    return orjson.dumps(data, default=_plain, option=orjson.OPT_INDENT_2).decode() + "\n"
+        as_json = orjson.loads(orjson.dumps(data, default=plain))
+        return yaml.safe_dump(as_json, sort_keys=False, allow_unicode=True, width=120)
+    return orjson.dumps(data, default=plain, option=orjson.OPT_INDENT_2).decode() + "\n"
 
 
 def _object(obj: dict[str, Any]) -> bytes:
@@ -35,10 +38,10 @@ def _object(obj: dict[str, Any]) -> bytes:
     a 5,000-node cluster has some 700,000 results, and indenting each member of each result on a line of its
     own made half the report's bytes whitespace. One line a result also keeps the report greppable."""
     results = obj.pop("results")
-    body = orjson.dumps({**obj, "results": []}, default=_plain, option=orjson.OPT_INDENT_2)
+    body = orjson.dumps({**obj, "results": []}, default=plain, option=orjson.OPT_INDENT_2)
     if not results:
         return body
-    lines = b",\n".join(b"    " + orjson.dumps(r, default=_plain) for r in results)
+    lines = b",\n".join(b"    " + orjson.dumps(r, default=plain) for r in results)
     return body[: -len(b"[]\n}")] + b"[\n" + lines + b"\n  ]\n}"
 
 
@@ -46,7 +49,7 @@ def pieces(report: Report) -> Iterator[bytes]:
     """The bytes of the native JSON report, one object at a time: ``report.to_dict()`` indented by two spaces,
     except that each result of ``objects[].results`` is one compact line (the same bytes as ``render`` gives:
     tests hold this, and that it parses to ``report.to_dict()``)."""
-    head = orjson.dumps({**report.header_dict(), "objects": []}, default=_plain, option=orjson.OPT_INDENT_2)
+    head = orjson.dumps({**report.header_dict(), "objects": []}, default=plain, option=orjson.OPT_INDENT_2)
     if not head.endswith(b'"objects": []\n}'):  # the header's last member is "objects", which to_dict keeps last
         raise AssertionError("the report header does not end with its objects")
     if not report.objects:

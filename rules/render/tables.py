@@ -6,6 +6,7 @@ import io
 import json
 from typing import Any
 
+import orjson
 import yaml
 from rich.cells import cell_len
 from rich.console import Console
@@ -13,7 +14,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ..model import Policy
+from ..model import Match, Policy, Rule
+from .native import plain
 from .table import wrap
 
 
@@ -171,3 +173,43 @@ def show_pack(policies: list[Policy], color: bool = False, width: int | None = N
         if headers:
             _print_table(console, title, headers, rows)
     return buf.getvalue()
+
+
+def match_detail(m: Match) -> dict[str, Any]:
+    """A rule's ``match`` in the policy file's words (the service's ``RuleDetailSchema.match``)."""
+    sel = m.selector
+    return {
+        "kinds": sorted(m.kinds),
+        "apiVersions": list(m.api_versions),
+        "namespaces": list(m.namespaces),
+        "names": list(m.names),
+        "matchLabels": dict(sel.labels) if sel else {},
+        "matchExpressions": [{"key": k, "operator": op, "values": sorted(vs)} for k, op, vs in sel.expressions] if sel else [],
+    }
+
+
+def rule_detail(r: Rule, version: str) -> dict[str, Any]:
+    """One rule as ``GET /v1/rules/<policy/rule>`` answers it and ``verdict policies show POLICY/RULE`` prints it
+    (``version``: its policy's)."""
+    example = orjson.loads(orjson.dumps(r.example, default=plain)) if r.example is not None else None
+    return {
+        "uid": r.uid,
+        "policy": r.policy,
+        "policyVersion": version,
+        "id": r.id,
+        "title": r.title,
+        "description": r.description,
+        "severity": r.severity,
+        "category": r.category,
+        "onFailure": r.on_failure,
+        "match": match_detail(r.match),
+        "message": r.message,
+        "remediation": r.remediation,
+        "references": list(r.references),
+        "example": example,
+    }
+
+
+def show_rule(r: Rule, version: str) -> str:
+    """``rule_detail`` as block YAML, for a terminal and a pipe alike."""
+    return yaml.safe_dump(rule_detail(r, version), sort_keys=False, allow_unicode=True, width=100)
