@@ -341,7 +341,6 @@ def _malformed_metadata(obj: dict[str, Any]) -> tuple[str, str] | None:
     meta = obj.get("metadata")
     if meta is None:
         return None
-    name = f"{obj['kind']} {meta.get('name')}" if isinstance(meta, dict) and isinstance(meta.get("name"), str) else obj["kind"]
     if not isinstance(meta, dict):
         field, value = "metadata", meta
     else:
@@ -352,6 +351,7 @@ def _malformed_metadata(obj: dict[str, Any]) -> tuple[str, str] | None:
                 break
         else:
             return None
+    name = f"{obj['kind']} {meta.get('name')}" if isinstance(meta, dict) and isinstance(meta.get("name"), str) else obj["kind"]
     what = _JSON_TYPES.get(type(value), type(value).__name__)
     return f"{name}: {field} is a {what}, not a mapping; the object is not judged (the API server refuses it)", f".{field}"
 
