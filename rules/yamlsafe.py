@@ -208,10 +208,14 @@ _TAB = " (a tab: YAML indents with spaces only)"
 def _tab_before(text: str | bytes, line: int, column: int) -> bool:
     """True when the 0-based ``line`` of ``text`` holds a tab up to ``column``: PyYAML's error there ("found
     character that cannot start any token") does not name it."""
-    lines = text.splitlines()
-    if not 0 <= line < len(lines):
-        return False
-    here = lines[line]
+    nl: Any = b"\n" if isinstance(text, bytes) else "\n"
+    start = 0
+    for _ in range(line):  # no copy of the text: it may be a large dump
+        start = text.find(nl, start) + 1
+        if start == 0:
+            return False
+    end = text.find(nl, start)
+    here = text[start : end if end >= 0 else len(text)]
     return (b"\t" if isinstance(here, bytes) else "\t") in here[: column + 1]  # type: ignore[operator]
 
 

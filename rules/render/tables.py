@@ -64,7 +64,7 @@ def _yaml_lines(table: Any, cut: bool) -> str:
     pieces = [{k: v} for k, v in table.items()] if isinstance(table, dict) else [table]
     lines = []
     for piece in pieces:
-        # a mapping's own keys one a line; a value that is a list or mapping of scalars in flow style
+        # a mapping's own keys one to a line; a value that is a list or mapping of scalars in flow style
         scalar = isinstance(piece, dict) and not isinstance(next(iter(piece.values())), (dict, list))
         text = yaml.safe_dump(piece, default_flow_style=False if scalar else None, sort_keys=False, allow_unicode=True, width=100)
         lines += [f"  {line}" for line in text.rstrip().splitlines()]
