@@ -28,6 +28,7 @@ from . import describe, heap, mustgather
 from .errors import DumpError, DumpTooLarge, InputError, Source, byte_place
 from .limits import limit
 from .progress import Progress
+from .quantity import is_quantity
 from .yamlsafe import item_lines, load_documents
 
 #: Files inside a directory or archive that are read as dumps; others are listed as skipped.
@@ -311,6 +312,7 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None
         if bad is not None:
             dump.errors.append(InputError(source, bad[0], f"${bad[1]}"))
             return
+        dump.errors.extend(InputError(source, reason, f"${at}") for at, reason in _bad_quantities(data))
         dump.objects.append(KObject(data, source))
         return
     else:
@@ -330,7 +332,35 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None
         if bad is not None:
             dump.errors.append(InputError(where, bad[0], f"{prefix}[{i}]{bad[1]}"))
             continue
+        if item["kind"] == "Node":
+            dump.errors.extend(InputError(where, reason, f"{prefix}[{i}]{at}") for at, reason in _bad_quantities(item))
         dump.objects.append(KObject(item, where))
+
+
+def _bad_quantities(obj: dict[str, Any]) -> list[tuple[str, str]]:
+    """(path below the object, reason) for each value of a Node's ``status.capacity`` or ``status.allocatable``
+    that is not a Kubernetes quantity (the API server refuses one): the Node is still judged, and the rules that
+    read the value answer ``error``; the input error says where it is."""
+    status = obj.get("status") if obj.get("kind") == "Node" else None
+    if not isinstance(status, dict):
+        return []
+    out = []
+    for section in ("capacity", "allocatable"):
+        values = status.get(section)
+        if not isinstance(values, dict):
+            continue
+        for resource, value in values.items():
+            if not is_quantity(value):
+                meta = obj.get("metadata")
+                name = meta.get("name") if isinstance(meta, dict) else None
+                out.append(
+                    (
+                        f".status.{section}['{resource}']",
+                        f"Node {name}: status.{section}['{resource}'] is {value!r}, not a Kubernetes quantity (such as 8,"
+                        " 500m or 64Gi); rules that read it answer error",
+                    )
+                )
+    return out
 
 
 def _malformed_metadata(obj: dict[str, Any]) -> tuple[str, str] | None:
@@ -342,18 +372,18 @@ def _malformed_metadata(obj: dict[str, Any]) -> tuple[str, str] | None:
     if meta is None:
         return None
     if not isinstance(meta, dict):
-        field, value = "metadata", meta
+        part, value = "metadata", meta
     else:
-        for field in ("labels", "annotations"):
-            value = meta.get(field)
+        for part in ("labels", "annotations"):
+            value = meta.get(part)
             if value is not None and not isinstance(value, dict):
-                field = f"metadata.{field}"
+                part = f"metadata.{part}"
                 break
         else:
             return None
     name = f"{obj['kind']} {meta.get('name')}" if isinstance(meta, dict) and isinstance(meta.get("name"), str) else obj["kind"]
     what = _JSON_TYPES.get(type(value), type(value).__name__)
-    return f"{name}: {field} is a {what}, not a mapping; the object is not judged (the API server refuses it)", f".{field}"
+    return f"{name}: {part} is a {what}, not a mapping; the object is not judged (the API server refuses it)", f".{part}"
 
 
 def parse_text(text: str, name: str) -> Dump:

@@ -890,3 +890,26 @@ def test_a_tab_in_the_indentation_is_named() -> None:
     assert not parse_text("kind: Node\nmetadata: {name: a}\ndata: 'a\tb'\n", "ok.yaml").errors
     [other] = parse_text("kind: Node\nmetadata: {name: [\n", "x.yaml").errors
     assert "tab" not in other.reason
+
+
+def test_a_node_quantity_that_does_not_parse_is_an_input_error_and_the_node_is_still_judged() -> None:
+    """New-user trial: allocatable['nvidia.com/gpu']: lots showed only as error results, without the place."""
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "gpu-a"},
+        "status": {"capacity": {"cpu": "8", "nvidia.com/gpu": 4}, "allocatable": {"cpu": "7500m", "nvidia.com/gpu": "lots"}},
+    }
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [node]}, indent=4)
+    dump = parse_text(text, "n.json")
+    assert [o.name for o in dump.objects] == ["gpu-a"]
+    [err] = dump.errors
+    assert (err.source.line, err.path) == (5, "$.items[0].status.allocatable['nvidia.com/gpu']")
+    assert err.reason == (
+        "Node gpu-a: status.allocatable['nvidia.com/gpu'] is 'lots', not a Kubernetes quantity (such as 8, 500m or 64Gi);"
+        " rules that read it answer error"
+    )
+    alone = parse_text(json.dumps(node), "one.json")
+    assert [e.path for e in alone.errors] == ["$.status.allocatable['nvidia.com/gpu']"] and alone.objects
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "status": {"allocatable": {"x": "lots"}}}
+    assert not parse_text(json.dumps(pod), "p.json").errors  # only a Node's capacity and allocatable
