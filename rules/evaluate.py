@@ -24,7 +24,7 @@ from .limits import limit
 from .loader import PolicySet
 from .messages import has_placeholders, substitute
 from .model import Rule
-from .operators import OperatorError, show
+from .operators import OPERATORS, OperatorError, show
 from .progress import Progress
 from .quantity import format_quantity
 from .reader import Dump, KObject
@@ -239,6 +239,15 @@ def clip_value(value: Any) -> Any:
 MAX_CONFLICT_NOTES_PER_KIND = limit("VERDICT_MAX_CONFLICT_NOTES")
 
 
+def _operator_notes(index: Index) -> list[str]:
+    """What the operators' per-dump set-up could not read (``Operator.notes``), each note once."""
+    seen: dict[str, None] = {}
+    for op in OPERATORS.values():
+        if op.notes is not None:
+            seen.update(dict.fromkeys(op.notes(index)))
+    return list(seen)
+
+
 def _conflict_notes(index: Index) -> list[str]:
     """One note per object that stands twice in the dump with different content, at most
     ``MAX_CONFLICT_NOTES_PER_KIND`` per kind and one line counting the rest."""
@@ -427,6 +436,7 @@ def _evaluate(
             *_skip_notes(objects),
             *(_unmatched_notes(objects, policies, selection is not None) if policies.named else []),
             *_conflict_notes(index),
+            *_operator_notes(index),
             *exempter.notes((r.policy, r.id) for p in policies.policies for r in p.rules),
         ],
         timing={"indexMs": round((t1 - t0) * 1000, 3), "evaluateMs": round((t2 - t1) * 1000, 3)},

@@ -97,3 +97,7 @@ class Index:
         if key not in self._memo:
             self._memo[key] = build()
         return self._memo[key]  # type: ignore[no-any-return]
+
+    def built(self, key: Any) -> Any:
+        """What ``memo`` built under ``key``, or None when nothing asked for it."""
+        return self._memo.get(key)

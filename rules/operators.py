@@ -68,8 +68,9 @@ class Operator:
     ``literal_problem(argument) -> str``: why a literal argument can never be compared ("" when it can),
     checked at load so that ``gt: lots`` is refused there rather than an ``error`` on every object judged (a
     reference is resolved, and its value checked, at evaluation); optionally ``lookup`` (a value operator that
-    compares keys, see ``Lookup``) and ``prepare(index)`` (an object operator's per-dump set-up, run once
-    before the objects are evaluated)."""
+    compares keys, see ``Lookup``), ``prepare(index)`` (an object operator's per-dump set-up, run once
+    before the objects are evaluated) and ``notes(index)`` (what that set-up could not read, for the report's
+    notes)."""
 
     name: str
     scope: str
@@ -81,6 +82,7 @@ class Operator:
     literal_problem: Callable[[Any], str] = _any_literal
     lookup: Lookup | None = None
     prepare: Callable[[Any], None] | None = None
+    notes: Callable[[Any], list[str]] | None = None
 
 
 #: Lists longer than this are cut in messages (a context may hold thousands of pod names).

@@ -41,6 +41,23 @@ def cluster_model(index: Any) -> Any:
     )
 
 
+#: What the scheduler model could not read, noted one by one up to this many; the others are counted.
+MODEL_NOTES = 10
+
+
+def _model_notes(index: Any) -> list[str]:
+    """The model's warnings (a Pod whose requests are not counted, a quantity taken as 0), when a rule built it."""
+    from .schedule.cluster import TWICE
+
+    model = index.built("schedule.ClusterModel")
+    # a Node twice is the report's conflict note already (and no note at all when the copies are the same)
+    warnings = [w for w in model.warnings if not w.endswith(TWICE)] if model is not None else []
+    notes = [f"scheduling model: {w}" for w in warnings[:MODEL_NOTES]]
+    if len(warnings) > MODEL_NOTES:
+        notes.append(f"scheduling model: and {len(warnings) - MODEL_NOTES:,} more objects not read whole")
+    return notes
+
+
 def _prepare_model(index: Any) -> None:
     """The operators' ``prepare``: the model, built before evaluation is shared out, when there is a Node."""
     if index.of_kind("Node"):
@@ -78,6 +95,7 @@ register(
         doc="the object (Pod, pod template owner, VirtualMachineInstance, VirtualMachine) would be placed"
         " on some Node of the dump by kube-scheduler's filters; see docs/scheduling.md",
         prepare=_prepare_model,
+        notes=_model_notes,
     )
 )
 
@@ -148,6 +166,7 @@ register(
         lambda arg: "tolerates the taints of every node it selects",
         resolve=False,
         prepare=_prepare_model,
+        notes=_model_notes,
         doc="the workload's pod (a DaemonSet's with the controller's tolerations) tolerates the NoSchedule and"
         " NoExecute taints of every node (among `nodes`, when given) that its node name, nodeSelector and"
         " affinity select; see docs/scheduling.md",

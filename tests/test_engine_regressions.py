@@ -329,3 +329,33 @@ def test_an_unreadable_quantity_read_through_a_keyed_var_is_said_where_it_is() -
     report = evaluate(Dump(objects=[KObject(node, Source("n.json"))]), load_policies())
     errors = {r.message for o in report.objects for r in o.results if r.result == "error"}
     assert errors == {"could not evaluate: allocatable['nvidia.com/gpu']: 'lots' is not a Kubernetes quantity"}
+
+
+def test_what_the_scheduling_model_could_not_read_is_in_the_notes() -> None:
+    """A bound Pod whose request does not parse is left out of its node's usage by the scheduler model: its
+    warning was kept and never shown, so a report could call a node roomier than the dump says without a word."""
+    from rules.evaluate import evaluate
+    from rules.loader import load_policies
+    from rules.reader import Dump
+
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "n1", "labels": {"nvidia.com/gpu.present": "true"}},
+        "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110", "nvidia.com/gpu": "2"}},
+    }
+    bound = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "bound", "namespace": "ml"},
+        "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "two"}}}]},
+        "status": {"phase": "Running"},
+    }
+    objects = [KObject(o, Source("d.json", 1, i + 1)) for i, o in enumerate([node, bound])]
+    report = evaluate(Dump(objects=objects), load_policies())
+    notes = [n for n in report.notes if n.startswith("scheduling model:")]
+    assert len(notes) == 1 and notes[0].startswith("scheduling model: Pod ml/bound: ")
+    assert notes[0].endswith("; its requests are not counted") and "'two'" in notes[0]
+    # no schedulable rule chosen: no model built, no note
+    only_labels = evaluate(Dump(objects=objects), load_policies().select(rules=["gpu-nodes/workload-label-valid"]))
+    assert not [n for n in only_labels.notes if n.startswith("scheduling model:")]

@@ -68,6 +68,8 @@ def first_names(names: list[str], total: int | None = None, sep: str = ", ") -> 
 
 
 _CACHE_LIMIT = 512
+#: The warning's end for a Node name that stands twice (a report's conflict notes say those; identical copies are no conflict).
+TWICE = "appears twice; the first one is used"
 _SMALL = 64
 
 
@@ -98,7 +100,7 @@ class Cluster:
             if not name:
                 self.warnings.append("a Node without metadata.name was skipped")
             elif str(name) in named:
-                self.warnings.append(f"Node {name} appears twice; the first one is used")
+                self.warnings.append(f"Node {name} {TWICE}")
             else:
                 named[str(name)] = node
         # Node i is the i-th name in sorted order, so sorting indexes sorts names.
