@@ -19,7 +19,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app
 
 from rules.engine import audit_bytes
-from rules.errors import DumpError, DumpTooLarge, EvaluationTimeout, InputError, RuleLookupError, nearest
+from rules.errors import DumpError, DumpTooLarge, EvaluationTimeout, InputError, RuleLookupError, meant
 from rules.loader import PolicySet
 from rules.render import OPTIONS, OptionError, media_type, stream
 from rules.report import Report
@@ -53,11 +53,6 @@ def _cleaned(report: Report) -> Report:
     return report
 
 
-def _meant(word: str, choices: list[str]) -> str:
-    near = nearest(word, choices)
-    return f" (did you mean {near!r}?)" if near else ""
-
-
 def _select(policies: PolicySet, names: list[str], rules: list[str]) -> PolicySet:
     """The policies and rules asked for (``PolicySet.select`` decides what a rule name means). Raises 503 when
     no rule is loaded at all, 400 for a name that selects nothing, a bare rule id several chosen policies
@@ -68,7 +63,7 @@ def _select(policies: PolicySet, names: list[str], rules: list[str]) -> PolicySe
     unknown = [n for n in names if n not in known_p]
     if unknown:
         loaded = sorted(known_p)
-        reasons = [f"no policy or pack named {n}{_meant(n, loaded)}; loaded: {', '.join(loaded)}" for n in unknown]
+        reasons = [f"no policy or pack named {n}{meant(n, loaded)}; loaded: {', '.join(loaded)}" for n in unknown]
         raise Problem(
             "invalid-query",
             "; ".join(f"policy: {r}" for r in reasons),

@@ -12,7 +12,7 @@ from typing import Any
 
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate
 
-from rules.errors import nearest
+from rules.errors import meant
 from rules.render import FORMATS, GROUP_BY, POLICYREPORT_VERSIONS
 from rules.render.markdown import MIN_LIMIT
 from rules.report import RESULTS, SEVERITIES
@@ -26,9 +26,8 @@ class OneOf(validate.OneOf):
     mean ``fail``?, ``rules.errors.nearest``), as the CLI's options do."""
 
     def _format_error(self, value: Any) -> str:
-        near = nearest(value, [str(c) for c in self.choices]) if isinstance(value, str) else None
-        meant = f" (did you mean {near!r}?)" if near else ""
-        return self.error.format(input=value, choices=self.choices_text, labels=self.labels_text, meant=meant)
+        hint = meant(value, [str(c) for c in self.choices]) if isinstance(value, str) else ""
+        return self.error.format(input=value, choices=self.choices_text, labels=self.labels_text, meant=hint)
 
 
 LIMIT_REASON = f"must be 0 (no cut) or at least {MIN_LIMIT} characters (format=markdown only)"

@@ -17,7 +17,7 @@ import click
 
 from . import __version__, heap
 from .engine import audit_batch, split_dumps
-from .errors import DumpError, PolicyError, RuleLookupError, nearest
+from .errors import DumpError, PolicyError, RuleLookupError, meant
 from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 from .loader import PolicyLoadError, PolicySet, load_policies
 from .parallel import JobsError, jobs_setting
@@ -143,19 +143,13 @@ def _progress_console() -> Any:
     return Console(stderr=True)
 
 
-def _meant(word: str, choices: tuple[str, ...]) -> str:
-    """`` (did you mean 'fail'?)`` for the choice ``word`` stands for (``rules.errors.nearest``), else nothing."""
-    near = nearest(word, choices)
-    return f" (did you mean {near!r}?)" if near else ""
-
-
 def _results_option(value: str | None) -> set[str] | None:
     if not value:
         return None
     words = {w.strip() for w in value.split(",") if w.strip()}
     bad = sorted(words - set(RESULTS))
     if bad:
-        shown = [f"{word!r}{_meant(word, RESULTS)}" for word in bad]
+        shown = [f"{word!r}{meant(word, RESULTS)}" for word in bad]
         unknown = "unknown result" + ("s" if len(bad) > 1 else "")
         raise click.BadParameter(f"{unknown} {', '.join(shown)}; use {', '.join(RESULTS)}", param_hint="--results")
     return words
@@ -467,7 +461,6 @@ def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> No
     NAME is a policy file or a pack folder (as for lint and test), or the name of a loaded policy, pack or rule."""
     from .render.tables import show_pack, show_rule
 
-    meant = ""
     if Path(name).exists():
         if policy:
             raise click.BadParameter(f"{name} is a path: it is shown as it is, without -p", param_hint="--policy")
@@ -484,10 +477,10 @@ def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> No
                 owner = ps.policy(r.policy)
                 click.echo(show_rule(r, owner.version if owner else ""), nl=False)
                 return
-        meant = _meant(name, tuple(sorted({p.name for p in ps.policies} | {p.pack for p in ps.policies if p.pack})))
     if not chosen:
+        loaded = [] if Path(name).exists() else sorted({p.name for p in ps.policies} | {p.pack for p in ps.policies if p.pack})
         _err(
-            f"verdict: no policy file or pack folder {name!r}, nor a loaded policy, pack or rule so named{meant}"
+            f"verdict: no policy file or pack folder {name!r}, nor a loaded policy, pack or rule so named{meant(name, loaded)}"
             " (verdict policies list)"
         )
         raise SystemExit(2)

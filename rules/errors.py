@@ -44,6 +44,16 @@ def nearest(word: str, choices: Sequence[str]) -> str | None:
     return near[0] if near else None
 
 
+def did_you_mean(choice: str | None) -> str:
+    """`` (did you mean 'fail'?)`` for a choice, "" for None: how every refusal names what a word likely stood for."""
+    return f" (did you mean {choice!r}?)" if choice else ""
+
+
+def meant(word: str, choices: Sequence[str]) -> str:
+    """``did_you_mean`` of the choice ``word`` most likely stands for (``nearest``)."""
+    return did_you_mean(nearest(word, choices))
+
+
 def _in_order(letters: str, word: str) -> bool:
     rest = iter(word)
     return all(ch in rest for ch in letters)

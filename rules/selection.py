@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from .errors import nearest
+from .errors import did_you_mean, nearest
 from .model import Selector
 from .reader import KObject
 from .selector import SelectorError, parse_selector
@@ -102,7 +102,7 @@ class Selection:
                 for word in kinds_:
                     if word.lower() not in words:
                         near = nearest(word, list(words))
-                        meant = f" (did you mean {words[near]!r}?)" if near else ""
+                        meant = did_you_mean(words[near] if near else None)
                         raise SelectionError(
                             "kind", f"no loaded rule judges kind {word!r}{meant}; the rules judge {', '.join(sorted(known))}"
                         )
