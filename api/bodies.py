@@ -42,6 +42,8 @@ FORM_TYPES = {
     "application/x-www-form-urlencoded": f" (curl -d and --data send it, and drop a file's line breaks): {_SEND_FILE}",
     "multipart/form-data": f" (curl -F sends it, the file wrapped in a form): {_SEND_FILE}",
 }
+#: The fix an archive type on a plain body is told.
+_OWN_TYPE = "; send a plain dump as application/yaml or application/json (application/octet-stream: any, by its content)"
 #: Said when a body that is not JSON is a single long line and reads as nothing: ``curl -d @FILE`` drops the
 #: file's line breaks, leaving YAML that no longer parses (or one comment).
 ONE_LINE_HINT = (
@@ -195,7 +197,3 @@ def check_magic(mimetype: str, data: bytes, name: str = "<body>") -> None:
     if magic and not data.startswith(magic):
         kind = "gzip stream" if mimetype.endswith("gzip") else "zip archive"
         raise Problem("malformed-dump", f"Content-Type {mimetype}, but the body is not a {kind}{_OWN_TYPE}", file=name)
-
-
-#: The fix an archive type on a plain body is told.
-_OWN_TYPE = "; send a plain dump as application/yaml or application/json (application/octet-stream: any, by its content)"

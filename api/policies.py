@@ -14,12 +14,13 @@ from werkzeug.exceptions import MethodNotAllowed
 from rules.errors import PolicyError, RuleLookupError
 from rules.loader import load_policy_text
 from rules.model import Policy
+from rules.render.native import plain
 from rules.render.tables import rule_detail
 
 from .bodies import POLICY_TYPES, POLICY_WANTED, media_type, read_body
 from .problems import Problem
 from .query import parse_query
-from .responses import json_response, plain, reload_dict
+from .responses import json_response, reload_dict
 from .schemas import (
     LintQuerySchema,
     LintResultSchema,

@@ -16,7 +16,7 @@ import orjson
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
-from .responses import plain
+from rules.render.native import plain
 
 PROBLEM_TYPE = "https://verdict.dev/problems/"
 MEDIA_TYPE = "application/problem+json"

@@ -11,8 +11,6 @@ from rules.render.native import plain
 
 from .store import PolicyKeeper
 
-__all__ = ["json_response", "plain", "reload_dict"]
-
 
 def json_response(data: Any, status: int = 200) -> Response:
     """``data`` as JSON (orjson; values JSON has no word for become strings)."""

@@ -306,7 +306,7 @@ def judge_objects(
     left out), in order, and how many objects ``selection`` kept. ``progress`` hears every 1,024 objects.
     Raises ``EvaluationTimeout`` once ``time.perf_counter()`` passes ``deadline`` (checked every 64 objects).
     ``report(position, object, results)`` makes each entry (default: ``object_report``)."""
-    make = report or (lambda _n, obj, results: object_report(obj, results))
+    make = report or _whole
     out = []
     total = len(objects)
     selected = 0
@@ -342,6 +342,10 @@ def judge_objects(
 
 def _position(n: int, _obj: KObject, results: tuple[Result, ...]) -> tuple[int, tuple[Result, ...]]:
     return n, results
+
+
+def _whole(_n: int, obj: KObject, results: tuple[Result, ...]) -> ObjectReport:
+    return object_report(obj, results)
 
 
 def object_report(obj: KObject, results: tuple[Result, ...]) -> ObjectReport:

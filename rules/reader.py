@@ -308,12 +308,7 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None
         if not data.get("kind") or not isinstance(data.get("kind"), str):
             dump.errors.append(InputError(source, "not a Kubernetes object: no 'kind'", "$"))
             return
-        bad = _malformed_metadata(data)
-        if bad is not None:
-            dump.errors.append(InputError(source, bad[0], f"${bad[1]}"))
-            return
-        dump.errors.extend(InputError(source, reason, f"${at}") for at, reason in _bad_quantities(data))
-        dump.objects.append(KObject(data, source))
+        _add_object(data, source, "$", dump)
         return
     else:
         dump.errors.append(InputError(source, f"not a Kubernetes object: a {type(data).__name__}", "$"))
@@ -328,13 +323,18 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None
         if not isinstance(item.get("kind"), str) or not item.get("kind"):
             dump.errors.append(InputError(where, "list item is not a Kubernetes object: no 'kind'", f"{prefix}[{i}]"))
             continue
-        bad = _malformed_metadata(item)
-        if bad is not None:
-            dump.errors.append(InputError(where, bad[0], f"{prefix}[{i}]{bad[1]}"))
-            continue
-        if item["kind"] == "Node":
-            dump.errors.extend(InputError(where, reason, f"{prefix}[{i}]{at}") for at, reason in _bad_quantities(item))
-        dump.objects.append(KObject(item, where))
+        _add_object(item, where, f"{prefix}[{i}]", dump)
+
+
+def _add_object(obj: dict[str, Any], where: Source, path: str, dump: Dump) -> None:
+    """Add ``obj`` (a mapping with a kind, at JSONPath ``path`` of its document) to ``dump``, or the input error
+    that keeps it out (``_malformed_metadata``); a Node quantity that does not parse is an input error beside it."""
+    bad = _malformed_metadata(obj)
+    if bad is not None:
+        dump.errors.append(InputError(where, bad[0], path + bad[1]))
+        return
+    dump.errors.extend(InputError(where, reason, path + at) for at, reason in _bad_quantities(obj))
+    dump.objects.append(KObject(obj, where))
 
 
 def _bad_quantities(obj: dict[str, Any]) -> list[tuple[str, str]]:
