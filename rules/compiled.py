@@ -400,7 +400,9 @@ def _any(a: Assertion, plan: PolicyPlan, discard_pass: bool, binding: str | None
             if out.state == "pass":
                 return out
             fails.append(out)
-        if error is not None and not any(f.state == "fail" for f in fails):
+        if error is not None:
+            # no branch holds, and one could not be evaluated: it might have held, so "fail" is not known
+            # (false or unknown is unknown), and a failing branch's evidence would describe the wrong thing
             raise error
         if all(f.state == "skip" for f in fails):
             return fails[0]
