@@ -439,6 +439,7 @@ def _evaluate(
             *_assumption_notes(objects),
             *_skip_notes(objects),
             *(_unmatched_notes(objects, policies, selection is not None) if policies.named else []),
+            *([selection.missed(dump.objects)] if selection is not None and not selected else []),
             *_conflict_notes(index),
             *_operator_notes(index),
             *exempter.notes((r.policy, r.id) for p in policies.policies for r in p.rules),

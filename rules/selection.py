@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from .errors import did_you_mean, nearest
+from .errors import did_you_mean, meant, nearest
 from .model import Selector
 from .reader import KObject
 from .selector import SelectorError, parse_selector
@@ -36,6 +36,10 @@ SHORT_NAMES: dict[str, tuple[str, ...]] = {
     "VirtualMachine": ("vm", "vms"),
     "KubeVirt": ("kv", "kvs"),
 }
+
+
+#: Namespaces a note of an empty selection lists before it counts the rest.
+MISSED_SHOWN = 10
 
 
 class SelectionError(ValueError):
@@ -114,13 +118,43 @@ class Selection:
 
     def matches(self, obj: KObject) -> bool:
         """True when ``obj`` passes every filter."""
-        if self.kinds and not any(w.lower() in kind_words(obj.kind) for w in self.kinds):
+        if self.kinds and not self._kind(obj.kind):
             return False
         if self.namespaces and obj.namespace not in self.namespaces:
             return False
         if self.names and not any(fnmatchcase(obj.name, g) for g in self.names):
             return False
         return self.labels is None or self.labels.matches(obj.labels)
+
+    def missed(self, objects: list[KObject]) -> str:
+        """The note of a selection that kept no object of ``objects``: each filter nothing in the dump meets on its
+        own, with the value a misspelt namespace or label key likely stands for; a selection that keeps nothing is
+        otherwise a report with no finding (a clean-looking cluster)."""
+        why = []
+        if self.kinds and not any(self._kind(o.kind) for o in objects):
+            why.append(f"the dump holds no {' or '.join(self.kinds)}")
+        present = sorted({o.namespace for o in objects if o.namespace})
+        shown = ", ".join(present[:MISSED_SHOWN]) + (
+            f" and {len(present) - MISSED_SHOWN} more" if len(present) > MISSED_SHOWN else ""
+        )
+        for ns in self.namespaces:
+            if ns not in present:
+                why.append(f"no object is in namespace {ns!r}{meant(ns, present)} (the dump's: {shown or 'none'})")
+        if self.names and not any(fnmatchcase(o.name, g) for o in objects for g in self.names):
+            why.append(f"no object's name matches {' or '.join(self.names)}")
+        if self.labels is not None:
+            keys = sorted({str(k) for o in objects for k in o.labels})
+            asked = [k for k, _ in self.labels.labels] + [k for k, op, _ in self.labels.expressions if op != "DoesNotExist"]
+            missing = [k for k in dict.fromkeys(asked) if k not in keys]
+            why += [f"no object has the label {k!r}{meant(k, keys)}" for k in missing]
+            if not missing and not any(self.labels.matches(o.labels) for o in objects):
+                why.append(f"no object's labels match {self.selector}")
+        return "the selection kept no object of the dump: " + (
+            "; ".join(why) if why else "each filter holds for some object, but none holds for all of them"
+        )
+
+    def _kind(self, kind: str) -> bool:
+        return any(w.lower() in kind_words(kind) for w in self.kinds)
 
     def to_dict(self) -> dict[str, Any]:
         """The filters given: ``{"kinds", "namespaces", "labelSelector", "names"}``, those set only."""

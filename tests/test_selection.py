@@ -181,3 +181,26 @@ def test_the_pods_schedulability_still_sees_every_node(lab_whole: tuple[Any, dic
     [r] = [r for r in pod.results if r.rule == "workload-schedulable"]
     assert r.result == "fail" and "0/10 nodes are available" in r.message  # ten Nodes, none of them judged
     assert describe(report.summary()["selection"]) == "kind Pod, name cuda-on-passthrough-node"
+
+
+def test_a_selection_that_keeps_nothing_says_why_in_a_note() -> None:
+    """Second new-user trial: '-n mll' (for ml) answered '0 selected' and exit 0, a report with no finding."""
+    policies = load_policies()
+
+    def note(**filters: Any) -> list[str]:
+        report = audit_paths([LAB], policies, selection=Selection.of(**filters))
+        return [n for n in report.notes if n.startswith("the selection kept no object")]
+
+    assert note(namespaces=["mll"]) == [
+        "the selection kept no object of the dump: no object is in namespace 'mll' (did you mean 'ml'?)"
+        " (the dump's: kubevirt, ml, vms)"
+    ]
+    assert note(names=["gpu-brokn-*"]) == ["the selection kept no object of the dump: no object's name matches gpu-brokn-*"]
+    assert note(selector="nvidia.com/gpu.presnt=true") == [
+        "the selection kept no object of the dump: no object has the label 'nvidia.com/gpu.presnt'"
+        " (did you mean 'nvidia.com/gpu.present'?)"
+    ]
+    assert note(namespaces=["ml"], kinds=["Node"]) == [
+        "the selection kept no object of the dump: each filter holds for some object, but none holds for all of them"
+    ]
+    assert note(namespaces=["ml"]) == []  # it kept some
