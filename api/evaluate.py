@@ -21,6 +21,7 @@ from flask import Blueprint, Response, current_app
 from rules.engine import audit_bytes
 from rules.errors import DumpError, DumpTooLarge, EvaluationTimeout, InputError, RuleLookupError, meant
 from rules.loader import PolicySet
+from rules.reader import NOT_AN_OBJECT, WHAT_IS_READ
 from rules.render import OPTIONS, OptionError, media_type, stream
 from rules.report import Report
 from rules.selection import Selection, SelectionError
@@ -51,6 +52,14 @@ def _cleaned(report: Report) -> Report:
         InputError(e.source, clean_reason(e.reason), e.path) if isinstance(e, InputError) else e for e in report.input_errors
     ]
     return report
+
+
+def _what_is_read(report: Report) -> str:
+    """What verdict reads, when every input error is a document that parsed but holds no Kubernetes object (a
+    labels-only JSON, a README): the CLI says it for such an input too."""
+    if all(NOT_AN_OBJECT in e.reason for e in report.input_errors):
+        return f"; {WHAT_IS_READ}"
+    return ""
 
 
 def _select(policies: PolicySet, names: list[str], rules: list[str]) -> PolicySet:
@@ -131,7 +140,7 @@ def evaluate() -> Response:
         first = report.input_errors[0]
         raise Problem(
             "malformed-dump",
-            f"nothing in the body could be read as an object: {first.reason}{one_line_hint(data)}",
+            f"nothing in the body could be read as an object: {first.reason}{_what_is_read(report)}{one_line_hint(data)}",
             **first.source.to_dict(),
             path=first.path,
             errors=[e.to_dict() for e in report.input_errors],

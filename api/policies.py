@@ -11,7 +11,7 @@ import orjson
 from flask import Blueprint, Response, url_for
 from werkzeug.exceptions import MethodNotAllowed
 
-from rules.errors import PolicyError, RuleLookupError
+from rules.errors import PolicyError, RuleLookupError, meant
 from rules.loader import load_policy_text
 from rules.model import Policy
 from rules.render.native import plain
@@ -72,8 +72,8 @@ def policy(name: str) -> Response:
     if p is None and name == "lint":
         raise MethodNotAllowed(valid_methods=["POST"])
     if p is None:
-        known = ", ".join(q.name for q in service().keeper.policies.policies)
-        raise Problem("not-found", f"no policy named {name!r}; loaded: {known}")
+        known = [q.name for q in service().keeper.policies.policies]
+        raise Problem("not-found", f"no policy named {name!r}{meant(name, known)}; loaded: {', '.join(known)}")
     body = PolicyDetailSchema().dump(
         {
             **_summary(p),

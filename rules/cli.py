@@ -22,17 +22,27 @@ from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 from .loader import PolicyLoadError, PolicySet, load_policies
 from .parallel import JobsError, jobs_setting
 from .progress import Progress
+from .reader import WHAT_IS_READ
 from .render import FORMATS, OPTIONS, OptionError, UnknownFormat
 from .render.markdown import MIN_LIMIT
 from .report import RESULT_RANK, RESULTS, SEVERITIES, Report, counted
 from .selection import Selection, SelectionError
 
 FAIL_ON = ("fail", "warn", "error", "never")
-#: Said when nothing in an input was a Kubernetes object: a file that is not a dump at all (a README, a log).
-WHAT_IS_READ = (
-    "verdict reads what kubectl get -o yaml|json prints (objects or a List), kubectl describe node text,"
-    " and tar/zip/gzip archives of them such as a must-gather"
-)
+
+
+class Choice(click.Choice):  # type: ignore[type-arg]
+    """click's ``Choice`` whose refusal names the choice a word likely stands for (``-f markdwon`` -> did you mean
+    'markdown'?), as the other options and the service's query values do."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as exc:
+            hint = meant(str(value), [str(c) for c in self.choices])
+            if not hint:
+                raise
+            raise click.BadParameter(f"{exc.message.rstrip('.')}{hint}.", ctx=ctx, param=param) from None
 
 
 def _err(message: str) -> None:
@@ -163,7 +173,7 @@ def _renderer_options(command: Any) -> Any:
         if opt.kind is bool:
             command = click.option(opt.flag, opt.name, is_flag=True, default=False, help=text)(command)
         else:
-            kind = click.Choice(opt.choices) if opt.choices else click.IntRange(min=0 if opt.name == "limit" else 1)
+            kind = Choice(opt.choices) if opt.choices else click.IntRange(min=0 if opt.name == "limit" else 1)
             command = click.option(opt.flag, opt.name, type=kind, default=None, help=text)(command)
     return command
 
@@ -235,18 +245,18 @@ def main() -> None:
     "fmt",
     default="json",
     show_default=True,
-    type=click.Choice(sorted(FORMATS), case_sensitive=False),
+    type=Choice(sorted(FORMATS), case_sensitive=False),
     help="Report format.",
 )
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write the report here.")
 @click.option(
     "--fail-on",
-    type=click.Choice(FAIL_ON),
+    type=Choice(FAIL_ON),
     default="fail",
     show_default=True,
     help="Exit 1 when a result at or above this is found (error > fail > warn).",
 )
-@click.option("--min-severity", type=click.Choice(SEVERITIES), help="Report only results of this severity or above.")
+@click.option("--min-severity", type=Choice(SEVERITIES), help="Report only results of this severity or above.")
 @click.option("--results", "results_filter", help="Report only these results, e.g. fail,warn.")
 @click.option(
     "--kind", "kinds", multiple=True, help="Judge only objects of these kinds (Node, nodes or no; repeatable or comma-separated)."

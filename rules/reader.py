@@ -277,6 +277,15 @@ def _too_deep(data: Any) -> bool:
     return bool(level)
 
 
+#: Said when nothing in an input was a Kubernetes object: a file that is not a dump at all (a README, a log, a
+#: labels-only JSON).
+WHAT_IS_READ = (
+    "verdict reads what kubectl get -o yaml|json prints (objects or a List), kubectl describe node text,"
+    " and tar/zip/gzip archives of them such as a must-gather"
+)
+#: In the reason of a document or List item that parsed but is no Kubernetes object.
+NOT_AN_OBJECT = "not a Kubernetes object"
+
 #: What a value that is not an object is, in JSON's words.
 _JSON_TYPES = {str: "string", int: "number", float: "number", bool: "boolean", type(None): "null", list: "list"}
 
@@ -306,22 +315,22 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None
         )
     elif isinstance(data, dict):
         if not data.get("kind") or not isinstance(data.get("kind"), str):
-            dump.errors.append(InputError(source, "not a Kubernetes object: no 'kind'", "$"))
+            dump.errors.append(InputError(source, f"{NOT_AN_OBJECT}: no 'kind'", "$"))
             return
         _add_object(data, source, "$", dump)
         return
     else:
-        dump.errors.append(InputError(source, f"not a Kubernetes object: a {type(data).__name__}", "$"))
+        dump.errors.append(InputError(source, f"{NOT_AN_OBJECT}: a {type(data).__name__}", "$"))
         return
     for i, item in enumerate(items):
         line = (lines[i] if i < len(lines) else 0) or source.line
         where = Source(source.file, source.document, line, i)
         if not isinstance(item, dict):
             what = f"a {_JSON_TYPES.get(type(item), type(item).__name__)}"
-            dump.errors.append(InputError(where, f"list item is not a Kubernetes object: {what}", f"{prefix}[{i}]"))
+            dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: {what}", f"{prefix}[{i}]"))
             continue
         if not isinstance(item.get("kind"), str) or not item.get("kind"):
-            dump.errors.append(InputError(where, "list item is not a Kubernetes object: no 'kind'", f"{prefix}[{i}]"))
+            dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: no 'kind'", f"{prefix}[{i}]"))
             continue
         _add_object(item, where, f"{prefix}[{i}]", dump)
 

@@ -481,6 +481,20 @@ def test_nothing_readable_is_400_at_the_first_error(client: FlaskClient) -> None
     assert "kind" in body["detail"]
 
 
+def test_a_body_that_parses_but_holds_no_object_is_told_what_verdict_reads(client: FlaskClient) -> None:
+    """Second new-user trial: a node's labels as JSON got "not a Kubernetes object: no 'kind'" from the service,
+    where the CLI also says what verdict reads; a syntax error keeps its own reason only."""
+    labels = b'{"nvidia.com/gpu.present": "true", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}'
+    body = problem(evaluate(client, labels, content_type="application/json"), 400, "malformed-dump")
+    assert body["detail"] == (
+        "nothing in the body could be read as an object: not a Kubernetes object: no 'kind'; verdict reads what"
+        " kubectl get -o yaml|json prints (objects or a List), kubectl describe node text, and tar/zip/gzip archives"
+        " of them such as a must-gather"
+    )
+    broken = problem(evaluate(client, b"kind: Node\nmetadata: {name: [\n"), 400, "malformed-dump")
+    assert "verdict reads" not in broken["detail"]
+
+
 @pytest.mark.parametrize(
     ("data", "content_type"),
     [
@@ -732,6 +746,9 @@ def test_show_policy_with_rules_version_and_data_tables(client: FlaskClient) -> 
 def test_unknown_policy_is_404(client: FlaskClient) -> None:
     body = problem(client.get("/v1/policies/nope"), 404, "not-found")
     assert "gpu-node-basics" in body["detail"]
+    # second new-user trial: the query's policy= and the CLI named the policy meant, this route did not
+    near = problem(client.get("/v1/policies/gpu-node-basic"), 404, "not-found")
+    assert near["detail"] == "no policy named 'gpu-node-basic' (did you mean 'gpu-node-basics'?); loaded: gpu-node-basics"
 
 
 def test_show_rule_with_its_example(client: FlaskClient) -> None:

@@ -520,6 +520,18 @@ def test_an_unknown_result_word_names_the_option_and_the_word_meant() -> None:
     assert one.endswith("--results: unknown result 'Skipped' (did you mean 'skip'?); use pass, fail, warn, error, skip")
 
 
+def test_a_choice_option_names_the_value_a_misspelt_word_stands_for() -> None:
+    """Second new-user trial: '-f markdwon' listed the formats but named none, where --results and the service do."""
+    result = run("audit", str(LAB), "-f", "markdwon")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        "Error: Invalid value for '-f' / '--format': 'markdwon' is not one of 'json', 'junit', 'markdown',"
+        " 'policyreport', 'sarif', 'table', 'yaml' (did you mean 'markdown'?)."
+    )
+    far = run("audit", str(LAB), "--fail-on", "zz").stderr.splitlines()[-1]
+    assert far.endswith("'zz' is not one of 'fail', 'warn', 'error', 'never'.")  # nothing close: nothing named
+
+
 def test_a_file_that_is_not_a_dump_at_all_is_told_what_verdict_reads() -> None:
     """New-user trial: README.md as input gave a YAML syntax error at line 3 and 'no Kubernetes object could be
     read', never saying that the file is not a dump and what one is."""
