@@ -488,7 +488,10 @@ def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> No
                 click.echo(show_rule(r, owner.version if owner else ""), nl=False)
                 return
     if not chosen:
-        loaded = [] if Path(name).exists() else sorted({p.name for p in ps.policies} | {p.pack for p in ps.policies if p.pack})
+        uids = {r.uid for r in ps.rules} if not Path(name).exists() else set()
+        # POLICY/RULE is compared with rules only: 'gpu-nodes' is a prefix of every rule of gpu-nodes
+        others = {p.name for p in ps.policies} | {p.pack for p in ps.policies if p.pack} if uids and "/" not in name else set()
+        loaded = sorted(uids | others)
         _err(
             f"verdict: no policy file or pack folder {name!r}, nor a loaded policy, pack or rule so named{meant(name, loaded)}"
             " (verdict policies list)"

@@ -281,3 +281,6 @@ def test_show_one_rule_prints_what_the_service_answers_for_it() -> None:
     assert yaml.safe_load(run("policies", "show", "workload-label-valid").stdout) == shown  # a bare id one policy uses
     res = run("policies", "show", "gpu-nodes/no-such-rule")
     assert res.exit_code == 2 and "nor a loaded policy, pack or rule so named" in res.stderr
+    # second new-user trial: a misspelt rule named nothing (and POLICY/RULE must not be taken for its policy)
+    for typo in ("gpu-nodes/workload-label-vaild", "workload-label-vaild"):
+        assert "(did you mean 'gpu-nodes/workload-label-valid'?)" in run("policies", "show", typo).stderr
