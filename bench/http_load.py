@@ -6,7 +6,10 @@ Starts ``verdict serve`` (gunicorn, ``VERDICT_WORKERS`` 2 by default) on a free 
 server and prints requests/s, the latency percentiles and the errors (non-200 answers, connect/read/write
 errors and timeouts).
 
-    .venv/bin/python bench/http_load.py [--clients 32] [--seconds 30] [--workers 2] [--threads 2] [--code DIR]
+    .venv/bin/python bench/http_load.py [--clients 32] [--seconds 30] [--workers 2] [--threads 2] [--distinct] [--code DIR]
+
+``--distinct`` makes every request's body different (a counter in an annotation of the first object), as
+when many clusters are audited, so that no answer comes from the service's report cache.
 
 ``--code`` serves another checkout of verdict (its ``rules`` and ``api``) with this environment, e.g. the
 commit a change started from, for a before/after pair.
@@ -38,6 +41,16 @@ wrk.body = f:read("*a")
 f:close()
 wrk.headers["Content-Type"] = "application/json"
 local bad = 0
+-- --distinct: every request a different body (a counter in one annotation), so that nothing is served from
+-- what an earlier request's body was judged to be
+if os.getenv("VERDICT_BENCH_DISTINCT") == "1" then
+  local head, tail = wrk.body:match("^(.-)__VERDICT_N__(.*)$")
+  local n = 0
+  request = function()
+    n = n + 1
+    return wrk.format(nil, nil, nil, head .. tostring(n) .. tail)
+  end
+end
 response = function(status, headers, body)
   if status ~= 200 then bad = bad + 1 end
 end
@@ -74,6 +87,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=int, default=30)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2, help="wrk's threads (the load generator's, not the service's)")
+    ap.add_argument("--distinct", action="store_true", help="a different body for every request (no cache hit)")
     ap.add_argument("--code", type=Path, default=ROOT, help="the checkout to serve (default: this one)")
     args = ap.parse_args()
     wrk = shutil.which("wrk")
@@ -82,6 +96,9 @@ def main() -> None:
     docs = [d for d in yaml.safe_load_all((ROOT / "examples" / "lab-cluster.yaml").read_text()) if d]
     with tempfile.TemporaryDirectory() as tmp:
         body = Path(tmp) / "lab.json"
+        if args.distinct:
+            first = docs[0].setdefault("metadata", {})
+            first["annotations"] = {**(first.get("annotations") or {}), "bench.verdict.dev/request": "__VERDICT_N__"}
         payload = orjson.dumps({"apiVersion": "v1", "kind": "List", "items": docs})
         body.write_bytes(payload)
         script = Path(tmp) / "post.lua"
@@ -101,7 +118,11 @@ def main() -> None:
             command = [wrk, f"-t{args.threads}", f"-c{args.clients}", f"-d{args.seconds}s", "--timeout", "5s"]
             command += ["-s", str(script), f"http://127.0.0.1:{port}/v1/evaluate"]
             run = subprocess.run(
-                command, env=dict(os.environ, VERDICT_BENCH_BODY=str(body)), capture_output=True, text=True, check=True
+                command,
+                env=dict(os.environ, VERDICT_BENCH_BODY=str(body), VERDICT_BENCH_DISTINCT="1" if args.distinct else "0"),
+                capture_output=True,
+                text=True,
+                check=True,
             )
         finally:
             server.send_signal(signal.SIGTERM)
@@ -110,7 +131,10 @@ def main() -> None:
     rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
     total = re.search(r"(\d+) requests in", out)
     errors = re.search(r"Socket errors: (.*)", out)
-    print(f"lab dump as JSON ({len(payload):,} bytes), {args.clients} clients, {args.seconds} s, {args.workers} workers")
+    bodies = "a different body each request" if args.distinct else "the same body each request"
+    print(
+        f"lab dump as JSON ({len(payload):,} bytes; {bodies}), {args.clients} clients, {args.seconds} s, {args.workers} workers"
+    )
     print(f"  requests: {total.group(1) if total else '?'}, {rps.group(1) if rps else '?'} requests/s")
     for line in out.splitlines():
         if re.match(r"p\d+: ", line) or line.startswith("non-200"):
