@@ -4,23 +4,25 @@
 ``api/gunicorn_conf.py`` (gunicorn's settings) take. Keys (and the variable each comes from, with its
 default):
 
-================== ======================= ==============================================================
-key                variable                meaning
-================== ======================= ==============================================================
-BIND               VERDICT_BIND            ``host:port`` gunicorn listens on (``127.0.0.1:8080``)
-WORKERS            VERDICT_WORKERS         gunicorn worker processes (2)
-THREADS            VERDICT_THREADS         threads per worker (4): a slow client holds one thread, not a worker
-READ_TIMEOUT       VERDICT_READ_TIMEOUT    seconds a request body may take to arrive in all (30): past it, 408
-EVAL_BUDGET        VERDICT_EVAL_BUDGET     seconds one request may spend evaluating (100): past it, 503 + Retry-After
-MAX_CONTENT_LENGTH VERDICT_MAX_BODY        largest request body in bytes, as sent (64 MiB)
-POLICIES           VERDICT_POLICIES        policy files, pack folders or built-in pack names, separated by
-                                           ``os.pathsep`` (``:`` on Linux); empty: the built-in packs
-TOKENS             VERDICT_TOKENS,         bearer tokens: comma-separated, plus one a line from the file
-                   VERDICT_TOKENS_FILE     (``#`` comments and blank lines ignored); none: auth is off
-LOG_LEVEL          VERDICT_LOG_LEVEL       ``DEBUG``, ``INFO`` (default), ``WARNING``, ``ERROR``
-EXEMPTIONS         VERDICT_EXEMPTIONS      exemptions files (``kind: Exemptions``, docs/exemptions.md), separated
-                                           by ``os.pathsep``; empty: none (annotations in dumps still apply)
-================== ======================= ==============================================================
+================== ========================= ==============================================================
+key                variable                  meaning
+================== ========================= ==============================================================
+BIND               VERDICT_BIND              ``host:port`` gunicorn listens on (``127.0.0.1:8080``)
+WORKERS            VERDICT_WORKERS           gunicorn worker processes (2)
+THREADS            VERDICT_THREADS           threads per worker (4): a slow client holds one thread, not a worker
+READ_TIMEOUT       VERDICT_READ_TIMEOUT      seconds a request body may take to arrive in all (30): past it, 408
+EVAL_BUDGET        VERDICT_EVAL_BUDGET       seconds one request may spend evaluating (100): past it, 503 + Retry-After
+MAX_CONTENT_LENGTH VERDICT_MAX_BODY          largest request body in bytes, as sent (64 MiB)
+POLICIES           VERDICT_POLICIES          policy files, pack folders or built-in pack names, separated by
+                                             ``os.pathsep`` (``:`` on Linux); empty: the built-in packs
+TOKENS             VERDICT_TOKENS,           bearer tokens: comma-separated, plus one a line from the file
+                   VERDICT_TOKENS_FILE       (``#`` comments and blank lines ignored); none: auth is off
+LOG_LEVEL          VERDICT_LOG_LEVEL         ``DEBUG``, ``INFO`` (default), ``WARNING``, ``ERROR``
+EXEMPTIONS         VERDICT_EXEMPTIONS        exemptions files (``kind: Exemptions``, docs/exemptions.md), separated
+                                             by ``os.pathsep``; empty: none (annotations in dumps still apply)
+REPORT_CACHE_MB    VERDICT_REPORT_CACHE_MB   MiB of request bodies whose reports a worker keeps, so that the same
+                                             dump posted again is not judged again (4; 0: off; ``api/cache.py``)
+================== ========================= ==============================================================
 
 Keys that only ``create_app`` takes (no variable): ``POLICY_SET`` (an already loaded
 ``rules.loader.PolicySet``, used instead of loading ``POLICIES``), ``EXEMPTION_SET`` (an already loaded
@@ -55,6 +57,8 @@ DEFAULT_MAX_BODY = 64 * 1024 * 1024
 # What one request may unpack to (Content-Encoding and archives, nested ones included): a worker holds the
 # parsed dump in memory, several times the text's size, so the service keeps this well below the CLI's 1 GiB.
 DEFAULT_MAX_DECODED = 256 << 20
+#: the lab dump is 50 KB as JSON: 4 MiB keeps about 80 such reports, ~20 MB of a worker's memory
+DEFAULT_REPORT_CACHE_MB = 4
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -77,10 +81,11 @@ def defaults() -> dict[str, Any]:
         "EXEMPTION_SET": None,
         "TOKENS": [],
         "LOG_LEVEL": "INFO",
+        "REPORT_CACHE_MB": DEFAULT_REPORT_CACHE_MB,
     }
 
 
-def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
+def _positive_int(environ: Mapping[str, str], name: str, default: int, least: int = 1) -> int:
     raw = environ.get(name, "").strip()
     if not raw:
         return default
@@ -88,8 +93,8 @@ def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
         value = int(raw)
     except ValueError:
         raise ConfigError(f"{name}={raw!r} is not a whole number") from None
-    if value < 1:
-        raise ConfigError(f"{name}={raw!r} must be at least 1")
+    if value < least:
+        raise ConfigError(f"{name}={raw!r} must be at least {least}")
     return value
 
 
@@ -159,6 +164,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
             "EXEMPTION_SET": exemption_set,
             "TOKENS": read_tokens(env),
             "LOG_LEVEL": level,
+            "REPORT_CACHE_MB": _positive_int(env, "VERDICT_REPORT_CACHE_MB", DEFAULT_REPORT_CACHE_MB, least=0),
         }
     )
     return config

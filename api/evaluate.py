@@ -14,9 +14,10 @@ renderer's length limit.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, Response, current_app
+from flask import Blueprint, Response, current_app, request
 
 from rules.engine import audit_bytes
 from rules.errors import DumpError, DumpTooLarge, EvaluationTimeout, InputError, RuleLookupError, meant
@@ -28,6 +29,8 @@ from rules.selection import Selection, SelectionError
 
 from .bodies import DUMP_TYPES, DUMP_WANTED, check_magic, one_line_hint, read_body
 from .bodies import media_type as body_media_type
+from .cache import NAME as CACHE_NAME
+from .cache import digest, next_expiry
 from .negotiate import choose_format
 from .problems import Problem
 from .query import invalid_query, parse_query
@@ -103,7 +106,8 @@ def evaluate() -> Response:
     ``rule`` query values select) and answer the report, in the format of ``format=``, else ``Accept``, else
     json; ``kind``, ``namespace``, ``labelSelector`` and ``objectName`` choose the objects judged (the rules
     still read the whole dump; the summary says the selection); ``results`` and ``minSeverity`` filter the
-    objects listed, not the summary.
+    objects listed, not the summary. The same body with the same choices again is answered from the report
+    judged first (``api.cache``; ``Cache-Status`` says which).
 
     Problems: ``invalid-query`` (400: a bad query value, an unknown policy or rule, a selection with no
     rule, or ``limit`` with a format other than markdown), ``unsupported-media-type`` (415: Content-Type,
@@ -122,20 +126,7 @@ def evaluate() -> Response:
     selection = _selection(query, policies)
     data = read_body(svc.max_decoded, name)
     check_magic(mimetype, data, name)
-    try:
-        report = audit_bytes(
-            data, name, policies, svc.max_decoded, svc.exemptions, current_app.config.get("VERDICT_EVAL_BUDGET"), selection
-        )
-    except EvaluationTimeout as exc:
-        raise Problem(
-            "evaluation-timeout", f"{exc}; VERDICT_EVAL_BUDGET bounds it: send a smaller dump, or retry", {"Retry-After": "30"}
-        ) from None
-    except DumpTooLarge as exc:
-        raise Problem("body-too-large", exc.reason, file=exc.where) from None
-    except DumpError as exc:
-        raise Problem("malformed-dump", clean_reason(exc.reason), file=exc.where, line=exc.line) from None
-    report = _cleaned(report)
-    svc.metrics.report(report)
+    report, cache_status, age = _judged(data, name, mimetype, policies, selection)
     if report.objects_read == 0 and report.input_errors:
         first = report.input_errors[0]
         raise Problem(
@@ -158,7 +149,53 @@ def evaluate() -> Response:
         raise invalid_query(next(o.query for o in OPTIONS if o.name == exc.option), exc.reason) from None
     resp = Response(body, content_type=_content_type(media_type(fmt, **options)))
     resp.vary.add("Accept")
+    resp.headers["Cache-Status"] = f"{CACHE_NAME}; {cache_status}"
+    if age is not None:
+        resp.headers["Age"] = str(int(age))
     return resp
+
+
+def _judged(
+    data: bytes, name: str, mimetype: str, policies: PolicySet, selection: Selection | None
+) -> tuple[Report, str, float | None]:
+    """The report of the body: the one kept for the same body and choices (``api.cache``), else judged now
+    (and kept when it may be); with what the cache did, as ``Cache-Status`` parameters, and a kept report's
+    age in seconds. Raises the problems of a body that cannot be judged (nothing of it is kept)."""
+    svc = service()
+    cache = svc.cache
+    asked = request.cache_control
+    now = datetime.now(UTC)
+    key = b""
+    if cache.keeps(len(data)):
+        rules = tuple(r.uid for r in policies.rules)
+        key = digest(data, (name, mimetype, rules, selection and selection.to_dict(), svc.keeper.generation))
+        if not asked.no_cache:
+            kept = cache.get(key, now)
+            if kept is not None:
+                svc.metrics.cache.labels("hit").inc()
+                return kept[0], "hit", kept[1]
+    try:
+        report = audit_bytes(
+            data, name, policies, svc.max_decoded, svc.exemptions, current_app.config.get("VERDICT_EVAL_BUDGET"), selection
+        )
+    except EvaluationTimeout as exc:
+        raise Problem(
+            "evaluation-timeout", f"{exc}; VERDICT_EVAL_BUDGET bounds it: send a smaller dump, or retry", {"Retry-After": "30"}
+        ) from None
+    except DumpTooLarge as exc:
+        raise Problem("body-too-large", exc.reason, file=exc.where) from None
+    except DumpError as exc:
+        raise Problem("malformed-dump", clean_reason(exc.reason), file=exc.where, line=exc.line) from None
+    report = _cleaned(report)
+    svc.metrics.report(report)
+    if not key:
+        outcome, status = "bypass", "fwd=bypass"
+    else:
+        outcome, status = ("request", "fwd=request") if asked.no_cache else ("miss", "fwd=miss")
+        if not asked.no_store and report.objects_read and cache.put(key, report, len(data), next_expiry(svc.exemptions, now)):
+            status += "; stored"
+    svc.metrics.cache.labels(outcome).inc()
+    return report, status, None
 
 
 def _selection(query: dict[str, Any], policies: PolicySet) -> Selection | None:

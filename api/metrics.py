@@ -79,12 +79,14 @@ class Metrics:
     results: Counter
     input_errors: Counter
     policy: PolicyCollector
+    cache: Counter
 
     @classmethod
     def create(cls) -> Metrics:
         """Fresh collectors in a new registry (never the process-global one): requests by route, method and
         status; request latency in seconds (``LATENCY_BUCKETS``) by route and method; objects evaluated; results
-        by result and severity; input errors; and the policy set's facts (``policies_loaded``)."""
+        by result and severity; input errors; the policy set's facts (``policies_loaded``); and the report
+        cache's answers by ``Cache-Status`` (``api.cache``)."""
         reg = CollectorRegistry()
         policy = PolicyCollector()
         reg.register(policy)
@@ -112,6 +114,12 @@ class Metrics:
             ),
             input_errors=Counter("verdict_input_errors", "Parts of dumps that could not be read", registry=reg),
             policy=policy,
+            cache=Counter(
+                "verdict_report_cache",
+                "Evaluate requests by what the report cache did: hit, miss, request (no-cache), bypass",
+                ["outcome"],
+                registry=reg,
+            ),
         )
 
     def policies_loaded(self, keeper: PolicyKeeper) -> None:

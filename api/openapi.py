@@ -144,10 +144,35 @@ def build_spec() -> APISpec:
                 "dump with some unreadable documents is evaluated and lists them in `inputErrors`; "
                 "when nothing could be read as an object, the answer is a 400 at the first error.",
                 "security": SECURITY,
-                "parameters": [{"in": "query", "schema": s.EvaluateQuerySchema()}],
+                "parameters": [
+                    {"in": "query", "schema": s.EvaluateQuerySchema()},
+                    {
+                        "in": "header",
+                        "name": "Cache-Control",
+                        "schema": {"type": "string"},
+                        "example": "no-cache",
+                        "description": "`no-cache`: judge the body again rather than answer the report kept for the "
+                        "same body and choices; `no-store`: do not keep this report",
+                    },
+                ],
                 "requestBody": _dump_body(),
                 "responses": {
-                    "200": {"description": "The report", "content": _report_content()},
+                    "200": {
+                        "description": "The report",
+                        "content": _report_content(),
+                        "headers": {
+                            "Cache-Status": {
+                                "description": "RFC 9211: `verdict; hit` (the report judged earlier from the same body "
+                                "and choices), `verdict; fwd=miss` or `fwd=request` (judged now; `; stored` when kept), "
+                                "`verdict; fwd=bypass` (judged now; too large to keep, or the cache is off)",
+                                "schema": {"type": "string"},
+                            },
+                            "Age": {
+                                "description": "On a hit: seconds since the report was judged (its `generated`)",
+                                "schema": {"type": "integer", "minimum": 0},
+                            },
+                        },
+                    },
                     **_errors(400, 401, 413, 415, 503),
                 },
             }

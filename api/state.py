@@ -3,12 +3,13 @@ exemptions."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from flask import current_app
 
 from rules.exemptions import ExemptionSet
 
+from .cache import ReportCache
 from .metrics import Metrics
 from .store import PolicyKeeper
 
@@ -19,12 +20,13 @@ EXTENSION = "verdict"
 class Service:
     """Per-app state (``app.extensions["verdict"]``); ``max_decoded`` bounds a body after its
     ``Content-Encoding`` is undone, in bytes; ``exemptions`` come from the exemptions files
-    (``VERDICT_EXEMPTIONS``)."""
+    (``VERDICT_EXEMPTIONS``); ``cache`` keeps reports by what they were judged from (``api.cache``)."""
 
     keeper: PolicyKeeper
     metrics: Metrics
     max_decoded: int
     exemptions: ExemptionSet = ExemptionSet()
+    cache: ReportCache = field(default_factory=lambda: ReportCache(0))
 
 
 def service() -> Service:

@@ -281,11 +281,14 @@ def scrape(server: Server) -> Samples:
 
 
 def evaluate_lab(server: Server, times: int) -> int:
-    """POST the lab dump ``times`` times, 4 at a time (so that both sync workers take some); the objects read."""
+    """POST the lab dump ``times`` times, 4 at a time (so that both sync workers take some); the objects read.
+    Each is judged (``Cache-Control: no-cache``), not answered from the worker's report cache."""
 
     def one(_: int) -> int:
         report = server.json(
-            "/v1/evaluate?policy=gpu-operator", data=LAB.read_bytes(), headers={"Content-Type": "application/yaml"}
+            "/v1/evaluate?policy=gpu-operator",
+            data=LAB.read_bytes(),
+            headers={"Content-Type": "application/yaml", "Cache-Control": "no-cache"},
         )
         return int(report["summary"]["objectsRead"])
 
@@ -327,6 +330,7 @@ def test_metrics_add_up_over_the_workers_through_a_reload_and_restart_from_zero(
         for _ in range(10):
             got = scrape(srv)
             assert got[EVALUATE_200] == sent and got[OBJECTS] == objects
+            assert got[("verdict_report_cache_total", (("outcome", "request"),))] == sent
             assert got[("verdict_http_request_duration_seconds_count", (("method", "POST"), ("route", "/v1/evaluate")))] == sent
             assert got[("verdict_rules_loaded", ())] == rules and got[("verdict_policy_generation", ())] == 1
             assert got[("verdict_policy_load_errors_total", ())] == 0

@@ -1,0 +1,248 @@
+"""The service's report cache (``api.cache``): the same body with the same choices is answered from the report
+judged first, rendered as the new request asks; anything the verdict depends on is a miss; exemptions that
+expire, reloads, no-cache/no-store and the bound are honoured."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
+
+import api.evaluate
+import rules.evaluate
+from api import create_app
+from api.cache import ReportCache, digest, next_expiry
+from api.config import ConfigError, from_env
+from api.state import service
+from rules.exemptions import ExemptionSet, load_exemptions_text
+from rules.report import Report
+
+DATA = Path(__file__).resolve().parent / "data" / "api"
+PACK = DATA / "gpu-lab"
+CLUSTER = (DATA / "cluster.yaml").read_bytes()
+YAML = {"Content-Type": "application/yaml"}
+
+
+def make_app(**config: Any) -> Flask:
+    return create_app({"POLICIES": [str(PACK)], **config})
+
+
+def post(client: FlaskClient, query: str = "", data: bytes = CLUSTER, **headers: str) -> TestResponse:
+    resp = client.post(f"/v1/evaluate{query}", data=data, headers={**YAML, **headers})
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    return resp
+
+
+def cache_counts(client: FlaskClient) -> dict[str, float]:
+    out = {}
+    for line in client.get("/metrics").get_data(as_text=True).splitlines():
+        if line.startswith("verdict_report_cache_total{"):
+            labels, value = line.split("} ")
+            out[labels.split('"')[1]] = float(value)
+    return out
+
+
+def objects_evaluated(client: FlaskClient) -> float:
+    text = client.get("/metrics").get_data(as_text=True)
+    [line] = [x for x in text.splitlines() if x.startswith("verdict_objects_evaluated_total")]
+    return float(line.split()[1])
+
+
+def test_the_same_body_again_is_the_report_judged_first() -> None:
+    client = make_app().test_client()
+    first = post(client)
+    assert first.headers["Cache-Status"] == "verdict; fwd=miss; stored"
+    assert "Age" not in first.headers
+    again = post(client)
+    assert again.headers["Cache-Status"] == "verdict; hit"
+    assert int(again.headers["Age"]) >= 0
+    assert again.data == first.data  # the same report, its generated time and timing included
+    assert cache_counts(client) == {"miss": 1.0, "hit": 1.0}
+    assert objects_evaluated(client) == 4  # objects are counted where they are evaluated: once
+
+
+def test_a_hit_is_rendered_as_the_new_request_asks() -> None:
+    client = make_app().test_client()
+    post(client)
+    fails = post(client, "?results=fail&format=yaml")
+    assert fails.headers["Cache-Status"] == "verdict; hit"
+    fresh = post(client, "?results=fail&format=yaml", **{"Cache-Control": "no-cache"})
+    assert fresh.headers["Cache-Status"] == "verdict; fwd=request; stored"
+    assert fails.mimetype == "application/yaml"
+    # the same findings, rendered the same way (only generated time and timing may differ)
+    strip = [line for line in fails.get_data(as_text=True).splitlines() if "generated" not in line and "Ms:" not in line]
+    assert strip == [line for line in fresh.get_data(as_text=True).splitlines() if "generated" not in line and "Ms:" not in line]
+    assert "gpu-node-typo" in fails.get_data(as_text=True) and "gpu-node-good" not in fails.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("query", "data", "headers"),
+    [
+        ("?policy=gpu-lab", CLUSTER, {}),  # other rules (the same ones here, chosen by name: the key is the rules)
+        ("?rule=gpu-node-basics/zone-label", CLUSTER, {}),
+        ("?kind=Node", CLUSTER, {}),
+        ("?objectName=gpu-node-typo", CLUSTER, {}),
+        ("?name=clusters/lab.yaml", CLUSTER, {}),
+        ("", CLUSTER + b"\n# one more byte\n", {}),
+        ("", CLUSTER, {"Content-Type": "text/plain"}),
+    ],
+)
+def test_anything_the_verdict_depends_on_is_a_miss(query: str, data: bytes, headers: dict[str, str]) -> None:
+    client = make_app().test_client()
+    post(client)
+    other = post(client, query, data, **headers)
+    if query == "?policy=gpu-lab":  # the same three rules: the report is the same, so it is a hit
+        assert other.headers["Cache-Status"] == "verdict; hit"
+        return
+    assert other.headers["Cache-Status"] == "verdict; fwd=miss; stored"
+    assert post(client, query, data, **headers).headers["Cache-Status"] == "verdict; hit"
+
+
+def test_a_selection_hit_keeps_the_selection() -> None:
+    client = make_app().test_client()
+    judged = post(client, "?objectName=gpu-node-typo").get_json()
+    kept = post(client, "?objectName=gpu-node-typo").get_json()
+    assert [o["name"] for o in kept["objects"]] == ["gpu-node-typo"] == [o["name"] for o in judged["objects"]]
+    assert kept["summary"]["selection"]["objectsSelected"] == 1
+
+
+def test_no_store_keeps_nothing_and_no_cache_judges_again() -> None:
+    client = make_app().test_client()
+    assert post(client, **{"Cache-Control": "no-store"}).headers["Cache-Status"] == "verdict; fwd=miss"
+    assert post(client).headers["Cache-Status"] == "verdict; fwd=miss; stored"
+    assert post(client, **{"Cache-Control": "no-cache"}).headers["Cache-Status"] == "verdict; fwd=request; stored"
+    assert post(client).headers["Cache-Status"] == "verdict; hit"
+    assert cache_counts(client) == {"miss": 2.0, "request": 1.0, "hit": 1.0}
+    assert objects_evaluated(client) == 12
+
+
+def test_off_and_too_large_bodies_are_judged_every_time() -> None:
+    off = make_app(REPORT_CACHE_MB=0).test_client()
+    assert [post(off).headers["Cache-Status"] for _ in range(2)] == ["verdict; fwd=bypass"] * 2
+    app = make_app(REPORT_CACHE_MB=1)
+    client = app.test_client()
+    big = CLUSTER + b"\n#" + b"x" * (300 * 1024) + b"\n"  # above a quarter of 1 MiB
+    assert [post(client, data=big).headers["Cache-Status"] for _ in range(2)] == ["verdict; fwd=bypass"] * 2
+    with app.app_context():
+        assert len(service().cache) == 0
+    assert cache_counts(client) == {"bypass": 2.0}
+
+
+def test_a_body_that_cannot_be_judged_is_not_kept() -> None:
+    app = make_app()
+    client = app.test_client()
+    for _ in range(2):
+        resp = client.post("/v1/evaluate", data=b"kind: [", headers=YAML)
+        assert resp.status_code == 400 and resp.mimetype == "application/problem+json"
+    empty = client.post("/v1/evaluate", data=b"# nothing\n", headers=YAML)
+    assert empty.status_code == 400
+    with app.app_context():
+        assert len(service().cache) == 0
+
+
+def test_a_reload_is_a_miss() -> None:
+    app = make_app()
+    client = app.test_client()
+    post(client)
+    with app.app_context():
+        assert service().keeper.reload().ok
+    assert post(client).headers["Cache-Status"] == "verdict; fwd=miss; stored"
+
+
+class _Later(datetime):
+    """``datetime`` whose ``now`` is ten years ahead: past the exemption's ``expires``."""
+
+    @classmethod
+    def now(cls, tz: Any = None) -> Any:
+        return datetime.now(tz) + timedelta(days=3653)
+
+
+def test_a_kept_report_is_not_used_past_an_exemptions_expiry(monkeypatch: pytest.MonkeyPatch) -> None:
+    until = (datetime.now(UTC) + timedelta(days=365)).date().isoformat()
+    text = (
+        "apiVersion: verdict/v1\nkind: Exemptions\nexemptions:\n"
+        f"- {{rules: [workload-label-valid], names: [gpu-node-typo], reason: relabel booked, expires: {until}}}\n"
+    )
+    exemptions = ExemptionSet(tuple(load_exemptions_text(text, "exemptions.yaml")), ("exemptions.yaml",))
+    client = make_app(EXEMPTION_SET=exemptions).test_client()
+    before = post(client).get_json()
+    assert before["summary"]["exempt"] == 1
+    assert post(client).headers["Cache-Status"] == "verdict; hit"
+    monkeypatch.setattr(api.evaluate, "datetime", _Later)
+    monkeypatch.setattr(rules.evaluate, "datetime", _Later)
+    after = post(client)
+    assert after.headers["Cache-Status"] == "verdict; fwd=miss; stored"
+    body = after.get_json()
+    assert "exempt" not in body["summary"]  # the summary counts exempt results only when there are some
+    typo = next(o for o in body["objects"] if o["name"] == "gpu-node-typo")
+    assert typo["verdict"] == "fail"
+    assert f"exemption exemptions.yaml:4 (workload-label-valid: relabel booked) expired on {until}: not applied" in body["notes"]
+
+
+def test_next_expiry_is_the_first_one_still_ahead() -> None:
+    text = (
+        "apiVersion: verdict/v1\nkind: Exemptions\nexemptions:\n"
+        "- {rules: [a], reason: x, expires: 2030-01-10}\n"
+        "- {rules: [b], reason: x, expires: 2030-01-05T12:00:00Z}\n"
+        "- {rules: [c], reason: x, expires: 2020-01-01}\n"
+        "- {rules: [d], reason: x}\n"
+    )
+    found = ExemptionSet(tuple(load_exemptions_text(text, "e.yaml")))
+    assert next_expiry(found, datetime(2026, 1, 1, tzinfo=UTC)) == datetime(2030, 1, 5, 12, tzinfo=UTC)
+    assert next_expiry(found, datetime(2030, 1, 6, tzinfo=UTC)) == datetime(2030, 1, 11, tzinfo=UTC)
+    assert next_expiry(found, datetime(2031, 1, 1, tzinfo=UTC)) is None
+    assert next_expiry(ExemptionSet(), datetime(2026, 1, 1, tzinfo=UTC)) is None
+
+
+def test_the_cache_is_bounded_by_bytes_least_recently_used_out() -> None:
+    cache = ReportCache(400)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    reports = {k: Report(name=k) for k in "abcd"}
+    for k in "abc":
+        assert cache.put(k.encode(), reports[k], 100, None)
+    assert cache.held == 300
+    assert cache.get(b"a", now) is not None  # a is now the most recently used
+    assert cache.put(b"d", reports["d"], 100, None) and cache.held == 400
+    assert cache.put(b"e", Report(name="e"), 100, None)  # past 400: b, the least recently used, goes
+    assert cache.get(b"b", now) is None
+    assert [cache.get(k.encode(), now)[0].name for k in "acde"] == list("acde")  # type: ignore[index]
+    assert cache.held == 400 and len(cache) == 4
+    assert not cache.put(b"f", Report(name="f"), 101, None)  # above a quarter of the bound: not kept
+    assert cache.put(b"a", Report(name="a2"), 50, None) and cache.held == 350  # a key again replaces its entry
+    got = cache.get(b"a", now)
+    assert got is not None and got[0].name == "a2"
+    expiring = datetime(2026, 6, 1, tzinfo=UTC)
+    cache.put(b"x", Report(name="x"), 10, expiring)
+    assert cache.get(b"x", expiring - timedelta(seconds=1)) is not None
+    assert cache.get(b"x", expiring) is None and b"x" not in cache._entries
+
+
+def test_digest_separates_the_body_from_the_choices() -> None:
+    assert digest(b"ab", ("c",)) != digest(b"a", ("bc",))
+    assert digest(b"ab", ("c", None)) != digest(b"ab", ("c", ()))
+    assert digest(b"ab", ("c",)) == digest(b"ab", ("c",))
+    assert len(digest(b"", ())) == 32
+
+
+def test_verdict_report_cache_mb_from_the_environment() -> None:
+    assert from_env({})["REPORT_CACHE_MB"] == 4
+    assert from_env({"VERDICT_REPORT_CACHE_MB": "0"})["REPORT_CACHE_MB"] == 0
+    assert from_env({"VERDICT_REPORT_CACHE_MB": "64"})["REPORT_CACHE_MB"] == 64
+    with pytest.raises(ConfigError, match=r"VERDICT_REPORT_CACHE_MB='-1' must be at least 0"):
+        from_env({"VERDICT_REPORT_CACHE_MB": "-1"})
+    with pytest.raises(ConfigError, match=r"VERDICT_REPORT_CACHE_MB='lots' is not a whole number"):
+        from_env({"VERDICT_REPORT_CACHE_MB": "lots"})
+
+
+def test_a_hit_answers_the_same_json_as_a_judged_report_through_orjson() -> None:
+    """The kept report object is rendered again: nothing in it was changed by the first rendering."""
+    client = make_app().test_client()
+    first = orjson.loads(post(client, "?format=sarif").data)
+    second = orjson.loads(post(client, "?format=sarif").data)
+    assert first == second
