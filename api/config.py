@@ -22,6 +22,8 @@ EXEMPTIONS         VERDICT_EXEMPTIONS        exemptions files (``kind: Exemption
                                              by ``os.pathsep``; empty: none (annotations in dumps still apply)
 REPORT_CACHE_MB    VERDICT_REPORT_CACHE_MB   MiB of request bodies whose reports a worker keeps, so that the same
                                              dump posted again is not judged again (4; 0: off; ``api/cache.py``)
+WORKER_MAX_RSS_MB  VERDICT_WORKER_MAX_RSS_MB a worker whose resident memory is above this many MiB after a
+                                             request is replaced (512; 0: never for its memory)
 ================== ========================= ==============================================================
 
 Keys that only ``create_app`` takes (no variable): ``POLICY_SET`` (an already loaded
@@ -59,6 +61,9 @@ DEFAULT_MAX_BODY = 64 * 1024 * 1024
 DEFAULT_MAX_DECODED = 256 << 20
 #: the lab dump is 50 KB as JSON: 4 MiB keeps about 80 such reports, ~20 MB of a worker's memory
 DEFAULT_REPORT_CACHE_MB = 4
+#: a worker is ~50 MB warm and ~105 MB after judging a 22 MiB dump; one that judged a dump near the body bound
+#: (64 MiB) holds several hundred MB until it is replaced
+DEFAULT_WORKER_MAX_RSS_MB = 512
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -82,6 +87,7 @@ def defaults() -> dict[str, Any]:
         "TOKENS": [],
         "LOG_LEVEL": "INFO",
         "REPORT_CACHE_MB": DEFAULT_REPORT_CACHE_MB,
+        "WORKER_MAX_RSS_MB": DEFAULT_WORKER_MAX_RSS_MB,
     }
 
 
@@ -165,6 +171,7 @@ def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
             "TOKENS": read_tokens(env),
             "LOG_LEVEL": level,
             "REPORT_CACHE_MB": _positive_int(env, "VERDICT_REPORT_CACHE_MB", DEFAULT_REPORT_CACHE_MB, least=0),
+            "WORKER_MAX_RSS_MB": _positive_int(env, "VERDICT_WORKER_MAX_RSS_MB", DEFAULT_WORKER_MAX_RSS_MB, least=0),
         }
     )
     return config

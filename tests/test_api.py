@@ -1029,7 +1029,8 @@ def test_config_defaults_and_parsing() -> None:
     config = from_env({})
     assert config["BIND"] == "127.0.0.1:8080" and config["WORKERS"] == 2
     assert config["MAX_CONTENT_LENGTH"] == 64 * 1024 * 1024 and config["POLICIES"] == [] and config["TOKENS"] == []
-    assert config["LOG_LEVEL"] == "INFO"
+    assert config["LOG_LEVEL"] == "INFO" and config["WORKER_MAX_RSS_MB"] == 512
+    assert from_env({"VERDICT_WORKER_MAX_RSS_MB": "0"})["WORKER_MAX_RSS_MB"] == 0
     config = from_env(
         {
             "VERDICT_BIND": "0.0.0.0:9000",
@@ -1055,6 +1056,7 @@ def test_config_defaults_and_parsing() -> None:
         ({"VERDICT_MAX_BODY": "0"}, "VERDICT_MAX_BODY"),
         ({"VERDICT_LOG_LEVEL": "loud"}, "VERDICT_LOG_LEVEL"),
         ({"VERDICT_TOKENS": "has space"}, "VERDICT_TOKENS"),
+        ({"VERDICT_WORKER_MAX_RSS_MB": "-5"}, "VERDICT_WORKER_MAX_RSS_MB='-5' must be at least 0"),
     ],
 )
 def test_config_errors_name_the_variable(env: dict[str, str], named: str) -> None:

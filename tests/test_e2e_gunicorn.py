@@ -470,3 +470,26 @@ def test_a_killed_worker_and_a_reload_lose_nothing_but_the_requests_in_flight(tm
     # request takes, so it is the times that are asserted); the reload loses nothing
     assert len(failed) <= 4, failed
     assert all(started[i] < killed_at[0] < ended[i] or 40 <= i <= 48 for i in failed), failed
+
+
+def test_a_worker_above_its_memory_bound_is_replaced_and_one_below_it_is_kept(tmp_path: Path) -> None:
+    """VERDICT_WORKER_MAX_RSS_MB: a worker is replaced once it has answered, when its resident memory is above
+    the bound (1 MiB: every worker is), and no request is lost to it; under the default (512 MiB) the lab
+    dump's workers stay (they were replaced every 1,000 requests, losing what they had warmed)."""
+    metrics_dir = tmp_path / "metrics"
+    env = {"VERDICT_POLICIES": "gpu-operator", "VERDICT_METRICS_DIR": str(metrics_dir), "VERDICT_WORKER_MAX_RSS_MB": "1"}
+    with serving(env, tmp_path / "small.log") as srv:
+        for _ in range(6):
+            assert evaluate_lab(srv, 1) == 19
+        workers = evaluates_by_worker(metrics_dir)
+        assert sum(workers.values()) == 6
+        # replaced once it has answered (a request it had already taken in is still answered by it)
+        assert len(workers) >= 4 and max(workers.values()) <= 2, workers
+    log = (tmp_path / "small.log").read_text(errors="replace")
+    assert log.count("is above VERDICT_WORKER_MAX_RSS_MB=1: replaced after this request") >= 6
+
+    env = {"VERDICT_POLICIES": "gpu-operator", "VERDICT_METRICS_DIR": str(tmp_path / "default")}
+    with serving(env, tmp_path / "default.log") as srv:
+        assert evaluate_lab(srv, 8) == 8 * 19
+        assert len(evaluates_by_worker(tmp_path / "default")) <= 2
+    assert "VERDICT_WORKER_MAX_RSS_MB" not in (tmp_path / "default.log").read_text(errors="replace")
