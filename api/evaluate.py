@@ -143,6 +143,8 @@ def evaluate() -> Response:
         report = report.filtered(wanted, query.get("minSeverity"))
     # Native JSON goes out object by object: a large report is never one string in the worker. Other formats
     # are rendered here, whole, so that an option the report cannot honour is still a 400.
+    if fmt == "table":  # the CLI prints the notes on standard error; an answer has only its body
+        options["notes"] = True
     try:
         body = stream(report, fmt, **options)
     except OptionError as exc:

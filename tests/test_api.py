@@ -1303,3 +1303,40 @@ def test_nearest_takes_prefixes_spellings_and_abbreviations() -> None:
     cases = {"md": "markdown", "yml": "yaml", "tbl": "table", "pr": "policyreport", "jsn": "json", "x": None, "j": None}
     assert {w: nearest(w, formats) for w in cases} == cases
     assert nearest("v2", ["v1alpha2", "v1beta1"]) is None  # letters only: not an abbreviation
+
+
+BARE_NODE = b"""apiVersion: v1
+kind: Node
+metadata:
+  name: lab-gpu
+  labels:
+    nvidia.com/gpu.workload.config: container
+status:
+  allocatable:
+    nvidia.com/gpu: "1"
+"""
+
+
+def test_table_answer_carries_the_notes_the_cli_prints_on_standard_error() -> None:
+    """Regression: format=table over HTTP dropped the report's notes (the assumptions its verdicts rest on), which
+    the CLI prints on standard error beside the table; an answer has only its body."""
+    from click.testing import CliRunner
+
+    from rules.cli import main
+
+    client = create_app({"REPORT_CACHE_MB": 0}).test_client()
+    table = evaluate(client, BARE_NODE, "?format=table").get_data(as_text=True)
+    report = evaluate(client, BARE_NODE).get_json()
+    assumed = [n for n in report["notes"] if n.startswith("assumed:")]
+    assert len(assumed) == 2 and len(report["notes"]) == 13
+    lines = table.splitlines()
+    assert lines[0] == "1 object judged (1 read): 5 pass, 17 skip"
+    noted = [line for line in lines if line.startswith("note: ")]
+    assert len(noted) == len(report["notes"])
+    flat = " ".join(line.strip() for line in lines)
+    for note in report["notes"]:
+        assert f"note: {note}" in flat
+    # the CLI's table leaves them to standard error, once
+    run = CliRunner().invoke(main, ["audit", "-", "-f", "table"], input=BARE_NODE.decode())
+    assert "note:" not in run.stdout
+    assert run.stderr.count("verdict: note: assumed:") == 2

@@ -231,12 +231,14 @@ def render(
     width: int = 160,
     all_results: bool = False,
     group_by: str = "rule",
+    notes: bool = False,
     **_: Any,
 ) -> str:
     """The summary line, the roll-up of the findings, then the results shown (fail/warn/error; the result
     words a ``--results`` filter asked for; every result with ``all_results``) grouped by ``group_by``, each
-    with its place and fix, at most ``width`` columns wide. Raises ``OptionError`` for an unknown
-    ``group_by``."""
+    with its place and fix, then the input errors, at most ``width`` columns wide; with ``notes``, the report's
+    notes last (the service's answer, which has no standard error to print them on as the CLI does). Raises
+    ``OptionError`` for an unknown ``group_by``."""
     check_group_by(group_by)
     view = _View(width, color)
     view.lines(wrap(_summary(report), width))
@@ -256,4 +258,8 @@ def render(
         first, *rest = wrap(f"input error {err}", width, view.indent, first=0)
         view.result_line(first, "error", "input error")
         view.lines(rest)
+    if notes and report.notes:
+        view.line("")
+        for note in report.notes:
+            view.lines(wrap(f"note: {note}", width, view.indent, first=0), "dim")
     return view.text()
