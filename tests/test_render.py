@@ -612,6 +612,26 @@ def test_markdown_names_up_to_three_input_errors_under_the_summary() -> None:
     assert markdown.input_error_lines(synthetic(1)) == []
 
 
+def test_markdown_without_a_limit_names_every_input_error() -> None:
+    """Regression: limit=0 (no cut) still named three input errors and counted the rest."""
+    lines = render(_bad_input(5), "markdown", limit=0).splitlines()
+    assert lines[1:7] == [
+        "- dumps/lab.yaml, document 3, line 7: YAML syntax error number 0",
+        "- dumps/lab.yaml, document 4, line 17 at $.spec: YAML syntax error number 1",
+        "- dumps/lab.yaml, document 5, line 27: YAML syntax error number 2",
+        "- dumps/lab.yaml, document 6, line 37: YAML syntax error number 3",
+        "- dumps/lab.yaml, document 7, line 47: YAML syntax error number 4",
+        "",
+    ]
+    # and every skip note (three by default, then "N more skip notes in the JSON report")
+    report = Report(notes=[f"skipped: reason {i} (1 result of p/r{i}; 1 rule skipped every object)" for i in range(5)])
+    assert [x for x in render(report, "markdown", limit=0).splitlines() if x.startswith("_")] == [
+        f"_skipped: reason {i} (1 result of p/r{i}; 1 rule skipped every object)_" for i in range(5)
+    ]
+    cut = [x for x in render(report, "markdown").splitlines() if x.startswith("_")]
+    assert len(cut) == 4 and cut[3].startswith("_… 2 more skip notes in the JSON report")
+
+
 def test_markdown_input_error_lines_leave_room_for_the_closing_line() -> None:
     report = _bad_input(3)
     report.input_errors = [InputError(Source("d.yaml", i + 1, 1), "r" * 300) for i in range(3)]

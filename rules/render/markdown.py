@@ -173,14 +173,17 @@ def skip_lines(report: Report, most: int = SKIP_NOTES) -> list[str]:
 def head(report: Report, title: str = "", limit: int = 0) -> str:
     """The summary line, the assumption and skip notes and the input error lines under it; with a
     ``limit``, the lines leave room for the closing line, so that a cut message always fits (``MIN_LIMIT``):
-    skip notes are left out when they would not leave room."""
+    skip notes are left out when they would not leave room. Without one (``limit=0``: no cut), every skip note
+    and input error is named."""
     first = summary_line(report, title)
     notes = assumption_lines(report)
-    skipped = skip_lines(report)
+    skipped = skip_lines(report) if limit else skip_lines(report, most=len(report.notes))
     if limit and len(first) + sum(len(a) + 1 for a in [*notes, *skipped]) + _CLOSING_ROOM > limit // 2:
         skipped = []
     notes += skipped
-    room = limit - len(first) - sum(len(a) + 1 for a in notes) - _CLOSING_ROOM if limit else None
+    if not limit:
+        return "\n".join([first, *notes, *input_error_lines(report, most=len(report.input_errors))])
+    room = limit - len(first) - sum(len(a) + 1 for a in notes) - _CLOSING_ROOM
     return "\n".join([first, *notes, *input_error_lines(report, room=room)])
 
 
