@@ -493,3 +493,23 @@ def test_a_worker_above_its_memory_bound_is_replaced_and_one_below_it_is_kept(tm
         assert evaluate_lab(srv, 8) == 8 * 19
         assert len(evaluates_by_worker(tmp_path / "default")) <= 2
     assert "VERDICT_WORKER_MAX_RSS_MB" not in (tmp_path / "default.log").read_text(errors="replace")
+
+
+def test_each_answer_closes_its_connection_so_a_free_worker_takes_the_next(server: Server) -> None:
+    """gunicorn's keepalive is 0: a gthread worker keeps the connections it accepted, so clients that connected
+    at once could all stay with one worker while the other idled (bench/README.md: ~185 against ~400 requests/s
+    by which worker took them)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    url = urlsplit(server.base)
+    conn = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=30)
+    try:
+        conn.request(
+            "POST", "/v1/evaluate?policy=gpu-operator", body=LAB.read_bytes(), headers={"Content-Type": "application/yaml"}
+        )
+        resp = conn.getresponse()
+        assert resp.status == 200 and json.loads(resp.read())["summary"]["objectsRead"] == 19
+        assert resp.getheader("Connection") == "close" and resp.will_close
+    finally:
+        conn.close()
