@@ -8,40 +8,44 @@ is not used past the moment the first exemption in force when it was judged expi
 answer (``format``, ``results``, ``minSeverity``, ``limit``) is not in the key: a chatops bot that asks for
 Markdown and then for the failures as JSON gets one evaluation, rendered twice.
 
-The cache is per worker process and bounded by the bytes of the bodies whose reports it keeps
-(``VERDICT_REPORT_CACHE_MB``; a report takes about 5x its body in memory), least recently used first out; a
-body above a quarter of the bound is judged and not kept. A request with ``Cache-Control: no-cache`` is
-judged again (its report replaces the kept one), one with ``no-store`` is judged and not kept. Answers say
-what happened in ``Cache-Status`` (RFC 9211: ``verdict; hit``, ``verdict; fwd=miss; stored``,
-``verdict; fwd=request``, ``verdict; fwd=bypass``), and a hit carries ``Age``: the report is the one judged
-then, its ``generated`` time and ``timing`` included.
+Reports are kept pickled (``pickle`` of the report dataclasses, ~90 KB and under 1 ms to load for the lab
+dump), so the bound is what they take, not their bodies' size (a gzipped archive's report is many times its
+body): at most ``VERDICT_REPORT_CACHE_MB`` in all, least recently used out first, none above a quarter of it.
+Under ``verdict serve`` the workers of one server share them (``SharedReports``: one file per report in a
+private directory the gunicorn master makes, in ``/dev/shm`` when there is one, and removes when it stops), so
+the next request finds the report whichever worker takes it, and a worker that is replaced loses nothing;
+elsewhere (``create_app`` in a test or a script) a process keeps its own (``LocalReports``).
+
+Requests may ask (RFC 9111, directive names in any case): ``Cache-Control: no-cache`` (or ``Pragma: no-cache``
+without a ``Cache-Control``) is judged again and its report replaces the kept one; ``max-age=N`` takes a kept
+report only when it was judged at most N seconds ago (else it is judged again, ``fwd=stale``); ``no-store``
+keeps nothing of this request (a report kept before stays). Answers say what happened in ``Cache-Status``
+(RFC 9211: ``verdict; hit``, ``verdict; fwd=miss; stored``, ``fwd=request``, ``fwd=stale``, ``fwd=bypass``),
+and a hit carries ``Age``: the report is the one judged then, its ``generated`` time and ``timing`` included.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import pickle
+import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+
+from werkzeug.datastructures import Headers
 
 from rules.exemptions import ExemptionSet
 from rules.report import Report
 
 #: ``Cache-Status``'s cache name (RFC 9211 section 2)
 NAME = "verdict"
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    report: Report
-    size: int
-    #: ``time.monotonic()`` when it was judged (for ``Age``)
-    at: float
-    #: the first instant an exemption in force when it was judged no longer applies (None: none expires)
-    until: datetime | None
+#: the variable through which the gunicorn master hands its workers the directory they share
+SHARED_DIR_VARIABLE = "_VERDICT_REPORT_CACHE_DIR"
 
 
 def digest(data: bytes, parts: Iterable[object]) -> bytes:
@@ -59,49 +63,188 @@ def next_expiry(exemptions: ExemptionSet, now: datetime) -> datetime | None:
     return min(later) if later else None
 
 
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """What a request's ``Cache-Control`` (or ``Pragma``) asks of the cache."""
+
+    no_cache: bool = False
+    no_store: bool = False
+    #: the oldest kept report, in seconds, the client takes (None: any)
+    max_age: int | None = None
+
+    @classmethod
+    def of(cls, headers: Mapping[str, str] | Headers) -> Asked:
+        """From the request's headers: directives by name in any case (RFC 9111 section 5.2); ``Pragma:
+        no-cache`` counts when there is no ``Cache-Control`` (section 5.4); an unreadable ``max-age`` is none."""
+        control = headers.get("Cache-Control")
+        if control is None:
+            pragma = {d.strip().lower() for d in (headers.get("Pragma") or "").split(",")}
+            return cls(no_cache="no-cache" in pragma)
+        directives: dict[str, str] = {}
+        for part in control.split(","):
+            name, _, value = part.strip().partition("=")
+            directives[name.strip().lower()] = value.strip().strip('"')
+        max_age = directives.get("max-age", "")
+        return cls(
+            no_cache="no-cache" in directives,
+            no_store="no-store" in directives,
+            max_age=int(max_age) if max_age.isdigit() else None,
+        )
+
+
 class ReportCache:
-    """At most ``max_bytes`` of bodies' reports (0: keeps nothing), least recently used out first; safe
-    to share between a worker's threads."""
+    """Pickled reports by key, at most ``max_bytes`` of them in all (0: keeps nothing)."""
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
+
+    @property
+    def on(self) -> bool:
+        return self.max_bytes > 0
+
+    def get(self, key: bytes, now: datetime) -> tuple[Report, float] | None:
+        """The report kept for ``key`` and its age in seconds; None when there is none, or when an exemption
+        in force when it was judged has expired by ``now`` (it is dropped)."""
+        found = self._load(key)
+        if found is None:
+            return None
+        at, until, blob = found
+        if until is not None and now >= until:
+            self._drop(key)
+            return None
+        return pickle.loads(blob), max(0.0, time.time() - at)
+
+    def put(self, key: bytes, report: Report, until: datetime | None) -> bool:
+        """Keep ``report`` for ``key`` (replacing what was kept for it); False when it takes more than a
+        quarter of the bound."""
+        if not self.on:
+            return False
+        blob = pickle.dumps(report, protocol=pickle.HIGHEST_PROTOCOL)
+        if len(blob) > self.max_bytes // 4:
+            return False
+        self._store(key, time.time(), until, blob)
+        return True
+
+    def _load(self, key: bytes) -> tuple[float, datetime | None, bytes] | None:
+        raise NotImplementedError
+
+    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes) -> None:
+        raise NotImplementedError
+
+    def _drop(self, key: bytes) -> None:
+        raise NotImplementedError
+
+
+class LocalReports(ReportCache):
+    """Kept in this process, shared by its threads."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(max_bytes)
         self.held = 0
-        self._entries: OrderedDict[bytes, Entry] = OrderedDict()
+        self._entries: OrderedDict[bytes, tuple[float, datetime | None, bytes]] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def keeps(self, size: int) -> bool:
-        """Whether a body of ``size`` bytes may be kept: at most a quarter of the bound, so that one large
-        dump does not push out every other."""
-        return 0 < size <= self.max_bytes // 4
-
-    def get(self, key: bytes, now: datetime) -> tuple[Report, float] | None:
-        """The report kept for ``key`` and its age in seconds; None when there is none, or when an exemption
-        in force when it was judged has expired by ``now`` (it is dropped)."""
+    def _load(self, key: bytes) -> tuple[float, datetime | None, bytes] | None:
         with self._lock:
             entry = self._entries.get(key)
-            if entry is None:
-                return None
-            if entry.until is not None and now >= entry.until:
-                self._drop(key)
-                return None
-            self._entries.move_to_end(key)
-            return entry.report, time.monotonic() - entry.at
+            if entry is not None:
+                self._entries.move_to_end(key)
+            return entry
 
-    def put(self, key: bytes, report: Report, size: int, until: datetime | None) -> bool:
-        """Keep ``report`` (judged from a body of ``size`` bytes) for ``key``; False when it is too large."""
-        if not self.keeps(size):
-            return False
+    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes) -> None:
         with self._lock:
-            if key in self._entries:
-                self._drop(key)
-            self._entries[key] = Entry(report, size, time.monotonic(), until)
-            self.held += size
+            self._pop(key)
+            self._entries[key] = (at, until, blob)
+            self.held += len(blob)
             while self.held > self.max_bytes:
-                self._drop(next(iter(self._entries)))
-        return True
+                self._pop(next(iter(self._entries)))
 
     def _drop(self, key: bytes) -> None:
-        self.held -= self._entries.pop(key).size
+        with self._lock:
+            self._pop(key)
+
+    def _pop(self, key: bytes) -> None:
+        entry = self._entries.pop(key, None)
+        if entry is not None:
+            self.held -= len(entry[2])
+
+
+class SharedReports(ReportCache):
+    """Kept as files in ``directory``, shared by the processes that use it (a server's workers): one file a
+    report, written whole then renamed into place, read by whoever asks; the least recently used (by the
+    files' modification time, touched on each hit) go first once they take more than the bound."""
+
+    SUFFIX = ".report"
+
+    def __init__(self, max_bytes: int, directory: str) -> None:
+        super().__init__(max_bytes)
+        self.directory = directory
+
+    def __len__(self) -> int:
+        return len(self._files())
+
+    def _path(self, key: bytes) -> str:
+        return os.path.join(self.directory, key.hex() + self.SUFFIX)
+
+    def _load(self, key: bytes) -> tuple[float, datetime | None, bytes] | None:
+        path = self._path(key)
+        try:
+            with open(path, "rb") as f:
+                at, until, blob = pickle.load(f)
+            os.utime(path)
+        except FileNotFoundError:
+            return None
+        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
+            self._drop(key)  # another process dropped or broke it mid-read: judged again
+            return None
+        return at, until, blob
+
+    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes) -> None:
+        try:
+            fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump((at, until, blob), f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self._path(key))
+        except OSError:
+            return  # a full /dev/shm or a directory gone: not kept, the answer stands
+        self._evict()
+
+    def _drop(self, key: bytes) -> None:
+        try:
+            os.remove(self._path(key))
+        except OSError:
+            pass
+
+    def _files(self) -> list[os.DirEntry[str]]:
+        try:
+            return [e for e in os.scandir(self.directory) if e.name.endswith(self.SUFFIX)]
+        except OSError:
+            return []
+
+    def _evict(self) -> None:
+        sized = []
+        for e in self._files():
+            try:
+                st = e.stat()
+            except OSError:
+                continue
+            sized.append((st.st_mtime_ns, st.st_size, e.path))
+        held = sum(size for _, size, _ in sized)
+        for _, size, path in sorted(sized):
+            if held <= self.max_bytes:
+                break
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+            held -= size
+
+
+def make(max_bytes: int, directory: str | None) -> ReportCache:
+    """The cache of an app: shared through ``directory`` when given and usable, else in this process."""
+    if max_bytes and directory and os.path.isdir(directory):
+        return SharedReports(max_bytes, directory)
+    return LocalReports(max_bytes)

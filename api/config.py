@@ -20,8 +20,8 @@ TOKENS             VERDICT_TOKENS,           bearer tokens: comma-separated, plu
 LOG_LEVEL          VERDICT_LOG_LEVEL         ``DEBUG``, ``INFO`` (default), ``WARNING``, ``ERROR``
 EXEMPTIONS         VERDICT_EXEMPTIONS        exemptions files (``kind: Exemptions``, docs/exemptions.md), separated
                                              by ``os.pathsep``; empty: none (annotations in dumps still apply)
-REPORT_CACHE_MB    VERDICT_REPORT_CACHE_MB   MiB of request bodies whose reports a worker keeps, so that the same
-                                             dump posted again is not judged again (4; 0: off; ``api/cache.py``)
+REPORT_CACHE_MB    VERDICT_REPORT_CACHE_MB   MiB of reports (pickled) the workers keep, so that the same dump
+                                             posted again is not judged again (4; 0: off; ``api/cache.py``)
 WORKER_MAX_RSS_MB  VERDICT_WORKER_MAX_RSS_MB a worker whose resident memory is above this many MiB after a
                                              request is replaced (512; 0: never for its memory)
 ================== ========================= ==============================================================
@@ -49,6 +49,8 @@ from typing import Any
 from rules import limits
 from rules.exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 
+from .cache import SHARED_DIR_VARIABLE
+
 DEFAULT_BIND = "127.0.0.1:8080"
 DEFAULT_WORKERS = 2
 DEFAULT_THREADS = 4
@@ -59,7 +61,7 @@ DEFAULT_MAX_BODY = 64 * 1024 * 1024
 # What one request may unpack to (Content-Encoding and archives, nested ones included): a worker holds the
 # parsed dump in memory, several times the text's size, so the service keeps this well below the CLI's 1 GiB.
 DEFAULT_MAX_DECODED = 256 << 20
-#: the lab dump is 50 KB as JSON: 4 MiB keeps about 80 such reports, ~20 MB of a worker's memory
+#: the lab dump's report is ~90 KB pickled: 4 MiB keeps about 45 such reports
 DEFAULT_REPORT_CACHE_MB = 4
 #: a worker is ~50 MB warm and ~105 MB after judging a 22 MiB dump; one that judged a dump near the body bound
 #: (64 MiB) holds several hundred MB until it is replaced
@@ -88,6 +90,7 @@ def defaults() -> dict[str, Any]:
         "LOG_LEVEL": "INFO",
         "REPORT_CACHE_MB": DEFAULT_REPORT_CACHE_MB,
         "WORKER_MAX_RSS_MB": DEFAULT_WORKER_MAX_RSS_MB,
+        "REPORT_CACHE_DIR": None,
     }
 
 
@@ -172,6 +175,8 @@ def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
             "LOG_LEVEL": level,
             "REPORT_CACHE_MB": _positive_int(env, "VERDICT_REPORT_CACHE_MB", DEFAULT_REPORT_CACHE_MB, least=0),
             "WORKER_MAX_RSS_MB": _positive_int(env, "VERDICT_WORKER_MAX_RSS_MB", DEFAULT_WORKER_MAX_RSS_MB, least=0),
+            # set by the gunicorn master (api/gunicorn_conf.py) for the workers it forks: not a user's setting
+            "REPORT_CACHE_DIR": env.get(SHARED_DIR_VARIABLE) or None,
         }
     )
     return config

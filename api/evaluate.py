@@ -30,7 +30,7 @@ from rules.selection import Selection, SelectionError
 from .bodies import DUMP_TYPES, DUMP_WANTED, check_magic, one_line_hint, read_body
 from .bodies import media_type as body_media_type
 from .cache import NAME as CACHE_NAME
-from .cache import digest, next_expiry
+from .cache import Asked, digest, next_expiry
 from .negotiate import choose_format
 from .problems import Problem
 from .query import invalid_query, parse_query
@@ -126,7 +126,7 @@ def evaluate() -> Response:
     selection = _selection(query, policies)
     data = read_body(svc.max_decoded, name)
     check_magic(mimetype, data, name)
-    report, cache_status, age = _judged(data, name, mimetype, policies, selection)
+    report, outcome, cache_status, age = _judged(data, name, mimetype, policies, selection)
     if report.objects_read == 0 and report.input_errors:
         first = report.input_errors[0]
         raise Problem(
@@ -151,6 +151,7 @@ def evaluate() -> Response:
         raise invalid_query(next(o.query for o in OPTIONS if o.name == exc.option), exc.reason) from None
     resp = Response(body, content_type=_content_type(media_type(fmt, **options)))
     resp.vary.add("Accept")
+    svc.metrics.cache.labels(outcome).inc()  # answers only: a body that cannot be judged is a problem, not a miss
     resp.headers["Cache-Status"] = f"{CACHE_NAME}; {cache_status}"
     if age is not None:
         resp.headers["Age"] = str(int(age))
@@ -159,23 +160,25 @@ def evaluate() -> Response:
 
 def _judged(
     data: bytes, name: str, mimetype: str, policies: PolicySet, selection: Selection | None
-) -> tuple[Report, str, float | None]:
+) -> tuple[Report, str, str, float | None]:
     """The report of the body: the one kept for the same body and choices (``api.cache``), else judged now
-    (and kept when it may be); with what the cache did, as ``Cache-Status`` parameters, and a kept report's
-    age in seconds. Raises the problems of a body that cannot be judged (nothing of it is kept)."""
+    (and kept when it may be); with what the cache did (the metric's outcome and the ``Cache-Status``
+    parameters) and a kept report's age in seconds. Raises the problems of a body that cannot be judged
+    (nothing of it is kept)."""
     svc = service()
     cache = svc.cache
-    asked = request.cache_control
+    asked = Asked.of(request.headers)
     now = datetime.now(UTC)
     key = b""
-    if cache.keeps(len(data)):
+    stale = False
+    if cache.on and len(data) <= cache.max_bytes // 4:  # a report is rarely smaller than its body
         rules = tuple(r.uid for r in policies.rules)
         key = digest(data, (name, mimetype, rules, selection and selection.to_dict(), svc.keeper.generation))
         if not asked.no_cache:
             kept = cache.get(key, now)
-            if kept is not None:
-                svc.metrics.cache.labels("hit").inc()
-                return kept[0], "hit", kept[1]
+            if kept is not None and (asked.max_age is None or kept[1] <= asked.max_age):
+                return kept[0], "hit", "hit", kept[1]
+            stale = kept is not None
     try:
         report = audit_bytes(
             data, name, policies, svc.max_decoded, svc.exemptions, current_app.config.get("VERDICT_EVAL_BUDGET"), selection
@@ -191,13 +194,14 @@ def _judged(
     report = _cleaned(report)
     svc.metrics.report(report)
     if not key:
-        outcome, status = "bypass", "fwd=bypass"
-    else:
-        outcome, status = ("request", "fwd=request") if asked.no_cache else ("miss", "fwd=miss")
-        if not asked.no_store and report.objects_read and cache.put(key, report, len(data), next_expiry(svc.exemptions, now)):
-            status += "; stored"
-    svc.metrics.cache.labels(outcome).inc()
-    return report, status, None
+        return report, "bypass", "fwd=bypass", None
+    outcome = "request" if asked.no_cache else "stale" if stale else "miss"
+    status = f"fwd={outcome}"
+    if not asked.no_store and report.objects_read and cache.put(key, report, next_expiry(svc.exemptions, now)):
+        status += "; stored"
+    elif not asked.no_store and report.objects_read:
+        outcome, status = "bypass", "fwd=bypass"  # judged, and too large to keep
+    return report, outcome, status, None
 
 
 def _selection(query: dict[str, Any], policies: PolicySet) -> Selection | None:

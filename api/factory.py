@@ -11,7 +11,7 @@ from flask import Flask, Response, request
 from rules.exemptions import ExemptionSet, load_exemptions
 
 from . import auth, metrics, problems
-from .cache import ReportCache
+from . import cache as report_cache
 from .config import defaults, from_env
 from .evaluate import bp as evaluate_bp
 from .ops import bp as ops_bp
@@ -72,7 +72,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     collectors = metrics.Metrics.create()
     collectors.policies_loaded(keeper)
-    cache = ReportCache(int(settings["REPORT_CACHE_MB"]) << 20)
+    cache = report_cache.make(int(settings["REPORT_CACHE_MB"]) << 20, settings.get("REPORT_CACHE_DIR"))
     app.extensions[EXTENSION] = Service(keeper, collectors, int(settings["MAX_DECODED_LENGTH"]), exemptions, cache)
 
     metrics.install(app, collectors)  # first, so that auth refusals are timed and counted too

@@ -39,6 +39,7 @@ _METRICS_OWNER = "_VERDICT_METRICS_OWNER"
 
 
 def _remove_metrics_dir(path: str, master: int) -> None:
+    """Remove a directory the master made (the metrics', the reports')."""
     if os.getpid() == master:  # workers run the atexit handlers they forked with: only the master removes it
         shutil.rmtree(path, ignore_errors=True)
 
@@ -77,6 +78,34 @@ def _metrics_dir() -> str | None:
 
 
 _metrics = _metrics_dir()
+
+
+def _reports_dir() -> str | None:
+    """The directory where this server's workers keep the reports they judged (``api.cache.SharedReports``), so
+    that a request finds a report whichever worker takes it: made private (0700) by the master, in ``/dev/shm``
+    when there is one (memory, like the reports), removed when the master exits; handed to the workers in the
+    environment (``api.config`` reads it). None when the cache is off (``VERDICT_REPORT_CACHE_MB=0``) or this
+    file is not read by gunicorn; a directory that cannot be made leaves each worker its own cache."""
+    from api.cache import SHARED_DIR_VARIABLE
+
+    if __name__ != "__config__" or os.environ.get("VERDICT_REPORT_CACHE_MB", "").strip() == "0":
+        return None
+    current = os.environ.get(SHARED_DIR_VARIABLE, "")
+    if current and os.environ.get(_REPORTS_OWNER) == f"{os.getpid()}:{current}":
+        return current  # SIGHUP: the new workers share the old ones' reports (their keys hold the generation)
+    try:
+        path = tempfile.mkdtemp(prefix="verdict-reports-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    except OSError as exc:
+        print(f"verdict: no directory for the workers' report cache ({exc.strerror or exc}): each keeps its own", file=sys.stderr)
+        return None
+    atexit.register(_remove_metrics_dir, path, os.getpid())
+    os.environ[SHARED_DIR_VARIABLE] = path
+    os.environ[_REPORTS_OWNER] = f"{os.getpid()}:{path}"
+    return path
+
+
+_REPORTS_OWNER = "_VERDICT_REPORTS_OWNER"
+_reports = _reports_dir()
 
 from api.config import ConfigError, from_env  # noqa: E402
 
@@ -131,6 +160,8 @@ def on_starting(server: Any) -> None:
 
     if _metrics:
         server.log.info("metrics: the workers count in %s", _metrics)
+    if _reports:
+        server.log.info("reports: the workers keep the reports they judged in %s", _reports)
 
     try:
         keeper = keep(_settings["POLICIES"])
@@ -194,3 +225,10 @@ def child_exit(server: Any, worker: Any) -> None:
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid, _metrics)
+
+
+def on_exit(server: Any) -> None:
+    """The master stops, its workers gone: remove the reports they kept (the atexit handler is a fallback; a
+    worker still writing one when it ran left the directory behind)."""
+    if _reports:
+        shutil.rmtree(_reports, ignore_errors=True)

@@ -9,7 +9,7 @@ from flask import current_app
 
 from rules.exemptions import ExemptionSet
 
-from .cache import ReportCache
+from .cache import LocalReports, ReportCache
 from .metrics import Metrics
 from .store import PolicyKeeper
 
@@ -26,7 +26,7 @@ class Service:
     metrics: Metrics
     max_decoded: int
     exemptions: ExemptionSet = ExemptionSet()
-    cache: ReportCache = field(default_factory=lambda: ReportCache(0))
+    cache: ReportCache = field(default_factory=lambda: LocalReports(0))
 
 
 def service() -> Service:

@@ -11,6 +11,7 @@ import http.client
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -513,3 +514,25 @@ def test_each_answer_closes_its_connection_so_a_free_worker_takes_the_next(serve
         assert resp.getheader("Connection") == "close" and resp.will_close
     finally:
         conn.close()
+
+
+def test_the_workers_share_the_reports_they_judged_and_the_master_removes_them(tmp_path: Path) -> None:
+    """Regression: each worker kept its own reports, so with two workers and a connection closed after each
+    answer, the same dump asked for again (Markdown, then the failures as JSON) was judged again most times.
+    Here every worker is replaced after one request (VERDICT_WORKER_MAX_RSS_MB=1), so a hit can only come from
+    what another worker kept."""
+    env = {"VERDICT_POLICIES": "gpu-operator", "VERDICT_WORKER_MAX_RSS_MB": "1", "VERDICT_METRICS_DIR": str(tmp_path / "m")}
+    with serving(env, tmp_path / "gunicorn.log") as srv:
+        statuses = []
+        for query in ("?format=markdown", "?results=fail", "?format=table", ""):
+            status, headers, body = srv.request(
+                f"/v1/evaluate{query}", data=LAB.read_bytes(), headers={"Content-Type": "application/yaml"}
+            )
+            assert status == 200, body
+            statuses.append(headers["Cache-Status"])
+        assert statuses == ["verdict; fwd=miss; stored", "verdict; hit", "verdict; hit", "verdict; hit"]
+        assert len(evaluates_by_worker(tmp_path / "m")) >= 3  # answered by three workers or more
+        log = (tmp_path / "gunicorn.log").read_text(errors="replace")
+        [kept] = re.findall(r"reports: the workers keep the reports they judged in (\S+)", log)
+        assert len(list(Path(kept).glob("*.report"))) == 1
+    assert not Path(kept).exists()

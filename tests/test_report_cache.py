@@ -4,6 +4,9 @@ expire, reloads, no-cache/no-store and the bound are honoured."""
 
 from __future__ import annotations
 
+import gzip
+import pickle
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,7 +20,7 @@ from werkzeug.test import TestResponse
 import api.evaluate
 import rules.evaluate
 from api import create_app
-from api.cache import ReportCache, digest, next_expiry
+from api.cache import Asked, LocalReports, ReportCache, SharedReports, digest, make, next_expiry
 from api.config import ConfigError, from_env
 from api.state import service
 from rules.exemptions import ExemptionSet, load_exemptions_text
@@ -200,27 +203,73 @@ def test_next_expiry_is_the_first_one_still_ahead() -> None:
     assert next_expiry(ExemptionSet(), datetime(2026, 1, 1, tzinfo=UTC)) is None
 
 
-def test_the_cache_is_bounded_by_bytes_least_recently_used_out() -> None:
-    cache = ReportCache(400)
+def _stores(tmp_path: Path, max_bytes: int) -> list[ReportCache]:
+    return [LocalReports(max_bytes), SharedReports(max_bytes, str(tmp_path))]
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["local", "shared"])
+def test_the_cache_is_bounded_by_the_reports_bytes_least_recently_used_out(tmp_path: Path, shared: bool) -> None:
+    def report(name: str, filler: int = 1000) -> Report:
+        return Report(name=name, notes=["x" * filler])
+
+    size = len(pickle.dumps(report("a"), protocol=pickle.HIGHEST_PROTOCOL))
+    cache = _stores(tmp_path, 4 * size + 400)[shared]
     now = datetime(2026, 1, 1, tzinfo=UTC)
-    reports = {k: Report(name=k) for k in "abcd"}
-    for k in "abc":
-        assert cache.put(k.encode(), reports[k], 100, None)
-    assert cache.held == 300
-    assert cache.get(b"a", now) is not None  # a is now the most recently used
-    assert cache.put(b"d", reports["d"], 100, None) and cache.held == 400
-    assert cache.put(b"e", Report(name="e"), 100, None)  # past 400: b, the least recently used, goes
+
+    def names() -> list[str]:
+        return sorted(k for k in "abcde" if cache.get(k.encode(), now) is not None)
+
+    for k in "abcd":
+        assert cache.put(k.encode(), report(k), None)
+        time.sleep(0.01)  # the shared store orders by modification time
+    got = cache.get(b"a", now)  # a is now the most recently used
+    assert got is not None and got[0].name == "a" and got[0].notes == ["x" * 1000] and 0 <= got[1] < 5
+    time.sleep(0.01)
+    assert cache.put(b"e", report("e"), None)  # past the bound: b, the least recently used, goes
+    assert len(cache) == 4  # type: ignore[arg-type]
     assert cache.get(b"b", now) is None
-    assert [cache.get(k.encode(), now)[0].name for k in "acde"] == list("acde")  # type: ignore[index]
-    assert cache.held == 400 and len(cache) == 4
-    assert not cache.put(b"f", Report(name="f"), 101, None)  # above a quarter of the bound: not kept
-    assert cache.put(b"a", Report(name="a2"), 50, None) and cache.held == 350  # a key again replaces its entry
-    got = cache.get(b"a", now)
-    assert got is not None and got[0].name == "a2"
+    assert names() == ["a", "c", "d", "e"]
+    assert not cache.put(b"f", report("f", size + 200), None)  # above a quarter of the bound: not kept
+    assert cache.get(b"f", now) is None
+    assert cache.put(b"a", report("a2"), None)  # a key again replaces its report
+    again = cache.get(b"a", now)
+    assert again is not None and again[0].name == "a2"
     expiring = datetime(2026, 6, 1, tzinfo=UTC)
-    cache.put(b"x", Report(name="x"), 10, expiring)
+    assert cache.put(b"x", report("x", 10), expiring)
     assert cache.get(b"x", expiring - timedelta(seconds=1)) is not None
-    assert cache.get(b"x", expiring) is None and b"x" not in cache._entries
+    assert cache.get(b"x", expiring) is None
+    assert cache.get(b"x", expiring - timedelta(days=1)) is None  # dropped, not only hidden
+
+
+def test_a_shared_report_is_another_object_for_each_reader_and_a_broken_file_is_a_miss(tmp_path: Path) -> None:
+    writer, reader = SharedReports(1 << 20, str(tmp_path)), SharedReports(1 << 20, str(tmp_path))
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    assert writer.put(b"k", Report(name="lab", notes=["n"]), None)
+    one, two = reader.get(b"k", now), reader.get(b"k", now)
+    assert one is not None and two is not None and one[0] == two[0] and one[0] is not two[0]
+    [path] = list(tmp_path.glob("*.report"))
+    path.write_bytes(b"not a pickle")
+    assert reader.get(b"k", now) is None and not path.exists()
+    assert make(1 << 20, str(tmp_path)).__class__ is SharedReports
+    assert make(1 << 20, str(tmp_path / "gone")).__class__ is LocalReports
+    assert make(1 << 20, None).__class__ is LocalReports
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({}, Asked()),
+        ({"Cache-Control": "no-cache"}, Asked(no_cache=True)),
+        ({"Cache-Control": "NO-CACHE"}, Asked(no_cache=True)),  # directive names are case-insensitive
+        ({"Cache-Control": "No-Store, max-age=30"}, Asked(no_store=True, max_age=30)),
+        ({"Cache-Control": 'max-age="0"'}, Asked(max_age=0)),
+        ({"Cache-Control": "max-age=soon"}, Asked()),
+        ({"Pragma": "no-cache"}, Asked(no_cache=True)),  # HTTP/1.0, when there is no Cache-Control
+        ({"Pragma": "no-cache", "Cache-Control": "max-age=5"}, Asked(max_age=5)),
+    ],
+)
+def test_what_a_request_asks_of_the_cache(headers: dict[str, str], expected: Asked) -> None:
+    assert Asked.of(headers) == expected
 
 
 def test_digest_separates_the_body_from_the_choices() -> None:
@@ -246,3 +295,44 @@ def test_a_hit_answers_the_same_json_as_a_judged_report_through_orjson() -> None
     first = orjson.loads(post(client, "?format=sarif").data)
     second = orjson.loads(post(client, "?format=sarif").data)
     assert first == second
+
+
+def test_max_age_takes_only_a_report_young_enough(monkeypatch: pytest.MonkeyPatch) -> None:
+    client = make_app().test_client()
+    post(client)
+    assert post(client, **{"Cache-Control": "max-age=60"}).headers["Cache-Status"] == "verdict; hit"
+    monkeypatch.setattr(time, "time", lambda real=time.time: real() + 120)  # two minutes on
+    stale = post(client, **{"Cache-Control": "max-age=60"})
+    assert stale.headers["Cache-Status"] == "verdict; fwd=stale; stored" and "Age" not in stale.headers
+    assert cache_counts(client) == {"miss": 1.0, "hit": 1.0, "stale": 1.0}
+
+
+def test_a_body_that_cannot_be_judged_counts_in_no_cache_outcome() -> None:
+    """Regression: a malformed dump's 400 was counted as a cache miss, though its answer had no Cache-Status."""
+    client = make_app().test_client()
+    for body in (b"kind: [", b"# nothing\n"):
+        resp = client.post("/v1/evaluate", data=body, headers=YAML)
+        assert resp.status_code == 400 and "Cache-Status" not in resp.headers
+    assert cache_counts(client) == {}
+
+
+def test_an_archives_report_is_bounded_by_its_own_size_not_the_body_s() -> None:
+    """Regression: the bound counted the body's bytes, so small gzipped archives of large dumps filled a worker
+    with reports many times "the cache's" size."""
+    nodes = "".join(
+        f"---\napiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-{i}\n  labels:\n"
+        f"    nvidia.com/gpu.workload.config: container\nstatus:\n  allocatable:\n    nvidia.com/gpu: '{i}'\n"
+        for i in range(600)
+    )
+    body = gzip.compress(nodes.encode())
+    assert len(body) < 16 * 1024  # its report: ~500 KB pickled
+    app = create_app({"REPORT_CACHE_MB": 1})  # the built-in pack: a quarter is 256 KiB
+    client = app.test_client()
+    statuses = []
+    for _ in range(2):
+        resp = client.post("/v1/evaluate", data=body, headers={"Content-Type": "application/gzip"})
+        assert resp.status_code == 200 and resp.get_json()["summary"]["objectsRead"] == 600
+        statuses.append(resp.headers["Cache-Status"])
+    assert statuses == ["verdict; fwd=bypass"] * 2
+    with app.app_context():
+        assert len(service().cache) == 0  # type: ignore[arg-type]
