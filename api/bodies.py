@@ -161,7 +161,8 @@ def read_body(max_decoded: int, name: str = "<body>", wanted: str = DUMP_WANTED)
     if cut.fired:
         raise Problem("request-timeout", f"the body did not arrive within {timeout} s (VERDICT_READ_TIMEOUT); send it again")
     if unframed is not None:
-        raise Problem("invalid-body", f"the body could not be read: {type(unframed).__name__}: {unframed}")
+        framing = "its chunked transfer coding is broken" if request.headers.get("Transfer-Encoding") else "its framing is broken"
+        raise Problem("invalid-body", f"the body could not be read: {framing} ({unframed}); send it again, whole")
     if data is None:
         raise Problem("truncated-body", f"the body ends before the {announced:,} bytes Content-Length announced; send it again")
     if announced is not None and len(data) < announced:

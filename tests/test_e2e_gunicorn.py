@@ -428,7 +428,12 @@ def test_a_broken_chunked_body_is_a_400_problem(server: Server) -> None:
     head, _, body = answer.decode(errors="replace").partition("\r\n\r\n")
     assert head.startswith("HTTP/1.1 400")
     assert "application/problem+json" in head
-    assert json.loads(body)["type"] == "https://verdict.dev/problems/invalid-body"
+    problem = json.loads(body)
+    assert problem["type"] == "https://verdict.dev/problems/invalid-body"
+    # the reason in HTTP's terms, not the server's exception class (it said "InvalidChunkSize: ...")
+    assert problem["detail"] == (
+        "the body could not be read: its chunked transfer coding is broken (Invalid chunk size: b'ZZ'); send it again, whole"
+    )
 
 
 def test_a_killed_worker_and_a_reload_lose_nothing_but_the_requests_in_flight(tmp_path: Path) -> None:
