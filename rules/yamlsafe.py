@@ -236,6 +236,12 @@ def _too_dense(text: str | bytes) -> str:
     return ""
 
 
+def _line_count(text: str | bytes) -> int:
+    """The lines of ``text`` (a last line without a line break counts)."""
+    nl = "\n" if isinstance(text, str) else b"\n"
+    return text.count(nl) + (0 if not text or text.endswith(nl) else 1)  # type: ignore[arg-type]
+
+
 def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, tuple[int, int] | None]:
     """Yield the documents of ``text``, numbered from ``first``; return ``(number, 0-based line)`` of a
     syntax error that ended the pass, or None when the stream was read to its end."""
@@ -256,7 +262,20 @@ def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, t
                 mark = exc.problem_mark or exc.context_mark
                 line = mark.line + 1 if mark else 0
                 tab = _TAB if mark and _tab_before(text, mark.line, mark.column) else ""
-                yield YamlDocument(number, line, error=f"YAML syntax error: {exc.problem or exc}{tab}")
+                error = f"YAML syntax error: {exc.problem or exc}{tab}"
+                lines = _line_count(text)
+                if exc.problem_mark is not None and exc.problem_mark.line >= lines:
+                    # The parser ran off the end (an unclosed bracket or quote): "line 4" of a 3-line file says
+                    # nothing; the line where what is unclosed starts does.
+                    problem = str(exc.problem or exc)
+                    ends = "" if "end of stream" in problem else " at the end of the file"
+                    error = f"YAML syntax error: {problem}{ends}"
+                    if exc.context_mark is not None and exc.context:
+                        line = exc.context_mark.line + 1
+                        error += f" ({exc.context}, which starts on this line)"
+                    else:
+                        line = max(lines, 1)
+                yield YamlDocument(number, line, error=error)
                 return (number, mark.line) if mark else None
             except yaml.YAMLError as exc:
                 yield YamlDocument(number, 0, error=f"YAML error: {_describe(exc)}")

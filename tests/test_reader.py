@@ -749,7 +749,10 @@ def test_json_cut_short_is_a_json_error_where_json_stops(reader: Callable[[str, 
     ]
     # Flow-style YAML that fails at once as JSON keeps YAML's own error: it was never JSON.
     flow = reader("{kind: Node, metadata: {name: a}", "flow.yaml")
-    assert [e.reason for e in flow.errors] == ["YAML syntax error: did not find expected ',' or '}'"]
+    assert [e.reason for e in flow.errors] == [
+        "YAML syntax error: did not find expected ',' or '}' at the end of the file"
+        " (while parsing a flow mapping, which starts on this line)"
+    ]
     assert [o.name for o in reader("{kind: Node, metadata: {name: a}}", "flow.yaml").objects] == ["a"]
 
 
@@ -913,3 +916,23 @@ def test_a_node_quantity_that_does_not_parse_is_an_input_error_and_the_node_is_s
     assert [e.path for e in alone.errors] == ["$.status.allocatable['nvidia.com/gpu']"] and alone.objects
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "status": {"allocatable": {"x": "lots"}}}
     assert not parse_text(json.dumps(pod), "p.json").errors  # only a Node's capacity and allocatable
+
+
+def test_a_yaml_error_at_the_end_of_the_file_is_placed_where_the_unclosed_part_starts() -> None:
+    """Regression (a new user's trial): an unclosed bracket or quote was reported on the line after the last
+    (line 4 of a 3-line file); it is placed on the line where what is unclosed starts."""
+    bracket = parse_text("apiVersion: v1\nkind: Node\nmetadata: {name: x\n", "bad.yaml")
+    assert [(e.source.line, e.reason) for e in bracket.errors] == [
+        (
+            3,
+            "YAML syntax error: did not find expected ',' or '}' at the end of the file"
+            " (while parsing a flow mapping, which starts on this line)",
+        )
+    ]
+    quote = parse_text('apiVersion: v1\nkind: Node\nmetadata:\n  name: "x\n\n', "bad.yaml")
+    assert [(e.source.line, e.reason) for e in quote.errors] == [
+        (4, "YAML syntax error: found unexpected end of stream (while scanning a quoted scalar, which starts on this line)")
+    ]
+    # an error inside the file keeps its own line
+    inside = parse_text("kind: Node\nmetadata: {name: x]\nspec: {}\n", "bad.yaml")
+    assert [e.source.line for e in inside.errors] == [2]
