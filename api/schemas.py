@@ -44,6 +44,10 @@ def check_dump_name(value: str) -> None:
     """``name``: a relative file path a code-scanning service can find in the repository: printable,
     not absolute (``/x``, ``\\x``, ``C:x``), no ``..`` segment, and no ``!`` (which separates an archive
     from its member in a report's file names)."""
+    if not value.strip():
+        raise ValidationError("is empty: give the dump's file name, a relative path such as clusters/lab.yaml")
+    if value != value.strip():
+        raise ValidationError("must not begin or end with a space")
     if not value.isprintable():
         raise ValidationError("holds a character that is not printable")
     if value.startswith(("/", "\\")) or _DRIVE.match(value):
@@ -148,11 +152,12 @@ class EvaluateQuerySchema(Schema):
         },
     )
     name = fields.String(
-        validate=[validate.Length(min=1, max=255), check_dump_name],
+        validate=[validate.Length(max=255, error="must be at most {max} characters"), check_dump_name],
         metadata={
+            "minLength": 1,  # check_dump_name refuses the empty name, saying what to give
             "description": "The dump's file name, a relative path (no '..', no '!', printable, at most 255 "
             "characters), e.g. clusters/lab.yaml: reports name the dump and place its objects in this file "
-            "(SARIF physicalLocation with the object's line) instead of <body>."
+            "(SARIF physicalLocation with the object's line) instead of <body>.",
         },
     )
 

@@ -290,8 +290,10 @@ def test_name_parameter_places_results_in_a_file(client: FlaskClient) -> None:
         ("dump\n.yaml", "holds a character that is not printable"),
         ("dump\u200b.yaml", "holds a character that is not printable"),
         ("a.tar.gz!inner.yaml", "must not hold '!' (it separates an archive from its member: archive!member)"),
-        ("x" * 256, "Length must be between 1 and 255."),
-        ("", "Length must be between 1 and 255."),
+        ("x" * 256, "must be at most 255 characters"),
+        ("", "is empty: give the dump's file name, a relative path such as clusters/lab.yaml"),
+        (" ", "is empty: give the dump's file name, a relative path such as clusters/lab.yaml"),  # Markdown read "**verdict** :"
+        (" lab.yaml", "must not begin or end with a space"),
     ],
 )
 def test_name_parameter_is_a_relative_printable_path(client: FlaskClient, name: str, reason: str) -> None:
