@@ -8,8 +8,8 @@ is not used past the moment the first exemption in force when it was judged expi
 answer (``format``, ``results``, ``minSeverity``, ``limit``) is not in the key: a chatops bot that asks for
 Markdown and then for the failures as JSON gets one evaluation, rendered twice.
 
-Reports are kept pickled (``pickle`` of the report dataclasses, ~90 KB and under 1 ms to load for the lab
-dump), so the bound is what they take, not their bodies' size (a gzipped archive's report is many times its
+Reports are counted by their pickled size (``pickle`` of the report dataclasses, ~90 KB for the lab dump), so
+the bound is what they take, not their bodies' size (a gzipped archive's report is many times its
 body): at most ``VERDICT_REPORT_CACHE_MB`` in all, least recently used out first, none above a quarter of it.
 Under ``verdict serve`` the workers of one server share them (``SharedReports``: one file per report in a
 private directory the gunicorn master makes, in ``/dev/shm`` when there is one, and removes when it stops), so
@@ -108,11 +108,11 @@ class ReportCache:
         found = self._load(key)
         if found is None:
             return None
-        at, until, blob = found
+        at, until, report = found
         if until is not None and now >= until:
             self._drop(key)
             return None
-        return pickle.loads(blob), max(0.0, time.time() - at)
+        return report, max(0.0, time.time() - at)
 
     def put(self, key: bytes, report: Report, until: datetime | None) -> bool:
         """Keep ``report`` for ``key`` (replacing what was kept for it); False when it takes more than a
@@ -122,13 +122,13 @@ class ReportCache:
         blob = pickle.dumps(report, protocol=pickle.HIGHEST_PROTOCOL)
         if len(blob) > self.max_bytes // 4:
             return False
-        self._store(key, time.time(), until, blob)
+        self._store(key, time.time(), until, blob, report)
         return True
 
-    def _load(self, key: bytes) -> tuple[float, datetime | None, bytes] | None:
+    def _load(self, key: bytes) -> tuple[float, datetime | None, Report] | None:
         raise NotImplementedError
 
-    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes) -> None:
+    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes, report: Report) -> None:
         raise NotImplementedError
 
     def _drop(self, key: bytes) -> None:
@@ -136,28 +136,30 @@ class ReportCache:
 
 
 class LocalReports(ReportCache):
-    """Kept in this process, shared by its threads."""
+    """Kept in this process, shared by its threads: the reports themselves (rendering reads a report and never
+    changes it), each counted by its pickled size."""
 
     def __init__(self, max_bytes: int) -> None:
         super().__init__(max_bytes)
         self.held = 0
-        self._entries: OrderedDict[bytes, tuple[float, datetime | None, bytes]] = OrderedDict()
+        self._entries: OrderedDict[bytes, tuple[float, datetime | None, Report, int]] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def _load(self, key: bytes) -> tuple[float, datetime | None, bytes] | None:
+    def _load(self, key: bytes) -> tuple[float, datetime | None, Report] | None:
         with self._lock:
             entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
-            return entry
+            if entry is None:
+                return None
+            self._entries.move_to_end(key)
+            return entry[:3]
 
-    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes) -> None:
+    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes, report: Report) -> None:
         with self._lock:
             self._pop(key)
-            self._entries[key] = (at, until, blob)
+            self._entries[key] = (at, until, report, len(blob))
             self.held += len(blob)
             while self.held > self.max_bytes:
                 self._pop(next(iter(self._entries)))
@@ -169,7 +171,7 @@ class LocalReports(ReportCache):
     def _pop(self, key: bytes) -> None:
         entry = self._entries.pop(key, None)
         if entry is not None:
-            self.held -= len(entry[2])
+            self.held -= entry[3]
 
 
 class SharedReports(ReportCache):
@@ -178,10 +180,22 @@ class SharedReports(ReportCache):
     files' modification time, touched on each hit) go first once they take more than the bound."""
 
     SUFFIX = ".report"
+    #: reports this process read or wrote, kept loaded (unpickling the lab dump's takes ~1 ms of a 4 ms hit) and
+    #: used while their file is the same one (its inode: a report written again is a new file)
+    LOADED = 16
 
     def __init__(self, max_bytes: int, directory: str) -> None:
         super().__init__(max_bytes)
         self.directory = directory
+        self._loaded: OrderedDict[bytes, tuple[int, float, datetime | None, Report]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _remember(self, key: bytes, inode: int, at: float, until: datetime | None, report: Report) -> None:
+        with self._lock:
+            self._loaded[key] = (inode, at, until, report)
+            self._loaded.move_to_end(key)
+            while len(self._loaded) > self.LOADED:
+                self._loaded.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._files())
@@ -189,30 +203,42 @@ class SharedReports(ReportCache):
     def _path(self, key: bytes) -> str:
         return os.path.join(self.directory, key.hex() + self.SUFFIX)
 
-    def _load(self, key: bytes) -> tuple[float, datetime | None, bytes] | None:
+    def _load(self, key: bytes) -> tuple[float, datetime | None, Report] | None:
         path = self._path(key)
         try:
             with open(path, "rb") as f:
-                at, until, blob = pickle.load(f)
-            os.utime(path)
+                inode = os.fstat(f.fileno()).st_ino
+                with self._lock:
+                    loaded = self._loaded.get(key)
+                if loaded is not None and loaded[0] == inode:
+                    at, until, report = loaded[1:]
+                else:
+                    at, until, blob = pickle.load(f)
+                    report = pickle.loads(blob)
+                    self._remember(key, inode, at, until, report)
+            os.utime(path)  # recently used: evicted last
         except FileNotFoundError:
             return None
-        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError):
+        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError):
             self._drop(key)  # another process dropped or broke it mid-read: judged again
             return None
-        return at, until, blob
+        return at, until, report
 
-    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes) -> None:
+    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes, report: Report) -> None:
         try:
             fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             with os.fdopen(fd, "wb") as f:
                 pickle.dump((at, until, blob), f, protocol=pickle.HIGHEST_PROTOCOL)
+                inode = os.fstat(f.fileno()).st_ino
             os.replace(tmp, self._path(key))
         except OSError:
             return  # a full /dev/shm or a directory gone: not kept, the answer stands
+        self._remember(key, inode, at, until, report)
         self._evict()
 
     def _drop(self, key: bytes) -> None:
+        with self._lock:
+            self._loaded.pop(key, None)
         try:
             os.remove(self._path(key))
         except OSError:

@@ -5,6 +5,7 @@ expire, reloads, no-cache/no-store and the bound are honoured."""
 from __future__ import annotations
 
 import gzip
+import os
 import pickle
 import time
 from datetime import UTC, datetime, timedelta
@@ -241,14 +242,20 @@ def test_the_cache_is_bounded_by_the_reports_bytes_least_recently_used_out(tmp_p
     assert cache.get(b"x", expiring - timedelta(days=1)) is None  # dropped, not only hidden
 
 
-def test_a_shared_report_is_another_object_for_each_reader_and_a_broken_file_is_a_miss(tmp_path: Path) -> None:
+def test_a_shared_report_is_read_again_once_another_process_wrote_it_and_a_broken_file_is_a_miss(tmp_path: Path) -> None:
     writer, reader = SharedReports(1 << 20, str(tmp_path)), SharedReports(1 << 20, str(tmp_path))
     now = datetime(2026, 1, 1, tzinfo=UTC)
     assert writer.put(b"k", Report(name="lab", notes=["n"]), None)
     one, two = reader.get(b"k", now), reader.get(b"k", now)
-    assert one is not None and two is not None and one[0] == two[0] and one[0] is not two[0]
+    assert one is not None and two is not None and one[0].name == "lab"
+    assert one[0] is two[0]  # loaded once in this process while the file is the same
+    assert writer.put(b"k", Report(name="lab again"), None)  # judged again elsewhere (no-cache)
+    three = reader.get(b"k", now)
+    assert three is not None and three[0].name == "lab again"
     [path] = list(tmp_path.glob("*.report"))
-    path.write_bytes(b"not a pickle")
+    broken = tmp_path / "broken.tmp"
+    broken.write_bytes(b"not a pickle")
+    os.replace(broken, path)  # as a writer replaces a file: a new one
     assert reader.get(b"k", now) is None and not path.exists()
     assert make(1 << 20, str(tmp_path)).__class__ is SharedReports
     assert make(1 << 20, str(tmp_path / "gone")).__class__ is LocalReports
