@@ -26,6 +26,7 @@ and a hit carries ``Age``: the report is the one judged then, its ``generated`` 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
@@ -115,20 +116,19 @@ class ReportCache:
         return report, max(0.0, time.time() - at)
 
     def put(self, key: bytes, report: Report, until: datetime | None) -> bool:
-        """Keep ``report`` for ``key`` (replacing what was kept for it); False when it takes more than a
-        quarter of the bound."""
+        """Keep ``report`` for ``key`` (replacing what was kept for it); False when it was not kept: it takes
+        more than a quarter of the bound, or the shared directory could not take it."""
         if not self.on:
             return False
         blob = pickle.dumps(report, protocol=pickle.HIGHEST_PROTOCOL)
         if len(blob) > self.max_bytes // 4:
             return False
-        self._store(key, time.time(), until, blob, report)
-        return True
+        return self._store(key, time.time(), until, blob, report)
 
     def _load(self, key: bytes) -> tuple[float, datetime | None, Report] | None:
         raise NotImplementedError
 
-    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes, report: Report) -> None:
+    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes, report: Report) -> bool:
         raise NotImplementedError
 
     def _drop(self, key: bytes) -> None:
@@ -156,13 +156,14 @@ class LocalReports(ReportCache):
             self._entries.move_to_end(key)
             return entry[:3]
 
-    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes, report: Report) -> None:
+    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes, report: Report) -> bool:
         with self._lock:
             self._pop(key)
             self._entries[key] = (at, until, report, len(blob))
             self.held += len(blob)
             while self.held > self.max_bytes:
                 self._pop(next(iter(self._entries)))
+        return True
 
     def _drop(self, key: bytes) -> None:
         with self._lock:
@@ -224,17 +225,22 @@ class SharedReports(ReportCache):
             return None
         return at, until, report
 
-    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes, report: Report) -> None:
+    def _store(self, key: bytes, at: float, until: datetime | None, blob: bytes, report: Report) -> bool:
+        tmp = ""
         try:
             fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             with os.fdopen(fd, "wb") as f:
                 pickle.dump((at, until, blob), f, protocol=pickle.HIGHEST_PROTOCOL)
                 inode = os.fstat(f.fileno()).st_ino
             os.replace(tmp, self._path(key))
-        except OSError:
-            return  # a full /dev/shm or a directory gone: not kept, the answer stands
+        except OSError:  # a full /dev/shm or a directory gone: not kept, the answer stands
+            if tmp:
+                with contextlib.suppress(OSError):
+                    os.remove(tmp)
+            return False
         self._remember(key, inode, at, until, report)
         self._evict()
+        return True
 
     def _drop(self, key: bytes) -> None:
         with self._lock:

@@ -200,7 +200,7 @@ def _judged(
     if not asked.no_store and report.objects_read and cache.put(key, report, next_expiry(svc.exemptions, now)):
         status += "; stored"
     elif not asked.no_store and report.objects_read:
-        outcome, status = "bypass", "fwd=bypass"  # judged, and too large to keep
+        outcome, status = "bypass", "fwd=bypass"  # judged, and not kept: too large, or no room in the directory
     return report, outcome, status, None
 
 

@@ -343,3 +343,18 @@ def test_an_archives_report_is_bounded_by_its_own_size_not_the_body_s() -> None:
     assert statuses == ["verdict; fwd=bypass"] * 2
     with app.app_context():
         assert len(service().cache) == 0  # type: ignore[arg-type]
+
+
+def test_a_report_that_does_not_fit_on_the_shared_disk_is_answered_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full /dev/shm (Docker gives 64 MiB): the write fails, nothing half-written stays in the directory."""
+    cache = SharedReports(1 << 20, str(tmp_path))
+
+    def full(*_: Any, **__: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pickle, "dump", full)
+    assert not cache.put(b"k", Report(name="lab"), None)  # not kept: the answer says fwd=bypass, not "stored"
+    assert list(tmp_path.iterdir()) == []
+    assert cache.get(b"k", datetime(2026, 1, 1, tzinfo=UTC)) is None
