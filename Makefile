@@ -40,12 +40,13 @@ typecheck: $(VENV)/.installed
 test: lint typecheck
 	$(VENV)/bin/pytest
 
-# Issue 11's figures (bench/README.md): generated clusters, the scheduling figure, the HTTP load (needs wrk), then
+# Issue 11's figures (bench/README.md): generated clusters, the scheduling figure, the HTTP load (needs wrk; the same
+# body, then a different body every request, which no cached report answers), then
 # the older micro-benchmarks.
 bench: $(VENV)/.installed
 	$(PY) bench/run.py --sizes 1k,5k
 	$(PY) bench/run.py --schedule
-	if command -v wrk >/dev/null; then $(PY) bench/http_load.py; else echo "wrk not installed: HTTP load skipped"; fi
+	if command -v wrk >/dev/null; then $(PY) bench/http_load.py && $(PY) bench/http_load.py --distinct; else echo "wrk not installed: HTTP load skipped"; fi
 	for b in bench/bench_*.py; do $(PY) $$b; done
 
 clean:
