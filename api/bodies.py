@@ -164,6 +164,8 @@ def read_body(max_decoded: int, name: str = "<body>", wanted: str = DUMP_WANTED)
         framing = "its chunked transfer coding is broken" if request.headers.get("Transfer-Encoding") else "its framing is broken"
         raise Problem("invalid-body", f"the body could not be read: {framing} ({unframed}); send it again, whole")
     if data is None:
+        if announced is None:  # chunked: the client closed before the last (zero-size) chunk
+            raise Problem("truncated-body", "the chunked body ends before its last (zero-size) chunk; send it again, whole")
         raise Problem("truncated-body", f"the body ends before the {announced:,} bytes Content-Length announced; send it again")
     if announced is not None and len(data) < announced:
         # The client closed (or half-closed) before sending what it announced (gunicorn hands the input over

@@ -436,6 +436,26 @@ def test_a_broken_chunked_body_is_a_400_problem(server: Server) -> None:
     )
 
 
+def test_a_chunked_body_cut_before_its_last_chunk_is_a_400_problem(server: Server) -> None:
+    """Regression (a new user's trial): a chunked body the client cut off (no final zero-size chunk) was a 500:
+    the truncated-body message formatted the Content-Length that a chunked body does not have."""
+    port = int(server.base.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(
+            b"POST /v1/evaluate HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\nConnection: close\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n20\r\nkind: Node\n"
+        )
+        s.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := s.recv(4096):
+            answer += chunk
+    head, _, body = answer.decode(errors="replace").partition("\r\n\r\n")
+    assert head.startswith("HTTP/1.1 400"), head
+    problem = json.loads(body)
+    assert problem["type"] == "https://verdict.dev/problems/truncated-body"
+    assert problem["detail"] == "the chunked body ends before its last (zero-size) chunk; send it again, whole"
+
+
 def test_a_killed_worker_and_a_reload_lose_nothing_but_the_requests_in_flight(tmp_path: Path) -> None:
     """Issue 12 ("Also"): a bounded loopback load (120 requests, 4 at a time) while one worker is killed with
     SIGKILL and then the master reloads on SIGHUP. Only requests a killed worker held can fail; every other
