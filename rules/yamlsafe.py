@@ -236,6 +236,16 @@ def _too_dense(text: str | bytes) -> str:
     return ""
 
 
+def _last_written_line(text: str | bytes) -> int:
+    """The 1-based number of the last line of ``text`` that is not blank (1 for a blank text)."""
+    nl = "\n" if isinstance(text, str) else b"\n"
+    lines = text.split(nl)  # type: ignore[arg-type]
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].strip():
+            return i + 1
+    return 1
+
+
 def _line_count(text: str | bytes) -> int:
     """The lines of ``text`` (a last line without a line break counts)."""
     nl = "\n" if isinstance(text, str) else b"\n"
@@ -270,11 +280,13 @@ def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, t
                     problem = str(exc.problem or exc)
                     ends = "" if "end of stream" in problem else " at the end of the file"
                     error = f"YAML syntax error: {problem}{ends}"
-                    if exc.context_mark is not None and exc.context:
+                    if exc.context_mark is not None and exc.context and exc.context_mark.line < lines:
                         line = exc.context_mark.line + 1
                         error += f" ({exc.context}, which starts on this line)"
-                    else:
-                        line = max(lines, 1)
+                    else:  # nothing after an opening bracket: what is missing would start past the end
+                        line = _last_written_line(text)
+                        if exc.context:
+                            error += f" ({exc.context})"
                 yield YamlDocument(number, line, error=error)
                 return (number, mark.line) if mark else None
             except yaml.YAMLError as exc:

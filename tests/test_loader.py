@@ -365,7 +365,7 @@ def test_bad_data_file_yaml(tmp_path: Path) -> None:
     with pytest.raises(PolicyError) as info:
         load_policy_file(f)
     assert info.value.file == str(tmp_path / "data" / "operands.yaml")
-    assert info.value.line == 2
+    assert info.value.line == 1  # the bracket's line, not the one after the end
     assert info.value.reason.startswith("YAML syntax error")
 
 

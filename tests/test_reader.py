@@ -933,6 +933,12 @@ def test_a_yaml_error_at_the_end_of_the_file_is_placed_where_the_unclosed_part_s
     assert [(e.source.line, e.reason) for e in quote.errors] == [
         (4, "YAML syntax error: found unexpected end of stream (while scanning a quoted scalar, which starts on this line)")
     ]
+    # nothing after the bracket: what is missing would start past the end; the bracket's line (the last written)
+    for text, line in (("kind: [", 1), ("kind: {\n", 1), ("apiVersion: v1\nkind: Node\nmetadata: {\n\n\n", 3)):
+        empty = parse_text(text, "bad.yaml")
+        assert [(e.source.line, e.reason) for e in empty.errors] == [
+            (line, "YAML syntax error: did not find expected node content at the end of the file (while parsing a flow node)")
+        ], text
     # an error inside the file keeps its own line
     inside = parse_text("kind: Node\nmetadata: {name: x]\nspec: {}\n", "bad.yaml")
     assert [e.source.line for e in inside.errors] == [2]
