@@ -93,8 +93,10 @@ def _reports_dir() -> str | None:
     current = os.environ.get(SHARED_DIR_VARIABLE, "")
     if current and os.environ.get(_REPORTS_OWNER) == f"{os.getpid()}:{current}":
         return current  # SIGHUP: the new workers share the old ones' reports (their keys hold the generation)
+    parent = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
+    _remove_orphans(parent)
     try:
-        path = tempfile.mkdtemp(prefix="verdict-reports-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+        path = tempfile.mkdtemp(prefix=f"verdict-reports-{os.getpid()}-", dir=parent)
     except OSError as exc:
         print(f"verdict: no directory for the workers' report cache ({exc.strerror or exc}): each keeps its own", file=sys.stderr)
         return None
@@ -102,6 +104,25 @@ def _reports_dir() -> str | None:
     os.environ[SHARED_DIR_VARIABLE] = path
     os.environ[_REPORTS_OWNER] = f"{os.getpid()}:{path}"
     return path
+
+
+def _remove_orphans(parent: str) -> None:
+    """Remove the report directories (``verdict-reports-<master pid>-*``) of masters no longer running: one
+    killed with SIGKILL ran no exit handler. A directory whose master runs, or that is another user's, stays."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        parts = name.split("-")
+        if len(parts) < 4 or parts[:2] != ["verdict", "reports"] or not parts[2].isdigit():
+            continue
+        try:
+            os.kill(int(parts[2]), 0)
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+        except (PermissionError, OverflowError, OSError):
+            continue
 
 
 _REPORTS_OWNER = "_VERDICT_REPORTS_OWNER"

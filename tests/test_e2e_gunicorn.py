@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -562,3 +563,23 @@ def test_the_workers_share_the_reports_they_judged_and_the_master_removes_them(t
         [kept] = re.findall(r"reports: the workers keep the reports they judged in (\S+)", log)
         assert len(list(Path(kept).glob("*.report"))) == 1
     assert not Path(kept).exists()
+
+
+def test_a_start_removes_the_report_directories_of_masters_no_longer_running(tmp_path: Path) -> None:
+    """A master killed with SIGKILL runs no exit handler and leaves its reports (which quote dumps) in /dev/shm:
+    the next server removes the directories of masters that no longer run, and keeps those of one that does."""
+    parent = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    orphan = parent / f"verdict-reports-{dead.pid}-test"
+    alive = parent / f"verdict-reports-{os.getpid()}-test"
+    for d in (orphan, alive):
+        d.mkdir()
+        (d / "x.report").write_bytes(b"kept")
+    try:
+        with serving({"VERDICT_POLICIES": "gpu-operator"}, tmp_path / "gunicorn.log"):
+            assert not orphan.exists()
+            assert (alive / "x.report").read_bytes() == b"kept"
+    finally:
+        shutil.rmtree(orphan, ignore_errors=True)
+        shutil.rmtree(alive, ignore_errors=True)
