@@ -18,7 +18,8 @@ elsewhere (``create_app`` in a test or a script) a process keeps its own (``Loca
 
 Requests may ask (RFC 9111, directive names in any case): ``Cache-Control: no-cache`` (or ``Pragma: no-cache``
 without a ``Cache-Control``) is judged again and its report replaces the kept one; ``max-age=N`` takes a kept
-report only when it was judged at most N seconds ago (else it is judged again, ``fwd=stale``); ``no-store``
+report only when it was judged at most N seconds ago (else it is judged again, ``fwd=stale``; an unreadable N
+is 0); ``no-store``
 keeps nothing of this request (a report kept before stays). Answers say what happened in ``Cache-Status``
 (RFC 9211: ``verdict; hit``, ``verdict; fwd=miss; stored``, ``fwd=request``, ``fwd=stale``, ``fwd=bypass``),
 and a hit carries ``Age``: the report is the one judged then, its ``generated`` time and ``timing`` included.
@@ -76,7 +77,7 @@ class Asked:
     @classmethod
     def of(cls, headers: Mapping[str, str] | Headers) -> Asked:
         """From the request's headers: directives by name in any case (RFC 9111 section 5.2); ``Pragma:
-        no-cache`` counts when there is no ``Cache-Control`` (section 5.4); an unreadable ``max-age`` is none."""
+        no-cache`` counts when there is no ``Cache-Control`` (section 5.4); an unreadable ``max-age`` is 0."""
         control = headers.get("Cache-Control")
         if control is None:
             pragma = {d.strip().lower() for d in (headers.get("Pragma") or "").split(",")}
@@ -85,12 +86,11 @@ class Asked:
         for part in control.split(","):
             name, _, value = part.strip().partition("=")
             directives[name.strip().lower()] = value.strip().strip('"')
-        max_age = directives.get("max-age", "")
-        return cls(
-            no_cache="no-cache" in directives,
-            no_store="no-store" in directives,
-            max_age=int(max_age) if max_age.isdigit() else None,
-        )
+        max_age: int | None = None
+        if "max-age" in directives:  # one that is not a whole number asks for nothing older than now
+            given = directives["max-age"]
+            max_age = int(given) if given.isdigit() else 0
+        return cls(no_cache="no-cache" in directives, no_store="no-store" in directives, max_age=max_age)
 
 
 class ReportCache:

@@ -116,7 +116,7 @@ class Metrics:
             policy=policy,
             cache=Counter(
                 "verdict_report_cache",
-                "Evaluate requests by what the report cache did: hit, miss, request (no-cache), bypass",
+                "Evaluate answers by what the report cache did: hit, miss, request (no-cache), stale (max-age), bypass",
                 ["outcome"],
                 registry=reg,
             ),

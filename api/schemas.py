@@ -45,7 +45,7 @@ def check_dump_name(value: str) -> None:
     not absolute (``/x``, ``\\x``, ``C:x``), no ``..`` segment, and no ``!`` (which separates an archive
     from its member in a report's file names)."""
     if not value.strip():
-        raise ValidationError("is empty: give the dump's file name, a relative path such as clusters/lab.yaml")
+        raise ValidationError("is empty or blank: give the dump's file name, a relative path such as clusters/lab.yaml")
     if value != value.strip():
         raise ValidationError("must not begin or end with a space")
     if not value.isprintable():

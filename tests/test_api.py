@@ -291,8 +291,8 @@ def test_name_parameter_places_results_in_a_file(client: FlaskClient) -> None:
         ("dump\u200b.yaml", "holds a character that is not printable"),
         ("a.tar.gz!inner.yaml", "must not hold '!' (it separates an archive from its member: archive!member)"),
         ("x" * 256, "must be at most 255 characters"),
-        ("", "is empty: give the dump's file name, a relative path such as clusters/lab.yaml"),
-        (" ", "is empty: give the dump's file name, a relative path such as clusters/lab.yaml"),  # Markdown read "**verdict** :"
+        ("", "is empty or blank: give the dump's file name, a relative path such as clusters/lab.yaml"),
+        (" ", "is empty or blank: give the dump's file name, a relative path such as clusters/lab.yaml"),
         (" lab.yaml", "must not begin or end with a space"),
     ],
 )

@@ -270,7 +270,8 @@ def test_a_shared_report_is_read_again_once_another_process_wrote_it_and_a_broke
         ({"Cache-Control": "NO-CACHE"}, Asked(no_cache=True)),  # directive names are case-insensitive
         ({"Cache-Control": "No-Store, max-age=30"}, Asked(no_store=True, max_age=30)),
         ({"Cache-Control": 'max-age="0"'}, Asked(max_age=0)),
-        ({"Cache-Control": "max-age=soon"}, Asked()),
+        ({"Cache-Control": "max-age=soon"}, Asked(max_age=0)),  # unreadable: nothing older than now
+        ({"Cache-Control": "max-age=-1"}, Asked(max_age=0)),
         ({"Pragma": "no-cache"}, Asked(no_cache=True)),  # HTTP/1.0, when there is no Cache-Control
         ({"Pragma": "no-cache", "Cache-Control": "max-age=5"}, Asked(max_age=5)),
     ],
