@@ -19,8 +19,7 @@ elsewhere (``create_app`` in a test or a script) a process keeps its own (``Loca
 Requests may ask (RFC 9111, directive names in any case): ``Cache-Control: no-cache`` (or ``Pragma: no-cache``
 without a ``Cache-Control``) is judged again and its report replaces the kept one; ``max-age=N`` takes a kept
 report only when it was judged at most N seconds ago (else it is judged again, ``fwd=stale``; an unreadable N
-is 0); ``no-store``
-keeps nothing of this request (a report kept before stays). Answers say what happened in ``Cache-Status``
+is 0); ``no-store`` keeps nothing of this request (a report kept before stays). Answers say what happened in ``Cache-Status``
 (RFC 9211: ``verdict; hit``, ``verdict; fwd=miss; stored``, ``fwd=request``, ``fwd=stale``, ``fwd=bypass``),
 and a hit carries ``Age``: the report is the one judged then, its ``generated`` time and ``timing`` included.
 """
@@ -46,8 +45,6 @@ from rules.report import Report
 
 #: ``Cache-Status``'s cache name (RFC 9211 section 2)
 NAME = "verdict"
-#: the variable through which the gunicorn master hands its workers the directory they share
-SHARED_DIR_VARIABLE = "_VERDICT_REPORT_CACHE_DIR"
 
 
 def digest(data: bytes, parts: Iterable[object]) -> bytes:
@@ -214,8 +211,8 @@ class SharedReports(ReportCache):
                 if loaded is not None and loaded[0] == inode:
                     at, until, report = loaded[1:]
                 else:
-                    at, until, blob = pickle.load(f)
-                    report = pickle.loads(blob)
+                    at, until = pickle.load(f)
+                    report = pickle.load(f)
                     self._remember(key, inode, at, until, report)
             os.utime(path)  # recently used: evicted last
         except FileNotFoundError:
@@ -230,7 +227,8 @@ class SharedReports(ReportCache):
         try:
             fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             with os.fdopen(fd, "wb") as f:
-                pickle.dump((at, until, blob), f, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump((at, until), f, protocol=pickle.HIGHEST_PROTOCOL)
+                f.write(blob)  # the report's pickle, made once for its size: read back by a second load
                 inode = os.fstat(f.fileno()).st_ino
             os.replace(tmp, self._path(key))
         except OSError:  # a full /dev/shm or a directory gone: not kept, the answer stands
@@ -245,10 +243,8 @@ class SharedReports(ReportCache):
     def _drop(self, key: bytes) -> None:
         with self._lock:
             self._loaded.pop(key, None)
-        try:
+        with contextlib.suppress(OSError):
             os.remove(self._path(key))
-        except OSError:
-            pass
 
     def _files(self) -> list[os.DirEntry[str]]:
         try:
@@ -268,10 +264,8 @@ class SharedReports(ReportCache):
         for _, size, path in sorted(sized):
             if held <= self.max_bytes:
                 break
-            try:
+            with contextlib.suppress(OSError):
                 os.remove(path)
-            except OSError:
-                pass
             held -= size
 
 

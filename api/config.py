@@ -49,8 +49,6 @@ from typing import Any
 from rules import limits
 from rules.exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 
-from .cache import SHARED_DIR_VARIABLE
-
 DEFAULT_BIND = "127.0.0.1:8080"
 DEFAULT_WORKERS = 2
 DEFAULT_THREADS = 4
@@ -67,6 +65,9 @@ DEFAULT_REPORT_CACHE_MB = 4
 #: (64 MiB) holds several hundred MB until it is replaced
 DEFAULT_WORKER_MAX_RSS_MB = 512
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+#: How the gunicorn master hands its workers the directory where they share kept reports (api/gunicorn_conf.py):
+#: not a user's setting.
+REPORT_CACHE_DIR_VARIABLE = "_VERDICT_REPORT_CACHE_DIR"
 
 
 class ConfigError(ValueError):
@@ -94,7 +95,7 @@ def defaults() -> dict[str, Any]:
     }
 
 
-def _positive_int(environ: Mapping[str, str], name: str, default: int, least: int = 1) -> int:
+def _whole(environ: Mapping[str, str], name: str, default: int, least: int = 1) -> int:
     raw = environ.get(name, "").strip()
     if not raw:
         return default
@@ -163,20 +164,19 @@ def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     config.update(
         {
             "BIND": env.get("VERDICT_BIND", "").strip() or DEFAULT_BIND,
-            "WORKERS": _positive_int(env, "VERDICT_WORKERS", DEFAULT_WORKERS),
-            "THREADS": _positive_int(env, "VERDICT_THREADS", DEFAULT_THREADS),
-            "READ_TIMEOUT": _positive_int(env, "VERDICT_READ_TIMEOUT", DEFAULT_READ_TIMEOUT),
-            "EVAL_BUDGET": _positive_int(env, "VERDICT_EVAL_BUDGET", DEFAULT_EVAL_BUDGET),
-            "MAX_CONTENT_LENGTH": _positive_int(env, "VERDICT_MAX_BODY", DEFAULT_MAX_BODY),
+            "WORKERS": _whole(env, "VERDICT_WORKERS", DEFAULT_WORKERS),
+            "THREADS": _whole(env, "VERDICT_THREADS", DEFAULT_THREADS),
+            "READ_TIMEOUT": _whole(env, "VERDICT_READ_TIMEOUT", DEFAULT_READ_TIMEOUT),
+            "EVAL_BUDGET": _whole(env, "VERDICT_EVAL_BUDGET", DEFAULT_EVAL_BUDGET),
+            "MAX_CONTENT_LENGTH": _whole(env, "VERDICT_MAX_BODY", DEFAULT_MAX_BODY),
             "POLICIES": [p for p in env.get("VERDICT_POLICIES", "").split(os.pathsep) if p.strip()],
             "EXEMPTIONS": exemptions,
             "EXEMPTION_SET": exemption_set,
             "TOKENS": read_tokens(env),
             "LOG_LEVEL": level,
-            "REPORT_CACHE_MB": _positive_int(env, "VERDICT_REPORT_CACHE_MB", DEFAULT_REPORT_CACHE_MB, least=0),
-            "WORKER_MAX_RSS_MB": _positive_int(env, "VERDICT_WORKER_MAX_RSS_MB", DEFAULT_WORKER_MAX_RSS_MB, least=0),
-            # set by the gunicorn master (api/gunicorn_conf.py) for the workers it forks: not a user's setting
-            "REPORT_CACHE_DIR": env.get(SHARED_DIR_VARIABLE) or None,
+            "REPORT_CACHE_MB": _whole(env, "VERDICT_REPORT_CACHE_MB", DEFAULT_REPORT_CACHE_MB, least=0),
+            "WORKER_MAX_RSS_MB": _whole(env, "VERDICT_WORKER_MAX_RSS_MB", DEFAULT_WORKER_MAX_RSS_MB, least=0),
+            "REPORT_CACHE_DIR": env.get(REPORT_CACHE_DIR_VARIABLE) or None,
         }
     )
     return config

@@ -126,7 +126,7 @@ def evaluate() -> Response:
     selection = _selection(query, policies)
     data = read_body(svc.max_decoded, name)
     check_magic(mimetype, data, name)
-    report, outcome, cache_status, age = _judged(data, name, mimetype, policies, selection)
+    report, outcome, stored, age = _judged(data, name, mimetype, policies, selection)
     if report.objects_read == 0 and report.input_errors:
         first = report.input_errors[0]
         raise Problem(
@@ -152,19 +152,21 @@ def evaluate() -> Response:
     resp = Response(body, content_type=_content_type(media_type(fmt, **options)))
     resp.vary.add("Accept")
     svc.metrics.cache.labels(outcome).inc()  # answers only: a body that cannot be judged is a problem, not a miss
-    resp.headers["Cache-Status"] = f"{CACHE_NAME}; {cache_status}"
-    if age is not None:
+    if outcome == "hit":
+        resp.headers["Cache-Status"] = f"{CACHE_NAME}; hit"
         resp.headers["Age"] = str(int(age))
+    else:
+        resp.headers["Cache-Status"] = f"{CACHE_NAME}; fwd={outcome}" + ("; stored" if stored else "")
     return resp
 
 
 def _judged(
     data: bytes, name: str, mimetype: str, policies: PolicySet, selection: Selection | None
-) -> tuple[Report, str, str, float | None]:
+) -> tuple[Report, str, bool, float]:
     """The report of the body: the one kept for the same body and choices (``api.cache``), else judged now
-    (and kept when it may be); with what the cache did (the metric's outcome and the ``Cache-Status``
-    parameters) and a kept report's age in seconds. Raises the problems of a body that cannot be judged
-    (nothing of it is kept)."""
+    (and kept when it may be); with what the cache did (``hit``, ``miss``, ``request``, ``stale`` or
+    ``bypass``), whether the report judged now was kept, and a kept report's age in seconds. Raises the
+    problems of a body that cannot be judged (nothing of it is kept)."""
     svc = service()
     cache = svc.cache
     asked = Asked.of(request.headers)
@@ -177,7 +179,7 @@ def _judged(
         if not asked.no_cache:
             kept = cache.get(key, now)
             if kept is not None and (asked.max_age is None or kept[1] <= asked.max_age):
-                return kept[0], "hit", "hit", kept[1]
+                return kept[0], "hit", False, kept[1]
             stale = kept is not None
     try:
         report = audit_bytes(
@@ -194,14 +196,13 @@ def _judged(
     report = _cleaned(report)
     svc.metrics.report(report)
     if not key:
-        return report, "bypass", "fwd=bypass", None
+        return report, "bypass", False, 0.0
     outcome = "request" if asked.no_cache else "stale" if stale else "miss"
-    status = f"fwd={outcome}"
-    if not asked.no_store and report.objects_read and cache.put(key, report, next_expiry(svc.exemptions, now)):
-        status += "; stored"
-    elif not asked.no_store and report.objects_read:
-        outcome, status = "bypass", "fwd=bypass"  # judged, and not kept: too large, or no room in the directory
-    return report, outcome, status, None
+    if asked.no_store or not report.objects_read:
+        return report, outcome, False, 0.0
+    if cache.put(key, report, next_expiry(svc.exemptions, now)):
+        return report, outcome, True, 0.0
+    return report, "bypass", False, 0.0  # judged, and not kept: too large, or no room in the directory
 
 
 def _selection(query: dict[str, Any], policies: PolicySet) -> Selection | None:

@@ -33,12 +33,26 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-# "<master pid>:<directory>": which master chose PROMETHEUS_MULTIPROC_DIR, so that gunicorn's second reading
-# of this file (on SIGHUP) keeps the directory the workers count in.
+# "<master pid>:<directory>": which master chose the directory a variable names (the metrics', the reports'),
+# so that gunicorn's second reading of this file (on SIGHUP) keeps the one the workers use.
 _METRICS_OWNER = "_VERDICT_METRICS_OWNER"
+_REPORTS_OWNER = "_VERDICT_REPORTS_OWNER"
 
 
-def _remove_metrics_dir(path: str, master: int) -> None:
+def _chosen_by_this_master(variable: str, owner: str) -> str:
+    """The directory ``variable`` names when this master chose it (a SIGHUP reading of this file), else ""."""
+    current = os.environ.get(variable, "")
+    return current if current and os.environ.get(owner) == f"{os.getpid()}:{current}" else ""
+
+
+def _hand_down(variable: str, owner: str, path: str) -> str:
+    """Name ``path`` in ``variable`` for the workers to come, as this master's choice."""
+    os.environ[variable] = path
+    os.environ[owner] = f"{os.getpid()}:{path}"
+    return path
+
+
+def _remove_dir(path: str, master: int) -> None:
     """Remove a directory the master made (the metrics', the reports')."""
     if os.getpid() == master:  # workers run the atexit handlers they forked with: only the master removes it
         shutil.rmtree(path, ignore_errors=True)
@@ -54,8 +68,8 @@ def _metrics_dir() -> str | None:
     """
     if __name__ != "__config__":
         return None
-    current = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
-    if current and os.environ.get(_METRICS_OWNER) == f"{os.getpid()}:{current}":
+    current = _chosen_by_this_master("PROMETHEUS_MULTIPROC_DIR", _METRICS_OWNER)
+    if current:
         return current  # SIGHUP: gunicorn reads this file again; new workers count with the old ones
     chosen = os.environ.get("VERDICT_METRICS_DIR", "").strip()
     try:
@@ -67,17 +81,26 @@ def _metrics_dir() -> str | None:
                     os.remove(os.path.join(path, name))
         else:
             path = tempfile.mkdtemp(prefix="verdict-metrics-")
-            atexit.register(_remove_metrics_dir, path, os.getpid())
+            atexit.register(_remove_dir, path, os.getpid())
     except OSError as exc:
         where = f"VERDICT_METRICS_DIR={chosen!r}" if chosen else "a temporary directory for the metrics"
         print(f"verdict: {where} cannot be used: {exc.strerror or exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
-    os.environ[_METRICS_OWNER] = f"{os.getpid()}:{path}"
-    return path
+    return _hand_down("PROMETHEUS_MULTIPROC_DIR", _METRICS_OWNER, path)
 
 
 _metrics = _metrics_dir()
+
+
+from api.config import REPORT_CACHE_DIR_VARIABLE, ConfigError, from_env  # noqa: E402
+
+try:
+    _settings = from_env()
+except ConfigError as _exc:
+    # One line and exit status 2 (a usage error, like the CLI's), not gunicorn's "Failed to read config
+    # file" traceback: SystemExit is not an Exception, so gunicorn lets it through.
+    print(f"verdict: {_exc}", file=sys.stderr)
+    raise SystemExit(2) from None
 
 
 def _reports_dir() -> str | None:
@@ -86,12 +109,10 @@ def _reports_dir() -> str | None:
     when there is one (memory, like the reports), removed when the master exits; handed to the workers in the
     environment (``api.config`` reads it). None when the cache is off (``VERDICT_REPORT_CACHE_MB=0``) or this
     file is not read by gunicorn; a directory that cannot be made leaves each worker its own cache."""
-    from api.cache import SHARED_DIR_VARIABLE
-
-    if __name__ != "__config__" or os.environ.get("VERDICT_REPORT_CACHE_MB", "").strip() == "0":
+    if __name__ != "__config__" or not _settings["REPORT_CACHE_MB"]:
         return None
-    current = os.environ.get(SHARED_DIR_VARIABLE, "")
-    if current and os.environ.get(_REPORTS_OWNER) == f"{os.getpid()}:{current}":
+    current = _chosen_by_this_master(REPORT_CACHE_DIR_VARIABLE, _REPORTS_OWNER)
+    if current:
         return current  # SIGHUP: the new workers share the old ones' reports (their keys hold the generation)
     parent = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
     _remove_orphans(parent)
@@ -100,10 +121,8 @@ def _reports_dir() -> str | None:
     except OSError as exc:
         print(f"verdict: no directory for the workers' report cache ({exc.strerror or exc}): each keeps its own", file=sys.stderr)
         return None
-    atexit.register(_remove_metrics_dir, path, os.getpid())
-    os.environ[SHARED_DIR_VARIABLE] = path
-    os.environ[_REPORTS_OWNER] = f"{os.getpid()}:{path}"
-    return path
+    atexit.register(_remove_dir, path, os.getpid())
+    return _hand_down(REPORT_CACHE_DIR_VARIABLE, _REPORTS_OWNER, path)
 
 
 def _remove_orphans(parent: str) -> None:
@@ -121,22 +140,11 @@ def _remove_orphans(parent: str) -> None:
             os.kill(int(parts[2]), 0)
         except ProcessLookupError:
             shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
-        except (PermissionError, OverflowError, OSError):
+        except (OverflowError, OSError):  # its master runs as another user (PermissionError), or no such pid
             continue
 
 
-_REPORTS_OWNER = "_VERDICT_REPORTS_OWNER"
 _reports = _reports_dir()
-
-from api.config import ConfigError, from_env  # noqa: E402
-
-try:
-    _settings = from_env()
-except ConfigError as _exc:
-    # One line and exit status 2 (a usage error, like the CLI's), not gunicorn's "Failed to read config
-    # file" traceback: SystemExit is not an Exception, so gunicorn lets it through.
-    print(f"verdict: {_exc}", file=sys.stderr)
-    raise SystemExit(2) from None
 
 bind = [_settings["BIND"]]
 workers = _settings["WORKERS"]

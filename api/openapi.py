@@ -151,8 +151,9 @@ def build_spec() -> APISpec:
                         "name": "Cache-Control",
                         "schema": {"type": "string"},
                         "example": "no-cache",
-                        "description": "`no-cache`: judge the body again rather than answer the report kept for the "
-                        "same body and choices; `no-store`: do not keep this report",
+                        "description": "`no-cache` (or `Pragma: no-cache`): judge the body again rather than answer "
+                        "the report kept for the same body and choices; `max-age=N`: only a report judged at most N "
+                        "seconds ago; `no-store`: do not keep this report",
                     },
                 ],
                 "requestBody": _dump_body(),
@@ -163,8 +164,8 @@ def build_spec() -> APISpec:
                         "headers": {
                             "Cache-Status": {
                                 "description": "RFC 9211: `verdict; hit` (the report judged earlier from the same body "
-                                "and choices), `verdict; fwd=miss` or `fwd=request` (judged now; `; stored` when kept), "
-                                "`verdict; fwd=bypass` (judged now; too large to keep, or the cache is off)",
+                                "and choices), `verdict; fwd=miss`, `fwd=request` or `fwd=stale` (judged now; `; stored` "
+                                "when kept), `verdict; fwd=bypass` (judged now; too large to keep, or the cache is off)",
                                 "schema": {"type": "string"},
                             },
                             "Age": {

@@ -471,6 +471,7 @@ def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> No
     NAME is a policy file or a pack folder (as for lint and test), or the name of a loaded policy, pack or rule."""
     from .render.tables import show_pack, show_rule
 
+    suggestion = ""
     if Path(name).exists():
         if policy:
             raise click.BadParameter(f"{name} is a path: it is shown as it is, without -p", param_hint="--policy")
@@ -487,13 +488,14 @@ def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> No
                 owner = ps.policy(r.policy)
                 click.echo(show_rule(r, owner.version if owner else ""), nl=False)
                 return
+        if not chosen:
+            names = {r.uid for r in ps.rules}
+            if "/" not in name:  # POLICY/RULE is compared with rules only: 'gpu-nodes' prefixes each of its rules
+                names |= {p.name for p in ps.policies} | {p.pack for p in ps.policies if p.pack}
+            suggestion = meant(name, sorted(names))
     if not chosen:
-        uids = {r.uid for r in ps.rules} if not Path(name).exists() else set()
-        # POLICY/RULE is compared with rules only: 'gpu-nodes' is a prefix of every rule of gpu-nodes
-        others = {p.name for p in ps.policies} | {p.pack for p in ps.policies if p.pack} if uids and "/" not in name else set()
-        loaded = sorted(uids | others)
         _err(
-            f"verdict: no policy file or pack folder {name!r}, nor a loaded policy, pack or rule so named{meant(name, loaded)}"
+            f"verdict: no policy file or pack folder {name!r}, nor a loaded policy, pack or rule so named{suggestion}"
             " (verdict policies list)"
         )
         raise SystemExit(2)

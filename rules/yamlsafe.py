@@ -252,6 +252,17 @@ def _line_count(text: str | bytes) -> int:
     return text.count(nl) + (0 if not text or text.endswith(nl) else 1)  # type: ignore[arg-type]
 
 
+def _at_the_end(exc: yaml.MarkedYAMLError, text: str | bytes, lines: int) -> tuple[int, str]:
+    """(line, reason) of a syntax error where the parser ran off the end (an unclosed bracket or quote): "line 4"
+    of a 3-line file says nothing; the line where what is unclosed starts does, or the last written line when
+    what is missing would start past the end (nothing after an opening bracket)."""
+    problem = str(exc.problem or exc)
+    error = f"YAML syntax error: {problem}" + ("" if "end of stream" in problem else " at the end of the file")
+    if exc.context_mark is not None and exc.context and exc.context_mark.line < lines:
+        return exc.context_mark.line + 1, f"{error} ({exc.context}, which starts on this line)"
+    return _last_written_line(text), f"{error} ({exc.context})" if exc.context else error
+
+
 def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, tuple[int, int] | None]:
     """Yield the documents of ``text``, numbered from ``first``; return ``(number, 0-based line)`` of a
     syntax error that ended the pass, or None when the stream was read to its end."""
@@ -275,18 +286,7 @@ def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, t
                 error = f"YAML syntax error: {exc.problem or exc}{tab}"
                 lines = _line_count(text)
                 if exc.problem_mark is not None and exc.problem_mark.line >= lines:
-                    # The parser ran off the end (an unclosed bracket or quote): "line 4" of a 3-line file says
-                    # nothing; the line where what is unclosed starts does.
-                    problem = str(exc.problem or exc)
-                    ends = "" if "end of stream" in problem else " at the end of the file"
-                    error = f"YAML syntax error: {problem}{ends}"
-                    if exc.context_mark is not None and exc.context and exc.context_mark.line < lines:
-                        line = exc.context_mark.line + 1
-                        error += f" ({exc.context}, which starts on this line)"
-                    else:  # nothing after an opening bracket: what is missing would start past the end
-                        line = _last_written_line(text)
-                        if exc.context:
-                            error += f" ({exc.context})"
+                    line, error = _at_the_end(exc, text, lines)
                 yield YamlDocument(number, line, error=error)
                 return (number, mark.line) if mark else None
             except yaml.YAMLError as exc:

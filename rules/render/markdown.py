@@ -177,14 +177,13 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
     and input error is named."""
     first = summary_line(report, title)
     notes = assumption_lines(report)
-    skipped = skip_lines(report) if limit else skip_lines(report, most=len(report.notes))
+    skipped = skip_lines(report, most=SKIP_NOTES if limit else len(report.notes))
     if limit and len(first) + sum(len(a) + 1 for a in [*notes, *skipped]) + _CLOSING_ROOM > limit // 2:
         skipped = []
     notes += skipped
-    if not limit:
-        return "\n".join([first, *notes, *input_error_lines(report, most=len(report.input_errors))])
-    room = limit - len(first) - sum(len(a) + 1 for a in notes) - _CLOSING_ROOM
-    return "\n".join([first, *notes, *input_error_lines(report, room=room)])
+    room = limit - len(first) - sum(len(a) + 1 for a in notes) - _CLOSING_ROOM if limit else None
+    errors = input_error_lines(report, most=INPUT_ERRORS if limit else len(report.input_errors), room=room)
+    return "\n".join([first, *notes, *errors])
 
 
 def _worst_first(pair: tuple[ObjectReport, Result]) -> tuple[int, int]:
