@@ -144,3 +144,16 @@ def test_sandbox_disabled_gives_the_warning(sandbox_off: Judged) -> None:
     (warn,) = [r for o in report.objects for r in o.results if r.result == "warn"]
     assert "gpu-ignored-vm-label" in warn.message and "gpu-cluster-policy" in warn.message
     assert findings(report, ("fail", "error")) == set()
+
+
+def test_the_operand_skip_does_not_say_pods_were_not_collected_of_a_dump_with_pods(lab: Judged) -> None:
+    """Regression (a new user's trial): the lab holds Pods (none of them an operand's), yet the skip note said
+    "(pods were not collected)"."""
+    dump, report = lab
+    assert sum(o.kind == "Pod" for o in dump.objects) == 3
+    [note] = [n for n in report.notes if "no pod of a GPU Operator operand DaemonSet" in n]
+    assert note.startswith(
+        "skipped: the dump holds no pod of a GPU Operator operand DaemonSet (the operator's namespace was not"
+        " collected, or no operand runs)"
+    )
+    assert "pods were not collected" not in note
