@@ -47,6 +47,34 @@ def test_passthrough_node_pasted_after_a_root_prompt_is_read(policies) -> None:
     assert list(nodes) == ["node003"]
 
 
+def test_passthrough_node_listing_its_gpu_at_zero_is_judged_as_a_passthrough_node(policies) -> None:
+    """Regression: NVIDIA/kubevirt-gpu-device-plugin#20 (KubeVirt's GPU device plugin alone, the A100 listed with 0
+    devices because it is not bound to vfio-pci) was judged under the container default: the warning told the
+    reader the GPUs must NOT be bound to vfio-pci, and the passthrough-name rules said the node had no passthrough
+    resource. The resource it lists is the evidence of its workload."""
+    report = audit_paths([str(DATA / "kubevirt-gpu-device-plugin-20_passthrough-node_a100-zero-devices.txt")], policies)
+    node = next(o for o in report.objects if o.ref.kind == "Node")
+    results = {r.rule: r for r in node.results}
+    advertised = results["gpu-resources-advertised"]
+    assert advertised.result == "warn"
+    assert "Node node003 has an NVIDIA GPU and the vm-passthrough GPU workload" in advertised.message
+    assert "It lists [nvidia.com/GA100_A100_SXM4_40GB] with 0 devices" in advertised.message
+    assert "advertises only GPUs bound to vfio-pci" in advertised.message
+    assert "must not be bound to vfio-pci" not in advertised.message
+    assert advertised.message.endswith(
+        "(Assuming the node runs the vm-passthrough workload: every GPU resource it lists"
+        " ([nvidia.com/GA100_A100_SXM4_40GB]) is of that workload's class, so a vm-passthrough device plugin registered"
+        " it; no node in the dump has a workload label, and no ClusterPolicy in the dump; add it to be sure.)"
+    )
+    matches = results["resource-class-matches-workload"]
+    assert matches.result == "pass"
+    assert "Assuming the node runs the vm-passthrough workload" in matches.message
+    # the name it lists is judged: an NVIDIA pci.ids name, not a bare device id
+    assert results["passthrough-name-not-bare-device-id"].result == "pass"
+    assert results["passthrough-name-from-nvidia-entry"].result == "pass"
+    assert results["no-unhealthy-devices"].result == "pass"
+
+
 def test_healthy_time_sliced_and_openshift_nodes_do_not_fail(policies) -> None:
     for name in (
         "gpu-operator-684_eks-time-slicing_gpu-12.txt",
