@@ -709,7 +709,10 @@ def _values(a: Assertion, plan: PolicyPlan) -> Get:
         else:
             found = [] if raw is None else [raw]
         for t in transforms:
-            found = [_transform(t, v) for v in found]
+            if t == "keys":  # a mapping becomes its member names (so one value may become several, or none)
+                found = [k for v in found if isinstance(v, dict) for k in v]
+            else:
+                found = [_transform(t, v) for v in found]
         if where is not None and found:
             found = where(found, scope)
         if classify_of is not None:

@@ -20,7 +20,7 @@ ON_FAILURE = ("fail", "warn")
 DNS1123_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 SUBJECT_KEYS = ("path", "keys", "var", "context", "data", "format", "value", "sum", "product")
 COMBINATORS = ("all", "any", "not", "forEach")
-TRANSFORMS = ("lowercase", "uppercase", "trim", "string")
+TRANSFORMS = ("lowercase", "uppercase", "trim", "string", "keys")
 _NAME = validate.Regexp(DNS1123_LABEL, error="must be a DNS-1123 label (lower-case letters, digits, '-')")
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 

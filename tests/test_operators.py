@@ -231,6 +231,25 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("transform-trim", {"value": "  vm-vgpu \n", "transform": ["trim"], "equals": "vm-vgpu"}, "pass"),
     ("transform-string", {"path": "$.spec.replicas", "transform": ["string"], "equals": "1"}, "pass"),
     ("transform-string-bool", {"path": "$.spec.enabled", "transform": ["string"], "equals": "true"}, "pass"),
+    # keys: a mapping's member names, as the keys subject gives them for a path
+    ("transform-keys-count", {"path": "$.status.capacity", "transform": ["keys"], "count": 4}, "pass"),
+    (
+        "transform-keys-where",
+        {
+            "path": "$.status.allocatable",
+            "transform": ["keys"],
+            "where": {"var": "item", "startsWith": "nvidia.com/"},
+            "subsetOf": ["nvidia.com/gpu", "nvidia.com/GA100_A100_SXM4_80GB"],
+            "count": 2,
+        },
+        "pass",
+    ),
+    ("transform-keys-of-a-scalar", {"path": "$.spec.replicas", "transform": ["keys"], "exists": False}, "pass"),
+    (
+        "transform-keys-then-uppercase",
+        {"path": "$.status.capacity", "transform": ["keys", "uppercase"], "quantifier": "any", "equals": "PODS"},
+        "pass",
+    ),
     # unique
     ("unique-count", {"path": "$.status.conditions[*].status", "unique": True, "count": 2}, "pass"),
     ("not-unique-count", {"path": "$.status.conditions[*].status", "count": 2}, "fail"),
@@ -462,6 +481,21 @@ def test_classify_needs_a_mapping(judge: Judge) -> None:
 
 def test_var_from_path_string(judge: Judge) -> None:
     assert word(judge, {"var": "workload", "equals": "vm-passthrough"}, vars={"workload": LABEL}) == "pass"
+
+
+def test_keys_transform_reads_the_member_names_of_a_mapping_a_var_holds(judge: Judge) -> None:
+    """The keys subject takes a JSONPath on the judged object only; the transform gives the same for a var (the
+    allocatable of the node a pod is pinned to), with where reading each name's quantity."""
+    spec: dict[str, Any] = {"vars": {"alloc": {"path": "$.status.allocatable"}}}
+    with_devices = {
+        "var": "alloc",
+        "transform": ["keys"],
+        "where": {"all": [{"var": "item", "startsWith": "nvidia.com/"}, {"var": "alloc", "key": {"var": "item"}, "gt": 0}]},
+    }
+    assert word(judge, {**with_devices, "count": 2}, **spec) == "pass"
+    assert word(judge, {**with_devices, "matches": "^nvidia\\.com/gpu$"}, **spec) == "fail"  # the A100 name too
+    zero = node("gpu-node-0", allocatable={"cpu": "8", "nvidia.com/GA100_A100_SXM4_40GB": "0"})
+    assert word(judge, {**with_devices, "exists": False}, obj=zero, **spec) == "pass"
 
 
 def test_var_reference_forms(judge: Judge) -> None:
