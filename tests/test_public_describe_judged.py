@@ -75,6 +75,28 @@ def test_passthrough_node_listing_its_gpu_at_zero_is_judged_as_a_passthrough_nod
     assert results["no-unhealthy-devices"].result == "pass"
 
 
+def test_vgpu_node_of_kubevirt_alone_is_taken_as_a_vgpu_node_and_not_said_to_run_the_default(policies) -> None:
+    """kubevirt/kubevirt#11135: KubeVirt makes the GRID P40-1Q mediated devices itself; no workload label, no
+    ClusterPolicy. The skip of workload-label-valid said the node runs the default workload, which the node's
+    own resource-class result contradicts."""
+    report = audit_paths([str(DATA / "kubevirt-11135_vgpu-node_grid-p40-1q.txt")], policies)
+    results = {r.rule: r for o in report.objects if o.ref.kind == "Node" for r in o.results}
+    assert results["resource-class-matches-workload"].result == "pass"
+    assert "(Assuming the node runs the vm-vgpu workload: every GPU resource it lists ([nvidia.com/GRID_P40-1Q])" in (
+        results["resource-class-matches-workload"].message
+    )
+    label = results["workload-label-valid"]
+    assert (label.result, label.message) == (
+        "skip",
+        "precondition not met: the node has no nvidia.com/gpu.workload.config label (resource-class-matches-workload"
+        " says which workload it is taken to run)",
+    )
+    # KubeVirt, not vgpu-device-manager, made these vGPUs: nvidia.com/vgpu.config means nothing here
+    profile = results["vgpu-profile-matches-config"]
+    assert profile.result == "skip"
+    assert "the node's vm-vgpu workload is read from the vGPU resources it lists" in profile.message
+
+
 def test_healthy_time_sliced_and_openshift_nodes_do_not_fail(policies) -> None:
     for name in (
         "gpu-operator-684_eks-time-slicing_gpu-12.txt",
