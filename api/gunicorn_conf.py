@@ -58,6 +58,26 @@ def _remove_dir(path: str, master: int) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def _remove_orphans(parent: str, what: str) -> None:
+    """Remove the directories (``verdict-<what>-<master pid>-*``: the reports', the metrics') of masters no longer
+    running: one killed with SIGKILL ran no exit handler. A directory whose master runs, or that is another
+    user's, stays."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        parts = name.split("-")
+        if len(parts) < 4 or parts[:2] != ["verdict", what] or not parts[2].isdigit():
+            continue
+        try:
+            os.kill(int(parts[2]), 0)
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+        except (OverflowError, OSError):  # its master runs as another user (PermissionError), or no such pid
+            continue
+
+
 def _metrics_dir() -> str | None:
     """Point ``PROMETHEUS_MULTIPROC_DIR`` at the directory this server's workers count in, and return it.
 
@@ -80,7 +100,8 @@ def _metrics_dir() -> str | None:
                 if name.endswith(".db"):
                     os.remove(os.path.join(path, name))
         else:
-            path = tempfile.mkdtemp(prefix="verdict-metrics-")
+            _remove_orphans(tempfile.gettempdir(), "metrics")
+            path = tempfile.mkdtemp(prefix=f"verdict-metrics-{os.getpid()}-")
             atexit.register(_remove_dir, path, os.getpid())
     except OSError as exc:
         where = f"VERDICT_METRICS_DIR={chosen!r}" if chosen else "a temporary directory for the metrics"
@@ -115,7 +136,7 @@ def _reports_dir() -> str | None:
     if current:
         return current  # SIGHUP: the new workers share the old ones' reports (their keys hold the generation)
     parent = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
-    _remove_orphans(parent)
+    _remove_orphans(parent, "reports")
     try:
         path = tempfile.mkdtemp(prefix=f"verdict-reports-{os.getpid()}-", dir=parent)
     except OSError as exc:
@@ -123,25 +144,6 @@ def _reports_dir() -> str | None:
         return None
     atexit.register(_remove_dir, path, os.getpid())
     return _hand_down(REPORT_CACHE_DIR_VARIABLE, _REPORTS_OWNER, path)
-
-
-def _remove_orphans(parent: str) -> None:
-    """Remove the report directories (``verdict-reports-<master pid>-*``) of masters no longer running: one
-    killed with SIGKILL ran no exit handler. A directory whose master runs, or that is another user's, stays."""
-    try:
-        names = os.listdir(parent)
-    except OSError:
-        return
-    for name in names:
-        parts = name.split("-")
-        if len(parts) < 4 or parts[:2] != ["verdict", "reports"] or not parts[2].isdigit():
-            continue
-        try:
-            os.kill(int(parts[2]), 0)
-        except ProcessLookupError:
-            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
-        except (OverflowError, OSError):  # its master runs as another user (PermissionError), or no such pid
-            continue
 
 
 _reports = _reports_dir()

@@ -565,21 +565,28 @@ def test_the_workers_share_the_reports_they_judged_and_the_master_removes_them(t
     assert not Path(kept).exists()
 
 
-def test_a_start_removes_the_report_directories_of_masters_no_longer_running(tmp_path: Path) -> None:
-    """A master killed with SIGKILL runs no exit handler and leaves its reports (which quote dumps) in /dev/shm:
-    the next server removes the directories of masters that no longer run, and keeps those of one that does."""
-    parent = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
+def test_a_start_removes_the_directories_of_masters_no_longer_running(tmp_path: Path) -> None:
+    """A master killed with SIGKILL runs no exit handler and leaves its reports (which quote dumps) in /dev/shm
+    and its metrics in the temporary directory: the next server removes the directories of masters that no
+    longer run, and keeps those of one that does. (Regression: the metrics' were left for good.)"""
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    orphan = parent / f"verdict-reports-{dead.pid}-test"
-    alive = parent / f"verdict-reports-{os.getpid()}-test"
-    for d in (orphan, alive):
-        d.mkdir()
-        (d / "x.report").write_bytes(b"kept")
+    made = []
+    for what, parent in (
+        ("reports", Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())),
+        ("metrics", Path(tempfile.gettempdir())),
+    ):
+        orphan = parent / f"verdict-{what}-{dead.pid}-test"
+        alive = parent / f"verdict-{what}-{os.getpid()}-test"
+        for d in (orphan, alive):
+            d.mkdir()
+            (d / "x.kept").write_bytes(b"kept")
+        made.append((orphan, alive))
     try:
         with serving({"VERDICT_POLICIES": "gpu-operator"}, tmp_path / "gunicorn.log"):
-            assert not orphan.exists()
-            assert (alive / "x.report").read_bytes() == b"kept"
+            for orphan, alive in made:
+                assert not orphan.exists(), orphan
+                assert (alive / "x.kept").read_bytes() == b"kept"
     finally:
-        shutil.rmtree(orphan, ignore_errors=True)
-        shutil.rmtree(alive, ignore_errors=True)
+        for d in (d for pair in made for d in pair):
+            shutil.rmtree(d, ignore_errors=True)
