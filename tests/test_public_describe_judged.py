@@ -63,8 +63,9 @@ def test_passthrough_node_listing_its_gpu_at_zero_is_judged_as_a_passthrough_nod
     assert "must not be bound to vfio-pci" not in advertised.message
     assert advertised.message.endswith(
         "(Assuming the node runs the vm-passthrough workload: every GPU resource it lists"
-        " ([nvidia.com/GA100_A100_SXM4_40GB]) is of that workload's class, so a vm-passthrough device plugin registered"
-        " it; no node in the dump has a workload label, and no ClusterPolicy in the dump; add it to be sure.)"
+        " ([nvidia.com/GA100_A100_SXM4_40GB]) is of that workload's class, so the device plugin that registered it"
+        " serves that workload; no node in the dump has a workload label, and no ClusterPolicy is in the dump; add it"
+        " if the GPU Operator runs.)"
     )
     matches = results["resource-class-matches-workload"]
     assert matches.result == "pass"
