@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -246,6 +247,40 @@ def post_request(worker: Any, req: Any, environ: Any, resp: Any) -> None:
             rss >> 20,
             _settings["WORKER_MAX_RSS_MB"],
         )
+        worker.alive = False
+
+
+# The stop signals a worker got before it set its own handlers (gunicorn's Worker.init_signals): gunicorn loses
+# them (benoitc/gunicorn#1910), so a SIGTERM to the master just as it replaced a worker (after
+# VERDICT_WORKER_MAX_RSS_MB, or a crash) left that worker serving until graceful_timeout (30 s) ran out and the
+# master killed it, and whoever stopped the server sooner (a test, a supervisor) killed the master with SIGKILL,
+# which ran no exit handler and left its directories behind.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT)
+_stops_before_start: list[int] = []
+
+
+def post_fork(server: Any, worker: Any) -> None:
+    """In the new worker, before gunicorn sets its handlers: note the stop signals that arrive until then.
+    One that came since the fork went to the master's handler the worker inherited, into its copy of the
+    master's queue: taken from there too (a stop the master had queued before the fork reaches this worker
+    anyway)."""
+    del _stops_before_start[:]
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, lambda signum, frame: _stops_before_start.append(signum))
+    pending = getattr(server, "SIG_QUEUE", None)
+    while pending is not None:
+        try:
+            sig = pending.get_nowait()
+        except Exception:  # queue.Empty: nothing more
+            break
+        if sig in STOP_SIGNALS:
+            _stops_before_start.append(sig)
+
+
+def post_worker_init(worker: Any) -> None:
+    """The worker has its own handlers and the app: one asked to stop while it started stops now."""
+    if _stops_before_start:
+        worker.log.info("worker %s: %s came while it started: stops now", worker.pid, signal.Signals(_stops_before_start[0]).name)
         worker.alive = False
 
 

@@ -68,13 +68,13 @@ class Server:
         return json.loads(body)
 
 
-def start(env_extra: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start(env_extra: dict[str, str], log: Path, conf: str = "gunicorn.conf.py") -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("VERDICT_")}
     env.update({"VERDICT_BIND": f"127.0.0.1:{port}", "VERDICT_WORKERS": "2", **env_extra})
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "app:app"],
+            [sys.executable, "-m", "gunicorn", "--config", conf, "app:app"],
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -94,9 +94,9 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def serving(env_extra: dict[str, str], log: Path) -> Iterator[Server]:
+def serving(env_extra: dict[str, str], log: Path, conf: str = "gunicorn.conf.py") -> Iterator[Server]:
     """gunicorn started with ``env_extra``, once it answers /healthz; stopped on the way out."""
-    proc, base = start(env_extra, log)
+    proc, base = start(env_extra, log, conf)
     srv = Server(proc, base, log)
     try:
         deadline = time.monotonic() + START_TIMEOUT
@@ -562,6 +562,44 @@ def test_the_workers_share_the_reports_they_judged_and_the_master_removes_them(t
         log = (tmp_path / "gunicorn.log").read_text(errors="replace")
         [kept] = re.findall(r"reports: the workers keep the reports they judged in (\S+)", log)
         assert len(list(Path(kept).glob("*.report"))) == 1
+    assert not Path(kept).exists()
+
+
+def test_a_worker_asked_to_stop_while_it_starts_stops_at_once(tmp_path: Path) -> None:
+    """Regression (a CI run of the test above): a SIGTERM to the master just as it replaced a worker reached the
+    new worker before gunicorn set its handlers and was lost (benoitc/gunicorn#1910); the master waited
+    graceful_timeout (30 s) for it, the caller's 20 s ran out first and its SIGKILL left the reports in /dev/shm.
+    Here each new worker sleeps 3 s after the fork, so the stop always lands in that window."""
+    conf = tmp_path / "slow_start.conf.py"
+    conf.write_text(
+        "import runpy, time\n"
+        f"globals().update(runpy.run_path({str(ROOT / 'gunicorn.conf.py')!r}, run_name=__name__))\n"
+        "_verdicts = globals().get('post_fork')\n"
+        "def post_fork(server, worker):\n"
+        "    if _verdicts:\n"
+        "        _verdicts(server, worker)\n"
+        "    time.sleep(3)\n"
+    )
+    log = tmp_path / "gunicorn.log"
+    env = {"VERDICT_POLICIES": "gpu-operator", "VERDICT_WORKER_MAX_RSS_MB": "1", "VERDICT_WORKERS": "1"}
+    with serving(env, log, str(conf)) as srv:
+        status, _, body = srv.request("/v1/evaluate", data=LAB.read_bytes(), headers={"Content-Type": "application/yaml"})
+        assert status == 200, body
+        # the worker that answered is replaced (logged after its access line): wait for its successor's fork
+        replaced = re.compile(r'"POST /v1/evaluate HTTP/1.1" 200 .*?worker \d+: resident memory .*?Booting worker', re.S)
+        deadline = time.monotonic() + 20
+        while not replaced.search(log.read_text(errors="replace")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        text = log.read_text(errors="replace")
+        assert replaced.search(text), text
+        [kept] = re.findall(r"reports: the workers keep the reports they judged in (\S+)", text)
+        began = time.monotonic()
+        srv.proc.terminate()
+        assert srv.proc.wait(timeout=25) == 0
+        took = time.monotonic() - began
+    text = log.read_text(errors="replace")
+    assert re.search(r"worker \d+: SIGTERM came while it started: stops now", text), text
+    assert took < 15, f"the master took {took:.1f} s to stop (graceful_timeout is 30 s)"
     assert not Path(kept).exists()
 
 
