@@ -65,10 +65,10 @@ def _what_is_read(report: Report) -> str:
     return ""
 
 
-def _select(policies: PolicySet, names: list[str], rules: list[str]) -> PolicySet:
-    """The policies and rules asked for (``PolicySet.select`` decides what a rule name means). Raises 503 when
-    no rule is loaded at all, 400 for a name that selects nothing, a bare rule id several chosen policies
-    use (with ``candidates``), or a selection with no rule."""
+def _select(policies: PolicySet, names: list[str], rules: list[str], skip: list[str]) -> PolicySet:
+    """The policies and rules asked for, less the rules ``skip`` names (``PolicySet.select`` decides what a rule
+    name means). Raises 503 when no rule is loaded at all, 400 for a name that selects nothing, a bare rule id
+    several chosen policies use (with ``candidates``), or a selection with no rule."""
     if not policies.rules:
         raise Problem("not-ready", "no policy rule is loaded; see GET /readyz")
     known_p = {p.name for p in policies.policies} | {p.pack for p in policies.policies if p.pack}
@@ -82,20 +82,22 @@ def _select(policies: PolicySet, names: list[str], rules: list[str]) -> PolicySe
             errors=[{"parameter": "policy", "reason": r} for r in reasons],
         )
     try:
-        chosen = policies.select(names, rules) if (names or rules) else policies
+        chosen = policies.select(names, rules, skip) if (names or rules or skip) else policies
     except RuleLookupError as exc:
         candidates = [c for p in exc.problems for c in p.candidates]
+        parameters = ["rule" if p.name in rules else "skipRule" for p in exc.problems]
         raise Problem(
             "invalid-query",
-            "; ".join(f"rule: {p.reason}" for p in exc.problems),
-            errors=[{"parameter": "rule", "reason": p.reason} for p in exc.problems],
+            "; ".join(f"{parameter}: {p.reason}" for parameter, p in zip(parameters, exc.problems, strict=True)),
+            errors=[{"parameter": parameter, "reason": p.reason} for parameter, p in zip(parameters, exc.problems, strict=True)],
             candidates=candidates or None,
         ) from None
     if not chosen.rules:
+        together = "policy, rule and skipRule" if skip else "policy and rule"
         raise Problem(
             "invalid-query",
-            "policy and rule select no rule together",
-            errors=[{"parameter": "rule", "reason": "no rule of the selected policies"}],
+            f"{together} select no rule together",
+            errors=[{"parameter": "skipRule" if skip else "rule", "reason": "no rule of the selected policies"}],
         )
     return chosen
 
@@ -122,7 +124,7 @@ def evaluate() -> Response:
     name = query.get("name") or BODY_NAME
     mimetype = body_media_type(list(DUMP_TYPES), DUMP_WANTED)
     svc = service()
-    policies = _select(svc.keeper.policies, query.get("policy", []), query.get("rule", []))
+    policies = _select(svc.keeper.policies, query.get("policy", []), query.get("rule", []), query.get("skipRule", []))
     selection = _selection(query, policies)
     data = read_body(svc.max_decoded, name)
     check_magic(mimetype, data, name)

@@ -85,6 +85,13 @@ class EvaluateQuerySchema(Schema):
             "policies use is a 400 naming them."
         },
     )
+    skipRule = fields.List(
+        fields.String(validate=validate.Length(min=1, max=507)),
+        metadata={
+            "description": "Leave out these rules, as policy/rule or a bare rule id (repeatable): rule= less these. "
+            "Exemptions skip findings; this skips whole rules."
+        },
+    )
     results = fields.List(
         fields.String(validate=OneOf(RESULTS, error=ONE_OF)),
         metadata={"description": "Report only results with these words, e.g. fail,warn (an empty value reports every result)."},

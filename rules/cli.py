@@ -234,6 +234,12 @@ def main() -> None:
 )
 @click.option("-r", "--rule", multiple=True, help="Only these rules (policy/rule or rule id; repeatable).")
 @click.option(
+    "--skip-rule",
+    "skip_rules",
+    multiple=True,
+    help="Leave out these rules (policy/rule or rule id; repeatable); exemptions skip findings, this skips whole rules.",
+)
+@click.option(
     "--exemptions",
     multiple=True,
     type=click.Path(dir_okay=False),
@@ -289,6 +295,7 @@ def audit(
     paths: tuple[str, ...],
     policy: tuple[str, ...],
     rule: tuple[str, ...],
+    skip_rules: tuple[str, ...],
     exemptions: tuple[str, ...],
     fmt: str,
     output: str | None,
@@ -308,11 +315,14 @@ def audit(
     wanted = _results_option(results_filter)
     policies = _load(policy)
     accepted = _load_exemptions(exemptions)
-    if rule:
+    if rule or skip_rules:
         try:
-            policies = policies.select(rules=rule)
+            policies = policies.select(rules=rule, skip=skip_rules)
         except RuleLookupError as exc:
-            raise click.BadParameter(str(exc), param_hint="--rule") from None
+            hint = "--rule" if any(p.name in rule for p in exc.problems) else "--skip-rule"
+            raise click.BadParameter(str(exc), param_hint=hint) from None
+        if not policies.rules:
+            raise click.BadParameter("leaves no rule to judge", param_hint="--skip-rule")
     options = _options(fmt, renderer)  # refused before a large dump is read, not after
     try:
         judged = {kind for r in policies.rules for kind in r.match.kinds}

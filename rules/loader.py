@@ -95,35 +95,38 @@ class PolicySet:
         """The policy named ``name``, or None."""
         return next((p for p in self.policies if p.name == name), None)
 
-    def select(self, policies: Iterable[str] = (), rules: Iterable[str] = ()) -> PolicySet:
-        """A subset: only the named policies (or packs), and within them only the named rules.
+    def select(self, policies: Iterable[str] = (), rules: Iterable[str] = (), skip: Iterable[str] = ()) -> PolicySet:
+        """A subset: only the named policies (or packs), within them only the named rules, less the rules
+        ``skip`` names (``--skip-rule``, ``skipRule=``: Checkov's ``--skip-check``, kube-linter's ``--exclude``).
 
         A rule is named ``policy/rule``, or by a bare rule id, which is looked up in the chosen policies:
         with ``policies=["gpu-pods"]`` the id ``workload-schedulable`` is that policy's rule, while without
         it two policies use the id. Raises ``RuleLookupError`` for a name no loaded rule has and for a
         bare id that several chosen policies use; a rule that exists only outside the chosen policies
-        selects nothing (the caller says that the selection is empty). This is the one place that decides
-        what a rule name means, for ``-r`` and ``rule=`` alike.
+        selects nothing (the caller says that the selection is empty), and skipping it leaves nothing out.
+        This is the one place that decides what a rule name means, for ``-r``, ``rule=`` and the skips alike.
         """
         wanted_p = set(policies)
         scope = [p for p in self.policies if not wanted_p or p.name in wanted_p or p.pack in wanted_p]
-        names = list(rules)
-        if not names:
+        names, skipped = list(rules), list(skip)
+        if not names and not skipped:
             return PolicySet(scope)
         kept_uids: set[str] = set()
+        skipped_uids: set[str] = set()
         problems: list[RuleNameProblem] = []
-        for name in names:
-            found, trouble = self._named(name, scope)
-            kept_uids.update(r.uid for r in found)
-            problems.extend(trouble)
+        for chosen, wanted in ((kept_uids, names), (skipped_uids, skipped)):
+            for name in wanted:
+                found, trouble = self._named(name, scope)
+                chosen.update(r.uid for r in found)
+                problems.extend(trouble)
         if problems:
             raise RuleLookupError(problems)
         out = []
         for p in scope:
-            kept = tuple(r for r in p.rules if r.uid in kept_uids)
+            kept = tuple(r for r in p.rules if (not names or r.uid in kept_uids) and r.uid not in skipped_uids)
             if kept:
                 out.append(replace(p, rules=kept))
-        return PolicySet(out, named=True)
+        return PolicySet(out, named=bool(names))
 
     def _named(self, name: str, scope: list[Policy]) -> tuple[list[Rule], list[RuleNameProblem]]:
         """The rules of ``scope`` that ``name`` stands for, or why it stands for none (an unknown name is

@@ -209,7 +209,7 @@ def test_query_problems_say_what_is_wrong_in_the_clients_terms(client: FlaskClie
     assert body["detail"] == (
         "colour: unknown parameter; this route takes format, groupBy, junitWarnAsFailure, kind, labelSelector, limit, "
         "minSeverity, name, namespace, objectName, policy, policyReportMaxBytes, policyReportOutput, policyReportVersion, "
-        "results, rule, sarifAllResults"
+        "results, rule, sarifAllResults, skipRule"
     )
 
 

@@ -110,3 +110,56 @@ def test_an_unknown_rule_has_one_reason_on_every_route(client: FlaskClient, name
     assert (looked_up["status"], looked_up["detail"], "candidates" in looked_up) == (404, reason, False)
     cli = CliRunner().invoke(main, ["audit", str(LAB), "-r", name])
     assert f"Error: Invalid value for --rule: {reason}\n" in cli.stderr
+
+
+def rules_reported(report_json: str) -> set[str]:
+    import json
+
+    return {f"{r['policy']}/{r['rule']}" for o in json.loads(report_json)["objects"] for r in o["results"]}
+
+
+def test_skipped_rules_are_left_out_and_named_as_rule_names_them(builtin: PolicySet) -> None:
+    every = {r.uid for r in builtin.rules}
+    assert {r.uid for r in builtin.select(skip=[BOTH[0]]).rules} == every - {BOTH[0]}
+    # a bare id one policy uses; with a policy chosen, the ambiguous id is that policy's rule
+    assert {r.uid for r in builtin.select(skip=["workload-label-valid"]).rules} == every - {"gpu-nodes/workload-label-valid"}
+    chosen = builtin.select(policies=["gpu-pods"], skip=["workload-schedulable"])
+    assert BOTH[0] not in {r.uid for r in chosen.rules} and {r.policy for r in chosen.rules} == {"gpu-pods"}
+    # -r less --skip-rule; named stays about -r (a named rule that matches nothing gets a note)
+    both = builtin.select(rules=list(BOTH), skip=[BOTH[1]])
+    assert ([r.uid for r in both.rules], both.named) == ([BOTH[0]], True)
+    assert builtin.select(skip=[BOTH[1]]).named is False
+    with pytest.raises(RuleLookupError) as info:
+        builtin.select(skip=["workload-schedulable", "nope"])
+    assert [(p.name, p.reason) for p in info.value.problems] == [("workload-schedulable", AMBIGUOUS), ("nope", UNKNOWN)]
+
+
+def test_cli_skip_rule_leaves_a_rule_out_of_the_report() -> None:
+    whole = CliRunner().invoke(main, ["audit", str(LAB), "--fail-on", "never"])
+    skipped = CliRunner().invoke(main, ["audit", str(LAB), "--fail-on", "never", "--skip-rule", BOTH[0]])
+    assert (whole.exit_code, skipped.exit_code) == (0, 0)
+    assert BOTH[0] in rules_reported(whole.stdout)
+    assert rules_reported(skipped.stdout) == rules_reported(whole.stdout) - {BOTH[0]}
+    res = CliRunner().invoke(main, ["audit", str(LAB), "--skip-rule", "workload-label-vaild"])
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert f"Error: Invalid value for --skip-rule: {TYPO}\n" in res.stderr
+    res = CliRunner().invoke(main, ["audit", str(LAB), "-r", BOTH[0], "--skip-rule", BOTH[0]])
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert "Error: Invalid value for --skip-rule: leaves no rule to judge\n" in res.stderr
+
+
+def test_evaluate_skip_rule_query_leaves_a_rule_out(client: FlaskClient) -> None:
+    import json
+
+    resp = client.post(f"/v1/evaluate?skipRule={BOTH[0]},{BOTH[1]}", data=LAB.read_bytes(), content_type="application/yaml")
+    assert resp.status_code == 200
+    whole = client.post("/v1/evaluate", data=LAB.read_bytes(), content_type="application/yaml")
+    assert rules_reported(resp.get_data(as_text=True)) == rules_reported(whole.get_data(as_text=True)) - set(BOTH)
+    assert json.loads(resp.get_data())["summary"] != json.loads(whole.get_data())["summary"]
+    bad = client.post("/v1/evaluate?skipRule=nope", data=LAB.read_bytes(), content_type="application/yaml").get_json()
+    assert (bad["status"], bad["detail"]) == (400, f"skipRule: {UNKNOWN}")
+    assert bad["errors"] == [{"parameter": "skipRule", "reason": UNKNOWN}]
+    none = client.post(
+        f"/v1/evaluate?rule={BOTH[0]}&skipRule={BOTH[0]}", data=LAB.read_bytes(), content_type="application/yaml"
+    ).get_json()
+    assert (none["status"], none["detail"]) == (400, "policy, rule and skipRule select no rule together")
