@@ -149,7 +149,7 @@ _PRECONDITION = "precondition not met: "
 
 def _skip_notes(objects: list[ObjectReport]) -> list[str]:
     """One note per skip reason shared by the dump's skipped results: ``skipped: <reason> (N results of
-    policy/rule, ...; K rules skipped every object)``, so a reader sees once why most rules did not run (e.g. every
+    policy/rule, ...; none of these rules judged any object)``, so a reader sees once why most rules did not run (e.g. every
     node rule that needs a ClusterPolicy). Reasons that leave rules without a single judged object come first
     (most such rules first), then the others by results; a precondition most objects simply do not meet (a pod
     that asks for no GPU) is ranked below what kept a rule from running at all. Reasons are the results' own
@@ -179,14 +179,25 @@ def _skip_notes(objects: list[ObjectReport]) -> list[str]:
         names = sorted(rules)
         more = len(names) - SKIP_NOTE_RULES
         shown = ", ".join(names[:SKIP_NOTE_RULES]) + (f" and {counted(more, 'more rule')}" if more > 0 else "")
-        k = silenced(rules)
-        idle = f"; {counted(k, 'rule')} skipped every object" if k else ""
+        idle = _judged_none(silenced(rules), len(names))
         out.append(f"skipped: {reason.rstrip('.')} ({counted(n, 'result')} of {shown}{idle})")
     rest = ranked[MAX_SKIP_NOTES:]
     if rest:
         n = sum(sum(rules.values()) for _, rules in rest)
         out.append(f"skipped for {counted(len(rest), 'other reason')}: {counted(n, 'result')} (the skip results say each reason)")
     return out
+
+
+def _judged_none(k: int, of: int) -> str:
+    """How many of the ``of`` rules a skip note names judged no object at all (``k``): the rules this reason
+    kept from running, as against those it skipped on some objects only."""
+    if not k:
+        return ""
+    if k < of:
+        return f"; {k} of these {of} rules judged no object"
+    return {1: "; the rule judged no object", 2: "; neither rule judged any object"}.get(
+        k, "; none of these rules judged any object"
+    )
 
 
 def _unmatched_notes(objects: list[ObjectReport], policies: PolicySet, selected: bool) -> list[str]:

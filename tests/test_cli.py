@@ -300,7 +300,7 @@ def test_skips_from_a_missing_clusterpolicy_are_said_once_on_stderr() -> None:
     assert res.exit_code == 0
     assert (
         "verdict: note: skipped: no ClusterPolicy in the dump, so whether sandbox workloads are enabled is unknown"
-        " (10 results of gpu-nodes/label-ignored-sandbox-disabled; 1 rule skipped every object)\n" in res.stderr
+        " (10 results of gpu-nodes/label-ignored-sandbox-disabled; the rule judged no object)\n" in res.stderr
     )
     assert res.stderr.count("no ClusterPolicy in the dump, so whether") == 1
 

@@ -442,7 +442,7 @@ def test_skips_for_one_missing_object_are_noted_once_with_their_rules(load_polic
     report = run(load_policy, nodes, rules, **CLUSTERPOLICY_CONTEXT)
     assert report.summary()["results"]["skip"] == 6
     assert report.notes == [
-        "skipped: no ClusterPolicy in the dump (6 results of test-policy/a, test-policy/b; 2 rules skipped every object)"
+        "skipped: no ClusterPolicy in the dump (6 results of test-policy/a, test-policy/b; neither rule judged any object)"
     ]
 
 
@@ -462,8 +462,26 @@ def test_skip_notes_put_what_kept_a_rule_from_running_before_a_common_preconditi
     ]
     report = run(load_policy, nodes, rules, **CLUSTERPOLICY_CONTEXT)
     assert [n for n in report.notes if n.startswith("skipped")] == [
-        "skipped: no ClusterPolicy in the dump (1 result of test-policy/cp; 1 rule skipped every object)",
+        "skipped: no ClusterPolicy in the dump (1 result of test-policy/cp; the rule judged no object)",
         "skipped: the node has no GPU (4 results of test-policy/gpu)",
+    ]
+
+
+def test_a_skip_note_counts_the_rules_its_reason_kept_from_judging_any_object(load_policy: Callable[..., PolicySet]) -> None:
+    """Review: "(5 results of a, b; 1 rule skipped every object)" did not say which rule, nor read as English."""
+    nodes = [gpu_node("g1")] + [gpu_node(f"cpu{i}", gpus=None) for i in range(2)]
+    no_gpu = [{"path": GPUS, "exists": True, "description": "the node has no GPU"}]
+    rules = [
+        make_rule({"path": GPUS, "gt": 0}, id="judges-g1", preconditions=no_gpu),
+        {
+            **make_rule({"path": GPUS, "gt": 0}, id="judges-none", preconditions=no_gpu),
+            "match": {"kinds": ["Node"], "names": ["cpu*"]},
+        },
+    ]
+    notes = [n for n in run(load_policy, nodes, rules).notes if n.startswith("skipped")]
+    assert notes == [
+        "skipped: the node has no GPU (4 results of test-policy/judges-g1, test-policy/judges-none;"
+        " 1 of these 2 rules judged no object)"
     ]
 
 
@@ -479,7 +497,7 @@ def test_skip_notes_group_identical_reasons_most_results_first_and_count_the_res
     named = ", ".join(sorted(f"test-policy/r{top}-{j}" for j in range(top + 1))[:SKIP_NOTE_RULES])
     assert notes[0] == (
         f"skipped: reason {top} ({top + 1} results of {named} and {top + 1 - SKIP_NOTE_RULES} more rules;"
-        f" {top + 1} rules skipped every object)"
+        " none of these rules judged any object)"
     )
     assert notes[1].startswith(f"skipped: reason {top - 1} ({top} results of ")
     # reasons 0 (1 result) and 1 (2 results) are left for the last note
@@ -493,7 +511,7 @@ def test_a_skip_note_one_rule_past_those_it_names_says_one_more_rule(load_policy
     rules = [_needs_clusterpolicy(f"r{j}", "one reason") for j in range(SKIP_NOTE_RULES + 1)]
     [note] = [n for n in run(load_policy, [gpu_node("n1")], rules, **CLUSTERPOLICY_CONTEXT).notes if n.startswith("skipped")]
     named = ", ".join(f"test-policy/r{j}" for j in range(SKIP_NOTE_RULES))
-    assert note == f"skipped: one reason (5 results of {named} and 1 more rule; 5 rules skipped every object)"
+    assert note == f"skipped: one reason (5 results of {named} and 1 more rule; none of these rules judged any object)"
 
 
 def test_skips_made_by_an_exemption_are_not_skip_notes(load_policy: Callable[..., PolicySet]) -> None:

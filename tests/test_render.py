@@ -624,9 +624,9 @@ def test_markdown_without_a_limit_names_every_input_error() -> None:
         "",
     ]
     # and every skip note (three by default, then "N more skip notes in the JSON report")
-    report = Report(notes=[f"skipped: reason {i} (1 result of p/r{i}; 1 rule skipped every object)" for i in range(5)])
+    report = Report(notes=[f"skipped: reason {i} (1 result of p/r{i}; the rule judged no object)" for i in range(5)])
     assert [x for x in render(report, "markdown", limit=0).splitlines() if x.startswith("_")] == [
-        f"_skipped: reason {i} (1 result of p/r{i}; 1 rule skipped every object)_" for i in range(5)
+        f"_skipped: reason {i} (1 result of p/r{i}; the rule judged no object)_" for i in range(5)
     ]
     cut = [x for x in render(report, "markdown").splitlines() if x.startswith("_")]
     assert len(cut) == 4 and cut[3].startswith("_… 2 more skip notes in the JSON report")
