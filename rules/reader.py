@@ -290,8 +290,9 @@ NOT_AN_OBJECT = "not a Kubernetes object"
 _JSON_TYPES = {str: "string", int: "number", float: "number", bool: "boolean", type(None): "null", list: "list"}
 
 
-def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None:
-    """Add the Kubernetes objects held by one parsed document to ``dump``."""
+def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: bool = False) -> None:
+    """Add the Kubernetes objects held by one parsed document to ``dump``; ``whole`` when the document cannot
+    have been cut short and still parse (JSON: its closing brackets are at the end)."""
     if data is None:
         return
     if isinstance(data, list):
@@ -301,18 +302,21 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None
         if not isinstance(items, list):
             dump.errors.append(InputError(source, "'items' of a List is not a list", "$.items"))
             return
-    elif isinstance(data, dict) and "kind" not in data and isinstance(data.get("items"), list) and data["items"]:
-        # kubectl writes a List's 'items' before its 'kind': a List without 'kind' is one cut short (head -c, a
-        # paste limit). Its complete items are judged; the last one may be cut too, so it is not.
-        items, prefix = data["items"][:-1], "$.items"
-        dump.errors.append(
-            InputError(
-                source,
-                f"a List without 'kind' (kubectl writes it after the items): the dump looks cut short; the"
-                f" {len(items)} item(s) before the last are judged, the last may be incomplete and is not",
-                "$",
+    elif isinstance(data, dict) and "kind" not in data and _kubernetes_items(data.get("items")):
+        items, prefix = data["items"], "$.items"
+        if not whole:
+            # kubectl -o yaml writes a List's 'items' before its 'kind': a YAML List without 'kind' is likely one
+            # cut short (head -c, a paste limit), and YAML cut at a line still parses. Its complete items are
+            # judged; the last one may be cut too, so it is not. (A JSON one parsed whole: jq '{items: [...]}'.)
+            items = items[:-1]
+            dump.errors.append(
+                InputError(
+                    source,
+                    f"a List without 'kind' (kubectl writes it after the items): the dump looks cut short; the"
+                    f" {len(items)} item(s) before the last are read, the last may be incomplete and is not",
+                    "$",
+                )
             )
-        )
     elif isinstance(data, dict):
         if not data.get("kind") or not isinstance(data.get("kind"), str):
             dump.errors.append(InputError(source, f"{NOT_AN_OBJECT}: no 'kind'", "$"))
@@ -333,6 +337,11 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump) -> None
             dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: no 'kind'", f"{prefix}[{i}]"))
             continue
         _add_object(item, where, f"{prefix}[{i}]", dump)
+
+
+def _kubernetes_items(items: Any) -> bool:
+    """True when ``items`` is a list holding at least one Kubernetes object (a mapping with a kind)."""
+    return isinstance(items, list) and any(type(i) is dict and isinstance(i.get("kind"), str) and i["kind"] for i in items)
 
 
 def _add_object(obj: dict[str, Any], where: Source, path: str, dump: Dump) -> None:
@@ -435,7 +444,7 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
         if lines and count < len(items):
             found = iter(lines)
             lines = [next(found) if isinstance(item, dict) else 0 for item in items]
-    _objects_of(data, Source(name, 1, 1), lines, dump)
+    _objects_of(data, Source(name, 1, 1), lines, dump, whole=True)
     return dump
 
 

@@ -356,7 +356,7 @@ def test_a_node_dump_cut_short_is_said_so_and_its_complete_nodes_are_judged(poli
     [err] = report.input_errors
     assert err.reason == (
         "a List without 'kind' (kubectl writes it after the items): the dump looks cut short; the 6 item(s) before the"
-        " last are judged, the last may be incomplete and is not"
+        " last are read, the last may be incomplete and is not"
     )
     names = [o.ref.name for o in report.objects]
     assert names == ["lab-cpu-1", "lab-container-1", "lab-passthrough-1", "lab-vgpu-1", "lab-passthrough-advertising-gpu",

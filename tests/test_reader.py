@@ -122,6 +122,35 @@ def test_list_items_without_kind_are_input_errors() -> None:
     assert err.reason == "list item is not a Kubernetes object: no 'kind'"
 
 
+def test_a_json_list_without_kind_parsed_whole_is_judged_whole() -> None:
+    """Regression (a new user's trial): a complete JSON List without 'kind' (jq '{items: [...]}') was said to be
+    cut short and its last object was not judged; JSON cut short does not parse, so one that parsed is whole."""
+    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n}} for n in ("a", "b", "c")]
+    text = json.dumps({"apiVersion": "v1", "items": nodes}, indent=2)
+    dump = parse_text(text, "jq.json")
+    assert ([o.name for o in dump.objects], dump.errors) == (["a", "b", "c"], [])
+    starts = [i + 1 for i, line in enumerate(text.splitlines()) if line == "    {"]
+    assert [o.source.line for o in dump.objects] == starts == [4, 11, 18]
+    # cut at a line, YAML still parses: the last item may be incomplete, and is said so
+    cut = parse_text(yaml.safe_dump({"apiVersion": "v1", "items": nodes}), "cut.yaml")
+    assert [o.name for o in cut.objects] == ["a", "b"]
+    assert [e.reason for e in cut.errors] == [
+        "a List without 'kind' (kubectl writes it after the items): the dump looks cut short; the 2 item(s) before"
+        " the last are read, the last may be incomplete and is not"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"), [('{"hello": "world", "items": [1, 2, 3]}', "x.json"), ("items:\n- {a: 1}\n- {b: 2}\n", "x.yaml")]
+)
+def test_items_that_hold_no_kubernetes_object_are_not_called_a_list_cut_short(text: str, name: str) -> None:
+    """Regression (the same trial): '{"hello": "world", "items": [1, 2, 3]}' was "cut short; the 2 item(s) before
+    the last are judged", when nothing in it is a Kubernetes object."""
+    dump = parse_text(text, name)
+    assert dump.objects == []
+    assert [(e.reason, e.path) for e in dump.errors] == [("not a Kubernetes object: no 'kind'", "$")]
+
+
 def test_a_json_list_item_that_is_not_an_object_leaves_the_objects_their_lines() -> None:
     """Regression: one string, number, null or list among a JSON List's items put every object at line 1 (the
     item starts found were fewer than the items, so none was used)."""
