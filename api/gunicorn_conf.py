@@ -20,6 +20,7 @@ when the master exits), and ``child_exit`` does prometheus_client's bookkeeping 
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import shutil
 import signal
@@ -278,10 +279,51 @@ def post_fork(server: Any, worker: Any) -> None:
 
 
 def post_worker_init(worker: Any) -> None:
-    """The worker has its own handlers and the app: one asked to stop while it started stops now."""
+    """The worker has its own handlers and the app: one asked to stop while it started stops now.
+
+    Its quick-stop handler (SIGINT, SIGQUIT) runs once: Ctrl-C sends SIGINT to the workers too, and the master
+    sends them SIGQUIT; the second, run inside the first while gthread's handler held its thread pool's lock
+    (``ThreadPoolExecutor.shutdown``), waited on that lock for good, and the master SIGKILLed the worker at
+    graceful_timeout: Ctrl-C took 30 s about one stop in ten (py-spy on such a worker)."""
+    quit_once = _once(worker.handle_quit)
+    signal.signal(signal.SIGINT, quit_once)
+    signal.signal(signal.SIGQUIT, quit_once)
     if _stops_before_start:
         worker.log.info("worker %s: %s came while it started: stops now", worker.pid, signal.Signals(_stops_before_start[0]).name)
         worker.alive = False
+
+
+def _once(handler: Any) -> Any:
+    """``handler`` as a signal handler that runs on the first signal only: the later ones find it under way."""
+    began: list[int] = []
+
+    def once(signum: int, frame: Any) -> None:
+        if began:
+            return
+        began.append(signum)
+        handler(signum, frame)
+
+    return once
+
+
+def worker_exit(server: Any, worker: Any) -> None:
+    """A served worker is done (in the worker, its run loop left: the requests it held answered, or
+    graceful_timeout spent on them after SIGTERM, or none awaited after SIGINT/SIGQUIT): end the process with
+    gunicorn's exit status now. Python's own exit joins the request threads, and one blocked reading a client
+    that sends nothing more (an idle or half-sent connection) held the worker until the master's SIGKILL at
+    graceful_timeout: Ctrl-C took 30 s about one stop in ten. A worker that failed to boot exits as gunicorn
+    has it (its status tells the master to halt)."""
+    exc = sys.exception()
+    if not isinstance(exc, SystemExit) or not getattr(worker, "booted", False):
+        return
+    status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    logging.shutdown()  # flush the log lines (os._exit runs no exit handler)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
 
 
 def child_exit(server: Any, worker: Any) -> None:

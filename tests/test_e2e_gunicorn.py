@@ -603,6 +603,31 @@ def test_a_worker_asked_to_stop_while_it_starts_stops_at_once(tmp_path: Path) ->
     assert not Path(kept).exists()
 
 
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGQUIT])
+def test_a_quick_stop_does_not_wait_for_a_client_that_sends_nothing_more(tmp_path: Path, stop: int) -> None:
+    """Regression (py-spy on a worker of a server an adversarial trial stopped): a request thread blocked reading a client
+    that sent half its request held the worker's exit (Python joins the pool's threads) until the master's
+    SIGKILL at graceful_timeout, 30 s. A quick stop (Ctrl-C, SIGQUIT) ends the served workers at once."""
+    with serving({"VERDICT_POLICIES": "gpu-operator"}, tmp_path / "gunicorn.log") as srv:
+        host, port = srv.base.removeprefix("http://").split(":")
+        clients = []
+        for _ in range(4):  # more than one worker's share, so both workers hold one
+            c = socket.create_connection((host, int(port)), timeout=10)
+            c.sendall(b"POST /v1/evaluate HTTP/1.1\r\nHost: verdict\r\nContent-Type: application/yaml\r\n")
+            clients.append(c)
+        time.sleep(1)  # the workers took them (no /healthz here: four such clients can hold all of one worker)
+        began = time.monotonic()
+        srv.proc.send_signal(stop)
+        try:
+            srv.proc.wait(timeout=25)
+        finally:
+            for c in clients:
+                c.close()
+        took = time.monotonic() - began
+    assert took < 10, f"the master took {took:.1f} s to stop (graceful_timeout is 30 s)"
+    assert "SIGKILL" not in (tmp_path / "gunicorn.log").read_text(errors="replace")
+
+
 def test_a_start_removes_the_directories_of_masters_no_longer_running(tmp_path: Path) -> None:
     """A master killed with SIGKILL runs no exit handler and leaves its reports (which quote dumps) in /dev/shm
     and its metrics in the temporary directory: the next server removes the directories of masters that no

@@ -36,7 +36,7 @@ def started(hooks: dict[str, Any], master_queue: list[int], after_fork: int | No
     pending: queue.SimpleQueue[int] = queue.SimpleQueue()
     for sig in master_queue:
         pending.put(sig)
-    worker = SimpleNamespace(pid=os.getpid(), alive=True, log=logging.getLogger("verdict-test"))
+    worker = SimpleNamespace(pid=os.getpid(), alive=True, log=logging.getLogger("verdict-test"), handle_quit=print)
     hooks["post_fork"](SimpleNamespace(SIG_QUEUE=pending), worker)
     if after_fork is not None:
         os.kill(os.getpid(), after_fork)  # the handler runs before os.kill returns (main thread)
@@ -65,3 +65,62 @@ def test_a_stop_signal_in_the_inherited_queue_stops_the_worker(hooks: dict[str, 
 def test_a_second_worker_forked_from_the_same_master_does_not_inherit_the_first_ones_stop(hooks: dict[str, Any]) -> None:
     assert started(hooks, [signal.SIGTERM]).alive is False
     assert started(hooks, []).alive is True
+
+
+def test_a_second_quick_stop_signal_does_not_run_the_handler_again_inside_the_first(hooks: dict[str, Any]) -> None:
+    """Regression: Ctrl-C sends SIGINT to the workers and the master sends them SIGQUIT; gthread's handler holds
+    its thread pool's lock (ThreadPoolExecutor.shutdown) when the second lands, and running it again there waited
+    on that lock for good. Here the handler holds a lock that is not reentrant when the second signal comes."""
+    import threading
+
+    lock = threading.Lock()
+    calls: list[tuple[int, bool]] = []
+
+    def handle_quit(signum: int, frame: Any) -> None:
+        got = lock.acquire(timeout=1)  # a second run inside the first cannot take it
+        calls.append((signum, got))
+        if got:
+            try:
+                os.kill(os.getpid(), signal.SIGQUIT)  # the master's, while the first holds the lock
+            finally:
+                lock.release()
+
+    worker = SimpleNamespace(pid=os.getpid(), alive=True, log=logging.getLogger("verdict-test"), handle_quit=handle_quit)
+    hooks["post_fork"](SimpleNamespace(SIG_QUEUE=queue.SimpleQueue()), worker)
+    hooks["post_worker_init"](worker)
+    os.kill(os.getpid(), signal.SIGINT)
+    assert calls == [(signal.SIGINT, True)]
+    assert worker.alive is True  # the handler given decides; gthread's sets alive and exits
+
+
+@pytest.mark.parametrize(("code", "status"), [(0, 0), (None, 0), (1, 1), ("reason", 1)])
+def test_a_served_worker_ends_with_gunicorns_exit_status_at_once(
+    hooks: dict[str, Any], monkeypatch: pytest.MonkeyPatch, code: Any, status: int
+) -> None:
+    ended: list[int] = []
+
+    def fake_exit(n: int) -> None:
+        ended.append(n)
+
+    monkeypatch.setattr(os, "_exit", fake_exit)
+    monkeypatch.setattr(logging, "shutdown", lambda: None)  # pytest's own handlers stay open
+    worker = SimpleNamespace(booted=True)
+    try:
+        raise SystemExit(code)
+    except SystemExit:
+        hooks["worker_exit"](SimpleNamespace(), worker)
+    assert ended == [status]
+
+
+def test_a_worker_that_did_not_boot_or_exits_on_an_error_is_left_to_python(
+    hooks: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gunicorn's boot-error status (3) tells the master to halt: that exit is gunicorn's."""
+    ended: list[int] = []
+    monkeypatch.setattr(os, "_exit", ended.append)
+    try:
+        raise SystemExit(3)
+    except SystemExit:
+        hooks["worker_exit"](SimpleNamespace(), SimpleNamespace(booted=False))
+    hooks["worker_exit"](SimpleNamespace(), SimpleNamespace(booted=True))  # no exit under way
+    assert ended == []
