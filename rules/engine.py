@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from .errors import DumpError, InputError, Source
 from .evaluate import evaluate
 from .exemptions import ExemptionSet
 from .loader import PolicySet
@@ -81,18 +82,26 @@ def audit_batch(
     those ``audit_paths`` gives one by one; ``progress`` hears each dump as it is read in this process, or
     each dump done when they are read in worker processes.
 
-    Raises ``rules.errors.DumpError`` for the first dump (in order) that cannot be read at all.
+    Raises ``rules.errors.DumpError`` when the one dump cannot be read at all; in a batch, such a dump's
+    report has no object and says why as its input error, and the other dumps are judged.
     """
     workers = jobs_setting(jobs)
-    if workers == 1 or len(dumps) < 2 or not can_fork():
+    if len(dumps) < 2:
         return [
             audit_paths([path], policies, progress, name=shown, exemptions=exemptions, selection=selection, jobs=workers)
             for path, shown in dumps
         ]
 
-    def one(item: tuple[str, str]) -> Report:
+    def one(item: tuple[str, str], hook: ProgressHook | None = None, jobs: int = 1) -> Report:
         path, shown = item
-        return audit_paths([path], policies, name=shown, exemptions=exemptions, selection=selection, jobs=1)
+        try:
+            return audit_paths([path], policies, hook, name=shown, exemptions=exemptions, selection=selection, jobs=jobs)
+        except DumpError as exc:  # a corrupt archive among many loses its own report, not the batch
+            unread = Dump(errors=[InputError(Source(exc.where, 1, exc.line), exc.reason)])
+            return _timed(0.0, unread, policies, shown, exemptions, None, selection)
+
+    if workers == 1 or not can_fork():
+        return [one(item, progress, workers) for item in dumps]
 
     reports = []
     for report in map_in_processes(dumps, workers, one):

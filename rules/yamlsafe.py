@@ -19,7 +19,9 @@ The walk is iterative, so a deep document cannot overflow Python's stack here.
 from __future__ import annotations
 
 import bisect
+import math
 import re
+import sys
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -53,6 +55,29 @@ class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
         for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
     }
 
+
+_BITS_A_DIGIT = math.log2(10)
+
+
+def _construct_int(loader: Any, node: yaml.ScalarNode) -> int:
+    """YAML's int, refusing one longer than the decimal digits Python reads and writes
+    (``sys.get_int_max_str_digits``, 4,300 by default: a guard against quadratic conversion) with its place,
+    instead of a ValueError that stopped the whole run (a hex one reads, then fails where it is written)."""
+    limit = sys.get_int_max_str_digits()
+    try:
+        value = int(yaml.constructor.SafeConstructor.construct_yaml_int(loader, node))
+    except ValueError:
+        value = None
+    if value is not None and limit and value.bit_length() > limit * _BITS_A_DIGIT - 1 and abs(value) >= 10**limit:
+        value = None  # more than ``limit`` decimal digits (10**limit is only worked out near that size)
+    if value is None:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"an integer longer than the {limit:,} digits verdict reads", node.start_mark
+        )
+    return value
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 MAX_DEPTH = limit("VERDICT_MAX_NESTING")
 MAX_ALIAS_ADDED = limit("VERDICT_MAX_ALIAS_ADDED")
@@ -305,7 +330,8 @@ def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, t
                 yield YamlDocument(number, exc.line or line, error=exc.reason)
                 continue
             except yaml.YAMLError as exc:
-                yield YamlDocument(number, line, error=f"YAML error: {_describe(exc)}")
+                mark = getattr(exc, "problem_mark", None)
+                yield YamlDocument(number, mark.line + 1 if mark else line, error=f"YAML error: {_describe(exc)}")
                 continue
             yield YamlDocument(number, line, data=data, node=node, duplicates=tuple(duplicates))
     finally:

@@ -293,6 +293,25 @@ def test_a_batch_with_one_unreadable_dump_still_reports_the_others_and_exits_2(t
     assert f"no Kubernetes object could be read from {bad}" in result.stderr
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_corrupt_archive_in_a_batch_loses_its_own_report_only(tmp_path: Path, jobs: str) -> None:
+    """Regression (an adversarial trial): 'verdict audit lab.yaml corrupt.zip' printed only "cannot read
+    corrupt.zip: broken zip archive" and wrote no report: the lab dump was lost with it."""
+    corrupt = tmp_path / "corrupt.zip"
+    corrupt.write_bytes(b"PK\x03\x04" + b"\x00" * 60)  # a zip's magic, then nothing of a zip
+    out = tmp_path / "report.json"
+    result = CliRunner().invoke(main, ["audit", str(LAB), str(corrupt), "-j", jobs, "--fail-on", "never", "-o", str(out)])
+    assert result.exit_code == 2  # one dump had no object, as for any unreadable dump of a batch
+    lab, broken = json.loads(out.read_text())["reports"]
+    assert (lab["summary"]["objectsRead"], broken["summary"]["objectsRead"]) == (19, 0)
+    [err] = broken["inputErrors"]
+    assert err["file"] == str(corrupt) and err["reason"].startswith("broken zip archive")
+    assert f"verdict: input error: {corrupt}, document 1: broken zip archive" in result.stderr
+    alone = CliRunner().invoke(main, ["audit", str(corrupt)])
+    assert (alone.exit_code, alone.stdout) == (2, "")
+    assert f"verdict: cannot read {corrupt}: broken zip archive" in alone.stderr
+
+
 def test_skips_from_a_missing_clusterpolicy_are_said_once_on_stderr() -> None:
     """Issue 14: a node dump without ClusterPolicy skips most node rules; the notes say why, once per reason,
     without --results skip."""

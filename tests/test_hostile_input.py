@@ -133,3 +133,19 @@ def test_yaml_errors_do_not_carry_pyyaml_marks() -> None:
     dump = parse_bytes(b"apiVersion: v1\nkind: Node\nmetadata: {name: a\n", "bad.yaml")
     assert len(dump.errors) == 1
     assert '"<unicode string>"' not in dump.errors[0].reason
+
+
+@pytest.mark.parametrize("value", ["1" + "0" * 5000, "0x" + "f" * 5000])
+def test_an_integer_of_more_digits_than_python_reads_is_an_input_error_at_its_line(value: str) -> None:
+    """Regression (an adversarial trial): a 5,000-digit integer stopped the run with "ValueError: Exceeds the
+    limit (4300 digits)" (CLI exit 1, HTTP 500), losing every other document and dump."""
+    text = (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n"
+        f"apiVersion: v1\nkind: Node\nmetadata:\n  name: b\n  labels: {{big: {value}}}\n---\n"
+        "apiVersion: v1\nkind: Node\nmetadata: {name: c}\n"
+    ).encode()
+    dump = parse_bytes(text, "big.yaml")
+    assert [o.name for o in dump.objects] == ["a", "c"]
+    [err] = dump.errors
+    assert (err.source.document, err.source.line) == (2, 9)
+    assert err.reason == "YAML error: an integer longer than the 4,300 digits verdict reads"
