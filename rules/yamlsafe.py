@@ -174,13 +174,71 @@ def load_documents(text: str | bytes) -> Iterator[YamlDocument]:
     A document that fails to parse or is refused becomes a ``YamlDocument`` with ``error`` set.
     libyaml cannot resynchronise after a syntax error, so reading resumes at the next ``---`` line at or
     after the error with the text before it blanked out (line numbers and document numbers stay true);
-    without such a line the error is the last document. Empty documents (``---`` alone) are skipped.
+    without such a line the error is the last document. Empty documents (``---`` alone) are skipped. A
+    character YAML does not allow (a control character) is refused by libyaml for the whole stream before any
+    document is read: the documents that hold one are set aside first, each its own error at its line.
     """
+    try:
+        yield from _load_documents(text, isinstance(text, str))
+    except _Unprintable as stop:  # the documents before stop.number are yielded: the set-aside text has them too
+        assert isinstance(text, str)
+        aside, unreadable = _set_aside_unprintable(text)
+        for doc in _load_documents(aside, False):
+            if doc.number < stop.number:
+                continue
+            found = unreadable.get(doc.data) if type(doc.data) is str else None
+            yield doc if found is None else YamlDocument(doc.number, found[0], error=found[1])
+
+
+class _Unprintable(Exception):
+    """libyaml met a character YAML does not allow while reading document ``number``."""
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+
+
+#: A character YAML 1.1 does not allow in a stream (libyaml's check): C0 controls but tab, LF and CR; DEL; C1
+#: controls but NEL; surrogates; U+FFFE and U+FFFF.
+_UNPRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _set_aside_unprintable(text: str) -> tuple[str, dict[str, tuple[int, str]]]:
+    """``text`` with each document that holds a character YAML does not allow replaced by a placeholder
+    document (``--- <key>`` then as many empty lines: line and document numbers stay true), and for each key
+    the 1-based line of the first such character and why it is refused."""
+    lines = _Lines(text)
+    parts: list[str] = []
+    unreadable: dict[str, tuple[int, str]] = {}
+    done = 0  # offset of the text not yet copied
+    for m in _UNPRINTABLE.finditer(text):
+        if m.start() < done:
+            continue  # in a document set aside already
+        line = bisect.bisect_right(lines.offsets, m.start()) - 1
+        i = bisect.bisect_right(lines.markers, line) - 1
+        first = lines.markers[i] if i >= 0 else 0
+        end = lines.offsets[lines.markers[i + 1]] if i + 1 < len(lines.markers) else len(text)
+        key = f"verdict-set-aside-{len(unreadable)}-{id(text)}"
+        column = m.start() - lines.offsets[line] + 1
+        unreadable[key] = (
+            line + 1,
+            f"YAML error: character U+{ord(m.group()):04X} (a control character) at column {column}: YAML allows"
+            " none, so this document is not read",
+        )
+        start = lines.offsets[first]
+        parts += [text[done:start], f"--- {key}", "\n" * text.count("\n", start, end)]
+        done = end
+    parts.append(text[done:])
+    return "".join(parts), unreadable
+
+
+def _load_documents(text: str | bytes, set_aside: bool) -> Iterator[YamlDocument]:
+    """``load_documents`` without setting aside the documents that hold a character YAML does not allow:
+    ``set_aside`` raises ``_Unprintable`` at the first (else it is the document's error, the stream's end)."""
     first = 1
     resume_from = -1  # 0-based line of the `---` this pass starts at (-1: the start of the text)
     lines: _Lines | None = None  # built on the first syntax error, once: later resumes are lookups
     while True:
-        stuck_at = yield from _load_pass(lines.blank_before(resume_from) if lines else text, first)
+        stuck_at = yield from _load_pass(lines.blank_before(resume_from) if lines else text, first, set_aside)
         if stuck_at is None or not isinstance(text, str):
             return
         lines = lines or _Lines(text)
@@ -288,7 +346,7 @@ def _at_the_end(exc: yaml.MarkedYAMLError, text: str | bytes, lines: int) -> tup
     return _last_written_line(text), f"{error} ({exc.context})" if exc.context else error
 
 
-def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, tuple[int, int] | None]:
+def _load_pass(text: str | bytes, first: int, set_aside: bool = False) -> Generator[YamlDocument, None, tuple[int, int] | None]:
     """Yield the documents of ``text``, numbered from ``first``; return ``(number, 0-based line)`` of a
     syntax error that ended the pass, or None when the stream was read to its end."""
     dense = _too_dense(text) if first == 1 else ""
@@ -315,6 +373,8 @@ def _load_pass(text: str | bytes, first: int) -> Generator[YamlDocument, None, t
                 yield YamlDocument(number, line, error=error)
                 return (number, mark.line) if mark else None
             except yaml.YAMLError as exc:
+                if set_aside and isinstance(exc, yaml.reader.ReaderError) and exc.character is not None:
+                    raise _Unprintable(number) from None
                 yield YamlDocument(number, 0, error=f"YAML error: {_describe(exc)}")
                 return None
             except RecursionError:

@@ -149,3 +149,32 @@ def test_an_integer_of_more_digits_than_python_reads_is_an_input_error_at_its_li
     [err] = dump.errors
     assert (err.source.document, err.source.line) == (2, 9)
     assert err.reason == "YAML error: an integer longer than the 4,300 digits verdict reads"
+
+
+def test_a_control_character_loses_only_its_own_document_and_is_said_at_its_line() -> None:
+    """Regression (an adversarial trial): one NUL in the 5th document of the lab dump gave "document 1: YAML
+    error: unacceptable character #x0000", no line, and none of the 19 objects was judged (libyaml refuses
+    the stream)."""
+    lines = (Path(__file__).resolve().parent.parent / "examples" / "lab-cluster.yaml").read_text().split("\n")
+    lines[379] += "\x00"
+    dump = parse_bytes("\n".join(lines).encode(), "lab.yaml")
+    assert len(dump.objects) == 18 and "gpu-vgpu-1" not in [o.name for o in dump.objects]
+    assert [str(e) for e in dump.errors] == [
+        "lab.yaml, document 5, line 380: YAML error: character U+0000 (a control character) at column 15: YAML"
+        " allows none, so this document is not read"
+    ]
+
+
+def test_documents_past_libyamls_reading_position_are_set_aside_too() -> None:
+    """libyaml checks characters a buffer ahead of the documents it yields: the documents it yielded before
+    meeting one are kept once, those after it are read, and each that holds one is its own error."""
+    docs = [f"kind: Node\nmetadata: {{name: n{i}}}\n" + "# pad\n" * 200 for i in range(400)]
+    docs[300] = docs[300].replace("name: n300", "name: n300\x01")
+    docs[302] = docs[302].replace("name: n302", "name: n302\x7f")
+    dump = parse_bytes("---\n".join(docs).encode(), "many.yaml")
+    names = [o.name for o in dump.objects]
+    assert names == [f"n{i}" for i in range(400) if i not in (300, 302)]
+    assert [(e.source.document, e.source.line, e.reason.split(" (")[0]) for e in dump.errors] == [
+        (301, 300 * 203 + 2, "YAML error: character U+0001"),
+        (303, 302 * 203 + 2, "YAML error: character U+007F"),
+    ]
