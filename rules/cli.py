@@ -412,10 +412,15 @@ def _render_out(reports: list[Report], fmt: str, output: str | None, options: di
         with open(output, "wb") as fh:
             _write(reports, fmt, fh, options)
     else:
-        sys.stdout.flush()
-        out = sys.stdout.buffer
-        _write(reports, fmt, out, options)
-        out.flush()
+        try:
+            sys.stdout.flush()
+            out = sys.stdout.buffer
+            _write(reports, fmt, out, options)
+            out.flush()
+        except BrokenPipeError:
+            # The reader stopped reading (| head): the verdict stands, and its exit status says it (click made
+            # it 1, "findings", for a clean dump). What is still to be written to stdout goes nowhere.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _write(reports: list[Report], fmt: str, fh: Any, options: dict[str, Any]) -> None:

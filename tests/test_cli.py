@@ -577,3 +577,25 @@ def test_a_rule_named_with_r_that_matches_no_object_is_said_in_a_note() -> None:
     selected = run("audit", str(lab), *both, "--kind", "pod", "--format", "table").stderr
     assert "rule kubevirt-vms/workload-schedulable matched no object of the objects selected" in selected
     assert "matched no object" not in run("audit", str(lab), "--format", "table").stderr
+
+
+@pytest.mark.parametrize(("fail_on", "status"), [("never", 0), ("fail", 1)])
+def test_a_reader_that_stops_reading_leaves_the_exit_status_the_verdicts(fail_on: str, status: int) -> None:
+    """Regression (a new user's trial): 'verdict audit clean.yaml | head -1' exited 1 ("findings") in most runs,
+    with nothing on stderr: click's answer to a broken pipe, met when the reader had gone before the report
+    was written. Here the reader is gone before the audit starts."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rules.cli", "audit", str(LAB), "--format", "json", "--fail-on", fail_on],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == status
+    assert "Traceback" not in err and "Error" not in err
+    assert "verdict: note: skipped:" in err  # the notes still reach stderr
