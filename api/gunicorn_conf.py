@@ -172,9 +172,9 @@ max_requests_jitter = 5_000
 # 78-89 requests/s. A new connection on a local network costs far less than judging a dump.
 keepalive = 0
 loglevel = _settings["LOG_LEVEL"].lower()
-accesslog = "-"  # request lines only (method, path, status, size, time): bodies and tokens are never logged
+accesslog = "-"  # request lines only (method, path, status, size, time, the worker): bodies and tokens never
 errorlog = "-"
-access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms'
+access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms worker %(p)s'
 limit_request_line = 8190
 proc_name = "verdict"
 # Worker heartbeat files in memory: on a container's overlay filesystem (or a read-only root) /tmp can

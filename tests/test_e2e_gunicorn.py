@@ -585,13 +585,19 @@ def test_a_worker_asked_to_stop_while_it_starts_stops_at_once(tmp_path: Path) ->
     with serving(env, log, str(conf)) as srv:
         status, _, body = srv.request("/v1/evaluate", data=LAB.read_bytes(), headers={"Content-Type": "application/yaml"})
         assert status == 200, body
-        # the worker that answered is replaced (logged after its access line): wait for its successor's fork
-        replaced = re.compile(r'"POST /v1/evaluate HTTP/1.1" 200 .*?worker \d+: resident memory .*?Booting worker', re.S)
+        # the worker that answered (its pid in the access line) is replaced: wait for its successor's fork,
+        # logged after the replacement (access and error lines are two streams: their order is not)
+
+        def successor_forked(text: str) -> bool:
+            answered = re.search(r'"POST /v1/evaluate HTTP/1.1" 200 .* worker <(\d+)>', text)
+            gone = answered and text.find(f"worker {answered[1]}: resident memory")
+            return bool(gone and gone > 0 and "Booting worker" in text[gone:])
+
         deadline = time.monotonic() + 20
-        while not replaced.search(log.read_text(errors="replace")) and time.monotonic() < deadline:
+        while not successor_forked(log.read_text(errors="replace")) and time.monotonic() < deadline:
             time.sleep(0.05)
         text = log.read_text(errors="replace")
-        assert replaced.search(text), text
+        assert successor_forked(text), text
         [kept] = re.findall(r"reports: the workers keep the reports they judged in (\S+)", text)
         began = time.monotonic()
         srv.proc.terminate()
