@@ -400,9 +400,11 @@ def _report(
     for r in reports_read:
         for err in r.input_errors:
             _err(f"verdict: input error: {err}")
-        # Notes (an expired exemption, a must-gather without ClusterPolicy) reach every format's user.
+        # Notes (an expired exemption, a must-gather without ClusterPolicy) reach every format's user; in a
+        # batch each says its dump.
+        of = f"{'<stdin>' if r.name == '-' else r.name}: " if len(reports) > 1 else ""
         for note in r.notes:
-            _err(f"verdict: note: {note}")
+            _err(f"verdict: note: {of}{note}")
     raise SystemExit(code)
 
 

@@ -599,3 +599,17 @@ def test_a_reader_that_stops_reading_leaves_the_exit_status_the_verdicts(fail_on
     assert proc.wait(timeout=60) == status
     assert "Traceback" not in err and "Error" not in err
     assert "verdict: note: skipped:" in err  # the notes still reach stderr
+
+
+def test_in_a_batch_each_note_says_its_dump(tmp_path: Path) -> None:
+    """Regression (a new user's trial): a folder of archives printed "note: assumed: a GPU node without a valid
+    workload label ..." once after the total, without saying that only one archive made the assumption."""
+    clean = tmp_path / "clean.yaml"
+    clean.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n")
+    res = run("audit", str(clean), str(REPO / "examples" / "lab" / "nodes.yaml"), "--fail-on", "never")
+    notes = [line for line in res.stderr.splitlines() if line.startswith("verdict: note: ")]
+    assert notes and all(n.startswith(f"verdict: note: {REPO / 'examples' / 'lab' / 'nodes.yaml'}: ") for n in notes)
+    alone = run("audit", str(REPO / "examples" / "lab" / "nodes.yaml"), "--fail-on", "never")
+    assert [line.removeprefix("verdict: note: ") for line in alone.stderr.splitlines() if "note:" in line] == [
+        n.removeprefix(f"verdict: note: {REPO / 'examples' / 'lab' / 'nodes.yaml'}: ") for n in notes
+    ]
