@@ -382,13 +382,28 @@ def _bad_quantities(obj: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _malformed_metadata(obj: dict[str, Any]) -> tuple[str, str] | None:
-    """Why ``obj`` is not judged when its ``metadata``, or the ``labels`` or ``annotations`` in it, is not a
-    mapping (the API server refuses such an object: it cannot come from a cluster), and the path of that field
-    below the object; None when they are mappings or absent. Judged, such a Node would read as unlabelled, and
+    """Why ``obj`` is not judged when it has no ``metadata.name`` (or one that is not a string), or when its
+    ``metadata``, or the ``labels`` or ``annotations`` in it, is not a mapping (the API server refuses such an
+    object: it cannot come from a cluster), and the path of that field below the object; None when they are
+    mappings or absent. Judged, such a Node would read as unlabelled, and
     its results would say so."""
     meta = obj.get("metadata")
-    if meta is None:
-        return None
+    if meta is None or (isinstance(meta, dict) and meta.get("name") in (None, "")):
+        given = (
+            " (it has only metadata.generateName: the API server names it)"
+            if isinstance(meta, dict) and meta.get("generateName")
+            else ""
+        )
+        return (
+            f"{obj['kind']}: no metadata.name{given}; the object is not judged (every object a cluster holds has one)",
+            ".metadata.name",
+        )
+    if isinstance(meta, dict) and not isinstance(meta["name"], str):
+        what = _JSON_TYPES.get(type(meta["name"]), type(meta["name"]).__name__)
+        return (
+            f"{obj['kind']}: metadata.name is a {what}, not a string (quote it in YAML); the object is not judged",
+            ".metadata.name",
+        )
     if not isinstance(meta, dict):
         part, value = "metadata", meta
     else:

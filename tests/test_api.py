@@ -452,12 +452,13 @@ def test_bytes_that_are_neither_text_nor_archive_are_400(client: FlaskClient) ->
 def test_parser_internals_stay_out_of_problem_details(client: FlaskClient) -> None:
     """Regression: PyYAML's own place (``in "<unicode string>", position 0``) was in the detail."""
     body = problem(evaluate(client, b"\x00"), 400, "malformed-dump")
-    reason = "YAML error: unacceptable character #x0000: control characters are not allowed"
+    reason = "YAML error: character U+0000 (a control character) at column 1: YAML allows none, so this document is not read"
     assert body["detail"] == f"nothing in the body could be read as an object: {reason}"
-    assert body["errors"] == [{"file": "<body>", "document": 1, "path": "", "reason": reason}]
-    assert "line" not in body
+    assert body["errors"] == [{"file": "<body>", "document": 1, "line": 1, "path": "", "reason": reason}]
     report = evaluate(client, CLUSTER + b"\n---\nkind: Node\x07\n").get_json()
     assert "<unicode string>" not in orjson.dumps(report).decode()
+    [err] = report["inputErrors"]  # the control character's document alone (libyaml refuses the stream)
+    assert (err["line"], err["reason"].split(" (")[0]) == (CLUSTER.count(b"\n") + 3, "YAML error: character U+0007")
 
 
 def test_some_bad_documents_are_reported_and_the_rest_evaluated(client: FlaskClient) -> None:

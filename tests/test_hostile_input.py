@@ -9,6 +9,7 @@ import os
 import tarfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -178,3 +179,26 @@ def test_documents_past_libyamls_reading_position_are_set_aside_too() -> None:
         (301, 300 * 203 + 2, "YAML error: character U+0001"),
         (303, 302 * 203 + 2, "YAML error: character U+007F"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("metadata", "reason"),
+    [
+        (None, "Node: no metadata.name; the object is not judged (every object a cluster holds has one)"),
+        ({"labels": {"a": "b"}}, "Node: no metadata.name; the object is not judged (every object a cluster holds has one)"),
+        ({"name": ""}, "Node: no metadata.name; the object is not judged (every object a cluster holds has one)"),
+        (
+            {"generateName": "gpu-"},
+            "Node: no metadata.name (it has only metadata.generateName: the API server names it); the object is not"
+            " judged (every object a cluster holds has one)",
+        ),
+        ({"name": 12345}, "Node: metadata.name is a number, not a string (quote it in YAML); the object is not judged"),
+        ({"name": ["a", "b"]}, "Node: metadata.name is a list, not a string (quote it in YAML); the object is not judged"),
+    ],
+)
+def test_an_object_without_a_name_is_an_input_error_not_a_clean_object(metadata: Any, reason: str) -> None:
+    """Regression (two trials): {"apiVersion": "v1", "kind": "Node"} was judged as "Node/" with 22 skips and a 200."""
+    bad = {"apiVersion": "v1", "kind": "Node", **({"metadata": metadata} if metadata is not None else {})}
+    dump = parse_bytes(orjson.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, bad]}), "l.json")
+    assert [o.name for o in dump.objects] == ["gpu-1"]
+    assert [(e.reason, e.path, e.source.item) for e in dump.errors] == [(reason, "$.items[1].metadata.name", 1)]

@@ -138,8 +138,12 @@ def test_a_batch_of_archives_judged_in_processes_gives_the_serial_reports(cluste
     assert forked[0].to_dict()["timing"].keys() == {"readMs", "indexMs", "evaluateMs"}
     broken = tmp_path / "broken.tar.gz"
     broken.write_bytes(b"\x1f\x8bnot gzip at all")
-    with pytest.raises(DumpError, match="broken.tar.gz"):
-        audit_batch([*dumps, (str(broken), "broken")], policies, jobs=2)
+    # an unreadable archive of a batch is its own report (its reason as input error), the others as before
+    *judged, unread = audit_batch([*dumps, (str(broken), "broken")], policies, jobs=2)
+    assert [comparable(render(r, "json")) for r in judged] == [comparable(render(r, "json")) for r in serial]
+    assert (unread.name, unread.objects_read, [e.source.file for e in unread.input_errors]) == ("broken", 0, [str(broken)])
+    with pytest.raises(DumpError, match="broken.tar.gz"):  # alone, it cannot be read
+        audit_batch([(str(broken), "broken")], policies, jobs=2)
 
 
 def test_the_cli_judges_with_jobs_and_refuses_a_bad_setting(

@@ -619,7 +619,8 @@ def test_a_flood_of_tiny_values_is_refused_before_it_is_composed(monkeypatch) ->
     )
     assert (err.source.document, err.source.line, composed) == (1, 1, [])
     # as many values with room around them (what kubectl writes) are read
-    spaced = parse_text("kind: ConfigMap\ndata:\n  list:\n" + "".join(f"  - value{i}\n" for i in range(5000)), "ok.yaml")
+    values = "".join(f"  - value{i}\n" for i in range(5000))
+    spaced = parse_text("kind: ConfigMap\nmetadata: {name: c}\ndata:\n  list:\n" + values, "ok.yaml")
     assert spaced.errors == [] and len(spaced.objects[0].obj["data"]["list"]) == 5000
 
 
