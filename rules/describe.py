@@ -238,12 +238,24 @@ def _sections(block: list[Line]) -> dict[str, _Section]:
     return sections
 
 
+#: The sections kubectl describe node prints from Capacity on (``printNode``): a block with none of them ends early.
+_FROM_CAPACITY_ON = {"Capacity", "Allocatable", "System Info", "Non-terminated Pods", "Allocated resources", "Events"}
+
+
 def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[dict, int]], list[InputError]]:
     s = _sections(block)
     name = s["Name"].value if "Name" in s else ""
     if not name or not NODE_NAME.match(name):
         line = s["Name"].line if "Name" in s else block[0][0]
         raise _Unreadable(line, "no readable 'Name:' line: not a node of kubectl describe output", "$.metadata.name")
+    if not s.keys() & _FROM_CAPACITY_ON:
+        # kubectl prints Capacity, Allocatable, System Info ... Events after Conditions and Addresses: a node
+        # with none of them was cut short (head, a paste limit); judged, it would read as a node without GPUs
+        raise _Unreadable(
+            block[-1][0],
+            f"node {name}: the text ends before its Capacity and Allocatable (cut short?); the node is not judged",
+            "$.status",
+        )
     metadata: dict[str, Any] = {"name": name, "labels": _labels(s.get("Labels"))}
     annotations = _annotations(s.get("Annotations"))
     annotations[SOURCE_KEY] = SOURCE_VALUE

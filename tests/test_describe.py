@@ -453,3 +453,20 @@ def test_never_raises_on_junk() -> None:
     for junk in ["Name:", "Name:\n\n\nName:", "Name: x\nCapacity:\n  :\n", "Labels:\nTaints:\n", "\x00\ufeffName: a"]:
         objects, errors = parse_describe_nodes(junk, "junk")
         assert isinstance(objects, list) and isinstance(errors, list)
+
+
+def test_a_node_cut_before_its_capacity_is_an_input_error_not_a_node_without_gpus() -> None:
+    """Regression (an adversarial trial): `head -n 95` of the lab's describe text cut the second node before
+    Capacity, and it was judged as a clean node: "skip: the node has no NVIDIA GPU", no input error."""
+    text = "\n".join((Path(__file__).parent / "data" / "lab" / "nodes.describe.txt").read_text().split("\n")[:95])
+    objects, errors = parse_describe_nodes(text, "cut.txt")
+    assert [o["metadata"]["name"] for o, _ in objects if o["kind"] == "Node"] == ["lab-cpu-1"]
+    [err] = errors
+    assert (err.source.document, err.source.line, err.path) == (2, 95, "$.status")
+    assert (
+        err.reason
+        == "node lab-container-1: the text ends before its Capacity and Allocatable (cut short?); the node is not judged"
+    )
+    # whole, it is read
+    whole, none = parse_describe_nodes((Path(__file__).parent / "data" / "lab" / "nodes.describe.txt").read_text(), "all.txt")
+    assert none == [] and "lab-container-1" in [o["metadata"]["name"] for o, _ in whole]
