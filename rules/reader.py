@@ -264,17 +264,41 @@ def _json_item_lines_by_regex(text: str, count: int, top_is_array: bool) -> list
     return _lines_at(text, starts)
 
 
-def _too_deep(data: Any) -> bool:
-    """True when ``data`` (parsed JSON: plain dicts and lists) nests containers deeper than ``MAX_DEPTH``
-    (``data`` itself is level 1). Level by level, each level's containers gathered by one comprehension:
-    faster than a recursive walk (which was most of the time of reading a dump of 12,000 objects), and it
-    needs no stack however high the limit is set."""
+def _too_deep(data: Any, limit: int | None = None) -> bool:
+    """True when ``data`` (parsed JSON: plain dicts and lists) nests containers deeper than ``limit`` (default
+    ``MAX_DEPTH``; ``data`` itself is level 1). Level by level, each level's containers gathered by one
+    comprehension: faster than a recursive walk (which was most of the time of reading a dump of 12,000
+    objects), and it needs no stack however high the limit is set."""
     level = [data] if type(data) is dict or type(data) is list else []
-    for _ in range(MAX_DEPTH):
+    for _ in range(MAX_DEPTH if limit is None else limit):
         if not level:
             return False
         level = [v for c in level for v in (c.values() if type(c) is dict else c) if type(v) is dict or type(v) is list]
     return bool(level)
+
+
+class _TooDeep(dict):  # type: ignore[type-arg]
+    """In place of a List item that nests too deep: refused on its own (``_objects_of``), keeping the other
+    items' places and lines (it counts as an object item, as its text starts like one)."""
+
+
+def _refuse_deep_items(data: Any) -> bool:
+    """Put ``_TooDeep`` in place of each item of a too-deep List (or JSON array) that nests too deep, when
+    only items do: True then, so that the others are judged; False when the document is too deep elsewhere."""
+    if type(data) is list:
+        items, below = data, 1
+    elif type(data) is dict and type(data.get("items")) is list:
+        items, below = data["items"], 2
+    else:
+        return False
+    deep = [i for i, item in enumerate(items) if _too_deep(item, MAX_DEPTH - below)]
+    if not deep:
+        return False
+    for i in deep:
+        items[i] = _TooDeep()
+    if _too_deep(data):
+        return False
+    return True
 
 
 #: Said when nothing in an input was a Kubernetes object: a file that is not a dump at all (a README, a log, a
@@ -329,6 +353,9 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
     for i, item in enumerate(items):
         line = (lines[i] if i < len(lines) else 0) or source.line
         where = Source(source.file, source.document, line, i)
+        if type(item) is _TooDeep:
+            dump.errors.append(InputError(where, f"nesting deeper than {MAX_DEPTH} levels", f"{prefix}[{i}]"))
+            continue
         if not isinstance(item, dict):
             what = f"a {_JSON_TYPES.get(type(item), type(item).__name__)}"
             dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: {what}", f"{prefix}[{i}]"))
@@ -444,7 +471,7 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
                 dump.errors.append(InputError(Source(name, 1, exc.lineno), reason))
                 return dump
             return exc
-        if _too_deep(data):
+        if _too_deep(data) and not _refuse_deep_items(data):
             dump.errors.append(InputError(Source(name, 1, 1), f"nesting deeper than {MAX_DEPTH} levels"))
             return dump
     if lines is None:

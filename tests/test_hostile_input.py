@@ -202,3 +202,34 @@ def test_an_object_without_a_name_is_an_input_error_not_a_clean_object(metadata:
     dump = parse_bytes(orjson.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, bad]}), "l.json")
     assert [o.name for o in dump.objects] == ["gpu-1"]
     assert [(e.reason, e.path, e.source.item) for e in dump.errors] == [(reason, "$.items[1].metadata.name", 1)]
+
+
+def _nested(levels: int) -> dict[str, Any]:
+    deep: dict[str, Any] = {}
+    cur = deep
+    for _ in range(levels):
+        cur["x"] = {}
+        cur = cur["x"]
+    return deep
+
+
+def test_one_too_deep_list_item_is_refused_alone_at_its_line() -> None:
+    """Regression (an adversarial trial): one of 50 nodes nested 150 levels lost the whole List ("nesting
+    deeper than 100 levels" at line 1, nothing judged)."""
+    nodes: list[dict[str, Any]] = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"}} for i in range(50)]
+    nodes[25]["metadata"]["annotations"] = _nested(150)
+    for document, prefix in ((nodes, "$"), ({"apiVersion": "v1", "kind": "List", "items": nodes}, "$.items")):
+        text = orjson.dumps(document, option=orjson.OPT_INDENT_2)
+        dump = parse_bytes(text, "deep.json")
+        assert [o.name for o in dump.objects] == [f"n{i}" for i in range(50) if i != 25]
+        starts = [i + 1 for i, line in enumerate(text.decode().split("\n")) if line == ("  {" if prefix == "$" else "    {")]
+        [err] = dump.errors
+        assert (err.reason, err.path, err.source.item, err.source.line) == (
+            f"nesting deeper than {MAX_DEPTH} levels",
+            f"{prefix}[25]",
+            25,
+            starts[25],
+        )
+    # too deep outside the items: the document is refused whole, as before
+    whole = parse_bytes(orjson.dumps({"kind": "List", "metadata": _nested(150), "items": nodes[:3]}), "deep.json")
+    assert (whole.objects, [e.reason for e in whole.errors]) == ([], [f"nesting deeper than {MAX_DEPTH} levels"])
