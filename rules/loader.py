@@ -21,6 +21,7 @@ from marshmallow import ValidationError
 
 from . import workloads  # noqa: F401  (registers schedulable and toleratesNodes before the schema is built)
 from .errors import PolicyError, RuleLookupError, RuleNameProblem, byte_place, dotted
+from .limits import limit
 from .model import (
     BUILTIN_NAMES,
     PLACEHOLDER,
@@ -280,11 +281,29 @@ def _rule_id(raw: Any, where: list[str | int]) -> str:
     return ""
 
 
+#: A policy or data file larger than this is refused before it is read (the largest built-in one is ~80 KB):
+#: a stray large file in a policy folder kept a master at gigabytes of memory after its reload was refused.
+MAX_POLICY_BYTES = limit("VERDICT_MAX_POLICY_BYTES")
+
+
+def _read_bounded(path: Path) -> bytes:
+    """The bytes of a policy or data file; ``PolicyError`` past ``MAX_POLICY_BYTES`` (read no further)."""
+    with path.open("rb") as fh:
+        raw = fh.read(MAX_POLICY_BYTES + 1)
+    if len(raw) > MAX_POLICY_BYTES:
+        raise PolicyError(
+            str(path), f"larger than {MAX_POLICY_BYTES:,} bytes (VERDICT_MAX_POLICY_BYTES): not read; is it a policy?"
+        )
+    return raw
+
+
 def _load_data_file(path: Path, shown: str) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PolicyError(shown, f"cannot read data file: {exc.strerror or exc}") from None
+        text = _read_bounded(path).decode("utf-8")
+    except PolicyError as exc:
+        raise PolicyError(shown, exc.reason) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PolicyError(shown, f"cannot read data file: {getattr(exc, 'strerror', None) or exc}") from None
     docs = list(load_documents(text))
     tables: dict[str, Any] = {}
     for doc in docs:
@@ -517,7 +536,7 @@ def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str 
 def load_policy_file(path: Path, pack: str = "") -> list[Policy]:
     """Load one policy file. Raises ``PolicyError``."""
     try:
-        raw = path.read_bytes()
+        raw = _read_bounded(path)
     except OSError as exc:
         raise PolicyError(str(path), f"cannot read: {exc.strerror or exc}") from None
     try:

@@ -691,3 +691,17 @@ def test_a_known_field_in_the_wrong_place_is_said_to_be_misplaced_not_misspelt(t
         load_policy_file(policy)
     assert "unknown field 'as' here: it is a field elsewhere in a policy; check its indentation" in str(err.value)
     assert "did you mean 'as'" not in str(err.value)
+
+
+def test_a_policy_or_data_file_past_the_size_limit_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression (an adversarial trial): a 1.1 GB file in the policies folder was read whole at each reload;
+    the reload was refused, but the master kept 2.3 GB and every new worker was replaced after each request."""
+    from rules import loader
+
+    monkeypatch.setattr(loader, "MAX_POLICY_BYTES", 1000)
+    big = tmp_path / "zz.yaml"
+    big.write_text("# " + "x" * 2000 + "\n")
+    with pytest.raises(PolicyLoadError) as info:
+        load_policies([str(tmp_path)])
+    [err] = info.value.errors
+    assert (err.file, err.reason) == (str(big), "larger than 1,000 bytes (VERDICT_MAX_POLICY_BYTES): not read; is it a policy?")
