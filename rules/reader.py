@@ -379,6 +379,15 @@ def _add_object(obj: dict[str, Any], where: Source, path: str, dump: Dump) -> No
         dump.errors.append(InputError(where, bad[0], path + bad[1]))
         return
     dump.errors.extend(InputError(where, reason, path + at) for at, reason in _bad_quantities(obj))
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or not meta.get("name"):
+        # Every object a cluster holds has a name; a hand-built one may not (a lab's bare ClusterPolicy): it is
+        # judged, as evidence for the others, and said, so that it never passes for a clean object unnoticed.
+        generated = isinstance(meta, dict) and meta.get("generateName")
+        given = " (only metadata.generateName: the API server names it)" if generated else ""
+        dump.notes.append(
+            f"{where}: this {obj['kind']} has no metadata.name{given}, as no object a cluster holds; it is judged unnamed"
+        )
     dump.objects.append(KObject(obj, where))
 
 
@@ -409,23 +418,14 @@ def _bad_quantities(obj: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _malformed_metadata(obj: dict[str, Any]) -> tuple[str, str] | None:
-    """Why ``obj`` is not judged when it has no ``metadata.name`` (or one that is not a string), or when its
-    ``metadata``, or the ``labels`` or ``annotations`` in it, is not a mapping (the API server refuses such an
-    object: it cannot come from a cluster), and the path of that field below the object; None when they are
-    mappings or absent. Judged, such a Node would read as unlabelled, and
-    its results would say so."""
+    """Why ``obj`` is not judged when its ``metadata.name`` is not a string, or when its ``metadata``, or the
+    ``labels`` or ``annotations`` in it, is not a mapping (the API server refuses such an object: it cannot come
+    from a cluster), and the path of that field below the object; None when they are mappings or absent.
+    Judged, such a Node would read as unlabelled, and its results would say so."""
     meta = obj.get("metadata")
-    if meta is None or (isinstance(meta, dict) and meta.get("name") in (None, "")):
-        given = (
-            " (it has only metadata.generateName: the API server names it)"
-            if isinstance(meta, dict) and meta.get("generateName")
-            else ""
-        )
-        return (
-            f"{obj['kind']}: no metadata.name{given}; the object is not judged (every object a cluster holds has one)",
-            ".metadata.name",
-        )
-    if isinstance(meta, dict) and not isinstance(meta["name"], str):
+    if meta is None:
+        return None
+    if isinstance(meta, dict) and meta.get("name") not in (None, "") and not isinstance(meta["name"], str):
         what = _JSON_TYPES.get(type(meta["name"]), type(meta["name"]).__name__)
         return (
             f"{obj['kind']}: metadata.name is a {what}, not a string (quote it in YAML); the object is not judged",
