@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import re
 import tarfile
@@ -470,6 +471,8 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
                 reason = f"JSON nested deeper than {MAX_DEPTH} levels (the parser stopped at column {exc.colno})"
                 dump.errors.append(InputError(Source(name, 1, exc.lineno), reason))
                 return dump
+            if "unexpected content after document" in str(exc):
+                return _parse_json_values(text, name) or exc
             return exc
         if _too_deep(data) and not _refuse_deep_items(data):
             dump.errors.append(InputError(Source(name, 1, 1), f"nesting deeper than {MAX_DEPTH} levels"))
@@ -487,6 +490,41 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
             found = iter(lines)
             lines = [next(found) if isinstance(item, dict) else 0 for item in items]
     _objects_of(data, Source(name, 1, 1), lines, dump, whole=True)
+    return dump
+
+
+_BLANK = re.compile(r"\s*")
+
+
+def _parse_json_values(text: str | bytes, name: str) -> Dump | None:
+    """JSON values one after another (``jq '.items[]'``, a loop of ``kubectl get ... -o json``): each value
+    is a document, numbered from 1 at its first line; a value that does not parse is that document's error and
+    ends the reading (what follows it cannot be placed). None when the text is not UTF-8 (the caller says so)."""
+    try:
+        whole = text.decode("utf-8") if isinstance(text, bytes) else text
+    except UnicodeDecodeError:
+        return None
+    decoder = json.JSONDecoder()
+    dump = Dump(files_read=[name])
+    at, line, counted, number = _BLANK.match(whole).end(), 1, 0, 0  # type: ignore[union-attr]
+    while at < len(whole):
+        number += 1
+        line += whole.count("\n", counted, at)
+        counted = at
+        try:
+            value, end = decoder.raw_decode(whole, at)
+        except json.JSONDecodeError as exc:
+            reason = f"JSON syntax error: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+            dump.errors.append(InputError(Source(name, number, exc.lineno), reason))
+            break
+        except RecursionError:
+            dump.errors.append(InputError(Source(name, number, line), f"nesting deeper than {MAX_DEPTH} levels"))
+            break
+        if _too_deep(value) and not _refuse_deep_items(value):
+            dump.errors.append(InputError(Source(name, number, line), f"nesting deeper than {MAX_DEPTH} levels"))
+        else:
+            _objects_of(value, Source(name, number, line), [], dump, whole=True)
+        at = _BLANK.match(whole, end).end()  # type: ignore[union-attr]
     return dump
 
 

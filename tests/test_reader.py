@@ -973,3 +973,23 @@ def test_a_yaml_error_at_the_end_of_the_file_is_placed_where_the_unclosed_part_s
     # an error inside the file keeps its own line
     inside = parse_text("kind: Node\nmetadata: {name: x]\nspec: {}\n", "bad.yaml")
     assert [e.source.line for e in inside.errors] == [2]
+
+
+def test_json_values_one_after_another_are_each_read() -> None:
+    """Regression (a new user's trial): `jq '.items[]' nodes.json | verdict audit -` read the first node and
+    called the rest a YAML syntax error ("did not find expected <document start>"): 10 nodes lost."""
+    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"}} for i in range(4)]
+    text = "\n".join(json.dumps(n, indent=2) for n in nodes)
+    dump = parse_bytes(text.encode(), "<stdin>")
+    assert dump.errors == []
+    starts = [i + 1 for i, line in enumerate(text.split("\n")) if line == "{"]
+    assert [(o.name, o.source.document, o.source.line) for o in dump.objects] == [(f"n{i}", i + 1, starts[i]) for i in range(4)]
+    # compact, as jq -c prints them, and a List among them
+    compact = "\n".join([json.dumps(nodes[0]), json.dumps({"kind": "List", "items": nodes[1:3]}), json.dumps(nodes[3])])
+    assert [o.name for o in parse_bytes(compact.encode(), "c.json").objects] == ["n0", "n1", "n2", "n3"]
+    # one that does not parse ends the reading, said at its place; those before it are judged
+    cut = parse_bytes((text + '\n{"kind": "Node", "metadata": {"name": "x"}').encode(), "cut.json")
+    assert [o.name for o in cut.objects] == ["n0", "n1", "n2", "n3"]
+    [err] = cut.errors
+    assert (err.source.document, err.source.line) == (5, text.count("\n") + 2)
+    assert err.reason.startswith("JSON syntax error: Expecting ',' delimiter (line")
