@@ -242,6 +242,10 @@ def _sections(block: list[Line]) -> dict[str, _Section]:
 _FROM_CAPACITY_ON = {"Capacity", "Allocatable", "System Info", "Non-terminated Pods", "Allocated resources", "Events"}
 
 
+#: The sections kubectl describe node prints after Allocatable.
+_AFTER_ALLOCATABLE = _FROM_CAPACITY_ON - {"Capacity", "Allocatable"}
+
+
 def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[dict, int]], list[InputError]]:
     s = _sections(block)
     name = s["Name"].value if "Name" in s else ""
@@ -256,6 +260,22 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
             f"node {name}: the text ends before its Capacity and Allocatable (cut short?); the node is not judged",
             "$.status",
         )
+    if "Capacity" in s and not s.keys() & _AFTER_ALLOCATABLE:
+        # The text ends in Capacity or Allocatable. A paste of just those two sections is common and whole when
+        # Allocatable names every resource of Capacity (kubelet reports both for each); fewer, and the cut fell
+        # inside them: judged, the missing ones would read as allocatable 0 (false failures).
+        capacity = _resources(s["Capacity"])
+        allocatable = _resources(s["Allocatable"]) if "Allocatable" in s else {}
+        missing = sorted(capacity.keys() - allocatable.keys())
+        if missing:
+            where = "its Allocatable" if "Allocatable" in s else "its Capacity, before Allocatable"
+            shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+            raise _Unreadable(
+                block[-1][0],
+                f"node {name}: the text ends inside {where} (cut short?): no allocatable for {shown}, which Capacity"
+                " lists; the node is not judged",
+                "$.status.allocatable",
+            )
     metadata: dict[str, Any] = {"name": name, "labels": _labels(s.get("Labels"))}
     annotations = _annotations(s.get("Annotations"))
     annotations[SOURCE_KEY] = SOURCE_VALUE

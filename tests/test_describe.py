@@ -470,3 +470,36 @@ def test_a_node_cut_before_its_capacity_is_an_input_error_not_a_node_without_gpu
     # whole, it is read
     whole, none = parse_describe_nodes((Path(__file__).parent / "data" / "lab" / "nodes.describe.txt").read_text(), "all.txt")
     assert none == [] and "lab-container-1" in [o["metadata"]["name"] for o, _ in whole]
+
+
+@pytest.mark.parametrize(
+    ("lines", "reason"),
+    [
+        (
+            56,
+            "node vgpu-server-2: the text ends inside its Capacity, before Allocatable (cut short?): no allocatable for"
+            " cpu, devices.kubevirt.io/kvm, devices.kubevirt.io/tun and 4 more, which Capacity lists; the node is not judged",
+        ),
+        (
+            70,
+            "node vgpu-server-2: the text ends inside its Allocatable (cut short?): no allocatable for hugepages-2Mi,"
+            " memory, nvidia.com/A10-12Q and 5 more, which Capacity lists; the node is not judged",
+        ),
+    ],
+)
+def test_a_node_cut_inside_capacity_or_allocatable_is_an_input_error(lines: int, reason: str) -> None:
+    """Regression (a new user's trial): `head -n 70` of a vGPU node's describe text ended inside Allocatable; the
+    node was judged and failed twice ("allocatable [], less than its capacity") on resources the cut removed."""
+    text = "\n".join(
+        (DATA / "kubevirt-gpu-device-plugin-82_vgpu-node_a10-8q-and-stale-zeros.txt").read_text().split("\n")[:lines]
+    )
+    objects, errors = parse_describe_nodes(text, "cut.txt")
+    assert objects == []
+    assert [(e.source.line, e.path, e.reason) for e in errors] == [(lines, "$.status.allocatable", reason)]
+
+
+def test_a_paste_of_capacity_and_allocatable_alone_is_read() -> None:
+    """Just the two sections, Allocatable naming every resource of Capacity: whole, and judged."""
+    text = "Name: n1\nCapacity:\n  cpu: 8\n  nvidia.com/gpu: 2\nAllocatable:\n  cpu: 8\n  nvidia.com/gpu: 2\n"
+    objects, errors = parse_describe_nodes(text, "paste.txt")
+    assert errors == [] and objects[0][0]["status"]["allocatable"] == {"cpu": "8", "nvidia.com/gpu": "2"}
