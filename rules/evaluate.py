@@ -200,6 +200,11 @@ def _judged_none(k: int, of: int) -> str:
     )
 
 
+def _left_out_notes(policies: PolicySet) -> list[str]:
+    """The rules left out by name, so that a report of part of a pack does not read as the whole of it."""
+    return [f"rules left out by name (--skip-rule, skipRule=): {', '.join(policies.left_out)}"] if policies.left_out else []
+
+
 def _unmatched_notes(objects: list[ObjectReport], policies: PolicySet, selected: bool) -> list[str]:
     """One note per rule chosen by name that matched no object of the dump (of the objects a selection kept),
     with the kinds it judges: its absence from the report is otherwise silent (a lab of Pods judged with a
@@ -450,6 +455,7 @@ def _evaluate(
             *_assumption_notes(objects),
             *_skip_notes(objects),
             *(_unmatched_notes(objects, policies, selection is not None) if policies.named else []),
+            *_left_out_notes(policies),
             *([selection.missed(dump.objects)] if selection is not None and not selected else []),
             *_conflict_notes(index),
             *_operator_notes(index),

@@ -75,6 +75,9 @@ class PolicySet:
     #: True when ``select`` chose rules by name (``-r``, ``rule=``): a named rule that matches no object of a
     #: dump is then said in the report's notes (a whole pack's rules that match nothing are not news).
     named: bool = False
+    #: The rules ``select`` left out by name (``--skip-rule``, ``skipRule=``), as ``policy/rule``: the report
+    #: says them, so that a reader knows the audit is not the whole pack.
+    left_out: tuple[str, ...] = ()
 
     @property
     def rules(self) -> list[Rule]:
@@ -127,7 +130,7 @@ class PolicySet:
             kept = tuple(r for r in p.rules if (not names or r.uid in kept_uids) and r.uid not in skipped_uids)
             if kept:
                 out.append(replace(p, rules=kept))
-        return PolicySet(out, named=bool(names))
+        return PolicySet(out, named=bool(names), left_out=tuple(sorted(skipped_uids)))
 
     def _named(self, name: str, scope: list[Policy]) -> tuple[list[Rule], list[RuleNameProblem]]:
         """The rules of ``scope`` that ``name`` stands for, or why it stands for none (an unknown name is

@@ -140,6 +140,9 @@ def test_cli_skip_rule_leaves_a_rule_out_of_the_report() -> None:
     assert (whole.exit_code, skipped.exit_code) == (0, 0)
     assert BOTH[0] in rules_reported(whole.stdout)
     assert rules_reported(skipped.stdout) == rules_reported(whole.stdout) - {BOTH[0]}
+    # the report says what it leaves out (a new user's trial: the summary read like a whole audit)
+    assert f"verdict: note: rules left out by name (--skip-rule, skipRule=): {BOTH[0]}\n" in skipped.stderr
+    assert "left out" not in whole.stderr
     res = CliRunner().invoke(main, ["audit", str(LAB), "--skip-rule", "workload-label-vaild"])
     assert (res.exit_code, res.stdout) == (2, "")
     assert f"Error: Invalid value for --skip-rule: {TYPO}\n" in res.stderr
@@ -156,6 +159,7 @@ def test_evaluate_skip_rule_query_leaves_a_rule_out(client: FlaskClient) -> None
     whole = client.post("/v1/evaluate", data=LAB.read_bytes(), content_type="application/yaml")
     assert rules_reported(resp.get_data(as_text=True)) == rules_reported(whole.get_data(as_text=True)) - set(BOTH)
     assert json.loads(resp.get_data())["summary"] != json.loads(whole.get_data())["summary"]
+    assert f"rules left out by name (--skip-rule, skipRule=): {BOTH[0]}, {BOTH[1]}" in json.loads(resp.get_data())["notes"]
     bad = client.post("/v1/evaluate?skipRule=nope", data=LAB.read_bytes(), content_type="application/yaml").get_json()
     assert (bad["status"], bad["detail"]) == (400, f"skipRule: {UNKNOWN}")
     assert bad["errors"] == [{"parameter": "skipRule", "reason": UNKNOWN}]
