@@ -85,11 +85,11 @@ def _select(policies: PolicySet, names: list[str], rules: list[str], skip: list[
         chosen = policies.select(names, rules, skip) if (names or rules or skip) else policies
     except RuleLookupError as exc:
         candidates = [c for p in exc.problems for c in p.candidates]
-        parameters = ["rule" if p.name in rules else "skipRule" for p in exc.problems]
+        parameter = {False: "rule", True: "skipRule"}
         raise Problem(
             "invalid-query",
-            "; ".join(f"{parameter}: {p.reason}" for parameter, p in zip(parameters, exc.problems, strict=True)),
-            errors=[{"parameter": parameter, "reason": p.reason} for parameter, p in zip(parameters, exc.problems, strict=True)],
+            "; ".join(f"{parameter[p.skip]}: {p.reason}" for p in exc.problems),
+            errors=[{"parameter": parameter[p.skip], "reason": p.reason} for p in exc.problems],
             candidates=candidates or None,
         ) from None
     if not chosen.rules:

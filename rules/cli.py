@@ -319,7 +319,7 @@ def audit(
         try:
             policies = policies.select(rules=rule, skip=skip_rules)
         except RuleLookupError as exc:
-            hint = "--rule" if any(p.name in rule for p in exc.problems) else "--skip-rule"
+            hint = "--skip-rule" if all(p.skip for p in exc.problems) else "--rule"
             raise click.BadParameter(str(exc), param_hint=hint) from None
         if not policies.rules:
             raise click.BadParameter("leaves no rule to judge", param_hint="--skip-rule")

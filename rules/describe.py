@@ -238,12 +238,10 @@ def _sections(block: list[Line]) -> dict[str, _Section]:
     return sections
 
 
-#: The sections kubectl describe node prints from Capacity on (``printNode``): a block with none of them ends early.
-_FROM_CAPACITY_ON = {"Capacity", "Allocatable", "System Info", "Non-terminated Pods", "Allocated resources", "Events"}
-
-
-#: The sections kubectl describe node prints after Allocatable.
-_AFTER_ALLOCATABLE = _FROM_CAPACITY_ON - {"Capacity", "Allocatable"}
+#: The sections kubectl describe node prints after Allocatable (``printNode``).
+_AFTER_ALLOCATABLE = {"System Info", "Non-terminated Pods", "Allocated resources", "Events"}
+#: From Capacity on: a block with none of them ends early.
+_FROM_CAPACITY_ON = {"Capacity", "Allocatable", *_AFTER_ALLOCATABLE}
 
 
 def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[dict, int]], list[InputError]]:
@@ -260,13 +258,12 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
             f"node {name}: the text ends before its Capacity and Allocatable (cut short?); the node is not judged",
             "$.status",
         )
-    if "Capacity" in s and not s.keys() & _AFTER_ALLOCATABLE:
+    resources = {key.lower(): _resources(s[key]) for key in ("Capacity", "Allocatable") if key in s}
+    if "capacity" in resources and not s.keys() & _AFTER_ALLOCATABLE:
         # The text ends in Capacity or Allocatable. A paste of just those two sections is common and whole when
         # Allocatable names every resource of Capacity (kubelet reports both for each); fewer, and the cut fell
         # inside them: judged, the missing ones would read as allocatable 0 (false failures).
-        capacity = _resources(s["Capacity"])
-        allocatable = _resources(s["Allocatable"]) if "Allocatable" in s else {}
-        missing = sorted(capacity.keys() - allocatable.keys())
+        missing = sorted(resources["capacity"].keys() - resources.get("allocatable", {}).keys())
         if missing:
             where = "its Allocatable" if "Allocatable" in s else "its Capacity, before Allocatable"
             shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
@@ -296,10 +293,7 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
             spec[field_] = s[key].value
     if "PodCIDRs" in s and s["PodCIDRs"].value:
         spec["podCIDRs"] = s["PodCIDRs"].value.split(",")
-    status: dict[str, Any] = {}
-    for key in ("Capacity", "Allocatable"):
-        if key in s:
-            status[key.lower()] = _resources(s[key])
+    status: dict[str, Any] = dict(resources)
     if conditions := _conditions(s.get("Conditions")):
         status["conditions"] = conditions
     if addresses := _pairs(s.get("Addresses")):

@@ -191,13 +191,15 @@ class ExemptionError(PolicyError):
 
 @dataclass(frozen=True, slots=True)
 class RuleNameProblem:
-    """One rule name (``-r``, ``rule=``, ``/v1/rules/<id>``) that stands for no single rule: ``reason`` says
-    why, in words the CLI and the API both print; ``candidates`` are the ``policy/rule`` ids of an ambiguous
-    bare rule id (empty for an unknown name)."""
+    """One rule name (``-r``, ``--skip-rule``, ``rule=``, ``skipRule=``, ``/v1/rules/<id>``) that stands for no
+    single rule: ``reason`` says why, in words the CLI and the API both print; ``candidates`` are the
+    ``policy/rule`` ids of an ambiguous bare rule id (empty for an unknown name)."""
 
     name: str
     reason: str
     candidates: tuple[str, ...] = ()
+    #: True for a name given to leave a rule out (``--skip-rule``, ``skipRule=``), False for one that chooses it
+    skip: bool = False
 
 
 class RuleLookupError(VerdictError):

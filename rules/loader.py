@@ -118,11 +118,11 @@ class PolicySet:
         kept_uids: set[str] = set()
         skipped_uids: set[str] = set()
         problems: list[RuleNameProblem] = []
-        for chosen, wanted in ((kept_uids, names), (skipped_uids, skipped)):
+        for chosen, wanted, skipping in ((kept_uids, names, False), (skipped_uids, skipped, True)):
             for name in wanted:
                 found, trouble = self._named(name, scope)
                 chosen.update(r.uid for r in found)
-                problems.extend(trouble)
+                problems.extend(replace(t, skip=skipping) for t in trouble)
         if problems:
             raise RuleLookupError(problems)
         out = []

@@ -293,13 +293,19 @@ def _refuse_deep_items(data: Any) -> bool:
     else:
         return False
     deep = [i for i, item in enumerate(items) if _too_deep(item, MAX_DEPTH - below)]
-    if not deep:
-        return False
     for i in deep:
         items[i] = _TooDeep()
-    if _too_deep(data):
-        return False
-    return True
+    return bool(deep) and not _too_deep(data)
+
+
+def _json_objects_of(data: Any, source: Source, lines: list[int], dump: Dump, checked: bool = False) -> None:
+    """``_objects_of`` for one parsed JSON value (whole: JSON cut short does not parse), once its nesting is
+    checked (unless ``checked`` already): too deep, it is refused, or only its too-deep items are
+    (``_refuse_deep_items``)."""
+    if not checked and _too_deep(data) and not _refuse_deep_items(data):
+        dump.errors.append(InputError(source, f"nesting deeper than {MAX_DEPTH} levels"))
+        return
+    _objects_of(data, source, lines, dump, whole=True)
 
 
 #: Said when nothing in an input was a Kubernetes object: a file that is not a dump at all (a README, a log, a
@@ -474,9 +480,6 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
             if "unexpected content after document" in str(exc):
                 return _parse_json_values(text, name) or exc
             return exc
-        if _too_deep(data) and not _refuse_deep_items(data):
-            dump.errors.append(InputError(Source(name, 1, 1), f"nesting deeper than {MAX_DEPTH} levels"))
-            return dump
     if lines is None:
         is_array = isinstance(data, list)
         items = data if is_array else data.get("items") if isinstance(data, dict) else None
@@ -489,7 +492,7 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
         if lines and count < len(items):
             found = iter(lines)
             lines = [next(found) if isinstance(item, dict) else 0 for item in items]
-    _objects_of(data, Source(name, 1, 1), lines, dump, whole=True)
+    _json_objects_of(data, Source(name, 1, 1), lines, dump, checked=apart is not None)
     return dump
 
 
@@ -520,10 +523,7 @@ def _parse_json_values(text: str | bytes, name: str) -> Dump | None:
         except RecursionError:
             dump.errors.append(InputError(Source(name, number, line), f"nesting deeper than {MAX_DEPTH} levels"))
             break
-        if _too_deep(value) and not _refuse_deep_items(value):
-            dump.errors.append(InputError(Source(name, number, line), f"nesting deeper than {MAX_DEPTH} levels"))
-        else:
-            _objects_of(value, Source(name, number, line), [], dump, whole=True)
+        _json_objects_of(value, Source(name, number, line), [], dump)
         at = _BLANK.match(whole, end).end()  # type: ignore[union-attr]
     return dump
 

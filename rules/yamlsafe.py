@@ -346,7 +346,7 @@ def _at_the_end(exc: yaml.MarkedYAMLError, text: str | bytes, lines: int) -> tup
     return _last_written_line(text), f"{error} ({exc.context})" if exc.context else error
 
 
-def _load_pass(text: str | bytes, first: int, set_aside: bool = False) -> Generator[YamlDocument, None, tuple[int, int] | None]:
+def _load_pass(text: str | bytes, first: int, set_aside: bool) -> Generator[YamlDocument, None, tuple[int, int] | None]:
     """Yield the documents of ``text``, numbered from ``first``; return ``(number, 0-based line)`` of a
     syntax error that ended the pass, or None when the stream was read to its end."""
     dense = _too_dense(text) if first == 1 else ""
