@@ -17,9 +17,9 @@ from typing import Any
 
 from . import joins
 from .errors import EvaluationError, quoted
-from .inputs import reads_of, remember, walk_assertion
+from .inputs import lookup_steps, reads_of, remember, walk_assertion
 from .memo import IdentityMemo
-from .messages import lookup, substitute
+from .messages import substitute
 from .model import PLACEHOLDER, Assertion, Assumption, Policy, Ref, Rule, Var
 from .operators import OPERATORS, Operator, OperatorError, show
 from .quantity import QuantityError, parse_quantity
@@ -68,8 +68,8 @@ def compile_ref(ref: Ref, plan: PolicyPlan) -> Get:
             value = base(scope)
             ks = [step(scope) for step in steps]
             if each:
-                return [v for v in (_lookup_steps(x, ks) for x in value) if v is not None]
-            return _lookup_steps(value, ks)
+                return [v for v in (lookup_steps(x, ks) for x in value) if v is not None]
+            return lookup_steps(value, ks)
 
         keyed = stepped
     kept = _kept(compile_check(condition, plan)) if condition is not None else None
@@ -177,12 +177,6 @@ def _data(ref: Ref, policy: Policy) -> Get:
         return selected[0]
 
     return selected_values
-
-
-def _lookup_steps(value: Any, steps: list[Any]) -> Any:
-    for step in steps:
-        value = lookup(value, step)
-    return value
 
 
 # ------------------------------------------------------------------------------------------ dependencies

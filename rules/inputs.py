@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .jsonpath import JsonPath
+from .messages import lookup
 from .model import OBJECT_BUILTINS, PLACEHOLDER, Assertion, Policy, Ref, Rule
 from .operators import OPERATORS
 from .scope import Outcome, Scope
@@ -43,12 +44,15 @@ REMEMBER = True
 @dataclass(frozen=True, slots=True)
 class Reads:
     """The inputs of a check: paths on the object (each selecting a list of values), built-in names, vars
-    (by value), and whether it reads the dump (a context)."""
+    (by value), vars read only at a literal key (by the value there: ``{var: podSpec, key: tolerations}``
+    reads a Pod's tolerations, not its whole spec with its own ``nodeName``), and whether it reads the dump
+    (a context)."""
 
     paths: tuple[JsonPath, ...]
     builtins: tuple[str, ...]
     vars: tuple[str, ...]
     dump: bool
+    keyed: tuple[tuple[str, tuple[str | int, ...]], ...] = ()
 
 
 def reads_of(a: Assertion, rule: Rule, policy: Policy) -> Reads | None:
@@ -57,6 +61,7 @@ def reads_of(a: Assertion, rule: Rule, policy: Policy) -> Reads | None:
     paths: dict[str, JsonPath] = {}
     builtins: set[str] = set()
     names: set[str] = set()
+    keyed: dict[tuple[str, tuple[str | int, ...]], None] = {}
     dump = False
     contexts = policy.contexts
 
@@ -99,6 +104,10 @@ def reads_of(a: Assertion, rule: Rule, policy: Policy) -> Reads | None:
                 paths[r.target.text] = r.target
             ok = True
         elif kind == "var":
+            steps = _literal_steps(r.key)
+            if steps is not None and r.target not in bound and (r.target in rule.vars or r.target in policy.vars):
+                keyed[(r.target, steps)] = None  # the value at the key is the input, not the whole var
+                return True
             ok = name(r.target, bound)
         elif kind == "context":
             ok = context(r.target, bound)
@@ -113,7 +122,22 @@ def reads_of(a: Assertion, rule: Rule, policy: Policy) -> Reads | None:
 
     if not walk(a, frozenset()):
         return None
-    return Reads(tuple(paths[k] for k in sorted(paths)), tuple(sorted(builtins)), tuple(sorted(names)), dump)
+    return Reads(tuple(paths[k] for k in sorted(paths)), tuple(sorted(builtins)), tuple(sorted(names)), dump, tuple(keyed))
+
+
+def _literal_steps(key: Ref | None) -> tuple[str | int, ...] | None:
+    """The steps of a key made of literal names and indexes only (``tolerations``, ``[resources, limits]``),
+    as the compiled reference looks them up; None for no key or one that reads anything."""
+    if key is None:
+        return None
+    parts = key.target if key.kind == "keypath" else (key,)
+    steps: list[str | int] = []
+    for part in parts:
+        plain = part.key is None and part.where is None and part.capture is None and part.default is None
+        if part.kind != "literal" or not plain or type(part.target) not in (str, int):
+            return None
+        steps.append(part.target)
+    return tuple(steps)
 
 
 def walk_assertion(
@@ -138,6 +162,13 @@ def walk_assertion(
     return all(walk_assertion(c, inner, ref, each_binds) for c in x.children)
 
 
+def lookup_steps(value: Any, steps: tuple[Any, ...] | list[Any]) -> Any:
+    """``value`` looked up one step at a time (``rules.messages.lookup``), as a reference's key reads it."""
+    for step in steps:
+        value = lookup(value, step)
+    return value
+
+
 def _fresh() -> list[Any]:
     """The per-dump state of one remembered check: its table (when it reads the dump), hits, misses, off."""
     return [{}, 0, 0, False]
@@ -149,14 +180,18 @@ def remember(check: Check, reads: Reads) -> Check:
     held = [0]  # bytes of the keys of ``across``
     paths = reads.paths
     names = reads.builtins + reads.vars
+    keyed = reads.keyed
     per_dump = reads.dump
 
     def key(scope: Scope) -> bytes:
-        # the parts in the order paths, built-ins, vars; built once a call (this runs for every object)
+        # the parts in the order paths, built-ins, vars, vars at keys; built once a call (this runs for every
+        # object)
         root = scope.obj.obj
         var = scope.var
         parts: list[Any] = [p.values(root) for p in paths]
         parts += [var(n) for n in names]
+        if keyed:
+            parts += [lookup_steps(var(n), steps) for n, steps in keyed]
         return marshal.dumps(parts)
 
     def remembered(scope: Scope) -> Outcome:

@@ -30,7 +30,7 @@ CONTEXTS = {
     "nodeNames": {"kind": "Node", "path": "$.metadata.name"},
     "podsHere": {"kind": "Pod", "path": "$.metadata.name", "where": {"field": "$.spec.nodeName", "equals": {"var": "host"}}},
 }
-VARS = {"host": "$.spec.nodeName", "gpus": "$.spec.containers[*].resources.limits['nvidia.com/gpu']"}
+VARS = {"host": "$.spec.nodeName", "gpus": "$.spec.containers[*].resources.limits['nvidia.com/gpu']", "podSpec": "$.spec"}
 
 
 def policy(assertion: dict[str, Any], preconditions: list[dict[str, Any]] | None = None, **rule: Any) -> PolicySet:
@@ -67,6 +67,32 @@ def test_the_inputs_of_a_check_are_what_it_reads_of_the_object() -> None:
     found = reads({"context": "podsHere", "count": {"lte": 110}})
     assert (found.paths, found.vars, found.dump) == ((), ("host",), True)
     assert reads({"context": "nodeNames", "exists": True}).dump is True
+
+
+def test_a_var_read_at_a_literal_key_is_an_input_by_the_value_there() -> None:
+    """{var: podSpec, key: tolerations} reads a Pod's tolerations, not its whole spec (whose nodeName is its own):
+    pods that agree on their tolerations share the outcome wherever they run."""
+    found = reads({"var": "podSpec", "key": "tolerations", "exists": True})
+    assert (found.vars, found.keyed) == ((), (("podSpec", ("tolerations",)),))
+    found = reads({"var": "podSpec", "key": ["containers", 0, "image"], "exists": True})
+    assert found.keyed == (("podSpec", ("containers", 0, "image")),)
+    # a key that reads anything keeps the whole var (and what the key reads) as inputs
+    found = reads({"var": "podSpec", "key": ["containers", {"var": "host"}], "exists": True})
+    assert (found.vars, found.keyed) == (("host", "podSpec"), ())
+
+
+def test_pods_on_different_nodes_that_agree_at_the_key_share_one_result() -> None:
+    pods = _pods(60, 3)
+    for i, pod in enumerate(pods):
+        pod["spec"]["nodeName"] = f"node-{i}"
+    ps = policy({"var": "podSpec", "key": ["containers", 0, "resources", "limits", "nvidia.com/gpu"], "in": ["1", "2"]})
+    dump = Dump(objects=[KObject(o, Source("d.json", 1, 1, i)) for i, o in enumerate(pods)])
+    results = [o.results[0] for o in evaluate(dump, ps).objects]
+    assert [r.result for r in results[:3]] == ["pass", "pass", "fail"]
+    # the 40 passes are one result per template (keyed by the whole spec they were 40); a failure's message names
+    # its pod
+    assert len({id(r) for r in results if r.result == "pass"}) == 2
+    _same(pods, ps)
 
 
 def test_what_cannot_be_remembered() -> None:
