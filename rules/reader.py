@@ -321,6 +321,33 @@ NOT_AN_OBJECT = "not a Kubernetes object"
 _JSON_TYPES = {str: "string", int: "number", float: "number", bool: "boolean", type(None): "null", list: "list"}
 
 
+_TABLE_COLUMN = re.compile(r"[A-Z][A-Z0-9()./-]*(?: [A-Z][A-Z0-9()./-]*)*")
+
+
+def _table_columns(data: Any) -> list[str]:
+    """The column names of kubectl get's table output (``NAME  STATUS  ROLES  AGE  VERSION``, with -A
+    ``NAMESPACE  NAME ...``) when ``data``, a document read as one YAML string, starts with such a header."""
+    if not isinstance(data, str):
+        return []
+    header = data.strip().split(" ", 1)
+    if header[0] not in ("NAME", "NAMESPACE") or len(header) < 2:
+        return []
+    # YAML folds the lines of a plain scalar into one: the header ends where the first row begins (lower case)
+    words = re.split(r"\s{2,}", data.strip())
+    columns = []
+    for word in words:
+        if not _TABLE_COLUMN.fullmatch(word):
+            # the last column and the first row's first cell, joined by the folding
+            tokens = word.split(" ")
+            while tokens and not _TABLE_COLUMN.fullmatch(" ".join(tokens)):
+                tokens.pop()
+            if tokens:
+                columns.append(" ".join(tokens))
+            break
+        columns.append(word)
+    return columns if len(columns) >= 2 else []
+
+
 def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: bool = False) -> None:
     """Add the Kubernetes objects held by one parsed document to ``dump``; ``whole`` when the document cannot
     have been cut short and still parse (JSON: its closing brackets are at the end)."""
@@ -355,7 +382,15 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
         _add_object(data, source, "$", dump)
         return
     else:
-        dump.errors.append(InputError(source, f"{NOT_AN_OBJECT}: a {type(data).__name__}", "$"))
+        columns = _table_columns(data)
+        if columns:
+            reason = (
+                f"{NOT_AN_OBJECT}: the table kubectl get prints (columns {', '.join(columns)}), which holds no object;"
+                " print the objects with kubectl get ... -o yaml (or -o json)"
+            )
+        else:
+            reason = f"{NOT_AN_OBJECT}: a {type(data).__name__}"
+        dump.errors.append(InputError(source, reason, "$"))
         return
     for i, item in enumerate(items):
         line = (lines[i] if i < len(lines) else 0) or source.line

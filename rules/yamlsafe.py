@@ -367,6 +367,10 @@ def _load_pass(text: str | bytes, first: int, set_aside: bool) -> Generator[Yaml
                 line = mark.line + 1 if mark else 0
                 tab = _TAB if mark and _tab_before(text, mark.line, mark.column) else ""
                 error = f"YAML syntax error: {exc.problem or exc}{tab}"
+                context = exc.context_mark
+                if exc.problem and exc.context and context is not None and mark is not None and context.line != mark.line:
+                    # an unclosed '{' is found on a later line: say where what it was parsing starts
+                    error += f" ({exc.context} that starts at line {context.line + 1}, column {context.column + 1})"
                 lines = _line_count(text)
                 if exc.problem_mark is not None and exc.problem_mark.line >= lines:
                     line, error = _at_the_end(exc, text, lines)

@@ -372,9 +372,12 @@ def test_markdown_names_the_input_errors_under_the_summary(client: FlaskClient) 
         " · 0 error · 0 skip · 5 input errors"
     )
     assert lines[1:5] == [
-        "- ci/dump.yaml, document 5, line 54: YAML syntax error: did not find expected ',' or ']'",
-        "- ci/dump.yaml, document 6, line 59: YAML syntax error: did not find expected ',' or ']'",
-        "- ci/dump.yaml, document 7, line 64: YAML syntax error: did not find expected ',' or ']'",
+        "- ci/dump.yaml, document 5, line 54: YAML syntax error: did not find expected ',' or ']'"
+        " (while parsing a flow sequence that starts at line 52, column 18)",
+        "- ci/dump.yaml, document 6, line 59: YAML syntax error: did not find expected ',' or ']'"
+        " (while parsing a flow sequence that starts at line 57, column 18)",
+        "- ci/dump.yaml, document 7, line 64: YAML syntax error: did not find expected ',' or ']'"
+        " (while parsing a flow sequence that starts at line 62, column 18)",
         "- and 2 more",
     ]
 

@@ -253,6 +253,30 @@ def test_not_an_object() -> None:
     assert [(e.reason, e.path) for e in dump.errors] == [("not a Kubernetes object: a str", "$")]
     dump = parse_text("metadata: {name: x}\n", "x.yaml")
     assert [e.reason for e in dump.errors] == ["not a Kubernetes object: no 'kind'"]
+    # "NAME  STATUS" is no object: not a hidden name either (a word in upper case that starts a sentence)
+    dump = parse_text("NAME is what a node is called\n", "x.yaml")
+    assert [e.reason for e in dump.errors] == ["not a Kubernetes object: a str"]
+
+
+def test_the_table_kubectl_get_prints_is_named_with_its_columns() -> None:
+    """A trial pasted `kubectl get nodes` and read only "not a Kubernetes object: a str"."""
+    table = (
+        "NAME           STATUS   ROLES           AGE   VERSION\n"
+        "gpu-node-1     Ready    <none>          12d   v1.29.3\n"
+        "cp-1           Ready    control-plane   40d   v1.29.3\n"
+    )
+    [err] = parse_text(table, "nodes.txt").errors
+    assert (err.source.line, err.path) == (1, "$")
+    assert err.reason == (
+        "not a Kubernetes object: the table kubectl get prints (columns NAME, STATUS, ROLES, AGE, VERSION), which holds"
+        " no object; print the objects with kubectl get ... -o yaml (or -o json)"
+    )
+    pods = (
+        "NAMESPACE      NAME        READY   STATUS    RESTARTS   AGE   IP         NODE         NOMINATED NODE   READINESS GATES\n"
+        "gpu-operator   nvidia-dp   1/1     Running   0          3d    10.0.0.5   gpu-node-1   <none>           <none>\n"
+    )
+    [err] = parse_text(pods, "pods.txt").errors
+    assert "(columns NAMESPACE, NAME, READY, STATUS, RESTARTS, AGE, IP, NODE, NOMINATED NODE, READINESS GATES)" in err.reason
 
 
 def test_unknown_kinds_are_kept() -> None:
@@ -290,8 +314,11 @@ def test_bad_document_in_the_middle_keeps_the_others() -> None:
     assert summary(dump) == [("Node/gpu-node-1", "nodes.yaml", 1, 1, None), ("Node/gpu-node-3", "nodes.yaml", 3, 10, None)]
     [err] = dump.errors
     assert (err.source.file, err.source.document, err.source.line) == ("nodes.yaml", 2, 8)
-    assert err.reason == "YAML syntax error: did not find expected ',' or '}'"
-    assert str(err) == "nodes.yaml, document 2, line 8: YAML syntax error: did not find expected ',' or '}'"
+    # the parser finds the '{' of line 7 unclosed on line 8; the error says both (a trial read "line 8" alone as
+    # one line late)
+    why = "YAML syntax error: did not find expected ',' or '}' (while parsing a flow mapping that starts at line 7, column 11)"
+    assert err.reason == why
+    assert str(err) == f"nodes.yaml, document 2, line 8: {why}"
 
 
 def test_undefined_alias_and_bad_list_item_in_the_middle() -> None:
