@@ -180,7 +180,7 @@ class ObjectReport:
 
 def counted(count: int, noun: str, plural: str = "") -> str:
     """``1 object``, ``2 objects``: a count and its noun, plural unless one (``plural``, else ``noun`` + s)."""
-    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 #: Result words a roll-up counts: the findings.
@@ -217,7 +217,7 @@ class RuleRollup:
 
     def counts(self) -> str:
         """The words it counts, in the order fail, warn, error: ``2 fail, 1 error``."""
-        return ", ".join(f"{n} {word}" for word in FINDINGS if (n := getattr(self, word)))
+        return ", ".join(f"{n:,} {word}" for word in FINDINGS if (n := getattr(self, word)))
 
     def to_dict(self) -> dict[str, Any]:
         """The report form: ``{"rule", "policy", "title", "severity", "fail", "warn", "error", "objects",

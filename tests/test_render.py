@@ -849,15 +849,15 @@ def test_markdown_of_thousands_of_failures_leads_with_the_whole_rollup_and_cuts_
         assert len(text) <= limit, limit
         lines = text.splitlines()
         assert lines[0].startswith(
-            "**verdict** big.yaml: 11127 objects judged (11127 read) · 0 pass · 9000 fail (3000 critical, 6000 high)"
+            "**verdict** big.yaml: 11,127 objects judged (11,127 read) · 0 pass · 9,000 fail (3,000 critical, 6,000 high)"
         )
         rollup, *rest = _tables(text)
         details = rest[0] if rest else []
         assert len(details) > (3 if limit > 700 else -1)
         assert rollup == [
-            "| `big-policy/b` | critical | 3000 fail | `Node/b-00000`, `Node/b-00001`, `Node/b-00002` and 2,997 more |",
-            "| `big-policy/a` | high | 6000 fail | `Node/a-00000`, `Node/a-00001`, `Node/a-00002` and 5,997 more |",
-            "| `big-policy/c` | medium | 2127 warn | `Node/c-00000`, `Node/c-00001`, `Node/c-00002` and 2,124 more |",
+            "| `big-policy/b` | critical | 3,000 fail | `Node/b-00000`, `Node/b-00001`, `Node/b-00002` and 2,997 more |",
+            "| `big-policy/a` | high | 6,000 fail | `Node/a-00000`, `Node/a-00001`, `Node/a-00002` and 5,997 more |",
+            "| `big-policy/c` | medium | 2,127 warn | `Node/c-00000`, `Node/c-00001`, `Node/c-00002` and 2,124 more |",
         ]
         assert text.rstrip().endswith(f"_… {11127 - len(details):,} more findings not shown (limit {limit:,} characters)._")
     # grouped by rule: the worst rule's findings first, its id on the first row only
@@ -952,3 +952,21 @@ def test_markdown_of_findings_only_names_one_skip_note() -> None:
     ]
     assert markdown.skip_lines(lab.filtered({"fail", "skip"})) == whole  # skips asked for: all three
     assert markdown.skip_lines(lab.filtered(None, "high")) == whole
+
+
+def test_counts_past_a_thousand_are_written_with_separators() -> None:
+    """A trial read "5500 objects judged ... 25500 pass ... 91500 skip" beside "3,500" everywhere else."""
+    import yaml as _yaml
+    from conftest import make_policy, make_rule, node
+
+    from rules.evaluate import evaluate
+    from rules.loader import PolicySet, load_policy_text
+    from rules.reader import Dump, KObject
+
+    ps = PolicySet(load_policy_text(_yaml.safe_dump(make_policy([make_rule()])), "p.yaml"))
+    dump = Dump(objects=[KObject(node(f"n{i}"), Source("d.yaml", 1, 1, i)) for i in range(1_234)])
+    report = evaluate(dump, ps, name="d.yaml")
+    assert table.render(report).splitlines()[0] == "1,234 objects judged (1,234 read): 1,234 pass"
+    assert markdown.render(report).splitlines()[0] == (
+        "**verdict** d.yaml: 1,234 objects judged (1,234 read) · 1,234 pass · 0 fail · 0 warn · 0 error · 0 skip"
+    )

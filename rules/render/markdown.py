@@ -100,15 +100,15 @@ def summary_line(report: Report | dict[str, Any], title: str = "") -> str:
     some), from the summary of the whole audit (a filter
     changes the table, not these counts)."""
     s = report.summary() if isinstance(report, Report) else report
-    parts = [f"{counted(s['objectsJudged'], 'object')} judged ({s['objectsRead']} read{selected(s)})"]
-    parts.append(f"{s['results'].get('pass', 0)} pass")
+    parts = [f"{counted(s['objectsJudged'], 'object')} judged ({s['objectsRead']:,} read{selected(s)})"]
+    parts.append(f"{s['results'].get('pass', 0):,} pass")
     for word in ("fail", "warn", "error"):
         by = s[f"{word}BySeverity"]
         total = sum(by.values())
-        by_sev = ", ".join(f"{n} {sev}" for sev in SEVERITIES if (n := by.get(sev, 0)))
-        parts.append(f"{total} {word}" + (f" ({by_sev})" if total and word != "error" else ""))
+        by_sev = ", ".join(f"{n:,} {sev}" for sev in SEVERITIES if (n := by.get(sev, 0)))
+        parts.append(f"{total:,} {word}" + (f" ({by_sev})" if total and word != "error" else ""))
     exempt = s.get("exempt", 0)
-    parts.append(f"{s['results'].get('skip', 0)} skip" + (f" ({exempt} exempt)" if exempt else ""))
+    parts.append(f"{s['results'].get('skip', 0):,} skip" + (f" ({exempt:,} exempt)" if exempt else ""))
     if s["inputErrors"]:
         parts.append(counted(s["inputErrors"], "input error"))
     if title.startswith("<") and title.endswith(">"):
@@ -121,7 +121,7 @@ def summary_line(report: Report | dict[str, Any], title: str = "") -> str:
 def selected(summary: dict[str, Any]) -> str:
     """``; 4 selected by kind Node, labels a=b`` when the audit judged a selection of the dump, else ""."""
     sel = summary.get("selection")
-    return f"; {sel['objectsSelected']} selected by {describe(sel)}" if sel else ""
+    return f"; {sel['objectsSelected']:,} selected by {describe(sel)}" if sel else ""
 
 
 def input_error_lines(report: Report, most: int = INPUT_ERRORS, room: int | None = None) -> list[str]:

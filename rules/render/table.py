@@ -140,11 +140,10 @@ def _summary(report: Report) -> str:
     s = report.summary()
     exempt = s.get("exempt", 0)
     counts = ", ".join(
-        f"{n} {k}" + (f" ({exempt} exempt)" if k == "skip" and exempt else "") for k, n in s["results"].items() if n
+        f"{n:,} {k}" + (f" ({exempt:,} exempt)" if k == "skip" and exempt else "") for k, n in s["results"].items() if n
     )
-    return f"{counted(s['objectsJudged'], 'object')} judged ({s['objectsRead']} read{selected(s)}): {counts or 'no results'}" + (
-        f"; {counted(s['inputErrors'], 'input error')}" if s["inputErrors"] else ""
-    )
+    judged = f"{counted(s['objectsJudged'], 'object')} judged ({s['objectsRead']:,} read{selected(s)})"
+    return f"{judged}: {counts or 'no results'}" + (f"; {counted(s['inputErrors'], 'input error')}" if s["inputErrors"] else "")
 
 
 def _examples(x: RuleRollup) -> str:
@@ -218,7 +217,7 @@ def _heading(view: _View, group: list[tuple[ObjectReport, Result]], group_by: st
         view.lines(_fields([str(obj.ref), where(obj)], view.width, 2), "bold")
         return
     counts = ", ".join(
-        f"{n} {w}" for w in ("fail", "warn", "error", "pass", "skip") if (n := sum(x.result == w for _, x in group))
+        f"{n:,} {w}" for w in ("fail", "warn", "error", "pass", "skip") if (n := sum(x.result == w for _, x in group))
     )
     view.lines(_fields([f"{r.policy}/{r.rule}", f"{r.severity} · {counts}"], view.width, 2), "bold")
     view.lines(wrap(r.title, view.width, 2), "dim")
