@@ -172,7 +172,10 @@ def show_pack(policies: list[Policy], color: bool = False, width: int | None = N
             console.print(heading)
         if headers:
             _print_table(console, title, headers, rows)
-    return buf.getvalue()
+    if color:
+        return buf.getvalue()
+    # rich pads a table's centred title to the table's width: no line ends in spaces in a pipe or a file
+    return "\n".join(line.rstrip(" ") for line in buf.getvalue().split("\n"))
 
 
 def match_detail(m: Match) -> dict[str, Any]:
