@@ -1125,6 +1125,22 @@ def test_hint_names_what_the_pinned_node_advertises_instead() -> None:
     assert (p.schedulable, p.hint) == (False, "")
 
 
+def test_no_hint_when_a_node_the_pod_may_run_on_advertises_the_resource_without_room() -> None:
+    """Regression (an operator's trial): a Pod asking 8 GPUs of a cluster whose container node has 4 was told
+    "nvidia.com/gpu is not advertised where the pod may run: gpu-pt-1 advertises nvidia.com/GA102GL_A10", and a
+    VM asking a passthrough GPU held by a running VM the same about the container node: the resource is
+    advertised where the pod may run, there is no room, and the Insufficient reason says so."""
+    nodes = [
+        node("gpu-c-1", {"nvidia.com/gpu": "4"}),
+        node("gpu-pt-1", {"nvidia.com/GA102GL_A10": "2"}, labels={"nvidia.com/gpu.workload.config": "vm-passthrough"}),
+    ]
+    p = ClusterModel(nodes, []).predict(pod(limits={"nvidia.com/gpu": "8"}))
+    assert (p.schedulable, p.message, p.hint) == (False, "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.", "")
+    held = [pod("launcher", limits={"nvidia.com/GA102GL_A10": "2"}, node_name="gpu-pt-1", phase="Running")]
+    p = ClusterModel(nodes, held).predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}))
+    assert (p.schedulable, p.message, p.hint) == (False, "0/2 nodes are available: 2 Insufficient nvidia.com/GA102GL_A10.", "")
+
+
 def test_hint_when_no_node_has_a_required_label() -> None:
     """Nodes without kubevirt.io/schedulable (virt-handler not running): the VMI fails on the node
     selector it never wrote; the hint says which label nobody has and who sets it."""

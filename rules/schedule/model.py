@@ -338,9 +338,9 @@ class ClusterModel:
         self, view: PodView, candidates: set[int] | None = None, *, unsized: set[int] | frozenset[int] = frozenset()
     ) -> str:
         """Name what nodes advertise instead of a requested extended resource: across the cluster when no
-        node advertises it; else on the ``candidates`` (nodes that passed every filter but
-        NodeResourcesFit) that lack it but advertise another resource of the same domain, e.g. a
-        vm-passthrough node advertising ``nvidia.com/GA102GL_A10`` to a Pod asking ``nvidia.com/gpu``.
+        node advertises it; else, when none of the ``candidates`` (nodes that passed every filter but
+        NodeResourcesFit) does, what they advertise of the same domain, e.g. a vm-passthrough node
+        advertising ``nvidia.com/GA102GL_A10`` to a Pod asking ``nvidia.com/gpu``.
         Then which of the ``unsized`` nodes (those that reached NodeResourcesFit) were not checked."""
         c = self._cluster
         parts = []
@@ -368,7 +368,10 @@ class ClusterModel:
                         part += f"; nodes advertise {first_names(listed)}"
                     parts.append(part)
                 continue
-            lacking = sorted((candidates or set()) - c.advertised[resource])
+            reached = candidates or set()
+            if reached & c.advertised[resource]:
+                continue  # a node the pod may run on advertises it: it lacks room, which its Insufficient reason says
+            lacking = sorted(reached - c.advertised[resource])
             same_domain = c.domain_resources(domain) if lacking else {}
             shown = []
             for i in lacking:
