@@ -22,7 +22,7 @@ import bisect
 import math
 import re
 import sys
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -236,12 +236,24 @@ def _load_documents(text: str | bytes, set_aside: bool) -> Iterator[YamlDocument
     ``set_aside`` raises ``_Unprintable`` at the first (else it is the document's error, the stream's end)."""
     first = 1
     resume_from = -1  # 0-based line of the `---` this pass starts at (-1: the start of the text)
-    lines: _Lines | None = None  # built on the first syntax error, once: later resumes are lookups
+    # built on the first syntax error, once: later errors and resumes are lookups, not scans of the text
+    found: list[_Lines] = []
+
+    def lines_of() -> _Lines:
+        if not found:
+            assert isinstance(text, str)
+            found.append(_Lines(text))
+        return found[0]
+
     while True:
-        stuck_at = yield from _load_pass(lines.blank_before(resume_from) if lines else text, first, set_aside)
+        if resume_from < 0:
+            stuck_at = yield from _load_pass(text, first, set_aside, lines_of if isinstance(text, str) else None)
+        else:  # from the `---` on: libyaml reads on from there, its marks moved down to the line they are on
+            start = lines_of().offsets[resume_from]
+            stuck_at = yield from _load_pass(text, first, set_aside, lines_of, start, resume_from)
         if stuck_at is None or not isinstance(text, str):
             return
-        lines = lines or _Lines(text)
+        lines = lines_of()
         number, error_line = stuck_at
         resume = lines.next_document_start(max(error_line, resume_from + 1))
         if resume is None:
@@ -263,11 +275,10 @@ class _Lines:
             at = find("\n", at + 1)
         self.markers = [bisect.bisect_right(self.offsets, m.start()) - 1 for m in _DOCUMENT_START.finditer(text)]
 
-    def blank_before(self, line: int) -> str:
-        """The text with its first ``line`` lines emptied (kept as newlines, so marks keep their line)."""
-        if line <= 0:
-            return self.text
-        return "\n" * line + self.text[self.offsets[line] :]
+    def count(self) -> int:
+        """The lines of the text (a last line without a line break counts), as ``_line_count``."""
+        text = self.text
+        return len(self.offsets) - 1 + (0 if not text or text.endswith("\n") else 1)
 
     def next_document_start(self, line: int) -> int | None:
         """0-based line of the first ``---`` document marker at or after 0-based ``line``, or None."""
@@ -288,9 +299,14 @@ def _describe(exc: yaml.YAMLError) -> str:
 _TAB = " (a tab: YAML indents with spaces only)"
 
 
-def _tab_before(text: str | bytes, line: int, column: int) -> bool:
+def _tab_before(text: str | bytes, line: int, column: int, lines: _Lines | None = None) -> bool:
     """True when the 0-based ``line`` of ``text`` holds a tab up to ``column``: PyYAML's error there ("found
-    character that cannot start any token") does not name it."""
+    character that cannot start any token") does not name it. ``lines``: the text's lines, when known."""
+    if lines is not None and isinstance(text, str):
+        if line >= len(lines.offsets):
+            return False
+        start = lines.offsets[line]
+        return "\t" in text[start : start + column + 1].split("\n", 1)[0]
     nl: Any = b"\n" if isinstance(text, bytes) else "\n"
     start = 0
     for _ in range(line):  # no copy of the text: it may be a large dump
@@ -346,14 +362,68 @@ def _at_the_end(exc: yaml.MarkedYAMLError, text: str | bytes, lines: int) -> tup
     return _last_written_line(text), f"{error} ({exc.context})" if exc.context else error
 
 
-def _load_pass(text: str | bytes, first: int, set_aside: bool) -> Generator[YamlDocument, None, tuple[int, int] | None]:
-    """Yield the documents of ``text``, numbered from ``first``; return ``(number, 0-based line)`` of a
-    syntax error that ended the pass, or None when the stream was read to its end."""
+class _ReadOn:
+    """``text`` from ``start`` on, as a stream: libyaml reads it a chunk at a time, so a pass resumed after a
+    broken document costs what it reads, not a copy of the rest of the text (many broken documents in a
+    large stream made reading quadratic: 20,000 of them, 880 KB, took 250 s)."""
+
+    #: characters of the first chunk, doubled on each read up to what libyaml asks (16 KiB): a broken document
+    #: of a few lines costs a small read, not a full one
+    FIRST_CHUNK = 512
+
+    def __init__(self, text: str, start: int) -> None:
+        self.text = text
+        self.at = start
+        self.chunk = self.FIRST_CHUNK
+
+    def read(self, size: int = -1) -> str:
+        n = self.chunk if size < 0 else min(size, self.chunk)
+        self.chunk *= 2
+        piece = self.text[self.at : self.at + n]
+        self.at += len(piece)
+        return piece
+
+
+def _moved(mark: Any, lines: int) -> Any:
+    """``mark`` ``lines`` further down (libyaml's own marks are read-only)."""
+    return None if mark is None else yaml.error.Mark(mark.name, mark.index, mark.line + lines, mark.column, None, 0)
+
+
+def _move_marks(root: yaml.Node, lines: int) -> None:
+    """Move the marks of ``root`` and every node below it ``lines`` down, each node once (an alias is the
+    node it names); without recursion (nesting is checked after)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        node.start_mark = _moved(node.start_mark, lines)
+        node.end_mark = _moved(node.end_mark, lines)
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack += (key, value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+
+
+def _load_pass(
+    text: str | bytes,
+    first: int,
+    set_aside: bool,
+    lines_of: Callable[[], _Lines] | None = None,
+    start: int = 0,
+    below: int = 0,
+) -> Generator[YamlDocument, None, tuple[int, int] | None]:
+    """Yield the documents of ``text`` from offset ``start`` (the first character of 0-based line ``below``),
+    numbered from ``first``; return ``(number, 0-based line)`` of a syntax error that ended the pass, or None
+    when the stream was read to its end. ``lines_of`` gives the text's lines (a ``str``), built once."""
     dense = _too_dense(text) if first == 1 else ""
     if dense:
         yield YamlDocument(first, 1, error=dense)
         return None
-    loader = _Loader(text)
+    loader = _Loader(_ReadOn(text, start) if start and isinstance(text, str) else text)
     number = first - 1
     try:
         while True:
@@ -362,16 +432,21 @@ def _load_pass(text: str | bytes, first: int, set_aside: bool) -> Generator[Yaml
                 if not loader.check_node():
                     return None
                 node = loader.get_node()
+                if below and node is not None:
+                    _move_marks(node, below)
             except yaml.MarkedYAMLError as exc:
+                if below:
+                    exc.problem_mark, exc.context_mark = _moved(exc.problem_mark, below), _moved(exc.context_mark, below)
                 mark = exc.problem_mark or exc.context_mark
                 line = mark.line + 1 if mark else 0
-                tab = _TAB if mark and _tab_before(text, mark.line, mark.column) else ""
+                known = lines_of() if lines_of is not None else None
+                tab = _TAB if mark and _tab_before(text, mark.line, mark.column, known) else ""
                 error = f"YAML syntax error: {exc.problem or exc}{tab}"
                 context = exc.context_mark
                 if exc.problem and exc.context and context is not None and mark is not None and context.line != mark.line:
                     # an unclosed '{' is found on a later line: say where what it was parsing starts
                     error += f" ({exc.context} that starts at line {context.line + 1}, column {context.column + 1})"
-                lines = _line_count(text)
+                lines = known.count() if known is not None else _line_count(text)
                 if exc.problem_mark is not None and exc.problem_mark.line >= lines:
                     line, error = _at_the_end(exc, text, lines)
                 yield YamlDocument(number, line, error=error)

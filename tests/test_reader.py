@@ -1020,3 +1020,38 @@ def test_json_values_one_after_another_are_each_read() -> None:
     [err] = cut.errors
     assert (err.source.document, err.source.line) == (5, text.count("\n") + 2)
     assert err.reason.startswith("JSON syntax error: Expecting ',' delimiter (line")
+
+
+def test_many_broken_documents_are_read_once_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: each syntax error made the next pass re-read the rest of the stream (the text after it copied,
+    the lines before it blanked, and the tab check scanned from the first line): 20,000 broken documents (880
+    KB) took 250 s of a worker. The first pass reads the text; each resumed pass reads from its `---` on, a
+    growing chunk at a time, so a broken document of a few lines costs a small read."""
+    from rules import yamlsafe
+
+    text = "".join(f"---\nkind: ConfigMap\nmetadata: {{name: c{i}\n" for i in range(2000))
+    given: list[int] = []
+    read: list[int] = []
+
+    class Counting(yamlsafe._Loader):  # type: ignore[name-defined,misc]
+        def __init__(self, stream: Any) -> None:
+            given.append(len(stream) if isinstance(stream, str) else 0)
+            super().__init__(stream)
+
+    original = yamlsafe._ReadOn.read
+
+    def counting(self: Any, size: int = -1) -> str:
+        piece = original(self, size)
+        read.append(len(piece))
+        return piece
+
+    monkeypatch.setattr(yamlsafe, "_Loader", Counting)
+    monkeypatch.setattr(yamlsafe._ReadOn, "read", counting)
+    docs = list(yamlsafe.load_documents(text))
+    assert [d.number for d in docs] == list(range(1, 2001)) and all(d.error for d in docs)
+    assert [d.line for d in docs[:3]] == [4, 7, 10]  # each at the `---` where its '{' was found open
+    assert docs[1].error == (
+        "YAML syntax error: did not find expected ',' or '}' (while parsing a flow mapping that starts at line 6, column 11)"
+    )
+    assert sum(given) == len(text)  # the whole text given once, to the first pass
+    assert sum(read) <= len(text) + 2000 * 2 * yamlsafe._ReadOn.FIRST_CHUNK  # each resume: its own lines, a chunk more
