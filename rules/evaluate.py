@@ -451,13 +451,15 @@ def _evaluate(
         files_read=list(dump.files_read),
         files_skipped=list(dump.files_skipped),
         notes=[
+            # first: an object in the dump twice and different (two clusters in one archive or folder) puts every
+            # verdict that reads it in doubt
+            *_conflict_notes(index),
             *dump.notes,
             *_assumption_notes(objects),
             *_skip_notes(objects),
             *(_unmatched_notes(objects, policies, selection is not None) if policies.named else []),
             *_left_out_notes(policies),
             *([selection.missed(dump.objects)] if selection is not None and not selected else []),
-            *_conflict_notes(index),
             *_operator_notes(index),
             *exempter.notes((r.policy, r.id) for p in policies.policies for r in p.rules),
         ],
