@@ -283,7 +283,10 @@ def build_spec() -> APISpec:
                 "security": [{}],
                 "responses": {
                     "200": {
-                        "description": "Prometheus text exposition format 0.0.4",
+                        "description": (
+                            "Prometheus text exposition format, as prometheus-client writes it: Content-Type"
+                            " text/plain; version=1.0.0 (version=0.0.4 with an older prometheus-client)"
+                        ),
                         "content": {"text/plain": {"schema": {"type": "string"}}},
                     }
                 },

@@ -941,6 +941,10 @@ def test_metrics_move_after_an_evaluate() -> None:
     client = make_app().test_client()
     before = client.get("/metrics")
     assert before.status_code == 200 and before.mimetype == "text/plain"
+    # the version openapi.yaml names (a trial read 0.0.4 there and 1.0.0 in the answer)
+    version = before.mimetype_params["version"]
+    spec = yaml.safe_load((Path(__file__).resolve().parent.parent / "openapi.yaml").read_text())
+    assert f"version={version}" in spec["paths"]["/metrics"]["get"]["responses"]["200"]["description"]
     assert metric(before.get_data(as_text=True), "verdict_objects_evaluated_total") == 0
     assert metric(before.get_data(as_text=True), "verdict_rules_loaded") == 3
     evaluate(client)
