@@ -328,6 +328,21 @@ def _bound_names(a: Assertion) -> set[str]:
     return names
 
 
+def _raw_bound_names(raw: Any) -> set[str]:
+    """Every name an assertion that did not compile could bind: each ``as`` below it, ``item`` and ``index``."""
+    names = {"item", "index"}
+    stack = [raw]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            if isinstance(x.get("as_"), str):
+                names.add(x["as_"])
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return names
+
+
 def _compile_assumption(name: str, a: dict[str, Any], known: set[str]) -> Assumption:
     """One entry of ``spec.assumptions``, compiled; a note defaults to the message, which then must hold no
     placeholder. Raises ``CompileError``."""
@@ -380,11 +395,14 @@ def _compile_rule(
     where: list[str | int] = ["spec", "rules", i]
     rvars = {n: problems.attempt(compile_var, n, v, [*where, "vars", n]) for n, v in (r.get("vars") or {}).items()}
     assertion = problems.attempt(compile_assertion, r["assert_"], [*where, "assert"])
-    if assertion is not None:  # the names a forEach binds are known only from a compiled assertion
-        known = BUILTIN_NAMES | names | set(rvars) | _bound_names(assertion)
-        for fld in ("message", "passMessage", "remediation"):
-            if r.get(fld):
-                problems.attempt(check_placeholders, r[fld], known, [*where, fld])
+    # The names a forEach binds, from the compiled assertion; from a refused one, every name it could bind,
+    # so that its placeholders are still checked in the same round (a trial took three lint rounds for four
+    # mistakes)
+    bound = _bound_names(assertion) if assertion is not None else _raw_bound_names(r["assert_"])
+    known = BUILTIN_NAMES | names | set(rvars) | bound
+    for fld in ("message", "passMessage", "remediation"):
+        if r.get(fld):
+            problems.attempt(check_placeholders, r[fld], known, [*where, fld])
     preconditions = [
         problems.attempt(compile_assertion, p, [*where, "preconditions", j]) for j, p in enumerate(r.get("preconditions") or ())
     ]

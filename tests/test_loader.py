@@ -636,6 +636,31 @@ def test_every_independent_mistake_of_a_file_in_one_round() -> None:
     assert err.more[0].more == []  # one list, held by the error raised
 
 
+def test_a_broken_assertion_leaves_its_rule_s_placeholders_checked_in_the_same_round() -> None:
+    """Regression (an operator's trial): a bad JSONPath in a rule's assertion hid a misspelt {obsrved} in its
+    message until the path was fixed; the names the assertion binds (its forEach ``as``) still count."""
+    text = """apiVersion: verdict/v1
+kind: Policy
+metadata: {name: multi, version: 1.0.0}
+spec:
+  rules:
+  - id: ready
+    title: Node is ready
+    match: {kinds: [Node]}
+    assert:
+      forEach:
+        path: "$.status.conditions[?@.type = 'Ready']"
+        as: cond
+        assert: {var: cond, key: status, equals: "True"}
+    message: "{name} {cond.status} {obsrved}"
+    references: [https://kubernetes.io/docs/concepts/architecture/nodes/]
+"""
+    err = refused(text)
+    found = [(e.line, e.path, e.reason.split(";")[0]) for e in (err, *err.more)]
+    assert [(line, path) for line, path, _ in found] == [(11, "spec.rules[0].assert.forEach.path"), (14, "spec.rules[0].message")]
+    assert found[1][2] == "message placeholder {obsrved} names no var, context or built-in"
+
+
 def test_a_refused_definition_is_not_also_an_unknown_name() -> None:
     text = THREE_MISTAKES.split("---")[0].replace('path: "$.spec.mig.strategy"', 'path: "$.spec.mig[strategy"')
     text = text.replace("migStrategi", "migStrategy").replace("{nodeName}", "{name}")
