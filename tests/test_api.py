@@ -331,6 +331,12 @@ def test_accept_without_a_known_type_gives_json(client: FlaskClient, accept: str
 def test_accept_quality_and_format_precedence(client: FlaskClient) -> None:
     resp = evaluate(client, Accept="application/json;q=0.5, application/yaml")
     assert resp.mimetype == "application/yaml"
+    # q=0 refuses a type: with */* beside it, the server's next preference; alone, the header is disregarded
+    # (docs/service.md, as RFC 9110 allows), never a 406
+    resp = evaluate(client, Accept="application/json;q=0, */*")
+    assert resp.mimetype == "application/yaml"
+    resp = evaluate(client, Accept="application/json;q=0")
+    assert (resp.status_code, resp.mimetype) == (200, "application/json")
     resp = evaluate(client, query="?format=json", Accept="application/yaml")
     assert resp.mimetype == "application/json"
 
