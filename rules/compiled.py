@@ -17,9 +17,9 @@ from typing import Any
 
 from . import joins
 from .errors import EvaluationError, quoted
-from .inputs import lookup_steps, reads_of, remember, walk_assertion
+from .inputs import reads_of, remember, walk_assertion
 from .memo import IdentityMemo
-from .messages import substitute
+from .messages import lookup_steps, substitute
 from .model import PLACEHOLDER, Assertion, Assumption, Policy, Ref, Rule, Var
 from .operators import OPERATORS, Operator, OperatorError, show
 from .quantity import QuantityError, parse_quantity

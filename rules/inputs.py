@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .jsonpath import JsonPath
-from .messages import lookup
+from .messages import lookup_steps
 from .model import OBJECT_BUILTINS, PLACEHOLDER, Assertion, Policy, Ref, Rule
 from .operators import OPERATORS
 from .scope import Outcome, Scope
@@ -160,13 +160,6 @@ def walk_assertion(
         return False
     inner = bound | {x.each_as, *each_binds} if x.op == "forEach" else bound
     return all(walk_assertion(c, inner, ref, each_binds) for c in x.children)
-
-
-def lookup_steps(value: Any, steps: tuple[Any, ...] | list[Any]) -> Any:
-    """``value`` looked up one step at a time (``rules.messages.lookup``), as a reference's key reads it."""
-    for step in steps:
-        value = lookup(value, step)
-    return value
 
 
 def _fresh() -> list[Any]:

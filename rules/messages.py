@@ -80,3 +80,10 @@ def lookup(container: Any, key: Any) -> Any:
     if isinstance(container, list) and isinstance(key, int) and not isinstance(key, bool):
         return container[key] if -len(container) <= key < len(container) else None
     return None
+
+
+def lookup_steps(value: Any, steps: tuple[Any, ...] | list[Any]) -> Any:
+    """``value`` looked up one step at a time (``lookup``), as a reference's key reads it."""
+    for step in steps:
+        value = lookup(value, step)
+    return value

@@ -329,11 +329,10 @@ def _table_columns(data: Any) -> list[str]:
     ``NAMESPACE  NAME ...``) when ``data``, a document read as one YAML string, starts with such a header."""
     if not isinstance(data, str):
         return []
-    header = data.strip().split(" ", 1)
-    if header[0] not in ("NAME", "NAMESPACE") or len(header) < 2:
-        return []
     # YAML folds the lines of a plain scalar into one: the header ends where the first row begins (lower case)
     words = re.split(r"\s{2,}", data.strip())
+    if words[0] not in ("NAME", "NAMESPACE"):
+        return []
     columns = []
     for word in words:
         if not _TABLE_COLUMN.fullmatch(word):

@@ -19,6 +19,7 @@ The walk is iterative, so a deep document cannot overflow Python's stack here.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import re
 import sys
@@ -237,13 +238,8 @@ def _load_documents(text: str | bytes, set_aside: bool) -> Iterator[YamlDocument
     first = 1
     resume_from = -1  # 0-based line of the `---` this pass starts at (-1: the start of the text)
     # built on the first syntax error, once: later errors and resumes are lookups, not scans of the text
-    found: list[_Lines] = []
-
-    def lines_of() -> _Lines:
-        if not found:
-            assert isinstance(text, str)
-            found.append(_Lines(text))
-        return found[0]
+    # (called only when ``text`` is a str)
+    lines_of: Callable[[], _Lines] = functools.cache(lambda: _Lines(text))  # type: ignore[arg-type]
 
     while True:
         if resume_from < 0:
