@@ -46,7 +46,15 @@ class Choice(click.Choice):  # type: ignore[type-arg]
 
 
 def _err(message: str) -> None:
-    click.echo(message, err=True)
+    try:
+        click.echo(message, err=True)
+    except BrokenPipeError:  # `2>&1 | head`: the reader is gone; the exit status still says the verdict
+        _to_devnull(sys.stderr)
+
+
+def _to_devnull(stream: Any) -> None:
+    """Send what is still to be written to ``stream`` (its reader stopped reading) nowhere."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
 def _load(policy: tuple[str, ...]) -> PolicySet:
@@ -421,8 +429,8 @@ def _render_out(reports: list[Report], fmt: str, output: str | None, options: di
             out.flush()
         except BrokenPipeError:
             # The reader stopped reading (| head): the verdict stands, and its exit status says it (click made
-            # it 1, "findings", for a clean dump). What is still to be written to stdout goes nowhere.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            # it 1, "findings", for a clean dump).
+            _to_devnull(sys.stdout)
 
 
 def _write(reports: list[Report], fmt: str, fh: Any, options: dict[str, Any]) -> None:

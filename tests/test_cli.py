@@ -601,6 +601,26 @@ def test_a_reader_that_stops_reading_leaves_the_exit_status_the_verdicts(fail_on
     assert "verdict: note: skipped:" in err  # the notes still reach stderr
 
 
+@pytest.mark.parametrize(("fail_on", "status"), [("never", 0), ("fail", 1)])
+def test_a_reader_of_both_streams_that_stops_leaves_the_exit_status_the_verdicts(fail_on: str, status: int) -> None:
+    """Regression (a new user's trial): 'verdict audit clean.txt --format table 2>&1 | head -3' exited 1 every
+    time: the notes written to standard error met the closed pipe."""
+    import os
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rules.cli", "audit", str(LAB), "--format", "json", "--fail-on", fail_on],
+        cwd=REPO,
+        stdout=write,
+        stderr=write,
+    )
+    os.close(write)
+    os.close(read)  # the reader is gone before anything is written, on both streams
+    assert proc.wait(timeout=60) == status
+
+
 def test_in_a_batch_each_note_says_its_dump(tmp_path: Path) -> None:
     """Regression (a new user's trial): a folder of archives printed "note: assumed: a GPU node without a valid
     workload label ..." once after the total, without saying that only one archive made the assumption."""
