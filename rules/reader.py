@@ -321,6 +321,7 @@ NOT_AN_OBJECT = "not a Kubernetes object"
 _JSON_TYPES = {str: "string", int: "number", float: "number", bool: "boolean", type(None): "null", list: "list"}
 
 
+_PROMPT = re.compile(r"^[$#>%]\s*kubectl\b.*?\s(?=(?:NAME|NAMESPACE)\s{2})")
 _TABLE_COLUMN = re.compile(r"[A-Z][A-Z0-9()./-]*(?: [A-Z][A-Z0-9()./-]*)*")
 
 
@@ -329,8 +330,9 @@ def _table_columns(data: Any) -> list[str]:
     ``NAMESPACE  NAME ...``) when ``data``, a document read as one YAML string, starts with such a header."""
     if not isinstance(data, str):
         return []
-    # YAML folds the lines of a plain scalar into one: the header ends where the first row begins (lower case)
-    words = re.split(r"\s{2,}", data.strip())
+    # YAML folds the lines of a plain scalar into one: the header ends where the first row begins (lower case);
+    # a pasted prompt line before it ("$ kubectl get nodes") is folded in front of it
+    words = re.split(r"\s{2,}", _PROMPT.sub("", data.strip(), count=1))
     if words[0] not in ("NAME", "NAMESPACE"):
         return []
     columns = []
@@ -345,6 +347,20 @@ def _table_columns(data: Any) -> list[str]:
             break
         columns.append(word)
     return columns if len(columns) >= 2 else []
+
+
+#: A label key with a prefix (``nvidia.com/gpu.present``, ``kubernetes.io/hostname``).
+_PREFIXED_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+
+
+def _looks_like_labels(data: dict[Any, Any]) -> bool:
+    """True for a mapping of strings to strings with a prefixed label key among its keys: labels (or
+    annotations) printed alone, not an object."""
+    return (
+        bool(data)
+        and all(type(k) is str and type(v) is str for k, v in data.items())
+        and any(_PREFIXED_LABEL.match(k) for k in data)
+    )
 
 
 def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: bool = False) -> None:
@@ -376,7 +392,14 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
             )
     elif isinstance(data, dict):
         if not data.get("kind") or not isinstance(data.get("kind"), str):
-            dump.errors.append(InputError(source, f"{NOT_AN_OBJECT}: no 'kind'", "$"))
+            labels = "kind" not in data and _looks_like_labels(data)
+            why = (
+                "a map of labels (what kubectl get node NAME -o jsonpath='{.metadata.labels}' prints), which holds no"
+                " object; print the object with kubectl get ... -o yaml (or -o json)"
+                if labels
+                else "no 'kind'"
+            )
+            dump.errors.append(InputError(source, f"{NOT_AN_OBJECT}: {why}", "$"))
             return
         _add_object(data, source, "$", dump)
         return

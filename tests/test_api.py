@@ -499,8 +499,10 @@ def test_a_body_that_parses_but_holds_no_object_is_told_what_verdict_reads(clien
     labels = b'{"nvidia.com/gpu.present": "true", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"}'
     body = problem(evaluate(client, labels, content_type="application/json"), 400, "malformed-dump")
     assert body["detail"] == (
-        "nothing in the body could be read as an object: not a Kubernetes object: no 'kind'; verdict reads what"
-        " kubectl get -o yaml|json prints (objects or a List), kubectl describe node text, and tar/zip/gzip archives"
+        "nothing in the body could be read as an object: not a Kubernetes object: a map of labels (what kubectl get"
+        " node NAME -o jsonpath='{.metadata.labels}' prints), which holds no object; print the object with kubectl"
+        " get ... -o yaml (or -o json); verdict reads what kubectl get -o yaml|json prints (objects or a List),"
+        " kubectl describe node text, and tar/zip/gzip archives"
         " of them such as a must-gather"
     )
     broken = problem(evaluate(client, b"kind: Node\nmetadata: {name: [\n"), 400, "malformed-dump")

@@ -277,6 +277,21 @@ def test_the_table_kubectl_get_prints_is_named_with_its_columns() -> None:
     )
     [err] = parse_text(pods, "pods.txt").errors
     assert "(columns NAMESPACE, NAME, READY, STATUS, RESTARTS, AGE, IP, NODE, NOMINATED NODE, READINESS GATES)" in err.reason
+    # pasted with its prompt line (a second trial)
+    [err] = parse_text("$ kubectl get nodes\n" + table, "nodes.txt").errors
+    assert "(columns NAME, STATUS, ROLES, AGE, VERSION)" in err.reason
+
+
+def test_labels_printed_alone_are_named_with_what_to_print_instead() -> None:
+    """A trial audited what kubectl get node -o jsonpath='{.metadata.labels}' prints and read only "no 'kind'"."""
+    [err] = parse_text('{"nvidia.com/gpu.present": "true", "kubernetes.io/hostname": "n1"}', "labels.json").errors
+    assert err.reason == (
+        "not a Kubernetes object: a map of labels (what kubectl get node NAME -o jsonpath='{.metadata.labels}'"
+        " prints), which holds no object; print the object with kubectl get ... -o yaml (or -o json)"
+    )
+    # a mapping that is not labels keeps the plain reason
+    [err] = parse_text('{"foo": 1}', "x.json").errors
+    assert err.reason == "not a Kubernetes object: no 'kind'"
 
 
 def test_unknown_kinds_are_kept() -> None:
