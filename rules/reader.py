@@ -535,7 +535,9 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
                 dump.errors.append(InputError(Source(name, 1, exc.lineno), reason))
                 return dump
             if "unexpected content after document" in str(exc):
-                return _parse_json_values(text, name) or exc
+                values = _parse_json_values(text, name)
+                # one of them broken: flow-style YAML documents between `---` lines are read as YAML first
+                return values if values is not None and not values.errors else exc
             return exc
     if lines is None:
         is_array = isinstance(data, list)
@@ -558,8 +560,10 @@ _BLANK = re.compile(r"\s*")
 
 def _parse_json_values(text: str | bytes, name: str) -> Dump | None:
     """JSON values one after another (``jq '.items[]'``, a loop of ``kubectl get ... -o json``): each value
-    is a document, numbered from 1 at its first line; a value that does not parse is that document's error and
-    ends the reading (what follows it cannot be placed). None when the text is not UTF-8 (the caller says so)."""
+    is a document, numbered from 1 at its first line. A value that does not parse is that document's error, and
+    the reading goes on at the next line that starts with ``{`` or ``[`` (where each value starts as jq and
+    kubectl print them; their inner lines are indented): one broken value does not lose the rest. None when the
+    text is not UTF-8 (the caller says so)."""
     try:
         whole = text.decode("utf-8") if isinstance(text, bytes) else text
     except UnicodeDecodeError:
@@ -576,13 +580,21 @@ def _parse_json_values(text: str | bytes, name: str) -> Dump | None:
         except json.JSONDecodeError as exc:
             reason = f"JSON syntax error: {exc.msg} (line {exc.lineno}, column {exc.colno})"
             dump.errors.append(InputError(Source(name, number, exc.lineno), reason))
-            break
         except RecursionError:
             dump.errors.append(InputError(Source(name, number, line), f"nesting deeper than {MAX_DEPTH} levels"))
+        else:
+            _json_objects_of(value, Source(name, number, line), [], dump)
+            at = _BLANK.match(whole, end).end()  # type: ignore[union-attr]
+            continue
+        following = _NEXT_VALUE.search(whole, at)
+        if following is None:
             break
-        _json_objects_of(value, Source(name, number, line), [], dump)
-        at = _BLANK.match(whole, end).end()  # type: ignore[union-attr]
+        at = following.end()
     return dump
+
+
+#: The start of the next value after one that does not parse: a line starting with ``{`` or ``[``.
+_NEXT_VALUE = re.compile(r"\n(?=[{\[])")
 
 
 #: JSON of this many bytes or more is parsed one item at a time when its layout allows (``_parse_items_apart``).
@@ -668,6 +680,12 @@ def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None 
             return parsed
         json_error = parsed  # not JSON after all: maybe flow-style YAML, tried below
     dump = _parse_yaml_or_describe(text, name)
+    if json_error is not None and dump.errors:
+        # JSON values one after another, one of them broken (the first, even): read as such, the values around
+        # it are kept, where YAML stops at the second ("expected <document start>")
+        values = _parse_json_values(text, name)
+        if values is not None and values.objects and len(values.objects) >= len(dump.objects):
+            return values
     opened = len(text) - len(text.lstrip()) + 1  # just past the opening bracket
     if json_error is not None and json_error.pos > opened and not dump.objects and dump.errors:
         # Neither JSON nor YAML, and the JSON parser got past the opening token ('{"kind": "Node", ' cut short):

@@ -1029,12 +1029,40 @@ def test_json_values_one_after_another_are_each_read() -> None:
     # compact, as jq -c prints them, and a List among them
     compact = "\n".join([json.dumps(nodes[0]), json.dumps({"kind": "List", "items": nodes[1:3]}), json.dumps(nodes[3])])
     assert [o.name for o in parse_bytes(compact.encode(), "c.json").objects] == ["n0", "n1", "n2", "n3"]
-    # one that does not parse ends the reading, said at its place; those before it are judged
+    # one that does not parse is said at its place; those before it are judged
     cut = parse_bytes((text + '\n{"kind": "Node", "metadata": {"name": "x"}').encode(), "cut.json")
     assert [o.name for o in cut.objects] == ["n0", "n1", "n2", "n3"]
     [err] = cut.errors
     assert (err.source.document, err.source.line) == (5, text.count("\n") + 2)
     assert err.reason.startswith("JSON syntax error: Expecting ',' delimiter (line")
+
+
+def test_a_broken_json_value_does_not_lose_the_values_after_it() -> None:
+    """Regression: one value of a `jq -c '.items[]'` stream (or of a loop of `kubectl get -o json`) that did not
+    parse ended the reading: every node after it was lost without a word. The reading goes on at the next line
+    that starts a value; each broken one is its own document's error."""
+    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"}} for i in range(5)]
+    lines = [json.dumps(n) for n in nodes]
+    lines[1] = lines[1].replace('"n1"}', '"n1",}')  # a trailing comma
+    lines[3] = lines[3][:-2]  # cut short: its closing braces are missing
+    compact = parse_bytes("\n".join(lines).encode(), "c.json")
+    assert [(o.name, o.source.document, o.source.line) for o in compact.objects] == [("n0", 1, 1), ("n2", 3, 3), ("n4", 5, 5)]
+    assert [(e.source.document, e.source.line, e.reason) for e in compact.errors] == [
+        (2, 2, "JSON syntax error: Expecting property name enclosed in double quotes (line 2, column 64)"),
+        (4, 5, "JSON syntax error: Expecting ',' delimiter (line 5, column 1)"),
+    ]
+    # pretty-printed values (kubectl in a loop): a value's inner lines are indented, so it resumes at the next
+    pretty = [json.dumps(n, indent=2) for n in nodes[:3]]
+    pretty[0] = pretty[0].replace('"n0"', '"n0" "x"')
+    dump = parse_bytes("\n".join(pretty).encode(), "p.json")
+    assert [(o.name, o.source.document) for o in dump.objects] == [("n1", 2), ("n2", 3)]
+    assert [(e.source.document, e.source.line) for e in dump.errors] == [(1, 5)]
+    # JSON documents between `---` lines are YAML's flow style: every one read (the second was a JSON syntax error)
+    flow = parse_bytes("\n---\n".join(lines[i] for i in (0, 2)).encode(), "f.yaml")
+    assert flow.errors == [] and [(o.name, o.source.document) for o in flow.objects] == [("n0", 1), ("n2", 2)]
+    # nothing after the broken value starts a line: it is the last document
+    tail = parse_bytes((lines[0] + '\n{"kind": "Node", "metadata": {"name": "x",}}').encode(), "t.json")
+    assert [o.name for o in tail.objects] == ["n0"] and [e.source.document for e in tail.errors] == [2]
 
 
 def test_many_broken_documents_are_read_once_each(monkeypatch: pytest.MonkeyPatch) -> None:
