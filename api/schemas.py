@@ -203,12 +203,16 @@ class ProblemSchema(OpenSchema):
 # ------------------------------------------------------------------------------------------- report
 
 
+#: A report's ``line`` (``rules.errors.Source``).
+LINE = "1-based line where the object (or the error) starts; 0 when it is not known"
+
+
 class SourceSchema(OpenSchema):
     """A report object's ``source``: where it was read (``rules.errors.Source.to_dict()``)."""
 
     file = fields.String(required=True)
     document = fields.Integer(required=True)
-    line = fields.Integer(required=True)
+    line = fields.Integer(required=True, metadata={"description": LINE})
     item = fields.Integer(metadata={"description": "0-based index inside a *List or JSON array"})
 
 
@@ -217,8 +221,8 @@ class InputErrorSchema(OpenSchema):
 
     file = fields.String(required=True)
     document = fields.Integer(required=True)
-    line = fields.Integer(required=True)
-    item = fields.Integer()
+    line = fields.Integer(required=True, metadata={"description": LINE})
+    item = fields.Integer(metadata={"description": "0-based index inside a *List or JSON array"})
     path = fields.String(required=True)
     reason = fields.String(required=True)
 
