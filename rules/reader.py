@@ -671,9 +671,71 @@ def _parse_items_apart(raw: bytes) -> tuple[Any, list[int], Any] | None:
     return around, _lines_at(raw, starts), skeleton
 
 
+#: A Markdown code fence at the start of a line (```yaml, ~~~) and its info string; one inside a YAML block
+#: scalar is indented.
+_CODE_FENCE = re.compile(r"^(?:```|~~~)[ \t]*([^\n`]*)", re.M)
+#: The info strings of code blocks that can hold a dump (GitHub's names; none at all in a chat message).
+_DUMP_BLOCKS = frozenset({"", "yaml", "yml", "json", "jsonc", "text", "txt", "plaintext", "console", "shell-session"})
+#: A shell prompt that starts a code block's line: ``$ kubectl ...``, ``[root@node ~]# ...``, ``user@host:~$ ...``.
+_BLOCK_PROMPT = re.compile(r"[ \t]*(?:[$%]|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#]*[$#])[ \t]")
+#: The first line of a code block that holds a dump: JSON, a YAML key, comment or document marker, the
+#: table kubectl get prints. A command, an error message or a verdict report does not start so.
+_DUMP_LINE = re.compile(r"[ \t]*(?:[{\[#]|---|\.\.\.|[A-Za-z][\w./-]*:(?:[ \t]|$)|NAME[ \t]|NAMESPACE[ \t])")
+
+
+def _unfenced(text: str) -> tuple[str, int] | None:
+    """The text of a chat message, an issue comment or a Markdown file that has code fences at the start of a
+    line (which no YAML or JSON text has). With fences that pair up, only the code blocks that hold a dump
+    (``_DUMP_BLOCKS``, and a first line that starts one, after any shell prompt lines) are read, each a YAML
+    document of its own; with an odd number (a paste cut short), everything but the fences. Lines set aside
+    become blank, so every line keeps its number. Also how many lines of text outside those blocks were set
+    aside. None when there is no fence."""
+    fences = list(_CODE_FENCE.finditer(text))
+    if not fences:
+        return None
+    if len(fences) % 2:
+        parts, at = [], 0
+        for fence in fences:
+            parts += [text[at : fence.start()], ""]
+            at = fence.end()
+        return "".join(parts) + text[at:], 0
+    kept: list[str] = []
+    aside = 0
+    at = 0
+    for opening, closing in zip(fences[::2], fences[1::2], strict=True):
+        outside = text[at : opening.start()] + text[opening.start() : opening.end()]
+        aside += sum(1 for line in text[at : opening.start()].splitlines() if line.strip())
+        kept.append("\n" * outside.count("\n"))
+        block = text[opening.end() : closing.start()].split("\n")
+        lines = block[1:]  # block[0] is the rest of the fence's line: its info string
+        first = 0
+        while first < len(lines) and (not lines[first].strip() or _BLOCK_PROMPT.match(lines[first])):
+            first += 1
+        if opening.group(1).strip().lower() in _DUMP_BLOCKS and first < len(lines) and _DUMP_LINE.match(lines[first]):
+            kept.append(("---" if any(k.strip() for k in kept) else "") + "\n" * (first + 1) + "\n".join(lines[first:]))
+        else:
+            aside += sum(1 for line in lines if line.strip())
+            kept.append("\n" * (len(block) - 1))
+        at = closing.end()
+    aside += sum(1 for line in text[at:].splitlines() if line.strip())
+    kept.append("\n" * text.count("\n", at))
+    return "".join(kept), aside
+
+
 def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None = None) -> Dump:
     """``json_error``: the JSON parser's error when the caller already parsed this text as JSON (from its
-    bytes), so that it is not parsed again."""
+    bytes), so that it is not parsed again. A chat message's Markdown code blocks are read (``_unfenced``)."""
+    unfenced = _unfenced(text) if json_error is None else None
+    if unfenced is None or describe.looks_like_describe(text[:DESCRIBE_SNIFF_BYTES]):  # describe sets fences aside
+        return _parse_unfenced(text, name, json_error)
+    dump = _parse_unfenced(unfenced[0], name, None)
+    if unfenced[1]:
+        lines = f"{unfenced[1]} line" + ("s" if unfenced[1] != 1 else "")
+        dump.notes.append(f"{name}: read inside its Markdown code blocks (```); {lines} of text and other blocks set aside")
+    return dump
+
+
+def _parse_unfenced(text: str, name: str, json_error: orjson.JSONDecodeError | None) -> Dump:
     if json_error is None and _looks_like_json(text):
         parsed = _parse_json(text, name)
         if isinstance(parsed, Dump):

@@ -553,11 +553,13 @@ def test_a_choice_option_names_the_value_a_misspelt_word_stands_for() -> None:
 
 def test_a_file_that_is_not_a_dump_at_all_is_told_what_verdict_reads() -> None:
     """New-user trial: README.md as input gave a YAML syntax error at line 3 and 'no Kubernetes object could be
-    read', never saying that the file is not a dump and what one is."""
-    result = run("audit", str(REPO / "README.md"))
+    read', never saying that the file is not a dump and what one is. (README.md's code blocks are now read, as a
+    chat message's are: a page of prose without any stands for it.)"""
+    prose = REPO / "docs" / "security.md"
+    result = run("audit", str(prose))
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.splitlines()[-1] == (
-        f"verdict: no Kubernetes object could be read from {REPO / 'README.md'} (1 input error): verdict reads what"
+        f"verdict: no Kubernetes object could be read from {prose} (1 input error): verdict reads what"
         " kubectl get -o yaml|json prints (objects or a List), kubectl describe node text, and tar/zip/gzip archives"
         " of them such as a must-gather"
     )

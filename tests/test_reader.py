@@ -282,6 +282,42 @@ def test_the_table_kubectl_get_prints_is_named_with_its_columns() -> None:
     assert "(columns NAME, STATUS, ROLES, AGE, VERSION)" in err.reason
 
 
+def test_a_chat_message_is_read_inside_its_code_blocks() -> None:
+    """Regression (a chatops paste): YAML, JSON or a kubectl table inside Markdown code fences was "YAML syntax
+    error: found character that cannot start any token" at the first fence, and nothing was judged."""
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: {}\n"
+    message = f"my node gets no GPUs:\n```yaml\n{node.format('a')}```\nand this one\n~~~\n{node.format('b')}~~~\nthanks!\n"
+    dump = parse_bytes(message.encode(), "<stdin>")
+    assert dump.errors == []
+    # every object at its line in the message, each code block a document of its own
+    assert [(o.name, o.source.document, o.source.line) for o in dump.objects] == [("a", 1, 3), ("b", 2, 10)]
+    assert dump.notes == ["<stdin>: read inside its Markdown code blocks (```); 3 lines of text and other blocks set aside"]
+    # an error inside a block is at its line in the message
+    broken = parse_text("look:\n```\n" + node.format("c") + "  labels: {x: [}\n```\n", "m.txt")
+    assert [(e.source.line, e.reason) for e in broken.errors] == [(7, "YAML syntax error: did not find expected node content")]
+    # JSON in a block, nothing around it: no note
+    fenced_json = parse_text('```json\n{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "j"}}\n```\n', "j.txt")
+    assert [o.name for o in fenced_json.objects] == ["j"] and fenced_json.errors == [] and fenced_json.notes == []
+    # a kubectl table in a block is named as the table
+    table = "```\nNAME     STATUS   ROLES    AGE   VERSION\ngpu-1    Ready    <none>   1d    v1.29.3\n```\n"
+    [err] = parse_text(table, "t.txt").errors
+    assert err.source.line == 2 and "(columns NAME, STATUS, ROLES, AGE, VERSION)" in err.reason
+    # a fence left open (the paste cut short): the fence set aside, the rest read
+    assert [o.name for o in parse_text("```yaml\n" + node.format("d"), "o.txt").objects] == ["d"]
+    # the command that printed it, in the block or in a block of its own, and a shell block are set aside
+    asked = (
+        "I ran\n```sh\nkubectl get node e -o yaml\n```\n```\nkubectl get node e -o yaml\n```\ngot\n"
+        f"```\n$ kubectl get node e -o yaml\n{node.format('e')}```\n"
+    )
+    dump = parse_text(asked, "a.txt")
+    assert dump.errors == [] and [(o.name, o.source.document, o.source.line) for o in dump.objects] == [("e", 1, 11)]
+    assert dump.notes == ["a.txt: read inside its Markdown code blocks (```); 4 lines of text and other blocks set aside"]
+    # an indented fence is the text of a block scalar (a ConfigMap holding a README), not Markdown
+    readme = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: readme}\ndata:\n  README.md: |\n    ```sh\n    make\n    ```\n"
+    [cm] = parse_text(readme, "cm.yaml").objects
+    assert cm.obj["data"]["README.md"] == "```sh\nmake\n```\n"
+
+
 def test_labels_printed_alone_are_named_with_what_to_print_instead() -> None:
     """A trial audited what kubectl get node -o jsonpath='{.metadata.labels}' prints and read only "no 'kind'"."""
     [err] = parse_text('{"nvidia.com/gpu.present": "true", "kubernetes.io/hostname": "n1"}', "labels.json").errors
