@@ -38,7 +38,25 @@ def compile_ref(ref: Ref, plan: PolicyPlan) -> Get:
     """The value of ``ref`` in a scope: lists for ``many`` paths and ``keys``; ``key`` looks into the value
     (a key path one level per element; a ``many`` path's key into each value it selects); ``capture`` takes
     a regex group of it, ``where`` keeps the items that pass a condition; ``default`` when the value is None
-    or an empty list."""
+    or an empty list; ``join`` makes the value one string (a list's items written as messages write them,
+    separated by it; ``""`` for None or an empty list)."""
+    get = _unjoined(ref, plan)
+    separator = ref.join
+    if separator is None:
+        return get
+
+    def joined(scope: Scope) -> str:
+        value = get(scope)
+        if value is None:
+            return ""
+        if isinstance(value, (list, tuple)):
+            return separator.join(show(v) for v in value)
+        return show(value)
+
+    return joined
+
+
+def _unjoined(ref: Ref, plan: PolicyPlan) -> Get:
     base = _base(ref, plan)
     key, default, capture, condition = ref.key, ref.default, ref.capture, ref.where
     if key is None and capture is None and condition is None:

@@ -21,7 +21,7 @@ from .schema import SUBJECT_KEYS
 
 REF_KEYS = ("path", "keys", "var", "context", "data", "format", "value", "sum", "product")
 #: What a reference may add to its one reference key.
-REF_EXTRAS = ("key", "all", "default", "select", "capture", "where")
+REF_EXTRAS = ("key", "all", "default", "select", "capture", "where", "join")
 #: Arithmetic references: their value is a list of references, each a Kubernetes quantity.
 ARITHMETIC = {"sum": "sum", "product": "product"}
 #: ``{name}`` or ``{name.field.sub}`` in messages, remediations and format references (one grammar for
@@ -55,6 +55,8 @@ class Ref:
     select: JsonPath | None = None
     capture: re.Pattern[str] | None = None
     where: Assertion | None = None
+    #: the separator that makes the value one string (its items written as messages write them), else None
+    join: str | None = None
     label: str = field(default="", compare=False, repr=False)
     at: tuple[str | int, ...] = field(default=(), compare=False, repr=False)
 
@@ -82,7 +84,9 @@ class Ref:
             base = f"{base}[{self.key.text()}]"
         if self.capture is not None:
             base = f"{base} ~ {self.capture.pattern}"
-        return f"{base} where {self.where.op}" if self.where is not None else base
+        if self.where is not None:
+            base = f"{base} where {self.where.op}"
+        return f"{base} joined by {self.join!r}" if self.join is not None else base
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,7 +325,10 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
     capture = _capture(raw["capture"], [*where, "capture"]) if "capture" in raw else None
     filt = _condition(raw["where"], [*where, "where"]) if "where" in raw else None
     many = bool(raw.get("all", False)) or kind == "keys"
-    return Ref(kind, target, key, many, raw.get("default"), select, capture, filt, at=(*where, given[0]))
+    join = raw.get("join")
+    if join is not None and not isinstance(join, str):
+        raise CompileError([*where, "join"], 'join takes the separator to write between the items, e.g. " " or ", "')
+    return Ref(kind, target, key, many, raw.get("default"), select, capture, filt, join, at=(*where, given[0]))
 
 
 def _condition(raw: Any, where: list[str | int]) -> Assertion:

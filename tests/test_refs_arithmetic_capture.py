@@ -221,6 +221,34 @@ def test_a_keys_reference_with_where_keeps_the_names_that_pass(judge: Judge) -> 
     )
 
 
+def test_join_writes_a_list_as_one_string_for_a_command(judge: Judge) -> None:
+    """``join``: a remediation names exactly what the object carries (kubectl's arguments, a shell loop's words),
+    where a data table could only hold every candidate."""
+    rule = make_rule(
+        {"var": "gpus", "count": 3},
+        match={"kinds": ["Node"]},
+        vars={"allocatable": "$.status.allocatable", "gpus": ADVERTISED_GPUS, "words": {**ADVERTISED_GPUS, "join": " "}},
+        message="for r in {words}; do echo $r; done",
+    )
+    r = judge([GPU_NODE], rules=[rule])[("gpu-vm-1", "r")]
+    assert r.message == "for r in nvidia.com/gpu nvidia.com/GA102GL_A10; do echo $r; done"
+    # nothing selected is the empty string (not <none> nor []); one value is written as it is
+    vars_ = {
+        "none": {"path": "$.metadata.labels['absent']", "join": ", "},
+        "empty": {"keys": "$.status.allocatable", "where": {"var": "item", "equals": "x"}, "join": ", "},
+        "one": {"path": "$.metadata.name", "join": ", "},
+        "numbers": {"value": [1, True, None], "join": "+"},
+    }
+    shown = "[{none}|{empty}|{one}|{numbers}]"
+    rule = make_rule({"var": "one", "equals": "gpu-vm-1"}, match={"kinds": ["Node"]}, vars=vars_, passMessage=shown)
+    assert judge([GPU_NODE], rules=[rule])[("gpu-vm-1", "r")].message == "[||gpu-vm-1|1+true+<none>]"
+
+
+def test_join_takes_a_string(load_policy: Callable[..., Any]) -> None:
+    with pytest.raises(PolicyError, match="join takes the separator"):
+        load_policy(make_policy([make_rule({"var": "x", "exists": True})], vars={"x": {"path": "$.a", "join": 1}}))
+
+
 def test_where_on_a_single_value_keeps_it_or_drops_it(judge: Judge) -> None:
     vars_ = {"product": {"path": "$.metadata.labels['nvidia.com/gpu.product']", "where": {"var": "item", "endsWith": "-SHARED"}}}
     shared = node("ts", {"nvidia.com/gpu.product": "Tesla-T4-SHARED"})
