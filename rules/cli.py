@@ -341,7 +341,10 @@ def audit(
         workers = jobs_setting(jobs)
     except JobsError as exc:
         raise click.BadParameter(str(exc), param_hint="--jobs") from None
-    dumps = [(dump, "<stdin>" if dump == "-" else dump) for dump in split_dumps(paths)]
+    batch_notes: list[str] = []
+    dumps = [(dump, "<stdin>" if dump == "-" else dump) for dump in split_dumps(paths, batch_notes)]
+    for note in batch_notes:
+        _err(f"verdict: note: {note}")
     console = _progress_console()
     progress = TerminalProgress(console) if console is not None else None
     with progress or nullcontext():

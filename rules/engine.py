@@ -16,11 +16,20 @@ from .exemptions import ExemptionSet
 from .loader import PolicySet
 from .parallel import can_fork, jobs_setting, map_in_processes
 from .progress import Progress
-from .reader import Budget, Dump, ProgressHook, parse_bytes, read_paths
+from .reader import (
+    ARCHIVE_SUFFIXES,
+    DESCRIBE_SNIFF_BYTES,
+    Budget,
+    Dump,
+    ProgressHook,
+    looks_read,
+    member_role,
+    parse_bytes,
+    read_paths,
+    set_aside_note,
+)
 from .report import Report
 from .selection import Selection
-
-ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip")
 
 
 def _timed(
@@ -95,10 +104,19 @@ def audit_batch(
     def one(item: tuple[str, str], hook: ProgressHook | None = None, jobs: int = 1) -> Report:
         path, shown = item
         try:
-            return audit_paths([path], policies, hook, name=shown, exemptions=exemptions, selection=selection, jobs=jobs)
+            report = audit_paths([path], policies, hook, name=shown, exemptions=exemptions, selection=selection, jobs=jobs)
         except DumpError as exc:  # a corrupt archive among many loses its own report, not the batch
             unread = Dump(errors=[InputError(Source(exc.where, 1, exc.line), exc.reason)])
             return _timed(0.0, unread, policies, shown, exemptions, None, selection)
+        if not report.objects_read and not report.input_errors:
+            # An empty archive, or one of files that are not dumps: its report must not read as a clean cluster
+            # (batch jobs keep the report, not the terminal's notes).
+            if report.files_skipped:
+                held = f": {set_aside_note(report.files_skipped)}"
+            else:
+                held = ": the file is empty" if _empty(path) else ""
+            report.input_errors.append(InputError(Source(shown), f"no Kubernetes object found{held}"))
+        return report
 
     if workers == 1 or not can_fork():
         return [one(item, progress, workers) for item in dumps]
@@ -135,16 +153,45 @@ def audit_bytes(
     return _timed(time.perf_counter() - t0, dump, policies, name, exemptions, budget, selection)
 
 
-def split_dumps(paths: Iterable[str]) -> list[str]:
-    """The dumps named by CLI arguments: each argument is one dump, except a folder that holds only
-    archives (a batch of archived dumps), which stands for each archive in it."""
+def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[str]:
+    """The dumps named by CLI arguments: each argument is one dump, except a folder whose files that are read
+    are all archives (a batch of archived dumps), which stands for each archive in it. Its other files (a
+    README, checksums: what a folder read as one dump would not read either) are named in ``notes``."""
     out: list[str] = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            files = sorted(f for f in path.rglob("*") if f.is_file() and not f.name.startswith("."))
-            if files and all(f.name.lower().endswith(ARCHIVE_SUFFIXES) for f in files):
-                out.extend(str(f) for f in files)
+            files = sorted(f for f in path.rglob("*") if f.is_file() and not _hidden(f.relative_to(path)))
+            archives = [f for f in files if f.name.lower().endswith(ARCHIVE_SUFFIXES)]
+            others = [f for f in files if f not in archives]
+            if archives and not any(_read_as_dump(f) for f in others):
+                out.extend(str(f) for f in archives)
+                if others and notes is not None:
+                    aside = set_aside_note([str(f) for f in others])
+                    notes.append(f"{p}: a batch of {len(archives)} archives, each judged alone; {aside}")
                 continue
         out.append(p)
     return out
+
+
+def _empty(path: str) -> bool:
+    try:
+        return Path(path).stat().st_size == 0
+    except OSError:
+        return False
+
+
+def _hidden(rel: Path) -> bool:
+    return any(part.startswith(".") for part in rel.parts)
+
+
+def _read_as_dump(path: Path) -> bool:
+    """True when the file is read as part of a dump in a folder (``rules.reader.member_role``)."""
+    role = member_role(path.name)
+    if role != "text":
+        return role == "dump"
+    try:
+        with path.open("rb") as fh:
+            return looks_read(fh.read(DESCRIBE_SNIFF_BYTES))
+    except OSError:
+        return True  # unreadable: the folder is read as one dump, which says why

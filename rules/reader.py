@@ -792,6 +792,8 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
     if data.startswith(GZIP_MAGIC) or data.startswith(ZIP_MAGICS) or is_tar(data):
         with budget.level(name):
             return _unpack(data, name, budget)
+    if data.startswith(_UNICODE_BOMS):
+        return _parse_wide(data, name)
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     lead = _LEADING_SPACE.match(body).end()  # type: ignore[union-attr]
     json_error: orjson.JSONDecodeError | None = None
@@ -812,9 +814,27 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
             name,
             f"not UTF-8 text and not a tar, gzip or zip archive: byte 0x{data[exc.start]:02x} at line {line},"
             f" column {column} (offset {exc.start})",
+            line,
         ) from None
     with heap.paused():
         return _parse_text(text, name, json_error)
+
+
+#: Byte order marks of UTF-32 and UTF-16 text (UTF-32's first: its little-endian mark starts like UTF-16's).
+_WIDE = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+_UNICODE_BOMS = tuple(mark for mark, _ in _WIDE)
+
+
+def _parse_wide(data: bytes, name: str) -> Dump:
+    """Text with a UTF-16 or UTF-32 byte order mark: what Windows PowerShell's ``kubectl ... > nodes.yaml`` writes."""
+    encoding = next(enc for mark, enc in _WIDE if data.startswith(mark))
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        reason = f"{encoding.upper()} text (by its byte order mark) that does not decode: {exc.reason} at offset {exc.start}"
+        raise DumpError(name, reason) from None
+    with heap.paused():
+        return _parse_text(text, name)
 
 
 def _unpack(data: bytes, name: str, budget: Budget) -> Dump:
@@ -875,37 +895,85 @@ def _read_tree(
         dump.notes.extend(escape_notes)
         return dump
     dump = Dump(files_skipped=hidden + escaping, notes=escape_notes)
+    set_aside: list[str] = []
     for rel, load in entries:
         shown = f"{label}{rel}"
         if progress:
             progress.file(shown)
         before = len(dump.objects)
-        lowered = rel.lower()
-        if lowered.endswith(DUMP_SUFFIXES + (".tar", ".tar.gz", ".tgz", ".zip", ".gz")):
+        role = member_role(rel)
+        if role == "dump":
             dump.extend(_parse_member(load, shown, budget))
-        elif lowered.endswith(TEXT_SUFFIXES) or "." not in rel.rsplit("/", 1)[-1]:
-            dump.extend(_read_describe_member(load, shown, budget))
+        elif role == "text":
+            read = _read_text_member(load, shown, budget)
+            if read is None:
+                set_aside.append(shown)
+            else:
+                dump.extend(read)
         else:
-            dump.files_skipped.append(shown)
+            set_aside.append(shown)
         if progress:
             progress.objects(len(dump.objects) - before)
+    if set_aside:
+        dump.files_skipped.extend(set_aside)
+        dump.notes.append(set_aside_note(set_aside))
     return dump
+
+
+#: Archives by name; a folder of them (and of files that are not dumps) is a batch (``rules.engine``).
+ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip")
+
+
+def member_role(rel: str) -> str:
+    """What a folder or archive's file is by its name: ``dump`` (``*.yaml``, ``*.yml``, ``*.json``, an archive,
+    ``*.gz``), ``text`` (a name that says nothing: ``*.txt``, ``*.out``, ``*.md``, no extension; read when its
+    start is a dump or describe text, ``looks_read``) or ``other`` (not read: logs, binaries, checksums)."""
+    lowered = rel.lower()
+    if lowered.endswith(DUMP_SUFFIXES + ARCHIVE_SUFFIXES + (".gz",)):
+        return "dump"
+    if lowered.endswith(TEXT_SUFFIXES) or "." not in rel.rsplit("/", 1)[-1]:
+        return "text"
+    return "other"
+
+
+def set_aside_note(names: list[str]) -> str:
+    """The note that names the files of a folder or archive that were not read (the first five)."""
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    count = f"{len(names)} file" + ("s" if len(names) != 1 else "")
+    what = "neither named *.yaml, *.yml, *.json or an archive, nor starting as a dump or describe text"
+    return f"{count} not read: {what} ({shown})"
+
+
+#: The first line of a file that holds a dump (after blank lines, comments and a byte order mark).
+_DUMP_START = re.compile(r"(?:---|apiVersion:|kind:|items:|metadata:|\{\s*(?:\"|\})|\[\s*(?:\{|\]))")
+
+
+def looks_read(head: bytes) -> bool:
+    """True when a file whose name says nothing (``member_role`` ``text``) is read: its start (``head``, a few
+    KB) is ``kubectl describe node`` text, or YAML or JSON of objects (``kubectl get -o yaml > nodes.txt``)."""
+    text = head[:DESCRIBE_SNIFF_BYTES].decode("utf-8-sig", errors="replace")
+    if describe.looks_like_describe(text):
+        return True
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return _DUMP_START.match(stripped) is not None
+    return False
 
 
 def _is_hidden(rel: str) -> bool:
     return any(part.startswith(".") for part in rel.split("/"))
 
 
-def _read_describe_member(load: Callable[[], bytes], shown: str, budget: Budget | None) -> Dump:
-    """A text file in a folder or archive: read when it is ``kubectl describe node`` output (a file saved
-    from a terminal or a chat), else listed as skipped (logs, notes)."""
+def _read_text_member(load: Callable[[], bytes], shown: str, budget: Budget | None) -> Dump | None:
+    """A file in a folder or archive whose name says nothing: read when its start is a dump or describe text (a
+    file saved from a terminal or a chat, ``looks_read``), else None (logs, notes)."""
     try:
         data = load()
     except (DumpError, *_ARCHIVE_ERRORS) as exc:
         return _unreadable(shown, exc)
-    text = data[:DESCRIBE_SNIFF_BYTES].decode("utf-8-sig", errors="replace")
-    if not describe.looks_like_describe(text):
-        return Dump(files_skipped=[shown])
+    if not looks_read(data):
+        return None
     return _parse_member(lambda: data, shown, budget)
 
 

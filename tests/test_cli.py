@@ -135,6 +135,55 @@ def test_folder_of_archives_is_one_report_per_dump(files: tuple[Path, Path], tmp
     assert data["total"]["results"]["fail"] == 2
 
 
+def test_a_readme_beside_the_archives_keeps_the_batch(files: tuple[Path, Path], tmp_path: Path) -> None:
+    """Regression (a batch-audit trial): a README.md or SHA256SUMS beside the archives made the folder one dump,
+    the clusters merged into one (a pod of one placed on a node of another: a fail became a pass), and nothing
+    said so. Files a folder read as one dump does not read either leave it a batch, and a note names them."""
+    policy, dump = files
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    for name in ("a", "b"):
+        with tarfile.open(batch / f"{name}.tgz", "w:gz") as tar:
+            tar.add(dump, arcname="dump.yaml")
+    (batch / "README.md").write_text("# December audit\n\nTwo clusters.\n")
+    (batch / "SHA256SUMS").write_text("0123abcd  a.tgz\n4567ef01  b.tgz\n")
+    (batch / ".DS_Store").write_bytes(b"\x00\x01")
+    res = run("audit", str(batch), "-p", str(policy))
+    assert [r["name"] for r in json.loads(res.stdout)["reports"]] == [str(batch / "a.tgz"), str(batch / "b.tgz")]
+    assert res.stderr.splitlines()[0] == (
+        f"verdict: note: {batch}: a batch of 2 archives, each judged alone; 2 files not read: neither named *.yaml, *.yml,"
+        f" *.json or an archive, nor starting as a dump or describe text ({batch / 'README.md'}, {batch / 'SHA256SUMS'})"
+    )
+    # a file read as a dump beside them (by name, or a .txt that holds YAML) makes the folder one dump, as before
+    (batch / "nodes.txt").write_text(dump.read_text())
+    assert json.loads(run("audit", str(batch), "-p", str(policy)).stdout)["kind"] == "Report"
+
+
+def test_an_empty_archive_in_a_batch_says_so_in_its_report(files: tuple[Path, Path], tmp_path: Path) -> None:
+    """Regression (a batch-audit trial): an empty archive, or one holding no dump, had a clean report (no input
+    error, no note) in every format; only stderr said so, and batch jobs keep the report."""
+    policy, dump = files
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    with tarfile.open(batch / "a.tgz", "w:gz") as tar:
+        tar.add(dump, arcname="dump.yaml")
+    (batch / "empty.tgz").write_bytes(b"")
+    logs = tmp_path / "app.log"
+    logs.write_text("2026-12-03T10:00:00Z started\n")
+    with tarfile.open(batch / "logs.tgz", "w:gz") as tar:
+        tar.add(logs, arcname="app.log")
+    out = tmp_path / "r.json"
+    res = run("audit", str(batch), "-p", str(policy), "-o", str(out))
+    assert res.exit_code == 2
+    errors = {Path(r["name"]).name: r["inputErrors"] for r in json.loads(out.read_text())["reports"]}
+    assert errors["a.tgz"] == []
+    assert [e["reason"] for e in errors["empty.tgz"]] == ["no Kubernetes object found: the file is empty"]
+    assert [e["reason"] for e in errors["logs.tgz"]] == [
+        "no Kubernetes object found: 1 file not read: neither named *.yaml, *.yml, *.json or an archive, nor starting"
+        f" as a dump or describe text ({batch / 'logs.tgz'}!app.log)"
+    ]
+
+
 def test_policies_list_and_lint(files: tuple[Path, Path], tmp_path: Path) -> None:
     policy, _ = files
     res = run("policies", "list", "-p", str(policy))

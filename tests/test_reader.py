@@ -541,12 +541,54 @@ def test_gzip_single_file(tmp_path: Path) -> None:
     assert summary(dump)[:2] == [("Node/gpu-node-1", str(f), 1, 4, 0), ("Node/gpu-node-2", str(f), 1, 8, 1)]
 
 
+def test_a_file_whose_name_says_nothing_is_read_by_its_start(tmp_path: Path) -> None:
+    """Regression (a batch-audit trial): `kubectl get nodes -o yaml > nodes.txt` (or nodes.out, or nodes) was read
+    alone but dropped without a word inside a folder or an archive; only describe text was looked at. Such a file
+    is now read when it starts as a dump, and the files that are not read are named in a note."""
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: {}\n"
+    (tmp_path / "nodes.txt").write_text("# saved from a terminal\n" + node.format("t"))
+    (tmp_path / "nodes").write_text(json.dumps({"kind": "List", "items": [yaml.safe_load(node.format("j"))]}))
+    (tmp_path / "nodes.out").write_text("---\n" + node.format("o"))
+    (tmp_path / "notes.txt").write_text("kubectl get nodes gave these\n")
+    (tmp_path / "kubelet.log").write_text(node.format("log"))  # a log is not read, whatever it holds
+    (tmp_path / "SHA256SUMS").write_text("0123  nodes.txt\n")
+    dump = read_path(str(tmp_path))
+    assert sorted(o.name for o in dump.objects) == ["j", "o", "t"] and dump.errors == []
+    aside = [f"{tmp_path}/{n}" for n in ("SHA256SUMS", "kubelet.log", "notes.txt")]
+    assert dump.files_skipped == aside
+    assert dump.notes == [
+        "3 files not read: neither named *.yaml, *.yml, *.json or an archive, nor starting as a dump or describe text"
+        f" ({', '.join(aside)})"
+    ]
+
+
+def test_text_with_a_utf16_byte_order_mark_is_read() -> None:
+    """Regression (a trial): what Windows PowerShell's `kubectl get node -o yaml > node.yaml` writes (UTF-16 with its
+    byte order mark) was refused as "byte 0xff at line 1, column 1"."""
+    text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: ps\n  labels: {a: \u00e9}\n"
+    for encoding in ("utf-16", "utf-16-be", "utf-32"):
+        data = text.encode(encoding)
+        if encoding == "utf-16-be":
+            data = b"\xfe\xff" + data
+        [obj] = parse_bytes(data, "node.yaml").objects
+        assert (obj.name, obj.labels) == ("ps", {"a": "\u00e9"}), encoding
+
+
+def test_a_member_that_is_not_utf8_is_an_error_at_its_line(tmp_path: Path) -> None:
+    """Regression (a trial): the report gave "line": 0 while the reason said "at line 4, column 12"."""
+    (tmp_path / "latin1.yaml").write_bytes("apiVersion: v1\nkind: Node\nmetadata:\n  name: caf\u00e9\n".encode("latin-1"))
+    dump = parse_bytes(tar_bytes(tmp_path, gz=False), "a.tar")
+    [err] = dump.errors
+    assert (err.source.file, err.source.line) == ("a.tar!cluster/latin1.yaml", 4)
+    assert err.reason == "not UTF-8 text and not a tar, gzip or zip archive: byte 0xe9 at line 4, column 12 (offset 47)"
+
+
 def test_archive_member_that_is_broken_is_an_input_error(tmp_path: Path) -> None:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("good.yaml", "kind: Node\nmetadata: {name: good}\n")
         zf.writestr("inner.tar.gz", b"\x1f\x8b\x08\x00not really")
-        zf.writestr("blob.json", b"\xff\xfe\xfa")
+        zf.writestr("blob.json", b"\x80\xfe\xfa")
     dump = parse_bytes(buf.getvalue(), "bundle.zip")
     assert [o.name for o in dump.objects] == ["good"]
     assert sorted((e.source.file, e.reason.split(":")[0]) for e in dump.errors) == [
