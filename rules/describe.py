@@ -161,6 +161,47 @@ def looks_like_describe(text: str) -> bool:
     )
 
 
+#: Headers that tell which kind ``kubectl describe`` printed, for the kinds a GPU cluster's users paste most.
+_DESCRIBED_KINDS = (
+    ("pod", {"Containers", "Node"}),
+    ("deployment", {"StrategyType", "Replicas"}),
+    ("daemonset", {"Desired Number of Nodes Scheduled"}),
+    ("statefulset", {"Update Strategy", "Replicas"}),
+    ("job", {"Completions", "Parallelism"}),
+    ("virtualmachineinstance", {"Spec", "Api Version"}),
+)
+
+
+_NAME_LINE = re.compile(r"^\s*Name:\s", re.M)
+
+
+def other_describe(text: str) -> tuple[str, str, str, int] | None:
+    """(kind, name, namespace, line of ``Name:``) when the text is ``kubectl describe`` output of a namespaced
+    object (``Name:`` then a ``Namespace:`` line among the first headers), which verdict does not read (only
+    describe node text holds what the rules need); kind is "" when the headers do not tell it. None otherwise."""
+    if not _NAME_LINE.search(text, 0, 4096):  # a YAML or JSON dump: its head is not cleaned line by line
+        return None
+    cleaned = _clean(text)
+    first = next((i for i, (_, t) in enumerate(cleaned) if t.strip()), None)
+    if first is None:
+        return None
+    start, head = cleaned[first]
+    named = re.match(r"^Name:\s+(\S+)\s*$", head)
+    if named is None:
+        return None
+    keys: dict[str, str] = {}
+    for _, t in cleaned[first + 1 : first + 400]:
+        m = _HEADER.match(t)
+        if m:
+            keys.setdefault(m["key"], (m["value"] or "").strip())
+    if "Namespace" not in keys:
+        return None
+    kind = next((k for k, marks in _DESCRIBED_KINDS if marks <= keys.keys()), "")
+    if kind == "virtualmachineinstance":
+        kind = keys.get("Kind", "").lower() or kind
+    return kind, named.group(1), keys["Namespace"], start
+
+
 def parse_describe_nodes(text: str, file: str) -> tuple[list[tuple[dict, int]], list[InputError]]:
     """Returns ``[(object, start_line)]`` — Node objects and bound Pod objects — and input errors.
 

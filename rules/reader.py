@@ -768,6 +768,16 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
             dump.objects.append(KObject(obj, Source(name, 1, line, i)))
         dump.errors.extend(errors)
         return dump
+    other = describe.other_describe(text[:DESCRIBE_SNIFF_BYTES])
+    if other is not None:
+        kind, named, namespace, line = other
+        what = f"kubectl describe {kind or 'output of a namespaced object'}"
+        reason = (
+            f"{what}, which verdict does not read (of describe text it reads nodes only): print the object with"
+            f" kubectl get {kind or '<kind>'} {named} -n {namespace} -o yaml (or -o json)"
+        )
+        dump.errors.append(InputError(Source(name, 1, line), reason))
+        return dump
     for doc in load_documents(text):
         source = Source(name, doc.number, doc.line)
         if doc.error:

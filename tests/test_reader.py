@@ -318,6 +318,35 @@ def test_a_chat_message_is_read_inside_its_code_blocks() -> None:
     assert cm.obj["data"]["README.md"] == "```sh\nmake\n```\n"
 
 
+def test_describe_text_of_a_pod_is_named_with_what_to_print_instead() -> None:
+    """Regression (a chatops trial): `kubectl describe pod` pasted was "YAML syntax error: mapping values are not
+    allowed in this context" at its Events line: a bot could only relay a parser's words."""
+    pod = (
+        "Name:             cuda-job-7d9f\nNamespace:        ml\nPriority:         0\nNode:             <none>\n"
+        "Labels:           app=cuda\nStatus:           Pending\nContainers:\n  cuda:\n    Image:      nvcr.io/nvidia/cuda:12\n"
+        "    Limits:\n      nvidia.com/gpu:  1\nEvents:\n  Type     Reason            Age   From               Message\n"
+        "  ----     ------            ----  ----               -------\n"
+        "  Warning  FailedScheduling  2m    default-scheduler  0/3 nodes are available: 3 Insufficient nvidia.com/gpu.\n"
+    )
+    for text, line in ((pod, 1), ("$ kubectl describe pod cuda-job-7d9f -n ml\n" + pod, 2), ("```\n" + pod + "```\n", 2)):
+        dump = parse_text(text, "pod.txt")
+        assert dump.objects == []
+        assert [(e.source.line, e.reason) for e in dump.errors] == [
+            (
+                line,
+                "kubectl describe pod, which verdict does not read (of describe text it reads nodes only): print the"
+                " object with kubectl get pod cuda-job-7d9f -n ml -o yaml (or -o json)",
+            )
+        ], text[:40]
+    # a kind the headers do not tell is named as a namespaced object
+    [err] = parse_text("Name:         cfg\nNamespace:    ml\nLabels:       <none>\n\nData\n====\n", "cm.txt").errors
+    assert err.reason.startswith("kubectl describe output of a namespaced object, which") and "get <kind> cfg -n ml" in err.reason
+    # a node's describe text is still read as such (cut short here, and said so)
+    node = "Name:               n1\nRoles:              <none>\nLabels:             a=b\nTaints:             <none>\n"
+    [err] = parse_text(node, "n.txt").errors
+    assert err.reason.startswith("node n1: the t")
+
+
 def test_labels_printed_alone_are_named_with_what_to_print_instead() -> None:
     """A trial audited what kubectl get node -o jsonpath='{.metadata.labels}' prints and read only "no 'kind'"."""
     [err] = parse_text('{"nvidia.com/gpu.present": "true", "kubernetes.io/hostname": "n1"}', "labels.json").errors
