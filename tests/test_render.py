@@ -569,6 +569,30 @@ def test_markdown_is_cut_to_the_limit_with_a_closing_line() -> None:
         render(report, "markdown", limit=100)
 
 
+@pytest.mark.parametrize("limit", [500, 700, 1000, 1900])
+def test_markdown_fits_the_limit_with_many_long_assumption_notes(limit: int) -> None:
+    """Regression (a chatops trial): the assumption notes under the summary line were never cut, so a message
+    asked to fit 500 or 1,000 characters came out at ~1,170 for any dump without a ClusterPolicy (the lab's
+    nodes): a chat platform would refuse it. As many as fit half the message are named, the rest counted."""
+    report = synthetic(20, message_len=60)
+    report.notes = [f"assumed: assumption number {i} " + "because the dump lacks the deciding object " * 6 for i in range(3)]
+    text = render(report, "markdown", limit=limit)
+    assert len(text) <= limit
+    named = [x for x in text.splitlines() if x.startswith("_assumed: ")]
+    counted_line = [x for x in text.splitlines() if "assumption note" in x]
+    assert len(named) + int(counted_line[0].split()[1]) == 3 if counted_line else len(named) == 3
+    if limit == 500:
+        assert named == [] and counted_line == [
+            "_… 3 assumption notes in the JSON report (`--format json`; `format=json` from the service)_"
+        ]
+    if limit == 1900:
+        assert len(named) == 2 and counted_line == [
+            "_… 1 more assumption note in the JSON report (`--format json`; `format=json` from the service)_"
+        ]
+    # without a limit, every note is named
+    assert len([x for x in render(report, "markdown", limit=0).splitlines() if x.startswith("_assumed: ")]) == 3
+
+
 def test_markdown_summary_and_escaping() -> None:
     text = render(one(), "markdown")
     first = text.splitlines()[0]

@@ -177,13 +177,41 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
     and input error is named."""
     first = summary_line(report, title)
     notes = assumption_lines(report)
-    skipped = skip_lines(report, most=SKIP_NOTES if limit else len(report.notes))
-    if limit and len(first) + sum(len(a) + 1 for a in [*notes, *skipped]) + _CLOSING_ROOM > limit // 2:
-        skipped = []
-    notes += skipped
-    room = limit - len(first) - sum(len(a) + 1 for a in notes) - _CLOSING_ROOM if limit else None
+    if limit:
+        # The notes take at most half the message (at least the room of the line that counts them): the assumption
+        # notes first, as many as fit, then the rest counted; the skip notes only when all of them fit too.
+        area = max(limit // 2 - len(first) - _CLOSING_ROOM, _NOTES_FLOOR)
+        notes = _fitting(notes, area, "assumption note")
+        skipped = skip_lines(report)
+        if _length(notes) + _length(skipped) <= area:
+            notes += skipped
+    else:
+        notes += skip_lines(report, most=len(report.notes))
+    room = limit - len(first) - _length(notes) - _CLOSING_ROOM if limit else None
     errors = input_error_lines(report, most=INPUT_ERRORS if limit else len(report.input_errors), room=room)
     return "\n".join([first, *notes, *errors])
+
+
+#: The least room the notes under the summary line get: that of the line that counts them.
+_NOTES_FLOOR = 100
+
+
+def _length(lines: list[str]) -> int:
+    return sum(len(x) + 1 for x in lines)
+
+
+def _fitting(lines: list[str], area: int, noun: str) -> list[str]:
+    """The first of ``lines`` that fit in ``area`` characters, then a line that counts the others (all of them
+    when they fit)."""
+    if _length(lines) <= area:
+        return lines
+    kept = list(lines)
+    while True:
+        kept.pop()
+        left = len(lines) - len(kept)
+        more = f"_… {counted(left, ('more ' if kept else '') + noun)} in the JSON report {_JSON_REPORT}_"
+        if not kept or _length(kept) + len(more) + 1 <= area:
+            return [*kept, more]
 
 
 def _worst_first(pair: tuple[ObjectReport, Result]) -> tuple[int, int]:
