@@ -458,12 +458,24 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
 
     if not isinstance(raw, dict):
         raise PolicyError(shown, "a policy document is a mapping (apiVersion: verdict/v1, kind: Policy)", node_line(node, []))
+    refused: list[PolicyError] = []  # field (schema) problems of rules compiled around
+    positions: list[int] | None = None  # the position in the file of each rule compiled, when some were refused
     try:
         doc = PolicySchema().load(raw)
     except ValidationError as exc:
-        raise schema_problems(exc, fail, _field_names()) from None
+        first = schema_problems(exc, fail, _field_names())
+        broken = _broken_rules(exc.messages)
+        rest = None if broken is None else _without_rules(raw, broken)
+        if rest is None:
+            raise first from None
+        # The problems are all inside some rules: the others are compiled too, so that one round of fixes sees
+        # a bad path or an unknown name in them as well as a misspelt field here.
+        doc, positions = rest
+        refused = [first, *first.more]
+        first.more = []
     spec = doc["spec"]
     problems = _Problems(fail)
+    problems.found.extend(refused)
     data = dict(spec["data"])
     for i, rel in enumerate(spec["dataFiles"]):
         data_path = (base / rel).resolve() if base is not None else None
@@ -490,7 +502,10 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     assumptions = {n: a for n, a in compiled_assumptions.items() if a is not None}
     rules = []
     seen: set[str] = set()
-    for i, r in enumerate(spec["rules"]):
+    for j, r in enumerate(spec["rules"]):
+        i = positions[j] if positions is not None else j
+        if positions is not None:  # the ids of the refused rules before it count too
+            seen.update(_raw_ids(raw, range(positions[j - 1] + 1 if j else 0, i)))
         if r["id"] in seen:
             problems.add(["spec", "rules", i, "id"], f"duplicate rule id {r['id']!r}")
         seen.add(r["id"])
@@ -516,6 +531,35 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
         pack,
         tuple(spec["dataFiles"]),
     )
+
+
+def _broken_rules(messages: Any) -> set[int] | None:
+    """The positions of the rules marshmallow refused, when every problem it found is inside a rule; else None."""
+    if not isinstance(messages, dict) or set(messages) != {"spec"}:
+        return None
+    spec = messages["spec"]
+    if not isinstance(spec, dict) or set(spec) != {"rules"} or not isinstance(spec["rules"], dict):
+        return None
+    rules = spec["rules"]
+    return set(rules) if all(isinstance(i, int) for i in rules) else None
+
+
+def _raw_ids(raw: dict[str, Any], positions: Iterable[int]) -> list[str]:
+    """The ids, as written, of the rules at ``positions`` of a document (those that are strings)."""
+    rules = raw["spec"]["rules"]
+    return [r["id"] for r in (rules[i] for i in positions) if isinstance(r, dict) and isinstance(r.get("id"), str)]
+
+
+def _without_rules(raw: dict[str, Any], broken: set[int]) -> tuple[dict[str, Any], list[int]] | None:
+    """The document validated without the rules at ``broken``, and the position of each rule it keeps; None
+    when that does not validate either (no rule left)."""
+    rules = raw["spec"]["rules"]
+    kept = [i for i in range(len(rules)) if i not in broken]
+    try:
+        doc = PolicySchema().load({**raw, "spec": {**raw["spec"], "rules": [rules[i] for i in kept]}})
+    except ValidationError:
+        return None
+    return doc, kept
 
 
 def _duplicate_keys(shown: str, duplicates: tuple[tuple[str, int], ...]) -> list[PolicyError]:

@@ -661,6 +661,48 @@ spec:
     assert found[1][2] == "message placeholder {obsrved} names no var, context or built-in"
 
 
+def test_a_misspelt_field_in_one_rule_leaves_the_other_rules_checked_in_the_same_round() -> None:
+    """Regression (an operator's trial): a field error (``asert``) in one rule hid a bad JSONPath and an unknown
+    placeholder in another rule of the file until it was fixed: lint took two rounds."""
+    text = """apiVersion: verdict/v1
+kind: Policy
+metadata: {name: mine, version: 1.0.0}
+spec:
+  rules:
+  - id: a
+    title: A
+    match: {kinds: [Node]}
+    asert: {path: "$.metadata.name", exists: true}
+    message: x
+    references: [https://kubernetes.io/]
+  - id: b
+    title: B
+    match: {kinds: [Node]}
+    assert: {path: "$.metadata[", exists: true}
+    message: "node {nmae}"
+    references: [https://kubernetes.io/]
+  - id: a
+    title: C
+    match: {kinds: [Node]}
+    assert: {path: "$.kind", exists: true}
+    message: fine
+    references: [https://kubernetes.io/]
+"""
+    err = refused(text)
+    found = [(e.line, e.rule, e.path, e.reason.split(";")[0]) for e in (err, *err.more)]
+    assert found == [
+        (6, "a", "spec.rules[0].assert", "Missing data for required field."),
+        (9, "a", "spec.rules[0].asert", "unknown field 'asert'"),
+        (15, "b", "spec.rules[1].assert.path", "invalid JSONPath '$.metadata[' at column 5: unexpected end of query"),
+        (16, "b", "spec.rules[1].message", "message placeholder {nmae} names no var, context or built-in"),
+        (18, "a", "spec.rules[2].id", "duplicate rule id 'a'"),
+    ]
+    # a field error outside the rules still stops there (what the rules are compiled with may be the broken part)
+    outside = refused(text.replace("metadata: {name: mine", "metadata: {nmae: mine"))
+    paths = [e.path for e in (outside, *outside.more)]
+    assert paths == ["metadata.nmae", "spec.rules[0].asert", "metadata.name", "spec.rules[0].assert"]
+
+
 def test_a_refused_definition_is_not_also_an_unknown_name() -> None:
     text = THREE_MISTAKES.split("---")[0].replace('path: "$.spec.mig.strategy"', 'path: "$.spec.mig[strategy"')
     text = text.replace("migStrategi", "migStrategy").replace("{nodeName}", "{name}")
