@@ -24,6 +24,7 @@ DUMP_TYPES: dict[str, tuple[bytes, ...]] = {
     "application/x-yaml": (),
     "text/yaml": (),
     "text/plain": (),
+    "text/markdown": (),  # a chat message or issue comment: its code blocks are read
     "application/gzip": (GZIP_MAGIC,),
     "application/x-gzip": (GZIP_MAGIC,),
     "application/x-tar": (),  # checked below: ustar at offset 257, or a gzip stream (.tar.gz)

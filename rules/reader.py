@@ -9,6 +9,8 @@ is still read; only an input that cannot be opened at all raises ``DumpError``.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import gzip
 import io
 import json
@@ -578,8 +580,9 @@ def _parse_json_values(text: str | bytes, name: str) -> Dump | None:
         try:
             value, end = decoder.raw_decode(whole, at)
         except json.JSONDecodeError as exc:
+            # placed at the line the value starts (the parser may notice only on the next value's line)
             reason = f"JSON syntax error: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-            dump.errors.append(InputError(Source(name, number, exc.lineno), reason))
+            dump.errors.append(InputError(Source(name, number, line), reason))
         except RecursionError:
             dump.errors.append(InputError(Source(name, number, line), f"nesting deeper than {MAX_DEPTH} levels"))
         else:
@@ -671,11 +674,14 @@ def _parse_items_apart(raw: bytes) -> tuple[Any, list[int], Any] | None:
     return around, _lines_at(raw, starts), skeleton
 
 
-#: A Markdown code fence at the start of a line (```yaml, ~~~) and its info string; one inside a YAML block
-#: scalar is indented.
-_CODE_FENCE = re.compile(r"^(?:```|~~~)[ \t]*([^\n`]*)", re.M)
+#: A line that is a Markdown code fence and nothing else: ```yaml, ~~~, its info string (a language name).
+_PURE_FENCE = re.compile(r"(?:```|~~~)[ \t]*([\w+#.-]*)[ \t]*$")
+#: A line that closes a block: a fence without an info string.
+_CLOSING_FENCE = re.compile(r"(?:```|~~~)[ \t]*$")
 #: The info strings of code blocks that can hold a dump (GitHub's names; none at all in a chat message).
 _DUMP_BLOCKS = frozenset({"", "yaml", "yml", "json", "jsonc", "text", "txt", "plaintext", "console", "shell-session"})
+#: Shell blocks: read when they hold a command's prompt line and then what it printed (``$ kubectl get ...``).
+_SHELL_BLOCKS = frozenset({"bash", "sh", "shell", "zsh", "terminal"})
 #: A shell prompt that starts a code block's line: ``$ kubectl ...``, ``[root@node ~]# ...``, ``user@host:~$ ...``.
 _BLOCK_PROMPT = re.compile(r"[ \t]*(?:[$%]|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#]*[$#])[ \t]")
 #: The first line of a code block that holds a dump: JSON, a YAML key, comment or document marker, the
@@ -683,56 +689,126 @@ _BLOCK_PROMPT = re.compile(r"[ \t]*(?:[$%]|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$
 _DUMP_LINE = re.compile(r"[ \t]*(?:[{\[#]|---|\.\.\.|[A-Za-z][\w./-]*:(?:[ \t]|$)|NAME[ \t]|NAMESPACE[ \t])")
 
 
-def _unfenced(text: str) -> tuple[str, int] | None:
-    """The text of a chat message, an issue comment or a Markdown file that has code fences at the start of a
-    line (which no YAML or JSON text has). With fences that pair up, only the code blocks that hold a dump
-    (``_DUMP_BLOCKS``, and a first line that starts one, after any shell prompt lines) are read, each a YAML
-    document of its own; with an odd number (a paste cut short), everything but the fences. Lines set aside
-    become blank, so every line keeps its number. Also how many lines of text outside those blocks were set
-    aside. None when there is no fence."""
-    fences = list(_CODE_FENCE.finditer(text))
-    if not fences:
+@dataclass(slots=True)
+class _Block:
+    """A Markdown code block: its info string, the index of its first line in the text, its lines, and the
+    (1-based) line of its opening fence."""
+
+    tag: str
+    first: int
+    lines: list[str] = field(default_factory=list)
+    fence: int = 0
+
+    def dump_from(self) -> int | None:
+        """The index in ``lines`` where the dump it holds starts (after blank and prompt lines), or None when it
+        holds none: a block of another language, a command, a shell block without a prompt line."""
+        at = 0
+        prompted = False
+        while at < len(self.lines) and (not self.lines[at].strip() or _BLOCK_PROMPT.match(self.lines[at])):
+            prompted = prompted or bool(self.lines[at].strip())
+            at += 1
+        if at == len(self.lines) or not _DUMP_LINE.match(self.lines[at]):
+            return None
+        if self.tag in _DUMP_BLOCKS:
+            return at
+        shell = self.tag in _SHELL_BLOCKS and prompted and not self.lines[at].lstrip().startswith("#")
+        return at if shell else None
+
+
+def _code_blocks(text: str) -> tuple[list[_Block], int] | None:
+    """The code blocks of a chat message, an issue comment or a Markdown file (fences at the start of a line,
+    which no YAML or JSON text has), and how many lines of text stand outside them; None when there is no
+    fence; no block when one is left open (a paste cut short: the caller reads the text without its fences). Slack
+    writes a block's first and last lines on its fences' (```apiVersion: v1 ... "2"```): they are its lines."""
+    # substring and regex searches first: the line-by-line walk only where a fence starts a line
+    if ("```" not in text and "~~~" not in text) or not _LINE_FENCE.search(text):
         return None
-    if len(fences) % 2:
-        parts, at = [], 0
-        for fence in fences:
-            parts += [text[at : fence.start()], ""]
-            at = fence.end()
-        return "".join(parts) + text[at:], 0
-    kept: list[str] = []
-    aside = 0
-    at = 0
-    for opening, closing in zip(fences[::2], fences[1::2], strict=True):
-        outside = text[at : opening.start()] + text[opening.start() : opening.end()]
-        aside += sum(1 for line in text[at : opening.start()].splitlines() if line.strip())
-        kept.append("\n" * outside.count("\n"))
-        block = text[opening.end() : closing.start()].split("\n")
-        lines = block[1:]  # block[0] is the rest of the fence's line: its info string
-        first = 0
-        while first < len(lines) and (not lines[first].strip() or _BLOCK_PROMPT.match(lines[first])):
-            first += 1
-        if opening.group(1).strip().lower() in _DUMP_BLOCKS and first < len(lines) and _DUMP_LINE.match(lines[first]):
-            kept.append(("---" if any(k.strip() for k in kept) else "") + "\n" * (first + 1) + "\n".join(lines[first:]))
+    blocks: list[_Block] = []
+    outside = 0
+    inside: _Block | None = None
+    for i, line in enumerate(text.split("\n")):
+        line = line.rstrip("\r")
+        if inside is None:
+            pure = _PURE_FENCE.match(line)
+            if pure:
+                inside = _Block(pure.group(1).lower(), i + 1, fence=i + 1)
+            elif line.startswith("```"):
+                rest = line[3:].rstrip()
+                if rest.endswith("```"):
+                    blocks.append(_Block("", i, [rest[:-3]], i + 1))
+                else:
+                    inside = _Block("", i, [rest], i + 1)
+            elif line.strip():
+                outside += 1
+            continue
+        if _CLOSING_FENCE.match(line):
+            blocks.append(inside)
+            inside = None
+        elif line.rstrip().endswith("```"):
+            inside.lines.append(line.rstrip()[:-3])
+            blocks.append(inside)
+            inside = None
         else:
-            aside += sum(1 for line in lines if line.strip())
-            kept.append("\n" * (len(block) - 1))
-        at = closing.end()
-    aside += sum(1 for line in text[at:].splitlines() if line.strip())
-    kept.append("\n" * text.count("\n", at))
-    return "".join(kept), aside
+            inside.lines.append(line)
+    if inside is not None:
+        return [], 0  # left open: no block
+    return blocks, outside
+
+
+_LINE_FENCE = re.compile(r"^(?:```|~~~)", re.M)
+
+
+def _without_fences(text: str) -> str:
+    """The text without its fence lines, every line kept as a blank one (a block left open: the rest is read)."""
+    return "\n".join("" if _LINE_FENCE.match(line) else line for line in text.split("\n"))
 
 
 def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None = None) -> Dump:
     """``json_error``: the JSON parser's error when the caller already parsed this text as JSON (from its
-    bytes), so that it is not parsed again. A chat message's Markdown code blocks are read (``_unfenced``)."""
-    unfenced = _unfenced(text) if json_error is None else None
-    if unfenced is None or describe.looks_like_describe(text[:DESCRIBE_SNIFF_BYTES]):  # describe sets fences aside
+    bytes), so that it is not parsed again. A chat message's Markdown code blocks are read (``_code_blocks``)."""
+    found = _code_blocks(text) if json_error is None else None
+    if found is None:
         return _parse_unfenced(text, name, json_error)
-    dump = _parse_unfenced(unfenced[0], name, None)
-    if unfenced[1]:
-        lines = f"{unfenced[1]} line" + ("s" if unfenced[1] != 1 else "")
+    blocks, outside = found
+    if not blocks:  # a block left open (describe text sets fences aside itself)
+        described = describe.looks_like_describe(text[:DESCRIBE_SNIFF_BYTES])
+        return _parse_unfenced(text if described else _without_fences(text), name, None)
+    dump = Dump(files_read=[name])
+    documents = 0
+    aside = outside
+    for block in blocks:
+        at = block.dump_from()
+        if at is None:
+            aside += sum(1 for line in block.lines if line.strip())
+            continue
+        part = _parse_unfenced("\n".join(block.lines[at:]), name, None)
+        # its places in the message: lines from the block's, documents after those of the blocks before
+        shift = block.first + at
+        moved = functools.partial(_moved_source, lines=shift, documents=documents)
+        dump.objects.extend(KObject(o.obj, moved(o.source)) for o in part.objects)
+        dump.errors.extend(dataclasses.replace(e, source=moved(e.source)) for e in part.errors)
+        dump.notes.extend(part.notes)
+        documents += max([o.source.document for o in part.objects] + [e.source.document for e in part.errors] + [1])
+    kept = len(blocks) - sum(1 for b in blocks if b.dump_from() is None)
+    if not kept:
+        what = counted_blocks(len(blocks))
+        reason = (
+            f"none of its {what} starts as a dump (YAML or JSON of objects, describe text or a kubectl table, after"
+            f" any prompt lines; a bash or sh block only after one): {aside} lines set aside"
+        )
+        dump.errors.append(InputError(Source(name, 1, blocks[0].fence), reason))
+    elif aside:
+        lines = f"{aside} line" + ("s" if aside != 1 else "")
         dump.notes.append(f"{name}: read inside its Markdown code blocks (```); {lines} of text and other blocks set aside")
     return dump
+
+
+def counted_blocks(n: int) -> str:
+    return f"{n} Markdown code block" + ("s" if n != 1 else "")
+
+
+def _moved_source(source: Source, lines: int, documents: int) -> Source:
+    return Source(source.file, source.document + documents, source.line + lines if source.line else 0, source.item)
 
 
 def _parse_unfenced(text: str, name: str, json_error: orjson.JSONDecodeError | None) -> Dump:

@@ -1362,3 +1362,15 @@ def test_table_answer_carries_the_notes_the_cli_prints_on_standard_error() -> No
     run = CliRunner().invoke(main, ["audit", "-", "-f", "table"], input=BARE_NODE.decode())
     assert "note:" not in run.stdout
     assert run.stderr.count("verdict: note: assumed:") == 2
+
+
+def test_a_chat_message_posted_as_markdown_is_read_inside_its_code_blocks(client: FlaskClient) -> None:
+    """Regression (a chatops trial): text/markdown, the natural type of a chat message, was refused (415); and a
+    Slack block (its first and last lines on the fences) held nothing verdict read."""
+    message = b'see:\n```apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-p\n  labels: {a: "b"}```\nthanks'
+    for content_type in ("text/markdown", "text/plain"):
+        resp = evaluate(client, message, "?format=json", content_type=content_type)
+        assert resp.status_code == 200, resp.get_data(as_text=True)
+        report = resp.get_json()
+        assert [(o["name"], o["source"]["line"]) for o in report["objects"]] == [("gpu-p", 2)]
+        assert "<body>: read inside its Markdown code blocks (```); 2 lines of text and other blocks set aside" in report["notes"]

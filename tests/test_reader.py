@@ -318,6 +318,38 @@ def test_a_chat_message_is_read_inside_its_code_blocks() -> None:
     assert cm.obj["data"]["README.md"] == "```sh\nmake\n```\n"
 
 
+def test_chat_code_blocks_as_slack_writes_them_and_blocks_of_several_kinds() -> None:
+    """Regressions (a chatops trial): Slack's text writes a block's first and last lines on its fences
+    (```apiVersion: v1 ... "2"```): the first was taken as a language name and the block set aside, the last was
+    a YAML syntax error. A ```bash block holding `$ kubectl get -o yaml` and its output was set aside without a
+    word. A describe node block beside a YAML block hid the YAML (the KubeVirt CR was never judged)."""
+    node = 'apiVersion: v1\nkind: Node\nmetadata:\n  name: {}\nstatus:\n  allocatable:\n    nvidia.com/gpu: "2"'
+    slack = parse_text("node:\n```" + node.format("s") + "```\nthanks", "slack.txt")
+    assert slack.errors == [] and [(o.name, o.source.line) for o in slack.objects] == [("s", 2)]
+    assert slack.objects[0].obj["status"] == {"allocatable": {"nvidia.com/gpu": "2"}}
+    one_line = parse_text('```{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "j"}}```', "j.txt")
+    assert [o.name for o in one_line.objects] == ["j"]
+    # a shell block: read after its prompt line, set aside without one
+    shell = parse_text("```bash\n$ kubectl get node b -o yaml\n" + node.format("b") + "\n```\n", "b.txt")
+    assert [(o.name, o.source.line) for o in shell.objects] == [("b", 3)]
+    assert parse_text("```sh\n# label it\nkubectl label node b x=y\n```\n", "c.txt").objects == []
+    # describe node text and a YAML block in one message: both read, each at its lines, documents after another
+    describe_text = (Path(__file__).parent / "data" / "describe" / "kubevirt-11135_vgpu-node_grid-p40-1q.txt").read_text()
+    kubevirt = "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata: {name: kubevirt, namespace: kubevirt}\n"
+    mixed = parse_text(f"the node:\n```\n{describe_text}```\nand the CR:\n```yaml\n{kubevirt}```\n", "m.txt")
+    assert mixed.errors == []
+    kinds = [(o.kind, o.source.document) for o in mixed.objects]
+    assert kinds[0] == ("Node", 1) and kinds[-1] == ("KubeVirt", 2)
+    assert mixed.objects[-1].source.line == describe_text.count("\n") + 6
+    # no block holds a dump: one error that says so, where the first block starts
+    [err] = parse_text("look\n```python\nprint(1)\n```\n```\nkubectl get nodes\n```\n", "n.txt").errors
+    assert (err.source.line, err.reason) == (
+        2,  # the first fence's line
+        "none of its 2 Markdown code blocks starts as a dump (YAML or JSON of objects, describe text or a kubectl table,"
+        " after any prompt lines; a bash or sh block only after one): 3 lines set aside",
+    )
+
+
 def test_describe_text_of_a_pod_is_named_with_what_to_print_instead() -> None:
     """Regression (a chatops trial): `kubectl describe pod` pasted was "YAML syntax error: mapping values are not
     allowed in this context" at its Events line: a bot could only relay a parser's words."""
@@ -1156,14 +1188,14 @@ def test_a_broken_json_value_does_not_lose_the_values_after_it() -> None:
     assert [(o.name, o.source.document, o.source.line) for o in compact.objects] == [("n0", 1, 1), ("n2", 3, 3), ("n4", 5, 5)]
     assert [(e.source.document, e.source.line, e.reason) for e in compact.errors] == [
         (2, 2, "JSON syntax error: Expecting property name enclosed in double quotes (line 2, column 64)"),
-        (4, 5, "JSON syntax error: Expecting ',' delimiter (line 5, column 1)"),
+        (4, 4, "JSON syntax error: Expecting ',' delimiter (line 5, column 1)"),  # where the value starts
     ]
     # pretty-printed values (kubectl in a loop): a value's inner lines are indented, so it resumes at the next
     pretty = [json.dumps(n, indent=2) for n in nodes[:3]]
     pretty[0] = pretty[0].replace('"n0"', '"n0" "x"')
     dump = parse_bytes("\n".join(pretty).encode(), "p.json")
     assert [(o.name, o.source.document) for o in dump.objects] == [("n1", 2), ("n2", 3)]
-    assert [(e.source.document, e.source.line) for e in dump.errors] == [(1, 5)]
+    assert [(e.source.document, e.source.line) for e in dump.errors] == [(1, 1)]
     # JSON documents between `---` lines are YAML's flow style: every one read (the second was a JSON syntax error)
     flow = parse_bytes("\n---\n".join(lines[i] for i in (0, 2)).encode(), "f.yaml")
     assert flow.errors == [] and [(o.name, o.source.document) for o in flow.objects] == [("n0", 1), ("n2", 2)]
