@@ -47,11 +47,37 @@ class LabelSelectorSchema(Schema):
     matchExpressions = fields.List(fields.Nested(LabelSelectorRequirementSchema))
 
 
+#: The kind of what ``kubectl get`` calls by a resource name or short name (the usual slip in a rule's kinds).
+_KIND_OF = {
+    "node": "Node", "nodes": "Node", "no": "Node",
+    "pod": "Pod", "pods": "Pod", "po": "Pod",
+    "deployment": "Deployment", "deployments": "Deployment", "deploy": "Deployment",
+    "daemonset": "DaemonSet", "daemonsets": "DaemonSet", "ds": "DaemonSet",
+    "statefulset": "StatefulSet", "statefulsets": "StatefulSet", "sts": "StatefulSet",
+    "job": "Job", "jobs": "Job", "namespace": "Namespace", "namespaces": "Namespace", "ns": "Namespace",
+    "virtualmachineinstance": "VirtualMachineInstance", "virtualmachineinstances": "VirtualMachineInstance",
+    "vmi": "VirtualMachineInstance", "vmis": "VirtualMachineInstance",
+    "virtualmachine": "VirtualMachine", "virtualmachines": "VirtualMachine", "vm": "VirtualMachine", "vms": "VirtualMachine",
+    "clusterpolicy": "ClusterPolicy", "clusterpolicies": "ClusterPolicy", "kubevirt": "KubeVirt", "kubevirts": "KubeVirt",
+}  # fmt: skip
+
+
+def check_kind(kind: str) -> None:
+    """Refuse a kind that no object has: a kind is an object's ``kind`` field, CamelCase (``Node``), never the
+    resource name kubectl takes (``node``, ``nodes``, ``no``), which would match nothing and judge nothing."""
+    if kind == "*" or kind[:1].isupper():
+        return
+    guess = _KIND_OF.get(kind.lower(), kind[:1].upper() + kind[1:])
+    raise ValidationError(
+        f"kind {kind!r} matches no object: a kind is written as the objects' kind field, in CamelCase; did you mean {guess!r}?"
+    )
+
+
 class MatchSchema(Schema):
     """Which objects a rule applies to; every given part must match (names and namespaces are globs)."""
 
     kinds = fields.List(
-        fields.String(),
+        fields.String(validate=check_kind),
         required=True,
         validate=validate.Length(min=1),
         metadata={"description": "object kinds, e.g. [Node]; '*' for any"},
@@ -66,7 +92,9 @@ class ExcludeSchema(MatchSchema):
     """Objects a rule leaves out; like match, but ``kinds`` may be left out (any kind)."""
 
     kinds = fields.List(
-        fields.String(), validate=validate.Length(min=1), metadata={"description": "object kinds; default: any kind"}
+        fields.String(validate=check_kind),
+        validate=validate.Length(min=1),
+        metadata={"description": "object kinds; default: any kind"},
     )
 
 

@@ -703,6 +703,37 @@ spec:
     assert paths == ["metadata.nmae", "spec.rules[0].asert", "metadata.name", "spec.rules[0].assert"]
 
 
+def test_a_kind_written_as_kubectl_s_resource_name_is_refused_with_the_kind() -> None:
+    """Regression (a policy author's trial): `kinds: [node]` loaded, and the rule matched nothing and judged nothing:
+    "0 objects judged", exit 0, a clean-looking cluster in CI. And `kind: [Node]` under match was told to check its
+    indentation instead of "did you mean 'kinds'?"."""
+    rule = """apiVersion: verdict/v1
+kind: Policy
+metadata: {name: kk, version: 1.0.0}
+spec:
+  rules:
+  - id: q
+    title: Q
+    match: {kinds: [node, Pod, vmi, '*']}
+    exclude: {kinds: [pods]}
+    assert: {path: "$.metadata.name", exists: true}
+    message: x
+    references: [https://kubernetes.io/]
+"""
+    err = refused(rule)
+    assert [(e.line, e.path, e.reason) for e in (err, *err.more)] == [
+        (8, "spec.rules[0].match.kinds[0]", "kind 'node' matches no object: a kind is written as the objects' kind field,"
+         " in CamelCase; did you mean 'Node'?"),
+        (8, "spec.rules[0].match.kinds[2]", "kind 'vmi' matches no object: a kind is written as the objects' kind field,"
+         " in CamelCase; did you mean 'VirtualMachineInstance'?"),
+        (9, "spec.rules[0].exclude.kinds[0]", "kind 'pods' matches no object: a kind is written as the objects' kind field,"
+         " in CamelCase; did you mean 'Pod'?"),
+    ]  # fmt: skip
+    singular = rule.replace("match: {kinds: [node, Pod, vmi, '*']}", "match: {kind: [Node]}")
+    err = refused(singular.replace("    exclude: {kinds: [pods]}\n", ""))
+    assert err.reason == "unknown field 'kind' here; did you mean 'kinds'?"
+
+
 def test_a_refused_definition_is_not_also_an_unknown_name() -> None:
     text = THREE_MISTAKES.split("---")[0].replace('path: "$.spec.mig.strategy"', 'path: "$.spec.mig[strategy"')
     text = text.replace("migStrategi", "migStrategy").replace("{nodeName}", "{name}")
