@@ -593,6 +593,29 @@ def test_markdown_fits_the_limit_with_many_long_assumption_notes(limit: int) -> 
     assert len([x for x in render(report, "markdown", limit=0).splitlines() if x.startswith("_assumed: ")]) == 3
 
 
+def test_markdown_names_what_was_not_read() -> None:
+    """Regression (a chatops trial): the note that the text around a chat message's code blocks was set aside was in
+    the JSON report only; the Markdown answer a bot relays did not say that part of the message was not judged."""
+    report = synthetic(2, message_len=20)
+    report.notes = [
+        "assumed: something",
+        "<body>: read inside its Markdown code blocks (```); 3 lines of text and other blocks set aside",
+        "skipped: a reason (2 results of p/r; the rule judged no object)",
+        "x.tgz: 1 file not read: neither ... (x.tgz!app.log)",
+        "a third note",
+    ]
+    lines = render(report, "markdown").splitlines()
+    assert lines[1:5] == [
+        "_assumed: something_",
+        "_note: <\u200bbody>: read inside its Markdown code blocks (`\u200b`\u200b`); 3 lines of text and other blocks"
+        " set aside_",
+        "_note: x.tgz: 1 file not read: neither ... (x.tgz!app.log)_",
+        "_… 1 more note in the JSON report (`--format json`; `format=json` from the service)_",
+    ]
+    # without a limit, every one
+    assert "_note: a third note_" in render(report, "markdown", limit=0).splitlines()
+
+
 def test_markdown_summary_and_escaping() -> None:
     text = render(one(), "markdown")
     first = text.splitlines()[0]

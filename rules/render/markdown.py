@@ -148,6 +148,21 @@ def assumption_lines(report: Report) -> list[str]:
     return [f"_{line(n, _ASSUMED)}_" for n in report.notes if n.startswith("assumed:")]
 
 
+#: Notes about what was read that a message names (the others are counted).
+READ_NOTES = 2
+
+
+def read_lines(report: Report, most: int = READ_NOTES) -> list[str]:
+    """The report's other notes, about what was read (the text around a chat message's code blocks set aside,
+    files of an archive not read, a must-gather, an object twice in the dump), one italic ``note:`` line each:
+    a chat user must see that part of what was pasted was not judged."""
+    notes = [n for n in report.notes if not n.startswith(("assumed:", "skipped"))]
+    out = [f"_note: {line(n, _SKIPPED)}_" for n in notes[:most]]
+    if len(notes) > most:
+        out.append(f"_… {counted(len(notes) - most, 'more note')} in the JSON report {_JSON_REPORT}_")
+    return out
+
+
 #: Skip notes a message names (the first ones: what kept rules from judging any object comes first).
 SKIP_NOTES = 3
 #: How to get the JSON report, from the CLI and from the service.
@@ -179,14 +194,15 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
     notes = assumption_lines(report)
     if limit:
         # The notes take at most half the message (at least the room of the line that counts them): the assumption
-        # notes first, as many as fit, then the rest counted; the skip notes only when all of them fit too.
+        # notes first, as many as fit, then the rest counted; the notes about what was read and the skip notes
+        # only when all of them fit too.
         area = max(limit // 2 - len(first) - _CLOSING_ROOM, _NOTES_FLOOR)
         notes = _fitting(notes, area, "assumption note")
-        skipped = skip_lines(report)
-        if _length(notes) + _length(skipped) <= area:
-            notes += skipped
+        for more in (read_lines(report), skip_lines(report)):
+            if _length(notes) + _length(more) <= area:
+                notes += more
     else:
-        notes += skip_lines(report, most=len(report.notes))
+        notes += read_lines(report, most=len(report.notes)) + skip_lines(report, most=len(report.notes))
     room = limit - len(first) - _length(notes) - _CLOSING_ROOM if limit else None
     errors = input_error_lines(report, most=INPUT_ERRORS if limit else len(report.input_errors), room=room)
     return "\n".join([first, *notes, *errors])
