@@ -19,6 +19,7 @@ expectation. Neither raises on a bad fixture: the problem becomes a failed ``Tes
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -232,11 +233,18 @@ def _matching(exp: Expectation, report: Report) -> list[tuple[str, Result]]:
     return found
 
 
-def _check(test: PackTest, exp: Expectation, report: Report) -> TestCaseResult:
+def _check(test: PackTest, exp: Expectation, report: Report, rules: tuple[tuple[str, str], ...] = ()) -> TestCaseResult:
+    """``rules``: (policy, rule id) of every rule in force, to name a misspelt rule."""
+
     def outcome(actual: str, ok: bool, message: str = "") -> TestCaseResult:
         return TestCaseResult(test.name, str(test.file), exp.describe(), exp.result, actual, ok, message)
 
     found = _matching(exp, report)
+    if not found and rules and not any(r == exp.rule and (not exp.policy or p == exp.policy) for p, r in rules):
+        named = f"{exp.policy}/{exp.rule}" if exp.policy else exp.rule
+        close = difflib.get_close_matches(exp.rule, sorted({r for _, r in rules}), n=1, cutoff=0.6)
+        hint = f"; did you mean {next(f'{p}/{r}' for p, r in rules if r == close[0])!r}?" if close else ""
+        return outcome("missing", False, f"{exp.describe()}: no rule named {named!r} in the policies tested{hint}")
     if not found:
         objects = {str(o.ref) for o in report.objects if o.ref.kind == exp.kind and o.ref.name == exp.name}
         why = (
@@ -290,7 +298,8 @@ def run_test(test: PackTest, policies: PolicySet) -> list[TestCaseResult]:
     except DumpError as exc:
         return [TestCaseResult(test.name, str(test.file), "read the dump", "readable", "error", False, str(exc))]
     report = evaluate(dump, policies, name=test.name)
-    out = [_check(test, exp, report) for exp in test.results]
+    rules = tuple((r.policy, r.id) for r in policies.rules)
+    out = [_check(test, exp, report, rules) for exp in test.results]
     if dump.errors:
         out.append(
             TestCaseResult(

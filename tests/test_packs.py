@@ -280,9 +280,10 @@ def test_a_wrong_expectation_says_what_differs(tmp_path: Path) -> None:
         - {rule: gpu-count-label, kind: Node, name: gpu-1, result: pass, messageContains: nope}
         - {rule: gpu-count-label, kind: Node, name: gpu-9, result: fail}
         - {rule: no-such-rule, kind: Node, name: gpu-1, result: fail}
+        - {rule: gpu-count-lable, kind: Node, name: gpu-1, result: pass}
         """,
     )
-    first, second, third, fourth = packtest.run_pack_tests(pack)
+    first, second, third, fourth, fifth = packtest.run_pack_tests(pack)
     assert (first.ok, first.actual) == (False, "fail")
     assert first.message == (
         "gpu-count-label on Node/cpu-1: expected pass, got fail: Node cpu-1 has no nvidia.com/gpu.count label"
@@ -290,8 +291,13 @@ def test_a_wrong_expectation_says_what_differs(tmp_path: Path) -> None:
     assert not second.ok and "does not contain 'nope'" in second.message
     assert (third.ok, third.actual) == (False, "missing")
     assert "no such object" in third.message
+    # a rule id no policy has is named as such (a trial's typo read "does the rule match it?")
     assert (fourth.ok, fourth.actual) == (False, "missing")
-    assert "produced no result" in fourth.message
+    assert fourth.message == "no-such-rule on Node/gpu-1: no rule named 'no-such-rule' in the policies tested"
+    assert fifth.message == (
+        "gpu-count-lable on Node/gpu-1: no rule named 'gpu-count-lable' in the policies tested; did you mean"
+        " 'gpu-count/gpu-count-label'?"
+    )
     assert packtest.coverage_gaps(pack) == []  # a fail and a pass expectation exist, right or wrong
 
 
