@@ -514,7 +514,7 @@ def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> No
                 pass
             else:
                 owner = ps.policy(r.policy)
-                click.echo(show_rule(r, owner.version if owner else ""), nl=False)
+                click.echo(show_rule(r, owner.version if owner else "", owner.file if owner else ""), nl=False)
                 return
         if not chosen:
             names = {r.uid for r in ps.rules}

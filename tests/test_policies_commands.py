@@ -278,9 +278,18 @@ def test_show_one_rule_prints_what_the_service_answers_for_it() -> None:
     res = run("policies", "show", "gpu-nodes/workload-label-valid")
     assert res.exit_code == 0
     shown = yaml.safe_load(res.stdout)
+    # a policy author's trial: the rule's logic (preconditions, vars, assertion) was not shown; it is, as written
+    source, definition = shown.pop("source"), shown.pop("definition")
+    file, line = source.rsplit(":", 1)
+    assert file.endswith("policies/gpu-operator/nodes.yaml")
+    written = Path(file).read_text().splitlines()
+    assert written[int(line) - 1].strip() == "- id: workload-label-valid"
+    assert definition.startswith("- id: workload-label-valid\n  title: ") and "\n  assert:" in definition
+    assert "- id: " not in definition[5:]  # the next rule is not part of it
     served = create_app().test_client().get("/v1/rules/gpu-nodes/workload-label-valid").get_json()
     assert shown == served and shown["uid"] == "gpu-nodes/workload-label-valid" and shown["match"]["kinds"] == ["Node"]
-    assert yaml.safe_load(run("policies", "show", "workload-label-valid").stdout) == shown  # a bare id one policy uses
+    bare = yaml.safe_load(run("policies", "show", "workload-label-valid").stdout)  # a bare id one policy uses
+    assert {k: v for k, v in bare.items() if k not in ("source", "definition")} == shown
     res = run("policies", "show", "gpu-nodes/no-such-rule")
     assert res.exit_code == 2 and "nor a loaded policy, pack or rule so named" in res.stderr
     # second new-user trial: a misspelt rule named nothing (and POLICY/RULE must not be taken for its policy)

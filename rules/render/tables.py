@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import textwrap
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -213,6 +215,36 @@ def rule_detail(r: Rule, version: str) -> dict[str, Any]:
     }
 
 
-def show_rule(r: Rule, version: str) -> str:
-    """``rule_detail`` as block YAML, for a terminal and a pipe alike."""
-    return yaml.safe_dump(rule_detail(r, version), sort_keys=False, allow_unicode=True, width=100)
+def show_rule(r: Rule, version: str, file: str = "") -> str:
+    """``rule_detail`` as block YAML, for a terminal and a pipe alike; with its policy's ``file``, then where the
+    rule is written and its definition as written there (preconditions, vars, assertion, comments), which is
+    what an author checks."""
+    text = yaml.safe_dump(rule_detail(r, version), sort_keys=False, allow_unicode=True, width=100)
+    written = rule_as_written(r, file) if file else None
+    if written is None:
+        return text
+    body = "".join(f"  {line}\n" if line.strip() else "\n" for line in written.splitlines())
+    return f"{text}source: {yaml.safe_dump(f'{file}:{r.line}', width=10**6).splitlines()[0]}\ndefinition: |-\n{body}"
+
+
+def rule_as_written(r: Rule, file: str) -> str | None:
+    """The lines of rule ``r`` in its policy ``file``, from its ``- id:`` line to the next item of the list (or
+    the end of it), dedented; None when the file cannot be read or does not hold it there."""
+    try:
+        lines = Path(file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    start = r.line - 1
+    if not 0 <= start < len(lines) or r.id not in lines[start]:
+        return None
+    first = lines[start]
+    column = len(first) - len(first.lstrip())  # of the list item's dash (or of its first key)
+    end = start + 1
+    while end < len(lines):
+        line = lines[end]
+        if line.strip() and not line.lstrip().startswith("#") and len(line) - len(line.lstrip()) <= column:
+            break
+        end += 1
+    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")):
+        end -= 1  # the comments before the next rule are its own
+    return textwrap.dedent("\n".join(lines[start:end]))
