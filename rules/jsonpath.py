@@ -371,13 +371,22 @@ _KEYED_MAP = re.compile(
 )
 
 
+#: A member name in brackets without quotes: ``[nvidia.com/gpu]`` (kubectl's JSONPath takes it, RFC 9535 does not).
+_UNQUOTED = re.compile(r"\[(?P<key>[A-Za-z_][^\[\]'\"?*:,()]*)\]")
+
+
 def _bracket_hint(text: str) -> str:
     """``$.metadata.labels.nvidia.com/gpu.count`` -> ``$.metadata.labels['nvidia.com/gpu.count']``: the
-    usual mistake of a dotted key in a Kubernetes string map; "" when no such rewrite compiles."""
+    usual mistake of a dotted key in a Kubernetes string map, and ``$.status.allocatable[nvidia.com/gpu]`` ->
+    ``$.status.allocatable['nvidia.com/gpu']`` (a member name in brackets without quotes); "" when no such
+    rewrite compiles."""
     m = _KEYED_MAP.match(text)
-    if not m or not any(c in m["key"] for c in "./-"):
+    if m and any(c in m["key"] for c in "./-"):
+        hint = f"{m['head']}['{m['key']}']{m['tail']}"
+    elif _UNQUOTED.search(text):
+        hint = _UNQUOTED.sub(lambda u: f"['{u['key']}']", text)
+    else:
         return ""
-    hint = f"{m['head']}['{m['key']}']{m['tail']}"
     try:
         rfc9535.compile(hint)
     except rfc9535.JSONPathError:

@@ -532,6 +532,7 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
         tuple(rules),
         pack,
         tuple(spec["dataFiles"]),
+        node_line(node, ["metadata", "name"]),
     )
 
 
@@ -668,8 +669,8 @@ def load_policies(sources: Iterable[str] = ()) -> PolicySet:
     names: dict[str, str] = {}
     for p in policies:
         if p.name in names:
-            errors.append(PolicyError(p.file, f"policy name {p.name!r} is also used by {names[p.name]}"))
-        names[p.name] = p.file
+            errors.append(PolicyError(p.file, f"policy name {p.name!r} is also used by {names[p.name]}", p.line))
+        names[p.name] = f"{p.file}:{p.line}" if p.line else p.file
     if errors:
         raise PolicyLoadError(errors)
     return PolicySet(policies)

@@ -274,6 +274,8 @@ class Policy:
     rules: tuple[Rule, ...]
     pack: str = ""
     data_files: tuple[str, ...] = field(default_factory=tuple)
+    #: the line of its ``metadata.name`` in ``file`` (0 when not read from a file)
+    line: int = 0
 
 
 # ------------------------------------------------------------------------------------------ compile

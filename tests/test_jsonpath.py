@@ -92,6 +92,22 @@ def test_invalid_paths_are_refused_with_their_column(text: str, column: int, rea
     assert info.value.hint == ""
 
 
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("$.status.allocatable[nvidia.com/gpu]", "$.status.allocatable['nvidia.com/gpu']"),
+        ("$.spec.containers[*].resources.limits[nvidia.com/gpu]", "$.spec.containers[*].resources.limits['nvidia.com/gpu']"),
+        ("$.metadata.labels.nvidia.com/gpu.present", "$.metadata.labels['nvidia.com/gpu.present']"),
+    ],
+)
+def test_a_member_name_without_quotes_is_told_how_to_write_it(text: str, hint: str) -> None:
+    """Regression (a policy author's trial): `[nvidia.com/gpu]`, as kubectl writes it, read only "unexpected '/'"."""
+    with pytest.raises(PathError) as info:
+        compile_path(text)
+    assert info.value.hint == hint
+    compile_path(hint)
+
+
 @pytest.mark.parametrize("text", ["", "   ", None, 3])
 def test_empty_or_not_a_string(text: Any) -> None:
     with pytest.raises(PathError, match="non-empty string starting with '\\$'"):
