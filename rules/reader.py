@@ -775,32 +775,47 @@ def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None 
         return _parse_unfenced(text if described else _without_fences(text), name, None)
     dump = Dump(files_read=[name])
     documents = 0
-    aside = outside
+    prompts = 0
+    other: list[_Block] = []
+    padding = _BLOCK_PADDING
     for block in blocks:
         at = block.dump_from()
         if at is None:
-            aside += sum(1 for line in block.lines if line.strip())
+            other.append(block)
             continue
-        part = _parse_unfenced("\n".join(block.lines[at:]), name, None)
-        # its places in the message: lines from the block's, documents after those of the blocks before
+        prompts += sum(1 for line in block.lines[:at] if line.strip())
         shift = block.first + at
-        moved = functools.partial(_moved_source, lines=shift, documents=documents)
+        # Read at its lines in the message: blank lines before it, so that the reasons' own places ("line 4,
+        # column 1", "a flow mapping that starts at line 15") are the message's too; past a bound of them (a long
+        # Markdown file of many blocks), the places are moved afterwards instead.
+        padded = shift <= padding
+        padding -= shift if padded else 0
+        body = "\n".join(block.lines[at:])
+        part = _parse_unfenced("\n" * shift + body if padded else body, name, None)
+        moved = functools.partial(_moved_source, lines=0 if padded else shift, documents=documents)
         dump.objects.extend(KObject(o.obj, moved(o.source)) for o in part.objects)
         dump.errors.extend(dataclasses.replace(e, source=moved(e.source)) for e in part.errors)
         dump.notes.extend(part.notes)
         documents += max([o.source.document for o in part.objects] + [e.source.document for e in part.errors] + [1])
-    kept = len(blocks) - sum(1 for b in blocks if b.dump_from() is None)
-    if not kept:
+    other_lines = sum(1 for b in other for line in b.lines if line.strip())
+    if len(other) == len(blocks):
         what = counted_blocks(len(blocks))
         reason = (
             f"none of its {what} starts as a dump (YAML or JSON of objects, describe text or a kubectl table, after"
-            f" any prompt lines; a bash or sh block only after one): {aside} lines set aside"
+            f" any prompt lines; a bash or sh block only after one): {outside + other_lines} lines set aside"
         )
         dump.errors.append(InputError(Source(name, 1, blocks[0].fence), reason))
-    elif aside:
-        lines = f"{aside} line" + ("s" if aside != 1 else "")
-        dump.notes.append(f"{name}: read inside its Markdown code blocks (```); {lines} of text and other blocks set aside")
+        return dump
+    counts = ((outside, "line", " of text around them"), (prompts, "prompt line", ""), (len(other), "other block", ""))
+    aside = [f"{n} {noun}" + ("s" if n != 1 else "") + tail for n, noun, tail in counts if n]
+    if aside:
+        listed = ", ".join(aside[:-1]) + (" and " if len(aside) > 1 else "") + aside[-1]
+        dump.notes.append(f"{name}: read inside its Markdown code blocks (```); set aside: {listed}")
     return dump
+
+
+#: Blank lines, at most, put before the code blocks of one text so that each is read at its lines.
+_BLOCK_PADDING = 16 << 20
 
 
 def counted_blocks(n: int) -> str:

@@ -291,7 +291,7 @@ def test_a_chat_message_is_read_inside_its_code_blocks() -> None:
     assert dump.errors == []
     # every object at its line in the message, each code block a document of its own
     assert [(o.name, o.source.document, o.source.line) for o in dump.objects] == [("a", 1, 3), ("b", 2, 10)]
-    assert dump.notes == ["<stdin>: read inside its Markdown code blocks (```); 3 lines of text and other blocks set aside"]
+    assert dump.notes == ["<stdin>: read inside its Markdown code blocks (```); set aside: 3 lines of text around them"]
     # an error inside a block is at its line in the message
     broken = parse_text("look:\n```\n" + node.format("c") + "  labels: {x: [}\n```\n", "m.txt")
     assert [(e.source.line, e.reason) for e in broken.errors] == [(7, "YAML syntax error: did not find expected node content")]
@@ -311,7 +311,16 @@ def test_a_chat_message_is_read_inside_its_code_blocks() -> None:
     )
     dump = parse_text(asked, "a.txt")
     assert dump.errors == [] and [(o.name, o.source.document, o.source.line) for o in dump.objects] == [("e", 1, 11)]
-    assert dump.notes == ["a.txt: read inside its Markdown code blocks (```); 4 lines of text and other blocks set aside"]
+    assert dump.notes == [
+        "a.txt: read inside its Markdown code blocks (```); set aside: 2 lines of text around them, 1 prompt line and"
+        " 2 other blocks"
+    ]
+    # a parser's own place in its reason is the message's line too (a trial read "line 5 ... (line 4, column 1)")
+    [err] = parse_text('look:\n\n```json\n{"kind": "Node"\n "metadata": {"name": "a"}}\n```\n', "j.txt").errors
+    assert (err.source.line, err.reason) == (
+        5,
+        "JSON syntax error: unexpected character, expected ',' or '}' (line 5, column 2); not YAML either",
+    )
     # an indented fence is the text of a block scalar (a ConfigMap holding a README), not Markdown
     readme = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: readme}\ndata:\n  README.md: |\n    ```sh\n    make\n    ```\n"
     [cm] = parse_text(readme, "cm.yaml").objects

@@ -614,6 +614,11 @@ def test_markdown_names_what_was_not_read() -> None:
     ]
     # without a limit, every one
     assert "_note: a third note_" in render(report, "markdown", limit=0).splitlines()
+    # at the least limit they do not fit: counted, so that the message still says some were left out (a trial)
+    report.notes = report.notes[1:2]
+    tight = render(report, "markdown", limit=500)
+    assert len(tight) <= 500
+    assert tight.splitlines()[1] == "_… 1 note in the JSON report (`--format json`; `format=json` from the service)_"
 
 
 def test_markdown_summary_and_escaping() -> None:

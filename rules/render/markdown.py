@@ -198,7 +198,10 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
         # only when all of them fit too.
         area = max(limit // 2 - len(first) - _CLOSING_ROOM, _NOTES_FLOOR)
         notes = _fitting(notes, area, "assumption note")
-        for more in (read_lines(report), skip_lines(report)):
+        read = read_lines(report)
+        if _length(notes) + _length(read) > area and area - _length(notes) >= _NOTES_FLOOR:
+            read = _fitting(read_lines(report, most=len(report.notes)), area - _length(notes), "note")  # counted
+        for more in (read, skip_lines(report)):
             if _length(notes) + _length(more) <= area:
                 notes += more
     else:
