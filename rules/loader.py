@@ -536,15 +536,31 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     )
 
 
-def _broken_rules(messages: Any) -> set[int] | None:
-    """The positions of the rules marshmallow refused, when every problem it found is inside a rule; else None."""
+def _broken_rules(messages: Any) -> dict[int, Any] | None:
+    """What marshmallow found in each rule it refused, by position, when every problem it found is inside a
+    rule; else None."""
     if not isinstance(messages, dict) or set(messages) != {"spec"}:
         return None
     spec = messages["spec"]
     if not isinstance(spec, dict) or set(spec) != {"rules"} or not isinstance(spec["rules"], dict):
         return None
     rules = spec["rules"]
-    return set(rules) if all(isinstance(i, int) for i in rules) else None
+    return rules if all(isinstance(i, int) for i in rules) else None
+
+
+#: Stand-ins for a rule's fields that say nothing about its logic: a rule that lacks only some of them is compiled
+#: with them, so that its paths and names are checked in the same round as the missing field is said.
+_STAND_INS: dict[str, Any] = {"title": "-", "message": "-", "references": ["-"]}
+_MISSING = ["Missing data for required field."]
+
+
+def _stood_in(rule: Any, found: Any) -> Any:
+    """``rule`` with stand-ins for the fields it lacks, when that is all marshmallow found in it; else None."""
+    if not isinstance(rule, dict) or not isinstance(found, dict) or not found:
+        return None
+    if any(key not in _STAND_INS or reasons != _MISSING for key, reasons in found.items()):
+        return None
+    return {**rule, **{key: _STAND_INS[key] for key in found}}
 
 
 def _raw_ids(raw: dict[str, Any], positions: Iterable[int]) -> list[str]:
@@ -553,11 +569,16 @@ def _raw_ids(raw: dict[str, Any], positions: Iterable[int]) -> list[str]:
     return [r["id"] for r in (rules[i] for i in positions) if isinstance(r, dict) and isinstance(r.get("id"), str)]
 
 
-def _without_rules(raw: dict[str, Any], broken: set[int]) -> tuple[dict[str, Any], list[int]] | None:
-    """The document validated without the rules at ``broken``, and the position of each rule it keeps; None
-    when that does not validate either (no rule left)."""
-    rules = raw["spec"]["rules"]
-    kept = [i for i in range(len(rules)) if i not in broken]
+def _without_rules(raw: dict[str, Any], broken: dict[int, Any]) -> tuple[dict[str, Any], list[int]] | None:
+    """The document validated without the rules at ``broken`` (those that lack only a title, message or references
+    kept, with stand-ins), and the position of each rule it keeps; None when that does not validate either (no
+    rule left)."""
+    rules = list(raw["spec"]["rules"])
+    for i, found in broken.items():
+        stood = _stood_in(rules[i], found)
+        if stood is not None:
+            rules[i] = stood
+    kept = [i for i in range(len(rules)) if i not in broken or rules[i] is not raw["spec"]["rules"][i]]
     try:
         doc = PolicySchema().load({**raw, "spec": {**raw["spec"], "rules": [rules[i] for i in kept]}})
     except ValidationError:

@@ -699,6 +699,25 @@ spec:
         (16, "b", "spec.rules[1].message", "message placeholder {nmae} names no var, context or built-in"),
         (18, "a", "spec.rules[2].id", "duplicate rule id 'a'"),
     ]
+    # a rule that lacks only references (or a title, a message) has its own paths and names checked in the same
+    # round (a verifying trial: its bad path was never mentioned)
+    lacking = """apiVersion: verdict/v1
+kind: Policy
+metadata: {name: rr, version: 1.0.0}
+spec:
+  rules:
+  - id: bad-jsonpath
+    title: B
+    match: {kinds: [Node]}
+    assert: {path: "$.metadata[", exists: true}
+    message: "node {nmae}"
+"""
+    err = refused(lacking)
+    assert [(e.line, e.path, e.reason.split(";")[0]) for e in (err, *err.more)] == [
+        (6, "spec.rules[0].references", "Missing data for required field."),
+        (9, "spec.rules[0].assert.path", "invalid JSONPath '$.metadata[' at column 5: unexpected end of query"),
+        (10, "spec.rules[0].message", "message placeholder {nmae} names no var, context or built-in"),
+    ]
     # a field error outside the rules still stops there (what the rules are compiled with may be the broken part)
     outside = refused(text.replace("metadata: {name: mine", "metadata: {nmae: mine"))
     paths = [e.path for e in (outside, *outside.more)]
