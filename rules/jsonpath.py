@@ -360,6 +360,8 @@ def compile_path(text: str) -> JsonPath:
         token = getattr(exc, "token", None)
         # The parser's token holds the 0-based offset of the problem; say it as a 1-based column.
         at = f" at column {token[1] + 1}" if isinstance(token, tuple) and len(token) > 1 else ""
+        if first.startswith("unexpected end of query"):  # the parser places its end token inside the text
+            at = f" at column {len(stripped) + 1}"
         raise PathError(f"invalid JSONPath {quoted(stripped)}{at}: {first}", _bracket_hint(stripped)) from None
     return JsonPath(stripped, query)
 

@@ -76,6 +76,9 @@ def test_rfc_function_extensions_compile() -> None:
     ("text", "column", "reason"),
     [
         ("$.a[", 5, "unexpected end of query"),
+        # the end of a longer text (a trial: the parser's own place was column 5 of '$.metadata[')
+        ("$.metadata[", 12, "unexpected end of query"),
+        ("$.metadata.labels[", 19, "unexpected end of query"),
         ("$.a.b.", 7, "expected a shorthand selector"),
         ("$.status.conditions[?@.type = 'Ready']", 29, "did you mean '=='"),
         ("$.a['x]", 6, "unclosed string literal"),

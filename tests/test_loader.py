@@ -621,7 +621,7 @@ def test_every_independent_mistake_of_a_file_in_one_round() -> None:
             17,
             "gpu-allocatable",
             "spec.rules[1].assert.path",
-            "invalid JSONPath '$.status.allocatable[' at column 7: unexpected end of query",
+            "invalid JSONPath '$.status.allocatable[' at column 22: unexpected end of query",
         ),
         (23, "mig-single", "spec.rules[2].assert.context", "unknown context 'migStrategi'"),
         (
@@ -695,7 +695,7 @@ spec:
     assert found == [
         (6, "a", "spec.rules[0].assert", "Missing data for required field."),
         (9, "a", "spec.rules[0].asert", "unknown field 'asert'"),
-        (15, "b", "spec.rules[1].assert.path", "invalid JSONPath '$.metadata[' at column 5: unexpected end of query"),
+        (15, "b", "spec.rules[1].assert.path", "invalid JSONPath '$.metadata[' at column 12: unexpected end of query"),
         (16, "b", "spec.rules[1].message", "message placeholder {nmae} names no var, context or built-in"),
         (18, "a", "spec.rules[2].id", "duplicate rule id 'a'"),
     ]
@@ -715,7 +715,7 @@ spec:
     err = refused(lacking)
     assert [(e.line, e.path, e.reason.split(";")[0]) for e in (err, *err.more)] == [
         (6, "spec.rules[0].references", "Missing data for required field."),
-        (9, "spec.rules[0].assert.path", "invalid JSONPath '$.metadata[' at column 5: unexpected end of query"),
+        (9, "spec.rules[0].assert.path", "invalid JSONPath '$.metadata[' at column 12: unexpected end of query"),
         (10, "spec.rules[0].message", "message placeholder {nmae} names no var, context or built-in"),
     ]
     # a field error outside the rules still stops there (what the rules are compiled with may be the broken part)
