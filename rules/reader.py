@@ -768,6 +768,8 @@ def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None 
     bytes), so that it is not parsed again. A chat message's Markdown code blocks are read (``_code_blocks``)."""
     found = _code_blocks(text) if json_error is None else None
     if found is None:
+        if json_error is None:
+            text = _without_command(text)
         return _parse_unfenced(text, name, json_error)
     blocks, outside = found
     if not blocks:  # a block left open (describe text sets fences aside itself)
@@ -816,6 +818,22 @@ def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None 
 
 #: Blank lines, at most, put before the code blocks of one text so that each is read at its lines.
 _BLOCK_PADDING = 16 << 20
+
+
+#: The command a paste starts with: ``$ kubectl get node x -o yaml``, ``[root@host ~]# oc get nodes -o json``.
+_COMMAND_LINE = re.compile(
+    r"[ \t]*(?:[$%]|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#]*[$#])[ \t]*(?:sudo[ \t]+)?(?:kubectl|oc|k)[ \t]+get\b[^\n]*"
+)
+
+
+def _without_command(text: str) -> str:
+    """The text without the ``kubectl get`` command line pasted before what it printed (a blank line in its
+    place: lines keep their numbers); the text as it is when it does not start with one."""
+    lead = len(text) - len(text.lstrip("\n\r\ufeff "))
+    command = _COMMAND_LINE.match(text, lead)
+    if command is None or "\n" not in text[command.end() :][:2]:
+        return text
+    return text[:lead] + text[command.end() :]
 
 
 def counted_blocks(n: int) -> str:

@@ -359,6 +359,17 @@ def test_chat_code_blocks_as_slack_writes_them_and_blocks_of_several_kinds() -> 
     )
 
 
+def test_the_kubectl_get_command_pasted_before_its_output_is_set_aside() -> None:
+    """Regression (a trial): `$ kubectl get node gpu-p -o yaml` pasted with what it printed, without a code fence, was
+    "YAML syntax error: mapping values are not allowed" at line 2; inside a fence the prompt line was set aside."""
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-p\n"
+    for prompt in ("$ kubectl get node gpu-p -o yaml", "[root@cp-1 ~]# oc get node gpu-p -o yaml", "me@host:~$ k get no -o yaml"):
+        dump = parse_text(f"\n{prompt}\n{node}", "p.txt")
+        assert dump.errors == [] and [(o.name, o.source.line) for o in dump.objects] == [("gpu-p", 3)], prompt
+    # a command of another kind is no paste of its output: left as it is (and said as the error it is)
+    assert parse_text("$ kubectl apply -f x.yaml\n" + node, "a.txt").errors
+
+
 def test_describe_text_of_a_pod_is_named_with_what_to_print_instead() -> None:
     """Regression (a chatops trial): `kubectl describe pod` pasted was "YAML syntax error: mapping values are not
     allowed in this context" at its Events line: a bot could only relay a parser's words."""
