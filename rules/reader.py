@@ -765,7 +765,21 @@ def _without_fences(text: str) -> str:
 
 def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None = None) -> Dump:
     """``json_error``: the JSON parser's error when the caller already parsed this text as JSON (from its
-    bytes), so that it is not parsed again. A chat message's Markdown code blocks are read (``_code_blocks``)."""
+    bytes), so that it is not parsed again. A chat message's Markdown code blocks are read (``_code_blocks``).
+    An input error that quotes HTML escapes from the text says where they come from."""
+    dump = _parse_chat_or_text(text, name, json_error)
+    for i, error in enumerate(dump.errors):
+        if _HTML_ESCAPE.search(error.reason):
+            dump.errors[i] = dataclasses.replace(error, reason=f"{error.reason} ({_ESCAPED})")
+    return dump
+
+
+#: What Slack's Events API makes of ``&``, ``<`` and ``>`` in a message's text.
+_HTML_ESCAPE = re.compile(r"&(?:amp|lt|gt);")
+_ESCAPED = "&lt;, &gt; and &amp; are how Slack's Events API writes <, > and & in a message's text: undo them before posting"
+
+
+def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError | None) -> Dump:
     found = _code_blocks(text) if json_error is None else None
     if found is None:
         if json_error is None:

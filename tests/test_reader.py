@@ -370,6 +370,21 @@ def test_the_kubectl_get_command_pasted_before_its_output_is_set_aside() -> None
     assert parse_text("$ kubectl apply -f x.yaml\n" + node, "a.txt").errors
 
 
+def test_an_error_that_quotes_slack_s_html_escapes_says_where_they_come_from() -> None:
+    """A trial: describe text from Slack's Events API (`Taints: &lt;none&gt;`) read "taint '&lt;none&gt;' is not
+    key[=value]:Effect" with no word of the escaping the bot should have undone."""
+    text = (Path(__file__).parent / "data" / "describe" / "kubevirt-11135_vgpu-node_grid-p40-1q.txt").read_text()
+    assert "Taints:             <none>" in text
+    [err] = parse_text(text.replace("Taints:             <none>", "Taints:             &lt;none&gt;"), "s.txt").errors
+    assert err.reason == (
+        "taint '&lt;none&gt;' is not key[=value]:Effect (&lt;, &gt; and &amp; are how Slack's Events API writes <, > and &"
+        " in a message's text: undo them before posting)"
+    )
+    # a value that holds one is read as it is, with no word (it is a valid YAML string)
+    dump = parse_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: '&lt;b&gt;'}\n", "c.yaml")
+    assert dump.errors == [] and dump.objects[0].obj["data"] == {"a": "&lt;b&gt;"}
+
+
 def test_describe_text_of_a_pod_is_named_with_what_to_print_instead() -> None:
     """Regression (a chatops trial): `kubectl describe pod` pasted was "YAML syntax error: mapping values are not
     allowed in this context" at its Events line: a bot could only relay a parser's words."""
