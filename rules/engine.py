@@ -22,6 +22,7 @@ from .reader import (
     Budget,
     Dump,
     ProgressHook,
+    is_hidden,
     looks_read,
     member_role,
     parse_bytes,
@@ -161,7 +162,7 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
     for p in paths:
         path = Path(p)
         if path.is_dir():
-            files = sorted(f for f in path.rglob("*") if f.is_file() and not _hidden(f.relative_to(path)))
+            files = sorted(f for f in path.rglob("*") if f.is_file() and not is_hidden(f.relative_to(path).as_posix()))
             archives = [f for f in files if f.name.lower().endswith(ARCHIVE_SUFFIXES)]
             others = [f for f in files if f not in archives]
             if archives and not any(_read_as_dump(f) for f in others):
@@ -179,10 +180,6 @@ def _empty(path: str) -> bool:
         return Path(path).stat().st_size == 0
     except OSError:
         return False
-
-
-def _hidden(rel: Path) -> bool:
-    return any(part.startswith(".") for part in rel.parts)
 
 
 def _read_as_dump(path: Path) -> bool:

@@ -574,11 +574,9 @@ def _without_rules(raw: dict[str, Any], broken: dict[int, Any]) -> tuple[dict[st
     kept, with stand-ins), and the position of each rule it keeps; None when that does not validate either (no
     rule left)."""
     rules = list(raw["spec"]["rules"])
-    for i, found in broken.items():
-        stood = _stood_in(rules[i], found)
-        if stood is not None:
-            rules[i] = stood
-    kept = [i for i in range(len(rules)) if i not in broken or rules[i] is not raw["spec"]["rules"][i]]
+    stood = {i: s for i, found in broken.items() if (s := _stood_in(rules[i], found)) is not None}
+    rules = [stood.get(i, rule) for i, rule in enumerate(rules)]
+    kept = [i for i in range(len(rules)) if i not in broken or i in stood]
     try:
         doc = PolicySchema().load({**raw, "spec": {**raw["spec"], "rules": [rules[i] for i in kept]}})
     except ValidationError:

@@ -32,6 +32,7 @@ from .errors import DumpError, DumpTooLarge, InputError, Source, byte_place
 from .limits import limit
 from .progress import Progress
 from .quantity import is_quantity
+from .report import counted
 from .yamlsafe import item_lines, load_documents
 
 #: Files inside a directory or archive that are read as dumps; others are listed as skipped.
@@ -682,8 +683,10 @@ _CLOSING_FENCE = re.compile(r"(?:```|~~~)[ \t]*$")
 _DUMP_BLOCKS = frozenset({"", "yaml", "yml", "json", "jsonc", "text", "txt", "plaintext", "console", "shell-session"})
 #: Shell blocks: read when they hold a command's prompt line and then what it printed (``$ kubectl get ...``).
 _SHELL_BLOCKS = frozenset({"bash", "sh", "shell", "zsh", "terminal"})
-#: A shell prompt that starts a code block's line: ``$ kubectl ...``, ``[root@node ~]# ...``, ``user@host:~$ ...``.
-_BLOCK_PROMPT = re.compile(r"[ \t]*(?:[$%]|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#]*[$#])[ \t]")
+#: A shell prompt at the start of a line: ``$``, ``[root@node ~]#``, ``user@host:~$``.
+_SHELL_PROMPT = r"[ \t]*(?:[$%]|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#]*[$#])[ \t]"
+#: A code block's line that is a command: ``$ kubectl ...``, ``[root@node ~]# ...``.
+_BLOCK_PROMPT = re.compile(_SHELL_PROMPT)
 #: The first line of a code block that holds a dump: JSON, a YAML key, comment or document marker, the
 #: table kubectl get prints. A command, an error message or a verdict report does not start so.
 _DUMP_LINE = re.compile(r"[ \t]*(?:[{\[#]|---|\.\.\.|[A-Za-z][\w./-]*:(?:[ \t]|$)|NAME[ \t]|NAMESPACE[ \t])")
@@ -815,7 +818,7 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
         documents += max([o.source.document for o in part.objects] + [e.source.document for e in part.errors] + [1])
     other_lines = sum(1 for b in other for line in b.lines if line.strip())
     if len(other) == len(blocks):
-        what = counted_blocks(len(blocks))
+        what = counted(len(blocks), "Markdown code block")
         reason = (
             f"none of its {what} starts as a dump (YAML or JSON of objects, describe text or a kubectl table, after"
             f" any prompt lines; a bash or sh block only after one): {outside + other_lines} lines set aside"
@@ -823,7 +826,7 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
         dump.errors.append(InputError(Source(name, 1, blocks[0].fence), reason))
         return dump
     counts = ((outside, "line", " of text around them"), (prompts, "prompt line", ""), (len(other), "other block", ""))
-    aside = [f"{n} {noun}" + ("s" if n != 1 else "") + tail for n, noun, tail in counts if n]
+    aside = [counted(n, noun) + tail for n, noun, tail in counts if n]
     if aside:
         listed = ", ".join(aside[:-1]) + (" and " if len(aside) > 1 else "") + aside[-1]
         dump.notes.append(f"{name}: read inside its Markdown code blocks (```); set aside: {listed}")
@@ -835,9 +838,7 @@ _BLOCK_PADDING = 16 << 20
 
 
 #: The command a paste starts with: ``$ kubectl get node x -o yaml``, ``[root@host ~]# oc get nodes -o json``.
-_COMMAND_LINE = re.compile(
-    r"[ \t]*(?:[$%]|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#]*[$#])[ \t]*(?:sudo[ \t]+)?(?:kubectl|oc|k)[ \t]+get\b[^\n]*"
-)
+_COMMAND_LINE = re.compile(_SHELL_PROMPT + r"[ \t]*(?:sudo[ \t]+)?(?:kubectl|oc|k)[ \t]+get\b[^\n]*")
 
 
 def _without_command(text: str) -> str:
@@ -848,10 +849,6 @@ def _without_command(text: str) -> str:
     if command is None or "\n" not in text[command.end() :][:2]:
         return text
     return text[:lead] + text[command.end() :]
-
-
-def counted_blocks(n: int) -> str:
-    return f"{n} Markdown code block" + ("s" if n != 1 else "")
 
 
 def _moved_source(source: Source, lines: int, documents: int) -> Source:
@@ -1014,8 +1011,8 @@ def _read_tree(
     entries = sorted(members, key=lambda m: m[0])
     outside = {n for n, _ in entries if ".." in n.split("/")}
     escaping = [f"{label}{n}" for n in sorted(outside)]
-    hidden = [f"{label}{n}" for n, _ in entries if _is_hidden(n) and n not in outside]
-    entries = [e for e in entries if not _is_hidden(e[0])]
+    hidden = [f"{label}{n}" for n, _ in entries if is_hidden(n) and n not in outside]
+    entries = [e for e in entries if not is_hidden(e[0])]
     names = [n for n, _ in entries]
     escape_notes = (
         [f"{label.rstrip('!')}: {len(escaping)} member(s) with '..' in their path not read (it points outside the archive)"]
@@ -1072,9 +1069,8 @@ def member_role(rel: str) -> str:
 def set_aside_note(names: list[str]) -> str:
     """The note that names the files of a folder or archive that were not read (the first five)."""
     shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    count = f"{len(names)} file" + ("s" if len(names) != 1 else "")
     what = "neither named *.yaml, *.yml, *.json or an archive, nor starting as a dump or describe text"
-    return f"{count} not read: {what} ({shown})"
+    return f"{counted(len(names), 'file')} not read: {what} ({shown})"
 
 
 #: The first line of a file that holds a dump (after blank lines, comments and a byte order mark).
@@ -1094,7 +1090,8 @@ def looks_read(head: bytes) -> bool:
     return False
 
 
-def _is_hidden(rel: str) -> bool:
+def is_hidden(rel: str) -> bool:
+    """True for a path (``/``-separated, relative to a folder or archive) with a part that starts with a dot."""
     return any(part.startswith(".") for part in rel.split("/"))
 
 

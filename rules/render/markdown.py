@@ -159,7 +159,7 @@ def read_lines(report: Report, most: int = READ_NOTES) -> list[str]:
     notes = [n for n in report.notes if not n.startswith(("assumed:", "skipped"))]
     out = [f"_note: {line(n, _SKIPPED)}_" for n in notes[:most]]
     if len(notes) > most:
-        out.append(f"_… {counted(len(notes) - most, 'more note')} in the JSON report {_JSON_REPORT}_")
+        out.append(_more_line(len(notes) - most, "more note"))
     return out
 
 
@@ -168,6 +168,11 @@ SKIP_NOTES = 3
 #: How to get the JSON report, from the CLI and from the service.
 _JSON_REPORT = "(`--format json`; `format=json` from the service)"
 _SKIPPED = 300
+
+
+def _more_line(count: int, noun: str) -> str:
+    """The italic line that counts the notes left out of the message and says where they are."""
+    return f"_… {counted(count, noun)} in the JSON report {_JSON_REPORT}_"
 
 
 def skip_lines(report: Report, most: int = SKIP_NOTES) -> list[str]:
@@ -181,7 +186,7 @@ def skip_lines(report: Report, most: int = SKIP_NOTES) -> list[str]:
         most = min(most, 1)
     out = [f"_{line(n, _SKIPPED)}_" for n in notes[:most]]
     if len(notes) > most:
-        out.append(f"_… {counted(len(notes) - most, 'more skip note')} in the JSON report {_JSON_REPORT}_")
+        out.append(_more_line(len(notes) - most, "more skip note"))
     return out
 
 
@@ -228,7 +233,7 @@ def _fitting(lines: list[str], area: int, noun: str) -> list[str]:
     while True:
         kept.pop()
         left = len(lines) - len(kept)
-        more = f"_… {counted(left, ('more ' if kept else '') + noun)} in the JSON report {_JSON_REPORT}_"
+        more = _more_line(left, ("more " if kept else "") + noun)
         if not kept or _length(kept) + len(more) + 1 <= area:
             return [*kept, more]
 

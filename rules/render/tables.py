@@ -219,12 +219,16 @@ def show_rule(r: Rule, version: str, file: str = "") -> str:
     """``rule_detail`` as block YAML, for a terminal and a pipe alike; with its policy's ``file``, then where the
     rule is written and its definition as written there (preconditions, vars, assertion, comments), which is
     what an author checks."""
-    text = yaml.safe_dump(rule_detail(r, version), sort_keys=False, allow_unicode=True, width=100)
+    detail = rule_detail(r, version)
     written = rule_as_written(r, file) if file else None
+    if written is not None:
+        detail["source"] = f"{file}:{r.line}"
+    text = yaml.safe_dump(detail, sort_keys=False, allow_unicode=True, width=100)
     if written is None:
         return text
+    # a literal block, as written (safe_dump would fold it into a quoted scalar)
     body = "".join(f"  {line}\n" if line.strip() else "\n" for line in written.splitlines())
-    return f"{text}source: {yaml.safe_dump(f'{file}:{r.line}', width=10**6).splitlines()[0]}\ndefinition: |-\n{body}"
+    return f"{text}definition: |-\n{body}"
 
 
 def rule_as_written(r: Rule, file: str) -> str | None:
