@@ -786,7 +786,11 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
     found = _code_blocks(text) if json_error is None else None
     if found is None:
         if json_error is None:
-            text = _without_command(text)
+            text, prose = _without_lead_text(_without_command(text))
+            if prose:
+                dump = _parse_unfenced(text, name, None)
+                dump.notes.append(f"{name}: read from line {prose + 1}, where the dump starts: the text before it set aside")
+                return dump
         return _parse_unfenced(text, name, json_error)
     blocks, outside = found
     if not blocks:  # a block left open (describe text sets fences aside itself)
@@ -849,6 +853,24 @@ def _without_command(text: str) -> str:
     if command is None or "\n" not in text[command.end() :][:2]:
         return text
     return text[:lead] + text[command.end() :]
+
+
+#: Lines of a chat message's text, at most, set aside before a dump pasted without a code fence.
+_LEAD_TEXT = 20
+
+
+def _without_lead_text(text: str) -> tuple[str, int]:
+    """The text with the sentences pasted before a dump without a code fence ("Here is my node:") as blank lines,
+    and the 0-based line where the dump starts; the text as it is (and 0) unless a few lines of text that starts no dump come
+    before a line that does (a YAML key, JSON, describe text's ``Name:``)."""
+    lines = text.split("\n", _LEAD_TEXT + 1)
+    for i, line in enumerate(lines[: _LEAD_TEXT + 1]):
+        if _DUMP_LINE.match(line):
+            written = sum(1 for x in lines[:i] if x.strip())
+            return ("\n" * i + text.split("\n", i)[i], i) if written else (text, 0)
+        if _BLOCK_PROMPT.match(line):
+            return text, 0
+    return text, 0
 
 
 def _moved_source(source: Source, lines: int, documents: int) -> Source:

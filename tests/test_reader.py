@@ -385,6 +385,20 @@ def test_an_error_that_quotes_slack_s_html_escapes_says_where_they_come_from() -
     assert dump.errors == [] and dump.objects[0].obj["data"] == {"a": "&lt;b&gt;"}
 
 
+def test_a_sentence_before_a_dump_pasted_without_a_fence_is_set_aside() -> None:
+    """Regression (a new user's trial): "Here is my node, why no VMs?" before describe text or YAML, without a code
+    fence, was "YAML syntax error: mapping values are not allowed in this context" at line 3."""
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n"
+    dump = parse_text("Here is my node, why no VMs?\n\n" + node, "m.txt")
+    assert dump.errors == [] and [(o.name, o.source.line) for o in dump.objects] == [("a", 3)]
+    assert dump.notes == ["m.txt: read from line 3, where the dump starts: the text before it set aside"]
+    described = (Path(__file__).parent / "data" / "describe" / "kubevirt-11135_vgpu-node_grid-p40-1q.txt").read_text()
+    assert [o.kind for o in parse_text("why no GPUs here?\n" + described, "d.txt").objects][0] == "Node"
+    # text that never reaches a dump, or more than a few lines of it, is left to the reader's own error
+    assert parse_text("just a sentence\nand another\n", "t.txt").notes == []
+    assert parse_text("x\n" * 30 + node, "long.txt").objects == []
+
+
 def test_describe_text_of_a_pod_is_named_with_what_to_print_instead() -> None:
     """Regression (a chatops trial): `kubectl describe pod` pasted was "YAML syntax error: mapping values are not
     allowed in this context" at its Events line: a bot could only relay a parser's words."""

@@ -593,6 +593,16 @@ def test_markdown_fits_the_limit_with_many_long_assumption_notes(limit: int) -> 
     assert len([x for x in render(report, "markdown", limit=0).splitlines() if x.startswith("_assumed: ")]) == 3
 
 
+def test_markdown_puts_input_errors_right_under_the_summary() -> None:
+    """Regression (a new user's trial): a lost document came after the assumption and skip notes, where
+    docs/report-formats.md puts it under the first line."""
+    report = _bad_input(1)
+    report.notes = ["assumed: something", "skipped: a reason (2 results of p/r; the rule judged no object)"]
+    lines = render(report, "markdown").splitlines()
+    assert lines[1].startswith("- dumps/lab.yaml, document 3, line 7: YAML syntax error number 0")
+    assert lines[2:4] == ["_assumed: something_", "_skipped: a reason (2 results of p/r; the rule judged no object)_"]
+
+
 def test_markdown_names_what_was_not_read() -> None:
     """Regression (a chatops trial): the note that the text around a chat message's code blocks was set aside was in
     the JSON report only; the Markdown answer a bot relays did not say that part of the message was not judged."""

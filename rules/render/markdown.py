@@ -213,7 +213,7 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
         notes += read_lines(report, most=len(report.notes)) + skip_lines(report, most=len(report.notes))
     room = limit - len(first) - _length(notes) - _CLOSING_ROOM if limit else None
     errors = input_error_lines(report, most=INPUT_ERRORS if limit else len(report.input_errors), room=room)
-    return "\n".join([first, *notes, *errors])
+    return "\n".join([first, *errors, *notes])  # a document lost comes before what the verdicts rest on
 
 
 #: The least room the notes under the summary line get: that of the line that counts them.
