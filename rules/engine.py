@@ -150,7 +150,8 @@ def audit_bytes(
     evaluation.
     """
     t0 = time.perf_counter()
-    dump = parse_bytes(data, name, Budget(max_unpacked) if max_unpacked else None)
+    # a request's archive passes over no more than it may read: the bound holds what a body costs to read
+    dump = parse_bytes(data, name, Budget(max_unpacked, streamed=max_unpacked) if max_unpacked else None)
     return _timed(time.perf_counter() - t0, dump, policies, name, exemptions, budget, selection)
 
 

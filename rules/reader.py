@@ -61,6 +61,10 @@ _ARCHIVE_ERRORS = (
 )
 
 
+#: A gzip'd tar is read as a stream, passing over the members that are not read (logs, bug reports): the gzip'd
+#: tars of one input may unpack to this many times its budget in all (``_read_tar_stream``; the service's
+#: requests, to their budget).
+STREAM_FACTOR = 16
 #: Archives (gzip, tar, zip) nested deeper than this in one input are refused (a .tar.gz is two levels).
 MAX_ARCHIVE_DEPTH = limit("VERDICT_MAX_ARCHIVE_DEPTH")
 
@@ -69,12 +73,15 @@ class Budget:
     """Bytes an input may still unpack to, and how deep in nested archives its reading is, shared by every
     archive level of one input."""
 
-    __slots__ = ("depth", "left", "limit")
+    __slots__ = ("depth", "left", "limit", "stream_left", "streamed")
 
-    def __init__(self, limit: int = MAX_UNPACKED_BYTES) -> None:
+    def __init__(self, limit: int = MAX_UNPACKED_BYTES, streamed: int | None = None) -> None:
         self.limit = limit
         self.left = limit
         self.depth = 0
+        #: what the gzip'd tars of the input may unpack to in all, the members passed over included
+        self.streamed = limit * STREAM_FACTOR if streamed is None else streamed
+        self.stream_left = self.streamed
 
     @contextmanager
     def level(self, name: str) -> Iterator[None]:
@@ -92,6 +99,14 @@ class Budget:
         if size > self.left:
             raise DumpTooLarge(name, f"unpacks to more than {self.limit:,} bytes (archives nested included)")
         self.left -= size
+
+    def stream(self, size: int, name: str) -> None:
+        """Spend ``size`` bytes a gzip'd tar unpacked to as a stream, members read or passed over. Raises
+        ``DumpError`` naming ``name`` past ``streamed`` for the whole input."""
+        if size > self.stream_left:
+            what = "" if self.streamed == self.limit else " in all, members not read included"
+            raise DumpTooLarge(name, f"unpacks to more than {self.streamed:,} bytes{what} (archives nested included)")
+        self.stream_left -= size
 
 
 #: How much of a text is read to recognise ``kubectl describe`` output (its first node fits easily).
@@ -990,14 +1005,12 @@ def _parse_wide(data: bytes, name: str) -> Dump:
 
 
 def _unpack(data: bytes, name: str, budget: Budget) -> Dump:
-    """One archive level: gzip (a tar inside it is read at once), zip or tar."""
+    """One archive level: gzip (a tar inside it read as a stream), zip or tar."""
     if data.startswith(GZIP_MAGIC):
-        raw = _gunzip(data, name, budget)
-        if is_tar(raw):
-            # the unpacked tar is already paid for: its members are slices of it, not more unpacking
+        if _gzip_holds_tar(data):
             with budget.level(name):
-                return _read_tar(raw, name, budget, charged=True)
-        return parse_bytes(raw, name, budget)
+                return _read_tar_stream(data, name, budget)
+        return parse_bytes(_gunzip(data, name, budget), name, budget)
     if data.startswith(ZIP_MAGICS):
         return _read_zip(data, name, budget)
     return _read_tar(data, name, budget)
@@ -1016,6 +1029,84 @@ def _gunzip(data: bytes, name: str, budget: Budget) -> bytes:
         raise DumpError(name, f"broken gzip stream: {exc}") from None
     budget.charge(len(raw), name)
     return raw
+
+
+def _gzip_holds_tar(data: bytes) -> bool:
+    """Whether a gzip stream starts with a tar header (its first 512 bytes unpacked)."""
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+            return is_tar(fh.read(512))
+    except (OSError, EOFError, zlib.error):
+        return False
+
+
+class _Counted(io.RawIOBase):
+    """A gzip stream whose unpacked bytes are charged to ``budget.stream`` (a bomb passed over is bounded too)."""
+
+    def __init__(self, data: bytes, name: str, budget: Budget) -> None:
+        self.fh = gzip.GzipFile(fileobj=io.BytesIO(data))
+        self.where = name
+        self.budget = budget
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self.fh.read(size if size >= 0 else self.budget.stream_left + 1)
+        self.budget.stream(len(chunk), self.where)
+        return chunk
+
+
+def _read_tar_stream(data: bytes, name: str, budget: Budget) -> Dump:
+    """A gzip'd tar, read as a stream twice: first for its names, then to keep the members ``_read_tree`` reads,
+    so only those are held and charged against the budget (a must-gather's logs and bug reports are passed
+    over, not refused with it); what it unpacks to is charged to ``budget.stream`` once (the second pass reads
+    the same stream again)."""
+    try:
+        with tarfile.open(fileobj=_Counted(data, name, budget), mode="r|") as archive:
+            listed = [(m.name, m.isfile(), m.issym() or m.islnk()) for m in archive]
+        names = [_member_name(n) for n, regular, _ in listed if regular]
+        wanted = _read_by_tree(names)
+        kept: list[bytes | DumpError] = []
+        with tarfile.open(fileobj=gzip.GzipFile(fileobj=io.BytesIO(data)), mode="r|") as archive:
+            for member in archive:
+                if not member.isfile():
+                    continue
+                if not wanted(_member_name(member.name)):
+                    kept.append(b"")
+                    continue
+                try:
+                    budget.charge(member.size, name)
+                except DumpTooLarge as exc:
+                    kept.append(exc)
+                    continue
+                fh = archive.extractfile(member)
+                kept.append(fh.read() if fh else b"")
+    except DumpError:
+        raise
+    except (OSError, EOFError, zlib.error) as exc:
+        raise DumpError(name, f"broken gzip stream: {exc}") from None
+    except tarfile.TarError as exc:
+        raise DumpError(name, f"broken tar archive: {exc}") from None
+
+    def loader(held: bytes | DumpError) -> Callable[[], bytes]:
+        def load() -> bytes:
+            if isinstance(held, DumpError):
+                raise held
+            return held
+
+        return load
+
+    dump = _read_tree(list(zip(names, map(loader, kept), strict=True)), f"{name}!", budget=budget)
+    return _links_not_followed(dump, name, [n for n, _, link in listed if link])
+
+
+def _links_not_followed(dump: Dump, name: str, links: list[str]) -> Dump:
+    """``dump`` of tar ``name``, with its link members (by their names in the archive) named as not read."""
+    if links:
+        dump.files_skipped.extend(f"{name}!{_member_name(n)}" for n in links)
+        dump.notes.append(f"{name}: {len(links)} link member(s) not followed (a dump is read from regular files only)")
+    return dump
 
 
 # ---------------------------------------------------------------------------------- trees of files
@@ -1070,6 +1161,14 @@ def _read_tree(
         dump.files_skipped.extend(set_aside)
         dump.notes.append(set_aside_note(set_aside))
     return dump
+
+
+def _read_by_tree(names: list[str]) -> Callable[[str], bool]:
+    """Which files of a tree with these names (``/``-separated) ``_read_tree`` loads, by name alone: a tar read
+    as a stream keeps just those."""
+    if mustgather.is_must_gather([n for n in names if not is_hidden(n)]):
+        return lambda n: not is_hidden(n) and mustgather.classify(n) not in ("skip", "missing-clusterpolicy")
+    return lambda n: not is_hidden(n) and member_role(n) != "other"
 
 
 #: Archives by name; a folder of them (and of files that are not dumps) is a batch (``rules.engine``).
@@ -1200,7 +1299,7 @@ def _read_must_gather(
     return dump
 
 
-def _read_tar(data: bytes, name: str, budget: Budget, charged: bool = False) -> Dump:
+def _read_tar(data: bytes, name: str, budget: Budget) -> Dump:
     try:
         archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
         everything = archive.getmembers()
@@ -1211,8 +1310,7 @@ def _read_tar(data: bytes, name: str, budget: Budget, charged: bool = False) -> 
 
     def loader(member: tarfile.TarInfo) -> Callable[[], bytes]:
         def load() -> bytes:
-            if not charged:
-                budget.charge(member.size, name)
+            budget.charge(member.size, name)
             fh = archive.extractfile(member)
             return fh.read() if fh else b""
 
@@ -1221,10 +1319,7 @@ def _read_tar(data: bytes, name: str, budget: Budget, charged: bool = False) -> 
     with archive:
         members = [(_member_name(m.name), loader(m)) for m in infos]
         dump = _read_tree(members, f"{name}!", budget=budget)
-    if links:
-        dump.files_skipped.extend(f"{name}!{_member_name(m.name)}" for m in links)
-        dump.notes.append(f"{name}: {len(links)} link member(s) not followed (a dump is read from regular files only)")
-    return dump
+    return _links_not_followed(dump, name, [m.name for m in links])
 
 
 def _member_name(name: str) -> str:

@@ -367,3 +367,115 @@ def test_lab_folder_merge_equals_lab_json() -> None:
 def test_lab_labels_file_is_exactly_what_the_pipeline_writes() -> None:
     nodes = {name: n["metadata"]["labels"] for name, n in sorted(lab_json_nodes().items())}
     assert (LAB / "gpu_nodes.labels").read_text() == must_gather_labels(nodes)
+
+
+def _lab_tar_gz(extra: dict[str, bytes]) -> bytes:
+    """The lab must-gather folder as a .tar.gz under its own folder, with ``extra`` members (name -> bytes)."""
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        tar.add(LAB, arcname="must-gather")
+        for name, payload in extra.items():
+            info = tarfile.TarInfo(f"must-gather/{name}")
+            info.size = len(payload)
+            tar.addfile(info, io.BytesIO(payload))
+    return buf.getvalue()
+
+
+def test_a_must_gather_tar_gz_past_the_budget_by_its_logs_is_read() -> None:
+    """Regression: a must-gather .tar.gz whose logs and bug reports unpacked past the bound was refused whole;
+    only the members read count against it now (the tar is read as a stream)."""
+    from rules.reader import Budget, parse_bytes
+
+    lab = sum(f.stat().st_size for f in LAB.iterdir())
+    log = b"I1203 10:00:00.000000 1 controller.go:42] reconciling ClusterPolicy\n" * 20_000  # 1.4 MB
+    data = _lab_tar_gz({"gpu_operator_pod.log": log, "nvidia-bug-report_gpu-vgpu-1.log.gz": log[:500_000]})
+    whole = parse_bytes(_lab_tar_gz({}), "mg.tar.gz")
+    dump = parse_bytes(data, "mg.tar.gz", Budget(lab + 100_000))
+    assert dump.errors == []
+    assert sorted((o.kind, o.name) for o in dump.objects) == sorted((o.kind, o.name) for o in whole.objects)
+    assert sorted(o.name for o in dump.objects if o.kind == "Node") == [
+        "gpu-broken-1",
+        "gpu-container-1",
+        "gpu-passthrough-1",
+        "gpu-vgpu-1",
+    ]
+    assert "mg.tar.gz!must-gather/nvidia-bug-report_gpu-vgpu-1.log.gz" in dump.files_skipped
+    assert dump.notes[0] == "read as an NVIDIA GPU Operator must-gather"
+
+
+def test_a_tar_gz_read_as_a_stream_still_bounds_what_it_reads_and_unpacks() -> None:
+    import gzip
+    import io
+    import tarfile
+
+    from rules.errors import DumpTooLarge
+    from rules.reader import STREAM_FACTOR, Budget, parse_bytes
+
+    node = b"apiVersion: v1\nkind: Node\nmetadata: {name: n%d}\n"
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for i, payload in enumerate([node % 1, b"# " + b"x" * 700_000 + b"\n" + node % 2, node % 3]):
+            info = tarfile.TarInfo(f"dump/part{i}.yaml")
+            info.size = len(payload)
+            tar.addfile(info, io.BytesIO(payload))
+        info = tarfile.TarInfo("dump/kubelet.log")
+        info.size = 900_000
+        tar.addfile(info, io.BytesIO(b"l" * 900_000))
+    dump = parse_bytes(buf.getvalue(), "d.tar.gz", Budget(500_000))
+    # the members read are charged one by one: the one past the budget is refused, the others read
+    assert sorted(o.name for o in dump.objects) == ["n1", "n3"]
+    assert [(e.source.file, e.reason) for e in dump.errors] == [
+        ("d.tar.gz!dump/part1.yaml", "unpacks to more than 500,000 bytes (archives nested included)")
+    ]
+    assert dump.files_skipped[-1] == "d.tar.gz!dump/kubelet.log"
+    # what it unpacks to in all, members passed over included, is bounded too
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        info = tarfile.TarInfo("bomb.log")
+        info.size = 20 * 100_000
+        tar.addfile(info, io.BytesIO(b"\0" * info.size))
+    assert STREAM_FACTOR * 100_000 < 20 * 100_000
+    with pytest.raises(DumpTooLarge) as err:
+        parse_bytes(buf.getvalue(), "bomb.tar.gz", Budget(100_000))
+    assert str(err.value) == (
+        "bomb.tar.gz: unpacks to more than 1,600,000 bytes in all, members not read included (archives nested included)"
+    )
+    # a gzip'd file that is not a tar is refused past the budget as before
+    with pytest.raises(DumpTooLarge):
+        parse_bytes(gzip.compress(b" " * 200_000), "big.yaml.gz", Budget(100_000))
+
+
+def test_the_gzipd_tars_of_one_input_share_what_they_may_unpack_to() -> None:
+    """Many small .tar.gz members each passing over a large log must not add up past the bound: the bound is
+    the input's, not each stream's."""
+    import io
+    import tarfile
+    import zipfile
+
+    from rules.reader import Budget, parse_bytes
+
+    def tgz(i: int) -> bytes:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+            node = b"kind: Node\napiVersion: v1\nmetadata: {name: n%d}\n" % i
+            for name, payload in ((f"n{i}.yaml", node), ("x.log", b"l" * 700_000)):
+                info = tarfile.TarInfo(name)
+                info.size = len(payload)
+                tar.addfile(info, io.BytesIO(payload))
+        return buf.getvalue()
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for i in range(3):
+            zf.writestr(f"part{i}.tar.gz", tgz(i))
+    dump = parse_bytes(buf.getvalue(), "b.zip", Budget(100_000))
+    assert sorted(o.name for o in dump.objects) == ["n0", "n1"]
+    assert [(e.source.file, e.reason) for e in dump.errors] == [
+        (
+            "b.zip!part2.tar.gz",
+            "unpacks to more than 1,600,000 bytes in all, members not read included (archives nested included)",
+        )
+    ]

@@ -115,7 +115,7 @@ def client():
 def test_the_cli_and_the_service_answer_as_the_doc_says(name: str, client, tmp_path: Path, monkeypatch) -> None:
     cli_exit, http_status = doc_rows()[name]
     data = INPUTS[name]()
-    monkeypatch.setattr(reader.Budget.__init__, "__defaults__", (SMALL_BUDGET,))
+    monkeypatch.setattr(reader.Budget.__init__, "__defaults__", (SMALL_BUDGET, None))
     path = tmp_path / "input.bin"
     path.write_bytes(data)
     result = CliRunner().invoke(main, ["audit", str(path), "-o", str(tmp_path / "report.json")])
@@ -141,6 +141,7 @@ def test_the_doc_states_every_limit_with_its_default() -> None:
         f"{DEFAULT_MAX_BODY >> 20} MiB",
         f"{DEFAULT_MAX_DECODED >> 20} MiB",
         f"{reader.MAX_UNPACKED_BYTES >> 30} GiB",
+        f"{reader.STREAM_FACTOR} times the bound above",
         f"{reader.MAX_ARCHIVE_DEPTH} levels",
         f"{yamlsafe.MAX_DEPTH} levels",
         f"{yamlsafe.MAX_ALIAS_ADDED:,}",
