@@ -455,7 +455,7 @@ def _for_each(a: Assertion, plan: PolicyPlan) -> Check:
     discard_pass = a.quantifier in ("all", "any")
     kid = compile_check(a.children[0], plan, discard_pass, a.each_as)
     path = a.subject.text() if a.subject else ""
-    quantifier, each_as, message = a.quantifier, a.each_as, a.message
+    quantifier, each_as, message, report_all = a.quantifier, a.each_as, a.message, a.report_all
     passed = Outcome("pass", path)
     empty = Outcome("pass" if a.if_missing == "pass" else "fail", path, [], "at least one item")
     # Items that an alternative reading only the item lets pass (most labels of a node are not deploy
@@ -491,6 +491,7 @@ def _for_each(a: Assertion, plan: PolicyPlan) -> Check:
             return empty
         first_fail: Outcome | None = None
         skipped: Outcome | None = None
+        failures: list[Outcome] = []  # report: all
         judged = 0
         for i, item in enumerate(items):
             if guards is not None and guarded(item, scope):
@@ -520,11 +521,16 @@ def _for_each(a: Assertion, plan: PolicyPlan) -> Check:
                 {**bindings, **out.bindings},
             )
             if quantifier == "all":  # a failure
-                return here
+                if not report_all:
+                    return here
+                failures.append(here)
+                continue
             if quantifier == "none" and state == "pass":
                 return _no_item_where(here, message)
             if first_fail is None and state == "fail":
                 first_fail = here
+        if failures:
+            return _every_failure(failures)
         if judged == 0 and skipped is not None:
             return skipped  # every item was out of scope: nothing was judged
         if quantifier == "any" and first_fail is not None:
@@ -611,6 +617,17 @@ def _item_inputs(a: Assertion, binding: str | None, contexts: Mapping[str, Any])
     if not walk(a, frozenset({binding})):
         return None
     return reads_context
+
+
+def _every_failure(failures: list[Outcome]) -> Outcome:
+    """The failure of a forEach with ``report: all``: the first failing item's outcome, with the others in
+    ``more`` (the rule's message is written for each, and the result observes each one's value)."""
+    first = failures[0]
+    if len(failures) == 1:
+        return first
+    out = Outcome(first.state, first.path, first.observed, first._expected, first.detail, first.message, first.bindings)
+    out.more = tuple(failures[1:])
+    return out
 
 
 def _no_item_where(here: Outcome, message: str) -> Outcome:

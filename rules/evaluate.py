@@ -74,7 +74,7 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
             rule.category,
             clip(message, MAX_MESSAGE_CHARS),
             out.path if out else "",
-            clip_value(out.observed) if out else None,
+            clip_value(_observed(out)) if out else None,
             clip_value(out.expected) if out else None,
             remediation,
             rule.references,
@@ -97,17 +97,10 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
         template = rule.pass_message if out.state == "pass" else (out.message or rule.message)
         needs_extra = has_placeholders(template) or (word != "pass" and bool(rule.remediation)) or bool(plan.assumptions)
         if needs_extra:
-            extra = {
-                "observed": out.observed,
-                "expected": out.expected,
-                "path": out.path,
-                "detail": out.detail,
-                "policy": rule.policy,
-                "rule": rule.id,
-                "severity": rule.severity,
-                **out.bindings,
-            }
+            extra = _placeholders(out, rule)
         message = substitute(template, scope, extra or {})
+        for other in out.more:  # forEach report: all: the message written for each failing item
+            message = f"{message.rstrip()} {substitute(other.message or rule.message, scope, _placeholders(other, rule))}"
         assumed: list[str] = []
         for assumption, when in plan.assumptions:
             if when(scope).state == "pass":
@@ -122,6 +115,25 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
         return result("error", f"could not evaluate: {exc}")
     except Exception as exc:  # a bug in an operator must not end the run: report it on this result
         return result("error", f"could not evaluate: internal error {type(exc).__name__}: {exc}")
+
+
+def _observed(out: Outcome) -> Any:
+    """What a result observed: the outcome's value, or each failing item's (forEach ``report: all``)."""
+    return [out.observed, *(m.observed for m in out.more)] if out.more else out.observed
+
+
+def _placeholders(out: Outcome, rule: Rule) -> dict[str, Any]:
+    """What a result's message and remediation read of the outcome ``out`` of ``rule`` besides the scope."""
+    return {
+        "observed": out.observed,
+        "expected": out.expected,
+        "path": out.path,
+        "detail": out.detail,
+        "policy": rule.policy,
+        "rule": rule.id,
+        "severity": rule.severity,
+        **out.bindings,
+    }
 
 
 def _assumption_notes(objects: list[ObjectReport]) -> list[str]:

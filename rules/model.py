@@ -112,6 +112,8 @@ class Assertion:
     each_as: str = "item"
     description: str = ""
     message: str = ""
+    #: forEach ``report: all``: a failure names every failing item, not only the first
+    report_all: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,6 +420,7 @@ def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
             each_as=spec["as_"],
             description=desc,
             message=msg,
+            report_all=spec["report"] == "all",
         )
     subject = compile_subject(raw, where)
     quantifier = raw.get("quantifier", "all")

@@ -115,6 +115,11 @@ class ForEachSchema(Schema):
     as_ = fields.String(data_key="as", load_default="item")
     quantifier = fields.String(validate=validate.OneOf(["all", "any", "none"]), load_default="all")
     ifMissing = fields.String(validate=validate.OneOf(["pass", "fail"]), load_default="pass")
+    report = fields.String(
+        validate=validate.OneOf(["first", "all"]),
+        load_default="first",
+        metadata={"description": "on failure, name the first failing item, or all of them (the message written for each)"},
+    )
     assert_ = fields.Nested(lambda: assertion_schema_class()(), data_key="assert", required=True)  # type: ignore[has-type]
 
     @validates_schema
@@ -122,6 +127,8 @@ class ForEachSchema(Schema):
         given = [k for k in ("path", "keys", "var", "context", "data") if k in data]
         if len(given) != 1:
             raise ValidationError("forEach needs exactly one of path, keys, var, context, data")
+        if data.get("report") == "all" and data.get("quantifier", "all") != "all":
+            raise ValidationError("report: all needs quantifier: all (any and none fail on no single item)", "report")
 
 
 def _assertion_fields() -> dict[str, Any]:

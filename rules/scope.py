@@ -30,10 +30,11 @@ class Outcome:
     """What an assertion found: ``state`` pass|fail|skip, the ``path`` it read, ``observed`` values,
     ``expected`` text (given as a string, or as a function that renders it when first read), ``detail``
     (e.g. the scheduler's explanation), an assertion-level ``message`` template, and ``bindings``
-    (forEach items) for message substitution. Not mutated once built (only ``expected`` is rendered in
+    (forEach items) for message substitution, and ``more`` failing items (forEach ``report: all``). Not mutated
+    once built (only ``expected`` is rendered in
     place), so an outcome that depends on nothing per object is built once and shared."""
 
-    __slots__ = ("state", "path", "observed", "_expected", "detail", "message", "bindings", "shared")
+    __slots__ = ("state", "path", "observed", "_expected", "detail", "message", "bindings", "shared", "more")
 
     def __init__(
         self,
@@ -54,6 +55,8 @@ class Outcome:
         self.bindings = bindings
         #: True once several objects may share it (``rules.inputs``): so may the results built from it.
         self.shared = False
+        #: The other failing items of a forEach with ``report: all``, each an outcome of its own.
+        self.more: tuple[Outcome, ...] = ()
 
     @property
     def expected(self) -> str:

@@ -614,6 +614,43 @@ def test_for_each_over_path_with_as(judge: Judge) -> None:
     assert r.path == "$.status.conditions[?@.type != 'Ready'][0] $.status"
 
 
+def test_for_each_report_all_names_every_failing_item(judge: Judge) -> None:
+    """Trial 36: a VM asking for two devices KubeVirt does not permit was told of the first only (KubeVirt's own
+    error names both). With report: all the message is written for each failing item."""
+    each = {
+        "path": "$.status.conditions[?@.type != 'Ready']",
+        "as": "cond",
+        "assert": {"path": "$.status", "equals": "False"},
+    }
+    bad = node(
+        "gpu-node-2",
+        conditions=[
+            {"type": "Ready", "status": "True"},
+            {"type": "DiskPressure", "status": "True"},
+            {"type": "MemoryPressure", "status": "False"},
+            {"type": "PIDPressure", "status": "Unknown"},
+        ],
+    )
+    message = "condition {index} ({cond.type}) is {observed}."
+    first = judge([bad], rules=[make_rule({"forEach": each}, message=message)])[("gpu-node-2", "r")]
+    assert (first.result, first.message, first.observed) == ("fail", "condition 0 (DiskPressure) is True.", "True")
+    every = judge([bad], rules=[make_rule({"forEach": {**each, "report": "all"}}, message=message)])[("gpu-node-2", "r")]
+    assert (every.result, every.message) == ("fail", "condition 0 (DiskPressure) is True. condition 2 (PIDPressure) is Unknown.")
+    assert every.observed == ["True", "Unknown"]
+    assert every.path == "$.status.conditions[?@.type != 'Ready'][0] $.status"
+    # one failing item reads as without report: all; none passes
+    one_bad = node("gpu-node-3", conditions=[{"type": "DiskPressure", "status": "True"}])
+    r = judge([one_bad], rules=[make_rule({"forEach": {**each, "report": "all"}}, message=message)])[("gpu-node-3", "r")]
+    assert (r.message, r.observed) == ("condition 0 (DiskPressure) is True.", "True")
+    assert word(judge, {"forEach": {**each, "report": "all"}}) == "pass"
+
+
+def test_for_each_report_all_needs_quantifier_all(judge: Judge) -> None:
+    each = {"path": "$.status.conditions[*]", "quantifier": "any", "report": "all", "assert": {"path": "$.type", "equals": "X"}}
+    with pytest.raises(PolicyError, match="report: all needs quantifier: all"):
+        judge([GPU_NODE], {"forEach": each})
+
+
 def test_for_each_item_var_and_outer_vars(judge: Judge) -> None:
     # Inside forEach `$` is the item; vars are still computed on the object.
     rule = make_rule(
