@@ -321,6 +321,7 @@ def audit(
     or - for standard input. Each PATH is one dump; a folder holding only archives is one dump per archive.
     --kind, -n, -l and --name choose the objects judged; the rules still read the whole dump."""
     wanted = _results_option(results_filter)
+    _check_output(output)
     policies = _load(policy)
     accepted = _load_exemptions(exemptions)
     if rule or skip_rules:
@@ -358,6 +359,12 @@ def audit(
         _report(reports, fmt, output, fail_on, wanted, min_severity, options, progress)
 
 
+def _check_output(output: str | None) -> None:
+    """Refuse an ``-o`` file whose folder does not exist before a large dump is read, not after."""
+    if output and not os.path.isdir(os.path.dirname(os.path.abspath(output))):
+        raise click.BadParameter(f"{output}: its folder does not exist", param_hint="-o/--output")
+
+
 def _report(
     reports: list[Report],
     fmt: str,
@@ -388,8 +395,12 @@ def _report(
     if len(unreadable) == len(reports):
         raise SystemExit(2)
     reports_read = [r for r in reports if r.objects_read]
-    code = 2 if unreadable else max(exit_code(r, fail_on) for r in reports)
+    # --min-severity sets what the exit code counts as well as what is listed (a CI gate on severity, as
+    # Trivy's --severity); --results only chooses what is listed, --fail-on is the gate on result words.
+    gated = [r.filtered(None, min_severity) for r in reports] if min_severity else reports
+    code = 2 if unreadable else max(exit_code(r, fail_on) for r in gated)
     shown = [r.filtered(wanted, min_severity) if (wanted or min_severity) else r for r in reports]
+    unlisted = code == 1 and bool(wanted) and not any(exit_code(r, fail_on) for r in shown)
     terminal = output is None and sys.stdout.isatty()
     if fmt == "table":
         options |= {"color": terminal, "width": _table_width(terminal)}
@@ -416,14 +427,21 @@ def _report(
         of = f"{'<stdin>' if r.name == '-' else r.name}: " if len(reports) > 1 else ""
         for note in r.notes:
             _err(f"verdict: note: {of}{note}")
+    if unlisted:
+        worst = max((r.worst() for r in gated), key=RESULT_RANK.__getitem__)
+        _err(f"verdict: note: exit 1 for {worst} results that --results {','.join(sorted(wanted or ()))} does not list")
     raise SystemExit(code)
 
 
 def _render_out(reports: list[Report], fmt: str, output: str | None, options: dict[str, Any]) -> None:
     """The reports rendered as ``fmt`` into the file ``output``, else onto standard output."""
     if output:
-        with open(output, "wb") as fh:
-            _write(reports, fmt, fh, options)
+        try:
+            with open(output, "wb") as fh:
+                _write(reports, fmt, fh, options)
+        except OSError as exc:
+            _err(f"verdict: cannot write the report to {output}: {exc.strerror or exc}")
+            raise SystemExit(2) from None
     else:
         try:
             sys.stdout.flush()

@@ -73,6 +73,36 @@ def test_fail_on_never_exits_0_and_warn_threshold(files: tuple[Path, Path]) -> N
     assert run("audit", str(dump), "-p", str(policy), "--fail-on", "warn").exit_code == 1
 
 
+def test_min_severity_sets_what_the_exit_code_counts(files: tuple[Path, Path]) -> None:
+    """Trial 37 (CI): --min-severity critical listed nothing (an empty JUnit, no SARIF result) yet exited 1 for a
+    high finding, with no word why; a severity gate was impossible."""
+    policy, dump = files  # one high fail
+    res = run("audit", str(dump), "-p", str(policy), "--min-severity", "critical", "-f", "junit")
+    assert res.exit_code == 0
+    assert 'tests="0" failures="0"' in res.stdout
+    assert run("audit", str(dump), "-p", str(policy), "--min-severity", "high").exit_code == 1
+    # --results only chooses what is listed: the exit stays the gate of --fail-on, and stderr says so
+    res = run("audit", str(dump), "-p", str(policy), "--results", "pass")
+    assert res.exit_code == 1
+    assert res.stderr.splitlines()[-1] == "verdict: note: exit 1 for fail results that --results pass does not list"
+    assert "does not list" not in run("audit", str(dump), "-p", str(policy), "--results", "fail").stderr
+
+
+def test_an_output_file_that_cannot_be_written_exits_2_without_a_traceback(files: tuple[Path, Path], tmp_path: Path) -> None:
+    """Trial 37: -o in a folder that does not exist crashed with a traceback and exit 1 ("findings") on a clean
+    dump. It is refused before the dump is read; a write that fails later exits 2 with the reason."""
+    policy, dump = files
+    res = CliRunner().invoke(main, ["audit", str(dump), "-p", str(policy), "-o", str(tmp_path / "no" / "r.sarif")])
+    assert res.exit_code == 2
+    assert f"Invalid value for -o/--output: {tmp_path / 'no' / 'r.sarif'}: its folder does not exist" in res.stderr
+    assert "Traceback" not in res.output
+    if not Path("/dev/full").exists():
+        return
+    res = CliRunner().invoke(main, ["audit", str(dump), "-p", str(policy), "-o", "/dev/full"])
+    assert res.exit_code == 2
+    assert res.stderr.splitlines()[-1] == "verdict: cannot write the report to /dev/full: No space left on device"
+
+
 def test_unreadable_input_exits_2_naming_it(files: tuple[Path, Path], tmp_path: Path) -> None:
     policy, _ = files
     missing = tmp_path / "nope.yaml"
