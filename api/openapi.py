@@ -62,9 +62,13 @@ def _report_content() -> dict[str, Any]:
         by_type.setdefault(mt.split(";")[0].strip(), []).append(name)
     content: dict[str, Any] = {}
     for mt, names in sorted(by_type.items()):
-        if mt == "application/json" and names == ["json"]:
-            schema: dict[str, Any] = {"$ref": "#/components/schemas/Report"}
-        elif mt == "application/json" or mt.endswith(("+json", "yaml")):
+        if mt == "application/json":
+            # the native report, or (format=policyreport&policyReportOutput=json) a List of PolicyReports
+            schema: dict[str, Any] = {
+                "oneOf": [{"$ref": "#/components/schemas/Report"}, {"$ref": "#/components/schemas/PolicyReportList"}]
+            }
+            names = [*names, "policyreport"] if "policyreport" not in names else names
+        elif mt.endswith(("+json", "yaml")):
             schema = {"type": "object"}
         else:
             schema = {"type": "string"}
@@ -125,6 +129,7 @@ def build_spec() -> APISpec:
     for name, schema in (
         ("Problem", s.ProblemSchema),
         ("Report", s.ReportSchema),
+        ("PolicyReportList", s.PolicyReportListSchema),
         ("PolicyList", s.PolicyListSchema),
         ("PolicyDetail", s.PolicyDetailSchema),
         ("RuleDetail", s.RuleDetailSchema),

@@ -377,6 +377,19 @@ class ReportSchema(OpenSchema):
     objects = fields.List(fields.Nested(ObjectReportSchema), required=True)
 
 
+class PolicyReportListSchema(OpenSchema):
+    """``format=policyreport&policyReportOutput=json``: a ``v1`` List of wgpolicyk8s.io/v1alpha2 PolicyReports
+    (one per namespace) and a ClusterPolicyReport, as ``kubectl apply -f`` takes it (docs/report-formats.md)."""
+
+    apiVersion = fields.String(required=True, validate=validate.Equal("v1"))
+    kind = fields.String(required=True, validate=validate.Equal("List"))
+    items = fields.List(
+        fields.Dict(keys=fields.String(), values=fields.Raw()),
+        required=True,
+        metadata={"description": "PolicyReport and ClusterPolicyReport objects (apiVersion wgpolicyk8s.io/v1alpha2)"},
+    )
+
+
 # ------------------------------------------------------------------------------------------- policies
 
 
