@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from flask import Blueprint, Response, url_for
+from flask import Blueprint, Response, request, url_for
 from werkzeug.exceptions import MethodNotAllowed
 
 from rules.errors import PolicyError, RuleLookupError, meant
@@ -95,6 +95,15 @@ def policy(name: str) -> Response:
         }
     )
     return json_response(body)
+
+
+@bp.after_request
+def _lint_allow(resp: Response) -> Response:
+    """``OPTIONS /v1/policies/lint`` lists the methods the path answers: ``GET`` only when a policy is named
+    ``lint`` (else ``policy`` answers 405, ``Allow: POST``), not what Flask gathers from both rules."""
+    if request.method == "OPTIONS" and request.path == "/v1/policies/lint" and service().keeper.policies.policy("lint") is None:
+        resp.headers["Allow"] = "OPTIONS, POST"
+    return resp
 
 
 @bp.get("/v1/rules/<path:uid>")

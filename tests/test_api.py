@@ -698,6 +698,16 @@ def test_wrong_method_is_405_with_allow(client: FlaskClient) -> None:
     assert "GET" in resp.headers["Allow"]
 
 
+def test_options_of_the_lint_route_lists_what_it_answers(client: FlaskClient) -> None:
+    """Trial 37 (schemathesis ST205): OPTIONS /v1/policies/lint said GET and HEAD, which then answered 405."""
+    resp = client.options("/v1/policies/lint")
+    assert resp.headers["Allow"] == "OPTIONS, POST"
+    for method in ("GET", "HEAD"):
+        resp = client.open("/v1/policies/lint", method=method)
+        assert (resp.status_code, resp.headers["Allow"]) == (405, "POST")
+    assert set(client.options("/v1/policies").headers["Allow"].split(", ")) == {"GET", "HEAD", "OPTIONS"}
+
+
 def test_unexpected_error_is_a_500_problem_that_leaks_nothing(caplog: pytest.LogCaptureFixture) -> None:
     app = make_app()
 
