@@ -4,9 +4,9 @@ One ``run`` per dump; ``tool.driver.rules`` lists every rule in force (``Report.
 points at its rule by ``ruleId`` (``policy/rule``) and ``ruleIndex``. Levels: a ``fail`` of severity
 critical/high is ``error``, medium ``warning``, low/info ``note``; a ``warn`` result is ``warning``; an
 ``error`` result (the rule could not be evaluated) is ``error``; all three have ``kind: fail``. Only
-those three result words (and exempted findings, see Suppressions) are written unless ``all_results=True``
-(then ``pass`` is ``kind: pass`` and ``skip`` is ``kind: notApplicable``, both ``level: none``, as SARIF
-requires for a kind other than fail).
+those three result words are written unless ``all_results=True`` (then ``pass`` is ``kind: pass`` and
+``skip`` is ``kind: notApplicable``, both ``level: none``, as SARIF requires for a kind other than fail, and
+exempted findings are written with their suppressions).
 
 Locations: ``physicalLocation.artifactLocation.uri`` is the dump file as a URI reference (relative paths
 stay relative, so code scanning finds them in the repository; absolute paths become ``file://`` URIs);
@@ -23,7 +23,9 @@ Suppressions: a finding accepted by an exemption (``Result.exemption``, ``rules.
 message and properties) with ``suppressions: [{kind, status: accepted, justification: <reason>}]``:
 ``kind: external`` for an exemptions file (with the file and line as the suppression's location),
 ``inSource`` for the ``verdict.dev/exempt`` annotation in the dump. SARIF viewers then show it as looked at
-and accepted. Results without an exemption never carry ``suppressions``.
+and accepted. Results without an exemption never carry ``suppressions``. They are written with
+``all_results`` only: GitHub code scanning does not read ``suppressions`` (github/codeql-action#1230) and
+would open an alert for each exempted finding; ``properties.summary.exempt`` counts them either way.
 """
 
 from __future__ import annotations
@@ -208,8 +210,8 @@ def run(report: Report, all_results: bool = False) -> dict[str, Any]:
     index = {x["id"]: i for i, x in enumerate(rules)}
     results = []
     for obj, r in report.results:
-        if not all_results and r.result not in FINDINGS and r.exemption is None:
-            continue
+        if not all_results and r.result not in FINDINGS:
+            continue  # an exempted finding is a skip: written, with its suppressions, with all_results only
         uid = f"{r.policy}/{r.rule}"
         if uid not in index:  # a result of a rule the report does not list: describe it from the result
             index[uid] = len(rules)
