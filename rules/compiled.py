@@ -423,13 +423,21 @@ def _any(a: Assertion, plan: PolicyPlan, discard_pass: bool, binding: str | None
             "fail",
             first.path,
             first.observed,
-            lambda: " or ".join(f.expected for f in fails if f.expected),
+            lambda: _alternatives(first, fails),
             first.detail,
             message or first.message,
             first.bindings,
         )
 
     return check
+
+
+def _alternatives(first: Outcome, fails: list[Outcome]) -> str:
+    """What an ``any`` expected: each alternative's expected text, those that read another path than the one
+    reported (``first``'s) with that path (``one of [...] or $.claimName: a value``)."""
+    return " or ".join(
+        f.expected if not f.path or f.path == first.path else f"{f.path}: {f.expected}" for f in fails if f.expected
+    )
 
 
 def _not(a: Assertion, plan: PolicyPlan, binding: str | None) -> Check:

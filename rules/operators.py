@@ -122,6 +122,22 @@ def _members(arg: Any) -> list[Any]:
     return [arg]
 
 
+def _distinct(arg: Any) -> list[Any]:
+    """The members of a set-like argument once each, in their order, for the text of what a result expected
+    (a context of every node's allocatable keys holds cpu once a node)."""
+    seen: set[Any] = set()
+    out = []
+    for m in _members(arg):
+        try:
+            if m in seen:
+                continue
+            seen.add(m)
+        except TypeError:  # a mapping (a toleration): shown as it is
+            pass
+        out.append(m)
+    return out
+
+
 # A context or data list is the same object for every value and every object tested against it: its
 # member set is built once.
 _MEMBER_KEYS: IdentityMemo[frozenset[Any]] = IdentityMemo()
@@ -457,7 +473,7 @@ OPERATORS: dict[str, Operator] = {
             "value",
             _ANY,
             lambda v, a: _key(v) in _member_keys(a),
-            lambda a: f"one of {show(_members(a))}",
+            lambda a: f"one of {show(_distinct(a))}",
             doc="the value is a member of the list (or a key of the mapping)",
             lookup=Lookup(_key, many=True),
         ),
@@ -466,7 +482,7 @@ OPERATORS: dict[str, Operator] = {
             "value",
             _ANY,
             lambda v, a: _key(v) not in _member_keys(a),
-            lambda a: f"none of {show(_members(a))}",
+            lambda a: f"none of {show(_distinct(a))}",
             doc="the value is not a member of the list",
             lookup=Lookup(_key, many=True, negate=True),
         ),
@@ -484,7 +500,7 @@ OPERATORS: dict[str, Operator] = {
             "value",
             _ANY,
             lambda v, a: _fold(v) in _folded_member_keys(a),
-            lambda a: f"one of {show(_members(a))} (ignoring case)",
+            lambda a: f"one of {show(_distinct(a))} (ignoring case)",
             doc="the value is a member of the list (or a key of the mapping), strings compared after"
             " str.casefold() (never a regex)",
             lookup=Lookup(_fold, many=True),
@@ -599,7 +615,7 @@ OPERATORS: dict[str, Operator] = {
             "set",
             _ANY,
             _set_rel(lambda s, a: s <= a),
-            lambda a: f"all in {show(_members(a))}",
+            lambda a: f"all in {show(_distinct(a))}",
             doc="every selected value is in the argument",
         ),
         Operator(
@@ -607,7 +623,7 @@ OPERATORS: dict[str, Operator] = {
             "set",
             _ANY,
             _set_rel(lambda s, a: s >= a),
-            lambda a: f"including all of {show(_members(a))}",
+            lambda a: f"including all of {show(_distinct(a))}",
             doc="the selected values include every member of the argument",
         ),
         Operator(
@@ -615,7 +631,7 @@ OPERATORS: dict[str, Operator] = {
             "set",
             _ANY,
             _set_rel(lambda s, a: not (s & a)),
-            lambda a: f"none of {show(_members(a))}",
+            lambda a: f"none of {show(_distinct(a))}",
             doc="no selected value is in the argument",
         ),
         Operator(
@@ -623,7 +639,7 @@ OPERATORS: dict[str, Operator] = {
             "set",
             _ANY,
             _set_rel(lambda s, a: bool(s & a)),
-            lambda a: f"at least one of {show(_members(a))}",
+            lambda a: f"at least one of {show(_distinct(a))}",
             doc="at least one selected value is in the argument",
         ),
         Operator(
@@ -631,7 +647,7 @@ OPERATORS: dict[str, Operator] = {
             "set",
             _ANY,
             _set_rel(lambda s, a: s == a),
-            lambda a: f"exactly {show(_members(a))}",
+            lambda a: f"exactly {show(_distinct(a))}",
             doc="the selected values, as a set, equal the argument",
         ),
         Operator(

@@ -645,6 +645,14 @@ def test_for_each_report_all_names_every_failing_item(judge: Judge) -> None:
     assert word(judge, {"forEach": {**each, "report": "all"}}) == "pass"
 
 
+def test_expected_names_each_member_once(judge: Judge) -> None:
+    """Trial 36: a context of every node's allocatable keys made expected read "one of [cpu, ..., pods, cpu, ...]"."""
+    r = one(judge, {"path": LABEL, "in": {"var": "names"}}, vars={"names": {"value": ["a", "b", "a", "c", "b"]}})
+    assert (r.result, r.expected) == ("fail", "one of [a, b, c]")
+    r = one(judge, {"path": LABEL, "notIn": {"var": "names"}}, vars={"names": {"value": ["vm-passthrough"] * 3}})
+    assert (r.result, r.expected) == ("fail", "none of [vm-passthrough]")
+
+
 def test_for_each_report_all_needs_quantifier_all(judge: Judge) -> None:
     each = {"path": "$.status.conditions[*]", "quantifier": "any", "report": "all", "assert": {"path": "$.type", "equals": "X"}}
     with pytest.raises(PolicyError, match="report: all needs quantifier: all"):
