@@ -296,6 +296,18 @@ def _conflict_notes(index: Index) -> list[str]:
     return notes
 
 
+def _copy_notes(index: Index) -> list[str]:
+    """One note counting the objects that stood again in the dump with the same content, judged once."""
+    if not index.copies:
+        return []
+    first, again = index.copies[0]
+    what = f"{first.kind} {first.namespace + '/' if first.namespace else ''}{first.name} ({first.source} and {again.source})"
+    if len(index.copies) == 1:
+        return [f"{what} stands in the dump twice with the same content: it is judged and counted once"]
+    others = counted(len(index.copies) - 1, "other object")
+    return [f"{what} and {others} stand in the dump twice with the same content: each is judged and counted once"]
+
+
 class Candidates:
     """The compiled rules that may match an object of a kind (its kind's and ``*``'s), in policy order."""
 
@@ -425,10 +437,11 @@ def _evaluate(
     exempter = Exempter(accepted, now)
     t0 = time.perf_counter()
     index = Index(dump.objects)
+    every = index.objects  # each object once
     t1 = time.perf_counter()
     deadline = t0 + budget if budget else None
     candidates = Candidates(policies)
-    total = len(dump.objects)
+    total = len(every)
     progress.evaluating(0, total, candidates.rules)
     if jobs > 1 and total >= parallel.PARALLEL_FROM and parallel.can_fork():
         prepare(index, policies)
@@ -438,13 +451,12 @@ def _evaluate(
             # (position, results) only: the parent holds the objects and makes their references itself (half
             # of what a shard sent back was references and sources the parent already had)
             reports, kept = judge_objects(
-                dump.objects, index, candidates, own, deadline, budget or 0, start, stop, selection, report=_position
+                every, index, candidates, own, deadline, budget or 0, start, stop, selection, report=_position
             )
             return parallel.Shard(reports, own.errors, own.used, stop, kept)
 
         objects: list[ObjectReport] = []
         selected = 0
-        every = dump.objects
         for shard in parallel.judge_shards(total, jobs, judge_shard):
             objects.extend(object_report(every[n], results) for n, results in shard.reports)
             exempter.merge(shard.errors, shard.used)
@@ -452,7 +464,7 @@ def _evaluate(
             progress.evaluating(shard.done, total, candidates.rules)
     else:
         objects, selected = judge_objects(
-            dump.objects, index, candidates, exempter, deadline, budget or 0, selection=selection, progress=progress
+            every, index, candidates, exempter, deadline, budget or 0, selection=selection, progress=progress
         )
     progress.evaluating(total, total, candidates.rules)
     t2 = time.perf_counter()
@@ -466,17 +478,18 @@ def _evaluate(
             # first: an object in the dump twice and different (two clusters in one archive or folder) puts every
             # verdict that reads it in doubt
             *_conflict_notes(index),
+            *_copy_notes(index),
             *dump.notes,
             *_assumption_notes(objects),
             *_skip_notes(objects),
             *(_unmatched_notes(objects, policies, selection is not None) if policies.named else []),
             *_left_out_notes(policies),
-            *([selection.missed(dump.objects)] if selection is not None and not selected else []),
+            *([selection.missed(every)] if selection is not None and not selected else []),
             *_operator_notes(index),
             *exempter.notes((r.policy, r.id) for p in policies.policies for r in p.rules),
         ],
         timing={"indexMs": round((t1 - t0) * 1000, 3), "evaluateMs": round((t2 - t1) * 1000, 3)},
-        objects_read=len(dump.objects),
+        objects_read=len(every),
         name=name,
         generated=now.strftime("%Y-%m-%dT%H:%M:%SZ"),
         rules=[

@@ -34,18 +34,26 @@ class Index:
     """
 
     def __init__(self, objects: Iterable[KObject]) -> None:
-        self.objects: list[KObject] = list(objects)
+        #: The objects judged: each once (a copy with the same content as an earlier one is in ``copies``).
+        self.objects: list[KObject] = []
         self._by_kind: dict[str, list[KObject]] = defaultdict(list)
         self._by_name: dict[tuple[str, str, str], KObject] = {}
         #: Objects that share kind, namespace and name with an earlier one but differ from it: two dumps of
         #: one cluster taken at different times, or of two clusters, read as one (a rule would silently
         #: take its context from either).
         self.conflicts: list[tuple[KObject, KObject]] = []
-        for obj in self.objects:
-            self._by_kind[obj.kind].append(obj)
+        #: Objects that stand again with the same content (a must-gather's operator pod in two of its files,
+        #: overlapping dumps of a folder): left out, so that none is judged or counted twice.
+        self.copies: list[tuple[KObject, KObject]] = []
+        for obj in objects:
             first = self._by_name.setdefault((obj.kind, obj.namespace, obj.name), obj)
-            if first is not obj and first.obj != obj.obj:
+            if first is not obj:
+                if first.obj == obj.obj:
+                    self.copies.append((first, obj))
+                    continue
                 self.conflicts.append((first, obj))
+            self.objects.append(obj)
+            self._by_kind[obj.kind].append(obj)
         self._fields: dict[tuple[str, str, bool], dict[Any, list[KObject]]] = {}
         self._memo: dict[Any, Any] = {}
         #: This dump's own key for memos that outlive it (a compiled policy's per-dump tables): an object, not

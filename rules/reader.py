@@ -1291,9 +1291,16 @@ def _read_must_gather(
     for node in merged:
         name = str(node.get("metadata", {}).get("name", ""))
         dump.objects.append(KObject(node, node_sources.get(name, Source(label or "<must-gather>"))))
+    # A pod of gpu_nodes.descr's pod tables that a YAML file holds whole (gpu_operand_pods.yaml,
+    # gpu_operator_pod.yaml) is that pod: the YAML is read, the row rebuilt from describe text left out.
+    whole = {(o.namespace, o.name) for o in dump.objects if o.kind == "Pod"}
     for obj, src in described:
-        if obj.get("kind") != "Node":
-            dump.objects.append(KObject(obj, src))
+        if obj.get("kind") == "Node":
+            continue
+        meta = obj.get("metadata", {})
+        if obj.get("kind") == "Pod" and (str(meta.get("namespace", "")), str(meta.get("name", ""))) in whole:
+            continue
+        dump.objects.append(KObject(obj, src))
     if progress:
         progress.objects(len(dump.objects))  # a must-gather's objects are known once its nodes are merged
     return dump

@@ -265,8 +265,17 @@ def test_an_object_twice_with_different_content_is_noted(tmp_path) -> None:
     # the first note: it puts the verdicts that read the object in doubt (an operator's trial found it under a
     # dozen skip notes)
     assert report.notes[0] == notes[0]
+    once = audit_paths([str(examples / "lab-cluster.yaml")], load_policies())
     same = audit_paths([str(examples / "lab-cluster.yaml"), str(examples / "lab-cluster.yaml")], load_policies())
-    assert not [n for n in same.notes if "twice" in n]  # the same object read twice is no conflict
+    assert not [n for n in same.notes if "differ" in n]  # the same object read twice is no conflict
+    # ... and it is judged and counted once (trial 38: a must-gather's operator pod, in two of its files, was
+    # judged twice and inflated the counts)
+    assert [n for n in same.notes if "twice" in n] == [
+        f"ClusterPolicy gpu-cluster-policy ({examples / 'lab-cluster.yaml'}, document 1, line 14 and"
+        f" {examples / 'lab-cluster.yaml'}, document 1, line 14) and {len(once.objects) - 1} other objects stand in the"
+        " dump twice with the same content: each is judged and counted once"
+    ]
+    assert (same.objects_read, same.summary()["results"]) == (once.objects_read, once.summary()["results"])
 
 
 def test_notes_about_objects_that_stand_twice_are_capped_per_kind() -> None:
