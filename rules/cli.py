@@ -356,6 +356,15 @@ def audit(
                 progress.stop()
             _err(f"verdict: cannot read {exc}")
             raise SystemExit(2) from None
+        except MemoryError:
+            # exit 1 would read as findings: the audit did not happen
+            if progress:
+                progress.stop()
+            _err(
+                "verdict: out of memory while reading or judging the dump (the process's memory limit, ulimit -v or a"
+                " container's, is too small for it): no verdict"
+            )
+            raise SystemExit(2) from None
         _report(reports, fmt, output, fail_on, wanted, min_severity, options, progress)
 
 

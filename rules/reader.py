@@ -1031,10 +1031,19 @@ def _gunzip(data: bytes, name: str, budget: Budget) -> bytes:
     return raw
 
 
-def _gzip_holds_tar(data: bytes) -> bool:
+#: An archive's bytes, or the file that holds them (read from disk, never whole into memory).
+Archive = bytes | Path
+
+
+def _opened(source: Archive) -> io.BufferedIOBase:
+    """A binary file object over ``source`` (close it: ``with``)."""
+    return io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")  # noqa: SIM115 - closed by with
+
+
+def _gzip_holds_tar(source: Archive) -> bool:
     """Whether a gzip stream starts with a tar header (its first 512 bytes unpacked)."""
     try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
+        with _opened(source) as raw, gzip.GzipFile(fileobj=raw) as fh:
             return is_tar(fh.read(512))
     except (OSError, EOFError, zlib.error):
         return False
@@ -1043,8 +1052,8 @@ def _gzip_holds_tar(data: bytes) -> bool:
 class _Counted(io.RawIOBase):
     """A gzip stream whose unpacked bytes are charged to ``budget.stream`` (a bomb passed over is bounded too)."""
 
-    def __init__(self, data: bytes, name: str, budget: Budget) -> None:
-        self.fh = gzip.GzipFile(fileobj=io.BytesIO(data))
+    def __init__(self, raw: io.BufferedIOBase, name: str, budget: Budget) -> None:
+        self.fh = gzip.GzipFile(fileobj=raw)
         self.where = name
         self.budget = budget
 
@@ -1057,18 +1066,18 @@ class _Counted(io.RawIOBase):
         return chunk
 
 
-def _read_tar_stream(data: bytes, name: str, budget: Budget) -> Dump:
+def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
     """A gzip'd tar, read as a stream twice: first for its names, then to keep the members ``_read_tree`` reads,
     so only those are held and charged against the budget (a must-gather's logs and bug reports are passed
     over, not refused with it); what it unpacks to is charged to ``budget.stream`` once (the second pass reads
     the same stream again)."""
     try:
-        with tarfile.open(fileobj=_Counted(data, name, budget), mode="r|") as archive:
+        with _opened(source) as raw, tarfile.open(fileobj=_Counted(raw, name, budget), mode="r|") as archive:
             listed = [(m.name, m.isfile(), m.issym() or m.islnk()) for m in archive]
         names = [_member_name(n) for n, regular, _ in listed if regular]
         wanted = _read_by_tree(names)
         kept: list[bytes | DumpError] = []
-        with tarfile.open(fileobj=gzip.GzipFile(fileobj=io.BytesIO(data)), mode="r|") as archive:
+        with _opened(source) as raw, tarfile.open(fileobj=gzip.GzipFile(fileobj=raw), mode="r|") as archive:
             for member in archive:
                 if not member.isfile():
                     continue
@@ -1306,9 +1315,11 @@ def _read_must_gather(
     return dump
 
 
-def _read_tar(data: bytes, name: str, budget: Budget) -> Dump:
+def _read_tar(source: Archive, name: str, budget: Budget) -> Dump:
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
+        archive = (
+            tarfile.open(fileobj=io.BytesIO(source), mode="r:") if isinstance(source, bytes) else tarfile.open(source, mode="r:")
+        )
         everything = archive.getmembers()
         infos = [m for m in everything if m.isfile()]
         links = [m for m in everything if m.issym() or m.islnk()]
@@ -1336,9 +1347,9 @@ def _member_name(name: str) -> str:
     return name
 
 
-def _read_zip(data: bytes, name: str, budget: Budget) -> Dump:
+def _read_zip(source: Archive, name: str, budget: Budget) -> Dump:
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
+        archive = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
         infos = [info for info in archive.infolist() if not info.is_dir()]
     except _ARCHIVE_ERRORS as exc:
         raise DumpError(name, f"broken zip archive: {exc}") from None
@@ -1392,17 +1403,43 @@ def read_path(path: str, progress: ProgressHook | None = None) -> Dump:
         label = path.rstrip("/") + "/"
         return _read_tree(_walk(p), label, progress)
     try:
-        data = p.read_bytes()
+        archive = _archive_file(p, path)
+        data = b"" if archive is not None else p.read_bytes()
     except FileNotFoundError:
         raise DumpError(path, "no such file or directory") from None
     except OSError as exc:
         raise DumpError(path, f"cannot read: {exc.strerror or exc}") from None
     if progress:
         progress.file(path)
-    dump = parse_bytes(data, path)
+    dump = archive() if archive is not None else parse_bytes(data, path)
     if progress:
         progress.objects(len(dump.objects))
     return dump
+
+
+def _archive_file(p: Path, path: str) -> Callable[[], Dump] | None:
+    """How to read the file ``p`` when it is a tar, zip or gzip'd tar (by its first bytes): from the file, whose
+    bytes are never all held (a customer's must-gather tarball of a few GB reads in tens of MB); None for other
+    files, which are read whole (``parse_bytes``)."""
+    with open(p, "rb") as fh:
+        head = fh.read(512 + 263)
+    budget = Budget()
+    if head.startswith(GZIP_MAGIC) and _gzip_holds_tar(p):
+
+        def gzip_tar() -> Dump:
+            with budget.level(path), budget.level(path):
+                return _read_tar_stream(p, path, budget)
+
+        return gzip_tar
+    if head.startswith(ZIP_MAGICS) or is_tar(head):
+        read = _read_zip if head.startswith(ZIP_MAGICS) else _read_tar
+
+        def random_access() -> Dump:
+            with budget.level(path):
+                return read(p, path, budget)
+
+        return random_access
+    return None
 
 
 def read_paths(paths: Iterable[str], progress: ProgressHook | None = None) -> Dump:

@@ -714,3 +714,19 @@ def test_in_a_batch_each_note_says_its_dump(tmp_path: Path) -> None:
     assert [line.removeprefix("verdict: note: ") for line in alone.stderr.splitlines() if "note:" in line] == [
         n.removeprefix(f"verdict: note: {REPO / 'examples' / 'lab' / 'nodes.yaml'}: ") for n in notes
     ]
+
+
+def test_running_out_of_memory_exits_2_without_a_traceback(files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 38: under a memory limit a large archive died with a MemoryError traceback and exit 1 ("findings")."""
+    import rules.cli as cli
+
+    policy, dump = files
+
+    def exhausted(*_: Any, **__: Any) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(cli, "audit_batch", exhausted)
+    res = CliRunner().invoke(main, ["audit", str(dump), "-p", str(policy)])
+    assert res.exit_code == 2
+    assert res.stderr.startswith("verdict: out of memory while reading or judging the dump")
+    assert "Traceback" not in res.output

@@ -512,3 +512,29 @@ def test_a_pod_of_the_pods_yaml_and_of_the_describe_pod_table_is_read_once(tmp_p
     assert len([o for o in dump.objects if o.kind == "Pod"]) == 35  # the other 34 rows, and this one from YAML
     report = audit_paths([str(folder)], load_policies())
     assert not [n for n in report.notes if "twice" in n]
+
+
+@pytest.mark.parametrize("packing", ["w:gz", "w", "zip"])
+def test_an_archive_file_is_read_from_disk_not_whole(tmp_path: Path, packing: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 38: a customer's must-gather tarball was read whole into memory (991 MB for a 1 GB .tar.gz, 1.9 GB for
+    a tar holding it) and died of MemoryError under a memory limit. An archive file is now read from disk: the
+    same objects as from its bytes, and the file's bytes are never read whole."""
+    import tarfile
+    import zipfile
+
+    from rules.reader import parse_bytes, read_path
+
+    archive = tmp_path / ("mg.zip" if packing == "zip" else "mg.tar.gz" if packing == "w:gz" else "mg.tar")
+    if packing == "zip":
+        with zipfile.ZipFile(archive, "w") as zf:
+            for f in sorted(LAB.iterdir()):
+                zf.write(f, f"must-gather/{f.name}")
+    else:
+        with tarfile.open(archive, packing) as tar:
+            tar.add(LAB, arcname="must-gather")
+    whole = parse_bytes(archive.read_bytes(), str(archive))
+    monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail(f"{self} read whole"))
+    dump = read_path(str(archive))
+    assert [(o.kind, o.name, o.source.file) for o in dump.objects] == [(o.kind, o.name, o.source.file) for o in whole.objects]
+    assert len([o for o in dump.objects if o.kind == "Node"]) == 4
+    assert (dump.errors, dump.notes, dump.files_skipped) == (whole.errors, whole.notes, whole.files_skipped)
