@@ -1260,6 +1260,7 @@ def _read_must_gather(
     entries: list[tuple[str, Callable[[], bytes]]], label: str, progress: ProgressHook | None, budget: Budget | None = None
 ) -> Dump:
     dump = Dump(notes=["read as an NVIDIA GPU Operator must-gather"])
+    passed_over: list[str] = []  # archives and JSON a plain folder would read (another must-gather, a dump)
     labelled: list[tuple[dict[str, Any], Source]] = []
     described: list[tuple[dict[str, Any], Source]] = []
     for rel, load in entries:
@@ -1269,6 +1270,8 @@ def _read_must_gather(
         kind = mustgather.classify(rel)
         if kind == "skip":
             dump.files_skipped.append(shown)
+            if member_role(rel) == "dump" and not rel.lower().endswith(".log.gz"):  # not a bug report it wrote
+                passed_over.append(shown)
             continue
         if kind == "missing-clusterpolicy":
             dump.files_read.append(shown)
@@ -1310,6 +1313,12 @@ def _read_must_gather(
         if obj.get("kind") == "Pod" and (str(meta.get("namespace", "")), str(meta.get("name", ""))) in whole:
             continue
         dump.objects.append(KObject(obj, src))
+    if passed_over:
+        shown = ", ".join(passed_over[:5]) + (f" and {len(passed_over) - 5} more" if len(passed_over) > 5 else "")
+        dump.notes.append(
+            f"{counted(len(passed_over), 'archive or JSON file')} in the must-gather not read ({shown}): a must-gather is"
+            " read by the names its script writes; audit another dump or must-gather on its own"
+        )
     if progress:
         progress.objects(len(dump.objects))  # a must-gather's objects are known once its nodes are merged
     return dump

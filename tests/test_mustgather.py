@@ -538,3 +538,19 @@ def test_an_archive_file_is_read_from_disk_not_whole(tmp_path: Path, packing: st
     assert [(o.kind, o.name, o.source.file) for o in dump.objects] == [(o.kind, o.name, o.source.file) for o in whole.objects]
     assert len([o for o in dump.objects if o.kind == "Node"]) == 4
     assert (dump.errors, dump.notes, dump.files_skipped) == (whole.errors, whole.notes, whole.files_skipped)
+
+
+def test_an_archive_beside_a_must_gather_is_named_as_not_read(tmp_path: Path) -> None:
+    """Trial 38: a case folder with a must-gather and a second must-gather's .tar.gz judged the first alone; the
+    archive showed only in the JSON's filesSkipped. A note now names it (not the bug reports the script writes)."""
+    from rules.reader import read_path
+
+    folder = tmp_path / "case"
+    shutil.copytree(LAB, folder / "must-gather")
+    (folder / "second-must-gather.tar.gz").write_bytes(b"\x1f\x8b" + b"\0" * 30)
+    (folder / "must-gather" / "nvidia-bug-report_gpu-vgpu-1.log.gz").write_bytes(b"\x1f\x8b" + b"\0" * 30)
+    dump = read_path(str(folder))
+    assert [n for n in dump.notes if "not read" in n] == [
+        f"1 archive or JSON file in the must-gather not read ({folder}/second-must-gather.tar.gz): a must-gather is read"
+        " by the names its script writes; audit another dump or must-gather on its own"
+    ]
