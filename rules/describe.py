@@ -40,6 +40,7 @@ from typing import Any
 
 from rules.errors import InputError, Source
 from rules.quantity import is_quantity
+from rules.report import first_few
 
 SOURCE_KEY = "verdict.dev/source"
 SOURCE_VALUE = "kubectl-describe"
@@ -307,7 +308,7 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
         missing = sorted(resources["capacity"].keys() - resources.get("allocatable", {}).keys())
         if missing:
             where = "its Allocatable" if "Allocatable" in s else "its Capacity, before Allocatable"
-            shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+            shown = first_few(missing, 3)
             raise _Unreadable(
                 block[-1][0],
                 f"node {name}: the text ends inside {where} (cut short?): no allocatable for {shown}, which Capacity"

@@ -276,6 +276,11 @@ def _operator_notes(index: Index) -> list[str]:
     return list(seen)
 
 
+def _named(obj: KObject) -> str:
+    """``Pod ns/name``, ``Node name``: an object as the notes about objects in the dump twice name it."""
+    return f"{obj.kind} {obj.namespace + '/' if obj.namespace else ''}{obj.name}"
+
+
 def _conflict_notes(index: Index) -> list[str]:
     """One note per object that stands twice in the dump with different content, at most
     ``MAX_CONFLICT_NOTES_PER_KIND`` per kind and one line counting the rest."""
@@ -285,7 +290,7 @@ def _conflict_notes(index: Index) -> list[str]:
         seen = per_kind[b.kind] = per_kind.get(b.kind, 0) + 1
         if seen <= MAX_CONFLICT_NOTES_PER_KIND:
             notes.append(
-                f"{b.kind} {b.namespace + '/' if b.namespace else ''}{b.name} is in the dump twice and the two differ"
+                f"{_named(b)} is in the dump twice and the two differ"
                 f" ({a.source} and {b.source}): rules that read it from other objects may use either;"
                 " audit one cluster at a time"
             )
@@ -301,7 +306,7 @@ def _copy_notes(index: Index) -> list[str]:
     if not index.copies:
         return []
     first, again = index.copies[0]
-    what = f"{first.kind} {first.namespace + '/' if first.namespace else ''}{first.name} ({first.source} and {again.source})"
+    what = f"{_named(first)} ({first.source} and {again.source})"
     if len(index.copies) == 1:
         return [f"{what} stands in the dump twice with the same content: it is judged and counted once"]
     others = counted(len(index.copies) - 1, "other object")

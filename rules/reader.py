@@ -32,7 +32,7 @@ from .errors import DumpError, DumpTooLarge, InputError, Source, byte_place
 from .limits import limit
 from .progress import Progress
 from .quantity import is_quantity
-from .report import counted
+from .report import counted, first_few
 from .yamlsafe import item_lines, load_documents
 
 #: Files inside a directory or archive that are read as dumps; others are listed as skipped.
@@ -1198,7 +1198,7 @@ def member_role(rel: str) -> str:
 
 def set_aside_note(names: list[str]) -> str:
     """The note that names the files of a folder or archive that were not read (the first five)."""
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    shown = first_few(names, 5)
     what = "neither named *.yaml, *.yml, *.json or an archive, nor starting as a dump or describe text"
     return f"{counted(len(names), 'file')} not read: {what} ({shown})"
 
@@ -1314,9 +1314,9 @@ def _read_must_gather(
             continue
         dump.objects.append(KObject(obj, src))
     if passed_over:
-        shown = ", ".join(passed_over[:5]) + (f" and {len(passed_over) - 5} more" if len(passed_over) > 5 else "")
         dump.notes.append(
-            f"{counted(len(passed_over), 'archive or JSON file')} in the must-gather not read ({shown}): a must-gather is"
+            f"{counted(len(passed_over), 'archive or JSON file')} in the must-gather not read ({first_few(passed_over, 5)}):"
+            " a must-gather is"
             " read by the names its script writes; audit another dump or must-gather on its own"
         )
     if progress:

@@ -183,6 +183,12 @@ def counted(count: int, noun: str, plural: str = "") -> str:
     return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
+def first_few(names: list[str], shown: int) -> str:
+    """``a, b, c and 4 more``: the first ``shown`` of ``names``, and how many are left out."""
+    rest = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {rest} more" if rest > 0 else "")
+
+
 #: Result words a roll-up counts: the findings.
 FINDINGS = ("fail", "warn", "error")
 #: Objects a roll-up entry names as examples of its rule's findings.

@@ -16,6 +16,7 @@ from typing import Any
 from .errors import did_you_mean, meant, nearest
 from .model import Selector
 from .reader import KObject
+from .report import first_few
 from .selector import SelectorError, parse_selector
 
 #: kubectl's short names (``kubectl api-resources``) of the kinds the packs read and their neighbours.
@@ -134,9 +135,7 @@ class Selection:
         if self.kinds and not any(self._kind(o.kind) for o in objects):
             why.append(f"the dump holds no {' or '.join(self.kinds)}")
         present = sorted({o.namespace for o in objects if o.namespace})
-        shown = ", ".join(present[:MISSED_SHOWN]) + (
-            f" and {len(present) - MISSED_SHOWN} more" if len(present) > MISSED_SHOWN else ""
-        )
+        shown = first_few(present, MISSED_SHOWN)
         for ns in self.namespaces:
             if ns not in present:
                 why.append(f"no object is in namespace {ns!r}{meant(ns, present)} (the dump's: {shown or 'none'})")
