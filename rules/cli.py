@@ -318,8 +318,9 @@ def audit(
     **renderer: Any,
 ) -> None:
     """Audit PATHS: files, folders, archives (.tar, .tar.gz, .zip), must-gather folders, describe text,
-    or - for standard input. Each PATH is one dump; a folder holding only archives is one dump per archive.
-    --kind, -n, -l and --name choose the objects judged; the rules still read the whole dump."""
+    or - for standard input. Each PATH is one dump; a folder holding only archives or must-gathers is one
+    dump per archive or must-gather. --kind, -n, -l and --name choose the objects judged; the rules still read
+    the whole dump."""
     wanted = _results_option(results_filter)
     _check_output(output)
     policies = _load(policy)

@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from . import mustgather
 from .errors import DumpError, InputError, Source
 from .evaluate import evaluate
 from .exemptions import ExemptionSet
@@ -29,7 +30,7 @@ from .reader import (
     read_paths,
     set_aside_note,
 )
-from .report import Report
+from .report import Report, counted
 from .selection import Selection
 
 
@@ -157,23 +158,57 @@ def audit_bytes(
 
 def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[str]:
     """The dumps named by CLI arguments: each argument is one dump, except a folder whose files that are read
-    are all archives (a batch of archived dumps), which stands for each archive in it. Its other files (a
-    README, checksums: what a folder read as one dump would not read either) are named in ``notes``."""
+    all belong to archives or to must-gathers, two or more (a batch: archived dumps, or a case folder with a
+    must-gather taken before a fix and one after), which stands for each of them. Its other files (a README,
+    checksums: what a folder read as one dump would not read either) are named in ``notes``."""
     out: list[str] = []
     for p in paths:
         path = Path(p)
         if path.is_dir():
             files = sorted(f for f in path.rglob("*") if f.is_file() and not is_hidden(f.relative_to(path).as_posix()))
-            archives = [f for f in files if f.name.lower().endswith(ARCHIVE_SUFFIXES)]
-            others = [f for f in files if f not in archives]
-            if archives and not any(_read_as_dump(f) for f in others):
-                out.extend(str(f) for f in archives)
+            units = _batch_units(path, files)
+            if units is not None:
+                dumps, others = units
+                out.extend(str(d) for d in dumps)
                 if others and notes is not None:
                     aside = set_aside_note([str(f) for f in others])
-                    notes.append(f"{p}: a batch of {len(archives)} archives, each judged alone; {aside}")
+                    notes.append(f"{p}: a batch of {_counted_units(dumps)}, each judged alone; {aside}")
                 continue
         out.append(p)
     return out
+
+
+def _batch_units(path: Path, files: list[Path]) -> tuple[list[Path], list[Path]] | None:
+    """The dumps of a folder that is a batch, and its files read by none of them; None when the folder is one
+    dump. Each must-gather is the folder its script's files stand in (``rules.mustgather.is_must_gather`` of
+    that folder's own files), with everything below it; each archive outside them is a dump of its own. The
+    folder is one dump when it is a must-gather itself, when it holds one dump alone, or when a file it reads
+    (YAML, JSON, describe text) belongs to none of them: the dumps are then one cluster's."""
+    by_folder: dict[Path, list[str]] = {}
+    for f in files:
+        by_folder.setdefault(f.parent, []).append(f.name)
+    gathers = sorted(d for d, names in by_folder.items() if mustgather.is_must_gather(names))
+    if path in gathers:
+        return None
+    gathers = [d for d in gathers if not any(g in d.parents for g in gathers)]
+
+    def gathered(f: Path) -> bool:
+        return any(g in f.parents for g in gathers)
+
+    archives = [f for f in files if f.name.lower().endswith(ARCHIVE_SUFFIXES) and not gathered(f)]
+    others = [f for f in files if f not in archives and not gathered(f)]
+    if len(gathers) + len(archives) < (2 if gathers else 1) or any(_read_as_dump(f) for f in others):
+        return None
+    return sorted([*gathers, *archives]), others
+
+
+def _counted_units(dumps: list[Path]) -> str:
+    """``2 archives``, or ``2 must-gathers and 1 archive``, for the batch note."""
+    folders = sum(d.is_dir() for d in dumps)
+    if not folders:
+        return counted(len(dumps), "archive")
+    archives = len(dumps) - folders
+    return counted(folders, "must-gather") + (f" and {counted(archives, 'archive')}" if archives else "")
 
 
 def _empty(path: str) -> bool:

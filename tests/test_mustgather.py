@@ -6,6 +6,7 @@ import copy
 import json
 import shutil
 import subprocess
+import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -554,3 +555,50 @@ def test_an_archive_beside_a_must_gather_is_named_as_not_read(tmp_path: Path) ->
         f"1 archive or JSON file in the must-gather not read ({folder}/second-must-gather.tar.gz): a must-gather is read"
         " by the names its script writes; audit another dump or must-gather on its own"
     ]
+
+
+def test_a_case_folder_of_two_must_gathers_is_a_batch(tmp_path: Path) -> None:
+    """Trial 38: a case folder holding a must-gather taken before a fix and one after was read as one dump: each
+    node and operand pod stood twice and differed, 22 notes asked to "audit one cluster at a time", and the
+    verdicts mixed the two clusters. Each must-gather (the folder its script's files stand in, below any depth),
+    and each archive beside them, is now a dump of its own; a README beside them is named as not read."""
+    from click.testing import CliRunner
+
+    from rules.cli import main
+    from rules.engine import split_dumps
+
+    case = tmp_path / "case-0042"
+    shutil.copytree(LAB, case / "before")
+    shutil.copytree(LAB, case / "after" / "must-gather.local.5f2a" / "registry-example-com-gpu-operator")
+    (case / "after" / "must-gather.local.5f2a" / "timestamp").write_text("2026-12-02 10:00:00\n")
+    (case / "notes.md").write_text("# Case 42\n\nBefore and after the driver upgrade.\n")
+    notes: list[str] = []
+    assert split_dumps([str(case)], notes) == [
+        str(case / "after" / "must-gather.local.5f2a" / "registry-example-com-gpu-operator"),
+        str(case / "before"),
+    ]
+    assert notes == [
+        f"{case}: a batch of 2 must-gathers, each judged alone; 2 files not read: neither named *.yaml, *.yml, *.json"
+        f" or an archive, nor starting as a dump or describe text ({case}/after/must-gather.local.5f2a/timestamp,"
+        f" {case}/notes.md)"
+    ]
+    res = CliRunner().invoke(main, ["audit", str(case), "--fail-on", "never"])
+    assert res.exit_code == 0, res.output
+    reports = json.loads(res.stdout)["reports"]
+    alone = json.loads(CliRunner().invoke(main, ["audit", str(LAB), "--fail-on", "never"]).stdout)
+    assert [r["summary"] for r in reports] == [alone["summary"], alone["summary"]]
+    assert not any("audit one cluster at a time" in n for r in reports for n in r.get("notes", []))
+
+    # an archive of another must-gather beside one: two dumps too
+    shutil.rmtree(case / "after")
+    with tarfile.open(case / "after.tar.gz", "w:gz") as tar:
+        tar.add(LAB, arcname="must-gather")
+    assert split_dumps([str(case)]) == [str(case / "after.tar.gz"), str(case / "before")]
+    # a must-gather alone in the folder, or a dump's YAML beside the must-gathers: the folder is one dump
+    (case / "after.tar.gz").unlink()
+    assert split_dumps([str(case)]) == [str(case)]
+    shutil.copytree(LAB, case / "after")
+    (case / "extra-nodes.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+    assert split_dumps([str(case)]) == [str(case)]
+    # the must-gather itself, with an archive inside: one dump
+    assert split_dumps([str(case / "before")]) == [str(case / "before")]
