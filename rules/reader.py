@@ -1071,14 +1071,23 @@ def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
     so only those are held and charged against the budget (a must-gather's logs and bug reports are passed
     over, not refused with it); what it unpacks to is charged to ``budget.stream`` once (the second pass reads
     the same stream again)."""
+    cut: InputError | None = None
     try:
         with _opened(source) as raw, tarfile.open(fileobj=_Counted(raw, name, budget), mode="r|") as archive:
-            listed = [(m.name, m.isfile(), m.issym() or m.islnk()) for m in archive]
+            listed: list[tuple[str, bool, bool]] = []
+            try:
+                listed.extend((m.name, m.isfile(), m.issym() or m.islnk()) for m in archive)
+            except (EOFError, tarfile.ReadError) as exc:
+                if not listed:
+                    raise
+                cut = _cut_short(name, listed, exc)
         names = [_member_name(n) for n, regular, _ in listed if regular]
         wanted = _read_by_tree(names)
         kept: list[bytes | DumpError] = []
         with _opened(source) as raw, tarfile.open(fileobj=gzip.GzipFile(fileobj=raw), mode="r|") as archive:
             for member in archive:
+                if len(kept) == len(names):
+                    break  # a cut stream: the members before the cut are all kept, the one it cut is not read
                 if not member.isfile():
                     continue
                 if not wanted(_member_name(member.name)):
@@ -1107,7 +1116,21 @@ def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
         return load
 
     dump = _read_tree(list(zip(names, map(loader, kept), strict=True)), f"{name}!", budget=budget)
+    if cut is not None:
+        dump.errors.insert(0, cut)
     return _links_not_followed(dump, name, [n for n, _, link in listed if link])
+
+
+def _cut_short(name: str, listed: list[tuple[str, bool, bool]], exc: Exception) -> InputError:
+    """The input error of a gzip'd tar whose stream ends early (a download or copy cut short). The last member
+    listed may be the one the cut fell in: it is dropped from ``listed``, and the members before it are read."""
+    lost = _member_name(listed.pop()[0])
+    reason = str(exc) or type(exc).__name__
+    return InputError(
+        Source(name),
+        f"the archive ends early ({reason}): the {counted(sum(r for _, r, _ in listed), 'file')} before {lost} read;"
+        f" {lost} and any file after it not (download or copy the archive again for the whole dump)",
+    )
 
 
 def _links_not_followed(dump: Dump, name: str, links: list[str]) -> Dump:
