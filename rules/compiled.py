@@ -20,7 +20,7 @@ from .errors import EvaluationError, quoted
 from .inputs import reads_of, remember, walk_assertion
 from .memo import IdentityMemo
 from .messages import lookup_steps, substitute
-from .model import PLACEHOLDER, Assertion, Assumption, Policy, Ref, Rule, Var
+from .model import OBJECT_BUILTINS, PLACEHOLDER, Assertion, Assumption, Policy, Ref, Rule, Var
 from .operators import OPERATORS, Operator, OperatorError, show
 from .quantity import QuantityError, parse_quantity
 from .scope import NO_BINDINGS, Outcome, Scope
@@ -259,7 +259,12 @@ class PolicyPlan:
             name: joins.ContextPlan(policy.name, ctx, compile_ref(ctx.where_value, self) if ctx.where_value is not None else None)
             for name, ctx in policy.contexts.items()
         }
-        self.specs = {name: compile_var(var, self) for name, var in policy.vars.items()}
+        #: The vars whose value is the same for every object of a dump (``dump_constant_vars``).
+        self.constant_vars = dump_constant_vars(policy, policy.vars)
+        self.specs = {
+            name: compile_var(var, self, (id(self), name) if name in self.constant_vars else None)
+            for name, var in policy.vars.items()
+        }
         self._rules: dict[int, RulePlan] = {}
 
     def context(self, name: str, scope: Scope) -> Any:
@@ -282,7 +287,12 @@ class RulePlan:
     def __init__(self, rule: Rule, plan: PolicyPlan) -> None:
         self.rule = rule
         self.policy = plan
-        self.specs = {name: compile_var(var, plan) for name, var in rule.vars.items()} if rule.vars else None
+        constant = dump_constant_vars(plan.policy, rule.vars, plan.constant_vars) if rule.vars else frozenset()
+        self.specs = (
+            {name: compile_var(var, plan, (id(self), name) if name in constant else None) for name, var in rule.vars.items()}
+            if rule.vars
+            else None
+        )
         policy = plan.policy
         # Each check is remembered by what it reads of the object (rules.inputs): objects of one template
         # share its outcome.
@@ -298,24 +308,93 @@ def _remembered(check: Check, a: Assertion, rule: Rule, policy: Policy) -> Check
     return check if reads is None else remember(check, reads)
 
 
-def compile_var(var: Var, plan: PolicyPlan) -> Get:
-    """The first alternative whose ``when`` holds (or has none) and whose value is not None; else None."""
+def compile_var(var: Var, plan: PolicyPlan, per_dump: tuple[int, str] | None = None) -> Get:
+    """The first alternative whose ``when`` holds (or has none) and whose value is not None; else None.
+    ``per_dump``: the var is the same for every object of a dump (``dump_constant_vars``), so it is computed
+    once per dump and kept in the index under this token, not once per object."""
     alternatives = [
         (compile_ref(ref, plan), compile_check(when, plan, True) if when is not None else None) for ref, when in var.alternatives
     ]
     if len(alternatives) == 1 and alternatives[0][1] is None:
-        return alternatives[0][0]
+        value = alternatives[0][0]
+    else:
 
-    def value(scope: Scope) -> Any:
-        for get, when in alternatives:
-            if when is not None and when(scope).state != "pass":
-                continue
-            found = get(scope)
-            if found is not None:
-                return found
-        return None
+        def value(scope: Scope) -> Any:
+            for get, when in alternatives:
+                if when is not None and when(scope).state != "pass":
+                    continue
+                found = get(scope)
+                if found is not None:
+                    return found
+            return None
 
-    return value
+    if per_dump is None:
+        return value
+    token = ("var", *per_dump)
+
+    def once(scope: Scope) -> Any:
+        kept: list[Any] = scope.index.memo(token, list)
+        if not kept:
+            kept.append(value(scope))  # an error raises before anything is kept: the next object raises too
+        return kept[0]
+
+    return once
+
+
+def dump_constant_vars(policy: Policy, vars: Mapping[str, Var], outer: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The names of ``vars`` whose value is the same for every object of a dump: all they read (their
+    references and ``when`` conditions, through the vars they name) is literals, data tables, contexts that
+    are not joined on the object, and such vars (``outer``: those of the policy, for a rule's vars). A var
+    that reads the object, a built-in (``name``...), a correlated context or a var of the object is not."""
+    contexts = policy.contexts
+    known: dict[str, bool] = {}
+
+    def name_ok(n: str, bound: frozenset[str], visiting: frozenset[str]) -> bool:
+        if n in bound:
+            return True
+        if n in vars:
+            if n not in known:
+                if n in visiting:
+                    return False
+                known[n] = var_ok(vars[n], visiting | {n})
+            return known[n]
+        if n in outer:
+            return True
+        if n in policy.vars or n in OBJECT_BUILTINS:  # a policy var that reads the object; the object's name...
+            return False
+        return context_ok(n)
+
+    def context_ok(n: str) -> bool:
+        ctx = contexts.get(n)
+        return ctx is not None and not ctx.correlated
+
+    def var_ok(v: Var, visiting: frozenset[str]) -> bool:
+        def ref(r: Ref | None, bound: frozenset[str]) -> bool:
+            if r is None:
+                return True
+            if r.where is not None and not walk_assertion(r.where, bound | {"item"}, ref, ("index",)):
+                return False
+            kind = r.kind
+            if kind in ("keypath", "sum", "product"):
+                ok = all(ref(k, bound) for k in r.target)
+            elif kind in ("path", "keys"):
+                ok = bool(bound)  # below a where or forEach, $ is the item; else the object
+            elif kind == "var":
+                ok = name_ok(r.target, bound, visiting)
+            elif kind == "context":
+                ok = context_ok(r.target)
+            elif kind == "format":
+                ok = all(name_ok(m.group(1).split(".")[0], bound, visiting) for m in PLACEHOLDER.finditer(r.target))
+            else:
+                ok = kind in ("literal", "data")
+            return ok and ref(r.key, bound)
+
+        return all(
+            ref(r, frozenset()) and (when is None or walk_assertion(when, frozenset(), ref, ("index",)))
+            for r, when in v.alternatives
+        )
+
+    return frozenset(n for n in vars if name_ok(n, frozenset(), frozenset()))
 
 
 _PLANS: IdentityMemo[PolicyPlan] = IdentityMemo(256)
