@@ -385,3 +385,52 @@ def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     out = capsys.readouterr().out
     assert "FAIL" in out and "GAP  gpu-count/gpu-count-label: no fail expectation" in out
     assert packtest.run_cli([str(tmp_path / "nope")]) == 2
+
+
+_DESCRIBED_MIG_NODE = """\
+Name:               a100-single-0
+Labels:             feature.node.kubernetes.io/pci-10de.present=true
+                    kubernetes.io/hostname=a100-single-0
+                    nvidia.com/gpu.deploy.device-plugin=true
+                    nvidia.com/gpu.deploy.gpu-feature-discovery=true
+                    nvidia.com/gpu.deploy.mig-manager=true
+                    nvidia.com/gpu.deploy.operator-validator=true
+                    nvidia.com/gpu.present=true
+                    nvidia.com/gpu.product=NVIDIA-A100-SXM4-40GB-MIG-2g.10gb-SHARED
+                    nvidia.com/gpu.replicas=2
+                    nvidia.com/mig.capable=true
+                    nvidia.com/mig.config=all-1g.5gb
+                    nvidia.com/mig.config.state=success
+                    nvidia.com/mig.strategy=single
+Taints:             <none>
+Capacity:
+  cpu:                64
+  nvidia.com/gpu:     14
+Allocatable:
+  cpu:                63500m
+  nvidia.com/gpu:     14
+Non-terminated Pods:          (3 in total)
+  Namespace            Name                                  CPU Requests  CPU Limits  Memory Requests  Memory Limits  Age
+  ---------            ----                                  ------------  ----------  ---------------  -------------  ---
+  nvidia-gpu-operator  gpu-feature-discovery-7k2xq           0 (0%)        0 (0%)      0 (0%)           0 (0%)         14d
+  nvidia-gpu-operator  nvidia-device-plugin-daemonset-9lq4m  0 (0%)        0 (0%)      0 (0%)           0 (0%)         14d
+  nvidia-gpu-operator  nvidia-mig-manager-tr8cd              0 (0%)        0 (0%)      0 (0%)           0 (0%)         14d
+"""
+
+
+def test_without_a_clusterpolicy_the_operator_namespace_comes_from_its_operand_pods() -> None:
+    """Trial 42: `oc describe node` text whose pod table shows the operand pods in nvidia-gpu-operator got
+    remediations with the placeholder <gpu-operator namespace>. The namespace of the operator's own pods is used
+    where no ClusterPolicy reports it; not that of a device plugin or GFD alone, which standalone installs
+    (kube-system) name the same."""
+    from rules.reader import parse_bytes
+
+    policies = load_policies([str(GPU_PACK)])
+    report = evaluate(parse_bytes(_DESCRIBED_MIG_NODE.encode(), "node.txt"), policies)
+    (fix,) = [r.remediation for o in report.objects for r in o.results if r.rule == "mig-layout-served" and r.result == "fail"]
+    assert "kubectl delete pod -n nvidia-gpu-operator --field-selector spec.nodeName=a100-single-0" in fix
+    # the mig-manager pod gone, the device plugin and GFD alone do not say where the operator is
+    alone = _DESCRIBED_MIG_NODE.replace("nvidia-mig-manager-tr8cd", "something-else-tr8cd")
+    report = evaluate(parse_bytes(alone.encode(), "node.txt"), policies)
+    (fix,) = [r.remediation for o in report.objects for r in o.results if r.rule == "mig-layout-served" and r.result == "fail"]
+    assert "kubectl delete pod -n <gpu-operator namespace> --field-selector" in fix
