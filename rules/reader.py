@@ -16,6 +16,7 @@ import io
 import json
 import os
 import re
+import sys
 import tarfile
 import zipfile
 import zlib
@@ -601,6 +602,9 @@ def _parse_json_values(text: str | bytes, name: str) -> Dump | None:
             dump.errors.append(InputError(Source(name, number, line), reason))
         except RecursionError:
             dump.errors.append(InputError(Source(name, number, line), f"nesting deeper than {MAX_DEPTH} levels"))
+        except ValueError as exc:  # Python's bound on integer digits (sys.get_int_max_str_digits)
+            reason = f"JSON value with an integer longer than the {sys.get_int_max_str_digits():,} digits verdict reads"
+            dump.errors.append(InputError(Source(name, number, line), reason if "digits" in str(exc) else f"JSON error: {exc}"))
         else:
             _json_objects_of(value, Source(name, number, line), [], dump)
             at = _BLANK.match(whole, end).end()  # type: ignore[union-attr]

@@ -243,3 +243,30 @@ def test_one_too_deep_list_item_is_refused_alone_at_its_line() -> None:
     # too deep outside the items: the document is refused whole, as before
     whole = parse_bytes(orjson.dumps({"kind": "List", "metadata": _nested(150), "items": nodes[:3]}), "deep.json")
     assert (whole.objects, [e.reason for e in whole.errors]) == ([], [f"nesting deeper than {MAX_DEPTH} levels"])
+
+
+def test_a_json_integer_of_more_digits_than_python_reads_is_an_input_error_not_a_traceback() -> None:
+    """Trial 41: a JSON number of 5,000 digits crashed the CLI with a ValueError traceback and exit 1 (the code
+    for findings), and gave a 500 from the service: orjson refuses it, and the stdlib parser that reads JSON values
+    one after another raised Python's bound on integer digits. It is the input error of its document; the values
+    around it are read."""
+    big = "9" * 5000
+    values = "\n".join(
+        [
+            '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}}',
+            '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b"}, "x": ' + big + "}",
+            '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "c"}}',
+        ]
+    )
+    dump = parse_bytes(values.encode(), "values.json")
+    assert [o.name for o in dump.objects] == ["a", "c"]
+    assert [(e.source.document, e.source.line, e.reason) for e in dump.errors] == [
+        (2, 2, "JSON value with an integer longer than the 4,300 digits verdict reads")
+    ]
+    alone = parse_bytes(
+        ('{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "j"}, "x": ' + big + "}").encode(), "one.json"
+    )
+    assert alone.objects == []
+    assert [(e.source.line, e.reason) for e in alone.errors] == [
+        (1, "JSON syntax error: number is infinity when parsed as double (line 1, column 70); not YAML either")
+    ]
