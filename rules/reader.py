@@ -514,6 +514,17 @@ def _malformed_metadata(obj: dict[str, Any]) -> tuple[str, str] | None:
             f"{obj['kind']}: metadata.name is a {what}, not a string (quote it in YAML); the object is not judged",
             ".metadata.name",
         )
+    if isinstance(meta, dict):
+        # the longest name (a DNS subdomain) and namespace (a DNS label) the API server takes; longer ones are
+        # hostile or damaged input, and would be written again in every result of every format
+        for part, most in (("name", 253), ("namespace", 63)):
+            value = meta.get(part)
+            if isinstance(value, str) and len(value) > most:
+                return (
+                    f"{obj['kind']}: metadata.{part} is {len(value):,} characters, longer than the {most} Kubernetes"
+                    " allows (the API server refuses it); the object is not judged",
+                    f".metadata.{part}",
+                )
     if not isinstance(meta, dict):
         part, value = "metadata", meta
     else:
