@@ -25,8 +25,9 @@ done once per argument object.
 from __future__ import annotations
 
 import functools
+import importlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -171,6 +172,11 @@ def _quantity(value: Any) -> Fraction:
         raise OperatorError(str(exc)) from None
 
 
+# Python's own regex parser and compiler: the parsed pattern shows the repeats that backtrack exponentially.
+re_parser: Any = importlib.import_module("re._parser")
+re_compiler: Any = importlib.import_module("re._compiler")
+re_constants: Any = importlib.import_module("re._constants")
+
 #: The longest regular expression a policy may hold.
 MAX_REGEX_LENGTH = limit("VERDICT_MAX_REGEX_LENGTH")
 # A group of one repeated atom that is itself repeated: (a+)+, ([a-z]*)*, (\w+){2,}. Python's backtracking
@@ -191,11 +197,105 @@ def regex_problem(pattern: str) -> str:
         )
     try:
         re.compile(pattern)
+        ambiguous = _ambiguous_repeat(re_parser.parse(pattern))
     except re.error as exc:
         return f"bad regular expression {quoted(pattern)}: {exc}"
     except (RecursionError, OverflowError):
         return f"regular expression nested too deeply to compile ({len(pattern):,} characters)"
+    if ambiguous:
+        return (
+            f"regular expression {quoted(pattern)} repeats a group that can match the same text in more than one way"
+            f" ({ambiguous}): Python's backtracking engine can take exponential time on a value that almost matches;"
+            " make each repetition start with a character the rest of the group cannot match, e.g. (-[a-z]+)*, or"
+            " repeat one part only, e.g. (a|aa)+ -> a+"
+        )
     return ""
+
+
+_REPEATS = (re_constants.MAX_REPEAT, re_constants.MIN_REPEAT, re_constants.POSSESSIVE_REPEAT)
+_ONE_CHAR = (re_constants.LITERAL, re_constants.NOT_LITERAL, re_constants.IN, re_constants.ANY)
+
+
+def _ambiguous_repeat(parsed: Any) -> str:
+    r"""The first repeated group (a repeat of more than one) of a parsed pattern whose repetitions can split a text
+    in more than one way, shown as the parser sees it; "" when there is none. A group is safe when its length is
+    fixed (``(ab)*``, ``(a|b)+`` with single-character alternatives), or when it starts with a character that none
+    of its variable parts can match, so each repetition begins at a known place (``(-[a-z]+)*``). Otherwise
+    (``(x+x+)+``, ``(a|a)*``, ``(a|aa)+``, ``(\w+\s?)*``, ``(.*a){25}``) backtracking tries every split."""
+    for op, av in parsed:
+        if op in _REPEATS:
+            _, most, body = av
+            if most > 1 and _varies(body) and not _starts_apart(body):
+                return f"a group repeated up to {'any number of' if most == re_constants.MAXREPEAT else most} times"
+            found = _ambiguous_repeat(body)
+        elif op == re_constants.SUBPATTERN:
+            found = _ambiguous_repeat(av[3])
+        elif op == re_constants.BRANCH:
+            found = next((f for f in map(_ambiguous_repeat, av[1]) if f), "")
+        elif op in (re_constants.ASSERT, re_constants.ASSERT_NOT):
+            found = _ambiguous_repeat(av[1])
+        else:
+            found = ""
+        if found:
+            return found
+    return ""
+
+
+def _varies(parsed: Any) -> bool:
+    """True when the parsed (sub)pattern can match texts of different lengths or the same text in two ways: it
+    holds a repeat of varying count, or an alternation that is not between distinct single characters."""
+    for op, av in parsed:
+        if op in _REPEATS:
+            if av[0] != av[1] or _varies(av[2]):
+                return True
+        elif op == re_constants.SUBPATTERN and _varies(av[3]):
+            return True
+        elif op == re_constants.BRANCH:
+            alternatives = av[1]
+            singles = [a.data[0][1] for a in alternatives if len(a.data) == 1 and a.data[0][0] == re_constants.LITERAL]
+            if len(singles) < len(alternatives) or len(set(singles)) < len(singles):
+                return True
+        elif op in (re_constants.GROUPREF, re_constants.GROUPREF_EXISTS):
+            return True
+    return False
+
+
+def _starts_apart(body: Any) -> bool:
+    """True when ``body`` starts with a literal character that no single-character item of its variable parts
+    matches (a separator: each repetition of the group begins with it, at a known place)."""
+    while len(body) == 1 and body[0][0] == re_constants.SUBPATTERN:
+        body = body[0][1][3]
+    if not len(body) or body[0][0] != re_constants.LITERAL:
+        return False
+    first = chr(body[0][1])
+    items = list(_variable_items(body))
+    return all(item is not None and not _item_matches(item, first) for item in items)
+
+
+def _variable_items(parsed: Any, varying: bool = False) -> Iterator[Any]:
+    """The single-character items in the variable parts of ``parsed`` (repeats, optional parts, alternations);
+    None for what is not checked character by character (a backreference)."""
+    for op, av in parsed:
+        if op in _REPEATS:
+            yield from _variable_items(av[2], True)
+        elif op == re_constants.SUBPATTERN:
+            yield from _variable_items(av[3], varying)
+        elif op == re_constants.BRANCH:
+            alternatives = av[1]
+            if len({repr(a.data) for a in alternatives}) < len(alternatives) or not all(a.data for a in alternatives):
+                yield None  # two ways to match the same text (a|a, which the parser keeps as a(?:|))
+            for alternative in alternatives:
+                yield from _variable_items(alternative, True)
+        elif op in _ONE_CHAR:
+            if varying:
+                yield (op, av)
+        elif op in (re_constants.GROUPREF, re_constants.GROUPREF_EXISTS, re_constants.ASSERT, re_constants.ASSERT_NOT):
+            yield None
+
+
+def _item_matches(item: Any, char: str) -> bool:
+    """Whether one parsed single-character item (a literal, a class, ``.``) matches ``char``."""
+    return re_compiler.compile(re_parser.SubPattern(re_parser.State(), [item]), 0).fullmatch(char) is not None
 
 
 def _regex_literal(arg: Any) -> str:

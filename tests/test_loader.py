@@ -567,6 +567,40 @@ def test_a_repeated_group_that_starts_with_a_separator_is_not_refused() -> None:
     assert "repeats a repeated group ((?:\\w+)+)" in regex_problem(r"(?:\w+)+")
 
 
+@pytest.mark.parametrize(
+    "pattern",
+    [r"^(x+x+)+y$", r"(a|a)*$", r"(\w+\s?)*$", r"(a*a*)*b", r"(a|aa)+$", r"(.*a){25}", r"(-.+)*", r"(ab|ab)*"],
+)
+def test_a_repeated_group_that_can_split_a_text_two_ways_is_refused(pattern: str) -> None:
+    """Trial 41: these passed the load check (it knew only a repeated group of one repeated atom, (a+)+), and one
+    match of a label value of 26 characters held a service worker (and the GIL) until gunicorn killed it at 120 s,
+    with no 503: (a|a)*$ took 19 s, (a*a*)*b over 75 s. A repeated group is refused unless its length is fixed or
+    each repetition starts with a character its variable parts cannot match."""
+    from rules.operators import regex_problem
+
+    problem = regex_problem(pattern)
+    assert problem.startswith(
+        f"regular expression '{pattern}' repeats a group that can match the same text in more than one way"
+    ), problem
+    assert "exponential time" in problem
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"(\.[a-z]+)*$",
+        r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",  # a DNS subdomain
+        r"^v?\d+(\.\d+)*$",
+        r"(-(ab|cd))*",
+        r"(ab)*",
+    ],
+)
+def test_a_repeated_group_with_one_way_to_split_is_kept(pattern: str) -> None:
+    from rules.operators import regex_problem
+
+    assert regex_problem(pattern) == ""
+
+
 THREE_MISTAKES = """\
 apiVersion: verdict/v1
 kind: Policy
