@@ -353,6 +353,13 @@ def compile_path(text: str) -> JsonPath:
     if kubectl_like:
         hint = kubectl_to_rfc9535(stripped)
         raise PathError(f"{quoted(text)} is kubectl JSONPath, not RFC 9535 JSONPath", hint)
+    descents = _descendant_segments(stripped)
+    if descents > 1:
+        raise PathError(
+            f"JSONPath {quoted(stripped)} has {descents} descendant segments ('..'): each one multiplies the values it"
+            " visits by the size of the object (five visit it to the fifth power: minutes and gigabytes on a small"
+            " deep object); use at most one"
+        )
     try:
         query = rfc9535.compile(stripped)
     except rfc9535.JSONPathError as exc:
@@ -364,6 +371,25 @@ def compile_path(text: str) -> JsonPath:
             at = f" at column {len(stripped) + 1}"
         raise PathError(f"invalid JSONPath {quoted(stripped)}{at}: {first}", _bracket_hint(stripped)) from None
     return JsonPath(stripped, query)
+
+
+def _descendant_segments(text: str) -> int:
+    """The ``..`` of a path outside its quoted member names (those in a filter's queries count too)."""
+    count, at, quote = 0, 0, ""
+    while at < len(text):
+        char = text[at]
+        if quote:
+            if char == "\\":
+                at += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif text.startswith("..", at):
+            count += 1
+            at += 1
+        at += 1
+    return count
 
 
 # Kubernetes string maps whose keys usually hold dots and slashes (label keys, resource names).
