@@ -261,15 +261,18 @@ def _varies(parsed: Any) -> bool:
 
 
 def _starts_apart(body: Any) -> bool:
-    """True when ``body`` starts with a literal character that no single-character item of its variable parts
-    matches (a separator: each repetition of the group begins with it, at a known place)."""
+    """True when ``body`` starts or ends with a literal character that no single-character item of its variable
+    parts matches (a separator: each repetition of the group begins or ends with it, at a known place)."""
     while len(body) == 1 and body[0][0] == re_constants.SUBPATTERN:
         body = body[0][1][3]
-    if not len(body) or body[0][0] != re_constants.LITERAL:
+    if not len(body):
         return False
-    first = chr(body[0][1])
     items = list(_variable_items(body))
-    return all(item is not None and not _item_matches(item, first) for item in items)
+    if None in items:
+        return False
+    # a separator at the start, or at the end (([a-z0-9-]+\.)* : each repetition ends at the dot)
+    ends = [body[i] for i in (0, -1) if body[i][0] == re_constants.LITERAL]
+    return any(all(not _item_matches(item, chr(end[1])) for item in items) for end in ends)
 
 
 def _variable_items(parsed: Any, varying: bool = False) -> Iterator[Any]:
