@@ -83,6 +83,8 @@ _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 MAX_DEPTH = limit("VERDICT_MAX_NESTING")
 MAX_ALIAS_ADDED = limit("VERDICT_MAX_ALIAS_ADDED")
 VALUE_FLOOR = limit("VERDICT_MAX_YAML_EVENTS")
+#: Documents one stream may hold (empty ones too: six million `--- #x` lines cost two minutes to read).
+MAX_DOCUMENTS = limit("VERDICT_MAX_DOCUMENTS")
 MIN_BYTES_PER_VALUE = 3
 
 
@@ -424,6 +426,11 @@ def _load_pass(
     try:
         while True:
             number += 1
+            if number > MAX_DOCUMENTS:
+                yield YamlDocument(
+                    number, 0, error=f"more than {MAX_DOCUMENTS:,} documents (VERDICT_MAX_DOCUMENTS): the rest is not read"
+                )
+                return None
             try:
                 if not loader.check_node():
                     return None

@@ -290,3 +290,38 @@ def test_a_name_longer_than_kubernetes_allows_is_an_input_error(part: str, lengt
         )
     ]
     assert len(str(dump.errors[0])) < 400
+
+
+def test_a_stream_of_more_documents_than_the_bound_stops_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 41: six million empty YAML documents (`--- #xxx`, 105 KB gzip'd) held a service worker 132 s in the
+    read, which the evaluation budget does not cover. The documents past VERDICT_MAX_DOCUMENTS are not read."""
+    import rules.yamlsafe as yamlsafe
+
+    monkeypatch.setattr(yamlsafe, "MAX_DOCUMENTS", 50)
+    text = "--- #x\n" * 30 + "apiVersion: v1\nkind: Node\nmetadata: {name: early}\n" + "--- #x\n" * 100
+    text += "---\napiVersion: v1\nkind: Node\nmetadata: {name: late}\n"
+    dump = parse_bytes(text.encode(), "many.yaml")
+    assert [o.name for o in dump.objects] == ["early"]
+    assert [(e.source.document, e.reason) for e in dump.errors] == [
+        (51, "more than 50 documents (VERDICT_MAX_DOCUMENTS): the rest is not read")
+    ]
+
+
+@pytest.mark.parametrize("packing", ["w:gz", "w:", "zip"])
+def test_an_archive_of_more_members_than_the_bound_is_refused(packing: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 41: 400,000 empty members of a 1.9 MB .tar.gz held a service worker 67 s and 486 MB, and the answer
+    listed each one. Past VERDICT_MAX_ARCHIVE_MEMBERS the archive is not read, whichever way it is packed."""
+    import rules.reader as reader
+
+    monkeypatch.setattr(reader, "MAX_ARCHIVE_MEMBERS", 20)
+    buf = io.BytesIO()
+    if packing == "zip":
+        with zipfile.ZipFile(buf, "w") as zf:
+            for i in range(25):
+                zf.writestr(f"f{i}.yaml", b"")
+    else:
+        with tarfile.open(fileobj=buf, mode=packing) as tar:
+            for i in range(25):
+                tar.addfile(tarfile.TarInfo(f"f{i}.yaml"), io.BytesIO(b""))
+    with pytest.raises(DumpError, match=r"^many: more than 20 members \(VERDICT_MAX_ARCHIVE_MEMBERS\): not read$"):
+        parse_bytes(buf.getvalue(), "many")
