@@ -76,7 +76,7 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
             out.path if out else "",
             clip_value(_observed(out)) if out else None,
             clip_value(out.expected) if out else None,
-            remediation,
+            clip(remediation, MAX_MESSAGE_CHARS),
             rule.references,
             assumptions=assumed,
         )

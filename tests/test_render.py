@@ -1032,3 +1032,34 @@ def test_counts_past_a_thousand_are_written_with_separators() -> None:
     assert markdown.render(report).splitlines()[0] == (
         "**verdict** d.yaml: 1,234 objects judged (1,234 read) · 1,234 pass · 0 fail · 0 warn · 0 error · 0 skip"
     )
+
+
+def test_a_remediation_quoting_a_huge_value_is_clipped_like_a_message() -> None:
+    """Trial 41: with a 1 MB name a remediation was 1,000,076 characters while the message beside it was clipped
+    to 8,219. A remediation is clipped with the message's bound and marker."""
+    import json
+
+    from rules.engine import audit_bytes
+    from rules.loader import PolicySet, load_policy_text
+
+    policy = """\
+apiVersion: verdict/v1
+kind: Policy
+metadata: {name: quoting}
+spec:
+  rules:
+  - id: label-short
+    title: the label is short
+    match: {kinds: [Node]}
+    assert: {path: "$.metadata.labels.team", matches: '^[a-z]{1,20}$'}
+    message: "label team of {name} is too long"
+    remediation: "kubectl label node {name} --overwrite team={team}"
+    vars: {team: "$.metadata.labels.team"}
+    references: ["https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/"]
+"""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "labels": {"team": "x" * 1_000_000}}}
+    report = audit_bytes(json.dumps(node).encode(), "n.json", PolicySet(load_policy_text(policy, "quoting.yaml")))
+    [result] = [r for o in report.objects for r in o.results]
+    assert result.result == "fail"
+    assert len(result.remediation) == 8192 + len("… [991,846 more characters]")
+    assert result.remediation.endswith("… [991,846 more characters]")
