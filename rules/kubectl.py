@@ -125,10 +125,17 @@ def kinds_read(policies: PolicySet) -> list[KindRead]:
     for policy in policies.policies:
         for c in policy.contexts.values():
             add(c.kind, c.api_version, _context_names(c))
+    # A match of several kinds and several groups ({kinds: [KubeVirt, HyperConverged], apiVersions: [kubevirt.io/*,
+    # hco.kubevirt.io/*]}) pairs each kind with the groups the pack reads it in elsewhere, when it does: not
+    # HyperConverged in kubevirt.io, which no cluster serves.
+    elsewhere = {(c.kind, c.api_version) for policy in policies.policies for c in policy.contexts.values()}
+    for policy in policies.policies:
         for rule in policy.rules:
             names = _exact_names(rule.match.names)
+            versions = rule.match.api_versions or ("",)
             for k in sorted(rule.match.kinds - {"*"}):
-                for v in rule.match.api_versions or ("",):
+                known = [v for v in versions if (k, v) in elsewhere] if len(versions) > 1 else []
+                for v in known or versions:
                     add(k, v, names)
             if any(_MODEL_OPERATORS & set(_operators(a)) for a in (rule.assertion, *rule.preconditions)):
                 add("Node", "", None)

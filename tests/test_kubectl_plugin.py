@@ -337,3 +337,22 @@ def test_without_kubectl_on_path_it_says_so(kubectl: Kubectl, monkeypatch: pytes
     monkeypatch.setenv("PATH", "/nonexistent")
     res = plugin(*SMALL)
     assert (res.exit_code, res.stderr) == (2, "kubectl verdict: kubectl is not on PATH\n")
+
+
+def test_a_match_of_several_kinds_and_groups_pairs_each_kind_with_its_own_group(load_policy: Callable[..., Any]) -> None:
+    """The permittedHostDevices rules match KubeVirt and HyperConverged in kubevirt.io/* and hco.kubevirt.io/*: the
+    plugin asked the cluster for HyperConverged in kubevirt.io and KubeVirt in hco.kubevirt.io, which no cluster
+    serves, and said so in a note. A kind the pack reads elsewhere in one of the groups is fetched in that one."""
+    match = {"kinds": ["KubeVirt", "HyperConverged"], "apiVersions": ["kubevirt.io/*", "hco.kubevirt.io/*"]}
+    contexts = {
+        "kv": {"kind": "KubeVirt", "apiVersion": "kubevirt.io/*", "path": "$.metadata.name"},
+        "hco": {"kind": "HyperConverged", "apiVersion": "hco.kubevirt.io/*", "path": "$.metadata.name"},
+    }
+    rule = make_rule({"context": "kv", "exists": True}, match=match)
+    assert [str(k) for k in kinds_read(load_policy(make_policy([rule], context=contexts)))] == [
+        "HyperConverged (hco.kubevirt.io/*)",
+        "KubeVirt (kubevirt.io/*)",
+    ]
+    # read nowhere else: every pair, as before
+    alone = make_rule({"path": "$.metadata.name", "exists": True}, match=match)
+    assert len(kinds_read(load_policy(make_policy([alone])))) == 4
