@@ -325,3 +325,31 @@ def test_an_archive_of_more_members_than_the_bound_is_refused(packing: str, monk
                 tar.addfile(tarfile.TarInfo(f"f{i}.yaml"), io.BytesIO(b""))
     with pytest.raises(DumpError, match=r"^many: more than 20 members \(VERDICT_MAX_ARCHIVE_MEMBERS\): not read$"):
         parse_bytes(buf.getvalue(), "many")
+
+
+def test_a_gzip_bomb_is_refused_holding_a_chunk_not_the_bound() -> None:
+    """Trial 41: a 2 MB .gz of 2 GiB of zeros took 1.21 GB of memory to refuse in the CLI: it was unpacked up to
+    the bound before the bound was checked. It is measured first, a chunk at a time."""
+    import tracemalloc
+
+    from rules.errors import DumpTooLarge
+
+    bomb = gzip.compress(b"\0" * (48 << 20), 9)
+    tracemalloc.start()
+    try:
+        with pytest.raises(DumpTooLarge):
+            parse_bytes(bomb, "bomb.gz", Budget(24 << 20))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20, peak
+    # within the bound, the same bytes are read, and charged once
+    budget = Budget(64 << 20)
+    node = b"apiVersion: v1\nkind: Node\nmetadata: {name: gz}\n"
+    assert [o.name for o in parse_bytes(gzip.compress(node), "n.yaml.gz", budget).objects] == ["gz"]
+    assert budget.left == (64 << 20) - len(node)
+    # measured first (it could unpack past the bound), then read and charged once
+    padded = node + b"#" * (500 << 10) + b"\n"
+    budget = Budget(1 << 20)
+    assert [o.name for o in parse_bytes(gzip.compress(padded), "p.yaml.gz", budget).objects] == ["gz"]
+    assert budget.left == (1 << 20) - len(padded)
