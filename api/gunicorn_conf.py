@@ -157,7 +157,11 @@ workers = _settings["WORKERS"]
 worker_class = "gthread"
 threads = _settings["THREADS"]
 timeout = 120  # a large archive can take a while to read and evaluate
-graceful_timeout = 30
+# A request in flight when its worker retires (VERDICT_WORKER_MAX_RSS_MB after another request, SIGHUP, a stop)
+# gets the time any request may take: its body's read deadline, its evaluation budget, and its answer. At 30 s a
+# worker replaced for its memory took a request judging for longer with it, answering nothing (trial 41). A stop
+# with nothing in flight is as quick as before.
+graceful_timeout = _settings["READ_TIMEOUT"] + _settings["EVAL_BUDGET"] + 10
 # A worker that parsed a large dump keeps its memory high: post_request replaces a worker whose resident
 # memory is above VERDICT_WORKER_MAX_RSS_MB once it has answered. Counting requests is only a safety net: a
 # worker replaced every 1,000 requests (as before) restarted every few seconds under load and lost what it had

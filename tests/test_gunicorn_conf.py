@@ -124,3 +124,18 @@ def test_a_worker_that_did_not_boot_or_exits_on_an_error_is_left_to_python(
         hooks["worker_exit"](SimpleNamespace(), SimpleNamespace(booted=False))
     hooks["worker_exit"](SimpleNamespace(), SimpleNamespace(booted=True))  # no exit under way
     assert ended == []
+
+
+def test_a_request_in_flight_when_its_worker_retires_gets_the_time_any_request_may_take(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Trial 41: a worker replaced for its memory (VERDICT_WORKER_MAX_RSS_MB) after one request took a request
+    still judging on another thread with it 30 s later (graceful_timeout), with no answer, well inside the
+    evaluation budget. graceful_timeout covers the read deadline and the evaluation budget."""
+    monkeypatch.setenv("VERDICT_EVAL_BUDGET", "40")
+    monkeypatch.setenv("VERDICT_READ_TIMEOUT", "20")
+    conf = runpy.run_path(str(CONF), run_name="verdict_gunicorn_conf_test")
+    assert conf["graceful_timeout"] == 20 + 40 + 10
+    monkeypatch.delenv("VERDICT_EVAL_BUDGET")
+    monkeypatch.delenv("VERDICT_READ_TIMEOUT")
+    assert runpy.run_path(str(CONF), run_name="verdict_gunicorn_conf_test")["graceful_timeout"] == 140
