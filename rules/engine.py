@@ -30,7 +30,7 @@ from .reader import (
     read_paths,
     set_aside_note,
 )
-from .report import Report, counted
+from .report import Report, counted, first_few
 from .selection import Selection
 
 
@@ -161,6 +161,7 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
     all belong to archives or to must-gathers, two or more (a batch: archived dumps, or a case folder with a
     must-gather taken before a fix and one after), which stands for each of them. Its other files (a README,
     checksums: what a folder read as one dump would not read either) are named in ``notes``."""
+    paths = list(paths)
     out: list[str] = []
     for p in paths:
         path = Path(p)
@@ -175,6 +176,15 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
                     notes.append(f"{p}: a batch of {_counted_units(dumps)}, each judged alone; {aside}")
                 continue
         out.append(p)
+    loose = [p for p in paths if p != "-" and Path(p).is_file() and not p.lower().endswith(ARCHIVE_SUFFIXES)]
+    if len(loose) > 1 and notes is not None:
+        # `kubectl get nodes -o yaml > nodes.yaml; ... pods > pods.yaml; verdict audit nodes.yaml pods.yaml` judges
+        # each alone: pods without the nodes they would run on (trial 43)
+        named = first_few(loose, 3) if len(loose) > 3 else f"{', '.join(loose[:-1])} and {loose[-1]}"
+        notes.append(
+            f"{named} are judged as {len(loose)} separate dumps (each PATH is one dump, as in a batch of clusters):"
+            " to judge them as one cluster, put them in one folder and audit the folder"
+        )
     return out
 
 
