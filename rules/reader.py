@@ -1077,21 +1077,43 @@ def _gzip_holds_tar(source: Archive) -> bool:
         return False
 
 
-class _Counted(io.RawIOBase):
-    """A gzip stream whose unpacked bytes are charged to ``budget.stream`` (a bomb passed over is bounded too)."""
+class _Unpacked(io.RawIOBase):
+    """The unpacked bytes of a gzip stream (of one or more gzip members), every byte it holds up to where it ends:
+    a stream cut short (a download that stopped) ends quietly where its bytes end, with ``cut`` set, so that a tar
+    read from it has every member that is whole before the cut (``gzip.GzipFile`` raises EOFError as soon as its
+    read-ahead meets the end, losing the last whole members: trial 43). Unpacked bytes are charged to
+    ``budget.stream`` when given (a bomb passed over is bounded too)."""
 
-    def __init__(self, raw: io.BufferedIOBase, name: str, budget: Budget) -> None:
-        self.fh = gzip.GzipFile(fileobj=raw)
+    def __init__(self, raw: io.BufferedIOBase, name: str, budget: Budget | None = None) -> None:
+        self.raw = raw
         self.where = name
         self.budget = budget
+        self.unpack = zlib.decompressobj(31)  # gzip framing, checked (header, CRC, size)
+        self.cut = False
 
     def readable(self) -> bool:
         return True
 
     def read(self, size: int = -1) -> bytes:
-        chunk = self.fh.read(size if size >= 0 else self.budget.stream_left + 1)
-        self.budget.stream(len(chunk), self.where)
-        return chunk
+        want = size if size >= 0 else (self.budget.stream_left + 1 if self.budget else 1 << 30)
+        out = b""
+        while not out:
+            if self.unpack.eof:
+                rest = self.unpack.unused_data or self.raw.read(1 << 16)
+                while rest and not rest.strip(b"\0"):  # zeros padding the stream after its last member
+                    rest = self.raw.read(1 << 16)
+                if not rest:
+                    return b""  # the stream's end, after a whole gzip member
+                self.unpack = zlib.decompressobj(31)
+            else:
+                rest = self.unpack.unconsumed_tail or self.raw.read(1 << 16)
+                if not rest:
+                    self.cut = True  # the bytes end inside a gzip member
+                    return b""
+            out = self.unpack.decompress(rest, want)
+        if self.budget is not None:
+            self.budget.stream(len(out), self.where)
+        return out
 
 
 def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
@@ -1101,33 +1123,41 @@ def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
     the same stream again)."""
     cut: InputError | None = None
     try:
-        with _opened(source) as raw, tarfile.open(fileobj=_Counted(raw, name, budget), mode="r|") as archive:
+        with _opened(source) as raw, tarfile.open(fileobj=(unpacked := _Unpacked(raw, name, budget)), mode="r|") as archive:
             listed: list[tuple[str, bool, bool]] = []
+            whole = True  # the last member listed was read to its end (a cut there leaves it whole)
             try:
-                listed.extend((m.name, m.isfile(), m.issym() or m.islnk()) for m in _counted_members(archive, name))
-            except (EOFError, tarfile.ReadError) as exc:
-                if not listed:
+                for m in _counted_members(archive, name):
+                    listed.append((m.name, m.isfile(), m.issym() or m.islnk()))
+                    if m.isfile():
+                        whole = False
+                        fh = archive.extractfile(m)
+                        while fh is not None and fh.read(1 << 20):
+                            pass
+                        whole = True
+            except tarfile.ReadError:  # "unexpected end of data": the cut falls in this member
+                if not unpacked.cut:
                     raise
-                cut = _cut_short(name, listed, exc)
+            if unpacked.cut:
+                if not listed:
+                    raise EOFError("the stream ends before its first file")
+                cut = _cut_short(name, listed, whole)
         names = [_member_name(n) for n, regular, _ in listed if regular]
         wanted = _read_by_tree(names)
         kept: list[bytes | DumpError] = []
-        with _opened(source) as raw, tarfile.open(fileobj=gzip.GzipFile(fileobj=raw), mode="r|") as archive:
-            for member in archive:
-                if len(kept) == len(names):
-                    break  # a cut stream: the members before the cut are all kept, the one it cut is not read
+        with _opened(source) as raw, tarfile.open(fileobj=_Unpacked(raw, name), mode="r|") as archive:
+            for member in archive if names else ():
                 if not member.isfile():
                     continue
                 if not wanted(_member_name(member.name)):
                     kept.append(b"")
-                    continue
-                try:
-                    budget.charge(member.size, name)
-                except DumpTooLarge as exc:
-                    kept.append(exc)
-                    continue
-                fh = archive.extractfile(member)
-                kept.append(fh.read() if fh else b"")
+                elif isinstance(charged := _charged(budget, member.size, name), DumpError):
+                    kept.append(charged)
+                else:
+                    fh = archive.extractfile(member)
+                    kept.append(fh.read() if fh else b"")
+                if len(kept) == len(names):
+                    break  # the last whole member: a cut stream ends after it
     except DumpError:
         raise
     except (OSError, EOFError, zlib.error) as exc:
@@ -1149,15 +1179,32 @@ def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
     return _links_not_followed(dump, name, [n for n, _, link in listed if link])
 
 
-def _cut_short(name: str, listed: list[tuple[str, bool, bool]], exc: Exception) -> InputError:
-    """The input error of a gzip'd tar whose stream ends early (a download or copy cut short). The last member
-    listed may be the one the cut fell in: it is dropped from ``listed``, and the members before it are read."""
-    lost = _member_name(listed.pop()[0])
-    reason = str(exc) or type(exc).__name__
+def _charged(budget: Budget, size: int, name: str) -> DumpTooLarge | None:
+    """``size`` charged to ``budget``; the refusal when it is past the bound (that member's input error)."""
+    try:
+        budget.charge(size, name)
+    except DumpTooLarge as exc:
+        return exc
+    return None
+
+
+def _cut_short(name: str, listed: list[tuple[str, bool, bool]], whole: bool) -> InputError:
+    """The input error of a gzip'd tar whose stream ends early (a download or copy cut short). When the cut fell in
+    the last member listed (not ``whole``), that member is dropped from ``listed``; the members before it are read,
+    as ``tar`` extracts every whole file before a cut."""
+    reason = "its gzip stream is cut short"
+    again = "(download or copy the archive again for the whole dump)"
+    if not whole:
+        lost = _member_name(listed.pop()[0])
+        files = sum(r for _, r, _ in listed)
+        read = f"the {counted(files, 'file')} before it read" if files else "no file before it"
+        return InputError(
+            Source(name), f"the archive ends early ({reason}), in {lost}: {read}; {lost} and any file after it not {again}"
+        )
+    last = _member_name(listed[-1][0])
+    read = counted(sum(r for _, r, _ in listed), "file")
     return InputError(
-        Source(name),
-        f"the archive ends early ({reason}): the {counted(sum(r for _, r, _ in listed), 'file')} before {lost} read;"
-        f" {lost} and any file after it not (download or copy the archive again for the whole dump)",
+        Source(name), f"the archive ends early ({reason}), after {last}: its {read} up to it read; any after it not {again}"
     )
 
 

@@ -629,12 +629,53 @@ def test_a_must_gather_tar_gz_cut_short_is_read_up_to_the_cut(path: bool, tmp_pa
     assert [(e.source.file, e.reason) for e in dump.errors] == [
         (
             name,
-            "the archive ends early (Compressed file ended before the end-of-stream marker was reached): the"
-            f" {files} files before must-gather/zz-gpu_operand_pod_nvidia-driver-daemonset.log read;"
+            "the archive ends early (its gzip stream is cut short), in"
+            f" must-gather/zz-gpu_operand_pod_nvidia-driver-daemonset.log: the {files} files before it read;"
             " must-gather/zz-gpu_operand_pod_nvidia-driver-daemonset.log and any file after it not (download or"
             " copy the archive again for the whole dump)",
         )
     ]
-    # cut before any member is whole: nothing to read, the archive is refused as before
+    # cut in the first member: nothing is read, and the error names it
+    first = parse_bytes(data[:300], "mg.tar.gz")
+    assert first.objects == []
+    assert [e.reason for e in first.errors] == [
+        "the archive ends early (its gzip stream is cut short), in must-gather/cluster_policy.yaml: no file before it;"
+        " must-gather/cluster_policy.yaml and any file after it not (download or copy the archive again for the whole"
+        " dump)"
+    ]
+    # cut before the first tar header: the archive is refused, as before
     with pytest.raises(DumpError, match="broken gzip stream"):
-        parse_bytes(data[:300], "mg.tar.gz")
+        parse_bytes(data[:20], "mg.tar.gz")
+
+
+def test_a_tar_gz_cut_anywhere_gives_every_file_that_is_whole_before_the_cut() -> None:
+    """Trial 43: cut at 50% the lab must-gather .tar.gz gave nothing (exit 2) while tar extracted gpu_nodes.descr,
+    all its node data, whole; cut at 70% the ClusterPolicy was lost. gzip.GzipFile raised at the end as soon as
+    its read-ahead met it, a record before the last whole file ended. The stream is unpacked to where its bytes
+    end: each cut gives the files whole before it, as the unpacked bytes' own tar headers say."""
+    import io
+    import zlib
+
+    from rules.errors import DumpError
+    from rules.reader import parse_bytes
+
+    data = _lab_tar_gz({})
+    read_whole = set(parse_bytes(data, "mg.tar.gz").files_read)
+    for percent in range(5, 100, 5):
+        cut = data[: len(data) * percent // 100]
+        prefix = zlib.decompressobj(31).decompress(cut)  # every byte the cut stream holds
+        whole = set()
+        with tarfile.open(fileobj=io.BytesIO(prefix + b"\0" * 1024), mode="r:") as tar:
+            try:
+                for m in tar:
+                    if m.isfile() and m.offset_data + m.size <= len(prefix):
+                        whole.add(f"mg.tar.gz!{m.name}")
+            except tarfile.ReadError:
+                pass
+        try:
+            dump = parse_bytes(cut, "mg.tar.gz")
+        except DumpError:
+            assert not whole & read_whole, percent
+            continue
+        assert set(dump.files_read) == whole & read_whole, percent
+        assert dump.errors[0].reason.startswith("the archive ends early (its gzip stream is cut short)"), percent
