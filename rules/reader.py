@@ -1095,7 +1095,9 @@ class _Unpacked(io.RawIOBase):
         return True
 
     def read(self, size: int = -1) -> bytes:
-        want = size if size >= 0 else (self.budget.stream_left + 1 if self.budget else 1 << 30)
+        if size == 0:
+            return b""  # zlib takes a max_length of 0 as no bound at all
+        want = size if size > 0 else (self.budget.stream_left + 1 if self.budget else 1 << 30)
         out = b""
         while not out:
             if self.unpack.eof:

@@ -679,3 +679,25 @@ def test_a_tar_gz_cut_anywhere_gives_every_file_that_is_whole_before_the_cut() -
             continue
         assert set(dump.files_read) == whole & read_whole, percent
         assert dump.errors[0].reason.startswith("the archive ends early (its gzip stream is cut short)"), percent
+
+
+def test_a_tar_gz_of_several_gzip_members_padded_with_zeros_is_read_whole() -> None:
+    """The reader of a gzip'd tar unpacks the stream itself (to keep what a cut leaves, above): a stream of several
+    gzip members (what `cat a.gz b.gz` or pigz makes) and zeros after the last (tape-style padding) read as
+    gzip.GzipFile reads them, with no error and nothing said cut."""
+    import gzip
+    import io
+    import tarfile
+
+    from rules.reader import parse_bytes
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:") as tar:
+        tar.add(LAB, arcname="must-gather")
+    raw = buf.getvalue()
+    half = len(raw) // 2
+    stream = gzip.compress(raw[:half]) + gzip.compress(raw[half:]) + b"\0" * 4096
+    dump = parse_bytes(stream, "mg.tar.gz")
+    whole = parse_bytes(gzip.compress(raw), "mg.tar.gz")
+    assert dump.errors == [] and sorted(dump.files_read) == sorted(whole.files_read)
+    assert [(o.kind, o.name) for o in dump.objects] == [(o.kind, o.name) for o in whole.objects]
