@@ -1192,22 +1192,28 @@ def _charged(budget: Budget, size: int, name: str) -> DumpTooLarge | None:
 
 def _cut_short(name: str, listed: list[tuple[str, bool, bool]], whole: bool) -> InputError:
     """The input error of a gzip'd tar whose stream ends early (a download or copy cut short). When the cut fell in
-    the last member listed (not ``whole``), that member is dropped from ``listed``; the members before it are read,
-    as ``tar`` extracts every whole file before a cut."""
+    the last member listed (not ``whole``), that member is dropped from ``listed``; the members before it are whole
+    (read as usual: a must-gather's logs among them are passed over), as ``tar`` extracts every whole file before a
+    cut."""
     reason = "its gzip stream is cut short"
     again = "(download or copy the archive again for the whole dump)"
     if not whole:
         lost = _member_name(listed.pop()[0])
         files = sum(r for _, r, _ in listed)
-        read = f"the {counted(files, 'file')} before it read" if files else "no file before it"
-        return InputError(
-            Source(name), f"the archive ends early ({reason}), in {lost}: {read}; {lost} and any file after it not {again}"
+        before = (
+            f"the {counted(files, 'file')} before it {'is' if files == 1 else 'are'} whole"
+            if files
+            else "no file before it is whole"
         )
+        told = f"the archive ends early ({reason}), in {lost}: {before}; {lost} and any file after it are missing {again}"
+        return InputError(Source(name), told)
     last = _member_name(listed[-1][0])
-    read = counted(sum(r for _, r, _ in listed), "file")
-    return InputError(
-        Source(name), f"the archive ends early ({reason}), after {last}: its {read} up to it read; any after it not {again}"
+    files = sum(r for _, r, _ in listed)
+    told = (
+        f"the archive ends early ({reason}), after {last}: its {counted(files, 'file')} up to it"
+        f" {'is' if files == 1 else 'are'} whole; any file after it is missing {again}"
     )
+    return InputError(Source(name), told)
 
 
 def _links_not_followed(dump: Dump, name: str, links: list[str]) -> Dump:

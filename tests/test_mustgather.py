@@ -630,18 +630,18 @@ def test_a_must_gather_tar_gz_cut_short_is_read_up_to_the_cut(path: bool, tmp_pa
         (
             name,
             "the archive ends early (its gzip stream is cut short), in"
-            f" must-gather/zz-gpu_operand_pod_nvidia-driver-daemonset.log: the {files} files before it read;"
-            " must-gather/zz-gpu_operand_pod_nvidia-driver-daemonset.log and any file after it not (download or"
-            " copy the archive again for the whole dump)",
+            f" must-gather/zz-gpu_operand_pod_nvidia-driver-daemonset.log: the {files} files before it are whole;"
+            " must-gather/zz-gpu_operand_pod_nvidia-driver-daemonset.log and any file after it are missing (download"
+            " or copy the archive again for the whole dump)",
         )
     ]
     # cut in the first member: nothing is read, and the error names it
     first = parse_bytes(data[:300], "mg.tar.gz")
     assert first.objects == []
     assert [e.reason for e in first.errors] == [
-        "the archive ends early (its gzip stream is cut short), in must-gather/cluster_policy.yaml: no file before it;"
-        " must-gather/cluster_policy.yaml and any file after it not (download or copy the archive again for the whole"
-        " dump)"
+        "the archive ends early (its gzip stream is cut short), in must-gather/cluster_policy.yaml: no file before it"
+        " is whole; must-gather/cluster_policy.yaml and any file after it are missing (download or copy the archive"
+        " again for the whole dump)"
     ]
     # cut before the first tar header: the archive is refused, as before
     with pytest.raises(DumpError, match="broken gzip stream"):
