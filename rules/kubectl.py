@@ -126,9 +126,9 @@ def kinds_read(policies: PolicySet) -> list[KindRead]:
         for c in policy.contexts.values():
             add(c.kind, c.api_version, _context_names(c))
     # A match of several kinds and several groups ({kinds: [KubeVirt, HyperConverged], apiVersions: [kubevirt.io/*,
-    # hco.kubevirt.io/*]}) pairs each kind with the groups the pack reads it in elsewhere, when it does: not
-    # HyperConverged in kubevirt.io, which no cluster serves.
-    elsewhere = {(c.kind, c.api_version) for policy in policies.policies for c in policy.contexts.values()}
+    # hco.kubevirt.io/*]}) pairs each kind with the groups the pack reads it in elsewhere (its contexts, added
+    # above), when it does: not HyperConverged in kubevirt.io, which no cluster serves.
+    elsewhere = set(reads)
     for policy in policies.policies:
         for rule in policy.rules:
             names = _exact_names(rule.match.names)

@@ -1195,25 +1195,16 @@ def _cut_short(name: str, listed: list[tuple[str, bool, bool]], whole: bool) -> 
     the last member listed (not ``whole``), that member is dropped from ``listed``; the members before it are whole
     (read as usual: a must-gather's logs among them are passed over), as ``tar`` extracts every whole file before a
     cut."""
-    reason = "its gzip stream is cut short"
-    again = "(download or copy the archive again for the whole dump)"
-    if not whole:
-        lost = _member_name(listed.pop()[0])
-        files = sum(r for _, r, _ in listed)
-        before = (
-            f"the {counted(files, 'file')} before it {'is' if files == 1 else 'are'} whole"
-            if files
-            else "no file before it is whole"
-        )
-        told = f"the archive ends early ({reason}), in {lost}: {before}; {lost} and any file after it are missing {again}"
-        return InputError(Source(name), told)
-    last = _member_name(listed[-1][0])
+    lost = "" if whole else _member_name(listed.pop()[0])
     files = sum(r for _, r, _ in listed)
-    told = (
-        f"the archive ends early ({reason}), after {last}: its {counted(files, 'file')} up to it"
-        f" {'is' if files == 1 else 'are'} whole; any file after it is missing {again}"
-    )
-    return InputError(Source(name), told)
+    n, verb = counted(files, "file"), "is" if files == 1 else "are"
+    if lost:
+        before = f"the {n} before it {verb} whole" if files else "no file before it is whole"
+        told = f"in {lost}: {before}; {lost} and any file after it are missing"
+    else:
+        told = f"after {_member_name(listed[-1][0])}: its {n} up to it {verb} whole; any file after it is missing"
+    again = "(download or copy the archive again for the whole dump)"
+    return InputError(Source(name), f"the archive ends early (its gzip stream is cut short), {told} {again}")
 
 
 def _links_not_followed(dump: Dump, name: str, links: list[str]) -> Dump:
@@ -1422,8 +1413,7 @@ def _read_must_gather(
     if passed_over:
         dump.notes.append(
             f"{counted(len(passed_over), 'archive or JSON file')} in the must-gather not read ({first_few(passed_over, 5)}):"
-            " a must-gather is"
-            " read by the names its script writes; audit another dump or must-gather on its own"
+            " a must-gather is read by the names its script writes; audit another dump or must-gather on its own"
         )
     if progress:
         progress.objects(len(dump.objects))  # a must-gather's objects are known once its nodes are merged
