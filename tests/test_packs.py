@@ -434,3 +434,41 @@ def test_without_a_clusterpolicy_the_operator_namespace_comes_from_its_operand_p
     report = evaluate(parse_bytes(alone.encode(), "node.txt"), policies)
     (fix,) = [r.remediation for o in report.objects for r in o.results if r.rule == "mig-layout-served" and r.result == "fail"]
     assert "kubectl delete pod -n <gpu-operator namespace> --field-selector" in fix
+
+
+def test_one_patch_enables_every_sandbox_operand_the_vm_nodes_need() -> None:
+    """Trial 45: with sandbox workloads on and no operand fields, sandbox-operands-enabled named sandboxDevicePlugin
+    alone and its fix patched that alone; the next run failed on vfioManager. The passthrough operands missing are all
+    named, and one patch enables every operand the VM nodes need, one both workloads need once."""
+    from rules.reader import parse_bytes
+
+    dump = """\
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata: {name: cluster-policy}
+spec:
+  sandboxWorkloads: {enabled: true}
+  vgpuDeviceManager: {enabled: true}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: pt-1
+  labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.workload.config: vm-passthrough}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: vgpu-1
+  labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.workload.config: vm-vgpu}
+"""
+    report = evaluate(parse_bytes(dump.encode(), "cp.yaml"), load_policies([str(GPU_PACK)]))
+    (result,) = [r for o in report.objects for r in o.results if r.rule == "sandbox-operands-enabled"]
+    assert result.result == "fail"
+    # the message names what the passthrough nodes lack (the first assertion that fails); the patch is whole
+    for field in ("sandboxDevicePlugin", "vfioManager"):
+        assert f"spec.{field}.enabled=unset" in result.message, field
+    assert result.remediation == (
+        "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
+        ' \'{"spec":{"sandboxDevicePlugin":{"enabled":true},"vfioManager":{"enabled":true},"vgpuManager":{"enabled":true}}}\''
+    )
