@@ -39,7 +39,7 @@ def compile_ref(ref: Ref, plan: PolicyPlan) -> Get:
     (a key path one level per element; a ``many`` path's key into each value it selects); ``capture`` takes
     a regex group of it, ``where`` keeps the items that pass a condition; ``default`` when the value is None
     or an empty list; ``join`` makes the value one string (a list's items written as messages write them,
-    separated by it; ``""`` for None or an empty list)."""
+    each once, separated by it; ``""`` for None or an empty list)."""
     get = _unjoined(ref, plan)
     separator = ref.join
     if separator is None:
@@ -50,7 +50,7 @@ def compile_ref(ref: Ref, plan: PolicyPlan) -> Get:
         if value is None:
             return ""
         if isinstance(value, (list, tuple)):
-            return separator.join(show(v) for v in value)
+            return separator.join(dict.fromkeys(show(v) for v in value))  # each item once
         return show(value)
 
     return joined

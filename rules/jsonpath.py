@@ -349,9 +349,11 @@ def compile_path(text: str) -> JsonPath:
     if not isinstance(text, str) or not text.strip():
         raise PathError("a JSONPath must be a non-empty string starting with '$'")
     stripped = text.strip()
-    kubectl_like = stripped.startswith(("{", ".")) or "\\." in stripped or "?(" in stripped
-    if kubectl_like:
-        hint = kubectl_to_rfc9535(stripped)
+    # A "\." inside a quoted string (a filter's regex: search(@.name, 'nvidia\\.com')) is RFC 9535's own; the
+    # dialect is said only when its rewrite changes the text (a pack's filter regex met "did you mean" that same
+    # path).
+    kubectl_like = stripped.startswith(("{", ".")) or "\\." in _unquoted(stripped) or "?(" in _unquoted(stripped)
+    if kubectl_like and (hint := kubectl_to_rfc9535(stripped)) != stripped:
         raise PathError(f"{quoted(text)} is kubectl JSONPath, not RFC 9535 JSONPath", hint)
     descents = _descendant_segments(stripped)
     if descents > 1:
@@ -371,6 +373,24 @@ def compile_path(text: str) -> JsonPath:
             at = f" at column {len(stripped) + 1}"
         raise PathError(f"invalid JSONPath {quoted(stripped)}{at}: {first}", _bracket_hint(stripped)) from None
     return JsonPath(stripped, query)
+
+
+def _unquoted(text: str) -> str:
+    """``text`` without its quoted strings (member names, a filter's literals), for looking at its syntax."""
+    out, at, quote = [], 0, ""
+    while at < len(text):
+        char = text[at]
+        if quote:
+            if char == "\\":
+                at += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        else:
+            out.append(char)
+        at += 1
+    return "".join(out)
 
 
 def _descendant_segments(text: str) -> int:

@@ -140,6 +140,15 @@ def test_kubectl_dialect_refused_with_rfc_hint(text: str, hint: str) -> None:
     compile_path(hint)
 
 
+def test_an_escaped_dot_in_a_filter_string_is_rfc9535() -> None:
+    """A ``\\.`` inside a quoted string of a filter (a regex escaping its dot) is RFC 9535's own: it was refused
+    as kubectl JSONPath with a "did you mean" of the very same path. The dialect is still said outside quotes."""
+    path = compile_path("$.permits[?match(@.name, 'nvidia\\\\.com/.*')].name")
+    assert path.values({"permits": [{"name": "nvidia.com/A10"}, {"name": "nvidiaXcom/A10"}]}) == ["nvidia.com/A10"]
+    with pytest.raises(PathError, match="kubectl JSONPath"):
+        compile_path("$.metadata.labels.nvidia\\.com/gpu")
+
+
 def test_hint_selects_what_kubectl_meant() -> None:
     hint = kubectl_to_rfc9535("{.metadata.labels.nvidia\\.com/gpu\\.workload\\.config}")
     assert compile_path(hint).values(GPU_NODE) == ["vm-passthrough"]

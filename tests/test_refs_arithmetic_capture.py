@@ -244,6 +244,14 @@ def test_join_writes_a_list_as_one_string_for_a_command(judge: Judge) -> None:
     assert judge([GPU_NODE], rules=[rule])[("gpu-vm-1", "r")].message == "[||gpu-vm-1|1+true+<none>]"
 
 
+def test_join_writes_each_item_once(judge: Judge) -> None:
+    """Trial 46: a message naming every permit without externalResourceProvider wrote a resource name twice when two
+    PCI entries share it (two device ids of one product). ``join`` writes each distinct item once, in order."""
+    vars_ = {"names": {"value": ["nvidia.com/GA100", "nvidia.com/A10", "nvidia.com/GA100"], "join": ", "}}
+    rule = make_rule({"var": "names", "exists": True}, match={"kinds": ["Node"]}, vars=vars_, passMessage="{names}")
+    assert judge([GPU_NODE], rules=[rule])[("gpu-vm-1", "r")].message == "nvidia.com/GA100, nvidia.com/A10"
+
+
 def test_join_takes_a_string(load_policy: Callable[..., Any]) -> None:
     with pytest.raises(PolicyError, match="join takes the separator"):
         load_policy(make_policy([make_rule({"var": "x", "exists": True})], vars={"x": {"path": "$.a", "join": 1}}))
