@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Iterable
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -486,11 +487,20 @@ def serve(bind: str | None, workers: int | None, policy: tuple[str, ...], exempt
         env["VERDICT_BIND"] = bind
     if workers:
         env["VERDICT_WORKERS"] = str(workers)
-    if policy:
-        # gunicorn runs in another folder (below): a path given here is made absolute, a built-in pack name kept
-        env["VERDICT_POLICIES"] = os.pathsep.join(os.path.abspath(p) if os.path.exists(p) else p for p in policy)
-    if exemptions:
-        env["VERDICT_EXEMPTIONS"] = os.pathsep.join(os.path.abspath(e) for e in exemptions)
+
+    def here(paths: Iterable[str]) -> str:
+        # gunicorn runs in another folder (below): a path that exists where the command is run is made absolute,
+        # a built-in pack name kept
+        return os.pathsep.join(os.path.abspath(p) if os.path.exists(p) else p for p in paths if p.strip())
+
+    # the options, else the environment's (trial 47: VERDICT_POLICIES=gpu-operator:mypack was looked up in the
+    # folder gunicorn starts in, where `-p mypack` was found)
+    if policy or env.get("VERDICT_POLICIES"):
+        env["VERDICT_POLICIES"] = here(policy or env["VERDICT_POLICIES"].split(os.pathsep))
+    if exemptions or env.get("VERDICT_EXEMPTIONS"):
+        env["VERDICT_EXEMPTIONS"] = here(exemptions or env["VERDICT_EXEMPTIONS"].split(os.pathsep))
+    if env.get("VERDICT_TOKENS_FILE", "").strip():
+        env["VERDICT_TOKENS_FILE"] = here([env["VERDICT_TOKENS_FILE"].strip()])
     # The folder that holds rules/, api/ and app.py: a checkout's root, or site-packages of an installed wheel.
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     conf = os.path.join(root, "api", "gunicorn_conf.py")

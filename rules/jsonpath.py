@@ -421,18 +421,25 @@ _KEYED_MAP = re.compile(
 
 #: A member name in brackets without quotes: ``[nvidia.com/gpu]`` (kubectl's JSONPath takes it, RFC 9535 does not).
 _UNQUOTED = re.compile(r"\[(?P<key>[A-Za-z_][^\[\]'\"?*:,()]*)\]")
+#: The same with its closing bracket missing, at the end of the path: ``$.metadata.labels[team``.
+_UNCLOSED = re.compile(r"\[(?P<key>[A-Za-z_][^\[\]'\"?*:,()]*)$")
 
 
 def _bracket_hint(text: str) -> str:
     """``$.metadata.labels.nvidia.com/gpu.count`` -> ``$.metadata.labels['nvidia.com/gpu.count']``: the
     usual mistake of a dotted key in a Kubernetes string map, and ``$.status.allocatable[nvidia.com/gpu]`` ->
-    ``$.status.allocatable['nvidia.com/gpu']`` (a member name in brackets without quotes); "" when no such
-    rewrite compiles."""
+    ``$.status.allocatable['nvidia.com/gpu']`` (a member name in brackets without quotes, or with no closing
+    bracket), ``metadata.name`` -> ``$.metadata.name`` (a path starts at the root); "" when no such rewrite
+    compiles."""
     m = _KEYED_MAP.match(text)
     if m and any(c in m["key"] for c in "./-"):
         hint = f"{m['head']}['{m['key']}']{m['tail']}"
     elif _UNQUOTED.search(text):
         hint = _UNQUOTED.sub(lambda u: f"['{u['key']}']", text)
+    elif _UNCLOSED.search(text):  # trial 47: "unexpected token" alone
+        hint = _UNCLOSED.sub(lambda u: f"['{u['key']}']", text)
+    elif not text.startswith("$"):  # trial 47: "unexpected 'metadata'" for a path without its root
+        hint = f"$.{text.lstrip('.')}"
     else:
         return ""
     try:

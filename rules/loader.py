@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ from .model import (
     compile_var,
 )
 from .names import check_names, unknown_name
-from .operators import VERSION_IS_TEXT
+from .operators import OPERATORS, VERSION_IS_TEXT
 from .schema import PolicySchema
 from .yamlsafe import load_documents, node_at, node_line
 
@@ -218,11 +218,23 @@ def schema_problems[E: PolicyError](exc: ValidationError, make: Callable[[list[s
     for where, reason in leaf_errors(exc.messages, []):
         if reason == "Unknown field." and where and isinstance(where[-1], str):
             reason = unknown_field(where[-1], known)
+            if "did you mean" not in reason and "check its indentation" not in reason and _in_assertion(where):
+                # trial 47: 'oneOf' and 'in_list' were refused with no word of what an assertion takes
+                reason += f"; an assertion's operators are {', '.join(sorted(OPERATORS))} (and all, any, not, forEach)"
         problems.append(make(where, reason))
     problems.sort(key=lambda e: (e.reason.startswith("Missing data"), e.line))
     first = problems[0]
     first.more = list(problems[1:])
     return first
+
+
+def _in_assertion(where: list[str | int]) -> bool:
+    """Whether the field path ``where`` ends in an assertion's own keys (its last step is a key of one)."""
+    return (
+        len(where) >= 2
+        and where[-2] in ("assert", "not", "when", "where")
+        or (len(where) >= 3 and where[-3] in ("preconditions", "all", "any") and isinstance(where[-2], int))
+    )
 
 
 #: marshmallow's Dict field reports a mapping entry's problem below its key, as ``key`` or ``value``.
@@ -330,6 +342,22 @@ def _bound_names(a: Assertion) -> set[str]:
     return names
 
 
+def _assertion_messages(raw: Any, where: list[str | int]) -> Iterator[tuple[list[str | int], str]]:
+    """The ``message`` of every assertion of the (schema-loaded) assertion ``raw`` and of those it combines, with
+    its field path."""
+    if not isinstance(raw, dict):
+        return
+    if isinstance(raw.get("message"), str) and raw["message"]:
+        yield [*where, "message"], raw["message"]
+    for op in ("all", "any"):
+        for i, child in enumerate(raw.get(op) or ()):
+            yield from _assertion_messages(child, [*where, op, i])
+    if "not" in raw:
+        yield from _assertion_messages(raw["not"], [*where, "not"])
+    if isinstance(raw.get("forEach"), dict):
+        yield from _assertion_messages(raw["forEach"].get("assert_"), [*where, "forEach", "assert"])
+
+
 def _raw_bound_names(raw: Any) -> set[str]:
     """Every name an assertion that did not compile could bind: each ``as`` below it, ``item`` and ``index``."""
     names = {"item", "index"}
@@ -405,6 +433,9 @@ def _compile_rule(
     for fld in ("message", "passMessage", "remediation"):
         if r.get(fld):
             problems.attempt(check_placeholders, r[fld], known, [*where, fld])
+    # An assertion's own message is a template too (trial 47: {teem} in one was written out as it stands).
+    for at, template in _assertion_messages(r["assert_"], [*where, "assert"]):
+        problems.attempt(check_placeholders, template, known, at)
     preconditions = [
         problems.attempt(compile_assertion, p, [*where, "preconditions", j]) for j, p in enumerate(r.get("preconditions") or ())
     ]
@@ -550,15 +581,19 @@ def _broken_rules(messages: Any) -> dict[int, Any] | None:
 
 #: Stand-ins for a rule's fields that say nothing about its logic: a rule that lacks only some of them is compiled
 #: with them, so that its paths and names are checked in the same round as the missing field is said.
-_STAND_INS: dict[str, Any] = {"title": "-", "message": "-", "references": ["-"]}
-_MISSING = ["Missing data for required field."]
+_STAND_INS: dict[str, Any] = {"title": "-", "message": "-", "references": ["https://kubernetes.io/"]}
+
+
+def _missing(reasons: Any) -> bool:
+    """Whether marshmallow's ``reasons`` for a field say only that it is missing (references say what it takes)."""
+    return isinstance(reasons, list) and len(reasons) == 1 and str(reasons[0]).startswith("Missing data for required field")
 
 
 def _stood_in(rule: Any, found: Any) -> Any:
     """``rule`` with stand-ins for the fields it lacks, when that is all marshmallow found in it; else None."""
     if not isinstance(rule, dict) or not isinstance(found, dict) or not found:
         return None
-    if any(key not in _STAND_INS or reasons != _MISSING for key, reasons in found.items()):
+    if any(key not in _STAND_INS or not _missing(reasons) for key, reasons in found.items()):
         return None
     return {**rule, **{key: _STAND_INS[key] for key in found}}
 

@@ -546,17 +546,25 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
 
 def check_placeholders(template: str, known: set[str], where: list[str | int]) -> None:
     """Refuse ``{name}`` placeholders that no var, context or built-in provides, with the closest known names
-    (``{gpuCont}`` -> did you mean ``{gpuCount}``?), or every known name when none is close."""
-    for match in PLACEHOLDER.finditer(template):
-        name = match.group(1)
-        if name not in known:
-            close = difflib.get_close_matches(name, sorted(known), n=2, cutoff=0.75)
-            hint = (
-                f"; did you mean {' or '.join('{' + c + '}' for c in close)}?"
-                if close
-                else f" (known: {', '.join(sorted(known))})"
-            )
-            raise CompileError(where, f"message placeholder {{{name}}} names no var, context or built-in{hint}")
+    (``{gpuCont}`` -> did you mean ``{gpuCount}``?), or every known name when none is close. Every unknown
+    placeholder of the template is named at once (trial 47: a second one was found only after the first was
+    fixed)."""
+    unknown = list(dict.fromkeys(m.group(1) for m in PLACEHOLDER.finditer(template) if m.group(1) not in known))
+    if not unknown:
+        return
+    hints = {}
+    for name in unknown:
+        close = difflib.get_close_matches(name, sorted(known), n=2, cutoff=0.75)
+        hints[name] = f"did you mean {' or '.join('{' + c + '}' for c in close)}?" if close else ""
+        if name in ("item", "index"):  # trial 47: {item} outside a forEach was written out as it stands
+            hints[name] = f"{{{name}}} is bound only inside a forEach (item is its default as: name)"
+    every = f" (known: {', '.join(sorted(known))})" if not all(hints.values()) else ""
+    if len(unknown) == 1:
+        name = unknown[0]
+        hint = f"; {hints[name]}" if hints[name] else every
+        raise CompileError(where, f"message placeholder {{{name}}} names no var, context or built-in{hint}")
+    named = ", ".join(f"{{{n}}}" + (f" ({hints[n]})" if hints[n] else "") for n in unknown)
+    raise CompileError(where, f"message placeholders {named} name no var, context or built-in{every}")
 
 
 #: The judged object's fields a ``{var: ...}`` reads when no binding or var has the name (``Scope.var``).
@@ -571,5 +579,4 @@ BUILTIN_NAMES = {
     "policy",
     "rule",
     "severity",
-    "item",
 }

@@ -27,11 +27,11 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from .errors import DumpError, PolicyError
-from .loader import BUILTIN_DIR, PolicyLoadError, PolicySet, load_policies, pack_name
+from .errors import DumpError, PolicyError, dotted
+from .loader import BUILTIN_DIR, PolicyLoadError, PolicySet, load_policies, pack_name, schema_problems
 from .reader import Dump, KObject, read_paths
 from .report import RESULTS, Report, Result
-from .yamlsafe import load_documents
+from .yamlsafe import load_documents, node_line
 
 TESTS_DIR = "tests"
 
@@ -83,6 +83,8 @@ class Expectation:
     namespace: str | None
     result: str
     message_contains: str = ""
+    #: the line of the test file the expectation is written on (0: not known)
+    line: int = 0
 
     def describe(self) -> str:
         """``policy/rule on Kind/namespace/name`` (policy and namespace left out when not given), for messages."""
@@ -121,6 +123,8 @@ class TestCaseResult:
     actual: str
     ok: bool
     message: str = ""
+    #: the line of the test file the expectation is written on (0: not known)
+    line: int = 0
 
     @property
     def id(self) -> str:
@@ -128,12 +132,33 @@ class TestCaseResult:
 
 
 class FixtureError(ValueError):
-    """A test file that cannot be used; ``file`` and the reason."""
+    """A test file that cannot be used; ``file``, the reason and the test's name where it could be read."""
 
-    def __init__(self, file: Path, reason: str) -> None:
+    def __init__(self, file: Path, reason: str, test: str = "") -> None:
         self.file = file
         self.reason = reason
+        self.test = test or file.stem
         super().__init__(f"{file}: {reason}")
+
+
+#: Every key a test file knows, for "did you mean" on an unknown one.
+_TEST_FIELDS = {
+    fld.data_key or name
+    for schema in (TestSchema, TestMetadataSchema, ExpectationSchema)
+    for name, fld in schema().fields.items()
+}
+
+
+def _schema_refusal(path: Path, doc: Any, exc: ValidationError) -> FixtureError:
+    """A test document marshmallow refused, as every problem with its line and field (``results[4].result``), the
+    way a policy's are said (trial 47: marshmallow's nested dict, at the document's first line, indexes from 0)."""
+    first = schema_problems(
+        exc, lambda where, reason: PolicyError(str(path), reason, node_line(doc.node, where), path=dotted(where)), _TEST_FIELDS
+    )
+    told = "; ".join(f"line {e.line}: {e.path + ': ' if e.path else ''}{e.reason}" for e in (first, *first.more))
+    meta = doc.data.get("metadata") if isinstance(doc.data, dict) else None
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return FixtureError(path, f"document {doc.number}: {told}", name if isinstance(name, str) else "")
 
 
 # ------------------------------------------------------------------------------------------ loading
@@ -162,7 +187,7 @@ def load_test_file(path: Path) -> list[PackTest]:
         try:
             raw = TestSchema().load(doc.data)
         except ValidationError as exc:
-            raise FixtureError(path, f"document {doc.number} (line {doc.line}): {exc.messages}") from None
+            raise _schema_refusal(path, doc, exc) from None
         resources = tuple((path.parent / r).resolve() for r in raw["resources"])
         for r, shown in zip(resources, raw["resources"], strict=True):
             if not r.exists():
@@ -170,8 +195,17 @@ def load_test_file(path: Path) -> list[PackTest]:
         if not resources and not raw["objects"]:
             raise FixtureError(path, f"test {raw['metadata']['name']!r} has neither resources nor objects")
         expectations = tuple(
-            Expectation(e["policy"], e["rule"], e["kind"], e["name"], e["namespace"], e["result"], e["messageContains"])
-            for e in raw["results"]
+            Expectation(
+                e["policy"],
+                e["rule"],
+                e["kind"],
+                e["name"],
+                e["namespace"],
+                e["result"],
+                e["messageContains"],
+                node_line(doc.node, ["results", i]),
+            )
+            for i, e in enumerate(raw["results"])
         )
         tests.append(
             PackTest(
@@ -237,7 +271,7 @@ def _check(test: PackTest, exp: Expectation, report: Report, rules: tuple[tuple[
     """``rules``: (policy, rule id) of every rule in force, to name a misspelt rule."""
 
     def outcome(actual: str, ok: bool, message: str = "") -> TestCaseResult:
-        return TestCaseResult(test.name, str(test.file), exp.describe(), exp.result, actual, ok, message)
+        return TestCaseResult(test.name, str(test.file), exp.describe(), exp.result, actual, ok, message, exp.line)
 
     found = _matching(exp, report)
     if not found and rules and not any(r == exp.rule and (not exp.policy or p == exp.policy) for p, r in rules):
@@ -335,7 +369,7 @@ def run_pack_tests(
     pack_dir = Path(pack_dir)
     ps = _pack_policies(pack_dir, policies)
     loaded, errors = tests if tests is not None else load_pack_tests(pack_dir)
-    out = [TestCaseResult(e.file.stem, str(e.file), "load the fixture", "loadable", "error", False, e.reason) for e in errors]
+    out = [TestCaseResult(e.test, str(e.file), "load the fixture", "loadable", "error", False, e.reason) for e in errors]
     for test in loaded:
         out.extend(run_test(test, ps))
     return out
@@ -468,7 +502,7 @@ def run_cli(packs: Iterable[str] = ()) -> int:
         gaps = coverage_gaps(each.pack, ps, (loaded, errors))
         bad = [r for r in results if not r.ok]
         for r in bad:
-            click.echo(f"FAIL {r.file}: {r.test}: {r.message}")
+            click.echo(f"FAIL {r.file}{f':{r.line}' if r.line else ''}: {r.test}: {r.message}")
         for g in gaps:
             click.echo(f"GAP  {g}")
         total += len(results)

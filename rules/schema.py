@@ -244,6 +244,24 @@ class DefaultsSchema(Schema):
     onFailure = fields.String(validate=validate.OneOf(ON_FAILURE), load_default="fail")
 
 
+#: A rule's source, one of: a documentation URL, a file of a repository at a tag or commit, an issue or pull request.
+_SOURCE_FORMS = (
+    re.compile(r"https?://[^\s/]+\S*"),
+    re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+@[^\s:@]+:\S+"),
+    re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+#\d+"),
+)
+_SOURCE_WORDS = (
+    "a URL (https://...), owner/repo@tag:path (a file at a tag or commit) or owner/repo#123 (an issue or pull request)"
+)
+_REFERENCES_NEEDED = f"Missing data for required field: every rule cites at least one upstream source, {_SOURCE_WORDS}"
+
+
+def _reference(text: str) -> None:
+    """Refuse a ``references`` item that is not a source a reader can open (trial 47: "see the wiki" and "" passed)."""
+    if not any(form.fullmatch(text) for form in _SOURCE_FORMS):
+        raise ValidationError(f"{text!r} is not a source: write {_SOURCE_WORDS}")
+
+
 class RuleSchema(Schema):
     """One rule: match, preconditions, vars, an assertion, and what to tell on failure."""
 
@@ -262,7 +280,12 @@ class RuleSchema(Schema):
     message = fields.String(required=True)
     passMessage = fields.String()
     remediation = fields.String(load_default="")
-    references = fields.List(fields.String(), required=True, validate=validate.Length(min=1))
+    references = fields.List(
+        fields.String(validate=_reference),
+        required=True,
+        validate=validate.Length(min=1, error=_REFERENCES_NEEDED.replace("Missing data for required field", "the list is empty")),
+        error_messages={"required": _REFERENCES_NEEDED},
+    )
     example = fields.Raw(metadata={"description": "an object (or list of objects) the rule judges, for docs and the API"})
 
 

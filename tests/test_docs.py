@@ -56,7 +56,7 @@ def test_operator_table_covers_every_operator_and_each_example_compiles() -> Non
             "match": {"kinds": ["*"]},
             "assert": example,
             "message": "{kind} {name}: {observed} is not {expected}",
-            "references": ["docs/policy-format.md"],
+            "references": ["https://www.rfc-editor.org/rfc/rfc9535"],
         }
         for name, example in examples.items()
     ]

@@ -83,7 +83,6 @@ def test_rfc_function_extensions_compile() -> None:
         ("$.status.conditions[?@.type = 'Ready']", 29, "did you mean '=='"),
         ("$.a['x]", 6, "unclosed string literal"),
         ("$.a[?foo(@)]", 6, "unknown function 'foo'"),
-        ("metadata.name", 1, "unexpected 'metadata'"),
     ],
 )
 def test_invalid_paths_are_refused_with_their_column(text: str, column: int, reason: str) -> None:
@@ -233,3 +232,19 @@ def test_a_path_of_several_descendant_segments_is_refused(path: str, count: int)
     assert str(caught.value).startswith(f"JSONPath '{path}' has {count} descendant segments ('..')")
     compile_path("$.spec..nodeName")  # one is linear in the object
     compile_path("$.metadata.labels['a..b']")  # in a member name, not a segment
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("$.metadata.labels[team", "$.metadata.labels['team']"),
+        ("metadata.labels.team", "$.metadata.labels.team"),
+    ],
+)
+def test_an_unclosed_bracket_or_a_missing_root_gets_a_hint(text: str, hint: str) -> None:
+    """Trial 47: "unexpected token" and "unexpected 'metadata'" said nothing of the missing ']' or '$'."""
+    with pytest.raises(PathError) as info:
+        compile_path(text)
+    assert str(info.value).startswith(f"invalid JSONPath {text!r} at column")
+    assert info.value.hint == hint
+    compile_path(hint)

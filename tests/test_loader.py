@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -114,7 +115,11 @@ def test_missing_references() -> None:
     )
     err = refused(text)
     assert (err.line, err.rule, err.path) == (7, "gpu-allocatable", "spec.rules[0].references")
-    assert err.reason == "Missing data for required field."
+    # trial 47: marshmallow's words alone; the reason says what a reference is
+    assert err.reason == (
+        "Missing data for required field: every rule cites at least one upstream source, a URL (https://...),"
+        " owner/repo@tag:path (a file at a tag or commit) or owner/repo#123 (an issue or pull request)"
+    )
 
 
 def test_empty_references_refused() -> None:
@@ -124,7 +129,45 @@ def test_empty_references_refused() -> None:
         )
     )
     assert (err.line, err.path) == (14, "spec.rules[0].references")
-    assert "Shorter than minimum length 1" in err.reason
+    assert err.reason.startswith("the list is empty: every rule cites at least one upstream source, a URL")
+
+
+@pytest.mark.parametrize(
+    "reference",
+    ["see the wiki", "", "docs/policy-format.md", "NVIDIA/gpu-operator", "http://", "NVIDIA/gpu-operator@v25.10.1"],
+)
+def test_a_reference_that_is_no_source_is_refused(reference: str) -> None:
+    """Trial 47: any string passed as a reference ("see the wiki", ""), though the format asks for a source a
+    reader can open."""
+    err = refused(
+        TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
+            '["https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/"]', json.dumps([reference])
+        )
+    )
+    assert (err.line, err.path) == (14, "spec.rules[0].references[0]")
+    assert err.reason == (
+        f"{reference!r} is not a source: write a URL (https://...), owner/repo@tag:path (a file at a tag or commit) or"
+        " owner/repo#123 (an issue or pull request)"
+    )
+
+
+@pytest.mark.parametrize(
+    "reference",
+    [
+        "https://kubevirt.io/user-guide/compute/host-devices/",
+        "NVIDIA/gpu-operator@v25.10.1:controllers/state_manager.go",
+        "kubevirt/kubevirt@d923fdb815cd:pkg/virt-handler/device-manager/device_controller.go",
+        "NVIDIA/gpu-operator#556",
+    ],
+)
+def test_each_form_of_source_is_taken(reference: str) -> None:
+    [policy] = load_policy_text(
+        TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
+            '["https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/"]', json.dumps([reference])
+        ),
+        "nodes.yaml",
+    )
+    assert list(policy.rules[0].references) == [reference]
 
 
 def test_duplicate_rule_id() -> None:
@@ -664,8 +707,8 @@ def test_every_independent_mistake_of_a_file_in_one_round() -> None:
             24,
             "mig-single",
             "spec.rules[2].message",
-            "message placeholder {nodeName} names no var, context or built-in (known: apiVersion, detail, expected, item,"
-            " kind, migStrategy, name, namespace, observed, path, policy, rule, severity)",
+            "message placeholder {nodeName} names no var, context or built-in (known: apiVersion, detail, expected, kind,"
+            " migStrategy, name, namespace, observed, path, policy, rule, severity)",
         ),
         (29, "", "", "YAML syntax error: did not find expected ',' or '}'"),
         (33, "", "metadata.titel", "unknown field 'titel'"),
@@ -750,7 +793,12 @@ spec:
 """
     err = refused(lacking)
     assert [(e.line, e.path, e.reason.split(";")[0]) for e in (err, *err.more)] == [
-        (6, "spec.rules[0].references", "Missing data for required field."),
+        (
+            6,
+            "spec.rules[0].references",
+            "Missing data for required field: every rule cites at least one upstream source, a URL (https://...),"
+            " owner/repo@tag:path (a file at a tag or commit) or owner/repo#123 (an issue or pull request)",
+        ),
         (9, "spec.rules[0].assert.path", "invalid JSONPath '$.metadata[' at column 12: unexpected end of query"),
         (10, "spec.rules[0].message", "message placeholder {nmae} names no var, context or built-in"),
     ]
@@ -860,3 +908,49 @@ def test_a_policy_or_data_file_past_the_size_limit_is_refused_unread(tmp_path: P
         load_policies([str(tmp_path)])
     [err] = info.value.errors
     assert (err.file, err.reason) == (str(big), "larger than 1,000 bytes (VERDICT_MAX_POLICY_BYTES): not read; is it a policy?")
+
+
+def _one_rule(message: str, assertion: str = GOOD_ASSERT) -> str:
+    return TEMPLATE.replace("ASSERT", assertion).replace(
+        'message: "node {name} advertises {observed} nvidia.com/gpu, expected {expected}"', f"message: {json.dumps(message)}"
+    )
+
+
+def test_every_unknown_placeholder_of_a_message_is_named_at_once() -> None:
+    """Trial 47: only the first unknown placeholder was reported; the second surfaced after the first was fixed."""
+    err = refused(_one_rule("node {name} owner {owner} team {nmae}"))
+    assert err.path == "spec.rules[0].message"
+    assert err.reason.startswith(
+        "message placeholders {owner}, {nmae} (did you mean {name}?) name no var, context or built-in (known:"
+    )
+
+
+def test_item_outside_a_for_each_is_refused() -> None:
+    """Trial 47: {item} in a rule without a forEach passed the load check and was written out as it stands."""
+    err = refused(_one_rule("node {name} has {item}"))
+    assert err.reason == (
+        "message placeholder {item} names no var, context or built-in; {item} is bound only inside a forEach"
+        " (item is its default as: name)"
+    )
+    inside = "{forEach: {keys: $.status.allocatable, assert: {var: item, exists: true}}}"
+    [policy] = load_policy_text(_one_rule("node {name} has {item}", inside), "nodes.yaml")
+    assert policy.rules[0].message == "node {name} has {item}"
+
+
+def test_an_assertion_message_is_checked_like_the_rule_message() -> None:
+    """Trial 47: an unknown placeholder in an assertion's own message passed lint and was written out as it stands."""
+    assertion = '{all: [{path: "$.metadata.name", exists: true, message: "bad team {teem}"}]}'
+    err = refused(_one_rule("node {name}", assertion))
+    assert (err.line, err.path) == (12, "spec.rules[0].assert.all[0].message")
+    assert err.reason.startswith("message placeholder {teem} names no var, context or built-in")
+
+
+def test_an_unknown_operator_lists_the_operators() -> None:
+    """Trial 47: 'oneOf' was refused as an unknown field with no word of what an assertion takes; a close typo
+    still gets its "did you mean"."""
+    err = refused(_one_rule("node {name}", '{path: "$.metadata.name", oneOf: [a, b]}'))
+    assert err.path == "spec.rules[0].assert.oneOf"
+    assert err.reason.startswith("unknown field 'oneOf'; an assertion's operators are contains, count,")
+    assert err.reason.endswith("versionLt (and all, any, not, forEach)")
+    typo = refused(_one_rule("node {name}", '{path: "$.metadata.name", equal: a}'))
+    assert typo.reason == "unknown field 'equal' here; did you mean 'equals'?"

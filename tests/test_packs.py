@@ -363,6 +363,50 @@ def test_a_broken_fixture_is_a_failed_case(tmp_path: Path, body: str, reason: st
     assert reason in result.message
 
 
+def test_a_refused_test_document_names_each_problem_by_line_and_field(tmp_path: Path) -> None:
+    """Trial 47: a test file's field errors came as marshmallow's nested dict ({'results': {4: {...}}}), indexed from
+    0, at the document's first line, named by the file's stem. Each problem is said as a policy's are: its line, its
+    field, a "did you mean" for a misspelt key; the test is named by its metadata.name."""
+    pack = make_pack(
+        tmp_path,
+        """\
+        apiVersion: verdict/v1
+        kind: Test
+        metadata: {name: wrong-expectations}
+        resources: [dumps/nodes.yaml]
+        results:
+        - {rule: gpu-count-label, kind: Node, name: gpu-1, result: pass}
+        - {rule: gpu-count-label, kind: Node, name: cpu-1, result: failed}
+        - {rule: gpu-count-label, kind: Node, name: cpu-1, result: fail, messageContain: label}
+        """,
+    )
+    (result,) = packtest.run_pack_tests(pack)
+    assert (result.test, result.ok) == ("wrong-expectations", False)
+    assert result.message == (
+        "document 1: line 7: results[1].result: Must be one of: pass, fail, warn, error, skip.; line 8:"
+        " results[2].messageContain: unknown field 'messageContain' here; did you mean 'messageContains'?"
+    )
+
+
+def test_a_failed_expectation_is_located_by_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 47: a FAIL line named the test file, not the line of the expectation that failed."""
+    pack = make_pack(
+        tmp_path,
+        """\
+        apiVersion: verdict/v1
+        kind: Test
+        metadata: {name: ok}
+        resources: [dumps/nodes.yaml]
+        results:
+        - {rule: gpu-count-label, kind: Node, name: gpu-1, result: pass}
+        - {rule: gpu-count-label, kind: Node, name: cpu-1, result: pass}
+        """,
+    )
+    assert packtest.run_cli([str(pack)]) == 1
+    fixture = pack / "tests" / "fixture.yaml"
+    assert f"FAIL {fixture}:7: ok: gpu-count-label on Node/cpu-1: expected pass, got fail" in capsys.readouterr().out
+
+
 def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = make_pack(
         tmp_path,

@@ -53,3 +53,30 @@ def test_serve_execs_gunicorn_from_the_package_folder_with_absolute_paths(
     assert env["VERDICT_BIND"] == "127.0.0.1:9"
     assert env["VERDICT_POLICIES"] == os.pathsep.join([str(tmp_path / "my-pack"), "gpu-operator"])
     assert env["VERDICT_EXEMPTIONS"] == str(tmp_path / "accepted.yaml")
+
+
+def test_serve_makes_the_environments_relative_paths_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 47: VERDICT_POLICIES=gpu-operator:mypack was looked up in the folder gunicorn starts in ("no such policy
+    file or folder"), where `-p mypack` was found where the command ran. The environment's paths (policies,
+    exemptions, the tokens file) are read where the command runs too; a built-in pack name is kept."""
+    (tmp_path / "mypack").mkdir()
+    (tmp_path / "accepted.yaml").write_text("")
+    (tmp_path / "tokens").write_text("t0ken\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("VERDICT_POLICIES", os.pathsep.join(["gpu-operator", "mypack"]))
+    monkeypatch.setenv("VERDICT_EXEMPTIONS", "accepted.yaml")
+    monkeypatch.setenv("VERDICT_TOKENS_FILE", "tokens")
+    seen: dict[str, Any] = {}
+
+    def execvpe(file: str, args: list[str], env: dict[str, str]) -> None:
+        seen.update(env=env)
+        raise Exec
+
+    monkeypatch.setattr(os, "chdir", lambda path: None)
+    monkeypatch.setattr(os, "execvpe", execvpe)
+    with pytest.raises(Exec):
+        CliRunner().invoke(main, ["serve", "--bind", "127.0.0.1:9"], catch_exceptions=False)
+    env = seen["env"]
+    assert env["VERDICT_POLICIES"] == os.pathsep.join(["gpu-operator", str(tmp_path / "mypack")])
+    assert env["VERDICT_EXEMPTIONS"] == str(tmp_path / "accepted.yaml")
+    assert env["VERDICT_TOKENS_FILE"] == str(tmp_path / "tokens")
