@@ -10,6 +10,7 @@ per object are built once. A reference compiles to ``Get`` (scope -> value), an 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
@@ -24,6 +25,7 @@ from .model import OBJECT_BUILTINS, PLACEHOLDER, Assertion, Assumption, Policy, 
 from .operators import OPERATORS, Operator, OperatorError, show
 from .quantity import QuantityError, parse_quantity
 from .scope import NO_BINDINGS, Outcome, Scope
+from .yamlsafe import load_documents
 
 Get = Callable[[Scope], Any]
 Check = Callable[[Scope], Outcome]
@@ -57,7 +59,7 @@ def compile_ref(ref: Ref, plan: PolicyPlan) -> Get:
 
 
 def _unjoined(ref: Ref, plan: PolicyPlan) -> Get:
-    base = _base(ref, plan)
+    base = _parsed(_base(ref, plan)) if ref.parse else _base(ref, plan)
     key, default, capture, condition = ref.key, ref.default, ref.capture, ref.where
     if key is None and capture is None and condition is None:
         if default is None:
@@ -103,6 +105,33 @@ def _unjoined(ref: Ref, plan: PolicyPlan) -> Get:
         return value
 
     return full
+
+
+def _parsed(base: Get) -> Get:
+    """``parse: yaml``: a string value read as the YAML (or JSON) document it holds first; a list's strings each;
+    None for anything else, an empty or broken document (what does not parse is missing, as a path that selects
+    nothing)."""
+
+    def parsed(scope: Scope) -> Any:
+        value = base(scope)
+        if isinstance(value, list):
+            return [p for p in map(_yaml_value, value) if p is not None]
+        return _yaml_value(value)
+
+    return parsed
+
+
+@functools.lru_cache(maxsize=256)
+def _yaml_text(text: str) -> Any:
+    """The first document of ``text`` by the bounded safe loader (rules.yamlsafe), None when it does not load. A
+    ConfigMap's text is the same string object on every object that reads it: it is read once."""
+    for doc in load_documents(text):
+        return None if doc.error else doc.data
+    return None
+
+
+def _yaml_value(value: Any) -> Any:
+    return _yaml_text(value) if isinstance(value, str) else None
 
 
 def _base(ref: Ref, plan: PolicyPlan) -> Get:

@@ -21,7 +21,7 @@ from .schema import SUBJECT_KEYS
 
 REF_KEYS = ("path", "keys", "var", "context", "data", "format", "value", "sum", "product")
 #: What a reference may add to its one reference key.
-REF_EXTRAS = ("key", "all", "default", "select", "capture", "where", "join")
+REF_EXTRAS = ("key", "all", "default", "select", "capture", "where", "join", "parse")
 #: Arithmetic references: their value is a list of references, each a Kubernetes quantity.
 ARITHMETIC = {"sum": "sum", "product": "product"}
 #: ``{name}`` or ``{name.field.sub}`` in messages, remediations and format references (one grammar for
@@ -57,6 +57,8 @@ class Ref:
     where: Assertion | None = None
     #: the separator that makes the value one string (its items written as messages write them), else None
     join: str | None = None
+    #: "yaml": the value, a string of YAML or JSON (a ConfigMap's data), is read as the document it holds first
+    parse: str | None = None
     label: str = field(default="", compare=False, repr=False)
     at: tuple[str | int, ...] = field(default=(), compare=False, repr=False)
 
@@ -78,6 +80,8 @@ class Ref:
             "sum": lambda: " + ".join(k.text() for k in self.target),
             "product": lambda: " × ".join(k.text() for k in self.target),
         }.get(self.kind, lambda: f"{self.kind} {self.target}")()
+        if self.parse is not None:
+            base = f"{base} read as {self.parse.upper()}"
         if self.select is not None:
             base = f"{base} {self.select}"
         if self.key:
@@ -332,7 +336,10 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
     join = raw.get("join")
     if join is not None and not isinstance(join, str):
         raise CompileError([*where, "join"], 'join takes the separator to write between the items, e.g. " " or ", "')
-    return Ref(kind, target, key, many, raw.get("default"), select, capture, filt, join, at=(*where, given[0]))
+    parse = raw.get("parse")
+    if parse is not None and parse != "yaml":
+        raise CompileError([*where, "parse"], "parse takes yaml: a string holding YAML or JSON (a ConfigMap's data) is read")
+    return Ref(kind, target, key, many, raw.get("default"), select, capture, filt, join, parse, at=(*where, given[0]))
 
 
 def _condition(raw: Any, where: list[str | int]) -> Assertion:

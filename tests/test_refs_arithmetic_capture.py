@@ -252,6 +252,31 @@ def test_join_writes_each_item_once(judge: Judge) -> None:
     assert judge([GPU_NODE], rules=[rule])[("gpu-vm-1", "r")].message == "nvidia.com/GA100, nvidia.com/A10"
 
 
+def test_parse_yaml_reads_a_string_as_the_document_it_holds(judge: Judge) -> None:
+    """Trial 46: a ClusterPolicy's own vGPU devices ConfigMap holds its configs as YAML text in data['config.yaml'];
+    ``parse: yaml`` reads it before ``key`` looks into it. Text that does not parse is missing; a list's strings are
+    each read."""
+    text = "version: v1\nvgpu-configs:\n  A10-4Q:\n  - devices: all\n    vgpu-devices: {A10-8Q: 3}\n"
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"config.yaml": text}}
+    broken = {**config_map, "metadata": {"name": "broken"}, "data": {"config.yaml": "a: [\n"}}
+    vars_ = {
+        "types": {"path": "$.data['config.yaml']", "parse": "yaml", "key": ["vgpu-configs", "A10-4Q"]},
+        "each": {"path": "$.data.*", "all": True, "parse": "yaml"},
+    }
+    rule = make_rule({"var": "types", "exists": True}, match={"kinds": ["ConfigMap"]}, vars=vars_, passMessage="{types} {each}")
+    results = judge([config_map, broken], rules=[rule])
+    assert results[("cm", "r")].message == (
+        "[{devices: all, vgpu-devices: {A10-8Q: 3}}] [{version: v1, vgpu-configs: {A10-4Q: [{devices: all, vgpu-devices:"
+        " {A10-8Q: 3}}]}}]"
+    )
+    assert (results[("broken", "r")].result, results[("broken", "r")].observed) == ("fail", [])
+
+
+def test_parse_takes_yaml(load_policy: Callable[..., Any]) -> None:
+    with pytest.raises(PolicyError, match="parse takes yaml"):
+        load_policy(make_policy([make_rule({"var": "x", "exists": True})], vars={"x": {"path": "$.a", "parse": "toml"}}))
+
+
 def test_join_takes_a_string(load_policy: Callable[..., Any]) -> None:
     with pytest.raises(PolicyError, match="join takes the separator"):
         load_policy(make_policy([make_rule({"var": "x", "exists": True})], vars={"x": {"path": "$.a", "join": 1}}))
