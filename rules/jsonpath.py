@@ -395,21 +395,7 @@ def _unquoted(text: str) -> str:
 
 def _descendant_segments(text: str) -> int:
     """The ``..`` of a path outside its quoted member names (those in a filter's queries count too)."""
-    count, at, quote = 0, 0, ""
-    while at < len(text):
-        char = text[at]
-        if quote:
-            if char == "\\":
-                at += 1
-            elif char == quote:
-                quote = ""
-        elif char in "'\"":
-            quote = char
-        elif text.startswith("..", at):
-            count += 1
-            at += 1
-        at += 1
-    return count
+    return _unquoted(text).count("..")
 
 
 # Kubernetes string maps whose keys usually hold dots and slashes (label keys, resource names).
