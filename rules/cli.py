@@ -591,6 +591,25 @@ def lint(paths: tuple[str, ...]) -> None:
         click.echo(str(exc))
         raise SystemExit(1) from None
     click.echo(f"ok: {counted(len(ps.policies), 'policy', 'policies')}, {counted(len(ps.rules), 'rule')}")
+    _names_of_builtin_policies(ps)
+
+
+def _names_of_builtin_policies(ps: PolicySet) -> None:
+    """A note for each linted policy that has the name of a built-in one (from another file): each loads alone,
+    but an audit given both is refused (trial 47: lint said ok, then `audit -p gpu-operator -p mypack` exited 2)."""
+    try:
+        builtin = {p.name: p for p in load_policies(()).policies}
+    except (PolicyLoadError, PolicyError):
+        return
+    for policy in ps.policies:
+        same = builtin.get(policy.name)
+        if same is not None and Path(same.file).resolve() != Path(policy.file).resolve():
+            click.echo(
+                f"verdict: note: {policy.file}:{policy.line}: policy name {policy.name!r} is also the built-in pack"
+                f" {same.pack}'s ({same.file}); an audit of both (-p {same.pack} -p ...) is refused: rename"
+                " metadata.name to use them together",
+                err=True,
+            )
 
 
 @policies.command("test")

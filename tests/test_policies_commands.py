@@ -295,3 +295,19 @@ def test_show_one_rule_prints_what_the_service_answers_for_it() -> None:
     # second new-user trial: a misspelt rule named nothing (and POLICY/RULE must not be taken for its policy)
     for typo in ("gpu-nodes/workload-label-vaild", "workload-label-vaild"):
         assert "(did you mean 'gpu-nodes/workload-label-valid'?)" in run("policies", "show", typo).stderr
+
+
+def test_lint_notes_a_policy_named_as_a_builtin_one(tmp_path: Path) -> None:
+    """Trial 47: lint said ok of a pack whose policy is named gpu-nodes, then `audit -p gpu-operator -p mypack`
+    refused the two (exit 2). The pack is valid alone: lint still says ok, and notes the clash."""
+    (tmp_path / "nodes.yaml").write_text(
+        "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: gpu-nodes}\nspec:\n  rules:\n  - id: r\n    title: t\n"
+        "    match: {kinds: [Node]}\n    assert: {path: $.metadata.name, exists: true}\n    message: m\n"
+        "    references: [https://kubernetes.io/]\n"
+    )
+    res = run("policies", "lint", str(tmp_path))
+    assert (res.exit_code, res.stdout) == (0, "ok: 1 policy, 1 rule\n")
+    assert res.stderr.startswith(
+        f"verdict: note: {tmp_path / 'nodes.yaml'}:3: policy name 'gpu-nodes' is also the built-in pack gpu-operator's"
+    )
+    assert run("policies", "lint", "gpu-operator").stderr == ""  # the built-in pack itself: no note
