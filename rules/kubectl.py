@@ -108,6 +108,16 @@ def _context_names(c: Context) -> tuple[str, ...] | None:
     return (v.target,)
 
 
+def _named_by_the_dump(c: Context) -> bool:
+    """Whether a context reads one object by a name another object gives (``where: {field: $.metadata.name, equals:
+    {var: ...}}``: the vGPU devices ConfigMap a ClusterPolicy names). Fetching every object of its kind for it would
+    take every ConfigMap of the cluster; the name is not known before the dump is read, so it is not fetched (the
+    rule that reads it says so where it is missing)."""
+    v = c.where_value
+    name_join = c.where_field is not None and c.where_field.text == "$.metadata.name" and not c.where_not
+    return name_join and not c.where_keys and v is not None and v.kind == "var"
+
+
 def kinds_read(policies: PolicySet) -> list[KindRead]:
     """What a dump needs for these policies: every rule's ``match`` kinds (with its apiVersion globs), every
     context's kind, and Nodes and Pods when a rule asks ``schedulable`` or ``toleratesNodes`` (kube-scheduler's
@@ -124,6 +134,8 @@ def kinds_read(policies: PolicySet) -> list[KindRead]:
 
     for policy in policies.policies:
         for c in policy.contexts.values():
+            if _named_by_the_dump(c):
+                continue  # its name is known only once the dump is read: it adds no kind nor name
             add(c.kind, c.api_version, _context_names(c))
     # A match of several kinds and several groups ({kinds: [KubeVirt, HyperConverged], apiVersions: [kubevirt.io/*,
     # hco.kubevirt.io/*]}) pairs each kind with the groups the pack reads it in elsewhere (its contexts, added
