@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from . import __version__, heap
-from .engine import audit_batch, split_dumps
+from .engine import audit_batch, said_unread, split_dumps, unread_report
 from .errors import DumpError, PolicyError, RuleLookupError, meant
 from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 from .loader import PolicyLoadError, PolicySet, load_policies
@@ -357,6 +357,9 @@ def audit(
             if progress:
                 progress.stop()
             _err(f"verdict: cannot read {exc}")
+            if output:  # the report file says it too, rather than an earlier run's standing for this one (trial 48)
+                with heap.frozen():
+                    _render_out([unread_report(exc, policies, dumps[0][1], accepted, selection)], fmt, output, options)
             raise SystemExit(2) from None
         except MemoryError:
             # exit 1 would read as findings: the audit did not happen
@@ -367,7 +370,7 @@ def audit(
                 " container's, is too small for it): no verdict"
             )
             raise SystemExit(2) from None
-        _report(reports, fmt, output, fail_on, wanted, min_severity, options, progress)
+        _report(reports, fmt, output, fail_on, wanted, min_severity, options, progress, [path for path, _ in dumps])
 
 
 def _check_output(output: str | None) -> None:
@@ -385,6 +388,7 @@ def _report(
     min_severity: str | None,
     options: dict[str, Any],
     progress: TerminalProgress | None,
+    paths: list[str],
 ) -> None:
     """Write the reports and exit: 2 when a dump had no object, else 1 or 0 by ``fail_on``."""
     # A dump with no readable object is almost always a failed producer (kubectl with a wrong context piped
@@ -404,6 +408,11 @@ def _report(
         else:
             _err(f"verdict: no Kubernetes object found in {shown_name}")
     if len(unreadable) == len(reports):
+        if output:
+            # CI uploads the report file: one left from an earlier run must not stand for this one (trial 48). It
+            # holds why nothing was read as input errors (JUnit errors, SARIF notifications); stdout stays empty.
+            with heap.frozen():
+                _render_out([said_unread(r, path) for r, path in zip(reports, paths, strict=True)], fmt, output, options)
         raise SystemExit(2)
     reports_read = [r for r in reports if r.objects_read]
     # --min-severity sets what the exit code counts as well as what is listed (a CI gate on severity, as

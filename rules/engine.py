@@ -80,6 +80,31 @@ def audit_paths(
     return _timed(time.perf_counter() - t0, dump, policies, name, exemptions, None, selection, progress, workers)
 
 
+def unread_report(
+    exc: DumpError,
+    policies: PolicySet,
+    shown: str,
+    exemptions: ExemptionSet | None = None,
+    selection: Selection | None = None,
+) -> Report:
+    """The report of a dump that could not be read at all: no object, the reason as its input error."""
+    unread = Dump(errors=[InputError(Source(exc.where, 1, exc.line), exc.reason)])
+    return _timed(0.0, unread, policies, shown, exemptions, None, selection)
+
+
+def said_unread(report: Report, path: str) -> Report:
+    """``report`` of the dump at ``path``, with an input error when no object was read and none says why: an
+    empty archive, or one of files that are not dumps, must not read as a clean cluster (batch jobs and report
+    files keep the report, not the terminal's notes)."""
+    if not report.objects_read and not report.input_errors:
+        if report.files_skipped:
+            held = f": {set_aside_note(report.files_skipped)}"
+        else:
+            held = ": the file is empty" if _empty(path) else ""
+        report.input_errors.append(InputError(Source(report.name), f"no Kubernetes object found{held}"))
+    return report
+
+
 def audit_batch(
     dumps: list[tuple[str, str]],
     policies: PolicySet,
@@ -108,17 +133,8 @@ def audit_batch(
         try:
             report = audit_paths([path], policies, hook, name=shown, exemptions=exemptions, selection=selection, jobs=jobs)
         except DumpError as exc:  # a corrupt archive among many loses its own report, not the batch
-            unread = Dump(errors=[InputError(Source(exc.where, 1, exc.line), exc.reason)])
-            return _timed(0.0, unread, policies, shown, exemptions, None, selection)
-        if not report.objects_read and not report.input_errors:
-            # An empty archive, or one of files that are not dumps: its report must not read as a clean cluster
-            # (batch jobs keep the report, not the terminal's notes).
-            if report.files_skipped:
-                held = f": {set_aside_note(report.files_skipped)}"
-            else:
-                held = ": the file is empty" if _empty(path) else ""
-            report.input_errors.append(InputError(Source(shown), f"no Kubernetes object found{held}"))
-        return report
+            return unread_report(exc, policies, shown, exemptions, selection)
+        return said_unread(report, path)
 
     if workers == 1 or not can_fork():
         return [one(item, progress, workers) for item in dumps]

@@ -287,6 +287,27 @@ def test_empty_input_is_never_a_clean_cluster(files: tuple[Path, Path], tmp_path
     assert (res.exit_code, res.stderr.strip()) == (2, f"verdict: no Kubernetes object found in {empty}")
 
 
+def test_a_dump_read_as_nothing_still_writes_its_report_file(files: tuple[Path, Path], tmp_path: Path) -> None:
+    """Trial 48: with -o, an empty dump (exit 2) left the report file of an earlier run in place, which CI then
+    uploads as this run's. The file now holds why nothing was read, as an input error; stdout stays empty."""
+    policy, dump = files
+    out = tmp_path / "report.xml"
+    assert run("audit", str(dump), "-p", str(policy), "-f", "junit", "-o", str(out)).exit_code == 1
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    res = run("audit", str(empty), "-p", str(policy), "-f", "junit", "-o", str(out))
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert f'<error message="no Kubernetes object found: the file is empty" type="input">{empty}' in out.read_text()
+    # a dump that cannot be read at all (not text, not an archive): the same
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"\x00\x82\xff" * 10)
+    res = run("audit", str(binary), "-p", str(policy), "-f", "json", "-o", str(out))
+    assert res.exit_code == 2
+    report = json.loads(out.read_text())
+    assert (report["summary"]["objectsRead"], len(report["inputErrors"])) == (0, 1)
+    assert "not UTF-8 text and not a tar, gzip or zip archive" in report["inputErrors"][0]["reason"]
+
+
 def test_filters_list_less_but_the_summary_counts_the_audit(files: tuple[Path, Path]) -> None:
     policy, dump = files
     report = json.loads(run("audit", str(dump), "-p", str(policy), "--results", "fail").stdout)
