@@ -241,6 +241,30 @@ def _json_item_starts(text: bytes, top_is_array: bool, count: int | None = None)
     return starts, opening
 
 
+def _json_every_item_line(text: bytes, top_is_array: bool, total: int) -> list[int]:
+    """The start line of each of the ``total`` items of a pretty-printed JSON List or array whatever they are
+    (objects, strings, null): the lines at the first item's indent that start a value (not a closing bracket);
+    [] when they are not exactly ``total`` (a layout that does not allow a certain answer)."""
+    if top_is_array:
+        anchor = text.find(b"[")
+    else:
+        match = _JSON_ITEMS.search(text)
+        if not match:
+            return []
+        anchor = match.end()
+    nl = text.find(b"\n", anchor)
+    if anchor < 0 or nl < 0:
+        return []
+    first = _LEADING_SPACE.match(text, nl + 1)
+    indent = text[nl + 1 : first.end() if first else nl + 1]
+    if not indent or b"\n" in indent:
+        return []
+    starts = [m.start() + 1 for m in re.compile(re.escape(b"\n" + indent) + rb"[^\s}\]]").finditer(text, nl)]
+    if len(starts) != total or starts[0] != nl + 1:
+        return []
+    return _lines_at(text, starts)
+
+
 def _blank_to_line_end(text: bytes, at: int) -> bool:
     """True when only whitespace, with a line end among it, follows ``at`` (or the text ends there)."""
     end = len(text)
@@ -580,9 +604,15 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
         count = sum(1 for item in items if isinstance(item, dict))
         raw = text.encode("utf-8") if isinstance(text, str) and count else text
         lines = _json_item_lines(raw, count, is_array) if count else []  # type: ignore[arg-type]
-        if lines and count < len(items):
-            found = iter(lines)
-            lines = [next(found) if isinstance(item, dict) else 0 for item in items]
+        if count < len(items):
+            # a string or null among the items: every item's line, where the layout shows it (trial 48: those
+            # items' input errors said line 1); else the object items' lines, the others the document's
+            every = _json_every_item_line(raw if isinstance(raw, bytes) else raw.encode("utf-8"), is_array, len(items))
+            if every:
+                lines = every
+            elif lines:
+                found = iter(lines)
+                lines = [next(found) if isinstance(item, dict) else 0 for item in items]
     _json_objects_of(data, Source(name, 1, 1), lines, dump, checked=apart is not None)
     return dump
 

@@ -1286,3 +1286,26 @@ def test_many_broken_documents_are_read_once_each(monkeypatch: pytest.MonkeyPatc
     )
     assert sum(given) == len(text)  # the whole text given once, to the first pass
     assert sum(read) <= len(text) + 2000 * 2 * yamlsafe._ReadOn.FIRST_CHUNK  # each resume: its own lines, a chunk more
+
+
+def test_a_string_or_null_item_of_a_json_list_is_located_by_its_line() -> None:
+    """Trial 48: in `kubectl get -o json` output with a string and a null among the items, their input errors said
+    line 1 (the document's); the objects after them kept theirs. Every item is located by its own line."""
+    items = [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}},
+        "oops",
+        None,
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b"}},
+    ]
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=4)
+    lines = text.splitlines()
+    dump = parse_bytes(text.encode(), "l.json")
+    assert [(str(e.source), e.reason) for e in dump.errors] == [
+        (
+            f"l.json, document 1, item 1, line {lines.index('        "oops",') + 1}",
+            "list item is not a Kubernetes object: a string",
+        ),
+        (f"l.json, document 1, item 2, line {lines.index('        null,') + 1}", "list item is not a Kubernetes object: a null"),
+    ]
+    b_line = max(i for i, line in enumerate(lines) if line == "        {") + 1
+    assert [(o.name, o.source.line) for o in dump.objects] == [("a", lines.index("        {") + 1), ("b", b_line)]
