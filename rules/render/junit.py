@@ -6,7 +6,9 @@ counts are the roll-up by rule, which CI servers show first), named ``policy/rul
 were loaded; or one per object (``group_by="object"``), named ``Kind/namespace/name``, in report order. With
 several dumps a suite is named ``<dump>: <name>``. Each holds one ``<testcase>`` per (object, rule), whatever
 the grouping: ``classname`` is ``policy.rule``, ``name`` is ``Kind/namespace/name: rule`` (so a test keeps its
-identity from one layout to the other). A ``fail`` is ``<failure type=severity>``, an ``error`` is ``<error
+identity from one layout to the other), ``<dump>: Kind/namespace/name: rule`` with several dumps (GitLab tells
+test cases apart by classname and name alone, not by suite: trial 48 saw one cluster's failure hidden by another's
+pass of the same object and rule). A ``fail`` is ``<failure type=severity>``, an ``error`` is ``<error
 type="error">``, a ``skip`` is ``<skipped>``, a ``pass`` is an empty test case.
 
 ``warn`` (failed, but the rule is advisory and not scored) is a passing test case whose ``<system-out>``
@@ -49,8 +51,9 @@ def _details(obj: ObjectReport, r: Result) -> str:
     return _clean("\n".join(lines))
 
 
-def _testcase(obj: ObjectReport, r: Result, warn_as_failure: bool) -> ET.Element:
-    case = ET.Element("testcase", {"classname": _clean(f"{r.policy}.{r.rule}"), "name": _clean(f"{obj.ref}: {r.rule}")})
+def _testcase(obj: ObjectReport, r: Result, warn_as_failure: bool, prefix: str = "") -> ET.Element:
+    name = _clean(f"{prefix}{obj.ref}: {r.rule}")
+    case = ET.Element("testcase", {"classname": _clean(f"{r.policy}.{r.rule}"), "name": name})
     message = _clean(r.message)
     if r.result == "fail" or (r.result == "warn" and warn_as_failure):
         child = ET.SubElement(case, "failure", {"message": message, "type": r.severity if r.result == "fail" else "warn"})
@@ -119,7 +122,7 @@ def _suites(report: Report, prefix: str, warn_as_failure: bool, group_by: str) -
             ET.SubElement(props, "property", {"name": key, "value": _clean(value)})
         if report.name:
             ET.SubElement(props, "property", {"name": "dump", "value": _clean(report.name)})
-        suite.extend(_testcase(obj, r, warn_as_failure) for obj, r in pairs)
+        suite.extend(_testcase(obj, r, warn_as_failure, prefix) for obj, r in pairs)
         suites.append(suite)
     if report.input_errors:
         n = str(len(report.input_errors))
