@@ -256,6 +256,22 @@ _SOURCE_WORDS = (
 _REFERENCES_NEEDED = f"Missing data for required field: every rule cites at least one upstream source, {_SOURCE_WORDS}"
 
 
+def source_url(text: str) -> str | None:
+    """The web address of a ``references`` item: a URL as it stands, ``owner/repo@ref:path`` as the file on
+    GitHub at that ref, ``owner/repo#123`` as that issue or pull request (GitHub sends an issue number that is a
+    pull request's on to it); None for anything else."""
+    if _SOURCE_FORMS[0].fullmatch(text):
+        return text
+    if _SOURCE_FORMS[1].fullmatch(text):
+        repo, _, rest = text.partition("@")
+        ref, _, path = rest.partition(":")
+        return f"https://github.com/{repo}/blob/{ref}/{path}"
+    if _SOURCE_FORMS[2].fullmatch(text):
+        repo, _, number = text.partition("#")
+        return f"https://github.com/{repo}/issues/{number}"
+    return None
+
+
 def _reference(text: str) -> None:
     """Refuse a ``references`` item that is not a source a reader can open (trial 47: "see the wiki" and "" passed)."""
     if not any(form.fullmatch(text) for form in _SOURCE_FORMS):

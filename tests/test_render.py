@@ -354,6 +354,25 @@ def test_sarif_levels_kinds_and_locations() -> None:
     assert run["automationDetails"] == {"id": "verdict/tests/data/render/dump.yaml/"}
 
 
+@pytest.mark.parametrize(
+    ("references", "help_uri"),
+    [
+        (["https://kubernetes.io/a", "NVIDIA/gpu-operator@v25.10.1:controllers/state_manager.go"], "https://kubernetes.io/a"),
+        (
+            ["NVIDIA/gpu-operator@v25.10.1:controllers/state_manager.go", "kubevirt/kubevirt#6784"],
+            "https://github.com/NVIDIA/gpu-operator/blob/v25.10.1/controllers/state_manager.go",
+        ),
+        (["kubevirt/kubevirt#6784"], "https://github.com/kubevirt/kubevirt/issues/6784"),
+    ],
+)
+def test_sarif_help_uri_is_a_web_page_else_the_repository_source(references: list[str], help_uri: str) -> None:
+    """Trial 48: 30 of the pack's 59 rules had no helpUri (their sources are owner/repo@ref:path), so code-scanning
+    viewers showed no link. The first web page is the link, else the first repository source on GitHub."""
+    from rules.render.sarif import reporting_descriptor
+
+    assert reporting_descriptor({"id": "p/r", "references": references})["helpUri"] == help_uri
+
+
 def test_sarif_level_table() -> None:
     assert [sarif.level("fail", s) for s in ("critical", "high", "medium", "low", "info")] == [
         "error",
