@@ -354,6 +354,19 @@ def test_sarif_levels_kinds_and_locations() -> None:
     assert run["automationDetails"] == {"id": "verdict/tests/data/render/dump.yaml/"}
 
 
+def test_sarif_gives_no_line_in_a_compressed_file() -> None:
+    """Trial 48: an object read from lab.yaml.gz had region.startLine 573, a line of the text the file holds, not
+    of the file (an archive member had none already)."""
+    from rules.errors import Source
+    from rules.render.sarif import _physical
+
+    assert _physical(Source("dumps/lab.yaml.gz", 1, 573)) == {"artifactLocation": {"uri": "dumps/lab.yaml.gz"}}
+    assert _physical(Source("dumps/lab.yaml", 1, 573)) == {
+        "artifactLocation": {"uri": "dumps/lab.yaml"},
+        "region": {"startLine": 573},
+    }
+
+
 @pytest.mark.parametrize(
     ("references", "help_uri"),
     [

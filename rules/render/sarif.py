@@ -13,7 +13,8 @@ stay relative, so code scanning finds them in the repository; absolute paths bec
 ``region.startLine`` is the object's line when known. An object read from inside an archive
 (``dump.tar.gz!must-gather/nodes.yaml``) points at the archive, with the inner path in
 ``artifactLocation.properties.innerPath`` and no region (a line of the inner file is not a line of the
-archive). Standard input and HTTP bodies sent without ``name=`` have no file (``<stdin>``, ``<body>``):
+archive); so does one read from a compressed file (``dump.yaml.gz``: its line is of the text it holds). Standard
+input and HTTP bodies sent without ``name=`` have no file (``<stdin>``, ``<body>``):
 such results carry only the logical location (``fullyQualifiedName`` ``Kind/namespace/name``,
 ``kind: resource``), which every result has. A body sent with ``POST /v1/evaluate?name=dumps/lab.yaml``
 is that file, so its results get the physical location (and the line) as a CLI file would.
@@ -96,9 +97,14 @@ def _physical(source: Any) -> dict[str, Any] | None:
     if sep:
         return {"artifactLocation": {"uri": file_uri(archive), "properties": {"innerPath": inner}}}
     out: dict[str, Any] = {"artifactLocation": {"uri": file_uri(file)}}
-    if source.line and source.line > 0:
+    # a line of a compressed file's text is not a line of the file (trial 48: lab.yaml.gz, startLine 573)
+    if source.line and source.line > 0 and not file.lower().endswith(_COMPRESSED):
         out["region"] = {"startLine": source.line}
     return out
+
+
+#: Names of files whose bytes are not the text they hold, so that a line of the text is no place in them.
+_COMPRESSED = (".gz", ".gzip", ".tgz", ".zip", ".tar", ".bz2", ".xz", ".zst")
 
 
 def _rule_of(r: Result) -> dict[str, Any]:
