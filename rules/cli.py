@@ -396,14 +396,17 @@ def _report(
     unreadable = [r for r in reports if r.objects_read == 0]
     if unreadable and progress:
         progress.stop()
+    where = dict(zip((id(r) for r in reports), paths, strict=True))
     for r in unreadable:
         shown_name = "<stdin>" if r.name == "-" else r.name
         if r.input_errors:
             for err in r.input_errors:
                 _err(f"verdict: input error: {err}")
+            # what verdict reads is no help for a path that is not there (trial 48)
+            hint = f": {WHAT_IS_READ}" if r.name == "-" or os.path.lexists(where[id(r)]) else ""
             _err(
-                f"verdict: no Kubernetes object could be read from {shown_name} ({counted(len(r.input_errors), 'input error')}):"
-                f" {WHAT_IS_READ}"
+                f"verdict: no Kubernetes object could be read from {shown_name}"
+                f" ({counted(len(r.input_errors), 'input error')}){hint}"
             )
         else:
             _err(f"verdict: no Kubernetes object found in {shown_name}")

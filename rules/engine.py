@@ -198,7 +198,8 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
         # each alone: pods without the nodes they would run on (trial 43)
         named = first_few(loose, 3) if len(loose) > 3 else f"{', '.join(loose[:-1])} and {loose[-1]}"
         notes.append(
-            f"{named} are judged as {len(loose)} separate dumps (each PATH is one dump, as in a batch of clusters):"
+            f"{named} are judged as separate dumps ({len(out)} dumps in all: each PATH is one dump, as in a batch of"
+            " clusters):"
             " to judge them as one cluster, put them in one folder and audit the folder"
         )
     return out

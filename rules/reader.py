@@ -16,6 +16,7 @@ import io
 import json
 import os
 import re
+import struct
 import sys
 import tarfile
 import zipfile
@@ -1491,11 +1492,31 @@ def _member_name(name: str) -> str:
     return name
 
 
+def _starts_as_zip(source: Archive) -> bool:
+    """Whether ``source`` begins with a whole, plausible zip member header (``PK\\x03\\x04``, a known compression
+    method, a file name of printable text): the start of a real zip, not bytes that only share its magic."""
+    with _opened(source) as fh:
+        head = fh.read(30 + 1024)
+    if len(head) < 30 or head[:4] != b"PK\x03\x04":
+        return False
+    method, name_length = struct.unpack_from("<H", head, 8)[0], struct.unpack_from("<H", head, 26)[0]
+    name = head[30 : 30 + name_length]
+    return method in (0, 8, 9, 12, 14) and 0 < name_length == len(name) and name.isascii() and name.decode().isprintable()
+
+
 def _read_zip(source: Archive, name: str, budget: Budget) -> Dump:
     try:
         archive = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
         infos = [info for info in _counted_members(archive.infolist(), name) if not info.is_dir()]
     except _ARCHIVE_ERRORS as exc:
+        if isinstance(exc, zipfile.BadZipFile) and _starts_as_zip(source):
+            # trial 48: "File is not a zip file" read as a wrong file type for a download that stopped: a zip's
+            # directory is at its end, so a zip cut short has none (unlike a .tar.gz, nothing of it can be read)
+            raise DumpError(
+                name,
+                "the zip archive ends early (it starts as a zip, but the directory a zip ends with is missing: the file"
+                " is cut short); download or copy it again",
+            ) from None
         raise DumpError(name, f"broken zip archive: {exc}") from None
 
     def loader(info: zipfile.ZipInfo) -> Callable[[], bytes]:

@@ -729,8 +729,14 @@ def test_in_a_batch_each_note_says_its_dump(tmp_path: Path) -> None:
     clean = tmp_path / "clean.yaml"
     clean.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n")
     res = run("audit", str(clean), str(REPO / "examples" / "lab" / "nodes.yaml"), "--fail-on", "never")
-    separate = f"verdict: note: {clean} and {REPO / 'examples' / 'lab' / 'nodes.yaml'} are judged as 2 separate dumps"
+    separate = f"verdict: note: {clean} and {REPO / 'examples' / 'lab' / 'nodes.yaml'} are judged as separate dumps (2"
     assert res.stderr.splitlines()[0].startswith(separate)  # trial 43: said in the README's help only
+    # trial 48: an archive among the paths is a dump too, and the count says every dump
+    archive = tmp_path / "c.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(REPO / "examples" / "lab" / "nodes.yaml", arcname="nodes.yaml")
+    mixed = run("audit", str(clean), str(REPO / "examples" / "lab" / "nodes.yaml"), str(archive), "--fail-on", "never")
+    assert "are judged as separate dumps (3 dumps in all: each PATH is one dump" in mixed.stderr.splitlines()[0]
     notes = [line for line in res.stderr.splitlines()[1:] if line.startswith("verdict: note: ")]
     assert notes and all(n.startswith(f"verdict: note: {REPO / 'examples' / 'lab' / 'nodes.yaml'}: ") for n in notes)
     alone = run("audit", str(REPO / "examples" / "lab" / "nodes.yaml"), "--fail-on", "never")

@@ -1309,3 +1309,20 @@ def test_a_string_or_null_item_of_a_json_list_is_located_by_its_line() -> None:
     ]
     b_line = max(i for i, line in enumerate(lines) if line == "        {") + 1
     assert [(o.name, o.source.line) for o in dump.objects] == [("a", lines.index("        {") + 1), ("b", b_line)]
+
+
+def test_a_zip_cut_short_is_said_to_be_cut_short() -> None:
+    """Trial 48: a zip whose download stopped read "broken zip archive: File is not a zip file", as if it were
+    another kind of file. It starts as a zip and lacks the directory a zip ends with: it is said to be cut short."""
+    from rules.errors import DumpError
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n" * 50)
+    data = buf.getvalue()
+    with pytest.raises(DumpError) as info:
+        parse_bytes(data[: len(data) // 2], "dump.zip")
+    assert info.value.reason == (
+        "the zip archive ends early (it starts as a zip, but the directory a zip ends with is missing: the file is cut"
+        " short); download or copy it again"
+    )
