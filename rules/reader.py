@@ -1366,11 +1366,23 @@ def _read_text_member(load: Callable[[], bytes], shown: str, budget: Budget | No
 
 
 def _parse_member(load: Callable[[], bytes], shown: str, budget: Budget | None = None) -> Dump:
-    """One file of a folder or archive; a file that cannot be read becomes an input error."""
+    """One file of a folder or archive; a file that cannot be read becomes an input error. A must-gather read
+    inside it is named (trial 48: a folder holding one said "read as a must-gather" of the whole folder)."""
     try:
-        return parse_bytes(load(), shown, budget)
+        data = load()
+        dump = parse_bytes(data, shown, budget)
     except (DumpError, *_ARCHIVE_ERRORS) as exc:
         return _unreadable(shown, exc)
+    dump.notes = [f"{shown}: {n}" if n == MUST_GATHER_NOTE else n for n in dump.notes]
+    if not dump.objects and not dump.errors and not data.strip():
+        # trial 48: an empty pods.yaml beside nodes.yaml (a `kubectl get pods > pods.yaml` that failed) was read
+        # as a cluster without pods; alone, the same file is refused
+        dump.errors.append(
+            InputError(
+                Source(shown), "the file is empty: kubectl writes nothing when it fails, so this part of the dump is missing"
+            )
+        )
+    return dump
 
 
 def _unreadable(shown: str, exc: Exception) -> Dump:
@@ -1384,10 +1396,14 @@ def _unreadable(shown: str, exc: Exception) -> Dump:
     return Dump(errors=[error], files_skipped=[shown])
 
 
+#: The note of a dump read as a must-gather.
+MUST_GATHER_NOTE = "read as an NVIDIA GPU Operator must-gather"
+
+
 def _read_must_gather(
     entries: list[tuple[str, Callable[[], bytes]]], label: str, progress: ProgressHook | None, budget: Budget | None = None
 ) -> Dump:
-    dump = Dump(notes=["read as an NVIDIA GPU Operator must-gather"])
+    dump = Dump(notes=[MUST_GATHER_NOTE])
     passed_over: list[str] = []  # archives and JSON a plain folder would read (another must-gather, a dump)
     labelled: list[tuple[dict[str, Any], Source]] = []
     described: list[tuple[dict[str, Any], Source]] = []

@@ -1326,3 +1326,34 @@ def test_a_zip_cut_short_is_said_to_be_cut_short() -> None:
         "the zip archive ends early (it starts as a zip, but the directory a zip ends with is missing: the file is cut"
         " short); download or copy it again"
     )
+
+
+def test_an_empty_file_in_a_folder_dump_is_an_input_error(tmp_path: Path) -> None:
+    """Trial 48: an empty pods.yaml (a `kubectl get pods > pods.yaml` that failed) and a vmis.json of blank lines
+    beside nodes.yaml were listed as read, with no word: the folder passed as a cluster without pods. Alone the
+    same file is refused; in a folder each is an input error naming it."""
+    from rules.reader import read_path
+
+    (tmp_path / "nodes.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+    (tmp_path / "pods.yaml").write_text("")
+    (tmp_path / "vmis.json").write_text("\n\n")
+    dump = read_path(str(tmp_path))
+    assert [o.name for o in dump.objects] == ["n1"]
+    reason = "the file is empty: kubectl writes nothing when it fails, so this part of the dump is missing"
+    assert sorted((e.source.file, e.reason) for e in dump.errors) == [
+        (str(tmp_path / "pods.yaml"), reason),
+        (str(tmp_path / "vmis.json"), reason),
+    ]
+
+
+def test_a_must_gather_inside_a_folder_is_named_in_its_note(tmp_path: Path) -> None:
+    """Trial 48: a folder holding a must-gather archive among other dumps said "read as an NVIDIA GPU Operator
+    must-gather" of the whole folder."""
+    from rules.reader import read_path
+
+    with tarfile.open(tmp_path / "mg.tar.gz", "w:gz") as tar:
+        tar.add(Path(__file__).parent / "data" / "must-gather" / "lab", arcname="must-gather")
+    (tmp_path / "nodes.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+    dump = read_path(str(tmp_path))
+    assert f"{tmp_path / 'mg.tar.gz'}: read as an NVIDIA GPU Operator must-gather" in dump.notes
+    assert "read as an NVIDIA GPU Operator must-gather" not in dump.notes
