@@ -759,3 +759,17 @@ def test_running_out_of_memory_exits_2_without_a_traceback(files: tuple[Path, Pa
     assert res.exit_code == 2
     assert res.stderr.startswith("verdict: out of memory while reading or judging the dump")
     assert "Traceback" not in res.output
+
+
+def test_source_date_epoch_sets_the_reports_time(files: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 48: no way to pin the report's time for byte-identical reports in CI. SOURCE_DATE_EPOCH (the
+    reproducible-builds convention) sets it; without it, the time is now."""
+    policy, dump = files
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    pinned = json.loads(run("audit", str(dump), "-p", str(policy), "--fail-on", "never").stdout)
+    assert pinned["generated"] == "2023-11-14T22:13:20Z"
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    assert json.loads(run("audit", str(dump), "-p", str(policy), "--fail-on", "never").stdout)["generated"].startswith("20")
+    assert (
+        json.loads(run("audit", str(dump), "-p", str(policy), "--fail-on", "never").stdout)["generated"] != "2023-11-14T22:13:20Z"
+    )
