@@ -1357,3 +1357,23 @@ def test_a_must_gather_inside_a_folder_is_named_in_its_note(tmp_path: Path) -> N
     dump = read_path(str(tmp_path))
     assert f"{tmp_path / 'mg.tar.gz'}: read as an NVIDIA GPU Operator must-gather" in dump.notes
     assert "read as an NVIDIA GPU Operator must-gather" not in dump.notes
+
+
+def test_a_yaml_dump_cut_after_a_key_is_said_cut_short() -> None:
+    """Trial 48: a YAML dump cut short after 'architecture: ' (no value, no final line end) judged its last object
+    with half its fields and no word, where a cut .tar.gz is detected. kubectl ends its output with a line end: a
+    text ending right after a key with no value is an input error at that line, and the objects are still judged.
+    A file that only lacks its final line end (hand-written) is read as it is."""
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  nodeInfo:\n    architecture: "
+    dump = parse_bytes(node.encode(), "nodes.yaml")
+    assert [o.name for o in dump.objects] == ["n1"]
+    assert [(str(e.source), e.reason) for e in dump.errors] == [
+        (
+            "nodes.yaml, document 1, line 7",
+            "the text ends right after key 'architecture', with no value and no final line end: the dump looks cut short"
+            " (kubectl ends its output with a line end), and its last object is judged with what is there; collect it"
+            " again",
+        )
+    ]
+    for whole in (node + "amd64", node + "\n", "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1"):
+        assert parse_bytes(whole.encode(), "nodes.yaml").errors == [], whole
