@@ -775,7 +775,7 @@ class _Block:
             at += 1
         if at == len(self.lines) or not _DUMP_LINE.match(self.lines[at]):
             return None
-        if self.tag in _DUMP_BLOCKS:
+        if self.tag in _DUMP_BLOCKS or self.tag == _PASTE:
             return at
         shell = self.tag in _SHELL_BLOCKS and prompted and not self.lines[at].lstrip().startswith("#")
         return at if shell else None
@@ -846,7 +846,17 @@ _ESCAPED = "&lt;, &gt; and &amp; are how Slack's Events API writes <, > and & in
 
 
 def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError | None) -> Dump:
+    if json_error is not None and _BLOCK_PROMPT.match(text.lstrip("\ufeff\r\n").split("\n", 1)[0]):
+        json_error = None  # "[root@host ~]# kubectl get ..." starts with "[" but is no JSON (trial 49)
     found = _code_blocks(text) if json_error is None else None
+    if found is None and json_error is None and not describe.looks_like_describe(text[:DESCRIBE_SNIFF_BYTES]):
+        # A terminal paste without fences: what each command printed stands between its prompt lines (trial 49:
+        # a prompt line after the YAML, or between a ClusterPolicy and a node, made the whole paste unreadable)
+        between = _prompt_blocks(_without_command(text))
+        if between is not None:
+            read = _read_blocks(between, 0, name)
+            if read is not None:
+                return read
     if found is None:
         if json_error is None:
             text, prose = _without_lead_text(_without_command(text))
@@ -859,6 +869,39 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
     if not blocks:  # a block left open (describe text sets fences aside itself)
         described = describe.looks_like_describe(text[:DESCRIBE_SNIFF_BYTES])
         return _parse_unfenced(text if described else _without_fences(text), name, None)
+    return _read_blocks(blocks, outside, name) or Dump(files_read=[name])
+
+
+def _prompt_blocks(text: str) -> list[_Block] | None:
+    """The parts of a terminal paste between its shell prompt lines (``$ kubectl get ...``, a last bare prompt),
+    as code blocks at their lines; None when it has no prompt line."""
+    lines = text.split("\n")
+    marks = [i for i, line in enumerate(lines) if _BLOCK_PROMPT.match(line) or _BARE_PROMPT.fullmatch(line.rstrip("\r"))]
+    if not marks:
+        return None
+    # what a `kubectl get` or `describe` printed, not the manifest a `kubectl apply -f -` was given
+    if not all(_BARE_PROMPT.fullmatch(lines[i].rstrip("\r")) or _READ_COMMAND.match(lines[i]) for i in marks):
+        return None
+    blocks = []
+    for start, end in zip([0, *(m + 1 for m in marks)], [*marks, len(lines)], strict=True):
+        if any(line.strip() for line in lines[start:end]):
+            blocks.append(_Block(_PASTE, start, lines[start:end], fence=max(start, 1)))
+    return blocks
+
+
+#: A prompt line whose command prints the cluster's objects.
+_READ_COMMAND = re.compile(_SHELL_PROMPT + r"[ \t]*(?:sudo[ \t]+)?(?:kubectl|oc|k)[ \t]+(?:get|describe)\b")
+#: The tag of a part of a terminal paste (no Markdown info string holds a NUL).
+_PASTE = "\x00paste"
+#: A prompt alone on the last line of a terminal paste (``user@bastion:~$``), no command after it.
+_BARE_PROMPT = re.compile(r"[ \t]*(?:[$%]|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#]*[$#])[ \t]*")
+
+
+def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
+    """The dumps of ``blocks`` (Markdown code blocks, or the parts of a terminal paste between its prompts), each
+    read at its lines; ``outside`` lines of text stand around them. None for a terminal paste none of whose parts
+    is a dump (the caller reads it as it is)."""
+    fenced = any(b.tag != _PASTE for b in blocks)
     dump = Dump(files_read=[name])
     documents = 0
     prompts = 0
@@ -884,6 +927,8 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
         dump.notes.extend(part.notes)
         documents += max([o.source.document for o in part.objects] + [e.source.document for e in part.errors] + [1])
     other_lines = sum(1 for b in other for line in b.lines if line.strip())
+    if len(other) == len(blocks) and not fenced:
+        return None
     if len(other) == len(blocks):
         what = counted(len(blocks), "Markdown code block")
         reason = (
@@ -897,6 +942,8 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
     if aside:
         listed = ", ".join(aside[:-1]) + (" and " if len(aside) > 1 else "") + aside[-1]
         dump.notes.append(f"{name}: read inside its Markdown code blocks (```); set aside: {listed}")
+    if not fenced:
+        dump.notes.append(f"{name}: read as a terminal paste, what each command printed between its prompt lines")
     return dump
 
 

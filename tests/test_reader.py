@@ -1377,3 +1377,28 @@ def test_a_yaml_dump_cut_after_a_key_is_said_cut_short() -> None:
     ]
     for whole in (node + "amd64", node + "\n", "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1"):
         assert parse_bytes(whole.encode(), "nodes.yaml").errors == [], whole
+
+
+@pytest.mark.parametrize(
+    ("before", "between", "after"),
+    [
+        ("$ kubectl get clusterpolicies -o yaml", "$ kubectl get node gpu-p -o yaml", "$ "),
+        ("[root@bastion ~]# kubectl get clusterpolicies -o yaml", "[root@bastion ~]# oc get node gpu-p -o yaml", ""),
+        ("", "user@bastion:~$ k get node gpu-p -o yaml", "user@bastion:~$"),
+    ],
+)
+def test_a_terminal_paste_is_read_between_its_prompt_lines(before: str, between: str, after: str) -> None:
+    """Trial 49: a prompt line after the YAML, or between a ClusterPolicy and a node pasted one after the other
+    without a fence, made the whole paste unreadable ("could not find expected ':'"); a "[root@host ~]#" prompt was
+    read as the start of a JSON list. What each `get` printed is read at its own lines."""
+    cp = "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\n"
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-p\n"
+    lines = [x for x in (before,) if x] + cp.splitlines() + [between] + node.splitlines() + ([after] if after else [])
+    dump = parse_text("\n".join(lines) + "\n", "paste.txt")
+    assert dump.errors == []
+    first = 2 if before else 1
+    assert [(o.kind, o.name, o.source.line) for o in dump.objects] == [
+        ("ClusterPolicy", "cluster-policy", first),
+        ("Node", "gpu-p", first + 5),
+    ]
+    assert "paste.txt: read as a terminal paste, what each command printed between its prompt lines" in dump.notes
