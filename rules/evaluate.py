@@ -302,6 +302,18 @@ def _conflict_notes(index: Index) -> list[str]:
     return notes
 
 
+def _partial_notes(index: Index) -> list[str]:
+    """One note counting the objects rebuilt from describe text that the dump holds in full too (trial 49: one note
+    per pod, "in the dump twice and the two differ ... audit one cluster at a time", for describe text and the
+    pods' JSON of one cluster)."""
+    if not index.partials:
+        return []
+    full, rebuilt = index.partials[0]
+    what = f"{_named(full)} ({rebuilt.source}, from kubectl describe text, and {full.source})"
+    others = f" and {counted(len(index.partials) - 1, 'other object')}" if len(index.partials) > 1 else ""
+    return [f"{what}{others} stand in the dump in full and as describe text: the full objects are judged"]
+
+
 def _copy_notes(index: Index) -> list[str]:
     """One note counting the objects that stood again in the dump with the same content, judged once."""
     if not index.copies:
@@ -494,6 +506,7 @@ def _evaluate(
             # verdict that reads it in doubt
             *_conflict_notes(index),
             *_copy_notes(index),
+            *_partial_notes(index),
             *dump.notes,
             *_assumption_notes(objects),
             *_skip_notes(objects),

@@ -45,11 +45,25 @@ class Index:
         #: Objects that stand again with the same content (a must-gather's operator pod in two of its files,
         #: overlapping dumps of a folder): left out, so that none is judged or counted twice.
         self.copies: list[tuple[KObject, KObject]] = []
+        #: Objects rebuilt from ``kubectl describe`` text that the dump also holds in full (a folder of describe
+        #: text and ``kubectl get pods -o json``): (the full one, judged; the rebuilt one, left out).
+        self.partials: list[tuple[KObject, KObject]] = []
         for obj in objects:
-            first = self._by_name.setdefault((obj.kind, obj.namespace, obj.name), obj)
+            key = (obj.kind, obj.namespace, obj.name)
+            first = self._by_name.setdefault(key, obj)
             if first is not obj:
                 if first.obj == obj.obj:
                     self.copies.append((first, obj))
+                    continue
+                if _rebuilt(obj) and not _rebuilt(first):
+                    self.partials.append((first, obj))
+                    continue
+                if _rebuilt(first) and not _rebuilt(obj):  # the full object takes the rebuilt one's place
+                    self._by_name[key] = obj
+                    self.objects[self.objects.index(first)] = obj
+                    same_kind = self._by_kind[obj.kind]
+                    same_kind[same_kind.index(first)] = obj
+                    self.partials.append((obj, first))
                     continue
                 self.conflicts.append((first, obj))
             self.objects.append(obj)
@@ -109,3 +123,9 @@ class Index:
     def built(self, key: Any) -> Any:
         """What ``memo`` built under ``key``, or None when nothing asked for it."""
         return self._memo.get(key)
+
+
+def _rebuilt(obj: KObject) -> bool:
+    """Whether ``obj`` was rebuilt from ``kubectl describe`` text (``rules.describe``): a part of the object only."""
+    annotations = obj.metadata.get("annotations")
+    return isinstance(annotations, dict) and "kubectl-describe" in str(annotations.get("verdict.dev/source", ""))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import shutil
 import tarfile
 import time
 import zipfile
@@ -1402,3 +1403,29 @@ def test_a_terminal_paste_is_read_between_its_prompt_lines(before: str, between:
         ("Node", "gpu-p", first + 5),
     ]
     assert "paste.txt: read as a terminal paste, what each command printed between its prompt lines" in dump.notes
+
+
+def test_describe_text_beside_the_full_objects_judges_the_full_ones(tmp_path: Path) -> None:
+    """Trial 49: a folder of `kubectl describe nodes` text and `kubectl get pods -o json` of the same cluster gave
+    one note per pod, "is in the dump twice and the two differ ... audit one cluster at a time", and judged each
+    pod twice. A pod rebuilt from describe text is a part of the one in full: the full one is judged, once, and one
+    note counts them."""
+    from rules.evaluate import evaluate
+    from rules.loader import load_policies
+    from rules.reader import read_path
+
+    described = Path(__file__).parent / "data" / "describe" / "kubevirt-11135_vgpu-node_grid-p40-1q.txt"
+    shutil.copy(described, tmp_path / "describe.txt")
+    pods = [
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns}, "spec": {"nodeName": "n"}}
+        for ns, name in (("kube-system", "kube-proxy-r6tqn"), ("kubevirt", "virt-handler-2bz8k"))
+    ]
+    (tmp_path / "pods.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}, indent=4))
+    report = evaluate(read_path(str(tmp_path)), load_policies(()))
+    judged = [(o.ref.kind, o.ref.namespace, o.ref.name) for o in report.objects]
+    assert judged.count(("Pod", "kube-system", "kube-proxy-r6tqn")) == 1
+    proxy = next(o for o in report.objects if o.ref.name == "kube-proxy-r6tqn")
+    assert proxy.source.file == str(tmp_path / "pods.json")
+    assert not [n for n in report.notes if "is in the dump twice" in n]
+    [note] = [n for n in report.notes if "stand in the dump in full and as describe text" in n]
+    assert note.endswith("and 1 other object stand in the dump in full and as describe text: the full objects are judged")
