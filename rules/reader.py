@@ -614,7 +614,10 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
             elif lines:
                 found = iter(lines)
                 lines = [next(found) if isinstance(item, dict) else 0 for item in items]
-    _json_objects_of(data, Source(name, 1, 1), lines, dump, checked=apart is not None)
+    # the value's own line: blank lines before it (a code block or terminal paste read at its lines) count
+    head = text[: len(text) - len(text.lstrip())]
+    first = 1 + (head.count(b"\n") if isinstance(head, bytes) else head.count("\n"))
+    _json_objects_of(data, Source(name, 1, first), lines, dump, checked=apart is not None)
     return dump
 
 

@@ -1429,3 +1429,14 @@ def test_describe_text_beside_the_full_objects_judges_the_full_ones(tmp_path: Pa
     assert not [n for n in report.notes if "is in the dump twice" in n]
     [note] = [n for n in report.notes if "stand in the dump in full and as describe text" in n]
     assert note.endswith("and 1 other object stand in the dump in full and as describe text: the full objects are judged")
+
+
+def test_json_in_a_terminal_paste_keeps_its_lines() -> None:
+    """Trial 50: JSON printed after each prompt of a terminal paste was located at line 1 (a one-object JSON value
+    was always at its text's first line, blank lines before it not counted); YAML kept its lines."""
+    a = json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}}, indent=4)
+    b = json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b"}})
+    text = f"$ kubectl get node a -o json\n{a}\n$ kubectl get node b -o json | jq -c .\n{b}\n"
+    dump = parse_text(text, "paste.txt")
+    assert dump.errors == []
+    assert [(o.name, o.source.line) for o in dump.objects] == [("a", 2), ("b", 2 + len(a.splitlines()) + 1)]
