@@ -299,6 +299,12 @@ def main() -> None:
     default=None,
     help="Processes judging a large dump, or the dumps of a batch (default $VERDICT_JOBS or the processors at hand).",
 )
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Print no notes on standard error (the report keeps them); input errors and refusals are still printed.",
+)
 @_renderer_options
 def audit(
     paths: tuple[str, ...],
@@ -316,6 +322,7 @@ def audit(
     selector: str,
     names: tuple[str, ...],
     jobs: int | None,
+    quiet: bool,
     **renderer: Any,
 ) -> None:
     """Audit PATHS: files, folders, archives (.tar, .tar.gz, .zip), must-gather folders, describe text,
@@ -346,7 +353,7 @@ def audit(
         raise click.BadParameter(str(exc), param_hint="--jobs") from None
     batch_notes: list[str] = []
     dumps = [(dump, "<stdin>" if dump == "-" else dump) for dump in split_dumps(paths, batch_notes)]
-    for note in batch_notes:
+    for note in [] if quiet else batch_notes:
         _err(f"verdict: note: {note}")
     console = _progress_console()
     progress = TerminalProgress(console) if console is not None else None
@@ -370,7 +377,7 @@ def audit(
                 " container's, is too small for it): no verdict"
             )
             raise SystemExit(2) from None
-        _report(reports, fmt, output, fail_on, wanted, min_severity, options, progress, [path for path, _ in dumps])
+        _report(reports, fmt, output, fail_on, wanted, min_severity, options, progress, [path for path, _ in dumps], quiet)
 
 
 def _check_output(output: str | None) -> None:
@@ -389,6 +396,7 @@ def _report(
     options: dict[str, Any],
     progress: TerminalProgress | None,
     paths: list[str],
+    quiet: bool = False,
 ) -> None:
     """Write the reports and exit: 2 when a dump had no object, else 1 or 0 by ``fail_on``."""
     # A dump with no readable object is almost always a failed producer (kubectl with a wrong context piped
@@ -448,7 +456,7 @@ def _report(
         # Notes (an expired exemption, a must-gather without ClusterPolicy) reach every format's user; in a
         # batch each says its dump.
         of = f"{'<stdin>' if r.name == '-' else r.name}: " if len(reports) > 1 else ""
-        for note in r.notes:
+        for note in [] if quiet else r.notes:
             _err(f"verdict: note: {of}{note}")
     if unlisted:
         worst = max((r.worst() for r in gated), key=RESULT_RANK.__getitem__)

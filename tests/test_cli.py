@@ -773,3 +773,17 @@ def test_source_date_epoch_sets_the_reports_time(files: tuple[Path, Path], monke
     assert (
         json.loads(run("audit", str(dump), "-p", str(policy), "--fail-on", "never").stdout)["generated"] != "2023-11-14T22:13:20Z"
     )
+
+
+def test_quiet_prints_no_notes_but_the_report_keeps_them(tmp_path: Path) -> None:
+    """Trial 48: a batch printed about ten notes per dump on stderr, with no way to quiet them in CI logs. -q prints
+    none; the report keeps every one, and input errors are still printed."""
+    nodes = REPO / "examples" / "lab" / "nodes.yaml"
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    loud = run("audit", str(nodes), str(LAB), "--fail-on", "never")
+    quiet = run("audit", str(nodes), str(LAB), "--fail-on", "never", "-q")
+    assert "verdict: note:" in loud.stderr and "verdict: note:" not in quiet.stderr
+    assert [r["notes"] for r in json.loads(quiet.stdout)["reports"]] == [r["notes"] for r in json.loads(loud.stdout)["reports"]]
+    res = run("audit", str(nodes), str(empty), "--fail-on", "never", "-q")
+    assert f"verdict: input error: {empty}" in res.stderr and "verdict: note:" not in res.stderr
