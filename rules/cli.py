@@ -401,17 +401,17 @@ def _report(
     """Write the reports and exit: 2 when a dump had no object, else 1 or 0 by ``fail_on``."""
     # A dump with no readable object is almost always a failed producer (kubectl with a wrong context piped
     # in) or not a dump at all: never let it pass as a clean cluster, nor as findings (docs/service.md: 400).
-    unreadable = [r for r in reports if r.objects_read == 0]
+    unread = [(r, path) for r, path in zip(reports, paths, strict=True) if r.objects_read == 0]
+    unreadable = [r for r, _ in unread]
     if unreadable and progress:
         progress.stop()
-    where = dict(zip((id(r) for r in reports), paths, strict=True))
-    for r in unreadable:
+    for r, path in unread:
         shown_name = "<stdin>" if r.name == "-" else r.name
         if r.input_errors:
             for err in r.input_errors:
                 _err(f"verdict: input error: {err}")
             # what verdict reads is no help for a path that is not there (trial 48)
-            hint = f": {WHAT_IS_READ}" if r.name == "-" or os.path.lexists(where[id(r)]) else ""
+            hint = f": {WHAT_IS_READ}" if r.name == "-" or os.path.lexists(path) else ""
             _err(
                 f"verdict: no Kubernetes object could be read from {shown_name}"
                 f" ({counted(len(r.input_errors), 'input error')}){hint}"
@@ -423,7 +423,7 @@ def _report(
             # CI uploads the report file: one left from an earlier run must not stand for this one (trial 48). It
             # holds why nothing was read as input errors (JUnit errors, SARIF notifications); stdout stays empty.
             with heap.frozen():
-                _render_out([said_unread(r, path) for r, path in zip(reports, paths, strict=True)], fmt, output, options)
+                _render_out([said_unread(r, path) for r, path in unread], fmt, output, options)
         raise SystemExit(2)
     reports_read = [r for r in reports if r.objects_read]
     # --min-severity sets what the exit code counts as well as what is listed (a CI gate on severity, as

@@ -10,7 +10,6 @@ per object are built once. A reference compiles to ``Get`` (scope -> value), an 
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
@@ -110,28 +109,26 @@ def _unjoined(ref: Ref, plan: PolicyPlan) -> Get:
 def _parsed(base: Get) -> Get:
     """``parse: yaml``: a string value read as the YAML (or JSON) document it holds first; a list's strings each;
     None for anything else, an empty or broken document (what does not parse is missing, as a path that selects
-    nothing)."""
+    nothing). Each text is read once per dump (every node reading a ClusterPolicy's ConfigMap reads one text), and
+    nothing is kept past it."""
+    token = ("parsed", object())
 
     def parsed(scope: Scope) -> Any:
         value = base(scope)
+        read: dict[str, Any] = scope.index.memo(token, dict)
+
+        def one(text: Any) -> Any:
+            if not isinstance(text, str):
+                return None
+            if text not in read:
+                read[text] = next((None if doc.error else doc.data for doc in load_documents(text)), None)
+            return read[text]
+
         if isinstance(value, list):
-            return [p for p in map(_yaml_value, value) if p is not None]
-        return _yaml_value(value)
+            return [p for p in map(one, value) if p is not None]
+        return one(value)
 
     return parsed
-
-
-@functools.lru_cache(maxsize=256)
-def _yaml_text(text: str) -> Any:
-    """The first document of ``text`` by the bounded safe loader (rules.yamlsafe), None when it does not load. A
-    ConfigMap's text is the same string object on every object that reads it: it is read once."""
-    for doc in load_documents(text):
-        return None if doc.error else doc.data
-    return None
-
-
-def _yaml_value(value: Any) -> Any:
-    return _yaml_text(value) if isinstance(value, str) else None
 
 
 def _base(ref: Ref, plan: PolicyPlan) -> Get:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from fnmatch import fnmatchcase
 from typing import Any, TypeVar
 
+from .describe import SOURCE_KEY, SOURCE_VALUE
 from .jsonpath import JsonPath
 from .reader import KObject
 
@@ -48,6 +49,8 @@ class Index:
         #: Objects rebuilt from ``kubectl describe`` text that the dump also holds in full (a folder of describe
         #: text and ``kubectl get pods -o json``): (the full one, judged; the rebuilt one, left out).
         self.partials: list[tuple[KObject, KObject]] = []
+        #: where a rebuilt object stands in ``objects`` and in its kind's list, for the full one to take its place
+        rebuilt_at: dict[tuple[str, str, str], tuple[int, int]] = {}
         for obj in objects:
             key = (obj.kind, obj.namespace, obj.name)
             first = self._by_name.setdefault(key, obj)
@@ -58,14 +61,14 @@ class Index:
                 if _rebuilt(obj) and not _rebuilt(first):
                     self.partials.append((first, obj))
                     continue
-                if _rebuilt(first) and not _rebuilt(obj):  # the full object takes the rebuilt one's place
-                    self._by_name[key] = obj
-                    self.objects[self.objects.index(first)] = obj
-                    same_kind = self._by_kind[obj.kind]
-                    same_kind[same_kind.index(first)] = obj
+                if key in rebuilt_at and not _rebuilt(obj):  # the full object takes the rebuilt one's place
+                    at, at_kind = rebuilt_at.pop(key)
+                    self._by_name[key] = self.objects[at] = self._by_kind[obj.kind][at_kind] = obj
                     self.partials.append((obj, first))
                     continue
                 self.conflicts.append((first, obj))
+            elif _rebuilt(obj):
+                rebuilt_at[key] = (len(self.objects), len(self._by_kind[obj.kind]))
             self.objects.append(obj)
             self._by_kind[obj.kind].append(obj)
         self._fields: dict[tuple[str, str, bool], dict[Any, list[KObject]]] = {}
@@ -126,6 +129,7 @@ class Index:
 
 
 def _rebuilt(obj: KObject) -> bool:
-    """Whether ``obj`` was rebuilt from ``kubectl describe`` text (``rules.describe``): a part of the object only."""
+    """Whether ``obj`` was rebuilt from ``kubectl describe`` text (``rules.describe``, alone or merged into a
+    must-gather's node): a part of the object only."""
     annotations = obj.metadata.get("annotations")
-    return isinstance(annotations, dict) and "kubectl-describe" in str(annotations.get("verdict.dev/source", ""))
+    return isinstance(annotations, dict) and SOURCE_VALUE in str(annotations.get(SOURCE_KEY, ""))

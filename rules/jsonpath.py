@@ -352,10 +352,11 @@ def compile_path(text: str) -> JsonPath:
     # A "\." inside a quoted string (a filter's regex: search(@.name, 'nvidia\\.com')) is RFC 9535's own; the
     # dialect is said only when its rewrite changes the text (a pack's filter regex met "did you mean" that same
     # path).
-    kubectl_like = stripped.startswith(("{", ".")) or "\\." in _unquoted(stripped) or "?(" in _unquoted(stripped)
+    syntax = _unquoted(stripped)
+    kubectl_like = stripped.startswith(("{", ".")) or "\\." in syntax or "?(" in syntax
     if kubectl_like and (hint := kubectl_to_rfc9535(stripped)) != stripped:
         raise PathError(f"{quoted(text)} is kubectl JSONPath, not RFC 9535 JSONPath", hint)
-    descents = _descendant_segments(stripped)
+    descents = syntax.count("..")  # outside quoted member names (those in a filter's queries count too)
     if descents > 1:
         raise PathError(
             f"JSONPath {quoted(stripped)} has {descents} descendant segments ('..'): each one multiplies the values it"
@@ -391,11 +392,6 @@ def _unquoted(text: str) -> str:
             out.append(char)
         at += 1
     return "".join(out)
-
-
-def _descendant_segments(text: str) -> int:
-    """The ``..`` of a path outside its quoted member names (those in a filter's queries count too)."""
-    return _unquoted(text).count("..")
 
 
 # Kubernetes string maps whose keys usually hold dots and slashes (label keys, resource names).

@@ -27,7 +27,7 @@ import click
 import orjson
 
 from .loader import PolicyLoadError, PolicySet, load_policies
-from .model import Assertion, Context
+from .model import Assertion, Context, Ref
 from .render import FORMATS
 
 #: kubectl's words for a resource type it does not know (one ``get`` of several types fails whole on it)
@@ -98,11 +98,16 @@ def _exact_names(globs: tuple[str, ...]) -> tuple[str, ...] | None:
     return globs
 
 
-def _context_names(c: Context) -> tuple[str, ...] | None:
-    """The one object name a context reads, when it joins on ``$.metadata.name`` equal to a literal string."""
-    v = c.where_value
+def _name_joined(c: Context) -> Ref | None:
+    """What a context's object name must equal, when it joins on ``$.metadata.name`` (``equals``); else None."""
     if c.where_field is None or c.where_field.text != "$.metadata.name" or c.where_not or c.where_keys:
         return None
+    return c.where_value
+
+
+def _context_names(c: Context) -> tuple[str, ...] | None:
+    """The one object name a context reads, when it joins on ``$.metadata.name`` equal to a literal string."""
+    v = _name_joined(c)
     if v is None or v.kind != "literal" or not isinstance(v.target, str) or _GLOB & set(v.target):
         return None
     return (v.target,)
@@ -113,9 +118,8 @@ def _named_by_the_dump(c: Context) -> bool:
     {var: ...}}``: the vGPU devices ConfigMap a ClusterPolicy names). Fetching every object of its kind for it would
     take every ConfigMap of the cluster; the name is not known before the dump is read, so it is not fetched (the
     rule that reads it says so where it is missing)."""
-    v = c.where_value
-    name_join = c.where_field is not None and c.where_field.text == "$.metadata.name" and not c.where_not
-    return name_join and not c.where_keys and v is not None and v.kind == "var"
+    v = _name_joined(c)
+    return v is not None and v.kind == "var"
 
 
 def kinds_read(policies: PolicySet) -> list[KindRead]:
