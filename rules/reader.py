@@ -944,13 +944,17 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         )
         dump.errors.append(InputError(Source(name, 1, blocks[0].fence), reason))
         return dump
-    counts = ((outside, "line", " of text around them"), (prompts, "prompt line", ""), (len(other), "other block", ""))
+    # a terminal paste's parts are not Markdown blocks: its text before a prompt is a part that is no dump (trial
+    # 51: "read inside its Markdown code blocks" was said of a file without a fence)
+    other_what = "other block" if fenced else "part of text that is no dump"
+    counts = ((outside, "line", " of text around them"), (prompts, "prompt line", ""), (len(other), other_what, ""))
     aside = [counted(n, noun) + tail for n, noun, tail in counts if n]
-    if aside:
-        listed = ", ".join(aside[:-1]) + (" and " if len(aside) > 1 else "") + aside[-1]
+    listed = ", ".join(aside[:-1]) + (" and " if len(aside) > 1 else "") + aside[-1] if aside else ""
+    if fenced and aside:
         dump.notes.append(f"{name}: read inside its Markdown code blocks (```); set aside: {listed}")
-    if not fenced:
-        dump.notes.append(f"{name}: read as a terminal paste, what each command printed between its prompt lines")
+    elif not fenced:
+        how = f"{name}: read as a terminal paste, what each command printed between its prompt lines"
+        dump.notes.append(f"{how}; set aside: {listed}" if aside else how)
     return dump
 
 

@@ -1440,3 +1440,16 @@ def test_json_in_a_terminal_paste_keeps_its_lines() -> None:
     dump = parse_text(text, "paste.txt")
     assert dump.errors == []
     assert [(o.name, o.source.line) for o in dump.objects] == [("a", 2), ("b", 2 + len(a.splitlines()) + 1)]
+
+
+def test_a_terminal_paste_after_a_sentence_is_not_said_to_be_markdown() -> None:
+    """Trial 51: "Here is my node:" before a prompt line and its YAML, in a file without a fence, was said "read
+    inside its Markdown code blocks (```); set aside: 1 other block". One note says what it is."""
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: x\n"
+    text = f"Here is my node:\n$ kubectl get node x -o yaml\n{node}$ kubectl get node y -o yaml\n{node.replace(': x', ': y')}"
+    dump = parse_text(text, "t3.txt")
+    assert [(o.name, o.source.line) for o in dump.objects] == [("x", 3), ("y", 8)]
+    assert dump.notes == [
+        "t3.txt: read as a terminal paste, what each command printed between its prompt lines; set aside: 1 part of"
+        " text that is no dump"
+    ]

@@ -498,6 +498,7 @@ def test_junit_suites_cases_and_result_words() -> None:
     assert cases["Node/gpu-node-2: gpu-allocatable"].get("classname") == "render-demo.gpu-allocatable"
     warn = cases["Node/gpu-node-2: workload-label"]
     assert warn.find("failure") is None and (warn.findtext("system-out") or "").startswith("WARN ")
+    assert not (warn.findtext("system-out") or "").startswith("WARN warn")  # trial 51: the label once
     error = cases["Deployment/default/dashboard: replicas-number"].find("error")
     assert error is not None and error.get("type") == "error"
     skipped = cases["Pod/default/web: gpu-limit"].find("skipped")
