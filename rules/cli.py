@@ -634,14 +634,23 @@ def _names_of_builtin_policies(ps: PolicySet) -> None:
 
 @policies.command("test")
 @click.argument("packs", nargs=-1)
-def test_packs(packs: tuple[str, ...]) -> None:
+@click.option("-v", "--verbose", is_flag=True, help="Print every case, passed ones too (PASS/FAIL file:line).")
+@click.option(
+    "--run",
+    "run",
+    metavar="REGEX",
+    help="Only the tests whose metadata.name this regular expression finds (coverage is then not checked).",
+)
+@click.option("--junit", metavar="FILE", help="Also write the cases as JUnit XML to FILE (a suite per pack).")
+def test_packs(packs: tuple[str, ...], verbose: bool, run: str | None, junit: str | None) -> None:
     """Run the fixtures of packs (default: every built-in pack with tests).
 
     Each PACK is a pack folder or a policy file (tested with the fixtures beside it that name its rules),
-    else the name of a built-in pack."""
+    else the name of a built-in pack. Exit 0 when every case passes and every rule has a pass and a fail
+    expectation, 1 otherwise, 2 when a pack cannot be loaded."""
     from .packtest import run_cli
 
-    raise SystemExit(run_cli(list(packs)))
+    raise SystemExit(run_cli(list(packs), verbose=verbose, run=run, junit=junit))
 
 
 @policies.command("schema")

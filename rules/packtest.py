@@ -20,6 +20,7 @@ expectation. Neither raises on a bad fixture: the problem becomes a failed ``Tes
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -464,13 +465,87 @@ def _no_tests(chosen: Target, policies: PolicySet, fixtures: int) -> str:
     return f"{chosen.shown}: no tests: no fixture in {folder}/ names a rule of {named} ({fixtures} read)"
 
 
-def run_cli(packs: Iterable[str] = ()) -> int:
-    """``verdict policies test [PACK...]``: print each failed case and a summary. Each PACK is a policy file
-    or a pack folder (an existing path), else a built-in pack's name (default: every built-in pack with
-    tests). Exit 0 when every case passes and every rule is covered, 1 otherwise (a policy file that no
-    fixture tests included, said so), 2 when a pack cannot be found or loaded."""
+def _selected(
+    tests: list[PackTest], errors: list[FixtureError], run: re.Pattern[str] | None
+) -> tuple[list[PackTest], list[FixtureError]]:
+    """The fixtures (and unloadable test files) whose test name ``run`` finds (``re.search``), all without it."""
+    if run is None:
+        return tests, errors
+    return [t for t in tests if run.search(t.name)], [e for e in errors if run.search(e.test)]
+
+
+def _case_line(r: TestCaseResult) -> str:
+    """One case as ``-v`` prints it: ``PASS file:line: test: case: result, as expected``, or the ``FAIL`` line
+    of a failed case (its message says what differs)."""
+    where = f"{r.file}{f':{r.line}' if r.line else ''}"
+    if r.ok:
+        return f"PASS {where}: {r.test}: {r.case}: {r.actual}, as expected"
+    return f"FAIL {where}: {r.test}: {r.message}"
+
+
+def _junit(suites: list[tuple[str, list[TestCaseResult], list[str], float]]) -> str:
+    """JUnit XML of a run: a ``<testsuite>`` per pack (``name`` as the summary shows it), a ``<testcase>`` per
+    case (``classname`` ``<pack>.<test>``, ``name`` the case; GitLab tells cases apart by those two alone) and
+    one per coverage gap (classname ``<pack>.coverage``), failed ones with a ``<failure>`` whose text starts
+    with the test file and line (the Jenkins schema has no place for them on a test case). A suite's ``time``
+    is its fixtures' run time; cases carry none."""
+    import xml.etree.ElementTree as ET
+
+    from .render.junit import _clean
+
+    root = ET.Element("testsuites", {"name": "verdict policies test"})
+    totals = {"tests": 0, "failures": 0}
+    for shown, results, gaps, seconds in suites:
+        failures = sum(not r.ok for r in results) + len(gaps)
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            {
+                "name": _clean(shown),
+                "tests": str(len(results) + len(gaps)),
+                "failures": str(failures),
+                "errors": "0",
+                "skipped": "0",
+                "time": f"{seconds:.3f}",
+            },
+        )
+        totals["tests"] += len(results) + len(gaps)
+        totals["failures"] += failures
+        for r in results:
+            case = ET.SubElement(suite, "testcase", {"classname": _clean(f"{shown}.{r.test}"), "name": _clean(r.case)})
+            if not r.ok:
+                failure = ET.SubElement(case, "failure", {"message": _clean(r.message), "type": r.actual})
+                where = f"{r.file}{f':{r.line}' if r.line else ''}"
+                failure.text = _clean(f"{where}: expected {r.expected}, got {r.actual}\n{r.message}")
+        for gap in gaps:
+            rule, _, why = gap.partition(": ")
+            case = ET.SubElement(suite, "testcase", {"classname": _clean(f"{shown}.coverage"), "name": _clean(rule)})
+            ET.SubElement(case, "failure", {"message": _clean(why), "type": "coverage"}).text = _clean(gap)
+    root.set("tests", str(totals["tests"]))
+    root.set("failures", str(totals["failures"]))
+    root.set("errors", "0")
+    root.set("time", f"{sum(s[3] for s in suites):.3f}")
+    ET.indent(root, space="  ")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def run_cli(packs: Iterable[str] = (), verbose: bool = False, run: str | None = None, junit: str | None = None) -> int:
+    """``verdict policies test [PACK...]``: print each failed case (every case with ``verbose``) and a summary.
+    Each PACK is a policy file or a pack folder (an existing path), else a built-in pack's name (default: every
+    built-in pack with tests). ``run``: only the fixtures whose test name the regular expression finds (coverage
+    is then not checked: a part of the fixtures cannot show it). ``junit``: also write the cases as JUnit XML to
+    that file. Exit 0 when every case passes and every rule is covered, 1 otherwise (a policy file that no
+    fixture tests included, said so, and a ``run`` that selects no fixture), 2 when a pack cannot be found or
+    loaded, or ``run`` is not a regular expression."""
+    import time
+
     import click
 
+    try:
+        selector = re.compile(run) if run is not None else None
+    except re.error as exc:
+        click.echo(f"verdict: --run {run!r} is not a regular expression: {exc}", err=True)
+        return 2
     names = list(packs)
     chosen = [target(p) for p in names] if names else [Target(d, None, pack_name(d)) for d in builtin_packs()]
     missing = [n for n, t in zip(names, chosen, strict=False) if t is None]
@@ -482,13 +557,22 @@ def run_cli(packs: Iterable[str] = ()) -> int:
             err=True,
         )
         return 2
-    failed = total = 0
+    failed = selected = 0
+    suites: list[tuple[str, list[TestCaseResult], list[str], float]] = []
+
+    def write_junit() -> None:
+        if junit is not None:
+            Path(junit).write_text(_junit(suites), encoding="utf-8")
+
     for each in (t for t in chosen if t is not None):
         source = each.file or each.pack
         try:
             ps = load_policies([str(source)])
         except (PolicyLoadError, PolicyError) as exc:
             click.echo(f"verdict: cannot load {'policy file' if each.file else 'pack'} {source}:\n{exc}", err=True)
+            failure = TestCaseResult("load", str(source), "load the policies", "loadable", "error", False, str(exc))
+            suites.append((each.shown, [failure], [], 0.0))
+            write_junit()  # not the last run's file left in place
             return 2
         loaded, errors = load_pack_tests(each.pack)
         if each.file is not None:
@@ -496,17 +580,28 @@ def run_cli(packs: Iterable[str] = ()) -> int:
             loaded = concerning(loaded, ps)
             if not loaded and not errors:
                 click.echo(_no_tests(each, ps, fixtures))
+                suites.append((each.shown, [], [_no_tests(each, ps, fixtures).removeprefix(f"{each.shown}: ")], 0.0))
                 failed += 1
                 continue
+        loaded, errors = _selected(loaded, errors, selector)
+        selected += len(loaded) + len(errors)
+        started = time.perf_counter()
         results = run_pack_tests(each.pack, ps, (loaded, errors))
-        gaps = coverage_gaps(each.pack, ps, (loaded, errors))
+        seconds = time.perf_counter() - started
+        gaps = coverage_gaps(each.pack, ps, (loaded, errors)) if selector is None else []
         bad = [r for r in results if not r.ok]
-        for r in bad:
-            click.echo(f"FAIL {r.file}{f':{r.line}' if r.line else ''}: {r.test}: {r.message}")
+        for r in results if verbose else bad:
+            click.echo(_case_line(r))
         for g in gaps:
             click.echo(f"GAP  {g}")
-        total += len(results)
         failed += len(bad) + len(gaps)
+        suites.append((each.shown, results, gaps, seconds))
         passed = f"{each.shown}: {len(results) - len(bad)}/{len(results)} cases passed"
+        if selector is not None:
+            passed += f" ({len(loaded) + len(errors)} tests matching --run {run!r}; coverage not checked)"
         click.echo(passed + (f", {len(gaps)} coverage gaps" if gaps else ""))
+    write_junit()
+    if selector is not None and not selected:
+        click.echo(f"verdict: no test name matches --run {run!r}", err=True)
+        return 1
     return 1 if failed else 0

@@ -415,6 +415,75 @@ def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert packtest.run_cli([str(tmp_path / "nope")]) == 2
 
 
+TWO_TESTS = """\
+    apiVersion: verdict/v1
+    kind: Test
+    metadata: {name: counted}
+    resources: [dumps/nodes.yaml]
+    results:
+    - {rule: gpu-count-label, kind: Node, name: gpu-1, result: pass}
+    ---
+    apiVersion: verdict/v1
+    kind: Test
+    metadata: {name: uncounted}
+    resources: [dumps/nodes.yaml]
+    results:
+    - {rule: gpu-count-label, kind: Node, name: cpu-1, result: pass}
+    """
+
+
+def test_cli_verbose_lists_every_case_and_run_selects_tests(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Trial 47 (not done then): ``policies test`` printed failed cases only and ran every fixture; ``-v`` lists
+    each case as ``kyverno test --detailed-results`` and ``gator verify -v`` do, ``--run`` selects tests by
+    name as ``gator verify --run`` does (coverage is not judged from a part of the fixtures)."""
+    pack = make_pack(tmp_path, TWO_TESTS)
+    fixture = pack / "tests" / "fixture.yaml"
+    assert packtest.run_cli([str(pack)], verbose=True) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"PASS {fixture}:6: counted: gpu-count-label on Node/gpu-1: pass, as expected",
+        f"FAIL {fixture}:13: uncounted: gpu-count-label on Node/cpu-1: expected pass, got fail:"
+        " Node cpu-1 has no nvidia.com/gpu.count label",
+        f"GAP  gpu-count/gpu-count-label: no fail expectation in {pack / 'tests'}",
+        "mini: 1/2 cases passed, 1 coverage gaps",
+    ]
+    assert packtest.run_cli([str(pack)], run="^count") == 0
+    assert capsys.readouterr().out == "mini: 1/1 cases passed (1 tests matching --run '^count'; coverage not checked)\n"
+    assert packtest.run_cli([str(pack)], run="nothing-so-named") == 1
+    assert capsys.readouterr().err == "verdict: no test name matches --run 'nothing-so-named'\n"
+    assert packtest.run_cli([str(pack)], run="(") == 2
+    assert "--run '(' is not a regular expression" in capsys.readouterr().err
+
+
+def test_cli_junit_names_each_case_and_validates(tmp_path: Path) -> None:
+    """``--junit FILE``: a suite per pack, a test case per expectation and per coverage gap, valid against the
+    Jenkins schema the audit's JUnit is checked with; a failure says where the expectation is written."""
+    from tests.test_render import check_junit
+
+    pack = make_pack(tmp_path, TWO_TESTS)
+    out = tmp_path / "junit.xml"
+    assert packtest.run_cli([str(pack)], junit=str(out)) == 1
+    root = check_junit(out.read_text())
+    assert (root.get("tests"), root.get("failures")) == ("3", "2")
+    (suite,) = root
+    assert (suite.get("name"), suite.get("tests"), suite.get("failures")) == ("mini", "3", "2")
+    cases = [(c.get("classname"), c.get("name"), [f.get("type") for f in c]) for c in suite]
+    assert cases == [
+        ("mini.counted", "gpu-count-label on Node/gpu-1", []),
+        ("mini.uncounted", "gpu-count-label on Node/cpu-1", ["fail"]),
+        ("mini.coverage", "gpu-count/gpu-count-label", ["coverage"]),
+    ]
+    failure = suite[1][0]
+    assert failure.get("message") == (
+        "gpu-count-label on Node/cpu-1: expected pass, got fail: Node cpu-1 has no nvidia.com/gpu.count label"
+    )
+    assert failure.text.splitlines()[0] == f"{pack / 'tests' / 'fixture.yaml'}:13: expected pass, got fail"
+    # a pack that cannot be loaded still replaces the last run's file (CI would upload that one as this run's)
+    (pack / "gpu-count.yaml").write_text("apiVersion: verdict/v1\nkind: [")
+    assert packtest.run_cli([str(pack)], junit=str(out)) == 2
+    root = check_junit(out.read_text())
+    assert [(c.get("name"), c[0].get("type")) for c in root[0]] == [("load the policies", "error")]
+
+
 _DESCRIBED_MIG_NODE = """\
 Name:               a100-single-0
 Labels:             feature.node.kubernetes.io/pci-10de.present=true

@@ -103,6 +103,16 @@ def test_test_dot_names_the_pack_by_its_folder(pack: Path, monkeypatch: pytest.M
     assert run("policies", "test", "..").stdout == "node-counts: 2/2 cases passed\n"
 
 
+def test_test_options_reach_the_runner(pack: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-v``, ``--run`` and ``--junit`` as the command line takes them."""
+    monkeypatch.chdir(pack)
+    res = run("policies", "test", ".", "-v", "--run", "^count", "--junit", str(tmp_path / "j.xml"))
+    assert res.exit_code == 0, res.stderr
+    assert res.stdout.splitlines()[-1] == "node-counts: 2/2 cases passed (1 tests matching --run '^count'; coverage not checked)"
+    assert [line[:5] for line in res.stdout.splitlines()[:-1]] == ["PASS ", "PASS "]
+    assert '<testsuite name="node-counts" tests="2" failures="0"' in (tmp_path / "j.xml").read_text()
+
+
 def test_a_pack_loaded_as_dot_keeps_its_name_in_reports(pack: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(pack)
     res = run("audit", "-p", ".", "tests/dumps/nodes.yaml")
