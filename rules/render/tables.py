@@ -99,11 +99,35 @@ def fit_columns(headers: list[str], rows: list[list[str]], width: int) -> list[i
     return widths
 
 
+def _folded(headers: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]] | None:
+    """The table with its sparse columns (empty in at least half of the rows, never the first) written into
+    the last of the others as ``header: value`` lines, so that a table too wide for the terminal stays a table
+    (the operands table at 160 columns: its conditional, clusterPolicyField and extraNodeSelector columns are
+    set in a few rows); None when no column is sparse or fewer than two would be left."""
+    sparse = [i for i in range(1, len(headers)) if sum(1 for row in rows if row[i]) * 2 <= len(rows)]
+    kept = [i for i in range(len(headers)) if i not in sparse]
+    if not sparse or len(kept) < 2:
+        return None
+
+    def fold(row: list[str]) -> list[str]:
+        cells = [row[i] for i in kept]
+        extra = [f"{headers[i]}: {row[i]}" for i in sparse if row[i]]
+        cells[-1] = "\n".join([cells[-1], *extra] if cells[-1] else extra)
+        return cells
+
+    return [headers[i] for i in kept], [fold(row) for row in rows]
+
+
 def _print_table(console: Console, title: str, headers: list[str], rows: list[list[str]]) -> None:
     """``rows`` as a rich table as wide as ``console``, its cells wrapped at spaces (``render.table.wrap``: a
-    word is never split); when the widest words of the columns do not fit side by side, a list instead, a
-    row a block: its first cell, then each other cell under its header. Cell text is never rich markup."""
+    word is never split); when the widest words of the columns do not fit side by side, its sparse columns
+    folded into its last one (``_folded``), else a list, a row a block: its first cell, then each other cell
+    under its header. Cell text is never rich markup."""
     widths = fit_columns(headers, rows, console.width)
+    if widths is None:
+        folded = _folded(headers, rows)
+        if folded is not None and (fitted := fit_columns(*folded, console.width)) is not None:
+            (headers, rows), widths = folded, fitted
     if widths is None:
         if title:
             console.print(Text(title, style="bold"))
