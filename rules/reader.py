@@ -851,7 +851,7 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
     if json_error is not None and _BLOCK_PROMPT.match(text.lstrip("\ufeff\r\n").split("\n", 1)[0]):
         json_error = None  # "[root@host ~]# kubectl get ..." starts with "[" but is no JSON (trial 49)
     found = _code_blocks(text) if json_error is None else None
-    if found is None and json_error is None and not describe.looks_like_describe(text[:DESCRIBE_SNIFF_BYTES]):
+    if found is None and json_error is None:
         # A terminal paste without fences: what each command printed stands between its prompt lines (trial 49:
         # a prompt line after the YAML, or between a ClusterPolicy and a node, made the whole paste unreadable)
         between = _prompt_blocks(_without_command(text))

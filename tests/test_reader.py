@@ -1405,6 +1405,27 @@ def test_a_terminal_paste_is_read_between_its_prompt_lines(before: str, between:
     assert "paste.txt: read as a terminal paste, what each command printed between its prompt lines" in dump.notes
 
 
+def test_a_terminal_paste_starting_with_describe_text_reads_what_follows() -> None:
+    """Trial 53: `oc describe node` and then `oc get hyperconverged -o yaml` in one terminal paste read the node
+    and its pods and dropped the HyperConverged without a word (the paste was taken for describe text whole, which
+    reads up to its first non-describe line). Each command's output is read between the prompts."""
+    described = (Path(__file__).parent / "data" / "describe" / "kubevirt-11135_vgpu-node_grid-p40-1q.txt").read_text()
+    hco = "apiVersion: hco.kubevirt.io/v1beta1\nkind: HyperConverged\nmetadata:\n  name: kubevirt-hyperconverged\n"
+    for prompt in ("[core@bastion ~]$ ", "$ "):
+        text = (
+            f"{prompt}oc describe node x\n{described.rstrip()}\n{prompt}oc get hyperconverged -n openshift-cnv -o yaml\n"
+            f"{hco}{prompt}\n"
+        )
+        dump = parse_text(text, "paste.txt")
+        assert dump.errors == []
+        alone = parse_text(described, "describe.txt")
+        assert [(o.kind, o.name) for o in dump.objects] == [
+            *((o.kind, o.name) for o in alone.objects),
+            ("HyperConverged", "kubevirt-hyperconverged"),
+        ]
+        assert dump.objects[-1].source.line == len(described.rstrip().splitlines()) + 3
+
+
 def test_describe_text_beside_the_full_objects_judges_the_full_ones(tmp_path: Path) -> None:
     """Trial 49: a folder of `kubectl describe nodes` text and `kubectl get pods -o json` of the same cluster gave
     one note per pod, "is in the dump twice and the two differ ... audit one cluster at a time", and judged each
