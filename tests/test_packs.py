@@ -172,6 +172,24 @@ def test_deploy_label_remediation_is_a_command_in_the_operator_namespace() -> No
         assert "<" not in text and "-n gpu-operator" not in text
 
 
+def test_a_created_pod_is_never_told_to_kubectl_edit_its_containers() -> None:
+    """Trial 52: "kubectl edit Pod -n ml mps-asks-two: set nvidia.com/gpu to 1 ..." is refused by the API server (a
+    Pod's containers cannot change once created; in-place resize is cpu and memory only): the Pod is created again
+    or its controller's template edited. A Pod the API server never created is a manifest to fix."""
+    dump = read_paths([str(GPU_DUMPS / "mps_beside_mixed_mig.yaml")])
+    report = evaluate(dump, load_policies([str(GPU_PACK)]))
+    (fix,) = [r.remediation for o in report.objects for r in o.results if r.rule == "mps-request-within-one-replica"]
+    assert fix == (
+        "kubectl get pod -n ml mps-asks-two -o yaml > pod.yaml, edit it, then kubectl replace --force -f pod.yaml (a"
+        " Pod's containers cannot change in place; if a controller owns it, edit the controller's pod template"
+        " instead): set nvidia.com/gpu to 1 in container cuda's resources.limits"
+    )
+    for name, doc in _policy_docs(GPU_PACK):
+        for rule in doc["spec"]["rules"]:
+            if "Pod" in rule["match"]["kinds"]:
+                assert "kubectl edit {kind}" not in rule.get("remediation", ""), (name, rule["id"])
+
+
 def test_pack_remediations_never_hard_code_the_operator_namespace() -> None:
     for name, doc in _policy_docs(GPU_PACK):
         for rule in doc["spec"]["rules"]:
