@@ -53,7 +53,7 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
     def result(word: str, message: str, out: Outcome | None = None, assumed: tuple[str, ...] = ()) -> Result:
         remediation = ""
         if word in ("fail", "warn") and rule.remediation:
-            remediation = substitute(rule.remediation, scope, extra or {})
+            remediation = substitute(rule.remediation, scope, extra or {}).strip()  # a var that renders "" first
         elif out is not None and out.shared:
             # Objects that share an outcome and a message share the result (a pass, a skip): one object in
             # memory, and one in each shard a worker process sends back.

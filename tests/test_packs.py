@@ -190,6 +190,27 @@ def test_a_created_pod_is_never_told_to_kubectl_edit_its_containers() -> None:
                 assert "kubectl edit {kind}" not in rule.get("remediation", ""), (name, rule["id"])
 
 
+def test_fixes_resting_on_a_vm_label_the_operator_may_ignore_look_at_the_clusterpolicy_first() -> None:
+    """Trial 52: a node serving MIG slices, labelled vm-passthrough but carrying the container operands' deploy labels
+    and pods, with no ClusterPolicy in the dump, was told to drop its driver and device-plugin labels and delete their
+    pods: with sandbox workloads off (the Helm default) the operator ignores the label and the node is right."""
+    dump = read_paths([str(GPU_DUMPS / "mig_node_labelled_vm_passthrough_run_as_container.yaml")])
+    report = evaluate(dump, load_policies([str(GPU_PACK)]))
+    fixes = {(o.ref.name, r.rule): r.remediation for o in report.objects for r in o.results if r.result == "warn"}
+    check = "First see whether sandbox workloads are on: kubectl get clusterpolicies -o yaml | grep -A3 sandboxWorkloads"
+    deploy = fixes[("gpu-mig-vmpt", "deploy-labels-match-workload")]
+    assert deploy.startswith(check + " (enabled not true: the operator ignores the workload label and the node is right")
+    assert deploy.index("If they are on:") < deploy.index("kubectl label node gpu-mig-vmpt")
+    driver = fixes[("nvidia-driver-daemonset-14f8e", "operand-pod-matches-node-workload")]
+    assert driver.startswith(check) and driver.endswith("kubectl delete pod -n gpu-operator nvidia-driver-daemonset-14f8e")
+    # elsewhere the fix is as it was, without a leading space
+    other = read_paths([str(GPU_DUMPS / "stale_and_missing_deploy_labels.yaml")])
+    for o in evaluate(other, load_policies([str(GPU_PACK)])).objects:
+        for r in o.results:
+            if r.rule == "deploy-labels-match-workload" and r.result == "fail":
+                assert r.remediation.startswith("The operator sets these labels itself")
+
+
 def test_pack_remediations_never_hard_code_the_operator_namespace() -> None:
     for name, doc in _policy_docs(GPU_PACK):
         for rule in doc["spec"]["rules"]:
