@@ -1040,6 +1040,22 @@ def test_table_cuts_a_token_longer_than_a_line_and_says_so() -> None:
     assert table.wrap("one\ntwo  three", 20, indent=1, first=0) == ["one", " two three"]
 
 
+def test_table_cuts_a_long_place_at_its_front_keeping_file_and_line() -> None:
+    """Trial 53: an OpenShift must-gather's folder (quay-io-openshift-release-dev-ocp-v4-0-art-dev-sha256-<64 hex>)
+    pushed the file and line out of a finding's place, which was cut at its end: it is cut at its front."""
+    folder = "must-gather.local.1/quay-io-openshift-release-dev-ocp-v4-0-art-dev-sha256-" + "4c2a" * 16
+    place = f"{folder}/cluster-scoped-resources/core/nodes/worker-gpu-3.yaml"
+    report = Report(
+        objects=[ObjectReport(ObjectRef("v1", "Node", "worker-gpu-3"), Source(place, 1, 12), (_result(),))],
+        objects_read=1,
+    )
+    for width, group_by in ((100, "rule"), (160, "rule"), (100, "object")):
+        lines = table.render(report, width=width, group_by=group_by).splitlines()
+        assert max(len(line) for line in lines) <= width
+        cut = [line for line in lines if "…" in line and "worker-gpu-3.yaml:12" in line]
+        assert cut and cut[0].rstrip().endswith("/cluster-scoped-resources/core/nodes/worker-gpu-3.yaml:12"), lines
+
+
 def test_markdown_of_findings_only_names_one_skip_note() -> None:
     """Regression (new-user trial): ``results=fail,warn&format=markdown`` on the lab opened with three skip
     notes (~900 characters) that pushed 10 of its 13 findings past the default limit."""

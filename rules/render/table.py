@@ -76,10 +76,24 @@ def wrap(text: str, width: int, indent: int = 0, first: int | None = None) -> li
     return out
 
 
-def _fields(parts: list[str], width: int, indent: int) -> list[str]:
+def _cut_front(word: str, width: int) -> str:
+    """``word``, or ``…`` and its last characters when it is wider than ``width``: a place keeps its file name
+    and line, which a must-gather's long folder names would push out (trial 53)."""
+    if cell_len(word) <= width:
+        return word
+    while word and cell_len(word) > width - 1:
+        word = word[1:]
+    return "…" + word
+
+
+def _fields(parts: list[str], width: int, indent: int, place: bool = False) -> list[str]:
     """``parts`` two spaces apart, as many on a line as fit in ``width``; the next ones on lines indented by
-    ``indent`` (a part wider than its line is cut with ``…``, never split)."""
-    return _fill([p for p in parts if p], width, indent, 0, "  ")
+    ``indent`` (a part wider than its line is cut with ``…``, never split; with ``place`` the last part is a place,
+    cut at its front)."""
+    kept = [p for p in parts if p]
+    if kept and place:
+        kept[-1] = _cut_front(kept[-1], max(width - indent, 2))
+    return _fill(kept, width, indent, 0, "  ")
 
 
 def where(obj: ObjectReport) -> str:
@@ -185,11 +199,9 @@ def _rollup(view: _View, rollup: list[RuleRollup]) -> None:
 
 def _finding(view: _View, obj: ObjectReport, r: Result, group_by: str) -> None:
     """One result: result word, object (or rule) and place on a line, then message and fix, indented."""
-    if group_by == "rule":
-        parts = [r.result, str(obj.ref), where(obj)]
-    else:
-        parts = [f"{r.result} {r.severity}", f"{r.policy}/{r.rule}"]
-    first, *rest = _fields(parts, view.width, view.indent)
+    by_rule = group_by == "rule"
+    parts = [r.result, str(obj.ref), where(obj)] if by_rule else [f"{r.result} {r.severity}", f"{r.policy}/{r.rule}"]
+    first, *rest = _fields(parts, view.width, view.indent, place=by_rule)
     view.result_line(first, r.result)
     view.lines(rest)
     view.lines(wrap(r.message, view.width, view.indent))
@@ -214,7 +226,7 @@ def _groups(report: Report, words: set[str], group_by: str) -> list[list[tuple[O
 def _heading(view: _View, group: list[tuple[ObjectReport, Result]], group_by: str) -> None:
     obj, r = group[0]
     if group_by == "object":
-        view.lines(_fields([str(obj.ref), where(obj)], view.width, 2), "bold")
+        view.lines(_fields([str(obj.ref), where(obj)], view.width, 2, place=True), "bold")
         return
     counts = ", ".join(
         f"{n:,} {w}" for w in ("fail", "warn", "error", "pass", "skip") if (n := sum(x.result == w for _, x in group))
