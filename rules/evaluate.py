@@ -314,6 +314,27 @@ def _partial_notes(index: Index) -> list[str]:
     return [f"{what}{others} stand in the dump in full and as describe text: the full objects are judged"]
 
 
+def _recollected_notes(index: Index) -> list[str]:
+    """One note counting the objects collected twice at different times (the same uid), the newer judged (trial 53:
+    a must-gather of two images, each collecting the nodes, was told to audit one cluster at a time)."""
+    if not index.recollected:
+        return []
+    kept, other = index.recollected[0]
+    versions = [_meta_text(o, "resourceVersion") for o in (kept, other)]
+    what = f"{_named(kept)} ({kept.source}, resourceVersion {versions[0]}, and {other.source}, {versions[1]})"
+    others = f" and {counted(len(index.recollected) - 1, 'other object')}" if len(index.recollected) > 1 else ""
+    return [
+        f"{what}{others} stand in the dump twice with the same uid, collected at different times: the newer"
+        " (by resourceVersion, else the first) is judged and counted once"
+    ]
+
+
+def _meta_text(obj: KObject, key: str) -> str:
+    meta = obj.obj.get("metadata") if isinstance(obj.obj, dict) else None
+    value = meta.get(key) if isinstance(meta, dict) else None
+    return str(value) if value is not None else "unset"
+
+
 def _copy_notes(index: Index) -> list[str]:
     """One note counting the objects that stood again in the dump with the same content, judged once."""
     if not index.copies:
@@ -507,6 +528,7 @@ def _evaluate(
             *_conflict_notes(index),
             *_copy_notes(index),
             *_partial_notes(index),
+            *_recollected_notes(index),
             *dump.notes,
             *_assumption_notes(objects),
             *_skip_notes(objects),

@@ -26,6 +26,23 @@ def hashable(value: Any) -> Any:
     return value
 
 
+def _same_object(first: KObject, again: KObject) -> KObject | None:
+    """Of two collections of one object (the same non-empty ``metadata.uid``), the newer by ``resourceVersion``
+    (the first when the versions are not both whole numbers); None when they are not one object."""
+    uid = _meta(first).get("uid")
+    if not uid or not isinstance(uid, str) or _meta(again).get("uid") != uid:
+        return None
+    a, b = _meta(first).get("resourceVersion"), _meta(again).get("resourceVersion")
+    if isinstance(a, str) and isinstance(b, str) and a.isdigit() and b.isdigit() and int(b) > int(a):
+        return again
+    return first
+
+
+def _meta(obj: KObject) -> dict[str, Any]:
+    meta = obj.obj.get("metadata") if isinstance(obj.obj, dict) else None
+    return meta if isinstance(meta, dict) else {}
+
+
 class Index:
     """Read-only view of a dump's objects for evaluation.
 
@@ -49,14 +66,26 @@ class Index:
         #: Objects rebuilt from ``kubectl describe`` text that the dump also holds in full (a folder of describe
         #: text and ``kubectl get pods -o json``): (the full one, judged; the rebuilt one, left out).
         self.partials: list[tuple[KObject, KObject]] = []
+        #: One object collected twice at different times (the same metadata.uid; a must-gather of two images, each
+        #: collecting the nodes): (the one judged, the newer by resourceVersion; the other, left out).
+        self.recollected: list[tuple[KObject, KObject]] = []
         #: where a rebuilt object stands in ``objects`` and in its kind's list, for the full one to take its place
         rebuilt_at: dict[tuple[str, str, str], tuple[int, int]] = {}
+        newer: dict[int, KObject] = {}  # id of an object judged so far -> the newer collection to judge instead
         for obj in objects:
             key = (obj.kind, obj.namespace, obj.name)
             first = self._by_name.setdefault(key, obj)
             if first is not obj:
                 if first.obj == obj.obj:
                     self.copies.append((first, obj))
+                    continue
+                kept = _same_object(first, obj)
+                if kept is not None:
+                    if kept is obj:
+                        self._by_name[key] = newer[id(first)] = obj
+                        self.recollected.append((obj, first))
+                    else:
+                        self.recollected.append((first, obj))
                     continue
                 if _rebuilt(obj) and not _rebuilt(first):
                     self.partials.append((first, obj))
@@ -71,6 +100,10 @@ class Index:
                 rebuilt_at[key] = (len(self.objects), len(self._by_kind[obj.kind]))
             self.objects.append(obj)
             self._by_kind[obj.kind].append(obj)
+        if newer:  # one pass, after the loop: the newer collection takes the place of the older
+            self.objects = [newer.get(id(o), o) for o in self.objects]
+            for kind in {o.kind for o in newer.values()}:
+                self._by_kind[kind] = [newer.get(id(o), o) for o in self._by_kind[kind]]
         self._fields: dict[tuple[str, str, bool], dict[Any, list[KObject]]] = {}
         self._memo: dict[Any, Any] = {}
         #: This dump's own key for memos that outlive it (a compiled policy's per-dump tables): an object, not

@@ -278,6 +278,42 @@ def test_an_object_twice_with_different_content_is_noted(tmp_path) -> None:
     assert (same.objects_read, same.summary()["results"]) == (once.objects_read, once.summary()["results"])
 
 
+def test_one_object_collected_twice_judges_the_newer_once() -> None:
+    """Trial 53: a must-gather of OpenShift's image and NVIDIA's, each collecting the nodes, held every node twice
+    with other resourceVersions and heartbeats; each was judged twice and the note said "audit one cluster at a
+    time". The same uid is one object: the newer collection is judged and counted once, said in one note."""
+    from rules.errors import Source
+    from rules.evaluate import evaluate
+    from rules.loader import load_policies
+    from rules.reader import Dump, KObject
+
+    def node(name: str, uid: str, version: str, product: str) -> dict[str, Any]:
+        labels = {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.product": product}
+        meta = {"name": name, "uid": uid, "resourceVersion": version, "labels": labels}
+        return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "status": {"allocatable": {"nvidia.com/gpu": "1"}}}
+
+    objs = [
+        node("gpu-0", "u0", "900", "old"),
+        node("gpu-1", "u1", "1200", "newer-first"),
+        node("gpu-0", "u0", "1000", "new"),
+        node("gpu-1", "u1", "1100", "older-second"),
+        node("gpu-2", "u2", "5", "a"),
+        node("gpu-2", "other-uid", "6", "b"),  # another object of that name: two clusters, as before
+    ]
+    dump = Dump(objects=[KObject(o, Source("mg.tar.gz", i + 1, 1)) for i, o in enumerate(objs)])
+    report = evaluate(dump, load_policies())
+    judged = [(o.ref.name, o.source.document) for o in report.objects if o.ref.kind == "Node"]
+    assert judged == [("gpu-0", 3), ("gpu-1", 2), ("gpu-2", 5), ("gpu-2", 6)]
+    assert report.objects_read == 4
+    assert [n for n in report.notes if "twice" in n] == [
+        "Node gpu-2 is in the dump twice and the two differ (mg.tar.gz, document 5, line 1 and mg.tar.gz, document 6,"
+        " line 1): rules that read it from other objects may use either; audit one cluster at a time",
+        "Node gpu-0 (mg.tar.gz, document 3, line 1, resourceVersion 1000, and mg.tar.gz, document 1, line 1, 900) and 1"
+        " other object stand in the dump twice with the same uid, collected at different times: the newer (by"
+        " resourceVersion, else the first) is judged and counted once",
+    ]
+
+
 def test_notes_about_objects_that_stand_twice_are_capped_per_kind() -> None:
     """Regression (issue 12 item 11): 1,000,000 objects of one name with different content gave 999,999 notes, a
     226 MB response from a 2.7 MB request. At most 10 per kind are named, then the rest counted."""
