@@ -308,9 +308,10 @@ def command(
     wanted = kinds_read(policies)
     if not wanted:
         _fail("the policies name no kind to fetch (kinds: ['*'] matches any): pipe kubectl get to verdict audit -")
-    kubectl = shutil.which("kubectl")
+    # OpenShift's oc takes kubectl's get and api-resources as they are; a bastion may have oc alone (trial 53).
+    kubectl = shutil.which("kubectl") or shutil.which("oc")
     if kubectl is None:
-        _fail("kubectl is not on PATH")
+        _fail("neither kubectl nor oc is on PATH")
     try:
         resources, complaint = served(kubectl, flags)
     except KubectlError as exc:

@@ -336,7 +336,17 @@ def test_bad_arguments_exit_2_before_kubectl_is_asked(kubectl: Kubectl, args: li
 def test_without_kubectl_on_path_it_says_so(kubectl: Kubectl, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     res = plugin(*SMALL)
-    assert (res.exit_code, res.stderr) == (2, "kubectl verdict: kubectl is not on PATH\n")
+    assert (res.exit_code, res.stderr) == (2, "kubectl verdict: neither kubectl nor oc is on PATH\n")
+
+
+def test_with_oc_alone_on_path_it_asks_oc(kubectl: Kubectl, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 53: an OpenShift bastion with oc and no kubectl stopped with "kubectl is not on PATH"; oc serves the
+    same get and api-resources."""
+    (kubectl.folder / "kubectl").rename(kubectl.folder / "oc")
+    monkeypatch.setenv("PATH", str(kubectl.folder))
+    res = plugin(*SMALL)
+    assert res.exit_code in (0, 1), res.stderr
+    assert [call[0] for call in kubectl.calls][:2] == ["api-resources", "get"]
 
 
 def test_a_match_of_several_kinds_and_groups_pairs_each_kind_with_its_own_group(load_policy: Callable[..., Any]) -> None:
