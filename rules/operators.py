@@ -687,6 +687,15 @@ OPERATORS: dict[str, Operator] = {
             literal_problem=quantity_problem,
         ),
         Operator(
+            "quantityEquals",
+            "value",
+            _ANY,
+            _compare(lambda x, y: x == y),
+            lambda a: f"= {show(a)}",
+            doc="the value, as a Kubernetes quantity, equals the argument (4 = 4.0 = 4000m; equals compares as written)",
+            literal_problem=quantity_problem,
+        ),
+        Operator(
             "multipleOf",
             "value",
             _ANY,

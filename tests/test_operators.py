@@ -125,6 +125,9 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("gt-fail", {"path": GPUS, "gt": 8}, "fail"),
     ("gte-pass", {"path": GPUS, "gte": "8"}, "pass"),
     ("gte-fail", {"path": "$.status.allocatable.cpu", "gte": 64}, "fail"),
+    # "8" (a string) = 8 = 8000m as quantities; equals keeps them apart
+    ("quantityEquals-pass", {"path": GPUS, "quantityEquals": "8000m"}, "pass"),
+    ("quantityEquals-fail", {"path": "$.status.allocatable.cpu", "quantityEquals": 64}, "fail"),
     ("lt-500m-1", {"value": "500m", "lt": "1"}, "pass"),
     ("lt-fail", {"path": "$.status.allocatable.cpu", "lt": "63.5"}, "fail"),
     ("lte-pass", {"path": "$.status.allocatable.cpu", "lte": "63500m"}, "pass"),
