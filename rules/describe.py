@@ -211,7 +211,16 @@ def parse_describe_nodes(text: str, file: str) -> tuple[list[tuple[dict, int]], 
     """
     objects: list[tuple[dict, int]] = []
     errors: list[InputError] = []
-    for number, block in enumerate(_split(_clean(text)), 1):
+    lines = _clean(text)
+    stray = _stray_dump_line(lines)
+    if stray is not None:  # trial 54: JSON pasted right after describe text was dropped without a word
+        reason = (
+            "the text from here is not kubectl describe output (JSON or YAML after it?) and was not read: paste each"
+            ' command\'s output after its own prompt line ("$ kubectl get ... -o yaml"), or give it its own file'
+        )
+        errors.append(InputError(Source(file=file, document=1, line=stray[0]), reason))
+        lines = lines[: lines.index(stray)]
+    for number, block in enumerate(_split(lines), 1):
         try:
             node, pods, soft = _node(block, file, number)
         except _Unreadable as e:
@@ -221,6 +230,23 @@ def parse_describe_nodes(text: str, file: str) -> tuple[list[tuple[dict, int]], 
         objects.extend(pods)
         errors.extend(soft)
     return objects, errors
+
+
+#: A line at the first column that starts JSON or a YAML object: kubectl describe prints neither.
+_DUMP_START = re.compile(r"(?:\{|\[\s*(?:\{|$)|apiVersion:|kind:[ \t]|---[ \t]*$)")
+
+
+def _stray_dump_line(lines: list[Line]) -> Line | None:
+    """The first line after a describe section header that starts JSON or a YAML object at its first column."""
+    started = False
+    for line in lines:
+        text = line[1]
+        if not started:
+            m = _HEADER.match(text.lstrip())
+            started = bool(m and m["key"] in _HEADERS)
+        elif _DUMP_START.match(text):
+            return line
+    return None
 
 
 def _clean(text: str) -> list[Line]:

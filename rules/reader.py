@@ -748,8 +748,16 @@ _CLOSING_FENCE = re.compile(r"(?:```|~~~)[ \t]*$")
 _DUMP_BLOCKS = frozenset({"", "yaml", "yml", "json", "jsonc", "text", "txt", "plaintext", "console", "shell-session"})
 #: Shell blocks: read when they hold a command's prompt line and then what it printed (``$ kubectl get ...``).
 _SHELL_BLOCKS = frozenset({"bash", "sh", "shell", "zsh", "terminal"})
-#: A shell prompt at the start of a line: ``$``, ``[root@node ~]#``, ``user@host:~$``.
-_SHELL_PROMPT = r"[ \t]*(?:[$%]|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#]*[$#])[ \t]"
+#: A shell prompt, before the space that ends it: ``$``, ``%``, ``[root@node ~]#``, ``user@host:~$``, zsh's
+#: ``me@laptop ~ %``, fish's ``me@laptop ~>``, PowerShell's ``PS C:\Users\me>``, ``sh-5.1#`` (oc debug, oc rsh),
+#: oh-my-zsh's ``➜  ~`` and starship's ``❯`` (trial 54: the paste was not split under them, and what followed describe
+#: text was dropped). The describe reader knows these too (rules.describe's _PROMPT).
+_PROMPT_BODY = (
+    r"(?:[$%]|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#%>]*(?:[ \t]+[^\s$#%>]+)?[ \t]*[$#%>]|PS [^>\n]*>"
+    r"|(?:sh|bash|zsh)-\d+(?:\.\d+)*[$#]|[➜❯](?:[ \t]+(?!(?:sudo|kubectl|oc|k)[ \t])\S+)?)"
+)
+#: A shell prompt at the start of a line.
+_SHELL_PROMPT = r"[ \t]*" + _PROMPT_BODY + r"[ \t]"
 #: A code block's line that is a command: ``$ kubectl ...``, ``[root@node ~]# ...``.
 _BLOCK_PROMPT = re.compile(_SHELL_PROMPT)
 #: The first line of a code block that holds a dump: JSON, a YAML key, comment or document marker, the
@@ -898,10 +906,14 @@ _READ_COMMAND = re.compile(_SHELL_PROMPT + r"[ \t]*(?:sudo[ \t]+)?(?:kubectl|oc|
 #: The tag of a part of a terminal paste (no Markdown info string holds a NUL).
 _PASTE = "\x00paste"
 #: A prompt alone on the last line of a terminal paste (``user@bastion:~$``), no command after it.
-_BARE_PROMPT = re.compile(r"[ \t]*(?:[$%]|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#]*[$#])[ \t]*")
+_BARE_PROMPT = re.compile(r"[ \t]*" + _PROMPT_BODY + r"[ \t]*")
 #: A line that starts as a shell prompt at its first column, anywhere in a text: the one scan a text gets before it
 #: is cut into lines (with the leading blanks _BLOCK_PROMPT allows, it took 2.9 s over 75 MiB; 0.36 s so).
-_ANY_PROMPT = re.compile(r"^(?:[$%](?:[ \t]|\r?$)|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#]*[$#])", re.M)
+_ANY_PROMPT = re.compile(
+    r"^(?:[$%](?:[ \t]|\r?$)|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#%>]*(?:[ \t]+[^\s$#%>]+)?[ \t]*[$#%>]|PS [^>\n]*>"
+    r"|(?:sh|bash|zsh)-\d|[➜❯])",
+    re.M,
+)
 
 
 def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:

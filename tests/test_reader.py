@@ -1405,6 +1405,35 @@ def test_a_terminal_paste_is_read_between_its_prompt_lines(before: str, between:
     assert "paste.txt: read as a terminal paste, what each command printed between its prompt lines" in dump.notes
 
 
+@pytest.mark.parametrize(
+    "prompt",
+    ["me@laptop ~ % ", "➜  ~ ", "me@laptop ~> ", "PS C:\\Users\\me> ", "❯ ", "sh-5.1# ", "sh-4.4$ ", "[core@bastion ~]$ "],
+)
+def test_a_terminal_paste_is_split_under_the_prompts_of_other_shells(prompt: str) -> None:
+    """Trial 54: under zsh, oh-my-zsh, fish, PowerShell, starship and oc debug/rsh prompts, describe text followed
+    by `oc get hyperconverged -o yaml` dropped the HyperConverged without a word (only bash's $ split the paste)."""
+    described = (Path(__file__).parent / "data" / "describe" / "kubevirt-11135_vgpu-node_grid-p40-1q.txt").read_text()
+    hco = "apiVersion: hco.kubevirt.io/v1beta1\nkind: HyperConverged\nmetadata:\n  name: kubevirt-hyperconverged\n"
+    text = f"{prompt}oc describe node x\n{described.rstrip()}\n{prompt}oc get hco -n openshift-cnv -o yaml\n{hco}{prompt}\n"
+    dump = parse_text(text, "paste.txt")
+    assert dump.errors == []
+    assert dump.objects[-1].kind == "HyperConverged"
+    assert dump.objects[-1].source.line == len(described.rstrip().splitlines()) + 3
+
+
+def test_json_right_after_describe_text_is_an_input_error_not_dropped() -> None:
+    """Trial 54: describe text followed by JSON with no prompt line between read the node and silently dropped the
+    JSON; the line where it starts is an input error now (the describe text is still read)."""
+    described = (Path(__file__).parent / "data" / "describe" / "kubevirt-11135_vgpu-node_grid-p40-1q.txt").read_text()
+    text = described.rstrip() + '\n{\n  "apiVersion": "v1",\n  "kind": "ConfigMap"\n}\n'
+    dump = parse_text(text, "paste.txt")
+    alone = parse_text(described, "describe.txt")
+    assert [(o.kind, o.name) for o in dump.objects] == [(o.kind, o.name) for o in alone.objects]
+    [error] = dump.errors
+    assert error.source.line == len(described.rstrip().splitlines()) + 1
+    assert error.reason.startswith("the text from here is not kubectl describe output (JSON or YAML after it?)")
+
+
 def test_a_terminal_paste_starting_with_describe_text_reads_what_follows() -> None:
     """Trial 53: `oc describe node` and then `oc get hyperconverged -o yaml` in one terminal paste read the node
     and its pods and dropped the HyperConverged without a word (the paste was taken for describe text whole, which
