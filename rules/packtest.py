@@ -483,6 +483,10 @@ def _case_line(r: TestCaseResult) -> str:
     return f"FAIL {where}: {r.test}: {r.message}"
 
 
+#: The cases that say a fixture could not run at all, written as JUnit errors rather than failures.
+_SETUP_CASES = frozenset({"load the policies", "load the fixture", "read the dump"})
+
+
 def _junit(suites: list[tuple[str, list[TestCaseResult], list[str], float]]) -> str:
     """JUnit XML of a run: a ``<testsuite>`` per pack (``name`` as the summary shows it), a ``<testcase>`` per
     case (``classname`` ``<pack>.<test>``, ``name`` the case; GitLab tells cases apart by those two alone) and
@@ -494,9 +498,10 @@ def _junit(suites: list[tuple[str, list[TestCaseResult], list[str], float]]) -> 
     from .render.junit import _clean
 
     root = ET.Element("testsuites", {"name": "verdict policies test"})
-    totals = {"tests": 0, "failures": 0}
+    totals = {"tests": 0, "failures": 0, "errors": 0}
     for shown, results, gaps, seconds in suites:
-        failures = sum(not r.ok for r in results) + len(gaps)
+        errors = sum(not r.ok and r.actual == "error" and r.case in _SETUP_CASES for r in results)
+        failures = sum(not r.ok for r in results) + len(gaps) - errors
         suite = ET.SubElement(
             root,
             "testsuite",
@@ -504,17 +509,20 @@ def _junit(suites: list[tuple[str, list[TestCaseResult], list[str], float]]) -> 
                 "name": _clean(shown),
                 "tests": str(len(results) + len(gaps)),
                 "failures": str(failures),
-                "errors": "0",
+                "errors": str(errors),
                 "skipped": "0",
                 "time": f"{seconds:.3f}",
             },
         )
         totals["tests"] += len(results) + len(gaps)
         totals["failures"] += failures
+        totals["errors"] += errors
         for r in results:
             case = ET.SubElement(suite, "testcase", {"classname": _clean(f"{shown}.{r.test}"), "name": _clean(r.case)})
             if not r.ok:
-                failure = ET.SubElement(case, "failure", {"message": _clean(r.message), "type": r.actual})
+                # a case that could not run (its test file, its dump or the policies unreadable) is an error
+                tag = "error" if r.actual == "error" and r.case in _SETUP_CASES else "failure"
+                failure = ET.SubElement(case, tag, {"message": _clean(r.message), "type": r.actual})
                 where = f"{r.file}{f':{r.line}' if r.line else ''}"
                 failure.text = _clean(f"{where}: expected {r.expected}, got {r.actual}\n{r.message}")
         for gap in gaps:
@@ -523,7 +531,7 @@ def _junit(suites: list[tuple[str, list[TestCaseResult], list[str], float]]) -> 
             ET.SubElement(case, "failure", {"message": _clean(why), "type": "coverage"}).text = _clean(gap)
     root.set("tests", str(totals["tests"]))
     root.set("failures", str(totals["failures"]))
-    root.set("errors", "0")
+    root.set("errors", str(totals["errors"]))
     root.set("time", f"{sum(s[3] for s in suites):.3f}")
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
@@ -546,6 +554,11 @@ def run_cli(packs: Iterable[str] = (), verbose: bool = False, run: str | None = 
     except re.error as exc:
         click.echo(f"verdict: --run {run!r} is not a regular expression: {exc}", err=True)
         return 2
+    if junit is not None and (Path(junit).is_dir() or not Path(junit).resolve().parent.is_dir()):
+        # before the fixtures run, as audit -o does (trial 54: a traceback and exit 1 after every case passed)
+        why = "is a folder" if Path(junit).is_dir() else "its folder does not exist"
+        click.echo(f"verdict: --junit {junit}: {why}", err=True)
+        return 2
     names = list(packs)
     chosen = [target(p) for p in names] if names else [Target(d, None, pack_name(d)) for d in builtin_packs()]
     missing = [n for n, t in zip(names, chosen, strict=False) if t is None]
@@ -562,7 +575,11 @@ def run_cli(packs: Iterable[str] = (), verbose: bool = False, run: str | None = 
 
     def write_junit() -> None:
         if junit is not None:
-            Path(junit).write_text(_junit(suites), encoding="utf-8")
+            try:
+                Path(junit).write_text(_junit(suites), encoding="utf-8")
+            except OSError as exc:
+                click.echo(f"verdict: --junit {junit}: cannot write it: {exc.strerror}", err=True)
+                raise SystemExit(2) from None
 
     for each in (t for t in chosen if t is not None):
         source = each.file or each.pack
@@ -598,7 +615,8 @@ def run_cli(packs: Iterable[str] = (), verbose: bool = False, run: str | None = 
         suites.append((each.shown, results, gaps, seconds))
         passed = f"{each.shown}: {len(results) - len(bad)}/{len(results)} cases passed"
         if selector is not None:
-            passed += f" ({len(loaded) + len(errors)} tests matching --run {run!r}; coverage not checked)"
+            matched = len(loaded) + len(errors)
+            passed += f" ({matched} test{'' if matched == 1 else 's'} matching --run {run!r}; coverage not checked)"
         click.echo(passed + (f", {len(gaps)} coverage gaps" if gaps else ""))
     write_junit()
     if selector is not None and not selected:

@@ -486,14 +486,14 @@ def test_cli_verbose_lists_every_case_and_run_selects_tests(tmp_path: Path, caps
         "mini: 1/2 cases passed, 1 coverage gaps",
     ]
     assert packtest.run_cli([str(pack)], run="^count") == 0
-    assert capsys.readouterr().out == "mini: 1/1 cases passed (1 tests matching --run '^count'; coverage not checked)\n"
+    assert capsys.readouterr().out == "mini: 1/1 cases passed (1 test matching --run '^count'; coverage not checked)\n"
     assert packtest.run_cli([str(pack)], run="nothing-so-named") == 1
     assert capsys.readouterr().err == "verdict: no test name matches --run 'nothing-so-named'\n"
     assert packtest.run_cli([str(pack)], run="(") == 2
     assert "--run '(' is not a regular expression" in capsys.readouterr().err
 
 
-def test_cli_junit_names_each_case_and_validates(tmp_path: Path) -> None:
+def test_cli_junit_names_each_case_and_validates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``--junit FILE``: a suite per pack, a test case per expectation and per coverage gap, valid against the
     Jenkins schema the audit's JUnit is checked with; a failure says where the expectation is written."""
     from tests.test_render import check_junit
@@ -520,7 +520,13 @@ def test_cli_junit_names_each_case_and_validates(tmp_path: Path) -> None:
     (pack / "gpu-count.yaml").write_text("apiVersion: verdict/v1\nkind: [")
     assert packtest.run_cli([str(pack)], junit=str(out)) == 2
     root = check_junit(out.read_text())
-    assert [(c.get("name"), c[0].get("type")) for c in root[0]] == [("load the policies", "error")]
+    assert [(c.get("name"), c[0].tag, c[0].get("type")) for c in root[0]] == [("load the policies", "error", "error")]
+    assert (root.get("errors"), root.get("failures"), root[0].get("errors")) == ("1", "0", "1")
+    capsys.readouterr()
+    # trial 54: a --junit file that cannot be written was a traceback and exit 1 after every case passed
+    for where, why in ((tmp_path / "no-such-folder" / "j.xml", "its folder does not exist"), (tmp_path, "is a folder")):
+        assert packtest.run_cli([str(pack)], junit=str(where)) == 2
+        assert capsys.readouterr().err == f"verdict: --junit {where}: {why}\n"
 
 
 _DESCRIBED_MIG_NODE = """\

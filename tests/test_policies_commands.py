@@ -108,7 +108,7 @@ def test_test_options_reach_the_runner(pack: Path, tmp_path: Path, monkeypatch: 
     monkeypatch.chdir(pack)
     res = run("policies", "test", ".", "-v", "--run", "^count", "--junit", str(tmp_path / "j.xml"))
     assert res.exit_code == 0, res.stderr
-    assert res.stdout.splitlines()[-1] == "node-counts: 2/2 cases passed (1 tests matching --run '^count'; coverage not checked)"
+    assert res.stdout.splitlines()[-1] == "node-counts: 2/2 cases passed (1 test matching --run '^count'; coverage not checked)"
     assert [line[:5] for line in res.stdout.splitlines()[:-1]] == ["PASS ", "PASS "]
     assert '<testsuite name="node-counts" tests="2" failures="0"' in (tmp_path / "j.xml").read_text()
 
