@@ -325,7 +325,7 @@ def _recollected_notes(index: Index) -> list[str]:
     others = f" and {counted(len(index.recollected) - 1, 'other object')}" if len(index.recollected) > 1 else ""
     return [
         f"{what}{others} stand in the dump twice with the same uid, collected at different times: the newer"
-        " (by resourceVersion, else the first) is judged and counted once"
+        " (by resourceVersion) is judged and counted once"
     ]
 
 

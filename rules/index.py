@@ -27,15 +27,16 @@ def hashable(value: Any) -> Any:
 
 
 def _same_object(first: KObject, again: KObject) -> KObject | None:
-    """Of two collections of one object (the same non-empty ``metadata.uid``), the newer by ``resourceVersion``
-    (the first when the versions are not both whole numbers); None when they are not one object."""
+    """Of two collections of one object at different times (the same non-empty ``metadata.uid``, two different
+    whole-number ``resourceVersion``s), the newer; None otherwise: other objects, or copies one of which was
+    changed by hand (the same version, trial 54) or whose versions cannot be ordered."""
     uid = _meta(first).get("uid")
     if not uid or not isinstance(uid, str) or _meta(again).get("uid") != uid:
         return None
     a, b = _meta(first).get("resourceVersion"), _meta(again).get("resourceVersion")
-    if isinstance(a, str) and isinstance(b, str) and a.isdigit() and b.isdigit() and int(b) > int(a):
-        return again
-    return first
+    if not (isinstance(a, str) and isinstance(b, str) and a.isdigit() and b.isdigit()) or int(a) == int(b):
+        return None
+    return again if int(b) > int(a) else first
 
 
 def _meta(obj: KObject) -> dict[str, Any]:
