@@ -184,10 +184,20 @@ def test_a_created_pod_is_never_told_to_kubectl_edit_its_containers() -> None:
         " Pod's containers cannot change in place; if a controller owns it, edit the controller's pod template"
         " instead): set nvidia.com/gpu to 1 in container cuda's resources.limits"
     )
+    # trial 54: nor a VMI (virt-api: "update of VMI object is restricted"), nor a Pod's nodeName in place
     for name, doc in _policy_docs(GPU_PACK):
         for rule in doc["spec"]["rules"]:
-            if "Pod" in rule["match"]["kinds"]:
-                assert "kubectl edit {kind}" not in rule.get("remediation", ""), (name, rule["id"])
+            if {"Pod", "VirtualMachineInstance"} & set(rule["match"]["kinds"]):
+                text = rule.get("remediation", "")
+                assert "kubectl edit {kind}" not in text and "then change spec.nodeName" not in text, (name, rule["id"])
+    lab = read_paths([str(Path(__file__).resolve().parent.parent / "examples" / "lab-cluster.yaml")])
+    fixes = {
+        (o.ref.name, r.rule): r.remediation for o in evaluate(lab, load_policies([str(GPU_PACK)])).objects for r in o.results
+    }
+    assert fixes[("vm-resources-not-devices", "gpus-via-devices")].startswith(
+        "kubectl get vmi -n vms vm-resources-not-devices -o yaml > vmi.yaml, edit it, then kubectl replace --force -f"
+        " vmi.yaml (a VMI's spec cannot be updated): move each nvidia.com/ resource"
+    )
 
 
 def test_fixes_resting_on_a_vm_label_the_operator_may_ignore_look_at_the_clusterpolicy_first() -> None:
