@@ -14,6 +14,7 @@ never with the audit of an empty dump.
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import subprocess
 import sys
@@ -312,14 +313,15 @@ def command(
     kubectl = shutil.which("kubectl") or shutil.which("oc")
     if kubectl is None:
         _fail("neither kubectl nor oc is on PATH")
+    client = os.path.basename(kubectl)  # for messages: what was run
     try:
         resources, complaint = served(kubectl, flags)
     except KubectlError as exc:
         if exc.status == 0:  # kubectl reached the cluster and answered, with no type: not a failure of kubectl's
-            _fail("kubectl api-resources listed no resource type: the cluster serves nothing to fetch", exc)
-        _fail(f"kubectl api-resources failed (exit {exc.status}): is the cluster reachable with these credentials?", exc)
+            _fail(f"{client} api-resources listed no resource type: the cluster serves nothing to fetch", exc)
+        _fail(f"{client} api-resources failed (exit {exc.status}): is the cluster reachable with these credentials?", exc)
     if complaint:
-        click.echo(f"kubectl verdict: note: kubectl api-resources: {complaint}", err=True)
+        click.echo(f"kubectl verdict: note: {client} api-resources: {complaint}", err=True)
     chosen = [r for r in resources if any(w.served_by(r) for w in wanted)]
     # A type every reader names exactly is fetched by name; the others whole.
     named = sorted({(r, n) for r in chosen for n in _names_of(r, wanted)}, key=lambda pair: (chosen.index(pair[0]), pair[1]))
@@ -333,7 +335,7 @@ def command(
         dump = fetch(kubectl, flags, scope, [r for r in chosen if r not in by_name], named)
     except KubectlError as exc:
         hint = " (a type went away since api-resources listed it: run again)" if _UNKNOWN_TYPE in exc.stderr else ""
-        _fail(f"kubectl get failed (exit {exc.status}){hint}", exc)
+        _fail(f"{client} get failed (exit {exc.status}){hint}", exc)
     with standard_input(dump):
         verdict.main(["audit", "-", *audit_args], prog_name="kubectl verdict")
 

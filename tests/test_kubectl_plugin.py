@@ -347,6 +347,10 @@ def test_with_oc_alone_on_path_it_asks_oc(kubectl: Kubectl, monkeypatch: pytest.
     res = plugin(*SMALL)
     assert res.exit_code in (0, 1), res.stderr
     assert [call[0] for call in kubectl.calls][:2] == ["api-resources", "get"]
+    # its failures are said as oc's (trial 54: "kubectl api-resources failed")
+    kubectl.answer("api-resources", "", "error: You must be logged in to the server (Unauthorized)", 1)
+    res = plugin(*SMALL)
+    assert res.exit_code == 2 and "kubectl verdict: oc api-resources failed (exit 1)" in res.stderr
 
 
 def test_a_match_of_several_kinds_and_groups_pairs_each_kind_with_its_own_group(load_policy: Callable[..., Any]) -> None:
