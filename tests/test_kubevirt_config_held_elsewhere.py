@@ -97,7 +97,9 @@ def test_hco_owned_permits_are_edited_in_the_hyperconverged_cr() -> None:
 
 def test_mediated_devices_under_hco_are_switched_off_in_the_hyperconverged_cr() -> None:
     """Trial 53: the field came with HCO v1.10.0 (#2320, api/v1beta1/hyperconverged_types.go there), not v1.13.0:
-    an OpenShift Virtualization 4.14-4.16 admin was told the documented fix did not apply to them."""
+    an OpenShift Virtualization 4.14-4.16 admin was told the documented fix did not apply to them. Trial 54: kubectl
+    patches the version the server prefers, hco.kubevirt.io/v1 from HCO v1.18.0, whose featureGates is a list that a
+    v1beta1-shaped merge patch does not fit: the fix is an edit that says both shapes."""
     kubevirt = _docs("kubevirt_owned_by_hyperconverged.yaml")[0]
     gates = kubevirt["spec"]["configuration"]["developerConfiguration"]["featureGates"]
     gates.remove("DisableMDEVConfiguration")
@@ -108,9 +110,9 @@ def test_mediated_devices_under_hco_are_switched_off_in_the_hyperconverged_cr() 
     }
     fixes = _fixes([kubevirt, vgpu_node], "clusterpolicy_sandbox_enabled.yaml", "hyperconverged_cr.yaml")
     assert fixes[("kubevirt-kubevirt-hyperconverged", "mediated-devices-left-to-gpu-operator")] == (
-        "kubectl patch hyperconverged -n openshift-cnv kubevirt-hyperconverged --type merge -p "
-        """'{"spec":{"featureGates":{"disableMDevConfiguration":true}}}' (HCO v1.10.0 and later; HCO owns this """
-        "KubeVirt CR and reverts a patch of it)"
+        "kubectl edit hyperconverged -n openshift-cnv kubevirt-hyperconverged: add {name: disableMDevConfiguration} to"
+        " spec.featureGates (a list in hco.kubevirt.io/v1, HCO v1.18.0 and later; in v1beta1, HCO v1.10.0 and later,"
+        " set spec.featureGates.disableMDevConfiguration: true); HCO owns this KubeVirt CR and reverts a patch of it"
     )
 
 
