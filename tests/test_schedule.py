@@ -623,13 +623,13 @@ def test_hint_names_nodes_that_list_the_resource_with_zero_devices() -> None:
     p = m.predict(pod("notebook", limits={"nvidia.com/mig-1g.6gb": "1"}))
     assert p.message == "0/2 nodes are available: 2 Insufficient nvidia.com/mig-1g.6gb."
     assert p.hint == (
-        "hint: no node advertises nvidia.com/mig-1g.6gb (gpu-node-1, gpu-node-2 list it with 0 devices: the device"
-        " plugin that served it no longer does); nodes advertise nvidia.com/mig-2g.12gb (gpu-node-2)"
+        "hint: no node advertises nvidia.com/mig-1g.6gb (gpu-node-1, gpu-node-2 list it with 0 devices: no device"
+        " plugin serves it there now); nodes advertise nvidia.com/mig-2g.12gb (gpu-node-2)"
     )
     alone = ClusterModel([node("gpu-node-1", {"nvidia.com/mig-1g.6gb": "0"})], [])
     assert alone.predict(pod("notebook", limits={"nvidia.com/mig-1g.6gb": "1"})).hint == (
-        "hint: no node advertises nvidia.com/mig-1g.6gb (gpu-node-1 lists it with 0 devices: the device plugin that"
-        " served it no longer does)"
+        "hint: no node advertises nvidia.com/mig-1g.6gb (gpu-node-1 lists it with 0 devices: no device plugin serves"
+        " it there now)"
     )
 
 

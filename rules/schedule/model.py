@@ -360,8 +360,8 @@ class ClusterModel:
                     if empty:
                         nodes = c.names_of(empty)
                         part += (
-                            f" ({_nodes_text(nodes)} {'lists' if len(nodes) == 1 else 'list'} it with 0 devices: the device"
-                            " plugin that served it no longer does)"
+                            f" ({_nodes_text(nodes)} {'lists' if len(nodes) == 1 else 'list'} it with 0 devices: no"
+                            " device plugin serves it there now)"
                         )
                     if others:
                         listed = [f"{name} ({_nodes_text(nodes)})" for name, nodes in sorted(others.items())]
