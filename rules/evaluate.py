@@ -20,7 +20,7 @@ from . import heap, parallel
 from .compiled import PolicyPlan, RulePlan, plan_of, prepare
 from .errors import EvaluationError, EvaluationTimeout
 from .exemptions import Exempter, ExemptionSet
-from .index import Index
+from .index import Index, metadata_of
 from .limits import limit
 from .loader import PolicySet
 from .messages import has_placeholders, substitute
@@ -320,19 +320,13 @@ def _recollected_notes(index: Index) -> list[str]:
     if not index.recollected:
         return []
     kept, other = index.recollected[0]
-    versions = [_meta_text(o, "resourceVersion") for o in (kept, other)]
+    versions = [str(metadata_of(o).get("resourceVersion")) for o in (kept, other)]
     what = f"{_named(kept)} ({kept.source}, resourceVersion {versions[0]}, and {other.source}, {versions[1]})"
     others = f" and {counted(len(index.recollected) - 1, 'other object')}" if len(index.recollected) > 1 else ""
     return [
         f"{what}{others} stand in the dump twice with the same uid, collected at different times: the newer"
         " (by resourceVersion) is judged and counted once"
     ]
-
-
-def _meta_text(obj: KObject, key: str) -> str:
-    meta = obj.obj.get("metadata") if isinstance(obj.obj, dict) else None
-    value = meta.get(key) if isinstance(meta, dict) else None
-    return str(value) if value is not None else "unset"
 
 
 def _copy_notes(index: Index) -> list[str]:

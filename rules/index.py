@@ -30,16 +30,17 @@ def _same_object(first: KObject, again: KObject) -> KObject | None:
     """Of two collections of one object at different times (the same non-empty ``metadata.uid``, two different
     whole-number ``resourceVersion``s), the newer; None otherwise: other objects, or copies one of which was
     changed by hand (the same version, trial 54) or whose versions cannot be ordered."""
-    uid = _meta(first).get("uid")
-    if not uid or not isinstance(uid, str) or _meta(again).get("uid") != uid:
+    uid = metadata_of(first).get("uid")
+    if not uid or not isinstance(uid, str) or metadata_of(again).get("uid") != uid:
         return None
-    a, b = _meta(first).get("resourceVersion"), _meta(again).get("resourceVersion")
+    a, b = metadata_of(first).get("resourceVersion"), metadata_of(again).get("resourceVersion")
     if not (isinstance(a, str) and isinstance(b, str) and a.isdigit() and b.isdigit()) or int(a) == int(b):
         return None
     return again if int(b) > int(a) else first
 
 
-def _meta(obj: KObject) -> dict[str, Any]:
+def metadata_of(obj: KObject) -> dict[str, Any]:
+    """The object's ``metadata`` mapping (empty when it has none, or not a mapping)."""
     meta = obj.obj.get("metadata") if isinstance(obj.obj, dict) else None
     return meta if isinstance(meta, dict) else {}
 
@@ -72,7 +73,8 @@ class Index:
         self.recollected: list[tuple[KObject, KObject]] = []
         #: where a rebuilt object stands in ``objects`` and in its kind's list, for the full one to take its place
         rebuilt_at: dict[tuple[str, str, str], tuple[int, int]] = {}
-        newer: dict[int, KObject] = {}  # id of an object judged so far -> the newer collection to judge instead
+        newer: dict[int, KObject] = {}  # id of an object in the lists -> the newer collection to judge instead
+        listed: dict[int, int] = {}  # id of a newer collection -> id of the object it stands for in the lists
         for obj in objects:
             key = (obj.kind, obj.namespace, obj.name)
             first = self._by_name.setdefault(key, obj)
@@ -82,8 +84,10 @@ class Index:
                     continue
                 kept = _same_object(first, obj)
                 if kept is not None:
-                    if kept is obj:
-                        self._by_name[key] = newer[id(first)] = obj
+                    if kept is obj:  # a third collection replaces the second: the listed object's place is the same
+                        place = listed.pop(id(first), id(first))
+                        self._by_name[key] = newer[place] = obj
+                        listed[id(obj)] = place
                         self.recollected.append((obj, first))
                     else:
                         self.recollected.append((first, obj))

@@ -305,6 +305,10 @@ def test_one_object_collected_twice_judges_the_newer_once() -> None:
         node("gpu-3", "u3", "9", "b"),
         node("gpu-4", "u4", "abc", "a"),
         node("gpu-4", "u4", "9", "b"),
+        # three collections (the review): the newest of all takes the first one's place
+        node("gpu-5", "u5", "1", "a"),
+        node("gpu-5", "u5", "2", "b"),
+        node("gpu-5", "u5", "3", "c"),
     ]
     dump = Dump(objects=[KObject(o, Source("mg.tar.gz", i + 1, 1)) for i, o in enumerate(objs)])
     report = evaluate(dump, load_policies())
@@ -318,8 +322,9 @@ def test_one_object_collected_twice_judges_the_newer_once() -> None:
         ("gpu-3", 8),
         ("gpu-4", 9),
         ("gpu-4", 10),
+        ("gpu-5", 13),
     ]
-    assert report.objects_read == 8
+    assert report.objects_read == 9
     notes = [n for n in report.notes if "twice" in n]
     assert [n.split(" (")[0] for n in notes] == [
         "Node gpu-2 is in the dump twice and the two differ",
@@ -328,8 +333,8 @@ def test_one_object_collected_twice_judges_the_newer_once() -> None:
         "Node gpu-0",
     ]
     assert notes[-1] == (
-        "Node gpu-0 (mg.tar.gz, document 3, line 1, resourceVersion 1000, and mg.tar.gz, document 1, line 1, 900) and 1"
-        " other object stand in the dump twice with the same uid, collected at different times: the newer (by"
+        "Node gpu-0 (mg.tar.gz, document 3, line 1, resourceVersion 1000, and mg.tar.gz, document 1, line 1, 900) and 3"
+        " other objects stand in the dump twice with the same uid, collected at different times: the newer (by"
         " resourceVersion) is judged and counted once"
     )
 
