@@ -487,6 +487,11 @@ def _case_line(r: TestCaseResult) -> str:
 _SETUP_CASES = frozenset({"load the policies", "load the fixture", "read the dump"})
 
 
+def _could_not_run(r: TestCaseResult) -> bool:
+    """A failed case saying its fixture could not run (its test file, its dump or the policies unreadable)."""
+    return not r.ok and r.actual == "error" and r.case in _SETUP_CASES
+
+
 def _junit(suites: list[tuple[str, list[TestCaseResult], list[str], float]]) -> str:
     """JUnit XML of a run: a ``<testsuite>`` per pack (``name`` as the summary shows it), a ``<testcase>`` per
     case (``classname`` ``<pack>.<test>``, ``name`` the case; GitLab tells cases apart by those two alone) and
@@ -495,18 +500,18 @@ def _junit(suites: list[tuple[str, list[TestCaseResult], list[str], float]]) -> 
     is its fixtures' run time; cases carry none."""
     import xml.etree.ElementTree as ET
 
-    from .render.junit import _clean
+    from .render.junit import xml_text
 
     root = ET.Element("testsuites", {"name": "verdict policies test"})
     totals = {"tests": 0, "failures": 0, "errors": 0}
     for shown, results, gaps, seconds in suites:
-        errors = sum(not r.ok and r.actual == "error" and r.case in _SETUP_CASES for r in results)
+        errors = sum(_could_not_run(r) for r in results)
         failures = sum(not r.ok for r in results) + len(gaps) - errors
         suite = ET.SubElement(
             root,
             "testsuite",
             {
-                "name": _clean(shown),
+                "name": xml_text(shown),
                 "tests": str(len(results) + len(gaps)),
                 "failures": str(failures),
                 "errors": str(errors),
@@ -518,17 +523,17 @@ def _junit(suites: list[tuple[str, list[TestCaseResult], list[str], float]]) -> 
         totals["failures"] += failures
         totals["errors"] += errors
         for r in results:
-            case = ET.SubElement(suite, "testcase", {"classname": _clean(f"{shown}.{r.test}"), "name": _clean(r.case)})
+            case = ET.SubElement(suite, "testcase", {"classname": xml_text(f"{shown}.{r.test}"), "name": xml_text(r.case)})
             if not r.ok:
                 # a case that could not run (its test file, its dump or the policies unreadable) is an error
-                tag = "error" if r.actual == "error" and r.case in _SETUP_CASES else "failure"
-                failure = ET.SubElement(case, tag, {"message": _clean(r.message), "type": r.actual})
+                tag = "error" if _could_not_run(r) else "failure"
+                failure = ET.SubElement(case, tag, {"message": xml_text(r.message), "type": r.actual})
                 where = f"{r.file}{f':{r.line}' if r.line else ''}"
-                failure.text = _clean(f"{where}: expected {r.expected}, got {r.actual}\n{r.message}")
+                failure.text = xml_text(f"{where}: expected {r.expected}, got {r.actual}\n{r.message}")
         for gap in gaps:
             rule, _, why = gap.partition(": ")
-            case = ET.SubElement(suite, "testcase", {"classname": _clean(f"{shown}.coverage"), "name": _clean(rule)})
-            ET.SubElement(case, "failure", {"message": _clean(why), "type": "coverage"}).text = _clean(gap)
+            case = ET.SubElement(suite, "testcase", {"classname": xml_text(f"{shown}.coverage"), "name": xml_text(rule)})
+            ET.SubElement(case, "failure", {"message": xml_text(why), "type": "coverage"}).text = xml_text(gap)
     root.set("tests", str(totals["tests"]))
     root.set("failures", str(totals["failures"]))
     root.set("errors", str(totals["errors"]))
@@ -596,8 +601,9 @@ def run_cli(packs: Iterable[str] = (), verbose: bool = False, run: str | None = 
             fixtures = len(loaded)
             loaded = concerning(loaded, ps)
             if not loaded and not errors:
-                click.echo(_no_tests(each, ps, fixtures))
-                suites.append((each.shown, [], [_no_tests(each, ps, fixtures).removeprefix(f"{each.shown}: ")], 0.0))
+                none = _no_tests(each, ps, fixtures)
+                click.echo(none)
+                suites.append((each.shown, [], [none.removeprefix(f"{each.shown}: ")], 0.0))
                 failed += 1
                 continue
         loaded, errors = _selected(loaded, errors, selector)

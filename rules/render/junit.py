@@ -35,7 +35,8 @@ from . import check_group_by
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def _clean(text: Any) -> str:
+def xml_text(text: Any) -> str:
+    """``text`` as a string without the characters XML 1.0 cannot hold (JUnit of audits and of pack tests)."""
     return _NOT_XML.sub("", str(text))
 
 
@@ -48,13 +49,13 @@ def _details(obj: ObjectReport, r: Result) -> str:
         lines.append("references: " + ", ".join(r.references))
     lines.append("")
     lines.append(r.message)
-    return _clean("\n".join(lines))
+    return xml_text("\n".join(lines))
 
 
 def _testcase(obj: ObjectReport, r: Result, warn_as_failure: bool, prefix: str = "") -> ET.Element:
-    name = _clean(f"{prefix}{obj.ref}: {r.rule}")
-    case = ET.Element("testcase", {"classname": _clean(f"{r.policy}.{r.rule}"), "name": name})
-    message = _clean(r.message)
+    name = xml_text(f"{prefix}{obj.ref}: {r.rule}")
+    case = ET.Element("testcase", {"classname": xml_text(f"{r.policy}.{r.rule}"), "name": name})
+    message = xml_text(r.message)
     if r.result == "fail" or (r.result == "warn" and warn_as_failure):
         child = ET.SubElement(case, "failure", {"message": message, "type": r.severity if r.result == "fail" else "warn"})
         child.text = _details(obj, r)
@@ -107,7 +108,7 @@ def _suites(report: Report, prefix: str, warn_as_failure: bool, group_by: str) -
         words = [r.result for _, r in pairs]
         failures = words.count("fail") + (words.count("warn") if warn_as_failure else 0)
         attrs = {
-            "name": _clean(f"{prefix}{name}"),
+            "name": xml_text(f"{prefix}{name}"),
             "tests": str(len(pairs)),
             "failures": str(failures),
             "errors": str(words.count("error")),
@@ -119,9 +120,9 @@ def _suites(report: Report, prefix: str, warn_as_failure: bool, group_by: str) -
         suite = ET.Element("testsuite", attrs)
         props = ET.SubElement(suite, "properties")
         for key, value in properties:
-            ET.SubElement(props, "property", {"name": key, "value": _clean(value)})
+            ET.SubElement(props, "property", {"name": key, "value": xml_text(value)})
         if report.name:
-            ET.SubElement(props, "property", {"name": "dump", "value": _clean(report.name)})
+            ET.SubElement(props, "property", {"name": "dump", "value": xml_text(report.name)})
         suite.extend(_testcase(obj, r, warn_as_failure, prefix) for obj, r in pairs)
         suites.append(suite)
     if report.input_errors:
@@ -129,7 +130,7 @@ def _suites(report: Report, prefix: str, warn_as_failure: bool, group_by: str) -
         suite = ET.Element(
             "testsuite",
             {
-                "name": _clean(f"{prefix}verdict: input"),
+                "name": xml_text(f"{prefix}verdict: input"),
                 "tests": n,
                 "failures": "0",
                 "errors": n,
@@ -138,9 +139,9 @@ def _suites(report: Report, prefix: str, warn_as_failure: bool, group_by: str) -
             },
         )
         for err in report.input_errors:
-            case = ET.SubElement(suite, "testcase", {"classname": "verdict.input", "name": _clean(str(err.source))})
-            child = ET.SubElement(case, "error", {"message": _clean(err.reason), "type": "input"})
-            child.text = _clean(str(err))
+            case = ET.SubElement(suite, "testcase", {"classname": "verdict.input", "name": xml_text(str(err.source))})
+            child = ET.SubElement(case, "error", {"message": xml_text(err.reason), "type": "input"})
+            child.text = xml_text(str(err))
         suites.append(suite)
     return suites
 
