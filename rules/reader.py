@@ -753,8 +753,15 @@ _SHELL_BLOCKS = frozenset({"bash", "sh", "shell", "zsh", "terminal"})
 #: oh-my-zsh's ``➜  ~`` and starship's ``❯`` (trial 54: the paste was not split under them, and what followed describe
 #: text was dropped). The describe reader knows these too (rules.describe's _PROMPT).
 _PROMPT_BODY = (
+    r"(?:\([^)\n]*\)[ \t]+)?"  # a virtualenv's or conda's "(base) " before it (trial 55)
     r"(?:[$%]|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#%>]*(?:[ \t]+[^\s$#%>]+)?[ \t]*[$#%>]|PS [^>\n]*>"
-    r"|(?:sh|bash|zsh)-\d+(?:\.\d+)*[$#]|[➜❯](?:[ \t]+(?!(?:sudo|kubectl|oc|k)[ \t])\S+)?)"
+    r"|(?:sh|bash|zsh)-\d+(?:\.\d+)*[$#]|[\w.-]+%|[➜❯](?:[ \t]+(?!(?:sudo|kubectl|oc|k)[ \t])\S+)?)"
+)
+#: The client of a command line and what stands before its verb: environment settings (``KUBECONFIG=... ``),
+#: sudo, and flags (``--context prod``, ``-n default``, ``--kubeconfig=...``; trial 55).
+_CLIENT = (
+    r"[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*(?:sudo[ \t]+)?(?:kubectl|oc|k)"
+    r"(?:[ \t]+--?[\w.-]+(?:=\S*|[ \t]+(?!(?:get|describe)\b)[^\s-]\S*)?)*?[ \t]+"
 )
 #: A shell prompt at the start of a line.
 _SHELL_PROMPT = r"[ \t]*" + _PROMPT_BODY + r"[ \t]"
@@ -902,7 +909,7 @@ def _prompt_blocks(text: str) -> list[_Block] | None:
 
 
 #: A prompt line whose command prints the cluster's objects.
-_READ_COMMAND = re.compile(_SHELL_PROMPT + r"[ \t]*(?:sudo[ \t]+)?(?:kubectl|oc|k)[ \t]+(?:get|describe)\b")
+_READ_COMMAND = re.compile(_SHELL_PROMPT + _CLIENT + r"(?:get|describe)\b")
 #: The tag of a part of a terminal paste (no Markdown info string holds a NUL).
 _PASTE = "\x00paste"
 #: A prompt alone on the last line of a terminal paste (``user@bastion:~$``), no command after it.
@@ -911,7 +918,7 @@ _BARE_PROMPT = re.compile(r"[ \t]*" + _PROMPT_BODY + r"[ \t]*")
 #: is cut into lines (with the leading blanks _BLOCK_PROMPT allows, it took 2.9 s over 75 MiB; 0.36 s so).
 _ANY_PROMPT = re.compile(
     r"^(?:[$%](?:[ \t]|\r?$)|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#%>]*(?:[ \t]+[^\s$#%>]+)?[ \t]*[$#%>]|PS [^>\n]*>"
-    r"|(?:sh|bash|zsh)-\d|[➜❯])",
+    r"|(?:sh|bash|zsh)-\d|[➜❯]|\([^)\n]*\)[ \t]|[\w.-]+%[ \t]*\r?$|[\w.-]+%[ \t])",
     re.M,
 )
 
@@ -975,7 +982,7 @@ _BLOCK_PADDING = 16 << 20
 
 
 #: The command a paste starts with: ``$ kubectl get node x -o yaml``, ``[root@host ~]# oc get nodes -o json``.
-_COMMAND_LINE = re.compile(_SHELL_PROMPT + r"[ \t]*(?:sudo[ \t]+)?(?:kubectl|oc|k)[ \t]+get\b[^\n]*")
+_COMMAND_LINE = re.compile(_SHELL_PROMPT + _CLIENT + r"get\b[^\n]*")
 
 
 def _without_command(text: str) -> str:

@@ -1421,6 +1421,28 @@ def test_a_terminal_paste_is_split_under_the_prompts_of_other_shells(prompt: str
     assert dump.objects[-1].source.line == len(described.rstrip().splitlines()) + 3
 
 
+@pytest.mark.parametrize(
+    ("command", "last"),
+    [
+        ("me@laptop ~ % kubectl --context prod get nodes -o yaml", "me@laptop ~ % "),
+        ("$ kubectl -n default get nodes -o yaml", "$ "),
+        ("$ kubectl --context=prod get nodes -o yaml", "$"),
+        ("$ KUBECONFIG=~/.kube/prod kubectl get nodes -o yaml", "$ "),
+        ("[core@bastion ~]$ oc --kubeconfig ~/.kube/prod get nodes -o yaml", "[core@bastion ~]$ "),
+        ("laptop% kubectl get nodes -o yaml", "laptop% "),
+        ("(base) me@laptop ~ % kubectl get nodes -o yaml", "(base) me@laptop ~ % "),
+        ("(.venv) me@laptop:~$ kubectl get nodes -o yaml", "(.venv) me@laptop:~$ "),
+    ],
+)
+def test_a_paste_reads_past_flags_before_the_verb_and_more_prompts(command: str, last: str) -> None:
+    """Trial 55: a flag before the verb (--context prod get, -n default get, KUBECONFIG=... kubectl get), zsh's
+    stock "laptop% " and a virtualenv's or conda's "(base) " before the prompt made the whole paste unreadable."""
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n"
+    dump = parse_text(f"{command}\n{node}{last}\n", "paste.txt")
+    assert dump.errors == []
+    assert [(o.name, o.source.line) for o in dump.objects] == [("gpu-1", 2)]
+
+
 def test_json_right_after_describe_text_is_an_input_error_not_dropped() -> None:
     """Trial 54: describe text followed by JSON with no prompt line between read the node and silently dropped the
     JSON; the line where it starts is an input error now (the describe text is still read)."""
