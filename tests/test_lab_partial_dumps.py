@@ -98,6 +98,7 @@ def test_every_verdict_of_the_bare_dump_says_its_assumption(bare: Report) -> Non
     assert mission.message.startswith(
         "Node lab-passthrough-advertising-gpu should run the vm-passthrough GPU workload (label"
         " nvidia.com/gpu.workload.config=vm-passthrough), but it advertises only container GPU resources"
+        " (nvidia.com/gpu in status.allocatable)"  # trial 55: the resource named, not only its class
     )
     assert mission.message.endswith(f"({ASSUMED_LABEL})")
     assert results["lab-passthrough-1"]["resource-class-matches-workload"].message.endswith(f"({ASSUMED_LABEL})")
