@@ -498,7 +498,9 @@ def test_cli_verbose_lists_every_case_and_run_selects_tests(tmp_path: Path, caps
     assert packtest.run_cli([str(pack)], run="^count") == 0
     assert capsys.readouterr().out == "mini: 1/1 cases passed (1 test matching --run '^count'; coverage not checked)\n"
     assert packtest.run_cli([str(pack)], run="nothing-so-named") == 1
-    assert capsys.readouterr().err == "verdict: no test name matches --run 'nothing-so-named'\n"
+    assert capsys.readouterr().err == (
+        "verdict: no test name (metadata.name) matches --run 'nothing-so-named'; the tests: counted, uncounted\n"
+    )
     assert packtest.run_cli([str(pack)], run="(") == 2
     assert "--run '(' is not a regular expression" in capsys.readouterr().err
 

@@ -271,7 +271,7 @@ def test_show_writes_data_as_the_policy_file_could_never_as_python_values() -> N
 def test_show_folds_sparse_columns_before_giving_up_the_table() -> None:
     """Trial 51: at 160 columns the operands table (the lab's table of what each workload label brings up) fell
     back to a list, a row a block of five lines: its three sparse columns (conditional, clusterPolicyField,
-    extraNodeSelector) are written into the description cell as ``header: value`` lines, and it stays a table."""
+    extraNodeSelector) are written into the description cell as ``(header: value)`` lines, and it stays a table."""
     res = CliRunner(env={"COLUMNS": "160"}).invoke(main, ["policies", "show", "gpu-operator", "--data", "operands"])
     lines = res.stdout.splitlines()
     assert max(len(line) for line in lines) <= 160
@@ -282,7 +282,7 @@ def test_show_folds_sparse_columns_before_giving_up_the_table() -> None:
     assert len(starts) == len(_operands())
     mig = next(i for i in starts if cells[i][1] == "mig-manager")
     following = cells[mig + 1 : starts[starts.index(mig) + 1]]
-    assert ["", "", "", "", "conditional: mig-capable"] in following
+    assert ["", "", "", "", "(conditional: mig-capable)"] in following
     assert [cells[i][3] for i in starts] == [row["label"] for row in _operands()]  # never split
     # narrower than the widest words of the kept columns: the list layout, every value still shown
     narrow = CliRunner(env={"COLUMNS": "120"}).invoke(main, ["policies", "show", "gpu-operator", "--data", "operands"])

@@ -101,7 +101,7 @@ def fit_columns(headers: list[str], rows: list[list[str]], width: int) -> list[i
 
 def _folded(headers: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]] | None:
     """The table with its sparse columns (empty in at least half of the rows, never the first) written into
-    the last of the others as ``header: value`` lines, so that a table too wide for the terminal stays a table
+    the last of the others as ``(header: value)`` lines, so that a table too wide for the terminal stays a table
     (the operands table at 160 columns: its conditional, clusterPolicyField and extraNodeSelector columns are
     set in a few rows); None when no column is sparse or fewer than two would be left."""
     sparse = [i for i in range(1, len(headers)) if sum(1 for row in rows if row[i]) * 2 <= len(rows)]
@@ -111,7 +111,7 @@ def _folded(headers: list[str], rows: list[list[str]]) -> tuple[list[str], list[
 
     def fold(row: list[str]) -> list[str]:
         cells = [row[i] for i in kept]
-        extra = [f"{headers[i]}: {row[i]}" for i in sparse if row[i]]
+        extra = [f"({headers[i]}: {row[i]})" for i in sparse if row[i]]  # set apart from the text (trial 55)
         cells[-1] = "\n".join([cells[-1], *extra] if cells[-1] else extra)
         return cells
 
