@@ -576,7 +576,7 @@ def run_cli(packs: Iterable[str] = (), verbose: bool = False, run: str | None = 
         )
         return 2
     failed = selected = 0
-    names: list[str] = []  # every test's name, to show when --run selects none
+    test_names: list[str] = []  # every test's name, to show when --run selects none
     suites: list[tuple[str, list[TestCaseResult], list[str], float]] = []
 
     def write_junit() -> None:
@@ -607,7 +607,7 @@ def run_cli(packs: Iterable[str] = (), verbose: bool = False, run: str | None = 
                 suites.append((each.shown, [], [none.removeprefix(f"{each.shown}: ")], 0.0))
                 failed += 1
                 continue
-        names += [t.name for t in loaded] + [e.test for e in errors]
+        test_names += [t.name for t in loaded] + [e.test for e in errors]
         loaded, errors = _selected(loaded, errors, selector)
         selected += len(loaded) + len(errors)
         started = time.perf_counter()
@@ -629,7 +629,7 @@ def run_cli(packs: Iterable[str] = (), verbose: bool = False, run: str | None = 
     write_junit()
     if selector is not None and not selected:
         # trial 55: --run sharing looked for the policy's or the file's name; it reads the tests' metadata.name
-        shown = ", ".join(sorted(names)[:8]) + (f", … ({len(names)} in all)" if len(names) > 8 else "")
+        shown = ", ".join(sorted(test_names)[:8]) + (f", … ({len(test_names)} in all)" if len(test_names) > 8 else "")
         click.echo(f"verdict: no test name (metadata.name) matches --run {run!r}; the tests: {shown}", err=True)
         return 1
     return 1 if failed else 0
