@@ -804,7 +804,7 @@ def _code_blocks(text: str) -> tuple[list[_Block], int] | None:
     fence; no block when one is left open (a paste cut short: the caller reads the text without its fences). Slack
     writes a block's first and last lines on its fences' (```apiVersion: v1 ... "2"```): they are its lines."""
     # substring and regex searches first: the line-by-line walk only where a fence starts a line
-    if ("```" not in text and "~~~" not in text) or not _LINE_FENCE.search(text):
+    if ("```" not in text and "~~~" not in text) or not (_LINE_FENCE.search(text) or _MID_FENCE.search(text)):
         return None
     blocks: list[_Block] = []
     outside = 0
@@ -818,6 +818,16 @@ def _code_blocks(text: str) -> tuple[list[_Block], int] | None:
             elif line.startswith("```"):
                 rest = line[3:].rstrip()
                 if rest.endswith("```"):
+                    blocks.append(_Block("", i, [rest[:-3]], i + 1))
+                else:
+                    inside = _Block("", i, [rest], i + 1)
+            elif mid := _MID_FENCE.search(line):
+                # Slack opens a block after text on the same line ("my node: ```", "gives ```apiVersion: v1")
+                outside += 1
+                rest = line[mid.end() :].rstrip()
+                if _INFO_STRING.fullmatch(rest):
+                    inside = _Block(rest.lower(), i + 1, fence=i + 1)
+                elif rest.endswith("```"):
                     blocks.append(_Block("", i, [rest[:-3]], i + 1))
                 else:
                     inside = _Block("", i, [rest], i + 1)
@@ -839,6 +849,11 @@ def _code_blocks(text: str) -> tuple[list[_Block], int] | None:
 
 
 _LINE_FENCE = re.compile(r"^(?:```|~~~)", re.M)
+#: A fence after text on its line that opens a block: at the line's end (an info string may follow), or before
+#: the first line of a dump, as Slack writes it (trial 56).
+_MID_FENCE = re.compile(r"(?<=\S)[ \t]*```(?=[\w+-]*[ \t]*\r?$|(?:apiVersion|kind):|[{\[]|Name:)", re.M)
+#: A code block's info string (``yaml``, ``json``, ``shell-session``), or none.
+_INFO_STRING = re.compile(r"[\w+-]*")
 
 
 def _without_fences(text: str) -> str:
@@ -886,6 +901,7 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
     if not blocks:  # a block left open (describe text sets fences aside itself)
         described = describe.looks_like_describe(text[:DESCRIBE_SNIFF_BYTES])
         return _parse_unfenced(text if described else _without_fences(text), name, None)
+    blocks = [part for block in blocks for part in _split_at_prompts(block)]
     return _read_blocks(blocks, outside, name) or Dump(files_read=[name])
 
 
@@ -895,17 +911,36 @@ def _prompt_blocks(text: str) -> list[_Block] | None:
     if not _ANY_PROMPT.search(text):  # one scan, before a large dump is cut into lines
         return None
     lines = text.split("\n")
+    parts = _between_prompts(lines)
+    if parts is None:
+        return None
+    return [_Block(_PASTE, start, lines[start:end], fence=max(start, 1)) for start, end in parts]
+
+
+def _between_prompts(lines: list[str]) -> list[tuple[int, int]] | None:
+    """``(start, end)`` of each part of ``lines`` between their prompt lines that holds some text; None when no line
+    is a prompt, or one is a command that prints no cluster objects (the manifest ``kubectl apply -f -`` was given
+    is no dump)."""
     marks = [i for i, line in enumerate(lines) if _BLOCK_PROMPT.match(line) or _BARE_PROMPT.fullmatch(line.rstrip("\r"))]
     if not marks:
         return None
-    # what a `kubectl get` or `describe` printed, not the manifest a `kubectl apply -f -` was given
     if not all(_BARE_PROMPT.fullmatch(lines[i].rstrip("\r")) or _READ_COMMAND.match(lines[i]) for i in marks):
         return None
-    blocks = []
-    for start, end in zip([0, *(m + 1 for m in marks)], [*marks, len(lines)], strict=True):
-        if any(line.strip() for line in lines[start:end]):
-            blocks.append(_Block(_PASTE, start, lines[start:end], fence=max(start, 1)))
-    return blocks
+    starts, ends = [0, *(m + 1 for m in marks)], [*marks, len(lines)]
+    return [(a, b) for a, b in zip(starts, ends, strict=True) if any(line.strip() for line in lines[a:b])]
+
+
+def _split_at_prompts(block: _Block) -> list[_Block]:
+    """A fenced block of a terminal paste with several commands (```` ```bash ```` then ``$ kubectl get node a``,
+    its YAML, ``$ kubectl get node b``, its YAML), as one block per command's output, each at its lines; the block
+    as it is otherwise (trial 56: such a block was read as one YAML text and refused)."""
+    if sum(1 for line in block.lines if _BLOCK_PROMPT.match(line)) < 2:
+        return [block]
+    parts = _between_prompts(block.lines)
+    if parts is None:
+        return [block]
+    # each part keeps its prompt line: a bash block's dump is read after one
+    return [_Block(block.tag, block.first + max(a - 1, 0), block.lines[max(a - 1, 0) : b], block.fence) for a, b in parts]
 
 
 #: A prompt line whose command prints the cluster's objects.

@@ -1443,6 +1443,34 @@ def test_a_paste_reads_past_flags_before_the_verb_and_more_prompts(command: str,
     assert [(o.name, o.source.line) for o in dump.objects] == [("gpu-1", 2)]
 
 
+def test_a_fenced_terminal_paste_of_several_commands_reads_each_output() -> None:
+    """Trial 56: a chat message's bash block with two `$ kubectl get node ... -o yaml` and their output was read as
+    one YAML text and refused (400); each command's output is read at its lines."""
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: {}\n"
+    first, second = node.format("n1"), node.format("n2")
+    text = f"here:\n```bash\n$ kubectl get node n1 -o yaml\n{first}$ kubectl get node n2 -o yaml\n{second}```\n"
+    dump = parse_text(text, "chat.md")
+    assert dump.errors == []
+    assert [(o.name, o.source.line) for o in dump.objects] == [("n1", 4), ("n2", 9)]
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "line"),
+    [
+        ("my node: ```\napiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n```\nthanks\n", "n1", 2),
+        ("can you check this ```\napiVersion: v1\nkind: Node\nmetadata:\n  name: n1```\n", "n1", 2),
+        ("it gives ```apiVersion: v1\nkind: Node\nmetadata:\n  name: n1```\n", "n1", 1),
+        ("see ```yaml\napiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n```\n", "n1", 2),
+    ],
+)
+def test_a_fence_opened_after_text_on_its_line_is_read(text: str, name: str, line: int) -> None:
+    """Trial 56: Slack opens a code block after text on the same line; verdict read such a message as YAML (400) or
+    took the closing backticks into the object's name ("inline-fence```")."""
+    dump = parse_text(text, "chat.md")
+    assert dump.errors == []
+    assert [(o.name, o.source.line) for o in dump.objects] == [(name, line)]
+
+
 def test_json_right_after_describe_text_is_an_input_error_not_dropped() -> None:
     """Trial 54: describe text followed by JSON with no prompt line between read the node and silently dropped the
     JSON; the line where it starts is an input error now (the describe text is still read)."""
