@@ -17,8 +17,9 @@ ACCEPT_FORMATS: tuple[tuple[str, str], ...] = (
     ("application/json", "json"),
     ("application/yaml", "yaml"),
     ("application/x-yaml", "yaml"),
-    ("text/yaml", "yaml"),
+    # text/* gets the chat format, whose answer is text/markdown (trial 56: it got yaml as application/yaml)
     ("text/markdown", "markdown"),
+    ("text/yaml", "yaml"),
     ("application/sarif+json", "sarif"),
     ("application/junit+xml", "junit"),
     ("application/xml", "junit"),

@@ -41,8 +41,10 @@ def _problem(description: str) -> dict[str, Any]:
 def _errors(*codes: int, **descriptions: str) -> dict[str, Any]:
     """Problem responses for ``codes``; ``descriptions`` (``e400="..."``) replace the usual text of a code."""
     text = {
-        400: "Malformed dump, empty body or bad query value (`malformed-dump`, `empty-body`, `invalid-body`, "
-        "`invalid-query`); input errors carry file, document, line and path",
+        400: "Malformed dump, empty body, a body shorter than it said, or bad query value (`malformed-dump`, "
+        "`empty-body`, `invalid-body`, `truncated-body`, `invalid-query`); input errors carry file, document, line and "
+        "path",
+        408: "The body did not arrive in time (`request-timeout`)",
         401: "No valid bearer token (`unauthorized`; only when the service has tokens)",
         404: "No such policy or rule (`not-found`)",
         413: "Body larger than the limit, as sent or once decoded (`body-too-large`)",
@@ -50,6 +52,10 @@ def _errors(*codes: int, **descriptions: str) -> dict[str, Any]:
         503: "No policy loaded (`not-ready`)",
     }
     out = {str(c): _problem(descriptions.get(f"e{c}", text[c])) for c in codes}
+    if "503" in out and "e503" in descriptions:  # the evaluation's 503 says when to come back (trial 56)
+        out["503"]["headers"] = {
+            "Retry-After": {"description": "Seconds after which to try again", "schema": {"type": "integer", "minimum": 0}}
+        }
     out["default"] = _problem("Any other error (405 `method-not-allowed`, 500 `internal-error`), as a problem document")
     return out
 
@@ -179,7 +185,16 @@ def build_spec() -> APISpec:
                             },
                         },
                     },
-                    **_errors(400, 401, 413, 415, 503),
+                    **_errors(
+                        400,
+                        401,
+                        408,
+                        413,
+                        415,
+                        503,
+                        e503="No policy loaded (`not-ready`), or the dump took longer to judge than the service's"
+                        " evaluation budget (`evaluation-timeout`, with `Retry-After`)",
+                    ),
                 },
             }
         },

@@ -26,7 +26,7 @@ TITLES: dict[str, tuple[int, str]] = {
     "malformed-dump": (400, "The body is not a readable dump"),
     "empty-body": (400, "The body is empty or holds no object"),
     "invalid-body": (400, "The body cannot be read"),
-    "truncated-body": (400, "The body is shorter than its Content-Length"),
+    "truncated-body": (400, "The body ended before its Content-Length or its last chunk"),
     "invalid-query": (400, "A query parameter has a value the service does not accept"),
     "bad-request": (400, "Bad request"),
     "unauthorized": (401, "A valid bearer token is needed"),

@@ -328,6 +328,13 @@ def test_accept_without_a_known_type_gives_json(client: FlaskClient, accept: str
     assert resp.mimetype == "application/json"
 
 
+def test_accept_text_any_is_answered_in_a_text_type(client: FlaskClient) -> None:
+    """Trial 56: Accept: text/* was answered with YAML as application/yaml; the chat format is text/markdown."""
+    resp = evaluate(client, Accept="text/*")
+    assert resp.status_code == 200
+    assert resp.mimetype == "text/markdown"
+
+
 def test_accept_quality_and_format_precedence(client: FlaskClient) -> None:
     resp = evaluate(client, Accept="application/json;q=0.5, application/yaml")
     assert resp.mimetype == "application/yaml"
