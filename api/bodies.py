@@ -6,6 +6,7 @@ an archive media type whose body is not that archive is refused here with the re
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 import zlib
@@ -53,10 +54,18 @@ ONE_LINE_HINT = (
 
 
 def one_line_hint(data: bytes) -> str:
-    """``ONE_LINE_HINT`` for a body of more than 80 bytes with no line break that does not start as JSON, else ""."""
+    """``ONE_LINE_HINT`` for a body of more than 80 bytes with no line break that does not start as JSON and reads
+    like a dump whose breaks were dropped (``key: value`` more than once), else "" (trial 56: a chat message with no
+    dump was told about curl -d)."""
     if len(data) <= 80 or b"\n" in data or data.lstrip()[:1] in (b"{", b"["):
         return ""
+    if len(_KEY_VALUE.findall(data[:4096])) < 2:
+        return ""
     return ONE_LINE_HINT.format(size=len(data))
+
+
+#: A YAML ``key: value`` pair, as a dump whose line breaks were dropped still shows them.
+_KEY_VALUE = re.compile(rb"(?:^|\s)[A-Za-z][\w./-]*: ")
 
 
 def carries_no_body() -> bool:
@@ -200,4 +209,11 @@ def check_magic(mimetype: str, data: bytes, name: str = "<body>") -> None:
     magic = DUMP_TYPES.get(mimetype, ())
     if magic and not data.startswith(magic):
         kind = "gzip stream" if mimetype.endswith("gzip") else "zip archive"
-        raise Problem("malformed-dump", f"Content-Type {mimetype}, but the body is not a {kind}{_OWN_TYPE}", file=name)
+        # what the bytes are, when another archive type: a .tar.gz sent as application/zip (trial 56)
+        if data.startswith(GZIP_MAGIC):
+            fix = "; it is a gzip stream (a .tar.gz or .yaml.gz): send it as application/gzip"
+        elif data.startswith(ZIP_MAGICS):
+            fix = "; it is a zip archive: send it as application/zip"
+        else:
+            fix = _OWN_TYPE
+        raise Problem("malformed-dump", f"Content-Type {mimetype}, but the body is not a {kind}{fix}", file=name)

@@ -866,8 +866,11 @@ def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None 
     bytes), so that it is not parsed again. A chat message's Markdown code blocks are read (``_code_blocks``).
     An input error that quotes HTML escapes from the text says where they come from."""
     dump = _parse_chat_or_text(text, name, json_error)
+    # the reason quotes an escape, or the text holds one where it could not be read (trial 56: "note: &gt;", a YAML
+    # folded scalar, failed with no word of Slack)
+    escaped = bool(dump.errors) and bool(_HTML_ESCAPE.search(text))
     for i, error in enumerate(dump.errors):
-        if _HTML_ESCAPE.search(error.reason):
+        if escaped or _HTML_ESCAPE.search(error.reason):
             dump.errors[i] = dataclasses.replace(error, reason=f"{error.reason} ({_ESCAPED})")
     return dump
 

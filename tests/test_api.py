@@ -450,6 +450,23 @@ def test_archive_type_with_other_bytes_is_400(client: FlaskClient, content_type:
     assert body["detail"].endswith(told)
 
 
+def test_an_archive_sent_as_the_other_archive_type_is_told_its_type(client: FlaskClient) -> None:
+    """Trial 56: a .tar.gz sent as application/zip was told to send YAML, JSON or octet-stream, never gzip."""
+    gz = gzip.compress(CLUSTER)
+    body = problem(evaluate(client, gz, content_type="application/zip"), 400, "malformed-dump")
+    assert body["detail"] == (
+        "Content-Type application/zip, but the body is not a zip archive; it is a gzip stream (a .tar.gz or .yaml.gz):"
+        " send it as application/gzip"
+    )
+
+
+def test_a_chat_message_without_a_dump_is_not_told_about_curl_d(client: FlaskClient) -> None:
+    """Trial 56: a one-line chat message holding no dump was told "curl -d drops a file's line breaks"."""
+    text = b"hi @verdict can you check <https://example.com/x|this> cluster? it has GPUs and VMs on it, thanks"
+    body = problem(evaluate(client, text, content_type="text/markdown"), 400, "malformed-dump")
+    assert "curl -d" not in body["detail"]
+
+
 def test_broken_archive_is_400_with_its_place(client: FlaskClient) -> None:
     body = problem(evaluate(client, b"PK\x03\x04" + b"\0" * 64, content_type="application/zip"), 400, "malformed-dump")
     assert body["file"] == "<body>"

@@ -1471,6 +1471,16 @@ def test_a_fence_opened_after_text_on_its_line_is_read(text: str, name: str, lin
     assert [(o.name, o.source.line) for o in dump.objects] == [(name, line)]
 
 
+def test_slack_escapes_are_named_where_the_error_does_not_quote_them() -> None:
+    """Trial 56: `note: &gt;` (a folded scalar as Slack's Events API writes it) failed with "did not find expected
+    alphabetic or numeric character" and no word of Slack's escapes, which `Taints: &lt;none&gt;` got."""
+    text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations:\n    note: &gt;\n      a folded note\n"
+    dump = parse_text(text, "chat.txt")
+    assert dump.errors and dump.errors[0].reason.endswith(
+        "(&lt;, &gt; and &amp; are how Slack's Events API writes <, > and & in a message's text: undo them before posting)"
+    )
+
+
 def test_json_right_after_describe_text_is_an_input_error_not_dropped() -> None:
     """Trial 54: describe text followed by JSON with no prompt line between read the node and silently dropped the
     JSON; the line where it starts is an input error now (the describe text is still read)."""
