@@ -218,8 +218,8 @@ def parse_describe_nodes(text: str, file: str) -> tuple[list[tuple[dict, int]], 
             "the text from here is not kubectl describe output (JSON or YAML after it?) and was not read: paste each"
             ' command\'s output after its own prompt line ("$ kubectl get ... -o yaml"), or give it its own file'
         )
-        errors.append(InputError(Source(file=file, document=1, line=stray[0]), reason))
-        lines = lines[: lines.index(stray)]
+        errors.append(InputError(Source(file=file, document=1, line=lines[stray][0]), reason))
+        lines = lines[:stray]
     for number, block in enumerate(_split(lines), 1):
         try:
             node, pods, soft = _node(block, file, number)
@@ -236,16 +236,16 @@ def parse_describe_nodes(text: str, file: str) -> tuple[list[tuple[dict, int]], 
 _DUMP_START = re.compile(r"(?:\{|\[\s*(?:\{|$)|apiVersion:|kind:[ \t]|---[ \t]*$)")
 
 
-def _stray_dump_line(lines: list[Line]) -> Line | None:
-    """The first line after a describe section header that starts JSON or a YAML object at its first column."""
+def _stray_dump_line(lines: list[Line]) -> int | None:
+    """The index of the first line after a describe section header that starts JSON or a YAML object at its first
+    column."""
     started = False
-    for line in lines:
-        text = line[1]
+    for i, (_, text) in enumerate(lines):
         if not started:
             m = _HEADER.match(text.lstrip())
             started = bool(m and m["key"] in _HEADERS)
         elif _DUMP_START.match(text):
-            return line
+            return i
     return None
 
 

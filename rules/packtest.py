@@ -500,7 +500,7 @@ def _junit(suites: list[tuple[str, list[TestCaseResult], list[str], float]]) -> 
     is its fixtures' run time; cases carry none."""
     import xml.etree.ElementTree as ET
 
-    from .render.junit import xml_text
+    from .render.junit import xml_document, xml_text
 
     root = ET.Element("testsuites", {"name": "verdict policies test"})
     totals = {"tests": 0, "failures": 0, "errors": 0}
@@ -538,8 +538,7 @@ def _junit(suites: list[tuple[str, list[TestCaseResult], list[str], float]]) -> 
     root.set("failures", str(totals["failures"]))
     root.set("errors", str(totals["errors"]))
     root.set("time", f"{sum(s[3] for s in suites):.3f}")
-    ET.indent(root, space="  ")
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return xml_document(root)
 
 
 def run_cli(packs: Iterable[str] = (), verbose: bool = False, run: str | None = None, junit: str | None = None) -> int:

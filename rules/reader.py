@@ -954,11 +954,7 @@ _PASTE = "\x00paste"
 _BARE_PROMPT = re.compile(r"[ \t]*" + _PROMPT_BODY + r"[ \t]*")
 #: A line that starts as a shell prompt at its first column, anywhere in a text: the one scan a text gets before it
 #: is cut into lines (with the leading blanks _BLOCK_PROMPT allows, it took 2.9 s over 75 MiB; 0.36 s so).
-_ANY_PROMPT = re.compile(
-    r"^(?:[$%](?:[ \t]|\r?$)|\[[^\]\n]*\][$#]|[\w.-]+@[\w.-]+[^\s$#%>]*(?:[ \t]+[^\s$#%>]+)?[ \t]*[$#%>]|PS [^>\n]*>"
-    r"|(?:sh|bash|zsh)-\d|[➜❯]|\([^)\n]*\)[ \t]|[\w.-]+%[ \t]*\r?$|[\w.-]+%[ \t])",
-    re.M,
-)
+_ANY_PROMPT = re.compile("^" + _PROMPT_BODY, re.M)
 
 
 def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:

@@ -163,6 +163,11 @@ def _document(reports: list[Report], many: bool, warn_as_failure: bool, group_by
         },
     )
     root.extend(suites)
+    return xml_document(root)
+
+
+def xml_document(root: ET.Element) -> str:
+    """``root`` as an indented XML 1.0 document (JUnit of audits and of pack tests)."""
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 

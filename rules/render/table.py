@@ -41,13 +41,15 @@ _MARK = "\ue000"
 _STYLE = {"fail": "bold red", "error": "bold magenta", "warn": "yellow", "pass": "green", "skip": "dim"}
 
 
-def _cut(word: str, width: int) -> str:
-    """``word``, or its first characters and ``…`` when it is wider than ``width``."""
+def _cut(word: str, width: int, front: bool = False) -> str:
+    """``word``, or its first characters and ``…`` when it is wider than ``width``; with ``front``, ``…`` and its
+    last characters (a place keeps its file name and line, which a must-gather's long folder names would push out:
+    trial 53)."""
     if cell_len(word) <= width:
         return word
     while word and cell_len(word) > width - 1:
-        word = word[:-1]
-    return word + "…"
+        word = word[1:] if front else word[:-1]
+    return "…" + word if front else word + "…"
 
 
 def _fill(tokens: list[str], width: int, indent: int, first: int, sep: str) -> list[str]:
@@ -76,23 +78,13 @@ def wrap(text: str, width: int, indent: int = 0, first: int | None = None) -> li
     return out
 
 
-def _cut_front(word: str, width: int) -> str:
-    """``word``, or ``…`` and its last characters when it is wider than ``width``: a place keeps its file name
-    and line, which a must-gather's long folder names would push out (trial 53)."""
-    if cell_len(word) <= width:
-        return word
-    while word and cell_len(word) > width - 1:
-        word = word[1:]
-    return "…" + word
-
-
 def _fields(parts: list[str], width: int, indent: int, place: bool = False) -> list[str]:
     """``parts`` two spaces apart, as many on a line as fit in ``width``; the next ones on lines indented by
     ``indent`` (a part wider than its line is cut with ``…``, never split; with ``place`` the last part is a place,
     cut at its front)."""
     kept = [p for p in parts if p]
     if kept and place:
-        kept[-1] = _cut_front(kept[-1], max(width - indent, 2))
+        kept[-1] = _cut(kept[-1], max(width - indent, 2), front=True)
     return _fill(kept, width, indent, 0, "  ")
 
 
