@@ -221,6 +221,24 @@ def test_fixes_resting_on_a_vm_label_the_operator_may_ignore_look_at_the_cluster
                 assert r.remediation.startswith("The operator sets these labels itself")
 
 
+def test_the_mission_nodes_fix_offers_the_label_its_resources_show() -> None:
+    """Trial 57: the fix for a node labelled vm-passthrough that advertises nvidia.com/gpu only looked at its pods;
+    the other reading, that the label is wrong, gets its command (only where every GPU resource is of one class)."""
+    lab = read_paths([str(Path(__file__).resolve().parent.parent / "examples" / "lab" / "nodes.yaml")])
+    fixes = {
+        o.ref.name: r.remediation
+        for o in evaluate(lab, load_policies([str(GPU_PACK)])).objects
+        for r in o.results
+        if r.rule == "resource-class-matches-workload" and r.result in ("fail", "warn")
+    }
+    assert fixes["lab-passthrough-advertising-gpu"] == (
+        "kubectl get pods -A -o wide --field-selector spec.nodeName=lab-passthrough-advertising-gpu | grep -i nvidia"
+        " (what runs there for the vm-passthrough workload); or, if the node is meant for the container workload its"
+        " resources are of: kubectl label node lab-passthrough-advertising-gpu --overwrite"
+        " nvidia.com/gpu.workload.config=container"
+    )
+
+
 def test_pack_remediations_never_hard_code_the_operator_namespace() -> None:
     for name, doc in _policy_docs(GPU_PACK):
         for rule in doc["spec"]["rules"]:
