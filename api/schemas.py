@@ -109,9 +109,10 @@ class EvaluateQuerySchema(Schema):
         metadata={"description": "Judge only objects in these namespaces (cluster-scoped objects are in none)."},
     )
     labelSelector = fields.String(
-        validate=validate.Length(min=1, max=4096),
+        validate=validate.Length(max=4096),
         metadata={
-            "description": "Judge only objects whose labels match this label selector (kubectl -l): a=b,c!=d,e in (f,g),!h."
+            "description": "Judge only objects whose labels match this label selector (kubectl -l): a=b,c!=d,e in (f,g),!h. "
+            "An empty value selects every object, as an empty selector does in the Kubernetes API."
         },
     )
     objectName = fields.List(

@@ -1318,6 +1318,18 @@ def test_kubectl_filters_are_query_parameters(client: FlaskClient) -> None:
     assert sorted(o["name"] for o in globbed["objects"]) == ["gpu-node-good", "gpu-node-no-gpus"]
 
 
+def test_empty_filter_values_select_every_object(client: FlaskClient) -> None:
+    """Trial 56: labelSelector= was a 400 while kind=, namespace= and objectName= were no filter; an empty
+    selector selects everything in the Kubernetes API (and kubectl -l ''), so it does here too."""
+    whole = evaluate(client).get_json()
+    for query in ("?labelSelector=", "?labelSelector=%20", "?kind=&namespace=&objectName=&labelSelector="):
+        resp = evaluate(client, query=query)
+        assert resp.status_code == 200, (query, resp.get_data(as_text=True))
+        report = resp.get_json()
+        assert verdicts(report) == verdicts(whole)
+        assert "selection" not in report["summary"]
+
+
 def test_a_filter_that_cannot_select_is_400(client: FlaskClient) -> None:
     body = problem(evaluate(client, query="?kind=Service"), 400, "invalid-query")
     assert body["errors"] == [{"parameter": "kind", "reason": "no loaded rule judges kind 'Service'; the rules judge Node"}]
