@@ -213,6 +213,17 @@ def _judged_none(k: int, of: int) -> str:
     )
 
 
+def _nothing_matched_notes(objects: list[ObjectReport], policies: PolicySet, every: list[KObject]) -> list[str]:
+    """When no rule matched any object of a dump that has objects: the kinds the rules judge and the kinds the
+    dump holds, so that "0 objects judged" says why (a pack of Service rules given a dump of Nodes)."""
+    if objects or not every or not policies.rules:
+        return []
+    judged = sorted({k for r in policies.rules for k in r.match.kinds})
+    held = sorted({o.kind for o in every})
+    shown = ", ".join(held[:12]) + (f" and {len(held) - 12} more" if len(held) > 12 else "")
+    return [f"no rule matched any object of the dump: the rules judge {', '.join(judged)}; the dump holds {shown}"]
+
+
 def _left_out_notes(policies: PolicySet) -> list[str]:
     """The rules left out by name, so that a report of part of a pack does not read as the whole of it."""
     return [f"rules left out by name (--skip-rule, skipRule=): {', '.join(policies.left_out)}"] if policies.left_out else []
@@ -527,6 +538,7 @@ def _evaluate(
             *_assumption_notes(objects),
             *_skip_notes(objects),
             *(_unmatched_notes(objects, policies, selection is not None) if policies.named else []),
+            *(_nothing_matched_notes(objects, policies, every) if selection is None and not policies.named else []),
             *_left_out_notes(policies),
             *([selection.missed(every)] if selection is not None and not selected else []),
             *_operator_notes(index),

@@ -681,6 +681,26 @@ def test_a_rule_named_with_r_that_matches_no_object_is_said_in_a_note() -> None:
     assert "matched no object" not in run("audit", str(lab), "--format", "table").stderr
 
 
+def test_a_pack_that_matches_no_object_of_the_dump_says_which_kinds_each_side_has(tmp_path: Path) -> None:
+    """Fresh-user trial 57: a pack of its own whose rules judge only Services, given the lab's dump, said
+    "0 objects judged (19 read): no results" and nothing of why."""
+    pack = tmp_path / "svc.yaml"
+    pack.write_text(
+        "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: svc-check}\nspec:\n  rules:\n"
+        "  - id: svc-has-selector\n    title: Services have a selector\n    severity: low\n    match: {kinds: [Service]}\n"
+        "    assert: {path: $.spec.selector, exists: true}\n    message: no selector\n"
+        "    references: [https://kubernetes.io/docs/concepts/services-networking/service/]\n"
+    )
+    result = run("audit", str(REPO / "examples" / "lab-cluster.yaml"), "-p", str(pack), "--format", "table")
+    assert result.exit_code == 0 and result.stdout == "0 objects judged (19 read): no results\n"
+    assert result.stderr == (
+        "verdict: note: no rule matched any object of the dump: the rules judge Service; the dump holds ClusterPolicy,"
+        " KubeVirt, Node, Pod, VirtualMachineInstance\n"
+    )
+    # a dump the rules do judge has no such note
+    assert "no rule matched" not in run("audit", str(LAB), "--format", "table").stderr
+
+
 @pytest.mark.parametrize(("fail_on", "status"), [("never", 0), ("fail", 1)])
 def test_a_reader_that_stops_reading_leaves_the_exit_status_the_verdicts(fail_on: str, status: int) -> None:
     """Regression (a new user's trial): 'verdict audit clean.yaml | head -1' exited 1 ("findings") in most runs,
@@ -738,6 +758,11 @@ def test_in_a_batch_each_note_says_its_dump(tmp_path: Path) -> None:
     mixed = run("audit", str(clean), str(REPO / "examples" / "lab" / "nodes.yaml"), str(archive), "--fail-on", "never")
     assert "are judged as separate dumps (3 dumps in all: each PATH is one dump" in mixed.stderr.splitlines()[0]
     notes = [line for line in res.stderr.splitlines()[1:] if line.startswith("verdict: note: ")]
+    # the Namespace alone: no rule judges it, and its note says so under its own name
+    [nothing] = [n for n in notes if n.startswith(f"verdict: note: {clean}: ")]
+    assert nothing.startswith(f"verdict: note: {clean}: no rule matched any object of the dump: the rules judge ClusterPolicy, ")
+    assert nothing.endswith("; the dump holds Namespace")
+    notes.remove(nothing)
     assert notes and all(n.startswith(f"verdict: note: {REPO / 'examples' / 'lab' / 'nodes.yaml'}: ") for n in notes)
     alone = run("audit", str(REPO / "examples" / "lab" / "nodes.yaml"), "--fail-on", "never")
     assert [line.removeprefix("verdict: note: ") for line in alone.stderr.splitlines() if "note:" in line] == [
