@@ -154,6 +154,7 @@ def build_spec() -> APISpec:
         ("PolicyList", s.PolicyListSchema),
         ("PolicyDetail", s.PolicyDetailSchema),
         ("RuleDetail", s.RuleDetailSchema),
+        ("RuleList", s.RuleListSchema),
         ("LintResult", s.LintResultSchema),
         ("Health", s.HealthSchema),
         ("Ready", s.ReadySchema),
@@ -227,6 +228,17 @@ def build_spec() -> APISpec:
                     {"in": "path", "name": "name", "required": True, "schema": {"type": "string"}, "example": "gpu-nodes"}
                 ],
                 "responses": {"200": _json("PolicyDetail", "The policy"), **_errors(401, 404)},
+            }
+        },
+    )
+    spec.path(
+        "/v1/rules",
+        operations={
+            "get": {
+                "operationId": "listRules",
+                "summary": "Every rule in use, with its policy, severity and the kinds it judges",
+                "security": SECURITY,
+                "responses": {"200": _json("RuleList", "The rules, in the order they are loaded"), **_errors(401)},
             }
         },
     )

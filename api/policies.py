@@ -1,4 +1,4 @@
-"""Policies and rules in use (``GET /v1/policies``, ``/v1/policies/{name}``, ``/v1/rules/{id}``) and the
+"""Policies and rules in use (``GET /v1/policies``, ``/v1/policies/{name}``, ``/v1/rules``, ``/v1/rules/{id}``) and the
 policy linter (``POST /v1/policies/lint``), which validates and compiles a document without storing or
 evaluating it."""
 
@@ -13,7 +13,7 @@ from werkzeug.exceptions import MethodNotAllowed
 
 from rules.errors import PolicyError, RuleLookupError, meant
 from rules.loader import load_policy_text
-from rules.model import Policy
+from rules.model import Policy, Rule
 from rules.render.native import plain
 from rules.render.tables import rule_detail
 
@@ -27,10 +27,23 @@ from .schemas import (
     PolicyDetailSchema,
     PolicyListSchema,
     RuleDetailSchema,
+    RuleListSchema,
 )
 from .state import service
 
 bp = Blueprint("policies", __name__)
+
+
+def _rule_summary(r: Rule) -> dict[str, Any]:
+    return {
+        "id": r.id,
+        "uid": r.uid,
+        "title": r.title,
+        "severity": r.severity,
+        "category": r.category,
+        "onFailure": r.on_failure,
+        "href": url_for(".rule", uid=r.uid),
+    }
 
 
 def _summary(p: Policy) -> dict[str, Any]:
@@ -80,18 +93,7 @@ def policy(name: str) -> Response:
             "dataFiles": list(p.data_files),
             "data": orjson.loads(orjson.dumps(p.data, default=plain)),
             "contexts": sorted(p.contexts),
-            "rules": [
-                {
-                    "id": r.id,
-                    "uid": r.uid,
-                    "title": r.title,
-                    "severity": r.severity,
-                    "category": r.category,
-                    "onFailure": r.on_failure,
-                    "href": url_for(".rule", uid=r.uid),
-                }
-                for r in p.rules
-            ],
+            "rules": [_rule_summary(r) for r in p.rules],
         }
     )
     return json_response(body)
@@ -104,6 +106,15 @@ def _lint_allow(resp: Response) -> Response:
     if request.method == "OPTIONS" and request.path == "/v1/policies/lint" and service().keeper.policies.policy("lint") is None:
         resp.headers["Allow"] = "OPTIONS, POST"
     return resp
+
+
+@bp.get("/v1/rules")
+def rules() -> Response:
+    """``GET /v1/rules``: every loaded rule (``RuleListSchema``), with its policy and the kinds it judges, in the
+    order the policies and their rules are loaded. No problem of its own."""
+    keeper = service().keeper
+    listed = [{**_rule_summary(r), "policy": r.policy, "kinds": sorted(r.match.kinds)} for r in keeper.policies.rules]
+    return json_response(RuleListSchema().dump({"generation": keeper.generation, "rules": listed}))
 
 
 @bp.get("/v1/rules/<path:uid>")

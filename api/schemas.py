@@ -446,6 +446,20 @@ class RuleSummarySchema(Schema):
     href = fields.String(required=True)
 
 
+class RuleListItemSchema(RuleSummarySchema):
+    """One ``rules`` item of ``GET /v1/rules``: a rule summary with its policy and the kinds it judges."""
+
+    policy = fields.String(required=True)
+    kinds = fields.List(fields.String(), required=True, metadata={"description": "The kinds its match names"})
+
+
+class RuleListSchema(Schema):
+    """The answer of ``GET /v1/rules``: every loaded rule, in policy and rule order."""
+
+    generation = fields.Integer(required=True, metadata={"description": "The policy set's generation"})
+    rules = fields.List(fields.Nested(RuleListItemSchema), required=True)
+
+
 class PolicyDetailSchema(Schema):
     """The answer of ``GET /v1/policies/{name}``: a policy, its data tables, context names and rules."""
 

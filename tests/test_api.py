@@ -23,7 +23,7 @@ from api import create_app
 from api.config import ConfigError, from_env
 from api.negotiate import ACCEPT_FORMATS
 from api.openapi import spec_yaml
-from api.schemas import LintResultSchema, PolicyDetailSchema, PolicyListSchema, ReportSchema, RuleDetailSchema
+from api.schemas import LintResultSchema, PolicyDetailSchema, PolicyListSchema, ReportSchema, RuleDetailSchema, RuleListSchema
 from api.store import PolicyKeeper, forget, keep
 from rules.loader import PolicyLoadError, PolicySet
 from rules.render import FORMATS, media_type
@@ -824,6 +824,34 @@ def test_rule_by_bare_id_and_without_example(client: FlaskClient) -> None:
     assert body["uid"] == "gpu-node-basics/gpu-advertised"
     assert body["example"] is None
     assert body["match"]["matchLabels"] == {"nvidia.com/gpu.present": "true"}
+
+
+def test_list_every_rule_with_its_policy_and_kinds(client: FlaskClient) -> None:
+    """Trial 56: there was no listing of the rules in use, only one policy's at a time."""
+    resp = client.get("/v1/rules")
+    assert resp.status_code == 200 and resp.content_type == "application/json"
+    body = resp.get_json()
+    assert RuleListSchema().validate(body) == {}
+    assert body["generation"] == 1
+    assert [r["uid"] for r in body["rules"]] == [
+        "gpu-node-basics/workload-label-valid",
+        "gpu-node-basics/gpu-advertised",
+        "gpu-node-basics/zone-label",
+    ]
+    assert body["rules"][2] == {
+        "id": "zone-label",
+        "uid": "gpu-node-basics/zone-label",
+        "policy": "gpu-node-basics",
+        "kinds": ["Node"],
+        "title": "Nodes carry a topology zone",
+        "severity": "low",
+        "category": "Topology",
+        "onFailure": "warn",
+        "href": "/v1/rules/gpu-node-basics/zone-label",
+    }
+    assert client.get(body["rules"][2]["href"]).get_json()["uid"] == "gpu-node-basics/zone-label"
+    builtin = create_app({}).test_client().get("/v1/rules").get_json()["rules"]
+    assert len(builtin) == 59 and {"VirtualMachine", "VirtualMachineInstance"} <= {k for r in builtin for k in r["kinds"]}
 
 
 def test_unknown_rule_is_404(client: FlaskClient) -> None:
