@@ -1044,6 +1044,19 @@ def test_made_up_http_methods_add_no_metric_label_values() -> None:
     assert len(text.splitlines()) == lines_before
 
 
+def test_a_405_is_counted_under_the_route_that_matched_its_path() -> None:
+    """Trial 56: service.md said 404 and 405 are counted as <unmatched>; GET /v1/policies/lint matches the
+    policy route, which answers 405, and is counted under it, as the docs now say."""
+    client = make_app().test_client()
+    assert client.get("/v1/policies/lint").status_code == 405
+    assert client.delete("/v1/evaluate").status_code == 405
+    assert client.get("/v1/nothing").status_code == 404
+    text = client.get("/metrics").get_data(as_text=True)
+    assert metric(text, "verdict_http_requests_total", route="/v1/policies/<name>", method="GET", status="405") == 1
+    assert metric(text, "verdict_http_requests_total", route="<unmatched>", method="DELETE", status="405") == 1
+    assert metric(text, "verdict_http_requests_total", route="<unmatched>", method="GET", status="404") == 1
+
+
 def test_openapi_is_served(client: FlaskClient) -> None:
     resp = client.get("/openapi.yaml")
     assert resp.status_code == 200 and resp.mimetype == "application/yaml"
