@@ -172,6 +172,25 @@ def test_deploy_label_remediation_is_a_command_in_the_operator_namespace() -> No
         assert "<" not in text and "-n gpu-operator" not in text
 
 
+def test_a_template_validation_refuses_is_fixed_in_its_manifest_not_edited_in_place(tmp_path: Path) -> None:
+    """Trial 59: a Deployment whose pod template asks for a GPU request without a limit (or a request above a
+    limit, an invalid toleration) was told "kubectl edit Deployment ...": the API server validates a template as it
+    validates a Pod, so no such Deployment exists to edit; what the dump holds is a manifest."""
+    manifest = tmp_path / "deploy.yaml"
+    manifest.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: infer, namespace: ml}\nspec:\n  template:\n"
+        "    spec:\n      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule, tolerationSeconds: 60}]\n"
+        "      containers:\n      - name: cuda\n        resources:\n"
+        "          requests: {nvidia.com/gpu: 1, cpu: '2'}\n          limits: {cpu: '1'}\n"
+    )
+    report = evaluate(read_paths([str(manifest)]), load_policies([str(GPU_PACK)]))
+    fixes = {r.rule: r.remediation for o in report.objects for r in o.results if r.result == "fail"}
+    assert set(fixes) >= {"extended-resource-request-valid", "requests-within-limits", "tolerations-valid"}
+    for rule in ("extended-resource-request-valid", "requests-within-limits", "tolerations-valid"):
+        assert fixes[rule].startswith("in the manifest of Deployment ml/infer (then kubectl apply -f <manifest>): "), rule
+        assert "kubectl edit" not in fixes[rule]
+
+
 def test_a_created_pod_is_never_told_to_kubectl_edit_its_containers() -> None:
     """Trial 52: "kubectl edit Pod -n ml mps-asks-two: set nvidia.com/gpu to 1 ..." is refused by the API server (a
     Pod's containers cannot change once created; in-place resize is cpu and memory only): the Pod is created again
