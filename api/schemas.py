@@ -7,12 +7,12 @@ leave room for members the report may gain (no ``additionalProperties: false``).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate
 
 from rules.errors import meant
+from rules.reader import dump_name_problem
 from rules.render import FORMATS, GROUP_BY, POLICYREPORT_VERSIONS
 from rules.render.markdown import MIN_LIMIT
 from rules.report import RESULTS, SEVERITIES
@@ -31,7 +31,6 @@ class OneOf(validate.OneOf):
 
 
 LIMIT_REASON = f"must be 0 (no cut) or at least {MIN_LIMIT} characters (format=markdown only)"
-_DRIVE = re.compile(r"^[A-Za-z]:")
 
 
 def check_limit(value: int) -> None:
@@ -41,21 +40,11 @@ def check_limit(value: int) -> None:
 
 
 def check_dump_name(value: str) -> None:
-    """``name``: a relative file path a code-scanning service can find in the repository: printable,
-    not absolute (``/x``, ``\\x``, ``C:x``), no ``..`` segment, and no ``!`` (which separates an archive
-    from its member in a report's file names)."""
-    if not value.strip():
-        raise ValidationError("is empty or blank: give the dump's file name, a relative path such as clusters/lab.yaml")
-    if value != value.strip():
-        raise ValidationError("must not begin or end with a space")
-    if not value.isprintable():
-        raise ValidationError("holds a character that is not printable")
-    if value.startswith(("/", "\\")) or _DRIVE.match(value):
-        raise ValidationError("must be a relative path, not an absolute one")
-    if ".." in re.split(r"[/\\]", value):
-        raise ValidationError("must not hold a '..' segment")
-    if "!" in value:
-        raise ValidationError("must not hold '!' (it separates an archive from its member: archive!member)")
+    """``name``: a relative file path a code-scanning service can find in the repository
+    (``rules.reader.dump_name_problem``, as ``verdict audit --stdin-name`` checks it)."""
+    problem = dump_name_problem(value)
+    if problem:
+        raise ValidationError(problem)
 
 
 class OpenSchema(Schema):

@@ -23,7 +23,7 @@ from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 from .loader import PolicyLoadError, PolicySet, load_policies
 from .parallel import JobsError, jobs_setting
 from .progress import Progress
-from .reader import WHAT_IS_READ
+from .reader import STDIN, WHAT_IS_READ, dump_name_problem
 from .render import FORMATS, OPTIONS, OptionError, UnknownFormat
 from .render.markdown import MIN_LIMIT
 from .report import RESULT_RANK, RESULTS, SEVERITIES, Report, counted
@@ -300,6 +300,13 @@ def main() -> None:
     help="Processes judging a large dump, or the dumps of a batch (default $VERDICT_JOBS or the processors at hand).",
 )
 @click.option(
+    "--stdin-name",
+    default=None,
+    metavar="FILE",
+    help="The file name of what - reads (a relative path, e.g. k8s/rendered.yaml): reports place its objects in it"
+    " (SARIF physicalLocation with each object's line) instead of <stdin>.",
+)
+@click.option(
     "-q",
     "--quiet",
     is_flag=True,
@@ -322,6 +329,7 @@ def audit(
     selector: str,
     names: tuple[str, ...],
     jobs: int | None,
+    stdin_name: str | None,
     quiet: bool,
     **renderer: Any,
 ) -> None:
@@ -351,15 +359,24 @@ def audit(
         workers = jobs_setting(jobs)
     except JobsError as exc:
         raise click.BadParameter(str(exc), param_hint="--jobs") from None
+    if stdin_name is not None:
+        problem = dump_name_problem(stdin_name)
+        if problem:
+            raise click.BadParameter(f"{stdin_name!r} {problem}", param_hint="--stdin-name")
+        if "-" not in paths:
+            raise click.BadParameter("names what - reads, and no PATH is -", param_hint="--stdin-name")
+    stdin = stdin_name or STDIN
     batch_notes: list[str] = []
-    dumps = [(dump, "<stdin>" if dump == "-" else dump) for dump in split_dumps(paths, batch_notes)]
+    dumps = [(dump, stdin if dump == "-" else dump) for dump in split_dumps(paths, batch_notes)]
     for note in [] if quiet else batch_notes:
         _err(f"verdict: note: {note}")
     console = _progress_console()
     progress = TerminalProgress(console) if console is not None else None
     with progress or nullcontext():
         try:
-            reports = audit_batch(dumps, policies, progress, exemptions=accepted, selection=selection, jobs=workers)
+            reports = audit_batch(
+                dumps, policies, progress, exemptions=accepted, selection=selection, jobs=workers, stdin_name=stdin
+            )
         except DumpError as exc:
             if progress:
                 progress.stop()

@@ -20,6 +20,7 @@ from .progress import Progress
 from .reader import (
     ARCHIVE_SUFFIXES,
     DESCRIBE_SNIFF_BYTES,
+    STDIN,
     Budget,
     Dump,
     ProgressHook,
@@ -60,8 +61,9 @@ def audit_paths(
     exemptions: ExemptionSet | None = None,
     selection: Selection | None = None,
     jobs: int | None = None,
+    stdin_name: str = STDIN,
 ) -> Report:
-    """Read files/folders/archives (``-`` is standard input) as ONE dump and evaluate it (with
+    """Read files/folders/archives (``-`` is standard input, placed in ``stdin_name``) as ONE dump and evaluate it (with
     ``exemptions`` from exemptions files, besides the dump's own ``verdict.dev/exempt`` annotations), judging
     the objects ``selection`` selects (all without one), in up to ``jobs`` processes
     (``rules.parallel.jobs_setting``: ``VERDICT_JOBS``, else the processors at hand). ``progress`` hears each
@@ -76,7 +78,7 @@ def audit_paths(
     if progress:
         progress.dump(name)
     t0 = time.perf_counter()
-    dump = read_paths(paths, progress)
+    dump = read_paths(paths, progress, stdin_name)
     return _timed(time.perf_counter() - t0, dump, policies, name, exemptions, None, selection, progress, workers)
 
 
@@ -112,6 +114,7 @@ def audit_batch(
     exemptions: ExemptionSet | None = None,
     selection: Selection | None = None,
     jobs: int | None = None,
+    stdin_name: str = STDIN,
 ) -> list[Report]:
     """One report per ``(path, name)`` dump (a batch of archives), in order: each dump read and judged in a
     process of its own, up to ``jobs`` at once (one dump alone is judged with every job). The reports are
@@ -124,14 +127,25 @@ def audit_batch(
     workers = jobs_setting(jobs)
     if len(dumps) < 2:
         return [
-            audit_paths([path], policies, progress, name=shown, exemptions=exemptions, selection=selection, jobs=workers)
+            audit_paths(
+                [path],
+                policies,
+                progress,
+                name=shown,
+                exemptions=exemptions,
+                selection=selection,
+                jobs=workers,
+                stdin_name=stdin_name,
+            )
             for path, shown in dumps
         ]
 
     def one(item: tuple[str, str], hook: ProgressHook | None = None, jobs: int = 1) -> Report:
         path, shown = item
         try:
-            report = audit_paths([path], policies, hook, name=shown, exemptions=exemptions, selection=selection, jobs=jobs)
+            report = audit_paths(
+                [path], policies, hook, name=shown, exemptions=exemptions, selection=selection, jobs=jobs, stdin_name=stdin_name
+            )
         except DumpError as exc:  # a corrupt archive among many loses its own report, not the batch
             return unread_report(exc, policies, shown, exemptions, selection)
         return said_unread(report, path)

@@ -1700,8 +1700,32 @@ def _walk(root: Path) -> Iterator[tuple[str, Callable[[], bytes]]]:
             yield str(full.relative_to(root)), full.read_bytes
 
 
-def read_path(path: str, progress: ProgressHook | None = None) -> Dump:
-    """Read a file, a directory (recursively) or ``-`` (standard input).
+STDIN = "<stdin>"
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def dump_name_problem(value: str) -> str | None:
+    """Why ``value`` cannot name a dump read from standard input or an HTTP body (``--stdin-name``, ``name=``), or
+    None: it must be a relative file path a code-scanning service can find in the repository: printable, not
+    absolute (``/x``, ``\\x``, ``C:x``), no ``..`` segment, and no ``!`` (which separates an archive from its
+    member in a report's file names)."""
+    if not value.strip():
+        return "is empty or blank: give the dump's file name, a relative path such as clusters/lab.yaml"
+    if value != value.strip():
+        return "must not begin or end with a space"
+    if not value.isprintable():
+        return "holds a character that is not printable"
+    if value.startswith(("/", "\\")) or _DRIVE.match(value):
+        return "must be a relative path, not an absolute one"
+    if ".." in re.split(r"[/\\]", value):
+        return "must not hold a '..' segment"
+    if "!" in value:
+        return "must not hold '!' (it separates an archive from its member: archive!member)"
+    return None
+
+
+def read_path(path: str, progress: ProgressHook | None = None, stdin_name: str = STDIN) -> Dump:
+    """Read a file, a directory (recursively) or ``-`` (standard input, its objects placed in ``stdin_name``).
 
     Raises ``DumpError`` naming the path when it does not exist or cannot be read at all.
     """
@@ -1709,8 +1733,8 @@ def read_path(path: str, progress: ProgressHook | None = None) -> Dump:
         import sys
 
         if progress:
-            progress.file("<stdin>")
-        dump = parse_bytes(sys.stdin.buffer.read(), "<stdin>")
+            progress.file(stdin_name)
+        dump = parse_bytes(sys.stdin.buffer.read(), stdin_name)
         if progress:
             progress.objects(len(dump.objects))
         return dump
@@ -1758,9 +1782,9 @@ def _archive_file(p: Path, path: str) -> Callable[[], Dump] | None:
     return None
 
 
-def read_paths(paths: Iterable[str], progress: ProgressHook | None = None) -> Dump:
+def read_paths(paths: Iterable[str], progress: ProgressHook | None = None, stdin_name: str = STDIN) -> Dump:
     """Read several inputs into one dump (see ``read_path``)."""
     dump = Dump()
     for path in paths:
-        dump.extend(read_path(path, progress))
+        dump.extend(read_path(path, progress, stdin_name))
     return dump

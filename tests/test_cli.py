@@ -681,6 +681,26 @@ def test_a_rule_named_with_r_that_matches_no_object_is_said_in_a_note() -> None:
     assert "matched no object" not in run("audit", str(lab), "--format", "table").stderr
 
 
+def test_stdin_name_places_what_dash_reads_in_a_file_for_sarif() -> None:
+    """Trial 59: `helm template ... | verdict audit - -f sarif` gave results with logical locations only, which
+    code scanning refuses; the service's name= had no CLI equivalent. --stdin-name is it, checked as name= is."""
+    lab = (REPO / "examples" / "lab-cluster.yaml").read_text()
+    res = run("audit", "-", "--stdin-name", "k8s/lab.yaml", "-f", "sarif", "-q", input=lab)
+    assert res.exit_code == 1
+    results = json.loads(res.stdout)["runs"][0]["results"]
+    places = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results}
+    assert places == {"k8s/lab.yaml"}
+    first = run("audit", str(REPO / "examples" / "lab-cluster.yaml"), "-f", "sarif", "-q")
+    lines = [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in json.loads(first.stdout)["runs"][0]["results"]]
+    assert [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in results] == lines  # the file's lines
+    table = run("audit", "-", "--stdin-name", "k8s/lab.yaml", "-f", "table", input=lab)
+    assert "Pod/ml/cuda-on-passthrough-node  k8s/lab.yaml:1364" in table.stdout
+    bad = run("audit", "-", "--stdin-name", "../lab.yaml", input=lab)
+    assert bad.exit_code == 2 and "--stdin-name: '../lab.yaml' must not hold a '..' segment" in bad.stderr
+    unused = run("audit", str(LAB), "--stdin-name", "lab.yaml")
+    assert unused.exit_code == 2 and "names what - reads, and no PATH is -" in unused.stderr
+
+
 def test_a_pack_that_matches_no_object_of_the_dump_says_which_kinds_each_side_has(tmp_path: Path) -> None:
     """Fresh-user trial 57: a pack of its own whose rules judge only Services, given the lab's dump, said
     "0 objects judged (19 read): no results" and nothing of why."""
