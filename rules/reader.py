@@ -1410,6 +1410,11 @@ def _read_tree(
         dump.notes.extend(escape_notes)
         return dump
     dump = Dump(files_skipped=hidden + escaping, notes=escape_notes)
+    sources = _source_files(names)
+    if sources:
+        entries = [e for e in entries if e[0] not in sources]
+        dump.files_skipped.extend(f"{label}{n}" for n in sorted(sources))
+        dump.notes.extend(_source_notes(sources, label))
     set_aside: list[str] = []
     for rel, load in entries:
         shown = f"{label}{rel}"
@@ -1435,12 +1440,55 @@ def _read_tree(
     return dump
 
 
+#: kustomize's own file in a folder of manifests (kustomize build renders the objects it lists).
+KUSTOMIZATION_NAMES = frozenset({"kustomization.yaml", "kustomization.yml", "Kustomization"})
+
+
+def _source_files(names: list[str]) -> dict[str, str]:
+    """The files of a folder or archive that are the sources of manifests rather than objects (trial 59, a GitOps
+    repository), by what they are: every file of a Helm chart (a folder holding ``Chart.yaml``: its values,
+    templates and subcharts, which are not objects until ``helm template`` renders them) and kustomize's
+    ``kustomization.yaml``. The objects beside them are read."""
+    charts = sorted({n.rsplit("/", 1)[0] if "/" in n else "" for n in names if n.rsplit("/", 1)[-1] == "Chart.yaml"})
+    found: dict[str, str] = {}
+    for n in names:
+        chart = next((c for c in charts if c == "" or n.startswith(f"{c}/")), None)
+        if chart is not None:
+            found[n] = f"chart:{chart}"
+        elif n.rsplit("/", 1)[-1] in KUSTOMIZATION_NAMES:
+            found[n] = "kustomization"
+    return found
+
+
+def _source_notes(sources: dict[str, str], label: str) -> list[str]:
+    """One note per Helm chart, and one for the kustomization files, that ``_source_files`` set aside."""
+    notes = []
+    charts = sorted({what.removeprefix("chart:") for what in sources.values() if what.startswith("chart:")})
+    for chart in charts:
+        held = [n for n, what in sources.items() if what == f"chart:{chart}"]
+        where = f"{label}{chart}" if chart else label.rstrip("/") or "."
+        notes.append(
+            f"{counted(len(held), 'file')} of the Helm chart {where} not read: a chart's templates and values are not"
+            " objects until helm template renders them (audit its output)"
+        )
+    kustomizations = sorted(n for n, what in sources.items() if what == "kustomization")
+    if kustomizations:
+        shown = first_few([f"{label}{n}" for n in kustomizations], 5)
+        notes.append(
+            f"{counted(len(kustomizations), 'kustomization file')} not read ({shown}): kustomize's own file, not an"
+            " object; the objects beside it are read as they are, without its patches (audit kustomize build's output"
+            " to judge what is applied)"
+        )
+    return notes
+
+
 def _read_by_tree(names: list[str]) -> Callable[[str], bool]:
     """Which files of a tree with these names (``/``-separated) ``_read_tree`` loads, by name alone: a tar read
     as a stream keeps just those."""
     if mustgather.is_must_gather([n for n in names if not is_hidden(n)]):
         return lambda n: not is_hidden(n) and mustgather.classify(n) not in ("skip", "missing-clusterpolicy")
-    return lambda n: not is_hidden(n) and member_role(n) != "other"
+    sources = _source_files([n for n in names if not is_hidden(n)])
+    return lambda n: not is_hidden(n) and member_role(n) != "other" and n not in sources
 
 
 #: Archives by name; a folder of them (and of files that are not dumps) is a batch (``rules.engine``).

@@ -587,6 +587,43 @@ def test_directory_recursive_with_skipped_files(tmp_path: Path) -> None:
     assert dump.files_read == [f"{label}clusterpolicy.json"] + [f"{label}nodes/gpu-node-{i}.yaml" for i in range(1, 5)]
 
 
+def test_a_gitops_repository_sets_helm_charts_and_kustomization_files_aside(tmp_path: Path) -> None:
+    """Trial 59: a repository folder with a Helm chart beside its manifests gave input errors (Chart.yaml and
+    values.yaml have no kind; an unrendered template is no YAML) and exit 1; kustomization.yaml was judged as a
+    cluster object. They are set aside with a note each, in a folder and in an archive alike; the objects beside
+    them are read."""
+    repo = tmp_path / "repo"
+    (repo / "apps").mkdir(parents=True)
+    (repo / "apps" / "deploy.yaml").write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ml}\n")
+    (repo / "apps" / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [deploy.yaml]\n"
+    )
+    chart = repo / "charts" / "gpu"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: gpu\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text("replicas: 2\n")
+    (chart / "templates" / "deploy.yaml").write_text("replicas: {{ .Values.replicas }}\nkind: {{ .Values.kind\n")
+    for dump, label in (
+        (read_path(str(repo)), f"{repo}/"),
+        (parse_bytes(tar_bytes(repo, True), "repo.tgz"), "repo.tgz!cluster/"),
+    ):
+        assert [o.kind for o in dump.objects] == ["Deployment"]
+        assert dump.errors == []
+        assert sorted(dump.files_skipped) == [
+            f"{label}apps/kustomization.yaml",
+            f"{label}charts/gpu/Chart.yaml",
+            f"{label}charts/gpu/templates/deploy.yaml",
+            f"{label}charts/gpu/values.yaml",
+        ]
+        assert dump.notes == [
+            f"3 files of the Helm chart {label}charts/gpu not read: a chart's templates and values are not objects until"
+            " helm template renders them (audit its output)",
+            f"1 kustomization file not read ({label}apps/kustomization.yaml): kustomize's own file, not an object; the"
+            " objects beside it are read as they are, without its patches (audit kustomize build's output to judge what"
+            " is applied)",
+        ]
+
+
 def tar_bytes(folder: Path, gz: bool) -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz" if gz else "w") as tar:
