@@ -191,6 +191,28 @@ def test_a_template_validation_refuses_is_fixed_in_its_manifest_not_edited_in_pl
         assert "kubectl edit" not in fixes[rule]
 
 
+def test_a_job_is_replaced_not_edited_and_a_fix_says_manifest_then_live_object() -> None:
+    """Trial 60: "kubectl edit Job ..." is refused (a Job's pod template is immutable); and the fix read "in the
+    manifest of Pod ..., or with kubectl get pod ... where it is created: set ...", the clause in the wrong place."""
+    dump = read_paths([str(GPU_DUMPS / "manifests_selecting_vm_nodes_sandbox_on.yaml")])
+    report = evaluate(dump, load_policies([str(GPU_PACK)]))
+    fixes = {
+        o.ref.name: r.remediation
+        for o in report.objects
+        for r in o.results
+        if r.rule == "gpu-workload-selects-vm-nodes" and r.result == "fail"
+    }
+    assert fixes["train-on-vgpu-nodes"] == (
+        "set its nodeSelector (or node affinity) on nvidia.com/gpu.workload.config to container: in its manifest, then"
+        " kubectl apply -f <manifest>; where it is created already, kubectl get job -n ml train-on-vgpu-nodes -o yaml >"
+        " job.yaml, edit it and kubectl replace --force -f job.yaml (a Job's pod template cannot change in place)"
+    )
+    assert fixes["cuda-selects-passthrough"].startswith(
+        "set its nodeSelector (or node affinity) on nvidia.com/gpu.workload.config to container: in its manifest, then"
+        " kubectl apply -f <manifest>; where it is created already, kubectl get pod -n ml cuda-selects-passthrough"
+    )
+
+
 def test_a_created_pod_is_never_told_to_kubectl_edit_its_containers() -> None:
     """Trial 52: "kubectl edit Pod -n ml mps-asks-two: set nvidia.com/gpu to 1 ..." is refused by the API server (a
     Pod's containers cannot change once created; in-place resize is cpu and memory only): the Pod is created again
