@@ -424,6 +424,9 @@ def _report(
         progress.stop()
     for r, path in unread:
         shown_name = "<stdin>" if r.name == "-" else r.name
+        # what was set aside says why nothing was read (trial 60: a folder that is itself a Helm chart)
+        for note in [] if quiet else r.notes:
+            _err(f"verdict: note: {note}")
         if r.input_errors:
             for err in r.input_errors:
                 _err(f"verdict: input error: {err}")

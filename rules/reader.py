@@ -1769,6 +1769,8 @@ def dump_name_problem(value: str) -> str | None:
         return "must not hold a '..' segment"
     if "!" in value:
         return "must not hold '!' (it separates an archive from its member: archive!member)"
+    if value.endswith(("/", "\\")):
+        return "must name a file, not a folder (a trailing '/')"
     return None
 
 

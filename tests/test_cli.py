@@ -681,6 +681,24 @@ def test_a_rule_named_with_r_that_matches_no_object_is_said_in_a_note() -> None:
     assert "matched no object" not in run("audit", str(lab), "--format", "table").stderr
 
 
+def test_a_folder_that_is_a_helm_chart_says_so_when_nothing_is_read(tmp_path: Path) -> None:
+    """Trial 60: a chart folder audited itself exited 2 with only "no Kubernetes object found in ."; the note that
+    says why (its files are a chart's, not objects) was printed for a chart in a subfolder only."""
+    chart = tmp_path / "mychart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: mychart\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text("replicas: 1\n")
+    (chart / "templates" / "deploy.yaml").write_text("replicas: {{ .Values.replicas }}\n")
+    result = run("audit", str(chart))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.splitlines() == [
+        f"verdict: note: 3 files of the Helm chart {chart} not read: a chart's templates and values are not objects"
+        " until helm template renders them (audit its output)",
+        f"verdict: no Kubernetes object found in {chart}",
+    ]
+    assert run("audit", str(chart), "-q").stderr.splitlines() == [f"verdict: no Kubernetes object found in {chart}"]
+
+
 def test_stdin_name_places_what_dash_reads_in_a_file_for_sarif() -> None:
     """Trial 59: `helm template ... | verdict audit - -f sarif` gave results with logical locations only, which
     code scanning refuses; the service's name= had no CLI equivalent. --stdin-name is it, checked as name= is."""
@@ -697,6 +715,8 @@ def test_stdin_name_places_what_dash_reads_in_a_file_for_sarif() -> None:
     assert "Pod/ml/cuda-on-passthrough-node  k8s/lab.yaml:1364" in table.stdout
     bad = run("audit", "-", "--stdin-name", "../lab.yaml", input=lab)
     assert bad.exit_code == 2 and "--stdin-name: '../lab.yaml' must not hold a '..' segment" in bad.stderr
+    folder = run("audit", "-", "--stdin-name", "k8s/", input=lab)  # trial 60: the SARIF uri was "k8s/"
+    assert folder.exit_code == 2 and "--stdin-name: 'k8s/' must name a file, not a folder (a trailing '/')" in folder.stderr
     unused = run("audit", str(LAB), "--stdin-name", "lab.yaml")
     assert unused.exit_code == 2 and "names what - reads, and no PATH is -" in unused.stderr
 
