@@ -15,6 +15,7 @@ import gzip
 import io
 import json
 import os
+import posixpath
 import re
 import struct
 import sys
@@ -1411,6 +1412,7 @@ def _read_tree(
         return dump
     dump = Dump(files_skipped=hidden + escaping, notes=escape_notes)
     sources = _source_files(names)
+    sources |= _kustomize_patches(entries, sources)
     if sources:
         entries = [e for e in entries if e[0] not in sources]
         dump.files_skipped.extend(f"{label}{n}" for n in sorted(sources))
@@ -1460,6 +1462,47 @@ def _source_files(names: list[str]) -> dict[str, str]:
     return found
 
 
+#: A kustomization file larger than this is not looked into for its patches.
+KUSTOMIZATION_MAX_BYTES = 1 << 20
+
+
+def _kustomize_patches(entries: list[tuple[str, Callable[[], bytes]]], sources: dict[str, str]) -> dict[str, str]:
+    """The files of the tree that a kustomization of it names as patches (``patches[].path``,
+    ``patchesStrategicMerge``, ``patchesJson6902[].path``, relative to its folder): a patch is part of an object, or a
+    JSON 6902 operation list, not an object (trial 60: a patch adding a request was judged as a whole Deployment). A
+    kustomization that cannot be read names none."""
+    names = {n for n, _ in entries}
+    found: dict[str, str] = {}
+    for rel, load in entries:
+        if sources.get(rel) != "kustomization":
+            continue
+        try:
+            data = load()
+        except (DumpError, *_ARCHIVE_ERRORS):
+            continue
+        if len(data) > KUSTOMIZATION_MAX_BYTES:
+            continue
+        doc = next(iter(load_documents(data)), None)
+        spec = doc.data if doc is not None and not doc.error else None
+        if not isinstance(spec, dict):
+            continue
+        folder = rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
+        listed = [
+            *(p.get("path") for key in ("patches", "patchesJson6902") for p in _list(spec.get(key)) if isinstance(p, dict)),
+            *(p for p in _list(spec.get("patchesStrategicMerge")) if isinstance(p, str) and "\n" not in p),
+        ]
+        for path in listed:
+            if isinstance(path, str) and path:
+                target = posixpath.normpath(folder + path)
+                if target in names and target not in sources:
+                    found[target] = "kustomize-patch"
+    return found
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _source_notes(sources: dict[str, str], label: str) -> list[str]:
     """One note per Helm chart, and one for the kustomization files, that ``_source_files`` set aside."""
     notes = []
@@ -1470,6 +1513,13 @@ def _source_notes(sources: dict[str, str], label: str) -> list[str]:
         notes.append(
             f"{counted(len(held), 'file')} of the Helm chart {where} not read: a chart's templates and values are not"
             " objects until helm template renders them (audit its output)"
+        )
+    patches = sorted(n for n, what in sources.items() if what == "kustomize-patch")
+    if patches:
+        shown = first_few([f"{label}{n}" for n in patches], 5)
+        notes.append(
+            f"{counted(len(patches), 'kustomize patch file')} not read ({shown}): a kustomization names it as a patch,"
+            " part of an object rather than one (audit kustomize build's output to judge the patched objects)"
         )
     kustomizations = sorted(n for n, what in sources.items() if what == "kustomization")
     if kustomizations:

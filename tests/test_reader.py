@@ -624,6 +624,32 @@ def test_a_gitops_repository_sets_helm_charts_and_kustomization_files_aside(tmp_
         ]
 
 
+def test_the_patches_a_kustomization_names_are_set_aside(tmp_path: Path) -> None:
+    """Trial 60: an overlay's strategic-merge patch adding a GPU request was judged as a whole Deployment (a
+    request without a limit), and its JSON 6902 patch was an input error (no kind)."""
+    overlay = tmp_path / "repo" / "overlays" / "prod"
+    overlay.mkdir(parents=True)
+    (overlay / "kustomization.yaml").write_text(
+        "resources: [../../base]\npatches:\n- path: gpu.yaml\n- path: ops.json\n  target: {kind: Deployment}\n"
+        "patchesStrategicMerge: [gone.yaml]\n"
+    )
+    (overlay / "gpu.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {template: {spec: {containers:"
+        " [{name: c, resources: {requests: {nvidia.com/gpu: 1}}}]}}}\n"
+    )
+    (overlay / "ops.json").write_text('[{"op": "add", "path": "/spec/replicas", "value": 2}]')
+    (overlay / "gone.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n$patch: delete\n")
+    (overlay / "service.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata: {name: web}\n")
+    repo = tmp_path / "repo"
+    dump = read_path(str(repo))
+    assert [o.kind for o in dump.objects] == ["Service"] and dump.errors == []
+    label = f"{repo}/overlays/prod/"
+    assert dump.notes[0] == (
+        f"3 kustomize patch files not read ({label}gone.yaml, {label}gpu.yaml, {label}ops.json): a kustomization names"
+        " it as a patch, part of an object rather than one (audit kustomize build's output to judge the patched objects)"
+    )
+
+
 def tar_bytes(folder: Path, gz: bool) -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz" if gz else "w") as tar:
