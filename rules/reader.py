@@ -1514,21 +1514,23 @@ def _source_notes(sources: dict[str, str], label: str) -> list[str]:
             f"{counted(len(held), 'file')} of the Helm chart {where} not read: a chart's templates and values are not"
             " objects until helm template renders them (audit its output)"
         )
-    patches = sorted(n for n, what in sources.items() if what == "kustomize-patch")
-    if patches:
-        shown = first_few([f"{label}{n}" for n in patches], 5)
-        notes.append(
-            f"{counted(len(patches), 'kustomize patch file')} not read ({shown}): a kustomization names it as a patch,"
-            " part of an object rather than one (audit kustomize build's output to judge the patched objects)"
-        )
-    kustomizations = sorted(n for n, what in sources.items() if what == "kustomization")
-    if kustomizations:
-        shown = first_few([f"{label}{n}" for n in kustomizations], 5)
-        notes.append(
-            f"{counted(len(kustomizations), 'kustomization file')} not read ({shown}): kustomize's own file, not an"
-            " object; the objects beside it are read as they are, without its patches (audit kustomize build's output"
-            " to judge what is applied)"
-        )
+    for what, noun, why in (
+        (
+            "kustomize-patch",
+            "kustomize patch file",
+            "a kustomization names it as a patch, part of an object rather than one (audit kustomize build's output to"
+            " judge the patched objects)",
+        ),
+        (
+            "kustomization",
+            "kustomization file",
+            "kustomize's own file, not an object; the objects beside it are read as they are, without its patches (audit"
+            " kustomize build's output to judge what is applied)",
+        ),
+    ):
+        held = sorted(n for n, kind in sources.items() if kind == what)
+        if held:
+            notes.append(f"{counted(len(held), noun)} not read ({first_few([f'{label}{n}' for n in held], 5)}): {why}")
     return notes
 
 

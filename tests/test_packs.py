@@ -145,15 +145,14 @@ def test_a_hostile_device_name_is_answered_at_once() -> None:
     assert results[("vm-regex-device-name", "device-advertised")] == "fail"
 
 
+def _fixes(dump: str, rule: str, result: str = "fail") -> dict[str, str]:
+    """The remediations of ``rule``'s ``result`` results on the pack fixture dump ``dump``, by object name."""
+    report = evaluate(read_paths([str(GPU_DUMPS / dump)]), load_policies([str(GPU_PACK)]))
+    return {o.ref.name: r.remediation for o in report.objects for r in o.results if r.rule == rule and r.result == result}
+
+
 def test_deploy_label_remediation_is_a_command_in_the_operator_namespace() -> None:
-    dump = read_paths([str(GPU_DUMPS / "stale_and_missing_deploy_labels.yaml")])
-    report = evaluate(dump, load_policies([str(GPU_PACK)]))
-    fixes = {
-        o.ref.name: r.remediation
-        for o in report.objects
-        for r in o.results
-        if r.rule == "deploy-labels-match-workload" and r.result == "fail"
-    }
+    fixes = _fixes("stale_and_missing_deploy_labels.yaml", "deploy-labels-match-workload")
     assert set(fixes) == {"a40-vgpu-stale-container-labels", "l40s-pt-half-labelled"}
     stale, half = fixes["a40-vgpu-stale-container-labels"], fixes["l40s-pt-half-labelled"]
     assert "kubectl logs -n nvidia-gpu-operator deploy/gpu-operator" in stale
@@ -194,14 +193,7 @@ def test_a_template_validation_refuses_is_fixed_in_its_manifest_not_edited_in_pl
 def test_a_job_is_replaced_not_edited_and_a_fix_says_manifest_then_live_object() -> None:
     """Trial 60: "kubectl edit Job ..." is refused (a Job's pod template is immutable); and the fix read "in the
     manifest of Pod ..., or with kubectl get pod ... where it is created: set ...", the clause in the wrong place."""
-    dump = read_paths([str(GPU_DUMPS / "manifests_selecting_vm_nodes_sandbox_on.yaml")])
-    report = evaluate(dump, load_policies([str(GPU_PACK)]))
-    fixes = {
-        o.ref.name: r.remediation
-        for o in report.objects
-        for r in o.results
-        if r.rule == "gpu-workload-selects-vm-nodes" and r.result == "fail"
-    }
+    fixes = _fixes("manifests_selecting_vm_nodes_sandbox_on.yaml", "gpu-workload-selects-vm-nodes")
     assert fixes["train-on-vgpu-nodes"] == (
         "set its nodeSelector (or node affinity) on nvidia.com/gpu.workload.config to container: in its manifest, then"
         " kubectl apply -f <manifest>; where it is created already, kubectl get job -n ml train-on-vgpu-nodes -o yaml >"
