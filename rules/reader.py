@@ -1518,8 +1518,8 @@ def _source_notes(sources: dict[str, str], label: str) -> list[str]:
         (
             "kustomize-patch",
             "kustomize patch file",
-            "a kustomization names it as a patch, part of an object rather than one (audit kustomize build's output to"
-            " judge the patched objects)",
+            "a kustomization names each as a patch, part of an object rather than one (audit kustomize build's output"
+            " to judge the patched objects)",
         ),
         (
             "kustomization",
@@ -1823,6 +1823,8 @@ def dump_name_problem(value: str) -> str | None:
         return "must not hold '!' (it separates an archive from its member: archive!member)"
     if value.endswith(("/", "\\")):
         return "must name a file, not a folder (a trailing '/')"
+    if any(part in ("", ".") for part in re.split(r"[/\\]", value)):
+        return "must be a plain relative path (no '.' segment, no '//')"
     return None
 
 

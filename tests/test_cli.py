@@ -717,6 +717,9 @@ def test_stdin_name_places_what_dash_reads_in_a_file_for_sarif() -> None:
     assert bad.exit_code == 2 and "--stdin-name: '../lab.yaml' must not hold a '..' segment" in bad.stderr
     folder = run("audit", "-", "--stdin-name", "k8s/", input=lab)  # trial 60: the SARIF uri was "k8s/"
     assert folder.exit_code == 2 and "--stdin-name: 'k8s/' must name a file, not a folder (a trailing '/')" in folder.stderr
+    for odd in (".", "k8s/.", "k8s//lab.yaml"):  # trial 61: accepted, the SARIF uri a folder
+        refused = run("audit", "-", "--stdin-name", odd, input=lab)
+        assert refused.exit_code == 2 and "must be a plain relative path (no '.' segment, no '//')" in refused.stderr
     unused = run("audit", str(LAB), "--stdin-name", "lab.yaml")
     assert unused.exit_code == 2 and "names what - reads, and no PATH is -" in unused.stderr
 

@@ -205,6 +205,25 @@ def test_a_job_is_replaced_not_edited_and_a_fix_says_manifest_then_live_object()
     )
 
 
+def test_fixes_say_what_cannot_change_and_who_owns_a_vmi() -> None:
+    """Trial 61: a Pod's container fix gave the nodeName/nodeSelector reason; a VMI no VirtualMachine owns was told to
+    edit "the VirtualMachine that created it"."""
+    vmi = _fixes("manifests_selecting_vm_nodes_sandbox_on.yaml", "vm-selects-nodes-of-its-device-class")
+    assert vmi["vmi-pt-on-container-nodes"].endswith(
+        "where it is created already, kubectl get vmi -n vms vmi-pt-on-container-nodes -o yaml > vmi.yaml, edit it, then"
+        " kubectl replace --force -f vmi.yaml (a VirtualMachineInstance's spec cannot be updated, and no VirtualMachine"
+        " owns this one)"
+    )
+    assert vmi["vm-pt-on-container-nodes"].endswith(
+        "kubectl edit vm -n vms vm-pt-on-container-nodes, then virtctl restart -n vms vm-pt-on-container-nodes"
+    )
+    pod = _fixes("manifests_selecting_vm_nodes.yaml", "gpu-resource-name-known", "warn")
+    assert pod["cuda-upper-case-gpu"].endswith(
+        "kubectl replace --force -f pod.yaml (a Pod's containers cannot change in place; if a controller owns it, edit"
+        " the controller's pod template instead)"
+    )
+
+
 def test_a_created_pod_is_never_told_to_kubectl_edit_its_containers() -> None:
     """Trial 52: "kubectl edit Pod -n ml mps-asks-two: set nvidia.com/gpu to 1 ..." is refused by the API server (a
     Pod's containers cannot change once created; in-place resize is cpu and memory only): the Pod is created again

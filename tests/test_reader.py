@@ -646,7 +646,7 @@ def test_the_patches_a_kustomization_names_are_set_aside(tmp_path: Path) -> None
     label = f"{repo}/overlays/prod/"
     assert dump.notes[0] == (
         f"3 kustomize patch files not read ({label}gone.yaml, {label}gpu.yaml, {label}ops.json): a kustomization names"
-        " it as a patch, part of an object rather than one (audit kustomize build's output to judge the patched objects)"
+        " each as a patch, part of an object rather than one (audit kustomize build's output to judge the patched objects)"
     )
 
 
