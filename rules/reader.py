@@ -484,6 +484,12 @@ def _kubernetes_items(items: Any) -> bool:
 def _add_object(obj: dict[str, Any], where: Source, path: str, dump: Dump) -> None:
     """Add ``obj`` (a mapping with a kind, at JSONPath ``path`` of its document) to ``dump``, or the input error
     that keeps it out (``_malformed_metadata``); a Node quantity that does not parse is an input error beside it."""
+    version = obj.get("apiVersion")
+    if isinstance(version, str) and version.startswith("verdict/"):
+        # verdict's own documents (a report written into the folder audited, a policy pack or its tests beside the
+        # manifests: trial 61) are not cluster objects
+        dump.notes.append(f"{where}: verdict's own {obj['kind']} ({version}), not a cluster object: not judged")
+        return
     bad = _malformed_metadata(obj)
     if bad is not None:
         dump.errors.append(InputError(where, bad[0], path + bad[1]))

@@ -650,6 +650,21 @@ def test_the_patches_a_kustomization_names_are_set_aside(tmp_path: Path) -> None
     )
 
 
+def test_verdicts_own_documents_in_a_folder_are_not_judged(tmp_path: Path) -> None:
+    """Trial 61: a report written into the folder audited next time (verdict audit k8s/ -o k8s/verdict.json) was
+    read as an object, 'this Report has no metadata.name ... judged unnamed'; a policy pack beside the manifests
+    would be judged as objects too."""
+    (tmp_path / "node.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+    (tmp_path / "verdict.json").write_text('{"apiVersion": "verdict/v1", "kind": "Report", "objects": []}')
+    (tmp_path / "policy.yaml").write_text("apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: mine}\nspec: {rules: []}\n")
+    dump = read_path(str(tmp_path))
+    assert [o.name for o in dump.objects] == ["n1"] and dump.errors == []
+    assert dump.notes == [
+        f"{tmp_path}/policy.yaml, document 1, line 1: verdict's own Policy (verdict/v1), not a cluster object: not judged",
+        f"{tmp_path}/verdict.json, document 1, line 1: verdict's own Report (verdict/v1), not a cluster object: not judged",
+    ]
+
+
 def tar_bytes(folder: Path, gz: bool) -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz" if gz else "w") as tar:
