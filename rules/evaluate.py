@@ -29,7 +29,7 @@ from .operators import OPERATORS, OperatorError, show
 from .progress import Progress
 from .quantity import format_quantity
 from .reader import Dump, KObject
-from .report import ObjectRef, ObjectReport, Report, Result, counted
+from .report import ObjectRef, ObjectReport, Report, Result, counted, first_few
 from .scope import Outcome, Scope
 from .selection import Selection
 
@@ -219,9 +219,8 @@ def _nothing_matched_notes(objects: list[ObjectReport], policies: PolicySet, eve
     if objects or not every or not policies.rules:
         return []
     judged = sorted({k for r in policies.rules for k in r.match.kinds})
-    held = sorted({o.kind for o in every})
-    shown = ", ".join(held[:12]) + (f" and {len(held) - 12} more" if len(held) > 12 else "")
-    return [f"no rule matched any object of the dump: the rules judge {', '.join(judged)}; the dump holds {shown}"]
+    held = first_few(sorted({o.kind for o in every}), 12)
+    return [f"no rule matched any object of the dump: the rules judge {', '.join(judged)}; the dump holds {held}"]
 
 
 def _left_out_notes(policies: PolicySet) -> list[str]:

@@ -1510,7 +1510,7 @@ def _list(value: Any) -> list[Any]:
 
 
 def _source_notes(sources: dict[str, str], label: str) -> list[str]:
-    """One note per Helm chart, and one for the kustomization files, that ``_source_files`` set aside."""
+    """One note per Helm chart, one for the kustomize patch files and one for the kustomization files set aside."""
     notes = []
     charts = sorted({what.removeprefix("chart:") for what in sources.values() if what.startswith("chart:")})
     for chart in charts:
