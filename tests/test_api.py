@@ -830,6 +830,8 @@ def test_list_every_rule_with_its_policy_and_kinds(client: FlaskClient) -> None:
     """Trial 56: there was no listing of the rules in use, only one policy's at a time."""
     resp = client.get("/v1/rules")
     assert resp.status_code == 200 and resp.content_type == "application/json"
+    # a GET route takes no query parameter and ignores one (service.md; trial 62)
+    assert client.get("/v1/rules?x=1").get_json() == resp.get_json()
     body = resp.get_json()
     assert RuleListSchema().validate(body) == {}
     assert body["generation"] == 1

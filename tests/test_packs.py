@@ -217,6 +217,12 @@ def test_fixes_say_what_cannot_change_and_who_owns_a_vmi() -> None:
     assert vmi["vm-pt-on-container-nodes"].endswith(
         "kubectl edit vm -n vms vm-pt-on-container-nodes, then virtctl restart -n vms vm-pt-on-container-nodes"
     )
+    # trial 62: the fix named the nodeSelector where only the required node affinity selects on the label
+    assert vmi["vm-vgpu-affinity-container"].startswith(
+        "make the VM select nodes of the workload of the device it asks for (vm-passthrough for a PCI device name,"
+        " vm-vgpu for a vGPU type) on nvidia.com/gpu.workload.config, in its nodeSelector or its required node"
+        " affinity's In values, whichever names the label"
+    )
     pod = _fixes("manifests_selecting_vm_nodes.yaml", "gpu-resource-name-known", "warn")
     assert pod["cuda-upper-case-gpu"].endswith(
         "kubectl replace --force -f pod.yaml (a Pod's containers cannot change in place; if a controller owns it, edit"
