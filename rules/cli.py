@@ -365,7 +365,7 @@ def audit(
             raise click.BadParameter(f"{stdin_name!r} {problem}", param_hint="--stdin-name")
         if "-" not in paths:
             raise click.BadParameter("names what - reads, and no PATH is -", param_hint="--stdin-name")
-    stdin = stdin_name or STDIN
+    stdin = stdin_name or STDIN  # the name of what - reads: reports place its objects there (rules.engine.audit_batch)
     batch_notes: list[str] = []
     dumps = [(dump, stdin if dump == "-" else dump) for dump in split_dumps(paths, batch_notes)]
     for note in [] if quiet else batch_notes:
@@ -374,9 +374,7 @@ def audit(
     progress = TerminalProgress(console) if console is not None else None
     with progress or nullcontext():
         try:
-            reports = audit_batch(
-                dumps, policies, progress, exemptions=accepted, selection=selection, jobs=workers, stdin_name=stdin
-            )
+            reports = audit_batch(dumps, policies, progress, exemptions=accepted, selection=selection, jobs=workers)
         except DumpError as exc:
             if progress:
                 progress.stop()
@@ -423,7 +421,6 @@ def _report(
     if unreadable and progress:
         progress.stop()
     for r, path in unread:
-        shown_name = "<stdin>" if r.name == "-" else r.name
         # what was set aside says why nothing was read (trial 60: a folder that is itself a Helm chart)
         for note in [] if quiet else r.notes:
             _err(f"verdict: note: {note}")
@@ -433,11 +430,10 @@ def _report(
             # what verdict reads is no help for a path that is not there (trial 48)
             hint = f": {WHAT_IS_READ}" if r.name == "-" or os.path.lexists(path) else ""
             _err(
-                f"verdict: no Kubernetes object could be read from {shown_name}"
-                f" ({counted(len(r.input_errors), 'input error')}){hint}"
+                f"verdict: no Kubernetes object could be read from {r.name} ({counted(len(r.input_errors), 'input error')}){hint}"
             )
         else:
-            _err(f"verdict: no Kubernetes object found in {shown_name}")
+            _err(f"verdict: no Kubernetes object found in {r.name}")
     if len(unreadable) == len(reports):
         if output:
             # CI uploads the report file: one left from an earlier run must not stand for this one (trial 48). It
@@ -475,7 +471,7 @@ def _report(
             _err(f"verdict: input error: {err}")
         # Notes (an expired exemption, a must-gather without ClusterPolicy) reach every format's user; in a
         # batch each says its dump.
-        of = f"{'<stdin>' if r.name == '-' else r.name}: " if len(reports) > 1 else ""
+        of = f"{r.name}: " if len(reports) > 1 else ""
         for note in [] if quiet else r.notes:
             _err(f"verdict: note: {of}{note}")
     if unlisted:

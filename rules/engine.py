@@ -114,9 +114,9 @@ def audit_batch(
     exemptions: ExemptionSet | None = None,
     selection: Selection | None = None,
     jobs: int | None = None,
-    stdin_name: str = STDIN,
 ) -> list[Report]:
-    """One report per ``(path, name)`` dump (a batch of archives), in order: each dump read and judged in a
+    """One report per ``(path, name)`` dump (a batch of archives; ``-``'s objects are placed in its name, the
+    ``--stdin-name`` of ``verdict audit``), in order: each dump read and judged in a
     process of its own, up to ``jobs`` at once (one dump alone is judged with every job). The reports are
     those ``audit_paths`` gives one by one; ``progress`` hears each dump as it is read in this process, or
     each dump done when they are read in worker processes.
@@ -135,7 +135,7 @@ def audit_batch(
                 exemptions=exemptions,
                 selection=selection,
                 jobs=workers,
-                stdin_name=stdin_name,
+                stdin_name=shown if path == "-" else STDIN,
             )
             for path, shown in dumps
         ]
@@ -144,7 +144,14 @@ def audit_batch(
         path, shown = item
         try:
             report = audit_paths(
-                [path], policies, hook, name=shown, exemptions=exemptions, selection=selection, jobs=jobs, stdin_name=stdin_name
+                [path],
+                policies,
+                hook,
+                name=shown,
+                exemptions=exemptions,
+                selection=selection,
+                jobs=jobs,
+                stdin_name=shown if path == "-" else STDIN,
             )
         except DumpError as exc:  # a corrupt archive among many loses its own report, not the batch
             return unread_report(exc, policies, shown, exemptions, selection)

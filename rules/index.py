@@ -30,10 +30,11 @@ def _same_object(first: KObject, again: KObject) -> KObject | None:
     """Of two collections of one object at different times (the same non-empty ``metadata.uid``, two different
     whole-number ``resourceVersion``s), the newer; None otherwise: other objects, or copies one of which was
     changed by hand (the same version, trial 54) or whose versions cannot be ordered."""
-    uid = metadata_of(first).get("uid")
-    if not uid or not isinstance(uid, str) or metadata_of(again).get("uid") != uid:
+    old, new = metadata_of(first), metadata_of(again)
+    uid = old.get("uid")
+    if not uid or not isinstance(uid, str) or new.get("uid") != uid:
         return None
-    a, b = metadata_of(first).get("resourceVersion"), metadata_of(again).get("resourceVersion")
+    a, b = old.get("resourceVersion"), new.get("resourceVersion")
     if not (isinstance(a, str) and isinstance(b, str) and a.isdigit() and b.isdigit()) or int(a) == int(b):
         return None
     return again if int(b) > int(a) else first

@@ -823,21 +823,15 @@ def _code_blocks(text: str) -> tuple[list[_Block], int] | None:
             if pure:
                 inside = _Block(pure.group(1).lower(), i + 1, fence=i + 1)
             elif line.startswith("```"):
-                rest = line[3:].rstrip()
-                if rest.endswith("```"):
-                    blocks.append(_Block("", i, [rest[:-3]], i + 1))
-                else:
-                    inside = _Block("", i, [rest], i + 1)
+                inside = _fenced(line[3:].rstrip(), i, blocks)
             elif mid := _MID_FENCE.search(line):
                 # Slack opens a block after text on the same line ("my node: ```", "gives ```apiVersion: v1")
                 outside += 1
                 rest = line[mid.end() :].rstrip()
                 if _INFO_STRING.fullmatch(rest):
                     inside = _Block(rest.lower(), i + 1, fence=i + 1)
-                elif rest.endswith("```"):
-                    blocks.append(_Block("", i, [rest[:-3]], i + 1))
                 else:
-                    inside = _Block("", i, [rest], i + 1)
+                    inside = _fenced(rest, i, blocks)
             elif line.strip():
                 outside += 1
             continue
@@ -853,6 +847,15 @@ def _code_blocks(text: str) -> tuple[list[_Block], int] | None:
     if inside is not None:
         return [], 0  # left open: no block
     return blocks, outside
+
+
+def _fenced(rest: str, i: int, blocks: list[_Block]) -> _Block | None:
+    """The block a fence on line ``i`` opens with ``rest``, the text after it, as its first line: added to ``blocks``
+    when it closes on that line too (Slack's ```apiVersion: v1 ... "2"```, None returned), else returned, open."""
+    if rest.endswith("```"):
+        blocks.append(_Block("", i, [rest[:-3]], i + 1))
+        return None
+    return _Block("", i, [rest], i + 1)
 
 
 _LINE_FENCE = re.compile(r"^(?:```|~~~)", re.M)
@@ -1823,13 +1826,14 @@ def dump_name_problem(value: str) -> str | None:
         return "holds a character that is not printable"
     if value.startswith(("/", "\\")) or _DRIVE.match(value):
         return "must be a relative path, not an absolute one"
-    if ".." in re.split(r"[/\\]", value):
+    parts = re.split(r"[/\\]", value)
+    if ".." in parts:
         return "must not hold a '..' segment"
     if "!" in value:
         return "must not hold '!' (it separates an archive from its member: archive!member)"
-    if value.endswith(("/", "\\")):
+    if parts[-1] == "":
         return "must name a file, not a folder (a trailing '/')"
-    if any(part in ("", ".") for part in re.split(r"[/\\]", value)):
+    if any(part in ("", ".") for part in parts):
         return "must be a plain relative path (no '.' segment, no '//')"
     return None
 
