@@ -428,7 +428,7 @@ def _report(
             for err in r.input_errors:
                 _err(f"verdict: input error: {err}")
             # what verdict reads is no help for a path that is not there (trial 48)
-            hint = f": {WHAT_IS_READ}" if r.name == "-" or os.path.lexists(path) else ""
+            hint = f": {WHAT_IS_READ}" if path == "-" or os.path.lexists(path) else ""
             _err(
                 f"verdict: no Kubernetes object could be read from {r.name} ({counted(len(r.input_errors), 'input error')}){hint}"
             )

@@ -665,6 +665,21 @@ def test_a_file_that_is_not_a_dump_at_all_is_told_what_verdict_reads() -> None:
     )
 
 
+def test_stdin_that_is_not_a_dump_is_told_what_verdict_reads() -> None:
+    """Found in review: the hint was meant for standard input too, but its check compared the report's name with
+    "-", and stdin's report is named <stdin> (or --stdin-name's file): the hint was never given for a pipe."""
+    result = run("audit", "-", input="foo: bar\n")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        "verdict: no Kubernetes object could be read from <stdin> (1 input error): verdict reads what"
+        " kubectl get -o yaml|json prints (objects or a List), kubectl describe node text, and tar/zip/gzip archives"
+        " of them such as a must-gather"
+    )
+    named = run("audit", "-", "--stdin-name", "k8s/x.yaml", input="foo: bar\n")
+    assert named.stderr.splitlines()[-1].startswith("verdict: no Kubernetes object could be read from k8s/x.yaml (1 input")
+    assert named.stderr.splitlines()[-1].endswith("such as a must-gather")
+
+
 def test_a_rule_named_with_r_that_matches_no_object_is_said_in_a_note() -> None:
     """New-user trial: the lab's Pods judged with -r kubevirt-vms/workload-schedulable as well gave no word that
     the VM rule matched nothing (the lab holds no VirtualMachine)."""
