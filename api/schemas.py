@@ -335,6 +335,16 @@ class RuleRollupSchema(OpenSchema):
     )
 
 
+class NotAppliedSchema(OpenSchema):
+    """A rule that applied to no object of the dump: a precondition that reads only the dump, and leads its
+    preconditions, does not hold, so each object it matches would have skipped with the same reason."""
+
+    rule = fields.String(required=True, metadata={"description": "policy/rule"})
+    policy = fields.String(required=True)
+    reason = fields.String(required=True, metadata={"description": "the precondition's description: why it does not apply"})
+    objects = fields.Integer(required=True, metadata={"description": "the objects the rule matched, none with a result of it"})
+
+
 class ReportSchema(OpenSchema):
     """verdict's native report (``format=json``)."""
 
@@ -363,6 +373,10 @@ class ReportSchema(OpenSchema):
     filesRead = fields.List(fields.String(), required=True)
     filesSkipped = fields.List(fields.String(), required=True)
     notes = fields.List(fields.String(), required=True)
+    notApplied = fields.List(
+        fields.Nested(NotAppliedSchema),
+        metadata={"description": "the rules that applied to no object of the dump and why, when any (each also has a note)"},
+    )
     timing = fields.Dict(keys=fields.String(), values=fields.Float(), required=True)
     objects = fields.List(fields.Nested(ObjectReportSchema), required=True)
 

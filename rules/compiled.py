@@ -17,7 +17,7 @@ from typing import Any
 
 from . import joins
 from .errors import EvaluationError, quoted
-from .inputs import reads_of, remember, walk_assertion
+from .inputs import Reads, reads_of, remember, walk_assertion
 from .memo import IdentityMemo
 from .messages import lookup_steps, substitute
 from .model import OBJECT_BUILTINS, PLACEHOLDER, Assertion, Assumption, Policy, Ref, Rule, Var
@@ -323,10 +323,29 @@ class RulePlan:
         # Each check is remembered by what it reads of the object (rules.inputs): objects of one template
         # share its outcome.
         self.preconditions = [(pre, _remembered(compile_check(pre, plan, True), pre, rule, policy)) for pre in rule.preconditions]
+        #: The leading preconditions that read only the dump (``reads_only_dump``): when one does not hold, every
+        #: object the rule matches would skip with its reason, so the rule applies to no object of the dump, decided
+        #: once per dump (``rules.evaluate.unmet_in_dump``). A precondition after one that reads the object is not
+        #: among them: objects it stops first keep their own reason.
+        everywhere = plan.constant_vars | constant
+        self.dump_preconditions: list[tuple[Assertion, Check]] = []
+        for pre, check in self.preconditions:
+            if not reads_only_dump(reads_of(pre, rule, policy), everywhere):
+                break
+            self.dump_preconditions.append((pre, check))
         self.check = _remembered(compile_check(rule.assertion, plan), rule.assertion, rule, policy)
         self.assumptions: list[tuple[Assumption, Check]] = [
             (a, _remembered(compile_check(a.when, plan, True), a.when, rule, policy)) for a in rule.assumes
         ]
+
+
+def reads_only_dump(reads: Reads | None, constant: frozenset[str]) -> bool:
+    """True when a check that reads ``reads`` has the same outcome for every object of a dump: it reads no path
+    of the object, none of its built-in names (``name``, ``namespace``...), no correlated context, and only vars
+    in ``constant`` (``dump_constant_vars``); False for an object operator or ``$`` read whole (``None``)."""
+    if reads is None or reads.paths or reads.builtins:
+        return False
+    return all(v in constant for v in reads.vars) and all(v in constant for v, _ in reads.keyed)
 
 
 def _remembered(check: Check, a: Assertion, rule: Rule, policy: Policy) -> Check:

@@ -47,7 +47,7 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
     """The result of the compiled rule ``plan`` on ``obj``, with ``policy_scope`` the object's scope for the
     rule's policy (shared by the policy's rules, so its vars are computed once per object); never raises."""
     rule = plan.rule
-    scope = Scope(obj, index, plan.policy, plan.specs, parent=policy_scope) if plan.specs else policy_scope
+    scope = _rule_scope(plan, obj, index, policy_scope)
     extra: dict[str, Any] | None = None
 
     def result(word: str, message: str, out: Outcome | None = None, assumed: tuple[str, ...] = ()) -> Result:
@@ -116,6 +116,32 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
         return result("error", f"could not evaluate: {exc}")
     except Exception as exc:  # a bug in an operator must not end the run: report it on this result
         return result("error", f"could not evaluate: internal error {type(exc).__name__}: {exc}")
+
+
+def _rule_scope(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Scope:
+    """The scope ``plan``'s checks read on ``obj``: the policy's, with the rule's own vars when it has any."""
+    return Scope(obj, index, plan.policy, plan.specs, parent=policy_scope) if plan.specs else policy_scope
+
+
+def unmet_in_dump(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> str | None:
+    """Why ``plan`` applies to no object of ``index``'s dump: the description of the first of its leading
+    preconditions that read only the dump (``RulePlan.dump_preconditions``) that does not hold, judged on ``obj``
+    (any object the rule matches: the outcome is the same for all), which each object would otherwise skip with.
+    None when each holds, or one cannot be evaluated (then the rule judges every object, and each result says the
+    error)."""
+    if not plan.dump_preconditions:
+        return None
+    scope = _rule_scope(plan, obj, index, policy_scope)
+    for pre, check in plan.dump_preconditions:
+        try:
+            out = check(scope)
+        except Exception:  # the per-object results report it
+            return None
+        if out.state == "fail":
+            return pre.description or out.detail or f"{out.path} is {show(out.observed)}, not {out.expected}"
+        if out.state != "pass":
+            return None
+    return None
 
 
 def _observed(out: Outcome) -> Any:
@@ -201,6 +227,24 @@ def _skip_notes(objects: list[ObjectReport]) -> list[str]:
     return out
 
 
+def _not_applied_notes(not_applied: list[dict[str, Any]]) -> list[str]:
+    """One note per reason some rules applied to no object of the dump (``Report.not_applied``): ``not applied:
+    <reason> (policy/rule, ...: no result for the N objects they match)``, in place of a skip result on each."""
+    by_reason: dict[str, list[dict[str, Any]]] = {}
+    for entry in not_applied:
+        by_reason.setdefault(entry["reason"], []).append(entry)
+    out = []
+    for reason, entries in by_reason.items():
+        counts = {e["objects"] for e in entries}
+        if len(counts) == 1:
+            they = "it matches" if len(entries) == 1 else "they match"
+            told = f"{', '.join(e['rule'] for e in entries)}: no result for the {counted(counts.pop(), 'object')} {they}"
+        else:
+            told = "no result for the objects each matches: " + ", ".join(f"{e['rule']} {e['objects']:,}" for e in entries)
+        out.append(f"not applied: {reason.strip().rstrip('.')} ({told})")
+    return out
+
+
 def _judged_none(k: int, of: int) -> str:
     """How many of the ``of`` rules a skip note names judged no object at all (``k``): the rules this reason
     kept from running, as against those it skipped on some objects only."""
@@ -228,11 +272,14 @@ def _left_out_notes(policies: PolicySet) -> list[str]:
     return [f"rules left out by name (--skip-rule, skipRule=): {', '.join(policies.left_out)}"] if policies.left_out else []
 
 
-def _unmatched_notes(objects: list[ObjectReport], policies: PolicySet, selected: bool) -> list[str]:
+def _unmatched_notes(
+    objects: list[ObjectReport], policies: PolicySet, selected: bool, not_applied: list[dict[str, Any]]
+) -> list[str]:
     """One note per rule chosen by name that matched no object of the dump (of the objects a selection kept),
     with the kinds it judges: its absence from the report is otherwise silent (a lab of Pods judged with a
-    VirtualMachine rule)."""
+    VirtualMachine rule). A rule that matched objects but did not apply to the dump has its own note."""
     matched = {(r.policy, r.rule) for obj in objects for r in obj.results}
+    matched.update((e["policy"], e["rule"].removeprefix(e["policy"] + "/")) for e in not_applied)
     among = "the objects selected" if selected else "the dump"
     return [
         f"rule {r.uid} matched no object of {among} (it judges {', '.join(sorted(r.match.kinds))})"
@@ -384,15 +431,18 @@ def judge_objects(
     selection: Selection | None = None,
     progress: Progress | None = None,
     report: Callable[[int, KObject, tuple[Result, ...]], Any] | None = None,
-) -> tuple[list[Any], int]:
+) -> tuple[list[Any], int, dict[str, list[Any]]]:
     """The reports of ``objects[start:stop]`` (objects no rule matches, or ``selection`` does not select, are
-    left out), in order, and how many objects ``selection`` kept. ``progress`` hears every 1,024 objects.
-    Raises ``EvaluationTimeout`` once ``time.perf_counter()`` passes ``deadline`` (checked every 64 objects).
-    ``report(position, object, results)`` makes each entry (default: ``object_report``)."""
+    left out), in order; how many objects ``selection`` kept; and the rules that apply to no object of the dump
+    (``unmet_in_dump``), each ``policy/rule: [reason, objects it matched]``. ``progress`` hears every 1,024
+    objects. Raises ``EvaluationTimeout`` once ``time.perf_counter()`` passes ``deadline`` (checked every 64
+    objects). ``report(position, object, results)`` makes each entry (default: ``object_report``)."""
     make = report or _whole
     out = []
     total = len(objects)
     selected = 0
+    unmet: dict[int, str | None] = {}  # id(rule plan) -> why it applies to no object of the dump, or None
+    idle: dict[str, list[Any]] = {}
     for n in range(start, total if stop is None else stop):
         if n % 64 == 0:
             if deadline is not None and time.perf_counter() > deadline:
@@ -417,10 +467,17 @@ def judge_objects(
             scope = scopes.get(id(plan))
             if scope is None:
                 scope = scopes[id(plan)] = Scope(obj, index, plan, plan.specs)
+            if rule_plan.dump_preconditions:
+                key = id(rule_plan)
+                why = unmet[key] if key in unmet else unmet.setdefault(key, unmet_in_dump(rule_plan, obj, index, scope))
+                if why is not None:
+                    entry = idle.setdefault(rule_plan.rule.uid, [why, 0])
+                    entry[1] += 1
+                    continue
             results.append(judge(rule_plan, obj, index, scope))
         if results:
             out.append(make(n, obj, tuple(exempter.apply(obj, results))))
-    return out, selected
+    return out, selected, idle
 
 
 def _position(n: int, _obj: KObject, results: tuple[Result, ...]) -> tuple[int, tuple[Result, ...]]:
@@ -502,22 +559,30 @@ def _evaluate(
             own = Exempter(accepted, now)
             # (position, results) only: the parent holds the objects and makes their references itself (half
             # of what a shard sent back was references and sources the parent already had)
-            reports, kept = judge_objects(
+            reports, kept, idle = judge_objects(
                 every, index, candidates, own, deadline, budget or 0, start, stop, selection, report=_position
             )
-            return parallel.Shard(reports, own.errors, own.used, stop, kept)
+            return parallel.Shard(reports, own.errors, own.used, stop, kept, idle)
 
         objects: list[ObjectReport] = []
         selected = 0
+        idle: dict[str, list[Any]] = {}
         for shard in parallel.judge_shards(total, jobs, judge_shard):
             objects.extend(object_report(every[n], results) for n, results in shard.reports)
             exempter.merge(shard.errors, shard.used)
             selected += shard.selected
+            for uid, (why, matched) in shard.idle.items():
+                idle.setdefault(uid, [why, 0])[1] += matched
             progress.evaluating(shard.done, total, candidates.rules)
     else:
-        objects, selected = judge_objects(
+        objects, selected, idle = judge_objects(
             every, index, candidates, exempter, deadline, budget or 0, selection=selection, progress=progress
         )
+    not_applied = [
+        {"rule": r.uid, "policy": r.policy, "reason": idle[r.uid][0], "objects": idle[r.uid][1]}
+        for r in policies.rules
+        if r.uid in idle
+    ]
     progress.evaluating(total, total, candidates.rules)
     t2 = time.perf_counter()
     return Report(
@@ -535,9 +600,14 @@ def _evaluate(
             *_recollected_notes(index),
             *dump.notes,
             *_assumption_notes(objects),
+            *_not_applied_notes(not_applied),
             *_skip_notes(objects),
-            *(_unmatched_notes(objects, policies, selection is not None) if policies.named else []),
-            *(_nothing_matched_notes(objects, policies, every) if selection is None and not policies.named else []),
+            *(_unmatched_notes(objects, policies, selection is not None, not_applied) if policies.named else []),
+            *(
+                _nothing_matched_notes(objects, policies, every)
+                if selection is None and not policies.named and not not_applied
+                else []
+            ),
             *_left_out_notes(policies),
             *([selection.missed(every)] if selection is not None and not selected else []),
             *_operator_notes(index),
@@ -562,4 +632,5 @@ def _evaluate(
             for r in policies.rules
         ],
         selection=None if selection is None else {**selection.to_dict(), "objectsSelected": selected},
+        not_applied=not_applied,
     )

@@ -26,12 +26,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from .errors import DumpError, PolicyError, dotted
 from .loader import BUILTIN_DIR, PolicyLoadError, PolicySet, load_policies, pack_name, schema_problems
 from .reader import Dump, KObject, read_paths
-from .report import RESULTS, Report, Result
+from .report import RESULTS, Report, Result, counted
 from .yamlsafe import load_documents, node_line
 
 TESTS_DIR = "tests"
@@ -49,6 +49,15 @@ class ExpectationSchema(Schema):
     namespace = fields.String(load_default=None, allow_none=True)
     result = fields.String(required=True, validate=validate.OneOf(RESULTS))
     messageContains = fields.String(load_default="")
+
+
+class NotAppliedSchema(Schema):
+    """A rule expected to apply to no object of the dump (``Report.not_applied``): ``policy`` optional when the
+    rule id is unique in the pack; ``reasonContains`` optionally checks the reason."""
+
+    policy = fields.String(load_default="")
+    rule = fields.String(required=True)
+    reasonContains = fields.String(load_default="")
 
 
 class TestMetadataSchema(Schema):
@@ -69,7 +78,13 @@ class TestSchema(Schema):
     resources = fields.List(fields.String(), load_default=list)
     objects = fields.List(fields.Dict(), load_default=list)
     strict = fields.Boolean(load_default=False)
-    results = fields.List(fields.Nested(ExpectationSchema), required=True, validate=validate.Length(min=1))
+    results = fields.List(fields.Nested(ExpectationSchema), load_default=list)
+    notApplied = fields.List(fields.Nested(NotAppliedSchema), load_default=list)
+
+    @validates_schema
+    def _expects_something(self, data: dict[str, Any], **_: Any) -> None:
+        if not data.get("results") and not data.get("notApplied"):
+            raise ValidationError("a test lists results, notApplied or both", "results")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +110,20 @@ class Expectation:
 
 
 @dataclass(frozen=True, slots=True)
+class NotApplied:
+    """One loaded ``notApplied`` item: the rule (``policy`` "" matches any policy) expected to apply to no object
+    of the dump, and text its reason must contain ("" leaves it unchecked)."""
+
+    policy: str
+    rule: str
+    reason_contains: str = ""
+    line: int = 0
+
+    def describe(self) -> str:
+        return f"{self.policy}/{self.rule}" if self.policy else self.rule
+
+
+@dataclass(frozen=True, slots=True)
 class PackTest:
     """One loaded fixture: ``file`` it came from, ``resources`` resolved to paths, inline ``objects``."""
 
@@ -107,6 +136,7 @@ class PackTest:
     objects: tuple[dict[str, Any], ...]
     strict: bool
     results: tuple[Expectation, ...]
+    not_applied: tuple[NotApplied, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +175,7 @@ class FixtureError(ValueError):
 #: Every key a test file knows, for "did you mean" on an unknown one.
 _TEST_FIELDS = {
     fld.data_key or name
-    for schema in (TestSchema, TestMetadataSchema, ExpectationSchema)
+    for schema in (TestSchema, TestMetadataSchema, ExpectationSchema, NotAppliedSchema)
     for name, fld in schema().fields.items()
 }
 
@@ -217,6 +247,10 @@ def load_test_file(path: Path) -> list[PackTest]:
                 tuple(raw["objects"]),
                 raw["strict"],
                 expectations,
+                tuple(
+                    NotApplied(n["policy"], n["rule"], n["reasonContains"], node_line(doc.node, ["notApplied", i]))
+                    for i, n in enumerate(raw["notApplied"])
+                ),
             )
         )
     if not tests:
@@ -281,12 +315,14 @@ def _check(test: PackTest, exp: Expectation, report: Report, rules: tuple[tuple[
         hint = f"; did you mean {next(f'{p}/{r}' for p, r in rules if r == close[0])!r}?" if close else ""
         return outcome("missing", False, f"{exp.describe()}: no rule named {named!r} in the policies tested{hint}")
     if not found:
+        idle = _not_applied(exp.policy, exp.rule, report)
         objects = {str(o.ref) for o in report.objects if o.ref.kind == exp.kind and o.ref.name == exp.name}
-        why = (
-            "the object is in the dump but the rule produced no result for it (does the rule match it?)"
-            if objects
-            else "no such object among the evaluated objects"
-        )
+        if idle:
+            why = f"the rule applied to no object of the dump: {idle[0]['reason']} (expect it under notApplied)"
+        elif objects:
+            why = "the object is in the dump but the rule produced no result for it (does the rule match it?)"
+        else:
+            why = "no such object among the evaluated objects"
         return outcome("missing", False, f"{exp.describe()}: expected {exp.result}, got no result: {why}")
     if len({(obj, r.policy) for obj, r in found}) > 1:
         where = ", ".join(sorted({f"{r.policy}/{r.rule} on {obj}" for obj, r in found}))
@@ -299,6 +335,38 @@ def _check(test: PackTest, exp: Expectation, report: Report, rules: tuple[tuple[
             result.result, False, f"{exp.describe()}: the message does not contain {exp.message_contains!r}: {result.message}"
         )
     return outcome(result.result, True)
+
+
+def _not_applied(policy: str, rule: str, report: Report) -> list[dict[str, Any]]:
+    """The report's ``not_applied`` entries of ``rule`` (of ``policy``, or of any when "")."""
+    return [e for e in report.not_applied if e["rule"] == f"{e['policy']}/{rule}" and (not policy or e["policy"] == policy)]
+
+
+def _check_not_applied(test: PackTest, exp: NotApplied, report: Report) -> TestCaseResult:
+    """Whether the report says ``exp``'s rule applied to no object of the dump, for the reason it expects."""
+
+    def outcome(actual: str, ok: bool, message: str = "") -> TestCaseResult:
+        case = f"{exp.describe()} applies to no object"
+        return TestCaseResult(test.name, str(test.file), case, "not applied", actual, ok, message, exp.line)
+
+    found = _not_applied(exp.policy, exp.rule, report)
+    if not found:
+        judged = sum(
+            1 for o in report.objects for r in o.results if r.rule == exp.rule and (not exp.policy or r.policy == exp.policy)
+        )
+        if judged:
+            return outcome(
+                "applied", False, f"{exp.describe()}: expected to apply to no object, but it gave {counted(judged, 'result')}"
+            )
+        return outcome(
+            "missing", False, f"{exp.describe()}: expected to apply to no object, but it matched none (or no such rule)"
+        )
+    if len(found) > 1:
+        return outcome("ambiguous", False, f"{exp.describe()} names rules of several policies: add policy")
+    reason = found[0]["reason"]
+    if exp.reason_contains and exp.reason_contains not in reason:
+        return outcome("not applied", False, f"{exp.describe()}: the reason does not contain {exp.reason_contains!r}: {reason}")
+    return outcome("not applied", True)
 
 
 def _strict(test: PackTest, report: Report) -> TestCaseResult:
@@ -335,6 +403,7 @@ def run_test(test: PackTest, policies: PolicySet) -> list[TestCaseResult]:
     report = evaluate(dump, policies, name=test.name)
     rules = tuple((r.policy, r.id) for r in policies.rules)
     out = [_check(test, exp, report, rules) for exp in test.results]
+    out.extend(_check_not_applied(test, exp, report) for exp in test.not_applied)
     if dump.errors:
         out.append(
             TestCaseResult(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 #: Below this many objects a dump is judged in-process.
@@ -72,13 +72,15 @@ def shards(count: int, jobs: int) -> list[tuple[int, int]]:
 class Shard:
     """What one worker sends back for a range of objects ending at ``done``: the object reports (in the form
     its judge gives them: ``rules.evaluate`` sends positions and results), the input errors and the exemption
-    counts its exempter gathered (in order), and how many objects a selection kept."""
+    counts its exempter gathered (in order), how many objects a selection kept, and the rules that applied to
+    no object of the dump (``policy/rule: [reason, objects it matched in the shard]``)."""
 
     reports: list[Any]
     errors: list[Any]
     used: dict[str, int]
     done: int
     selected: int = 0
+    idle: dict[str, list[Any]] = field(default_factory=dict)
 
 
 # The forked workers find their work here: set in the parent just before the pool forks, never pickled.

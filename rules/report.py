@@ -299,6 +299,10 @@ class Report:
     #: The objects the audit judged when a selection chose them (``rules.selection``): the filters given and
     #: ``objectsSelected``, how many objects of the dump they kept; the summary carries it.
     selection: dict[str, Any] | None = None
+    #: The rules that applied to no object of the dump because a precondition that reads only the dump does not
+    #: hold (``rules.evaluate.unmet_in_dump``): ``{rule: policy/rule, policy, reason, objects}``, ``objects``
+    #: the objects the rule matched, none of which has a result of it.
+    not_applied: list[dict[str, Any]] = field(default_factory=list)
     #: ``by_rule()`` once computed (a filtered copy computes its own)
     _by_rule: list[RuleRollup] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -414,5 +418,7 @@ class Report:
             "filesRead": self.files_read,
             "filesSkipped": self.files_skipped,
             "notes": self.notes,
+            # only when some rule did not apply: other reports keep their shape
+            **({"notApplied": self.not_applied} if self.not_applied else {}),
             "timing": self.timing,
         }

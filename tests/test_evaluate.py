@@ -183,11 +183,14 @@ def test_precondition_description_is_the_reason(judge: Judge) -> None:
     rule = make_rule(
         {"path": WORKLOAD, "in": ["vm-passthrough", "vm-vgpu"]},
         preconditions=[
-            {"context": "sandbox", "equals": True, "description": "sandbox workloads are disabled in the ClusterPolicy"}
+            {"path": "$.metadata.labels['nvidia.com/gpu.present']", "equals": "true", "description": "no GPU on the node"},
+            {"context": "sandbox", "equals": True, "description": "sandbox workloads are disabled in the ClusterPolicy"},
         ],
     )
     r = judge([gpu_node("n1")], rules=[rule], **spec)[("n1", "r")]
     assert (r.result, r.message) == ("skip", "precondition not met: sandbox workloads are disabled in the ClusterPolicy")
+    r = judge([gpu_node("n1", present=False)], rules=[rule], **spec)[("n1", "r")]
+    assert (r.result, r.message) == ("skip", "precondition not met: no GPU on the node")
 
 
 def test_every_precondition_must_hold(judge: Judge) -> None:
@@ -426,10 +429,15 @@ def test_policy_vars_are_computed_once_per_object(load_policy: Callable[..., Pol
 
 
 def _needs_clusterpolicy(rule_id: str, description: str = "no ClusterPolicy in the dump") -> dict[str, Any]:
+    # After a precondition on the node, so that each node skips with the reason (led by it, the rule would apply
+    # to no object of the dump: test_a_rule_led_by_an_unmet_precondition_on_the_dump_applies_to_no_object).
     return make_rule(
         {"path": GPUS, "gt": 0},
         id=rule_id,
-        preconditions=[{"context": "cp", "exists": True, "description": description}],
+        preconditions=[
+            {"path": "$.metadata.name", "exists": True},
+            {"context": "cp", "exists": True, "description": description},
+        ],
     )
 
 

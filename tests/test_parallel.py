@@ -75,6 +75,7 @@ def test_a_dump_judged_in_processes_gives_the_serial_report(
     serial = evaluate(dump_of(cluster), policies, name="cluster", exemptions=accepted, jobs=1)
     assert len(cluster) >= 2 * parallel.PARALLEL_FROM and serial.summary()["results"]["fail"] > 0
     assert any(n.startswith("exemption annotation") for n in serial.notes) and serial.input_errors  # the merge is exercised
+    assert serial.not_applied and all(e["objects"] > 0 for e in serial.not_applied)  # counted across the shards too
     for jobs in (2, 3):
         forked = evaluate(dump_of(cluster), policies, name="cluster", exemptions=accepted, jobs=jobs)
         assert forked.timing.keys() == serial.timing.keys()

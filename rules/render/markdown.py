@@ -156,15 +156,18 @@ def read_lines(report: Report, most: int = READ_NOTES) -> list[str]:
     """The report's other notes, about what was read (the text around a chat message's code blocks set aside,
     files of an archive not read, a must-gather, an object twice in the dump), one italic ``note:`` line each:
     a chat user must see that part of what was pasted was not judged."""
-    notes = [n for n in report.notes if not n.startswith(("assumed:", "skipped"))]
+    notes = [n for n in report.notes if not n.startswith(("assumed:", *_IDLE_RULES))]
     out = [f"_note: {line(n, _SKIPPED)}_" for n in notes[:most]]
     if len(notes) > most:
         out.append(_more_line(len(notes) - most, "more note"))
     return out
 
 
-#: Skip notes a message names (the first ones: what kept rules from judging any object comes first).
+#: Skip notes a message names (the first ones: the rules that applied to no object of the dump, then what kept
+#: rules from judging any object).
 SKIP_NOTES = 3
+#: How the notes on rules that did not judge begin: applied to no object of the dump, or skipped.
+_IDLE_RULES = ("not applied:", "skipped")
 #: How to get the JSON report, from the CLI and from the service.
 _JSON_REPORT = "(`--format json`; `format=json` from the service)"
 _SKIPPED = 300
@@ -176,11 +179,11 @@ def _more_line(count: int, noun: str) -> str:
 
 
 def skip_lines(report: Report, most: int = SKIP_NOTES) -> list[str]:
-    """The first ``most`` skip notes, one italic line each: why rules did not run (a node dump without a
-    ClusterPolicy), which a chat reader of a clean-looking summary needs to see; then how many more. A report
-    filtered to results other than skip (``results=fail,warn``) names only the first: the reader asked for the
-    findings, and the notes took the room of the findings a ``limit`` cuts."""
-    notes = [n for n in report.notes if n.startswith("skipped")]
+    """The first ``most`` notes on rules that did not apply to the dump or skipped, one italic line each: why rules
+    did not run (a node dump without a ClusterPolicy), which a chat reader of a clean-looking summary needs to see;
+    then how many more. A report filtered to results other than skip (``results=fail,warn``) names only the first:
+    the reader asked for the findings, and the notes took the room of the findings a ``limit`` cuts."""
+    notes = [n for n in report.notes if n.startswith(_IDLE_RULES)]
     asked = report.filters.get("results")
     if asked and "skip" not in asked:
         most = min(most, 1)

@@ -1,0 +1,172 @@
+"""A rule led by preconditions that read only the dump applies to no object of a dump where one does not hold:
+no skip result on each object, one entry in ``Report.not_applied`` (``notApplied`` in JSON) and one note (issue
+11: three workload rules for dumps without Nodes put 31,000 identical skips in a 10,000-pod report)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from conftest import make_policy, make_rule, node
+
+from rules.errors import Source
+from rules.evaluate import evaluate
+from rules.loader import PolicySet
+from rules.packtest import PackTest, load_test_file, run_test
+from rules.reader import Dump, KObject
+from rules.render import render
+from rules.report import Report
+
+GPUS = "$.status.allocatable['nvidia.com/gpu']"
+CP = {"context": {"cp": {"kind": "ClusterPolicy", "path": "$.metadata.name", "first": True}}}
+NEEDS_CP = {"context": "cp", "exists": True, "description": "no ClusterPolicy in the dump"}
+CLUSTERPOLICY = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"}}
+
+
+def gpu_node(name: str, gpus: str = "8") -> dict[str, Any]:
+    return node(name, labels={"nvidia.com/gpu.present": "true"}, allocatable={"nvidia.com/gpu": gpus})
+
+
+def run(load_policy: Callable[..., PolicySet], objects: list[dict[str, Any]], rules: list[dict[str, Any]], **kw: Any) -> Report:
+    policies = load_policy(make_policy(rules, **CP))
+    dump = Dump(objects=[KObject(o, Source("dump.yaml", i + 1, 1)) for i, o in enumerate(objects)])
+    return evaluate(dump, policies, name="lab", **kw)
+
+
+def results_of(report: Report) -> dict[tuple[str, str], str]:
+    return {(o.ref.name, r.rule): r.result for o in report.objects for r in o.results}
+
+
+def test_a_rule_led_by_an_unmet_precondition_on_the_dump_applies_to_no_object(load_policy: Callable[..., PolicySet]) -> None:
+    nodes = [gpu_node("n1"), gpu_node("n2", gpus="0"), gpu_node("n3")]
+    rules = [
+        make_rule({"path": GPUS, "gt": 0}, id="cp", preconditions=[NEEDS_CP]),
+        make_rule({"path": GPUS, "gt": 0}, id="plain"),
+    ]
+    report = run(load_policy, nodes, rules)
+    assert results_of(report) == {("n1", "plain"): "pass", ("n2", "plain"): "fail", ("n3", "plain"): "pass"}
+    assert report.not_applied == [
+        {"rule": "test-policy/cp", "policy": "test-policy", "reason": "no ClusterPolicy in the dump", "objects": 3}
+    ]
+    assert report.summary()["results"] == {"pass": 2, "fail": 1, "warn": 0, "error": 0, "skip": 0}
+    assert "not applied: no ClusterPolicy in the dump (test-policy/cp: no result for the 3 objects it matches)" in report.notes
+    assert not [n for n in report.notes if n.startswith("skipped")]
+    doc = json.loads(render(report, "json"))
+    assert doc["notApplied"] == report.not_applied
+    # where it holds, the rule judges every object, and the report has no notApplied member
+    report = run(load_policy, [*nodes, CLUSTERPOLICY], rules)
+    assert results_of(report)[("n2", "cp")] == "fail" and results_of(report)[("n1", "cp")] == "pass"
+    assert report.not_applied == [] and "notApplied" not in json.loads(render(report, "json"))
+
+
+def test_rules_not_applied_for_one_reason_share_a_note_with_each_rules_count(load_policy: Callable[..., PolicySet]) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml"}, "spec": {}}
+    rules = [
+        make_rule(id="nodes", preconditions=[NEEDS_CP]),
+        make_rule(id="pods", preconditions=[NEEDS_CP], match={"kinds": ["Pod"]}),
+        make_rule(id="both", preconditions=[NEEDS_CP], match={"kinds": ["Pod", "Node"]}),
+    ]
+    report = run(load_policy, [gpu_node("n1"), gpu_node("n2"), pod], rules)
+    assert report.objects == [] and [e["objects"] for e in report.not_applied] == [2, 1, 3]
+    assert report.notes == [
+        "not applied: no ClusterPolicy in the dump (no result for the objects each matches: test-policy/nodes 2,"
+        " test-policy/pods 1, test-policy/both 3)"
+    ]
+
+
+def test_a_precondition_on_the_dump_after_one_on_the_object_leaves_each_object_its_own_skip(
+    load_policy: Callable[..., PolicySet],
+) -> None:
+    # The object's reason comes first where it fails (a RuntimeClass hint, a pod rebuilt from describe text):
+    # saying the dump's reason once would hide it.
+    no_gpu = {"path": GPUS, "gt": 0, "description": "the node has no GPU"}
+    report = run(load_policy, [gpu_node("n1"), gpu_node("n2", gpus="0")], [make_rule(id="r", preconditions=[no_gpu, NEEDS_CP])])
+    by_name = {o.ref.name: o.results[0].message for o in report.objects}
+    assert by_name == {
+        "n1": "precondition not met: no ClusterPolicy in the dump",
+        "n2": "precondition not met: the node has no GPU",
+    }
+    assert report.not_applied == []
+
+
+def test_a_precondition_on_the_dump_that_cannot_be_evaluated_is_an_error_on_each_object(
+    load_policy: Callable[..., PolicySet],
+) -> None:
+    broken = {"context": "cp", "gt": 2, "description": "never said"}  # "cluster-policy" is no quantity
+    report = run(load_policy, [gpu_node("n1"), gpu_node("n2"), CLUSTERPOLICY], [make_rule(id="r", preconditions=[broken])])
+    assert [r.result for o in report.objects for r in o.results] == ["error", "error"]
+    assert report.not_applied == []
+
+
+def test_a_var_of_the_dump_read_by_a_leading_precondition_decides_for_the_dump(load_policy: Callable[..., PolicySet]) -> None:
+    # a rule var that reads only a context is the same for every object: it may lead; one that reads the node may not
+    dump_var = make_rule(
+        id="dump-var", vars={"policyName": {"context": "cp"}}, preconditions=[{"var": "policyName", "exists": True}]
+    )
+    node_var = make_rule(id="node-var", vars={"gpus": GPUS}, preconditions=[{"var": "gpus", "equals": "none"}])
+    report = run(load_policy, [gpu_node("n1")], [dump_var, node_var])
+    assert [e["rule"] for e in report.not_applied] == ["test-policy/dump-var"]
+    assert results_of(report) == {("n1", "node-var"): "skip"}
+
+
+def test_a_rule_named_on_the_command_line_that_did_not_apply_is_not_said_to_match_nothing(
+    load_policy: Callable[..., PolicySet],
+) -> None:
+    policies = load_policy(make_policy([make_rule(id="cp", preconditions=[NEEDS_CP])], **CP)).select(rules=["test-policy/cp"])
+    report = evaluate(Dump(objects=[KObject(gpu_node("n1"), Source("d.yaml", 1, 1))]), policies)
+    assert report.notes == ["not applied: no ClusterPolicy in the dump (test-policy/cp: no result for the 1 object it matches)"]
+
+
+def test_only_the_objects_a_selection_keeps_are_counted(load_policy: Callable[..., PolicySet]) -> None:
+    from rules.selection import Selection
+
+    report = run(
+        load_policy,
+        [gpu_node("a1"), gpu_node("a2"), gpu_node("b1")],
+        [make_rule(id="cp", preconditions=[NEEDS_CP])],
+        selection=Selection.of(names=["a*"]),
+    )
+    assert report.not_applied[0]["objects"] == 2
+
+
+def _pack_test(tmp_path: Any, text: str) -> PackTest:
+    path = tmp_path / "t.yaml"
+    path.write_text(text)
+    [test] = load_test_file(path)
+    return test
+
+
+NODE_YAML = (
+    "objects:\n- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {}}, status: {allocatable: {nvidia.com/gpu: '8'}}}\n"
+)
+
+
+def test_a_pack_test_states_a_rule_not_applied_and_its_reason(load_policy: Callable[..., PolicySet], tmp_path: Any) -> None:
+    policies = load_policy(make_policy([make_rule(id="cp", preconditions=[NEEDS_CP]), make_rule(id="plain")], **CP))
+    head = "apiVersion: verdict/v1\nkind: Test\nmetadata: {name: t}\n" + NODE_YAML
+    ok = _pack_test(tmp_path, head + "notApplied:\n- {rule: cp, reasonContains: no ClusterPolicy}\n")
+    assert [(c.case, c.ok) for c in run_test(ok, policies)] == [("cp applies to no object", True)]
+    wrong = _pack_test(tmp_path, head + "notApplied:\n- {rule: cp, reasonContains: no KubeVirt}\n- {rule: plain}\n")
+    assert [(c.ok, c.actual, c.message) for c in run_test(wrong, policies)] == [
+        (False, "not applied", "cp: the reason does not contain 'no KubeVirt': no ClusterPolicy in the dump"),
+        (False, "applied", "plain: expected to apply to no object, but it gave 1 result"),
+    ]
+    # a skip expected of each object says where the rule went
+    per_object = _pack_test(tmp_path, head + "results:\n- {rule: cp, kind: Node, name: n1, result: skip}\n")
+    [case] = run_test(per_object, policies)
+    assert not case.ok and case.message == (
+        "cp on Node/n1: expected skip, got no result: the rule applied to no object of the dump: no ClusterPolicy in the"
+        " dump (expect it under notApplied)"
+    )
+
+
+def test_a_pack_test_lists_results_or_not_applied_rules(tmp_path: Any) -> None:
+    from rules.packtest import FixtureError
+
+    try:
+        _pack_test(tmp_path, "apiVersion: verdict/v1\nkind: Test\nmetadata: {name: t}\n" + NODE_YAML)
+    except FixtureError as exc:
+        assert "a test lists results, notApplied or both" in exc.reason
+    else:
+        raise AssertionError("a test that expects nothing was loaded")
