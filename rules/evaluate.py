@@ -600,8 +600,10 @@ def _evaluate(
             *_recollected_notes(index),
             *dump.notes,
             *_assumption_notes(objects),
-            *_not_applied_notes(not_applied),
             *_skip_notes(objects),
+            # after the skip notes: a rule for another kind of dump (manifests without Nodes, MPS nodes) matters
+            # less to a reader than why rules that could judge this dump did not
+            *_not_applied_notes(not_applied),
             *(_unmatched_notes(objects, policies, selection is not None, not_applied) if policies.named else []),
             *(
                 _nothing_matched_notes(objects, policies, every)

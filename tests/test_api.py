@@ -371,7 +371,7 @@ def test_markdown_of_a_clean_dump_is_its_summary_not_a_500() -> None:
     )
     assert resp.status_code == 200, resp.get_data(as_text=True)
     lines = resp.get_data(as_text=True).splitlines()
-    assert lines[0] == "**verdict**: 1 object judged (1 read) · 12 pass · 0 fail · 0 warn · 0 error · 12 skip"
+    assert lines[0] == "**verdict**: 1 object judged (1 read) · 12 pass · 0 fail · 0 warn · 0 error · 11 skip"
     # why rules did not run: the first skip notes (the JSON report has them all)
     assert any(line.startswith("_skipped: no ClusterPolicy in the dump") for line in lines), lines
 
@@ -1431,10 +1431,10 @@ def test_table_answer_carries_the_notes_the_cli_prints_on_standard_error() -> No
     table = evaluate(client, BARE_NODE, "?format=table").get_data(as_text=True)
     report = evaluate(client, BARE_NODE).get_json()
     assumed = [n for n in report["notes"] if n.startswith("assumed:")]
-    assert len(assumed) == 2 and len(report["notes"]) == 13
+    assert len(assumed) == 2 and len(report["notes"]) == 14
     lines = table.splitlines()
     # no-unhealthy-devices skips: the node has no status.capacity to compare allocatable with
-    assert lines[0] == "1 object judged (1 read): 4 pass, 20 skip"
+    assert lines[0] == "1 object judged (1 read): 4 pass, 19 skip"
     noted = [line for line in lines if line.startswith("note: ")]
     assert len(noted) == len(report["notes"])
     flat = " ".join(line.strip() for line in lines)

@@ -163,8 +163,8 @@ def read_lines(report: Report, most: int = READ_NOTES) -> list[str]:
     return out
 
 
-#: Skip notes a message names (the first ones: the rules that applied to no object of the dump, then what kept
-#: rules from judging any object).
+#: Skip notes a message names (the first ones: what kept rules from judging any object comes first; the rules
+#: that applied to no object of the dump come after the skip notes).
 SKIP_NOTES = 3
 #: How the notes on rules that did not judge begin: applied to no object of the dump, or skipped.
 _IDLE_RULES = ("not applied:", "skipped")
