@@ -240,10 +240,15 @@ def test_streamed_json_is_byte_identical_to_the_whole_dump() -> None:
     text = render(report, "json")
     assert text == b"".join(__import__("rules.render.native", fromlist=["pieces"]).pieces(report)).decode()
     assert orjson.loads(text) == orjson.loads(orjson.dumps(report.to_dict(), default=plain))
-    # Indented, with each result on one compact line (issue 11: a report proportional to the dump).
+    # Indented, with each object's fields on one compact line and each result on one more (issue 11: a report
+    # proportional to the dump).
+    lines = text.splitlines()
     first = report.objects[0].results[0]
-    assert "        " + orjson.dumps(first.to_dict(), default=plain).decode() in text.splitlines()
-    assert sum(len(o.results) for o in report.objects) == sum(1 for line in text.splitlines() if line.startswith('        {"'))
+    assert "      " + orjson.dumps(first.to_dict(), default=plain).decode() in lines
+    assert sum(len(o.results) for o in report.objects) == sum(1 for line in lines if line.startswith('      {"policy":'))
+    heads = [line for line in lines if line.startswith('    {"apiVersion":')]
+    assert len(heads) == len(report.objects) and all(line.endswith('"results":[') for line in heads)
+    assert heads[0].startswith('    {"apiVersion":"nvidia.com/v1","kind":"ClusterPolicy","namespace":"",')
     assert text.startswith('{\n  "apiVersion": "verdict/v1",\n')
     filtered = report.filtered({"fail"})
     assert orjson.loads(render(filtered, "json"))["filters"] == {"results": ["fail"]}
