@@ -224,10 +224,7 @@ def test_fixes_say_what_cannot_change_and_who_owns_a_vmi() -> None:
         " affinity's In values, whichever names the label"
     )
     pod = _fixes("manifests_selecting_vm_nodes.yaml", "gpu-resource-name-known", "warn")
-    assert pod["cuda-upper-case-gpu"].endswith(
-        "kubectl replace --force -f pod.yaml (a Pod's containers cannot change in place; if a controller owns it, edit"
-        " the controller's pod template instead)"
-    )
+    assert pod["cuda-upper-case-gpu"].endswith("kubectl replace --force -f pod.yaml (a Pod's containers cannot change in place)")
 
 
 def test_a_created_pod_is_never_told_to_kubectl_edit_its_containers() -> None:
@@ -239,8 +236,7 @@ def test_a_created_pod_is_never_told_to_kubectl_edit_its_containers() -> None:
     (fix,) = [r.remediation for o in report.objects for r in o.results if r.rule == "mps-request-within-one-replica"]
     assert fix == (
         "kubectl get pod -n ml mps-asks-two -o yaml > pod.yaml, edit it, then kubectl replace --force -f pod.yaml (a"
-        " Pod's containers cannot change in place; if a controller owns it, edit the controller's pod template"
-        " instead): set nvidia.com/gpu to 1 in container cuda's resources.limits"
+        " Pod's containers cannot change in place): set nvidia.com/gpu to 1 in container cuda's resources.limits"
     )
     # trial 54: nor a VMI (virt-api: "update of VMI object is restricted"), nor a Pod's nodeName in place
     for name, doc in _policy_docs(GPU_PACK):
@@ -256,6 +252,62 @@ def test_a_created_pod_is_never_told_to_kubectl_edit_its_containers() -> None:
         "kubectl get vmi -n vms vm-resources-not-devices -o yaml > vmi.yaml, edit it, then kubectl replace --force -f"
         " vmi.yaml (a VMI's spec cannot be updated): move each nvidia.com/ resource"
     )
+
+
+def _owned_pod(name: str, owner: tuple[str, str] | None, labels: dict[str, str] | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": "ml", "labels": labels or {}}
+    if owner is not None:
+        meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": owner[0], "name": owner[1], "controller": True}]
+    container = {
+        "name": "cuda",
+        "image": "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
+        "resources": {"limits": {"nvidia.com/gpus": 1}},
+    }
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": meta,
+        "spec": {"containers": [container]},
+        "status": {"phase": "Pending"},
+    }
+
+
+def test_a_pods_fix_names_the_controller_that_owns_it() -> None:
+    """Trial 61: a Pod a ReplicaSet owns was told "if a controller owns it, edit the controller's pod template", where
+    the dump names the controller: its Deployment (the ReplicaSet <deployment>-<pod-template-hash>), or the owner."""
+    from rules.errors import Source
+    from rules.reader import Dump, KObject
+
+    pods = [
+        _owned_pod("train-7d9f8b6c5-x2k4p", ("ReplicaSet", "train-7d9f8b6c5"), {"pod-template-hash": "7d9f8b6c5"}),
+        _owned_pod("bare-rs-abcde", ("ReplicaSet", "bare-rs"), {}),
+        _owned_pod("infer-0", ("StatefulSet", "infer")),
+        _owned_pod("batch-xk2p4", ("Job", "batch")),
+        _owned_pod("virt-launcher-vm-abcde", ("VirtualMachineInstance", "vm")),
+        _owned_pod("alone", None),
+    ]
+    dump = Dump(objects=[KObject(p, Source("pods.yaml", i + 1, 1)) for i, p in enumerate(pods)])
+    report = evaluate(dump, load_policies([str(GPU_PACK)]))
+    fixes = {o.ref.name: r.remediation for o in report.objects for r in o.results if r.rule == "gpu-resource-name-known"}
+    tail = "which creates the pod again from it (a Pod's containers cannot change in place)"
+    assert fixes["train-7d9f8b6c5-x2k4p"].endswith(
+        f"edit the pod template of its controller, Deployment ml/train (kubectl edit deployment -n ml train), {tail}"
+    )
+    assert fixes["bare-rs-abcde"].endswith(
+        f"edit the pod template of its controller, ReplicaSet ml/bare-rs (kubectl edit ReplicaSet -n ml bare-rs), {tail}"
+    )
+    assert fixes["infer-0"].endswith(
+        f"edit the pod template of its controller, StatefulSet ml/infer (kubectl edit StatefulSet -n ml infer), {tail}"
+    )
+    assert (
+        "Job ml/batch, whose pod template cannot change in place either (kubectl get job -n ml batch -o yaml"
+        in fixes["batch-xk2p4"]
+    )
+    for name in ("virt-launcher-vm-abcde", "alone"):  # no workload controller to name: the pod itself is replaced
+        assert fixes[name].endswith(
+            f"kubectl get pod -n ml {name} -o yaml > pod.yaml, edit it and kubectl replace --force -f pod.yaml (a Pod's"
+            " containers cannot change in place)"
+        )
 
 
 def test_fixes_resting_on_a_vm_label_the_operator_may_ignore_look_at_the_clusterpolicy_first() -> None:
