@@ -619,12 +619,12 @@ def _without_rules(raw: dict[str, Any], broken: dict[int, Any]) -> tuple[dict[st
     return doc, kept
 
 
-def _duplicate_keys(shown: str, duplicates: tuple[tuple[str, int], ...]) -> list[PolicyError]:
+def _duplicate_keys(shown: str, duplicates: tuple[tuple[str, int, int], ...]) -> list[PolicyError]:
     """A key written twice in one mapping: YAML keeps the last and drops the first without a word (a rule's
     second ``preconditions:`` silently replaced its first), so a policy or data file with one is refused."""
     return [
         PolicyError(shown, f"key {key!r} stands twice in one mapping: YAML would keep only the last one; write it once", line)
-        for key, line in duplicates
+        for key, line, _ in duplicates
     ]
 
 

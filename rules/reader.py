@@ -1109,15 +1109,29 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
         if doc.error:
             dump.errors.append(InputError(source, doc.error))
             continue
-        for key, at in doc.duplicates:
-            dump.notes.append(
-                f"{name}, document {doc.number}, line {at}: key {key!r} stands twice in one mapping; the last value is used"
-            )
+        if doc.duplicates:
+            dump.errors.append(InputError(Source(name, doc.number, doc.duplicates[0][1]), _duplicate_reason(doc.duplicates)))
+            continue
         _objects_of(doc.data, source, item_lines(doc.node), dump)
     cut = _cut_mid_mapping(text)
     if cut and dump.objects:
         dump.errors.append(InputError(Source(name, 1, cut[1]), cut[0]))
     return dump
+
+
+def _duplicate_reason(duplicates: tuple[tuple[str, int, int], ...]) -> str:
+    """Why a document with a key twice in one mapping is not judged: kubectl refuses it as written (1.21 and later:
+    "error: ... yaml: unmarshal errors: line 17: mapping key "apiVersion" already defined at line 1"), so the object
+    it would be never reaches a cluster, and which of the two values a rule should read is a guess. A repeated
+    apiVersion or kind is two documents without the ``---`` between them (trial 63: two files joined by cat)."""
+    said = "; ".join(f"line {at}: key {key!r} already defined at line {first}" for key, at, first in duplicates[:3])
+    more = f" and {len(duplicates) - 3} more" if len(duplicates) > 3 else ""
+    joined = any(key in ("apiVersion", "kind") for key, _, _ in duplicates)
+    hint = " (two documents without a '---' line between them?)" if joined else ""
+    return (
+        f"a key stands twice in one mapping ({said}{more}){hint}: kubectl refuses the document, so it is not judged;"
+        " write each key once"
+    )
 
 
 #: The last line of a YAML text that ends right after a key, with no value and no line end.

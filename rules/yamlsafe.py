@@ -107,18 +107,19 @@ class YamlDocument:
     data: Any = None
     node: yaml.Node | None = None
     error: str = ""
-    #: keys that stand twice in one mapping (the last value wins, as in PyYAML and kubectl), as (key, line)
-    duplicates: tuple[tuple[str, int], ...] = ()
+    #: keys that stand twice in one mapping, as (key, line, line of its first use): PyYAML keeps the last value,
+    #: while kubectl (1.21 and later) refuses the document ("mapping key ... already defined at line N")
+    duplicates: tuple[tuple[str, int, int], ...] = ()
 
 
 #: duplicate keys named per document; the rest are not listed
 MAX_DUPLICATES = 10
 
 
-def _check_node(root: yaml.Node) -> list[tuple[str, int]]:
+def _check_node(root: yaml.Node) -> list[tuple[str, int, int]]:
     """Refuse alias bombs, recursion and deep nesting (iterative post-order walk); answer the keys that stand
-    twice in one mapping, with their 1-based line (at most ``MAX_DUPLICATES``)."""
-    duplicates: list[tuple[str, int]] = []
+    twice in one mapping, with the 1-based line of the second and of the first (at most ``MAX_DUPLICATES``)."""
+    duplicates: list[tuple[str, int, int]] = []
     size: dict[int, int] = {}  # expanded size of each distinct node's subtree
     on_path: set[int] = set()
     stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
@@ -146,12 +147,12 @@ def _check_node(root: yaml.Node) -> list[tuple[str, int]]:
             raise YamlRefused(f"nesting deeper than {MAX_DEPTH} levels", node.start_mark.line + 1)
         on_path.add(key)
         if isinstance(node, yaml.MappingNode) and len(duplicates) < MAX_DUPLICATES:
-            seen: set[str] = set()
+            seen: dict[str, int] = {}
             for k, _ in node.value:
                 if isinstance(k, yaml.ScalarNode):
                     if k.value in seen and len(duplicates) < MAX_DUPLICATES:
-                        duplicates.append((k.value, k.start_mark.line + 1))
-                    seen.add(k.value)
+                        duplicates.append((k.value, k.start_mark.line + 1, seen[k.value]))
+                    seen.setdefault(k.value, k.start_mark.line + 1)
         stack.append((node, depth, True))
         for child in _children(node):
             if id(child) not in size:

@@ -999,11 +999,29 @@ def test_invalid_utf8_is_placed_by_line_and_column() -> None:
     assert err.value.reason == ("not UTF-8 text and not a tar, gzip or zip archive: byte 0xe9 at line 3, column 12 (offset 32)")
 
 
-def test_a_key_that_stands_twice_in_a_mapping_is_noted_with_its_line() -> None:
-    """Issue 12 item 14: duplicate mapping keys were accepted silently (the last value wins, as kubectl does)."""
-    dump = parse_text('apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels:\n    x: "1"\n    x: "2"\n', "dup.yaml")
-    assert dump.objects[0].obj["metadata"]["labels"] == {"x": "2"}
-    assert dump.notes == ["dup.yaml, document 1, line 7: key 'x' stands twice in one mapping; the last value is used"]
+def test_a_document_with_a_key_twice_in_a_mapping_is_an_input_error_and_the_others_are_judged() -> None:
+    """Issue 12 item 14: duplicate mapping keys were accepted silently. Then noted, the last value used "as kubectl
+    does"; but kubectl 1.21 and later refuses the document ("mapping key ... already defined at line N"), and a cat
+    of two files without '---' was judged as one merged object (trial 63)."""
+    text = (
+        'apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels:\n    x: "1"\n    x: "2"\n'
+        "---\napiVersion: v1\nkind: Node\nmetadata: {name: b}\n"
+    )
+    dump = parse_text(text, "dup.yaml")
+    assert [o.name for o in dump.objects] == ["b"]
+    [err] = dump.errors
+    assert (err.source.document, err.source.line) == (1, 7)
+    assert err.reason == (
+        "a key stands twice in one mapping (line 7: key 'x' already defined at line 6): kubectl refuses the document,"
+        " so it is not judged; write each key once"
+    )
+    joined = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\napiVersion: v1\nkind: Node\nmetadata: {name: b}\n"
+    [err] = parse_text(joined, "cat.yaml").errors
+    assert err.reason.startswith(
+        "a key stands twice in one mapping (line 4: key 'apiVersion' already defined at line 1; line 5: key 'kind'"
+        " already defined at line 2; line 6: key 'metadata' already defined at line 3) (two documents without a '---'"
+        " line between them?)"
+    )
 
 
 def test_json_nested_too_deep_is_said_in_json_words() -> None:

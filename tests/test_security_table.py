@@ -86,6 +86,10 @@ INPUTS: dict[str, Callable[[], bytes]] = {
     "zip bomb (unpacks past the budget)": _zip_bomb,
     "binary garbage (not UTF-8, not an archive)": lambda: b"\x7fELF\x02\x01\x01\x00\xff\xfe\x80\x81",
     "tar with a `../` member": _traversal_tar,
+    "a key twice in one mapping (two files joined without `---`)": lambda: (
+        b"apiVersion: v1\nkind: Node\nmetadata: {name: a}\napiVersion: v1\nkind: Node\nmetadata: {name: b}\n"
+        b"---\napiVersion: v1\nkind: Node\nmetadata: {name: c}\n"
+    ),
     "5 MB label value": _huge_label,
 }
 
