@@ -342,7 +342,9 @@ class NotAppliedSchema(OpenSchema):
     rule = fields.String(required=True, metadata={"description": "policy/rule"})
     policy = fields.String(required=True)
     reason = fields.String(required=True, metadata={"description": "the precondition's description: why it does not apply"})
-    objects = fields.Integer(required=True, metadata={"description": "the objects the rule matched, none with a result of it"})
+    objects = fields.Integer(
+        required=True, metadata={"description": "how many objects the rule matched (none has a result of it)"}
+    )
 
 
 class ReportSchema(OpenSchema):
