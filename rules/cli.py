@@ -392,7 +392,12 @@ def audit(
                 " container's, is too small for it): no verdict"
             )
             raise SystemExit(2) from None
-        _report(reports, fmt, output, fail_on, wanted, min_severity, options, progress, [path for path, _ in dumps], quiet)
+        # What the arguments came to (a batch folder's files not read, loose files judged apart) is in every report
+        # too, not only on standard error, where it is said once (trial 64: a nightly job keeps the -o file only).
+        for r in reports:
+            r.notes[:0] = batch_notes
+        paths_of = [path for path, _ in dumps]
+        _report(reports, fmt, output, fail_on, wanted, min_severity, options, progress, paths_of, quiet, frozenset(batch_notes))
 
 
 def _check_output(output: str | None) -> None:
@@ -412,8 +417,10 @@ def _report(
     progress: TerminalProgress | None,
     paths: list[str],
     quiet: bool = False,
+    said: frozenset[str] = frozenset(),
 ) -> None:
-    """Write the reports and exit: 2 when a dump had no object, else 1 or 0 by ``fail_on``."""
+    """Write the reports and exit: 2 when a dump had no object, else 1 or 0 by ``fail_on``. ``said``: notes
+    already printed on standard error (the batch's), not printed again for each report."""
     # A dump with no readable object is almost always a failed producer (kubectl with a wrong context piped
     # in) or not a dump at all: never let it pass as a clean cluster, nor as findings (docs/service.md: 400).
     unread = [(r, path) for r, path in zip(reports, paths, strict=True) if r.objects_read == 0]
@@ -423,7 +430,8 @@ def _report(
     for r, path in unread:
         # what was set aside says why nothing was read (trial 60: a folder that is itself a Helm chart)
         for note in [] if quiet else r.notes:
-            _err(f"verdict: note: {note}")
+            if note not in said:
+                _err(f"verdict: note: {note}")
         if r.input_errors:
             for err in r.input_errors:
                 _err(f"verdict: input error: {err}")
@@ -473,7 +481,8 @@ def _report(
         # batch each says its dump.
         of = f"{r.name}: " if len(reports) > 1 else ""
         for note in [] if quiet else r.notes:
-            _err(f"verdict: note: {of}{note}")
+            if note not in said:
+                _err(f"verdict: note: {of}{note}")
     if unlisted:
         worst = max((r.worst() for r in gated), key=RESULT_RANK.__getitem__)
         _err(f"verdict: note: exit 1 for {worst} results that --results {','.join(sorted(wanted or ()))} does not list")

@@ -179,11 +179,18 @@ def test_a_readme_beside_the_archives_keeps_the_batch(files: tuple[Path, Path], 
     (batch / "SHA256SUMS").write_text("0123abcd  a.tgz\n4567ef01  b.tgz\n")
     (batch / ".DS_Store").write_bytes(b"\x00\x01")
     res = run("audit", str(batch), "-p", str(policy))
-    assert [r["name"] for r in json.loads(res.stdout)["reports"]] == [str(batch / "a.tgz"), str(batch / "b.tgz")]
-    assert res.stderr.splitlines()[0] == (
-        f"verdict: note: {batch}: a batch of 2 archives, each judged alone; 2 files not read: neither named *.yaml, *.yml,"
+    reports = json.loads(res.stdout)["reports"]
+    assert [r["name"] for r in reports] == [str(batch / "a.tgz"), str(batch / "b.tgz")]
+    note = (
+        f"{batch}: a batch of 2 archives, each judged alone; 2 files not read: neither named *.yaml, *.yml,"
         f" *.json or an archive, nor starting as a dump or describe text ({batch / 'README.md'}, {batch / 'SHA256SUMS'})"
     )
+    assert res.stderr.splitlines()[0] == f"verdict: note: {note}"
+    # trial 64: a nightly job that keeps the -o file only lost it; it is each report's first note (said once on stderr)
+    assert all(r["notes"][0] == note for r in reports) and res.stderr.count(note) == 1
+    sarif = json.loads(run("audit", str(batch), "-p", str(policy), "-f", "sarif").stdout)
+    told = [n["message"]["text"] for run_ in sarif["runs"] for n in run_["invocations"][0]["toolExecutionNotifications"]]
+    assert told.count(note) == 2
     # a file read as a dump beside them (by name, or a .txt that holds YAML) makes the folder one dump, as before
     (batch / "nodes.txt").write_text(dump.read_text())
     assert json.loads(run("audit", str(batch), "-p", str(policy)).stdout)["kind"] == "Report"

@@ -234,14 +234,17 @@ def run(report: Report, all_results: bool = False) -> dict[str, Any]:
     invocation: dict[str, Any] = {"executionSuccessful": True}
     if report.generated:
         invocation["endTimeUtc"] = report.generated
-    if report.input_errors:
-        notes = []
-        for err in report.input_errors:
-            note: dict[str, Any] = {"level": "error", "message": {"text": str(err)}}
-            physical = _physical(err.source)
-            if physical is not None:
-                note["locations"] = [{"physicalLocation": physical}]
-            notes.append(note)
+    notes = []
+    for err in report.input_errors:
+        note: dict[str, Any] = {"level": "error", "message": {"text": str(err)}}
+        physical = _physical(err.source)
+        if physical is not None:
+            note["locations"] = [{"physicalLocation": physical}]
+        notes.append(note)
+    # the report's notes (files not read, assumptions, rules not applied) as notifications of level note: a CI job
+    # that keeps the SARIF file only keeps them too (trial 64)
+    notes.extend({"level": "note", "message": {"text": text}} for text in report.notes)
+    if notes:
         invocation["toolExecutionNotifications"] = notes
     out: dict[str, Any] = {"tool": {"driver": driver}, "invocations": [invocation]}
     if report.name:
