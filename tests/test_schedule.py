@@ -1125,6 +1125,20 @@ def test_hint_names_what_the_pinned_node_advertises_instead() -> None:
     assert (p.schedulable, p.hint) == (False, "")
 
 
+def test_hint_names_the_pinned_node_that_lists_the_resource_at_0_devices() -> None:
+    """Trial 64: a Pod pinned to a node whose device plugin left nvidia.com/gpu at 0 (other nodes advertise it) was
+    told only "Insufficient nvidia.com/gpu"; the 0 is the device plugin's, not the other pods'."""
+    nodes = [node("a100-1", {"nvidia.com/gpu": "8"}), node("a100-3", {"nvidia.com/gpu": "0"})]
+    p = ClusterModel(nodes, []).predict(pod(limits={"nvidia.com/gpu": "1"}, nodeSelector={"kubernetes.io/hostname": "a100-3"}))
+    assert p.message == (
+        "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) didn't match Pod's node affinity/selector."
+    )
+    assert p.hint == (
+        "hint: nvidia.com/gpu is not advertised where the pod may run: a100-3 lists it with 0 devices: no device plugin"
+        " serves it there now"
+    )
+
+
 def test_no_hint_when_a_node_the_pod_may_run_on_advertises_the_resource_without_room() -> None:
     """Regression (an operator's trial): a Pod asking 8 GPUs of a cluster whose container node has 4 was told
     "nvidia.com/gpu is not advertised where the pod may run: gpu-pt-1 advertises nvidia.com/GA102GL_A10", and a

@@ -374,10 +374,15 @@ class ClusterModel:
             lacking = sorted(reached - c.advertised[resource])
             same_domain = c.domain_resources(domain) if lacking else {}
             shown = []
+            empty_here = c.registered_empty.get(resource, set())
             for i in lacking:
                 instead = sorted(name for name, members in same_domain.items() if i in members)
                 if instead:
                     shown.append(f"{c.names[i]} advertises {', '.join(instead)}")
+                elif i in empty_here:
+                    # trial 64: a pod pinned to a node whose device plugin left the resource at 0 was told only
+                    # "Insufficient"
+                    shown.append(f"{c.names[i]} lists it with 0 devices: no device plugin serves it there now")
             if shown:
                 parts.append(f"{resource} is not advertised where the pod may run: {first_names(shown, sep='; ')}")
         unsized_part = self._unsized_part(unsized)
