@@ -558,11 +558,42 @@ def test_a_refused_test_document_names_each_problem_by_line_and_field(tmp_path: 
         """,
     )
     (result,) = packtest.run_pack_tests(pack)
-    assert (result.test, result.ok) == ("wrong-expectations", False)
+    assert (result.test, result.ok, result.line) == ("wrong-expectations", False, 7)
     assert result.message == (
-        "document 1: line 7: results[1].result: Must be one of: pass, fail, warn, error, skip.; line 8:"
+        "document 1: line 7: results[1].result: Must be one of: pass, fail, warn, error, skip; line 8:"
         " results[2].messageContain: unknown field 'messageContain' here; did you mean 'messageContains'?"
     )
+
+
+def test_a_bad_test_document_neither_drops_the_good_ones_nor_hides_the_next_ones_problems(tmp_path: Path) -> None:
+    """Trial 64: the first bad document of a test file was the only problem said, and the file's good documents did
+    not run (a missing resource in the second threw away the first's four cases)."""
+    pack = make_pack(
+        tmp_path,
+        """        apiVersion: verdict/v1
+        kind: Test
+        metadata: {name: bad-word}
+        resources: [dumps/nodes.yaml]
+        results: [{rule: gpu-count-label, kind: Node, name: gpu-1, result: passed}]
+        ---
+        apiVersion: verdict/v1
+        kind: Test
+        metadata: {name: good}
+        resources: [dumps/nodes.yaml]
+        results: [{rule: gpu-count-label, kind: Node, name: gpu-1, result: pass}]
+        ---
+        apiVersion: verdict/v1
+        kind: Test
+        metadata: {name: missing-dump}
+        resources: [dumps/nodes.yaml, dumps/missing.yaml]
+        results: [{rule: gpu-count-label, kind: Node, name: gpu-1, result: pass}]
+        """,
+    )
+    results = packtest.run_pack_tests(pack)
+    assert [(r.test, r.ok, r.line) for r in results] == [("bad-word", False, 5), ("missing-dump", False, 16), ("good", True, 11)]
+    assert results[1].message == "document 3: resource 'dumps/missing.yaml' not found (paths are relative to the test file)"
+    gaps = packtest.coverage_gaps(pack)
+    assert gaps and all(g.endswith("(2 test documents that could not be loaded not counted)") for g in gaps)
 
 
 def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
