@@ -528,8 +528,10 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     names = set(spec["context"]) | set(spec["vars"])
     compiled_assumptions = {n: attempt(_compile_assumption, n, a, BUILTIN_NAMES | names) for n, a in spec["assumptions"].items()}
     # Names are looked up in the data, contexts, vars and assumptions: with one of them refused, an unknown
-    # name may be a broken definition, so names are checked only when they all compiled.
-    names_checkable = not problems.found
+    # name may be a broken definition, so names are checked only when they all compiled. A rule refused for its
+    # fields defines none of them: the names of the others are checked still (trial 64: a misspelt field in one
+    # rule hid an unknown context in another until the next round).
+    names_checkable = len(problems.found) == len(refused)
     contexts = {n: c for n, c in compiled_contexts.items() if c is not None}
     pvars = {n: v for n, v in compiled_vars.items() if v is not None}
     assumptions = {n: a for n, a in compiled_assumptions.items() if a is not None}
@@ -548,7 +550,8 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     if names_checkable:
         problems.found.extend(fail(e.where, e.reason, e.rule) for e in check_names(contexts, pvars, data, rules, assumptions))
     if problems.found:
-        problems.found.sort(key=lambda e: e.line)  # one round of fixes: every problem at once, in file order
+        # one round of fixes: every problem at once, in file order, a missing field after the typos it may echo
+        problems.found.sort(key=lambda e: (e.reason.startswith("Missing data"), e.line))
         raise _first_of(problems.found)
     meta = doc["metadata"]
     return Policy(
@@ -579,23 +582,35 @@ def _broken_rules(messages: Any) -> dict[int, Any] | None:
     return rules if all(isinstance(i, int) for i in rules) else None
 
 
-#: Stand-ins for a rule's fields that say nothing about its logic: a rule that lacks only some of them is compiled
-#: with them, so that its paths and names are checked in the same round as the missing field is said.
-_STAND_INS: dict[str, Any] = {"title": "-", "message": "-", "references": ["https://kubernetes.io/"]}
+#: Stand-ins for a rule's fields that say nothing about its logic: a rule whose only problems are in some of them
+#: (missing, or a value refused: severity: urgent) is compiled with them, so that its paths and names are checked
+#: in the same round as those problems are said.
+_STAND_INS: dict[str, Any] = {
+    "title": "-",
+    "message": "-",
+    "references": ["https://kubernetes.io/"],
+    "severity": "medium",
+    "category": "",
+    "onFailure": "fail",
+}
 
 
-def _missing(reasons: Any) -> bool:
-    """Whether marshmallow's ``reasons`` for a field say only that it is missing (references say what it takes)."""
-    return isinstance(reasons, list) and len(reasons) == 1 and str(reasons[0]).startswith("Missing data for required field")
+def _unknown(reasons: Any) -> bool:
+    """Whether marshmallow's ``reasons`` for a field say only that the field is unknown."""
+    return isinstance(reasons, list) and len(reasons) == 1 and str(reasons[0]) == "Unknown field."
 
 
 def _stood_in(rule: Any, found: Any) -> Any:
-    """``rule`` with stand-ins for the fields it lacks, when that is all marshmallow found in it; else None."""
+    """``rule`` with stand-ins for the fields it lacks and without the fields it should not have, when that is all
+    marshmallow found in it (a misspelt ``titel``: trial 64); else None."""
     if not isinstance(rule, dict) or not isinstance(found, dict) or not found:
         return None
-    if any(key not in _STAND_INS or not _missing(reasons) for key, reasons in found.items()):
+    missing = {key for key in found if key in _STAND_INS}
+    unknown = {key for key, reasons in found.items() if key in rule and key not in _STAND_INS and _unknown(reasons)}
+    if missing | unknown != set(found):
         return None
-    return {**rule, **{key: _STAND_INS[key] for key in found}}
+    kept = {key: value for key, value in rule.items() if key not in unknown}
+    return {**kept, **{key: _STAND_INS[key] for key in missing}}
 
 
 def _raw_ids(raw: dict[str, Any], positions: Iterable[int]) -> list[str]:
