@@ -377,7 +377,8 @@ class ReportSchema(OpenSchema):
     notes = fields.List(fields.String(), required=True)
     notApplied = fields.List(
         fields.Nested(NotAppliedSchema),
-        metadata={"description": "the rules that applied to no object of the dump and why, when any (each also has a note)"},
+        required=True,
+        metadata={"description": "the rules that applied to no object of the dump and why (each also has a note)"},
     )
     timing = fields.Dict(keys=fields.String(), values=fields.Float(), required=True)
     objects = fields.List(fields.Nested(ObjectReportSchema), required=True)

@@ -418,7 +418,6 @@ class Report:
             "filesRead": self.files_read,
             "filesSkipped": self.files_skipped,
             "notes": self.notes,
-            # only when some rule did not apply: other reports keep their shape
-            **({"notApplied": self.not_applied} if self.not_applied else {}),
+            "notApplied": self.not_applied,
             "timing": self.timing,
         }
