@@ -601,16 +601,16 @@ def _unknown(reasons: Any) -> bool:
 
 
 def _stood_in(rule: Any, found: Any) -> Any:
-    """``rule`` with stand-ins for the fields it lacks and without the fields it should not have, when that is all
-    marshmallow found in it (a misspelt ``titel``: trial 64); else None."""
+    """``rule`` with stand-ins for the fields marshmallow refused or found missing among ``_STAND_INS``, and without
+    the fields it does not know (a misspelt ``titel``: trial 64), when that is all it found in it; else None."""
     if not isinstance(rule, dict) or not isinstance(found, dict) or not found:
         return None
-    missing = {key for key in found if key in _STAND_INS}
+    stood = {key for key in found if key in _STAND_INS}
     unknown = {key for key, reasons in found.items() if key in rule and key not in _STAND_INS and _unknown(reasons)}
-    if missing | unknown != set(found):
+    if stood | unknown != set(found):
         return None
     kept = {key: value for key, value in rule.items() if key not in unknown}
-    return {**kept, **{key: _STAND_INS[key] for key in missing}}
+    return {**kept, **{key: _STAND_INS[key] for key in stood}}
 
 
 def _raw_ids(raw: dict[str, Any], positions: Iterable[int]) -> list[str]:
