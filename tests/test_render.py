@@ -15,6 +15,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -590,6 +591,28 @@ def _tables(text: str) -> list[list[str]]:
 def _table_rows(text: str) -> list[str]:
     """The rows of the details table (the last table)."""
     return _tables(text)[-1]
+
+
+def test_a_short_markdown_report_keeps_its_messages_and_fixes_whole() -> None:
+    """Trial 65: a one-finding report of 1,500 characters cut its fix at 100, losing the kubectl label command at the
+    end of it. Up to markdown.WHOLE_UP_TO findings are written whole when the whole text fits the limit; else the
+    cells are cut as for many findings."""
+    fix = "kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000; or, if it is meant for another workload: " + (
+        "kubectl label node object-00000 --overwrite nvidia.com/gpu.workload.config=vm-passthrough"
+    )
+    report = synthetic(1, message_len=300)
+    report.objects[0] = ObjectReport(
+        report.objects[0].ref, report.objects[0].source, (replace(report.objects[0].results[0], remediation=fix),)
+    )
+    [row_] = _table_rows(render(report, "markdown"))
+    assert fix in row_ and "x" * 300 in row_
+    # too long whole for a 600-character message: cut cells, as before
+    [cut_row] = _table_rows(render(report, "markdown", limit=600))
+    assert "--overwrite" not in cut_row and cut_row.count("x") < 300
+    # more findings than WHOLE_UP_TO: cut cells, even where the whole text would fit
+    many = synthetic(markdown.WHOLE_UP_TO + 1, message_len=200)
+    rows = _table_rows(render(many, "markdown", limit=100_000))
+    assert len(rows) == markdown.WHOLE_UP_TO + 1 and all("x" * 200 not in r for r in rows)
 
 
 def test_markdown_is_cut_to_the_limit_with_a_closing_line() -> None:

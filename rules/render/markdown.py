@@ -293,14 +293,17 @@ class _Piece:
     table: int = 0
 
 
-def _pieces(report: Report, limit: int, group_by: str, tables: itertools.count[int], counts: Counter[str]) -> Iterator[_Piece]:
+def _pieces(
+    report: Report, limit: int, group_by: str, tables: itertools.count[int], counts: Counter[str], whole: bool = False
+) -> Iterator[_Piece]:
     """The pieces of one report after its heading, made one by one: the roll-up rows, then the details rows.
-    ``counts`` gains how many pieces of each kind there are (the closing line needs them before they are made)."""
+    ``counts`` gains how many pieces of each kind there are (the closing line needs them before they are made).
+    Details cells are whole with ``whole`` or without a limit, else cut to their widths."""
     rollup_table, details_table = next(tables), next(tables)
     rollup = report.by_rule()
     found = groups(report, group_by)
     counts.update(rule=len(rollup), finding=sum(len(g) for g in found))
-    whole, header = not limit, DETAILS_HEADER[group_by]
+    whole, header = whole or not limit, DETAILS_HEADER[group_by]
     return itertools.chain(
         (_Piece(rollup_row(x), "rule", ROLLUP_HEADER, rollup_table) for x in rollup),
         (
@@ -381,10 +384,21 @@ def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int) -> str:
     return "".join(parts + rest) + "\n"
 
 
+#: A report with at most this many findings is first written with its messages and fixes whole, and kept so when
+#: that fits the limit: the cells are cut for the room of many rows, and a short report lost the fix command at
+#: the end of its one remediation (trial 65).
+WHOLE_UP_TO = 20
+
+
 def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: str = "rule", **_: Any) -> str:
-    """One report: summary line, roll-up, details grouped by ``group_by``, closing line when cut."""
-    counts: Counter[str] = Counter(head=1)
+    """One report: summary line, roll-up, details grouped by ``group_by``, closing line when cut. With a limit and
+    at most ``WHOLE_UP_TO`` findings, their cells are whole when the whole text fits."""
     first = _Piece(head(report, report.name, limit), "head")
+    if limit and sum(1 for _, r in report.results if r.result in FINDINGS) <= WHOLE_UP_TO:
+        roomy = _fit(itertools.chain([first], _pieces(report, limit, group_by, itertools.count(), Counter(), True)), Counter(), 0)
+        if len(roomy) <= limit:
+            return roomy
+    counts: Counter[str] = Counter(head=1)
     rest = _pieces(report, limit, group_by, itertools.count(), counts)
     return _fit(itertools.chain([first], rest), counts, limit)
 
