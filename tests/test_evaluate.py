@@ -509,7 +509,10 @@ def test_skip_notes_group_identical_reasons_most_results_first_and_count_the_res
     )
     assert notes[1].startswith(f"skipped: reason {top - 1} ({top} results of ")
     # reasons 0 (1 result) and 1 (2 results) are left for the last note
-    assert notes[-1] == "skipped for 2 other reasons: 3 results (the skip results say each reason)"
+    assert notes[-1] == (
+        "skipped for 2 other reasons: 3 results (each skip result says its reason: --results skip, or results=skip"
+        " from the service, lists them)"
+    )
 
 
 def test_a_skip_note_one_rule_past_those_it_names_says_one_more_rule(load_policy: Callable[..., PolicySet]) -> None:

@@ -749,13 +749,13 @@ def test_markdown_without_a_limit_names_every_input_error() -> None:
         "- dumps/lab.yaml, document 7, line 47: YAML syntax error number 4",
         "",
     ]
-    # and every skip note (three by default, then "N more skip notes in the JSON report")
+    # and every skip note (three by default, then "N more skip or not-applied notes in the JSON report")
     report = Report(notes=[f"skipped: reason {i} (1 result of p/r{i}; the rule judged no object)" for i in range(5)])
     assert [x for x in render(report, "markdown", limit=0).splitlines() if x.startswith("_")] == [
         f"_skipped: reason {i} (1 result of p/r{i}; the rule judged no object)_" for i in range(5)
     ]
     cut = [x for x in render(report, "markdown").splitlines() if x.startswith("_")]
-    assert len(cut) == 4 and cut[3].startswith("_… 2 more skip notes in the JSON report")
+    assert len(cut) == 4 and cut[3].startswith("_… 2 more skip or not-applied notes in the JSON report")
 
 
 def test_markdown_input_error_lines_leave_room_for_the_closing_line() -> None:
@@ -1086,11 +1086,12 @@ def test_markdown_of_findings_only_names_one_skip_note() -> None:
     skips = [n for n in lab.notes if n.startswith(("not applied:", "skipped"))]  # the rules that did not judge
     assert len(skips) > 3
     whole = markdown.skip_lines(lab)
-    assert len(whole) == 4 and whole[-1].startswith(f"_… {len(skips) - 3} more skip notes in the JSON report")
+    assert len(whole) == 4 and whole[-1].startswith(f"_… {len(skips) - 3} more skip or not-applied notes in the JSON report")
     findings = markdown.skip_lines(lab.filtered({"fail", "warn"}))
     assert findings == [
         whole[0],
-        f"_… {len(skips) - 1} more skip notes in the JSON report (`--format json`; `format=json` from the service)_",
+        f"_… {len(skips) - 1} more skip or not-applied notes in the JSON report (`--format json`; `format=json` from"
+        " the service)_",
     ]
     assert markdown.skip_lines(lab.filtered({"fail", "skip"})) == whole  # skips asked for: all three
     assert markdown.skip_lines(lab.filtered(None, "high")) == whole

@@ -189,7 +189,7 @@ def skip_lines(report: Report, most: int = SKIP_NOTES) -> list[str]:
         most = min(most, 1)
     out = [f"_{line(n, _SKIPPED)}_" for n in notes[:most]]
     if len(notes) > most:
-        out.append(_more_line(len(notes) - most, "more skip note"))
+        out.append(_more_line(len(notes) - most, "more skip or not-applied note"))
     return out
 
 
