@@ -322,17 +322,22 @@ class RulePlan:
         policy = plan.policy
         # Each check is remembered by what it reads of the object (rules.inputs): objects of one template
         # share its outcome.
-        self.preconditions = [(pre, _remembered(compile_check(pre, plan, True), pre, rule, policy)) for pre in rule.preconditions]
+        self.preconditions: list[tuple[Assertion, Check]] = []
         #: The leading preconditions that read only the dump (``reads_only_dump``): when one does not hold, every
         #: object the rule matches would skip with its reason, so the rule applies to no object of the dump, decided
         #: once per dump (``rules.evaluate.unmet_in_dump``). A precondition after one that reads the object is not
         #: among them: objects it stops first keep their own reason.
-        everywhere = plan.constant_vars | constant
         self.dump_preconditions: list[tuple[Assertion, Check]] = []
-        for pre, check in self.preconditions:
-            if not reads_only_dump(reads_of(pre, rule, policy), everywhere):
-                break
-            self.dump_preconditions.append((pre, check))
+        everywhere = plan.constant_vars | constant
+        leading = True
+        for pre in rule.preconditions:
+            reads = reads_of(pre, rule, policy)
+            check = compile_check(pre, plan, True)
+            pair = (pre, check if reads is None else remember(check, reads))
+            self.preconditions.append(pair)
+            leading = leading and reads_only_dump(reads, everywhere)
+            if leading:
+                self.dump_preconditions.append(pair)
         self.check = _remembered(compile_check(rule.assertion, plan), rule.assertion, rule, policy)
         self.assumptions: list[tuple[Assumption, Check]] = [
             (a, _remembered(compile_check(a.when, plan, True), a.when, rule, policy)) for a in rule.assumes

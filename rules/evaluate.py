@@ -280,13 +280,12 @@ def _unmatched_notes(
     """One note per rule chosen by name that matched no object of the dump (of the objects a selection kept),
     with the kinds it judges: its absence from the report is otherwise silent (a lab of Pods judged with a
     VirtualMachine rule). A rule that matched objects but did not apply to the dump has its own note."""
-    matched = {(r.policy, r.rule) for obj in objects for r in obj.results}
-    matched.update((e["policy"], e["rule"].removeprefix(e["policy"] + "/")) for e in not_applied)
+    matched = {f"{r.policy}/{r.rule}" for obj in objects for r in obj.results} | {e["rule"] for e in not_applied}
     among = "the objects selected" if selected else "the dump"
     return [
         f"rule {r.uid} matched no object of {among} (it judges {', '.join(sorted(r.match.kinds))})"
         for r in policies.rules
-        if (r.policy, r.id) not in matched
+        if r.uid not in matched
     ]
 
 
@@ -471,7 +470,9 @@ def judge_objects(
                 scope = scopes[id(plan)] = Scope(obj, index, plan, plan.specs)
             if rule_plan.dump_preconditions:
                 key = id(rule_plan)
-                why = unmet[key] if key in unmet else unmet.setdefault(key, unmet_in_dump(rule_plan, obj, index, scope))
+                if key not in unmet:
+                    unmet[key] = unmet_in_dump(rule_plan, obj, index, scope)
+                why = unmet[key]
                 if why is not None:
                     entry = idle.setdefault(rule_plan.rule.uid, [why, 0])
                     entry[1] += 1

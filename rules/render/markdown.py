@@ -394,7 +394,7 @@ def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: 
     """One report: summary line, roll-up, details grouped by ``group_by``, closing line when cut. With a limit and
     at most ``WHOLE_UP_TO`` findings, their cells are whole when the whole text fits."""
     first = _Piece(head(report, report.name, limit), "head")
-    if limit and sum(1 for _, r in report.results if r.result in FINDINGS) <= WHOLE_UP_TO:
+    if limit and sum(x.findings for x in report.by_rule()) <= WHOLE_UP_TO:  # the roll-up is computed once
         roomy = _fit(itertools.chain([first], _pieces(report, limit, group_by, itertools.count(), Counter(), True)), Counter(), 0)
         if len(roomy) <= limit:
             return roomy
