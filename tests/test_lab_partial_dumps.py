@@ -214,9 +214,11 @@ def test_a_clusterpolicy_next_to_hand_labelled_nodes_does_not_fail_the_good_ones
     deploy = results["lab-container-1"]["deploy-labels-match-workload"]
     assert deploy.result == "skip"
     assert "a node labelled by hand" in deploy.message
+    # trial 67: the reason names the ClusterPolicy the dump holds, rather than reading as if there were none
     assert results["lab-passthrough-advertising-gpu"]["resource-class-matches-workload"].message.endswith(
-        "(Assuming the GPU Operator reads this node's workload label: nothing in the dump shows the operator manages"
-        " this node (no nvidia.com/gpu.deploy.* label, no operand pod, no NFD NVIDIA PCI label).)"
+        "(Assuming the GPU Operator reads this node's workload label: ClusterPolicy cluster-policy is in the dump, but"
+        " nothing in it shows the operator manages this node (no nvidia.com/gpu.deploy.* label, no operand pod, no NFD"
+        " NVIDIA PCI label), so its settings are not taken for the node's.)"
     )
     assert results["lab-passthrough-1"]["label-ignored-sandbox-disabled"].result == "skip"
 
