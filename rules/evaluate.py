@@ -186,7 +186,7 @@ SKIP_NOTE_RULES = 4
 _PRECONDITION = "precondition not met: "
 
 
-def _skip_notes(objects: list[ObjectReport]) -> list[str]:
+def _skip_notes(objects: list[ObjectReport], not_applied: tuple[str, ...] = ()) -> list[str]:
     """One note per skip reason shared by the dump's skipped results: ``skipped: <reason> (N results of
     policy/rule, ...; none of these rules judged any object)``, so a reader sees once why most rules did not run (e.g. every
     node rule that needs a ClusterPolicy). Reasons that leave rules without a single judged object come first
@@ -194,7 +194,9 @@ def _skip_notes(objects: list[ObjectReport]) -> list[str]:
     that asks for no GPU) is ranked below what kept a rule from running at all. Reasons are the results' own
     messages (without ``precondition not met:``), grouped when identical; skips an exemption made are left out
     (the exemption notes say them). At most ``MAX_SKIP_NOTES`` reasons are named, then one note counts the
-    rest; a note names at most ``SKIP_NOTE_RULES`` rules and counts the others."""
+    rest; a note names at most ``SKIP_NOTE_RULES`` rules and counts the others. The ``not_applied`` notes stand
+    after the reasons that kept rules from judging any object and before those that skipped some objects only:
+    "the dump holds no Node" tells the reader of a manifests audit more than a pod that asks for no GPU."""
     reasons: dict[str, dict[str, int]] = {}
     judged: set[str] = set()  # rules with a result other than skip (an exempted one counts: it was judged)
     for obj in objects:
@@ -212,14 +214,20 @@ def _skip_notes(objects: list[ObjectReport]) -> list[str]:
 
     # stable: ties keep first-seen order
     ranked = sorted(reasons.items(), key=lambda item: (-silenced(item[1]), -sum(item[1].values())))
-    out = []
+    out: list[str] = []
+    placed = False
     for reason, rules in ranked[:MAX_SKIP_NOTES]:
+        if not placed and not silenced(rules):
+            out += not_applied
+            placed = True
         n = sum(rules.values())
         names = sorted(rules)
         more = len(names) - SKIP_NOTE_RULES
         shown = ", ".join(names[:SKIP_NOTE_RULES]) + (f" and {counted(more, 'more rule')}" if more > 0 else "")
         idle = _judged_none(silenced(rules), len(names))
         out.append(f"skipped: {reason.rstrip('.')} ({counted(n, 'result')} of {shown}{idle})")
+    if not placed:
+        out += not_applied
     rest = ranked[MAX_SKIP_NOTES:]
     if rest:
         n = sum(sum(rules.values()) for _, rules in rest)
@@ -603,10 +611,10 @@ def _evaluate(
             *_recollected_notes(index),
             *dump.notes,
             *_assumption_notes(objects),
-            *_skip_notes(objects),
-            # after the skip notes: a rule for another kind of dump (manifests without Nodes, MPS nodes) matters
-            # less to a reader than why rules that could judge this dump did not
-            *_not_applied_notes(not_applied),
+            # the rules not applied after the skip reasons that kept rules from judging any object (a rule for
+            # another kind of dump matters less than why rules that could judge this one did not), before the
+            # reasons that skipped some objects only (trial 66: "no Node" came after a pod asking for no GPU)
+            *_skip_notes(objects, tuple(_not_applied_notes(not_applied))),
             *(_unmatched_notes(objects, policies, selection is not None, not_applied) if policies.named else []),
             *(
                 _nothing_matched_notes(objects, policies, every)

@@ -171,3 +171,33 @@ def test_a_pack_test_lists_results_or_not_applied_rules(tmp_path: Any) -> None:
         assert "a test lists results, notApplied or both" in exc.reason
     else:
         raise AssertionError("a test that expects nothing was loaded")
+
+
+def test_not_applied_notes_stand_between_rules_kept_from_running_and_routine_skips(
+    load_policy: Callable[..., PolicySet],
+) -> None:
+    """Regression (trial 66): in a Node-less or ClusterPolicy-less dump, the note of the rules not applied came
+    after every skip note, so a chat summary (three notes) named a precondition most objects do not meet (a node
+    without GPUs) before what kept a rule from this dump. It now stands after the reasons that kept rules from
+    judging any object and before those that skipped some objects only."""
+    nodes = [gpu_node("n1"), node("cpu-1"), gpu_node("n3")]
+    gpu_only = {"path": "$.metadata.labels['nvidia.com/gpu.present']", "exists": True, "description": "not a GPU node"}
+    never = {"path": "$.metadata.labels['nvidia.com/mig.config']", "exists": True, "description": "no MIG config label"}
+    rules = [
+        make_rule({"path": GPUS, "gt": 0}, id="routine", preconditions=[gpu_only]),
+        make_rule({"path": GPUS, "gt": 0}, id="cp", preconditions=[NEEDS_CP]),
+        make_rule({"path": GPUS, "gt": 0}, id="mig", preconditions=[never]),
+    ]
+    report = run(load_policy, nodes, rules)
+    idle = [n for n in report.notes if n.startswith(("not applied:", "skipped"))]
+    assert idle == [
+        "skipped: no MIG config label (3 results of test-policy/mig; the rule judged no object)",
+        "not applied: no ClusterPolicy in the dump (test-policy/cp: no result for the 3 objects it matches)",
+        "skipped: not a GPU node (1 result of test-policy/routine)",
+    ]
+    # with no rule kept from running by a skip, it comes first
+    report = run(load_policy, nodes, rules[:2])
+    assert [n for n in report.notes if n.startswith(("not applied:", "skipped"))] == [idle[1], idle[2]]
+    # and with no skip at all, it is the only one
+    report = run(load_policy, [gpu_node("n1")], rules[:2])
+    assert [n for n in report.notes if n.startswith(("not applied:", "skipped"))] == [idle[1].replace("3 objects", "1 object")]
