@@ -38,7 +38,7 @@ from .model import (
 )
 from .names import check_names, unknown_name
 from .operators import OPERATORS, VERSION_IS_TEXT
-from .schema import PolicySchema
+from .schema import policy_schema
 from .yamlsafe import load_documents, node_at, node_line
 
 
@@ -494,7 +494,7 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     refused: list[PolicyError] = []  # field (schema) problems of rules compiled around
     positions: list[int] | None = None  # the position in the file of each rule compiled, when some were refused
     try:
-        doc = PolicySchema().load(raw)
+        doc = policy_schema().load(raw)
     except ValidationError as exc:
         first = schema_problems(exc, fail, _field_names())
         broken = _broken_rules(exc.messages)
@@ -628,7 +628,7 @@ def _without_rules(raw: dict[str, Any], broken: dict[int, Any]) -> tuple[dict[st
     rules = [stood.get(i, rule) for i, rule in enumerate(rules)]
     kept = [i for i in range(len(rules)) if i not in broken or i in stood]
     try:
-        doc = PolicySchema().load({**raw, "spec": {**raw["spec"], "rules": [rules[i] for i in kept]}})
+        doc = policy_schema().load({**raw, "spec": {**raw["spec"], "rules": [rules[i] for i in kept]}})
     except ValidationError:
         return None
     return doc, kept

@@ -345,10 +345,10 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
 def _condition(raw: Any, where: list[str | int]) -> Assertion:
     """An assertion written where the schema does not reach (a var's ``when``, a reference's ``where``):
     validated by the assertion schema here, then compiled."""
-    from .schema import assertion_schema_class
+    from .schema import assertion_schema
 
     try:
-        loaded = assertion_schema_class()().load(raw)
+        loaded = assertion_schema().load(raw)
     except Exception as exc:  # marshmallow.ValidationError
         raise CompileError(where, f"invalid condition: {getattr(exc, 'messages', exc)}") from None
     return compile_assertion(loaded, where)

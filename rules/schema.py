@@ -339,6 +339,21 @@ class PolicySchema(Schema):
     spec = fields.Nested(SpecSchema, required=True)
 
 
+@functools.cache
+def assertion_schema() -> Schema:
+    """One instance of the assertion schema for conditions the policy schema does not reach (a var's ``when``):
+    a schema instance deep-copies its fields when made, and its nested schemas when first used, so one made
+    per condition was a third of loading the built-in pack."""
+    return assertion_schema_class()()
+
+
+@functools.cache
+def policy_schema() -> PolicySchema:
+    """One instance of the policy schema, kept, for the reason ``assertion_schema`` gives (its nested
+    schemas, down to every depth of assertion a pack uses, are made once)."""
+    return PolicySchema()
+
+
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (2020-12) of a policy document, generated from the schemas above with apispec."""
     from apispec import APISpec

@@ -1004,3 +1004,19 @@ def test_an_unknown_operator_lists_the_operators() -> None:
     assert err.reason.endswith("versionLt (and all, any, not, forEach)")
     typo = refused(_one_rule("node {name}", '{path: "$.metadata.name", equal: a}'))
     assert typo.reason == "unknown field 'equal' here; did you mean 'equals'?"
+
+
+def test_the_schemas_kept_between_loads_carry_nothing_from_one_document_to_the_next() -> None:
+    """The policy and condition schemas are made once and kept (one made per condition was a third of loading
+    the built-in pack): a document refused between two good ones is refused the same each time, and a good one
+    loads the same before and after it."""
+    good = TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace(
+        "    message:", "    vars:\n      gpus: {firstOf: [{value: 1, when: {path: $.x, gt: 0}}]}\n    message:"
+    )
+    bad = good.replace("gt: 0}}]}", "gtt: 0}}]}")
+    first = load_policy_text(good, "nodes.yaml")
+    errors = [str(refused(bad)) for _ in range(2)]
+    assert errors[0] == errors[1] and "gtt" in errors[0], errors
+    again = load_policy_text(good, "nodes.yaml")
+    assert [r.uid for r in again[0].rules] == [r.uid for r in first[0].rules] == ["gpu-node-checks/gpu-allocatable"]
+    assert sorted(again[0].rules[0].vars) == ["gpus"]
