@@ -269,14 +269,20 @@ def rollup_row(x: RuleRollup) -> str:
     return f"| {_code(cell(x.rule))} | {x.severity} | {x.counts()} | {examples} |"
 
 
-def row(obj: ObjectReport, r: Result, whole: bool = False, group_by: str = "rule", first: bool = True) -> str:
+#: The width of a details row's fix cell in a cut message.
+FIX = 100
+_WHOLE = 1 << 30
+
+
+def row(obj: ObjectReport, r: Result, whole: bool = False, group_by: str = "rule", first: bool = True, width: int = 0) -> str:
     """One finding as a row of the details table; the group's key (the rule, or the object) only on the first
-    row of its group. Cells are shortened for chat unless ``whole`` (no limit asked)."""
-    big = 1 << 30
-    fix = cell(r.remediation, big if whole else 100) if r.remediation else ""
+    row of its group. Cells are shortened for chat unless ``whole`` (no limit asked): the message to ``CELL``
+    characters and the fix to ``FIX``, or both to ``width`` when one is given."""
+    fix = cell(r.remediation, _WHOLE if whole else width or FIX) if r.remediation else ""
     rule, ref = _code(f"{r.policy}/{r.rule}"), _code(cell(obj.ref, 80))
     key, other = (rule, ref) if group_by == "rule" else (ref, rule)
-    return f"| {key if first else ''} | {other} | {r.result} · {r.severity} | {cell(r.message, big if whole else CELL)} | {fix} |"
+    message = cell(r.message, _WHOLE if whole else width or CELL)
+    return f"| {key if first else ''} | {other} | {r.result} · {r.severity} | {message} | {fix} |"
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,11 +300,17 @@ class _Piece:
 
 
 def _pieces(
-    report: Report, limit: int, group_by: str, tables: itertools.count[int], counts: Counter[str], whole: bool = False
+    report: Report,
+    limit: int,
+    group_by: str,
+    tables: itertools.count[int],
+    counts: Counter[str],
+    whole: bool = False,
+    width: int = 0,
 ) -> Iterator[_Piece]:
     """The pieces of one report after its heading, made one by one: the roll-up rows, then the details rows.
     ``counts`` gains how many pieces of each kind there are (the closing line needs them before they are made).
-    Details cells are whole with ``whole`` or without a limit, else cut to their widths."""
+    Details cells are whole with ``whole`` or without a limit, else cut to their widths (``row``'s ``width``)."""
     rollup_table, details_table = next(tables), next(tables)
     rollup = report.by_rule()
     found = groups(report, group_by)
@@ -307,7 +319,7 @@ def _pieces(
     return itertools.chain(
         (_Piece(rollup_row(x), "rule", ROLLUP_HEADER, rollup_table) for x in rollup),
         (
-            _Piece(row(o, r, whole, group_by, i == 0), "finding", header, details_table)
+            _Piece(row(o, r, whole, group_by, i == 0, width), "finding", header, details_table)
             for group in found
             for i, (o, r) in enumerate(group)
         ),
@@ -386,18 +398,41 @@ def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int) -> str:
 
 #: A report with at most this many findings is first written with its messages and fixes whole, and kept so when
 #: that fits the limit: the cells are cut for the room of many rows, and a short report lost the fix command at
-#: the end of its one remediation (trial 65).
+#: the end of its one remediation (trial 65). When the whole text does not fit, its cells are cut no shorter than
+#: the room allows (trial 68: a 1,900-character limit cut the one fix at 100 characters with 611 unused).
 WHOLE_UP_TO = 20
+#: The narrowest message and fix cells of such a report: narrower, its rows are left out for the closing line.
+NARROWEST = 60
 
 
 def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: str = "rule", **_: Any) -> str:
     """One report: summary line, roll-up, details grouped by ``group_by``, closing line when cut. With a limit and
-    at most ``WHOLE_UP_TO`` findings, their cells are whole when the whole text fits."""
+    at most ``WHOLE_UP_TO`` findings, their cells are whole when the whole text fits, else as wide as fits (every
+    row shown, each cell at least ``NARROWEST``)."""
     first = _Piece(head(report, report.name, limit), "head")
     if limit and sum(x.findings for x in report.by_rule()) <= WHOLE_UP_TO:  # the roll-up is computed once
-        roomy = _fit(itertools.chain([first], _pieces(report, limit, group_by, itertools.count(), Counter(), True)), Counter(), 0)
+
+        def text(whole: bool, width: int = 0) -> str:
+            pieces = _pieces(report, limit, group_by, itertools.count(), Counter(), whole, width)
+            return _fit(itertools.chain([first], pieces), Counter(), 0)
+
+        roomy = text(True)
         if len(roomy) <= limit:
             return roomy
+        # the widest cut of the cells that fits (the text grows with the width), up to the longest cell (trial 68:
+        # at 600 characters a single finding was "1 more finding not shown")
+        cells = [len(c) for _, r in report.results if r.result in FINDINGS for c in (r.message, r.remediation)]
+        low, high = NARROWEST, max(cells, default=0)
+        best = ""
+        while low <= high:
+            mid = (low + high) // 2
+            tried = text(False, mid)
+            if len(tried) <= limit:
+                best, low = tried, mid + 1
+            else:
+                high = mid - 1
+        if best:
+            return best
     counts: Counter[str] = Counter(head=1)
     rest = _pieces(report, limit, group_by, itertools.count(), counts)
     return _fit(itertools.chain([first], rest), counts, limit)
