@@ -1152,3 +1152,24 @@ spec:
     assert result.result == "fail"
     assert len(result.remediation) == 8192 + len("… [991,846 more characters]")
     assert result.remediation.endswith("… [991,846 more characters]")
+
+
+def test_markdown_lists_the_results_a_filter_asks_for_and_says_when_it_leaves_none() -> None:
+    """Trial 68: ``format=markdown&results=skip`` listed no skip (the details took findings only, while the skip
+    notes said results=skip lists them), and ``minSeverity=critical`` on a report whose one finding is high gave
+    "1 fail (1 high)" with nothing under it and no word of the filter."""
+    lab = one("lab")
+    skips = [(o.ref.name, r.rule) for o, r in lab.results if r.result == "skip"]
+    text = render(lab.filtered({"skip"}), "markdown", limit=0)
+    rows = _table_rows(text)
+    assert len(rows) == len(skips) and all(" | skip · " in r for r in rows)
+    assert "leaves no result to list" not in text
+    findings = [r for _, r in lab.results if r.result in ("fail", "warn", "error")]
+    assert findings and not [r for r in findings if r.severity == "critical"]
+    text = render(lab.filtered({"fail", "warn"}, "critical"), "markdown")
+    first, second = text.splitlines()[:2]
+    assert first == markdown.summary_line(lab, lab.name)  # the counts of the whole audit
+    assert second == (
+        "_the filter results fail, warn and minSeverity critical leaves no result to list: the counts are of the whole audit_"
+    )
+    assert "| Rule |" not in text

@@ -199,6 +199,9 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
     skip notes are left out when they would not leave room. Without one (``limit=0``: no cut), every skip note
     and input error is named."""
     first = summary_line(report, title)
+    if report.filters and not report.objects:
+        # trial 68: "1 fail (1 high)" and nothing under it, with minSeverity=critical
+        first += f"\n_{_filter_words(report.filters)} leaves no result to list: the counts are of the whole audit_"
     notes = assumption_lines(report)
     if limit:
         # The notes take at most half the message (at least the room of the line that counts them): the assumption
@@ -217,6 +220,13 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
     room = limit - len(first) - _length(notes) - _CLOSING_ROOM if limit else None
     errors = input_error_lines(report, most=INPUT_ERRORS if limit else len(report.input_errors), room=room)
     return "\n".join([first, *errors, *notes])  # a document lost comes before what the verdicts rest on
+
+
+def _filter_words(filters: dict[str, Any]) -> str:
+    """A report's filters in words: ``the filter results fail, warn and minSeverity critical``."""
+    said = [f"results {', '.join(filters['results'])}"] if filters.get("results") else []
+    said += [f"minSeverity {filters['minSeverity']}"] if filters.get("minSeverity") else []
+    return "the filter " + " and ".join(said)
 
 
 #: The least room the notes under the summary line get: that of the line that counts them.
@@ -246,18 +256,21 @@ def _worst_first(pair: tuple[ObjectReport, Result]) -> tuple[int, int]:
 
 
 def groups(report: Report, group_by: str = "rule") -> list[list[tuple[ObjectReport, Result]]]:
-    """The findings in groups, each worst first (ties in the dump's order). ``rule``: one group per rule, in
-    roll-up order (``Report.by_rule()``). ``object``: one group per object, objects worst first (their worst
-    finding, then its severity; ties in the dump's order). Raises ``OptionError`` for another ``group_by``."""
+    """The findings in groups (the results of the words a ``results`` filter asked for, as the table lists them:
+    trial 68's ``results=skip`` listed nothing), each worst first (ties in the dump's order). ``rule``: one group
+    per rule, in roll-up order (``Report.by_rule()``; rules without a finding after, in the dump's order).
+    ``object``: one group per object, objects worst first (their worst finding, then its severity; ties in the
+    dump's order). Raises ``OptionError`` for another ``group_by``."""
     check_group_by(group_by)
+    words = set(report.filters.get("results") or FINDINGS)
     by: dict[Any, list[tuple[ObjectReport, Result]]] = {}
     for o, r in report.results:
-        if r.result in FINDINGS:
+        if r.result in words:
             by.setdefault(f"{r.policy}/{r.rule}" if group_by == "rule" else id(o), []).append((o, r))
     out = [sorted(pairs, key=_worst_first) for pairs in by.values()]
     if group_by == "rule":
         order = {x.rule: i for i, x in enumerate(report.by_rule())}
-        return sorted(out, key=lambda g: order[f"{g[0][1].policy}/{g[0][1].rule}"])
+        return sorted(out, key=lambda g: order.get(f"{g[0][1].policy}/{g[0][1].rule}", len(order)))
     return sorted(out, key=lambda g: _worst_first(g[0]))
 
 
