@@ -443,9 +443,11 @@ def _report(
         else:
             _err(f"verdict: no Kubernetes object found in {r.name}")
     if len(unreadable) == len(reports):
-        if output:
+        if output or (fmt in _FOR_PROGRAMS and not sys.stdout.isatty()):
             # CI uploads the report file: one left from an earlier run must not stand for this one (trial 48). It
-            # holds why nothing was read as input errors (JUnit errors, SARIF notifications); stdout stays empty.
+            # holds why nothing was read as input errors (JUnit errors, SARIF notifications); so does standard
+            # output in a format for programs, redirected or piped (trial 69: a nightly `> out.json` was an empty
+            # file). On a terminal, and in a table or a chat message, it would only repeat standard error.
             with heap.frozen():
                 _render_out([said_unread(r, path) for r, path in unread], fmt, output, options)
         raise SystemExit(2)
@@ -487,6 +489,10 @@ def _report(
         worst = max((r.worst() for r in gated), key=RESULT_RANK.__getitem__)
         _err(f"verdict: note: exit 1 for {worst} results that --results {','.join(sorted(wanted or ()))} does not list")
     raise SystemExit(code)
+
+
+#: The formats programs read: a dump read as nothing still writes its report in them, wherever it goes.
+_FOR_PROGRAMS = frozenset({"json", "yaml", "junit", "sarif", "policyreport"})
 
 
 def _render_out(reports: list[Report], fmt: str, output: str | None, options: dict[str, Any]) -> None:

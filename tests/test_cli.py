@@ -305,6 +305,12 @@ def test_a_dump_read_as_nothing_still_writes_its_report_file(files: tuple[Path, 
     res = run("audit", str(empty), "-p", str(policy), "-f", "junit", "-o", str(out))
     assert (res.exit_code, res.stdout) == (2, "")
     assert f'<error message="no Kubernetes object found: the file is empty" type="input">{empty}' in out.read_text()
+    # trial 69: in a format for programs, standard output gets that report too (a nightly `-f json > out.json`
+    # was an empty file); a table of nothing stays on standard error
+    res = run("audit", str(empty), "-p", str(policy), "-f", "json")
+    assert res.exit_code == 2
+    assert [e["reason"] for e in json.loads(res.stdout)["inputErrors"]] == ["no Kubernetes object found: the file is empty"]
+    assert run("audit", str(empty), "-p", str(policy), "-f", "table").stdout == ""
     # a dump that cannot be read at all (not text, not an archive): the same
     binary = tmp_path / "binary.yaml"
     binary.write_bytes(b"\x00\x82\xff" * 10)
@@ -386,7 +392,9 @@ def test_a_dump_with_nothing_readable_exits_2_with_its_errors(tmp_path: Path, co
         assert result.exit_code == 2, result.output
         assert error in result.stderr
         assert f"verdict: no Kubernetes object could be read from {path} (1 input error)" in result.stderr
-        assert result.stdout == ""
+        # standard output (not a terminal) gets the JSON report of nothing, its input error in it (trial 69)
+        report = json.loads(result.stdout)
+        assert report["summary"]["objectsRead"] == 0 and error in report["inputErrors"][0]["reason"]
 
 
 def test_a_batch_with_one_unreadable_dump_still_reports_the_others_and_exits_2(tmp_path: Path) -> None:
@@ -663,7 +671,7 @@ def test_a_file_that_is_not_a_dump_at_all_is_told_what_verdict_reads() -> None:
     read', never saying that the file is not a dump and what one is. (README.md's code blocks are now read, as a
     chat message's are: a page of prose without any stands for it.)"""
     prose = REPO / "docs" / "security.md"
-    result = run("audit", str(prose))
+    result = run("audit", str(prose), "-f", "table")
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.splitlines()[-1] == (
         f"verdict: no Kubernetes object could be read from {prose} (1 input error): verdict reads what"
@@ -711,7 +719,7 @@ def test_a_folder_that_is_a_helm_chart_says_so_when_nothing_is_read(tmp_path: Pa
     (chart / "Chart.yaml").write_text("apiVersion: v2\nname: mychart\nversion: 0.1.0\n")
     (chart / "values.yaml").write_text("replicas: 1\n")
     (chart / "templates" / "deploy.yaml").write_text("replicas: {{ .Values.replicas }}\n")
-    result = run("audit", str(chart))
+    result = run("audit", str(chart), "-f", "table")
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.splitlines() == [
         f"verdict: note: 3 files of the Helm chart {chart} not read: a chart's templates and values are not objects"
