@@ -406,6 +406,15 @@ def test_a_batch_with_one_unreadable_dump_still_reports_the_others_and_exits_2(t
     reports = json.loads(result.stdout)
     assert "n1" in json.dumps(reports)
     assert f"no Kubernetes object could be read from {bad}" in result.stderr
+    # trial 69: the table's total line said only the worst result; it counts the batch as each dump's line does
+    table = CliRunner().invoke(main, ["audit", str(LAB), str(good), str(bad), "-f", "table", "--fail-on", "never"])
+    each = json.loads(CliRunner().invoke(main, ["audit", str(LAB), str(good), "--fail-on", "never"]).stdout)["reports"]
+    results = {w: sum(r["summary"]["results"][w] for r in each) for w in ("pass", "fail", "warn", "error", "skip")}
+    judged = sum(r["summary"]["objectsJudged"] for r in each)
+    counts = ", ".join(f"{n:,} {w}" for w, n in results.items() if n)
+    assert table.stdout.splitlines()[-1] == (
+        f"== total: 3 dumps, {judged} objects judged ({judged} read): {counts}; 1 input error; worst result: error"
+    )
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..report import RESULT_RANK, Report
+from ..report import RESULT_RANK, Report, counted
 
 #: format name -> (module in rules.render, media type of its output)
 FORMATS: dict[str, tuple[str, str]] = {
@@ -194,5 +194,10 @@ def render_many(reports: list[Report], fmt: str = "json", **options: Any) -> str
         return str(module.render(data, fmt=fmt))
     parts = [f"== {r.name}\n{module.render(r, fmt=fmt, **options)}" for r in reports]
     worst = max((r.worst() for r in reports), key=RESULT_RANK.__getitem__)
-    parts.append(f"== total: {len(reports)} dumps, worst result: {worst}\n")
+    # the batch's counts, as each dump's summary line says its own (trial 69: only the worst result was said)
+    total = Report.total(reports)
+    counts = ", ".join(f"{n:,} {word}" for word, n in total["results"].items() if n) or "no results"
+    errors = f"; {counted(total['inputErrors'], 'input error')}" if total.get("inputErrors") else ""
+    judged = f"{counted(total['objectsJudged'], 'object')} judged ({total['objectsRead']:,} read)"
+    parts.append(f"== total: {len(reports)} dumps, {judged}: {counts}{errors}; worst result: {worst}\n")
     return "\n".join(parts)
