@@ -673,6 +673,73 @@ def _parse_json_values(text: str | bytes, name: str) -> Dump | None:
 _NEXT_VALUE = re.compile(r"\n(?=[{\[])")
 
 
+#: Where the items of a JSON List (kubectl's ``"items": [``, its first key) or a top-level array start.
+_ITEMS_OPEN = re.compile(r'\A\s*(?:\[|\{\s*(?:"[^"\\]*"\s*:\s*"[^"\\]*"\s*,\s*)*"items"\s*:\s*\[)')
+#: The first item of such a list on a line of its own, and its indent.
+_FIRST_ITEM = re.compile(r"[ \t]*\n([ \t]*)\{")
+
+
+def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) -> Dump | None:
+    """The items of a JSON List (or array) that does not parse, read one at a time, as kubectl lays them out: each
+    starts with ``{`` on a line of its own at the first item's indent. An item that does not parse is that item's
+    input error, at its line; the others are read (trial 69: a List with one item missing its ``}`` gave four
+    errors at places of no item, and a List cut short lost every item before the cut). When every item parses,
+    the List's own error stands (a bracket missing around them). None when the text has no such layout, is not
+    UTF-8, or no item parses: the caller says why the whole does not parse."""
+    try:
+        whole = text.decode("utf-8") if isinstance(text, bytes) else text
+    except UnicodeDecodeError:
+        return None
+    opened = _ITEMS_OPEN.match(whole)
+    first = _FIRST_ITEM.match(whole, opened.end()) if opened else None
+    if first is None:
+        return None
+    item = re.compile(rf"\n{re.escape(first.group(1))}\{{")
+    starts = [first.end() - 1, *(m.end() - 1 for m in item.finditer(whole, first.end()))]
+    decoder = json.JSONDecoder()
+    dump = Dump(files_read=[name])
+    line, counted, broken = 1, 0, 0
+    for i, at in enumerate(starts):
+        line += whole.count("\n", counted, at)
+        counted = at
+        source = Source(name, 1, line, i)
+        following = starts[i + 1] if i + 1 < len(starts) else len(whole)
+        try:
+            value, end = decoder.raw_decode(whole, at)
+        except json.JSONDecodeError as exc:
+            reason = f"JSON syntax error in this item of the List: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+            if i == len(starts) - 1 and error.pos >= len(whole.rstrip()):
+                reason += "; the text ends inside it (cut short?)"
+        except (RecursionError, ValueError):
+            reason = "this item of the List cannot be read (nested too deep, or an integer too long)"
+        else:
+            rest = whole[end:following].strip()
+            # a comma before the next item; after the last, the List's ']' (then its other keys: kubectl writes
+            # "kind" and "metadata" after "items")
+            if end <= following and (
+                rest == "," if following < len(whole) else rest.removeprefix(",").lstrip().startswith("]") or not rest
+            ):
+                _json_objects_of(value, source, [], dump)
+                continue
+            reason = f"JSON syntax error after this item of the List (line {line + whole.count(chr(10), at, end)})"
+        broken += 1
+        dump.errors.append(InputError(source, reason))
+    if broken == len(starts):
+        return None
+    if not broken:
+        where = f"line {error.lineno}, column {error.colno}"
+        dump.errors.append(
+            InputError(
+                Source(name, 1, error.lineno), f"JSON syntax error: {error.msg} ({where}); its items were read one at a time"
+            )
+        )
+    dump.notes.append(
+        f"the JSON of {name} does not parse whole ({error.msg}, line {error.lineno}): {len(starts) - broken:,} of its"
+        f" {len(starts):,} List items were read one at a time"
+    )
+    return dump
+
+
 #: JSON of this many bytes or more is parsed one item at a time when its layout allows (``_parse_items_apart``).
 ITEMS_APART_FROM = 1 << 20
 _CLOSING_LINE = re.compile(rb"\n([ \t]*)\]")
@@ -1067,7 +1134,24 @@ def _parse_unfenced(text: str, name: str, json_error: orjson.JSONDecodeError | N
         if isinstance(parsed, Dump):
             return parsed
         json_error = parsed  # not JSON after all: maybe flow-style YAML, tried below
-    dump = _parse_yaml_or_describe(text, name)
+    # JSON that ends inside a value (cut short) is no YAML either, whose flow collections must close too: YAML
+    # is not tried (trial 68: 11 s to refuse 22 MB of unterminated JSON, most of it the YAML parser's)
+    cut = json_error is not None and json_error.pos >= len(text.rstrip())
+    # a large JSON List that does not parse has its items read one at a time before YAML is tried, which would
+    # take minutes over hundreds of MB of what is JSON as kubectl printed it
+    salvaged = _salvage_items(text, name, json_error) if json_error is not None and len(text) >= ITEMS_APART_FROM else None
+    if salvaged is not None:
+        return salvaged
+    dump = Dump(files_read=[name]) if cut else _parse_yaml_or_describe(text, name)
+    if json_error is not None and not dump.objects and len(text) < ITEMS_APART_FROM:
+        salvaged = _salvage_items(text, name, json_error)
+        if salvaged is not None:
+            return salvaged
+    if cut and json_error is not None:
+        where = f"line {json_error.lineno}, column {json_error.colno}"
+        reason = f"JSON syntax error: {json_error.msg} ({where}): the text ends inside a value (cut short?)"
+        dump.errors.append(InputError(Source(name, 1, json_error.lineno), reason))
+        return dump
     if json_error is not None and dump.errors:
         # JSON values one after another, one of them broken (the first, even): read as such, the values around
         # it are kept, where YAML stops at the second ("expected <document start>")

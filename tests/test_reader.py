@@ -1102,7 +1102,7 @@ def test_json_cut_short_is_a_json_error_where_json_stops(reader: Callable[[str, 
     expected node content", which confuses whoever sent JSON."""
     dump = reader('{"kind": "Node",\n "metadata": {"name": "a"}, ', "body.json")
     assert [(e.source.line, e.reason) for e in dump.errors] == [
-        (2, "JSON syntax error: unexpected end of data (line 2, column 29); not YAML either")
+        (2, "JSON syntax error: unexpected end of data (line 2, column 29): the text ends inside a value (cut short?)")
     ]
     # Flow-style YAML that fails at once as JSON keeps YAML's own error: it was never JSON.
     flow = reader("{kind: Node, metadata: {name: a}", "flow.yaml")
@@ -1126,7 +1126,9 @@ def test_bytes_that_are_not_json_are_parsed_as_json_once(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(rules.reader.orjson, "loads", counted)
     dump = parse_bytes(b'{"kind": "Node",\n "metadata": {"name": "a"}, ', "body.json")
-    assert [e.reason for e in dump.errors] == ["JSON syntax error: unexpected end of data (line 2, column 29); not YAML either"]
+    assert [e.reason for e in dump.errors] == [
+        "JSON syntax error: unexpected end of data (line 2, column 29): the text ends inside a value (cut short?)"
+    ]
     assert calls == [45]
 
 
@@ -1160,7 +1162,7 @@ def test_a_large_json_list_read_item_by_item_is_the_list_read_whole(layout: str,
     with mock.patch.object(reader, "ITEMS_APART_FROM", 0):
         apart = reader._parse_items_apart(raw)
         from_bytes = parse_bytes(raw, "d.json")
-    from_text = parse_text(text, "d.json")
+        from_text = parse_text(text, "d.json")  # the same size class: a large List that does not parse is salvaged first
     assert [(o.obj, o.source) for o in from_bytes.objects] == [(o.obj, o.source) for o in from_text.objects]
     assert (from_bytes.errors, from_bytes.notes) == (from_text.errors, from_text.notes)
     good_layout = layout in ("indent4", "indent2", "trailing", "crlf", "tabs")
@@ -1658,4 +1660,62 @@ def test_a_terminal_paste_after_a_sentence_is_not_said_to_be_markdown() -> None:
     assert dump.notes == [
         "t3.txt: read as a terminal paste, what each command printed between its prompt lines; set aside: 1 part of"
         " text that is no dump"
+    ]
+
+
+def _node_item(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"nvidia.com/gpu.present": "true"}}}
+
+
+@pytest.mark.parametrize("reader", [parse_text, lambda text, name: parse_bytes(text.encode(), name)])
+def test_a_json_list_that_does_not_parse_keeps_its_whole_items(reader: Callable[[str, str], Dump]) -> None:
+    """Trial 69: a List with one item per line, one of them missing its '}', gave four errors at places of no item
+    (document 1, 3, 4 and 6); a pretty-printed List cut short lost every item before the cut. Each item is now read
+    on its own: the broken one is an input error at its line, the others are judged."""
+    lines = ['{"apiVersion":"v1","kind":"List","items":[']
+    lines += [json.dumps(_node_item(n), separators=(",", ":")) + "," for n in ("j1", "j2", "j3")]
+    lines[-1] = lines[-1].rstrip(",")
+    lines[2] = lines[2].removesuffix("},")  # j2 loses its closing brace
+    lines.append("]}")
+    dump = reader("\n".join(lines) + "\n", "bad.json")
+    assert [o.name for o in dump.objects] == ["j1", "j3"]
+    assert [(o.source.line, o.source.item) for o in dump.objects] == [(2, 0), (4, 2)]
+    assert [(e.source.line, e.reason) for e in dump.errors] == [
+        (3, "JSON syntax error in this item of the List: Expecting ',' delimiter (line 4, column 1)")
+    ]
+    assert dump.notes == [
+        "the JSON of bad.json does not parse whole (unexpected character, expected ',' or '}', line 4): 2 of its 3 List"
+        " items were read one at a time"
+    ]
+    # kubectl's layout cut short: the items before the cut are read, the last says the text ends inside it
+    whole = json.dumps({"apiVersion": "v1", "kind": "List", "items": [_node_item(f"n{i}") for i in range(4)]}, indent=4)
+    cut = whole[: whole.index('"n3"') + 2]
+    dump = reader(cut, "cut.json")
+    assert [o.name for o in dump.objects] == ["n0", "n1", "n2"]
+    [error] = dump.errors
+    assert error.source.line == whole[: whole.rindex("\n        {", 0, whole.index('"n3"')) + 1].count("\n") + 1
+    assert error.reason.startswith("JSON syntax error in this item of the List: ")
+    assert error.reason.endswith("; the text ends inside it (cut short?)")
+    # every item whole and a bracket missing after them: the items are read, the List's own error stands
+    dump = reader(whole.removesuffix("}").rstrip(), "open.json")
+    assert [o.name for o in dump.objects] == ["n0", "n1", "n2", "n3"]
+    assert [e.reason for e in dump.errors] == [
+        f"JSON syntax error: unexpected end of data (line {whole.count(chr(10))}, column 6); its items were read one at a time"
+    ]
+
+
+def test_json_that_ends_inside_a_value_is_not_read_again_as_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 68: 22 MB of JSON on one line, cut short, took 11 s to refuse, most of it the YAML parser's: JSON that
+    ends inside a value is no YAML either (its flow collections must close), so YAML is not tried."""
+    import rules.reader
+
+    def no_yaml(text: str, name: str) -> Dump:
+        raise AssertionError("read as YAML")
+
+    monkeypatch.setattr(rules.reader, "_parse_yaml_or_describe", no_yaml)
+    body = json.dumps({"apiVersion": "v1", "kind": "List", "items": [_node_item(f"n{i}") for i in range(50)]})
+    dump = parse_bytes(body[:-40].encode(), "one-line.json")
+    assert dump.objects == []
+    assert [e.reason for e in dump.errors] == [
+        f"JSON syntax error: unexpected end of data (line 1, column {len(body) - 39}): the text ends inside a value (cut short?)"
     ]

@@ -90,6 +90,20 @@ INPUTS: dict[str, Callable[[], bytes]] = {
         b"apiVersion: v1\nkind: Node\nmetadata: {name: a}\napiVersion: v1\nkind: Node\nmetadata: {name: b}\n"
         b"---\napiVersion: v1\nkind: Node\nmetadata: {name: c}\n"
     ),
+    "a JSON List or array that does not parse (an item missing its `}`, a file cut short), its items one a line or as"
+    " kubectl indents them": lambda: (
+        b'{"apiVersion": "v1", "kind": "List", "items": [\n'
+        b'{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}},\n'
+        b'{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b"},\n'
+        b'{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "c"}}\n]}\n'
+    ),
+    "JSON that ends inside a value (a List on one line, cut short)": lambda: json.dumps(
+        {
+            "apiVersion": "v1",
+            "kind": "List",
+            "items": [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"}} for i in range(20_000)],
+        }
+    ).encode()[:-100],
     "5 MB label value": _huge_label,
 }
 
