@@ -24,6 +24,7 @@ done once per argument object.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib
 import re
@@ -348,6 +349,27 @@ def _text_test(method: str) -> Callable[[Any, Any], bool]:
     return test
 
 
+#: How alike two strings must be for ``similarTo`` (difflib's ratio, 0 to 1), and the longest it compares.
+SIMILAR = 0.8
+SIMILAR_LONGEST = 256
+
+
+def _similar(value: Any, arg: Any) -> bool:
+    """``value`` is a string like one of the argument's (difflib's ratio at least ``SIMILAR``, casefolded): a typo,
+    a letter missing, doubled or swapped. Strings past ``SIMILAR_LONGEST`` characters, or whose lengths alone
+    put the ratio below the bound, are not compared (difflib's time grows with the product of the lengths)."""
+    if not isinstance(value, str) or len(value) > SIMILAR_LONGEST:
+        return False
+    folded = value.casefold()
+    for m in _texts(arg):
+        total = len(folded) + len(m)
+        if len(m) > SIMILAR_LONGEST or not total or 2 * min(len(folded), len(m)) < SIMILAR * total:
+            continue
+        if difflib.SequenceMatcher(None, folded, m.casefold(), autojunk=False).ratio() >= SIMILAR:
+            return True
+    return False
+
+
 def _affix_test(method: str) -> Callable[[Any, Any], bool]:
     """startswith/endswith take a tuple of affixes: one call in C for a list argument."""
 
@@ -625,6 +647,15 @@ OPERATORS: dict[str, Operator] = {
             lambda a: f"does not match {show(a)}",
             doc="the value matches none of the expressions",
             literal_problem=_regex_literal,
+        ),
+        Operator(
+            "similarTo",
+            "value",
+            _ANY,
+            _similar,
+            lambda a: f"like {show(a)} (a typo of it)",
+            doc="a string value is like the argument (or one of a list) but for a typo: difflib's similarity ratio of"
+            " the two, casefolded, is at least 0.8 (vm-pasthrough, containers); strings past 256 characters are not compared",
         ),
         Operator(
             "startsWith",

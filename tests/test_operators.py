@@ -112,6 +112,8 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("matches-non-string-fail", {"path": "$.spec.replicas", "matches": "1"}, "fail"),
     ("notMatches-pass", {"path": LABEL, "notMatches": "[A-Z_]"}, "pass"),
     ("notMatches-fail", {"path": LABEL, "notMatches": "^vm-"}, "fail"),
+    ("similarTo-pass", {"path": LABEL, "similarTo": "VM-Pasthrough"}, "pass"),
+    ("similarTo-fail", {"path": LABEL, "similarTo": ["container", "vm-vgpu"]}, "fail"),
     ("startsWith-pass", {"path": LABEL, "startsWith": "vm-"}, "pass"),
     ("startsWith-list", {"path": LABEL, "startsWith": ["container", "vm-"]}, "pass"),
     ("startsWith-fail", {"path": LABEL, "startsWith": "container"}, "fail"),
@@ -1047,3 +1049,22 @@ def test_correlated_context_joined_per_for_each_item(judge: Judge) -> None:
     )
     r = results[("cluster-policy", "r")]
     assert (r.result, r.message) == ("fail", "nvidia-device-plugin-daemonset has 0 ready pods")
+
+
+@pytest.mark.parametrize(
+    ("value", "argument", "similar"),
+    [
+        ("vm-pasthrough", "vm-passthrough", True),  # trial 69: a letter missing
+        ("VM-Passthrough", "vm-passthrough", True),  # casefolded
+        ("containers", ["vm-vgpu", "container"], True),  # one of a list
+        ("vm-gpu", "vm-vgpu", True),
+        ("vgpu", "vm-vgpu", False),  # too short to be a typo of it (ratio 0.73)
+        ("vm-gpu", "vm-passthrough", False),
+        ("x" * 300, "x" * 300, False),  # past SIMILAR_LONGEST: not compared
+        (7, "7", False),  # strings only
+        ("", "", False),
+    ],
+)
+def test_similar_to_is_a_typo_of_the_argument(value: Any, argument: Any, similar: bool) -> None:
+    assert OPERATORS["similarTo"].test(value, argument) is similar
+    assert OPERATORS["similarTo"].describe("vm-vgpu") == "like vm-vgpu (a typo of it)"
