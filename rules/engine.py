@@ -125,37 +125,21 @@ def audit_batch(
     report has no object and says why as its input error, and the other dumps are judged.
     """
     workers = jobs_setting(jobs)
+
+    def judged(item: tuple[str, str], hook: ProgressHook | None, jobs: int) -> Report:
+        path, shown = item
+        stdin_name = shown if path == "-" else STDIN
+        return audit_paths([path], policies, hook, shown, exemptions, selection, jobs, stdin_name)
+
     if len(dumps) < 2:
-        return [
-            audit_paths(
-                [path],
-                policies,
-                progress,
-                name=shown,
-                exemptions=exemptions,
-                selection=selection,
-                jobs=workers,
-                stdin_name=shown if path == "-" else STDIN,
-            )
-            for path, shown in dumps
-        ]
+        return [judged(item, progress, workers) for item in dumps]
 
     def one(item: tuple[str, str], hook: ProgressHook | None = None, jobs: int = 1) -> Report:
-        path, shown = item
         try:
-            report = audit_paths(
-                [path],
-                policies,
-                hook,
-                name=shown,
-                exemptions=exemptions,
-                selection=selection,
-                jobs=jobs,
-                stdin_name=shown if path == "-" else STDIN,
-            )
+            report = judged(item, hook, jobs)
         except DumpError as exc:  # a corrupt archive among many loses its own report, not the batch
-            return unread_report(exc, policies, shown, exemptions, selection)
-        return said_unread(report, path)
+            return unread_report(exc, policies, item[1], exemptions, selection)
+        return said_unread(report, item[0])
 
     if workers == 1 or not can_fork():
         return [one(item, progress, workers) for item in dumps]
