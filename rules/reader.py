@@ -1137,13 +1137,14 @@ def _parse_unfenced(text: str, name: str, json_error: orjson.JSONDecodeError | N
     # JSON that ends inside a value (cut short) is no YAML either, whose flow collections must close too: YAML
     # is not tried (trial 68: 11 s to refuse 22 MB of unterminated JSON, most of it the YAML parser's)
     cut = json_error is not None and json_error.pos >= len(text.rstrip())
-    # a large JSON List that does not parse has its items read one at a time before YAML is tried, which would
-    # take minutes over hundreds of MB of what is JSON as kubectl printed it
-    salvaged = _salvage_items(text, name, json_error) if json_error is not None and len(text) >= ITEMS_APART_FROM else None
+    # The items of a JSON List that does not parse are read one at a time: before YAML when it is not tried or
+    # large (minutes over hundreds of MB of what is JSON as kubectl printed it), else where YAML reads nothing.
+    early = json_error is not None and (cut or len(text) >= ITEMS_APART_FROM)
+    salvaged = _salvage_items(text, name, json_error) if early and json_error is not None else None
     if salvaged is not None:
         return salvaged
     dump = Dump(files_read=[name]) if cut else _parse_yaml_or_describe(text, name)
-    if json_error is not None and not dump.objects and len(text) < ITEMS_APART_FROM:
+    if json_error is not None and not early and not dump.objects:
         salvaged = _salvage_items(text, name, json_error)
         if salvaged is not None:
             return salvaged
