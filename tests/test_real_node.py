@@ -5,10 +5,9 @@ carries judge it rather than skip."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
+import pytest
 import yaml
 
 from rules.engine import audit_paths
@@ -37,53 +36,45 @@ def test_the_real_mig_mixed_node_has_no_finding_and_its_mig_rules_pass() -> None
     )
 
 
-def _edited(tmp_path: Path, edit: Callable[[dict[str, Any]], None]) -> dict[str, Result]:
-    """The real node edited by ``edit`` (as an admin would make it disagree), audited: its results by rule."""
+def _edited(tmp_path: Path, where: tuple[str, str], key: str, value: str) -> dict[str, Result]:
+    """The real node with ``node[where[0]][where[1]][key] = value`` (as an admin would make it disagree), audited:
+    its results by rule."""
     node = yaml.safe_load(REAL.read_text(encoding="utf-8"))
-    edit(node)
+    node[where[0]][where[1]][key] = value
     path = tmp_path / "node.yaml"
     path.write_text(yaml.safe_dump(node), encoding="utf-8")
     [obj] = audit_paths([str(path)], load_policies()).objects
     return {r.rule: r for r in obj.results}
 
 
-def test_messages_on_the_real_node_made_to_disagree_say_only_what_it_shows(tmp_path: Path) -> None:
+LABELS, CAPACITY, ALLOCATABLE = ("metadata", "labels"), ("status", "capacity"), ("status", "allocatable")
+
+
+@pytest.mark.parametrize(
+    ("where", "key", "value", "rule", "result", "said"),
+    [
+        # the class of its three MIG resources was said three times
+        (LABELS, "nvidia.com/gpu.workload.config", "vm-vgpu", "resource-class-matches-workload", "warn",
+         "but it advertises only container GPU resources (nvidia.com/mig-1g.10gb, nvidia.com/mig-2g.20gb,"),
+        # a '.shared' resource it does not have was said to be counted
+        (CAPACITY, "nvidia.com/mig-1g.10gb", "3", "sharing-labels-match-advertised", "warn",
+         "Node node-a: status.capacity has 3 of nvidia.com/mig-1g.10gb (counting nvidia.com/mig-1g.10gb.shared, its"
+         " shared name, where listed), but"),
+        # "fewer GPUs than the node has" under a name it does not advertise
+        (LABELS, "nvidia.com/mig.strategy", "single", "mig-resources-match-strategy", "fail",
+         "Pods asking for nvidia.com/gpu, as the single strategy expects, get none of these MIG devices, which the"
+         " node advertises under their profile names."),
+        # "the missing GPUs" of a MIG resource
+        (ALLOCATABLE, "nvidia.com/mig-1g.10gb", "1", "no-unhealthy-devices", "fail",
+         "reports the missing devices (GPUs, or the MIG devices of a nvidia.com/mig-* resource) unhealthy"),
+    ],
+)  # fmt: skip
+def test_messages_on_the_real_node_made_to_disagree_say_only_what_it_shows(
+    tmp_path: Path, where: tuple[str, str], key: str, value: str, rule: str, result: str, said: str
+) -> None:
     """Trial 69 edited the real node four ways; each finding was right, and each message said something the node
-    did not show: the class of its three MIG resources three times, a '.shared' resource it does not have, fewer
-    GPUs than it has under a name it does not advertise, and every resource class's host commands for a MIG
-    resource."""
-
-    def vgpu_label(n: dict[str, Any]) -> None:
-        n["metadata"]["labels"]["nvidia.com/gpu.workload.config"] = "vm-vgpu"
-
-    r = _edited(tmp_path, vgpu_label)["resource-class-matches-workload"]
-    assert r.result == "warn"
-    assert "but it advertises only container GPU resources (nvidia.com/mig-1g.10gb, nvidia.com/mig-2g.20gb," in r.message
-
-    def count_off(n: dict[str, Any]) -> None:
-        n["status"]["capacity"]["nvidia.com/mig-1g.10gb"] = "3"
-
-    r = _edited(tmp_path, count_off)["sharing-labels-match-advertised"]
-    assert r.result == "warn"
-    assert r.message.startswith(
-        "Node node-a: status.capacity has 3 of nvidia.com/mig-1g.10gb (counting nvidia.com/mig-1g.10gb.shared, its"
-        " shared name, where listed), but"
-    ), r.message
-
-    def single(n: dict[str, Any]) -> None:
-        n["metadata"]["labels"]["nvidia.com/mig.strategy"] = "single"
-
-    r = _edited(tmp_path, single)["mig-resources-match-strategy"]
-    assert r.result == "fail" and "fewer GPUs" not in r.message
-    assert r.message.endswith(
-        "Pods asking for nvidia.com/gpu, as the single strategy expects, get none of these MIG devices, which the"
-        " node advertises under their profile names."
-    ), r.message
-
-    def unhealthy(n: dict[str, Any]) -> None:
-        n["status"]["allocatable"]["nvidia.com/mig-1g.10gb"] = "1"
-
-    r = _edited(tmp_path, unhealthy)["no-unhealthy-devices"]
-    assert r.result == "fail"
-    assert "reports the missing devices (GPUs, or the MIG devices of a nvidia.com/mig-* resource) unhealthy" in r.message
-    assert r.remediation.endswith("then on the host: dmesg | grep -i xid and nvidia-smi -q"), r.remediation
+    did not show."""
+    r = _edited(tmp_path, where, key, value)[rule]
+    assert (r.result, said in r.message) == (result, True), r.message
+    if rule == "no-unhealthy-devices":  # and the host commands of every resource class, for a MIG resource
+        assert r.remediation.endswith("then on the host: dmesg | grep -i xid and nvidia-smi -q"), r.remediation
