@@ -208,6 +208,20 @@ def unknown_field(key: str, known: Iterable[str]) -> str:
     return f"unknown field {key!r}" + (f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else "")
 
 
+def condition_problem(exc: Exception) -> tuple[list[str | int], str]:
+    """The first problem the assertion schema found in a condition written where the policy schema does not reach
+    (a var's ``when``), as (field path below the condition, reason), with an unknown field's closest spelling
+    (trial 71: ``similarTO`` gave "invalid condition: {'similarTO': ['Unknown field.']}")."""
+    messages = getattr(exc, "messages", None)
+    leaves = leaf_errors(messages, []) if isinstance(messages, (dict, list)) else []
+    if not leaves:
+        return [], f"invalid condition: {messages or exc}"
+    where, reason = leaves[0]
+    if reason == "Unknown field." and where and isinstance(where[-1], str):
+        reason = unknown_field(where[-1], _field_names())
+    return where, reason
+
+
 def schema_problems[E: PolicyError](exc: ValidationError, make: Callable[[list[str | int], str], E], known: Iterable[str]) -> E:
     """Every problem marshmallow found in a document as errors made by ``make(field path, reason)``: the one
     to raise, with the others in its ``more``. Earliest line first, one fix-and-retry round rather than one

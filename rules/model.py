@@ -350,7 +350,10 @@ def _condition(raw: Any, where: list[str | int]) -> Assertion:
     try:
         loaded = assertion_schema().load(raw)
     except Exception as exc:  # marshmallow.ValidationError
-        raise CompileError(where, f"invalid condition: {getattr(exc, 'messages', exc)}") from None
+        from .loader import condition_problem  # the loader's words for a field problem (it imports this module)
+
+        below, reason = condition_problem(exc)
+        raise CompileError([*where, *below], reason) from None
     return compile_assertion(loaded, where)
 
 

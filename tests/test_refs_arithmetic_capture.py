@@ -292,8 +292,15 @@ def test_where_on_a_single_value_keeps_it_or_drops_it(judge: Judge) -> None:
 
 def test_a_reference_where_is_validated_at_load(load_policy: Callable[..., Any]) -> None:
     bad = {"keys": "$.status.allocatable", "where": {"var": "item", "startsWith": "x", "bogus": 1}}
-    with pytest.raises(PolicyError, match="invalid condition"):
+    with pytest.raises(PolicyError) as info:
         load_policy(make_policy([make_rule({"var": "gpus", "exists": True})], vars={"gpus": bad}))
+    assert (info.value.path, info.value.reason) == ("spec.vars.gpus.where.bogus", "unknown field 'bogus'")
+    # trial 71: a misspelt operator in a condition is told its spelling, as in an assertion
+    typo = {"firstOf": [{"value": 1, "when": {"var": "kind", "similarTO": "Node"}}]}
+    with pytest.raises(PolicyError) as info:
+        load_policy(make_policy([make_rule({"var": "gpus", "exists": True})], vars={"gpus": typo}))
+    assert info.value.reason == "unknown field 'similarTO'; did you mean 'similarTo'?"
+    assert info.value.path == "spec.vars.gpus.firstOf[0].when.similarTO"
 
 
 def test_where_keys_joins_on_member_names(judge: Judge) -> None:
