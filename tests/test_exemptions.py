@@ -565,4 +565,6 @@ def test_an_exemption_naming_no_loaded_rule_is_noted(tmp_path) -> None:
     )
     lab = str(Path(__file__).resolve().parent.parent / "examples" / "lab-cluster.yaml")
     report = audit_paths([lab], load_policies(), exemptions=load_exemptions([str(f)]))
-    assert f"exemption {f}:4 names no loaded rule: gpu-nodes/gpus-advertised" in report.notes
+    # trial 71: with the closest loaded rule
+    note = f"exemption {f}:4 names no loaded rule: gpu-nodes/gpus-advertised; did you mean gpu-nodes/gpu-resources-advertised?"
+    assert note in report.notes
