@@ -725,7 +725,7 @@ def run_cli(packs: Iterable[str] = (), verbose: bool = False, run: str | None = 
         if selector is not None:
             matched = len(loaded) + len(errors)
             passed += f" ({matched} test{'' if matched == 1 else 's'} matching --run {run!r}; coverage not checked)"
-        click.echo(passed + (f", {len(gaps)} coverage gaps" if gaps else ""))
+        click.echo(passed + (f", {counted(len(gaps), 'coverage gap')}" if gaps else ""))  # trial 71: "1 coverage gaps"
     write_junit()
     if selector is not None and not selected:
         # trial 55: --run sharing looked for the policy's or the file's name; it reads the tests' metadata.name

@@ -694,7 +694,7 @@ def test_cli_verbose_lists_every_case_and_run_selects_tests(tmp_path: Path, caps
         f"FAIL {fixture}:13: uncounted: gpu-count-label on Node/cpu-1: expected pass, got fail:"
         " Node cpu-1 has no nvidia.com/gpu.count label",
         f"GAP  gpu-count/gpu-count-label: no fail expectation in {pack / 'tests'}",
-        "mini: 1/2 cases passed, 1 coverage gaps",
+        "mini: 1/2 cases passed, 1 coverage gap",
     ]
     assert packtest.run_cli([str(pack)], run="^count") == 0
     assert capsys.readouterr().out == "mini: 1/1 cases passed (1 test matching --run '^count'; coverage not checked)\n"

@@ -159,10 +159,10 @@ def test_test_takes_a_policy_file_with_the_fixtures_beside_it(pack: Path, monkey
     assert other.exit_code == 1
     assert other.stdout.splitlines()[-2:] == [
         "GAP  gpu-product/gpu-product-label: no fail expectation in tests",
-        "gpu-product.yaml: 1/2 cases passed, 1 coverage gaps",
+        "gpu-product.yaml: 1/2 cases passed, 1 coverage gap",
     ]
     # the whole pack runs both files' fixtures
-    assert run("policies", "test", ".").stdout.splitlines()[-1] == "node-counts: 3/4 cases passed, 1 coverage gaps"
+    assert run("policies", "test", ".").stdout.splitlines()[-1] == "node-counts: 3/4 cases passed, 1 coverage gap"
 
 
 def test_test_a_policy_file_without_tests_says_so(pack: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
