@@ -614,17 +614,56 @@ def _unknown(reasons: Any) -> bool:
     return isinstance(reasons, list) and len(reasons) == 1 and str(reasons[0]) == "Unknown field."
 
 
-def _stood_in(rule: Any, found: Any) -> Any:
+def _stood_in(rule: Any, found: Any, deep: bool = False) -> Any:
     """``rule`` with stand-ins for the fields marshmallow refused or found missing among ``_STAND_INS``, and without
-    the fields it does not know (a misspelt ``titel``: trial 64), when that is all it found in it; else None."""
+    the fields it does not know (a misspelt ``titel``: trial 64), when that is all it found in it; else None.
+    ``deep``: a field it does not know at any depth is written as the known field closest to it (``exsits`` as
+    ``exists``, ``asert`` as ``assert``), else left out, so that the rest of the rule is compiled and its other
+    mistakes are found in the same round (trial 71: a misspelt operator hid an unknown placeholder of its rule)."""
     if not isinstance(rule, dict) or not isinstance(found, dict) or not found:
         return None
     stood = {key for key in found if key in _STAND_INS}
-    unknown = {key for key, reasons in found.items() if key in rule and key not in _STAND_INS and _unknown(reasons)}
-    if stood | unknown != set(found):
+    rest = {key: reasons for key, reasons in found.items() if key not in stood}
+    if deep:
+        respelt = _respelt(rule, rest, sorted(_field_names()))
+        return None if respelt is None else {**respelt, **{key: _STAND_INS[key] for key in stood}}
+    unknown = {key for key, reasons in rest.items() if key in rule and _unknown(reasons)}
+    if unknown != set(rest):
         return None
     kept = {key: value for key, value in rule.items() if key not in unknown}
     return {**kept, **{key: _STAND_INS[key] for key in stood}}
+
+
+def _respelt(value: Any, found: Any, known: list[str]) -> Any:
+    """``value`` with each field ``found`` (marshmallow's errors below it) calls unknown renamed to the closest
+    ``known`` field it does not already have, or left out; None when ``found`` holds another problem."""
+    if not isinstance(found, dict):
+        return None
+    if isinstance(value, list):
+        items = list(value)
+        for index, below in found.items():
+            if not isinstance(index, int) or not 0 <= index < len(items):
+                return None
+            items[index] = _respelt(items[index], below, known)
+            if items[index] is None:
+                return None
+        return items
+    if not isinstance(value, dict):
+        return None
+    out = dict(value)
+    for key, below in found.items():
+        if key not in value:
+            return None
+        if _unknown(below):
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
+            moved = out.pop(key)
+            if close and close[0] not in out:
+                out[close[0]] = moved
+            continue
+        out[key] = _respelt(value[key], below, known)
+        if out[key] is None:
+            return None
+    return out
 
 
 def _raw_ids(raw: dict[str, Any], positions: Iterable[int]) -> list[str]:
@@ -637,15 +676,19 @@ def _without_rules(raw: dict[str, Any], broken: dict[int, Any]) -> tuple[dict[st
     """The document validated without the rules at ``broken`` (those that lack only a title, message or references
     kept, with stand-ins), and the position of each rule it keeps; None when that does not validate either (no
     rule left)."""
-    rules = list(raw["spec"]["rules"])
-    stood = {i: s for i, found in broken.items() if (s := _stood_in(rules[i], found)) is not None}
-    rules = [stood.get(i, rule) for i, rule in enumerate(rules)]
-    kept = [i for i in range(len(rules)) if i not in broken or i in stood]
-    try:
-        doc = policy_schema().load({**raw, "spec": {**raw["spec"], "rules": [rules[i] for i in kept]}})
-    except ValidationError:
-        return None
-    return doc, kept
+    # misspelt fields at any depth written as their closest known field first; where that does not validate (a
+    # guess that is no better), only the label fields stood in for, as before
+    for deep in (True, False):
+        rules = list(raw["spec"]["rules"])
+        stood = {i: s for i, found in broken.items() if (s := _stood_in(rules[i], found, deep)) is not None}
+        rules = [stood.get(i, rule) for i, rule in enumerate(rules)]
+        kept = [i for i in range(len(rules)) if i not in broken or i in stood]
+        try:
+            doc = policy_schema().load({**raw, "spec": {**raw["spec"], "rules": [rules[i] for i in kept]}})
+        except ValidationError:
+            continue
+        return doc, kept
+    return None
 
 
 def _duplicate_keys(shown: str, duplicates: tuple[tuple[str, int, int], ...]) -> list[PolicyError]:

@@ -1020,3 +1020,23 @@ def test_the_schemas_kept_between_loads_carry_nothing_from_one_document_to_the_n
     again = load_policy_text(good, "nodes.yaml")
     assert [r.uid for r in again[0].rules] == [r.uid for r in first[0].rules] == ["gpu-node-checks/gpu-allocatable"]
     assert sorted(again[0].rules[0].vars) == ["gpus"]
+
+
+def test_a_misspelt_operator_leaves_its_own_rule_checked_in_the_same_round() -> None:
+    """Trial 71: a rule with ``exsits: true`` and an unknown placeholder was refused for the operator only; the
+    placeholder was said after the fix, in a second lint round. A misspelt field at any depth is compiled as the
+    known field closest to it (only to find the rule's other mistakes: the rule is still refused)."""
+    text = TEMPLATE.replace("ASSERT", '{path: "$.metadata.labels.team", exsits: true}').replace(
+        "advertises {observed} nvidia.com/gpu, expected {expected}", "has no team label ({teamLabel})"
+    )
+    err = refused(text)
+    found = [(e.line, e.path, e.reason.split(";")[0].split(" (known")[0]) for e in (err, *err.more)]
+    assert found == [
+        (12, "spec.rules[0].assert.exsits", "unknown field 'exsits'"),
+        (13, "spec.rules[0].message", "message placeholder {teamLabel} names no var, context or built-in"),
+    ]
+    # a misspelling with no close field is left out; where the rule then does not validate (an assertion with no
+    # operator left), the other rules are still checked as before
+    far = TEMPLATE.replace("ASSERT", '{path: "$.metadata.labels.team", zzz: true}').replace("{expected}", "{expectd}")
+    err = refused(far)
+    assert [(e.line, e.path) for e in (err, *err.more)] == [(12, "spec.rules[0].assert.zzz")]
