@@ -413,7 +413,8 @@ def test_a_batch_with_one_unreadable_dump_still_reports_the_others_and_exits_2(t
     judged = sum(r["summary"]["objectsJudged"] for r in each)
     counts = ", ".join(f"{n:,} {w}" for w, n in results.items() if n)
     assert table.stdout.splitlines()[-1] == (
-        f"== total: 3 dumps, {judged} objects judged ({judged} read): {counts}; 1 input error; worst result: error"
+        f"== total: 3 dumps, {judged} objects judged ({judged} read); {sum(results.values())} results: {counts}; 1 input error;"
+        " worst result: error"
     )
 
 
@@ -533,7 +534,7 @@ def test_kubectl_filters_choose_the_objects_judged_and_the_summary_says_so() -> 
         + ": 2 objects judged (19 read; 2 selected by labels nvidia.com/gpu.workload.config in (vm-passthrough), name gpu-*)"
     )
     table = run("audit", str(LAB), "--kind", "no", "--name", "gpu-broken-label-typo", "-f", "table").stdout
-    assert table.splitlines()[0].startswith("1 object judged (19 read; 1 selected by kind no, name gpu-broken-label-typo): ")
+    assert table.splitlines()[0].startswith("1 object judged (19 read; 1 selected by kind no, name gpu-broken-label-typo); ")
 
 
 @pytest.mark.parametrize(
@@ -765,7 +766,7 @@ def test_stdin_name_places_what_dash_reads_in_a_file_for_sarif() -> None:
 
 def test_a_pack_that_matches_no_object_of_the_dump_says_which_kinds_each_side_has(tmp_path: Path) -> None:
     """Fresh-user trial 57: a pack of its own whose rules judge only Services, given the lab's dump, said
-    "0 objects judged (19 read): no results" and nothing of why."""
+    "0 objects judged (19 read); no results" and nothing of why."""
     pack = tmp_path / "svc.yaml"
     pack.write_text(
         "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: svc-check}\nspec:\n  rules:\n"
@@ -774,7 +775,7 @@ def test_a_pack_that_matches_no_object_of_the_dump_says_which_kinds_each_side_ha
         "    references: [https://kubernetes.io/docs/concepts/services-networking/service/]\n"
     )
     result = run("audit", str(REPO / "examples" / "lab-cluster.yaml"), "-p", str(pack), "--format", "table")
-    assert result.exit_code == 0 and result.stdout == "0 objects judged (19 read): no results\n"
+    assert result.exit_code == 0 and result.stdout == "0 objects judged (19 read); no results\n"
     assert result.stderr == (
         "verdict: note: no rule matched any object of the dump: the rules judge Service; the dump holds ClusterPolicy,"
         " KubeVirt, Node, Pod, VirtualMachineInstance\n"

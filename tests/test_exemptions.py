@@ -406,7 +406,7 @@ def test_native_markdown_and_table_count_exempt_results() -> None:
     assert yaml.safe_load(render(report, "yaml"))["objects"][0]["results"][0]["exemption"]["reason"] == RMA
     first = render(report, "markdown").splitlines()[0]
     assert first.endswith("· 3 fail (1 critical, 2 low) · 1 warn (1 medium) · 1 error · 4 skip (4 exempt) · 1 input error")
-    assert "8 objects judged (8 read): 3 pass, 3 fail, 1 warn, 1 error, 4 skip (4 exempt); 1 input error\n" in render(
+    assert "8 objects judged (8 read); 12 results: 3 pass, 3 fail, 1 warn, 1 error, 4 skip (4 exempt); 1 input error\n" in render(
         report, "table", width=400
     )
 

@@ -196,8 +196,9 @@ def render_many(reports: list[Report], fmt: str = "json", **options: Any) -> str
     worst = max((r.worst() for r in reports), key=RESULT_RANK.__getitem__)
     # the batch's counts, as each dump's summary line says its own (trial 69: only the worst result was said)
     total = Report.total(reports)
-    counts = ", ".join(f"{n:,} {word}" for word, n in total["results"].items() if n) or "no results"
+    counts = ", ".join(f"{n:,} {word}" for word, n in total["results"].items() if n)
+    results = f"{counted(sum(total['results'].values()), 'result')}: {counts}" if counts else "no results"
     errors = f"; {counted(total['inputErrors'], 'input error')}" if total.get("inputErrors") else ""
     judged = f"{counted(total['objectsJudged'], 'object')} judged ({total['objectsRead']:,} read)"
-    parts.append(f"== total: {len(reports)} dumps, {judged}: {counts}{errors}; worst result: {worst}\n")
+    parts.append(f"== total: {len(reports)} dumps, {judged}; {results}{errors}; worst result: {worst}\n")
     return "\n".join(parts)

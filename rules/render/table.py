@@ -149,7 +149,10 @@ def _summary(report: Report) -> str:
         f"{n:,} {k}" + (f" ({exempt:,} exempt)" if k == "skip" and exempt else "") for k, n in s["results"].items() if n
     )
     judged = f"{counted(s['objectsJudged'], 'object')} judged ({s['objectsRead']:,} read{selected(s)})"
-    return f"{judged}: {counts or 'no results'}" + (f"; {counted(s['inputErrors'], 'input error')}" if s["inputErrors"] else "")
+    # the results counted apart from the objects (trial 71: "6 objects judged: 5 pass, 5 fail, 2 skip" read as
+    # counts of objects that add up to more than six)
+    results = f"{counted(sum(s['results'].values()), 'result')}: {counts}" if counts else "no results"
+    return f"{judged}; {results}" + (f"; {counted(s['inputErrors'], 'input error')}" if s["inputErrors"] else "")
 
 
 def _examples(x: RuleRollup) -> str:
