@@ -159,3 +159,18 @@ def test_the_operand_skip_does_not_say_pods_were_not_collected_of_a_dump_with_po
         " collected, or no operand runs)"
     )
     assert "pods were not collected" not in note
+
+
+def test_a_fix_enabling_vgpu_manager_says_what_it_needs_besides(pack: PolicySet) -> None:
+    """Trial 70: the fix patched spec.vgpuManager.enabled alone, which runs nothing: the vGPU Manager image is built
+    from NVIDIA's vGPU host driver and pushed to a private registry, which the ClusterPolicy must name."""
+    dump = read_paths([str(EXAMPLES.parent / "policies/gpu-operator/tests/dumps/vgpu_manager_disabled_nothing_advertised.yaml")])
+    [fix] = [r.remediation for o in evaluate(dump, pack).objects for r in o.results if r.rule == "sandbox-operands-enabled"]
+    assert fix.startswith(
+        "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
+        """ '{"spec":{"vgpuManager":{"enabled":true},"vgpuDeviceManager":{"enabled":true}}}'; spec.vgpuManager also"""
+        " needs the vGPU Manager image you build from NVIDIA's vGPU host driver and push to a private registry"
+    ), fix
+    assert fix.endswith(
+        '"repository":"<registry>","image":"vgpu-manager","version":"<driver version>","imagePullSecrets":["<secret>"]'
+    )
