@@ -354,9 +354,11 @@ _LEFT_OUT = (
 )
 
 
-def _closing(left: Counter[str], limit: int) -> str:
-    """``_… 2 more rules of the roll-up, 40 more findings and 1 more dump not shown (limit L characters)._``"""
-    parts = [f"{left[k]:,} more {one if left[k] == 1 else many}" for k, one, many in _LEFT_OUT if left[k]]
+def _closing(left: Counter[str], limit: int, shown: Counter[str] | None = None) -> str:
+    """``_… 2 more rules of the roll-up, 40 more findings and 1 more dump not shown (limit L characters)._``; "more"
+    only of a kind some of which are ``shown`` (trial 70: "1 more finding not shown" where none was)."""
+    more = lambda k: "more " if shown is None or shown[k] else ""  # noqa: E731
+    parts = [f"{left[k]:,} {more(k)}{one if left[k] == 1 else many}" for k, one, many in _LEFT_OUT if left[k]]
     if not parts:  # nothing but the summary (a clean audit): nothing can be left out
         return ""
     said = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
@@ -403,7 +405,7 @@ def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int) -> str:
         more = _addition(piece, last)
         extra += len(more)
         if extra + 1 > limit:
-            return "".join(parts) + f"\n\n{_closing(counts - shown, limit)}\n"
+            return "".join(parts) + f"\n\n{_closing(counts - shown, limit, shown)}\n"
         rest.append(more)
         last = piece
     return "".join(parts + rest) + "\n"
@@ -415,7 +417,7 @@ def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int) -> str:
 #: the room allows (trial 68: a 1,900-character limit cut the one fix at 100 characters with 611 unused).
 WHOLE_UP_TO = 20
 #: The narrowest message and fix cells of such a report: narrower, its rows are left out for the closing line.
-NARROWEST = 60
+NARROWEST = 30
 
 
 def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: str = "rule", **_: Any) -> str:
