@@ -92,7 +92,8 @@ class Source:
     def __str__(self) -> str:
         where = f"{self.file}, document {self.document}"
         if self.item is not None:
-            where += f", item {self.item}"
+            # the List's items as a JSONPath indexes them, from 0 (trial 70: "item 1" read as the first)
+            where += f", items[{self.item}]"
         if self.line:
             where += f", line {self.line}"
         return where

@@ -454,7 +454,7 @@ def test_cli_refuses_a_broken_exemptions_file(tmp_path: Path) -> None:
 def test_cli_malformed_annotation_is_an_input_error_on_stderr() -> None:
     res = run("audit", str(DUMP), "-p", str(POLICY), "-f", "markdown", "--fail-on", "never")
     assert res.exit_code == 0
-    assert f"verdict: input error: {DUMP}, document 1, item 6, line 65 at {ANNOTATION_PATH}: {NO_REASON}" in res.stderr
+    assert f"verdict: input error: {DUMP}, document 1, items[6], line 65 at {ANNOTATION_PATH}: {NO_REASON}" in res.stderr
 
 
 # ------------------------------------------------------------------------------------------ service

@@ -209,7 +209,7 @@ def test_an_object_without_a_name_is_judged_and_said(metadata: Any, given: str) 
     dump = parse_bytes(orjson.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, bad]}), "l.json")
     assert [o.name for o in dump.objects] == ["gpu-1", ""] and dump.errors == []
     assert dump.notes == [
-        f"l.json, document 1, item 1, line 1: this Node has no metadata.name{given}, as no object a cluster holds;"
+        f"l.json, document 1, items[1], line 1: this Node has no metadata.name{given}, as no object a cluster holds;"
         " it is judged unnamed"
     ]
 

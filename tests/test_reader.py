@@ -105,7 +105,7 @@ def test_kind_list_with_item_lines() -> None:
         ("Node/gpu-node-2", "list.yaml", 1, 8, 1),
         ("ClusterPolicy/cluster-policy", "list.yaml", 1, 12, 2),
     ]
-    assert str(dump.objects[1].source) == "list.yaml, document 1, item 1, line 8"
+    assert str(dump.objects[1].source) == "list.yaml, document 1, items[1], line 8"
 
 
 def test_typed_list() -> None:
@@ -1401,10 +1401,13 @@ def test_a_string_or_null_item_of_a_json_list_is_located_by_its_line() -> None:
     dump = parse_bytes(text.encode(), "l.json")
     assert [(str(e.source), e.reason) for e in dump.errors] == [
         (
-            f"l.json, document 1, item 1, line {lines.index('        "oops",') + 1}",
+            f"l.json, document 1, items[1], line {lines.index('        "oops",') + 1}",
             "list item is not a Kubernetes object: a string",
         ),
-        (f"l.json, document 1, item 2, line {lines.index('        null,') + 1}", "list item is not a Kubernetes object: a null"),
+        (
+            f"l.json, document 1, items[2], line {lines.index('        null,') + 1}",
+            "list item is not a Kubernetes object: a null",
+        ),
     ]
     b_line = max(i for i, line in enumerate(lines) if line == "        {") + 1
     assert [(o.name, o.source.line) for o in dump.objects] == [("a", lines.index("        {") + 1), ("b", b_line)]

@@ -519,7 +519,7 @@ def test_junit_group_by_object_has_a_suite_per_object_and_keeps_each_test_case()
         ("Deployment/default/dashboard", "1", "0", "1"),
     ]
     node2 = root.find("testsuite[@name='Node/gpu-node-2']/properties/property[@name='source']")
-    assert node2 is not None and node2.get("value") == "tests/data/render/dump.yaml, document 1, item 1, line 16"
+    assert node2 is not None and node2.get("value") == "tests/data/render/dump.yaml, document 1, items[1], line 16"
 
     # the same test cases (classname and name) in either layout, so CI history follows them
     def ids(r: ET.Element) -> list[tuple[str | None, str | None]]:
