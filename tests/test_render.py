@@ -1171,6 +1171,10 @@ def test_markdown_lists_the_results_a_filter_asks_for_and_says_when_it_leaves_no
     first, second = text.splitlines()[:2]
     assert first == markdown.summary_line(lab, lab.name)  # the counts of the whole audit
     assert second == (
-        "_the filter results fail, warn and minSeverity critical leaves no result to list: the counts are of the whole audit_"
+        "_the filter (results fail, warn; severity critical or above) leaves no result to list: the counts are of the"
+        " whole audit_"
     )
     assert "| Rule |" not in text
+    # the table says it too (trial 70: its summary line stood alone)
+    lines = table.render(lab.filtered({"fail", "warn"}, "critical"), width=200).splitlines()
+    assert lines[1] == second.strip("_")

@@ -201,7 +201,7 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
     first = summary_line(report, title)
     if report.filters and not report.objects:
         # trial 68: "1 fail (1 high)" and nothing under it, with minSeverity=critical
-        first += f"\n_{_filter_words(report.filters)} leaves no result to list: the counts are of the whole audit_"
+        first += f"\n_{nothing_left(report.filters)}_"
     notes = assumption_lines(report)
     if limit:
         # The notes take at most half the message (at least the room of the line that counts them): the assumption
@@ -222,11 +222,13 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
     return "\n".join([first, *errors, *notes])  # a document lost comes before what the verdicts rest on
 
 
-def _filter_words(filters: dict[str, Any]) -> str:
-    """A report's filters in words: ``the filter results fail, warn and minSeverity critical``."""
+def nothing_left(filters: dict[str, Any]) -> str:
+    """What a report whose filters left no result says under its summary line, the filters in words of neither the
+    CLI nor the service (trial 70: "minSeverity" beside the CLI's --min-severity): ``the filter (results fail, warn;
+    severity critical or above) leaves no result to list: the counts are of the whole audit``."""
     said = [f"results {', '.join(filters['results'])}"] if filters.get("results") else []
-    said += [f"minSeverity {filters['minSeverity']}"] if filters.get("minSeverity") else []
-    return "the filter " + " and ".join(said)
+    said += [f"severity {filters['minSeverity']} or above"] if filters.get("minSeverity") else []
+    return f"the filter ({'; '.join(said)}) leaves no result to list: the counts are of the whole audit"
 
 
 #: The least room the notes under the summary line get: that of the line that counts them.

@@ -30,7 +30,7 @@ from rich.text import Text
 
 from ..report import FINDINGS, RESULT_RANK, ObjectReport, Report, Result, RuleRollup, counted
 from . import check_group_by
-from .markdown import selected
+from .markdown import nothing_left, selected
 
 #: Under this many columns the layout is compact.
 NARROW = 100
@@ -248,6 +248,8 @@ def render(
     check_group_by(group_by)
     view = _View(width, color)
     view.lines(wrap(_summary(report), width))
+    if report.filters and not report.objects:
+        view.lines(wrap(nothing_left(report.filters), width))  # trial 70: only the summary line, and no word why
     rollup = report.by_rule()
     if rollup:
         view.line("")
