@@ -1165,6 +1165,10 @@ def test_markdown_lists_the_results_a_filter_asks_for_and_says_when_it_leaves_no
     rows = _table_rows(text)
     assert len(rows) == len(skips) and all(" | skip · " in r for r in rows)
     assert "leaves no result to list" not in text
+    # cut, they are counted as results, not findings (trial 70: "15 more findings not shown" of skips)
+    cut = render(lab.filtered({"skip"}), "markdown", limit=1500)
+    shown = len(_table_rows(cut))
+    assert cut.rstrip().endswith(f"_… {len(skips) - shown} more results not shown (limit 1,500 characters)._")
     findings = [r for _, r in lab.results if r.result in ("fail", "warn", "error")]
     assert findings and not [r for r in findings if r.severity == "critical"]
     text = render(lab.filtered({"fail", "warn"}, "critical"), "markdown")

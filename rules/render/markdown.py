@@ -264,7 +264,7 @@ def groups(report: Report, group_by: str = "rule") -> list[list[tuple[ObjectRepo
     ``object``: one group per object, objects worst first (their worst finding, then its severity; ties in the
     dump's order). Raises ``OptionError`` for another ``group_by``."""
     check_group_by(group_by)
-    words = set(report.filters.get("results") or FINDINGS)
+    words = _row_words(report)
     by: dict[Any, list[tuple[ObjectReport, Result]]] = {}
     for o, r in report.results:
         if r.result in words:
@@ -356,20 +356,22 @@ _LEFT_OUT = (
 )
 
 
-def _closing(left: Counter[str], limit: int, shown: Counter[str] | None = None) -> str:
+def _closing(left: Counter[str], limit: int, shown: Counter[str] | None = None, row: str = "finding") -> str:
     """``_… 2 more rules of the roll-up, 40 more findings and 1 more dump not shown (limit L characters)._``; "more"
-    only of a kind some of which are ``shown`` (trial 70: "1 more finding not shown" where none was)."""
+    only of a kind some of which are ``shown`` (trial 70: "1 more finding not shown" where none was); the details
+    rows are ``row``s (``result`` where a filter lists passes or skips: trial 70, "15 more findings" of skips)."""
     more = lambda k: "more " if shown is None or shown[k] else ""  # noqa: E731
-    parts = [f"{left[k]:,} {more(k)}{one if left[k] == 1 else many}" for k, one, many in _LEFT_OUT if left[k]]
+    nouns = [(k, row, f"{row}s") if k == "finding" else (k, one, many) for k, one, many in _LEFT_OUT]
+    parts = [f"{left[k]:,} {more(k)}{one if left[k] == 1 else many}" for k, one, many in nouns if left[k]]
     if not parts:  # nothing but the summary (a clean audit): nothing can be left out
         return ""
     said = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
     return f"_… {said} not shown (limit {limit:,} characters)._"
 
 
-def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int) -> str:
+def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int, row: str = "finding") -> str:
     """The pieces as text of at most ``limit`` characters (0: no limit); ``counts`` says how many pieces of
-    each kind there are.
+    each kind there are, and ``row`` what a details row is (``_closing``).
 
     Everything when it fits. Otherwise pieces are taken in order (the summary, each roll-up row, each
     details row; per dump with several) until the next one does not fit with room left for the closing
@@ -388,7 +390,7 @@ def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int) -> str:
             parts.append(_addition(piece, previous))
             previous = piece
         return "".join(parts) + "\n"
-    closing = _closing(counts, limit)
+    closing = _closing(counts, limit, row=row)
     reserve = len(closing) + 3 if closing else 0  # two line breaks before, one after
     cut: _Piece | None = None
     for piece in todo:
@@ -407,7 +409,7 @@ def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int) -> str:
         more = _addition(piece, last)
         extra += len(more)
         if extra + 1 > limit:
-            return "".join(parts) + f"\n\n{_closing(counts - shown, limit, shown)}\n"
+            return "".join(parts) + f"\n\n{_closing(counts - shown, limit, shown, row)}\n"
         rest.append(more)
         last = piece
     return "".join(parts + rest) + "\n"
@@ -427,7 +429,9 @@ def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: 
     at most ``WHOLE_UP_TO`` findings, their cells are whole when the whole text fits, else as wide as fits (every
     row shown, each cell at least ``NARROWEST``)."""
     first = _Piece(head(report, report.name, limit), "head")
-    if limit and sum(x.findings for x in report.by_rule()) <= WHOLE_UP_TO:  # the roll-up is computed once
+    words = _row_words(report)
+    row = "finding" if words <= set(FINDINGS) else "result"
+    if limit and sum(1 for _, r in report.results if r.result in words) <= WHOLE_UP_TO:
 
         def text(whole: bool, width: int = 0) -> str:
             pieces = _pieces(report, limit, group_by, itertools.count(), Counter(), whole, width)
@@ -438,7 +442,7 @@ def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: 
             return roomy
         # the widest cut of the cells that fits (the text grows with the width), up to the longest cell (trial 68:
         # at 600 characters a single finding was "1 more finding not shown")
-        cells = [len(c) for _, r in report.results if r.result in FINDINGS for c in (r.message, r.remediation)]
+        cells = [len(c) for _, r in report.results if r.result in words for c in (r.message, r.remediation)]
         low, high = NARROWEST, max(cells, default=0)
         best = ""
         while low <= high:
@@ -452,7 +456,12 @@ def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: 
             return best
     counts: Counter[str] = Counter(head=1)
     rest = _pieces(report, limit, group_by, itertools.count(), counts)
-    return _fit(itertools.chain([first], rest), counts, limit)
+    return _fit(itertools.chain([first], rest), counts, limit, row)
+
+
+def _row_words(report: Report) -> set[str]:
+    """The result words the details rows list: those a ``results`` filter names, else the findings."""
+    return set(report.filters.get("results") or FINDINGS)
 
 
 def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT, group_by: str = "rule", **_: Any) -> str:
@@ -465,4 +474,5 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
     for i, r in enumerate(reports, 1):
         pieces.append([_Piece(f"### {cell(r.name or f'dump {i}', 120)}\n{head(r, limit=limit)}", "dump")])
         pieces.append(_pieces(r, limit, group_by, tables, counts))
-    return _fit(itertools.chain.from_iterable(pieces), counts, limit)
+    row = "finding" if _row_words(reports[0]) <= set(FINDINGS) else "result"  # one filter for the batch
+    return _fit(itertools.chain.from_iterable(pieces), counts, limit, row)
