@@ -829,6 +829,9 @@ metadata:
     assert result.remediation == (
         "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
         ' \'{"spec":{"sandboxDevicePlugin":{"enabled":true},"vfioManager":{"enabled":true},"vgpuManager":{"enabled":true}}}\''
+        "; spec.vgpuManager also needs the vGPU Manager image you build from NVIDIA's vGPU host driver and push to a"
+        ' private registry (NVIDIA\'s KubeVirt guide): add beside its "enabled":true "repository":"<registry>",'
+        '"image":"vgpu-manager","version":"<driver version>","imagePullSecrets":["<secret>"]'
     )
 
 
