@@ -262,13 +262,13 @@ def _test_of(path: Path, doc: Any) -> tuple[PackTest, list[FixtureError]]:
         bad = _refused_entries(exc.messages)
         if bad is None:
             raise _schema_refusal(path, doc, exc) from None
-        kept = {key: [e for i, e in enumerate(doc.data[key]) if i not in bad.get(key, ())] for key in bad}
+        # the place in the document of each entry kept, by list
+        lines = {key: [i for i in range(len(doc.data[key])) if i not in refused_at] for key, refused_at in bad.items()}
         try:
-            raw = TestSchema().load({**doc.data, **kept})
+            raw = TestSchema().load({**doc.data, **{key: [doc.data[key][i] for i in at] for key, at in lines.items()}})
         except ValidationError:
             raise _schema_refusal(path, doc, exc) from None
         refused.append(_schema_refusal(path, doc, exc))
-        lines = {key: [i for i in range(len(doc.data[key])) if i not in bad.get(key, ())] for key in bad}
     else:
         lines = {}
 
