@@ -174,3 +174,36 @@ def test_a_fix_enabling_vgpu_manager_says_what_it_needs_besides(pack: PolicySet)
     assert fix.endswith(
         '"repository":"<registry>","image":"vgpu-manager","version":"<driver version>","imagePullSecrets":["<secret>"]'
     )
+
+
+def test_a_deploy_label_fix_on_a_node_whose_workload_label_is_a_typo_fixes_the_label_first(pack: PolicySet) -> None:
+    """Trial 72: a vGPU node labelled vm_vgpu (a typo) is prepared as the default workload, and the deploy-label fix
+    stripped its vGPU labels and added the container ones: pasted, it turned a vGPU host into a container node. The
+    fix now says to fix the label first (the operator then writes the deploy labels itself)."""
+    from rules.reader import parse_bytes
+
+    node = b"""\
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-vg1
+  labels:
+    nvidia.com/gpu.present: "true"
+    feature.node.kubernetes.io/pci-10de.present: "true"
+    nvidia.com/gpu.workload.config: vm_vgpu
+    nvidia.com/gpu.deploy.sandbox-device-plugin: "true"
+    nvidia.com/gpu.deploy.vgpu-manager: "true"
+    nvidia.com/gpu.deploy.vgpu-device-manager: "true"
+    nvidia.com/gpu.deploy.sandbox-validator: "true"
+status:
+  allocatable: {cpu: "32", nvidia.com/NVIDIA_A10-12Q: "2"}
+"""
+    report = evaluate(parse_bytes(node, "node.yaml"), pack)
+    [r] = [r for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
+    assert r.result == "warn"  # no ClusterPolicy in the dump: the label is assumed read
+    assert r.remediation.startswith(
+        "First see whether the workload label is a typo: nvidia.com/gpu.workload.config=vm_vgpu is no value the operator"
+        " knows, so it prepares the node as the default workload (gpu-nodes/workload-label-valid). If it is, fix it and"
+        " the operator writes that workload's deploy labels itself: kubectl label node gpu-vg1 --overwrite"
+        " nvidia.com/gpu.workload.config=vm-vgpu. Only if the node is meant for container:"
+    ), r.remediation
