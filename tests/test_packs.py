@@ -858,3 +858,34 @@ def test_a_refused_expectation_leaves_the_others_of_its_document_to_run(tmp_path
     assert results[0].message.startswith("document 1: line 7: results[0].result: Must be one of")
     assert "did you mean 'gpu-count/gpu-count-label'?" in results[1].message
     assert "no such object among the evaluated objects" in results[2].message
+
+
+def test_vgpus_advertised_without_the_device_manager_are_not_a_missing_operand() -> None:
+    """Trial 72: a vm-vgpu node advertising vGPUs with vgpuDeviceManager unset was said to end up with "no vGPU
+    devices", and the patch enabled vgpuDeviceManager without the message naming it. vGPUs advertised without the
+    operand show their mediated devices made otherwise (as vGPUs without vgpuManager show a host-installed one)."""
+    from rules.reader import parse_bytes
+
+    dump = """\
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata: {name: cluster-policy}
+spec:
+  sandboxWorkloads: {enabled: true}
+  sandboxDevicePlugin: {enabled: true}
+  vfioManager: {enabled: true}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: vgpu-1
+  labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.workload.config: vm-vgpu}
+status:
+  allocatable: {nvidia.com/NVIDIA_A10-12Q: "2"}
+"""
+    report = evaluate(parse_bytes(dump.encode(), "cp.yaml"), load_policies([str(GPU_PACK)]))
+    (result,) = [r for o in report.objects for r in o.results if r.rule == "sandbox-operands-enabled"]
+    assert result.result == "pass"
+    assert result.message.endswith(
+        "it leaves spec.vgpuDeviceManager off, and the vGPUs advertised show their mediated devices made otherwise"
+    ), result.message
