@@ -552,6 +552,7 @@ def serve(bind: str | None, workers: int | None, policy: tuple[str, ...], exempt
         env["VERDICT_EXEMPTIONS"] = here(exemptions or env["VERDICT_EXEMPTIONS"].split(os.pathsep))
     if env.get("VERDICT_TOKENS_FILE", "").strip():
         env["VERDICT_TOKENS_FILE"] = here([env["VERDICT_TOKENS_FILE"].strip()])
+    _check_bind(env.get("VERDICT_BIND", "127.0.0.1:8080"))
     # The folder that holds rules/, api/ and app.py: a checkout's root, or site-packages of an installed wheel.
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     conf = os.path.join(root, "api", "gunicorn_conf.py")
@@ -561,6 +562,31 @@ def serve(bind: str | None, workers: int | None, policy: tuple[str, ...], exempt
     os.chdir(root)
     args = [sys.executable, "-m", "gunicorn", "--config", conf, "app:app"]
     os.execvpe(args[0], args, env)
+
+
+def _check_bind(bind: str) -> None:
+    """Exit 2 with the way to choose another address when ``host:port`` is taken, before gunicorn retries it five
+    times and stops with "Can't connect" (trials 68 and 72: ``make serve`` on a busy 8080 named no way out)."""
+    import errno
+    import socket
+
+    host, sep, port = bind.strip().rpartition(":")
+    if not sep or not port.isdigit() or bind.startswith(("unix:", "fd://")):
+        return  # gunicorn says what is wrong with it
+    host = host.strip("[]") or "0.0.0.0"
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn binds: a closing socket is no conflict
+        try:
+            probe.bind((host, int(port)))
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                return
+            _err(
+                f"verdict: cannot listen on {bind}: the address is in use; choose another with --bind HOST:PORT"
+                " (VERDICT_BIND, or make serve BIND=HOST:PORT)"
+            )
+            raise SystemExit(2) from None
 
 
 @main.group()

@@ -80,3 +80,27 @@ def test_serve_makes_the_environments_relative_paths_absolute(tmp_path: Path, mo
     assert env["VERDICT_POLICIES"] == os.pathsep.join(["gpu-operator", str(tmp_path / "mypack")])
     assert env["VERDICT_EXEMPTIONS"] == str(tmp_path / "accepted.yaml")
     assert env["VERDICT_TOKENS_FILE"] == str(tmp_path / "tokens")
+
+
+def test_serve_on_an_address_in_use_says_how_to_choose_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trials 68 and 72: ``make serve`` with 8080 taken showed gunicorn's five retries and "Can't connect", with no
+    word of BIND. The address is tried first; taken, the command exits 2 saying how to choose another."""
+    import socket
+
+    def execvpe(file: str, args: list[str], env: dict[str, str]) -> None:
+        raise Exec
+
+    monkeypatch.setattr(os, "execvpe", execvpe)
+    monkeypatch.setattr(os, "chdir", lambda path: None)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        bind = f"127.0.0.1:{taken.getsockname()[1]}"
+        result = CliRunner().invoke(main, ["serve", "--bind", bind])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"verdict: cannot listen on {bind}: the address is in use; choose another with --bind HOST:PORT (VERDICT_BIND,"
+        " or make serve BIND=HOST:PORT)\n"
+    )
+    with pytest.raises(Exec):  # free again: gunicorn is started
+        CliRunner().invoke(main, ["serve", "--bind", bind], catch_exceptions=False)
