@@ -104,7 +104,8 @@ def test_every_verdict_of_the_bare_dump_says_its_assumption(bare: Report) -> Non
     assert results["lab-passthrough-1"]["resource-class-matches-workload"].message.endswith(f"({ASSUMED_LABEL})")
     unlabelled = results["lab-unlabelled-passthrough"]["resource-class-matches-workload"]
     assert unlabelled.message.endswith(ASSUMED_DEFAULT)
-    assert "the ClusterPolicy's spec.sandboxWorkloads.defaultWorkload" in unlabelled.assumptions[0]
+    # trial 71: the ClusterPolicy's default only for the nodes it decides, where none decides the operator's own
+    assert "the operator's own default workload, container, where no ClusterPolicy decides it" in unlabelled.assumptions[0]
     # the report says each assumption once, with its count
     assumed = [n for n in bare.notes if n.startswith("assumed:")]
     assert len(assumed) == 3
@@ -324,7 +325,7 @@ def test_the_chat_summary_leads_with_the_assumptions(bare: Report) -> None:
     lines = render(bare, "markdown").splitlines()
     assert lines[1].startswith("_assumed: a node's nvidia.com/gpu.workload.config label is checked as the operator checks")
     assert lines[2].startswith("_assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload")
-    assert lines[3].startswith("_assumed: a GPU node without a valid workload label is taken to run the default workload")
+    assert lines[3].startswith("_assumed: a GPU node without a valid workload label is taken to run the operator's own default")
 
 
 def test_a_pod_pinned_to_a_hand_labelled_node_is_judged_by_that_nodes_label(policies, tmp_path: Path) -> None:
