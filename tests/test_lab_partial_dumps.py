@@ -105,7 +105,7 @@ def test_every_verdict_of_the_bare_dump_says_its_assumption(bare: Report) -> Non
     unlabelled = results["lab-unlabelled-passthrough"]["resource-class-matches-workload"]
     assert unlabelled.message.endswith(ASSUMED_DEFAULT)
     # trial 71: the ClusterPolicy's default only for the nodes it decides, where none decides the operator's own
-    assert "the operator's own default workload, container, where no ClusterPolicy decides it" in unlabelled.assumptions[0]
+    assert "the operator's own default workload, container, where no ClusterPolicy is in the dump" in unlabelled.assumptions[0]
     # the report says each assumption once, with its count
     assumed = [n for n in bare.notes if n.startswith("assumed:")]
     assert len(assumed) == 3
@@ -222,6 +222,18 @@ def test_a_clusterpolicy_next_to_hand_labelled_nodes_does_not_fail_the_good_ones
         " NVIDIA PCI label), so its settings are not taken for the node's.)"
     )
     assert results["lab-passthrough-1"]["label-ignored-sandbox-disabled"].result == "skip"
+    # trials 67 and 72: the report's note says the case of this dump, not "none in the dump, or ..."
+    assumed = [n.split(" (applied to")[0] for n in report.notes if n.startswith("assumed:")]
+    assert assumed == [
+        "assumed: a node's nvidia.com/gpu.workload.config label is checked as the operator checks it with sandbox"
+        " workloads on, where the node shows no sign the operator manages it, so the dump's ClusterPolicy is not taken"
+        " for it",
+        "assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload where the node shows no sign"
+        " the operator manages it, so the dump's ClusterPolicy is not taken for it",
+        "assumed: a GPU node without a valid workload label is taken to run the operator's own default workload,"
+        " container, where the node shows no sign the operator manages it (the dump's ClusterPolicy, its"
+        " spec.sandboxWorkloads.defaultWorkload too, is taken only for the nodes it decides); its findings are warnings",
+    ]
 
 
 def test_a_managed_node_the_operator_has_not_reconciled_still_fails(policies, tmp_path: Path) -> None:
