@@ -9,6 +9,7 @@ rule id and reason; loading never half-succeeds.
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -173,8 +174,10 @@ def leaf_errors(messages: Any, trail: list[str | int]) -> list[tuple[list[str | 
     return [(trail, str(messages))]
 
 
-def _field_names() -> set[str]:
-    """Every key the policy format knows (fields of every schema, operators, combinators)."""
+@functools.cache
+def _field_names() -> frozenset[str]:
+    """Every key the policy format knows (fields of every schema, operators, combinators); made once, as each
+    schema instance made for it deep-copies its fields."""
     from . import schema as s
 
     names: set[str] = set()
@@ -193,7 +196,7 @@ def _field_names() -> set[str]:
     ):
         for name, fld in cls().fields.items():
             names.add(fld.data_key or name)
-    return names
+    return frozenset(names)
 
 
 def unknown_field(key: str, known: Iterable[str]) -> str:
@@ -625,7 +628,7 @@ def _stood_in(rule: Any, found: Any, deep: bool = False) -> Any:
     stood = {key for key in found if key in _STAND_INS}
     rest = {key: reasons for key, reasons in found.items() if key not in stood}
     if deep:
-        respelt = _respelt(rule, rest, sorted(_field_names()))
+        respelt = _respelt(rule, rest, _field_names())
         return None if respelt is None else {**respelt, **{key: _STAND_INS[key] for key in stood}}
     unknown = {key for key, reasons in rest.items() if key in rule and _unknown(reasons)}
     if unknown != set(rest):
@@ -634,7 +637,7 @@ def _stood_in(rule: Any, found: Any, deep: bool = False) -> Any:
     return {**kept, **{key: _STAND_INS[key] for key in stood}}
 
 
-def _respelt(value: Any, found: Any, known: list[str]) -> Any:
+def _respelt(value: Any, found: Any, known: Iterable[str]) -> Any:
     """``value`` with each field ``found`` (marshmallow's errors below it) calls unknown renamed to the closest
     ``known`` field it does not already have, or left out; None when ``found`` holds another problem."""
     if not isinstance(found, dict):
@@ -673,9 +676,8 @@ def _raw_ids(raw: dict[str, Any], positions: Iterable[int]) -> list[str]:
 
 
 def _without_rules(raw: dict[str, Any], broken: dict[int, Any]) -> tuple[dict[str, Any], list[int]] | None:
-    """The document validated without the rules at ``broken`` (those that lack only a title, message or references
-    kept, with stand-ins), and the position of each rule it keeps; None when that does not validate either (no
-    rule left)."""
+    """The document validated without the rules at ``broken`` (those ``_stood_in`` can mend kept, mended), and the
+    position of each rule it keeps; None when that does not validate either (no rule left)."""
     # misspelt fields at any depth written as their closest known field first; where that does not validate (a
     # guess that is no better), only the label fields stood in for, as before
     for deep in (True, False):
