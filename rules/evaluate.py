@@ -186,7 +186,7 @@ SKIP_NOTE_RULES = 4
 _PRECONDITION = "precondition not met: "
 
 
-def _skip_notes(objects: list[ObjectReport], not_applied: tuple[str, ...] = ()) -> list[str]:
+def _skip_notes(objects: list[ObjectReport]) -> tuple[list[str], list[str]]:
     """One note per skip reason shared by the dump's skipped results: ``skipped: <reason> (N results of
     policy/rule, ...; none of these rules judged any object)``, so a reader sees once why most rules did not run (e.g. every
     node rule that needs a ClusterPolicy). Reasons that leave rules without a single judged object come first
@@ -194,9 +194,9 @@ def _skip_notes(objects: list[ObjectReport], not_applied: tuple[str, ...] = ()) 
     that asks for no GPU) is ranked below what kept a rule from running at all. Reasons are the results' own
     messages (without ``precondition not met:``), grouped when identical; skips an exemption made are left out
     (the exemption notes say them). At most ``MAX_SKIP_NOTES`` reasons are named, then one note counts the
-    rest; a note names at most ``SKIP_NOTE_RULES`` rules and counts the others. The ``not_applied`` notes stand
-    after the reasons that kept rules from judging any object and before those that skipped some objects only:
-    "the dump holds no Node" tells the reader of a manifests audit more than a pod that asks for no GPU."""
+    rest; a note names at most ``SKIP_NOTE_RULES`` rules and counts the others. Answered in two parts: the reasons
+    that kept rules from judging any object, and the others (the caller puts the rules not applied between them:
+    "the dump holds no Node" tells the reader of a manifests audit more than a pod that asks for no GPU)."""
     reasons: dict[str, dict[str, int]] = {}
     judged: set[str] = set()  # rules with a result other than skip (an exempted one counts: it was judged)
     for obj in objects:
@@ -214,27 +214,22 @@ def _skip_notes(objects: list[ObjectReport], not_applied: tuple[str, ...] = ()) 
 
     # stable: ties keep first-seen order
     ranked = sorted(reasons.items(), key=lambda item: (-silenced(item[1]), -sum(item[1].values())))
-    out: list[str] = []
-    placed = False
+    idle: list[str] = []
+    routine: list[str] = []
     for reason, rules in ranked[:MAX_SKIP_NOTES]:
-        if not placed and not silenced(rules):
-            out += not_applied
-            placed = True
         n = sum(rules.values())
         names = sorted(rules)
         more = len(names) - SKIP_NOTE_RULES
         shown = ", ".join(names[:SKIP_NOTE_RULES]) + (f" and {counted(more, 'more rule')}" if more > 0 else "")
-        idle = _judged_none(silenced(rules), len(names))
-        out.append(f"skipped: {reason.rstrip('.')} ({counted(n, 'result')} of {shown}{idle})")
-    if not placed:
-        out += not_applied
+        none = _judged_none(silenced(rules), len(names))
+        (idle if silenced(rules) else routine).append(f"skipped: {reason.rstrip('.')} ({counted(n, 'result')} of {shown}{none})")
     rest = ranked[MAX_SKIP_NOTES:]
     if rest:
         n = sum(sum(rules.values()) for _, rules in rest)
         # trial 66: a table, which lists no skip by default, pointed at results it did not show
         said = "each skip result says its reason: --results skip, or results=skip from the service, lists them"
-        out.append(f"skipped for {counted(len(rest), 'other reason')}: {counted(n, 'result')} ({said})")
-    return out
+        routine.append(f"skipped for {counted(len(rest), 'other reason')}: {counted(n, 'result')} ({said})")
+    return idle, routine
 
 
 def _not_applied_notes(not_applied: list[dict[str, Any]]) -> list[str]:
@@ -596,6 +591,7 @@ def _evaluate(
     ]
     progress.evaluating(total, total, candidates.rules)
     t2 = time.perf_counter()
+    idle_skips, other_skips = _skip_notes(objects)
     return Report(
         objects=objects,
         input_errors=[*dump.errors, *exempter.errors],
@@ -614,7 +610,9 @@ def _evaluate(
             # the rules not applied after the skip reasons that kept rules from judging any object (a rule for
             # another kind of dump matters less than why rules that could judge this one did not), before the
             # reasons that skipped some objects only (trial 66: "no Node" came after a pod asking for no GPU)
-            *_skip_notes(objects, tuple(_not_applied_notes(not_applied))),
+            *idle_skips,
+            *_not_applied_notes(not_applied),
+            *other_skips,
             *(_unmatched_notes(objects, policies, selection is not None, not_applied) if policies.named else []),
             *(
                 _nothing_matched_notes(objects, policies, every)
