@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..report import RESULT_RANK, Report, counted
+from ..report import Report
 
 #: format name -> (module in rules.render, media type of its output)
 FORMATS: dict[str, tuple[str, str]] = {
@@ -179,26 +179,15 @@ def write(report: Report, fmt: str, fh: Any, **options: Any) -> None:
 
 
 def render_many(reports: list[Report], fmt: str = "json", **options: Any) -> str:
-    """Render one report per dump plus a total. A format module may define ``render_many``; otherwise
-    JSON/YAML give ``{kind: ReportList, total, reports}`` and other formats are joined with a total line."""
+    """Render one report per dump plus a total: JSON/YAML give ``{kind: ReportList, total, reports}``, and each
+    other format's module its own ``render_many``."""
     module = _module(fmt)
     if hasattr(module, "render_many"):
         return str(module.render_many(reports, fmt=fmt, **options))
-    if FORMATS[fmt][0] == "native":
-        data = {
-            "apiVersion": "verdict/v1",
-            "kind": "ReportList",
-            "total": Report.total(reports),
-            "reports": [r.to_dict() for r in reports],
-        }
-        return str(module.render(data, fmt=fmt))
-    parts = [f"== {r.name}\n{module.render(r, fmt=fmt, **options)}" for r in reports]
-    worst = max((r.worst() for r in reports), key=RESULT_RANK.__getitem__)
-    # the batch's counts, as each dump's summary line says its own (trial 69: only the worst result was said)
-    total = Report.total(reports)
-    counts = ", ".join(f"{n:,} {word}" for word, n in total["results"].items() if n)
-    results = f"{counted(sum(total['results'].values()), 'result')}: {counts}" if counts else "no results"
-    errors = f"; {counted(total['inputErrors'], 'input error')}" if total.get("inputErrors") else ""
-    judged = f"{counted(total['objectsJudged'], 'object')} judged ({total['objectsRead']:,} read)"
-    parts.append(f"== total: {len(reports)} dumps, {judged}; {results}{errors}; worst result: {worst}\n")
-    return "\n".join(parts)
+    data = {
+        "apiVersion": "verdict/v1",
+        "kind": "ReportList",
+        "total": Report.total(reports),
+        "reports": [r.to_dict() for r in reports],
+    }
+    return str(module.render(data, fmt=fmt))

@@ -431,7 +431,10 @@ def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: 
     first = _Piece(head(report, report.name, limit), "head")
     words = _row_words(report)
     row = "finding" if words <= set(FINDINGS) else "result"
-    if limit and sum(1 for _, r in report.results if r.result in words) <= WHOLE_UP_TO:
+    # the rows counted from the roll-up built anyway where they are findings (a 700,000-result report is not
+    # listed pair by pair for it), else walked
+    rows = sum(x.findings for x in report.by_rule()) if row == "finding" else sum(1 for _ in _rows(report, words))
+    if limit and rows <= WHOLE_UP_TO:
 
         def text(whole: bool, width: int = 0) -> str:
             pieces = _pieces(report, limit, group_by, itertools.count(), Counter(), whole, width)
@@ -442,7 +445,7 @@ def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: 
             return roomy
         # the widest cut of the cells that fits (the text grows with the width), up to the longest cell (trial 68:
         # at 600 characters a single finding was "1 more finding not shown")
-        cells = [len(c) for _, r in report.results if r.result in words for c in (r.message, r.remediation)]
+        cells = [len(c) for r in _rows(report, words) for c in (r.message, r.remediation)]
         low, high = NARROWEST, max(cells, default=0)
         best = ""
         while low <= high:
@@ -462,6 +465,11 @@ def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: 
 def _row_words(report: Report) -> set[str]:
     """The result words the details rows list: those a ``results`` filter names, else the findings."""
     return set(report.filters.get("results") or FINDINGS)
+
+
+def _rows(report: Report, words: set[str]) -> Iterator[Result]:
+    """The results of ``words`` in the report, one by one."""
+    return (r for o in report.objects for r in o.results if r.result in words)
 
 
 def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT, group_by: str = "rule", **_: Any) -> str:

@@ -142,8 +142,8 @@ class _View:
         return "\n".join(self.out) + "\n"
 
 
-def _summary(report: Report) -> str:
-    s = report.summary()
+def _summary(s: dict[str, Any]) -> str:
+    """The summary line of a report's (or a batch's added up) ``summary()``."""
     exempt = s.get("exempt", 0)
     counts = ", ".join(
         f"{n:,} {k}" + (f" ({exempt:,} exempt)" if k == "skip" and exempt else "") for k, n in s["results"].items() if n
@@ -247,7 +247,7 @@ def render(
     ``OptionError`` for an unknown ``group_by``."""
     check_group_by(group_by)
     view = _View(width, color)
-    view.lines(wrap(_summary(report), width))
+    view.lines(wrap(_summary(report.summary()), width))
     if report.filters and not report.objects:
         view.lines(wrap(nothing_left(report.filters), width))  # trial 70: only the summary line, and no word why
     rollup = report.by_rule()
@@ -271,3 +271,12 @@ def render(
         for note in report.notes:
             view.lines(wrap(f"note: {note}", width, view.indent, first=0), "dim")
     return view.text()
+
+
+def render_many(reports: list[Report], fmt: str = "table", **options: Any) -> str:
+    """Each dump's table under ``== <name>``, then the batch's summary line, as each dump's says its own (trial 69:
+    only the worst result was said), and its worst result."""
+    parts = [f"== {r.name}\n{render(r, fmt, **options)}" for r in reports]
+    worst = max((r.worst() for r in reports), key=RESULT_RANK.__getitem__)
+    parts.append(f"== total: {len(reports)} dumps, {_summary(Report.total(reports))}; worst result: {worst}\n")
+    return "\n".join(parts)
