@@ -636,8 +636,8 @@ def test_every_name_the_pack_reads_is_checked(tmp_path: Path) -> None:
         ),
         (
             "nodes.yaml",
-            "- {var: cpDecides, equals: false}\n        - {var: workloadLabel, in",
-            "- {var: cpDecide, equals: false}\n        - {var: workloadLabel, in",
+            "- {var: cpDecides, equals: false}\n          - {var: workloadLabel, in",
+            "- {var: cpDecide, equals: false}\n          - {var: workloadLabel, in",
             "unknown var 'cpDecide'; did you mean 'cpDecides'? (rule ",
         ),
     ]
