@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from . import __version__, heap
-from .engine import audit_batch, said_unread, split_dumps, unread_report
+from .engine import audit_batch, said_unread, split_dumps, unread_report, why_none
 from .errors import DumpError, PolicyError, RuleLookupError, meant
 from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
 from .loader import PolicyLoadError, PolicySet, load_policies
@@ -379,7 +379,7 @@ def audit(
             if progress:
                 progress.stop()
             _err(f"verdict: cannot read {exc}")
-            if output:  # the report file says it too, rather than an earlier run's standing for this one (trial 48)
+            if _report_unread(fmt, output):  # the report says it too, rather than an earlier run's (trial 48)
                 with heap.frozen():
                     _render_out([unread_report(exc, policies, dumps[0][1], accepted, selection)], fmt, output, options)
             raise SystemExit(2) from None
@@ -404,6 +404,13 @@ def _check_output(output: str | None) -> None:
     """Refuse an ``-o`` file whose folder does not exist before a large dump is read, not after."""
     if output and not os.path.isdir(os.path.dirname(os.path.abspath(output))):
         raise click.BadParameter(f"{output}: its folder does not exist", param_hint="-o/--output")
+
+
+def _report_unread(fmt: str, output: str | None) -> bool:
+    """Whether a report of a dump read as nothing is written: to the report file, or to standard output in a format
+    for programs when it is redirected or piped (trial 69: a nightly `> out.json` was an empty file). On a terminal,
+    and in a table or a chat message, it would only repeat standard error."""
+    return bool(output) or (fmt in _FOR_PROGRAMS and not sys.stdout.isatty())
 
 
 def _report(
@@ -441,13 +448,12 @@ def _report(
                 f"verdict: no Kubernetes object could be read from {r.name} ({counted(len(r.input_errors), 'input error')}){hint}"
             )
         else:
-            _err(f"verdict: no Kubernetes object found in {r.name}")
+            # the files set aside were said in a note above (or -q asked for none); an empty file is said here
+            _err(f"verdict: no Kubernetes object found in {r.name}{'' if r.files_skipped else why_none(r, path)}")
     if len(unreadable) == len(reports):
-        if output or (fmt in _FOR_PROGRAMS and not sys.stdout.isatty()):
+        if _report_unread(fmt, output):
             # CI uploads the report file: one left from an earlier run must not stand for this one (trial 48). It
-            # holds why nothing was read as input errors (JUnit errors, SARIF notifications); so does standard
-            # output in a format for programs, redirected or piped (trial 69: a nightly `> out.json` was an empty
-            # file). On a terminal, and in a table or a chat message, it would only repeat standard error.
+            # holds why nothing was read as input errors (JUnit errors, SARIF notifications).
             with heap.frozen():
                 _render_out([said_unread(r, path) for r, path in unread], fmt, output, options)
         raise SystemExit(2)

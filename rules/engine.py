@@ -99,12 +99,16 @@ def said_unread(report: Report, path: str) -> Report:
     empty archive, or one of files that are not dumps, must not read as a clean cluster (batch jobs and report
     files keep the report, not the terminal's notes)."""
     if not report.objects_read and not report.input_errors:
-        if report.files_skipped:
-            held = f": {set_aside_note(report.files_skipped)}"
-        else:
-            held = ": the file is empty" if _empty(path) else ""
-        report.input_errors.append(InputError(Source(report.name), f"no Kubernetes object found{held}"))
+        report.input_errors.append(InputError(Source(report.name), f"no Kubernetes object found{why_none(report, path)}"))
     return report
+
+
+def why_none(report: Report, path: str) -> str:
+    """Why nothing was read from ``path`` when no input error says it, as a clause to follow "no Kubernetes object
+    found": the files set aside, or that the file is empty; "" when neither."""
+    if report.files_skipped:
+        return f": {set_aside_note(report.files_skipped)}"
+    return ": the file is empty" if _empty(path) else ""
 
 
 def audit_batch(

@@ -1947,7 +1947,12 @@ def read_path(path: str, progress: ProgressHook | None = None, stdin_name: str =
 
         if progress:
             progress.file(stdin_name)
-        dump = parse_bytes(sys.stdin.buffer.read(), stdin_name)
+        data = sys.stdin.buffer.read()
+        if not data:
+            # `kubectl get nodes -o json | verdict audit -` with no kubeconfig: kubectl's error is on the terminal
+            # and the pipe carries nothing (trial 73 was told only "no Kubernetes object found")
+            raise DumpError(stdin_name, "standard input is empty: did the command before | fail? (its error is above)")
+        dump = parse_bytes(data, stdin_name)
         if progress:
             progress.objects(len(dump.objects))
         return dump

@@ -110,7 +110,9 @@ def test_unreadable_input_exits_2_naming_it(files: tuple[Path, Path], tmp_path: 
     assert res.exit_code == 2
     assert str(missing) in res.stderr
     assert "no such file" in res.stderr
-    assert res.stdout == ""
+    # a redirected JSON report says why too (CliRunner's stdout is no terminal), as for a dump read as nothing
+    assert [e["reason"] for e in json.loads(res.stdout)["inputErrors"]] == ["no such file or directory"]
+    assert run("audit", str(missing), "-p", str(policy), "-f", "table").stdout == ""
     binary = tmp_path / "blob.bin"
     binary.write_bytes(b"\x00\xff\xfe" * 100)
     res = run("audit", str(binary), "-p", str(policy))
@@ -285,13 +287,28 @@ def test_lab_audit_with_builtin_pack() -> None:
 def test_empty_input_is_never_a_clean_cluster(files: tuple[Path, Path], tmp_path: Path) -> None:
     """Regression: `kubectl get ... | verdict audit -` with a failed kubectl exited 0 with no word."""
     policy, _ = files
-    res = run("audit", "-", "-p", str(policy), input="")
-    assert res.exit_code == 2
-    assert "no Kubernetes object found in <stdin>" in res.stderr
+    res = run("audit", "-", "-p", str(policy), input="\n  \n")
+    assert (res.exit_code, res.stderr.strip()) == (2, "verdict: no Kubernetes object found in <stdin>")
     empty = tmp_path / "empty.yaml"
     empty.write_text("---\n")
     res = run("audit", str(empty), "-p", str(policy))
     assert (res.exit_code, res.stderr.strip()) == (2, f"verdict: no Kubernetes object found in {empty}")
+    # trial 73: a file of no byte says so on the terminal, as its report's input error did
+    empty.write_text("")
+    res = run("audit", str(empty), "-p", str(policy), "-f", "table")
+    assert (res.exit_code, res.stderr.strip()) == (2, f"verdict: no Kubernetes object found in {empty}: the file is empty")
+
+
+def test_an_empty_pipe_asks_whether_the_command_before_it_failed(files: tuple[Path, Path]) -> None:
+    """Trial 73: `kubectl get nodes -o json | verdict audit -` with kubectl failing said only "no Kubernetes object
+    found in <stdin>". Standard input of no byte is told as such, on stderr and in a redirected JSON report."""
+    policy, _ = files
+    res = run("audit", "-", "-p", str(policy), input="")
+    said = "standard input is empty: did the command before | fail? (its error is above)"
+    assert (res.exit_code, res.stderr.strip()) == (2, f"verdict: cannot read <stdin>: {said}")
+    report = json.loads(res.stdout)  # CliRunner's stdout is no terminal: a redirected `> out.json`
+    assert [(e["file"], e["reason"]) for e in report["inputErrors"]] == [("<stdin>", said)]
+    assert report["summary"]["objectsRead"] == 0
 
 
 def test_a_dump_read_as_nothing_still_writes_its_report_file(files: tuple[Path, Path], tmp_path: Path) -> None:
@@ -433,7 +450,8 @@ def test_a_corrupt_archive_in_a_batch_loses_its_own_report_only(tmp_path: Path, 
     assert err["file"] == str(corrupt) and err["reason"].startswith("broken zip archive")
     assert f"verdict: input error: {corrupt}, document 1: broken zip archive" in result.stderr
     alone = CliRunner().invoke(main, ["audit", str(corrupt)])
-    assert (alone.exit_code, alone.stdout) == (2, "")
+    assert alone.exit_code == 2  # and a redirected JSON report holds why (trial 73), as the batch's does
+    assert [e["reason"][:18] for e in json.loads(alone.stdout)["inputErrors"]] == ["broken zip archive"]
     assert f"verdict: cannot read {corrupt}: broken zip archive" in alone.stderr
 
 
