@@ -21,6 +21,7 @@ $(VENV)/.installed: pyproject.toml
 	@touch $@
 
 run: $(VENV)/.installed
+	@VERDICT_BIND=$(BIND) $(VENV)/bin/verdict serve --check-bind
 	$(VENV)/bin/verdict audit examples/lab-cluster.yaml --format table --fail-on never
 	VERDICT_BIND=$(BIND) $(VENV)/bin/verdict serve
 

@@ -37,3 +37,18 @@ def test_bind_comes_from_bind_then_verdict_bind_then_the_default(target: str) ->
         "VERDICT_BIND=127.0.0.1:7070 .venv/bin/verdict serve"
     )
     assert serve_line(target, BIND="127.0.0.1:7071") == "VERDICT_BIND=127.0.0.1:7071 .venv/bin/verdict serve"
+
+
+def test_make_run_checks_its_address_before_the_audit() -> None:
+    """Trial 73: ``make run`` on a busy port printed the whole lab audit, then the hint; the address is checked first,
+    where BIND says, so that a taken one stops the target before the table."""
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not installed")
+    base = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "BIND", "VERDICT_BIND")}
+    out = subprocess.run(
+        [make, "-n", "run", "BIND=127.0.0.1:7072"], cwd=ROOT, env=base, capture_output=True, text=True, timeout=60, check=True
+    )
+    verdict = [ln for ln in out.stdout.splitlines() if "bin/verdict " in ln]
+    assert verdict[0] == "VERDICT_BIND=127.0.0.1:7072 .venv/bin/verdict serve --check-bind"
+    assert verdict[1].startswith(".venv/bin/verdict audit examples/lab-cluster.yaml")

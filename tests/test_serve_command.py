@@ -100,7 +100,16 @@ def test_serve_on_an_address_in_use_says_how_to_choose_another(monkeypatch: pyte
     assert result.exit_code == 2
     assert result.stderr == (
         f"verdict: cannot listen on {bind}: the address is in use; choose another with --bind HOST:PORT (VERDICT_BIND,"
-        " or make serve BIND=HOST:PORT)\n"
+        " or make run BIND=HOST:PORT, make serve BIND=HOST:PORT)\n"
     )
+    # trial 73: make run asks first, so that the lab's table does not bury the answer; nothing is served
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = f"127.0.0.1:{taken.getsockname()[1]}"
+        checked = CliRunner().invoke(main, ["serve", "--bind", busy, "--check-bind"])
+    assert (checked.exit_code, checked.stderr.startswith(f"verdict: cannot listen on {busy}: the address is in use")) == (2, True)
+    free = CliRunner().invoke(main, ["serve", "--bind", busy, "--check-bind"], catch_exceptions=False)
+    assert (free.exit_code, free.output) == (0, "")  # free: no Exec, gunicorn is not started
     with pytest.raises(Exec):  # free again: gunicorn is started
         CliRunner().invoke(main, ["serve", "--bind", bind], catch_exceptions=False)
