@@ -581,7 +581,9 @@ def _not(a: Assertion, plan: PolicyPlan, binding: str | None) -> Check:
             return out
         if out.state == "pass":
             return Outcome("fail", out.path, out.observed, lambda: f"not ({out.expected or inner_op})", out.detail, fail_message)
-        return Outcome("pass", out.path, out.observed, message=message)
+        # the inner check's detail stays readable in a pass message (`not: {schedulable: {nodes: ...}}`: which
+        # nodes were judged, trial 73)
+        return Outcome("pass", out.path, out.observed, detail=out.detail, message=message)
 
     return check
 

@@ -21,11 +21,27 @@ from .operators import Operator, register
 from .schedule.matching import Term, compile_terms
 
 
+def _check_schedulable(arg: Any) -> None:
+    """Refuse at load what ``schedulable`` cannot use: unknown options, a ``hint`` that is not a boolean, or
+    ``nodes`` that is not a non-empty list of valid node selector terms."""
+    unknown = sorted(set(arg) - {"hint", "nodes"})
+    if unknown:
+        raise ValidationError(f"schedulable takes only 'hint' and 'nodes', not {', '.join(unknown)}")
+    if not isinstance(arg.get("hint", True), bool):
+        raise ValidationError("hint takes true or false")
+    if "nodes" in arg:
+        _check_terms(arg["nodes"])
+
+
 def _field() -> fields.Field:
     return fields.Dict(
         keys=fields.String(),
         values=fields.Raw(),
-        metadata={"description": "options: {hint: true|false}; the object itself is the workload"},
+        validate=_check_schedulable,
+        metadata={
+            "description": "options: {hint: true|false}; {nodes: [nodeSelectorTerm, ...]} to pass only where some"
+            " node matching one of the terms is feasible; the object itself is the workload"
+        },
     )
 
 
@@ -64,6 +80,10 @@ def _prepare_model(index: Any) -> None:
         cluster_model(index)
 
 
+#: The compiled node selector terms of an operator's ``nodes``, by the argument's identity.
+_TERMS: IdentityMemo[tuple[Term, ...] | None] = IdentityMemo()
+
+
 def check_schedulable(scope: Any, arg: Any) -> tuple[str, str, Any]:
     """(state, message, observed) for the object in ``scope``: ``pass`` with the feasible nodes (the first
     five, then ``"… N more"``: a report stays proportional to the dump), ``fail``
@@ -75,13 +95,30 @@ def check_schedulable(scope: Any, arg: Any) -> tuple[str, str, Any]:
         return "skip", "no Node in the dump to schedule on", None
     from .schedule.model import shown_nodes
 
-    prediction = cluster_model(index).predict(scope.obj.obj)
+    model = cluster_model(index)
+    prediction = model.predict(scope.obj.obj)
     if not prediction.applicable:
         return "skip", prediction.message or "not a workload waiting to be scheduled", None
+    raw = (arg or {}).get("nodes")
+    if raw is not None:
+        return _feasible_among(model, prediction, _TERMS.one(lambda: compile_terms(raw), raw))
     message = prediction.message
     if prediction.hint and (arg or {}).get("hint", True):
         message = f"{message} {prediction.hint}"
     return ("pass" if prediction.schedulable else "fail"), message, shown_nodes(prediction.feasible)
+
+
+def _feasible_among(model: Any, prediction: Any, terms: tuple[Term, ...] | None) -> tuple[str, str, Any]:
+    """``schedulable`` with ``nodes``: ``pass`` with the feasible nodes among those the terms match (a workload that
+    could land on a VM workload node's left-over GPUs), ``fail`` when none of them is feasible."""
+    from .schedule.model import first_names, shown_nodes
+
+    among, judged = model.feasible_among(prediction, terms)
+    if among:  # in kube-scheduler's words for the whole dump ("1/3 nodes are feasible: a")
+        return "pass", f"{len(among)}/{judged} judged nodes are feasible: {first_names(among)}", shown_nodes(among)
+    if not judged:
+        return "fail", "no node of the dump is among the judged nodes", []
+    return "fail", f"0/{judged} judged nodes are feasible", []
 
 
 register(
@@ -108,9 +145,13 @@ def _check_scope(arg: Any) -> None:
         raise ValidationError(f"toleratesNodes takes only 'nodes' and 'ignoreRunning', not {', '.join(unknown)}")
     if not isinstance(arg.get("ignoreRunning", False), bool):
         raise ValidationError("ignoreRunning takes true or false")
-    if "nodes" not in arg:
-        return
-    terms = arg["nodes"]
+    if "nodes" in arg:
+        _check_terms(arg["nodes"])
+
+
+def _check_terms(terms: Any) -> None:
+    """Refuse ``nodes`` that is not a non-empty list of valid node selector terms (a term that does not parse would
+    silently match nothing)."""
     if not isinstance(terms, list) or not terms:
         raise ValidationError("nodes takes a non-empty list of node selector terms ({matchExpressions, matchFields})")
     for i, term in enumerate(terms):
@@ -134,9 +175,6 @@ def _scope_field() -> fields.Field:
             " the object itself is the workload"
         },
     )
-
-
-_TERMS: IdentityMemo[tuple[Term, ...] | None] = IdentityMemo()
 
 
 def check_tolerates_nodes(scope: Any, arg: Any) -> tuple[str, str, Any]:

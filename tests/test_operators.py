@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import make_rule, node
+from conftest import make_policy, make_rule, node
 
 from rules.errors import PolicyError
 from rules.operators import OPERATORS
@@ -979,6 +979,51 @@ def test_schedulable(judge: Judge) -> None:
     r = results[("too-big", "r")]
     assert r.result == "fail"
     assert r.message.startswith("0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")
+
+
+def test_schedulable_among_nodes_passes_only_where_one_of_them_is_feasible(judge: Judge) -> None:
+    """Trial 73: an unpinned GPU pod that kube-scheduler may place on a VM workload node still advertising
+    nvidia.com/gpu passed with no word of it. ``nodes`` (node selector terms, as toleratesNodes takes) names the
+    nodes that count: pass with the feasible ones among them, fail when none of them is."""
+    import copy
+
+    other = copy.deepcopy(GPU_NODE)
+    other["metadata"]["name"] = "gpu-node-2"
+    other["metadata"]["labels"]["nvidia.com/gpu.workload.config"] = "container"
+    other["status"]["allocatable"]["nvidia.com/gpu"] = "2"
+
+    def vm_nodes(*values: str) -> dict[str, Any]:
+        term = {"matchExpressions": [{"key": "nvidia.com/gpu.workload.config", "operator": "In", "values": list(values)}]}
+        return make_rule({"schedulable": {"nodes": [term]}}, match={"kinds": ["Pod"]}, message="{detail}", passMessage="{detail}")
+
+    dump = [GPU_NODE, other, _gpu_pod("one", "1"), _gpu_pod("four", "4")]
+    results = judge(dump, rules=[vm_nodes("vm-passthrough", "vm-vgpu")])
+    one, four = results[("one", "r")], results[("four", "r")]
+    assert (one.result, one.observed, one.message) == ("pass", ["gpu-node-1"], "1/1 judged nodes are feasible: gpu-node-1")
+    assert (four.result, four.observed) == ("pass", ["gpu-node-1"])  # gpu-node-2 has 2: only the VM node fits 4
+    on_container = judge(dump, rules=[vm_nodes("container")])
+    assert (on_container[("one", "r")].result, on_container[("one", "r")].message) == (
+        "pass",
+        "1/1 judged nodes are feasible: gpu-node-2",
+    )
+    assert (on_container[("four", "r")].result, on_container[("four", "r")].message) == ("fail", "0/1 judged nodes are feasible")
+    nowhere = judge(dump, rules=[vm_nodes("vm-vgpu-typo")])[("one", "r")]
+    assert (nowhere.result, nowhere.message) == ("fail", "no node of the dump is among the judged nodes")
+
+
+@pytest.mark.parametrize(
+    ("arg", "said"),
+    [
+        ({"nodes": []}, "nodes takes a non-empty list of node selector terms"),
+        ({"nodes": [{"matchExpressions": [{"key": "a", "operator": "In"}]}]}, "nodes[0] does not parse"),
+        ({"hint": "no"}, "hint takes true or false"),
+        ({"among": []}, "schedulable takes only 'hint' and 'nodes', not among"),
+    ],
+)
+def test_schedulable_options_are_checked_at_load(arg: dict[str, Any], said: str, load_policy: Callable[..., Any]) -> None:
+    with pytest.raises(PolicyError) as err:
+        load_policy(make_policy([make_rule({"schedulable": arg}, match={"kinds": ["Pod"]})]))
+    assert said in str(err.value)
 
 
 def test_schedulable_skips_what_is_not_a_workload(judge: Judge) -> None:

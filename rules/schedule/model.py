@@ -197,6 +197,13 @@ class ClusterModel:
             self._predictions[signature] = prediction
         return prediction
 
+    def feasible_among(self, prediction: Prediction, terms: tuple[Term, ...] | None) -> tuple[list[str], int]:
+        """The feasible nodes of ``prediction`` that match ``terms`` (node selector terms, ORed), in its order, and
+        how many nodes of the dump match them."""
+        c = self._cluster
+        judged = c.affinity_matches(None, terms)
+        return [n for n in prediction.feasible if c.index[n] in judged], len(judged)
+
     def taint_check(
         self, workload: dict[str, Any], scope: tuple[Term, ...] | None = None, *, ignore_running: bool = False
     ) -> TaintCheck:
