@@ -164,6 +164,7 @@ class ClusterModel:
         self._cluster = Cluster(nodes, pods)
         self.warnings: list[str] = self._cluster.warnings
         self._predictions: dict[Any, Prediction] = {}
+        self._among: dict[tuple[int, Any], tuple[Prediction, list[str], int]] = {}
 
     @property
     def node_names(self) -> tuple[str, ...]:
@@ -200,9 +201,16 @@ class ClusterModel:
     def feasible_among(self, prediction: Prediction, terms: tuple[Term, ...] | None) -> tuple[list[str], int]:
         """The feasible nodes of ``prediction`` that match ``terms`` (node selector terms, ORed), in its order, and
         how many nodes of the dump match them."""
-        c = self._cluster
-        judged = c.affinity_matches(None, terms)
-        return [n for n in prediction.feasible if c.index[n] in judged], len(judged)
+        # Pods of one template share a prediction (``predict``): the nodes among its feasible ones are found once
+        # for each, not once a pod (50,000 pending pods would walk thousands of feasible names each).
+        key = (id(prediction), terms)
+        found = self._among.get(key)
+        if found is None or found[0] is not prediction:
+            c = self._cluster
+            judged = c.affinity_matches(None, terms)
+            found = (prediction, [n for n in prediction.feasible if c.index[n] in judged], len(judged))
+            self._among[key] = found
+        return found[1], found[2]
 
     def taint_check(
         self, workload: dict[str, Any], scope: tuple[Term, ...] | None = None, *, ignore_running: bool = False
