@@ -889,3 +889,30 @@ status:
     assert result.message.endswith(
         "it leaves spec.vgpuDeviceManager off, and the vGPUs advertised show their mediated devices made otherwise"
     ), result.message
+
+def test_an_unpinned_workload_assumes_nothing_of_a_node() -> None:
+    """Trial 74: every unpinned GPU workload's message ended "(Assuming node <none> runs the default workload,
+    container: ...)": the pinned node's assumptions held where no node was pinned. Trial 73's warning about an
+    unpinned pod a VM node still advertising nvidia.com/gpu could take ends with its own words."""
+    dumps = GPU_PACK / "tests" / "dumps"
+    dump = read_paths(
+        [str(dumps / "clusterpolicy_sandbox_enabled.yaml"), str(dumps / "unpinned_pods_beside_a_vm_node_serving_containers.yaml")]
+    )
+    report = evaluate(dump, load_policies([str(GPU_PACK)]))
+    said = {
+        (o.ref.name, r.rule): (r.result, r.message)
+        for o in report.objects
+        for r in o.results
+        if r.rule == "gpu-pod-on-left-over-gpu-resource"
+    }
+    assert not [m for _, m in said.values() if "<none>" in m or "Assuming" in m], said
+    result, message = said[("cuda-smi", "gpu-pod-on-left-over-gpu-resource")]
+    assert result == "warn"
+    assert message.endswith(
+        "Keep it on container GPU nodes (nodeSelector nvidia.com/gpu.workload.config: container), or make those nodes"
+        " stop advertising container GPUs."
+    )
+    assert said[("trainer", "gpu-pod-on-left-over-gpu-resource")] == (
+        "pass",
+        "A container GPU workload does not rely on a VM node's left-over container GPUs",
+    )
