@@ -1951,7 +1951,7 @@ def read_path(path: str, progress: ProgressHook | None = None, stdin_name: str =
         if not data:
             # `kubectl get nodes -o json | verdict audit -` with no kubeconfig: kubectl's error is on the terminal
             # and the pipe carries nothing (trial 73 was told only "no Kubernetes object found")
-            raise DumpError(stdin_name, "standard input is empty: did the command before | fail? (its error is above)")
+            raise DumpError(stdin_name, "standard input is empty: nothing came through the pipe (did the command before | fail?)")
         dump = parse_bytes(data, stdin_name)
         if progress:
             progress.objects(len(dump.objects))

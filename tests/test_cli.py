@@ -304,7 +304,7 @@ def test_an_empty_pipe_asks_whether_the_command_before_it_failed(files: tuple[Pa
     found in <stdin>". Standard input of no byte is told as such, on stderr and in a redirected JSON report."""
     policy, _ = files
     res = run("audit", "-", "-p", str(policy), input="")
-    said = "standard input is empty: did the command before | fail? (its error is above)"
+    said = "standard input is empty: nothing came through the pipe (did the command before | fail?)"
     assert (res.exit_code, res.stderr.strip()) == (2, f"verdict: cannot read <stdin>: {said}")
     report = json.loads(res.stdout)  # CliRunner's stdout is no terminal: a redirected `> out.json`
     assert [(e["file"], e["reason"]) for e in report["inputErrors"]] == [("<stdin>", said)]
