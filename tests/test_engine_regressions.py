@@ -382,13 +382,14 @@ def test_schedulable_remediation_names_a_pod_and_a_controller_as_kubectl_takes_t
             for r in o.results:
                 if (r.policy, r.rule, r.result) == ("gpu-pods", "workload-schedulable", "fail"):
                     fixes[o.ref.kind] = r.remediation
-    assert fixes["Pod"] == "kubectl describe pod -n ml cuda-on-passthrough-node; compare with kubectl describe nodes"
+    # trial 73: "compare with kubectl describe nodes" did not paste into a shell; the note follows ' # '
+    compare = "; kubectl describe nodes  # compare the scheduler's events with the nodes' allocatable and taints"
+    assert fixes["Pod"] == f"kubectl describe pod -n ml cuda-on-passthrough-node{compare}"
     controller = next(k for k in fixes if k != "Pod")
     assert fixes[controller].startswith(f"kubectl describe {controller} -n ")
     namespace = fixes[controller].split(" -n ")[1].split()[0]
-    assert fixes[controller].endswith(
-        f", then kubectl describe pod -n {namespace} -l <its selector>; compare with kubectl describe nodes"
-    )
+    name = fixes[controller].split(" -n ")[1].split()[1].rstrip(";")
+    assert fixes[controller].endswith(f"; kubectl get pods -n {namespace} -o wide | grep {name}{compare}")
 
 
 def test_an_unreadable_quantity_read_through_a_keyed_var_is_said_where_it_is() -> None:

@@ -55,11 +55,11 @@ def test_a_kubevirt_cr_owned_by_hco_is_fixed_in_the_hyperconverged_cr() -> None:
         ("h100-passthrough", "host-devices-gate-enabled"),
     }
     assert fixes[(kv, "permits-match-hyperconverged")] == (
-        f"{HCO_EDIT} (spec.permittedHostDevices: pciHostDevices[] with pciDeviceSelector, mediatedDevices[], "
-        f"usbHostDevices[]); then kubectl get kubevirt -n openshift-cnv {kv} -o yaml shows what HCO wrote"
+        f"{HCO_EDIT}  # spec.permittedHostDevices: pciHostDevices[] with pciDeviceSelector, mediatedDevices[], "
+        f"usbHostDevices[]; then kubectl get kubevirt -n openshift-cnv {kv} -o yaml shows what HCO wrote"
     )
     assert fixes[("a40-training", "device-name-permitted")] == (
-        f"{HCO_EDIT} (spec.permittedHostDevices: HCO copies it into the KubeVirt CR and overwrites edits made there), "
+        f"{HCO_EDIT}  # spec.permittedHostDevices (HCO copies it into the KubeVirt CR and overwrites edits made there), "
         "or correct deviceName in VirtualMachineInstance ml/a40-training"
     )
     for key in ((kv, "host-devices-feature-gate"), ("h100-passthrough", "host-devices-gate-enabled")):
@@ -71,12 +71,12 @@ def test_a_kubevirt_cr_owned_by_hco_is_fixed_in_the_hyperconverged_cr() -> None:
 def test_without_hco_the_kubevirt_cr_is_edited() -> None:
     fixes = _fixes(None, "clusterpolicy_sandbox_enabled.yaml", "suspicious_passthrough_names.yaml")
     assert fixes[("kubevirt", "permitted-name-from-nvidia-entry")] == (
-        "kubectl edit kubevirt -n kubevirt kubevirt, and add an entry with resourceName nvidia.com/GH100_H100_PCIE "
+        "kubectl edit kubevirt -n kubevirt kubevirt  # add an entry with resourceName nvidia.com/GH100_H100_PCIE "
         "(same pciVendorSelector, externalResourceProvider: true) next to nvidia.com/DH89XXCC_CHAP_COUNTER in "
         "spec.configuration.permittedHostDevices"
     )
     assert fixes[("kubevirt", "nvidia-device-not-permitted-as-container-resource")].startswith(
-        "kubectl edit kubevirt -n kubevirt kubevirt, and rename resourceName nvidia.com/gpu in "
+        "kubectl edit kubevirt -n kubevirt kubevirt  # rename resourceName nvidia.com/gpu in "
         "spec.configuration.permittedHostDevices"
     )
 
@@ -88,7 +88,7 @@ def test_hco_owned_permits_are_edited_in_the_hyperconverged_cr() -> None:
     kubevirt["metadata"]["labels"] = {"app": "kubevirt-hyperconverged", "app.kubernetes.io/managed-by": "hco-operator"}
     fixes = _fixes([kubevirt])
     assert fixes[("kubevirt", "permitted-name-from-nvidia-entry")] == (
-        "kubectl edit hyperconverged -n kubevirt kubevirt-hyperconverged, and add an entry with resourceName "
+        "kubectl edit hyperconverged -n kubevirt kubevirt-hyperconverged  # add an entry with resourceName "
         "nvidia.com/GH100_H100_PCIE (same pciVendorSelector, externalResourceProvider: true) next to "
         "nvidia.com/DH89XXCC_CHAP_COUNTER in spec.permittedHostDevices (HCO copies it into the KubeVirt CR and "
         "overwrites edits made there; its PCI entries name the selector pciDeviceSelector)"
@@ -110,7 +110,7 @@ def test_mediated_devices_under_hco_are_switched_off_in_the_hyperconverged_cr() 
     }
     fixes = _fixes([kubevirt, vgpu_node], "clusterpolicy_sandbox_enabled.yaml", "hyperconverged_cr.yaml")
     assert fixes[("kubevirt-kubevirt-hyperconverged", "mediated-devices-left-to-gpu-operator")] == (
-        "kubectl edit hyperconverged -n openshift-cnv kubevirt-hyperconverged: add {name: disableMDevConfiguration} to"
+        "kubectl edit hyperconverged -n openshift-cnv kubevirt-hyperconverged  # add {name: disableMDevConfiguration} to"
         " spec.featureGates (a list in hco.kubevirt.io/v1, HCO v1.18.0 and later; in v1beta1, HCO v1.10.0 and later,"
         " set spec.featureGates.disableMDevConfiguration: true); HCO owns this KubeVirt CR and reverts a patch of it"
     )
@@ -119,19 +119,19 @@ def test_mediated_devices_under_hco_are_switched_off_in_the_hyperconverged_cr() 
 def test_a_legacy_configmap_points_at_what_kubevirt_reads() -> None:
     fixes = _fixes(None, "kubevirt_config_in_legacy_configmap.yaml")
     assert fixes[("kubevirt-config", "legacy-configmap-ignored")] == (
-        "kubectl edit kubevirt -n kubevirt kubevirt (spec.configuration); then kubectl delete configmap -n kubevirt "
+        "kubectl edit kubevirt -n kubevirt kubevirt  # spec.configuration, then: kubectl delete configmap -n kubevirt "
         "kubevirt-config"
     )
     alone = _fixes(None, "kubevirt_config_configmap_alone.yaml")
     assert alone[("kubevirt-config", "legacy-configmap-ignored")] == (
-        "kubectl get kubevirt -A, then kubectl edit kubevirt -n <namespace> <name> (spec.configuration); then kubectl "
+        "kubectl get kubevirt -A  # then kubectl edit kubevirt -n <namespace> <name>: spec.configuration, then: kubectl "
         "delete configmap -n kubevirt kubevirt-config"
     )
     configmap = _docs("kubevirt_config_configmap_alone.yaml")[0]
     configmap["metadata"]["namespace"] = "openshift-cnv"
     under_hco = _fixes([configmap], "hyperconverged_cr.yaml", "kubevirt_owned_by_hyperconverged.yaml")
     assert under_hco[("kubevirt-config", "legacy-configmap-ignored")] == (
-        f"{HCO_EDIT} (spec.permittedHostDevices); then kubectl delete configmap -n openshift-cnv kubevirt-config"
+        f"{HCO_EDIT}  # spec.permittedHostDevices, then: kubectl delete configmap -n openshift-cnv kubevirt-config"
     )
 
 
@@ -145,7 +145,7 @@ def test_without_a_kubevirt_cr_the_hyperconverged_permits_decide() -> None:
     fixes = _fixes([vmi], "hyperconverged_cr.yaml")
     assert fixes == {
         ("t4-vdi", "device-name-permitted"): (
-            f"{HCO_EDIT} (spec.permittedHostDevices: HCO copies it into the KubeVirt CR and overwrites edits made "
+            f"{HCO_EDIT}  # spec.permittedHostDevices (HCO copies it into the KubeVirt CR and overwrites edits made "
             "there), or correct deviceName in VirtualMachineInstance vdi/t4-vdi"
         )
     }
@@ -163,7 +163,7 @@ def test_a_hyperconverged_cr_elsewhere_does_not_own_the_kubevirt_cr() -> None:
     }
     fixes = _fixes([kubevirt, vmi], "hyperconverged_cr.yaml")
     assert fixes[("a40", "device-name-permitted")] == (
-        "kubectl edit kubevirt -n kubevirt kubevirt (spec.configuration.permittedHostDevices), or correct deviceName "
+        "kubectl edit kubevirt -n kubevirt kubevirt  # spec.configuration.permittedHostDevices, or correct deviceName "
         "in VirtualMachineInstance ml/a40"
     )
-    assert fixes[("kubevirt", "permitted-name-from-nvidia-entry")].startswith("kubectl edit kubevirt -n kubevirt kubevirt,")
+    assert fixes[("kubevirt", "permitted-name-from-nvidia-entry")].startswith("kubectl edit kubevirt -n kubevirt kubevirt  # ")

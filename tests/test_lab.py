@@ -168,7 +168,7 @@ def test_a_fix_enabling_vgpu_manager_says_what_it_needs_besides(pack: PolicySet)
     [fix] = [r.remediation for o in evaluate(dump, pack).objects for r in o.results if r.rule == "sandbox-operands-enabled"]
     assert fix.startswith(
         "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
-        """ '{"spec":{"vgpuManager":{"enabled":true},"vgpuDeviceManager":{"enabled":true}}}'; spec.vgpuManager also"""
+        """ '{"spec":{"vgpuManager":{"enabled":true},"vgpuDeviceManager":{"enabled":true}}}'  # spec.vgpuManager also"""
         " needs the vGPU Manager image you build from NVIDIA's vGPU host driver and push to a private registry"
     ), fix
     assert fix.endswith(

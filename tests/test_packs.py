@@ -277,8 +277,9 @@ def test_a_created_pod_is_never_told_to_kubectl_edit_its_containers() -> None:
     report = evaluate(dump, load_policies([str(GPU_PACK)]))
     (fix,) = [r.remediation for o in report.objects for r in o.results if r.rule == "mps-request-within-one-replica"]
     assert fix == (
-        "kubectl get pod -n ml mps-asks-two -o yaml > pod.yaml, edit it, then kubectl replace --force -f pod.yaml (a"
-        " Pod's containers cannot change in place): set nvidia.com/gpu to 1 in container cuda's resources.limits"
+        "kubectl get pod -n ml mps-asks-two -o yaml > pod.yaml  # edit pod.yaml, then kubectl replace --force -f"
+        " pod.yaml (a Pod's containers cannot change in place): set nvidia.com/gpu to 1 in container cuda's"
+        " resources.limits"
     )
     # trial 54: nor a VMI (virt-api: "update of VMI object is restricted"), nor a Pod's nodeName in place
     for name, doc in _policy_docs(GPU_PACK):
@@ -291,8 +292,8 @@ def test_a_created_pod_is_never_told_to_kubectl_edit_its_containers() -> None:
         (o.ref.name, r.rule): r.remediation for o in evaluate(lab, load_policies([str(GPU_PACK)])).objects for r in o.results
     }
     assert fixes[("vm-resources-not-devices", "gpus-via-devices")].startswith(
-        "kubectl get vmi -n vms vm-resources-not-devices -o yaml > vmi.yaml, edit it, then kubectl replace --force -f"
-        " vmi.yaml (a VMI's spec cannot be updated): move each nvidia.com/ resource"
+        "kubectl get vmi -n vms vm-resources-not-devices -o yaml > vmi.yaml  # edit vmi.yaml, then kubectl replace"
+        " --force -f vmi.yaml (a VMI's spec cannot be updated): move each nvidia.com/ resource"
     )
 
 
@@ -385,7 +386,7 @@ def test_the_mission_nodes_fix_offers_the_label_its_resources_show() -> None:
     }
     assert fixes["lab-passthrough-advertising-gpu"] == (
         "kubectl get pods -A -o wide --field-selector spec.nodeName=lab-passthrough-advertising-gpu | grep -i nvidia"
-        " (what runs there for the vm-passthrough workload); or, if the node is meant for the container workload its"
+        "  # what runs there for the vm-passthrough workload; or, if the node is meant for the container workload its"
         " resources are of: kubectl label node lab-passthrough-advertising-gpu --overwrite"
         " nvidia.com/gpu.workload.config=container"
     )
@@ -829,7 +830,7 @@ metadata:
     assert result.remediation == (
         "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
         ' \'{"spec":{"sandboxDevicePlugin":{"enabled":true},"vfioManager":{"enabled":true},"vgpuManager":{"enabled":true}}}\''
-        "; spec.vgpuManager also needs the vGPU Manager image you build from NVIDIA's vGPU host driver and push to a"
+        "  # spec.vgpuManager also needs the vGPU Manager image you build from NVIDIA's vGPU host driver and push to a"
         ' private registry (NVIDIA\'s KubeVirt guide): add beside its "enabled":true "repository":"<registry>",'
         '"image":"vgpu-manager","version":"<driver version>","imagePullSecrets":["<secret>"]'
     )
@@ -889,6 +890,65 @@ status:
     assert result.message.endswith(
         "it leaves spec.vgpuDeviceManager off, and the vGPUs advertised show their mediated devices made otherwise"
     ), result.message
+
+
+def test_a_fix_that_starts_with_kubectl_pastes_into_a_shell() -> None:
+    """Trial 73: fixes mixed commands with prose ("| grep -i nvidia (what runs there ...)", "; then restart ...",
+    "clusterpolicies.nvidia.com (no ClusterPolicy in the dump)"), so a pasted fix was a shell syntax error. A fix
+    that starts with kubectl is shell text: prose and the steps a reader chooses by hand follow ' # '. Every such
+    fix of every failing or warning result on the pack's fixture dumps parses (bash -n: nothing is run)."""
+    import shutil
+    import subprocess
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is not installed")
+    pack = load_policies([str(GPU_PACK)])
+    dumps = sorted((GPU_PACK / "tests" / "dumps").iterdir())
+    fixes: dict[str, str] = {}
+    for dump in dumps:
+        report = evaluate(read_paths([str(dump)]), pack)
+        for o in report.objects:
+            for r in o.results:
+                if r.result in ("fail", "warn") and r.remediation.startswith("kubectl "):
+                    fixes.setdefault(r.remediation, f"{r.policy}/{r.rule} on {dump.name}")
+    assert len(fixes) > 100  # the fixtures exercise most fixes (148 distinct when written)
+    broken = {}
+    for fix, where in fixes.items():
+        parsed = subprocess.run([bash, "-n", "-c", fix], capture_output=True, text=True, timeout=30)
+        if parsed.returncode:
+            broken[where] = (fix, parsed.stderr.strip())
+    assert broken == {}
+    # prose that parses is no command either ("; compare with kubectl describe nodes", "; to label the node by hand:
+    # kubectl ..."): every command of the part before ' # ' is one of these
+    import shlex
+
+    commands = {"kubectl", "grep", "tr", "virtctl"}
+    for fix, where in fixes.items():
+        lexer = shlex.shlex(fix, posix=True, punctuation_chars=";|&()<>")
+        lexer.commenters, lexer.whitespace_split = "#", True
+        first, words = True, []
+        for token in lexer:
+            if token == ")":
+                first = False
+            elif token in (";", "|", "&&", "||", "(", "|&"):
+                first = True
+            elif first:
+                words.append(token)
+                first = False
+        assert set(words) <= commands, (where, fix)
+    # the two fixes trial 73 named, as they read now
+    report = evaluate(
+        read_paths([str(GPU_PACK / "tests" / "dumps" / "mig_node_labelled_vm_passthrough_run_as_container.yaml")]), pack
+    )
+    rcm = {
+        o.ref.name: r.remediation
+        for o in report.objects
+        for r in o.results
+        if r.rule == "resource-class-matches-workload" and r.result == "warn"
+    }
+    assert rcm and all(" | grep -i nvidia  # what runs there for the " in fix for fix in rcm.values()), rcm
+
 
 def test_an_unpinned_workload_assumes_nothing_of_a_node() -> None:
     """Trial 74: every unpinned GPU workload's message ended "(Assuming node <none> runs the default workload,
