@@ -825,8 +825,7 @@ metadata:
     (result,) = [r for o in report.objects for r in o.results if r.rule == "sandbox-operands-enabled"]
     assert result.result == "fail"
     # the message names what the passthrough nodes lack (the first assertion that fails); the patch is whole
-    for field in ("sandboxDevicePlugin", "vfioManager"):
-        assert f"spec.{field}.enabled=unset" in result.message, field
+    assert "does not enable sandboxDevicePlugin and vfioManager (" in result.message
     assert result.remediation == (
         "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
         ' \'{"spec":{"sandboxDevicePlugin":{"enabled":true},"vfioManager":{"enabled":true},"vgpuManager":{"enabled":true}}}\''
@@ -976,3 +975,18 @@ def test_an_unpinned_workload_assumes_nothing_of_a_node() -> None:
         "pass",
         "A container GPU workload does not rely on a VM node's left-over container GPUs",
     )
+
+
+def test_a_clusterpolicy_lacking_several_operands_of_a_workload_says_so_once() -> None:
+    """Trial 74: one message per operand, each ending "The fix enables at once every operand the VM workload nodes
+    lack.", were joined into one result. The workload's operands are named together, the sentence said once."""
+    dump = read_paths([str(GPU_PACK / "tests" / "dumps" / "manifests_selecting_vm_nodes_sandbox_on.yaml")])
+    report = evaluate(dump, load_policies([str(GPU_PACK)]))
+    (result,) = [r for o in report.objects for r in o.results if r.rule == "sandbox-operands-enabled"]
+    assert result.result == "fail"
+    assert result.message.startswith(
+        "ClusterPolicy cluster-policy does not enable sandboxDevicePlugin and vfioManager (spec.<operand>.enabled false"
+        " or unset: a missing field counts as false), but nodes need the vm-passthrough workload"
+    )
+    assert result.message.count("The fix enables at once every operand the VM workload nodes lack.") == 1
+    assert result.message.count("ClusterPolicy cluster-policy") == 1
