@@ -114,8 +114,15 @@ def _feasible_among(model: Any, prediction: Any, terms: tuple[Term, ...] | None)
     from .schedule.model import first_names, shown_nodes
 
     among, judged = model.feasible_among(prediction, terms)
-    if among:  # in kube-scheduler's words for the whole dump ("1/3 nodes are feasible: a")
-        return "pass", f"{len(among)}/{judged} judged nodes are feasible: {first_names(among)}", shown_nodes(among)
+    if among:  # in kube-scheduler's words for the whole dump ("1/3 nodes are feasible: a"), and how many in all
+        # (trial 74: "may place it there" of a pod that fits only there)
+        everywhere = len(prediction.feasible)
+        return (
+            "pass",
+            f"{len(among)}/{judged} judged nodes are feasible: {first_names(among)} ({everywhere} of the dump's"
+            f" {prediction.total_nodes} nodes {'is' if everywhere == 1 else 'are'} feasible in all)",
+            shown_nodes(among),
+        )
     if not judged:
         return "fail", "no node of the dump is among the judged nodes", []
     return "fail", f"0/{judged} judged nodes are feasible", []

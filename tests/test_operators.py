@@ -999,12 +999,16 @@ def test_schedulable_among_nodes_passes_only_where_one_of_them_is_feasible(judge
     dump = [GPU_NODE, other, _gpu_pod("one", "1"), _gpu_pod("four", "4")]
     results = judge(dump, rules=[vm_nodes("vm-passthrough", "vm-vgpu")])
     one, four = results[("one", "r")], results[("four", "r")]
-    assert (one.result, one.observed, one.message) == ("pass", ["gpu-node-1"], "1/1 judged nodes are feasible: gpu-node-1")
+    assert (one.result, one.observed, one.message) == (
+        "pass",
+        ["gpu-node-1"],
+        "1/1 judged nodes are feasible: gpu-node-1 (2 of the dump's 2 nodes are feasible in all)",
+    )
     assert (four.result, four.observed) == ("pass", ["gpu-node-1"])  # gpu-node-2 has 2: only the VM node fits 4
     on_container = judge(dump, rules=[vm_nodes("container")])
     assert (on_container[("one", "r")].result, on_container[("one", "r")].message) == (
         "pass",
-        "1/1 judged nodes are feasible: gpu-node-2",
+        "1/1 judged nodes are feasible: gpu-node-2 (2 of the dump's 2 nodes are feasible in all)",
     )
     assert (on_container[("four", "r")].result, on_container[("four", "r")].message) == ("fail", "0/1 judged nodes are feasible")
     nowhere = judge(dump, rules=[vm_nodes("vm-vgpu-typo")])[("one", "r")]
