@@ -202,10 +202,11 @@ class ClusterModel:
         """The feasible nodes of ``prediction`` that match ``terms`` (node selector terms, ORed), in its order, and
         how many nodes of the dump match them."""
         # Pods of one template share a prediction (``predict``): the nodes among its feasible ones are found once
-        # for each, not once a pod (50,000 pending pods would walk thousands of feasible names each).
+        # for each, not once a pod (50,000 pending pods would walk thousands of feasible names each). The entry
+        # keeps its prediction, so that no other object takes its id while it is there.
         key = (id(prediction), terms)
         found = self._among.get(key)
-        if found is None or found[0] is not prediction:
+        if found is None:
             c = self._cluster
             judged = c.affinity_matches(None, terms)
             found = (prediction, [n for n in prediction.feasible if c.index[n] in judged], len(judged))
