@@ -12,6 +12,7 @@ from the index's Nodes and Pods):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from marshmallow import ValidationError, fields
@@ -21,23 +22,28 @@ from .operators import Operator, register
 from .schedule.matching import Term, compile_terms
 
 
-def _check_schedulable(arg: Any) -> None:
-    """Refuse at load what ``schedulable`` cannot use: unknown options, a ``hint`` that is not a boolean, or
-    ``nodes`` that is not a non-empty list of valid node selector terms."""
-    unknown = sorted(set(arg) - {"hint", "nodes"})
-    if unknown:
-        raise ValidationError(f"schedulable takes only 'hint' and 'nodes', not {', '.join(unknown)}")
-    if not isinstance(arg.get("hint", True), bool):
-        raise ValidationError("hint takes true or false")
-    if "nodes" in arg:
-        _check_terms(arg["nodes"])
+def _options(operator: str, flag: str, default: bool) -> Callable[[Any], None]:
+    """What refuses at load the options ``operator`` cannot use: unknown ones, a ``flag`` that is not a boolean, or
+    ``nodes`` that is not a non-empty list of valid node selector terms (a term that does not parse would silently
+    match nothing)."""
+
+    def check(arg: Any) -> None:
+        unknown = sorted(set(arg) - {flag, "nodes"})
+        if unknown:
+            raise ValidationError(f"{operator} takes only 'nodes' and '{flag}', not {', '.join(unknown)}")
+        if not isinstance(arg.get(flag, default), bool):
+            raise ValidationError(f"{flag} takes true or false")
+        if "nodes" in arg:
+            _check_terms(arg["nodes"])
+
+    return check
 
 
 def _field() -> fields.Field:
     return fields.Dict(
         keys=fields.String(),
         values=fields.Raw(),
-        validate=_check_schedulable,
+        validate=_options("schedulable", "hint", True),
         metadata={
             "description": "options: {hint: true|false}; {nodes: [nodeSelectorTerm, ...]} to pass only where some"
             " node matching one of the terms is feasible; the object itself is the workload"
@@ -144,21 +150,8 @@ register(
 )
 
 
-def _check_scope(arg: Any) -> None:
-    """Refuse at load what ``toleratesNodes`` cannot use: unknown options, or ``nodes`` that is not a non-empty
-    list of valid node selector terms (a term that does not parse would silently match nothing)."""
-    unknown = sorted(set(arg) - {"nodes", "ignoreRunning"})
-    if unknown:
-        raise ValidationError(f"toleratesNodes takes only 'nodes' and 'ignoreRunning', not {', '.join(unknown)}")
-    if not isinstance(arg.get("ignoreRunning", False), bool):
-        raise ValidationError("ignoreRunning takes true or false")
-    if "nodes" in arg:
-        _check_terms(arg["nodes"])
-
-
 def _check_terms(terms: Any) -> None:
-    """Refuse ``nodes`` that is not a non-empty list of valid node selector terms (a term that does not parse would
-    silently match nothing)."""
+    """Refuse ``nodes`` that is not a non-empty list of valid node selector terms."""
     if not isinstance(terms, list) or not terms:
         raise ValidationError("nodes takes a non-empty list of node selector terms ({matchExpressions, matchFields})")
     for i, term in enumerate(terms):
@@ -175,7 +168,7 @@ def _scope_field() -> fields.Field:
     return fields.Dict(
         keys=fields.String(),
         values=fields.Raw(),
-        validate=_check_scope,
+        validate=_options("toleratesNodes", "ignoreRunning", False),
         metadata={
             "description": "options: {nodes: [nodeSelectorTerm, ...]} to judge only the nodes matching one of the"
             " terms; {ignoreRunning: true} to pass a node where its own pod still runs under a NoSchedule taint;"

@@ -1021,7 +1021,7 @@ def test_schedulable_among_nodes_passes_only_where_one_of_them_is_feasible(judge
         ({"nodes": []}, "nodes takes a non-empty list of node selector terms"),
         ({"nodes": [{"matchExpressions": [{"key": "a", "operator": "In"}]}]}, "nodes[0] does not parse"),
         ({"hint": "no"}, "hint takes true or false"),
-        ({"among": []}, "schedulable takes only 'hint' and 'nodes', not among"),
+        ({"among": []}, "schedulable takes only 'nodes' and 'hint', not among"),
     ],
 )
 def test_schedulable_options_are_checked_at_load(arg: dict[str, Any], said: str, load_policy: Callable[..., Any]) -> None:
