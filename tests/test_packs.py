@@ -4,6 +4,7 @@ itself (rules/packtest.py) on small packs built in tmp_path."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 import time
 from pathlib import Path
@@ -792,7 +793,9 @@ def test_without_a_clusterpolicy_the_operator_namespace_comes_from_its_operand_p
     alone = _DESCRIBED_MIG_NODE.replace("nvidia-mig-manager-tr8cd", "something-else-tr8cd")
     report = evaluate(parse_bytes(alone.encode(), "node.txt"), policies)
     (fix,) = [r.remediation for o in report.objects for r in o.results if r.rule == "mig-layout-served" and r.result == "fail"]
-    assert "kubectl delete pod -n <gpu-operator namespace> --field-selector" in fix
+    # trial 75: a placeholder <gpu-operator namespace> is a redirection in a shell; the cluster's ClusterPolicy says it
+    found = "$(kubectl get clusterpolicies.nvidia.com -o jsonpath='{.items[0].status.namespace}')"
+    assert f"kubectl delete pod -n {found} --field-selector" in fix
 
 
 def test_one_patch_enables_every_sandbox_operand_the_vm_nodes_need() -> None:
@@ -903,15 +906,20 @@ def test_a_fix_that_starts_with_kubectl_pastes_into_a_shell() -> None:
     if bash is None:
         pytest.skip("bash is not installed")
     pack = load_policies([str(GPU_PACK)])
-    dumps = sorted((GPU_PACK / "tests" / "dumps").iterdir())
+    # every dump alone, and every pack test's resources together (a ClusterPolicy beside the nodes)
+    inputs = [[dump] for dump in sorted((GPU_PACK / "tests" / "dumps").iterdir())]
+    for test in sorted((GPU_PACK / "tests").glob("*.yaml")):
+        for doc in yaml.safe_load_all(test.read_text()):
+            if doc and doc.get("resources"):
+                inputs.append([test.parent / r for r in doc["resources"]])
     fixes: dict[str, str] = {}
-    for dump in dumps:
-        report = evaluate(read_paths([str(dump)]), pack)
+    for paths in inputs:
+        report = evaluate(read_paths([str(p) for p in paths]), pack)
         for o in report.objects:
             for r in o.results:
                 if r.result in ("fail", "warn") and r.remediation.startswith("kubectl "):
-                    fixes.setdefault(r.remediation, f"{r.policy}/{r.rule} on {dump.name}")
-    assert len(fixes) > 100  # the fixtures exercise most fixes (148 distinct when written)
+                    fixes.setdefault(r.remediation, f"{r.policy}/{r.rule} on {', '.join(p.name for p in paths)}")
+    assert len(fixes) > 150  # the fixtures exercise most fixes (172 distinct when written)
     broken = {}
     for fix, where in fixes.items():
         parsed = subprocess.run([bash, "-n", "-c", fix], capture_output=True, text=True, timeout=30)
@@ -936,6 +944,11 @@ def test_a_fix_that_starts_with_kubectl_pastes_into_a_shell() -> None:
                 words.append(token)
                 first = False
         assert set(words) <= commands, (where, fix)
+        # nor prose the shell takes for arguments or a redirection (trial 75: "'{...}', or drop the label:
+        # kubectl label ...", "kubectl edit daemonset -n ns name: add ...", "-n <gpu-operator namespace>"): outside
+        # quotes, no word of the commands ends in ',' or ':', and none starts with '<'
+        unquoted = re.sub(r"'[^']*'|\"[^\"]*\"", "Q", fix.split(" # ", 1)[0]).split()
+        assert not [w for w in unquoted if w.startswith("<") or (len(w) > 1 and w.endswith((",", ":")))], (where, fix)
     # the two fixes trial 73 named, as they read now
     report = evaluate(
         read_paths([str(GPU_PACK / "tests" / "dumps" / "mig_node_labelled_vm_passthrough_run_as_container.yaml")]), pack
