@@ -1003,3 +1003,32 @@ def test_a_clusterpolicy_lacking_several_operands_of_a_workload_says_so_once() -
     )
     assert result.message.count("The fix enables at once every operand the VM workload nodes lack.") == 1
     assert result.message.count("ClusterPolicy cluster-policy") == 1
+
+
+def test_a_deploy_label_of_no_meaning_is_set_by_the_fix_the_message_asks_for() -> None:
+    """Trial 75: nvidia.com/gpu.deploy.sandbox-device-plugin=paused-for-mig-change (a value of the container device
+    plugin's) was to be set to "true" by the message, and the fix added the missing sandbox-validator label alone."""
+    from rules.reader import parse_bytes
+
+    node = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: empty-pt
+  labels:
+    feature.node.kubernetes.io/pci-10de.present: "true"
+    nvidia.com/gpu.present: "true"
+    nvidia.com/gpu.workload.config: vm-passthrough
+    nvidia.com/gpu.deploy.sandbox-device-plugin: paused-for-mig-change
+    nvidia.com/gpu.deploy.vfio-manager: "true"
+status:
+  allocatable: {nvidia.com/GA102GL_A10: "0"}
+"""
+    report = evaluate(parse_bytes(node.encode(), "node.yaml"), load_policies([str(GPU_PACK)]))
+    (result,) = [r for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
+    assert result.result == "fail"
+    assert "Set it: kubectl label node empty-pt --overwrite nvidia.com/gpu.deploy.sandbox-device-plugin=true" in result.message
+    assert result.remediation.endswith(
+        ": for l in nvidia.com/gpu.deploy.sandbox-device-plugin; do kubectl label node empty-pt --overwrite $l=true; done;"
+        " for l in nvidia.com/gpu.deploy.sandbox-validator; do kubectl label node empty-pt $l=true; done"
+    )
