@@ -100,8 +100,14 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
         if needs_extra:
             extra = _placeholders(out, rule)
         message = substitute(template, scope, extra or {})
-        for other in out.more:  # forEach report: all: the message written for each failing item
-            message = f"{message.rstrip()} {substitute(other.message or rule.message, scope, _placeholders(other, rule))}"
+        if out.more:  # forEach report: all: the message written for each failing item, each once (trial 75: an
+            # entry listed twice said the same sentence twice)
+            said = [message.rstrip()]
+            for other in out.more:
+                text = substitute(other.message or rule.message, scope, _placeholders(other, rule)).rstrip()
+                if text not in said:
+                    said.append(text)
+            message = " ".join(said)
         assumed: list[str] = []
         for assumption, when in plan.assumptions:
             if when(scope).state == "pass":

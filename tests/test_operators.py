@@ -648,6 +648,13 @@ def test_for_each_report_all_names_every_failing_item(judge: Judge) -> None:
     r = judge([one_bad], rules=[make_rule({"forEach": {**each, "report": "all"}}, message=message)])[("gpu-node-3", "r")]
     assert (r.message, r.observed) == ("condition 0 (DiskPressure) is True.", "True")
     assert word(judge, {"forEach": {**each, "report": "all"}}) == "pass"
+    # trial 75: two items that read the same say it once (a permit listed twice)
+    twice = node(
+        "gpu-node-4", conditions=[{"type": "DiskPressure", "status": "True"}, {"type": "DiskPressure", "status": "True"}]
+    )
+    same = make_rule({"forEach": {**each, "report": "all"}}, message="condition {cond.type} is {observed}.")
+    r = judge([twice], rules=[same])[("gpu-node-4", "r")]
+    assert (r.message, r.observed) == ("condition DiskPressure is True.", ["True", "True"])
 
 
 def test_expected_names_each_member_once(judge: Judge) -> None:
