@@ -430,7 +430,7 @@ def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: 
     row shown, each cell at least ``NARROWEST``)."""
     first = _Piece(head(report, report.name, limit), "head")
     words = _row_words(report)
-    row = "finding" if words <= set(FINDINGS) else "result"
+    row = _row_noun(words)
     # the rows counted from the roll-up built anyway where they are findings (a 700,000-result report is not
     # listed pair by pair for it), else walked
     rows = sum(x.findings for x in report.by_rule()) if row == "finding" else sum(1 for _ in _rows(report, words))
@@ -467,6 +467,11 @@ def _row_words(report: Report) -> set[str]:
     return set(report.filters.get("results") or FINDINGS)
 
 
+def _row_noun(words: set[str]) -> str:
+    """What a details row is: a ``finding``, or a ``result`` where a filter lists passes or skips."""
+    return "finding" if words <= set(FINDINGS) else "result"
+
+
 def _rows(report: Report, words: set[str]) -> Iterator[Result]:
     """The results of ``words`` in the report, one by one."""
     return (r for o in report.objects for r in o.results if r.result in words)
@@ -482,5 +487,5 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
     for i, r in enumerate(reports, 1):
         pieces.append([_Piece(f"### {cell(r.name or f'dump {i}', 120)}\n{head(r, limit=limit)}", "dump")])
         pieces.append(_pieces(r, limit, group_by, tables, counts))
-    row = "finding" if _row_words(reports[0]) <= set(FINDINGS) else "result"  # one filter for the batch
+    row = _row_noun(_row_words(reports[0]))  # one filter for the batch
     return _fit(itertools.chain.from_iterable(pieces), counts, limit, row)
