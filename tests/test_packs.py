@@ -1032,3 +1032,43 @@ status:
         ": for l in nvidia.com/gpu.deploy.sandbox-device-plugin; do kubectl label node empty-pt --overwrite $l=true; done;"
         " for l in nvidia.com/gpu.deploy.sandbox-validator; do kubectl label node empty-pt $l=true; done"
     )
+
+
+def test_the_patch_enables_what_the_vgpu_nodes_lack_where_passthrough_is_served_apart() -> None:
+    """Review: with the vm-passthrough node's device advertised (a plugin installed apart) and a vm-vgpu node serving
+    nothing, the message named sandboxDevicePlugin, vgpuManager and vgpuDeviceManager, and the patch left out
+    sandboxDevicePlugin, taken as the passthrough workload's to enable."""
+    from rules.reader import parse_bytes
+
+    dump = """\
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata: {name: cp}
+spec:
+  sandboxWorkloads: {enabled: true}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: pt-1
+  labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.workload.config: vm-passthrough}
+status:
+  allocatable: {nvidia.com/GA102GL_A10: "1"}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: vg-1
+  labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.workload.config: vm-vgpu}
+status:
+  allocatable: {cpu: "8"}
+"""
+    report = evaluate(parse_bytes(dump.encode(), "cp.yaml"), load_policies([str(GPU_PACK)]))
+    (result,) = [r for o in report.objects for r in o.results if r.rule == "sandbox-operands-enabled"]
+    assert result.result == "fail"
+    assert "does not enable sandboxDevicePlugin and vgpuManager and vgpuDeviceManager (" in result.message
+    assert result.remediation.startswith(
+        "kubectl patch clusterpolicies.nvidia.com cp --type merge -p"
+        """ '{"spec":{"sandboxDevicePlugin":{"enabled":true},"vgpuManager":{"enabled":true},"""
+        """"vgpuDeviceManager":{"enabled":true}}}'"""
+    )
