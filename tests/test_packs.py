@@ -194,6 +194,30 @@ def test_a_deploy_label_fix_adds_the_labels_its_message_names_and_no_other() -> 
     assert fix.endswith(f"for l in {' '.join(named)}; do kubectl label node gpu-pt-1 $l=true; done")
 
 
+def test_a_vm_node_left_prepared_while_sandbox_workloads_are_off_is_sent_to_the_clusterpolicy_first() -> None:
+    """Trial 80: with the ClusterPolicy's sandbox workloads turned off, a vm-passthrough node still prepared for its
+    label was told to relabel itself with the label it had (resource-class-matches-workload) and given the loop that
+    converts it to a container node by hand (deploy-labels-match-workload), as its only fixes."""
+    dump = "vm_nodes_prepared_while_sandbox_workloads_are_off.yaml"
+    patch = (
+        "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p "
+        "'{\"spec\":{\"sandboxWorkloads\":{\"enabled\":true}}}'"
+    )
+    [resource] = _fixes(dump, "resource-class-matches-workload").values()
+    assert resource.startswith(patch + "  # if the node is meant for the vm-passthrough workload its label asks")
+    assert "--overwrite nvidia.com/gpu.workload.config=vm-passthrough" not in resource
+    assert resource.endswith("kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-")
+    [labels] = _fixes(dump, "deploy-labels-match-workload").values()
+    assert labels.startswith(
+        "First decide what the node is for: ClusterPolicy cluster-policy has spec.sandboxWorkloads.enabled=false, so "
+        "the operator ignores nvidia.com/gpu.workload.config=vm-passthrough (gpu-nodes/label-ignored-sandbox-disabled)."
+        f" If it should run VMs, enable sandbox workloads and change nothing on the node: {patch}. If it should run "
+        "containers, remove that label: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-. "
+    )
+    [ignored] = _fixes(dump, "label-ignored-sandbox-disabled", "warn").values()
+    assert ignored == f"{patch}  # or drop the label: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-"
+
+
 def test_deploy_label_remediation_is_a_command_in_the_operator_namespace() -> None:
     fixes = _fixes("stale_and_missing_deploy_labels.yaml", "deploy-labels-match-workload")
     assert set(fixes) == {"a40-vgpu-stale-container-labels", "l40s-pt-half-labelled"}
