@@ -39,7 +39,17 @@ from .errors import quoted
 from .limits import limit
 from .memo import IdentityMemo
 from .quantity import QuantityError, format_quantity, parse_quantity
-from .schedule.matching import Taint, Toleration, text
+from .schedule.matching import (
+    Taint,
+    Toleration,
+    compile_terms,
+    filter_taints,
+    first_untolerated,
+    items,
+    mapping,
+    text,
+    tolerations_of,
+)
 
 
 class OperatorError(ValueError):
@@ -107,10 +117,23 @@ def show(value: Any) -> str:
         more = f", … {len(items) - SHOW_ITEMS} more" if len(items) > SHOW_ITEMS else ""
         return "[" + ", ".join(show(v) for v in items[:SHOW_ITEMS]) + more + "]"
     if isinstance(value, dict):
+        named = _object_name(value)
+        if named:
+            return named
         return "{" + ", ".join(f"{k}: {show(v)}" for k, v in value.items()) + "}"
     if isinstance(value, Fraction):
         return format_quantity(value)
     return str(value)
+
+
+def _object_name(value: dict[str, Any]) -> str:
+    """A Kubernetes object (a mapping with a kind and metadata.name) as messages name it: namespace/name, or its
+    name when it has no namespace; "" for any other mapping (a pod a context holds whole is not written out)."""
+    meta = value.get("metadata")
+    if not isinstance(value.get("kind"), str) or not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
+        return ""
+    namespace = meta.get("namespace")
+    return f"{namespace}/{meta['name']}" if isinstance(namespace, str) and namespace else meta["name"]
 
 
 def _members(arg: Any) -> list[Any]:
@@ -542,6 +565,35 @@ def _tolerates(value: Any, arg: Any) -> bool:
     return any(t.tolerates(taint) for t in _tolerations(arg))
 
 
+def _admits_node(value: Any, arg: Any) -> bool:
+    """The pod ``value`` (a Pod, or its spec) may be placed on the Node ``arg`` but for resources, as kube-scheduler's
+    NodeName, NodeAffinity and TaintToleration filters decide (rules/schedule/matching.py): its spec.nodeName is
+    empty or the node's, its nodeSelector and required node affinity select the node, and it tolerates the node's
+    NoSchedule and NoExecute taints (only NoExecute ones for a pod its nodeName binds: the Taint API's NoSchedule
+    lets "pods submitted to Kubelet without going through the scheduler" start)."""
+    if not isinstance(value, dict):
+        raise OperatorError(f"{show(value)} is not a Pod or pod spec")
+    if not isinstance(arg, dict) or not isinstance(arg.get("metadata"), dict):
+        raise OperatorError(f"{show(arg)} is not a Node (a mapping with metadata)")
+    spec = value["spec"] if isinstance(value.get("spec"), dict) else value
+    name = text(arg["metadata"].get("name"))
+    labels = {str(k): text(v) for k, v in mapping(arg["metadata"].get("labels")).items()}
+    wanted = text(spec.get("nodeName"))
+    if wanted and wanted != name:
+        return False
+    if any(labels.get(str(k)) != text(v) for k, v in mapping(spec.get("nodeSelector")).items()):
+        return False
+    required = mapping(mapping(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
+    if isinstance(required, dict):
+        raw = [t for t in items(required.get("nodeSelectorTerms")) if isinstance(t, dict)]
+        if not any(term.matches(labels, name) for term in compile_terms(raw)):
+            return False
+    taints = filter_taints(mapping(arg.get("spec")).get("taints"))
+    if wanted:  # bound by spec.nodeName, it skips the scheduler: NoSchedule keeps off only what the scheduler places
+        taints = tuple(t for t in taints if t.effect == "NoExecute")
+    return first_untolerated(taints, tolerations_of(spec.get("tolerations"))) is None
+
+
 _ANY = fields.Raw
 _COUNT_KEYS = ("equals", "gt", "gte", "lt", "lte")
 
@@ -801,6 +853,16 @@ OPERATORS: dict[str, Operator] = {
             lambda a: f"tolerated by one of {show(_members([a] if isinstance(a, dict) else a))}",
             doc="the value is a taint (key, value, effect) that one of the argument's tolerations tolerates"
             " (Kubernetes ToleratesTaint: empty key or effect matches all, Exists any value, Equal/empty the value)",
+        ),
+        Operator(
+            "admitsNode",
+            "value",
+            _ANY,
+            _admits_node,
+            lambda a: f"a pod that may be placed on node {show(mapping(mapping(a).get('metadata')).get('name'))}",
+            doc="the value is a Pod (or pod spec) that kube-scheduler's NodeName, NodeAffinity and TaintToleration"
+            " filters let onto the argument's Node: its nodeName is empty or the node's, its nodeSelector and required"
+            " node affinity select the node, it tolerates the node's NoSchedule/NoExecute taints (resources aside)",
         ),
         Operator(
             "versionLt",

@@ -143,6 +143,24 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         {"path": "$.spec.taints[*]", "tolerates": [{"key": "nvidia.com/gpu", "value": "absent", "effect": "NoSchedule"}]},
         "fail",
     ),
+    # A pod (spec) that may be placed on the node judged (gpu-node-1, vm-passthrough, tainted nvidia.com/gpu:NoSchedule).
+    (
+        "admitsNode-pass",
+        {
+            "value": {"nodeSelector": {"nvidia.com/gpu.present": "true"}, "tolerations": [{"operator": "Exists"}]},
+            "admitsNode": {"path": "$"},
+        },
+        "pass",
+    ),
+    ("admitsNode-fail", {"value": {"nodeSelector": {"nvidia.com/gpu.present": "true"}}, "admitsNode": {"path": "$"}}, "fail"),
+    (
+        "admitsNode-selector-fail",
+        {
+            "value": {"nodeSelector": {"nvidia.com/gpu.workload.config": "container"}, "tolerations": [{"operator": "Exists"}]},
+            "admitsNode": {"path": "$"},
+        },
+        "fail",
+    ),
     ("multipleOf-pass", {"path": "$.status.capacity.memory", "multipleOf": "1Gi"}, "pass"),
     ("multipleOf-fail", {"path": "$.status.allocatable.cpu", "multipleOf": 1}, "fail"),
     ("multipleOf-milli", {"path": "$.status.allocatable.cpu", "multipleOf": "500m"}, "pass"),

@@ -201,7 +201,7 @@ def test_a_vm_node_left_prepared_while_sandbox_workloads_are_off_is_sent_to_the_
     dump = "vm_nodes_prepared_while_sandbox_workloads_are_off.yaml"
     patch = (
         "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p "
-        "'{\"spec\":{\"sandboxWorkloads\":{\"enabled\":true}}}'"
+        '\'{"spec":{"sandboxWorkloads":{"enabled":true}}}\''
     )
     [resource] = _fixes(dump, "resource-class-matches-workload").values()
     assert resource.startswith(patch + "  # if the node is meant for the vm-passthrough workload its label asks")

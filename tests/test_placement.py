@@ -384,3 +384,89 @@ spec:
     rule = make_rule({"toleratesNodes": {}}, match={"kinds": ["DaemonSet"]}, passMessage="{detail}")
     r = judge(objects, rules=[rule])[("nvidia-driver-daemonset", "r")]
     assert (r.result, r.message) == ("pass", "no taint keeps it off the 1 node it selects (dgx-01)")
+
+
+# ------------------------------------------------------------------------------------------ admitsNode
+
+ADMITTING_NODE = taint_node("gpu-pt-2", DEDICATED, labels={"nvidia.com/gpu.workload.config": "vm-passthrough"})
+
+
+def pod_spec(**spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml"}, "spec": spec}
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        # Trial 80: a pod pinned to another node by its hostname label waits for nothing of this one.
+        ({"nodeSelector": {"kubernetes.io/hostname": "gpu-pt-1"}, "tolerations": [{"operator": "Exists"}]}, False),
+        ({"nodeSelector": {"kubernetes.io/hostname": "gpu-pt-2"}, "tolerations": [{"operator": "Exists"}]}, True),
+        ({"nodeSelector": {"kubernetes.io/hostname": "gpu-pt-2"}}, False),  # the node's dedicated=gpu taint
+        ({"tolerations": [{"key": "dedicated", "operator": "Exists"}]}, True),
+        ({"nodeName": "gpu-pt-1", "tolerations": [{"operator": "Exists"}]}, False),
+        ({"nodeName": "gpu-pt-2"}, True),  # bound by nodeName: no scheduler, whose NoSchedule taint it ignores
+        ({"nodeName": "gpu-pt-2", "nodeSelector": {"kubernetes.io/hostname": "gpu-pt-1"}}, False),
+        (
+            {
+                "tolerations": [{"operator": "Exists"}],
+                "affinity": {
+                    "nodeAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": {
+                            "nodeSelectorTerms": [
+                                {
+                                    "matchExpressions": [
+                                        {"key": "nvidia.com/gpu.workload.config", "operator": "In", "values": ["container"]}
+                                    ]
+                                },
+                            ]
+                        }
+                    }
+                },
+            },
+            False,
+        ),
+        (
+            {
+                "tolerations": [{"operator": "Exists"}],
+                "affinity": {
+                    "nodeAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": {
+                            "nodeSelectorTerms": [
+                                {
+                                    "matchExpressions": [
+                                        {"key": "nvidia.com/gpu.workload.config", "operator": "In", "values": ["container"]}
+                                    ]
+                                },
+                                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["gpu-pt-2"]}]},
+                            ]
+                        }
+                    }
+                },
+            },
+            True,
+        ),
+    ],
+)
+def test_admits_node_follows_kube_schedulers_node_filters(spec: dict[str, Any], expected: bool) -> None:
+    from rules.operators import OPERATORS
+
+    test = OPERATORS["admitsNode"].test
+    assert test(pod_spec(**spec), ADMITTING_NODE) is expected
+    assert test(spec, ADMITTING_NODE) is expected  # a pod spec alone reads the same
+
+
+def test_admits_node_refuses_what_is_not_a_pod_or_a_node() -> None:
+    from rules.operators import OPERATORS, OperatorError
+
+    test = OPERATORS["admitsNode"].test
+    with pytest.raises(OperatorError, match="^gpu-pt-2 is not a Pod or pod spec$"):
+        test("gpu-pt-2", ADMITTING_NODE)
+    with pytest.raises(OperatorError, match=r"^gpu-pt-2 is not a Node \(a mapping with metadata\)$"):
+        test(pod_spec(), "gpu-pt-2")
+
+
+def test_a_kubernetes_object_in_a_message_is_named_not_written_out() -> None:
+    from rules.operators import show
+
+    assert show([pod_spec(), ADMITTING_NODE]) == "[ml/p, gpu-pt-2]"
+    assert show({"kind": "Pod", "metadata": {"namespace": 3}}) == "{kind: Pod, metadata: {namespace: 3}}"
