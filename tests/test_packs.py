@@ -218,6 +218,19 @@ def test_a_vm_node_left_prepared_while_sandbox_workloads_are_off_is_sent_to_the_
     assert ignored == f"{patch}  # or drop the label: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-"
 
 
+def test_a_left_over_device_plugin_resource_gets_no_host_check_of_its_class() -> None:
+    """Trial 80: a vm-passthrough node listing nvidia.com/gpu at capacity 1, allocatable 0 (its container device plugin
+    gone) was told to run nvidia-smi and read the device plugin log its grep would not find; a container node that
+    lost a GPU keeps its host checks."""
+    fixes = _fixes("left_over_device_plugin_resource.yaml", "no-unhealthy-devices")
+    assert fixes["gpu-pt-2"] == (
+        "kubectl get pods -A -o wide --field-selector spec.nodeName=gpu-pt-2 | grep -i device-plugin  # no device plugin"
+        " of another workload than vm-passthrough should be listed; the kubelet sets a stopped plugin's resource to"
+        " capacity 0 about five minutes after it stopped"
+    )
+    assert fixes["gpu-c-1"].endswith("# then on the host: dmesg | grep -i xid and nvidia-smi -q")
+
+
 def test_deploy_label_remediation_is_a_command_in_the_operator_namespace() -> None:
     fixes = _fixes("stale_and_missing_deploy_labels.yaml", "deploy-labels-match-workload")
     assert set(fixes) == {"a40-vgpu-stale-container-labels", "l40s-pt-half-labelled"}
