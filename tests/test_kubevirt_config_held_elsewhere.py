@@ -59,8 +59,9 @@ def test_a_kubevirt_cr_owned_by_hco_is_fixed_in_the_hyperconverged_cr() -> None:
         f"usbHostDevices[]; then kubectl get kubevirt -n openshift-cnv {kv} -o yaml shows what HCO wrote"
     )
     assert fixes[("a40-training", "device-name-permitted")] == (
-        f"{HCO_EDIT}  # spec.permittedHostDevices (HCO copies it into the KubeVirt CR and overwrites edits made there), "
-        "or correct deviceName in VirtualMachineInstance ml/a40-training"
+        f"{HCO_EDIT}  # spec.permittedHostDevices (HCO copies it into the KubeVirt CR and overwrites edits made there)"
+        "; or ask for a permitted name: kubectl get vmi -n ml a40-training -o yaml > vmi.yaml  # edit vmi.yaml, then "
+        "kubectl replace --force -f vmi.yaml (a VMI's spec cannot be updated)"
     )
     for key in ((kv, "host-devices-feature-gate"), ("h100-passthrough", "host-devices-gate-enabled")):
         assert "kubectl get hyperconverged -n openshift-cnv kubevirt-hyperconverged -o yaml" in fixes[key]
@@ -146,7 +147,8 @@ def test_without_a_kubevirt_cr_the_hyperconverged_permits_decide() -> None:
     assert fixes == {
         ("t4-vdi", "device-name-permitted"): (
             f"{HCO_EDIT}  # spec.permittedHostDevices (HCO copies it into the KubeVirt CR and overwrites edits made "
-            "there), or correct deviceName in VirtualMachineInstance vdi/t4-vdi"
+            "there); or ask for a permitted name: kubectl get vmi -n vdi t4-vdi -o yaml > vmi.yaml  # edit vmi.yaml, "
+            "then kubectl replace --force -f vmi.yaml (a VMI's spec cannot be updated)"
         )
     }
 
@@ -163,7 +165,8 @@ def test_a_hyperconverged_cr_elsewhere_does_not_own_the_kubevirt_cr() -> None:
     }
     fixes = _fixes([kubevirt, vmi], "hyperconverged_cr.yaml")
     assert fixes[("a40", "device-name-permitted")] == (
-        "kubectl edit kubevirt -n kubevirt kubevirt  # spec.configuration.permittedHostDevices, or correct deviceName "
-        "in VirtualMachineInstance ml/a40"
+        "kubectl edit kubevirt -n kubevirt kubevirt  # spec.configuration.permittedHostDevices; or ask for a permitted "
+        "name: kubectl get vmi -n ml a40 -o yaml > vmi.yaml  # edit vmi.yaml, then kubectl replace --force -f vmi.yaml "
+        "(a VMI's spec cannot be updated)"
     )
     assert fixes[("kubevirt", "permitted-name-from-nvidia-entry")].startswith("kubectl edit kubevirt -n kubevirt kubevirt  # ")

@@ -231,6 +231,21 @@ def test_a_left_over_device_plugin_resource_gets_no_host_check_of_its_class() ->
     assert fixes["gpu-c-1"].endswith("# then on the host: dmesg | grep -i xid and nvidia-smi -q")
 
 
+def test_an_unpermitted_vm_device_is_corrected_where_the_vm_can_be_changed() -> None:
+    """Trial 80: device-name-permitted's fix said to correct deviceName in the VirtualMachineInstance, whose spec
+    cannot be updated; its VirtualMachine is edited and restarted, a VMI no VirtualMachine owns replaced."""
+    fixes = _fixes("running_vmi_asking_an_unpermitted_vgpu.yaml", "device-name-permitted")
+    permits = (
+        "kubectl edit kubevirt -n kubevirt kubevirt  # spec.configuration.permittedHostDevices; or ask for a permitted name: "
+    )
+    assert fixes == {
+        "vm-vgpu": permits + "kubectl edit virtualmachine -n vms vm-vgpu  # in spec.template (a VMI's spec cannot be"
+        " updated), then virtctl restart -n vms vm-vgpu",
+        "vmi-alone": permits + "kubectl get vmi -n vms vmi-alone -o yaml > vmi.yaml  # edit vmi.yaml, then kubectl"
+        " replace --force -f vmi.yaml (a VMI's spec cannot be updated)",
+    }
+
+
 def test_deploy_label_remediation_is_a_command_in_the_operator_namespace() -> None:
     fixes = _fixes("stale_and_missing_deploy_labels.yaml", "deploy-labels-match-workload")
     assert set(fixes) == {"a40-vgpu-stale-container-labels", "l40s-pt-half-labelled"}
