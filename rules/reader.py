@@ -941,7 +941,10 @@ def _without_fences(text: str) -> str:
 def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None = None) -> Dump:
     """``json_error``: the JSON parser's error when the caller already parsed this text as JSON (from its
     bytes), so that it is not parsed again. A chat message's Markdown code blocks are read (``_code_blocks``).
-    An input error that quotes HTML escapes from the text says where they come from."""
+    An input error that quotes HTML escapes from the text says where they come from. Text of white space alone
+    (tabs too) holds no object and no error, as an empty file (trial 79: a tab was a YAML syntax error)."""
+    if not text.strip():
+        return Dump()
     dump = _parse_chat_or_text(text, name, json_error)
     # the reason quotes an escape, or the text holds one where it could not be read (trial 56: "note: &gt;", a YAML
     # folded scalar, failed with no word of Slack)

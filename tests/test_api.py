@@ -542,6 +542,9 @@ def test_a_body_that_parses_but_holds_no_object_is_told_what_verdict_reads(clien
         (b"[]", "application/json"),
         (b'{"apiVersion": "v1", "kind": "List", "items": []}', "application/json"),
         (b"  \n\n   \r\n", "application/yaml"),
+        # trial 79: a tab among the blanks was a YAML syntax error ("a tab: YAML indents with spaces only")
+        (b"\t\n", "text/plain"),
+        (b" \t \r\n\t", "application/yaml"),
         (b"# only a comment\n---\n# and another\n", "application/yaml"),
         (tar_gz({"cluster/README": b"not a dump", "cluster/notes.log": b"x"}), "application/gzip"),
     ],
