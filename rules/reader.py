@@ -324,6 +324,52 @@ def _too_deep(data: Any, limit: int | None = None) -> bool:
     return bool(level)
 
 
+def _deep_path(data: Any) -> str:
+    """The JSONPath of the first container ``MAX_DEPTH`` levels below ``data`` (so one level too deep), level by
+    level as ``_too_deep`` walks; "" when there is none (trial 79: a too-deep document's error said no place)."""
+    level: list[tuple[Any, str]] = [(data, "$")] if type(data) is dict or type(data) is list else []
+    for _ in range(MAX_DEPTH):
+        level = [
+            (v, f"{path}{_step(k)}")
+            for c, path in level
+            for k, v in (c.items() if type(c) is dict else enumerate(c))
+            if type(v) is dict or type(v) is list
+        ]
+    return level[0][1] if level else ""
+
+
+def _step(key: Any) -> str:
+    """One step of a path: ``[3]``, ``.data``, or ``['nvidia.com/gpu']`` for a name that is no identifier."""
+    if type(key) is int:
+        return f"[{key}]"
+    return f".{key}" if str(key).isidentifier() else f"[{str(key)!r}]"
+
+
+#: A JSON string (skipped whole) or a bracket, for finding where a text nests too deep.
+_JSON_NESTING = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+#: How much of a text is searched for the place where it nests too deep (past it, none is said).
+DEEP_PLACE_SCAN = 1 << 24
+
+
+def _deep_place(text: bytes | str) -> tuple[int, int] | None:
+    """1-based (line, column) of the bracket that opens level ``MAX_DEPTH`` + 1 of a JSON text, found by counting
+    brackets outside strings in its first ``DEEP_PLACE_SCAN`` bytes; None when it is not there."""
+    data = text.encode() if isinstance(text, str) else text
+    depth = 0
+    for m in _JSON_NESTING.finditer(data, 0, DEEP_PLACE_SCAN):
+        token = m.group()
+        if token in (b"[", b"{"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                line, column = byte_place(data, m.start())
+                if isinstance(text, str):  # orjson and messages count characters, not bytes
+                    column = len(data[m.start() - column + 1 : m.start()].decode(errors="replace")) + 1
+                return line, column
+        elif token in (b"]", b"}"):
+            depth -= 1
+    return None
+
+
 class _TooDeep(dict):  # type: ignore[type-arg]
     """In place of a List item that nests too deep: refused on its own (``_objects_of``), keeping the other
     items' places and lines (it counts as an object item, as its text starts like one)."""
@@ -349,7 +395,7 @@ def _json_objects_of(data: Any, source: Source, lines: list[int], dump: Dump, ch
     checked (unless ``checked`` already): too deep, it is refused, or only its too-deep items are
     (``_refuse_deep_items``)."""
     if not checked and _too_deep(data) and not _refuse_deep_items(data):
-        dump.errors.append(InputError(source, f"nesting deeper than {MAX_DEPTH} levels"))
+        dump.errors.append(InputError(source, f"nesting deeper than {MAX_DEPTH} levels", _deep_path(data)))
         return
     _objects_of(data, source, lines, dump, whole=True)
 
@@ -594,8 +640,11 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
         except orjson.JSONDecodeError as exc:
             if "depth limit exceeded" in str(exc):
                 # well-formed so far, only too deep: say so in JSON's words, not as a YAML syntax error
-                reason = f"JSON nested deeper than {MAX_DEPTH} levels (the parser stopped at column {exc.colno})"
-                dump.errors.append(InputError(Source(name, 1, exc.lineno), reason))
+                # the place the limit is crossed, not where the parser's own (deeper) limit stopped it (trial 79)
+                place = _deep_place(text)
+                where = f": line {place[0]}, column {place[1]} opens level {MAX_DEPTH + 1}" if place else ""
+                reason = f"JSON nested deeper than {MAX_DEPTH} levels{where}"
+                dump.errors.append(InputError(Source(name, 1, place[0] if place else exc.lineno), reason))
                 return dump
             if "unexpected content after document" in str(exc):
                 values = _parse_json_values(text, name)

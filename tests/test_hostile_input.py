@@ -33,6 +33,11 @@ def test_deeply_nested_json_is_an_input_error_not_a_crash() -> None:
     dump = parse_bytes(text.encode(), "deep.json")
     assert dump.objects == []
     assert [(e.source.file, e.reason) for e in dump.errors] == [("deep.json", f"nesting deeper than {MAX_DEPTH} levels")]
+    assert [e.path for e in dump.errors] == ["$[0]"]  # the item refused
+    # One object too deep: the path of the list one level too deep (trial 79: the error had no path nor column).
+    one = b'{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": ' + b"[" * 150 + b"]" * 150 + b"}"
+    [err] = parse_bytes(one, "deep150.json").errors
+    assert (err.reason, err.path) == (f"nesting deeper than {MAX_DEPTH} levels", "$.data" + "[0]" * 99)
 
 
 def test_damaged_zip_member_is_an_input_error_and_other_members_are_read() -> None:
