@@ -246,6 +246,34 @@ def test_an_unpermitted_vm_device_is_corrected_where_the_vm_can_be_changed() -> 
     }
 
 
+def test_an_extended_resource_fix_is_true_of_the_container_it_names() -> None:
+    """Trial 79: a request of 1 under a limit of 2 was told to set the limit to a whole number and to write the
+    resource name in lower case, two fixes for faults it did not have."""
+    from rules.errors import Source
+    from rules.reader import Dump, KObject
+
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "trainer", "namespace": "ml"},
+        "spec": {
+            "containers": [
+                {"name": "cuda", "resources": {"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "2"}}}
+            ]
+        },
+    }
+    report = evaluate(Dump(objects=[KObject(pod, Source("pod.yaml", 1, 1))]), load_policies([str(GPU_PACK)]))
+    [(message, fix)] = [
+        (r.message, r.remediation) for o in report.objects for r in o.results if r.rule == "extended-resource-request-valid"
+    ]
+    assert message.startswith("Pod ml/trainer: container cuda requests nvidia.com/gpu=1 but its limit is different")
+    assert fix == (
+        "in the manifest of Pod ml/trainer (then kubectl apply -f <manifest>): container cuda needs nvidia.com/gpu as a"
+        " whole-number limit, with no request or one equal to the limit, under a name in lower case before '/' (the"
+        " message says which of these it breaks)"
+    )
+
+
 def test_deploy_label_remediation_is_a_command_in_the_operator_namespace() -> None:
     fixes = _fixes("stale_and_missing_deploy_labels.yaml", "deploy-labels-match-workload")
     assert set(fixes) == {"a40-vgpu-stale-container-labels", "l40s-pt-half-labelled"}
