@@ -1106,6 +1106,18 @@ def test_markdown_of_findings_only_names_one_skip_note() -> None:
     assert markdown.skip_lines(lab.filtered(None, "high")) == whole
 
 
+def test_markdown_without_a_limit_names_every_note_whole() -> None:
+    """Trial 79: ``limit=0`` (no cut) with ``results=fail,warn`` named one skip note of eleven and cut notes at 300
+    characters."""
+    lab = one("lab").filtered({"fail", "warn"})
+    skips = [n for n in lab.notes if n.startswith(("not applied:", "skipped"))]
+    text = render(lab, "markdown", limit=0)
+    named = [x for x in text.splitlines() if x.startswith(("_not applied:", "_skipped"))]
+    assert named == [f"_{markdown.line(n, len(n))}_" for n in skips]
+    assert "more skip or not-applied note" not in text
+    assert any(len(n) > 300 for n in skips)  # so that a cut one would show
+
+
 def test_counts_past_a_thousand_are_written_with_separators() -> None:
     """A trial read "5500 objects judged ... 25500 pass ... 91500 skip" beside "3,500" everywhere else."""
     import yaml as _yaml

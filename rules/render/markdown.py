@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -152,12 +153,12 @@ def assumption_lines(report: Report) -> list[str]:
 READ_NOTES = 2
 
 
-def read_lines(report: Report, most: int = READ_NOTES) -> list[str]:
+def read_lines(report: Report, most: int = READ_NOTES, whole: bool = False) -> list[str]:
     """The report's other notes, about what was read (the text around a chat message's code blocks set aside,
-    files of an archive not read, a must-gather, an object twice in the dump), one italic ``note:`` line each:
-    a chat user must see that part of what was pasted was not judged."""
+    files of an archive not read, a must-gather, an object twice in the dump), one italic ``note:`` line each (cut
+    at ``_SKIPPED`` characters unless ``whole``): a chat user must see that part of what was pasted was not judged."""
     notes = [n for n in report.notes if not n.startswith(("assumed:", *_IDLE_RULES))]
-    out = [f"_note: {line(n, _SKIPPED)}_" for n in notes[:most]]
+    out = [f"_note: {line(n, _NO_CUT if whole else _SKIPPED)}_" for n in notes[:most]]
     if len(notes) > most:
         out.append(_more_line(len(notes) - most, "more note"))
     return out
@@ -171,6 +172,8 @@ _IDLE_RULES = ("not applied:", "skipped")
 #: How to get the JSON report, from the CLI and from the service.
 _JSON_REPORT = "(`--format json`; `format=json` from the service)"
 _SKIPPED = 300
+#: The width of a line that is not cut.
+_NO_CUT = sys.maxsize
 
 
 def _more_line(count: int, noun: str) -> str:
@@ -178,16 +181,17 @@ def _more_line(count: int, noun: str) -> str:
     return f"_… {counted(count, noun)} in the JSON report {_JSON_REPORT}_"
 
 
-def skip_lines(report: Report, most: int = SKIP_NOTES) -> list[str]:
-    """The first ``most`` notes on rules that did not apply to the dump or skipped, one italic line each: why rules
-    did not run (a node dump without a ClusterPolicy), which a chat reader of a clean-looking summary needs to see;
-    then how many more. A report filtered to results other than skip (``results=fail,warn``) names only the first:
-    the reader asked for the findings, and the notes took the room of the findings a ``limit`` cuts."""
+def skip_lines(report: Report, most: int = SKIP_NOTES, whole: bool = False) -> list[str]:
+    """The first ``most`` notes on rules that did not apply to the dump or skipped, one italic line each (cut at
+    ``_SKIPPED`` characters unless ``whole``): why rules did not run (a node dump without a ClusterPolicy), which a
+    chat reader of a clean-looking summary needs to see; then how many more. Under a limit, a report filtered to
+    results other than skip (``results=fail,warn``) names only the first: the reader asked for the findings, and
+    the notes took the room of the findings the limit cuts (``whole``: no limit, every note asked for)."""
     notes = [n for n in report.notes if n.startswith(_IDLE_RULES)]
     asked = report.filters.get("results")
-    if asked and "skip" not in asked:
+    if asked and "skip" not in asked and not whole:
         most = min(most, 1)
-    out = [f"_{line(n, _SKIPPED)}_" for n in notes[:most]]
+    out = [f"_{line(n, _NO_CUT if whole else _SKIPPED)}_" for n in notes[:most]]
     if len(notes) > most:
         out.append(_more_line(len(notes) - most, "more skip or not-applied note"))
     return out
@@ -216,7 +220,8 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
             if _length(notes) + _length(more) <= area:
                 notes += more
     else:
-        notes += read_lines(report, most=len(report.notes)) + skip_lines(report, most=len(report.notes))
+        # no cut (trial 79: limit=0 still cut each note at 300 characters and named one skip note of eleven)
+        notes += read_lines(report, len(report.notes), whole=True) + skip_lines(report, len(report.notes), whole=True)
     room = limit - len(first) - _length(notes) - _CLOSING_ROOM if limit else None
     errors = input_error_lines(report, most=INPUT_ERRORS if limit else len(report.input_errors), room=room)
     return "\n".join([first, *errors, *notes])  # a document lost comes before what the verdicts rest on
