@@ -274,6 +274,46 @@ def test_an_extended_resource_fix_is_true_of_the_container_it_names() -> None:
     )
 
 
+def test_a_deploy_label_fix_first_offers_the_workload_the_node_serves() -> None:
+    """Trial 80: a container node relabelled vm-vgpu by mistake (its resources and deploy labels still container's) was
+    given only the loops that convert it to a vGPU node by hand."""
+    from rules.errors import Source
+    from rules.reader import Dump, KObject
+
+    container = ["driver", "gpu-feature-discovery", "container-toolkit", "device-plugin", "dcgm", "dcgm-exporter"]
+    container += ["node-status-exporter", "operator-validator"]
+    objects = [
+        {
+            "apiVersion": "nvidia.com/v1",
+            "kind": "ClusterPolicy",
+            "metadata": {"name": "cp"},
+            "spec": {"sandboxWorkloads": {"enabled": True}},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": "gpu-c-2",
+                "labels": {
+                    "nvidia.com/gpu.present": "true",
+                    "nvidia.com/gpu.workload.config": "vm-vgpu",
+                    **{f"nvidia.com/gpu.deploy.{o}": "true" for o in container},
+                },
+            },
+            "status": {"capacity": {"nvidia.com/gpu": "2"}, "allocatable": {"nvidia.com/gpu": "2"}},
+        },
+    ]
+    dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate(objects)])
+    report = evaluate(dump, load_policies([str(GPU_PACK)]))
+    [fix] = [r.remediation for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
+    assert fix.startswith(
+        "First see whether the workload label is the mistake: the node advertises container GPU resources (nvidia.com/gpu),"
+        " not those of nvidia.com/gpu.workload.config=vm-vgpu. If it should stay container, label it so and change"
+        " nothing else: kubectl label node gpu-c-2 --overwrite nvidia.com/gpu.workload.config=container. Only if it is"
+        " meant for vm-vgpu: The operator sets these labels itself"
+    )
+
+
 def test_deploy_label_remediation_is_a_command_in_the_operator_namespace() -> None:
     fixes = _fixes("stale_and_missing_deploy_labels.yaml", "deploy-labels-match-workload")
     assert set(fixes) == {"a40-vgpu-stale-container-labels", "l40s-pt-half-labelled"}
