@@ -565,33 +565,74 @@ def _tolerates(value: Any, arg: Any) -> bool:
     return any(t.tolerates(taint) for t in _tolerations(arg))
 
 
+@dataclass(frozen=True, slots=True)
+class _Placement:
+    """What places a pod, read once per pod spec: its nodeName, nodeSelector, required node affinity terms (None
+    when it has none) and tolerations."""
+
+    node_name: str
+    selector: tuple[tuple[str, str], ...]
+    terms: tuple[Any, ...] | None
+    tolerations: tuple[Toleration, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _NodeView:
+    """What a node offers a pod's placement, read once per Node: its name, labels and NoSchedule/NoExecute taints."""
+
+    name: str
+    labels: dict[str, str]
+    taints: tuple[Taint, ...]
+
+
+_PLACEMENTS: IdentityMemo[_Placement] = IdentityMemo()
+_NODE_VIEWS: IdentityMemo[_NodeView] = IdentityMemo()
+
+
+def _placement(spec: dict[str, Any]) -> _Placement:
+    required = mapping(mapping(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
+    terms = None
+    if isinstance(required, dict):
+        terms = compile_terms([t for t in items(required.get("nodeSelectorTerms")) if isinstance(t, dict)])
+    return _Placement(
+        text(spec.get("nodeName")),
+        tuple((str(k), text(v)) for k, v in mapping(spec.get("nodeSelector")).items()),
+        terms,
+        tolerations_of(spec.get("tolerations")),
+    )
+
+
+def _node_view(node: dict[str, Any]) -> _NodeView:
+    meta = node["metadata"]
+    labels = {str(k): text(v) for k, v in mapping(meta.get("labels")).items()}
+    return _NodeView(text(meta.get("name")), labels, filter_taints(mapping(node.get("spec")).get("taints")))
+
+
 def _admits_node(value: Any, arg: Any) -> bool:
     """The pod ``value`` (a Pod, or its spec) may be placed on the Node ``arg`` but for resources, as kube-scheduler's
     NodeName, NodeAffinity and TaintToleration filters decide (rules/schedule/matching.py): its spec.nodeName is
     empty or the node's, its nodeSelector and required node affinity select the node, and it tolerates the node's
     NoSchedule and NoExecute taints (only NoExecute ones for a pod its nodeName binds: the Taint API's NoSchedule
-    lets "pods submitted to Kubelet without going through the scheduler" start)."""
+    lets "pods submitted to Kubelet without going through the scheduler" start). What places a pod and what a node
+    offers are read once each (a node's pending pods are tested against every node that lists their resource)."""
     if not isinstance(value, dict):
         raise OperatorError(f"{show(value)} is not a Pod or pod spec")
     if not isinstance(arg, dict) or not isinstance(arg.get("metadata"), dict):
         raise OperatorError(f"{show(arg)} is not a Node (a mapping with metadata)")
     spec = value["spec"] if isinstance(value.get("spec"), dict) else value
-    name = text(arg["metadata"].get("name"))
-    labels = {str(k): text(v) for k, v in mapping(arg["metadata"].get("labels")).items()}
-    wanted = text(spec.get("nodeName"))
-    if wanted and wanted != name:
+    pod = _PLACEMENTS.one(lambda: _placement(spec), spec)
+    node = _NODE_VIEWS.one(lambda: _node_view(arg), arg)
+    if pod.node_name and pod.node_name != node.name:
         return False
-    if any(labels.get(str(k)) != text(v) for k, v in mapping(spec.get("nodeSelector")).items()):
+    labels = node.labels
+    if any(labels.get(k) != v for k, v in pod.selector):
         return False
-    required = mapping(mapping(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
-    if isinstance(required, dict):
-        raw = [t for t in items(required.get("nodeSelectorTerms")) if isinstance(t, dict)]
-        if not any(term.matches(labels, name) for term in compile_terms(raw)):
-            return False
-    taints = filter_taints(mapping(arg.get("spec")).get("taints"))
-    if wanted:  # bound by spec.nodeName, it skips the scheduler: NoSchedule keeps off only what the scheduler places
+    if pod.terms is not None and not any(term.matches(labels, node.name) for term in pod.terms):
+        return False
+    taints = node.taints
+    if pod.node_name:  # bound by spec.nodeName, it skips the scheduler: NoSchedule keeps off only what the scheduler places
         taints = tuple(t for t in taints if t.effect == "NoExecute")
-    return first_untolerated(taints, tolerations_of(spec.get("tolerations"))) is None
+    return first_untolerated(taints, pod.tolerations) is None
 
 
 _ANY = fields.Raw

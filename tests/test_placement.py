@@ -470,3 +470,52 @@ def test_a_kubernetes_object_in_a_message_is_named_not_written_out() -> None:
 
     assert show([pod_spec(), ADMITTING_NODE]) == "[ml/p, gpu-pt-2]"
     assert show({"kind": "Pod", "metadata": {"namespace": 3}}) == "{kind: Pod, metadata: {namespace: 3}}"
+
+
+def test_a_node_tests_only_the_pending_pods_asking_for_its_resource_at_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    """awaited-resource-has-devices tests each pending pod asking for a resource a node lists at 0 devices against that
+    node, once; not the running pods asking for it (a table of them by phase is built once per dump), and not for a
+    resource with devices."""
+    import dataclasses
+
+    from rules.errors import Source
+    from rules.evaluate import evaluate
+    from rules.loader import load_policies
+    from rules.operators import OPERATORS
+    from rules.packtest import BUILTIN_DIR
+    from rules.reader import Dump, KObject
+
+    calls: list[tuple[str, str]] = []
+    real = OPERATORS["admitsNode"].test
+
+    def counted(pod: Any, node: Any) -> bool:
+        calls.append((pod["metadata"]["name"], node["metadata"]["name"]))
+        return bool(real(pod, node))
+
+    monkeypatch.setitem(OPERATORS, "admitsNode", dataclasses.replace(OPERATORS["admitsNode"], test=counted))
+    gpus = {"limits": {"nvidia.com/gpu": 1}}
+    zero = [taint_node(f"pt-{i}", labels={"nvidia.com/gpu.present": "true"}) for i in range(3)]
+    for n in zero:
+        n["status"] = {"capacity": {"nvidia.com/gpu": "0"}, "allocatable": {"nvidia.com/gpu": "0"}}
+    full = taint_node("c-0", labels={"nvidia.com/gpu.present": "true"})
+    full["status"] = {"capacity": {"nvidia.com/gpu": "8"}, "allocatable": {"nvidia.com/gpu": "8"}}
+
+    def pod(name: str, phase: str, **spec: Any) -> dict[str, Any]:
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": "ml"},
+            "spec": {"containers": [{"name": "c", "resources": gpus}], **spec},
+            "status": {"phase": phase},
+        }
+
+    running = [pod(f"run-{i}", "Running", nodeName="c-0") for i in range(40)]
+    pending = [pod("wait-any", "Pending"), pod("wait-c-0", "Pending", nodeSelector={"kubernetes.io/hostname": "c-0"})]
+    objects = [*zero, full, *running, *pending]
+    dump = Dump(objects=[KObject(o, Source("d.json", 1, 1, i)) for i, o in enumerate(objects)])
+    policies = load_policies([str(BUILTIN_DIR / "gpu-operator")]).select(["gpu-nodes"], ["awaited-resource-has-devices"], [])
+    report = evaluate(dump, policies)
+    assert sorted(calls) == sorted((p, n) for p in ("wait-any", "wait-c-0") for n in ("pt-0", "pt-1", "pt-2"))
+    said = {o.ref.name: (r.result, r.message) for o in report.objects for r in o.results}
+    assert said["pt-1"][0] == "warn" and "pending pod(s) ml/wait-any ask for it" in said["pt-1"][1]
+    assert said["c-0"][0] == "skip"
