@@ -1000,7 +1000,7 @@ def test_an_unknown_operator_lists_the_operators() -> None:
     still gets its "did you mean"."""
     err = refused(_one_rule("node {name}", '{path: "$.metadata.name", oneOf: [a, b]}'))
     assert err.path == "spec.rules[0].assert.oneOf"
-    assert err.reason.startswith("unknown field 'oneOf'; an assertion's operators are contains, count,")
+    assert err.reason.startswith("unknown field 'oneOf'; an assertion's operators are admitsNode, contains, count,")
     assert err.reason.endswith("versionLt (and all, any, not, forEach)")
     typo = refused(_one_rule("node {name}", '{path: "$.metadata.name", equal: a}'))
     assert typo.reason == "unknown field 'equal' here; did you mean 'equals'?"
