@@ -390,12 +390,18 @@ def _refuse_deep_items(data: Any) -> bool:
     return bool(deep) and not _too_deep(data)
 
 
-def _json_objects_of(data: Any, source: Source, lines: list[int], dump: Dump, checked: bool = False) -> None:
+def _json_objects_of(
+    data: Any, source: Source, lines: list[int], dump: Dump, checked: bool = False, text: str | bytes | None = None
+) -> None:
     """``_objects_of`` for one parsed JSON value (whole: JSON cut short does not parse), once its nesting is
     checked (unless ``checked`` already): too deep, it is refused, or only its too-deep items are
-    (``_refuse_deep_items``)."""
+    (``_refuse_deep_items``); with the value's ``text``, the refusal says the line and column that go too deep."""
     if not checked and _too_deep(data) and not _refuse_deep_items(data):
-        dump.errors.append(InputError(source, f"nesting deeper than {MAX_DEPTH} levels", _deep_path(data)))
+        place = _deep_place(text) if text is not None else None
+        if place is not None:  # trial 81: a pretty-printed document too deep at line 106 was placed at line 1
+            source = dataclasses.replace(source, line=place[0])
+        where = f": line {place[0]}, column {place[1]} opens level {MAX_DEPTH + 1}" if place else ""
+        dump.errors.append(InputError(source, f"nesting deeper than {MAX_DEPTH} levels{where}", _deep_path(data)))
         return
     _objects_of(data, source, lines, dump, whole=True)
 
@@ -672,7 +678,7 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
     # the value's own line: blank lines before it (a code block or terminal paste read at its lines) count
     head = text[: len(text) - len(text.lstrip())]
     first = 1 + (head.count(b"\n") if isinstance(head, bytes) else head.count("\n"))
-    _json_objects_of(data, Source(name, 1, first), lines, dump, checked=apart is not None)
+    _json_objects_of(data, Source(name, 1, first), lines, dump, checked=apart is not None, text=text)
     return dump
 
 

@@ -37,7 +37,12 @@ def test_deeply_nested_json_is_an_input_error_not_a_crash() -> None:
     # One object too deep: the path of the list one level too deep (trial 79: the error had no path nor column).
     one = b'{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}, "data": ' + b"[" * 150 + b"]" * 150 + b"}"
     [err] = parse_bytes(one, "deep150.json").errors
-    assert (err.reason, err.path) == (f"nesting deeper than {MAX_DEPTH} levels", "$.data" + "[0]" * 99)
+    place = f": line 1, column 177 opens level {MAX_DEPTH + 1}"
+    assert (err.reason, err.path) == (f"nesting deeper than {MAX_DEPTH} levels{place}", "$.data" + "[0]" * 99)
+    # pretty-printed, the line that goes too deep (trial 81: placed at line 1)
+    pretty = orjson.dumps(orjson.loads(one), option=orjson.OPT_INDENT_2)
+    [err] = parse_bytes(pretty, "deep150.json").errors
+    assert (err.source.line, err.reason) == (106, f"nesting deeper than {MAX_DEPTH} levels: line 106, column 201 opens level 101")
 
 
 def test_damaged_zip_member_is_an_input_error_and_other_members_are_read() -> None:
@@ -247,7 +252,8 @@ def test_one_too_deep_list_item_is_refused_alone_at_its_line() -> None:
         )
     # too deep outside the items: the document is refused whole, as before
     whole = parse_bytes(orjson.dumps({"kind": "List", "metadata": _nested(150), "items": nodes[:3]}), "deep.json")
-    assert (whole.objects, [e.reason for e in whole.errors]) == ([], [f"nesting deeper than {MAX_DEPTH} levels"])
+    where = f"nesting deeper than {MAX_DEPTH} levels: line 1, column 522 opens level {MAX_DEPTH + 1}"
+    assert (whole.objects, [(e.reason, e.path) for e in whole.errors]) == ([], [(where, "$.metadata" + ".x" * 99)])
 
 
 def test_a_json_integer_of_more_digits_than_python_reads_is_an_input_error_not_a_traceback() -> None:
