@@ -203,19 +203,24 @@ def test_a_vm_node_left_prepared_while_sandbox_workloads_are_off_is_sent_to_the_
         "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p "
         '\'{"spec":{"sandboxWorkloads":{"enabled":true}}}\''
     )
+    # trial 81: a fix that turns the node to containers names the VMs that run on it
+    vms = " (VirtualMachineInstance(s) vms/vm-a10 run on it now: once it serves containers, no VM gets a GPU there)"
     [resource] = _fixes(dump, "resource-class-matches-workload").values()
     assert resource.startswith(patch + "  # if the node is meant for the vm-passthrough workload its label asks")
     assert "--overwrite nvidia.com/gpu.workload.config=vm-passthrough" not in resource
-    assert resource.endswith("kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-")
+    assert resource.endswith(
+        f"for containers instead{vms}, remove the label and the operator relabels the node: kubectl label node gpu-pt-1"
+        " nvidia.com/gpu.workload.config-"
+    )
     [labels] = _fixes(dump, "deploy-labels-match-workload").values()
     assert labels.startswith(
         "First decide what the node is for: ClusterPolicy cluster-policy has spec.sandboxWorkloads.enabled=false, so "
         "the operator ignores nvidia.com/gpu.workload.config=vm-passthrough (gpu-nodes/label-ignored-sandbox-disabled)."
         f" If it should run VMs, enable sandbox workloads and change nothing on the node: {patch}. If it should run "
-        "containers, remove that label: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-. "
+        f"containers{vms}, remove that label: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-. "
     )
     [ignored] = _fixes(dump, "label-ignored-sandbox-disabled", "warn").values()
-    assert ignored == f"{patch}  # or drop the label: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-"
+    assert ignored == f"{patch}  # or drop the label{vms}: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-"
 
 
 def test_a_left_over_device_plugin_resource_gets_no_host_check_of_its_class() -> None:
@@ -303,9 +308,29 @@ def test_a_deploy_label_fix_first_offers_the_workload_the_node_serves() -> None:
             "status": {"capacity": {"nvidia.com/gpu": "2"}, "allocatable": {"nvidia.com/gpu": "2"}},
         },
     ]
-    dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate(objects)])
+    kubevirt = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "KubeVirt",
+        "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+        "spec": {"configuration": {"developerConfiguration": {"featureGates": ["GPU"]}}},
+        "status": {"observedKubeVirtVersion": "v1.3.1"},
+    }
+    objects[0]["spec"].update(sandboxDevicePlugin={"enabled": True}, vgpuDeviceManager={"enabled": True})
+    dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate([*objects, kubevirt])])
     report = evaluate(dump, load_policies([str(GPU_PACK)]))
-    [fix] = [r.remediation for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
+    said = {r.rule: r for o in report.objects for r in o.results if r.result in ("fail", "warn")}
+    # trial 81: the message said the container operands were "scheduled on a node that is not prepared for them"
+    assert said["deploy-labels-match-workload"].message.endswith(
+        "its effective workload is vm-vgpu, while the node advertises only container GPU resources (nvidia.com/gpu): its"
+        " workload label or these deploy labels are wrong (the operator deletes them when it reconciles the node; see"
+        " the remediation)."
+    )
+    # trial 81: KubeVirt was told the GPU Operator "creates the vGPUs" where no vGPU is advertised or asked for
+    assert (
+        "while node(s) gpu-c-2 are labelled nvidia.com/gpu.workload.config=vm-vgpu, where the GPU Operator's"
+        " vgpu-device-manager creates the vGPUs (none is advertised or asked for in the dump yet): "
+    ) in said["mediated-devices-left-to-gpu-operator"].message
+    fix = said["deploy-labels-match-workload"].remediation
     assert fix.startswith(
         "First see whether the workload label is the mistake: the node advertises container GPU resources (nvidia.com/gpu),"
         " not those of nvidia.com/gpu.workload.config=vm-vgpu. If it should stay container, label it so and change"
