@@ -234,6 +234,8 @@ def test_a_left_over_device_plugin_resource_gets_no_host_check_of_its_class() ->
         " capacity 0 about five minutes after it stopped"
     )
     assert fixes["gpu-c-1"].endswith("# then on the host: dmesg | grep -i xid and nvidia-smi -q")
+    # one pod's log: the MPS control daemon's pod matched "device-plugin" too (trial 81)
+    assert "spec.nodeName=gpu-c-1 | grep -m1 nvidia-device-plugin-daemonset)  #" in fixes["gpu-c-1"]
 
 
 def test_an_unpermitted_vm_device_is_corrected_where_the_vm_can_be_changed() -> None:
