@@ -17,6 +17,7 @@ from rules import packtest
 from rules.evaluate import evaluate
 from rules.loader import load_policies
 from rules.reader import read_paths
+from rules.report import Report
 
 PACKS = packtest.builtin_packs()
 CASES = [(pack.name, case) for pack in PACKS for case in packtest.run_pack_tests(pack)]
@@ -152,36 +153,40 @@ def _fixes(dump: str, rule: str, result: str = "fail") -> dict[str, str]:
     return {o.ref.name: r.remediation for o in report.objects for r in o.results if r.rule == rule and r.result == result}
 
 
+def _sandbox_cluster(node: str, labels: dict[str, str], resources: dict[str, str], *more: dict[str, Any]) -> Report:
+    """The pack's report on a ClusterPolicy enabling sandbox workloads (its sandbox device plugin and vGPU device manager
+    too), one GPU node with ``labels`` advertising ``resources``, and ``more`` objects."""
+    from rules.errors import Source
+    from rules.reader import Dump, KObject
+
+    policy = {
+        "apiVersion": "nvidia.com/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "cp"},
+        "spec": {
+            "sandboxWorkloads": {"enabled": True},
+            "sandboxDevicePlugin": {"enabled": True},
+            "vgpuDeviceManager": {"enabled": True},
+        },
+    }
+    gpu_node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": node, "labels": {"nvidia.com/gpu.present": "true", **labels}},
+        "status": {"capacity": resources, "allocatable": resources},
+    }
+    objects = [policy, gpu_node, *more]
+    return evaluate(
+        Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate(objects)]), load_policies([str(GPU_PACK)])
+    )
+
+
 def test_a_deploy_label_fix_adds_the_labels_its_message_names_and_no_other() -> None:
     """Trial 67: a vm-passthrough node lacking its deploy labels was told it lacks sandbox-device-plugin,
     sandbox-validator and vfio-manager, and the fix added kata-manager and cc-manager too (labels the rule does not
     judge: GPU Operator v23.3.0 does not write them)."""
-    from rules.errors import Source
-    from rules.reader import Dump, KObject
-
-    objects = [
-        {
-            "apiVersion": "nvidia.com/v1",
-            "kind": "ClusterPolicy",
-            "metadata": {"name": "cp"},
-            "spec": {"sandboxWorkloads": {"enabled": True}},
-        },
-        {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {
-                "name": "gpu-pt-1",
-                "labels": {
-                    "nvidia.com/gpu.present": "true",
-                    "nvidia.com/gpu.workload.config": "vm-passthrough",
-                    "feature.node.kubernetes.io/pci-10de.present": "true",
-                },
-            },
-            "status": {"capacity": {"nvidia.com/GA102GL_A10": "1"}, "allocatable": {"nvidia.com/GA102GL_A10": "1"}},
-        },
-    ]
-    dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate(objects)])
-    report = evaluate(dump, load_policies([str(GPU_PACK)]))
+    labels = {"nvidia.com/gpu.workload.config": "vm-passthrough", "feature.node.kubernetes.io/pci-10de.present": "true"}
+    report = _sandbox_cluster("gpu-pt-1", labels, {"nvidia.com/GA102GL_A10": "1"})
     [(message, fix)] = [
         (r.message, r.remediation) for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"
     ]
@@ -284,32 +289,9 @@ def test_an_extended_resource_fix_is_true_of_the_container_it_names() -> None:
 def test_a_deploy_label_fix_first_offers_the_workload_the_node_serves() -> None:
     """Trial 80: a container node relabelled vm-vgpu by mistake (its resources and deploy labels still container's) was
     given only the loops that convert it to a vGPU node by hand."""
-    from rules.errors import Source
-    from rules.reader import Dump, KObject
-
     container = ["driver", "gpu-feature-discovery", "container-toolkit", "device-plugin", "dcgm", "dcgm-exporter"]
     container += ["node-status-exporter", "operator-validator"]
-    objects = [
-        {
-            "apiVersion": "nvidia.com/v1",
-            "kind": "ClusterPolicy",
-            "metadata": {"name": "cp"},
-            "spec": {"sandboxWorkloads": {"enabled": True}},
-        },
-        {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {
-                "name": "gpu-c-2",
-                "labels": {
-                    "nvidia.com/gpu.present": "true",
-                    "nvidia.com/gpu.workload.config": "vm-vgpu",
-                    **{f"nvidia.com/gpu.deploy.{o}": "true" for o in container},
-                },
-            },
-            "status": {"capacity": {"nvidia.com/gpu": "2"}, "allocatable": {"nvidia.com/gpu": "2"}},
-        },
-    ]
+    labels = {"nvidia.com/gpu.workload.config": "vm-vgpu", **{f"nvidia.com/gpu.deploy.{o}": "true" for o in container}}
     kubevirt = {
         "apiVersion": "kubevirt.io/v1",
         "kind": "KubeVirt",
@@ -317,9 +299,7 @@ def test_a_deploy_label_fix_first_offers_the_workload_the_node_serves() -> None:
         "spec": {"configuration": {"developerConfiguration": {"featureGates": ["GPU"]}}},
         "status": {"observedKubeVirtVersion": "v1.3.1"},
     }
-    objects[0]["spec"].update(sandboxDevicePlugin={"enabled": True}, vgpuDeviceManager={"enabled": True})
-    dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate([*objects, kubevirt])])
-    report = evaluate(dump, load_policies([str(GPU_PACK)]))
+    report = _sandbox_cluster("gpu-c-2", labels, {"nvidia.com/gpu": "2"}, kubevirt)
     said = {r.rule: r for o in report.objects for r in o.results if r.result in ("fail", "warn")}
     # trial 81: the message said the container operands were "scheduled on a node that is not prepared for them"
     assert said["deploy-labels-match-workload"].message.endswith(

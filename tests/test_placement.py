@@ -391,6 +391,15 @@ spec:
 ADMITTING_NODE = taint_node("gpu-pt-2", DEDICATED, labels={"nvidia.com/gpu.workload.config": "vm-passthrough"})
 
 
+CONTAINER_TERM = {"matchExpressions": [{"key": "nvidia.com/gpu.workload.config", "operator": "In", "values": ["container"]}]}
+PT_2_BY_NAME = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["gpu-pt-2"]}]}
+
+
+def required(*terms: dict[str, Any]) -> dict[str, Any]:
+    """A pod's affinity requiring one of ``terms`` (nodeSelectorTerms, ORed)."""
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}}
+
+
 def pod_spec(**spec: Any) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml"}, "spec": spec}
 
@@ -406,45 +415,8 @@ def pod_spec(**spec: Any) -> dict[str, Any]:
         ({"nodeName": "gpu-pt-1", "tolerations": [{"operator": "Exists"}]}, False),
         ({"nodeName": "gpu-pt-2"}, True),  # bound by nodeName: no scheduler, whose NoSchedule taint it ignores
         ({"nodeName": "gpu-pt-2", "nodeSelector": {"kubernetes.io/hostname": "gpu-pt-1"}}, False),
-        (
-            {
-                "tolerations": [{"operator": "Exists"}],
-                "affinity": {
-                    "nodeAffinity": {
-                        "requiredDuringSchedulingIgnoredDuringExecution": {
-                            "nodeSelectorTerms": [
-                                {
-                                    "matchExpressions": [
-                                        {"key": "nvidia.com/gpu.workload.config", "operator": "In", "values": ["container"]}
-                                    ]
-                                },
-                            ]
-                        }
-                    }
-                },
-            },
-            False,
-        ),
-        (
-            {
-                "tolerations": [{"operator": "Exists"}],
-                "affinity": {
-                    "nodeAffinity": {
-                        "requiredDuringSchedulingIgnoredDuringExecution": {
-                            "nodeSelectorTerms": [
-                                {
-                                    "matchExpressions": [
-                                        {"key": "nvidia.com/gpu.workload.config", "operator": "In", "values": ["container"]}
-                                    ]
-                                },
-                                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["gpu-pt-2"]}]},
-                            ]
-                        }
-                    }
-                },
-            },
-            True,
-        ),
+        ({"tolerations": [{"operator": "Exists"}], "affinity": required(CONTAINER_TERM)}, False),
+        ({"tolerations": [{"operator": "Exists"}], "affinity": required(CONTAINER_TERM, PT_2_BY_NAME)}, True),
     ],
 )
 def test_admits_node_follows_kube_schedulers_node_filters(spec: dict[str, Any], expected: bool) -> None:
