@@ -4,6 +4,7 @@ itself (rules/packtest.py) on small packs built in tmp_path."""
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 import time
@@ -1021,6 +1022,53 @@ status:
     ), result.message
 
 
+def test_a_feature_gate_is_added_by_a_merge_patch_of_the_whole_list() -> None:
+    """Trial 82: a JSON patch adding at developerConfiguration/featureGates/- fails where the CR has no gates yet; the
+    merge patch writes the CR's gates with the one missing."""
+    cp = {
+        "apiVersion": "nvidia.com/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "cp"},
+        "spec": {
+            "sandboxWorkloads": {"enabled": True},
+            "sandboxDevicePlugin": {"enabled": True},
+            "vgpuDeviceManager": {"enabled": True},
+        },
+    }
+
+    def fix(gates: list[str] | None) -> str:
+        from rules.errors import Source
+        from rules.reader import Dump, KObject
+
+        config: dict[str, Any] = {} if gates is None else {"developerConfiguration": {"featureGates": gates}}
+        kubevirt = {
+            "apiVersion": "kubevirt.io/v1",
+            "kind": "KubeVirt",
+            "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+            "spec": {"configuration": config},
+            "status": {"observedKubeVirtVersion": "v1.5.0"},
+        }
+        node = {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": "vgpu-1",
+                "labels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.workload.config": "vm-vgpu"},
+            },
+            "status": {"allocatable": {"nvidia.com/NVIDIA_A10-12Q": "2"}},
+        }
+        dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate([cp, kubevirt, node])])
+        report = evaluate(dump, load_policies([str(GPU_PACK)]))
+        [found] = [r.remediation for o in report.objects for r in o.results if r.rule == "mediated-devices-left-to-gpu-operator"]
+        return found
+
+    patch = "kubectl patch kubevirt -n kubevirt kubevirt --type merge -p "
+    gates = '{"spec":{"configuration":{"developerConfiguration":{"featureGates":[%s]}}}}'
+    assert fix(None) == patch + "'" + gates % '"DisableMDEVConfiguration"' + "'"
+    assert fix([]) == patch + "'" + gates % '"DisableMDEVConfiguration"' + "'"
+    assert fix(["GPU", "HostDevices"]) == patch + "'" + gates % '"GPU","HostDevices","DisableMDEVConfiguration"' + "'"
+
+
 def test_a_fix_that_starts_with_kubectl_pastes_into_a_shell() -> None:
     """Trial 73: fixes mixed commands with prose ("| grep -i nvidia (what runs there ...)", "; then restart ...",
     "clusterpolicies.nvidia.com (no ClusterPolicy in the dump)"), so a pasted fix was a shell syntax error. A fix
@@ -1076,6 +1124,9 @@ def test_a_fix_that_starts_with_kubectl_pastes_into_a_shell() -> None:
         # quotes, no word of the commands ends in ',' or ':', and none starts with '<'
         unquoted = re.sub(r"'[^']*'|\"[^\"]*\"", "Q", fix.split(" # ", 1)[0]).split()
         assert not [w for w in unquoted if w.startswith("<") or (len(w) > 1 and w.endswith((",", ":")))], (where, fix)
+        # every patch a command sends is JSON (a merge patch's document, a JSON patch's list)
+        for patch in re.findall(r"--type (?:merge|json) -p '([^']*)'", fix.split(" # ", 1)[0]):
+            json.loads(patch)
     # the two fixes trial 73 named, as they read now
     report = evaluate(
         read_paths([str(GPU_PACK / "tests" / "dumps" / "mig_node_labelled_vm_passthrough_run_as_container.yaml")]), pack
