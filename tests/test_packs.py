@@ -1069,6 +1069,15 @@ def test_a_feature_gate_is_added_by_a_merge_patch_of_the_whole_list() -> None:
     assert fix(["GPU", "HostDevices"]) == patch + "'" + gates % '"GPU","HostDevices","DisableMDEVConfiguration"' + "'"
 
 
+def test_a_vgpu_config_applied_is_fixed_by_restarting_the_sandbox_device_plugin() -> None:
+    """Trial 82: with vgpu.config.state=success the fix restarted vgpu-device-manager, which changes nothing."""
+    [fix] = _fixes("vgpu_config_applied_plugin_not_restarted.yaml", "vgpu-profile-matches-config").values()
+    assert fix.startswith(
+        "kubectl delete pod -n gpu-operator -l app=nvidia-sandbox-device-plugin-daemonset --field-selector"
+        " spec.nodeName=a10-vgpu-stale  # the plugin reads the vGPU types again when it starts"
+    )
+
+
 def test_a_fix_that_starts_with_kubectl_pastes_into_a_shell() -> None:
     """Trial 73: fixes mixed commands with prose ("| grep -i nvidia (what runs there ...)", "; then restart ...",
     "clusterpolicies.nvidia.com (no ClusterPolicy in the dump)"), so a pasted fix was a shell syntax error. A fix
