@@ -455,6 +455,19 @@ def test_sarif_one_run_per_dump() -> None:
     assert "toolExecutionNotifications" in doc["runs"][1]["invocations"][0]
 
 
+def test_sarif_says_a_dump_nothing_could_be_read_from_was_not_audited() -> None:
+    """Trial 82: a truncated archive read as nothing gave a run with executionSuccessful true and no result, which code
+    scanning takes for a clean dump."""
+    unread = _bad_input(2)
+    unread.objects, unread.objects_read = [], 0
+    doc = json.loads(render(unread, "sarif"))
+    assert not list(sarif_validator().iter_errors(doc))
+    [run] = doc["runs"]
+    assert (run["invocations"][0]["executionSuccessful"], run["results"]) == (False, [])
+    [partly] = check_sarif(render(_bad_input(2), "sarif"))["runs"]  # objects read beside the errors: audited
+    assert partly["invocations"][0]["executionSuccessful"] is True
+
+
 # ----------------------------------------------------------------------------------------- JUnit
 
 
