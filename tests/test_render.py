@@ -1119,6 +1119,20 @@ def test_markdown_of_findings_only_names_one_skip_note() -> None:
     assert markdown.skip_lines(lab.filtered(None, "high")) == whole
 
 
+def test_a_markdown_batch_keeps_its_room_for_the_dumps_with_findings() -> None:
+    """Trial 82: in a nightly batch, a clean dump's skip notes filled the message, and the failing dump after it was
+    "1 more dump not shown". A dump without findings gets its summary line alone."""
+    clean = synthetic(3, word="pass")
+    clean.name = "clean.tar.gz"
+    clean.notes = [f"skipped: reason number {i} " + "y" * 280 for i in range(12)]
+    failing = synthetic(2, message_len=50)
+    failing.name = "failing.tar.gz"
+    text = render_many([clean, failing], "markdown")
+    assert "### clean.tar.gz\n**verdict**: 3 objects judged (3 read) · 3 pass · 0 fail · 0 warn · 0 error · 0 skip\n\n###" in text
+    assert "reason number" not in text
+    assert "object-00001: xxxx" in text and "not shown" not in text
+
+
 def test_markdown_without_a_limit_names_every_note_whole() -> None:
     """Trial 79: ``limit=0`` (no cut) with ``results=fail,warn`` named one skip note of eleven and cut notes at 300
     characters."""
