@@ -1387,7 +1387,7 @@ def _gunzip(data: bytes, name: str, budget: Budget) -> bytes:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
             raw = fh.read(budget.left + 1)
     except (OSError, EOFError, zlib.error) as exc:
-        raise DumpError(name, f"broken gzip stream: {exc}") from None
+        raise DumpError(name, _broken_gzip(exc)) from None
     budget.charge(len(raw), name)
     return raw
 
@@ -1496,7 +1496,7 @@ def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
     except DumpError:
         raise
     except (OSError, EOFError, zlib.error) as exc:
-        raise DumpError(name, f"broken gzip stream: {exc}") from None
+        raise DumpError(name, _broken_gzip(exc)) from None
     except tarfile.TarError as exc:
         raise DumpError(name, f"broken tar archive: {exc}") from None
 
@@ -1538,6 +1538,15 @@ def _cut_short(name: str, listed: list[tuple[str, bool, bool]], whole: bool) -> 
         told = f"after {_member_name(listed[-1][0])}: its {n} up to it {verb} whole; any file after it is missing"
     again = "(download or copy the archive again for the whole dump)"
     return InputError(Source(name), f"the archive ends early (its gzip stream is cut short), {told} {again}")
+
+
+def _broken_gzip(exc: BaseException) -> str:
+    """Why a gzip stream cannot be read; one that ends before its end is said to be cut short, as an archive whose
+    members are cut is (trial 82: a .tar.gz cut after 60 bytes said only "Compressed file ended before the
+    end-of-stream marker was reached")."""
+    if isinstance(exc, EOFError):
+        return f"broken gzip stream: {exc} (the file is cut short: download or copy it again)"
+    return f"broken gzip stream: {exc}"
 
 
 def _links_not_followed(dump: Dump, name: str, links: list[str]) -> Dump:

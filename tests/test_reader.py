@@ -553,6 +553,15 @@ def test_missing_path_is_a_dump_error_naming_it(tmp_path: Path) -> None:
 def test_broken_archives_are_dump_errors() -> None:
     with pytest.raises(DumpError, match="broken gzip stream"):
         parse_bytes(b"\x1f\x8b\x08\x00garbage", "dump.yaml.gz")
+    # cut short before its first member is whole: said so (trial 82)
+    whole = gzip.compress(b"apiVersion: v1\nkind: Node\nmetadata: {name: n}\n" * 50)
+    for name in ("dump.yaml.gz", "dump.tar.gz"):
+        with pytest.raises(DumpError) as cut:
+            parse_bytes(whole[:30], name)
+        assert str(cut.value).endswith(
+            "broken gzip stream: Compressed file ended before the end-of-stream marker was reached (the file is cut"
+            " short: download or copy it again)"
+        )
     with pytest.raises(DumpError, match="broken zip archive"):
         parse_bytes(b"PK\x03\x04garbage", "dump.zip")
 
