@@ -247,11 +247,24 @@ def test_a_left_over_device_plugin_resource_gets_no_host_check_of_its_class() ->
 def test_an_unpermitted_vm_device_is_corrected_where_the_vm_can_be_changed() -> None:
     """Trial 80: device-name-permitted's fix said to correct deviceName in the VirtualMachineInstance, whose spec
     cannot be updated; its VirtualMachine is edited and restarted, a VMI no VirtualMachine owns replaced."""
-    fixes = _fixes("running_vmi_asking_an_unpermitted_vgpu.yaml", "device-name-permitted")
+    dump = read_paths([str(GPU_DUMPS / "running_vmi_asking_an_unpermitted_vgpu.yaml")])
+    report = evaluate(dump, load_policies([str(GPU_PACK)]))
+    fixes = {
+        (o.ref.kind, o.ref.name): r.remediation
+        for o in report.objects
+        for r in o.results
+        if r.rule == "device-name-permitted" and r.result == "fail"
+    }
+    vm = fixes.pop(("VirtualMachine", "vm-vgpu"))
     permits = (
         "kubectl edit kubevirt -n kubevirt kubevirt  # spec.configuration.permittedHostDevices; or ask for a permitted name: "
     )
-    assert fixes == {
+    # trial 81: the VM's fix did not say that its running VMI keeps the old spec until it restarts
+    assert vm == permits + (
+        "kubectl edit virtualmachine -n vms vm-vgpu  # in its spec.template, then, if it runs, virtctl restart -n vms"
+        " vm-vgpu: its running VMI keeps the old spec until then"
+    )
+    assert {name: fix for (_, name), fix in fixes.items()} == {
         "vm-vgpu": permits + "kubectl edit virtualmachine -n vms vm-vgpu  # in spec.template (a VMI's spec cannot be"
         " updated), then virtctl restart -n vms vm-vgpu",
         "vmi-alone": permits + "kubectl get vmi -n vms vmi-alone -o yaml > vmi.yaml  # edit vmi.yaml, then kubectl"
