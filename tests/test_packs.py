@@ -1049,6 +1049,8 @@ def test_a_feature_gate_is_added_by_a_merge_patch_of_the_whole_list() -> None:
         },
     }
 
+    said: dict[str, str] = {}
+
     def fix(gates: list[str] | None) -> str:
         from rules.errors import Source
         from rules.reader import Dump, KObject
@@ -1072,7 +1074,13 @@ def test_a_feature_gate_is_added_by_a_merge_patch_of_the_whole_list() -> None:
         }
         dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate([cp, kubevirt, node])])
         report = evaluate(dump, load_policies([str(GPU_PACK)]))
-        [found] = [r.remediation for o in report.objects for r in o.results if r.rule == "mediated-devices-left-to-gpu-operator"]
+        [(message, found)] = [
+            (r.message, r.remediation)
+            for o in report.objects
+            for r in o.results
+            if r.rule == "mediated-devices-left-to-gpu-operator"
+        ]
+        said[found] = message
         return found
 
     patch = "kubectl patch kubevirt -n kubevirt kubevirt --type merge -p "
@@ -1080,6 +1088,10 @@ def test_a_feature_gate_is_added_by_a_merge_patch_of_the_whole_list() -> None:
     assert fix(None) == patch + "'" + gates % '"DisableMDEVConfiguration"' + "'"
     assert fix([]) == patch + "'" + gates % '"DisableMDEVConfiguration"' + "'"
     assert fix(["GPU", "HostDevices"]) == patch + "'" + gates % '"GPU","HostDevices","DisableMDEVConfiguration"' + "'"
+    # trial 83: a v1.5.0 CR was told that the mediatedDevicesConfiguration.enabled field, when set, wins over the gate
+    assert said[fix(None)].startswith(
+        "KubeVirt kubevirt/kubevirt still manages mediated devices (its feature gates [] lack DisableMDEVConfiguration),"
+    )
 
 
 def test_a_vgpu_config_applied_is_fixed_by_restarting_the_sandbox_device_plugin() -> None:
@@ -1089,6 +1101,36 @@ def test_a_vgpu_config_applied_is_fixed_by_restarting_the_sandbox_device_plugin(
         "kubectl delete pod -n gpu-operator -l app=nvidia-sandbox-device-plugin-daemonset --field-selector"
         " spec.nodeName=a10-vgpu-stale  # the plugin reads the vGPU types again when it starts"
     )
+
+
+def test_a_mig_layout_never_taken_up_is_fixed_for_its_cause() -> None:
+    """Trial 83: a node whose MIG layout mig-manager never took up was given the fix of a layout that failed (the log of
+    a pod that is not there, WITH_REBOOT)."""
+    [running] = _fixes("mig_layout_no_mig_manager_took_up.yaml", "mig-config-applied").values()
+    assert running == (
+        "kubectl get pods -n gpu-operator -o wide -l app=nvidia-mig-manager --field-selector spec.nodeName=a100-never-taken;"
+        " kubectl describe daemonset -n gpu-operator nvidia-mig-manager  # no pod on the node: the DaemonSet's events and"
+        " node selector say why"
+    )
+    [off] = _fixes("mig_layout_with_mig_manager_off.yaml", "mig-config-applied").values()
+    assert off == (
+        'kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p \'{"spec":{"migManager":{"enabled":true}}}\''
+    )
+
+
+def test_a_deploy_label_fix_adds_the_mig_manager_label_its_message_asks_for() -> None:
+    """Trial 83: the message said to add nvidia.com/gpu.deploy.mig-manager, and the fix said the node lacked none of its
+    own labels."""
+    container = ["driver", "gpu-feature-discovery", "container-toolkit", "device-plugin", "dcgm", "dcgm-exporter"]
+    container += ["node-status-exporter", "operator-validator"]
+    labels = {
+        "nvidia.com/gpu.workload.config": "container",
+        "nvidia.com/mig.capable": "true",
+        **{f"nvidia.com/gpu.deploy.{o}": "true" for o in container},
+    }
+    report = _sandbox_cluster("mig-a100-1", labels, {"nvidia.com/gpu": "8"})
+    [fix] = [r.remediation for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
+    assert fix.endswith("stays as it is): kubectl label node mig-a100-1 nvidia.com/gpu.deploy.mig-manager=true")
 
 
 def test_a_fix_that_starts_with_kubectl_pastes_into_a_shell() -> None:
