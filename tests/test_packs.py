@@ -1038,23 +1038,9 @@ status:
 def test_a_feature_gate_is_added_by_a_merge_patch_of_the_whole_list() -> None:
     """Trial 82: a JSON patch adding at developerConfiguration/featureGates/- fails where the CR has no gates yet; the
     merge patch writes the CR's gates with the one missing."""
-    cp = {
-        "apiVersion": "nvidia.com/v1",
-        "kind": "ClusterPolicy",
-        "metadata": {"name": "cp"},
-        "spec": {
-            "sandboxWorkloads": {"enabled": True},
-            "sandboxDevicePlugin": {"enabled": True},
-            "vgpuDeviceManager": {"enabled": True},
-        },
-    }
-
     said: dict[str, str] = {}
 
     def fix(gates: list[str] | None) -> str:
-        from rules.errors import Source
-        from rules.reader import Dump, KObject
-
         config: dict[str, Any] = {} if gates is None else {"developerConfiguration": {"featureGates": gates}}
         kubevirt = {
             "apiVersion": "kubevirt.io/v1",
@@ -1063,17 +1049,8 @@ def test_a_feature_gate_is_added_by_a_merge_patch_of_the_whole_list() -> None:
             "spec": {"configuration": config},
             "status": {"observedKubeVirtVersion": "v1.5.0"},
         }
-        node = {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {
-                "name": "vgpu-1",
-                "labels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.workload.config": "vm-vgpu"},
-            },
-            "status": {"allocatable": {"nvidia.com/NVIDIA_A10-12Q": "2"}},
-        }
-        dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate([cp, kubevirt, node])])
-        report = evaluate(dump, load_policies([str(GPU_PACK)]))
+        labels = {"nvidia.com/gpu.workload.config": "vm-vgpu"}
+        report = _sandbox_cluster("vgpu-1", labels, {"nvidia.com/NVIDIA_A10-12Q": "2"}, kubevirt)
         [(message, found)] = [
             (r.message, r.remediation)
             for o in report.objects
