@@ -41,6 +41,7 @@ from .memo import IdentityMemo
 from .quantity import QuantityError, format_quantity, parse_quantity
 from .schedule.matching import (
     Taint,
+    Term,
     Toleration,
     compile_terms,
     filter_taints,
@@ -572,7 +573,7 @@ class _Placement:
 
     node_name: str
     selector: tuple[tuple[str, str], ...]
-    terms: tuple[Any, ...] | None
+    terms: tuple[Term, ...] | None
     tolerations: tuple[Toleration, ...]
 
 
