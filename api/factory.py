@@ -9,6 +9,7 @@ from typing import Any
 from flask import Flask, Response, request
 
 from rules.exemptions import ExemptionSet, load_exemptions
+from rules.report import counted
 
 from . import auth, metrics, problems
 from . import cache as report_cache
@@ -82,11 +83,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for bp in (evaluate_bp, policies_bp, ops_bp):
         app.register_blueprint(bp)
     log.info(
-        "verdict ready: %d policies, %d rules (generation %d); %d exemptions; auth %s",
-        len(keeper.policies.policies),
-        len(keeper.policies.rules),
+        "verdict ready: %s, %s (generation %d); %s; auth %s",  # trial 84: "1 policies"
+        counted(len(keeper.policies.policies), "policy", "policies"),
+        counted(len(keeper.policies.rules), "rule"),
         keeper.generation,
-        len(exemptions.exemptions),
+        counted(len(exemptions.exemptions), "exemption"),
         "on" if settings["TOKENS"] else "off",
     )
     return app

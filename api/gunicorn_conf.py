@@ -194,6 +194,7 @@ def on_starting(server: Any) -> None:
     """Load the policies in the master; refuse to start when they do not load."""
     from api.store import keep
     from rules.loader import PolicyLoadError
+    from rules.report import counted
 
     if _metrics:
         server.log.info("metrics: the workers count in %s", _metrics)
@@ -207,7 +208,11 @@ def on_starting(server: Any) -> None:
             server.log.error("policy refused: %s", err)
         server.log.error("verdict not started: %d policy error(s)", len(exc.errors))
         raise SystemExit(1) from None
-    server.log.info("policies loaded: %d policies, %d rules", len(keeper.policies.policies), len(keeper.policies.rules))
+    server.log.info(
+        "policies loaded: %s, %s",
+        counted(len(keeper.policies.policies), "policy", "policies"),
+        counted(len(keeper.policies.rules), "rule"),
+    )
 
 
 def on_reload(server: Any) -> None:

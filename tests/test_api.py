@@ -985,6 +985,13 @@ def test_healthz_and_readyz(client: FlaskClient) -> None:
     assert body["status"] == "ready" and body["policies"] == 1 and body["rules"] == 3 and body["generation"] == 1
 
 
+def test_the_ready_log_line_counts_in_words(caplog: pytest.LogCaptureFixture) -> None:
+    """Trial 84: "verdict ready: 1 policies"."""
+    with caplog.at_level(logging.INFO, logger="verdict"):
+        make_app()
+    assert "verdict ready: 1 policy, 3 rules (generation 1); 0 exemptions; auth off" in caplog.text
+
+
 def test_readyz_is_503_without_policies() -> None:
     client = create_app({"POLICY_SET": PolicySet([])}).test_client()
     resp = client.get("/readyz")
