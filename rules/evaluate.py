@@ -25,7 +25,7 @@ from .limits import limit
 from .loader import PolicySet
 from .messages import has_placeholders, substitute
 from .model import Rule
-from .operators import OPERATORS, OperatorError, show
+from .operators import OPERATORS, OperatorError, object_name, show
 from .progress import Progress
 from .quantity import format_quantity
 from .reader import Dump, KObject
@@ -324,6 +324,12 @@ def clip_value(value: Any) -> Any:
         return value
     if isinstance(value, Fraction):
         return format_quantity(value)
+    if isinstance(value, list) and any(isinstance(v, dict) and object_name(v) for v in value):
+        # Kubernetes objects a context holds whole (the pods that wait for a node's resource) are named, as messages
+        # name them, not written out whole in every result (trial 84: a pod's every field in observed)
+        return [object_name(v) or clip_value(v) if isinstance(v, dict) else clip_value(v) for v in value]
+    if isinstance(value, dict) and object_name(value):
+        return object_name(value)
     if isinstance(value, list) and any(isinstance(v, str) and len(v) > MAX_VALUE_CHARS for v in value):
         return [clip(v, MAX_VALUE_CHARS) if isinstance(v, str) else v for v in value]
     if isinstance(value, dict) and any(isinstance(v, str) and len(v) > MAX_VALUE_CHARS for v in value.values()):

@@ -118,7 +118,7 @@ def show(value: Any) -> str:
         more = f", … {len(items) - SHOW_ITEMS} more" if len(items) > SHOW_ITEMS else ""
         return "[" + ", ".join(show(v) for v in items[:SHOW_ITEMS]) + more + "]"
     if isinstance(value, dict):
-        named = _object_name(value)
+        named = object_name(value)
         if named:
             return named
         return "{" + ", ".join(f"{k}: {show(v)}" for k, v in value.items()) + "}"
@@ -127,7 +127,7 @@ def show(value: Any) -> str:
     return str(value)
 
 
-def _object_name(value: dict[str, Any]) -> str:
+def object_name(value: dict[str, Any]) -> str:
     """A Kubernetes object (a mapping with a kind and metadata.name) as messages name it: namespace/name, or its
     name when it has no namespace; "" for any other mapping (a pod a context holds whole is not written out)."""
     meta = value.get("metadata")

@@ -488,6 +488,7 @@ def test_a_node_tests_only_the_pending_pods_asking_for_its_resource_at_zero(monk
     policies = load_policies([str(BUILTIN_DIR / "gpu-operator")]).select(["gpu-nodes"], ["awaited-resource-has-devices"], [])
     report = evaluate(dump, policies)
     assert sorted(calls) == sorted((p, n) for p in ("wait-any", "wait-c-0") for n in ("pt-0", "pt-1", "pt-2"))
-    said = {o.ref.name: (r.result, r.message) for o in report.objects for r in o.results}
+    said = {o.ref.name: (r.result, r.message, r.observed) for o in report.objects for r in o.results}
     assert said["pt-1"][0] == "warn" and "pending pod(s) ml/wait-any ask for it" in said["pt-1"][1]
+    assert said["pt-1"][2] == "ml/wait-any"  # named, not the pod written out (trial 84)
     assert said["c-0"][0] == "skip"
