@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -29,6 +30,7 @@ import orjson
 
 from .loader import PolicyLoadError, PolicySet, load_policies
 from .model import Assertion, Context, Ref
+from .reader import dump_name_problem
 from .render import FORMATS
 
 #: kubectl's words for a resource type it does not know (one ``get`` of several types fails whole on it)
@@ -195,6 +197,15 @@ def served(kubectl: str, flags: list[str]) -> tuple[list[ApiResource], str]:
     return rows, err.strip() if status else ""
 
 
+def fetched_by(
+    flags: list[str], scope: list[str], resources: list[ApiResource], named: Sequence[tuple[ApiResource, str]] = ()
+) -> list[list[str]]:
+    """The kubectl arguments ``fetch`` runs, one list a call."""
+    calls = [[*flags, "get", ",".join(r.argument for r in resources), *scope, "-o", "json"]] if resources else []
+    calls += [[*flags, "get", r.argument, *scope, f"--field-selector=metadata.name={n}", "-o", "json"] for r, n in named]
+    return calls
+
+
 def fetch(
     kubectl: str,
     flags: list[str],
@@ -205,8 +216,7 @@ def fetch(
     """``kubectl get`` of ``resources`` (``scope``: ``-A`` or ``-n NS``) as one JSON ``List``, and of each
     ``(resource, name)`` of ``named`` by ``--field-selector metadata.name=NAME`` (one call each: a field selector
     takes one value), their items added to that List. Raises ``KubectlError`` when kubectl fails."""
-    calls = [[*flags, "get", ",".join(r.argument for r in resources), *scope, "-o", "json"]] if resources else []
-    calls += [[*flags, "get", r.argument, *scope, f"--field-selector=metadata.name={n}", "-o", "json"] for r, n in named]
+    calls = fetched_by(flags, scope, resources, named)
     outputs = []
     for args in calls:
         out, err, status = run_kubectl(kubectl, args)
@@ -336,8 +346,17 @@ def command(
     except KubectlError as exc:
         hint = " (a type went away since api-resources listed it: run again)" if _UNKNOWN_TYPE in exc.stderr else ""
         _fail(f"{client} get failed (exit {exc.status}){hint}", exc)
+    # What was run, and the report named after the cluster it read (trial 85: the report said <stdin>, and nothing
+    # said which kubectl commands fetched the objects).
+    if not params.get("quiet"):
+        for args in fetched_by(flags, scope, [r for r in chosen if r not in by_name], named):
+            click.echo(f"kubectl verdict: ran {shlex.join([client, *args])}", err=True)
+    named_as: list[str] = []
+    if params.get("stdin_name") is None:
+        source = " ".join([client, "get", *([f"--context={context}"] if context else []), *scope])
+        named_as = ["--stdin-name", source] if dump_name_problem(source) is None else []
     with standard_input(dump):
-        verdict.main(["audit", "-", *audit_args], prog_name="kubectl verdict")
+        verdict.main(["audit", "-", *named_as, *audit_args], prog_name="kubectl verdict")
 
 
 def _names_of(resource: ApiResource, wanted: list[KindRead]) -> tuple[str, ...]:

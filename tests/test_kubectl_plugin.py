@@ -209,7 +209,15 @@ def test_the_plugin_fetches_what_the_pack_reads_and_audits_it(kubectl: Kubectl) 
         ("Pod", "ml", "cuda-on-passthrough-node", "fail")
     ]
     assert report["summary"]["objectsRead"] == 19
-    assert report["objects"][0]["source"]["file"] == "<stdin>"
+    # named after what it read, and what it ran said (trial 85: "<stdin>", and no word of the commands)
+    assert report["objects"][0]["source"]["file"] == "kubectl get --context=lab -n ml"
+    assert (
+        f"kubectl verdict: ran kubectl --context=lab get {FETCHED} -n ml -o json\n"
+        "kubectl verdict: ran kubectl --context=lab get configmaps -n ml --field-selector=metadata.name=kubevirt-config"
+        " -o json\n"
+    ) in res.stderr
+    quiet = plugin("--context", "lab", "-q", "--fail-on", "never")
+    assert "kubectl verdict: ran" not in quiet.stderr
     note = (
         "kubectl verdict: note: the cluster serves no HyperConverged (hco.kubevirt.io/*), KubeVirt (kubevirt.io/*), "
         "VirtualMachine (kubevirt.io/*), VirtualMachineInstance (kubevirt.io/*): not fetched\n"
@@ -315,7 +323,7 @@ def test_an_empty_list_is_not_a_clean_cluster(kubectl: Kubectl) -> None:
     res = plugin(*SMALL)
     assert res.exit_code == 2
     assert json.loads(res.stdout)["summary"]["objectsRead"] == 0  # a JSON report of nothing, never a clean one
-    assert "verdict: no Kubernetes object found in <stdin>" in res.stderr
+    assert "verdict: no Kubernetes object found in kubectl get -A" in res.stderr
 
 
 @pytest.mark.parametrize(
