@@ -330,14 +330,15 @@ def command(
         if exc.status == 0:  # kubectl reached the cluster and answered, with no type: not a failure of kubectl's
             _fail(f"{client} api-resources listed no resource type: the cluster serves nothing to fetch", exc)
         _fail(f"{client} api-resources failed (exit {exc.status}): is the cluster reachable with these credentials?", exc)
-    if complaint:
+    quiet = bool(params.get("quiet"))  # audit's -q keeps the plugin's notes off standard error too (trial 85)
+    if complaint and not quiet:
         click.echo(f"kubectl verdict: note: {client} api-resources: {complaint}", err=True)
     chosen = [r for r in resources if any(w.served_by(r) for w in wanted)]
     # A type every reader names exactly is fetched by name; the others whole.
     named = sorted({(r, n) for r in chosen for n in _names_of(r, wanted)}, key=lambda pair: (chosen.index(pair[0]), pair[1]))
     by_name = {r for r, _ in named}
     absent = [str(w) for w in wanted if not any(w.served_by(r) for r in resources)]
-    if absent:
+    if absent and not quiet:
         click.echo(f"kubectl verdict: note: the cluster serves no {', '.join(absent)}: not fetched", err=True)
     if not chosen:
         _fail("the cluster serves none of the kinds the policies read; nothing to audit")
@@ -348,7 +349,7 @@ def command(
         _fail(f"{client} get failed (exit {exc.status}){hint}", exc)
     # What was run, and the report named after the cluster it read (trial 85: the report said <stdin>, and nothing
     # said which kubectl commands fetched the objects).
-    if not params.get("quiet"):
+    if not quiet:
         for args in fetched_by(flags, scope, [r for r in chosen if r not in by_name], named):
             click.echo(f"kubectl verdict: ran {shlex.join([client, *args])}", err=True)
     named_as: list[str] = []
