@@ -148,6 +148,15 @@ def test_a_hostile_device_name_is_answered_at_once() -> None:
     assert results[("vm-regex-device-name", "device-advertised")] == "fail"
 
 
+def _only_result(text: str, rule: str, name: str) -> Any:
+    """The one result of ``rule`` in the pack's report on the dump ``text`` (read as the file ``name``)."""
+    from rules.reader import parse_bytes
+
+    report = evaluate(parse_bytes(text.encode(), name), load_policies([str(GPU_PACK)]))
+    (result,) = [r for o in report.objects for r in o.results if r.rule == rule]
+    return result
+
+
 def _fixes(dump: str, rule: str, result: str = "fail") -> dict[str, str]:
     """The remediations of ``rule``'s ``result`` results on the pack fixture dump ``dump``, by object name."""
     report = evaluate(read_paths([str(GPU_DUMPS / dump)]), load_policies([str(GPU_PACK)]))
@@ -943,7 +952,6 @@ def test_one_patch_enables_every_sandbox_operand_the_vm_nodes_need() -> None:
     """Trial 45: with sandbox workloads on and no operand fields, sandbox-operands-enabled named sandboxDevicePlugin
     alone and its fix patched that alone; the next run failed on vfioManager. The passthrough operands missing are all
     named, and one patch enables every operand the VM nodes need, one both workloads need once."""
-    from rules.reader import parse_bytes
 
     dump = """\
 apiVersion: nvidia.com/v1
@@ -965,8 +973,7 @@ metadata:
   name: vgpu-1
   labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.workload.config: vm-vgpu}
 """
-    report = evaluate(parse_bytes(dump.encode(), "cp.yaml"), load_policies([str(GPU_PACK)]))
-    (result,) = [r for o in report.objects for r in o.results if r.rule == "sandbox-operands-enabled"]
+    result = _only_result(dump, "sandbox-operands-enabled", "cp.yaml")
     assert result.result == "fail"
     # the message names what the passthrough nodes lack (the first assertion that fails); the patch is whole
     assert "does not enable sandboxDevicePlugin and vfioManager (" in result.message
@@ -1008,7 +1015,6 @@ def test_vgpus_advertised_without_the_device_manager_are_not_a_missing_operand()
     """Trial 72: a vm-vgpu node advertising vGPUs with vgpuDeviceManager unset was said to end up with "no vGPU
     devices", and the patch enabled vgpuDeviceManager without the message naming it. vGPUs advertised without the
     operand show their mediated devices made otherwise (as vGPUs without vgpuManager show a host-installed one)."""
-    from rules.reader import parse_bytes
 
     dump = """\
 apiVersion: nvidia.com/v1
@@ -1027,8 +1033,7 @@ metadata:
 status:
   allocatable: {nvidia.com/NVIDIA_A10-12Q: "2"}
 """
-    report = evaluate(parse_bytes(dump.encode(), "cp.yaml"), load_policies([str(GPU_PACK)]))
-    (result,) = [r for o in report.objects for r in o.results if r.rule == "sandbox-operands-enabled"]
+    result = _only_result(dump, "sandbox-operands-enabled", "cp.yaml")
     assert result.result == "pass"
     assert result.message.endswith(
         "it leaves spec.vgpuDeviceManager off, and the vGPUs advertised show their mediated devices made otherwise"
@@ -1227,7 +1232,6 @@ def test_a_clusterpolicy_lacking_several_operands_of_a_workload_says_so_once() -
 def test_a_deploy_label_of_no_meaning_is_set_by_the_fix_the_message_asks_for() -> None:
     """Trial 75: nvidia.com/gpu.deploy.sandbox-device-plugin=paused-for-mig-change (a value of the container device
     plugin's) was to be set to "true" by the message, and the fix added the missing sandbox-validator label alone."""
-    from rules.reader import parse_bytes
 
     node = """\
 apiVersion: v1
@@ -1243,8 +1247,7 @@ metadata:
 status:
   allocatable: {nvidia.com/GA102GL_A10: "0"}
 """
-    report = evaluate(parse_bytes(node.encode(), "node.yaml"), load_policies([str(GPU_PACK)]))
-    (result,) = [r for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
+    result = _only_result(node, "deploy-labels-match-workload", "node.yaml")
     assert result.result == "fail"
     assert "Set it: kubectl label node empty-pt --overwrite nvidia.com/gpu.deploy.sandbox-device-plugin=true" in result.message
     assert result.remediation.endswith(
@@ -1257,7 +1260,6 @@ def test_the_patch_enables_what_the_vgpu_nodes_lack_where_passthrough_is_served_
     """Review: with the vm-passthrough node's device advertised (a plugin installed apart) and a vm-vgpu node serving
     nothing, the message named sandboxDevicePlugin, vgpuManager and vgpuDeviceManager, and the patch left out
     sandboxDevicePlugin, taken as the passthrough workload's to enable."""
-    from rules.reader import parse_bytes
 
     dump = """\
 apiVersion: nvidia.com/v1
@@ -1282,8 +1284,7 @@ metadata:
 status:
   allocatable: {cpu: "8"}
 """
-    report = evaluate(parse_bytes(dump.encode(), "cp.yaml"), load_policies([str(GPU_PACK)]))
-    (result,) = [r for o in report.objects for r in o.results if r.rule == "sandbox-operands-enabled"]
+    result = _only_result(dump, "sandbox-operands-enabled", "cp.yaml")
     assert result.result == "fail"
     assert "does not enable sandboxDevicePlugin and vgpuManager and vgpuDeviceManager (" in result.message
     assert result.remediation.startswith(
