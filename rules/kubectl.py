@@ -200,23 +200,17 @@ def served(kubectl: str, flags: list[str]) -> tuple[list[ApiResource], str]:
 def fetched_by(
     flags: list[str], scope: list[str], resources: list[ApiResource], named: Sequence[tuple[ApiResource, str]] = ()
 ) -> list[list[str]]:
-    """The kubectl arguments ``fetch`` runs, one list a call."""
+    """The kubectl arguments that get ``resources`` (``scope``: ``-A`` or ``-n NS``) in one call, and each
+    ``(resource, name)`` of ``named`` by ``--field-selector metadata.name=NAME`` (one call each: a field selector
+    takes one value); one list a call."""
     calls = [[*flags, "get", ",".join(r.argument for r in resources), *scope, "-o", "json"]] if resources else []
     calls += [[*flags, "get", r.argument, *scope, f"--field-selector=metadata.name={n}", "-o", "json"] for r, n in named]
     return calls
 
 
-def fetch(
-    kubectl: str,
-    flags: list[str],
-    scope: list[str],
-    resources: list[ApiResource],
-    named: Sequence[tuple[ApiResource, str]] = (),
-) -> bytes:
-    """``kubectl get`` of ``resources`` (``scope``: ``-A`` or ``-n NS``) as one JSON ``List``, and of each
-    ``(resource, name)`` of ``named`` by ``--field-selector metadata.name=NAME`` (one call each: a field selector
-    takes one value), their items added to that List. Raises ``KubectlError`` when kubectl fails."""
-    calls = fetched_by(flags, scope, resources, named)
+def fetch(kubectl: str, calls: list[list[str]]) -> bytes:
+    """Run ``calls`` (``fetched_by``'s) and return their objects as one JSON ``List`` (the first call's output as it
+    is when it is the only one). Raises ``KubectlError`` when kubectl fails."""
     outputs = []
     for args in calls:
         out, err, status = run_kubectl(kubectl, args)
@@ -343,14 +337,15 @@ def command(
     if not chosen:
         _fail("the cluster serves none of the kinds the policies read; nothing to audit")
     try:
-        dump = fetch(kubectl, flags, scope, [r for r in chosen if r not in by_name], named)
+        calls = fetched_by(flags, scope, [r for r in chosen if r not in by_name], named)
+        dump = fetch(kubectl, calls)
     except KubectlError as exc:
         hint = " (a type went away since api-resources listed it: run again)" if _UNKNOWN_TYPE in exc.stderr else ""
         _fail(f"{client} get failed (exit {exc.status}){hint}", exc)
     # What was run, and the report named after the cluster it read (trial 85: the report said <stdin>, and nothing
     # said which kubectl commands fetched the objects).
     if not quiet:
-        for args in fetched_by(flags, scope, [r for r in chosen if r not in by_name], named):
+        for args in calls:
             click.echo(f"kubectl verdict: ran {shlex.join([client, *args])}", err=True)
     named_as: list[str] = []
     if params.get("stdin_name") is None:

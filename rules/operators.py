@@ -46,8 +46,9 @@ from .schedule.matching import (
     compile_terms,
     filter_taints,
     first_untolerated,
-    items,
     mapping,
+    node_selector_of,
+    required_terms_of,
     text,
     tolerations_of,
 )
@@ -591,14 +592,12 @@ _NODE_VIEWS: IdentityMemo[_NodeView] = IdentityMemo()
 
 
 def _placement(spec: dict[str, Any]) -> _Placement:
-    required = mapping(mapping(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
-    terms = None
-    if isinstance(required, dict):
-        terms = compile_terms([t for t in items(required.get("nodeSelectorTerms")) if isinstance(t, dict)])
+    """A pod spec's placement, read as the scheduler model reads it (``PodView``)."""
+    raw = required_terms_of(spec)
     return _Placement(
         text(spec.get("nodeName")),
-        tuple((str(k), text(v)) for k, v in mapping(spec.get("nodeSelector")).items()),
-        terms,
+        node_selector_of(spec) or (),
+        None if raw is None else compile_terms(raw),
         tolerations_of(spec.get("tolerations")),
     )
 

@@ -370,6 +370,11 @@ def _deep_place(text: bytes | str) -> tuple[int, int] | None:
     return None
 
 
+def _deep_where(place: tuple[int, int] | None) -> str:
+    """``_deep_place`` as the end of a reason (": line L, column C opens level 101"), "" when not found."""
+    return f": line {place[0]}, column {place[1]} opens level {MAX_DEPTH + 1}" if place else ""
+
+
 class _TooDeep(dict):  # type: ignore[type-arg]
     """In place of a List item that nests too deep: refused on its own (``_objects_of``), keeping the other
     items' places and lines (it counts as an object item, as its text starts like one)."""
@@ -400,8 +405,7 @@ def _json_objects_of(
         place = _deep_place(text) if text is not None else None
         if place is not None:  # trial 81: a pretty-printed document too deep at line 106 was placed at line 1
             source = dataclasses.replace(source, line=place[0])
-        where = f": line {place[0]}, column {place[1]} opens level {MAX_DEPTH + 1}" if place else ""
-        dump.errors.append(InputError(source, f"nesting deeper than {MAX_DEPTH} levels{where}", _deep_path(data)))
+        dump.errors.append(InputError(source, f"nesting deeper than {MAX_DEPTH} levels{_deep_where(place)}", _deep_path(data)))
         return
     _objects_of(data, source, lines, dump, whole=True)
 
@@ -648,8 +652,7 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
                 # well-formed so far, only too deep: say so in JSON's words, not as a YAML syntax error
                 # the place the limit is crossed, not where the parser's own (deeper) limit stopped it (trial 79)
                 place = _deep_place(text)
-                where = f": line {place[0]}, column {place[1]} opens level {MAX_DEPTH + 1}" if place else ""
-                reason = f"JSON nested deeper than {MAX_DEPTH} levels{where}"
+                reason = f"JSON nested deeper than {MAX_DEPTH} levels{_deep_where(place)}"
                 dump.errors.append(InputError(Source(name, 1, place[0] if place else exc.lineno), reason))
                 return dump
             if "unexpected content after document" in str(exc):

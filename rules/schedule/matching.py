@@ -232,6 +232,21 @@ def compile_terms(raw_terms: Any) -> tuple[Term, ...]:
     return tuple(out)
 
 
+def node_selector_of(spec: Mapping[str, Any]) -> tuple[tuple[str, str], ...] | None:
+    """A pod spec's ``nodeSelector`` as sorted (key, value) text pairs; None when it has none."""
+    selector = spec.get("nodeSelector")
+    return tuple(sorted((str(k), text(v)) for k, v in selector.items())) if isinstance(selector, Mapping) and selector else None
+
+
+def required_terms_of(spec: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
+    """A pod spec's required node affinity terms as written (``nodeSelectorTerms``, mappings only); None when it
+    requires no node affinity (an empty list, when it does: it matches no node)."""
+    required = mapping(mapping(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
+    if not isinstance(required, Mapping):
+        return None
+    return [t for t in items(required.get("nodeSelectorTerms")) if isinstance(t, Mapping)]
+
+
 def prefilter_node_names(raw_terms: Sequence[Mapping[str, Any]]) -> set[str] | None:
     """NodeAffinity's PreFilter: when every term pins ``metadata.name`` with ``In``, the union over
     terms of the intersection of those names; None means all nodes. An empty set is the

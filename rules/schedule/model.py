@@ -24,9 +24,9 @@ from .matching import (
     Term,
     Toleration,
     compile_terms,
-    items,
-    mapping,
+    node_selector_of,
     prefilter_node_names,
+    required_terms_of,
     text,
     tolerates_unschedulable,
     tolerations_of,
@@ -82,23 +82,16 @@ class PodView:
     @classmethod
     def of(cls, spec: Mapping[str, Any]) -> PodView:
         """Raises ``EvaluationError`` when a resource quantity cannot be parsed."""
-        selector = spec.get("nodeSelector")
-        pairs = (
-            tuple(sorted((str(k), text(v)) for k, v in selector.items())) if isinstance(selector, Mapping) and selector else None
-        )
-        required = mapping(mapping(spec.get("affinity")).get("nodeAffinity")).get(
-            "requiredDuringSchedulingIgnoredDuringExecution"
-        )
         terms: tuple[Term, ...] | None = None
         prefilter: frozenset[str] | None = None
-        if isinstance(required, Mapping):
-            raw = [t for t in items(required.get("nodeSelectorTerms")) if isinstance(t, Mapping)]
+        raw = required_terms_of(spec)
+        if raw is not None:
             terms = compile_terms(raw)
             names = prefilter_node_names(raw)
             prefilter = None if names is None else frozenset(names)
         return cls(
             text(spec.get("nodeName")),
-            pairs,
+            node_selector_of(spec),
             terms,
             prefilter,
             tolerations_of(spec.get("tolerations")),
