@@ -22,8 +22,12 @@ What is rebuilt, per node (every object carries annotation ``verdict.dev/source:
   memory columns. kubectl prints the pod's totals (sum of containers, or the largest init container,
   plus overhead), so the per-container split and every other resource (GPUs included) are unknown;
   zero columns mean "not set" and are left out.
+- ``Allocated resources``: its Requests column (kubectl's sum over the node's non-terminated pods,
+  ``getPodsTotalRequestsAndLimits``), resources at 0 left out, as annotation ``verdict.dev/allocated-requests``
+  (a JSON object of quantities as printed): the only place describe text gives what the pods take of a GPU or
+  any other extended resource, which the scheduler model counts as the node's requested floor.
 
-Not rebuilt: ``Roles`` (derived from labels), ``Lease``, ``Allocated resources``, ``Events``.
+Not rebuilt: ``Roles`` (derived from labels), ``Lease``, ``Events``.
 
 Errors: a node whose name, labels, taints, ``Unschedulable`` or capacity/allocatable lines cannot be
 read is dropped and reported as one ``InputError`` at the offending line; an unreadable pod row or a
@@ -33,6 +37,7 @@ is the node's 1-based position in the text; lines are those of the original text
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -44,6 +49,8 @@ from rules.report import first_few
 
 SOURCE_KEY = "verdict.dev/source"
 SOURCE_VALUE = "kubectl-describe"
+#: The node's Allocated resources requests, as a JSON object (see the module's docstring).
+ALLOCATED_KEY = "verdict.dev/allocated-requests"
 POD_CONTAINER = "pod-totals"
 
 # Column-0 headers describeNode prints (older releases: Role, ExternalID, Phase).
@@ -96,6 +103,12 @@ _CONDITION = re.compile(
 _POD_ROW = re.compile(
     r"^(?P<ns>\S+)\s+(?P<name>\S+)\s+(?P<cpur>\S+) \([^)]*\)\s+(?P<cpul>\S+) \([^)]*\)"
     r"\s+(?P<memr>\S+) \([^)]*\)\s+(?P<meml>\S+) \([^)]*\)(?:\s+\S+)?$"
+)
+#: A row of Allocated resources: resource, requests, limits, each quantity followed by its share of allocatable
+#: for the resources kubectl prints one for (``cpu  850m (10%)  0 (0%)``; ``nvidia.com/gpu  8  8``); a paste that
+#: lost the trailing limits column keeps its requests.
+_ALLOCATED_ROW = re.compile(
+    r"^(?P<name>[A-Za-z0-9][-A-Za-z0-9_./]*)\s+(?P<requests>\S+)(?: \([^)]*\))?(?:\s+\S+(?: \([^)]*\))?)?$"
 )
 _NODE_INFO = {
     "Machine ID": "machineID",
@@ -344,6 +357,8 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
     metadata: dict[str, Any] = {"name": name, "labels": _labels(s.get("Labels"))}
     annotations = _annotations(s.get("Annotations"))
     annotations[SOURCE_KEY] = SOURCE_VALUE
+    if allocated := _allocated(s.get("Allocated resources")):
+        annotations[ALLOCATED_KEY] = json.dumps(allocated, sort_keys=True)
     metadata["annotations"] = annotations
     if "CreationTimestamp" in s and (ts := _timestamp(s["CreationTimestamp"].value)):
         metadata["creationTimestamp"] = ts
@@ -400,6 +415,19 @@ def _taints(section: _Section | None) -> list[dict[str, str]]:
             taint["effect"] = effect
         taints.append(taint)
     return taints
+
+
+def _allocated(section: _Section | None) -> dict[str, str]:
+    """The non-zero requests of Allocated resources, by resource (its header, separator and note lines, and a
+    row cut short, are not rows: the floor they would give is left out, never guessed)."""
+    if section is None:
+        return {}
+    out: dict[str, str] = {}
+    for _, text in section.body:
+        m = _ALLOCATED_ROW.match(text.strip())
+        if m and m["name"] != "Resource" and is_quantity(m["requests"]) and m["requests"] != "0":
+            out[m["name"]] = m["requests"]
+    return out
 
 
 def _items(section: _Section | None) -> list[Line]:

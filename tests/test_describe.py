@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +188,22 @@ def test_time_sliced_eks_node_gpu_operator_684() -> None:
         "limits": {"memory": "2540Mi"},
     }
     assert resources(pod(pods, "kube-proxy-tx9vr")) == {"requests": {"cpu": "100m"}}
+
+
+def test_allocated_requests_are_kept_on_the_node() -> None:
+    """kubectl's sum of the node's pod requests (Allocated resources), zeros left out; a row whose limits column
+    the paste lost keeps its requests (this fixture's nvidia.com/gpu row)."""
+    (node,), _, _, _ = read("gpu-operator-684_eks-time-slicing_gpu-12.txt")
+    assert json.loads(node["metadata"]["annotations"]["verdict.dev/allocated-requests"]) == {
+        "cpu": "250m",
+        "memory": "10310Mi",
+        "nvidia.com/gpu": "4",
+    }
+    (vgpu,), _, _, _ = read("kubevirt-11135_vgpu-node_grid-p40-1q.txt")
+    assert json.loads(vgpu["metadata"]["annotations"]["verdict.dev/allocated-requests"])["nvidia.com/GRID_P40-1Q"] == "1"
+    # kubectl 1.10 printed one row of four columns and no resource names: nothing is taken from it
+    (old,), _, _, _ = read("k8s-device-plugin-58_kubectl-1.10_capacity-16-allocatable-0.txt")
+    assert "verdict.dev/allocated-requests" not in old["metadata"]["annotations"]
 
 
 def test_oc_describe_nodes_with_two_nodes_gpu_operator_371_331() -> None:

@@ -245,6 +245,59 @@ def test_node_allocatable_defaults_to_capacity() -> None:
     assert p.message == "0/1 nodes are available: 1 Insufficient cpu."
 
 
+def described(name: str, allocated: str | None, **kw: Any) -> dict[str, Any]:
+    """A node as the describe reader writes it: its pods' requests summed by kubectl in an annotation."""
+    n = node(name, **kw)
+    n["metadata"]["annotations"] = {"verdict.dev/source": "kubectl-describe"}
+    if allocated is not None:
+        n["metadata"]["annotations"]["verdict.dev/allocated-requests"] = allocated
+    return n
+
+
+def test_describe_texts_allocated_requests_are_the_nodes_requested_floor() -> None:
+    """Trial 88: pods rebuilt from describe text show CPU and memory only, so a node whose Allocated resources
+    said 8 of its 8 GPUs were taken was modelled with all 8 free, and a pending GPU pod "could be scheduled"."""
+    full = described(
+        "gpu-a",
+        '{"cpu": "16", "memory": "128Gi", "nvidia.com/gpu": "8"}',
+        allocatable={"cpu": "63", "memory": "500Gi", "nvidia.com/gpu": "8"},
+    )
+    half = described("gpu-b", '{"nvidia.com/gpu": "6"}', allocatable={"cpu": "63", "memory": "500Gi", "nvidia.com/gpu": "8"})
+    # a rebuilt pod on gpu-a (CPU only, as describe prints it) and a dump's pod on gpu-b asking 1 GPU: the larger
+    # of kubectl's sum and the dump's pods counts, never both
+    bound = [
+        pod("train-a-0", requests={"cpu": "8"}, node_name="gpu-a", phase="Running"),
+        pod("train-b-0", limits={"nvidia.com/gpu": "1"}, node_name="gpu-b", phase="Running"),
+    ]
+    m = ClusterModel([full, half], bound)
+    assert m.warnings == []
+    assert m.predict(gpu_pod(2)).message == "1/2 nodes are feasible: gpu-b"
+    assert m.predict(gpu_pod(3)).message == "0/2 nodes are available: 2 Insufficient nvidia.com/gpu."
+    # cpu: 16 of 63 taken on gpu-a by kubectl's sum (the rebuilt pod's 8 is within it)
+    assert m.predict(pod(requests={"cpu": "47"})).feasible == ("gpu-a", "gpu-b")
+    assert m.predict(pod(requests={"cpu": "48"})).feasible == ("gpu-b",)
+    # the same nodes without the annotation: all 8 GPUs of gpu-a free
+    plain = ClusterModel([described("gpu-a", None, allocatable={"nvidia.com/gpu": "8"})], [])
+    assert plain.predict(gpu_pod(8)).message == "1/1 nodes are feasible: gpu-a"
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        ("[1, 2]", "not a JSON object"),
+        ("{", "Expecting property name"),
+        ('{"nvidia.com/gpu": "eight"}', "'eight' is not a Kubernetes quantity"),
+    ],
+)
+def test_an_unreadable_allocated_annotation_is_a_warning(raw: str, why: str) -> None:
+    m = ClusterModel([described("gpu-a", raw, allocatable={"nvidia.com/gpu": "8"})], [])
+    (warning,) = m.warnings
+    assert warning.startswith("Node gpu-a: annotation verdict.dev/allocated-requests: ")
+    assert why in warning
+    assert warning.endswith("; its Allocated resources are not counted")
+    assert m.predict(gpu_pod(8)).schedulable
+
+
 def test_non_finite_quantities_are_warnings_not_crashes() -> None:
     """YAML .inf/.nan are floats that no Fraction holds: the bound pod's requests are skipped with a
     warning, the node's value is taken as 0, and the pending pod is predicted normally."""

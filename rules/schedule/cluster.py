@@ -11,17 +11,21 @@ Resource accounting follows ``pkg/scheduler/framework/types.go`` ``NodeInfo``: `
 NodeResourcesFit does not reject it); ``Requested`` summed over the pods bound to the node
 (``spec.nodeName``) whose phase is not Succeeded/Failed (the scheduler's pod informer drops those),
 each pod converted to integers on its own (cpu milli-units, other resources rounded up), and the pod
-count.
+count. A node rebuilt from ``kubectl describe node`` text carries kubectl's own sum of its pods' requests
+(``Allocated resources``, annotation ``verdict.dev/allocated-requests``): its rebuilt pods show CPU and memory
+only, so each resource's requested amount is at least that sum.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
+from ..describe import ALLOCATED_KEY
 from ..errors import EvaluationError
 from ..quantity import QuantityError
 from .matching import (
@@ -94,6 +98,8 @@ class Cluster:
         unschedulable: set[int] = set()
         unsized: set[int] = set()
         allocatable: list[Usage] = []
+        #: Per node, what describe text's Allocated resources says its pods request (see the module's docstring).
+        self._allocated: dict[int, Usage] = {}
         named: dict[str, Mapping[str, Any]] = {}
         for node in nodes:
             name = get_in(node, "metadata", "name")
@@ -134,6 +140,10 @@ class Cluster:
         for pod in pods:
             self._add_pod(pod, used)
         del self._usage_cache
+        for i, floor in self._allocated.items():
+            into = used[i]
+            for name, value in floor.items():
+                into[name] = max(into.get(name, 0), value)
 
         # free[r][i] = allocatable - requested, for nodes with an entry for r (others have 0 free).
         self.free: dict[str, dict[int, int]] = {}
@@ -164,6 +174,7 @@ class Cluster:
         self.taints.append(filter_taints(get_in(node, "spec", "taints")))
         if get_in(node, "spec", "unschedulable") is True:
             unschedulable.add(i)
+        self._add_allocated(i, name, get_in(node, "metadata", "annotations", ALLOCATED_KEY))
         status = mapping(node.get("status"))
         where, raw = "allocatable", status.get("allocatable")
         if raw is None or raw == {}:
@@ -187,6 +198,18 @@ class Cluster:
             if amount == 0 and is_extended(resource):
                 self.registered_empty.setdefault(resource, set()).add(i)
         allocatable.append(scheduler_units(alloc, pods=True))
+
+    def _add_allocated(self, i: int, name: str, raw: Any) -> None:
+        """Node ``i``'s requested floor from describe text's Allocated resources (an annotation the reader wrote)."""
+        if raw is None:
+            return
+        try:
+            sums = json.loads(raw) if isinstance(raw, str) else None
+            if not isinstance(sums, dict):
+                raise ValueError("not a JSON object")
+            self._allocated[i] = scheduler_units({str(k): quantity(v) for k, v in sums.items()})
+        except (ValueError, QuantityError) as err:
+            self.warnings.append(f"Node {name}: annotation {ALLOCATED_KEY}: {err}; its Allocated resources are not counted")
 
     def _add_pod(self, pod: Mapping[str, Any], used: list[Usage]) -> None:
         spec = mapping(mapping(pod).get("spec"))
