@@ -499,14 +499,25 @@ def _all(a: Assertion, plan: PolicyPlan, binding: str | None) -> Check:
 
     def check(scope: Scope) -> Outcome:
         skipped = None
+        explained = None  # the first passing child with an explanation (a `schedulable` that holds): its evidence
         for kid in kids:
             out = kid(scope)
             state = out.state
             if state == "fail":
+                if explained is not None and not out.detail:
+                    out = Outcome(out.state, out.path, out.observed, out._expected, explained.detail, out.message, out.bindings)
                 return _with_message(out, message)
-            if state == "skip" and skipped is None:
-                skipped = out  # a later failure still counts: a skip must not hide it
-        return skipped or passed
+            if state == "skip":
+                if skipped is None:
+                    skipped = out  # a later failure still counts: a skip must not hide it
+            elif explained is None and out.detail:
+                explained = out
+        if skipped is not None:
+            return skipped
+        if explained is None:
+            return passed
+        e = explained
+        return Outcome("pass", e.path, e.observed, e._expected, e.detail, message, e.bindings)
 
     return check
 

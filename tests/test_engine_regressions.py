@@ -441,3 +441,38 @@ def test_what_the_scheduling_model_could_not_read_is_in_the_notes() -> None:
     # no schedulable rule chosen: no model built, no note
     only_labels = evaluate(Dump(objects=objects), load_policies().select(rules=["gpu-nodes/workload-label-valid"]))
     assert not [n for n in only_labels.notes if n.startswith("scheduling model:")]
+
+
+def test_all_keeps_its_passing_childs_detail_for_both_messages(judge) -> None:
+    """Trial 88: workload-schedulable became `all: [schedulable, <the pod's own PodScheduled word>]`; the pass
+    message lost "1/1 nodes are feasible: gpu-a" and the second child's failure could not say it."""
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "gpu-a"},
+        "status": {"allocatable": {"pods": "110", "nvidia.com/gpu": "1"}},
+    }
+
+    def gpu_pod(name: str) -> dict[str, Any]:
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": "ml"},
+            "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+        }
+
+    rule = make_rule(
+        {
+            "all": [
+                {"schedulable": {}},
+                {"path": "$.metadata.name", "notEquals": "held", "message": "{name}: held though {detail}"},
+            ]
+        },
+        match={"kinds": ["Pod"]},
+        message="{name}: {detail}",
+        passMessage="{name} fits: {detail}",
+    )
+    results = judge([node, gpu_pod("free"), gpu_pod("held")], rules=[rule])
+    assert (results[("free", "r")].result, results[("free", "r")].message) == ("pass", "free fits: 1/1 nodes are feasible: gpu-a")
+    held = results[("held", "r")]
+    assert (held.result, held.message) == ("fail", "held: held though 1/1 nodes are feasible: gpu-a")
