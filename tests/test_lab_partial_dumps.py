@@ -393,3 +393,54 @@ def test_rules_about_vgpus_skip_nodes_that_have_none(bare: Report) -> None:
     )
     assert results["lab-container-1"]["vgpu-config-applied"].result == "skip"
     assert results["lab-vgpu-1"]["vgpu-profile-matches-config"].result == "pass"
+
+
+NAMESPACE_ONLY = """
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: bare-taint, namespace: ml-team}
+  spec:
+    containers: [{name: c, image: cuda, resources: {limits: {nvidia.com/gpu: "1"}}}]
+  status:
+    phase: Pending
+    conditions:
+    - type: PodScheduled
+      status: "False"
+      reason: Unschedulable
+      message: >-
+        0/12 nodes are available: 3 node(s) had untolerated taint {nvidia.com/gpu: present}, 9 Insufficient
+        nvidia.com/gpu.
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: cuda-on-a1, namespace: ml-team}
+  spec:
+    nodeName: gpu-node-a1
+    containers: [{name: c, image: cuda, resources: {limits: {nvidia.com/gpu: "1"}}}]
+  status: {phase: Running}
+"""
+
+
+def test_a_namespace_dump_judges_pending_pods_by_the_schedulers_word(policies) -> None:
+    """Trial 88: a user who may list only their namespace got every pending pod as pass (workload-schedulable has
+    no Node to model); each pending pod the scheduler could not place carries its reasons, and the fix says what
+    that user can run."""
+    report = audit_bytes(NAMESPACE_ONLY.encode(), "ml-team.yaml", policies)
+    results = {(o.ref.name, r.rule): r for o in report.objects for r in o.results}
+    bare = results[("bare-taint", "pending-pod-not-unschedulable")]
+    assert bare.result == "fail"
+    assert bare.message == (
+        'Pod ml-team/bare-taint is Pending: kube-scheduler could not place it: "0/12 nodes are available: 3 node(s) had'
+        ' untolerated taint {nvidia.com/gpu: present}, 9 Insufficient nvidia.com/gpu." (its PodScheduled condition).'
+        " The dump holds no Node, so these are the scheduler's own reasons, not a model of the nodes."
+    )
+    assert bare.remediation == (
+        "kubectl describe pod -n ml-team bare-taint  # its Events give the same reasons; to tolerate the taint it names"
+        " (nvidia.com/gpu: present), add a toleration for it: kubectl edit pod -n ml-team bare-taint (a Pod's"
+        " tolerations may be added in place); to have verdict say which node refuses it and why, add the nodes to the"
+        " dump (kubectl get nodes -o yaml, or kubectl describe nodes from someone who may list them)"
+    )
+    assert results[("cuda-on-a1", "pending-pod-not-unschedulable")].result == "skip"
+    assert [o.ref.name for o in report.objects if o.verdict == "fail"] == ["bare-taint"]
