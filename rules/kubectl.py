@@ -8,7 +8,9 @@ flags (``--context``, ``--kubeconfig``, ``--cluster``, ``--user``, ``--as``, ``-
 ``--request-timeout``; ``-n``/``-A`` for ``get``) go to kubectl, every other argument to ``verdict audit``.
 A kind the cluster does not serve (no KubeVirt, no GPU Operator CRDs) is not fetched, and a note says so;
 a kubectl that fails (no cluster, no credentials, a refused ``get``) exits 2 with kubectl's own message,
-never with the audit of an empty dump.
+never with the audit of an empty dump. A ``get`` of several types that RBAC forbids in part (a user who may list
+only their namespace's pods, not the cluster's nodes) is asked again one type a call, and the types refused are
+left out with a note naming each; only when every one is refused does it exit 2.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from .render import FORMATS
 
 #: kubectl's words for a resource type it does not know (one ``get`` of several types fails whole on it)
 _UNKNOWN_TYPE = "the server doesn't have a resource type"
+#: how kubectl prints an API server's 403 (``Error from server (Forbidden): nodes is forbidden: User ...``)
+_FORBIDDEN = "(Forbidden)"
 
 
 class KubectlError(Exception):
@@ -217,6 +221,35 @@ def fetch(kubectl: str, calls: list[list[str]]) -> bytes:
         if status:
             raise KubectlError([kubectl, *args], status, err)
         outputs.append(out)
+    return _joined(kubectl, outputs, calls)
+
+
+def fetch_allowed(kubectl: str, calls: list[list[str]]) -> tuple[bytes, list[list[str]], list[str]]:
+    """Run each of ``calls`` (one type each), leaving out those the API server forbids: the objects of the others
+    as one JSON ``List``, the calls that answered, and kubectl's first line for each refused one. Raises
+    ``KubectlError`` for any other failure, and for the first refusal when every call is refused."""
+    outputs: list[bytes] = []
+    answered: list[list[str]] = []
+    refused: list[str] = []
+    first: KubectlError | None = None
+    for args in calls:
+        out, err, status = run_kubectl(kubectl, args)
+        if status:
+            error = KubectlError([kubectl, *args], status, err)
+            if _FORBIDDEN not in err:
+                raise error
+            first = first or error
+            refused.append(err.strip().splitlines()[0])
+            continue
+        outputs.append(out)
+        answered.append(args)
+    if not outputs:
+        assert first is not None
+        raise first
+    return _joined(kubectl, outputs, answered), answered, refused
+
+
+def _joined(kubectl: str, outputs: list[bytes], calls: list[list[str]]) -> bytes:
     if len(outputs) == 1:
         return outputs[0]
     items: list[Any] = []
@@ -336,12 +369,31 @@ def command(
         click.echo(f"kubectl verdict: note: the cluster serves no {', '.join(absent)}: not fetched", err=True)
     if not chosen:
         _fail("the cluster serves none of the kinds the policies read; nothing to audit")
+    whole = [r for r in chosen if r not in by_name]
+    refused: list[str] = []
     try:
-        calls = fetched_by(flags, scope, [r for r in chosen if r not in by_name], named)
-        dump = fetch(kubectl, calls)
+        calls = fetched_by(flags, scope, whole, named)
+        try:
+            dump = fetch(kubectl, calls)
+        except KubectlError as exc:
+            if _FORBIDDEN not in exc.stderr or len(whole) + len(named) < 2:
+                raise
+            # RBAC refuses some of the types (trial 88: a user of one namespace may not list nodes): one call a type
+            one_each = [c for r in whole for c in fetched_by(flags, scope, [r])] + fetched_by(flags, scope, [], named)
+            dump, calls, refused = fetch_allowed(kubectl, one_each)
     except KubectlError as exc:
         hint = " (a type went away since api-resources listed it: run again)" if _UNKNOWN_TYPE in exc.stderr else ""
+        if _FORBIDDEN in exc.stderr:
+            hint = " (the API server refuses every type these credentials asked for)"
         _fail(f"{client} get failed (exit {exc.status}){hint}", exc)
+    if refused and not quiet:
+        for line in refused:
+            click.echo(f"kubectl verdict: note: not fetched: {line}", err=True)
+        click.echo(
+            "kubectl verdict: note: the rules that read those kinds judge without them and say so; someone who may list"
+            " them can add their kubectl get -o yaml (or kubectl describe nodes) to the dump",
+            err=True,
+        )
     # What was run, and the report named after the cluster it read (trial 85: the report said <stdin>, and nothing
     # said which kubectl commands fetched the objects).
     if not quiet:

@@ -66,6 +66,10 @@ here = pathlib.Path(__file__).parent
 with open(here / "calls.jsonl", "a") as log:
     log.write(json.dumps(sys.argv[1:]) + "\\n")
 verb = next(a for a in sys.argv[1:] if a in ("api-resources", "get"))
+if verb == "get":  # an answer for one type alone, where get-<types>.* is beside it
+    types = sys.argv[sys.argv.index("get") + 1]
+    if any((here / f"get-{{types}}.{{n}}").exists() for n in ("out", "err", "status")):
+        verb = f"get-{{types}}"
 if any(a.startswith("--field-selector") for a in sys.argv[1:]):
     verb = "get-named"
     if not (here / "get-named.out").exists():
@@ -283,7 +287,39 @@ def test_a_refused_get_exits_2_never_a_clean_audit(kubectl: Kubectl) -> None:
     kubectl.answer("get", "", FORBIDDEN, 1)
     res = plugin(*SMALL, "--user", "dev")
     assert (res.exit_code, res.stdout) == (2, "")
-    assert res.stderr.endswith(FORBIDDEN + "kubectl verdict: kubectl get failed (exit 1)\n")
+    assert res.stderr.endswith(
+        FORBIDDEN
+        + "kubectl verdict: kubectl get failed (exit 1) (the API server refuses every type these credentials asked for)\n"
+    )
+
+
+def test_types_rbac_refuses_are_left_out_with_a_note_and_the_rest_audited(kubectl: Kubectl) -> None:
+    """Trial 88: a user who may list only their namespace's objects got "kubectl get failed" for the whole pack,
+    because one get of every type fails on the nodes it may not list."""
+    nodes_forbidden = (
+        'Error from server (Forbidden): nodes is forbidden: User "dev" cannot list resource "nodes" in API group "" at'
+        " the cluster scope\n"
+    )
+    kubectl.answer("get", "", nodes_forbidden, 1)  # the get of every type at once
+    for forbidden in ("nodes", "clusterpolicies.nvidia.com", "runtimeclasses.node.k8s.io"):
+        kubectl.answer(f"get-{forbidden}", "", nodes_forbidden.replace("nodes", forbidden.split(".")[0]), 1)
+    lab = json.loads(lab_list())
+    pods = [o for o in lab["items"] if o["kind"] == "Pod" and o["metadata"].get("namespace") == "ml"]
+    kubectl.answer("get-pods", json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}).encode())
+    for other in FETCHED.split(","):
+        if other not in ("nodes", "pods", "clusterpolicies.nvidia.com", "runtimeclasses.node.k8s.io"):
+            kubectl.answer(f"get-{other}", b'{"apiVersion": "v1", "kind": "List", "items": []}')
+    res = plugin("-n", "ml", "--results", "fail,warn")
+    gets = [c for c in kubectl.calls if "get" in c and not any(a.startswith("--field-selector") for a in c)]
+    assert gets[0] == ["get", FETCHED, "-n", "ml", "-o", "json"]
+    assert [c[1] for c in gets[1:]] == FETCHED.split(",")
+    assert "kubectl verdict: note: not fetched: Error from server (Forbidden): nodes is forbidden: User" in res.stderr
+    assert "kubectl verdict: note: not fetched: Error from server (Forbidden): clusterpolicies is forbidden" in res.stderr
+    assert "kubectl verdict: ran kubectl get pods -n ml -o json\n" in res.stderr
+    assert "kubectl verdict: ran kubectl get nodes" not in res.stderr
+    report = json.loads(res.stdout)
+    assert report["summary"]["objectsRead"] == len(pods) > 0
+    assert {o["kind"] for o in report["objects"]} == {"Pod"}
 
 
 def test_an_api_group_that_does_not_answer_is_noted_and_the_rest_audited(kubectl: Kubectl) -> None:
