@@ -1750,9 +1750,12 @@ _DUMP_START = re.compile(r"(?:---|apiVersion:|kind:|items:|metadata:|\{\s*(?:\"|
 
 def looks_read(head: bytes) -> bool:
     """True when a file whose name says nothing (``member_role`` ``text``) is read: its start (``head``, a few
-    KB) is ``kubectl describe node`` text, or YAML or JSON of objects (``kubectl get -o yaml > nodes.txt``)."""
+    KB) is ``kubectl describe node`` text, or YAML or JSON of objects (``kubectl get -o yaml > nodes.txt``), or
+    ``kubectl describe`` text of another kind (read as an input error that says what to print instead)."""
     text = head[:DESCRIBE_SNIFF_BYTES].decode("utf-8-sig", errors="replace")
-    if describe.looks_like_describe(text):
+    # describe text of another kind is read too, to say what to print instead (trial 88: in a folder, a describe
+    # pod file was "not read: ... nor starting as a dump or describe text", where alone it got that hint)
+    if describe.looks_like_describe(text) or describe.other_describe(text) is not None:
         return True
     for line in text.splitlines():
         stripped = line.strip()

@@ -429,6 +429,26 @@ def test_describe_text_of_a_pod_is_named_with_what_to_print_instead() -> None:
     assert err.reason.startswith("node n1: the t")
 
 
+def test_describe_text_of_a_pod_in_a_folder_gets_the_same_error_as_alone(tmp_path: Path) -> None:
+    """Trial 88: in a folder, a describe pod file was only noted as "not read: ... nor starting as a dump or
+    describe text" (it is describe text), and the hint it gets alone was lost."""
+    (tmp_path / "describe-pod.txt").write_text("Name:         train-big-0\nNamespace:    ml-team\nStatus:       Pending\n")
+    (tmp_path / "notes.txt").write_text("the pods stay Pending since Monday\n")
+    dump = read_path(str(tmp_path))
+    assert [(e.source.file, e.source.line, e.reason) for e in dump.errors] == [
+        (
+            str(tmp_path / "describe-pod.txt"),
+            1,
+            "kubectl describe output of a namespaced object, which verdict does not read (of describe text it reads"
+            " nodes only): print the object with kubectl get <kind> train-big-0 -n ml-team -o yaml (or -o json)",
+        )
+    ]
+    assert dump.notes == [
+        "1 file not read: neither named *.yaml, *.yml, *.json or an archive, nor starting as a dump or describe text"
+        f" ({tmp_path / 'notes.txt'})"
+    ]
+
+
 def test_labels_printed_alone_are_named_with_what_to_print_instead() -> None:
     """A trial audited what kubectl get node -o jsonpath='{.metadata.labels}' prints and read only "no 'kind'"."""
     [err] = parse_text('{"nvidia.com/gpu.present": "true", "kubernetes.io/hostname": "n1"}', "labels.json").errors
