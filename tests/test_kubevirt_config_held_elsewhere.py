@@ -43,6 +43,8 @@ def _docs(name: str) -> list[dict]:
 
 
 HCO_EDIT = "kubectl edit hyperconverged -n openshift-cnv kubevirt-hyperconverged"
+#: device-name-permitted's fix: the VM's own edit first, then the permit (trial 87)
+OR_PERMIT = "; or, where a node advertises the name it asks for, permit that name: "
 
 
 def test_a_kubevirt_cr_owned_by_hco_is_fixed_in_the_hyperconverged_cr() -> None:
@@ -59,9 +61,9 @@ def test_a_kubevirt_cr_owned_by_hco_is_fixed_in_the_hyperconverged_cr() -> None:
         f"usbHostDevices[]; then kubectl get kubevirt -n openshift-cnv {kv} -o yaml shows what HCO wrote"
     )
     assert fixes[("a40-training", "device-name-permitted")] == (
-        f"{HCO_EDIT}  # spec.permittedHostDevices (HCO copies it into the KubeVirt CR and overwrites edits made there)"
-        "; or ask for a permitted name: kubectl get vmi -n ml a40-training -o yaml > vmi.yaml  # edit vmi.yaml, then "
-        "kubectl replace --force -f vmi.yaml (a VMI's spec cannot be updated)"
+        "kubectl get vmi -n ml a40-training -o yaml > vmi.yaml  # edit vmi.yaml, then kubectl replace --force -f vmi.yaml"
+        f" (a VMI's spec cannot be updated){OR_PERMIT}{HCO_EDIT}  # spec.permittedHostDevices (HCO copies it into the"
+        " KubeVirt CR and overwrites edits made there)"
     )
     for key in ((kv, "host-devices-feature-gate"), ("h100-passthrough", "host-devices-gate-enabled")):
         assert "kubectl get hyperconverged -n openshift-cnv kubevirt-hyperconverged -o yaml" in fixes[key]
@@ -146,9 +148,9 @@ def test_without_a_kubevirt_cr_the_hyperconverged_permits_decide() -> None:
     fixes = _fixes([vmi], "hyperconverged_cr.yaml")
     assert fixes == {
         ("t4-vdi", "device-name-permitted"): (
-            f"{HCO_EDIT}  # spec.permittedHostDevices (HCO copies it into the KubeVirt CR and overwrites edits made "
-            "there); or ask for a permitted name: kubectl get vmi -n vdi t4-vdi -o yaml > vmi.yaml  # edit vmi.yaml, "
-            "then kubectl replace --force -f vmi.yaml (a VMI's spec cannot be updated)"
+            "kubectl get vmi -n vdi t4-vdi -o yaml > vmi.yaml  # edit vmi.yaml, then kubectl replace --force -f vmi.yaml"
+            f" (a VMI's spec cannot be updated){OR_PERMIT}{HCO_EDIT}  # spec.permittedHostDevices (HCO copies it into"
+            " the KubeVirt CR and overwrites edits made there)"
         )
     }
 
@@ -165,8 +167,8 @@ def test_a_hyperconverged_cr_elsewhere_does_not_own_the_kubevirt_cr() -> None:
     }
     fixes = _fixes([kubevirt, vmi], "hyperconverged_cr.yaml")
     assert fixes[("a40", "device-name-permitted")] == (
-        "kubectl edit kubevirt -n kubevirt kubevirt  # spec.configuration.permittedHostDevices; or ask for a permitted "
-        "name: kubectl get vmi -n ml a40 -o yaml > vmi.yaml  # edit vmi.yaml, then kubectl replace --force -f vmi.yaml "
-        "(a VMI's spec cannot be updated)"
+        "kubectl get vmi -n ml a40 -o yaml > vmi.yaml  # edit vmi.yaml, then kubectl replace --force -f vmi.yaml "
+        f"(a VMI's spec cannot be updated){OR_PERMIT}kubectl edit kubevirt -n kubevirt kubevirt  #"
+        " spec.configuration.permittedHostDevices"
     )
     assert fixes[("kubevirt", "permitted-name-from-nvidia-entry")].startswith("kubectl edit kubevirt -n kubevirt kubevirt  # ")

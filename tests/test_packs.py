@@ -265,19 +265,21 @@ def test_an_unpermitted_vm_device_is_corrected_where_the_vm_can_be_changed() -> 
         if r.rule == "device-name-permitted" and r.result == "fail"
     }
     vm = fixes.pop(("VirtualMachine", "vm-vgpu"))
+    # trial 87: the VM's own edit first (the permit may be right, as the nodes advertise it), then the permit
     permits = (
-        "kubectl edit kubevirt -n kubevirt kubevirt  # spec.configuration.permittedHostDevices; or ask for a permitted name: "
+        "; or, where a node advertises the name it asks for, permit that name: kubectl edit kubevirt -n kubevirt kubevirt"
+        "  # spec.configuration.permittedHostDevices"
     )
     # trial 81: the VM's fix did not say that its running VMI keeps the old spec until it restarts
-    assert vm == permits + (
+    assert vm == (
         "kubectl edit virtualmachine -n vms vm-vgpu  # in its spec.template, then, if it runs, virtctl restart -n vms"
-        " vm-vgpu: its running VMI keeps the old spec until then"
+        " vm-vgpu: its running VMI keeps the old spec until then" + permits
     )
     assert {name: fix for (_, name), fix in fixes.items()} == {
-        "vm-vgpu": permits + "kubectl edit virtualmachine -n vms vm-vgpu  # in spec.template (a VMI's spec cannot be"
-        " updated), then virtctl restart -n vms vm-vgpu",
-        "vmi-alone": permits + "kubectl get vmi -n vms vmi-alone -o yaml > vmi.yaml  # edit vmi.yaml, then kubectl"
-        " replace --force -f vmi.yaml (a VMI's spec cannot be updated)",
+        "vm-vgpu": "kubectl edit virtualmachine -n vms vm-vgpu  # in spec.template (a VMI's spec cannot be"
+        " updated), then virtctl restart -n vms vm-vgpu" + permits,
+        "vmi-alone": "kubectl get vmi -n vms vmi-alone -o yaml > vmi.yaml  # edit vmi.yaml, then kubectl"
+        " replace --force -f vmi.yaml (a VMI's spec cannot be updated)" + permits,
     }
 
 
