@@ -339,7 +339,7 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
             f"node {name}: the text ends before its Capacity and Allocatable (cut short?); the node is not judged",
             "$.status",
         )
-    resources = {key.lower(): _resources(s[key]) for key in ("Capacity", "Allocatable") if key in s}
+    resources = {key.lower(): _resources(s[key], name, block[-1][0]) for key in ("Capacity", "Allocatable") if key in s}
     if "capacity" in resources and not s.keys() & _AFTER_ALLOCATABLE:
         # The text ends in Capacity or Allocatable. A paste of just those two sections is common and whole when
         # Allocatable names every resource of Capacity (kubelet reports both for each); fewer, and the cut fell
@@ -439,14 +439,22 @@ def _items(section: _Section | None) -> list[Line]:
     return [(n, t) for n, t in items if t and t != "<none>"]
 
 
-def _resources(section: _Section) -> dict[str, str]:
+def _resources(section: _Section, node: str, last: int) -> dict[str, str]:
+    """A Capacity or Allocatable section's ``resource: quantity`` lines; an unreadable one is an error, said to be
+    where the text ends when it is the block's ``last`` line (trial 88: a paste cut mid-line read as a bad line)."""
     out: dict[str, str] = {}
     for number, text in section.body:
         m = _RESOURCE.match(text.strip())
         if not m or not is_quantity(m["value"]):
-            raise _Unreadable(
-                number, f"{section.key} line {text.strip()!r} is not 'resource: quantity'", f"$.status.{section.key.lower()}"
-            )
+            where = f"$.status.{section.key.lower()}"
+            if number == last:
+                raise _Unreadable(
+                    number,
+                    f"node {node}: the text ends inside its {section.key}, in line {text.strip()!r} (cut short?); the node"
+                    " is not judged",
+                    where,
+                )
+            raise _Unreadable(number, f"{section.key} line {text.strip()!r} is not 'resource: quantity'", where)
         out[m["name"]] = m["value"]
     return out
 

@@ -353,6 +353,21 @@ def test_capacity_line_without_colon_is_unreadable() -> None:
     assert errors[0].source.document == 2
 
 
+def test_a_paste_cut_inside_a_capacity_line_says_so() -> None:
+    """Trial 88: a paste ending in "  nvidia.com/GH100_H1" read as a Capacity line that is not 'resource: quantity';
+    the other cut-offs say the text ends there (cut short?)."""
+    text = "Name:               n1\nLabels:             a=b\nCapacity:\n  cpu:                64\n  nvidia.com/GH100_H1"
+    objects, (error,) = parse_describe_nodes(text, "cut.txt")
+    assert objects == []
+    assert (error.source.line, error.path) == (5, "$.status.capacity")
+    assert error.reason == (
+        "node n1: the text ends inside its Capacity, in line 'nvidia.com/GH100_H1' (cut short?); the node is not judged"
+    )
+    # the same line inside the text is a bad line, not a cut
+    objects, (error,) = parse_describe_nodes(three_nodes("  nvidia.com/GH100_H1"), "nodes.txt")
+    assert error.reason == "Capacity line 'nvidia.com/GH100_H1' is not 'resource: quantity'"
+
+
 def test_node_without_name_line_is_an_error_and_the_next_node_still_parses() -> None:
     text = BODY.replace("Name:               gpu-a\n", "") + "\n\n" + BODY.replace("gpu-a", "gpu-b")
     objects, errors = parse_describe_nodes(text, "nodes.txt")
