@@ -112,6 +112,17 @@ def test_mediated_devices_under_hco_are_switched_off_in_the_hyperconverged_cr() 
         "metadata": {"name": "a10-vgpu-1", "labels": {"nvidia.com/gpu.workload.config": "vm-vgpu"}},
     }
     fixes = _fixes([kubevirt, vgpu_node], "clusterpolicy_sandbox_enabled.yaml", "hyperconverged_cr.yaml")
+    # trial 87: the dump's HyperConverged CR is v1beta1 (what kubectl served): its shape first
+    assert fixes[("kubevirt-kubevirt-hyperconverged", "mediated-devices-left-to-gpu-operator")] == (
+        "kubectl edit hyperconverged -n openshift-cnv kubevirt-hyperconverged  # set spec.featureGates.disableMDevConfiguration:"
+        " true (hco.kubevirt.io/v1beta1, HCO v1.10.0 and later, as that CR is in the dump; where kubectl shows"
+        " hco.kubevirt.io/v1, HCO v1.18.0 and later, add {name: disableMDevConfiguration} to its list spec.featureGates);"
+        " HCO owns this KubeVirt CR and reverts a patch of it"
+    )
+    # the same HyperConverged CR as hco.kubevirt.io/v1: both shapes, the list first
+    hco = _docs("hyperconverged_cr.yaml")
+    hco[0]["apiVersion"] = "hco.kubevirt.io/v1"
+    fixes = _fixes([kubevirt, vgpu_node, *hco], "clusterpolicy_sandbox_enabled.yaml")
     assert fixes[("kubevirt-kubevirt-hyperconverged", "mediated-devices-left-to-gpu-operator")] == (
         "kubectl edit hyperconverged -n openshift-cnv kubevirt-hyperconverged  # add {name: disableMDevConfiguration} to"
         " spec.featureGates (a list in hco.kubevirt.io/v1, HCO v1.18.0 and later; in v1beta1, HCO v1.10.0 and later,"
