@@ -444,3 +444,33 @@ def test_a_namespace_dump_judges_pending_pods_by_the_schedulers_word(policies) -
     )
     assert results[("cuda-on-a1", "pending-pod-not-unschedulable")].result == "skip"
     assert [o.ref.name for o in report.objects if o.verdict == "fail"] == ["bare-taint"]
+
+
+def test_a_misspelt_gpu_name_gets_its_fix_where_nodes_are_in_the_dump(policies) -> None:
+    """Trial 88: without Nodes gpu-resource-name-known says to ask for nvidia.com/gpu; with them it does not apply,
+    and workload-schedulable's fix only said to compare the scheduler's events."""
+    dump = """
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: gpu-node-a1, labels: {nvidia.com/gpu.present: "true"}}
+  status: {allocatable: {cpu: "8", memory: 32Gi, pods: "110", nvidia.com/gpu: "8"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: notebook-typo, namespace: ml-team}
+  spec:
+    containers: [{name: c, image: cuda, resources: {limits: {nvidia.com/gpus: "1"}}}]
+  status: {phase: Pending}
+"""
+    report = audit_bytes(dump.encode(), "typo.yaml", policies)
+    (result,) = [r for o in report.objects for r in o.results if r.rule == "workload-schedulable"]
+    assert result.result == "fail"
+    assert result.remediation == (
+        "ask for nvidia.com/gpu (or the MIG, passthrough or vGPU name the nodes advertise) in place of nvidia.com/gpus,"
+        " which no NVIDIA device plugin advertises: in its manifest, then kubectl apply -f <manifest>; where it is"
+        " created already, kubectl get pod -n ml-team notebook-typo -o yaml > pod.yaml, edit it and kubectl replace"
+        " --force -f pod.yaml (a Pod's containers cannot change in place). Else: kubectl describe pod -n ml-team"
+        " notebook-typo; kubectl describe nodes  # compare the scheduler's events with the nodes' allocatable and taints"
+    )
