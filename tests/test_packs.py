@@ -392,7 +392,9 @@ def test_a_job_is_replaced_not_edited_and_a_fix_says_manifest_then_live_object()
     assert fixes["train-on-vgpu-nodes"] == (
         "set its nodeSelector (or node affinity) on nvidia.com/gpu.workload.config to container: in its manifest, then"
         " kubectl apply -f <manifest>; where it is created already, kubectl get job -n ml train-on-vgpu-nodes -o yaml >"
-        " job.yaml, edit it and kubectl replace --force -f job.yaml (a Job's pod template cannot change in place)"
+        " job.yaml, edit it (and delete spec.selector and the controller-uid and batch.kubernetes.io/controller-uid"
+        " labels of spec.template.metadata.labels, which the API server makes anew for the new Job) and kubectl replace"
+        " --force -f job.yaml (a Job's pod template cannot change in place)"
     )
     assert fixes["cuda-selects-passthrough"].startswith(
         "set its nodeSelector (or node affinity) on nvidia.com/gpu.workload.config to container: in its manifest, then"
@@ -446,7 +448,7 @@ def test_a_created_pod_is_never_told_to_kubectl_edit_its_containers() -> None:
     }
     assert fixes[("vm-resources-not-devices", "gpus-via-devices")].startswith(
         "kubectl get vmi -n vms vm-resources-not-devices -o yaml > vmi.yaml  # edit vmi.yaml, then kubectl replace"
-        " --force -f vmi.yaml (a VMI's spec cannot be updated): move each nvidia.com/ resource"
+        " --force -f vmi.yaml (a VMI's spec cannot be updated). The edit: move each nvidia.com/ resource"
     )
 
 
