@@ -437,12 +437,28 @@ def test_a_namespace_dump_judges_pending_pods_by_the_schedulers_word(policies) -
         " The dump holds no Node, so these are the scheduler's own reasons, not a model of the nodes."
     )
     assert bare.remediation == (
-        "kubectl describe pod -n ml-team bare-taint  # its Events give the same reasons; to tolerate the taint it names"
-        " (nvidia.com/gpu: present), add a toleration for it: kubectl edit pod -n ml-team bare-taint (a Pod's"
-        " tolerations may be added in place); to have verdict say which node refuses it and why, add the nodes to the"
-        " dump (kubectl get nodes -o yaml, or kubectl describe nodes from someone who may list them)"
+        "kubectl describe pod -n ml-team bare-taint  # its Events give the same reasons; to let it onto the GPU nodes"
+        " tainted nvidia.com/gpu: present, add a toleration for that taint: kubectl edit pod -n ml-team bare-taint (a"
+        " Pod's tolerations may be added in place); to have verdict say which node refuses it and why, add the nodes to"
+        " the dump (kubectl get nodes -o yaml, or kubectl describe nodes from someone who may list them)"
     )
     assert results[("cuda-on-a1", "pending-pod-not-unschedulable")].result == "skip"
+    # trial 89: a taint of no GPU node named first (the control plane's) is not offered to be tolerated
+    control_plane = NAMESPACE_ONLY.replace(
+        "3 node(s) had untolerated taint {nvidia.com/gpu: present}",
+        (
+            "1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 node(s) had untolerated taint"
+            " {node.kubernetes.io/disk-pressure: }"
+        ),
+    )
+    report = audit_bytes(control_plane.encode(), "ml-team.yaml", policies)
+    (fix,) = [
+        r.remediation
+        for o in report.objects
+        for r in o.results
+        if r.rule == "pending-pod-not-unschedulable" and r.result == "fail"
+    ]
+    assert "toleration" not in fix
     assert [o.ref.name for o in report.objects if o.verdict == "fail"] == ["bare-taint"]
 
 
