@@ -1062,7 +1062,7 @@ def test_table_fits_the_width_and_never_splits_an_id(width: int, group_by: str) 
         for word in f"{r.message} fix: {r.remediation}".split():
             if cell_len(word) <= width - 6:
                 assert any(word in line.split() for line in lines), (width, word)
-    assert "examples/lab-cluster.yaml:678" in text  # the object's file:line
+    assert "examples/lab-cluster.yaml:681" in text  # the object's file:line
     assert "fix: kubectl label node gpu-broken-label-typo --overwrite" in " ".join(line.strip() for line in lines)
     boxed = "┃ Rule" in text
     assert boxed == (width >= table.NARROW)  # compact: the roll-up is a list, not a table
