@@ -35,6 +35,25 @@ QUANTIFIER_WORDS = {"all": "each value", "any": "some value", "none": "no value"
 # ------------------------------------------------------------------------------------------ references
 
 
+def _unique(found: list[Any]) -> list[Any]:
+    """``found`` with repeats (``==``) dropped, the first kept: strings by a set (a node dump's resource names are
+    thousands of repeats of a few), other values by equality with those kept (no string equals them)."""
+    out: list[Any] = []
+    strings: set[str] = set()
+    others: list[Any] = []
+    for v in found:
+        if type(v) is str:
+            if v in strings:
+                continue
+            strings.add(v)
+        elif v in others:
+            continue
+        else:
+            others.append(v)
+        out.append(v)
+    return out
+
+
 def compile_ref(ref: Ref, plan: PolicyPlan) -> Get:
     """The value of ``ref`` in a scope: lists for ``many`` paths and ``keys``; ``key`` looks into the value
     (a key path one level per element; a ``many`` path's key into each value it selects); ``capture`` takes
@@ -489,7 +508,15 @@ def compile_check(a: Assertion, plan: PolicyPlan, discard_pass: bool = False, bi
 def _with_message(out: Outcome, message: str) -> Outcome:
     if out.message or not message:
         return out
-    return Outcome(out.state, out.path, out.observed, out._expected, out.detail, message, out.bindings)
+    return _rebuilt(out, out.detail, message)
+
+
+def _rebuilt(out: Outcome, detail: str, message: str) -> Outcome:
+    """A copy of ``out`` with this detail and message; its other failing items (``more``) kept (review: a copy
+    without them named one failing container of a forEach ``report: all``)."""
+    copy = Outcome(out.state, out.path, out.observed, out._expected, detail, message, out.bindings)
+    copy.more = out.more
+    return copy
 
 
 def _all(a: Assertion, plan: PolicyPlan, binding: str | None) -> Check:
@@ -504,8 +531,10 @@ def _all(a: Assertion, plan: PolicyPlan, binding: str | None) -> Check:
             out = kid(scope)
             state = out.state
             if state == "fail":
-                if explained is not None and not out.detail:
-                    out = Outcome(out.state, out.path, out.observed, out._expected, explained.detail, out.message, out.bindings)
+                # a child that fails with its own message reads the explanation of one that passed before it (a
+                # failure under the rule's message would say what passed as why it failed: review)
+                if explained is not None and not out.detail and out.message:
+                    out = _rebuilt(out, explained.detail, out.message)
                 return _with_message(out, message)
             if state == "skip":
                 if skipped is None:
@@ -900,11 +929,7 @@ def _values(a: Assertion, plan: PolicyPlan) -> Get:
                 raise EvaluationError(f"classify needs a mapping of name to regular expressions, got {show(table)}")
             found = [c for c in (_classify(v, table) for v in found) if c is not None]
         if unique:
-            seen: list[Any] = []
-            for v in found:
-                if v not in seen:
-                    seen.append(v)
-            found = seen
+            found = _unique(found)
         return found
 
     return values

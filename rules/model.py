@@ -431,6 +431,7 @@ def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
             description=desc,
             message=msg,
             report_all=spec["report"] == "all",
+            unique=spec["unique"],
         )
     subject = compile_subject(raw, where)
     quantifier = raw.get("quantifier", "all")

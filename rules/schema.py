@@ -112,6 +112,10 @@ class ForEachSchema(Schema):
         lambda: assertion_schema_class()(),  # type: ignore[has-type]
         metadata={"description": "iterate only over the values for which this assertion holds ($ is the value)"},
     )
+    unique = fields.Boolean(
+        load_default=False,
+        metadata={"description": "iterate over each value once (repeats dropped, the first kept)"},
+    )
     as_ = fields.String(data_key="as", load_default="item")
     quantifier = fields.String(validate=validate.OneOf(["all", "any", "none"]), load_default="all")
     ifMissing = fields.String(validate=validate.OneOf(["pass", "fail"]), load_default="pass")

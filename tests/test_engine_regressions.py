@@ -476,3 +476,45 @@ def test_all_keeps_its_passing_childs_detail_for_both_messages(judge) -> None:
     assert (results[("free", "r")].result, results[("free", "r")].message) == ("pass", "free fits: 1/1 nodes are feasible: gpu-a")
     held = results[("held", "r")]
     assert (held.result, held.message) == ("fail", "held: held though 1/1 nodes are feasible: gpu-a")
+
+
+def test_all_lends_a_passing_explanation_only_to_a_child_with_its_own_message(judge) -> None:
+    """Review: a later child failing under the rule's message ("cannot be scheduled: {detail}") said the nodes that
+    are feasible as why it failed."""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"pods": "110"}}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ml"},
+        "spec": {"containers": [{"name": "c"}]},
+    }
+    rule = make_rule(
+        {"all": [{"schedulable": {}}, {"path": "$.metadata.labels.team", "exists": True}]},
+        match={"kinds": ["Pod"]},
+        message="{name} cannot be scheduled: {detail}",
+    )
+    out = judge([node, pod], rules=[rule])[("p", "r")]
+    assert (out.result, out.message) == ("fail", "p cannot be scheduled: ")
+
+
+def test_all_keeps_every_failing_item_of_a_report_all_child(judge) -> None:
+    """Review: the copy `all` makes of a failing child dropped its other failing items (forEach report: all)."""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"pods": "110"}}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ml"},
+        "spec": {"containers": [{"name": "a", "image": "x:latest"}, {"name": "b", "image": "y:latest"}]},
+    }
+    each = {
+        "forEach": {
+            "path": "$.spec.containers[*]",
+            "as": "c",
+            "report": "all",
+            "assert": {"path": "$.image", "notMatches": ":latest$", "message": "{c.name} uses latest"},
+        }
+    }
+    rule = make_rule({"all": [{"schedulable": {}}, each]}, match={"kinds": ["Pod"]})
+    out = judge([node, pod], rules=[rule])[("p", "r")]
+    assert out.result == "fail"
+    assert out.message == "a uses latest b uses latest"
