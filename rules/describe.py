@@ -108,8 +108,11 @@ _POD_ROW = re.compile(
 #: for the resources kubectl prints one for (``cpu  850m (10%)  0 (0%)``; ``nvidia.com/gpu  8  8``); a paste that
 #: lost the trailing limits column keeps its requests.
 _ALLOCATED_ROW = re.compile(
-    r"^(?P<name>[A-Za-z0-9][-A-Za-z0-9_./]*)\s+(?P<requests>\S+)(?: \([^)]*\))?(?:\s+\S+(?: \([^)]*\))?)?$"
+    r"^(?P<name>[A-Za-z0-9][-A-Za-z0-9_./]*)\s+(?P<requests>\S+)(?P<share> \([^)]*\))?(?:\s+\S+(?: \([^)]*\))?)?$"
 )
+#: The resources kubectl prints with their share of allocatable (``describeNodeResource``): a row of one without it
+#: was cut inside its number (``cpu  25`` of ``cpu  250m (3%)``), so it is not read.
+_WITH_SHARE = re.compile(r"^(cpu|memory|ephemeral-storage|hugepages-.+)$")
 _NODE_INFO = {
     "Machine ID": "machineID",
     "System UUID": "systemUUID",
@@ -357,7 +360,7 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
     metadata: dict[str, Any] = {"name": name, "labels": _labels(s.get("Labels"))}
     annotations = _annotations(s.get("Annotations"))
     annotations[SOURCE_KEY] = SOURCE_VALUE
-    if allocated := _allocated(s.get("Allocated resources")):
+    if allocated := _allocated(s.get("Allocated resources"), block[-1][0]):
         annotations[ALLOCATED_KEY] = json.dumps(allocated, sort_keys=True)
     metadata["annotations"] = annotations
     if "CreationTimestamp" in s and (ts := _timestamp(s["CreationTimestamp"].value)):
@@ -417,16 +420,21 @@ def _taints(section: _Section | None) -> list[dict[str, str]]:
     return taints
 
 
-def _allocated(section: _Section | None) -> dict[str, str]:
-    """The non-zero requests of Allocated resources, by resource (its header, separator and note lines, and a
-    row cut short, are not rows: the floor they would give is left out, never guessed)."""
+def _allocated(section: _Section | None, last: int) -> dict[str, str]:
+    """The non-zero requests of Allocated resources, by resource. Its header, separator and note lines are not
+    rows, and a row that may be cut short is left out, never guessed (review: ``cpu  25``, cut from ``250m (3%)``,
+    made a floor of 25 CPUs): the block's ``last`` line, and a row of a resource kubectl prints with its share that
+    lacks it."""
     if section is None:
         return {}
     out: dict[str, str] = {}
-    for _, text in section.body:
+    for number, text in section.body:
         m = _ALLOCATED_ROW.match(text.strip())
-        if m and m["name"] != "Resource" and is_quantity(m["requests"]) and m["requests"] != "0":
-            out[m["name"]] = m["requests"]
+        if not m or m["name"] == "Resource" or not is_quantity(m["requests"]) or m["requests"] == "0" or number == last:
+            continue
+        if m["share"] is None and _WITH_SHARE.match(m["name"]):
+            continue
+        out[m["name"]] = m["requests"]
     return out
 
 

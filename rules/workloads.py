@@ -59,7 +59,12 @@ def cluster_model(index: Any) -> Any:
 
     return index.memo(
         "schedule.ClusterModel",
-        lambda: ClusterModel((o.obj for o in index.of_kind("Node")), (o.obj for o in index.of_kind("Pod"))),
+        lambda: ClusterModel(
+            (o.obj for o in index.of_kind("Node")),
+            (o.obj for o in index.of_kind("Pod")),
+            # a node rebuilt from describe text that the dump also holds in full keeps its Allocated resources
+            (rebuilt.obj for _, rebuilt in index.partials if rebuilt.kind == "Node"),
+        ),
     )
 
 

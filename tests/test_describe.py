@@ -206,6 +206,24 @@ def test_allocated_requests_are_kept_on_the_node() -> None:
     assert "verdict.dev/allocated-requests" not in old["metadata"]["annotations"]
 
 
+def test_an_allocated_row_that_may_be_cut_is_not_read() -> None:
+    """Review: a paste ending in "  cpu  25" (cut from "250m (3%)") made a floor of 25 CPUs: a row of a resource
+    kubectl prints with its share of allocatable is read only with it, and the text's last line not at all."""
+    head = "Name:               n1\nLabels:             a=b\nCapacity:\n  cpu:  64\nAllocatable:\n  cpu:  64\n"
+    section = "Allocated resources:\n  Resource           Requests     Limits\n  --------           --------     ------\n"
+    for rows, kept in (
+        (
+            "  cpu                250m (3%)    0 (0%)\n  nvidia.com/gpu     4            4\nEvents:  <none>\n",
+            {"cpu": "250m", "nvidia.com/gpu": "4"},
+        ),
+        ("  nvidia.com/gpu     4            4\n  cpu                25", {"nvidia.com/gpu": "4"}),
+        ("  cpu                25\n  nvidia.com/gpu     4            4\nEvents:  <none>\n", {"nvidia.com/gpu": "4"}),
+        ("  cpu                250m (3%)    0 (0%)\n  nvidia.com/gpu     4", {"cpu": "250m"}),
+    ):
+        (node, _), *_ = parse_describe_nodes(head + section + rows, "n.txt")[0]
+        assert json.loads(node["metadata"]["annotations"]["verdict.dev/allocated-requests"]) == kept, rows
+
+
 def test_oc_describe_nodes_with_two_nodes_gpu_operator_371_331() -> None:
     nodes, pods, objects, _ = read("gpu-operator-371-331_openshift_describe-nodes-two-nodes.txt")
     assert [n["metadata"]["name"] for n in nodes] == ["ip-10-0-47-77.ec2.internal", "ip-10-0-61-177.ec2.internal"]

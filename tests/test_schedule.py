@@ -281,6 +281,45 @@ def test_describe_texts_allocated_requests_are_the_nodes_requested_floor() -> No
     assert plain.predict(gpu_pod(8)).message == "1/1 nodes are feasible: gpu-a"
 
 
+def test_the_floor_is_read_from_rebuilt_nodes_only_and_from_one_the_dump_holds_in_full_too() -> None:
+    """Review: the annotation was trusted on any Node; and where the dump also held the node in full (the index keeps
+    the full one), its describe text's Allocated resources were lost, and a pending GPU pod 'could be scheduled'."""
+    full = node("gpu-a", allocatable={"nvidia.com/gpu": "4"})
+    forged = node("gpu-a", allocatable={"nvidia.com/gpu": "4"})
+    forged["metadata"]["annotations"] = {"verdict.dev/allocated-requests": '{"nvidia.com/gpu": "4"}'}
+    assert ClusterModel([forged], []).predict(gpu_pod(1)).schedulable
+    rebuilt = described("gpu-a", '{"nvidia.com/gpu": "4"}', allocatable={"nvidia.com/gpu": "4"})
+    assert ClusterModel([full], []).predict(gpu_pod(1)).schedulable
+    p = ClusterModel([full], [], [rebuilt]).predict(gpu_pod(1))
+    assert p.message == "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."
+
+
+def test_a_workload_owning_rebuilt_pods_may_own_the_floor_they_leave_unexplained() -> None:
+    """Review: a Deployment whose 4 pods (rebuilt from describe text: no GPU shown) held the node's 4 GPUs could not
+    place a pod of its own, because the floor was counted against it; another workload still finds none free."""
+    full = described("gpu-a", '{"nvidia.com/gpu": "4"}', allocatable={"nvidia.com/gpu": "4"})
+    replicas = [pod(f"triton-server-5d8f7c9b6-{c}x2kq", node_name="gpu-a", phase="Running") for c in "abcd"]
+    for r in replicas:
+        r["metadata"]["namespace"] = "inference"
+        r["metadata"]["annotations"] = {"verdict.dev/source": "kubectl-describe"}
+    m = ClusterModel([full], replicas)
+    deployment = yaml.safe_load("""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: triton-server, namespace: inference}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: triton}}
+  template:
+    metadata: {labels: {app: triton}}
+    spec:
+      containers: [{name: triton, resources: {limits: {nvidia.com/gpu: "1"}}}]
+status: {replicas: 4}
+""")
+    assert m.predict(deployment).schedulable
+    assert m.predict(gpu_pod(1)).message == "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."
+
+
 @pytest.mark.parametrize(
     ("raw", "why"),
     [
@@ -1290,3 +1329,25 @@ def test_bound_pods_of_one_template_are_each_counted_and_a_bad_one_warned_each_t
     assert m.predict(pod(requests={"cpu": "2"})).feasible == ("b",)
     assert m.predict(pod(requests={"cpu": "1"})).feasible == ("a", "b")
     assert [w.split(":")[0] for w in m.warnings] == ["Pod default/bad-0", "Pod default/bad-1"]
+
+
+def test_a_deployments_rebuilt_pods_are_known_by_their_hashed_names_only() -> None:
+    """The stem of <deployment>-<pod-template-hash>-<5 characters> names the Deployment; a DaemonSet pod whose name
+    has a word where the hash would be (nvidia-driver-x2kqp) is not taken for a Deployment nvidia's."""
+    full = described("gpu-a", '{"nvidia.com/gpu": "2"}', allocatable={"nvidia.com/gpu": "2"})
+    rebuilt = pod("nvidia-driver-x2kqp", node_name="gpu-a", phase="Running")
+    rebuilt["metadata"]["annotations"] = {"verdict.dev/source": "kubectl-describe"}
+    m = ClusterModel([full], [rebuilt])
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "nvidia", "namespace": "default"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "x"}},
+            "template": {
+                "metadata": {"labels": {"app": "x"}},
+                "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+            },
+        },
+    }
+    assert m.predict(deployment).message == "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..describe import ALLOCATED_KEY
+from ..describe import ALLOCATED_KEY, SOURCE_KEY, SOURCE_VALUE
 from ..errors import EvaluationError
 from ..quantity import QuantityError
 from .matching import (
@@ -59,6 +59,9 @@ Usage = dict[str, int]
 #: A name made by ``generateName``: the stem, a dash and 5 characters of the API server's random alphabet
 #: (``k8s.io/apiserver/pkg/storage/names``: consonants and digits, lower case).
 _GENERATED = re.compile(r"^(.+)-[a-z0-9]{5}$")
+#: A ReplicaSet a Deployment made: ``<deployment>-<pod-template-hash>``, the hash in the API server's safe alphabet
+#: (``k8s.io/apimachinery/pkg/util/rand.SafeEncodeString``: no vowels, so ``nvidia-driver`` is no hashed name).
+_HASHED = re.compile(r"^(.+)-[bcdfghjklmnpqrstvwxz2456789]{6,10}$")
 _EMPTY: frozenset[int] = frozenset()
 #: Node names a message lists before it says how many more: a list of nodes stays short whatever the cluster's size.
 SHOWN = 5
@@ -84,7 +87,14 @@ class Cluster:
     not parse); the rest of the dump is still modelled.
     """
 
-    def __init__(self, nodes: Iterable[Mapping[str, Any]], pods: Iterable[Mapping[str, Any]]) -> None:
+    def __init__(
+        self,
+        nodes: Iterable[Mapping[str, Any]],
+        pods: Iterable[Mapping[str, Any]],
+        described: Iterable[Mapping[str, Any]] = (),
+    ) -> None:
+        """``described``: Nodes rebuilt from describe text that the dump also holds in full (the index keeps the
+        full one): their Allocated resources still give the same-named node its requested floor."""
         self.warnings: list[str] = []
         self.names: list[str] = []
         self.index: dict[str, int] = {}
@@ -112,6 +122,10 @@ class Cluster:
         # Node i is the i-th name in sorted order, so sorting indexes sorts names.
         for name in sorted(named):
             self._add_node(name, named[name], unschedulable, unsized, allocatable)
+        for node in described:
+            i = self.index.get(text(get_in(node, "metadata", "name")))
+            if i is not None and i not in self._allocated:
+                self._add_allocated(i, self.names[i], node)
         self.all: frozenset[int] = frozenset(range(len(self.names)))
         self.unschedulable = frozenset(unschedulable)
         #: Nodes whose allocatable resources the dump does not give: NodeResourcesFit passes them.
@@ -129,21 +143,31 @@ class Cluster:
 
         self._pod_node: list[int] = []
         self._pod_usage: list[Usage] = []
+        self._pod_rebuilt: list[bool] = []
         self._pod_labels: list[dict[str, str]] = []
         self._pods_by_label: dict[tuple[str, str, str], list[int]] = {}
         self._pods_by_namespace: dict[str, list[int]] = {}
         self._pods_by_owner: dict[tuple[str, str, str], list[int]] = {}
-        # Pods with no labels and no owner (rebuilt from describe text), by (namespace, generateName stem).
+        # Pods with no labels and no owner (rebuilt from describe text), by (namespace, generateName stem), and by the
+        # stem of a Deployment's pod (<deployment>-<pod-template-hash>-<5 characters>: the stem without its hash).
         self._pods_by_stem: dict[tuple[str, str], list[int]] = {}
+        self._pods_by_deployment: dict[tuple[str, str], list[int]] = {}
         used: list[Usage] = [{} for _ in self.names]
         self._usage_cache: dict[bytes, Usage] = {}
         for pod in pods:
             self._add_pod(pod, used)
         del self._usage_cache
+        #: Per node, what its floor holds beyond the requests of the pods the dump shows there: taken by pods whose
+        #: requests describe text does not show (a GPU of a rebuilt pod), so a workload owning a rebuilt pod there
+        #: may own that part too (review: a Deployment whose 4 pods held the node's 4 GPUs could not place its own).
+        self._unexplained: dict[int, Usage] = {}
         for i, floor in self._allocated.items():
             into = used[i]
             for name, value in floor.items():
-                into[name] = max(into.get(name, 0), value)
+                known = into.get(name, 0)
+                if value > known:
+                    self._unexplained.setdefault(i, {})[name] = value - known
+                    into[name] = value
 
         # free[r][i] = allocatable - requested, for nodes with an entry for r (others have 0 free).
         self.free: dict[str, dict[int, int]] = {}
@@ -174,7 +198,7 @@ class Cluster:
         self.taints.append(filter_taints(get_in(node, "spec", "taints")))
         if get_in(node, "spec", "unschedulable") is True:
             unschedulable.add(i)
-        self._add_allocated(i, name, get_in(node, "metadata", "annotations", ALLOCATED_KEY))
+        self._add_allocated(i, name, node)
         status = mapping(node.get("status"))
         where, raw = "allocatable", status.get("allocatable")
         if raw is None or raw == {}:
@@ -199,9 +223,12 @@ class Cluster:
                 self.registered_empty.setdefault(resource, set()).add(i)
         allocatable.append(scheduler_units(alloc, pods=True))
 
-    def _add_allocated(self, i: int, name: str, raw: Any) -> None:
-        """Node ``i``'s requested floor from describe text's Allocated resources (an annotation the reader wrote)."""
-        if raw is None:
+    def _add_allocated(self, i: int, name: str, node: Mapping[str, Any]) -> None:
+        """Node ``i``'s requested floor from describe text's Allocated resources (an annotation the reader wrote on
+        the nodes it rebuilt: on another node it is not taken)."""
+        annotations = mapping(get_in(node, "metadata", "annotations"))
+        raw = annotations.get(ALLOCATED_KEY)
+        if raw is None or SOURCE_VALUE not in text(annotations.get(SOURCE_KEY)):
             return
         try:
             sums = json.loads(raw) if isinstance(raw, str) else None
@@ -241,6 +268,7 @@ class Cluster:
         p = len(self._pod_node)
         self._pod_node.append(node)
         self._pod_usage.append(usage)
+        self._pod_rebuilt.append(SOURCE_VALUE in text(mapping(meta.get("annotations")).get(SOURCE_KEY)))
         labels = {str(k): text(v) for k, v in mapping(meta.get("labels")).items()}
         self._pod_labels.append(labels)
         namespace = text(meta.get("namespace")) or "default"
@@ -255,6 +283,9 @@ class Cluster:
         generated = _GENERATED.match(text(meta.get("name")))
         if generated and not labels and not refs:
             self._pods_by_stem.setdefault((namespace, generated.group(1)), []).append(p)
+            hashed = _HASHED.match(generated.group(1))
+            if hashed:
+                self._pods_by_deployment.setdefault((namespace, hashed.group(1)), []).append(p)
 
     # -- filters ------------------------------------------------------------------------------
 
@@ -397,11 +428,20 @@ class Cluster:
         else:
             found = self._select(owned.namespace, owned.selector or {})
         if owned.generated_from is not None:
-            found = [*found, *self._pods_by_stem.get((owned.namespace, owned.generated_from), [])]
+            stems = self._pods_by_deployment if owned.through_replicaset else self._pods_by_stem
+            found = [*found, *stems.get((owned.namespace, owned.generated_from), [])]
         out: dict[int, Usage] = {}
+        rebuilt_on: set[int] = set()
         for p in found:
             into = out.setdefault(self._pod_node[p], {})
             for name, value in self._pod_usage[p].items():
+                into[name] = into.get(name, 0) + value
+            if self._pod_rebuilt[p]:
+                rebuilt_on.add(self._pod_node[p])
+        # the part of a node's floor no shown request explains may be its own rebuilt pods' (their GPUs)
+        for i in rebuilt_on & self._unexplained.keys():
+            into = out[i]
+            for name, value in self._unexplained[i].items():
                 into[name] = into.get(name, 0) + value
         return out
 

@@ -153,8 +153,10 @@ class ClusterModel:
     not be read (and was skipped). Construction does not raise for malformed objects.
     """
 
-    def __init__(self, nodes: Iterable[dict[str, Any]], pods: Iterable[dict[str, Any]]) -> None:
-        self._cluster = Cluster(nodes, pods)
+    def __init__(
+        self, nodes: Iterable[dict[str, Any]], pods: Iterable[dict[str, Any]], described: Iterable[dict[str, Any]] = ()
+    ) -> None:
+        self._cluster = Cluster(nodes, pods, described)
         self.warnings: list[str] = self._cluster.warnings
         self._predictions: dict[Any, Prediction] = {}
         self._among: dict[tuple[int, Any], tuple[Prediction, list[str], int]] = {}

@@ -152,12 +152,15 @@ class OwnedPods:
     ``matchLabels``/``matchExpressions``), or whose ownerReferences name ``owner`` (kind, name); and, with
     ``generated_from``, pods without labels and owner references (rebuilt from ``kubectl describe`` text,
     whose pod rows give only namespace and name) named ``<generated_from>-<5 characters>``, the name the
-    DaemonSet controller's ``generateName`` gives its pods."""
+    DaemonSet, ReplicaSet and Job controllers' ``generateName`` gives their pods, or, for a Deployment, through
+    its ReplicaSet, ``<generated_from>-<pod-template-hash>-<5 characters>``."""
 
     namespace: str
     selector: Mapping[str, Any] | None = None
     owner: tuple[str, str] | None = None
     generated_from: str | None = None
+    #: True for a Deployment: its pods' generated names carry its ReplicaSet's pod-template-hash too.
+    through_replicaset: bool = False
 
 
 def owned_pods(workload: Mapping[str, Any]) -> OwnedPods | None:
@@ -179,8 +182,8 @@ def owned_pods(workload: Mapping[str, Any]) -> OwnedPods | None:
         selector = {"matchLabels": labels} if isinstance(labels, Mapping) else None
     if not isinstance(selector, Mapping) or not (selector.get("matchLabels") or selector.get("matchExpressions")):
         return None
-    generated = str(name) if kind == "DaemonSet" and name else None
-    return OwnedPods(namespace, selector=selector, generated_from=generated)
+    generated = str(name) if kind in ("DaemonSet", "ReplicaSet", "Job", "Deployment") and name else None
+    return OwnedPods(namespace, selector=selector, generated_from=generated, through_replicaset=kind == "Deployment")
 
 
 def not_waiting(workload: Mapping[str, Any]) -> str | None:
