@@ -239,7 +239,9 @@ def fetch_allowed(kubectl: str, calls: list[list[str]]) -> tuple[bytes, list[lis
             if _FORBIDDEN not in err:
                 raise error
             first = first or error
-            refused.append(err.strip().splitlines()[0])
+            # kubectl may print warnings first (memcache.go's "couldn't get resource list ..."): the refusal's line
+            lines = err.strip().splitlines()
+            refused.append(next((line for line in lines if _FORBIDDEN in line), lines[0]))
             continue
         outputs.append(out)
         answered.append(args)
