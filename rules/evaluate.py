@@ -313,6 +313,8 @@ def clip(text: str, limit: int) -> str:
 
 
 _PLAIN = (int, float, bool)
+#: Objects an observed value names, at most (then how many more).
+MAX_OBJECTS_NAMED = 10
 
 
 def clip_value(value: Any) -> Any:
@@ -326,8 +328,13 @@ def clip_value(value: Any) -> Any:
         return format_quantity(value)
     if isinstance(value, list) and any(isinstance(v, dict) and object_name(v) for v in value):
         # Kubernetes objects a context holds whole (the pods that wait for a node's resource) are named, as messages
-        # name them, not written out whole in every result (trial 84: a pod's every field in observed)
-        return [object_name(v) or clip_value(v) if isinstance(v, dict) else clip_value(v) for v in value]
+        # name them, not written out whole in every result (trial 84: a pod's every field in observed); the first
+        # MAX_OBJECTS_NAMED, then how many more (review: the 4,000 nodes listing a device, named in each of 4,000
+        # results, cost 16 million names and the report's size)
+        shown = [object_name(v) or clip_value(v) if isinstance(v, dict) else clip_value(v) for v in value[:MAX_OBJECTS_NAMED]]
+        if len(value) > MAX_OBJECTS_NAMED:
+            shown.append(f"… {len(value) - MAX_OBJECTS_NAMED:,} more")
+        return shown
     if isinstance(value, dict) and object_name(value):
         return object_name(value)
     if isinstance(value, list) and any(isinstance(v, str) and len(v) > MAX_VALUE_CHARS for v in value):
