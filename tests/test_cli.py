@@ -770,7 +770,7 @@ def test_stdin_name_places_what_dash_reads_in_a_file_for_sarif() -> None:
     lines = [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in json.loads(first.stdout)["runs"][0]["results"]]
     assert [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in results] == lines  # the file's lines
     table = run("audit", "-", "--stdin-name", "k8s/lab.yaml", "-f", "table", input=lab)
-    assert "Pod/ml/cuda-on-passthrough-node  k8s/lab.yaml:1364" in table.stdout
+    assert "Pod/ml/cuda-on-passthrough-node  k8s/lab.yaml:1367" in table.stdout
     bad = run("audit", "-", "--stdin-name", "../lab.yaml", input=lab)
     assert bad.exit_code == 2 and "--stdin-name: '../lab.yaml' must not hold a '..' segment" in bad.stderr
     folder = run("audit", "-", "--stdin-name", "k8s/", input=lab)  # trial 60: the SARIF uri was "k8s/"
