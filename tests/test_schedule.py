@@ -1241,7 +1241,12 @@ def test_no_hint_when_a_node_the_pod_may_run_on_advertises_the_resource_without_
         node("gpu-pt-1", {"nvidia.com/GA102GL_A10": "2"}, labels={"nvidia.com/gpu.workload.config": "vm-passthrough"}),
     ]
     p = ClusterModel(nodes, []).predict(pod(limits={"nvidia.com/gpu": "8"}))
-    assert (p.schedulable, p.message, p.hint) == (False, "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.", "")
+    # trial 90: that it asks for more than the node has at all is said, nothing of the passthrough node
+    assert (p.schedulable, p.message, p.hint) == (
+        False,
+        "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.",
+        "hint: it asks for 8 nvidia.com/gpu, more than any node it may run on has allocatable (at most 4, on gpu-c-1)",
+    )
     held = [pod("launcher", limits={"nvidia.com/GA102GL_A10": "2"}, node_name="gpu-pt-1", phase="Running")]
     p = ClusterModel(nodes, held).predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}))
     assert (p.schedulable, p.message, p.hint) == (False, "0/2 nodes are available: 2 Insufficient nvidia.com/GA102GL_A10.", "")
@@ -1351,3 +1356,22 @@ def test_a_deployments_rebuilt_pods_are_known_by_their_hashed_names_only() -> No
         },
     }
     assert m.predict(deployment).message == "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."
+
+
+def test_a_request_larger_than_any_allocatable_is_named_in_the_hint() -> None:
+    """Trial 90: a pod asking for 8 GPUs, where the one node it may run on has 4 allocatable, drew only "Insufficient";
+    no rescheduling frees 8 there. A node it may not run on (another taint) is not counted."""
+    tainted = node(
+        "big", allocatable={"nvidia.com/gpu": "8"}, taints=[{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
+    )
+    m = ClusterModel(
+        [node("a", allocatable={"nvidia.com/gpu": "4"}), node("b", allocatable={"nvidia.com/gpu": "2"}), tainted], []
+    )
+    p = m.predict(gpu_pod(8))
+    assert p.hint == "hint: it asks for 8 nvidia.com/gpu, more than any node it may run on has allocatable (at most 4, on a)"
+    # what fits a node's allocatable but not its free room keeps the plain Insufficient
+    busy = ClusterModel(
+        [node("a", allocatable={"nvidia.com/gpu": "4"})],
+        [pod("t", limits={"nvidia.com/gpu": "4"}, node_name="a", phase="Running")],
+    )
+    assert busy.predict(gpu_pod(2)).hint == ""

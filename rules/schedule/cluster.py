@@ -171,9 +171,15 @@ class Cluster:
 
         # free[r][i] = allocatable - requested, for nodes with an entry for r (others have 0 free).
         self.free: dict[str, dict[int, int]] = {}
+        #: allocatable[r][i] for the extended resources a node advertises, for the hint (a request larger than any
+        #: node's allocatable, which no rescheduling frees).
+        self.allocatable: dict[str, dict[int, int]] = {}
         for i, (alloc, use) in enumerate(zip(allocatable, used, strict=True)):
             for name in alloc.keys() | use.keys():
                 self.free.setdefault(name, {})[i] = alloc.get(name, 0) - use.get(name, 0)
+            for name, value in alloc.items():
+                if value > 0 and is_extended(name):
+                    self.allocatable.setdefault(name, {})[i] = value
         pods_free = self.free.get(PODS, {})
         self.too_many = frozenset(i for i in self.all if pods_free.get(i, 0) < 1)
         self._sorted: dict[str, tuple[list[int], list[int]]] = {}

@@ -381,7 +381,16 @@ class ClusterModel:
                 continue
             reached = candidates or set()
             if reached & c.advertised[resource]:
-                continue  # a node the pod may run on advertises it: it lacks room, which its Insufficient reason says
+                # a node the pod may run on advertises it: it lacks room, which its Insufficient reason says, or it asks
+                # for more than any such node has at all (trial 90: 8 GPUs of a node with 4 drew no word of it)
+                sizes = c.allocatable.get(resource, {})
+                most, at = max((sizes.get(i, 0), c.names[i]) for i in reached & c.advertised[resource])
+                if view.requests[resource] > most:
+                    parts.append(
+                        f"it asks for {view.requests[resource]} {resource}, more than any node it may run on has"
+                        f" allocatable (at most {most}, on {at})"
+                    )
+                continue
             lacking = sorted(reached - c.advertised[resource])
             same_domain = c.domain_resources(domain) if lacking else {}
             shown = []
