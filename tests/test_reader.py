@@ -1756,3 +1756,15 @@ def test_json_that_ends_inside_a_value_is_not_read_again_as_yaml(monkeypatch: py
     assert [e.reason for e in dump.errors] == [
         f"JSON syntax error: unexpected end of data (line 1, column {len(body) - 39}): the text ends inside a value (cut short?)"
     ]
+
+
+def test_json_that_only_yaml_takes_is_read_and_said() -> None:
+    """Trial 90: a body meant as JSON with a trailing comma was read as YAML without a word; flow-style YAML, which
+    fails JSON at its first key, is read without one."""
+    dump = parse_text('{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1",}}\n', "tc.json")
+    assert [o.name for o in dump.objects] == ["n1"] and dump.errors == []
+    assert dump.notes == [
+        "tc.json: not valid JSON (trailing comma is not allowed, line 1, column 63); read as YAML, which takes it"
+    ]
+    flow = parse_text("{kind: Node, apiVersion: v1, metadata: {name: n1}}\n", "flow.yaml")
+    assert [o.name for o in flow.objects] == ["n1"] and flow.notes == []
