@@ -312,6 +312,14 @@ def main() -> None:
     is_flag=True,
     help="Print no notes on standard error (the report keeps them); input errors and refusals are still printed.",
 )
+@click.option(
+    "--note",
+    "extra_notes",
+    multiple=True,
+    metavar="TEXT",
+    help="A note for the report (repeatable): what the caller knows of the dump that it does not show, e.g. the"
+    " kinds kubectl was not allowed to list (the kubectl plugin gives them).",
+)
 @_renderer_options
 def audit(
     paths: tuple[str, ...],
@@ -331,6 +339,7 @@ def audit(
     jobs: int | None,
     stdin_name: str | None,
     quiet: bool,
+    extra_notes: tuple[str, ...],
     **renderer: Any,
 ) -> None:
     """Audit PATHS: files, folders, archives (.tar, .tar.gz, .zip), must-gather folders, describe text,
@@ -366,7 +375,7 @@ def audit(
         if "-" not in paths:
             raise click.BadParameter("names what - reads, and no PATH is -", param_hint="--stdin-name")
     stdin = stdin_name or STDIN  # the name of what - reads: reports place its objects there (rules.engine.audit_batch)
-    batch_notes: list[str] = []
+    batch_notes: list[str] = list(extra_notes)
     dumps = [(dump, stdin if dump == "-" else dump) for dump in split_dumps(paths, batch_notes)]
     for note in [] if quiet else batch_notes:
         _err(f"verdict: note: {note}")

@@ -388,13 +388,13 @@ def command(
         if _FORBIDDEN in exc.stderr:
             hint = " (the API server refuses every type these credentials asked for)"
         _fail(f"{client} get failed (exit {exc.status}){hint}", exc)
-    if refused and not quiet:
-        for line in refused:
-            click.echo(f"kubectl verdict: note: not fetched: {line}", err=True)
-        click.echo(
-            "kubectl verdict: note: the rules that read those kinds judge without them and say so; someone who may list"
-            " them can add their kubectl get -o yaml (or kubectl describe nodes) to the dump",
-            err=True,
+    # the refusals go into the report's notes (audit --note), said on standard error with its other notes (trial 89:
+    # a report saved with -o held no word of the kinds left out)
+    refusals = [f"not fetched: {line}" for line in refused]
+    if refused:
+        refusals.append(
+            "the rules that read those kinds judge without them and say so; someone who may list them can add their"
+            " kubectl get -o yaml (or kubectl describe nodes) to the dump"
         )
     # What was run, and the report named after the cluster it read (trial 85: the report said <stdin>, and nothing
     # said which kubectl commands fetched the objects).
@@ -405,8 +405,9 @@ def command(
     if params.get("stdin_name") is None:
         source = " ".join([client, "get", *([f"--context={context}"] if context else []), *scope])
         named_as = ["--stdin-name", source] if dump_name_problem(source) is None else []
+    noted = [arg for note in refusals for arg in ("--note", note)]
     with standard_input(dump):
-        verdict.main(["audit", "-", *named_as, *audit_args], prog_name="kubectl verdict")
+        verdict.main(["audit", "-", *named_as, *noted, *audit_args], prog_name="kubectl verdict")
 
 
 def _names_of(resource: ApiResource, wanted: list[KindRead]) -> tuple[str, ...]:

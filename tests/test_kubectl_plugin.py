@@ -315,14 +315,25 @@ def test_types_rbac_refuses_are_left_out_with_a_note_and_the_rest_audited(kubect
     gets = [c for c in kubectl.calls if "get" in c and not any(a.startswith("--field-selector") for a in c)]
     assert gets[0] == ["get", FETCHED, "-n", "ml", "-o", "json"]
     assert [c[1] for c in gets[1:]] == FETCHED.split(",")
-    assert "kubectl verdict: note: not fetched: Error from server (Forbidden): nodes is forbidden: User" in res.stderr
+    assert "verdict: note: not fetched: Error from server (Forbidden): nodes is forbidden: User" in res.stderr
     assert "not fetched: E0312" not in res.stderr
-    assert "kubectl verdict: note: not fetched: Error from server (Forbidden): clusterpolicies is forbidden" in res.stderr
+    assert "verdict: note: not fetched: Error from server (Forbidden): clusterpolicies is forbidden" in res.stderr
     assert "kubectl verdict: ran kubectl get pods -n ml -o json\n" in res.stderr
     assert "kubectl verdict: ran kubectl get nodes" not in res.stderr
     report = json.loads(res.stdout)
     assert report["summary"]["objectsRead"] == len(pods) > 0
     assert {o["kind"] for o in report["objects"]} == {"Pod"}
+    # trial 89: the report itself says which kinds were left out (a file saved with -o, a chat message)
+    refused = [n for n in report["notes"] if n.startswith("not fetched: ")]
+    assert [n.split("(Forbidden): ")[1].split(" is forbidden")[0] for n in refused] == [
+        "nodes",
+        "clusterpolicies",
+        "runtimeclasses",
+    ]
+    # -q keeps them off standard error, not out of the report
+    quiet = plugin("-n", "ml", "-q")
+    assert "not fetched" not in quiet.stderr
+    assert any(n.startswith("not fetched: Error from server (Forbidden): nodes") for n in json.loads(quiet.stdout)["notes"])
 
 
 def test_an_api_group_that_does_not_answer_is_noted_and_the_rest_audited(kubectl: Kubectl) -> None:
