@@ -1222,7 +1222,7 @@ def _parse_unfenced(text: str, name: str, json_error: orjson.JSONDecodeError | N
             return values
     opened = len(text) - len(text.lstrip()) + 1  # just past the opening bracket
     if json_error is not None and json_error.pos > opened and dump.objects and not dump.errors:
-        # meant as JSON (the JSON parser got past its opening) and read as YAML, which takes a trailing comma or a
+        # meant as JSON (the JSON parser got past its opening) and read as YAML, which takes a trailing comma or a #
         # comment: said, so that a tool that writes it learns its JSON is not (trial 90: accepted without a word)
         dump.notes.append(
             f"{name}: not valid JSON ({json_error.msg}, line {json_error.lineno}, column {json_error.colno}); read as"
