@@ -490,3 +490,27 @@ items:
         " --force -f pod.yaml (a Pod's containers cannot change in place). Else: kubectl describe pod -n ml-team"
         " notebook-typo; kubectl describe nodes  # compare the scheduler's events with the nodes' allocatable and taints"
     )
+
+
+def test_a_namespace_dump_judges_a_scheduling_vmi_by_its_condition(policies) -> None:
+    """Trial 89: such a VMI was judged by nothing; trial 91: the fix looked its virt-launcher pod up by
+    vm.kubevirt.io/name, which holds the VMI's hostname (spec.hostname, or its name cut at the first dot)."""
+    dump = """
+apiVersion: kubevirt.io/v1
+kind: VirtualMachineInstance
+metadata: {name: db.prod, namespace: vms}
+spec:
+  hostname: dbhost
+  domain: {devices: {gpus: [{name: g, deviceName: nvidia.com/NVIDIA_A10-12Q}]}}
+status:
+  phase: Scheduling
+  conditions:
+  - {type: PodScheduled, status: "False", reason: Unschedulable, message: "0/3 nodes are available: 3 Insufficient nvidia.com/NVIDIA_A10-12Q."}
+"""
+    report = audit_bytes(dump.encode(), "vms.yaml", policies)
+    (result,) = [r for o in report.objects for r in o.results if r.rule == "vmi-not-unschedulable"]
+    assert result.result == "fail"
+    assert result.remediation.startswith(
+        "kubectl describe vmi -n vms db.prod; kubectl get pods -n vms -l kubevirt.io/created-by=$(kubectl get vmi -n vms"
+        " db.prod -o jsonpath='{.metadata.uid}')  # its virt-launcher pod"
+    )
