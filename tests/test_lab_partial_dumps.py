@@ -505,7 +505,10 @@ spec:
 status:
   phase: Scheduling
   conditions:
-  - {type: PodScheduled, status: "False", reason: Unschedulable, message: "0/3 nodes are available: 3 Insufficient nvidia.com/NVIDIA_A10-12Q."}
+  - type: PodScheduled
+    status: "False"
+    reason: Unschedulable
+    message: "0/3 nodes are available: 3 Insufficient nvidia.com/NVIDIA_A10-12Q."
 """
     report = audit_bytes(dump.encode(), "vms.yaml", policies)
     (result,) = [r for o in report.objects for r in o.results if r.rule == "vmi-not-unschedulable"]
