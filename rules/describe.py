@@ -51,6 +51,14 @@ SOURCE_KEY = "verdict.dev/source"
 SOURCE_VALUE = "kubectl-describe"
 #: The node's Allocated resources requests, as a JSON object (see the module's docstring).
 ALLOCATED_KEY = "verdict.dev/allocated-requests"
+
+
+def rebuilt(annotations: Any) -> bool:
+    """Whether an object with these ``metadata.annotations`` was rebuilt from ``kubectl describe`` text (alone or
+    merged into a must-gather's node): a part of the object only."""
+    return isinstance(annotations, dict) and SOURCE_VALUE in str(annotations.get(SOURCE_KEY, ""))
+
+
 POD_CONTAINER = "pod-totals"
 
 # Column-0 headers describeNode prints (older releases: Role, ExternalID, Phase).

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from fnmatch import fnmatchcase
 from typing import Any, TypeVar
 
-from .describe import SOURCE_KEY, SOURCE_VALUE
+from .describe import rebuilt
 from .jsonpath import JsonPath
 from .reader import KObject
 
@@ -168,7 +168,5 @@ class Index:
 
 
 def _rebuilt(obj: KObject) -> bool:
-    """Whether ``obj`` was rebuilt from ``kubectl describe`` text (``rules.describe``, alone or merged into a
-    must-gather's node): a part of the object only."""
-    annotations = obj.metadata.get("annotations")
-    return isinstance(annotations, dict) and SOURCE_VALUE in str(annotations.get(SOURCE_KEY, ""))
+    """Whether ``obj`` was rebuilt from ``kubectl describe`` text: a part of the object only."""
+    return rebuilt(obj.metadata.get("annotations"))

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..describe import ALLOCATED_KEY, SOURCE_KEY, SOURCE_VALUE
+from ..describe import ALLOCATED_KEY, rebuilt
 from ..errors import EvaluationError
 from ..quantity import QuantityError
 from .matching import (
@@ -136,10 +136,15 @@ class Cluster:
                 self.taint_groups.setdefault(taints, set()).add(i)
 
         self.advertised: dict[str, set[int]] = {}
+        #: allocatable[r][i] for the extended resources a node advertises, for the hint (a request larger than any
+        #: node's allocatable, which no rescheduling frees).
+        self.allocatable: dict[str, dict[int, int]] = {}
         for i, alloc in enumerate(allocatable):
             for name, value in alloc.items():
                 if value > 0 and name != PODS:
                     self.advertised.setdefault(name, set()).add(i)
+                    if is_extended(name):
+                        self.allocatable.setdefault(name, {})[i] = value
 
         self._pod_node: list[int] = []
         self._pod_usage: list[Usage] = []
@@ -171,15 +176,9 @@ class Cluster:
 
         # free[r][i] = allocatable - requested, for nodes with an entry for r (others have 0 free).
         self.free: dict[str, dict[int, int]] = {}
-        #: allocatable[r][i] for the extended resources a node advertises, for the hint (a request larger than any
-        #: node's allocatable, which no rescheduling frees).
-        self.allocatable: dict[str, dict[int, int]] = {}
         for i, (alloc, use) in enumerate(zip(allocatable, used, strict=True)):
             for name in alloc.keys() | use.keys():
                 self.free.setdefault(name, {})[i] = alloc.get(name, 0) - use.get(name, 0)
-            for name, value in alloc.items():
-                if value > 0 and is_extended(name):
-                    self.allocatable.setdefault(name, {})[i] = value
         pods_free = self.free.get(PODS, {})
         self.too_many = frozenset(i for i in self.all if pods_free.get(i, 0) < 1)
         self._sorted: dict[str, tuple[list[int], list[int]]] = {}
@@ -232,9 +231,9 @@ class Cluster:
     def _add_allocated(self, i: int, name: str, node: Mapping[str, Any]) -> None:
         """Node ``i``'s requested floor from describe text's Allocated resources (an annotation the reader wrote on
         the nodes it rebuilt: on another node it is not taken)."""
-        annotations = mapping(get_in(node, "metadata", "annotations"))
-        raw = annotations.get(ALLOCATED_KEY)
-        if raw is None or SOURCE_VALUE not in text(annotations.get(SOURCE_KEY)):
+        annotations = get_in(node, "metadata", "annotations")
+        raw = mapping(annotations).get(ALLOCATED_KEY)
+        if raw is None or not rebuilt(annotations):
             return
         try:
             sums = json.loads(raw) if isinstance(raw, str) else None
@@ -274,7 +273,7 @@ class Cluster:
         p = len(self._pod_node)
         self._pod_node.append(node)
         self._pod_usage.append(usage)
-        self._pod_rebuilt.append(SOURCE_VALUE in text(mapping(meta.get("annotations")).get(SOURCE_KEY)))
+        self._pod_rebuilt.append(rebuilt(meta.get("annotations")))
         labels = {str(k): text(v) for k, v in mapping(meta.get("labels")).items()}
         self._pod_labels.append(labels)
         namespace = text(meta.get("namespace")) or "default"
