@@ -212,22 +212,11 @@ def fetched_by(
     return calls
 
 
-def fetch(kubectl: str, calls: list[list[str]]) -> bytes:
-    """Run ``calls`` (``fetched_by``'s) and return their objects as one JSON ``List`` (the first call's output as it
-    is when it is the only one). Raises ``KubectlError`` when kubectl fails."""
-    outputs = []
-    for args in calls:
-        out, err, status = run_kubectl(kubectl, args)
-        if status:
-            raise KubectlError([kubectl, *args], status, err)
-        outputs.append(out)
-    return _joined(kubectl, outputs, calls)
-
-
-def fetch_allowed(kubectl: str, calls: list[list[str]]) -> tuple[bytes, list[list[str]], list[str]]:
-    """Run each of ``calls`` (one type each), leaving out those the API server forbids: the objects of the others
-    as one JSON ``List``, the calls that answered, and kubectl's first line for each refused one. Raises
-    ``KubectlError`` for any other failure, and for the first refusal when every call is refused."""
+def fetch(kubectl: str, calls: list[list[str]], *, allow_forbidden: bool = False) -> tuple[bytes, list[list[str]], list[str]]:
+    """Run ``calls`` (``fetched_by``'s): their objects as one JSON ``List`` (the first call's output as it is when
+    it is the only one), the calls that answered, and, with ``allow_forbidden`` (one type a call), kubectl's line
+    for each call the API server refused, which is left out. Raises ``KubectlError`` when kubectl fails otherwise,
+    and for the first refusal when every call is refused."""
     outputs: list[bytes] = []
     answered: list[list[str]] = []
     refused: list[str] = []
@@ -236,7 +225,7 @@ def fetch_allowed(kubectl: str, calls: list[list[str]]) -> tuple[bytes, list[lis
         out, err, status = run_kubectl(kubectl, args)
         if status:
             error = KubectlError([kubectl, *args], status, err)
-            if _FORBIDDEN not in err:
+            if not allow_forbidden or _FORBIDDEN not in err:
                 raise error
             first = first or error
             # kubectl may print warnings first (memcache.go's "couldn't get resource list ..."): the refusal's line
@@ -374,15 +363,14 @@ def command(
     whole = [r for r in chosen if r not in by_name]
     refused: list[str] = []
     try:
-        calls = fetched_by(flags, scope, whole, named)
         try:
-            dump = fetch(kubectl, calls)
+            dump, calls, _ = fetch(kubectl, fetched_by(flags, scope, whole, named))
         except KubectlError as exc:
             if _FORBIDDEN not in exc.stderr or len(whole) + len(named) < 2:
                 raise
             # RBAC refuses some of the types (trial 88: a user of one namespace may not list nodes): one call a type
             one_each = [c for r in whole for c in fetched_by(flags, scope, [r])] + fetched_by(flags, scope, [], named)
-            dump, calls, refused = fetch_allowed(kubectl, one_each)
+            dump, calls, refused = fetch(kubectl, one_each, allow_forbidden=True)
     except KubectlError as exc:
         hint = " (a type went away since api-resources listed it: run again)" if _UNKNOWN_TYPE in exc.stderr else ""
         if _FORBIDDEN in exc.stderr:
