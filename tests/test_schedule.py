@@ -254,6 +254,14 @@ def described(name: str, allocated: str | None, **kw: Any) -> dict[str, Any]:
     return n
 
 
+def rebuilt_pod(name: str, node_name: str, namespace: str = "default") -> dict[str, Any]:
+    """A bound pod as the describe reader rebuilds it from a node's pod rows: name, namespace, node; no GPU shown."""
+    p = pod(name, node_name=node_name, phase="Running")
+    p["metadata"]["namespace"] = namespace
+    p["metadata"]["annotations"] = {"verdict.dev/source": "kubectl-describe"}
+    return p
+
+
 def test_describe_texts_allocated_requests_are_the_nodes_requested_floor() -> None:
     """Trial 88: pods rebuilt from describe text show CPU and memory only, so a node whose Allocated resources
     said 8 of its 8 GPUs were taken was modelled with all 8 free, and a pending GPU pod "could be scheduled"."""
@@ -298,10 +306,7 @@ def test_a_workload_owning_rebuilt_pods_may_own_the_floor_they_leave_unexplained
     """Review: a Deployment whose 4 pods (rebuilt from describe text: no GPU shown) held the node's 4 GPUs could not
     place a pod of its own, because the floor was counted against it; another workload still finds none free."""
     full = described("gpu-a", '{"nvidia.com/gpu": "4"}', allocatable={"nvidia.com/gpu": "4"})
-    replicas = [pod(f"triton-server-5d8f7c9b6-{c}x2kq", node_name="gpu-a", phase="Running") for c in "abcd"]
-    for r in replicas:
-        r["metadata"]["namespace"] = "inference"
-        r["metadata"]["annotations"] = {"verdict.dev/source": "kubectl-describe"}
+    replicas = [rebuilt_pod(f"triton-server-5d8f7c9b6-{c}x2kq", "gpu-a", "inference") for c in "abcd"]
     m = ClusterModel([full], replicas)
     deployment = yaml.safe_load("""
 apiVersion: apps/v1
@@ -1340,9 +1345,7 @@ def test_a_deployments_rebuilt_pods_are_known_by_their_hashed_names_only() -> No
     """The stem of <deployment>-<pod-template-hash>-<5 characters> names the Deployment; a DaemonSet pod whose name
     has a word where the hash would be (nvidia-driver-x2kqp) is not taken for a Deployment nvidia's."""
     full = described("gpu-a", '{"nvidia.com/gpu": "2"}', allocatable={"nvidia.com/gpu": "2"})
-    rebuilt = pod("nvidia-driver-x2kqp", node_name="gpu-a", phase="Running")
-    rebuilt["metadata"]["annotations"] = {"verdict.dev/source": "kubectl-describe"}
-    m = ClusterModel([full], [rebuilt])
+    m = ClusterModel([full], [rebuilt_pod("nvidia-driver-x2kqp", "gpu-a")])
     deployment = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
