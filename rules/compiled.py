@@ -361,6 +361,52 @@ class RulePlan:
         self.assumptions: list[tuple[Assumption, Check]] = [
             (a, _remembered(compile_check(a.when, plan, True), a.when, rule, policy)) for a in rule.assumes
         ]
+        #: Whether the rule's word reads other objects of the dump (``reads_other_objects``).
+        self.reads_dump = reads_other_objects(rule, policy)
+
+
+def reads_other_objects(rule: Rule, policy: Policy) -> bool:
+    """True when what decides ``rule``'s word (its assertion and assumptions) reads objects of the dump other
+    than the one judged: a context, directly or through the vars it reads (the rule's, then the policy's, followed
+    as far as they go), or an object operator (``schedulable`` reads the Nodes). Such a verdict may change with
+    an object the dump's input errors kept from being read; one that reads only its object may not."""
+    contexts = policy.contexts
+    known: dict[str, bool] = {}  # var name -> reads no other object
+
+    def name_ok(n: str, bound: frozenset[str]) -> bool:
+        if n in bound:
+            return True
+        var = rule.vars.get(n) or policy.vars.get(n)
+        if var is None:
+            return n not in contexts  # a built-in (``name``...) or unknown name reads the object at most
+        if n not in known:
+            known[n] = True  # a var that names itself reads nothing more through that
+            known[n] = all(
+                ref(r, frozenset()) and (when is None or walk_assertion(when, frozenset(), ref, ("index",)))
+                for r, when in var.alternatives
+            )
+        return known[n]
+
+    def ref(r: Ref | None, bound: frozenset[str]) -> bool:
+        if r is None:
+            return True
+        if r.where is not None and not walk_assertion(r.where, bound | {"item"}, ref, ("index",)):
+            return False
+        kind = r.kind
+        if kind in ("keypath", "sum", "product"):
+            ok = all(ref(k, bound) for k in r.target)
+        elif kind == "var":
+            ok = name_ok(r.target, bound)
+        elif kind == "context":
+            ok = False
+        elif kind == "format":
+            ok = all(name_ok(m.group(1).split(".")[0], bound) for m in PLACEHOLDER.finditer(r.target))
+        else:
+            ok = True  # a path or keys of the object (or item), a literal, a data table
+        return ok and ref(r.key, bound)
+
+    checks = [rule.assertion, *(a.when for a in rule.assumes)]
+    return not all(walk_assertion(x, frozenset(), ref, ("index",)) for x in checks)
 
 
 def reads_only_dump(reads: Reads | None, constant: frozenset[str]) -> bool:

@@ -115,6 +115,10 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
                 assumed.append(assumption.note)
                 if word != "pass" and assumption.on_failure:
                     word = assumption.on_failure
+        if word in ("fail", "warn") and index.unread and plan.reads_dump:
+            # trial 92: a vgpu-manager pod lost with a List item it was in was said not to run on its node
+            message = f"{message.rstrip()} {_unread_sentence(index.unread)}"
+            assumed.append(UNREAD_NOTE)
         if word == "pass":
             extra = None  # a passing result has no remediation
         return result(word, message, out, tuple(assumed))
@@ -122,6 +126,19 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
         return result("error", f"could not evaluate: {exc}")
     except Exception as exc:  # a bug in an operator must not end the run: report it on this result
         return result("error", f"could not evaluate: internal error {type(exc).__name__}: {exc}")
+
+
+#: The note of the results ``_unread_sentence`` is said in (``_assumption_notes``).
+UNREAD_NOTE = "nothing the input errors kept from being read would change a verdict that reads other objects of the dump"
+
+
+def _unread_sentence(errors: int) -> str:
+    """What a fail or warn of a rule that reads other objects (``RulePlan.reads_dump``) adds in a dump with
+    ``errors`` input errors: an object it looked for may be in what they kept out."""
+    return (
+        f"The dump has {counted(errors, 'input error')} (see its input errors), and this verdict reads other objects"
+        " of it: what was not read may change it."
+    )
 
 
 def _rule_scope(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Scope:
@@ -570,7 +587,7 @@ def _evaluate(
     accepted = exemptions or ExemptionSet()
     exempter = Exempter(accepted, now)
     t0 = time.perf_counter()
-    index = Index(dump.objects)
+    index = Index(dump.objects, len(dump.errors))
     every = index.objects  # each object once
     t1 = time.perf_counter()
     deadline = t0 + budget if budget else None

@@ -54,7 +54,10 @@ class Index:
     use and kept for the life of the index (one dump).
     """
 
-    def __init__(self, objects: Iterable[KObject]) -> None:
+    def __init__(self, objects: Iterable[KObject], unread: int = 0) -> None:
+        #: The dump's input errors: parts of it not read (a List item lost to a missing comma, a document that does
+        #: not parse), any of which may hold an object a rule that reads other objects would have found.
+        self.unread = unread
         #: The objects judged: each once (a copy with the same content as an earlier one is in ``copies``).
         self.objects: list[KObject] = []
         self._by_kind: dict[str, list[KObject]] = defaultdict(list)

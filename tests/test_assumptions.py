@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import make_policy, make_rule, node
 
-from rules.errors import PolicyError, Source
-from rules.evaluate import evaluate
+from rules.errors import InputError, PolicyError, Source
+from rules.evaluate import UNREAD_NOTE, evaluate
 from rules.loader import PolicySet
 from rules.reader import Dump, KObject
 from rules.report import Report
@@ -113,3 +114,95 @@ def test_an_assumption_placeholder_must_name_something(load_policy) -> None:
     with pytest.raises(PolicyError) as err:
         load_policy(make_policy([make_rule()], assumptions=bad))
     assert "message placeholder {nope} names no var, context or built-in" in err.value.reason
+
+
+# ------------------------------------------------------------------ input errors: what was not read
+
+
+PODS_CONTEXT = {"nodePods": {"kind": "Pod", "path": "$.spec.nodeName"}}
+RUNS_A_POD = make_rule(
+    {"var": "me", "in": {"context": "nodePods"}},
+    id="runs-a-pod",
+    message="No pod runs on node {name}.",
+    passMessage="A pod runs on node {name}.",
+)
+OWN_LABEL = make_rule({"path": LABEL, "exists": True}, id="labelled", message="Node {name} has no workload label.")
+
+
+def audit_with_errors(load_policy: Callable[..., PolicySet], objects: list[dict[str, Any]], errors: int) -> Report:
+    policies = load_policy(make_policy([RUNS_A_POD, OWN_LABEL], context=PODS_CONTEXT, vars={"me": {"path": "$.metadata.name"}}))
+    dump = Dump(
+        objects=[KObject(o, Source("dump.yaml", i + 1, 1)) for i, o in enumerate(objects)],
+        errors=[InputError(Source("dump.yaml", 9, 40, i), "list item is not an object", f"$.items[{i}]") for i in range(errors)],
+    )
+    return evaluate(dump, policies)
+
+
+def test_a_finding_read_from_other_objects_says_the_dump_was_not_read_whole(load_policy) -> None:
+    # trial 92: the vgpu-manager pod of a node was the List item lost to a missing comma, and the node was said to
+    # run none, without a word of the input error
+    report = audit_with_errors(load_policy, [node("n1"), node("n2")], errors=1)
+    results = {(o.ref.name, r.rule): r for o in report.objects for r in o.results}
+    runs = results[("n1", "runs-a-pod")]
+    assert runs.result == "fail"
+    assert runs.message == (
+        "No pod runs on node n1. The dump has 1 input error (see its input errors), and this verdict reads other"
+        " objects of it: what was not read may change it."
+    )
+    assert runs.assumptions == (UNREAD_NOTE,)
+    assert (
+        "assumed: nothing the input errors kept from being read would change a verdict that reads other objects of"
+        " the dump (applied to 2 results of test-policy/runs-a-pod)"
+    ) in report.notes
+    # a verdict that reads only its own object stands whatever else was lost
+    labelled = results[("n1", "labelled")]
+    assert (labelled.result, labelled.message, labelled.assumptions) == ("fail", "Node n1 has no workload label.", ())
+
+
+def test_without_input_errors_a_finding_read_from_other_objects_says_nothing_more(load_policy) -> None:
+    report = audit_with_errors(load_policy, [node("n1")], errors=0)
+    runs = next(r for r in report.objects[0].results if r.rule == "runs-a-pod")
+    assert (runs.result, runs.message, runs.assumptions) == ("fail", "No pod runs on node n1.", ())
+    assert not [n for n in report.notes if n.startswith("assumed:")]
+
+
+def test_a_pass_read_from_other_objects_is_not_put_in_doubt(load_policy) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"}, "spec": {"nodeName": "n1"}}
+    report = audit_with_errors(load_policy, [node("n1"), pod], errors=3)
+    runs = next(r for o in report.objects for r in o.results if r.rule == "runs-a-pod")
+    assert (runs.result, runs.message, runs.assumptions) == ("pass", "A pod runs on node n1.", ())
+
+
+def test_trial_92_an_operand_pod_lost_with_its_list_item_is_said_to_be_in_doubt() -> None:
+    # The pack's own dumps as one JSON List, a comma missing after the sandbox device plugin's pod of a10-pt-5: that
+    # item is lost (an input error), and the node is said to run no such pod; the finding says the dump was not
+    # read whole. The same List read whole passes the node.
+    import json
+
+    import yaml
+
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    dumps = Path(__file__).resolve().parent.parent / "policies" / "gpu-operator" / "tests" / "dumps"
+    files = ("clusterpolicy_sandbox_enabled.yaml", "operand_pods_of_suffixed_daemonsets.yaml")
+    docs = [d for f in files for d in yaml.safe_load_all((dumps / f).read_text()) if d]
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}, indent=2)
+    end = text.rindex("},", 0, text.index('"name": "nvidia-vgpu-manager-ubuntu22.04-7c6d7bd86b-m4n2p"'))
+    policies = load_policies()
+
+    def verdict(body: str) -> tuple[Report, Any]:
+        report = audit_bytes(body.encode(), "list.json", policies)
+        node = next(o for o in report.objects if o.ref.name == "a10-pt-5")
+        return report, next(r for r in node.results if r.rule == "sandbox-operands-running")
+
+    whole, running = verdict(text)
+    assert (whole.input_errors, running.result) == ([], "pass")
+    cut, running = verdict(text[: end + 1] + text[end + 2 :])
+    assert [e.reason for e in cut.input_errors] == ["JSON syntax error after this item of the List (line 458)"]
+    assert running.result == "fail"
+    assert running.message.startswith("Node a10-pt-5 should run a pod of DaemonSet nvidia-sandbox-device-plugin-daemonset")
+    assert running.message.endswith(
+        " but no pod of it runs on the node in the dump. Look at the DaemonSet's pods and events. The dump has 1 input"
+        " error (see its input errors), and this verdict reads other objects of it: what was not read may change it."
+    )

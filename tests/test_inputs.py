@@ -185,3 +185,31 @@ def test_objects_that_share_an_outcome_and_a_message_share_the_result() -> None:
     named = policy({"var": "gpus", "in": ["1"]}, message="{name} asks {observed}")
     results = [o.results[0] for o in evaluate(dump, named).objects]
     assert len({id(r) for r in results if r.result == "fail"}) == 40
+
+
+@pytest.mark.parametrize(
+    ("assertion", "reads_dump"),
+    [
+        ({"path": "$.metadata.labels", "exists": True}, False),
+        ({"var": "own", "equals": "n1"}, False),  # a var of the object
+        ({"data": "table", "key": {"var": "own"}, "exists": True}, False),
+        ({"context": "pods", "exists": True}, True),
+        ({"var": "viaContext", "exists": True}, True),  # a var that reads a context
+        ({"var": "viaVar", "exists": True}, True),  # a var that reads such a var
+        ({"format": "{viaVar}-x", "equals": "y"}, True),
+        ({"schedulable": {}}, True),  # the Nodes, through the model
+        ({"path": "$.metadata.name", "in": {"context": "pods"}}, True),
+        ({"forEach": {"path": "$.spec.taints", "as": "t", "assert": {"var": "t", "exists": True}}}, False),
+    ],
+)
+def test_a_rule_reads_other_objects_through_contexts_vars_and_object_operators(load_policy, assertion, reads_dump) -> None:
+    from rules.compiled import reads_other_objects
+
+    policy = make_policy(
+        [make_rule(assertion, vars={"viaVar": {"var": "viaContext"}})],
+        context={"pods": {"kind": "Pod", "path": "$.spec.nodeName"}},
+        data={"table": {"n1": 1}},
+        vars={"own": {"path": "$.metadata.name"}, "viaContext": {"context": "pods"}},
+    )
+    loaded = load_policy(policy).policies[0]
+    assert reads_other_objects(loaded.rules[0], loaded) is reads_dump
