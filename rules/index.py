@@ -3,6 +3,7 @@ indexes on any field a rule joins on, so cross-object lookups are dictionary hit
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from fnmatch import fnmatchcase
@@ -113,7 +114,7 @@ class Index:
             self.objects = [newer.get(id(o), o) for o in self.objects]
             for kind in {o.kind for o in newer.values()}:
                 self._by_kind[kind] = [newer.get(id(o), o) for o in self._by_kind[kind]]
-        self._fields: dict[tuple[str, str, bool], dict[Any, list[KObject]]] = {}
+        self._fields: dict[tuple[str, str, bool, str | None], dict[Any, list[KObject]]] = {}
         self._memo: dict[Any, Any] = {}
         #: This dump's own key for memos that outlive it (a compiled policy's per-dump tables): an object, not
         #: id(self), whose address a later dump's Index may take once this one is freed. A table holding it as
@@ -135,14 +136,17 @@ class Index:
         """The object with this kind, namespace and name, or None."""
         return self._by_name.get((kind, namespace, name))
 
-    def lookup(self, kind: str, path: JsonPath, value: Any, keys: bool = False) -> list[KObject]:
+    def lookup(
+        self, kind: str, path: JsonPath, value: Any, keys: bool = False, capture: re.Pattern[str] | None = None
+    ) -> list[KObject]:
         """Objects of ``kind`` where ``path`` selects ``value`` (any of its values when it selects several);
-        with ``keys``, where a mapping ``path`` selects has a member named ``value``.
+        with ``keys``, where a mapping ``path`` selects has a member named ``value``; with ``capture``, where
+        the group of its match on a string selected is ``value``.
 
-        The first call for a (kind, path, keys) builds a dictionary over all objects of that kind; later
-        calls are one dictionary hit.
+        The first call for a (kind, path, keys, capture) builds a dictionary over all objects of that kind;
+        later calls are one dictionary hit.
         """
-        key = (kind, path.text, keys)
+        key = (kind, path.text, keys, capture.pattern if capture is not None else None)
         table = self._fields.get(key)
         if table is None:
             table = defaultdict(list)
@@ -151,6 +155,9 @@ class Index:
                 selected = path.values(obj.obj)
                 if keys:
                     selected = [k for v in selected if isinstance(v, dict) for k in v]
+                if capture is not None:
+                    found = (capture.search(v) if isinstance(v, str) else None for v in selected)
+                    selected = [m.group(1) for m in found if m is not None]
                 for v in selected:
                     hv = hashable(v)
                     if hv not in seen:

@@ -64,7 +64,7 @@ class ContextPlan:
         if not ctx.correlated:
             index.memo(self.key, lambda: _values(ctx, index, None, None))
         elif ctx.where_field is not None:
-            index.lookup(ctx.kind, ctx.where_field, None, ctx.where_keys)
+            index.lookup(ctx.kind, ctx.where_field, None, ctx.where_keys, ctx.where_capture)
         else:
             _in_namespace(index, ctx.kind, ctx.api_version or None, "")
 
@@ -95,7 +95,7 @@ def _values(ctx: Context, index: Index, wanted: Any, namespace: str | None) -> A
         seen: set[int] = set()
         objs = []
         for w in wanted if isinstance(wanted, list) else [wanted]:
-            for o in index.lookup(ctx.kind, ctx.where_field, w, ctx.where_keys):
+            for o in index.lookup(ctx.kind, ctx.where_field, w, ctx.where_keys, ctx.where_capture):
                 if id(o) not in seen:
                     seen.add(id(o))
                     objs.append(o)

@@ -107,7 +107,7 @@ def _exact_names(globs: tuple[str, ...]) -> tuple[str, ...] | None:
 
 def _name_joined(c: Context) -> Ref | None:
     """What a context's object name must equal, when it joins on ``$.metadata.name`` (``equals``); else None."""
-    if c.where_field is None or c.where_field.text != "$.metadata.name" or c.where_not or c.where_keys:
+    if c.where_field is None or c.where_field.text != "$.metadata.name" or c.where_not or c.where_keys or c.where_capture:
         return None
     return c.where_value
 

@@ -214,6 +214,9 @@ class Context:
     where_not: bool = False
     #: True for ``where: {keys: ...}``: the join is on the member names of the mappings the path selects.
     where_keys: bool = False
+    #: ``where: {capture: <regex>}``: the join is on the group of its match on each string the field selects
+    #: (a pod's ReplicaSet name without its pod-template-hash: the Deployment's name).
+    where_capture: re.Pattern[str] | None = None
 
     @property
     def correlated(self) -> bool:
@@ -522,16 +525,17 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
         if ("path" in raw or "keys" in raw)
         else None
     )
-    where_field = where_value = None
+    where_field = where_value = where_capture = None
     where_not = where_keys = False
     if "where" in raw:
         w = raw["where"]
         shapes = [{side, op} for side in ("field", "keys") for op in ("equals", "notEquals")]
-        if not isinstance(w, dict) or set(w) not in shapes:
+        if not isinstance(w, dict) or set(w) - {"capture"} not in shapes:
             raise CompileError(
                 [*where, "where"],
                 "where takes {field: <JSONPath on the other object>, equals: <reference>}, or keys: <JSONPath to"
-                " mappings> instead of field (a join on their member names), and notEquals instead of equals",
+                " mappings> instead of field (a join on their member names), and notEquals instead of equals;"
+                " capture: <regex with one group> joins on the group of its match",
             )
         where_not = "notEquals" in w
         where_keys = "keys" in w
@@ -539,6 +543,7 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
         side = "keys" if where_keys else "field"
         where_field = _path(w[side], [*where, "where", side])
         where_value = compile_ref(w[op], [*where, "where", op])
+        where_capture = _capture(w["capture"], [*where, "where", "capture"]) if "capture" in w else None
     return Context(
         name,
         raw["kind"],
@@ -552,6 +557,7 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
         raw.get("default"),
         where_not,
         where_keys,
+        where_capture,
     )
 
 

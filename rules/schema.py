@@ -218,7 +218,10 @@ class ContextSchema(Schema):
     path = fields.String(metadata={"description": "JSONPath on each selected object; default: the object"})
     keys = fields.String(metadata={"description": "JSONPath to mappings whose keys are the values"})
     where = fields.Dict(
-        metadata={"description": "{field (or keys): JSONPath on the other object, equals (or notEquals): reference on this one}"}
+        metadata={
+            "description": "{field (or keys): JSONPath on the other object, equals (or notEquals): reference on this one;"
+            " capture: a regex with one group, to join on the group of its match}"
+        }
     )
     sameNamespace = fields.Boolean(load_default=False)
     first = fields.Boolean(load_default=False, metadata={"description": "one value (the first) instead of a list"})

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from rules import inputs, joins, operators
 from rules.compiled import prepare
-from rules.errors import Source
+from rules.errors import PolicyError, Source
 from rules.evaluate import evaluate
 from rules.index import Index
 from rules.jsonpath import JsonPath
@@ -413,3 +413,53 @@ def test_a_var_that_reads_only_the_dump_is_computed_once_per_dump() -> None:
         work.append(calls[0])
         assert report["summary"]["results"]["pass"] == 20
     assert (work[1] - work[0]) / 90 < ONCE
+
+
+def test_a_where_with_capture_joins_on_the_group_of_its_match(load_policy: Callable[..., PolicySet]) -> None:
+    """A Deployment's pods by their ReplicaSet owner's name less its pod-template-hash: kubectl get deploy,pods
+    holds no ReplicaSet to join through. A string the expression does not match joins nothing."""
+    owned = "^(.+)-[4-9bcdf]{1,10}$"
+    context = {
+        "myPods": {
+            "kind": "Pod",
+            "path": "$.metadata.name",
+            "where": {"field": "$.metadata.ownerReferences[*].name", "capture": owned, "equals": {"var": "name"}},
+        }
+    }
+    rule = make_rule(
+        {"context": "myPods", "count": {"gte": 1}},
+        match={"kinds": ["Deployment"]},
+        message="{name}: {myPods}",
+        passMessage="{name}: {myPods}",
+    )
+    policies = load_policy(make_policy([rule], context=context))
+
+    def pod(name: str, owner: str) -> dict[str, Any]:
+        return {
+            "kind": "Pod",
+            "apiVersion": "v1",
+            "metadata": {"name": name, "ownerReferences": [{"kind": "ReplicaSet", "name": owner}]},
+        }
+
+    objects = [{"kind": "Deployment", "apiVersion": "apps/v1", "metadata": {"name": n}} for n in ("web", "web-canary", "api")] + [
+        pod("web-7c6d7bd86b-x1", "web-7c6d7bd86b"),
+        pod("web-5b8c-x2", "web-5b8c"),
+        pod("c-1", "web-canary"),
+        pod("a-1", "api-v2"),
+    ]
+    dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate(objects)])
+    said = {o.ref.name: (o.results[0].result, o.results[0].message) for o in evaluate(dump, policies).objects}
+    # web-canary is no hash ("a" is not in the alphabet): its pod joins neither web nor web-canary; api-v2 neither
+    assert said == {
+        "web": ("pass", "web: [web-7c6d7bd86b-x1, web-5b8c-x2]"),
+        "web-canary": ("fail", "web-canary: []"),
+        "api": ("fail", "api: []"),
+    }
+
+
+def test_a_where_capture_without_one_group_is_refused_at_load(load_policy: Callable[..., PolicySet]) -> None:
+    context = {"p": {"kind": "Pod", "where": {"field": "$.metadata.name", "capture": "^.+-[a-z]+$", "equals": {"var": "name"}}}}
+    with pytest.raises(
+        PolicyError, match=r"spec\.context\.p\.where\.capture: capture '\^\.\+-\[a-z\]\+\$' needs exactly one group"
+    ):
+        load_policy(make_policy([make_rule({"context": "p", "exists": True})], context=context))
