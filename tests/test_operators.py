@@ -834,11 +834,11 @@ def test_context_correlated_with_where_uses_the_index(judge: Judge, monkeypatch:
     builds: list[tuple[str, str]] = []
     real_lookup = Index.lookup
 
-    def counting_lookup(self: Index, kind: str, path: Any, value: Any, keys: bool = False) -> Any:
+    def counting_lookup(self: Index, kind: str, path: Any, value: Any, keys: bool = False, capture: Any = None) -> Any:
         calls.append((kind, path.text, value))
-        if (kind, path.text, keys) not in self._fields:
+        if (kind, path.text, keys, None) not in self._fields:
             builds.append((kind, path.text))
-        return real_lookup(self, kind, path, value, keys)
+        return real_lookup(self, kind, path, value, keys, capture)
 
     monkeypatch.setattr(Index, "lookup", counting_lookup)
 

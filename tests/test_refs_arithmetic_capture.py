@@ -175,9 +175,9 @@ def test_literal_where_is_computed_once_per_dump(judge: Judge) -> None:
     calls: list[str] = []
     original = index_module.Index.lookup
 
-    def counting(self: Any, kind: str, path: Any, value: Any, keys: bool = False) -> Any:
+    def counting(self: Any, kind: str, path: Any, value: Any, keys: bool = False, capture: Any = None) -> Any:
         calls.append(kind)
-        return original(self, kind, path, value, keys)
+        return original(self, kind, path, value, keys, capture)
 
     context = {"mpsNodes": {"kind": "Node", "path": "$.metadata.name", "where": {"field": STRATEGY, "equals": "mps"}}}
     nodes = [node(f"n{i}", {"nvidia.com/gpu.sharing-strategy": "mps" if i % 2 else "none"}) for i in range(20)]
