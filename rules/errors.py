@@ -110,12 +110,15 @@ class Source:
 class InputError:
     """A part of the input that could not be read; the rest of the dump is still evaluated.
 
-    ``path`` is a JSONPath inside the document when the problem is inside an object, else "".
+    ``path`` is a JSONPath inside the document when the problem is inside an object, else "". ``lost`` is False
+    when the input is malformed but every object of it was still read (a comma missing between whole items of a
+    JSON List): no verdict can change with what it kept out.
     """
 
     source: Source
     reason: str
     path: str = ""
+    lost: bool = True
 
     def __str__(self) -> str:
         at = f" at {self.path}" if self.path else ""

@@ -133,11 +133,11 @@ UNREAD_NOTE = "nothing the input errors kept from being read would change a verd
 
 
 def _unread_sentence(errors: int) -> str:
-    """What a fail or warn of a rule that reads other objects (``RulePlan.reads_dump``) adds in a dump with
-    ``errors`` input errors: an object it looked for may be in what they kept out."""
+    """What a fail or warn of a rule that reads other objects (``RulePlan.reads_dump``) adds in a dump where
+    ``errors`` input errors kept part of it from being read: an object it looked for may be in what they kept out."""
     return (
-        f"The dump has {counted(errors, 'input error')} (see its input errors), and this verdict reads other objects"
-        " of it: what was not read may change it."
+        f"{counted(errors, 'input error')} kept part of the dump from being read (see its input errors), and this"
+        " verdict reads other objects of it: what was not read may change it."
     )
 
 
@@ -587,7 +587,7 @@ def _evaluate(
     accepted = exemptions or ExemptionSet()
     exempter = Exempter(accepted, now)
     t0 = time.perf_counter()
-    index = Index(dump.objects, len(dump.errors))
+    index = Index(dump.objects, sum(1 for e in dump.errors if e.lost))
     every = index.objects  # each object once
     t1 = time.perf_counter()
     deadline = t0 + budget if budget else None

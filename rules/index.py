@@ -56,8 +56,8 @@ class Index:
     """
 
     def __init__(self, objects: Iterable[KObject], unread: int = 0) -> None:
-        #: The dump's input errors: parts of it not read (a List item lost to a missing comma, a document that does
-        #: not parse), any of which may hold an object a rule that reads other objects would have found.
+        #: The dump's input errors that kept part of it from being read (an item of a List that does not parse, a
+        #: document cut short), any of which may hold an object a rule that reads other objects would have found.
         self.unread = unread
         #: The objects judged: each once (a copy with the same content as an earlier one is in ``copies``).
         self.objects: list[KObject] = []

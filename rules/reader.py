@@ -737,6 +737,27 @@ _ITEMS_OPEN = re.compile(r'\A\s*(?:\[|\{\s*(?:"[^"\\]*"\s*:\s*"[^"\\]*"\s*,\s*)*
 _FIRST_ITEM = re.compile(r"[ \t]*\n([ \t]*)\{")
 
 
+def _item_named(whole: str, at: int, end: int) -> str:
+    """`` (Node gpu-1, not read)``: what the item of a JSON List at ``whole[at:end]`` that does not parse looks like,
+    from its kind and metadata.name (namespace) keys as kubectl indents them; "" when they are not found."""
+    text = whole[at:end]
+    first = re.match(r'\{[ \t]*\r?\n([ \t]*)"', text)
+    if first is None:
+        return ""
+    indent = first.group(1)
+    kind = re.search(rf'\n{indent}"kind":\s*"([^"\\]+)"', text)
+    meta = re.search(rf'\n{indent}"metadata":\s*\{{[ \t]*\r?\n([ \t]*)"', text)
+    if kind is None or meta is None:
+        return ""
+    inner = re.escape(meta.group(1))
+    name = re.compile(rf'\n{inner}"name":\s*"([^"\\]+)"').search(text, meta.start(1) - 1)
+    if name is None:
+        return ""
+    namespace = re.compile(rf'\n{inner}"namespace":\s*"([^"\\]+)"').search(text, meta.start(1) - 1)
+    named = f"{namespace.group(1)}/{name.group(1)}" if namespace else name.group(1)
+    return f" ({kind.group(1)} {named}, not read)"
+
+
 def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) -> Dump | None:
     """The items of a JSON List (or array) that does not parse, read one at a time, as kubectl lays them out: each
     starts with ``{`` on a line of its own at the first item's indent. An item that does not parse is that item's
@@ -756,7 +777,7 @@ def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) 
     starts = [first.end() - 1, *(m.end() - 1 for m in item.finditer(whole, first.end()))]
     decoder = json.JSONDecoder()
     dump = Dump(files_read=[name])
-    line, counted, broken = 1, 0, 0
+    line, counted, broken, commas = 1, 0, 0, 0
     for i, at in enumerate(starts):
         line += whole.count("\n", counted, at)
         counted = at
@@ -765,11 +786,13 @@ def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) 
         try:
             value, end = decoder.raw_decode(whole, at)
         except json.JSONDecodeError as exc:
-            reason = f"JSON syntax error in this item of the List: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+            reason = f"JSON syntax error in this item of the List{_item_named(whole, at, following)}: {exc.msg} (line"
+            reason += f" {exc.lineno}, column {exc.colno})"
             if i == len(starts) - 1 and error.pos >= len(whole.rstrip()):
                 reason += "; the text ends inside it (cut short?)"
         except (RecursionError, ValueError):
-            reason = "this item of the List cannot be read (nested too deep, or an integer too long)"
+            named = _item_named(whole, at, following)
+            reason = f"this item of the List{named} cannot be read (nested too deep, or an integer too long)"
         else:
             rest = whole[end:following].strip()
             # a comma before the next item; after the last, the List's ']' (then its other keys: kubectl writes
@@ -779,16 +802,26 @@ def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) 
             ):
                 _json_objects_of(value, source, [], dump)
                 continue
-            reason = f"JSON syntax error after this item of the List (line {line + whole.count(chr(10), at, end)})"
+            after = line + whole.count(chr(10), at, end)
+            if end <= following and not rest:
+                # trial 93: a comma missing before the next item lost this one, whole: it is read, and so is the next
+                _json_objects_of(value, source, [], dump)
+                commas += 1
+                reason = f"JSON syntax error: a comma is missing after this item of the List (line {after}); it is read"
+                dump.errors.append(InputError(source, reason, lost=False))
+                continue
+            reason = f"JSON syntax error after this item of the List{_item_named(whole, at, following)} (line {after})"
         broken += 1
         dump.errors.append(InputError(source, reason))
     if broken == len(starts):
         return None
-    if not broken:
+    if not broken and not commas:
         where = f"line {error.lineno}, column {error.colno}"
         dump.errors.append(
             InputError(
-                Source(name, 1, error.lineno), f"JSON syntax error: {error.msg} ({where}); its items were read one at a time"
+                Source(name, 1, error.lineno),
+                f"JSON syntax error: {error.msg} ({where}); its items were read one at a time",
+                lost=False,
             )
         )
     dump.notes.append(

@@ -146,8 +146,8 @@ def test_a_finding_read_from_other_objects_says_the_dump_was_not_read_whole(load
     runs = results[("n1", "runs-a-pod")]
     assert runs.result == "fail"
     assert runs.message == (
-        "No pod runs on node n1. The dump has 1 input error (see its input errors), and this verdict reads other"
-        " objects of it: what was not read may change it."
+        "No pod runs on node n1. 1 input error kept part of the dump from being read (see its input errors), and this"
+        " verdict reads other objects of it: what was not read may change it."
     )
     assert runs.assumptions == (UNREAD_NOTE,)
     assert (
@@ -174,9 +174,10 @@ def test_a_pass_read_from_other_objects_is_not_put_in_doubt(load_policy) -> None
 
 
 def test_trial_92_an_operand_pod_lost_with_its_list_item_is_said_to_be_in_doubt() -> None:
-    # The pack's own dumps as one JSON List, a comma missing after the sandbox device plugin's pod of a10-pt-5: that
-    # item is lost (an input error), and the node is said to run no such pod; the finding says the dump was not
-    # read whole. The same List read whole passes the node.
+    # The pack's own dumps as one JSON List, the sandbox device plugin's pod of a10-pt-5 broken (a colon missing in
+    # it): that item is lost (an input error naming it), and the node is said to run no such pod; the finding says
+    # the dump was not read whole. The same List read whole passes the node, and so does one whose only fault is a
+    # comma missing after that item (trial 93: the item, whole, was lost with it; it is read now).
     import json
 
     import yaml
@@ -189,6 +190,7 @@ def test_trial_92_an_operand_pod_lost_with_its_list_item_is_said_to_be_in_doubt(
     docs = [d for f in files for d in yaml.safe_load_all((dumps / f).read_text()) if d]
     text = json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}, indent=2)
     end = text.rindex("},", 0, text.index('"name": "nvidia-vgpu-manager-ubuntu22.04-7c6d7bd86b-m4n2p"'))
+    colon = text.rindex('"nodeName":', 0, end) + len('"nodeName"')
     policies = load_policies()
 
     def verdict(body: str) -> tuple[Report, Any]:
@@ -198,11 +200,21 @@ def test_trial_92_an_operand_pod_lost_with_its_list_item_is_said_to_be_in_doubt(
 
     whole, running = verdict(text)
     assert (whole.input_errors, running.result) == ([], "pass")
-    cut, running = verdict(text[: end + 1] + text[end + 2 :])
-    assert [e.reason for e in cut.input_errors] == ["JSON syntax error after this item of the List (line 458)"]
+    comma, running = verdict(text[: end + 1] + text[end + 2 :])
+    assert [(e.reason, e.lost) for e in comma.input_errors] == [
+        ("JSON syntax error: a comma is missing after this item of the List (line 458); it is read", False)
+    ]
+    assert (running.result, running.assumptions) == ("pass", ())
+    assert not [n for n in comma.notes if n.startswith("assumed:")]
+    lost, running = verdict(text[:colon] + text[colon + 1 :])
+    assert [e.reason for e in lost.input_errors] == [
+        "JSON syntax error in this item of the List (Pod gpu-operator/nvidia-sandbox-device-plugin-daemonset-p4w8n, not"
+        " read): Expecting ':' delimiter (line 443, column 20)"
+    ]
     assert running.result == "fail"
     assert running.message.startswith("Node a10-pt-5 should run a pod of DaemonSet nvidia-sandbox-device-plugin-daemonset")
     assert running.message.endswith(
-        " but no pod of it runs on the node in the dump. Look at the DaemonSet's pods and events. The dump has 1 input"
-        " error (see its input errors), and this verdict reads other objects of it: what was not read may change it."
+        " but no pod of it runs on the node in the dump. Look at the DaemonSet's pods and events. 1 input error kept part"
+        " of the dump from being read (see its input errors), and this verdict reads other objects of it: what was not"
+        " read may change it."
     )

@@ -1741,6 +1741,30 @@ def test_a_json_list_that_does_not_parse_keeps_its_whole_items(reader: Callable[
     ]
 
 
+@pytest.mark.parametrize("reader", [parse_text, lambda text, name: parse_bytes(text.encode(), name)])
+def test_a_comma_missing_between_whole_list_items_loses_neither(reader: Callable[[str, str], Dump]) -> None:
+    """Trial 93: a comma missing between items[2] and items[3] of kubectl's JSON lost items[2], whole, and said only
+    "JSON syntax error after this item": both are read, and the error says what is missing and that nothing was lost.
+    An item that does not parse is named where its kind and name are found as kubectl lays them out."""
+    items = [_node_item(f"n{i}") for i in range(4)]
+    items[3] = {"apiVersion": "v1", "kind": "Pod", "metadata": {"labels": {"name": "x"}, "name": "p", "namespace": "ml"}}
+    whole = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=4)
+    end = whole.index("\n        },", whole.index('"n2"')) + len("\n        }")
+    dump = reader(whole[:end] + whole[end + 1 :], "comma.json")
+    assert [o.name for o in dump.objects] == ["n0", "n1", "n2", "p"]
+    line = whole[:end].count("\n") + 1
+    assert [(e.source.item, e.reason, e.lost) for e in dump.errors] == [
+        (2, f"JSON syntax error: a comma is missing after this item of the List (line {line}); it is read", False)
+    ]
+    # a colon missing inside the Pod: it is lost, and named (its label "name" is not its name)
+    colon = whole.index('"labels":', whole.index('"kind": "Pod"')) + len('"labels"')
+    dump = reader(whole[:colon] + whole[colon + 1 :], "colon.json")
+    assert [o.name for o in dump.objects] == ["n0", "n1", "n2"]
+    [error] = dump.errors
+    assert error.lost
+    assert error.reason.startswith("JSON syntax error in this item of the List (Pod ml/p, not read): Expecting ':' delimiter")
+
+
 def test_json_that_ends_inside_a_value_is_not_read_again_as_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
     """Trial 68: 22 MB of JSON on one line, cut short, took 11 s to refuse, most of it the YAML parser's: JSON that
     ends inside a value is no YAML either (its flow collections must close), so YAML is not tried."""
