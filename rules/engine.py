@@ -194,11 +194,21 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
             files = sorted(f for f in path.rglob("*") if f.is_file() and not is_hidden(f.relative_to(path).as_posix()))
             units = _batch_units(path, files)
             if units is not None:
-                dumps, others = units
+                dumps, others, counts = units
                 out.extend(str(d) for d in dumps)
-                if others and notes is not None:
-                    aside = set_aside_note([str(f) for f in others])
-                    notes.append(f"{p}: a batch of {_counted_units(dumps)}, each judged alone; {aside}")
+                beside = [d for d in dumps if not d.name.lower().endswith(ARCHIVE_SUFFIXES) and d.parent == path]
+                beside = [d for d in beside if d.is_file() or not mustgather.is_must_gather([f.name for f in d.iterdir()])]
+                if (others or beside) and notes is not None:
+                    told = [f"{p}: a batch of {counts}, each judged alone"]
+                    if beside:
+                        named = first_few([str(d) for d in beside], 3)
+                        told.append(
+                            f"the files and folders beside the archives ({named}) are dumps of their own too: to judge one"
+                            " with an archive's cluster, put it in a folder with the archive's files"
+                        )
+                    if others:
+                        told.append(set_aside_note([str(f) for f in others]))
+                    notes.append("; ".join(told))
                 continue
         out.append(p)
     loose = [p for p in paths if p != "-" and Path(p).is_file() and not p.lower().endswith(ARCHIVE_SUFFIXES)]
@@ -214,12 +224,14 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
     return out
 
 
-def _batch_units(path: Path, files: list[Path]) -> tuple[list[Path], list[Path]] | None:
-    """The dumps of a folder that is a batch, and its files read by none of them; None when the folder is one
-    dump. Each must-gather is the folder its script's files stand in (``rules.mustgather.is_must_gather`` of
-    that folder's own files), with everything below it; each archive outside them is a dump of its own. The
-    folder is one dump when it is a must-gather itself, when it holds one dump alone, or when a file it reads
-    (YAML, JSON, describe text) belongs to none of them: the dumps are then one cluster's."""
+def _batch_units(path: Path, files: list[Path]) -> tuple[list[Path], list[Path], str] | None:
+    """The dumps of a folder that is a batch, its files read by none of them, and the dumps counted for the note;
+    None when the folder is one dump. Each must-gather is the folder its script's files stand in
+    (``rules.mustgather.is_must_gather`` of that folder's own files), with everything below it; each archive
+    outside them is a dump of its own. The folder is one dump when it is a must-gather itself, when it holds one
+    dump alone, or when a file it reads (YAML, JSON, describe text) stands beside fewer than two archives or
+    must-gathers (a must-gather and the nodes collected after it: one cluster's). Beside two or more, such a file
+    is a dump of its own, and a subfolder holding one is a dump, whatever else it holds."""
     by_folder: dict[Path, list[str]] = {}
     for f in files:
         by_folder.setdefault(f.parent, []).append(f.name)
@@ -233,18 +245,28 @@ def _batch_units(path: Path, files: list[Path]) -> tuple[list[Path], list[Path]]
 
     archives = [f for f in files if f.name.lower().endswith(ARCHIVE_SUFFIXES) and not gathered(f)]
     others = [f for f in files if f not in archives and not gathered(f)]
-    if len(gathers) + len(archives) < (2 if gathers else 1) or any(_read_as_dump(f) for f in others):
+    loose = [f for f in others if _read_as_dump(f)]
+    if len(gathers) + len(archives) < (2 if gathers else 1) or (loose and len(gathers) + len(archives) < 2):
         return None
-    return sorted([*gathers, *archives]), others
+    # trial 93: a dump's file beside two archives or more made the folder one dump, and the clusters merged (a
+    # ClusterPolicy of one read for the nodes of another). Each such file is a dump of its own, and a subfolder
+    # holding one (with whatever else it holds) is one dump, as a folder given alone is.
+    folders = {path / f.relative_to(path).parts[0] for f in loose if len(f.relative_to(path).parts) > 1}
+    loose = [f for f in loose if f.parent == path]
+    archives = [f for f in archives if not any(d in f.parents for d in folders)]
+    others = [f for f in others if f not in loose and not any(d in f.parents for d in folders)]
+    counts = _counted_units(len(gathers), len(archives), len(folders), len(loose))
+    return sorted([*gathers, *archives, *folders, *loose]), others, counts
 
 
-def _counted_units(dumps: list[Path]) -> str:
-    """``2 archives``, or ``2 must-gathers and 1 archive``, for the batch note."""
-    folders = sum(d.is_dir() for d in dumps)
-    if not folders:
-        return counted(len(dumps), "archive")
-    archives = len(dumps) - folders
-    return counted(folders, "must-gather") + (f" and {counted(archives, 'archive')}" if archives else "")
+def _counted_units(gathers: int, archives: int, folders: int, files: int) -> str:
+    """``2 archives``, ``2 must-gathers and 1 archive``, ``2 archives and 1 file``, for the batch note."""
+    parts = [
+        counted(n, noun)
+        for n, noun in ((gathers, "must-gather"), (archives, "archive"), (folders, "folder"), (files, "file"))
+        if n
+    ]
+    return " and ".join(parts) if len(parts) < 3 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
 def _empty(path: str) -> bool:

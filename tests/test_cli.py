@@ -193,9 +193,20 @@ def test_a_readme_beside_the_archives_keeps_the_batch(files: tuple[Path, Path], 
     sarif = json.loads(run("audit", str(batch), "-p", str(policy), "-f", "sarif").stdout)
     told = [n["message"]["text"] for run_ in sarif["runs"] for n in run_["invocations"][0]["toolExecutionNotifications"]]
     assert told.count(note) == 2
-    # a file read as a dump beside them (by name, or a .txt that holds YAML) makes the folder one dump, as before
+    # trial 93: a file read as a dump beside them (by name, or a .txt that holds YAML) made the folder one dump, the
+    # clusters merged: it is a dump of its own, and a subfolder holding one is one dump with all it holds
     (batch / "nodes.txt").write_text(dump.read_text())
-    assert json.loads(run("audit", str(batch), "-p", str(policy)).stdout)["kind"] == "Report"
+    (batch / "c" / "more").mkdir(parents=True)
+    (batch / "c" / "nodes.yaml").write_text(dump.read_text())
+    with tarfile.open(batch / "c" / "more" / "pods.tgz", "w:gz") as tar:
+        tar.add(dump, arcname="dump.yaml")
+    data = json.loads(run("audit", str(batch), "-p", str(policy)).stdout)
+    assert [r["name"] for r in data["reports"]] == [str(batch / n) for n in ("a.tgz", "b.tgz", "c", "nodes.txt")]
+    assert data["reports"][2]["filesRead"] == [str(batch / "c" / "more" / "pods.tgz!dump.yaml"), str(batch / "c" / "nodes.yaml")]
+    assert data["reports"][0]["notes"][0].startswith(
+        f"{batch}: a batch of 2 archives, 1 folder and 1 file, each judged alone; the files and folders beside the"
+        f" archives ({batch / 'c'}, {batch / 'nodes.txt'}) are dumps of their own too"
+    )
 
 
 def test_an_empty_archive_in_a_batch_says_so_in_its_report(files: tuple[Path, Path], tmp_path: Path) -> None:

@@ -600,12 +600,21 @@ def test_a_case_folder_of_two_must_gathers_is_a_batch(tmp_path: Path) -> None:
     with tarfile.open(case / "after.tar.gz", "w:gz") as tar:
         tar.add(LAB, arcname="must-gather")
     assert split_dumps([str(case)]) == [str(case / "after.tar.gz"), str(case / "before")]
-    # a must-gather alone in the folder, or a dump's YAML beside the must-gathers: the folder is one dump
+    # a must-gather alone in the folder, or with a dump's YAML beside it: the folder is one dump (one cluster's)
     (case / "after.tar.gz").unlink()
     assert split_dumps([str(case)]) == [str(case)]
-    shutil.copytree(LAB, case / "after")
     (case / "extra-nodes.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
     assert split_dumps([str(case)]) == [str(case)]
+    # trial 93: beside two must-gathers, the YAML is a dump of its own (read with both, it merged the two clusters)
+    shutil.copytree(LAB, case / "after")
+    notes = []
+    assert split_dumps([str(case)], notes) == [str(case / "after"), str(case / "before"), str(case / "extra-nodes.yaml")]
+    assert notes == [
+        f"{case}: a batch of 2 must-gathers and 1 file, each judged alone; the files and folders beside the archives"
+        f" ({case}/extra-nodes.yaml) are dumps of their own too: to judge one with an archive's cluster, put it in a"
+        f" folder with the archive's files; 1 file not read: neither named *.yaml, *.yml, *.json or an archive, nor"
+        f" starting as a dump or describe text ({case}/notes.md)"
+    ]
     # the must-gather itself, with an archive inside: one dump
     assert split_dumps([str(case / "before")]) == [str(case / "before")]
 
