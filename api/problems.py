@@ -62,6 +62,11 @@ class Problem(Exception):
         self.status, self.title = TITLES[slug]
         self.detail = detail
         self.headers = headers or {}
+        if slug == "malformed-dump" and "errors" not in extra:
+            # the body as a whole cannot be read (a broken archive or gzip stream): its one error, placed as the
+            # input errors of a body that was read are (trial 93: a client reading errors found none)
+            where = {"file": extra.get("file"), "document": extra.get("document", 1), "line": extra.get("line")}
+            extra["errors"] = [{**where, "path": extra.get("path", ""), "reason": detail}]
         self.extra = extra
         super().__init__(detail)
 
