@@ -1657,7 +1657,30 @@ def _read_tree(
     if set_aside:
         dump.files_skipped.extend(set_aside)
         dump.notes.append(set_aside_note(set_aside))
+    if label.endswith("!"):
+        dump.notes.extend(_archives_inside_note(names, label))
     return dump
+
+
+def _archives_inside_note(names: list[str], label: str) -> list[str]:
+    """A note for an archive that holds two archives or must-gathers or more (trial 93: a tar of a nightly folder
+    of cluster archives merged every cluster into one dump): each is likely a dump of its own, which a folder
+    holding them would be (a batch)."""
+    folders: dict[str, list[str]] = {}
+    for n in names:
+        folder, _, base = n.rpartition("/")
+        folders.setdefault(folder, []).append(base)
+    gathers = [f for f, files in folders.items() if mustgather.is_must_gather(files)]
+    gathers = [g for g in gathers if not any(g.startswith(f"{o}/") for o in gathers if o != g)]
+    archives = [n for n in names if n.lower().endswith(ARCHIVE_SUFFIXES) and not any(n.startswith(f"{g}/") for g in gathers)]
+    if len(archives) + len(gathers) < 2:
+        return []
+    what = first_few([f"{label}{n}" for n in sorted([*gathers, *archives])], 3)
+    return [
+        f"{label.rstrip('!')} holds {len(archives) + len(gathers)} archives or must-gathers ({what}), read here as one"
+        " dump: if they are of different clusters (or one cluster at different times), unpack it and audit the folder,"
+        " a batch that judges each alone"
+    ]
 
 
 #: kustomize's own file in a folder of manifests (kustomize build renders the objects it lists).

@@ -1792,3 +1792,30 @@ def test_json_that_only_yaml_takes_is_read_and_said() -> None:
     ]
     flow = parse_text("{kind: Node, apiVersion: v1, metadata: {name: n1}}\n", "flow.yaml")
     assert [o.name for o in flow.objects] == ["n1"] and flow.notes == []
+
+
+def test_an_archive_of_archives_says_each_may_be_a_dump_of_its_own() -> None:
+    """Trial 93: a tar of a nightly folder of cluster archives merged every cluster into one dump, with no word of
+    it but the notes of objects standing twice. The archive is read as one dump still (it is one input), and a note
+    says what it holds and how to judge each alone; one archive inside another says nothing."""
+
+    def tgz(members: dict[str, bytes]) -> bytes:
+        out = io.BytesIO()
+        with tarfile.open(fileobj=out, mode="w:gz") as tar:
+            for n, data in members.items():
+                info = tarfile.TarInfo(n)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+        return out.getvalue()
+
+    node = b"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+    inner = tgz({"nodes.yaml": node})
+    dump = parse_bytes(tgz({"nightly/a.tgz": inner, "nightly/b.tgz": inner, "nightly/SUMS": b"x\n"}), "all.tgz")
+    assert len(dump.objects) == 2
+    assert [n for n in dump.notes if "archives or must-gathers" in n] == [
+        "all.tgz holds 2 archives or must-gathers (all.tgz!nightly/a.tgz, all.tgz!nightly/b.tgz), read here as one dump:"
+        " if they are of different clusters (or one cluster at different times), unpack it and audit the folder, a batch"
+        " that judges each alone"
+    ]
+    dump = parse_bytes(tgz({"nightly/a.tgz": inner, "nightly/more.yaml": node}), "one.tgz")
+    assert not [n for n in dump.notes if "archives or must-gathers" in n]
