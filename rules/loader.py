@@ -366,6 +366,9 @@ def _assertion_messages(raw: Any, where: list[str | int]) -> Iterator[tuple[list
         return
     if isinstance(raw.get("message"), str) and raw["message"]:
         yield [*where, "message"], raw["message"]
+    elif "not" in raw and isinstance(raw.get("description"), str) and raw["description"]:
+        # a failing not says its description when it has no message (trial 94: {nothing} in one was written out)
+        yield [*where, "description"], raw["description"]
     for op in ("all", "any"):
         for i, child in enumerate(raw.get(op) or ()):
             yield from _assertion_messages(child, [*where, op, i])

@@ -7,6 +7,7 @@ Operator fields come from ``rules.operators.OPERATORS``.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from typing import Any
@@ -62,14 +63,60 @@ _KIND_OF = {
 }  # fmt: skip
 
 
+#: Kinds of Kubernetes' own APIs and of the operators the packs read: a kind one letter off one of them, or its
+#: plural, is a slip (trial 94: a context of kind PriorityClas read no object, and a message said none was in the
+#: dump); any other CamelCase kind may be a custom resource's.
+KNOWN_KINDS = frozenset(
+    {
+        "Node", "Pod", "Namespace", "Service", "Endpoints", "EndpointSlice", "ConfigMap", "Secret", "ServiceAccount",
+        "Event", "LimitRange", "ResourceQuota", "PersistentVolume", "PersistentVolumeClaim", "PodTemplate",
+        "ReplicationController", "Deployment", "DaemonSet", "StatefulSet", "ReplicaSet", "ControllerRevision", "Job",
+        "CronJob", "PriorityClass", "RuntimeClass", "StorageClass", "CSIDriver", "CSINode", "VolumeAttachment",
+        "PodDisruptionBudget", "NetworkPolicy", "Ingress", "IngressClass", "Role", "ClusterRole", "RoleBinding",
+        "ClusterRoleBinding", "HorizontalPodAutoscaler", "Lease", "CustomResourceDefinition", "APIService",
+        "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ResourceClaim", "ResourceClaimTemplate",
+        "DeviceClass", "ResourceSlice", "ClusterPolicy", "NVIDIADriver", "KubeVirt", "HyperConverged",
+        "VirtualMachine", "VirtualMachineInstance", "VirtualMachineInstanceReplicaSet", "VirtualMachinePool",
+        "VirtualMachineInstanceMigration", "VirtualMachineInstancetype", "VirtualMachineClusterInstancetype",
+        "VirtualMachinePreference", "VirtualMachineClusterPreference", "DataVolume", "NodeFeature", "NodeFeatureRule",
+        "PolicyReport", "ClusterPolicyReport",
+    }
+)  # fmt: skip
+
+
 def check_kind(kind: str) -> None:
     """Refuse a kind that no object has: a kind is an object's ``kind`` field, CamelCase (``Node``), never the
-    resource name kubectl takes (``node``, ``nodes``, ``no``), which would match nothing and judge nothing."""
-    if kind == "*" or kind[:1].isupper():
+    resource name kubectl takes (``node``, ``nodes``, ``no``), which would match nothing and judge nothing; nor the
+    plural of a known kind (``Pods``) or a known kind misspelt (``PriorityClas``)."""
+    if kind == "*" or kind in KNOWN_KINDS:
         return
+    if kind[:1].isupper():
+        from .selection import plural  # selection reads the model, which reads this module
+
+        plural_of = [k for k in KNOWN_KINDS if plural(k) == kind.lower()]
+        close = plural_of or difflib.get_close_matches(kind, sorted(KNOWN_KINDS), n=1, cutoff=0.88)
+        if not close:
+            return  # a custom resource's kind
+        why = "the plural of" if plural_of else "not a kind Kubernetes or the packs know, and close to"
+        raise ValidationError(f"kind {kind!r} matches no object ({why} {close[0]!r}); did you mean {close[0]!r}?")
     guess = _KIND_OF.get(kind.lower(), kind[:1].upper() + kind[1:])
     raise ValidationError(
         f"kind {kind!r} matches no object: a kind is written as the objects' kind field, in CamelCase; did you mean {guess!r}?"
+    )
+
+
+#: An apiVersion with no group: the core API's (v1), or a version alone.
+_VERSION_ONLY = re.compile(r"^v\d+((alpha|beta)\d+)?$")
+
+
+def check_api_version(glob: str) -> None:
+    """Refuse an apiVersion glob no object's apiVersion can match: a group without its version
+    (``scheduling.k8s.io``; objects say ``scheduling.k8s.io/v1``), which would match nothing and judge nothing."""
+    if "/" in glob or any(c in glob for c in "*?[") or _VERSION_ONLY.match(glob):
+        return
+    raise ValidationError(
+        f"apiVersion {glob!r} matches no object: an object's apiVersion is group/version (or v1 for the core API);"
+        f" did you mean {glob + '/*'!r}?"
     )
 
 
@@ -82,7 +129,9 @@ class MatchSchema(Schema):
         validate=validate.Length(min=1),
         metadata={"description": "object kinds, e.g. [Node]; '*' for any"},
     )
-    apiVersions = fields.List(fields.String(), metadata={"description": "apiVersion globs, e.g. kubevirt.io/*"})
+    apiVersions = fields.List(
+        fields.String(validate=check_api_version), metadata={"description": "apiVersion globs, e.g. kubevirt.io/*"}
+    )
     namespaces = fields.List(fields.String(), metadata={"description": "namespace globs"})
     names = fields.List(fields.String(), metadata={"description": "name globs"})
     labelSelector = fields.Nested(LabelSelectorSchema)
@@ -213,8 +262,8 @@ def assertion_schema_class() -> type[Schema]:  # noqa: D401
 class ContextSchema(Schema):
     """Values taken from other objects of the dump (answered from the index)."""
 
-    kind = fields.String(required=True)
-    apiVersion = fields.String()
+    kind = fields.String(required=True, validate=check_kind)
+    apiVersion = fields.String(validate=check_api_version)
     path = fields.String(metadata={"description": "JSONPath on each selected object; default: the object"})
     keys = fields.String(metadata={"description": "JSONPath to mappings whose keys are the values"})
     where = fields.Dict(

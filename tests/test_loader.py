@@ -889,6 +889,49 @@ spec:
     assert err.reason == "unknown field 'kind' here; did you mean 'kinds'?"
 
 
+def test_a_kind_misspelt_or_plural_and_an_api_group_without_version_are_refused_in_contexts_and_match() -> None:
+    """Trial 94: a context of kind PriorityClas (or pod, or Pods) and one of apiVersion scheduling.k8s.io loaded,
+    read no object, and a message said the dump held no PriorityClass; match refused only a lower-case kind. Each is
+    refused where it stands, with the kind or apiVersion meant; a custom resource's kind still loads."""
+    text = """apiVersion: verdict/v1
+kind: Policy
+metadata: {name: kk, version: 1.0.0}
+spec:
+  context:
+    classes: {kind: PriorityClas, path: $.metadata.name}
+    pods: {kind: Pods, apiVersion: scheduling.k8s.io}
+    mine: {kind: GPUClusterConfig, apiVersion: example.com/*}
+  rules:
+  - id: q
+    title: Q
+    match: {kinds: [Deploymnet], apiVersions: [apps]}
+    assert:
+      not: {context: classes, exists: false}
+      description: "{name} names {nothing}"
+    message: x {mine}
+    references: [https://kubernetes.io/]
+"""
+    err = refused(text)
+    assert [(e.line, e.path, e.reason) for e in (err, *err.more)] == [
+        (6, "spec.context.classes.kind", "kind 'PriorityClas' matches no object (not a kind Kubernetes or the packs know,"
+         " and close to 'PriorityClass'); did you mean 'PriorityClass'?"),
+        (7, "spec.context.pods.apiVersion", "apiVersion 'scheduling.k8s.io' matches no object: an object's apiVersion is"
+         " group/version (or v1 for the core API); did you mean 'scheduling.k8s.io/*'?"),
+        (7, "spec.context.pods.kind", "kind 'Pods' matches no object (the plural of 'Pod'); did you mean 'Pod'?"),
+        (12, "spec.rules[0].match.apiVersions[0]", "apiVersion 'apps' matches no object: an object's apiVersion is"
+         " group/version (or v1 for the core API); did you mean 'apps/*'?"),
+        (12, "spec.rules[0].match.kinds[0]", "kind 'Deploymnet' matches no object (not a kind Kubernetes or the packs"
+         " know, and close to 'Deployment'); did you mean 'Deployment'?"),
+    ]  # fmt: skip
+    fixed = text.replace("PriorityClas,", "PriorityClass,").replace("Pods, apiVersion: scheduling.k8s.io", "Pod")
+    fixed = fixed.replace("[Deploymnet], apiVersions: [apps]", "[Deployment], apiVersions: [apps/v1]")
+    # the not's description is its failure's message: a placeholder naming nothing is refused as in a message
+    err = refused(fixed)
+    assert [(e.line, e.path) for e in (err, *err.more)] == [(15, "spec.rules[0].assert.description")]
+    assert err.reason.startswith("message placeholder {nothing} names no var, context or built-in (known: ")
+    assert load_policy_text(fixed.replace("{nothing}", "{mine}"), "p.yaml")
+
+
 def test_a_refused_definition_is_not_also_an_unknown_name() -> None:
     text = THREE_MISTAKES.split("---")[0].replace('path: "$.spec.mig.strategy"', 'path: "$.spec.mig[strategy"')
     text = text.replace("migStrategi", "migStrategy").replace("{nodeName}", "{name}")
