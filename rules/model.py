@@ -322,8 +322,13 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
         if not isinstance(target, str):
             raise CompileError([*where, "format"], "format must be a string with {name} references")
     elif kind in ARITHMETIC:
-        if not isinstance(target, list) or len(target) < 2:
-            raise CompileError([*where, kind], f"{kind} takes a list of at least two quantities or references")
+        lone = isinstance(target, list) and len(target) == 1 and isinstance(target[0], dict)
+        if not isinstance(target, list) or (len(target) < 2 and not lone):
+            raise CompileError(
+                [*where, kind],
+                f"{kind} takes a list of at least two quantities or references, or one reference whose value is a list"
+                f" (its quantities are {'added' if kind == 'sum' else 'multiplied'})",
+            )
         target = tuple(compile_ref(t, [*where, kind, i]) for i, t in enumerate(target))
         for i, operand in enumerate(target):
             problem = operators.quantity_problem(operand.target) if operand.kind == "literal" else ""

@@ -195,12 +195,14 @@ def _assertion_fields() -> dict[str, Any]:
         "format": fields.String(metadata={"description": "the subject is a string built from {name} references"}),
         "value": fields.Raw(metadata={"description": "the subject is this literal"}),
         "sum": fields.List(
-            fields.Raw(), validate=validate.Length(min=2), metadata={"description": "the subject is the sum of these quantities"}
+            fields.Raw(),
+            validate=validate.Length(min=1),
+            metadata={"description": "the subject is the sum of these quantities (one reference: of its list's)"},
         ),
         "product": fields.List(
             fields.Raw(),
-            validate=validate.Length(min=2),
-            metadata={"description": "the subject is the product of these quantities"},
+            validate=validate.Length(min=1),
+            metadata={"description": "the subject is the product of these quantities (one reference: of its list's)"},
         ),
         "key": fields.Raw(metadata={"description": "look the subject up by this key (a literal or a reference)"}),
         "default": fields.Raw(),

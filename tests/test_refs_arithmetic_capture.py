@@ -80,10 +80,32 @@ def test_product_prints_like_a_quantity_in_messages(judge: Judge) -> None:
     assert r.message == "ts-1 advertises 2, expected 12"
 
 
-@pytest.mark.parametrize("raw", [{"product": [COUNT]}, {"sum": "1"}, {"product": []}])
+@pytest.mark.parametrize("raw", [{"product": ["4"]}, {"sum": "1"}, {"product": []}, {"sum": [3]}])
 def test_arithmetic_needs_a_list_of_two_or_more(load_policy: Callable[..., Any], raw: dict[str, Any]) -> None:
-    with pytest.raises(PolicyError, match="takes a list of at least two quantities or references"):
+    with pytest.raises(PolicyError, match="takes a list of at least two quantities or references, or one reference whose"):
         load_policy(make_policy([make_rule({"value": 1, "gte": raw})]))
+
+
+def test_sum_of_one_reference_adds_the_quantities_of_its_list(judge: Judge) -> None:
+    """Trial 94: a namespace's GPU pods summed against its ResourceQuota could not be said (sum took two operands or
+    more, and a list operand was an error). One reference whose value is a list adds its quantities (an empty one
+    is 0: nothing asked), and a list among several operands stands for each of its quantities."""
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ml"},
+        "spec": {"containers": [{"resources": {"limits": {"nvidia.com/gpu": g}}} for g in ("2", "1", "3")]},
+    }
+    limits = {"path": "$.spec.containers[*].resources.limits['nvidia.com/gpu']", "all": True}
+    match: dict[str, Any] = {}
+    r = one(judge, {"sum": [limits], "lte": 4}, pod, **match)
+    assert (r.result, r.observed, r.expected) == ("fail", "6", "<= 4")
+    assert one(judge, {"sum": [limits, "2"], "equals": 8}, pod, **match).result == "pass"
+    none = {**pod, "spec": {"containers": [{"name": "cpu"}]}}
+    r = one(judge, {"sum": [limits], "equals": 0}, none, **match)
+    assert (r.result, r.observed) == ("pass", "0")
+    # among several operands an empty list is still missing
+    assert one(judge, {"sum": [limits, "2"], "exists": False}, none, **match).result == "pass"
 
 
 def test_parse_quantity_takes_an_already_parsed_number() -> None:
@@ -369,3 +391,29 @@ def test_sum_as_a_subject_inside_for_each(judge: Judge) -> None:
     assert results[("renamed", "r")].result == "pass"
     r = results[("short", "r")]
     assert (r.result, r.observed, r.expected) == ("fail", "2", ">= 8")
+
+
+def test_a_namespaces_gpu_requests_summed_against_its_resource_quota(judge: Judge) -> None:
+    """Trial 94's house rule: the GPUs a namespace's pods ask for, at most its ResourceQuota's requests.nvidia.com/gpu."""
+    gpu = "nvidia.com/gpu"
+
+    def pod(name: str, ns: str, gpus: str) -> dict[str, Any]:
+        spec = {"containers": [{"resources": {"requests": {gpu: gpus}}}]}
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns}, "spec": spec}
+
+    def quota(ns: str, hard: str) -> dict[str, Any]:
+        meta = {"name": f"gpu-{ns}", "namespace": ns}
+        return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": meta, "spec": {"hard": {f"requests.{gpu}": hard}}}
+
+    rule = make_rule(
+        {"sum": [{"context": "asked"}], "lte": {"path": "$.spec.hard['requests.nvidia.com/gpu']"}},
+        match={"kinds": ["ResourceQuota"]},
+        message="{namespace} asks for {observed} GPUs",
+    )
+    asked = {"kind": "Pod", "sameNamespace": True, "path": f"$.spec.containers[*].resources.requests['{gpu}']"}
+    objects = [pod("a", "ml", "2"), pod("b", "ml", "3"), pod("c", "web", "1")]
+    objects += [quota("ml", "4"), quota("web", "4"), quota("idle", "0")]
+    results = judge(objects, rules=[rule], context={"asked": asked})
+    said = {n: (r.result, r.message) for (n, _), r in results.items()}
+    holds = ("pass", "the rule holds")
+    assert said == {"gpu-ml": ("fail", "ml asks for 5 GPUs"), "gpu-web": holds, "gpu-idle": holds}
