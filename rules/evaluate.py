@@ -107,7 +107,8 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
                 text = substitute(other.message or rule.message, scope, _placeholders(other, rule)).rstrip()
                 if text not in said:
                     said.append(text)
-            message = " ".join(said)
+            # each a sentence (trial 94: messages written without a full stop ran on into each other)
+            message = " ".join(t if not t or t[-1] in ".!?;:)" else f"{t}." for t in said)
         assumed: list[str] = []
         for assumption, when in plan.assumptions:
             if when(scope).state == "pass":

@@ -517,7 +517,7 @@ def test_all_keeps_every_failing_item_of_a_report_all_child(judge) -> None:
     rule = make_rule({"all": [{"schedulable": {}}, each]}, match={"kinds": ["Pod"]})
     out = judge([node, pod], rules=[rule])[("p", "r")]
     assert out.result == "fail"
-    assert out.message == "a uses latest b uses latest"
+    assert out.message == "a uses latest. b uses latest."
 
 
 def test_observed_objects_are_named_up_to_ten_then_counted(judge) -> None:

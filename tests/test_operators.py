@@ -673,6 +673,10 @@ def test_for_each_report_all_names_every_failing_item(judge: Judge) -> None:
     same = make_rule({"forEach": {**each, "report": "all"}}, message="condition {cond.type} is {observed}.")
     r = judge([twice], rules=[same])[("gpu-node-4", "r")]
     assert (r.message, r.observed) == ("condition DiskPressure is True.", ["True", "True"])
+    # trial 94: messages written without a full stop ran on into each other; each is a sentence
+    bare = make_rule({"forEach": {**each, "report": "all"}}, message="condition {cond.type} is {observed}")
+    r = judge([bad], rules=[bare])[("gpu-node-2", "r")]
+    assert r.message == "condition DiskPressure is True. condition PIDPressure is Unknown."
 
 
 def test_expected_names_each_member_once(judge: Judge) -> None:
