@@ -238,6 +238,12 @@ def schema_problems[E: PolicyError](exc: ValidationError, make: Callable[[list[s
             if "did you mean" not in reason and "check its indentation" not in reason and _in_assertion(where):
                 # trial 47: 'oneOf' and 'in_list' were refused with no word of what an assertion takes
                 reason += f"; an assertion's operators are {', '.join(sorted(OPERATORS))} (and all, any, not, forEach)"
+        elif reason == "Invalid input type." and len(where) >= 3 and where[:2] == ["spec", "context"]:
+            # trial 94: a context's key dedented into spec.context (path: beside the contexts) said only this
+            reason = (
+                f"a context is a mapping ({{kind: ..., path: ...}}), not a single value: is {where[2]!r} a field of the"
+                " context above it? check its indentation"
+            )
         problems.append(make(where, reason))
     problems.sort(key=lambda e: (e.reason.startswith("Missing data"), e.line))
     first = problems[0]

@@ -14,7 +14,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from . import operators
-from .errors import quoted
+from .errors import did_you_mean, nearest, quoted
 from .jsonpath import JsonPath, PathError, compile_path
 from .schedule.matching import parse_int64
 from .schema import SUBJECT_KEYS
@@ -536,10 +536,13 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
         w = raw["where"]
         shapes = [{side, op} for side in ("field", "keys") for op in ("equals", "notEquals")]
         if not isinstance(w, dict) or set(w) - {"capture"} not in shapes:
+            fields_ = ("field", "keys", "equals", "notEquals", "capture")
+            odd = sorted(k for k in w if k not in fields_) if isinstance(w, dict) else []
+            hint = "".join(f"{quoted(k)}{did_you_mean(nearest(k, fields_))}; " for k in odd if nearest(k, fields_))
             raise CompileError(
                 [*where, "where"],
-                "where takes {field: <JSONPath on the other object>, equals: <reference>}, or keys: <JSONPath to"
-                " mappings> instead of field (a join on their member names), and notEquals instead of equals;"
+                f"{hint}where takes {{field: <JSONPath on the other object>, equals: <reference>}}, or keys: <JSONPath"
+                " to mappings> instead of field (a join on their member names), and notEquals instead of equals;"
                 " capture: <regex with one group> joins on the group of its match",
             )
         where_not = "notEquals" in w

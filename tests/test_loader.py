@@ -1083,3 +1083,34 @@ def test_a_misspelt_operator_leaves_its_own_rule_checked_in_the_same_round() -> 
     far = TEMPLATE.replace("ASSERT", '{path: "$.metadata.labels.team", zzz: true}').replace("{expected}", "{expectd}")
     err = refused(far)
     assert [(e.line, e.path) for e in (err, *err.more)] == [(12, "spec.rules[0].assert.zzz")]
+
+
+def test_a_context_field_dedented_and_a_where_key_misspelt_say_what_was_meant() -> None:
+    """Trial 94: path: dedented into spec.context was refused as "Invalid input type.", and where: {field, equal}
+    with the whole usage but no word of equals."""
+    text = """apiVersion: verdict/v1
+kind: Policy
+metadata: {name: kk, version: 1.0.0}
+spec:
+  context:
+    classes:
+      kind: PriorityClass
+    path: $.metadata.name
+  rules:
+  - id: q
+    title: Q
+    match: {kinds: [Pod]}
+    assert: {context: classes, exists: true}
+    message: x
+    references: [https://kubernetes.io/]
+"""
+    err = refused(text)
+    assert (err.line, err.path, err.reason) == (
+        8,
+        "spec.context.path",
+        "a context is a mapping ({kind: ..., path: ...}), not a single value: is 'path' a field of the context above it?"
+        " check its indentation",
+    )
+    err = refused(text.replace("    path: $.metadata.name\n", "      where: {field: $.metadata.name, equal: x}\n"))
+    assert (err.line, err.path) == (8, "spec.context.classes.where")
+    assert err.reason.startswith("'equal' (did you mean 'equals'?); where takes {field: <JSONPath on the other object>")
