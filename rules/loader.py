@@ -465,6 +465,15 @@ def _compile_rule(
     preconditions = [
         problems.attempt(compile_assertion, p, [*where, "preconditions", j]) for j, p in enumerate(r.get("preconditions") or ())
     ]
+    for j, p in enumerate(r.get("preconditions") or ()):
+        found = PLACEHOLDER.search(p.get("description") or "") if isinstance(p, dict) else None
+        if found:
+            # trial 94: "precondition not met: desc for {name}" was said as written
+            problems.add(
+                [*where, "preconditions", j, "description"],
+                f"a precondition's description is the skip reason, said as written for every object it skips (the"
+                f" report's notes count the skips by it): it takes no placeholder ({found.group(0)})",
+            )
     for j, name in enumerate(r.get("assumes") or ()):
         if name not in assumptions:
             problems.add([*where, "assumes", j], unknown_name("assumption", name, assumptions))

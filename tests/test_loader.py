@@ -1114,3 +1114,29 @@ spec:
     err = refused(text.replace("    path: $.metadata.name\n", "      where: {field: $.metadata.name, equal: x}\n"))
     assert (err.line, err.path) == (8, "spec.context.classes.where")
     assert err.reason.startswith("'equal' (did you mean 'equals'?); where takes {field: <JSONPath on the other object>")
+
+
+def test_a_placeholder_in_a_preconditions_description_is_refused() -> None:
+    """Trial 94: a precondition's description is the skip reason, said as written ("precondition not met: desc for
+    {name}"), while a not's description is its failure's message, filled in: a placeholder in the first is refused."""
+    text = """apiVersion: verdict/v1
+kind: Policy
+metadata: {name: kk, version: 1.0.0}
+spec:
+  rules:
+  - id: q
+    title: Q
+    match: {kinds: [Pod]}
+    preconditions:
+    - {path: $.spec.nodeName, exists: true, description: "pod {name} is not bound"}
+    assert: {path: $.metadata.name, exists: true}
+    message: x
+    references: [https://kubernetes.io/]
+"""
+    err = refused(text)
+    assert (err.line, err.path, err.reason) == (
+        10,
+        "spec.rules[0].preconditions[0].description",
+        "a precondition's description is the skip reason, said as written for every object it skips (the report's notes"
+        " count the skips by it): it takes no placeholder ({name})",
+    )
