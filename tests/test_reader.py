@@ -1823,8 +1823,9 @@ def test_an_archive_of_archives_says_each_may_be_a_dump_of_its_own() -> None:
 
 def test_yaml_cut_at_a_line_before_the_last_objects_status_is_an_input_error() -> None:
     """Trial 93: head -n cut a multi-document YAML dump at a line, before the last Node's status: it was read as
-    whole (exit 0), and KubeVirt's permit was warned about as advertised by no node. A Node or Pod that came from a
-    cluster (metadata.uid) without the status kubectl prints last is an input error; it is still judged."""
+    whole (exit 0), and KubeVirt's permit was warned about as advertised by no node. A last Node that came from a
+    cluster (metadata.uid) without the status kubectl prints last is an input error; it is still judged. A Pod is
+    not (a lab's hand-built pods copy a cluster's metadata without a status)."""
 
     def node(name: str, status: bool) -> str:
         text = f"apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  uid: u-{name}\n"
@@ -1843,3 +1844,4 @@ def test_yaml_cut_at_a_line_before_the_last_objects_status_is_an_input_error() -
     # written by hand (no uid), or a status-less object before the last: nothing to say
     assert parse_text(node("n2", False).replace("  uid: u-n2\n", ""), "lab.yaml").errors == []
     assert parse_text(node("n2", False) + "---\n" + node("n1", True), "ok.yaml").errors == []
+    assert parse_text(node("n1", True) + "---\n" + node("p", False).replace("kind: Node", "kind: Pod"), "pod.yaml").errors == []
