@@ -529,7 +529,24 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
         if not isinstance(item.get("kind"), str) or not item.get("kind"):
             dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: no 'kind'", f"{prefix}[{i}]"))
             continue
-        _add_object(item, where, f"{prefix}[{i}]", dump)
+        _item_objects(item, where, f"{prefix}[{i}]", dump)
+
+
+def _item_objects(item: dict[str, Any], where: Source, path: str, dump: Dump) -> None:
+    """Add one item of a List (a mapping with a kind, at JSONPath ``path``) to ``dump``; a List itself, its items,
+    placed at it (trial 95: a List of Lists, jq -s . nodes.json pods.json, was read as two objects of kind List,
+    and nothing it held was judged, exit 0)."""
+    inner = item.get("items")
+    if not (item["kind"].endswith("List") and isinstance(inner, list)):
+        _add_object(item, where, path, dump)
+        return
+    for j, each in enumerate(inner):
+        at = f"{path}.items[{j}]"
+        if isinstance(each, dict) and isinstance(each.get("kind"), str) and each["kind"]:
+            _item_objects(each, where, at, dump)
+        else:
+            what = f"a {_JSON_TYPES.get(type(each), type(each).__name__)}" if not isinstance(each, dict) else "no 'kind'"
+            dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: {what}", at))
 
 
 def _kubernetes_items(items: Any) -> bool:
@@ -1303,18 +1320,23 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
     if cut and dump.objects:
         dump.errors.append(InputError(Source(name, 1, cut[1]), cut[0]))
     elif dump.objects and not dump.errors:
-        dump.errors.extend(_cut_before_status(dump.objects[-1]))
+        dump.errors.extend(_cut_before_status(dump.objects))
     return dump
 
 
-def _cut_before_status(last: KObject) -> list[InputError]:
-    """The input error of a dump whose last object is a Node that came from a cluster (it has metadata.uid) without
-    the status the API server always writes for one: kubectl prints status last, so the text was likely cut at a
-    line (trial 93: head -n made a Node lose its allocatable, and KubeVirt's permit was warned about as advertised
-    by no node, with no input error and exit 0). Not a Pod: a lab's hand-built pods copy a cluster's metadata and
-    leave out the status (examples/lab-cluster.yaml), while a node without one holds nothing to judge."""
+def _cut_before_status(objects: list[KObject]) -> list[InputError]:
+    """The input error of a file whose last object is a Node that came from a cluster (it has metadata.uid) without
+    the status the API server always writes for one (or with ``status:`` and nothing after it): kubectl prints
+    status last, so the text was likely cut at a line (trial 93: head -n made a Node lose its allocatable, and
+    KubeVirt's permit was warned about as advertised by no node, with no input error and exit 0). Not where the
+    file's other Nodes have no status either (an export stripped of them: trial 95), nor a Pod: a lab's hand-built
+    pods copy a cluster's metadata and leave out the status (examples/lab-cluster.yaml)."""
+    last = objects[-1]
     obj, meta = last.obj, last.obj.get("metadata")
-    if last.kind != "Node" or "status" in obj or not isinstance(meta, dict) or not meta.get("uid"):
+    if last.kind != "Node" or obj.get("status") is not None or not isinstance(meta, dict) or not meta.get("uid"):
+        return []
+    others = [o for o in objects[:-1] if o.kind == "Node"]
+    if others and all(o.obj.get("status") is None for o in others):
         return []
     reason = (
         f"the last object, {last.kind} {last.name}, came from a cluster (it has metadata.uid) but has no status, which"

@@ -1845,3 +1845,31 @@ def test_yaml_cut_at_a_line_before_the_last_objects_status_is_an_input_error() -
     assert parse_text(node("n2", False).replace("  uid: u-n2\n", ""), "lab.yaml").errors == []
     assert parse_text(node("n2", False) + "---\n" + node("n1", True), "ok.yaml").errors == []
     assert parse_text(node("n1", True) + "---\n" + node("p", False).replace("kind: Node", "kind: Pod"), "pod.yaml").errors == []
+
+
+def test_a_list_of_lists_is_read_item_by_item() -> None:
+    """Trial 95: jq -s . nodes.json pods.json (a JSON array of two Lists), and a List whose item is a PodList, were
+    read as objects of kind List: nothing they held was judged, and the exit code was 0. Their items are read, each
+    placed at its List's item, with the JSONPath of its own place in input errors."""
+    nodes = {"apiVersion": "v1", "kind": "List", "items": [_node_item("n1"), _node_item("n2")]}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml"}}
+    pods = {"apiVersion": "v1", "kind": "PodList", "items": [pod, "stray"]}
+    dump = parse_text(json.dumps([nodes, pods], indent=2), "slurped.json")
+    assert [(o.kind, o.name, o.source.item) for o in dump.objects] == [("Node", "n1", 0), ("Node", "n2", 0), ("Pod", "p", 1)]
+    assert [(e.source.item, e.path, e.reason) for e in dump.errors] == [
+        (1, "$[1].items[1]", "list item is not a Kubernetes object: a string")
+    ]
+    text = "apiVersion: v1\nkind: List\nitems:\n- " + json.dumps(pods).replace(', "stray"', "") + "\n"
+    assert [(o.kind, o.name, o.source.line) for o in parse_text(text, "nested.yaml").objects] == [("Pod", "p", 4)]
+
+
+def test_a_cut_right_after_status_is_said_and_an_export_stripped_of_status_is_not() -> None:
+    """Trial 95: head -n cut right after the last Node's "status:" line (status null) said nothing; every Node
+    without a status (yq 'del(.status)') was said to be cut short."""
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: {0}\n  uid: u-{0}\n"
+    with_status = node + "status:\n  allocatable: {{nvidia.com/gpu: '1'}}\n"
+    cut = with_status.format("n1") + "---\n" + node.format("n2") + "status:\n"
+    [error] = parse_text(cut, "cut.yaml").errors
+    assert error.reason.startswith("the last object, Node n2, came from a cluster (it has metadata.uid) but has no status")
+    stripped = node.format("n1") + "---\n" + node.format("n2")
+    assert parse_text(stripped, "stripped.yaml").errors == []
