@@ -90,19 +90,41 @@ def check_kind(kind: str) -> None:
     plural of a known kind (``Pods``) or a known kind misspelt (``PriorityClas``)."""
     if kind == "*" or kind in KNOWN_KINDS:
         return
-    if kind[:1].isupper():
-        from .selection import plural  # selection reads the model, which reads this module
+    from .selection import plural  # selection reads the model, which reads this module
 
-        plural_of = [k for k in KNOWN_KINDS if plural(k) == kind.lower()]
-        close = plural_of or difflib.get_close_matches(kind, sorted(KNOWN_KINDS), n=1, cutoff=0.88)
-        if not close:
-            return  # a custom resource's kind
-        why = "the plural of" if plural_of else "not a kind Kubernetes or the packs know, and close to"
-        raise ValidationError(f"kind {kind!r} matches no object ({why} {close[0]!r}); did you mean {close[0]!r}?")
-    guess = _KIND_OF.get(kind.lower(), kind[:1].upper() + kind[1:])
-    raise ValidationError(
-        f"kind {kind!r} matches no object: a kind is written as the objects' kind field, in CamelCase; did you mean {guess!r}?"
-    )
+    low = kind.lower()
+    known = sorted(KNOWN_KINDS)
+    same = [k for k in known if low in (k.lower(), plural(k))]  # POD, Pods, priorityclass
+    if not kind[:1].isupper():
+        guess = same[0] if same else _KIND_OF.get(low, kind[:1].upper() + kind[1:])
+        raise ValidationError(
+            f"kind {kind!r} matches no object: a kind is written as the objects' kind field, in CamelCase; did you mean"
+            f" {guess!r}?"
+        )
+    # a letter added or dropped, or two swapped, in a known kind or its plural (Nod, Podd, Pdo, Pdos), or close to a
+    # long one (PriorityClas); not one letter changed in a short one: Rule, Mode or Note may be a custom resource's
+    near = [k for k in known if _one_edit(low, k.lower()) or _one_edit(low, plural(k))]
+    close = same or near or difflib.get_close_matches(kind, known, n=1, cutoff=0.88)
+    if not close:
+        return  # a custom resource's kind
+    if same and low == plural(same[0]):
+        why = "the plural of"
+    elif same:
+        why = "written in other letter case than"
+    else:
+        why = "not a kind Kubernetes or the packs know, and close to"
+    raise ValidationError(f"kind {kind!r} matches no object ({why} {close[0]!r}); did you mean {close[0]!r}?")
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` is ``b`` with one letter added or dropped, or two neighbours swapped (not equal)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 #: An apiVersion with no group: the core API's (v1), or a version alone.

@@ -1140,3 +1140,50 @@ spec:
         "a precondition's description is the skip reason, said as written for every object it skips (the report's notes"
         " count the skips by it): it takes no placeholder ({name})",
     )
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason"),
+    [
+        ("POD", "kind 'POD' matches no object (written in other letter case than 'Pod'); did you mean 'Pod'?"),
+        (
+            "Pdo",
+            "kind 'Pdo' matches no object (not a kind Kubernetes or the packs know, and close to 'Pod'); did you mean 'Pod'?",
+        ),
+        (
+            "Nod",
+            "kind 'Nod' matches no object (not a kind Kubernetes or the packs know, and close to 'Node'); did you mean 'Node'?",
+        ),
+        (
+            "Pdos",
+            "kind 'Pdos' matches no object (not a kind Kubernetes or the packs know, and close to 'Pod'); did you mean 'Pod'?",
+        ),
+        (
+            "priorityclass",
+            "kind 'priorityclass' matches no object: a kind is written as the objects' kind field, in CamelCase; did you mean"
+            " 'PriorityClass'?",
+        ),
+        ("Rule", None),  # one letter changed in a short kind: a custom resource's, maybe
+        ("Mode", None),
+    ],
+)
+def test_kinds_in_other_case_or_a_letter_off_are_refused_with_the_kind_meant(kind: str, reason: str | None) -> None:
+    """Trial 95: kinds [POD], [Nod], [Pdo] loaded and matched nothing (0 objects judged, exit 0), and 'priorityclass'
+    was told to write 'Priorityclass', itself refused."""
+    text = f"""apiVersion: verdict/v1
+kind: Policy
+metadata: {{name: kk, version: 1.0.0}}
+spec:
+  rules:
+  - id: q
+    title: Q
+    match: {{kinds: [{kind}]}}
+    assert: {{path: $.metadata.name, exists: true}}
+    message: x
+    references: [https://kubernetes.io/]
+"""
+    if reason is None:
+        assert load_policy_text(text, "p.yaml")
+    else:
+        err = refused(text)
+        assert (err.line, err.path, err.reason) == (8, "spec.rules[0].match.kinds[0]", reason)
