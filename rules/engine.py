@@ -203,8 +203,8 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
                     if beside:
                         named = first_few([str(d) for d in beside], 3)
                         told.append(
-                            f"the files and folders beside the archives ({named}) are dumps of their own too: to judge one"
-                            " with an archive's cluster, put it in a folder with the archive's files"
+                            f"the files and folders beside the archives or must-gathers ({named}) are dumps of their own"
+                            " too: to judge one with an archive's cluster, put it in a folder with the archive's files"
                         )
                     if others:
                         told.append(set_aside_note([str(f) for f in others]))

@@ -1718,9 +1718,9 @@ def _archives_inside_note(names: list[str], label: str) -> list[str]:
         return []
     what = first_few([f"{label}{n}" for n in sorted([*gathers, *archives])], 3)
     return [
-        f"{label.rstrip('!')} holds {len(archives) + len(gathers)} archives or must-gathers ({what}), read here as one"
-        " dump: if they are of different clusters (or one cluster at different times), unpack it and audit the folder,"
-        " a batch that judges each alone"
+        f"the archive holds {len(archives) + len(gathers)} archives or must-gathers ({what}), read here as one dump: if"
+        " they are of different clusters (or one cluster at different times), unpack it and audit the folder, a batch"
+        " that judges each alone"
     ]
 
 

@@ -205,7 +205,7 @@ def test_a_readme_beside_the_archives_keeps_the_batch(files: tuple[Path, Path], 
     assert data["reports"][2]["filesRead"] == [str(batch / "c" / "more" / "pods.tgz!dump.yaml"), str(batch / "c" / "nodes.yaml")]
     assert data["reports"][0]["notes"][0].startswith(
         f"{batch}: a batch of 2 archives, 1 folder and 1 file, each judged alone; the files and folders beside the"
-        f" archives ({batch / 'c'}, {batch / 'nodes.txt'}) are dumps of their own too"
+        f" archives or must-gathers ({batch / 'c'}, {batch / 'nodes.txt'}) are dumps of their own too"
     )
 
 

@@ -610,9 +610,9 @@ def test_a_case_folder_of_two_must_gathers_is_a_batch(tmp_path: Path) -> None:
     notes = []
     assert split_dumps([str(case)], notes) == [str(case / "after"), str(case / "before"), str(case / "extra-nodes.yaml")]
     assert notes == [
-        f"{case}: a batch of 2 must-gathers and 1 file, each judged alone; the files and folders beside the archives"
-        f" ({case}/extra-nodes.yaml) are dumps of their own too: to judge one with an archive's cluster, put it in a"
-        f" folder with the archive's files; 1 file not read: neither named *.yaml, *.yml, *.json or an archive, nor"
+        f"{case}: a batch of 2 must-gathers and 1 file, each judged alone; the files and folders beside the archives or"
+        f" must-gathers ({case}/extra-nodes.yaml) are dumps of their own too: to judge one with an archive's cluster,"
+        f" put it in a folder with the archive's files; 1 file not read: neither named *.yaml, *.yml, *.json or an archive, nor"
         f" starting as a dump or describe text ({case}/notes.md)"
     ]
     # the must-gather itself, with an archive inside: one dump

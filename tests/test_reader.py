@@ -1813,9 +1813,9 @@ def test_an_archive_of_archives_says_each_may_be_a_dump_of_its_own() -> None:
     dump = parse_bytes(tgz({"nightly/a.tgz": inner, "nightly/b.tgz": inner, "nightly/SUMS": b"x\n"}), "all.tgz")
     assert len(dump.objects) == 2
     assert [n for n in dump.notes if "archives or must-gathers" in n] == [
-        "all.tgz holds 2 archives or must-gathers (all.tgz!nightly/a.tgz, all.tgz!nightly/b.tgz), read here as one dump:"
-        " if they are of different clusters (or one cluster at different times), unpack it and audit the folder, a batch"
-        " that judges each alone"
+        "the archive holds 2 archives or must-gathers (all.tgz!nightly/a.tgz, all.tgz!nightly/b.tgz), read here as one"
+        " dump: if they are of different clusters (or one cluster at different times), unpack it and audit the folder, a"
+        " batch that judges each alone"
     ]
     dump = parse_bytes(tgz({"nightly/a.tgz": inner, "nightly/more.yaml": node}), "one.tgz")
     assert not [n for n in dump.notes if "archives or must-gathers" in n]
