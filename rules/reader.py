@@ -1310,7 +1310,11 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
     for doc in load_documents(text):
         source = Source(name, doc.number, doc.line)
         if doc.error:
-            dump.errors.append(InputError(source, doc.error))
+            salvaged = _salvage_yaml_items(text, doc.number, doc.line, name, doc.error) if doc.line else None
+            if salvaged is None:
+                dump.errors.append(InputError(source, doc.error))
+            else:
+                dump.extend(salvaged)
             continue
         if doc.duplicates:
             dump.errors.append(InputError(Source(name, doc.number, doc.duplicates[0][1]), _duplicate_reason(doc.duplicates)))
@@ -1344,6 +1348,65 @@ def _cut_before_status(objects: list[KObject]) -> list[InputError]:
         " judged with what is there; collect it again"
     )
     return [InputError(last.source, reason)]
+
+
+#: A line of a YAML List's items as kubectl writes them: an item's first line, at the left margin.
+_YAML_ITEM = re.compile(r"^- ")
+
+
+def _salvage_yaml_items(text: str, number: int, at: int, name: str, error: str) -> Dump | None:
+    """The items of a YAML List (document ``number``, whose error ``error`` is at line ``at``) that does not parse,
+    read one at a time, as kubectl lays them out: ``items:`` at the left margin, each item starting with ``- ``
+    there and indented two spaces under it (trial 95: one mis-indented item lost every object of a kubectl -o yaml
+    List). The item the error is in is that item's input error, at its line and named where its kind and name are
+    found; None when the text has no such layout, or no item parses (the document's own error then stands)."""
+    lines = text.splitlines()
+    start = next((i + 2 for i in range(min(at, len(lines)) - 1, -1, -1) if lines[i].startswith("---")), 1)
+    end = next((i for i in range(start - 1, len(lines)) if lines[i].startswith("---")), len(lines))
+    body = lines[start - 1 : end]
+    try:
+        opened = body.index("items:")
+    except ValueError:
+        return None
+    starts: list[int] = []
+    for i in range(opened + 1, len(body)):
+        line = body[i]
+        if _YAML_ITEM.match(line):
+            starts.append(i)
+        elif line and not line.startswith((" ", "#")):
+            break  # kind: List, metadata: after the items
+    else:
+        i = len(body)
+    if len(starts) < 2:
+        return None
+    bounds = [*starts[1:], i]
+    dump = Dump()
+    broken = 0
+    for n, (first, stop) in enumerate(zip(starts, bounds, strict=True)):
+        item = "\n".join(line[2:] for line in body[first:stop])
+        where = Source(name, number, start + first, n)
+        [doc, *_] = [*load_documents(item), None]
+        if doc is not None and not doc.error and isinstance(doc.data, dict) and isinstance(doc.data.get("kind"), str):
+            _item_objects(doc.data, where, f"$.items[{n}]", dump)
+            continue
+        broken += 1
+        kind = re.search(r"^kind: *(\S+)", item, re.M)
+        named = re.search(r"^  name: *(\S+)", item, re.M)
+        what = f" ({kind.group(1)} {named.group(1)}, not read)" if kind and named else ""
+        if start + first <= at < start + stop:
+            why = error  # its line and column are the file's
+        elif doc is not None and doc.error:
+            why = "YAML syntax error"
+        else:
+            why = f"list item is {NOT_AN_OBJECT}"
+        dump.errors.append(InputError(where, f"this item of the List{what}: {why}"))
+    if broken == len(starts):
+        return None
+    dump.notes.append(
+        f"the YAML of {name} does not parse whole: {len(starts) - broken:,} of its {len(starts):,} List items were read"
+        " one at a time"
+    )
+    return dump
 
 
 def _duplicate_reason(duplicates: tuple[tuple[str, int, int], ...]) -> str:

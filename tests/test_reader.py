@@ -1873,3 +1873,22 @@ def test_a_cut_right_after_status_is_said_and_an_export_stripped_of_status_is_no
     assert error.reason.startswith("the last object, Node n2, came from a cluster (it has metadata.uid) but has no status")
     stripped = node.format("n1") + "---\n" + node.format("n2")
     assert parse_text(stripped, "stripped.yaml").errors == []
+
+
+def test_a_yaml_list_with_one_broken_item_keeps_its_other_items() -> None:
+    """Trial 95: one mis-indented item of a kubectl -o yaml List lost every object of it (0 read, exit 2), while an
+    indented JSON List keeps its whole items. The YAML List's items are read one at a time as kubectl lays them
+    out: the broken one is an input error at its line, named, and the others are judged."""
+    items = "".join(
+        f"- apiVersion: v1\n  kind: Node\n  metadata:\n    labels: {{a: b}}\n    name: {n}\n" for n in ("n1", "n2", "n3")
+    )
+    text = f'apiVersion: v1\nitems:\n{items}kind: List\nmetadata:\n  resourceVersion: ""\n'
+    broken = text.replace("    labels: {a: b}\n    name: n2", "   labels: {a: b}\n    name: n2")
+    dump = parse_text(broken, "list.yaml")
+    assert [(o.name, o.source.item, o.source.line) for o in dump.objects] == [("n1", 0, 3), ("n3", 2, 13)]
+    [error] = dump.errors
+    assert (error.source.item, error.source.line) == (1, 8)
+    assert error.reason.startswith("this item of the List (Node n2, not read): YAML syntax error: ")
+    assert dump.notes == ["the YAML of list.yaml does not parse whole: 2 of its 3 List items were read one at a time"]
+    # a document that is no such List keeps its own error
+    assert [o.name for o in parse_text("kind: Node\nmetadata:\n  name: x\n   bad: 1\n", "node.yaml").objects] == []
