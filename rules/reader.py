@@ -470,6 +470,7 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
     have been cut short and still parse (JSON: its closing brackets are at the end)."""
     if data is None:
         return
+    typed: dict[str, Any] = {}
     if isinstance(data, list):
         items, prefix = data, "$"
     elif isinstance(data, dict) and str(data.get("kind", "")).endswith("List") and "items" in data:
@@ -477,6 +478,10 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
         if not isinstance(items, list):
             dump.errors.append(InputError(source, "'items' of a List is not a list", "$.items"))
             return
+        if data["kind"] != "List" and isinstance(data.get("apiVersion"), str):
+            # the API server's own NodeList (kubectl get --raw /api/v1/nodes, curl, a client library) leaves kind and
+            # apiVersion out of its items: they are the List's, as kubectl decodes them
+            typed = {"apiVersion": data["apiVersion"], "kind": data["kind"][: -len("List")]}
     elif isinstance(data, dict) and "kind" not in data and _kubernetes_items(data.get("items")):
         items, prefix = data["items"], "$.items"
         if not whole:
@@ -526,6 +531,8 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
             what = f"a {_JSON_TYPES.get(type(item), type(item).__name__)}"
             dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: {what}", f"{prefix}[{i}]"))
             continue
+        if typed and "kind" not in item and typed["kind"]:
+            item = {**typed, **item}
         if not isinstance(item.get("kind"), str) or not item.get("kind"):
             dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: no 'kind'", f"{prefix}[{i}]"))
             continue

@@ -1892,3 +1892,22 @@ def test_a_yaml_list_with_one_broken_item_keeps_its_other_items() -> None:
     assert dump.notes == ["the YAML of list.yaml does not parse whole: 2 of its 3 List items were read one at a time"]
     # a document that is no such List keeps its own error
     assert [o.name for o in parse_text("kind: Node\nmetadata:\n  name: x\n   bad: 1\n", "node.yaml").objects] == []
+
+
+def test_the_api_servers_own_typed_list_gives_its_items_their_kind() -> None:
+    """kubectl get --raw /api/v1/nodes (or curl against the API server, or a client library's JSON) writes a NodeList
+    whose items carry no kind nor apiVersion: each was refused as "no 'kind'". They are the List's, as kubectl
+    decodes them; an item of a plain List without a kind is still refused."""
+    raw = {
+        "kind": "NodeList",
+        "apiVersion": "v1",
+        "metadata": {"resourceVersion": "7"},
+        "items": [{"metadata": {"name": "gpu-1"}}],
+    }
+    dump = parse_text(json.dumps(raw), "raw.json")
+    assert [(o.kind, o.api_version, o.name) for o in dump.objects] == [("Node", "v1", "gpu-1")]
+    assert dump.errors == []
+    plain = {**raw, "kind": "List"}
+    assert [e.reason for e in parse_text(json.dumps(plain), "plain.json").errors] == [
+        "list item is not a Kubernetes object: no 'kind'"
+    ]
