@@ -1296,3 +1296,55 @@ status:
         """ '{"spec":{"sandboxDevicePlugin":{"enabled":true},"vgpuManager":{"enabled":true},"""
         """"vgpuDeviceManager":{"enabled":true}}}'"""
     )
+
+
+def test_a_vm_operand_pod_with_sandbox_workloads_off_is_first_offered_to_turn_them_on() -> None:
+    """Trial 96: with spec.sandboxWorkloads.enabled turned off (by mistake, perhaps), each VM operand pod on a node
+    labelled for VMs was told only to be deleted, which would tear the VM operands off a node meant for them, while
+    the node findings offered to turn sandbox workloads back on. The pod's fix offers it first too."""
+    dumps = Path(__file__).resolve().parent.parent / "policies" / "gpu-operator" / "tests" / "dumps"
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": "gpu-pt-01",
+            "labels": {
+                "nvidia.com/gpu.present": "true",
+                "nvidia.com/gpu.workload.config": "vm-passthrough",
+                "nvidia.com/gpu.deploy.vfio-manager": "true",
+            },
+        },
+        "status": {"allocatable": {"nvidia.com/GA102GL_A10": "1"}},
+    }
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "nvidia-vfio-manager-q8m4d",
+            "namespace": "gpu-operator",
+            "labels": {"app": "nvidia-vfio-manager"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "nvidia-vfio-manager", "uid": "d1"}],
+        },
+        "spec": {"nodeName": "gpu-pt-01", "containers": [{"name": "vfio", "image": "vfio-manager"}]},
+        "status": {"phase": "Running"},
+    }
+    text = (dumps / "clusterpolicy_sandbox_disabled.yaml").read_text() + "\n---\n" + yaml.safe_dump_all([node, pod])
+    from rules.engine import audit_bytes
+
+    report = audit_bytes(text.encode(), "off.yaml", load_policies())
+    [result] = [
+        r
+        for o in report.objects
+        if o.ref.name == pod["metadata"]["name"]
+        for r in o.results
+        if r.rule == "operand-pod-matches-node-workload"
+    ]
+    assert result.result == "fail"
+    assert result.remediation.startswith(
+        "First decide what node gpu-pt-01 is for: it is labelled nvidia.com/gpu.workload.config=vm-passthrough, but"
+        " ClusterPolicy cluster-policy does not enable sandbox workloads, so the operator serves containers there and"
+        " removes its VM operands. If the node is meant for VMs, enable them and delete nothing: kubectl patch"
+        ' clusterpolicies.nvidia.com cluster-policy --type merge -p \'{"spec":{"sandboxWorkloads":{"enabled":true}}}\'.'
+        " If it is meant for containers: kubectl get node gpu-pt-01 --show-labels"
+    )
+    assert result.remediation.endswith("kubectl delete pod -n gpu-operator nvidia-vfio-manager-q8m4d")
