@@ -393,24 +393,8 @@ def reads_other_objects(rule: Rule, policy: Policy) -> bool:
             )
         return known[n]
 
-    def ref(r: Ref | None, bound: frozenset[str]) -> bool:
-        if r is None:
-            return True
-        if r.where is not None and not walk_assertion(r.where, bound | {"item"}, ref, ("index",)):
-            return False
-        kind = r.kind
-        if kind in ("keypath", "sum", "product"):
-            ok = all(ref(k, bound) for k in r.target)
-        elif kind == "var":
-            ok = name_ok(r.target, bound)
-        elif kind == "context":
-            ok = False
-        elif kind == "format":
-            ok = all(name_ok(m.group(1).split(".")[0], bound) for m in PLACEHOLDER.finditer(r.target))
-        else:
-            ok = True  # a path or keys of the object (or item), a literal, a data table
-        return ok and ref(r.key, bound)
-
+    # a path or keys of the object (or item) reads no other object; a context does
+    ref = ref_walker(name_ok, lambda _context: False, lambda _bound: True)
     checks = [rule.assertion, *(a.when for a in rule.assumes)]
     return not all(walk_assertion(x, frozenset(), ref, ("index",)) for x in checks)
 
@@ -462,6 +446,37 @@ def compile_var(var: Var, plan: PolicyPlan, per_dump: tuple[int, str] | None = N
     return once
 
 
+def ref_walker(
+    name_ok: Callable[[str, frozenset[str]], bool], context_ok: Callable[[str], bool], path_ok: Callable[[frozenset[str]], bool]
+) -> Callable[[Ref | None, frozenset[str]], bool]:
+    """A reference walk (for ``walk_assertion``) that accepts a reference when everything it reads is accepted: a
+    name (a var, a built-in, a context named as a var) by ``name_ok(name, bound)``, a context by ``context_ok``, a
+    path or keys of the object or of a bound item by ``path_ok(bound)``, literals and data tables always; through
+    its parts, key and where. What ``dump_constant_vars`` and ``reads_other_objects`` ask of every reference."""
+
+    def ref(r: Ref | None, bound: frozenset[str]) -> bool:
+        if r is None:
+            return True
+        if r.where is not None and not walk_assertion(r.where, bound | {"item"}, ref, ("index",)):
+            return False
+        kind = r.kind
+        if kind in ("keypath", "sum", "product"):
+            ok = all(ref(k, bound) for k in r.target)
+        elif kind in ("path", "keys"):
+            ok = path_ok(bound)
+        elif kind == "var":
+            ok = name_ok(r.target, bound)
+        elif kind == "context":
+            ok = context_ok(r.target)
+        elif kind == "format":
+            ok = all(name_ok(m.group(1).split(".")[0], bound) for m in PLACEHOLDER.finditer(r.target))
+        else:
+            ok = kind in ("literal", "data")
+        return ok and ref(r.key, bound)
+
+    return ref
+
+
 def dump_constant_vars(policy: Policy, vars: Mapping[str, Var], outer: frozenset[str] = frozenset()) -> frozenset[str]:
     """The names of ``vars`` whose value is the same for every object of a dump: all they read (their
     references and ``when`` conditions, through the vars they name) is literals, data tables, contexts that
@@ -490,26 +505,8 @@ def dump_constant_vars(policy: Policy, vars: Mapping[str, Var], outer: frozenset
         return ctx is not None and not ctx.correlated
 
     def var_ok(v: Var, visiting: frozenset[str]) -> bool:
-        def ref(r: Ref | None, bound: frozenset[str]) -> bool:
-            if r is None:
-                return True
-            if r.where is not None and not walk_assertion(r.where, bound | {"item"}, ref, ("index",)):
-                return False
-            kind = r.kind
-            if kind in ("keypath", "sum", "product"):
-                ok = all(ref(k, bound) for k in r.target)
-            elif kind in ("path", "keys"):
-                ok = bool(bound)  # below a where or forEach, $ is the item; else the object
-            elif kind == "var":
-                ok = name_ok(r.target, bound, visiting)
-            elif kind == "context":
-                ok = context_ok(r.target)
-            elif kind == "format":
-                ok = all(name_ok(m.group(1).split(".")[0], bound, visiting) for m in PLACEHOLDER.finditer(r.target))
-            else:
-                ok = kind in ("literal", "data")
-            return ok and ref(r.key, bound)
-
+        # below a where or forEach, $ is the item; else the object
+        ref = ref_walker(lambda n, bound: name_ok(n, bound, visiting), context_ok, bool)
         return all(
             ref(r, frozenset()) and (when is None or walk_assertion(when, frozenset(), ref, ("index",)))
             for r, when in v.alternatives
