@@ -207,7 +207,7 @@ def _capture(pattern: re.Pattern[str], value: Any) -> Any:
     is not a string); on a list, the groups of the items that match."""
     if isinstance(value, list):
         found = (pattern.search(v) if isinstance(v, str) else None for v in value)
-        return [m.group(1) for m in found if m is not None]
+        return [m.group(1) for m in found if m is not None and m.group(1) is not None]
     m = pattern.search(value) if isinstance(value, str) else None
     return m.group(1) if m is not None else None
 

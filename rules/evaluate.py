@@ -108,7 +108,7 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
                 if text not in said:
                     said.append(text)
             # each a sentence (trial 94: messages written without a full stop ran on into each other)
-            message = " ".join(t if not t or t[-1] in ".!?;:)" else f"{t}." for t in said)
+            message = " ".join(t if not t or t[-1] in ".!?;:" else f"{t}." for t in said)
         assumed: list[str] = []
         for assumption, when in plan.assumptions:
             if when(scope).state == "pass":

@@ -157,7 +157,7 @@ class Index:
                     selected = [k for v in selected if isinstance(v, dict) for k in v]
                 if capture is not None:
                     found = (capture.search(v) if isinstance(v, str) else None for v in selected)
-                    selected = [m.group(1) for m in found if m is not None]
+                    selected = [m.group(1) for m in found if m is not None and m.group(1) is not None]
                 for v in selected:
                     hv = hashable(v)
                     if hv not in seen:

@@ -238,7 +238,7 @@ def schema_problems[E: PolicyError](exc: ValidationError, make: Callable[[list[s
             if "did you mean" not in reason and "check its indentation" not in reason and _in_assertion(where):
                 # trial 47: 'oneOf' and 'in_list' were refused with no word of what an assertion takes
                 reason += f"; an assertion's operators are {', '.join(sorted(OPERATORS))} (and all, any, not, forEach)"
-        elif reason == "Invalid input type." and len(where) >= 3 and where[:2] == ["spec", "context"]:
+        elif reason == "Invalid input type." and where[:2] == ["spec", "context"] and len(_steps(where)) == 3:
             # trial 94: a context's key dedented into spec.context (path: beside the contexts) said only this
             reason = (
                 f"a context is a mapping ({{kind: ..., path: ...}}), not a single value: is {where[2]!r} a field of the"
@@ -249,6 +249,11 @@ def schema_problems[E: PolicyError](exc: ValidationError, make: Callable[[list[s
     first = problems[0]
     first.more = list(problems[1:])
     return first
+
+
+def _steps(where: list[str | int]) -> list[str | int]:
+    """``where`` without marshmallow's Dict markers (``key``, ``value``)."""
+    return [w for w in where if w not in _DICT_MARKERS]
 
 
 def _in_assertion(where: list[str | int]) -> bool:

@@ -478,10 +478,7 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
         if not isinstance(items, list):
             dump.errors.append(InputError(source, "'items' of a List is not a list", "$.items"))
             return
-        if data["kind"] != "List" and isinstance(data.get("apiVersion"), str):
-            # the API server's own NodeList (kubectl get --raw /api/v1/nodes, curl, a client library) leaves kind and
-            # apiVersion out of its items: they are the List's, as kubectl decodes them
-            typed = {"apiVersion": data["apiVersion"], "kind": data["kind"][: -len("List")]}
+        typed = _typed(data)
     elif isinstance(data, dict) and "kind" not in data and _kubernetes_items(data.get("items")):
         items, prefix = data["items"], "$.items"
         if not whole:
@@ -531,12 +528,22 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
             what = f"a {_JSON_TYPES.get(type(item), type(item).__name__)}"
             dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: {what}", f"{prefix}[{i}]"))
             continue
-        if typed and "kind" not in item and typed["kind"]:
+        if typed and "kind" not in item:
             item = {**typed, **item}
         if not isinstance(item.get("kind"), str) or not item.get("kind"):
             dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: no 'kind'", f"{prefix}[{i}]"))
             continue
         _item_objects(item, where, f"{prefix}[{i}]", dump)
+
+
+def _typed(data: dict[str, Any]) -> dict[str, Any]:
+    """The kind and apiVersion of the items of a typed List: the API server's own NodeList (kubectl get --raw
+    /api/v1/nodes, curl, a client library) leaves them out of its items, as they are the List's, and kubectl decodes
+    them so; {} for a plain List."""
+    kind, version = data.get("kind"), data.get("apiVersion")
+    if not isinstance(kind, str) or kind == "List" or not kind.endswith("List") or not isinstance(version, str):
+        return {}
+    return {"apiVersion": version, "kind": kind[: -len("List")]}
 
 
 def _item_objects(item: dict[str, Any], where: Source, path: str, dump: Dump) -> None:
@@ -547,8 +554,11 @@ def _item_objects(item: dict[str, Any], where: Source, path: str, dump: Dump) ->
     if not (item["kind"].endswith("List") and isinstance(inner, list)):
         _add_object(item, where, path, dump)
         return
+    typed = _typed(item)
     for j, each in enumerate(inner):
         at = f"{path}.items[{j}]"
+        if typed and isinstance(each, dict) and "kind" not in each:
+            each = {**typed, **each}
         if isinstance(each, dict) and isinstance(each.get("kind"), str) and each["kind"]:
             _item_objects(each, where, at, dump)
         else:
@@ -1314,10 +1324,15 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
         )
         dump.errors.append(InputError(Source(name, 1, line), reason))
         return dump
+    lines: list[str] | None = None  # split once, and only for a broken document of a List as kubectl writes it
+    listed = "\nitems:\n- " in text
     for doc in load_documents(text):
         source = Source(name, doc.number, doc.line)
         if doc.error:
-            salvaged = _salvage_yaml_items(text, doc.number, doc.line, name, doc.error) if doc.line else None
+            salvaged = None
+            if listed and doc.line:
+                lines = text.splitlines() if lines is None else lines
+                salvaged = _salvage_yaml_items(lines, doc.number, doc.line, name, doc.error)
             if salvaged is None:
                 dump.errors.append(InputError(source, doc.error))
             else:
@@ -1340,15 +1355,15 @@ def _cut_before_status(objects: list[KObject]) -> list[InputError]:
     the status the API server always writes for one (or with ``status:`` and nothing after it): kubectl prints
     status last, so the text was likely cut at a line (trial 93: head -n made a Node lose its allocatable, and
     KubeVirt's permit was warned about as advertised by no node, with no input error and exit 0). Not where the
-    file's other Nodes have no status either (an export stripped of them: trial 95), nor a Pod: a lab's hand-built
-    pods copy a cluster's metadata and leave out the status (examples/lab-cluster.yaml)."""
+    file has no other Node with a status to tell a cut from an export stripped of them (trial 95, the review), nor
+    for a Pod: a lab's hand-built pods copy a cluster's metadata without a status (examples/lab-cluster.yaml)."""
     last = objects[-1]
     obj, meta = last.obj, last.obj.get("metadata")
     if last.kind != "Node" or obj.get("status") is not None or not isinstance(meta, dict) or not meta.get("uid"):
         return []
     others = [o for o in objects[:-1] if o.kind == "Node"]
-    if others and all(o.obj.get("status") is None for o in others):
-        return []
+    if all(o.obj.get("status") is None for o in others):
+        return []  # the only Node, or none of them with a status: an export stripped of them may be so too
     reason = (
         f"the last object, {last.kind} {last.name}, came from a cluster (it has metadata.uid) but has no status, which"
         " the API server always writes and kubectl prints last: the dump looks cut short (at a line), and the object is"
@@ -1361,59 +1376,73 @@ def _cut_before_status(objects: list[KObject]) -> list[InputError]:
 _YAML_ITEM = re.compile(r"^- ")
 
 
-def _salvage_yaml_items(text: str, number: int, at: int, name: str, error: str) -> Dump | None:
-    """The items of a YAML List (document ``number``, whose error ``error`` is at line ``at``) that does not parse,
-    read one at a time, as kubectl lays them out: ``items:`` at the left margin, each item starting with ``- ``
-    there and indented two spaces under it (trial 95: one mis-indented item lost every object of a kubectl -o yaml
-    List). The item the error is in is that item's input error, at its line and named where its kind and name are
-    found; None when the text has no such layout, or no item parses (the document's own error then stands)."""
-    lines = text.splitlines()
+def _salvage_yaml_items(lines: list[str], number: int, at: int, name: str, error: str) -> Dump | None:
+    """The items of a YAML List (document ``number`` of ``lines``, whose error ``error`` is at line ``at``) that does
+    not parse, read one at a time, as kubectl lays them out: ``items:`` at the left margin, each item starting with
+    ``- `` there and indented two spaces under it (trial 95: one mis-indented item lost every object of a kubectl -o
+    yaml List). The item the error is in is that item's input error, at its line and named where its kind and
+    metadata.name are found. None when the document has no such layout, when no item parses, or when the error is
+    in no item that does not parse (a line dedented to the margin ends the items early: the document's own error
+    then stands, and nothing after it is taken for read). Reads the document's lines only: a stream of many broken
+    documents costs each its own lines (review: whole-text splits made it quadratic)."""
     start = next((i + 2 for i in range(min(at, len(lines)) - 1, -1, -1) if lines[i].startswith("---")), 1)
     end = next((i for i in range(start - 1, len(lines)) if lines[i].startswith("---")), len(lines))
     body = lines[start - 1 : end]
-    try:
-        opened = body.index("items:")
-    except ValueError:
+    opened = next((i for i, line in enumerate(body) if line == "items:"), None)
+    if opened is None:
         return None
     starts: list[int] = []
+    stop = len(body)
     for i in range(opened + 1, len(body)):
         line = body[i]
         if _YAML_ITEM.match(line):
             starts.append(i)
         elif line and not line.startswith((" ", "#")):
-            break  # kind: List, metadata: after the items
-    else:
-        i = len(body)
+            stop = i  # kind: List, metadata: after the items
+            break
     if len(starts) < 2:
         return None
-    bounds = [*starts[1:], i]
     dump = Dump()
-    broken = 0
-    for n, (first, stop) in enumerate(zip(starts, bounds, strict=True)):
-        item = "\n".join(line[2:] for line in body[first:stop])
+    placed = False
+    for n, (first, last) in enumerate(zip(starts, [*starts[1:], stop], strict=True)):
+        item = [line[2:] for line in body[first:last]]
         where = Source(name, number, start + first, n)
-        [doc, *_] = [*load_documents(item), None]
+        [doc, *_] = [*load_documents("\n".join(item)), None]
         if doc is not None and not doc.error and isinstance(doc.data, dict) and isinstance(doc.data.get("kind"), str):
             _item_objects(doc.data, where, f"$.items[{n}]", dump)
             continue
-        broken += 1
-        kind = re.search(r"^kind: *(\S+)", item, re.M)
-        named = re.search(r"^  name: *(\S+)", item, re.M)
-        what = f" ({kind.group(1)} {named.group(1)}, not read)" if kind and named else ""
-        if start + first <= at < start + stop:
-            why = error  # its line and column are the file's
-        elif doc is not None and doc.error:
-            why = "YAML syntax error"
-        else:
-            why = f"list item is {NOT_AN_OBJECT}"
-        dump.errors.append(InputError(where, f"this item of the List{what}: {why}"))
-    if broken == len(starts):
+        inside = start + first <= at < start + last
+        placed = placed or inside
+        why = error if inside else "YAML syntax error" if doc is not None and doc.error else f"list item is {NOT_AN_OBJECT}"
+        dump.errors.append(InputError(where, f"this item of the List{_yaml_item_named(item)}: {why}"))
+    if not placed or len(dump.errors) == len(starts):
         return None
     dump.notes.append(
-        f"the YAML of {name} does not parse whole: {len(starts) - broken:,} of its {len(starts):,} List items were read"
-        " one at a time"
+        f"the YAML of {name} does not parse whole: {len(starts) - len(dump.errors):,} of its {len(starts):,} List items"
+        " were read one at a time"
     )
     return dump
+
+
+def _yaml_item_named(item: list[str]) -> str:
+    """`` (Pod ml/p, not read)``: what a YAML List item that does not parse looks like, from its ``kind`` and its
+    ``metadata`` block's ``name`` and ``namespace`` as kubectl indents them (an Event's involvedObject.name, before
+    its metadata, is not its name); "" when they are not found."""
+    kind = next((line[5:].strip() for line in item if line.startswith("kind:")), "")
+    meta: dict[str, str] = {}
+    inside = False
+    for line in item:
+        if line.startswith("metadata:"):
+            inside = True
+        elif inside and line[:1] not in (" ", ""):
+            break
+        elif inside and line.startswith(("  name:", "  namespace:")):
+            key, _, value = line.strip().partition(":")
+            meta[key] = value.strip().strip("'\"")
+    if not kind or not meta.get("name"):
+        return ""
+    named = f"{meta['namespace']}/{meta['name']}" if meta.get("namespace") else meta["name"]
+    return f" ({kind} {named}, not read)"
 
 
 def _duplicate_reason(duplicates: tuple[tuple[str, int, int], ...]) -> str:
@@ -1738,6 +1767,8 @@ def _read_tree(
         dump = _read_must_gather(entries, label, progress, budget)
         dump.files_skipped.extend(hidden + escaping)
         dump.notes.extend(escape_notes)
+        if label.endswith("!"):  # review: an archive of two must-gathers is read as one, and said so
+            dump.notes.extend(_archives_inside_note(names, label))
         return dump
     dump = Dump(files_skipped=hidden + escaping, notes=escape_notes)
     sources = _source_files(names)

@@ -104,7 +104,9 @@ def check_kind(kind: str) -> None:
     # a letter added or dropped, or two swapped, in a known kind or its plural (Nod, Podd, Pdo, Pdos), or close to a
     # long one (PriorityClas); not one letter changed in a short one: Rule, Mode or Note may be a custom resource's
     near = [k for k in known if _one_edit(low, k.lower()) or _one_edit(low, plural(k))]
-    close = same or near or difflib.get_close_matches(kind, known, n=1, cutoff=0.88)
+    # a known kind with a word around it is a custom resource's (NicClusterPolicy, VirtualMachineInstancePreset)
+    spelt = [k for k in difflib.get_close_matches(kind, known, n=1, cutoff=0.88) if k.lower() not in low]
+    close = same or near or spelt
     if not close:
         return  # a custom resource's kind
     if same and low == plural(same[0]):

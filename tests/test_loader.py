@@ -1187,3 +1187,22 @@ spec:
     else:
         err = refused(text)
         assert (err.line, err.path, err.reason) == (8, "spec.rules[0].match.kinds[0]", reason)
+
+
+@pytest.mark.parametrize("kind", ["NicClusterPolicy", "VirtualMachineInstancePreset"])
+def test_a_custom_resource_named_around_a_known_kind_loads(kind: str) -> None:
+    """Review: NVIDIA Network Operator's NicClusterPolicy and KubeVirt's VirtualMachineInstancePreset were refused as
+    close to ClusterPolicy and VirtualMachineInstance: a known kind with a word around it is a custom resource's."""
+    text = f"""apiVersion: verdict/v1
+kind: Policy
+metadata: {{name: kk, version: 1.0.0}}
+spec:
+  rules:
+  - id: q
+    title: Q
+    match: {{kinds: [{kind}]}}
+    assert: {{path: $.metadata.name, exists: true}}
+    message: x
+    references: [https://kubernetes.io/]
+"""
+    assert load_policy_text(text, "p.yaml")

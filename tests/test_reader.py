@@ -1911,3 +1911,55 @@ def test_the_api_servers_own_typed_list_gives_its_items_their_kind() -> None:
     assert [e.reason for e in parse_text(json.dumps(plain), "plain.json").errors] == [
         "list item is not a Kubernetes object: no 'kind'"
     ]
+
+
+def test_review_a_yaml_list_salvage_never_hides_the_documents_error() -> None:
+    """Review: a line of an item dedented to the margin ended the items early; the part cut off parsed as an object
+    of its own, the real error fell in no item, and the later items vanished with exit 0. Where the error is in no
+    item that does not parse, the document's own error stands. A broken item is named by its metadata block (an
+    Event's involvedObject.name comes first), and a typed List's items inside a List take its kind."""
+    items = "".join(f"- apiVersion: v1\n  kind: Node\n  metadata:\n    name: {n}\n" for n in ("n1", "n2", "n3", "n4"))
+    text = f"apiVersion: v1\nitems:\n{items}kind: List\n"
+    dedented = text.replace("  metadata:\n    name: n2", "metadata:\n    name: n2")
+    dump = parse_text(dedented, "dedent.yaml")
+    assert dump.objects == []
+    assert [e.reason.startswith("YAML syntax error") for e in dump.errors] == [True]
+    event = (
+        "- apiVersion: v1\n  involvedObject:\n    kind: Pod\n    name: gpu-pod\n  kind: Event\n  metadata:\n"
+        "    name: gpu-pod.17a2b\n    namespace: default\n   reason: x\n"
+    )
+    ok = "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p2\n"
+    dump = parse_text(f"apiVersion: v1\nitems:\n{event}{ok}kind: List\n", "ev.yaml")
+    assert [o.name for o in dump.objects] == ["p2"]
+    assert dump.errors[0].reason.startswith("this item of the List (Event default/gpu-pod.17a2b, not read): ")
+    raw = {"kind": "NodeList", "apiVersion": "v1", "items": [{"metadata": {"name": "gpu-1"}}]}
+    slurped = parse_text(json.dumps([raw, {**raw, "kind": "PodList", "items": [{"metadata": {"name": "p"}}]}]), "s.json")
+    assert [(o.kind, o.name) for o in slurped.objects] == [("Node", "gpu-1"), ("Pod", "p")]
+
+
+def test_review_one_node_without_status_is_not_said_cut_short() -> None:
+    """Review: one Node exported with its status removed was said cut short; with no other Node of the file to
+    compare with, a cut cannot be told from an export stripped of it."""
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  uid: u1\n"
+    assert parse_text(node, "one.yaml").errors == []
+
+
+def test_review_an_archive_of_two_must_gathers_says_so() -> None:
+    """Review: an archive holding two must-gathers is read as one must-gather, and the note for an archive of
+    archives or must-gathers never said so (the must-gather reading returned first)."""
+    labels = b"gpu-1 nvidia.com/gpu.present=true\n"
+    members = {
+        f"night/mg{i}/{n}": data for i in (1, 2) for n, data in (("gpu_nodes.labels", labels), ("cluster_policy.missing", b""))
+    }
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for n, data in members.items():
+            info = tarfile.TarInfo(n)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    dump = parse_bytes(out.getvalue(), "mgs.tgz")
+    assert [n for n in dump.notes if "archives or must-gathers" in n] == [
+        "the archive holds 2 archives or must-gathers (mgs.tgz!night/mg1, mgs.tgz!night/mg2), read here as one dump: if"
+        " they are of different clusters (or one cluster at different times), unpack it and audit the folder, a batch"
+        " that judges each alone"
+    ]
