@@ -7,6 +7,7 @@ the caller's (``rules.render``). Reading time is added to the report's timing.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -194,9 +195,10 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
             files = sorted(f for f in path.rglob("*") if f.is_file() and not is_hidden(f.relative_to(path).as_posix()))
             units = _batch_units(path, files)
             if units is not None:
-                dumps, others, counts = units
+                dumps, others, tally = units
+                counts = _counted_units(tally)
                 out.extend(str(d) for d in dumps)
-                beside = [d for d in dumps if not d.name.lower().endswith(ARCHIVE_SUFFIXES) and d.parent == path]
+                beside = [d for d in dumps if not d.name.lower().endswith(ARCHIVE_SUFFIXES)]
                 beside = [d for d in beside if d.is_file() or not mustgather.is_must_gather([f.name for f in d.iterdir()])]
                 if (others or beside) and notes is not None:
                     told = [f"{p}: a batch of {counts}, each judged alone"]
@@ -224,14 +226,15 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
     return out
 
 
-def _batch_units(path: Path, files: list[Path]) -> tuple[list[Path], list[Path], str] | None:
-    """The dumps of a folder that is a batch, its files read by none of them, and the dumps counted for the note;
-    None when the folder is one dump. Each must-gather is the folder its script's files stand in
-    (``rules.mustgather.is_must_gather`` of that folder's own files), with everything below it; each archive
-    outside them is a dump of its own. The folder is one dump when it is a must-gather itself, when it holds one
-    dump alone, or when a file it reads (YAML, JSON, describe text) stands beside fewer than two archives or
-    must-gathers (a must-gather and the nodes collected after it: one cluster's). Beside two or more, such a file
-    is a dump of its own, and a subfolder holding one is a dump, whatever else it holds."""
+def _batch_units(path: Path, files: list[Path]) -> tuple[list[Path], list[Path], Counter[str]] | None:
+    """The dumps of a folder that is a batch, its files read by none of them, and the dumps counted by what they are
+    (must-gather, archive, folder, file), for the note; None when the folder is one dump. Each must-gather is the
+    folder its script's files stand in (``rules.mustgather.is_must_gather`` of that folder's own files), with
+    everything below it; each archive outside them is a dump of its own. The folder is one dump when it is a
+    must-gather itself, when it holds one dump alone, or when a file it reads (YAML, JSON, describe text) stands
+    beside fewer than two archives or must-gathers (a must-gather and the nodes collected after it: one cluster's).
+    Beside two or more, such a file is a dump of its own, and a subfolder holding one is what it would be given
+    alone: a batch, or one dump with all it holds."""
     by_folder: dict[Path, list[str]] = {}
     for f in files:
         by_folder.setdefault(f.parent, []).append(f.name)
@@ -249,23 +252,37 @@ def _batch_units(path: Path, files: list[Path]) -> tuple[list[Path], list[Path],
     if len(gathers) + len(archives) < (2 if gathers else 1) or (loose and len(gathers) + len(archives) < 2):
         return None
     # trial 93: a dump's file beside two archives or more made the folder one dump, and the clusters merged (a
-    # ClusterPolicy of one read for the nodes of another). Each such file is a dump of its own, and a subfolder
-    # holding one (with whatever else it holds) is one dump, as a folder given alone is.
-    folders = {path / f.relative_to(path).parts[0] for f in loose if len(f.relative_to(path).parts) > 1}
+    # ClusterPolicy of one read for the nodes of another). Each such file is a dump of its own; a subfolder holding
+    # one is judged as it would be alone (review: one holding two archives merged them, one holding a must-gather
+    # judged it twice).
+    folders = sorted({path / f.relative_to(path).parts[0] for f in loose if len(f.relative_to(path).parts) > 1})
+    units: list[Path] = []
+    tally: Counter[str] = Counter()
+    aside: list[Path] = []
+    for d in folders:
+        inner = _batch_units(d, [f for f in files if d in f.parents])
+        if inner is None:
+            units.append(d)
+            tally["folder"] += 1
+        else:
+            units += inner[0]
+            aside += inner[1]
+            tally += inner[2]
+
+    def within(p: Path) -> bool:
+        return any(d == p or d in p.parents for d in folders)
+
+    gathers = [g for g in gathers if not within(g)]
+    archives = [f for f in archives if not within(f)]
     loose = [f for f in loose if f.parent == path]
-    archives = [f for f in archives if not any(d in f.parents for d in folders)]
-    others = [f for f in others if f not in loose and not any(d in f.parents for d in folders)]
-    counts = _counted_units(len(gathers), len(archives), len(folders), len(loose))
-    return sorted([*gathers, *archives, *folders, *loose]), others, counts
+    others = [f for f in others if f not in loose and not within(f)] + aside
+    tally.update({"must-gather": len(gathers), "archive": len(archives), "file": len(loose)})
+    return sorted([*gathers, *archives, *units, *loose]), others, tally
 
 
-def _counted_units(gathers: int, archives: int, folders: int, files: int) -> str:
+def _counted_units(tally: Counter[str]) -> str:
     """``2 archives``, ``2 must-gathers and 1 archive``, ``2 archives and 1 file``, for the batch note."""
-    parts = [
-        counted(n, noun)
-        for n, noun in ((gathers, "must-gather"), (archives, "archive"), (folders, "folder"), (files, "file"))
-        if n
-    ]
+    parts = [counted(tally[noun], noun) for noun in ("must-gather", "archive", "folder", "file") if tally[noun]]
     return " and ".join(parts) if len(parts) < 3 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 

@@ -726,3 +726,26 @@ def test_a_tar_gz_of_several_gzip_members_padded_with_zeros_is_read_whole() -> N
     whole = parse_bytes(gzip.compress(raw), "mg.tar.gz")
     assert dump.errors == [] and sorted(dump.files_read) == sorted(whole.files_read)
     assert [(o.kind, o.name) for o in dump.objects] == [(o.kind, o.name) for o in whole.objects]
+
+
+def test_review_a_subfolder_of_a_batch_is_judged_as_it_would_be_alone(tmp_path: Path) -> None:
+    """Review: a subfolder holding a must-gather and a loose YAML was a dump and its must-gather one more (judged
+    twice); a subfolder holding two archives and a YAML merged both archives into one dump."""
+    from rules.engine import split_dumps
+
+    node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+    b1 = tmp_path / "b1"
+    shutil.copytree(LAB, b1 / "clusterA" / "mg")
+    (b1 / "clusterA" / "extra-nodes.yaml").write_text(node)
+    with tarfile.open(b1 / "a.tar.gz", "w:gz") as tar:
+        tar.add(LAB, arcname="must-gather")
+    assert split_dumps([str(b1)]) == [str(b1 / "a.tar.gz"), str(b1 / "clusterA")]
+    b2 = tmp_path / "b2" / "sub"
+    b2.mkdir(parents=True)
+    (b2 / "nodes.yaml").write_text(node)
+    for name in ("a", "b"):
+        with tarfile.open(b2 / f"{name}.tar.gz", "w:gz") as tar:
+            tar.add(LAB, arcname="must-gather")
+    notes: list[str] = []
+    assert split_dumps([str(tmp_path / "b2")], notes) == [str(b2 / "a.tar.gz"), str(b2 / "b.tar.gz"), str(b2 / "nodes.yaml")]
+    assert notes[0].startswith(f"{tmp_path / 'b2'}: a batch of 2 archives and 1 file, each judged alone; the files and folders")
