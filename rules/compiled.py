@@ -367,36 +367,46 @@ class RulePlan:
         self.assumptions: list[tuple[Assumption, Check]] = [
             (a, _remembered(compile_check(a.when, plan, True), a.when, rule, policy)) for a in rule.assumes
         ]
-        #: Whether the rule's word reads other objects of the dump (``reads_other_objects``).
+        #: The kinds of the other objects the rule's word reads (``reads_other_objects``).
         self.reads_dump = reads_other_objects(rule, policy)
 
 
-def reads_other_objects(rule: Rule, policy: Policy) -> bool:
-    """True when what decides ``rule``'s word (its assertion and assumptions) reads objects of the dump other
-    than the one judged: a context, directly or through the vars it reads (the rule's, then the policy's, followed
-    as far as they go), or an object operator (``schedulable`` reads the Nodes). Such a verdict may change with
-    an object the dump's input errors kept from being read; one that reads only its object may not."""
+#: In ``reads_other_objects``: any kind (an object operator reads the Nodes and the pods bound to them, and more).
+ANY_KIND = "*"
+
+
+def reads_other_objects(rule: Rule, policy: Policy) -> frozenset[str]:
+    """The kinds of the objects of the dump other than the one judged that what decides ``rule``'s word (its
+    assertion and assumptions) reads: the kind of each context read, directly or through the vars it reads (the
+    rule's, then the policy's, followed as far as they go), and ``ANY_KIND`` for an object operator (``schedulable``
+    reads the Nodes and the pods bound to them). Such a verdict may change with an object of those kinds the dump's
+    input errors kept from being read; one that reads only its object (an empty set) may not."""
     contexts = policy.contexts
-    known: dict[str, bool] = {}  # var name -> reads no other object
+    kinds: set[str] = set()
+    seen: set[str] = set()  # vars followed
+
+    def context(n: str) -> bool:
+        kinds.add(contexts[n].kind if n in contexts else ANY_KIND)
+        return True  # read on: every context counts
 
     def name_ok(n: str, bound: frozenset[str]) -> bool:
         if n in bound:
             return True
         var = rule.vars.get(n) or policy.vars.get(n)
         if var is None:
-            return n not in contexts  # a built-in (``name``...) or unknown name reads the object at most
-        if n not in known:
-            known[n] = True  # a var that names itself reads nothing more through that
-            known[n] = all(
-                ref(r, frozenset()) and (when is None or walk_assertion(when, frozenset(), ref, ("index",)))
-                for r, when in var.alternatives
-            )
-        return known[n]
+            return context(n) if n in contexts else True  # a built-in (``name``...) reads the object
+        if n not in seen:
+            seen.add(n)
+            for r, when in var.alternatives:
+                if not (ref(r, frozenset()) and (when is None or walk_assertion(when, frozenset(), ref, ("index",)))):
+                    kinds.add(ANY_KIND)
+        return True
 
-    # a path or keys of the object (or item) reads no other object; a context does
-    ref = ref_walker(name_ok, lambda _context: False, lambda _bound: True)
-    checks = [rule.assertion, *(a.when for a in rule.assumes)]
-    return not all(walk_assertion(x, frozenset(), ref, ("index",)) for x in checks)
+    ref = ref_walker(name_ok, context, lambda _bound: True)
+    for x in [rule.assertion, *(a.when for a in rule.assumes)]:
+        if not walk_assertion(x, frozenset(), ref, ("index",)):
+            kinds.add(ANY_KIND)  # an object operator
+    return frozenset(kinds)
 
 
 def reads_only_dump(reads: Reads | None, constant: frozenset[str]) -> bool:

@@ -112,13 +112,15 @@ class InputError:
 
     ``path`` is a JSONPath inside the document when the problem is inside an object, else "". ``lost`` is False
     when the input is malformed but every object of it was still read (a comma missing between whole items of a
-    JSON List): no verdict can change with what it kept out.
+    JSON List): no verdict can change with what it kept out. ``kind`` is the kind of the object it kept out, where
+    that is known (an item of a List named by its layout), else "": only a verdict that reads that kind may change.
     """
 
     source: Source
     reason: str
     path: str = ""
     lost: bool = True
+    kind: str = ""
 
     def __str__(self) -> str:
         at = f" at {self.path}" if self.path else ""

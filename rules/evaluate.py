@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from . import heap, parallel
-from .compiled import PolicyPlan, RulePlan, plan_of, prepare
+from .compiled import ANY_KIND, PolicyPlan, RulePlan, plan_of, prepare
 from .errors import EvaluationError, EvaluationTimeout
 from .exemptions import Exempter, ExemptionSet
 from .index import Index, metadata_of
@@ -116,7 +116,7 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
                 assumed.append(assumption.note)
                 if word != "pass" and assumption.on_failure:
                     word = assumption.on_failure
-        if word in ("fail", "warn") and index.unread and plan.reads_dump:
+        if word in ("fail", "warn") and index.unread and _in_doubt(plan.reads_dump, index.unread_kinds):
             # trial 92: a vgpu-manager pod lost with a List item it was in was said not to run on its node
             message = f"{message.rstrip()} {_unread_sentence(index.unread)}"
             assumed.append(UNREAD_NOTE)
@@ -131,6 +131,15 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
 
 #: The note of the results ``_unread_sentence`` is said in (``_assumption_notes``).
 UNREAD_NOTE = "nothing the input errors kept from being read would change a verdict that reads other objects of the dump"
+
+
+def _in_doubt(reads: frozenset[str], lost: frozenset[str]) -> bool:
+    """Whether a verdict that reads objects of the kinds ``reads`` of the dump may change with what its input errors
+    kept out, of the kinds ``lost`` (``ANY_KIND`` on either side: any): a broken ConfigMap item puts no verdict read
+    from the Nodes in doubt (review)."""
+    if not reads or not lost:
+        return False
+    return ANY_KIND in reads or ANY_KIND in lost or not reads.isdisjoint(lost)
 
 
 def _unread_sentence(errors: int) -> str:
@@ -588,7 +597,8 @@ def _evaluate(
     accepted = exemptions or ExemptionSet()
     exempter = Exempter(accepted, now)
     t0 = time.perf_counter()
-    index = Index(dump.objects, sum(1 for e in dump.errors if e.lost))
+    lost = [e for e in dump.errors if e.lost]
+    index = Index(dump.objects, len(lost), frozenset(e.kind or ANY_KIND for e in lost))
     every = index.objects  # each object once
     t1 = time.perf_counter()
     deadline = t0 + budget if budget else None

@@ -771,25 +771,27 @@ _ITEMS_OPEN = re.compile(r'\A\s*(?:\[|\{\s*(?:"[^"\\]*"\s*:\s*"[^"\\]*"\s*,\s*)*
 _FIRST_ITEM = re.compile(r"[ \t]*\n([ \t]*)\{")
 
 
-def _item_named(whole: str, at: int, end: int) -> str:
-    """`` (Node gpu-1, not read)``: what the item of a JSON List at ``whole[at:end]`` that does not parse looks like,
-    from its kind and metadata.name (namespace) keys as kubectl indents them; "" when they are not found."""
+def _item_named(whole: str, at: int, end: int) -> tuple[str, str]:
+    """The kind of the item of a JSON List at ``whole[at:end]`` that does not parse, and `` (Node gpu-1, not
+    read)``: what it looks like, from its kind and metadata.name (namespace) keys as kubectl indents them; "" for
+    what is not found."""
     text = whole[at:end]
     first = re.match(r'\{[ \t]*\r?\n([ \t]*)"', text)
     if first is None:
-        return ""
+        return "", ""
     indent = first.group(1)
-    kind = re.search(rf'\n{indent}"kind":\s*"([^"\\]+)"', text)
+    found = re.search(rf'\n{indent}"kind":\s*"([^"\\]+)"', text)
+    kind = found.group(1) if found else ""
     meta = re.search(rf'\n{indent}"metadata":\s*\{{[ \t]*\r?\n([ \t]*)"', text)
-    if kind is None or meta is None:
-        return ""
+    if not kind or meta is None:
+        return kind, ""
     inner = re.escape(meta.group(1))
     name = re.compile(rf'\n{inner}"name":\s*"([^"\\]+)"').search(text, meta.start(1) - 1)
     if name is None:
-        return ""
+        return kind, ""
     namespace = re.compile(rf'\n{inner}"namespace":\s*"([^"\\]+)"').search(text, meta.start(1) - 1)
     named = f"{namespace.group(1)}/{name.group(1)}" if namespace else name.group(1)
-    return f" ({kind.group(1)} {named}, not read)"
+    return kind, f" ({kind} {named}, not read)"
 
 
 def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) -> Dump | None:
@@ -817,15 +819,16 @@ def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) 
         counted = at
         source = Source(name, 1, line, i)
         following = starts[i + 1] if i + 1 < len(starts) else len(whole)
+        kind, named = "", ""
         try:
             value, end = decoder.raw_decode(whole, at)
         except json.JSONDecodeError as exc:
-            reason = f"JSON syntax error in this item of the List{_item_named(whole, at, following)}: {exc.msg} (line"
-            reason += f" {exc.lineno}, column {exc.colno})"
+            kind, named = _item_named(whole, at, following)
+            reason = f"JSON syntax error in this item of the List{named}: {exc.msg} (line {exc.lineno}, column {exc.colno})"
             if i == len(starts) - 1 and error.pos >= len(whole.rstrip()):
                 reason += "; the text ends inside it (cut short?)"
         except (RecursionError, ValueError):
-            named = _item_named(whole, at, following)
+            kind, named = _item_named(whole, at, following)
             reason = f"this item of the List{named} cannot be read (nested too deep, or an integer too long)"
         else:
             rest = whole[end:following].strip()
@@ -844,9 +847,10 @@ def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) 
                 reason = f"JSON syntax error: a comma is missing after this item of the List (line {after}); it is read"
                 dump.errors.append(InputError(source, reason, lost=False))
                 continue
-            reason = f"JSON syntax error after this item of the List{_item_named(whole, at, following)} (line {after})"
+            kind, named = _item_named(whole, at, following)
+            reason = f"JSON syntax error after this item of the List{named} (line {after})"
         broken += 1
-        dump.errors.append(InputError(source, reason))
+        dump.errors.append(InputError(source, reason, kind=kind))
     if broken == len(starts):
         return None
     if not broken and not commas:
@@ -1414,7 +1418,8 @@ def _salvage_yaml_items(lines: list[str], number: int, at: int, name: str, error
         inside = start + first <= at < start + last
         placed = placed or inside
         why = error if inside else "YAML syntax error" if doc is not None and doc.error else f"list item is {NOT_AN_OBJECT}"
-        dump.errors.append(InputError(where, f"this item of the List{_yaml_item_named(item)}: {why}"))
+        kind, named = _yaml_item_named(item)
+        dump.errors.append(InputError(where, f"this item of the List{named}: {why}", kind=kind))
     if not placed or len(dump.errors) == len(starts):
         return None
     dump.notes.append(
@@ -1424,10 +1429,10 @@ def _salvage_yaml_items(lines: list[str], number: int, at: int, name: str, error
     return dump
 
 
-def _yaml_item_named(item: list[str]) -> str:
-    """`` (Pod ml/p, not read)``: what a YAML List item that does not parse looks like, from its ``kind`` and its
-    ``metadata`` block's ``name`` and ``namespace`` as kubectl indents them (an Event's involvedObject.name, before
-    its metadata, is not its name); "" when they are not found."""
+def _yaml_item_named(item: list[str]) -> tuple[str, str]:
+    """The kind of a YAML List item that does not parse, and `` (Pod ml/p, not read)``: what it looks like, from its
+    ``kind`` and its ``metadata`` block's ``name`` and ``namespace`` as kubectl indents them (an Event's
+    involvedObject.name, before its metadata, is not its name); "" for what is not found."""
     kind = next((line[5:].strip() for line in item if line.startswith("kind:")), "")
     meta: dict[str, str] = {}
     inside = False
@@ -1440,9 +1445,9 @@ def _yaml_item_named(item: list[str]) -> str:
             key, _, value = line.strip().partition(":")
             meta[key] = value.strip().strip("'\"")
     if not kind or not meta.get("name"):
-        return ""
+        return kind, ""
     named = f"{meta['namespace']}/{meta['name']}" if meta.get("namespace") else meta["name"]
-    return f" ({kind} {named}, not read)"
+    return kind, f" ({kind} {named}, not read)"
 
 
 def _duplicate_reason(duplicates: tuple[tuple[str, int, int], ...]) -> str:

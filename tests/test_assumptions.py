@@ -218,3 +218,18 @@ def test_trial_92_an_operand_pod_lost_with_its_list_item_is_said_to_be_in_doubt(
         " of the dump from being read (see its input errors), and this verdict reads other objects of it: what was not"
         " read may change it."
     )
+
+
+def test_an_input_error_of_a_kind_the_verdict_does_not_read_puts_it_in_no_doubt(load_policy) -> None:
+    """Review: a broken ConfigMap item put in doubt every finding read from other objects, Nodes or Pods alike. Where
+    the reader knows the kind it lost (a List item named by its layout), only a verdict reading that kind is."""
+    policies = load_policy(make_policy([RUNS_A_POD], context=PODS_CONTEXT, vars={"me": {"path": "$.metadata.name"}}))
+
+    def runs(kind: str) -> Any:
+        lost = InputError(Source("dump.json", 1, 40, 3), "JSON syntax error in this item of the List", "", kind=kind)
+        report = evaluate(Dump(objects=[KObject(node("n1"), Source("dump.json", 1, 2, 0))], errors=[lost]), policies)
+        return report.objects[0].results[0]
+
+    assert (runs("ConfigMap").result, runs("ConfigMap").assumptions) == ("fail", ())
+    assert runs("Pod").assumptions == (UNREAD_NOTE,)
+    assert runs("").assumptions == (UNREAD_NOTE,)  # a kind not known may be any

@@ -188,28 +188,29 @@ def test_objects_that_share_an_outcome_and_a_message_share_the_result() -> None:
 
 
 @pytest.mark.parametrize(
-    ("assertion", "reads_dump"),
+    ("assertion", "kinds"),
     [
-        ({"path": "$.metadata.labels", "exists": True}, False),
-        ({"var": "own", "equals": "n1"}, False),  # a var of the object
-        ({"data": "table", "key": {"var": "own"}, "exists": True}, False),
-        ({"context": "pods", "exists": True}, True),
-        ({"var": "viaContext", "exists": True}, True),  # a var that reads a context
-        ({"var": "viaVar", "exists": True}, True),  # a var that reads such a var
-        ({"format": "{viaVar}-x", "equals": "y"}, True),
-        ({"schedulable": {}}, True),  # the Nodes, through the model
-        ({"path": "$.metadata.name", "in": {"context": "pods"}}, True),
-        ({"forEach": {"path": "$.spec.taints", "as": "t", "assert": {"var": "t", "exists": True}}}, False),
+        ({"path": "$.metadata.labels", "exists": True}, set()),
+        ({"var": "own", "equals": "n1"}, set()),  # a var of the object
+        ({"data": "table", "key": {"var": "own"}, "exists": True}, set()),
+        ({"context": "pods", "exists": True}, {"Pod"}),
+        ({"var": "viaContext", "exists": True}, {"Pod"}),  # a var that reads a context
+        ({"var": "viaVar", "exists": True}, {"Pod"}),  # a var that reads such a var
+        ({"format": "{viaVar}-x", "equals": "y"}, {"Pod"}),
+        ({"schedulable": {}}, {"*"}),  # the Nodes and the pods bound to them, through the model
+        ({"path": "$.metadata.name", "in": {"context": "pods"}}, {"Pod"}),
+        ({"all": [{"context": "pods", "exists": True}, {"context": "quotas", "exists": True}]}, {"Pod", "ResourceQuota"}),
+        ({"forEach": {"path": "$.spec.taints", "as": "t", "assert": {"var": "t", "exists": True}}}, set()),
     ],
 )
-def test_a_rule_reads_other_objects_through_contexts_vars_and_object_operators(load_policy, assertion, reads_dump) -> None:
+def test_a_rule_reads_other_objects_through_contexts_vars_and_object_operators(load_policy, assertion, kinds) -> None:
     from rules.compiled import reads_other_objects
 
     policy = make_policy(
         [make_rule(assertion, vars={"viaVar": {"var": "viaContext"}})],
-        context={"pods": {"kind": "Pod", "path": "$.spec.nodeName"}},
+        context={"pods": {"kind": "Pod", "path": "$.spec.nodeName"}, "quotas": {"kind": "ResourceQuota"}},
         data={"table": {"n1": 1}},
         vars={"own": {"path": "$.metadata.name"}, "viaContext": {"context": "pods"}},
     )
     loaded = load_policy(policy).policies[0]
-    assert reads_other_objects(loaded.rules[0], loaded) is reads_dump
+    assert reads_other_objects(loaded.rules[0], loaded) == kinds
