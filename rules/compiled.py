@@ -183,15 +183,13 @@ def _base(ref: Ref, plan: PolicyPlan) -> Get:
 
 def _arithmetic(kind: str, operands: list[Any]) -> Fraction | None:
     """The sum or product of quantities (``rules.quantity``): None when an operand is missing (so that
-    ``ifMissing`` and ``default`` apply). An operand whose value is a list stands for each of its quantities; one
-    operand alone is such a list (the GPU requests of a namespace's pods), and an empty one sums to 0 (multiplies to
-    1): nothing asked is a total of nothing. Raises ``EvaluationError`` for a value that is not a quantity."""
-    if len(operands) == 1 and isinstance(operands[0], list):
-        values = operands[0]
-    elif any(v is None or v == [] for v in operands):
+    ``ifMissing`` and ``default`` apply). An operand whose value is a list (a context, a path with ``all: true``)
+    stands for each of its quantities, none for an empty one: the GPU requests of a namespace without pods sum to 0
+    (review: alone it was 0, beside another operand missing). Raises ``EvaluationError`` for a value that is not a
+    quantity."""
+    if any(v is None for v in operands):
         return None
-    else:
-        values = [x for v in operands for x in (v if isinstance(v, list) else [v])]
+    values = [x for v in operands for x in (v if isinstance(v, list) else [v])]
     try:
         numbers = [parse_quantity(v) for v in values]
     except QuantityError as exc:

@@ -104,8 +104,11 @@ def test_sum_of_one_reference_adds_the_quantities_of_its_list(judge: Judge) -> N
     none = {**pod, "spec": {"containers": [{"name": "cpu"}]}}
     r = one(judge, {"sum": [limits], "equals": 0}, none, **match)
     assert (r.result, r.observed) == ("pass", "0")
-    # among several operands an empty list is still missing
-    assert one(judge, {"sum": [limits, "2"], "exists": False}, none, **match).result == "pass"
+    # among several operands too, an empty list stands for no quantity (review: it made the sum missing)
+    r = one(judge, {"sum": [limits, "2"], "equals": 2}, none, **match)
+    assert (r.result, r.observed) == ("pass", "2")
+    missing = {"path": "$.spec.nothing"}
+    assert one(judge, {"sum": [missing, "2"], "exists": False}, none, **match).result == "pass"
 
 
 def test_parse_quantity_takes_an_already_parsed_number() -> None:
