@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from datetime import UTC, datetime
 from fractions import Fraction
@@ -131,6 +131,20 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
 
 #: The note of the results ``_unread_sentence`` is said in (``_assumption_notes``).
 UNREAD_NOTE = "nothing the input errors kept from being read would change a verdict that reads other objects of the dump"
+
+
+def _lost_notes(lost: list[Any]) -> list[str]:
+    """A note of the objects the input errors kept out where the reader knows their kind (trial 97: a ClusterPolicy
+    lost with its List item left results saying the dump holds none, a skip and passes among them, which the
+    sentence on findings does not reach)."""
+    kinds = Counter(e.kind for e in lost if e.kind)
+    if not kinds:
+        return []
+    what = ", ".join(counted(n, k) for k, n in sorted(kinds.items()))
+    return [
+        f"input errors kept out {what} (named in them): a result that says the dump holds none of its kind, or that"
+        " was judged without it, is about what was read"
+    ]
 
 
 def _in_doubt(reads: frozenset[str], lost: frozenset[str]) -> bool:
@@ -649,6 +663,7 @@ def _evaluate(
             # first: an object in the dump twice and different (two clusters in one archive or folder) puts every
             # verdict that reads it in doubt
             *_conflict_notes(index),
+            *_lost_notes(lost),
             *_copy_notes(index),
             *_partial_notes(index),
             *_recollected_notes(index),

@@ -479,6 +479,25 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
             dump.errors.append(InputError(source, "'items' of a List is not a list", "$.items"))
             return
         typed = _typed(data)
+        stray = sorted(str(k) for k in data if k not in _LIST_KEYS)
+        if stray and items:
+            # trial 97: a line of the last item dedented to the margin became a key of the List (no error, and the
+            # node it belonged to lost its allocatable GPU)
+            last = items[-1] if isinstance(items[-1], dict) else {}
+            what = (
+                f"{last.get('kind')} {last.get('metadata', {}).get('name')}"
+                if isinstance(last.get("metadata"), dict)
+                else "its last item"
+            )
+            dump.errors.append(
+                InputError(
+                    source,
+                    f"the List has {', '.join(map(repr, stray[:3]))} beside apiVersion, items, kind and metadata: a line"
+                    f" of its last item ({what}) dedented to the margin? that item is judged without it",
+                    "$",
+                    kind=str(last.get("kind") or ""),
+                )
+            )
     elif isinstance(data, dict) and "kind" not in data and _kubernetes_items(data.get("items")):
         items, prefix = data["items"], "$.items"
         if not whole:
@@ -534,6 +553,10 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
             dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: no 'kind'", f"{prefix}[{i}]"))
             continue
         _item_objects(item, where, f"{prefix}[{i}]", dump)
+
+
+#: The keys of a List (kubectl writes these four).
+_LIST_KEYS = frozenset({"apiVersion", "items", "kind", "metadata"})
 
 
 def _typed(data: dict[str, Any]) -> dict[str, Any]:
@@ -780,16 +803,16 @@ def _item_named(whole: str, at: int, end: int) -> tuple[str, str]:
     if first is None:
         return "", ""
     indent = first.group(1)
-    found = re.search(rf'\n{indent}"kind":\s*"([^"\\]+)"', text)
+    found = re.search(rf'\n{indent}"kind":\s*"([^"\\\n]+)"', text)
     kind = found.group(1) if found else ""
     meta = re.search(rf'\n{indent}"metadata":\s*\{{[ \t]*\r?\n([ \t]*)"', text)
     if not kind or meta is None:
         return kind, ""
     inner = re.escape(meta.group(1))
-    name = re.compile(rf'\n{inner}"name":\s*"([^"\\]+)"').search(text, meta.start(1) - 1)
+    name = re.compile(rf'\n{inner}"name":\s*"([^"\\\n]+)"').search(text, meta.start(1) - 1)
     if name is None:
         return kind, ""
-    namespace = re.compile(rf'\n{inner}"namespace":\s*"([^"\\]+)"').search(text, meta.start(1) - 1)
+    namespace = re.compile(rf'\n{inner}"namespace":\s*"([^"\\\n]+)"').search(text, meta.start(1) - 1)
     named = f"{namespace.group(1)}/{name.group(1)}" if namespace else name.group(1)
     return kind, f" ({kind} {named}, not read)"
 
@@ -1330,13 +1353,18 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
         return dump
     lines: list[str] | None = None  # split once, and only for a broken document of a List as kubectl writes it
     listed = "\nitems:\n- " in text
+    read_items, lists = (0, 0), 0  # the items of broken Lists read one at a time, of how many; in how many Lists
     for doc in load_documents(text):
         source = Source(name, doc.number, doc.line)
         if doc.error:
             salvaged = None
             if listed and doc.line:
                 lines = text.splitlines() if lines is None else lines
-                salvaged = _salvage_yaml_items(lines, doc.number, doc.line, name, doc.error)
+                items = _salvage_yaml_items(lines, doc.number, doc.line, name, doc.error)
+                if items is not None:
+                    salvaged = items[0]
+                    read_items = (read_items[0] + items[1], read_items[1] + items[2])
+                    lists += 1
             if salvaged is None:
                 dump.errors.append(InputError(source, doc.error))
             else:
@@ -1346,6 +1374,12 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
             dump.errors.append(InputError(Source(name, doc.number, doc.duplicates[0][1]), _duplicate_reason(doc.duplicates)))
             continue
         _objects_of(doc.data, source, item_lines(doc.node), dump)
+    if lists:  # one note for the file (trial 97: 20,000 broken Lists gave a note each)
+        where = "" if lists == 1 else f" in {lists:,} Lists"
+        dump.notes.append(
+            f"the YAML of {name} does not parse whole: {read_items[0]:,} of its {read_items[1]:,} List items{where} were"
+            " read one at a time"
+        )
     cut = _cut_mid_mapping(text)
     if cut and dump.objects:
         dump.errors.append(InputError(Source(name, 1, cut[1]), cut[0]))
@@ -1376,19 +1410,21 @@ def _cut_before_status(objects: list[KObject]) -> list[InputError]:
     return [InputError(last.source, reason)]
 
 
-#: A line of a YAML List's items as kubectl writes them: an item's first line, at the left margin.
-_YAML_ITEM = re.compile(r"^- ")
+#: An item's first line in a YAML List as kubectl writes it, at the left margin with its first key (apiVersion;
+#: kind in one written by hand): a line of an item dedented to the margin (trial 97: "- --bar", an argument) is not one.
+_YAML_ITEM = re.compile(r"^- (apiVersion|kind):")
 
 
-def _salvage_yaml_items(lines: list[str], number: int, at: int, name: str, error: str) -> Dump | None:
+def _salvage_yaml_items(lines: list[str], number: int, at: int, name: str, error: str) -> tuple[Dump, int, int] | None:
     """The items of a YAML List (document ``number`` of ``lines``, whose error ``error`` is at line ``at``) that does
-    not parse, read one at a time, as kubectl lays them out: ``items:`` at the left margin, each item starting with
-    ``- `` there and indented two spaces under it (trial 95: one mis-indented item lost every object of a kubectl -o
-    yaml List). The item the error is in is that item's input error, at its line and named where its kind and
-    metadata.name are found. None when the document has no such layout, when no item parses, or when the error is
-    in no item that does not parse (a line dedented to the margin ends the items early: the document's own error
-    then stands, and nothing after it is taken for read). Reads the document's lines only: a stream of many broken
-    documents costs each its own lines (review: whole-text splits made it quadratic)."""
+    not parse, read one at a time, as kubectl lays them out: ``items:`` at the left margin, each item starting there
+    with ``- apiVersion:`` (or ``- kind:``) and indented two spaces under it (trial 95: one mis-indented item lost
+    every object of a kubectl -o yaml List). The item the error is in is that item's input error, at its line and
+    named where its kind and metadata.name are found. With the items read and how many there are; None when the
+    document has no such layout, when no item parses, or when the error is in no item that does not parse (a line
+    dedented to the margin ends the items early: the document's own error then stands, and nothing after it is
+    taken for read). Reads the document's lines only: a stream of many broken documents costs each its own lines
+    (review: whole-text splits made it quadratic)."""
     start = next((i + 2 for i in range(min(at, len(lines)) - 1, -1, -1) if lines[i].startswith("---")), 1)
     end = next((i for i in range(start - 1, len(lines)) if lines[i].startswith("---")), len(lines))
     body = lines[start - 1 : end]
@@ -1401,8 +1437,8 @@ def _salvage_yaml_items(lines: list[str], number: int, at: int, name: str, error
         line = body[i]
         if _YAML_ITEM.match(line):
             starts.append(i)
-        elif line and not line.startswith((" ", "#")):
-            stop = i  # kind: List, metadata: after the items
+        elif line and not line.startswith((" ", "#", "-")):
+            stop = i  # kind: List, metadata: after the items (a "- " line that starts no item is part of one)
             break
     if len(starts) < 2:
         return None
@@ -1419,21 +1455,21 @@ def _salvage_yaml_items(lines: list[str], number: int, at: int, name: str, error
         placed = placed or inside
         why = error if inside else "YAML syntax error" if doc is not None and doc.error else f"list item is {NOT_AN_OBJECT}"
         kind, named = _yaml_item_named(item)
+        if not kind:
+            # not an item but a piece of one, cut off at a line of it that reads as an item's first (trial 97: an
+            # ownerReferences entry dedented to the margin): the items cannot be told apart
+            return None
         dump.errors.append(InputError(where, f"this item of the List{named}: {why}", kind=kind))
     if not placed or len(dump.errors) == len(starts):
         return None
-    dump.notes.append(
-        f"the YAML of {name} does not parse whole: {len(starts) - len(dump.errors):,} of its {len(starts):,} List items"
-        " were read one at a time"
-    )
-    return dump
+    return dump, len(starts) - len(dump.errors), len(starts)
 
 
 def _yaml_item_named(item: list[str]) -> tuple[str, str]:
     """The kind of a YAML List item that does not parse, and `` (Pod ml/p, not read)``: what it looks like, from its
     ``kind`` and its ``metadata`` block's ``name`` and ``namespace`` as kubectl indents them (an Event's
     involvedObject.name, before its metadata, is not its name); "" for what is not found."""
-    kind = next((line[5:].strip() for line in item if line.startswith("kind:")), "")
+    kind = next((line[5:].strip().strip("'\"") for line in item if line.startswith("kind:")), "")
     meta: dict[str, str] = {}
     inside = False
     for line in item:

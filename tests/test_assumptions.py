@@ -233,3 +233,20 @@ def test_an_input_error_of_a_kind_the_verdict_does_not_read_puts_it_in_no_doubt(
     assert (runs("ConfigMap").result, runs("ConfigMap").assumptions) == ("fail", ())
     assert runs("Pod").assumptions == (UNREAD_NOTE,)
     assert runs("").assumptions == (UNREAD_NOTE,)  # a kind not known may be any
+
+
+def test_the_kinds_input_errors_kept_out_are_noted(load_policy) -> None:
+    """Trial 97: a ClusterPolicy lost with its List item left a skip and passes saying the dump held none, with no
+    word beside them; the report notes what the input errors kept out where the reader knows its kind."""
+    policies = load_policy(make_policy([OWN_LABEL]))
+    lost = [
+        InputError(Source("d.yaml", 1, 3, 0), "this item of the List (ClusterPolicy cp, not read): ...", kind="ClusterPolicy"),
+        InputError(Source("d.yaml", 1, 9, 2), "this item of the List (Pod ml/a, not read): ...", kind="Pod"),
+        InputError(Source("d.yaml", 1, 19, 3), "this item of the List (Pod ml/b, not read): ...", kind="Pod"),
+        InputError(Source("d.yaml", 1, 29, 4), "a comma is missing after this item", kind="Node", lost=False),
+    ]
+    report = evaluate(Dump(objects=[KObject(node("n1"), Source("d.yaml", 1, 40, 5))], errors=lost), policies)
+    assert (
+        "input errors kept out 1 ClusterPolicy, 2 Pods (named in them): a result that says the dump holds none of its"
+        " kind, or that was judged without it, is about what was read"
+    ) in report.notes

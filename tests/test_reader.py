@@ -1963,3 +1963,37 @@ def test_review_an_archive_of_two_must_gathers_says_so() -> None:
         " they are of different clusters (or one cluster at different times), unpack it and audit the folder, a batch"
         " that judges each alone"
     ]
+
+
+def test_trial_97_a_dedented_line_of_an_item_is_never_read_as_an_item_of_its_own() -> None:
+    """Trial 97: an argument line ("- --bar") dedented to the margin cut its Pod in two, and the first half was judged
+    as if whole (its GPU limit lost, a high finding gone); an ownerReferences entry dedented so ("- apiVersion: ...")
+    did the same. An argument line stays in its item, which is then the input error, named; a piece with no kind of
+    its own makes the whole document the input error. A line of the last item dedented into a key of the List is an
+    input error too (it passed with no word, and the Node lost its allocatable GPU)."""
+    pod = (
+        "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p1\n    namespace: ml\n  spec:\n    containers:\n"
+        "    - args:\n      - --foo\n      - --bar\n      name: c\n"
+    )
+    node = "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n  status:\n    allocatable:\n      nvidia.com/gpu: '2'\n"
+    text = f"apiVersion: v1\nitems:\n{node}{pod}{node.replace('n1', 'n2')}kind: List\n"
+    dump = parse_text(text.replace("      - --bar", "- --bar"), "args.yaml")
+    assert [o.name for o in dump.objects] == ["n1", "n2"]
+    assert [(e.source.item, e.reason.split(":")[0]) for e in dump.errors] == [(1, "this item of the List (Pod ml/p1, not read)")]
+    owned = pod.replace(
+        "    namespace: ml\n", "    namespace: ml\n    ownerReferences:\n- apiVersion: apps/v1\n      kind: DaemonSet\n"
+    )
+    dump = parse_text(f"apiVersion: v1\nitems:\n{node}{owned}{node.replace('n1', 'n2')}kind: List\n", "owned.yaml")
+    assert dump.objects == []
+    assert [e.reason.startswith("YAML syntax error") for e in dump.errors] == [True]
+    last = f"apiVersion: v1\nitems:\n{node}{pod}{node.replace('n1', 'n2')}kind: List\n".replace(
+        "      nvidia.com/gpu: '2'\nkind: List", "nvidia.com/gpu: '2'\nkind: List"
+    )
+    dump = parse_text(last, "last.yaml")
+    assert [(e.kind, e.reason) for e in dump.errors] == [
+        (
+            "Node",
+            "the List has 'nvidia.com/gpu' beside apiVersion, items, kind and metadata: a line of its last item (Node n2)"
+            " dedented to the margin? that item is judged without it",
+        )
+    ]
