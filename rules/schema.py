@@ -90,6 +90,11 @@ def check_kind(kind: str) -> None:
     plural of a known kind (``Pods``) or a known kind misspelt (``PriorityClas``)."""
     if kind == "*" or kind in KNOWN_KINDS:
         return
+    if not kind.isalnum():  # trial 97: Node.v1 loaded and matched nothing (an apiVersion goes in apiVersions)
+        raise ValidationError(
+            f"kind {kind!r} matches no object: a kind is a name of letters and digits (Node), its group and version go"
+            " in apiVersions"
+        )
     from .selection import plural  # selection reads the model, which reads this module
 
     low = kind.lower()

@@ -1206,3 +1206,25 @@ spec:
     references: [https://kubernetes.io/]
 """
     assert load_policy_text(text, "p.yaml")
+
+
+def test_a_kind_with_its_version_is_refused() -> None:
+    """Trial 97: kinds [Node.v1] loaded and matched nothing."""
+    text = """apiVersion: verdict/v1
+kind: Policy
+metadata: {name: kk, version: 1.0.0}
+spec:
+  rules:
+  - id: q
+    title: Q
+    match: {kinds: [Node.v1]}
+    assert: {path: $.metadata.name, exists: true}
+    message: x
+    references: [https://kubernetes.io/]
+"""
+    err = refused(text)
+    assert (err.line, err.reason) == (
+        8,
+        "kind 'Node.v1' matches no object: a kind is a name of letters and digits (Node), its group and version go in"
+        " apiVersions",
+    )
