@@ -788,8 +788,60 @@ def _parse_json_values(text: str | bytes, name: str) -> Dump | None:
 _NEXT_VALUE = re.compile(r"\n(?=[{\[])")
 
 
-#: Where the items of a JSON List (kubectl's ``"items": [``, its first key) or a top-level array start.
-_ITEMS_OPEN = re.compile(r'\A\s*(?:\[|\{\s*(?:"[^"\\]*"\s*:\s*"[^"\\]*"\s*,\s*)*"items"\s*:\s*\[)')
+#: Where the items of a JSON List (kubectl's ``"items": [``, after string members and flat mappings: the API
+#: server's kind, apiVersion and metadata) or a top-level array start.
+_ITEMS_OPEN = re.compile(r'\A\s*(?:\[|\{\s*(?:"[^"\\]*"\s*:\s*(?:"[^"\\]*"|\{[^{}]*\})\s*,\s*)*"items"\s*:\s*\[)')
+#: The kind and apiVersion members before a List's items, for a typed List's items (which carry none).
+_HEAD_MEMBER = re.compile(r'"(kind|apiVersion)"\s*:\s*"([^"\\]*)"')
+
+
+def _salvage_compact_items(whole: str, at: int, name: str, error: orjson.JSONDecodeError) -> Dump | None:
+    """The items of a compact JSON List that does not parse (jq -c ., kubectl get --raw: one line), from ``at``, the
+    start of its items, read one after another up to the first that does not parse, which is the input error with
+    the rest of the List (they cannot be told apart from what follows: trial 95, the cut a chat's paste limit makes).
+    None when the first item does not parse: the caller says why the whole does not parse."""
+    typed = _typed({k: v for k, v in _HEAD_MEMBER.findall(whole[:at])} | {"items": []})
+    decoder = json.JSONDecoder()
+    dump = Dump(files_read=[name])
+    i = 0
+    while True:
+        while at < len(whole) and whole[at] in " \t\r\n":
+            at += 1
+        source = Source(name, 1, whole.count("\n", 0, at) + 1, i)
+        try:
+            value, at = decoder.raw_decode(whole, at)
+        except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+            if i == 0:
+                return None
+            cut = " the text ends inside it (cut short?)," if error.pos >= len(whole.rstrip()) else ""
+            why = exc.msg if isinstance(exc, json.JSONDecodeError) else "it cannot be read"
+            dump.errors.append(
+                InputError(
+                    source, f"JSON syntax error in this item of the List ({why}):{cut} it and the items after it are not read"
+                )
+            )
+            break
+        if typed and isinstance(value, dict) and "kind" not in value:
+            value = {**typed, **value}
+        _json_objects_of(value, source, [], dump)
+        i += 1
+        rest = whole[at:].lstrip()
+        if rest.startswith(","):
+            at = len(whole) - len(rest) + 1
+            continue
+        if not rest.startswith("]"):
+            dump.errors.append(
+                InputError(source, "JSON syntax error after this item of the List: the items after it are not read")
+            )
+        break
+    if not dump.errors:  # every item whole: the List's own error stands (after its items)
+        where = f"line {error.lineno}, column {error.colno}"
+        reason = f"JSON syntax error: {error.msg} ({where}); its items were read one at a time"
+        dump.errors.append(InputError(Source(name, 1, error.lineno), reason, lost=False))
+    dump.notes.append(f"the JSON of {name} does not parse whole ({error.msg}): {i:,} of its List items were read one at a time")
+    return dump
+
+
 #: The first item of such a list on a line of its own, and its indent.
 _FIRST_ITEM = re.compile(r"[ \t]*\n([ \t]*)\{")
 
@@ -831,7 +883,7 @@ def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) 
     opened = _ITEMS_OPEN.match(whole)
     first = _FIRST_ITEM.match(whole, opened.end()) if opened else None
     if first is None:
-        return None
+        return _salvage_compact_items(whole, opened.end(), name, error) if opened else None
     item = re.compile(rf"\n{re.escape(first.group(1))}\{{")
     starts = [first.end() - 1, *(m.end() - 1 for m in item.finditer(whole, first.end()))]
     decoder = json.JSONDecoder()

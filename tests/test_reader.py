@@ -1776,9 +1776,11 @@ def test_json_that_ends_inside_a_value_is_not_read_again_as_yaml(monkeypatch: py
     monkeypatch.setattr(rules.reader, "_parse_yaml_or_describe", no_yaml)
     body = json.dumps({"apiVersion": "v1", "kind": "List", "items": [_node_item(f"n{i}") for i in range(50)]})
     dump = parse_bytes(body[:-40].encode(), "one-line.json")
-    assert dump.objects == []
+    # the items before the cut are read one after another (trial 95: they were all lost)
+    assert [o.name for o in dump.objects] == [f"n{i}" for i in range(49)]
     assert [e.reason for e in dump.errors] == [
-        f"JSON syntax error: unexpected end of data (line 1, column {len(body) - 39}): the text ends inside a value (cut short?)"
+        "JSON syntax error in this item of the List (Expecting ':' delimiter): the text ends inside it (cut short?), it"
+        " and the items after it are not read"
     ]
 
 
@@ -1997,3 +1999,28 @@ def test_trial_97_a_dedented_line_of_an_item_is_never_read_as_an_item_of_its_own
             " dedented to the margin? that item is judged without it",
         )
     ]
+
+
+def test_a_compact_json_list_that_does_not_parse_keeps_the_items_before_the_fault() -> None:
+    """Trial 95: compact JSON (jq -c ., kubectl get --raw: one line) cut short, or with a fault inside one item, lost
+    every item (0 read, exit 2). The items before the fault are read, one after another; the faulty one is the input
+    error with the rest of the List, which cannot be told apart from what follows it. The API server's typed List
+    gives its items their kind."""
+    items = [{"metadata": {"name": f"n{i}"}, "status": {"allocatable": {"nvidia.com/gpu": "1"}}} for i in range(4)]
+    raw = json.dumps(
+        {"kind": "NodeList", "apiVersion": "v1", "metadata": {"resourceVersion": "5"}, "items": items}, separators=(",", ":")
+    )
+    cut = raw[: raw.index('"n2"') + 2]
+    dump = parse_bytes(cut.encode(), "cut.json")
+    assert [(o.kind, o.name, o.source.item) for o in dump.objects] == [("Node", "n0", 0), ("Node", "n1", 1)]
+    assert [(e.source.item, e.reason) for e in dump.errors] == [
+        (
+            2,
+            "JSON syntax error in this item of the List (Unterminated string starting at): the text ends inside it (cut"
+            " short?), it and the items after it are not read",
+        )
+    ]
+    # every item whole, a fault after them: all read, and the List's own error stands
+    dump = parse_bytes((raw[:-1] + '"x"}').encode(), "tail.json")
+    assert [o.name for o in dump.objects] == ["n0", "n1", "n2", "n3"]
+    assert [e.lost for e in dump.errors] == [False]
