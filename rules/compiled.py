@@ -17,6 +17,7 @@ from typing import Any
 
 from . import joins
 from .errors import EvaluationError, quoted
+from .index import captured
 from .inputs import Reads, reads_of, remember, walk_assertion
 from .memo import IdentityMemo
 from .messages import lookup_steps, substitute
@@ -204,8 +205,7 @@ def _capture(pattern: re.Pattern[str], value: Any) -> Any:
     """The first group of ``pattern``'s match on a string (None when it does not match, or for a value that
     is not a string); on a list, the groups of the items that match."""
     if isinstance(value, list):
-        found = (pattern.search(v) if isinstance(v, str) else None for v in value)
-        return [m.group(1) for m in found if m is not None and m.group(1) is not None]
+        return captured(pattern, value)
     m = pattern.search(value) if isinstance(value, str) else None
     return m.group(1) if m is not None else None
 

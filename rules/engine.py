@@ -195,13 +195,11 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
             files = sorted(f for f in path.rglob("*") if f.is_file() and not is_hidden(f.relative_to(path).as_posix()))
             units = _batch_units(path, files)
             if units is not None:
-                dumps, others, tally = units
-                counts = _counted_units(tally)
-                out.extend(str(d) for d in dumps)
-                beside = [d for d in dumps if not d.name.lower().endswith(ARCHIVE_SUFFIXES)]
-                beside = [d for d in beside if d.is_file() or not mustgather.is_must_gather([f.name for f in d.iterdir()])]
+                dumps, others = units
+                out.extend(str(d) for d, _ in dumps)
+                beside = [d for d, what in dumps if what in ("folder", "file")]
                 if (others or beside) and notes is not None:
-                    told = [f"{p}: a batch of {counts}, each judged alone"]
+                    told = [f"{p}: a batch of {_counted_units(dumps)}, each judged alone"]
                     if beside:
                         named = first_few([str(d) for d in beside], 3)
                         told.append(
@@ -226,9 +224,9 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
     return out
 
 
-def _batch_units(path: Path, files: list[Path]) -> tuple[list[Path], list[Path], Counter[str]] | None:
-    """The dumps of a folder that is a batch, its files read by none of them, and the dumps counted by what they are
-    (must-gather, archive, folder, file), for the note; None when the folder is one dump. Each must-gather is the
+def _batch_units(path: Path, files: list[Path]) -> tuple[list[tuple[Path, str]], list[Path]] | None:
+    """The dumps of a folder that is a batch, each with what it is (must-gather, archive, folder, file), and its files
+    read by none of them; None when the folder is one dump. Each must-gather is the
     folder its script's files stand in (``rules.mustgather.is_must_gather`` of that folder's own files), with
     everything below it; each archive outside them is a dump of its own. The folder is one dump when it is a
     must-gather itself, when it holds one dump alone, or when a file it reads (YAML, JSON, describe text) stands
@@ -256,18 +254,15 @@ def _batch_units(path: Path, files: list[Path]) -> tuple[list[Path], list[Path],
     # one is judged as it would be alone (review: one holding two archives merged them, one holding a must-gather
     # judged it twice).
     folders = sorted({path / f.relative_to(path).parts[0] for f in loose if len(f.relative_to(path).parts) > 1})
-    units: list[Path] = []
-    tally: Counter[str] = Counter()
+    units: list[tuple[Path, str]] = []
     aside: list[Path] = []
     for d in folders:
         inner = _batch_units(d, [f for f in files if d in f.parents])
         if inner is None:
-            units.append(d)
-            tally["folder"] += 1
+            units.append((d, "folder"))
         else:
             units += inner[0]
             aside += inner[1]
-            tally += inner[2]
 
     def within(p: Path) -> bool:
         return any(d == p or d in p.parents for d in folders)
@@ -276,12 +271,13 @@ def _batch_units(path: Path, files: list[Path]) -> tuple[list[Path], list[Path],
     archives = [f for f in archives if not within(f)]
     loose = [f for f in loose if f.parent == path]
     others = [f for f in others if f not in loose and not within(f)] + aside
-    tally.update({"must-gather": len(gathers), "archive": len(archives), "file": len(loose)})
-    return sorted([*gathers, *archives, *units, *loose]), others, tally
+    units += [(g, "must-gather") for g in gathers] + [(a, "archive") for a in archives] + [(f, "file") for f in loose]
+    return sorted(units), others
 
 
-def _counted_units(tally: Counter[str]) -> str:
+def _counted_units(dumps: list[tuple[Path, str]]) -> str:
     """``2 archives``, ``2 must-gathers and 1 archive``, ``2 archives and 1 file``, for the batch note."""
+    tally = Counter(what for _, what in dumps)
     parts = [counted(tally[noun], noun) for noun in ("must-gather", "archive", "folder", "file") if tally[noun]]
     return " and ".join(parts) if len(parts) < 3 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 

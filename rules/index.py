@@ -158,8 +158,7 @@ class Index:
                 if keys:
                     selected = [k for v in selected if isinstance(v, dict) for k in v]
                 if capture is not None:
-                    found = (capture.search(v) if isinstance(v, str) else None for v in selected)
-                    selected = [m.group(1) for m in found if m is not None and m.group(1) is not None]
+                    selected = captured(capture, selected)
                 for v in selected:
                     hv = hashable(v)
                     if hv not in seen:
@@ -177,6 +176,13 @@ class Index:
     def built(self, key: Any) -> Any:
         """What ``memo`` built under ``key``, or None when nothing asked for it."""
         return self._memo.get(key)
+
+
+def captured(pattern: re.Pattern[str], values: list[Any]) -> list[str]:
+    """The group of ``pattern``'s match on each string of ``values`` that it matches (a ``capture``: of a reference,
+    a subject, or a context's ``where``); an optional group that matched nothing gives nothing."""
+    found = (pattern.search(v) if isinstance(v, str) else None for v in values)
+    return [g for m in found if m is not None and (g := m.group(1)) is not None]
 
 
 def _rebuilt(obj: KObject) -> bool:

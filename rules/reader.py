@@ -543,16 +543,7 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
         if type(item) is _TooDeep:
             dump.errors.append(InputError(where, f"nesting deeper than {MAX_DEPTH} levels", f"{prefix}[{i}]"))
             continue
-        if not isinstance(item, dict):
-            what = f"a {_JSON_TYPES.get(type(item), type(item).__name__)}"
-            dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: {what}", f"{prefix}[{i}]"))
-            continue
-        if typed and "kind" not in item:
-            item = {**typed, **item}
-        if not isinstance(item.get("kind"), str) or not item.get("kind"):
-            dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: no 'kind'", f"{prefix}[{i}]"))
-            continue
-        _item_objects(item, where, f"{prefix}[{i}]", dump)
+        _list_item(item, typed, where, f"{prefix}[{i}]", dump)
 
 
 #: The keys of a List (kubectl writes these four).
@@ -569,24 +560,30 @@ def _typed(data: dict[str, Any]) -> dict[str, Any]:
     return {"apiVersion": version, "kind": kind[: -len("List")]}
 
 
-def _item_objects(item: dict[str, Any], where: Source, path: str, dump: Dump) -> None:
-    """Add one item of a List (a mapping with a kind, at JSONPath ``path``) to ``dump``; a List itself, its items,
-    placed at it (trial 95: a List of Lists, jq -s . nodes.json pods.json, was read as two objects of kind List,
-    and nothing it held was judged, exit 0)."""
+def _with_kind(typed: dict[str, Any], item: Any) -> Any:
+    """``item`` with the kind and apiVersion of its typed List (``_typed``) where it carries no kind."""
+    return {**typed, **item} if typed and isinstance(item, dict) and "kind" not in item else item
+
+
+def _list_item(item: Any, typed: dict[str, Any], where: Source, path: str, dump: Dump) -> None:
+    """Add one item of a List (at JSONPath ``path``; ``typed``: its List's ``_typed``) to ``dump``, or the input
+    error of one that is no object; a List itself, its items, placed at it (trial 95: a List of Lists, jq -s .
+    nodes.json pods.json, was read as two objects of kind List, and nothing it held was judged, exit 0)."""
+    item = _with_kind(typed, item)
+    if not isinstance(item, dict):
+        what = f"a {_JSON_TYPES.get(type(item), type(item).__name__)}"
+        dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: {what}", path))
+        return
+    if not isinstance(item.get("kind"), str) or not item.get("kind"):
+        dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: no 'kind'", path))
+        return
     inner = item.get("items")
     if not (item["kind"].endswith("List") and isinstance(inner, list)):
         _add_object(item, where, path, dump)
         return
-    typed = _typed(item)
+    nested = _typed(item)
     for j, each in enumerate(inner):
-        at = f"{path}.items[{j}]"
-        if typed and isinstance(each, dict) and "kind" not in each:
-            each = {**typed, **each}
-        if isinstance(each, dict) and isinstance(each.get("kind"), str) and each["kind"]:
-            _item_objects(each, where, at, dump)
-        else:
-            what = f"a {_JSON_TYPES.get(type(each), type(each).__name__)}" if not isinstance(each, dict) else "no 'kind'"
-            dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: {what}", at))
+        _list_item(each, nested, where, f"{path}.items[{j}]", dump)
 
 
 def _kubernetes_items(items: Any) -> bool:
@@ -795,12 +792,20 @@ _ITEMS_OPEN = re.compile(r'\A\s*(?:\[|\{\s*(?:"[^"\\]*"\s*:\s*(?:"[^"\\]*"|\{[^{
 _HEAD_MEMBER = re.compile(r'"(kind|apiVersion)"\s*:\s*"([^"\\]*)"')
 
 
+def _list_error(name: str, error: orjson.JSONDecodeError) -> InputError:
+    """The error of a JSON List whose items were each read whole, one at a time: the List's own (a bracket missing
+    around them, a fault after them), which lost nothing."""
+    where = f"line {error.lineno}, column {error.colno}"
+    reason = f"JSON syntax error: {error.msg} ({where}); its items were read one at a time"
+    return InputError(Source(name, 1, error.lineno), reason, lost=False)
+
+
 def _salvage_compact_items(whole: str, at: int, name: str, error: orjson.JSONDecodeError) -> Dump | None:
     """The items of a compact JSON List that does not parse (jq -c ., kubectl get --raw: one line), from ``at``, the
     start of its items, read one after another up to the first that does not parse, which is the input error with
     the rest of the List (they cannot be told apart from what follows: trial 95, the cut a chat's paste limit makes).
     None when the first item does not parse: the caller says why the whole does not parse."""
-    typed = _typed({k: v for k, v in _HEAD_MEMBER.findall(whole[:at])} | {"items": []})
+    typed = _typed(dict(_HEAD_MEMBER.findall(whole[:at])))
     decoder = json.JSONDecoder()
     dump = Dump(files_read=[name])
     i = 0
@@ -821,9 +826,7 @@ def _salvage_compact_items(whole: str, at: int, name: str, error: orjson.JSONDec
                 )
             )
             break
-        if typed and isinstance(value, dict) and "kind" not in value:
-            value = {**typed, **value}
-        _json_objects_of(value, source, [], dump)
+        _json_objects_of(_with_kind(typed, value), source, [], dump)
         i += 1
         rest = whole[at:].lstrip()
         if rest.startswith(","):
@@ -835,9 +838,7 @@ def _salvage_compact_items(whole: str, at: int, name: str, error: orjson.JSONDec
             )
         break
     if not dump.errors:  # every item whole: the List's own error stands (after its items)
-        where = f"line {error.lineno}, column {error.colno}"
-        reason = f"JSON syntax error: {error.msg} ({where}); its items were read one at a time"
-        dump.errors.append(InputError(Source(name, 1, error.lineno), reason, lost=False))
+        dump.errors.append(_list_error(name, error))
     dump.notes.append(f"the JSON of {name} does not parse whole ({error.msg}): {i:,} of its List items were read one at a time")
     return dump
 
@@ -865,8 +866,12 @@ def _item_named(whole: str, at: int, end: int) -> tuple[str, str]:
     if name is None:
         return kind, ""
     namespace = re.compile(rf'\n{inner}"namespace":\s*"([^"\\\n]+)"').search(text, meta.start(1) - 1)
-    named = f"{namespace.group(1)}/{name.group(1)}" if namespace else name.group(1)
-    return kind, f" ({kind} {named}, not read)"
+    return kind, _not_read(kind, name.group(1), namespace.group(1) if namespace else "")
+
+
+def _not_read(kind: str, name: str, namespace: str) -> str:
+    """`` (Pod ml/p, not read)``: how an input error names the object of a List item it lost."""
+    return f" ({kind} {namespace}/{name}, not read)" if namespace else f" ({kind} {name}, not read)"
 
 
 def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) -> Dump | None:
@@ -929,14 +934,7 @@ def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) 
     if broken == len(starts):
         return None
     if not broken and not commas:
-        where = f"line {error.lineno}, column {error.colno}"
-        dump.errors.append(
-            InputError(
-                Source(name, 1, error.lineno),
-                f"JSON syntax error: {error.msg} ({where}); its items were read one at a time",
-                lost=False,
-            )
-        )
+        dump.errors.append(_list_error(name, error))
     dump.notes.append(
         f"the JSON of {name} does not parse whole ({error.msg}, line {error.lineno}): {len(starts) - broken:,} of its"
         f" {len(starts):,} List items were read one at a time"
@@ -1501,7 +1499,7 @@ def _salvage_yaml_items(lines: list[str], number: int, at: int, name: str, error
         where = Source(name, number, start + first, n)
         [doc, *_] = [*load_documents("\n".join(item)), None]
         if doc is not None and not doc.error and isinstance(doc.data, dict) and isinstance(doc.data.get("kind"), str):
-            _item_objects(doc.data, where, f"$.items[{n}]", dump)
+            _list_item(doc.data, {}, where, f"$.items[{n}]", dump)
             continue
         inside = start + first <= at < start + last
         placed = placed or inside
@@ -1534,8 +1532,7 @@ def _yaml_item_named(item: list[str]) -> tuple[str, str]:
             meta[key] = value.strip().strip("'\"")
     if not kind or not meta.get("name"):
         return kind, ""
-    named = f"{meta['namespace']}/{meta['name']}" if meta.get("namespace") else meta["name"]
-    return kind, f" ({kind} {named}, not read)"
+    return kind, _not_read(kind, meta["name"], meta.get("namespace", ""))
 
 
 def _duplicate_reason(duplicates: tuple[tuple[str, int, int], ...]) -> str:

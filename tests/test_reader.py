@@ -1796,20 +1796,21 @@ def test_json_that_only_yaml_takes_is_read_and_said() -> None:
     assert [o.name for o in flow.objects] == ["n1"] and flow.notes == []
 
 
+def tgz(members: dict[str, bytes]) -> bytes:
+    """A .tar.gz holding ``members`` (path -> bytes)."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for n, data in members.items():
+            info = tarfile.TarInfo(n)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
 def test_an_archive_of_archives_says_each_may_be_a_dump_of_its_own() -> None:
     """Trial 93: a tar of a nightly folder of cluster archives merged every cluster into one dump, with no word of
     it but the notes of objects standing twice. The archive is read as one dump still (it is one input), and a note
     says what it holds and how to judge each alone; one archive inside another says nothing."""
-
-    def tgz(members: dict[str, bytes]) -> bytes:
-        out = io.BytesIO()
-        with tarfile.open(fileobj=out, mode="w:gz") as tar:
-            for n, data in members.items():
-                info = tarfile.TarInfo(n)
-                info.size = len(data)
-                tar.addfile(info, io.BytesIO(data))
-        return out.getvalue()
-
     node = b"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
     inner = tgz({"nodes.yaml": node})
     dump = parse_bytes(tgz({"nightly/a.tgz": inner, "nightly/b.tgz": inner, "nightly/SUMS": b"x\n"}), "all.tgz")
@@ -1953,13 +1954,7 @@ def test_review_an_archive_of_two_must_gathers_says_so() -> None:
     members = {
         f"night/mg{i}/{n}": data for i in (1, 2) for n, data in (("gpu_nodes.labels", labels), ("cluster_policy.missing", b""))
     }
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz") as tar:
-        for n, data in members.items():
-            info = tarfile.TarInfo(n)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    dump = parse_bytes(out.getvalue(), "mgs.tgz")
+    dump = parse_bytes(tgz(members), "mgs.tgz")
     assert [n for n in dump.notes if "archives or must-gathers" in n] == [
         "the archive holds 2 archives or must-gathers (mgs.tgz!night/mg1, mgs.tgz!night/mg2), read here as one dump: if"
         " they are of different clusters (or one cluster at different times), unpack it and audit the folder, a batch"
