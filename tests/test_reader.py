@@ -2019,3 +2019,33 @@ def test_a_compact_json_list_that_does_not_parse_keeps_the_items_before_the_faul
     dump = parse_bytes((raw[:-1] + '"x"}').encode(), "tail.json")
     assert [o.name for o in dump.objects] == ["n0", "n1", "n2", "n3"]
     assert [e.lost for e in dump.errors] == [False]
+
+
+def test_trial_98_a_cut_mid_line_and_a_line_dedented_to_the_margin_are_said() -> None:
+    """Trial 98: head -c inside the last Node left status.capacity "cpu" and a label "vm-pass", judged as written with
+    no input error (a false fail, and a fix for a fault the cluster does not have); a label line dedented to the
+    margin in multi-document YAML became a key of its Node, judged unlabelled, exit 0; the same line in a List lost
+    every object of it. Each is said, and a List keeps its other items."""
+    node = (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: {0}\n  uid: u-{0}\n  labels:\n"
+        "    nvidia.com/gpu.workload.config: vm-passthrough\nstatus:\n  capacity:\n    cpu: '32'\n"
+    )
+    text = node.format("n1") + "---\n" + node.format("n2")
+    dump = parse_text(text[: text.rindex("cpu") + 3], "cut.yaml")
+    assert [(e.kind, e.reason) for e in dump.errors] == [
+        (
+            "Node",
+            "the text ends without the line end kubectl writes after its last line: the dump looks cut short inside its"
+            " last object, Node n2, which is judged with what is there; collect it again",
+        )
+    ]
+    label = "    nvidia.com/gpu.workload.config: vm-passthrough\n"
+    dedented = text[::-1].replace(label[::-1], label.lstrip()[::-1], 1)[::-1]  # the last Node's label line
+    reasons = [e.reason.split(":")[0] for e in parse_text(dedented, "dd.yaml").errors]
+    assert reasons == ["Node has 'nvidia.com/gpu.workload.config' beside apiVersion, kind, metadata, spec and status"]
+    items = "".join("- " + node.format(n).replace("\n", "\n  ").rstrip() + "\n" for n in ("n1", "n2", "n3"))
+    listed = f"apiVersion: v1\nitems:\n{items}kind: List\nmetadata:\n  resourceVersion: ''\n"
+    broken = listed.replace("    uid: u-n2\n", "uid: u-n2\n")
+    dump = parse_text(broken, "list.yaml")
+    assert [o.name for o in dump.objects] == ["n1", "n3"]
+    assert [e.reason.split(":")[0] for e in dump.errors] == ["this item of the List (Node n2, not read)"]
