@@ -1277,7 +1277,8 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         # Markdown file of many blocks), the places are moved afterwards instead.
         padded = shift <= padding
         padding -= shift if padded else 0
-        body = "\n".join(block.lines[at:])
+        # its lines, each with its line end: a block its closing fence ends is whole, never cut short mid-line
+        body = "".join(f"{line}\n" for line in block.lines[at:])
         part = _parse_unfenced("\n" * shift + body if padded else body, name, None)
         moved = functools.partial(_moved_source, lines=0 if padded else shift, documents=documents)
         dump.objects.extend(KObject(o.obj, moved(o.source)) for o in part.objects)
