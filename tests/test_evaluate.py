@@ -188,9 +188,9 @@ def test_precondition_description_is_the_reason(judge: Judge) -> None:
         ],
     )
     r = judge([gpu_node("n1")], rules=[rule], **spec)[("n1", "r")]
-    assert (r.result, r.message) == ("skip", "precondition not met: sandbox workloads are disabled in the ClusterPolicy")
+    assert (r.result, r.message) == ("skip", "sandbox workloads are disabled in the ClusterPolicy")
     r = judge([gpu_node("n1", present=False)], rules=[rule], **spec)[("n1", "r")]
-    assert (r.result, r.message) == ("skip", "precondition not met: no GPU on the node")
+    assert (r.result, r.message) == ("skip", "no GPU on the node")
 
 
 def test_every_precondition_must_hold(judge: Judge) -> None:
@@ -203,7 +203,7 @@ def test_every_precondition_must_hold(judge: Judge) -> None:
     )
     results = judge([gpu_node("a", gpus="0"), gpu_node("b", gpus="0", workload="vm-passthrough")], rules=[rule])
     assert results[("a", "r")].result == "fail"
-    assert (results[("b", "r")].result, results[("b", "r")].message) == ("skip", "precondition not met: not a container node")
+    assert (results[("b", "r")].result, results[("b", "r")].message) == ("skip", "not a container node")
 
 
 # ------------------------------------------------------------------------------------ warn, verdict

@@ -135,7 +135,7 @@ def test_proper_workloads_pass_with_the_right_node_and_cross_requests_fail(lab: 
     # trial 49: a device KubeVirt does not permit gets no launcher pod: nothing to schedule (device-name-permitted fails)
     assert (sched["vm-wrong-profile"].result, sched["vm-wrong-profile"].message) == (
         "skip",
-        "precondition not met: a device it asks for is not permitted in KubeVirt, so virt-controller renders no"
+        "a device it asks for is not permitted in KubeVirt, so virt-controller renders no"
         " virt-launcher pod to schedule (kubevirt-vms/device-name-permitted fails it)",
     )
 

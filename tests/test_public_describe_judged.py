@@ -72,7 +72,7 @@ def test_passthrough_node_listing_its_gpu_at_zero_is_judged_as_a_passthrough_nod
     matches = results["resource-class-matches-workload"]
     assert (matches.result, matches.message) == (
         "skip",
-        "precondition not met: the node advertises no GPU resource with a device (status.allocatable):"
+        "the node advertises no GPU resource with a device (status.allocatable):"
         " gpu-nodes/gpu-resources-advertised judges a GPU node that serves nothing",
     )
     # the name it lists is judged: an NVIDIA pci.ids name, not a bare device id
@@ -94,7 +94,7 @@ def test_vgpu_node_of_kubevirt_alone_is_taken_as_a_vgpu_node_and_not_said_to_run
     label = results["workload-label-valid"]
     assert (label.result, label.message) == (
         "skip",
-        "precondition not met: the node has no nvidia.com/gpu.workload.config label (resource-class-matches-workload"
+        "the node has no nvidia.com/gpu.workload.config label (resource-class-matches-workload"
         " says which workload it is taken to run)",
     )
     # KubeVirt, not vgpu-device-manager, made these vGPUs: nvidia.com/vgpu.config means nothing here
