@@ -1303,7 +1303,7 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
     aside = [counted(n, noun) + tail for n, noun, tail in counts if n]
     listed = ", ".join(aside[:-1]) + (" and " if len(aside) > 1 else "") + aside[-1] if aside else ""
     if fenced and aside:
-        dump.notes.append(f"{name}: read inside its Markdown code blocks (```); set aside: {listed}")
+        dump.notes.append(f"{name}: read inside its fenced Markdown code blocks; set aside: {listed}")
     elif not fenced:
         how = f"{name}: read as a terminal paste, what each command printed between its prompt lines"
         dump.notes.append(f"{how}; set aside: {listed}" if aside else how)

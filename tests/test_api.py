@@ -1469,4 +1469,4 @@ def test_a_chat_message_posted_as_markdown_is_read_inside_its_code_blocks(client
         assert resp.status_code == 200, resp.get_data(as_text=True)
         report = resp.get_json()
         assert [(o["name"], o["source"]["line"]) for o in report["objects"]] == [("gpu-p", 2)]
-        assert "<body>: read inside its Markdown code blocks (```); set aside: 2 lines of text around them" in report["notes"]
+        assert "<body>: read inside its fenced Markdown code blocks; set aside: 2 lines of text around them" in report["notes"]

@@ -292,7 +292,7 @@ def test_a_chat_message_is_read_inside_its_code_blocks() -> None:
     assert dump.errors == []
     # every object at its line in the message, each code block a document of its own
     assert [(o.name, o.source.document, o.source.line) for o in dump.objects] == [("a", 1, 3), ("b", 2, 10)]
-    assert dump.notes == ["<stdin>: read inside its Markdown code blocks (```); set aside: 3 lines of text around them"]
+    assert dump.notes == ["<stdin>: read inside its fenced Markdown code blocks; set aside: 3 lines of text around them"]
     # an error inside a block is at its line in the message
     broken = parse_text("look:\n```\n" + node.format("c") + "  labels: {x: [}\n```\n", "m.txt")
     assert [(e.source.line, e.reason) for e in broken.errors] == [(7, "YAML syntax error: did not find expected node content")]
@@ -313,7 +313,7 @@ def test_a_chat_message_is_read_inside_its_code_blocks() -> None:
     dump = parse_text(asked, "a.txt")
     assert dump.errors == [] and [(o.name, o.source.document, o.source.line) for o in dump.objects] == [("e", 1, 11)]
     assert dump.notes == [
-        "a.txt: read inside its Markdown code blocks (```); set aside: 2 lines of text around them, 1 prompt line and"
+        "a.txt: read inside its fenced Markdown code blocks; set aside: 2 lines of text around them, 1 prompt line and"
         " 2 other blocks"
     ]
     # a parser's own place in its reason is the message's line too (a trial read "line 5 ... (line 4, column 1)")

@@ -694,7 +694,7 @@ def test_markdown_names_what_was_not_read() -> None:
     report = synthetic(2, message_len=20)
     report.notes = [
         "assumed: something",
-        "<body>: read inside its Markdown code blocks (```); 3 lines of text and other blocks set aside",
+        "<body>: read inside its fenced Markdown code blocks; 3 lines of text and other blocks set aside",
         "skipped: a reason (2 results of p/r; the rule judged no object)",
         "x.tgz: 1 file not read: neither ... (x.tgz!app.log)",
         "a third note",
@@ -702,8 +702,7 @@ def test_markdown_names_what_was_not_read() -> None:
     lines = render(report, "markdown").splitlines()
     assert lines[1:5] == [
         "_assumed: something_",
-        "_note: <\u200bbody>: read inside its Markdown code blocks (`\u200b`\u200b`); 3 lines of text and other blocks"
-        " set aside_",
+        "_note: <\u200bbody>: read inside its fenced Markdown code blocks; 3 lines of text and other blocks set aside_",
         "_note: x.tgz: 1 file not read: neither ... (x.tgz!app.log)_",
         "_… 1 more note in the JSON report (`--format json`; `format=json` from the service)_",
     ]
@@ -1221,3 +1220,31 @@ def test_markdown_lists_the_results_a_filter_asks_for_and_says_when_it_leaves_no
     # the table says it too (trial 70: its summary line stood alone)
     lines = table.render(lab.filtered({"fail", "warn"}, "critical"), width=200).splitlines()
     assert lines[1] == second.strip("_")
+
+
+def test_markdown_keeps_asterisks_underscores_and_backslashes_of_messages() -> None:
+    """Trial 100: "nvidia.com/mig-*, ... nvidia.com/mig-*" rendered in italics with both asterisks gone, and a regex's
+    "\\." lost its backslash: emphasis characters and escapes are escaped in the cells (never in a code span, where
+    a backslash shows as written), and an underscore inside a name is left alone (it emphasises nothing)."""
+    message = "asks for nvidia.com/mig-*, not nvidia.com/mig-* (^nvidia\\.com/, GA102GL_A10, _x_, ~/a)"
+    report = synthetic(1)
+    obj = report.objects[0]
+    report.objects[0] = replace(obj, results=(replace(obj.results[0], message=message, remediation="kubectl get 'mig-*'"),))
+    row = next(x for x in render(report, "markdown", limit=0).splitlines() if "| fail · high |" in x)
+    assert "| asks for nvidia.com/mig-\\*, not nvidia.com/mig-\\* (^nvidia\\\\.com/, GA102GL_A10, \\_x\\_, \\~/a) |" in row
+    assert row.endswith("| kubectl get 'mig-\\*' |")
+    assert "`Node/object-00000`" in row  # the code spans as written
+
+
+def test_markdown_without_a_limit_names_each_input_error_whole() -> None:
+    """Trial 100: limit=0 ("no cut: every input error and every note named, whole") cut an input error at 160
+    characters, and "the node is not judged" at its end went."""
+    reason = "the pod row 'gpu-operator nvidia-driver-daemonset-x 0 (0%)' of node gpu-worker-07 is not read: " + "y" * 120
+    reason += " the node is not judged"
+    report = synthetic(1)
+    report.input_errors = [InputError(Source("<body>", 1, 30), reason)]
+    lines = render(report, "markdown", limit=0).splitlines()
+    assert lines[1] == f"- <\u200bbody>, document 1, line 30: {reason}"
+    assert lines[1].endswith("the node is not judged")
+    cut = render(report, "markdown").splitlines()[1]  # under a limit it is cut as before
+    assert len(cut) < len(lines[1]) and cut.endswith("…")

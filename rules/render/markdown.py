@@ -73,18 +73,27 @@ def inert(text: str) -> str:
     return _FENCE.sub(lambda m: _ZWSP.join(m.group(0)), text)
 
 
-def line(value: Any, width: int = CELL) -> str:
+#: What Markdown would take for emphasis or an escape (trial 100: "nvidia.com/mig-*, ... nvidia.com/mig-*" rendered in
+#: italics without its asterisks, and "^nvidia\.com/" lost its backslash): a backslash before ASCII punctuation, every
+#: ``*`` and ``~``, and a ``_`` that does not stand between two letters or digits (one that does never emphasises).
+_EMPHASIS = re.compile(r"\\(?=[!-/:-@\[-`{-~])|[*~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+
+
+def line(value: Any, width: int = CELL, code: bool = False) -> str:
     """Text on one line: whitespace runs (line breaks included) as one space, at most ``width``
-    characters (cut with ``…``), chat markup made literal (``inert``)."""
+    characters (cut with ``…``), chat markup made literal (``inert``), and, unless it goes in a code span
+    (``code``, where a backslash is shown as written), emphasis and escapes too (backslash escapes)."""
     text = " ".join(str(value).split())
     if len(text) > width:
         text = text[: width - 1].rstrip() + "…"
-    return inert(text)
+    text = inert(text)
+    return text if code else _EMPHASIS.sub(lambda m: "\\" + m.group(0), text)
 
 
-def cell(value: Any, width: int = CELL) -> str:
-    """Text for a table cell: ``line`` with ``|`` escaped, so it cannot end the cell."""
-    return line(value, width).replace("|", "\\|")
+def cell(value: Any, width: int = CELL, code: bool = False) -> str:
+    """Text for a table cell: ``line`` with ``|`` escaped, so it cannot end the cell (in a code span too: a GFM table
+    splits its rows before it reads code spans)."""
+    return line(value, width, code).replace("|", "\\|")
 
 
 def _code(value: str) -> str:
@@ -125,13 +134,14 @@ def selected(summary: dict[str, Any]) -> str:
     return f"; {sel['objectsSelected']:,} selected by {describe(sel)}" if sel else ""
 
 
-def input_error_lines(report: Report, most: int = INPUT_ERRORS, room: int | None = None) -> list[str]:
+def input_error_lines(report: Report, most: int = INPUT_ERRORS, room: int | None = None, whole: bool = False) -> list[str]:
     """The first ``most`` input errors as ``- file, document N, line L: reason`` (place and reason cut
     to ``CELL`` characters, chat markup made literal), then ``- and K more`` for the others. With
     ``room``, fewer are named so that the lines take at most ``room`` characters; when none fits, there
-    is no line (the summary line counts them)."""
+    is no line (the summary line counts them). ``whole`` (no limit): each whole (trial 100: limit=0 still cut
+    them at 160 characters, and "the node is not judged" went)."""
     errors = report.input_errors
-    named = [f"- {line(err)}" for err in errors[:most]]
+    named = [f"- {line(err, _NO_CUT if whole else CELL)}" for err in errors[:most]]
     if room is not None:
         while named and sum(len(x) + 1 for x in named) + len(f"- and {len(errors)} more") + 1 > room:
             named.pop()
@@ -143,10 +153,10 @@ def input_error_lines(report: Report, most: int = INPUT_ERRORS, room: int | None
 _ASSUMED = 400
 
 
-def assumption_lines(report: Report) -> list[str]:
+def assumption_lines(report: Report, whole: bool = False) -> list[str]:
     """The report's assumption notes (what verdicts rest on when the dump lacks the deciding object), one
-    italic line each: a chat reader must see them before the findings that rest on them."""
-    return [f"_{line(n, _ASSUMED)}_" for n in report.notes if n.startswith("assumed:")]
+    italic line each: a chat reader must see them before the findings that rest on them. ``whole``: not cut."""
+    return [f"_{line(n, _NO_CUT if whole else _ASSUMED)}_" for n in report.notes if n.startswith("assumed:")]
 
 
 #: Notes about what was read that a message names (the others are counted).
@@ -206,7 +216,7 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
     if report.filters and not report.objects:
         # trial 68: "1 fail (1 high)" and nothing under it, with minSeverity=critical
         first += f"\n_{nothing_left(report.filters)}_"
-    notes = assumption_lines(report)
+    notes = assumption_lines(report, whole=not limit)
     if limit:
         # The notes take at most half the message (at least the room of the line that counts them): the assumption
         # notes first, as many as fit, then the rest counted; the notes about what was read and the skip notes
@@ -223,7 +233,7 @@ def head(report: Report, title: str = "", limit: int = 0) -> str:
         # no cut (trial 79: limit=0 still cut each note at 300 characters and named one skip note of eleven)
         notes += read_lines(report, len(report.notes), whole=True) + skip_lines(report, len(report.notes), whole=True)
     room = limit - len(first) - _length(notes) - _CLOSING_ROOM if limit else None
-    errors = input_error_lines(report, most=INPUT_ERRORS if limit else len(report.input_errors), room=room)
+    errors = input_error_lines(report, most=INPUT_ERRORS if limit else len(report.input_errors), room=room, whole=not limit)
     return "\n".join([first, *errors, *notes])  # a document lost comes before what the verdicts rest on
 
 
@@ -283,10 +293,10 @@ def groups(report: Report, group_by: str = "rule") -> list[list[tuple[ObjectRepo
 
 def rollup_row(x: RuleRollup) -> str:
     """One rule of the roll-up: rule, severity, counts, the first objects (``and N more``)."""
-    examples = ", ".join(_code(cell(e, EXAMPLE)) for e in x.examples)
+    examples = ", ".join(_code(cell(e, EXAMPLE, code=True)) for e in x.examples)
     if x.objects > len(x.examples):
         examples += f" and {x.objects - len(x.examples):,} more"
-    return f"| {_code(cell(x.rule))} | {x.severity} | {x.counts()} | {examples} |"
+    return f"| {_code(cell(x.rule, code=True))} | {x.severity} | {x.counts()} | {examples} |"
 
 
 #: The width of a details row's fix cell in a cut message.
@@ -299,7 +309,7 @@ def row(obj: ObjectReport, r: Result, whole: bool = False, group_by: str = "rule
     row of its group. Cells are shortened for chat unless ``whole`` (no limit asked): the message to ``CELL``
     characters and the fix to ``FIX``, or both to ``width`` when one is given."""
     fix = cell(r.remediation, _WHOLE if whole else width or FIX) if r.remediation else ""
-    rule, ref = _code(f"{r.policy}/{r.rule}"), _code(cell(obj.ref, 80))
+    rule, ref = _code(f"{r.policy}/{r.rule}"), _code(cell(obj.ref, 80, code=True))
     key, other = (rule, ref) if group_by == "rule" else (ref, rule)
     message = cell(r.message, _WHOLE if whole else width or CELL)
     return f"| {key if first else ''} | {other} | {r.result} · {r.severity} | {message} | {fix} |"
