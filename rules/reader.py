@@ -533,8 +533,16 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
                 f"{NOT_AN_OBJECT}: the table kubectl get prints (columns {', '.join(columns)}), which holds no object;"
                 " print the objects with kubectl get ... -o yaml (or -o json)"
             )
+        elif isinstance(data, str):
+            # trial 100: a chat message of prose was "not a Kubernetes object: a str"
+            said = data if len(data) <= 60 else data[:59].rstrip() + "…"
+            reason = (
+                f"{NOT_AN_OBJECT}: plain text ({said!r}), no YAML or JSON object and no kubectl describe node text;"
+                " paste what kubectl get ... -o yaml (or -o json) or kubectl describe node prints (in a chat message, in"
+                " a code block)"
+            )
         else:
-            reason = f"{NOT_AN_OBJECT}: a {type(data).__name__}"
+            reason = f"{NOT_AN_OBJECT}: a {_JSON_TYPES.get(type(data), type(data).__name__)}"
         dump.errors.append(InputError(source, reason, "$"))
         return
     for i, item in enumerate(items):

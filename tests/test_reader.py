@@ -249,14 +249,25 @@ def test_json_that_is_not_json_is_read_as_yaml() -> None:
     assert summary(dump) == [("Node/n", "x.json", 1, 1, None)]
 
 
+#: what a paste of prose is told (trial 100: a chat message was "not a Kubernetes object: a str", Python's word)
+PLAIN_TEXT = (
+    "not a Kubernetes object: plain text ({!r}), no YAML or JSON object and no kubectl describe node text; paste what"
+    " kubectl get ... -o yaml (or -o json) or kubectl describe node prints (in a chat message, in a code block)"
+)
+
+
 def test_not_an_object() -> None:
     dump = parse_text("just a string\n", "x.yaml")
-    assert [(e.reason, e.path) for e in dump.errors] == [("not a Kubernetes object: a str", "$")]
+    assert [(e.reason, e.path) for e in dump.errors] == [(PLAIN_TEXT.format("just a string"), "$")]
     dump = parse_text("metadata: {name: x}\n", "x.yaml")
     assert [e.reason for e in dump.errors] == ["not a Kubernetes object: no 'kind'"]
     # "NAME  STATUS" is no object: not a hidden name either (a word in upper case that starts a sentence)
     dump = parse_text("NAME is what a node is called\n", "x.yaml")
-    assert [e.reason for e in dump.errors] == ["not a Kubernetes object: a str"]
+    assert [e.reason for e in dump.errors] == [PLAIN_TEXT.format("NAME is what a node is called")]
+    # a long message is quoted cut; a number is said in JSON's word
+    dump = parse_text("can someone look at gpu-worker-07? it has been broken since friday, no idea why\n", "chat.md")
+    assert [e.reason for e in dump.errors] == [PLAIN_TEXT.format("can someone look at gpu-worker-07? it has been broken since…")]
+    assert [e.reason for e in parse_text("42\n", "x.yaml").errors] == ["not a Kubernetes object: a number"]
 
 
 def test_the_table_kubectl_get_prints_is_named_with_its_columns() -> None:
