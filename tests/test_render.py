@@ -621,13 +621,19 @@ def test_a_short_markdown_report_keeps_its_messages_and_fixes_whole() -> None:
     assert fix in row_ and "x" * 300 in row_
     # too long whole: the cells are cut as wide as the limit allows, so the row is shown and the room is used
     # (trial 68: at 1,900 characters the one fix was cut at 100 with 611 unused; at 600 the finding was not shown)
-    for limit, fix_shown in ((500, 70), (600, 120), (700, 170), (800, 203)):
+    # Trial 100: a cut fix keeps the command it ends with, after as much of its start as fits (no command cut in
+    # it); where that command does not fit, its start as before
+    command = "kubectl label node object-00000 --overwrite nvidia.com/gpu.workload.config=vm-passthrough"
+    for limit, fix_shown in (
+        (500, "kubectl get pods -A -o wide --field-selector spec.nodeName=object-0000…"),
+        (600, f"kubectl get pods -A -o wide --… {command}"),
+        (700, f"kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000; or, if… {command}"),
+        (800, fix),
+    ):
         text = render(report, "markdown", limit=limit)
         [cut_row] = _table_rows(text)
         assert limit - 5 <= len(text) <= limit, (limit, len(text))
-        fix_cell = cut_row.split(" | ")[-1].removesuffix(" |")
-        assert fix_cell.removesuffix("…") == fix[: len(fix_cell.removesuffix("…"))], fix_cell
-        assert len(fix_cell.removesuffix("…")) == fix_shown, (limit, fix_cell)
+        assert cut_row.split(" | ")[-1].removesuffix(" |") == fix_shown, limit
         assert cut_row.count("x") < 300
     assert fix in _table_rows(render(report, "markdown", limit=800))[0]
     # more findings than WHOLE_UP_TO: cut cells, even where the whole text would fit
@@ -1248,3 +1254,22 @@ def test_markdown_without_a_limit_names_each_input_error_whole() -> None:
     assert lines[1].endswith("the node is not judged")
     cut = render(report, "markdown").splitlines()[1]  # under a limit it is cut as before
     assert len(cut) < len(lines[1]) and cut.endswith("…")
+
+
+def test_a_cut_fix_keeps_its_last_command_and_cuts_none_in_its_start() -> None:
+    """Trial 100: at limit=1900 a warning's one fix kept its prose and lost the kubectl label command it ends with.
+    A fix cut for chat keeps the longest command at its end that fits after at least markdown._FIX_HEAD characters of
+    its start; the start ends before a command it would cut; "for another workload" is no shell for loop."""
+    fix = (
+        "The operator sets these labels itself whenever it reconciles the node, so first check it runs: kubectl logs -n"
+        ' gpu-operator deploy/gpu-operator | grep gpu-ctr-03. Then add those it lacks as "true", if it is meant for'
+        " another workload: kubectl label node gpu-ctr-03 nvidia.com/gpu.deploy.mig-manager=true"
+    )
+    last = "kubectl label node gpu-ctr-03 nvidia.com/gpu.deploy.mig-manager=true"
+    cut = markdown._cut
+    assert cut(fix, 100, command=True) == f"The operator sets these labels… {last}"
+    start = "The operator sets these labels itself whenever it reconciles the node, so first check it runs:"
+    assert cut(fix, 200, command=True) == f"{start}… {last}"
+    assert cut(fix, 60, command=True) == fix[:59].rstrip() + "…"  # the command does not fit: the start, as for a message
+    assert cut(fix, 100) == fix[:99].rstrip() + "…"  # a message keeps its start
+    assert cut(fix, len(fix), command=True) == fix

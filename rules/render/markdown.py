@@ -79,21 +79,43 @@ def inert(text: str) -> str:
 _EMPHASIS = re.compile(r"\\(?=[!-/:-@\[-`{-~])|[*~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
 
-def line(value: Any, width: int = CELL, code: bool = False) -> str:
+#: Where a command starts in a remediation (a shell line the pack writes).
+_COMMAND = re.compile(r"(?:^|(?<=[\s:;(]))(?:(?:kubectl|virtctl|oc|helm) |for \w+ in )")
+#: Characters of a fix's start kept before the command at its end (``_cut``).
+_FIX_HEAD = 24
+
+
+def _cut(text: str, width: int, command: bool = False) -> str:
+    """``text`` in at most ``width`` characters, cut with ``…``: its start; with ``command`` (a fix), the longest
+    command at its end that fits after a short start (``First decide… kubectl label node ...``), where one does
+    (trial 100: at limit=1900 a fix kept its prose and lost the one command it ends with)."""
+    if len(text) <= width:
+        return text
+    if command:
+        for m in _COMMAND.finditer(text):
+            tail = text[m.start() :]
+            room = width - len(tail) - 2
+            if room >= _FIX_HEAD:
+                head = text[:room]
+                # no command cut short in the start either: it ends before the last command it would cut
+                starts = [c.start() for c in _COMMAND.finditer(head) if c.start() >= _FIX_HEAD]
+                return f"{(head[: starts[-1]] if starts else head).rstrip()}… {tail}"
+    return text[: width - 1].rstrip() + "…"
+
+
+def line(value: Any, width: int = CELL, code: bool = False, command: bool = False) -> str:
     """Text on one line: whitespace runs (line breaks included) as one space, at most ``width``
-    characters (cut with ``…``), chat markup made literal (``inert``), and, unless it goes in a code span
-    (``code``, where a backslash is shown as written), emphasis and escapes too (backslash escapes)."""
-    text = " ".join(str(value).split())
-    if len(text) > width:
-        text = text[: width - 1].rstrip() + "…"
-    text = inert(text)
+    characters (``_cut``; ``command`` keeps a fix's last command), chat markup made literal (``inert``), and,
+    unless it goes in a code span (``code``, where a backslash is shown as written), emphasis and escapes too
+    (backslash escapes)."""
+    text = inert(_cut(" ".join(str(value).split()), width, command))
     return text if code else _EMPHASIS.sub(lambda m: "\\" + m.group(0), text)
 
 
-def cell(value: Any, width: int = CELL, code: bool = False) -> str:
+def cell(value: Any, width: int = CELL, code: bool = False, command: bool = False) -> str:
     """Text for a table cell: ``line`` with ``|`` escaped, so it cannot end the cell (in a code span too: a GFM table
     splits its rows before it reads code spans)."""
-    return line(value, width, code).replace("|", "\\|")
+    return line(value, width, code, command).replace("|", "\\|")
 
 
 def _code(value: str) -> str:
@@ -308,7 +330,7 @@ def row(obj: ObjectReport, r: Result, whole: bool = False, group_by: str = "rule
     """One finding as a row of the details table; the group's key (the rule, or the object) only on the first
     row of its group. Cells are shortened for chat unless ``whole`` (no limit asked): the message to ``CELL``
     characters and the fix to ``FIX``, or both to ``width`` when one is given."""
-    fix = cell(r.remediation, _WHOLE if whole else width or FIX) if r.remediation else ""
+    fix = cell(r.remediation, _WHOLE if whole else width or FIX, command=True) if r.remediation else ""
     rule, ref = _code(f"{r.policy}/{r.rule}"), _code(cell(obj.ref, 80, code=True))
     key, other = (rule, ref) if group_by == "rule" else (ref, rule)
     message = cell(r.message, _WHOLE if whole else width or CELL)
