@@ -64,6 +64,8 @@ def cluster_model(index: Any) -> Any:
             (o.obj for o in index.of_kind("Pod")),
             # a node rebuilt from describe text that the dump also holds in full keeps its Allocated resources
             (rebuilt.obj for _, rebuilt in index.partials if rebuilt.kind == "Node"),
+            # a running VMI whose virt-launcher pod the dump lacks holds its devices on its node
+            (o.obj for o in index.of_kind("VirtualMachineInstance")),
         ),
     )
 

@@ -809,6 +809,46 @@ status: {phase: Running}
     )
 
 
+def test_a_running_vmi_without_its_launcher_pod_in_the_dump_holds_its_devices() -> None:
+    """Trial 99: VMs and VMIs pasted without their virt-launcher pods left a running VMI's GPUs free, and another VM
+    asking for them "can be scheduled". A VMI running on a node holds what its launcher pod would request there; it is
+    counted once: not where its pod is in the dump (by owner, or rebuilt from describe text by its name), and not
+    against itself (nor its VirtualMachine, whose name it has)."""
+    running = yaml.safe_load(VMI)
+    running["status"] = {"phase": "Running", "nodeName": "gpu-pt-2"}
+    other = yaml.safe_load(VMI)
+    other["metadata"]["name"] = "win-a10-second"
+    nodes = docs(KUBEVIRT_NODES)
+    held = ClusterModel(nodes, [], vmis=[running])
+    assert held.predict(other).message == (
+        "0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 2 Insufficient nvidia.com/GA102GL_A10."
+    )
+    assert ClusterModel(nodes, []).predict(other).feasible == ("gpu-pt-2",)  # without the VMI: its GPUs are free
+    # its VirtualMachine (same name) does not compete with it
+    vm = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "win-a10", "namespace": "vms"}}
+    vm["spec"] = {"runStrategy": "Always", "template": {"spec": running["spec"]}}
+    assert held.predict(vm).feasible == ("gpu-pt-2",)
+    # finished, or on a node the dump lacks: nothing held
+    done = {**running, "status": {"phase": "Succeeded", "nodeName": "gpu-pt-2"}}
+    elsewhere = {**running, "status": {"phase": "Running", "nodeName": "gpu-pt-9"}}
+    assert ClusterModel(nodes, [], vmis=[done, elsewhere]).predict(other).feasible == ("gpu-pt-2",)
+    # its pod in the dump (by owner) or rebuilt from describe text (by name): counted once, as that pod
+    launcher = pod("virt-launcher-win-a10-x7k2p", limits={"nvidia.com/GA102GL_A10": "1"}, node_name="gpu-pt-2", phase="Running")
+    launcher["metadata"] = {"name": "virt-launcher-win-a10-x7k2p", "namespace": "vms"}
+    owner = [{"kind": "VirtualMachineInstance", "name": "win-a10"}]
+    owned = {**launcher, "metadata": {**launcher["metadata"], "ownerReferences": owner}}
+    for shown in (owned, launcher):
+        one_left = ClusterModel(nodes, [shown], vmis=[running]).predict(pod("one", limits={"nvidia.com/GA102GL_A10": "1"}))
+        assert "gpu-pt-2" in one_left.feasible, shown["metadata"]
+    # a VMI whose device quantity cannot be added is noted, not counted
+    broken = yaml.safe_load(VMI)
+    broken["metadata"]["name"] = "broken"
+    broken["spec"]["domain"]["resources"] = {"requests": {"nvidia.com/GA102GL_A10": "lots"}}
+    broken["status"] = {"phase": "Running", "nodeName": "gpu-pt-2"}
+    noted = ClusterModel(nodes, [], vmis=[broken])
+    assert [w for w in noted.warnings if w.startswith("VirtualMachineInstance vms/broken: ")], noted.warnings
+
+
 def test_vm_template_and_not_kubevirt_lookalikes() -> None:
     vm = {
         "apiVersion": "kubevirt.io/v1",

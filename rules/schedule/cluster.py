@@ -53,7 +53,7 @@ from .resources import (
     requests_read,
     scheduler_units,
 )
-from .workloads import TERMINAL_PHASES, OwnedPods
+from .workloads import TERMINAL_PHASES, OwnedPods, is_kubevirt, vmi_pod_spec
 
 Usage = dict[str, int]
 #: A name made by ``generateName``: the stem, a dash and 5 characters of the API server's random alphabet
@@ -92,9 +92,12 @@ class Cluster:
         nodes: Iterable[Mapping[str, Any]],
         pods: Iterable[Mapping[str, Any]],
         described: Iterable[Mapping[str, Any]] = (),
+        vmis: Iterable[Mapping[str, Any]] = (),
     ) -> None:
         """``described``: Nodes rebuilt from describe text that the dump also holds in full (the index keeps the
-        full one): their Allocated resources still give the same-named node its requested floor."""
+        full one): their Allocated resources still give the same-named node its requested floor. ``vmis``: KubeVirt
+        VirtualMachineInstances; one that runs on a node (``status.nodeName``) whose virt-launcher pod the dump
+        does not hold takes that pod's place (``_add_vmi``)."""
         self.warnings: list[str] = []
         self.names: list[str] = []
         self.index: dict[str, int] = {}
@@ -161,6 +164,8 @@ class Cluster:
         self._usage_cache: dict[bytes, Usage] = {}
         for pod in pods:
             self._add_pod(pod, used)
+        for vmi in vmis:
+            self._add_vmi(vmi, used)
         del self._usage_cache
         #: Per node, what its floor holds beyond the requests of the pods the dump shows there: taken by pods whose
         #: requests describe text does not show (a GPU of a rebuilt pod), so a workload owning a rebuilt pod there
@@ -291,6 +296,39 @@ class Cluster:
             hashed = _HASHED.match(generated.group(1))
             if hashed:
                 self._pods_by_deployment.setdefault((namespace, hashed.group(1)), []).append(p)
+
+    def _add_vmi(self, vmi: Mapping[str, Any], used: list[Usage]) -> None:
+        """A VirtualMachineInstance that runs on a node holds what its virt-launcher pod requests there (its GPUs and
+        host devices, its domain's requests; not KubeVirt's overhead): counted as that pod when the dump does not
+        hold the pod itself (trial 99: VMs and VMIs pasted without their pods left a running VMI's GPU free, and a
+        VM asking for it "can be scheduled"). The pod is known by its owner reference to the VMI, or, rebuilt from
+        describe text, by its name virt-launcher-<vmi>-<5 characters>."""
+        if not is_kubevirt(vmi) or text(get_in(vmi, "status", "phase")) in TERMINAL_PHASES:
+            return
+        node = text(get_in(vmi, "status", "nodeName"))
+        meta = mapping(vmi.get("metadata"))
+        name, namespace = text(meta.get("name")), text(meta.get("namespace")) or "default"
+        if node not in self.index or not name:
+            return
+        if (namespace, "VirtualMachineInstance", name) in self._pods_by_owner or (
+            (namespace, f"virt-launcher-{name}") in self._pods_by_stem
+        ):
+            return
+        try:
+            spec = vmi_pod_spec(mapping(vmi.get("spec")))
+        except EvaluationError as err:
+            self.warnings.append(f"VirtualMachineInstance {namespace}/{name}: {err}; what it holds on {node} is not counted")
+            return
+        launcher = {
+            "metadata": {
+                "name": f"virt-launcher-{name}",
+                "namespace": namespace,
+                "ownerReferences": [{"kind": "VirtualMachineInstance", "name": name}],
+            },
+            "spec": {**spec, "nodeName": node},
+            "status": {"phase": "Running"},
+        }
+        self._add_pod(launcher, used)
 
     # -- filters ------------------------------------------------------------------------------
 

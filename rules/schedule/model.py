@@ -149,14 +149,19 @@ class ClusterModel:
 
     ``nodes`` and ``pods`` are plain dicts as parsed from JSON/YAML (other kinds are ignored by
     position: pass only Nodes and Pods). Pods bound to a node (``spec.nodeName``) and not Succeeded or
-    Failed consume that node's allocatable resources and a pod slot. ``warnings`` lists what could
-    not be read (and was skipped). Construction does not raise for malformed objects.
+    Failed consume that node's allocatable resources and a pod slot; so does a KubeVirt
+    VirtualMachineInstance (``vmis``) running on a node whose virt-launcher pod the dump lacks. ``warnings``
+    lists what could not be read (and was skipped). Construction does not raise for malformed objects.
     """
 
     def __init__(
-        self, nodes: Iterable[dict[str, Any]], pods: Iterable[dict[str, Any]], described: Iterable[dict[str, Any]] = ()
+        self,
+        nodes: Iterable[dict[str, Any]],
+        pods: Iterable[dict[str, Any]],
+        described: Iterable[dict[str, Any]] = (),
+        vmis: Iterable[dict[str, Any]] = (),
     ) -> None:
-        self._cluster = Cluster(nodes, pods, described)
+        self._cluster = Cluster(nodes, pods, described, vmis)
         self.warnings: list[str] = self._cluster.warnings
         self._predictions: dict[Any, Prediction] = {}
         self._among: dict[tuple[int, Any], tuple[Prediction, list[str], int]] = {}
