@@ -1448,6 +1448,18 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
         if doc.duplicates:
             dump.errors.append(InputError(Source(name, doc.number, doc.duplicates[0][1]), _duplicate_reason(doc.duplicates)))
             continue
+        if doc.odd_indent is not None:
+            # trial 100: a label line indented with no-break spaces became a key of the Node, judged unlabelled
+            key, line, space = doc.odd_indent
+            dump.errors.append(
+                InputError(
+                    Source(name, doc.number, line),
+                    f"line {line} is indented with {space}, which YAML does not take for spaces: its key {key!r} is read"
+                    " in another mapping than its indentation puts it in (a chat client or a web page put them in the"
+                    " pasted text); indent with spaces. The document is not judged",
+                )
+            )
+            continue
         _objects_of(doc.data, source, item_lines(doc.node), dump)
     if lists:  # one note for the file (trial 97: 20,000 broken Lists gave a note each)
         where = "" if lists == 1 else f" in {lists:,} Lists"

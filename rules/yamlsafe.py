@@ -110,16 +110,27 @@ class YamlDocument:
     #: keys that stand twice in one mapping, as (key, line, line of its first use): PyYAML keeps the last value,
     #: while kubectl (1.21 and later) refuses the document ("mapping key ... already defined at line N")
     duplicates: tuple[tuple[str, int, int], ...] = ()
+    #: a key that starts with a space YAML does not indent with (``_ODD_SPACES``), as (key, line, what space): the line
+    #: was indented with no-break spaces, and its key was read at the margin, not where its indentation puts it
+    odd_indent: tuple[str, int, str] | None = None
 
 
+#: Spaces YAML does not indent with that pasted text carries (a chat client's or a web page's no-break spaces).
+_ODD_SPACES = {
+    "\u00a0": "no-break spaces (U+00A0)",
+    "\u202f": "narrow no-break spaces (U+202F)",
+    "\u2007": "figure spaces (U+2007)",
+}
 #: duplicate keys named per document; the rest are not listed
 MAX_DUPLICATES = 10
 
 
-def _check_node(root: yaml.Node) -> list[tuple[str, int, int]]:
+def _check_node(root: yaml.Node) -> tuple[list[tuple[str, int, int]], tuple[str, int, str] | None]:
     """Refuse alias bombs, recursion and deep nesting (iterative post-order walk); answer the keys that stand
-    twice in one mapping, with the 1-based line of the second and of the first (at most ``MAX_DUPLICATES``)."""
+    twice in one mapping, with the 1-based line of the second and of the first (at most ``MAX_DUPLICATES``), and the
+    first key that starts with a space YAML does not indent with (``YamlDocument.odd_indent``)."""
     duplicates: list[tuple[str, int, int]] = []
+    odd: tuple[str, int, str] | None = None
     size: dict[int, int] = {}  # expanded size of each distinct node's subtree
     on_path: set[int] = set()
     stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
@@ -153,11 +164,13 @@ def _check_node(root: yaml.Node) -> list[tuple[str, int, int]]:
                     if k.value in seen and len(duplicates) < MAX_DUPLICATES:
                         duplicates.append((k.value, k.start_mark.line + 1, seen[k.value]))
                     seen.setdefault(k.value, k.start_mark.line + 1)
+                    if odd is None and isinstance(k.value, str) and k.value[:1] in _ODD_SPACES:
+                        odd = (k.value.lstrip("".join(_ODD_SPACES)), k.start_mark.line + 1, _ODD_SPACES[k.value[0]])
         stack.append((node, depth, True))
         for child in _children(node):
             if id(child) not in size:
                 stack.append((child, depth + 1, False))
-    return duplicates
+    return duplicates, odd
 
 
 def _children(node: yaml.Node) -> Iterator[yaml.Node]:
@@ -317,6 +330,37 @@ def _tab_before(text: str | bytes, line: int, column: int, lines: _Lines | None 
     return (b"\t" if isinstance(here, bytes) else "\t") in here[: column + 1]  # type: ignore[operator]
 
 
+def _odd_indent(text: str | bytes, line: int, lines: _Lines | None = None) -> str:
+    """Where the 0-based ``line`` of a syntax error, or the line before it (PyYAML reads a line indented with no-break
+    spaces as a value and fails on the next, trial 100), is indented with a space YAML does not take for one: what
+    to add to the error, else ""."""
+    if not isinstance(text, str):
+        return ""
+    for n in (line - 1, line):
+        if n < 0:
+            continue
+        if lines is not None:
+            if n >= len(lines.offsets):
+                continue
+            start = lines.offsets[n]
+        else:
+            start = 0
+            for _ in range(n):
+                start = text.find("\n", start) + 1
+                if start == 0:
+                    return ""
+        end = text.find("\n", start)
+        here = text[start : end if end >= 0 else len(text)]
+        indent = here[: len(here) - len(here.lstrip(" \t" + "".join(_ODD_SPACES)))]
+        for char, name in _ODD_SPACES.items():
+            if char in indent:
+                return (
+                    f" (line {n + 1} is indented with {name}, which YAML does not take for spaces: a chat client or a"
+                    " web page put them in the pasted text; indent with spaces)"
+                )
+    return ""
+
+
 def _too_dense(text: str | bytes) -> str:
     """Why the stream is refused before composing (too many values for its size), or ""."""
     if len(text) // MIN_BYTES_PER_VALUE <= VALUE_FLOOR:
@@ -445,6 +489,8 @@ def _load_pass(
                 line = mark.line + 1 if mark else 0
                 known = lines_of() if lines_of is not None else None
                 tab = _TAB if mark and _tab_before(text, mark.line, mark.column, known) else ""
+                if mark and not tab:
+                    tab = _odd_indent(text, mark.line, known)
                 error = f"YAML syntax error: {exc.problem or exc}{tab}"
                 context = exc.context_mark
                 if exc.problem and exc.context and context is not None and mark is not None and context.line != mark.line:
@@ -467,7 +513,7 @@ def _load_pass(
                 continue
             line = node.start_mark.line + 1
             try:
-                duplicates = _check_node(node)
+                duplicates, odd = _check_node(node)
                 data = loader.construct_document(node)
             except YamlRefused as exc:
                 yield YamlDocument(number, exc.line or line, error=exc.reason)
@@ -476,7 +522,7 @@ def _load_pass(
                 mark = getattr(exc, "problem_mark", None)
                 yield YamlDocument(number, mark.line + 1 if mark else line, error=f"YAML error: {_describe(exc)}")
                 continue
-            yield YamlDocument(number, line, data=data, node=node, duplicates=tuple(duplicates))
+            yield YamlDocument(number, line, data=data, node=node, duplicates=tuple(duplicates), odd_indent=odd)
     finally:
         loader.dispose()
 

@@ -1300,6 +1300,36 @@ def test_a_tab_in_the_indentation_is_named() -> None:
     assert "tab" not in other.reason
 
 
+NBSP_LABEL = "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n  labels:\n    a: b\n\u00a0\u00a0\u00a0\u00a0{label}\n"
+
+
+def test_a_line_indented_with_no_break_spaces_is_named() -> None:
+    """Trial 100: chat clients put no-break spaces (U+00A0) in pasted YAML. A label line indented with them became a
+    key of the Node itself (the Node judged unlabelled, exit 0), or, followed by an indented line, a syntax error one
+    line on that did not name the character. Both name the line and the character; the document is not judged."""
+    dump = parse_text(NBSP_LABEL.format(label="nvidia.com/gpu.workload.config: vm-passthrough"), "chat.yaml")
+    assert not dump.objects
+    [err] = dump.errors
+    assert (err.source.line, err.reason) == (
+        7,
+        "line 7 is indented with no-break spaces (U+00A0), which YAML does not take for spaces: its key"
+        " 'nvidia.com/gpu.workload.config' is read in another mapping than its indentation puts it in (a chat client or"
+        " a web page put them in the pasted text); indent with spaces. The document is not judged",
+    )
+    text = NBSP_LABEL.format(label="nvidia.com/gpu.workload.config: vm-passthrough") + '    nvidia.com/gpu.present: "true"\n'
+    [err] = parse_text(text, "chat.yaml").errors
+    assert (err.source.line, err.reason) == (
+        8,
+        "YAML syntax error: mapping values are not allowed in this context (line 7 is indented with no-break spaces"
+        " (U+00A0), which YAML does not take for spaces: a chat client or a web page put them in the pasted text; indent"
+        " with spaces)",
+    )
+    # a no-break space inside a value is no error, and another error is not said to be one
+    assert not parse_text("kind: Node\nmetadata: {name: a}\ndata: 'a\u00a0b'\n", "ok.yaml").errors
+    [other] = parse_text("kind: Node\nmetadata: {name: [\n", "x.yaml").errors
+    assert "no-break" not in other.reason
+
+
 def test_a_node_quantity_that_does_not_parse_is_an_input_error_and_the_node_is_still_judged() -> None:
     """New-user trial: allocatable['nvidia.com/gpu']: lots showed only as error results, without the place."""
     node = {
