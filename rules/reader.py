@@ -1460,6 +1460,17 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
                 )
             )
             continue
+        if doc.typographic is not None:
+            count, line = doc.typographic
+            dump.errors.append(
+                InputError(
+                    Source(name, doc.number, line),
+                    f"{counted(count, 'value')} written between typographic quotes (“…”, ‘…’), as a chat client or a"
+                    " word processor writes quotes, the first at this line: read as the quoted values they stand for"
+                    " (“vm-passthrough” as vm-passthrough); paste YAML as a code block to keep its quotes",
+                    lost=False,
+                )
+            )
         _objects_of(doc.data, source, item_lines(doc.node), dump)
     if lists:  # one note for the file (trial 97: 20,000 broken Lists gave a note each)
         where = "" if lists == 1 else f" in {lists:,} Lists"

@@ -113,6 +113,9 @@ class YamlDocument:
     #: a key that starts with a space YAML does not indent with (``_ODD_SPACES``), as (key, line, what space): the line
     #: was indented with no-break spaces, and its key was read at the margin, not where its indentation puts it
     odd_indent: tuple[str, int, str] | None = None
+    #: plain values written between typographic quotes, read without them (``_unquote_typographic``): how many, and
+    #: the line of the first
+    typographic: tuple[int, int] | None = None
 
 
 #: Spaces YAML does not indent with that pasted text carries (a chat client's or a web page's no-break spaces).
@@ -427,6 +430,39 @@ class _ReadOn:
         return piece
 
 
+#: Typographic quotes, which chat clients and word processors write for " and ' (“vm-passthrough”, ‘2’, „x“).
+_TYPOGRAPHIC = "\u201c\u201d\u201e\u2018\u2019"
+_QUOTED = re.compile("^[\u201c\u201d\u201e\u2018\u2019](.*)[\u201c\u201d\u2018\u2019]$", re.S)
+
+
+def _unquote_typographic(root: yaml.Node) -> tuple[int, int] | None:
+    """Read each plain value of ``root`` written between typographic quotes as the quoted string it stands for (trial
+    100: a chat client turned "vm-passthrough" into “vm-passthrough”, a label no node can carry, and "2" into “2”,
+    no quantity): its text without them, a string (“true” is "true", as kubectl quotes a string that reads as
+    another type). Returns (how many, line of the first), or None. Each node once; without recursion."""
+    seen: set[int] = set()
+    stack = [root]
+    count, first = 0, 0
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            found = _QUOTED.match(node.value) if not node.style and isinstance(node.value, str) else None
+            if found:
+                node.value = found.group(1)
+                node.tag = "tag:yaml.org,2002:str"
+                count += 1
+                first = min(first, node.start_mark.line + 1) if first else node.start_mark.line + 1
+        elif isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                stack += (k, v)
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+    return (count, first) if count else None
+
+
 def _moved(mark: Any, lines: int) -> Any:
     """``mark`` ``lines`` further down (libyaml's own marks are read-only)."""
     return None if mark is None else yaml.error.Mark(mark.name, mark.index, mark.line + lines, mark.column, None, 0)
@@ -468,6 +504,10 @@ def _load_pass(
         return None
     loader = _Loader(_ReadOn(text, start) if start and isinstance(text, str) else text)
     number = first - 1
+    # A text whose quotes a chat client turned typographic holds no ASCII quote left; a dump that holds both (kubectl's
+    # own quotes and a value written “so” in the cluster) is read as written. (Scans of the text in C: most dumps hold
+    # no typographic quote, and their nodes are not walked again.)
+    typographic = isinstance(text, str) and any(q in text for q in _TYPOGRAPHIC) and '"' not in text and "'" not in text
     try:
         while True:
             number += 1
@@ -514,6 +554,7 @@ def _load_pass(
             line = node.start_mark.line + 1
             try:
                 duplicates, odd = _check_node(node)
+                unquoted = _unquote_typographic(node) if typographic else None
                 data = loader.construct_document(node)
             except YamlRefused as exc:
                 yield YamlDocument(number, exc.line or line, error=exc.reason)
@@ -522,7 +563,9 @@ def _load_pass(
                 mark = getattr(exc, "problem_mark", None)
                 yield YamlDocument(number, mark.line + 1 if mark else line, error=f"YAML error: {_describe(exc)}")
                 continue
-            yield YamlDocument(number, line, data=data, node=node, duplicates=tuple(duplicates), odd_indent=odd)
+            yield YamlDocument(
+                number, line, data=data, node=node, duplicates=tuple(duplicates), odd_indent=odd, typographic=unquoted
+            )
     finally:
         loader.dispose()
 

@@ -1303,6 +1303,35 @@ def test_a_tab_in_the_indentation_is_named() -> None:
 NBSP_LABEL = "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n  labels:\n    a: b\n\u00a0\u00a0\u00a0\u00a0{label}\n"
 
 
+def test_values_a_chat_client_put_between_typographic_quotes_are_read_as_quoted() -> None:
+    """Trial 100: a paste whose quotes a chat client turned typographic (“vm-passthrough”, ‘2’) was judged as written:
+    a label no node can carry (fail, with a fix for a label that is right) and quantities that did not parse (7
+    errors). Where the text holds no ASCII quote at all, each plain value between typographic quotes is read as the
+    quoted string it stands for, and one input error (nothing lost) says so."""
+    text = (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-pt-9\n  labels:\n    nvidia.com/gpu.present: “true”\n"
+        "    nvidia.com/gpu.workload.config: “vm-passthrough”\nstatus:\n  allocatable: {nvidia.com/GA102GL_A10: ‘2’}\n"
+    )
+    dump = parse_text(text, "chat.yaml")
+    [node] = dump.objects
+    assert node.obj["metadata"]["labels"] == {
+        "nvidia.com/gpu.present": "true",
+        "nvidia.com/gpu.workload.config": "vm-passthrough",
+    }
+    assert node.obj["status"]["allocatable"] == {"nvidia.com/GA102GL_A10": "2"}
+    [err] = dump.errors
+    assert (err.source.line, err.lost) == (6, False)
+    assert err.reason == (
+        "3 values written between typographic quotes (“…”, ‘…’), as a chat client or a word processor writes quotes,"
+        " the first at this line: read as the quoted values they stand for (“vm-passthrough” as vm-passthrough);"
+        " paste YAML as a code block to keep its quotes"
+    )
+    # a dump that keeps ASCII quotes (kubectl's own) reads a value written “so” as written, and says nothing
+    kept = parse_text(text.replace("‘2’", "'2'"), "dump.yaml")
+    assert kept.objects[0].obj["metadata"]["labels"]["nvidia.com/gpu.workload.config"] == "“vm-passthrough”"
+    assert not [e for e in kept.errors if "typographic" in e.reason]
+
+
 def test_a_line_indented_with_no_break_spaces_is_named() -> None:
     """Trial 100: chat clients put no-break spaces (U+00A0) in pasted YAML. A label line indented with them became a
     key of the Node itself (the Node judged unlabelled, exit 0), or, followed by an indented line, a syntax error one
