@@ -227,6 +227,29 @@ def other_describe(text: str) -> tuple[str, str, str, int] | None:
     return kind, named.group(1), keys["Namespace"], start
 
 
+def describe_fragment(text: str) -> tuple[int, list[str]] | None:
+    """(line, headers) when the text is part of ``kubectl describe node`` output without the ``Name:`` line it starts
+    with: its first line is a node section header (``Capacity:``, ``Labels:``...) at the margin and no ``Name:`` line
+    follows (trial 100: ``kubectl describe node x | grep -A8 Capacity`` was "not a Kubernetes object: no 'kind'", or
+    a YAML syntax error). ``headers``: the node sections it holds, in order. None otherwise."""
+    if _NAME_LINE.search(text, 0, 4096) or re.search(r"^(?:kind|apiVersion):", text[:4096], re.M):
+        return None
+    cleaned = _clean(text)
+    first = next((i for i, (_, t) in enumerate(cleaned) if t.strip()), None)
+    if first is None:
+        return None
+    start, head = cleaned[first]
+    m = _HEADER.match(head)
+    if m is None or m["key"] not in _HEADERS - {"Name", "Pods", "Phase"}:
+        return None
+    headers: list[str] = []
+    for _, t in cleaned[first : first + 400]:
+        h = _HEADER.match(t)
+        if h and h["key"] in _HEADERS and h["key"] not in headers:
+            headers.append(h["key"])
+    return start, headers
+
+
 def parse_describe_nodes(text: str, file: str) -> tuple[list[tuple[dict, int]], list[InputError]]:
     """Returns ``[(object, start_line)]`` — Node objects and bound Pod objects — and input errors.
 

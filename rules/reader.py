@@ -1426,6 +1426,16 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
         )
         dump.errors.append(InputError(Source(name, 1, line), reason))
         return dump
+    fragment = describe.describe_fragment(text[:DESCRIBE_SNIFF_BYTES])
+    if fragment is not None:
+        line, headers = fragment
+        reason = (
+            f"part of kubectl describe node output (its {', '.join(headers)} section{'s' if len(headers) > 1 else ''},"
+            " without the Name: line the output starts with: cut by grep, or by hand?), which names no node to judge:"
+            " paste the whole output of kubectl describe node NAME"
+        )
+        dump.errors.append(InputError(Source(name, 1, line), reason))
+        return dump
     lines: list[str] | None = None  # split once, and only for a broken document of a List as kubectl writes it
     listed = "\nitems:\n- " in text
     read_items, lists = (0, 0), 0  # the items of broken Lists read one at a time, of how many; in how many Lists

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from rules.describe import looks_like_describe, parse_describe_nodes
+from rules.reader import parse_text
 
 DATA = Path(__file__).parent / "data" / "describe"
 LAB_DESCR = Path(__file__).parent / "data" / "must-gather" / "lab" / "gpu_nodes.descr"
@@ -553,3 +554,30 @@ def test_a_paste_of_capacity_and_allocatable_alone_is_read() -> None:
     text = "Name: n1\nCapacity:\n  cpu: 8\n  nvidia.com/gpu: 2\nAllocatable:\n  cpu: 8\n  nvidia.com/gpu: 2\n"
     objects, errors = parse_describe_nodes(text, "paste.txt")
     assert errors == [] and objects[0][0]["status"]["allocatable"] == {"cpu": "8", "nvidia.com/gpu": "2"}
+
+
+def test_part_of_describe_node_output_is_named_with_its_sections() -> None:
+    """Trial 100: an on-call paste of `kubectl describe node x | grep -A8 -E "Capacity|Allocatable"` was "not a
+    Kubernetes object: no 'kind'", and `| grep -A12 Labels` a YAML syntax error: output without the Name: line that
+    names its node is said to be part of describe node output, with the sections it holds and what to paste."""
+    capacity = (
+        '$ kubectl describe node gpu-worker-07 | grep -A8 -E "Capacity|Allocatable"\nCapacity:\n  cpu:  64\n'
+        "  nvidia.com/gpu:  8\n--\nAllocatable:\n  cpu:  63500m\n  nvidia.com/gpu:  8\n"
+    )
+    labels = (
+        "```\nLabels:             beta.kubernetes.io/arch=amd64\n                    nvidia.com/gpu.present=true\n"
+        "Annotations:        node.alpha.kubernetes.io/ttl: 0\n```\n"
+    )
+    for text, line, sections in ((capacity, 2, "Capacity, Allocatable sections"), (labels, 2, "Labels, Annotations sections")):
+        dump = parse_text(text, "chat.txt")
+        assert not dump.objects
+        assert [(e.source.line, e.reason) for e in dump.errors] == [
+            (
+                line,
+                f"part of kubectl describe node output (its {sections}, without the Name: line the output starts with:"
+                " cut by grep, or by hand?), which names no node to judge: paste the whole output of kubectl describe"
+                " node NAME",
+            )
+        ]
+    # YAML whose keys happen to be capitalised is no describe text
+    assert not any("describe" in e.reason for e in parse_text("Capacity:\n  cpu: 4\nkind: Thing\n", "x.yaml").errors)
