@@ -237,7 +237,17 @@ def test_markdown_limit_parameter(client: FlaskClient) -> None:
     body = problem(evaluate(client, query="?limit=100"), 400, "invalid-query")
     assert body["detail"] == "limit: must be 0 (no cut) or at least 500 characters (format=markdown only)"
     body = problem(evaluate(client, query="?format=markdown&limit=many"), 400, "invalid-query")
-    assert body["errors"] == [{"parameter": "limit", "reason": "Not a valid integer."}]
+    # trial 100: marshmallow's "Not a valid integer." stood among refusals that say what is wanted
+    assert body["errors"] == [
+        {
+            "parameter": "limit",
+            "reason": "'many' is not a whole number: it must be 0 (no cut) or at least 500 characters (format=markdown only)",
+        }
+    ]
+    body = problem(evaluate(client, query="?format=sarif&sarifAllResults=maybe"), 400, "invalid-query")
+    assert body["errors"] == [{"parameter": "sarifAllResults", "reason": "'maybe' is not true or false"}]
+    body = problem(evaluate(client, query="?format=policyreport&policyReportMaxBytes=1MB"), 400, "invalid-query")
+    assert body["errors"] == [{"parameter": "policyReportMaxBytes", "reason": "'1MB' is not a whole number"}]
     body = problem(evaluate(client, query="?format=sarif&limit=600"), 400, "invalid-query")
     assert body["detail"] == "limit: only for format=markdown; this answer is sarif"
     body = problem(evaluate(client, query="?limit=600"), 400, "invalid-query")  # json, from no Accept
