@@ -397,6 +397,11 @@ def _line_count(text: str | bytes) -> int:
     return text.count(nl) + (0 if not text or text.endswith(nl) else 1)  # type: ignore[arg-type]
 
 
+#: Said of a syntax error where the text ends inside a value, as the JSON reader says it (trial 100: a YAML body
+#: cut short said only "found unexpected end of stream").
+CUT_SHORT = ": the text ends inside a value (cut short?)"
+
+
 def _at_the_end(exc: yaml.MarkedYAMLError, text: str | bytes, lines: int) -> tuple[int, str]:
     """(line, reason) of a syntax error where the parser ran off the end (an unclosed bracket or quote): "line 4"
     of a 3-line file says nothing; the line where what is unclosed starts does, or the last written line when
@@ -404,8 +409,8 @@ def _at_the_end(exc: yaml.MarkedYAMLError, text: str | bytes, lines: int) -> tup
     problem = str(exc.problem or exc)
     error = f"YAML syntax error: {problem}" + ("" if "end of stream" in problem else " at the end of the file")
     if exc.context_mark is not None and exc.context and exc.context_mark.line < lines:
-        return exc.context_mark.line + 1, f"{error} ({exc.context}, which starts on this line)"
-    return _last_written_line(text), f"{error} ({exc.context})" if exc.context else error
+        return exc.context_mark.line + 1, f"{error} ({exc.context}, which starts on this line){CUT_SHORT}"
+    return _last_written_line(text), (f"{error} ({exc.context})" if exc.context else error) + CUT_SHORT
 
 
 class _ReadOn:
@@ -539,6 +544,8 @@ def _load_pass(
                 lines = known.count() if known is not None else _line_count(text)
                 if exc.problem_mark is not None and exc.problem_mark.line >= lines:
                     line, error = _at_the_end(exc, text, lines)
+                elif "end of stream" in str(exc.problem or ""):
+                    error += CUT_SHORT
                 yield YamlDocument(number, line, error=error)
                 return (number, mark.line) if mark else None
             except yaml.YAMLError as exc:

@@ -1153,7 +1153,7 @@ def test_json_cut_short_is_a_json_error_where_json_stops(reader: Callable[[str, 
     flow = reader("{kind: Node, metadata: {name: a}", "flow.yaml")
     assert [e.reason for e in flow.errors] == [
         "YAML syntax error: did not find expected ',' or '}' at the end of the file"
-        " (while parsing a flow mapping, which starts on this line)"
+        " (while parsing a flow mapping, which starts on this line): the text ends inside a value (cut short?)"
     ]
     assert [o.name for o in reader("{kind: Node, metadata: {name: a}}", "flow.yaml").objects] == ["a"]
 
@@ -1384,25 +1384,40 @@ def test_a_node_quantity_that_does_not_parse_is_an_input_error_and_the_node_is_s
 
 def test_a_yaml_error_at_the_end_of_the_file_is_placed_where_the_unclosed_part_starts() -> None:
     """Regression (a new user's trial): an unclosed bracket or quote was reported on the line after the last
-    (line 4 of a 3-line file); it is placed on the line where what is unclosed starts."""
+    (line 4 of a 3-line file); it is placed on the line where what is unclosed starts, and (trial 100) says the text
+    may be cut short, as the JSON reader's does."""
     bracket = parse_text("apiVersion: v1\nkind: Node\nmetadata: {name: x\n", "bad.yaml")
     assert [(e.source.line, e.reason) for e in bracket.errors] == [
         (
             3,
             "YAML syntax error: did not find expected ',' or '}' at the end of the file"
-            " (while parsing a flow mapping, which starts on this line)",
+            " (while parsing a flow mapping, which starts on this line): the text ends inside a value (cut short?)",
         )
     ]
     quote = parse_text('apiVersion: v1\nkind: Node\nmetadata:\n  name: "x\n\n', "bad.yaml")
     assert [(e.source.line, e.reason) for e in quote.errors] == [
-        (4, "YAML syntax error: found unexpected end of stream (while scanning a quoted scalar, which starts on this line)")
+        (
+            4,
+            "YAML syntax error: found unexpected end of stream (while scanning a quoted scalar, which starts on this line)"
+            ": the text ends inside a value (cut short?)",
+        )
     ]
     # nothing after the bracket: what is missing would start past the end; the bracket's line (the last written)
     for text, line in (("kind: [", 1), ("kind: {\n", 1), ("apiVersion: v1\nkind: Node\nmetadata: {\n\n\n", 3)):
         empty = parse_text(text, "bad.yaml")
         assert [(e.source.line, e.reason) for e in empty.errors] == [
-            (line, "YAML syntax error: did not find expected node content at the end of the file (while parsing a flow node)")
+            (
+                line,
+                "YAML syntax error: did not find expected node content at the end of the file (while parsing a flow node)"
+                ": the text ends inside a value (cut short?)",
+            )
         ], text
+    # cut inside a quoted value on its last line, with no line end (head -c)
+    [cut] = parse_text('apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: {x: "y', "cut.yaml").errors
+    assert (cut.source.line, cut.reason) == (
+        5,
+        "YAML syntax error: found unexpected end of stream: the text ends inside a value (cut short?)",
+    )
     # an error inside the file keeps its own line
     inside = parse_text("kind: Node\nmetadata: {name: x]\nspec: {}\n", "bad.yaml")
     assert [e.source.line for e in inside.errors] == [2]
