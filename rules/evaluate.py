@@ -672,6 +672,7 @@ def _evaluate(
             *_partial_notes(index),
             *_recollected_notes(index),
             *dump.notes,
+            *dump.defaulted_note(),
             *_assumption_notes(objects),
             # the rules not applied after the skip reasons that kept rules from judging any object (a rule for
             # another kind of dump matters less than why rules that could judge this one did not), before the

@@ -19,6 +19,7 @@ expectation. Neither raises on a bad fixture: the problem becomes a failed ``Tes
 
 from __future__ import annotations
 
+import copy
 import difflib
 import re
 from collections.abc import Iterable
@@ -30,7 +31,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from .errors import DumpError, PolicyError, dotted
 from .loader import BUILTIN_DIR, PolicyLoadError, PolicySet, load_policies, pack_name, schema_problems
-from .reader import Dump, KObject, read_paths
+from .reader import Dump, add_objects, read_paths
 from .report import RESULTS, Report, Result, counted
 from .yamlsafe import load_documents, node_line
 
@@ -350,7 +351,9 @@ def _dump(test: PackTest) -> Dump:
 
     dump = read_paths(str(p) for p in test.resources) if test.resources else Dump()
     for i, obj in enumerate(test.objects):
-        dump.objects.append(KObject(obj, Source(str(test.file), i + 1, 0)))
+        # read as a dump's object is (the API server's defaults, the input errors of a malformed one), so that a case
+        # judges what verdict audit would
+        add_objects(copy.deepcopy(obj), Source(str(test.file), i + 1, 0), dump)
     return dump
 
 

@@ -165,6 +165,8 @@ class Dump:
     files_read: list[str] = field(default_factory=list)
     files_skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: the Nodes read without status.allocatable, given their capacity as the API server gives it (``_add_object``)
+    allocatable_defaulted: list[str] = field(default_factory=list)
 
     def extend(self, other: Dump) -> None:
         """Append everything of ``other`` to this dump."""
@@ -173,6 +175,20 @@ class Dump:
         self.files_read.extend(other.files_read)
         self.files_skipped.extend(other.files_skipped)
         self.notes.extend(other.notes)
+        self.allocatable_defaulted.extend(other.allocatable_defaulted)
+
+    def defaulted_note(self) -> list[str]:
+        """The note that some Nodes were read without status.allocatable (one for the dump, naming a few)."""
+        names = self.allocatable_defaulted
+        if not names:
+            return []
+        nodes = "a Node" if len(names) == 1 else f"{len(names):,} Nodes"
+        each = "it is" if len(names) == 1 else "each is"
+        return [
+            f"{nodes} without status.allocatable ({first_few(names, 5)}): {each} taken to allocate its status.capacity,"
+            " as the API server defaults a Node it is given (SetDefaults_NodeStatus), so a cluster's Nodes always"
+            " carry both; a Node written by hand, or an export that dropped it?"
+        ]
 
 
 # --------------------------------------------------------------------------------------------- text
@@ -465,6 +481,12 @@ def _looks_like_labels(data: dict[Any, Any]) -> bool:
     )
 
 
+def add_objects(data: Any, source: Source, dump: Dump) -> None:
+    """Add the objects ``data`` holds (an object, a List, a list of them), already parsed, to ``dump`` as a document's
+    are read: the API server's defaults, and the input errors of one that is malformed (a pack test's inline objects)."""
+    _objects_of(data, source, [], dump)
+
+
 def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: bool = False) -> None:
     """Add the Kubernetes objects held by one parsed document to ``dump``; ``whole`` when the document cannot
     have been cut short and still parse (JSON: its closing brackets are at the end)."""
@@ -629,6 +651,7 @@ def _add_object(obj: dict[str, Any], where: Source, path: str, dump: Dump) -> No
             )
         )
     dump.errors.extend(InputError(where, reason, path + at) for at, reason in _bad_quantities(obj))
+    _default_allocatable(obj, dump)
     meta = obj.get("metadata")
     if not isinstance(meta, dict) or not meta.get("name"):
         # Every object a cluster holds has a name; a hand-built one may not (a lab's bare ClusterPolicy): it is
@@ -639,6 +662,22 @@ def _add_object(obj: dict[str, Any], where: Source, path: str, dump: Dump) -> No
             f"{where}: this {obj['kind']} has no metadata.name{given}, as no object a cluster holds; it is judged unnamed"
         )
     dump.objects.append(KObject(obj, where))
+
+
+def _default_allocatable(obj: dict[str, Any], dump: Dump) -> None:
+    """A Node with status.capacity and no status.allocatable (absent or empty) allocates its capacity: the API server
+    defaults it so (kubernetes@00fdf757a8e8 pkg/apis/core/v1/defaults.go, SetDefaults_NodeStatus), and the scheduler
+    model read it so already (trial 101: a hand-built GPU node with capacity only failed no-unhealthy-devices,
+    "allocatable 0, less than its capacity", and most node rules skipped it as advertising nothing)."""
+    status = obj.get("status") if obj.get("kind") == "Node" else None
+    if not isinstance(status, dict) or status.get("allocatable") not in (None, {}):
+        return
+    capacity = status.get("capacity")
+    if not isinstance(capacity, dict) or not capacity:
+        return
+    status["allocatable"] = dict(capacity)
+    meta = obj.get("metadata")
+    dump.allocatable_defaulted.append(str(meta.get("name") or "(unnamed)") if isinstance(meta, dict) else "(unnamed)")
 
 
 def _bad_quantities(obj: dict[str, Any]) -> list[tuple[str, str]]:

@@ -2134,3 +2134,27 @@ def test_trial_98_a_cut_mid_line_and_a_line_dedented_to_the_margin_are_said() ->
     dump = parse_text(broken, "list.yaml")
     assert [o.name for o in dump.objects] == ["n1", "n3"]
     assert [e.reason.split(":")[0] for e in dump.errors] == ["this item of the List (Node n2, not read)"]
+
+
+def test_a_node_without_allocatable_allocates_its_capacity_as_the_api_server_defaults_it() -> None:
+    """Trial 101: a hand-built GPU node with status.capacity only failed no-unhealthy-devices ("allocatable 0, less
+    than its capacity") and most node rules skipped it. The API server gives such a Node its capacity as allocatable
+    (SetDefaults_NodeStatus), as the scheduling model read it: the reader does too, and one note names the Nodes."""
+    text = "\n---\n".join(
+        f"kind: Node\napiVersion: v1\nmetadata: {{name: n{i}}}\nstatus:\n  capacity: {{nvidia.com/gpu: '4'}}\n{extra}"
+        for i, extra in enumerate(("", "  allocatable: {}\n", "  allocatable: {nvidia.com/gpu: '3'}\n"))
+    )
+    dump = parse_text(text, "lab.yaml")
+    assert [o.obj["status"]["allocatable"] for o in dump.objects] == [
+        {"nvidia.com/gpu": "4"},
+        {"nvidia.com/gpu": "4"},
+        {"nvidia.com/gpu": "3"},
+    ]
+    assert dump.allocatable_defaulted == ["n0", "n1"]
+    assert dump.defaulted_note() == [
+        "2 Nodes without status.allocatable (n0, n1): each is taken to allocate its status.capacity, as the API server"
+        " defaults a Node it is given (SetDefaults_NodeStatus), so a cluster's Nodes always carry both; a Node written"
+        " by hand, or an export that dropped it?"
+    ]
+    # a Node without capacity either is left as it is, and so is any other kind
+    assert not parse_text("kind: Node\nmetadata: {name: a}\nstatus: {}\n", "x.yaml").allocatable_defaulted
