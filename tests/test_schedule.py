@@ -22,7 +22,7 @@ from rules.schedule.matching import (
     tolerations_of,
 )
 from rules.schedule.resources import scheduler_units
-from rules.schedule.workloads import KUBEVIRT_SCHEDULABLE_LABEL, LABEL_SETTERS
+from rules.schedule.workloads import KUBEVIRT_SCHEDULABLE_LABEL, LABEL_SETTERS, launcher_base
 
 
 def docs(text_: str) -> list[dict[str, Any]]:
@@ -840,6 +840,39 @@ def test_a_running_vmi_without_its_launcher_pod_in_the_dump_holds_its_devices() 
     for shown in (owned, launcher):
         one_left = ClusterModel(nodes, [shown], vmis=[running]).predict(pod("one", limits={"nvidia.com/GA102GL_A10": "1"}))
         assert "gpu-pt-2" in one_left.feasible, shown["metadata"]
+    # trial 101: its pod with KubeVirt's labels only (kubevirt.io/created-by, the VMI's uid) is found too
+    running_uid = {**running, "metadata": {**running["metadata"], "uid": "1234-abcd"}}
+    labelled = {**launcher, "metadata": {**launcher["metadata"], "labels": {"kubevirt.io/created-by": "1234-abcd"}}}
+    labelled["metadata"]["name"] = "virt-launcher-other-name-x7k2p"
+    one_left = ClusterModel(nodes, [labelled], vmis=[running_uid]).predict(pod("one", limits={"nvidia.com/GA102GL_A10": "1"}))
+    assert "gpu-pt-2" in one_left.feasible
+
+
+def test_a_long_named_vmis_launcher_pod_is_known_by_its_cut_generated_name() -> None:
+    """Trial 101: the API server cuts a generateName base to 58 characters, so a 49-character VMI's launcher pod is
+    virt-launcher-<its first 44 characters><5 random>, with no dash: rebuilt from describe text, it was not known as
+    the VMI's, and the VMI was counted beside it (a false "Insufficient")."""
+    name = "rhel9-gpu-workstation-passthrough-a10-instance-01"
+    assert launcher_base(name) == "virt-launcher-rhel9-gpu-workstation-passthrough-a10-instan"
+    running = yaml.safe_load(VMI)
+    running["metadata"]["name"] = name
+    running["status"] = {"phase": "Running", "nodeName": "gpu-pt-2"}
+    shown = pod(launcher_base(name) + "x7k2p", limits={"nvidia.com/GA102GL_A10": "1"}, node_name="gpu-pt-2", phase="Running")
+    shown["metadata"]["namespace"] = "vms"
+    m = ClusterModel(docs(KUBEVIRT_NODES), [shown], vmis=[running])
+    assert "gpu-pt-2" in m.predict(pod("one", limits={"nvidia.com/GA102GL_A10": "1"})).feasible
+    # and it is the VMI's own: its VirtualMachine, asking for both of gpu-pt-2's GPUs, does not compete with it
+    template = yaml.safe_load(VMI)["spec"]
+    template["domain"]["devices"] = {"gpus": [{"name": "a", "deviceName": "nvidia.com/GA102GL_A10"}] * 2}
+    vm = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": name, "namespace": "vms"}}
+    vm["spec"] = {"runStrategy": "Always", "template": {"spec": template}}
+    assert m.predict(vm).feasible == ("gpu-pt-2",)
+    other = {**vm, "metadata": {"name": "vm-other", "namespace": "vms"}}
+    assert m.predict(other).feasible == ()  # another VM does not get the GPU the launcher pod holds
+
+
+def test_a_vmi_that_cannot_be_counted_is_noted() -> None:
+    nodes = docs(KUBEVIRT_NODES)
     # a VMI whose device quantity cannot be added is noted, not counted
     broken = yaml.safe_load(VMI)
     broken["metadata"]["name"] = "broken"

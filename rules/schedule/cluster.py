@@ -53,7 +53,7 @@ from .resources import (
     requests_read,
     scheduler_units,
 )
-from .workloads import TERMINAL_PHASES, OwnedPods, is_kubevirt, vmi_pod_spec
+from .workloads import TERMINAL_PHASES, OwnedPods, is_kubevirt, launcher_base, vmi_pod_spec
 
 Usage = dict[str, int]
 #: A name made by ``generateName``: the stem, a dash and 5 characters of the API server's random alphabet
@@ -160,6 +160,8 @@ class Cluster:
         # stem of a Deployment's pod (<deployment>-<pod-template-hash>-<5 characters>: the stem without its hash).
         self._pods_by_stem: dict[tuple[str, str], list[int]] = {}
         self._pods_by_deployment: dict[tuple[str, str], list[int]] = {}
+        #: virt-launcher pods by (namespace, name without its 5 random characters): a VMI's, whatever else they show
+        self._pods_by_launcher: dict[tuple[str, str], list[int]] = {}
         used: list[Usage] = [{} for _ in self.names]
         self._usage_cache: dict[bytes, Usage] = {}
         for pod in pods:
@@ -290,7 +292,10 @@ class Cluster:
             if isinstance(ref, Mapping):
                 owner = (namespace, text(ref.get("kind")), text(ref.get("name")))
                 self._pods_by_owner.setdefault(owner, []).append(p)
-        generated = _GENERATED.match(text(meta.get("name")))
+        pod_name = text(meta.get("name"))
+        if pod_name.startswith("virt-launcher-") and len(pod_name) > len("virt-launcher-") + 5:
+            self._pods_by_launcher.setdefault((namespace, pod_name[:-5]), []).append(p)
+        generated = _GENERATED.match(pod_name)
         if generated and not labels and not refs:
             self._pods_by_stem.setdefault((namespace, generated.group(1)), []).append(p)
             hashed = _HASHED.match(generated.group(1))
@@ -301,8 +306,8 @@ class Cluster:
         """A VirtualMachineInstance that runs on a node holds what its virt-launcher pod requests there (its GPUs and
         host devices, its domain's requests; not KubeVirt's overhead): counted as that pod when the dump does not
         hold the pod itself (trial 99: VMs and VMIs pasted without their pods left a running VMI's GPU free, and a
-        VM asking for it "can be scheduled"). The pod is known by its owner reference to the VMI, or, rebuilt from
-        describe text, by its name virt-launcher-<vmi>-<5 characters>."""
+        VM asking for it "can be scheduled"). The pod is known by its owner reference to the VMI, its
+        kubevirt.io/created-by label (the VMI's uid), or its name (``launcher_base``: rebuilt from describe text)."""
         if not is_kubevirt(vmi) or text(get_in(vmi, "status", "phase")) in TERMINAL_PHASES:
             return
         node = text(get_in(vmi, "status", "nodeName"))
@@ -310,8 +315,12 @@ class Cluster:
         name, namespace = text(meta.get("name")), text(meta.get("namespace")) or "default"
         if node not in self.index or not name:
             return
-        if (namespace, "VirtualMachineInstance", name) in self._pods_by_owner or (
-            (namespace, f"virt-launcher-{name}") in self._pods_by_stem
+        uid = text(meta.get("uid"))
+        if (
+            (namespace, "VirtualMachineInstance", name) in self._pods_by_owner
+            or (namespace, launcher_base(name)) in self._pods_by_launcher
+            # KubeVirt labels its launcher pods with the VMI's uid (template.go, kubevirt.io/created-by)
+            or (uid and (namespace, "kubevirt.io/created-by", uid) in self._pods_by_label)
         ):
             return
         try:
@@ -473,6 +482,9 @@ class Cluster:
         if owned.generated_from is not None:
             stems = self._pods_by_deployment if owned.through_replicaset else self._pods_by_stem
             found = [*found, *stems.get((owned.namespace, owned.generated_from), [])]
+        if owned.launcher is not None:
+            # by its name too (rebuilt from describe text, or labels only), each pod once
+            found = list(dict.fromkeys([*found, *self._pods_by_launcher.get((owned.namespace, owned.launcher), [])]))
         out: dict[int, Usage] = {}
         rebuilt_on: set[int] = set()
         for p in found:

@@ -161,6 +161,21 @@ class OwnedPods:
     generated_from: str | None = None
     #: True for a Deployment: its pods' generated names carry its ReplicaSet's pod-template-hash too.
     through_replicaset: bool = False
+    #: A VMI's (or its VM's): the virt-launcher pod's name without its 5 random characters (``launcher_base``), by
+    #: which its pod is known where the dump shows no owner reference (rebuilt from describe text, or labels only).
+    launcher: str | None = None
+
+
+#: The longest base generateName keeps: 63 characters a name, 5 of them random (k8s.io/apiserver
+#: pkg/storage/names/generate.go, MaxGeneratedNameLength).
+MAX_GENERATED_BASE = 58
+
+
+def launcher_base(vmi: str) -> str:
+    """The name of a VMI's virt-launcher pod without its 5 random characters: KubeVirt's generateName
+    ``virt-launcher-<vmi>-`` (kubevirt pkg/virt-controller/services/template.go), cut to ``MAX_GENERATED_BASE`` by
+    the API server (trial 101: a 49-character VMI's pod is ``virt-launcher-<first 44>`` and 5 characters, no dash)."""
+    return f"virt-launcher-{vmi}-"[:MAX_GENERATED_BASE]
 
 
 def owned_pods(workload: Mapping[str, Any]) -> OwnedPods | None:
@@ -171,7 +186,9 @@ def owned_pods(workload: Mapping[str, Any]) -> OwnedPods | None:
     namespace = str(get_in(workload, "metadata", "namespace") or "default")
     name = get_in(workload, "metadata", "name")
     if is_kubevirt(workload):
-        return OwnedPods(namespace, owner=("VirtualMachineInstance", str(name))) if name else None
+        return (
+            OwnedPods(namespace, owner=("VirtualMachineInstance", str(name)), launcher=launcher_base(str(name))) if name else None
+        )
     if kind not in TEMPLATE_KINDS:
         return None
     selector = get_in(workload, "spec", "selector")
