@@ -33,8 +33,8 @@ class OneOf(validate.OneOf):
 LIMIT_REASON = f"must be 0 (no cut) or at least {MIN_LIMIT} characters (format=markdown only)"
 #: What a query value of the wrong type is told, in the words of the other refusals (trial 100: marshmallow's own
 #: "Not a valid integer." stood among them).
-NOT_WHOLE = {"invalid": "{input!r} is not a whole number"}
-NOT_BOOLEAN = {"invalid": "{input!r} is not true or false"}
+NOT_WHOLE: dict[str, str | list[Any] | dict[Any, Any]] = {"invalid": "{input!r} is not a whole number"}
+NOT_BOOLEAN: dict[str, str | list[Any] | dict[Any, Any]] = {"invalid": "{input!r} is not true or false"}
 
 
 def check_limit(value: int) -> None:
