@@ -4,8 +4,8 @@ Once spec.sandboxWorkloads.enabled is true, the GPU Operator gives every GPU nod
 nvidia.com/gpu.workload.config label the ClusterPolicy's spec.sandboxWorkloads.defaultWorkload
 (NVIDIA/gpu-operator@v25.10.1:controllers/state_manager.go, getWorkloadConfig and init). With a default of
 vm-passthrough, the fix "kubectl patch ... enabled: true" given for a node labelled vm-passthrough took the
-nvidia.com/gpu of every unlabelled container node. The fix labels the dump's unlabelled GPU nodes container in
-the same command, and says why; with none in the dump, it says how to find them first.
+nvidia.com/gpu of every unlabelled container node. Where the dump shows such nodes, the same command labels them
+container first, by a label selector; with none in the dump, the fix says how to find them first.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ PATCH = (
     "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p "
     """'{"spec":{"sandboxWorkloads":{"enabled":true}}}'"""
 )
-SELECTOR = "kubectl get nodes -l 'nvidia.com/gpu.present=true,!nvidia.com/gpu.workload.config'"
 
 
 #: NFD's mark of an NVIDIA GPU, by which the operator manages a node (and the ClusterPolicy decides its workload)
@@ -61,33 +60,47 @@ ODD = _node("gpu-ctr-04", {"nvidia.com/gpu.workload.config": "containers"}, {"nv
 CPU = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "cpu-01", "labels": {}}, "status": {"capacity": {"cpu": "8"}}}
 
 
+SELECTOR = "nvidia.com/gpu.present=true,nvidia.com/gpu.workload.config notin (container,vm-passthrough,vm-vgpu)"
+LABEL_THEM = f"kubectl label nodes --overwrite -l '{SELECTOR}' nvidia.com/gpu.workload.config=container"
+
+
 def test_the_dumps_unlabelled_gpu_nodes_are_labelled_container_before_sandbox_workloads_go_on() -> None:
     fixes = _fixes("vm-passthrough", PT, CTR, ODD, CPU)
     fix = fixes[("gpu-pt-11", "label-ignored-sandbox-disabled")]
-    # the command itself keeps them on containers (an invalid label is overwritten: the operator ignores it too);
-    # no CPU node is named (the operator gives no workload to a node without nvidia.com/gpu.present=true)
-    assert fix.startswith(
-        f"kubectl label node --overwrite gpu-ctr-03 gpu-ctr-04 nvidia.com/gpu.workload.config=container && {PATCH}  # "
-        "the label first keeps gpu-ctr-03 gpu-ctr-04 on containers: with sandbox workloads on, ClusterPolicy"
-        " cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-passthrough makes every GPU node without a valid"
-        f" workload label a vm-passthrough node, and {SELECTOR} lists any other to label; or drop the label: kubectl"
-        " label node gpu-pt-11 nvidia.com/gpu.workload.config-"
+    # the command itself keeps them on containers, by a selector that matches a missing or unknown label (the
+    # operator gives both the default); no CPU node (without nvidia.com/gpu.present=true) is matched
+    assert fix == (
+        f"{LABEL_THEM} && {PATCH}  # the label first keeps the GPU nodes whose workload label is missing or not one the"
+        " operator knows (gpu-ctr-03, gpu-ctr-04 in the dump) on containers: with sandbox workloads on, ClusterPolicy"
+        " cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-passthrough makes each a vm-passthrough node; or drop"
+        " the label: kubectl label node gpu-pt-11 nvidia.com/gpu.workload.config-"
     ), fix
+
+
+def test_many_unlabelled_gpu_nodes_keep_the_fix_bounded() -> None:
+    """Trial 101: 400 unlabelled GPU nodes were named twice in every such node's fix, cut mid-command at 8,192
+    characters; the command is a label selector, and past five nodes none is named."""
+    many = [_node(f"gpu-worker-node-{i:04d}.example.com", {}, {"nvidia.com/gpu": "8"}) for i in range(400)]
+    fix = _fixes("vm-passthrough", PT, *many)[("gpu-pt-11", "label-ignored-sandbox-disabled")]
+    assert fix.startswith(f"{LABEL_THEM} && {PATCH}  # the label first keeps the GPU nodes whose workload label is")
+    assert "(more than five in the dump; kubectl get nodes -l '" in fix and "gpu-worker-node-0000" not in fix
+    assert len(fix) < 1000
 
 
 def test_with_no_unlabelled_gpu_node_in_the_dump_the_fix_says_to_label_them_first() -> None:
     fix = _fixes("vm-vgpu", PT)[("gpu-pt-11", "label-ignored-sandbox-disabled")]
     assert fix.startswith(
-        f"{PATCH}  # first label nvidia.com/gpu.workload.config=container each GPU node meant for containers that has"
-        f" no workload label, which {SELECTOR} lists: with sandbox workloads on, ClusterPolicy cluster-policy"
-        " spec.sandboxWorkloads.defaultWorkload=vm-vgpu makes each a vm-vgpu node; or drop the label"
+        f"{PATCH}  # first label nvidia.com/gpu.workload.config=container each GPU node meant for containers whose"
+        f" workload label is missing or not one the operator knows, which kubectl get nodes -l '{SELECTOR}' lists: with"
+        " sandbox workloads on, ClusterPolicy cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-vgpu makes each a"
+        " vm-vgpu node; or drop the label"
     ), fix
 
 
-def test_the_judged_node_is_not_among_those_it_labels_container() -> None:
-    """gpu-ctr-04's own label (containers) is invalid: its fix is about that label, and names only gpu-ctr-03."""
+def test_the_judged_node_is_not_among_those_it_names() -> None:
+    """gpu-ctr-04's own label (containers) is invalid: its fix names only gpu-ctr-03 (the selector relabels it too)."""
     fix = _fixes("vm-passthrough", PT, CTR, ODD)[("gpu-ctr-04", "label-ignored-sandbox-disabled")]
-    assert fix.startswith(f"kubectl label node --overwrite gpu-ctr-03 nvidia.com/gpu.workload.config=container && {PATCH}"), fix
+    assert fix.startswith(f"{LABEL_THEM} && {PATCH}") and "(gpu-ctr-03 in the dump)" in fix, fix
 
 
 def test_a_container_default_changes_nothing_else() -> None:
