@@ -1273,3 +1273,18 @@ def test_a_cut_fix_keeps_its_last_command_and_cuts_none_in_its_start() -> None:
     assert cut(fix, 60, command=True) == fix[:59].rstrip() + "…"  # the command does not fit: the start, as for a message
     assert cut(fix, 100) == fix[:99].rstrip() + "…"  # a message keeps its start
     assert cut(fix, len(fix), command=True) == fix
+
+
+def test_a_cut_fix_never_keeps_a_chained_command_without_the_one_before_it() -> None:
+    """Trial 101: at limit=1500 the sandbox fix was cut to "kubectl label node --overwrite gpu-ctr-03 nvidia.com… kubectl
+    patch clusterpolicies.nvidia.com ...": the patch that turns the unlabelled nodes into VM nodes, without the label
+    command chained before it (&&) that keeps them on containers. A command after && or | is no command of its own."""
+    label = "kubectl label nodes --overwrite -l 'nvidia.com/gpu.present=true' nvidia.com/gpu.workload.config=container"
+    patch = "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p '{\"spec\":{}}'"
+    drop = "kubectl label node gpu-pt-11 nvidia.com/gpu.workload.config-"
+    fix = f"{label} && {patch}  # the label first keeps the GPU nodes on containers; or drop the label: {drop}"
+    for width in range(60, len(fix)):
+        cut = markdown._cut(fix, width, command=True)
+        assert len(cut) <= width
+        assert not cut.endswith(patch) and f"… {patch}" not in cut, width
+    assert markdown._cut(fix, 120, command=True).endswith(f"… {drop}")  # the alternative, a command of its own

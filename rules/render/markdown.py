@@ -87,12 +87,16 @@ _FIX_HEAD = 24
 
 def _cut(text: str, width: int, command: bool = False) -> str:
     """``text`` in at most ``width`` characters, cut with ``…``: its start; with ``command`` (a fix), the longest
-    command at its end that fits after a short start (``First decide… kubectl label node ...``), where one does
-    (trial 100: at limit=1900 a fix kept its prose and lost the one command it ends with)."""
+    command at its end that fits after at least ``_FIX_HEAD`` characters of its start, where one does (trial 100: at
+    limit=1900 a fix kept its prose and lost the one command it ends with). A command chained to the one before it
+    (``&&``, ``|``) is no command of its own: it is never kept without it (trial 101: ``kubectl patch`` enabling
+    sandbox workloads was shown without the ``kubectl label ... &&`` that makes it safe)."""
     if len(text) <= width:
         return text
     if command:
         for m in _COMMAND.finditer(text):
+            if text[: m.start()].rstrip().endswith(("&&", "|")):
+                continue
             tail = text[m.start() :]
             room = width - len(tail) - 2
             if room >= _FIX_HEAD:
