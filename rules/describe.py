@@ -227,11 +227,34 @@ def other_describe(text: str) -> tuple[str, str, str, int] | None:
     return kind, named.group(1), keys["Namespace"], start
 
 
+#: Sections only ``kubectl describe node`` prints (Labels, Annotations, Conditions, Events... every describer does).
+NODE_ONLY_HEADERS = frozenset(
+    {
+        "Roles",
+        "Role",
+        "Taints",
+        "Unschedulable",
+        "Lease",
+        "Addresses",
+        "Capacity",
+        "Allocatable",
+        "System Info",
+        "PodCIDR",
+        "PodCIDRs",
+        "ProviderID",
+        "ExternalID",
+        "Non-terminated Pods",
+        "Allocated resources",
+    }
+)
+
+
 def describe_fragment(text: str) -> tuple[int, list[str]] | None:
-    """(line, headers) when the text is part of ``kubectl describe node`` output without the ``Name:`` line it starts
+    """(line, headers) when the text is part of ``kubectl describe`` output without the ``Name:`` line it starts
     with: its first line is a node section header (``Capacity:``, ``Labels:``...) at the margin and no ``Name:`` line
     follows (trial 100: ``kubectl describe node x | grep -A8 Capacity`` was "not a Kubernetes object: no 'kind'", or
-    a YAML syntax error). ``headers``: the node sections it holds, in order. None otherwise."""
+    a YAML syntax error). ``headers``: the sections it holds, in order; of a node where one is ``NODE_ONLY_HEADERS``'
+    (trial 101: ``describe pod ... | grep -A5 Events`` was said to be a node's). None otherwise."""
     if _NAME_LINE.search(text, 0, 4096) or re.search(r"^(?:kind|apiVersion):", text[:4096], re.M):
         return None
     cleaned = _clean(text)

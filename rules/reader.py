@@ -1468,10 +1468,12 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
     fragment = describe.describe_fragment(text[:DESCRIBE_SNIFF_BYTES])
     if fragment is not None:
         line, headers = fragment
+        node = bool(describe.NODE_ONLY_HEADERS.intersection(headers))
+        what, which = ("kubectl describe node", "no node") if node else ("kubectl describe", "no object")
         reason = (
-            f"part of kubectl describe node output (its {', '.join(headers)} section{'s' if len(headers) > 1 else ''},"
-            " without the Name: line the output starts with: cut by grep, or by hand?), which names no node to judge:"
-            " paste the whole output of kubectl describe node NAME"
+            f"part of {what} output (its {', '.join(headers)} section{'s' if len(headers) > 1 else ''}, without the"
+            f" Name: line the output starts with: cut by grep, or by hand?), which names {which} to judge: paste the"
+            + (" whole output of kubectl describe node NAME" if node else " object as kubectl get ... -o yaml prints it")
         )
         dump.errors.append(InputError(Source(name, 1, line), reason))
         return dump
