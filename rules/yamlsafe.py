@@ -335,8 +335,8 @@ def _tab_before(text: str | bytes, line: int, column: int, lines: _Lines | None 
 
 def _odd_indent(text: str | bytes, line: int, lines: _Lines | None = None) -> str:
     """Where the 0-based ``line`` of a syntax error, or the line before it (PyYAML reads a line indented with no-break
-    spaces as a value and fails on the next, trial 100), is indented with a space YAML does not take for one: what
-    to add to the error, else ""."""
+    spaces as a value and fails on the next, trial 100), is indented with a space YAML does not take for one, or holds
+    one: what to add to the error, else ""."""
     if not isinstance(text, str):
         return ""
     for n in (line - 1, line):
@@ -360,6 +360,13 @@ def _odd_indent(text: str | bytes, line: int, lines: _Lines | None = None) -> st
                 return (
                     f" (line {n + 1} is indented with {name}, which YAML does not take for spaces: a chat client or a"
                     " web page put them in the pasted text; indent with spaces)"
+                )
+        for char, name in _ODD_SPACES.items():
+            # trial 101: "key:\u00a0value" is no key and value to YAML (the space after the colon is not one)
+            if char in here:
+                return (
+                    f" (line {n + 1} holds {name}, which YAML does not take for spaces: a chat client or a web page put"
+                    " them in the pasted text; write spaces)"
                 )
     return ""
 

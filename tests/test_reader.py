@@ -1353,6 +1353,14 @@ def test_a_line_indented_with_no_break_spaces_is_named() -> None:
         " (U+00A0), which YAML does not take for spaces: a chat client or a web page put them in the pasted text; indent"
         " with spaces)",
     )
+    # trial 101: one after a key's colon makes "key:\u00a0value" a plain value, and the next line an error
+    text = "kind: Node\nmetadata:\n  name: a\n  labels:\n    a:\u00a0b\n    c: d\n"
+    [err] = parse_text(text, "chat.yaml").errors
+    assert (err.source.line, err.reason) == (
+        6,
+        "YAML syntax error: mapping values are not allowed in this context (line 5 holds no-break spaces (U+00A0),"
+        " which YAML does not take for spaces: a chat client or a web page put them in the pasted text; write spaces)",
+    )
     # a no-break space inside a value is no error, and another error is not said to be one
     assert not parse_text("kind: Node\nmetadata: {name: a}\ndata: 'a\u00a0b'\n", "ok.yaml").errors
     [other] = parse_text("kind: Node\nmetadata: {name: [\n", "x.yaml").errors
