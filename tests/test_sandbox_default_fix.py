@@ -97,10 +97,18 @@ def test_with_no_unlabelled_gpu_node_in_the_dump_the_fix_says_to_label_them_firs
     ), fix
 
 
-def test_the_judged_node_is_not_among_those_it_names() -> None:
-    """gpu-ctr-04's own label (containers) is invalid: its fix names only gpu-ctr-03 (the selector relabels it too)."""
-    fix = _fixes("vm-passthrough", PT, CTR, ODD)[("gpu-ctr-04", "label-ignored-sandbox-disabled")]
-    assert fix.startswith(f"{LABEL_THEM} && {PATCH}") and "(gpu-ctr-03 in the dump)" in fix, fix
+def test_a_label_the_operator_does_not_know_is_told_to_be_written_right() -> None:
+    """Trial 101: gpu-ctr-04 labelled "containers" was told that enabling sandbox workloads makes it run VMs, changing
+    nothing on the node; with them on, an unknown value gets the default workload (getWorkloadConfig). It is told to
+    write the workload it should run (the nearest known value), or to drop the label."""
+    policy_default = "vm-passthrough"
+    objects = (PT, CTR, ODD)
+    fix = _fixes(policy_default, *objects)[("gpu-ctr-04", "label-ignored-sandbox-disabled")]
+    assert fix == (
+        "kubectl label node gpu-ctr-04 --overwrite nvidia.com/gpu.workload.config=container  # the workload it should"
+        " run (container, vm-passthrough or vm-vgpu); or drop the label: kubectl label node gpu-ctr-04"
+        " nvidia.com/gpu.workload.config-"
+    )
 
 
 def test_a_container_default_changes_nothing_else() -> None:
