@@ -91,6 +91,8 @@ _HEADERS = frozenset(
 )
 # Seeing one of these twice means a new node began without a readable Name: line.
 _ONCE = _HEADERS - {"Name", "Phase", "Pods"}
+#: Sections only ``kubectl describe node`` prints (every describer prints Labels, Annotations, Conditions, Events...).
+NODE_ONLY_HEADERS = _HEADERS - {"Name", "Labels", "Annotations", "CreationTimestamp", "Conditions", "Events", "Phase", "Pods"}
 _HEADER = re.compile(r"^(?P<key>[A-Z][A-Za-z -]*?):(?:\s+(?P<value>.*))?$")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _PROMPT = re.compile(
@@ -200,17 +202,23 @@ _DESCRIBED_KINDS = (
 _NAME_LINE = re.compile(r"^\s*Name:\s", re.M)
 
 
+def _first_written(text: str) -> tuple[list[Line], int, int, str] | None:
+    """The text's cleaned lines (``_clean``), the index of the first that is not blank, its line number and its text;
+    None when all are blank."""
+    cleaned = _clean(text)
+    first = next((i for i, (_, t) in enumerate(cleaned) if t.strip()), None)
+    return None if first is None else (cleaned, first, *cleaned[first])
+
+
 def other_describe(text: str) -> tuple[str, str, str, int] | None:
     """(kind, name, namespace, line of ``Name:``) when the text is ``kubectl describe`` output of a namespaced
     object (``Name:`` then a ``Namespace:`` line among the first headers), which verdict does not read (only
     describe node text holds what the rules need); kind is "" when the headers do not tell it. None otherwise."""
-    if not _NAME_LINE.search(text, 0, 4096):  # a YAML or JSON dump: its head is not cleaned line by line
+    # (a YAML or JSON dump has no Name: line at its head: it is not cleaned line by line)
+    written = _first_written(text) if _NAME_LINE.search(text, 0, 4096) else None
+    if written is None:
         return None
-    cleaned = _clean(text)
-    first = next((i for i, (_, t) in enumerate(cleaned) if t.strip()), None)
-    if first is None:
-        return None
-    start, head = cleaned[first]
+    cleaned, first, start, head = written
     named = re.match(r"^Name:\s+(\S+)\s*$", head)
     if named is None:
         return None
@@ -227,41 +235,17 @@ def other_describe(text: str) -> tuple[str, str, str, int] | None:
     return kind, named.group(1), keys["Namespace"], start
 
 
-#: Sections only ``kubectl describe node`` prints (Labels, Annotations, Conditions, Events... every describer does).
-NODE_ONLY_HEADERS = frozenset(
-    {
-        "Roles",
-        "Role",
-        "Taints",
-        "Unschedulable",
-        "Lease",
-        "Addresses",
-        "Capacity",
-        "Allocatable",
-        "System Info",
-        "PodCIDR",
-        "PodCIDRs",
-        "ProviderID",
-        "ExternalID",
-        "Non-terminated Pods",
-        "Allocated resources",
-    }
-)
-
-
 def describe_fragment(text: str) -> tuple[int, list[str]] | None:
     """(line, headers) when the text is part of ``kubectl describe`` output without the ``Name:`` line it starts
     with: its first line is a node section header (``Capacity:``, ``Labels:``...) at the margin and no ``Name:`` line
     follows (trial 100: ``kubectl describe node x | grep -A8 Capacity`` was "not a Kubernetes object: no 'kind'", or
-    a YAML syntax error). ``headers``: the sections it holds, in order; of a node where one is ``NODE_ONLY_HEADERS``'
+    a YAML syntax error). ``headers``: the sections it holds, in order; of a node where one is in ``NODE_ONLY_HEADERS``
     (trial 101: ``describe pod ... | grep -A5 Events`` was said to be a node's). None otherwise."""
-    if _NAME_LINE.search(text, 0, 4096) or re.search(r"^(?:kind|apiVersion):", text[:4096], re.M):
+    headless = not _NAME_LINE.search(text, 0, 4096) and not re.search(r"^(?:kind|apiVersion):", text[:4096], re.M)
+    written = _first_written(text) if headless else None
+    if written is None:
         return None
-    cleaned = _clean(text)
-    first = next((i for i, (_, t) in enumerate(cleaned) if t.strip()), None)
-    if first is None:
-        return None
-    start, head = cleaned[first]
+    cleaned, first, start, head = written
     m = _HEADER.match(head)
     if m is None or m["key"] not in _HEADERS - {"Name", "Pods", "Phase"}:
         return None
