@@ -513,7 +513,10 @@ def test_a_worker_above_its_memory_bound_is_replaced_and_one_below_it_is_kept(tm
         # replaced once it has answered (a request it had already taken in is still answered by it)
         assert len(workers) >= 4 and max(workers.values()) <= 2, workers
     log = (tmp_path / "small.log").read_text(errors="replace")
-    assert log.count("is above VERDICT_WORKER_MAX_RSS_MB=1: replaced after this request") >= 6
+    # each worker that answered says it, once, after its first answer: one that answered a second request it had
+    # already taken in does not say it again (the suite on a busy machine saw 5 workers for the 6 answers, and this
+    # asked for 6 lines); a worker that answered only the readiness probe says it too
+    assert log.count("is above VERDICT_WORKER_MAX_RSS_MB=1: replaced after this request") >= len(workers)
 
     env = {"VERDICT_POLICIES": "gpu-operator", "VERDICT_METRICS_DIR": str(tmp_path / "default")}
     with serving(env, tmp_path / "default.log") as srv:
