@@ -871,6 +871,30 @@ def test_a_long_named_vmis_launcher_pod_is_known_by_its_cut_generated_name() -> 
     assert m.predict(other).feasible == ()  # another VM does not get the GPU the launcher pod holds
 
 
+def test_a_launcher_pod_that_names_its_vmi_is_not_taken_for_another_with_the_same_cut_name() -> None:
+    """Trial 102: two VMIs whose names share their first 44 characters have launcher pods named alike; one that names
+    its own VMI (owner reference, or KubeVirt's created-by label) was taken for the other's too, so a running VMI
+    without a pod in the dump was not counted, and a third VM "can be scheduled" on a node without a free GPU."""
+    alice, replica = "rhel9-gpu-workstation-passthrough-a10-team1", "rhel9-gpu-workstation-passthrough-a10-team1-replica"
+    assert launcher_base(alice) == launcher_base(replica)
+    running = []
+    for name in (alice, replica):
+        vmi = yaml.safe_load(VMI)
+        vmi["metadata"] = {"name": name, "namespace": "vms", "uid": f"uid-{name[-7:]}"}
+        vmi["spec"]["domain"]["devices"] = {"gpus": [{"name": "g", "deviceName": "nvidia.com/GA102GL_A10"}]}
+        vmi["status"] = {"phase": "Running", "nodeName": "gpu-pt-2"}
+        running.append(vmi)
+    owned = pod(launcher_base(alice) + "x7k2p", limits={"nvidia.com/GA102GL_A10": "1"}, node_name="gpu-pt-2", phase="Running")
+    owned["metadata"] = {
+        "name": launcher_base(alice) + "x7k2p",
+        "namespace": "vms",
+        "ownerReferences": [{"kind": "VirtualMachineInstance", "name": alice}],
+    }
+    m = ClusterModel(docs(KUBEVIRT_NODES), [owned], vmis=running)
+    # gpu-pt-2's two GPUs: alice's pod holds one, the replica (no pod in the dump) the other
+    assert "gpu-pt-2" not in m.predict(pod("one", limits={"nvidia.com/GA102GL_A10": "1"})).feasible
+
+
 def test_a_vmi_that_cannot_be_counted_is_noted() -> None:
     nodes = docs(KUBEVIRT_NODES)
     # a VMI whose device quantity cannot be added is noted, not counted

@@ -160,7 +160,8 @@ class Cluster:
         # stem of a Deployment's pod (<deployment>-<pod-template-hash>-<5 characters>: the stem without its hash).
         self._pods_by_stem: dict[tuple[str, str], list[int]] = {}
         self._pods_by_deployment: dict[tuple[str, str], list[int]] = {}
-        #: virt-launcher pods by (namespace, name without its 5 random characters): a VMI's, whatever else they show
+        #: virt-launcher pods without labels and owner references (rebuilt from describe text), by (namespace, name
+        #: without its 5 random characters)
         self._pods_by_launcher: dict[tuple[str, str], list[int]] = {}
         used: list[Usage] = [{} for _ in self.names]
         self._usage_cache: dict[bytes, Usage] = {}
@@ -293,7 +294,9 @@ class Cluster:
                 owner = (namespace, text(ref.get("kind")), text(ref.get("name")))
                 self._pods_by_owner.setdefault(owner, []).append(p)
         pod_name = text(meta.get("name"))
-        if pod_name.startswith("virt-launcher-") and len(pod_name) > len("virt-launcher-") + 5:
+        if pod_name.startswith("virt-launcher-") and len(pod_name) > len("virt-launcher-") + 5 and not labels and not refs:
+            # by name only where nothing else tells its VMI (rebuilt from describe text): two VMIs whose names share
+            # their first 44 characters have launcher pods named alike (trial 102: one took the other's pod)
             self._pods_by_launcher.setdefault((namespace, pod_name[:-5]), []).append(p)
         generated = _GENERATED.match(pod_name)
         if generated and not labels and not refs:
