@@ -362,8 +362,9 @@ def _odd_indent(text: str | bytes, line: int, lines: _Lines | None = None) -> st
                     " web page put them in the pasted text; indent with spaces)"
                 )
         for char, name in _ODD_SPACES.items():
-            # trial 101: "key:\u00a0value" is no key and value to YAML (the space after the colon is not one)
-            if char in here:
+            # trial 101: "key:\u00a0value" is no key and value to YAML (the space after the colon is not one), nor
+            # "-\u00a0item" an item; one inside a value is no error (trial 102: it was blamed for the next line's)
+            if re.search(f"(?::|^\\s*-){char}", here):
                 return (
                     f" (line {n + 1} holds {name}, which YAML does not take for spaces: a chat client or a web page put"
                     " them in the pasted text; write spaces)"

@@ -1361,6 +1361,10 @@ def test_a_line_indented_with_no_break_spaces_is_named() -> None:
         "YAML syntax error: mapping values are not allowed in this context (line 5 holds no-break spaces (U+00A0),"
         " which YAML does not take for spaces: a chat client or a web page put them in the pasted text; write spaces)",
     )
+    # trial 102: one inside a quoted value is valid YAML, and is not blamed for the next line's error
+    text = 'kind: Node\nmetadata:\n  name: a\n  labels:\n    note: "rack\u00a07"\n   c: d\n'
+    [err] = parse_text(text, "chat.yaml").errors
+    assert err.source.line == 6 and "no-break" not in err.reason
     # a no-break space inside a value is no error, and another error is not said to be one
     assert not parse_text("kind: Node\nmetadata: {name: a}\ndata: 'a\u00a0b'\n", "ok.yaml").errors
     [other] = parse_text("kind: Node\nmetadata: {name: [\n", "x.yaml").errors
