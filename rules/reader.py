@@ -179,7 +179,7 @@ class Dump:
 
     def defaulted_note(self) -> list[str]:
         """The note that some Nodes were read without status.allocatable (one for the dump, naming a few)."""
-        names = self.allocatable_defaulted
+        names = list(dict.fromkeys(self.allocatable_defaulted))  # a Node read twice is one (trial 102)
         if not names:
             return []
         nodes = "a Node" if len(names) == 1 else f"{len(names):,} Nodes"
@@ -670,8 +670,9 @@ def _default_allocatable(obj: dict[str, Any], dump: Dump) -> None:
     model read it so already (trial 101: a hand-built GPU node with capacity only failed no-unhealthy-devices,
     "allocatable 0, less than its capacity", and most node rules skipped it as advertising nothing)."""
     status = obj.get("status") if obj.get("kind") == "Node" else None
-    if not isinstance(status, dict) or status.get("allocatable") not in (None, {}):
-        return
+    allocatable = status.get("allocatable") if isinstance(status, dict) else None
+    if not isinstance(status, dict) or (allocatable and isinstance(allocatable, dict)):
+        return  # (one written "" or [] is no mapping either: trial 102)
     capacity = status.get("capacity")
     if not isinstance(capacity, dict) or not capacity:
         return
@@ -1452,6 +1453,7 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
     if describe.looks_like_describe(text[:DESCRIBE_SNIFF_BYTES]):
         objects, errors = describe.parse_describe_nodes(text, name)
         for i, (obj, line) in enumerate(objects):
+            _default_allocatable(obj, dump)  # (trial 102: describe text without an Allocatable section)
             dump.objects.append(KObject(obj, Source(name, 1, line, i)))
         dump.errors.extend(errors)
         return dump

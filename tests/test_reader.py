@@ -2170,3 +2170,16 @@ def test_a_node_without_allocatable_allocates_its_capacity_as_the_api_server_def
     ]
     # a Node without capacity either is left as it is, and so is any other kind
     assert not parse_text("kind: Node\nmetadata: {name: a}\nstatus: {}\n", "x.yaml").allocatable_defaulted
+    # trial 102: allocatable written as no mapping is none; a Node read twice is named once; describe text too
+    twice = parse_text(("kind: Node\nmetadata: {name: n}\nstatus: {capacity: {cpu: '4'}, allocatable: ''}\n---\n") * 2, "x.yaml")
+    assert twice.objects[0].obj["status"]["allocatable"] == {"cpu": "4"}
+    assert twice.defaulted_note()[0].startswith("a Node without status.allocatable (n): it is taken")
+    described = parse_text(
+        "Name:               gpu-ctr-1\nRoles:              <none>\nLabels:             a=b\nCapacity:\n  cpu:  8\n"
+        "  nvidia.com/gpu:  4\nSystem Info:\n  Machine ID:  x\n",
+        "node.txt",
+    )
+    [node] = [o for o in described.objects if o.kind == "Node"]
+    assert node.obj["status"]["allocatable"] == node.obj["status"]["capacity"] and described.allocatable_defaulted == [
+        "gpu-ctr-1"
+    ]
