@@ -235,12 +235,13 @@ def other_describe(text: str) -> tuple[str, str, str, int] | None:
     return kind, named.group(1), keys["Namespace"], start
 
 
-def describe_fragment(text: str) -> tuple[int, list[str]] | None:
-    """(line, headers) when the text is part of ``kubectl describe`` output without the ``Name:`` line it starts
+def describe_fragment(text: str) -> tuple[int, list[str], bool] | None:
+    """(line, headers, node) when the text is part of ``kubectl describe`` output without the ``Name:`` line it starts
     with: its first line is a node section header (``Capacity:``, ``Labels:``...) at the margin and no ``Name:`` line
     follows (trial 100: ``kubectl describe node x | grep -A8 Capacity`` was "not a Kubernetes object: no 'kind'", or
-    a YAML syntax error). ``headers``: the sections it holds, in order; of a node where one is in ``NODE_ONLY_HEADERS``
-    (trial 101: ``describe pod ... | grep -A5 Events`` was said to be a node's). None otherwise."""
+    a YAML syntax error). ``headers``: the sections it holds, in order; ``node``: one is in ``NODE_ONLY_HEADERS``, as
+    describe node prints it (trial 101: ``describe pod ... | grep -A5 Events`` was said to be a node's). None
+    otherwise."""
     headless = not _NAME_LINE.search(text, 0, 4096) and not re.search(r"^(?:kind|apiVersion):", text[:4096], re.M)
     written = _first_written(text) if headless else None
     if written is None:
@@ -250,11 +251,15 @@ def describe_fragment(text: str) -> tuple[int, list[str]] | None:
     if m is None or m["key"] not in _HEADERS - {"Name", "Pods", "Phase"}:
         return None
     headers: list[str] = []
+    node = False
     for _, t in cleaned[first : first + 400]:
         h = _HEADER.match(t)
         if h and h["key"] in _HEADERS and h["key"] not in headers:
             headers.append(h["key"])
-    return start, headers
+            # describe pv/pvc print "Capacity:  10Gi" on one line; a node's Capacity: heads a list (trial 102)
+            own = h["key"] in NODE_ONLY_HEADERS and not (h["key"] in ("Capacity", "Allocatable") and h["value"])
+            node = node or own
+    return start, headers, node
 
 
 def parse_describe_nodes(text: str, file: str) -> tuple[list[tuple[dict, int]], list[InputError]]:

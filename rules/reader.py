@@ -1469,8 +1469,7 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
         return dump
     fragment = describe.describe_fragment(text[:DESCRIBE_SNIFF_BYTES])
     if fragment is not None:
-        line, headers = fragment
-        node = bool(describe.NODE_ONLY_HEADERS.intersection(headers))
+        line, headers, node = fragment
         what, which = ("kubectl describe node", "no node") if node else ("kubectl describe", "no object")
         reason = (
             f"part of {what} output (its {', '.join(headers)} section{'s' if len(headers) > 1 else ''}, without the"

@@ -583,5 +583,8 @@ def test_part_of_describe_node_output_is_named_with_its_sections() -> None:
         dump = parse_text(text, "chat.txt")
         assert not dump.objects
         assert [(e.source.line, e.reason) for e in dump.errors] == [(2, reason)]
+    # trial 102: describe pvc prints "Capacity:  10Gi" on one line, a node's Capacity: heads a list
+    pvc = parse_text("Capacity:      10Gi\nAccess Modes:  RWO\nEvents:        <none>\n", "pvc.txt")
+    assert pvc.errors[0].reason.startswith("part of kubectl describe output (its Capacity, Events sections,")
     # YAML whose keys happen to be capitalised is no describe text
     assert not any("describe" in e.reason for e in parse_text("Capacity:\n  cpu: 4\nkind: Thing\n", "x.yaml").errors)
