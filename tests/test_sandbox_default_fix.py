@@ -114,3 +114,22 @@ def test_a_label_the_operator_does_not_know_is_told_to_be_written_right() -> Non
 def test_a_container_default_changes_nothing_else() -> None:
     fix = _fixes("container", PT, CTR)[("gpu-pt-11", "label-ignored-sandbox-disabled")]
     assert fix == f"{PATCH}  # or drop the label: kubectl label node gpu-pt-11 nvidia.com/gpu.workload.config-"
+
+
+def test_an_unknown_label_meant_for_vms_is_written_right_and_sandbox_workloads_enabled() -> None:
+    """Trial 102: vm_passthrough under sandbox workloads off was told only to be relabelled vm-passthrough, which the
+    operator still ignores while they are off; and deploy-labels-match-workload said that fixing the typo makes the
+    operator write that workload's deploy labels, untrue while they are off. The label is written right and sandbox
+    workloads turned on in one command (the node relabelled first, so that the selector leaves it alone)."""
+    typo = _node("gpu-vm-05", {"nvidia.com/gpu.workload.config": "vm_passthrough"}, {"nvidia.com/gpu": "8"})
+    fixes = _fixes("vm-passthrough", typo, CTR)
+    assert fixes[("gpu-vm-05", "label-ignored-sandbox-disabled")].startswith(
+        f"kubectl label node gpu-vm-05 --overwrite nvidia.com/gpu.workload.config=vm-passthrough && {LABEL_THEM} &&"
+        f" {PATCH}  # the VM workload it should run, read once sandbox workloads are on; the label first keeps"
+    )
+    deploy = fixes[("gpu-vm-05", "deploy-labels-match-workload")]
+    assert deploy.startswith(
+        "First decide what the node is for: ClusterPolicy cluster-policy has spec.sandboxWorkloads.enabled=false, so the"
+        " operator ignores nvidia.com/gpu.workload.config=vm_passthrough, a value it does not know either"
+    )
+    assert "the operator writes that workload's deploy labels itself" not in deploy
