@@ -1288,3 +1288,18 @@ def test_a_cut_fix_never_keeps_a_chained_command_without_the_one_before_it() -> 
         assert len(cut) <= width
         assert not cut.endswith(patch) and f"… {patch}" not in cut, width
     assert markdown._cut(fix, 120, command=True).endswith(f"… {drop}")  # the alternative, a command of its own
+
+
+def test_a_cut_fix_never_keeps_a_loop_body_or_a_command_substitution_alone() -> None:
+    """Trial 102: "First decide what the node is… kubectl label node gpu-pt-11 $l=true; done" kept a for loop's body
+    without its loop, and another cell a command from inside "$(...)": neither runs alone."""
+    loop = "First decide what the node is for: label it. To fix by hand: for l in a b c; do kubectl label node x $l=true; done"
+    sub = (
+        "Find why the operator does not: kubectl logs -n $(kubectl get clusterpolicies.nvidia.com -o"
+        " jsonpath='{.items[0].status.namespace}') deploy/gpu-operator | grep x"
+    )
+    for fix in (loop, sub):
+        for width in range(40, len(fix)):
+            cut = markdown._cut(fix, width, command=True)
+            assert "… kubectl label node x" not in cut and "… kubectl get clusterpolicies" not in cut, (width, cut)
+    assert markdown._cut(loop, 90, command=True).endswith("… for l in a b c; do kubectl label node x $l=true; done")

@@ -81,6 +81,8 @@ _EMPHASIS = re.compile(r"\\(?=[!-/:-@\[-`{-~])|[*~]|(?<![0-9A-Za-z])_|_(?![0-9A-
 
 #: Where a command starts in a remediation (a shell line the pack writes).
 _COMMAND = re.compile(r"(?:^|(?<=[\s:;(]))(?:(?:kubectl|virtctl|oc|helm) |for \w+ in )")
+#: What a command runs inside of, or after, when it follows one of these: it is not kept without them (``_cut``).
+_CHAINED = ("&&", "||", "|", " do", ";do", " then", "xargs", "$(")
 #: Characters of a fix's start kept before the command at its end (``_cut``).
 _FIX_HEAD = 24
 
@@ -95,7 +97,9 @@ def _cut(text: str, width: int, command: bool = False) -> str:
         return text
     if command:
         for m in _COMMAND.finditer(text):
-            if text[: m.start()].rstrip().endswith(("&&", "|")):
+            before = text[: m.start()]
+            # (trial 102: a for loop's body after "do", and a command inside "$(...)", were kept without what runs them)
+            if before.rstrip().endswith(_CHAINED) or before.count("$(") > before.count(")"):
                 continue
             tail = text[m.start() :]
             room = width - len(tail) - 2
