@@ -744,7 +744,14 @@ def _malformed_metadata(obj: dict[str, Any]) -> tuple[str, str] | None:
             return None
     name = f"{obj['kind']} {meta.get('name')}" if isinstance(meta, dict) and isinstance(meta.get("name"), str) else obj["kind"]
     what = _JSON_TYPES.get(type(value), type(value).__name__)
-    return f"{name}: {part} is a {what}, not a mapping; the object is not judged (the API server refuses it)", f".{part}"
+    reason = f"{name}: {part} is a {what}, not a mapping; the object is not judged (the API server refuses it)"
+    if isinstance(value, str) and any(c in value for c in "\u00a0\u202f\u2007"):
+        # trial 102: "nvidia.com/gpu.present:\u00a0'true'" is one string to YAML, the space after its colon not one
+        reason += (
+            ": it holds a no-break space, which YAML does not take for the space after a key's colon (a chat client or a"
+            " web page put it in the pasted text)"
+        )
+    return reason, f".{part}"
 
 
 def parse_text(text: str, name: str) -> Dump:

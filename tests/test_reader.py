@@ -1361,6 +1361,13 @@ def test_a_line_indented_with_no_break_spaces_is_named() -> None:
         "YAML syntax error: mapping values are not allowed in this context (line 5 holds no-break spaces (U+00A0),"
         " which YAML does not take for spaces: a chat client or a web page put them in the pasted text; write spaces)",
     )
+    # trial 102: a mapping of one such line is one string to YAML: the refusal says why
+    [err] = parse_text('kind: Node\nmetadata:\n  name: a\n  labels:\n    nvidia.com/gpu.present:\u00a0"true"\n', "c.yaml").errors
+    assert err.reason.endswith(
+        "metadata.labels is a string, not a mapping; the object is not judged (the API server refuses it): it holds a"
+        " no-break space, which YAML does not take for the space after a key's colon (a chat client or a web page put"
+        " it in the pasted text)"
+    )
     # trial 102: one inside a quoted value is valid YAML, and is not blamed for the next line's error
     text = 'kind: Node\nmetadata:\n  name: a\n  labels:\n    note: "rack\u00a07"\n   c: d\n'
     [err] = parse_text(text, "chat.yaml").errors
