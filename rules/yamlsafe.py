@@ -443,6 +443,9 @@ class _ReadOn:
         return piece
 
 
+#: An ASCII quote before any comment on its line (trial 102: "# here's the node" kept the typographic quotes of the
+#: values below it as written).
+_ASCII_QUOTE_OUTSIDE_COMMENTS = re.compile(r"^[^#\n]*[\"']", re.M)
 #: Typographic quotes, which chat clients and word processors write for " and ' (“vm-passthrough”, ‘2’, „x“).
 _TYPOGRAPHIC = "\u201c\u201d\u201e\u2018\u2019"
 _QUOTED = re.compile("^[\u201c\u201d\u201e\u2018\u2019](.*)[\u201c\u201d\u2018\u2019]$", re.S)
@@ -517,10 +520,12 @@ def _load_pass(
         return None
     loader = _Loader(_ReadOn(text, start) if start and isinstance(text, str) else text)
     number = first - 1
-    # A text whose quotes a chat client turned typographic holds no ASCII quote left; a dump that holds both (kubectl's
-    # own quotes and a value written “so” in the cluster) is read as written. (Scans of the text in C: most dumps hold
+    # A text whose quotes a chat client turned typographic holds no ASCII quote left (but in a comment); a dump that
+    # holds both (kubectl's own quotes and a value written “so” in the cluster) is read as written. (Scans of the text in C: most dumps hold
     # no typographic quote, and their nodes are not walked again.)
-    typographic = isinstance(text, str) and any(q in text for q in _TYPOGRAPHIC) and '"' not in text and "'" not in text
+    typographic = (
+        isinstance(text, str) and any(q in text for q in _TYPOGRAPHIC) and not _ASCII_QUOTE_OUTSIDE_COMMENTS.search(text)
+    )
     try:
         while True:
             number += 1

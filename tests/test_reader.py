@@ -1326,6 +1326,9 @@ def test_values_a_chat_client_put_between_typographic_quotes_are_read_as_quoted(
         " the first at this line: read as the quoted values they stand for (“vm-passthrough” as vm-passthrough);"
         " paste YAML as a code block to keep its quotes"
     )
+    # an apostrophe in a comment is no quote of the YAML (trial 102: "# here's the node" kept them as written)
+    commented = parse_text("# here's the node\n" + text, "chat.yaml")
+    assert commented.objects[0].obj["metadata"]["labels"]["nvidia.com/gpu.workload.config"] == "vm-passthrough"
     # a dump that keeps ASCII quotes (kubectl's own) reads a value written “so” as written, and says nothing
     kept = parse_text(text.replace("‘2’", "'2'"), "dump.yaml")
     assert kept.objects[0].obj["metadata"]["labels"]["nvidia.com/gpu.workload.config"] == "“vm-passthrough”"
