@@ -521,8 +521,8 @@ def _load_pass(
     loader = _Loader(_ReadOn(text, start) if start and isinstance(text, str) else text)
     number = first - 1
     # A text whose quotes a chat client turned typographic holds no ASCII quote left (but in a comment); a dump that
-    # holds both (kubectl's own quotes and a value written “so” in the cluster) is read as written. (Scans of the text in C: most dumps hold
-    # no typographic quote, and their nodes are not walked again.)
+    # holds both (kubectl's own quotes and a value written “so” in the cluster) is read as written. (Scans of the
+    # text in C: most dumps hold no typographic quote, and their nodes are not walked again.)
     typographic = (
         isinstance(text, str) and any(q in text for q in _TYPOGRAPHIC) and not _ASCII_QUOTE_OUTSIDE_COMMENTS.search(text)
     )
