@@ -314,23 +314,29 @@ def _describe(exc: yaml.YAMLError) -> str:
 _TAB = " (a tab: YAML indents with spaces only)"
 
 
+def _line_of(text: str | bytes, line: int, lines: _Lines | None = None) -> str | bytes | None:
+    """The 0-based ``line`` of ``text`` without its line end, or None past the end; ``lines``: the text's lines, when
+    known (else the text is walked, with no copy of it: it may be a large dump)."""
+    nl: Any = b"\n" if isinstance(text, bytes) else "\n"
+    if lines is not None and isinstance(text, str):
+        if line >= len(lines.offsets):
+            return None
+        start = lines.offsets[line]
+    else:
+        start = 0
+        for _ in range(line):
+            start = text.find(nl, start) + 1
+            if start == 0:
+                return None
+    end = text.find(nl, start)
+    return text[start : end if end >= 0 else len(text)]
+
+
 def _tab_before(text: str | bytes, line: int, column: int, lines: _Lines | None = None) -> bool:
     """True when the 0-based ``line`` of ``text`` holds a tab up to ``column``: PyYAML's error there ("found
     character that cannot start any token") does not name it. ``lines``: the text's lines, when known."""
-    if lines is not None and isinstance(text, str):
-        if line >= len(lines.offsets):
-            return False
-        start = lines.offsets[line]
-        return "\t" in text[start : start + column + 1].split("\n", 1)[0]
-    nl: Any = b"\n" if isinstance(text, bytes) else "\n"
-    start = 0
-    for _ in range(line):  # no copy of the text: it may be a large dump
-        start = text.find(nl, start) + 1
-        if start == 0:
-            return False
-    end = text.find(nl, start)
-    here = text[start : end if end >= 0 else len(text)]
-    return (b"\t" if isinstance(here, bytes) else "\t") in here[: column + 1]  # type: ignore[operator]
+    here = _line_of(text, line, lines)
+    return here is not None and (b"\t" if isinstance(here, bytes) else "\t") in here[: column + 1]  # type: ignore[operator]
 
 
 def _odd_indent(text: str | bytes, line: int, lines: _Lines | None = None) -> str:
@@ -340,20 +346,9 @@ def _odd_indent(text: str | bytes, line: int, lines: _Lines | None = None) -> st
     if not isinstance(text, str):
         return ""
     for n in (line - 1, line):
-        if n < 0:
+        here = _line_of(text, n, lines) if n >= 0 else None
+        if not isinstance(here, str):
             continue
-        if lines is not None:
-            if n >= len(lines.offsets):
-                continue
-            start = lines.offsets[n]
-        else:
-            start = 0
-            for _ in range(n):
-                start = text.find("\n", start) + 1
-                if start == 0:
-                    return ""
-        end = text.find("\n", start)
-        here = text[start : end if end >= 0 else len(text)]
         indent = here[: len(here) - len(here.lstrip(" \t" + "".join(_ODD_SPACES)))]
         for char, name in _ODD_SPACES.items():
             if char in indent:

@@ -486,7 +486,7 @@ class Cluster:
             stems = self._pods_by_deployment if owned.through_replicaset else self._pods_by_stem
             found = [*found, *stems.get((owned.namespace, owned.generated_from), [])]
         if owned.launcher is not None:
-            # by its name too (rebuilt from describe text, or labels only), each pod once
+            # by its name too (a pod rebuilt from describe text, which shows no owner), each pod once
             found = list(dict.fromkeys([*found, *self._pods_by_launcher.get((owned.namespace, owned.launcher), [])]))
         out: dict[int, Usage] = {}
         rebuilt_on: set[int] = set()
