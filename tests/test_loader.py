@@ -30,6 +30,10 @@ spec:
 GOOD_ASSERT = "{path: \"$.status.allocatable['nvidia.com/gpu']\", gt: 0}"
 
 
+#: The head of a policy written whole in a test (4 lines: the line numbers asserted count them).
+KK_POLICY = "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: kk, version: 1.0.0}\nspec:\n"
+
+
 def refused(text: str) -> PolicyError:
     with pytest.raises(PolicyError) as info:
         load_policy_text(text, "policies/gpu/nodes.yaml")
@@ -862,11 +866,9 @@ def test_a_kind_written_as_kubectl_s_resource_name_is_refused_with_the_kind() ->
     """Regression (a policy author's trial): `kinds: [node]` loaded, and the rule matched nothing and judged nothing:
     "0 objects judged", exit 0, a clean-looking cluster in CI. And `kind: [Node]` under match was told to check its
     indentation instead of "did you mean 'kinds'?"."""
-    rule = """apiVersion: verdict/v1
-kind: Policy
-metadata: {name: kk, version: 1.0.0}
-spec:
-  rules:
+    rule = (
+        KK_POLICY
+        + """  rules:
   - id: q
     title: Q
     match: {kinds: [node, Pod, vmi, '*']}
@@ -875,6 +877,7 @@ spec:
     message: x
     references: [https://kubernetes.io/]
 """
+    )
     err = refused(rule)
     assert [(e.line, e.path, e.reason) for e in (err, *err.more)] == [
         (8, "spec.rules[0].match.kinds[0]", "kind 'node' matches no object: a kind is written as the objects' kind field,"
@@ -893,11 +896,9 @@ def test_a_kind_misspelt_or_plural_and_an_api_group_without_version_are_refused_
     """Trial 94: a context of kind PriorityClas (or pod, or Pods) and one of apiVersion scheduling.k8s.io loaded,
     read no object, and a message said the dump held no PriorityClass; match refused only a lower-case kind. Each is
     refused where it stands, with the kind or apiVersion meant; a custom resource's kind still loads."""
-    text = """apiVersion: verdict/v1
-kind: Policy
-metadata: {name: kk, version: 1.0.0}
-spec:
-  context:
+    text = (
+        KK_POLICY
+        + """  context:
     classes: {kind: PriorityClas, path: $.metadata.name}
     pods: {kind: Pods, apiVersion: scheduling.k8s.io}
     mine: {kind: GPUClusterConfig, apiVersion: example.com/*}
@@ -911,6 +912,7 @@ spec:
     message: x {mine}
     references: [https://kubernetes.io/]
 """
+    )
     err = refused(text)
     assert [(e.line, e.path, e.reason) for e in (err, *err.more)] == [
         (6, "spec.context.classes.kind", "kind 'PriorityClas' matches no object (not a kind Kubernetes or the packs know,"
@@ -1088,11 +1090,9 @@ def test_a_misspelt_operator_leaves_its_own_rule_checked_in_the_same_round() -> 
 def test_a_context_field_dedented_and_a_where_key_misspelt_say_what_was_meant() -> None:
     """Trial 94: path: dedented into spec.context was refused as "Invalid input type.", and where: {field, equal}
     with the whole usage but no word of equals."""
-    text = """apiVersion: verdict/v1
-kind: Policy
-metadata: {name: kk, version: 1.0.0}
-spec:
-  context:
+    text = (
+        KK_POLICY
+        + """  context:
     classes:
       kind: PriorityClass
     path: $.metadata.name
@@ -1104,6 +1104,7 @@ spec:
     message: x
     references: [https://kubernetes.io/]
 """
+    )
     err = refused(text)
     assert (err.line, err.path, err.reason) == (
         8,
@@ -1119,11 +1120,9 @@ spec:
 def test_a_placeholder_in_a_preconditions_description_is_refused() -> None:
     """Trial 94: a precondition's description is the skip reason, said as written ("precondition not met: desc for
     {name}"), while a not's description is its failure's message, filled in: a placeholder in the first is refused."""
-    text = """apiVersion: verdict/v1
-kind: Policy
-metadata: {name: kk, version: 1.0.0}
-spec:
-  rules:
+    text = (
+        KK_POLICY
+        + """  rules:
   - id: q
     title: Q
     match: {kinds: [Pod]}
@@ -1133,6 +1132,7 @@ spec:
     message: x
     references: [https://kubernetes.io/]
 """
+    )
     err = refused(text)
     assert (err.line, err.path, err.reason) == (
         10,
