@@ -259,13 +259,20 @@ def _load_documents(text: str | bytes, set_aside: bool) -> Iterator[YamlDocument
     # built on the first syntax error, once: later errors and resumes are lookups, not scans of the text
     # (called only when ``text`` is a str)
     lines_of: Callable[[], _Lines] = functools.cache(lambda: _Lines(text))  # type: ignore[arg-type]
+    # A text whose quotes a chat client turned typographic holds no ASCII quote left (but in a comment); a dump that
+    # holds both (kubectl's own quotes and a value written “so” in the cluster) is read as written. Decided once for
+    # the text, not for each pass (a stream of many broken documents is many passes).
+    typographic = (
+        isinstance(text, str) and any(q in text for q in _TYPOGRAPHIC) and not _ASCII_QUOTE_OUTSIDE_COMMENTS.search(text)
+    )
 
     while True:
         if resume_from < 0:
-            stuck_at = yield from _load_pass(text, first, set_aside, lines_of if isinstance(text, str) else None)
+            known = lines_of if isinstance(text, str) else None
+            stuck_at = yield from _load_pass(text, first, set_aside, typographic, known)
         else:  # from the `---` on: libyaml reads on from there, its marks moved down to the line they are on
             start = lines_of().offsets[resume_from]
-            stuck_at = yield from _load_pass(text, first, set_aside, lines_of, start, resume_from)
+            stuck_at = yield from _load_pass(text, first, set_aside, typographic, lines_of, start, resume_from)
         if stuck_at is None or not isinstance(text, str):
             return
         lines = lines_of()
@@ -502,25 +509,21 @@ def _load_pass(
     text: str | bytes,
     first: int,
     set_aside: bool,
+    typographic: bool,
     lines_of: Callable[[], _Lines] | None = None,
     start: int = 0,
     below: int = 0,
 ) -> Generator[YamlDocument, None, tuple[int, int] | None]:
     """Yield the documents of ``text`` from offset ``start`` (the first character of 0-based line ``below``),
     numbered from ``first``; return ``(number, 0-based line)`` of a syntax error that ended the pass, or None
-    when the stream was read to its end. ``lines_of`` gives the text's lines (a ``str``), built once."""
+    when the stream was read to its end. ``lines_of`` gives the text's lines (a ``str``), built once; with
+    ``typographic``, plain values between typographic quotes are read as quoted (``_unquote_typographic``)."""
     dense = _too_dense(text) if first == 1 else ""
     if dense:
         yield YamlDocument(first, 1, error=dense)
         return None
     loader = _Loader(_ReadOn(text, start) if start and isinstance(text, str) else text)
     number = first - 1
-    # A text whose quotes a chat client turned typographic holds no ASCII quote left (but in a comment); a dump that
-    # holds both (kubectl's own quotes and a value written “so” in the cluster) is read as written. (Scans of the
-    # text in C: most dumps hold no typographic quote, and their nodes are not walked again.)
-    typographic = (
-        isinstance(text, str) and any(q in text for q in _TYPOGRAPHIC) and not _ASCII_QUOTE_OUTSIDE_COMMENTS.search(text)
-    )
     try:
         while True:
             number += 1
