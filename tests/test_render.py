@@ -621,13 +621,13 @@ def test_a_short_markdown_report_keeps_its_messages_and_fixes_whole() -> None:
     assert fix in row_ and "x" * 300 in row_
     # too long whole: the cells are cut as wide as the limit allows, so the row is shown and the room is used
     # (trial 68: at 1,900 characters the one fix was cut at 100 with 611 unused; at 600 the finding was not shown)
-    # Trial 100: a cut fix keeps the command it ends with, after as much of its start as fits (no command cut in
-    # it); where that command does not fit, its start as before
-    command = "kubectl label node object-00000 --overwrite nvidia.com/gpu.workload.config=vm-passthrough"
+    # Trial 100: a cut fix keeps the command it ends with, after as much of its start as fits, but (trial 104) not
+    # one left without what says when to run it ("or, if it is meant for another workload:"): the start then
+    start = "kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000; or, if it is meant for another"
     for limit, fix_shown in (
         (500, "kubectl get pods -A -o wide --field-selector spec.nodeName=object-0000…"),
-        (600, f"kubectl get pods -A -o wide --… {command}"),
-        (700, f"kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000; or, if… {command}"),
+        (600, f"{start} workload: kubect…"),
+        (700, f"{start} workload: kubectl label node object-00000 --overwrite nvidia.com/g…"),
         (800, fix),
     ):
         text = render(report, "markdown", limit=limit)
@@ -1259,20 +1259,42 @@ def test_markdown_without_a_limit_names_each_input_error_whole() -> None:
 def test_a_cut_fix_keeps_its_last_command_and_cuts_none_in_its_start() -> None:
     """Trial 100: at limit=1900 a warning's one fix kept its prose and lost the kubectl label command it ends with.
     A fix cut for chat keeps the longest command at its end that fits after at least markdown._FIX_HEAD characters of
-    its start; the start ends before a command it would cut; "for another workload" is no shell for loop."""
+    its start, where what is left out holds no other command and nothing that makes it conditional (trial 104); the
+    start ends before a command it would cut; "for another workload" is no shell for loop."""
     fix = (
-        "The operator sets these labels itself whenever it reconciles the node, so first check it runs: kubectl logs -n"
-        ' gpu-operator deploy/gpu-operator | grep gpu-ctr-03. Then add those it lacks as "true", if it is meant for'
-        " another workload: kubectl label node gpu-ctr-03 nvidia.com/gpu.deploy.mig-manager=true"
+        "The operator sets these labels itself whenever it reconciles the node, and writes those of the node's"
+        ' workload; to set them by hand, add those it lacks as "true", for another workload too: kubectl label node'
+        " gpu-ctr-03 nvidia.com/gpu.deploy.mig-manager=true"
     )
     last = "kubectl label node gpu-ctr-03 nvidia.com/gpu.deploy.mig-manager=true"
     cut = markdown._cut
     assert cut(fix, 100, command=True) == f"The operator sets these labels… {last}"
-    start = "The operator sets these labels itself whenever it reconciles the node, so first check it runs:"
-    assert cut(fix, 200, command=True) == f"{start}… {last}"
+    assert cut(fix, 200, command=True) == f"{fix[: 200 - len(last) - 2].rstrip()}… {last}"
     assert cut(fix, 60, command=True) == fix[:59].rstrip() + "…"  # the command does not fit: the start, as for a message
     assert cut(fix, 100) == fix[:99].rstrip() + "…"  # a message keeps its start
     assert cut(fix, len(fix), command=True) == fix
+
+
+def test_a_cut_fix_never_keeps_a_command_whose_condition_or_another_command_it_leaves_out() -> None:
+    """Trial 104: "First see whether the workload label is a typo: nvi… for l in ...; do kubectl label node gpu-a10-02
+    $l-; done; ..." left out "Only if the node is meant for container:", and the loops that turn a passthrough node into
+    a container node stood alone. A command is kept at the end only where what is left out says nothing of when to
+    run it and holds no other command (the one that should run first); else the fix keeps its start."""
+    fix = (
+        "First see whether the workload label is a typo: nvidia.com/gpu.workload.config=vm-passthrogh is no value the"
+        " operator knows. If it is, fix it: kubectl label node gpu-a10-02 --overwrite nvidia.com/gpu.workload.config="
+        "vm-passthrough. Only if the node is meant for container: for l in a b; do kubectl label node gpu-a10-02 $l-; done"
+    )
+    for width in range(40, len(fix)):
+        cut = markdown._cut(fix, width, command=True)
+        # each command shown with what says when to run it
+        assert "do kubectl label" not in cut or "Only if the node is meant for container" in cut, (width, cut)
+        assert "--overwrite" not in cut or "If it is, fix it" in cut, (width, cut)
+    assert markdown._cut(fix, 200, command=True) == fix[:199].rstrip() + "…"
+    guarded = (
+        "Only if the node is meant for container, delete its other deploy labels: for l in a b; do kubectl label x $l-; done"
+    )
+    assert markdown._cut(guarded, 90, command=True) == guarded[:89].rstrip() + "…"
 
 
 def test_a_cut_fix_never_keeps_a_chained_command_without_the_one_before_it() -> None:
@@ -1287,7 +1309,8 @@ def test_a_cut_fix_never_keeps_a_chained_command_without_the_one_before_it() -> 
         cut = markdown._cut(fix, width, command=True)
         assert len(cut) <= width
         assert not cut.endswith(patch) and f"… {patch}" not in cut, width
-    assert markdown._cut(fix, 120, command=True).endswith(f"… {drop}")  # the alternative, a command of its own
+    # nor the alternative after it, with the command before it left out (trial 104): the start
+    assert markdown._cut(fix, 120, command=True) == fix[:119].rstrip() + "…"
 
 
 def test_a_cut_fix_never_keeps_a_loop_body_or_a_command_substitution_alone() -> None:

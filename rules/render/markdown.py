@@ -83,6 +83,8 @@ _EMPHASIS = re.compile(r"\\(?=[!-/:-@\[-`{-~])|[*~]|(?<![0-9A-Za-z])_|_(?![0-9A-
 _COMMAND = re.compile(r"(?:^|(?<=[\s:;(]))(?:(?:kubectl|virtctl|oc|helm) |for \w+ in )")
 #: What a command runs inside of, or after, when it follows one of these: it is not kept without them (``_cut``).
 _CHAINED = ("&&", "||", "|", " do", ";do", " then", "xargs", "$(")
+#: Words that make what follows conditional: a command after them is not kept without them (``_cut``).
+_CONDITION = re.compile(r"\b(?:if|unless|otherwise|else|instead)\b", re.I)
 #: Characters of a fix's start kept before the command at its end (``_cut``).
 _FIX_HEAD = 24
 
@@ -92,7 +94,8 @@ def _cut(text: str, width: int, command: bool = False) -> str:
     command at its end that fits after at least ``_FIX_HEAD`` characters of its start, where one does (trial 100: at
     limit=1900 a fix kept its prose and lost the one command it ends with). A command chained to the one before it
     (``&&``, ``|``) is no command of its own: it is never kept without it (trial 101: ``kubectl patch`` enabling
-    sandbox workloads was shown without the ``kubectl label ... &&`` that makes it safe)."""
+    sandbox workloads was shown without the ``kubectl label ... &&`` that makes it safe); and it is kept only where
+    what is left out holds no other command and no word that makes it conditional (``_CONDITION``)."""
     if len(text) <= width:
         return text
     if command:
@@ -107,7 +110,15 @@ def _cut(text: str, width: int, command: bool = False) -> str:
                 head = text[:room]
                 # no command cut short in the start either: it ends before the last command it would cut
                 starts = [c.start() for c in _COMMAND.finditer(head) if c.start() >= _FIX_HEAD]
-                return f"{(head[: starts[-1]] if starts else head).rstrip()}… {tail}"
+                head = head[: starts[-1]] if starts else head
+                # nothing left out may say when the command is to be run, or hold another (trial 104: "Only if the
+                # node is meant for container:" was cut, and the loop that turns it into a container node kept)
+                left_out = text[len(head) : m.start()]
+                # (and the clause the kept start ends in: "...; or, if… kubectl label" keeps no condition it states)
+                clause = head[max(head.rfind(". "), head.rfind("; "), head.rfind(": ")) + 1 :]
+                if _CONDITION.search(clause + left_out) or _COMMAND.search(left_out):
+                    break
+                return f"{head.rstrip()}… {tail}"
     return text[: width - 1].rstrip() + "…"
 
 
