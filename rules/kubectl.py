@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -347,7 +348,11 @@ def command(
     except KubectlError as exc:
         if exc.status == 0:  # kubectl reached the cluster and answered, with no type: not a failure of kubectl's
             _fail(f"{client} api-resources listed no resource type: the cluster serves nothing to fetch", exc)
-        _fail(f"{client} api-resources failed (exit {exc.status}): is the cluster reachable with these credentials?", exc)
+        # kubectl's own word first; the reachability question only where it did not name the cause (trial 104: an
+        # unknown --context was followed by "is the cluster reachable")
+        told = re.search(r"\b(does not exist|not found|no configuration|unknown flag|invalid)\b", exc.stderr or "", re.I)
+        why = "see its error above" if told else "is the cluster reachable with these credentials?"
+        _fail(f"{client} api-resources failed (exit {exc.status}): {why}", exc)
     quiet = bool(params.get("quiet"))  # audit's -q keeps the plugin's notes off standard error too (trial 85)
     if complaint and not quiet:
         click.echo(f"kubectl verdict: note: {client} api-resources: {complaint}", err=True)

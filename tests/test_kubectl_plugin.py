@@ -266,6 +266,16 @@ def test_no_cluster_exits_2_with_kubectls_message_and_no_report(kubectl: Kubectl
     assert len(kubectl.calls) == 1  # no get after a failed api-resources
 
 
+def test_an_unknown_context_is_not_asked_whether_the_cluster_is_reachable(kubectl: Kubectl) -> None:
+    """Trial 104: kubectl's 'context "my-cluster" does not exist' was followed by "is the cluster reachable with these
+    credentials?", a question about something else: where kubectl names the cause, the plugin points to it."""
+    unknown = 'error: context "my-cluster" does not exist\n'
+    kubectl.answer("api-resources", "", unknown, 1)
+    res = plugin(*SMALL, "--context", "my-cluster")
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert res.stderr == unknown + "kubectl verdict: kubectl api-resources failed (exit 1): see its error above\n"
+
+
 def test_api_resources_that_lists_nothing_with_exit_0_is_not_called_a_failure(kubectl: Kubectl) -> None:
     kubectl.answer("api-resources", "", "", 0)
     res = plugin(*SMALL)
