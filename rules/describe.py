@@ -93,6 +93,24 @@ _HEADERS = frozenset(
 _ONCE = _HEADERS - {"Name", "Phase", "Pods"}
 #: Sections only ``kubectl describe node`` prints (every describer prints Labels, Annotations, Conditions, Events...).
 NODE_ONLY_HEADERS = _HEADERS - {"Name", "Labels", "Annotations", "CreationTimestamp", "Conditions", "Events", "Phase", "Pods"}
+#: Sections only ``kubectl describe pod`` prints at the margin (k8s.io/kubectl describe.go, describePod): a paste
+#: that starts at one of them is part of a pod's output (``describe pod x | grep -A3 Tolerations``).
+POD_ONLY_HEADERS = frozenset(
+    {
+        "Node",
+        "Start Time",
+        "IPs",
+        "Controlled By",
+        "Containers",
+        "Init Containers",
+        "Readiness Gates",
+        "Volumes",
+        "QoS Class",
+        "Node-Selectors",
+        "Tolerations",
+        "Topology Spread Constraints",
+    }
+)
 _HEADER = re.compile(r"^(?P<key>[A-Z][A-Za-z -]*?):(?:\s+(?P<value>.*))?$")
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _PROMPT = re.compile(
@@ -235,31 +253,34 @@ def other_describe(text: str) -> tuple[str, str, str, int] | None:
     return kind, named.group(1), keys["Namespace"], start
 
 
-def describe_fragment(text: str) -> tuple[int, list[str], bool] | None:
-    """(line, headers, node) when the text is part of ``kubectl describe`` output without the ``Name:`` line it starts
-    with: its first line is a node section header (``Capacity:``, ``Labels:``...) at the margin and no ``Name:`` line
-    follows (trial 100: ``kubectl describe node x | grep -A8 Capacity`` was "not a Kubernetes object: no 'kind'", or
-    a YAML syntax error). ``headers``: the sections it holds, in order; ``node``: one is in ``NODE_ONLY_HEADERS``, as
-    describe node prints it (trial 101: ``describe pod ... | grep -A5 Events`` was said to be a node's). None
-    otherwise."""
+def describe_fragment(text: str) -> tuple[int, list[str], str] | None:
+    """(line, headers, kind) when the text is part of ``kubectl describe`` output without the ``Name:`` line it starts
+    with: its first line is a node or pod section header (``Capacity:``, ``Labels:``, ``Tolerations:``...) at the
+    margin and no ``Name:`` line follows (trial 100: ``kubectl describe node x | grep -A8 Capacity`` was "not a
+    Kubernetes object: no 'kind'", or a YAML syntax error, as ``describe pod x | grep -A8 Tolerations`` still was).
+    ``headers``: the sections it holds, in order; ``kind``: "node" where one is in ``NODE_ONLY_HEADERS``, as describe
+    node prints it (trial 101: ``describe pod ... | grep -A5 Events`` was said to be a node's), "pod" where one is in
+    ``POD_ONLY_HEADERS``, else "". None otherwise."""
     headless = not _NAME_LINE.search(text, 0, 4096) and not re.search(r"^(?:kind|apiVersion):", text[:4096], re.M)
     written = _first_written(text) if headless else None
     if written is None:
         return None
     cleaned, first, start, head = written
     m = _HEADER.match(head)
-    if m is None or m["key"] not in _HEADERS - {"Name", "Pods", "Phase"}:
+    known = _HEADERS | POD_ONLY_HEADERS
+    if m is None or m["key"] not in known - {"Name", "Pods", "Phase"}:
         return None
     headers: list[str] = []
-    node = False
+    node = pod = False
     for _, t in cleaned[first : first + 400]:
         h = _HEADER.match(t)
-        if h and h["key"] in _HEADERS and h["key"] not in headers:
+        if h and h["key"] in known and h["key"] not in headers:
             headers.append(h["key"])
             # describe pv/pvc print "Capacity:  10Gi" on one line; a node's Capacity: heads a list (trial 102)
             own = h["key"] in NODE_ONLY_HEADERS and not (h["key"] in ("Capacity", "Allocatable") and h["value"])
             node = node or own
-    return start, headers, node
+            pod = pod or h["key"] in POD_ONLY_HEADERS
+    return start, headers, "node" if node else "pod" if pod else ""
 
 
 def parse_describe_nodes(text: str, file: str) -> tuple[list[tuple[dict, int]], list[InputError]]:

@@ -1476,12 +1476,16 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
         return dump
     fragment = describe.describe_fragment(text[:DESCRIBE_SNIFF_BYTES])
     if fragment is not None:
-        line, headers, node = fragment
-        what, which = ("kubectl describe node", "no node") if node else ("kubectl describe", "no object")
+        line, headers, kind = fragment
+        paste = {
+            "node": "whole output of kubectl describe node NAME",
+            "pod": "pod as kubectl get pod NAME -n NAMESPACE -o yaml prints it",
+            "": "object as kubectl get ... -o yaml prints it",
+        }[kind]
         reason = (
-            f"part of {what} output (its {', '.join(headers)} section{'s' if len(headers) > 1 else ''}, without the"
-            f" Name: line the output starts with: cut by grep, or by hand?), which names {which} to judge: paste the"
-            + (" whole output of kubectl describe node NAME" if node else " object as kubectl get ... -o yaml prints it")
+            f"part of kubectl describe {kind + ' ' if kind else ''}output (its {', '.join(headers)}"
+            f" section{'s' if len(headers) > 1 else ''}, without the Name: line the output starts with: cut by grep,"
+            f" or by hand?), which names no {kind or 'object'} to judge: paste the {paste}"
         )
         dump.errors.append(InputError(Source(name, 1, line), reason))
         return dump

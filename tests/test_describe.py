@@ -588,3 +588,30 @@ def test_part_of_describe_node_output_is_named_with_its_sections() -> None:
     assert pvc.errors[0].reason.startswith("part of kubectl describe output (its Capacity, Events sections,")
     # YAML whose keys happen to be capitalised is no describe text
     assert not any("describe" in e.reason for e in parse_text("Capacity:\n  cpu: 4\nkind: Thing\n", "x.yaml").errors)
+
+
+def test_part_of_describe_pod_output_is_named_as_a_pods():
+    """A chat paste of `kubectl describe pod x | grep -A8 Tolerations` (its Tolerations and Events, the scheduler's
+    "Insufficient nvidia.com/gpu" in them) was "YAML syntax error: mapping values are not allowed in this context" at
+    the event's line: it is part of describe pod output, and the pod's YAML is what to paste."""
+    text = (
+        "Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s\n"
+        "                             nvidia.com/gpu:NoSchedule op=Exists\n"
+        "Events:\n"
+        "  Type     Reason            Age   From               Message\n"
+        "  ----     ------            ----  ----               -------\n"
+        "  Warning  FailedScheduling  2m    default-scheduler  0/3 nodes are available: 3 Insufficient nvidia.com/gpu.\n"
+    )
+    dump = parse_text(text, "chat.txt")
+    assert not dump.objects
+    assert [(e.source.line, e.reason) for e in dump.errors] == [
+        (
+            1,
+            "part of kubectl describe pod output (its Tolerations, Events sections, without the Name: line the output"
+            " starts with: cut by grep, or by hand?), which names no pod to judge: paste the pod as kubectl get pod"
+            " NAME -n NAMESPACE -o yaml prints it",
+        )
+    ]
+    # a node section beside them still makes it a node's (describe node prints Taints, not Tolerations)
+    node = parse_text("Taints:  nvidia.com/gpu:NoSchedule\nEvents:  <none>\n", "chat.txt")
+    assert node.errors[0].reason.startswith("part of kubectl describe node output (its Taints, Events sections,")
