@@ -1,0 +1,89 @@
+"""Trial 106: the fix for a node GFD labels with another MIG strategy than the ClusterPolicy's must not restart its
+device plugin and GFD into a strategy that serves none of its MIG devices.
+
+Under single, MIG devices of several profiles on a node are an invalid layout: GFD labels the node
+<model>-MIG-INVALID and the device plugin advertises none of them (NVIDIA/k8s-device-plugin@1b826acc6af3:
+internal/lm/mig-strategy.go, "more than one MIG device type present on node"). The fix given for the real H100
+all-balanced node beside a ClusterPolicy set to single was "To move the node now: kubectl delete pod ...".
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from rules.evaluate import evaluate
+from rules.loader import PolicySet, load_policies
+from rules.reader import parse_text
+
+REAL = Path(__file__).parent / "data" / "real" / "h100-mig-mixed-node.yaml"
+
+
+@cache
+def _pack() -> PolicySet:
+    return load_policies()
+
+
+def _findings(strategy: str, node: dict) -> dict[str, tuple[str, str, str]]:
+    policy = {
+        "apiVersion": "nvidia.com/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "cluster-policy"},
+        "spec": {"mig": {"strategy": strategy}},
+        "status": {"namespace": "gpu-operator"},
+    }
+    dump = parse_text("\n---\n".join(yaml.safe_dump(o) for o in (policy, node)), "chat.yaml")
+    report = evaluate(dump, _pack())
+    return {
+        r.rule: (r.result, r.severity, r.remediation)
+        for o in report.objects
+        if o.ref.kind == "Node"
+        for r in o.results
+        if r.result in ("fail", "warn")
+    }
+
+
+def _real_node() -> dict:
+    node = yaml.safe_load(REAL.read_text(encoding="utf-8"))
+    node["metadata"]["labels"]["nvidia.com/gpu.deploy.gpu-feature-discovery"] = "true"
+    return node
+
+
+def test_real_all_balanced_node_beside_a_single_clusterpolicy_is_told_not_to_restart() -> None:
+    found = _findings("single", _real_node())
+    # one finding, high: the switch leaves the node serving nothing
+    assert list(found) == ["clusterpolicy-strategy-serves-layout"], found
+    result, severity, fix = found["clusterpolicy-strategy-serves-layout"]
+    assert (result, severity) == ("warn", "high")
+    assert "kubectl delete pod" not in fix
+    assert fix == (
+        "To keep the node's layout (every node is then served mixed): kubectl patch clusterpolicies.nvidia.com"
+        """ cluster-policy --type merge -p '{"spec":{"mig":{"strategy":"mixed"}}}'; or make it a one-profile node first"""
+        " (mig-manager applies the layout, then restarts the device plugin and GFD): kubectl label node"
+        f" {_real_node()['metadata']['name']} --overwrite nvidia.com/mig.config=all-<profile>"
+    )
+
+
+def test_a_one_profile_node_may_still_be_moved_now() -> None:
+    node = _real_node()
+    labels = node["metadata"]["labels"]
+    labels["nvidia.com/mig.config"] = "all-1g.10gb"
+    node["status"]["capacity"] = node["status"]["allocatable"] = {"cpu": "128", "nvidia.com/mig-1g.10gb": "7"}
+    found = _findings("single", node)
+    assert "clusterpolicy-strategy-serves-layout" not in found, found
+    result, severity, fix = found["mig-strategy-matches-clusterpolicy"]
+    assert (result, severity) == ("warn", "medium")
+    assert fix.startswith("To move the node now: kubectl delete pod -n gpu-operator --field-selector spec.nodeName=")
+
+
+def test_a_fix_that_checks_sandbox_workloads_first_parts_its_sentences() -> None:
+    """Trial 106: the real MIG node labelled vm-passthrough, no ClusterPolicy in the dump: the fix of
+    deploy-labels-match-workload ran two sentences together ("If they are on:First see whether ...")."""
+    node = _real_node()
+    node["metadata"]["labels"]["nvidia.com/gpu.workload.config"] = "vm-passthrough"
+    report = evaluate(parse_text(yaml.safe_dump(node), "node.yaml"), _pack())
+    (fix,) = [r.remediation for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
+    assert "(enabled not true: the operator ignores the workload label and the node is right as it is; remove" in fix
+    assert "and change nothing else). If they are on: First see whether the workload label is the mistake: the node" in fix
