@@ -117,7 +117,8 @@ def check_schedulable(scope: Any, arg: Any) -> tuple[str, str, Any]:
         return _feasible_among(model, prediction, _TERMS.one(lambda: compile_terms(raw), raw))
     message = prediction.message
     if prediction.hint and (arg or {}).get("hint", True):
-        message = f"{message} {prediction.hint}"
+        # a success's list of nodes ends without a stop (trial 106: "1/1 nodes are feasible: node-a hint: node ...")
+        message = f"{message}{'' if message.endswith('.') else '.'} {prediction.hint}"
     return ("pass" if prediction.schedulable else "fail"), message, shown_nodes(prediction.feasible)
 
 

@@ -226,6 +226,26 @@ def test_node_without_allocatable_is_not_rejected_on_resources() -> None:
     )
 
 
+def test_a_successs_hint_follows_a_stop() -> None:
+    """Trial 106: a pass read "1/1 nodes are feasible: node-a hint: node node-a has no status.allocatable ...", the
+    hint run into the list of nodes; a failure's scheduler text ends with its own stop."""
+    from rules.evaluate import evaluate
+    from rules.loader import load_policies
+    from rules.reader import parse_text
+
+    text = (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: node-a, labels: {nvidia.com/gpu.present: 'true'}}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: wants-gpu, namespace: ml}\nspec:\n  containers:\n"
+        "  - {name: c, image: x, resources: {limits: {nvidia.com/gpu: '1'}}}\nstatus: {phase: Pending}\n"
+    )
+    report = evaluate(parse_text(text, "chat.yaml"), load_policies())
+    (message,) = [r.message for o in report.objects for r in o.results if r.rule == "workload-schedulable"]
+    assert message == (
+        "Pod ml/wants-gpu can be scheduled: 1/1 nodes are feasible: node-a. hint: node node-a has no status.allocatable"
+        " in the dump: resources not checked"
+    )
+
+
 def test_node_allocatable_defaults_to_capacity() -> None:
     """SetDefaults_NodeStatus: an absent allocatable is the capacity, checked as usual."""
     capacity_only = {"kind": "Node", "metadata": {"name": "w"}, "status": {"capacity": {"cpu": "1", "pods": "10"}}}
