@@ -500,11 +500,22 @@ def _report(
         for note in [] if quiet else r.notes:
             if note not in said:
                 _err(f"verdict: note: {of}{note}")
+    if fmt == "sarif" and len(reports) > SARIF_RUNS_PER_FILE:
+        # trial 105: a nightly audit of a folder of 21 dumps wrote a file that code scanning rejects
+        _err(
+            f"verdict: note: the SARIF log holds {len(reports)} runs, one per dump; GitHub code scanning refuses a file"
+            f" of more than {SARIF_RUNS_PER_FILE} runs: audit at most {SARIF_RUNS_PER_FILE} dumps into each SARIF file"
+            " (one per dump: verdict audit DUMP -f sarif -o DUMP.sarif) and upload each file"
+        )
     if unlisted:
         worst = max((r.worst() for r in gated), key=RESULT_RANK.__getitem__)
         _err(f"verdict: note: exit 1 for {worst} results that --results {','.join(sorted(wanted or ()))} does not list")
     raise SystemExit(code)
 
+
+#: GitHub code scanning's hard limit of runs in one SARIF file
+#: (https://docs.github.com/en/code-security/code-scanning/troubleshooting-sarif-uploads/results-exceed-limit).
+SARIF_RUNS_PER_FILE = 20
 
 #: The formats programs read: a dump read as nothing still writes its report in them, wherever it goes.
 _FOR_PROGRAMS = frozenset({"json", "yaml", "junit", "sarif", "policyreport"})

@@ -167,6 +167,28 @@ def test_folder_of_archives_is_one_report_per_dump(files: tuple[Path, Path], tmp
     assert data["total"]["results"]["fail"] == 2
 
 
+def test_a_sarif_batch_of_more_runs_than_code_scanning_takes_says_so(files: tuple[Path, Path], tmp_path: Path) -> None:
+    """Trial 105: a folder of 21 dumps wrote 21 SARIF runs without a word; GitHub code scanning rejects a file of
+    more than 20 ("rejecting SARIF, as there are more runs than allowed (21 > 20)")."""
+    policy, dump = files
+    batch = tmp_path / "fleet"
+    batch.mkdir()
+    for i in range(21):  # archives: a folder of archives is a batch, one dump each
+        with tarfile.open(batch / f"cluster-{i:02d}.tar.gz", "w:gz") as tar:
+            tar.add(dump, arcname="dump.yaml")
+    res = run("audit", str(batch), "-p", str(policy), "-q", "-f", "sarif", "-o", str(tmp_path / "fleet.sarif"))
+    assert res.exit_code == 1
+    assert len(json.loads((tmp_path / "fleet.sarif").read_text())["runs"]) == 21
+    assert res.stderr == (
+        "verdict: note: the SARIF log holds 21 runs, one per dump; GitHub code scanning refuses a file of more than 20"
+        " runs: audit at most 20 dumps into each SARIF file (one per dump: verdict audit DUMP -f sarif -o DUMP.sarif)"
+        " and upload each file\n"
+    )
+    (batch / "cluster-20.tar.gz").unlink()
+    res = run("audit", str(batch), "-p", str(policy), "-q", "-f", "sarif", "-o", str(tmp_path / "fleet.sarif"))
+    assert res.stderr == ""
+
+
 def test_a_readme_beside_the_archives_keeps_the_batch(files: tuple[Path, Path], tmp_path: Path) -> None:
     """Regression (a batch-audit trial): a README.md or SHA256SUMS beside the archives made the folder one dump,
     the clusters merged into one (a pod of one placed on a node of another: a fail became a pass), and nothing
