@@ -77,6 +77,19 @@ def test_golden(case: str, fmt: str) -> None:
     assert text == path.read_text(encoding="utf-8"), hint
 
 
+def test_a_batch_note_every_dump_carries_is_said_once_in_markdown() -> None:
+    """Trial 105: the note on what a batch folder holds, which every dump's report carries, was said under each of 15
+    dumps in a chat-size message, and took the room of every finding."""
+    batch = "fleet: a batch of 2 archives, each judged alone"
+    reports = [replace(r, notes=[batch, *r.notes]) for r in case_reports("render-many")]
+    text = render_many(reports, "markdown", limit=0)
+    assert text.count(batch) == 1
+    assert text.splitlines()[1] == f"_note: {batch}_"  # under the total line
+    for r in reports:  # each dump keeps the notes of its own
+        for n in r.notes[1:]:
+            assert n in text
+
+
 def test_formats_registered_with_media_types() -> None:
     assert {k: FORMATS[k][1] for k in ("policyreport", "sarif", "junit", "markdown")} == {
         "policyreport": "application/yaml",

@@ -27,6 +27,7 @@ longest run of backticks they hold.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 import sys
@@ -540,7 +541,14 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
         return render(reports[0], fmt, limit, group_by)
     tables = itertools.count()
     counts: Counter[str] = Counter(head=1, dump=len(reports))
-    pieces: list[Iterable[_Piece]] = [[_Piece(summary_line(Report.total(reports), f"{len(reports)} dumps"), "head")]]
+    # a note every dump carries (the batch's own: what the folder holds) is said once, under the total line (trial
+    # 105: repeated under each of 15 dumps, it took the room of every finding)
+    shared = [n for n in reports[0].notes if all(n in r.notes for r in reports[1:])]
+    total = summary_line(Report.total(reports), f"{len(reports)} dumps")
+    said_once = [f"_note: {line(n, _NO_CUT if not limit else _SKIPPED)}_" for n in shared]
+    pieces: list[Iterable[_Piece]] = [[_Piece("\n".join([total, *said_once]), "head")]]
+    if shared:
+        reports = [dataclasses.replace(r, notes=[n for n in r.notes if n not in shared]) for r in reports]
     for i, r in enumerate(reports, 1):
         # a dump with nothing to report gets its summary line only, its notes left to the JSON report: in a nightly
         # batch they took the room of a later dump's findings (trial 82)
