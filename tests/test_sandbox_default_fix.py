@@ -133,3 +133,45 @@ def test_an_unknown_label_meant_for_vms_is_written_right_and_sandbox_workloads_e
         " operator ignores nvidia.com/gpu.workload.config=vm_passthrough, a value it does not know either"
     )
     assert "the operator writes that workload's deploy labels itself" not in deploy
+
+
+def test_kubevirts_external_permits_fix_keeps_the_container_nodes_too() -> None:
+    """Trial 108: with sandbox workloads off and defaultWorkload vm-passthrough, KubeVirt's
+    external-permits-have-a-provider fix patched them on alone, turning the dump's unlabelled container node (a
+    production pod on it) into a passthrough node; it labels such nodes container first, as the node rule's does."""
+    kubevirt = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "KubeVirt",
+        "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+        "spec": {
+            "configuration": {
+                "permittedHostDevices": {
+                    "pciHostDevices": [
+                        {
+                            "pciVendorSelector": "10DE:2236",
+                            "resourceName": "nvidia.com/GA102GL_A10",
+                            "externalResourceProvider": True,
+                        }
+                    ]
+                }
+            }
+        },
+    }
+    policy = {
+        "apiVersion": "nvidia.com/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "cluster-policy"},
+        "spec": {"sandboxWorkloads": {"enabled": False, "defaultWorkload": "vm-passthrough"}},
+    }
+    text = "\n---\n".join(yaml.safe_dump(o) for o in (policy, kubevirt, CTR, CPU))
+    report = evaluate(parse_text(text, "chat.yaml"), _pack())
+    [fix] = [r.remediation for o in report.objects for r in o.results if r.rule == "external-permits-have-a-provider"]
+    both = """'{"spec":{"sandboxWorkloads":{"enabled":true},"sandboxDevicePlugin":{"enabled":true}}}'"""
+    assert fix.startswith(
+        f"{LABEL_THEM} && kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p {both}  # then label"
+    ), fix
+    assert fix.endswith(
+        "The label command first keeps the GPU nodes without a valid workload label on containers: with sandbox"
+        " workloads on, ClusterPolicy cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-passthrough makes each of"
+        " them a vm-passthrough node, and the pods on them lose their GPUs"
+    ), fix
