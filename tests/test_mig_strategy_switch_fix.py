@@ -9,6 +9,7 @@ all-balanced node beside a ClusterPolicy set to single was "To move the node now
 
 from __future__ import annotations
 
+import subprocess
 from functools import cache
 from pathlib import Path
 
@@ -59,11 +60,15 @@ def test_real_all_balanced_node_beside_a_single_clusterpolicy_is_told_not_to_res
     assert (result, severity) == ("warn", "high")
     assert "kubectl delete pod" not in fix
     assert fix == (
-        "To keep the node's layout (every node is then served mixed): kubectl patch clusterpolicies.nvidia.com"
-        """ cluster-policy --type merge -p '{"spec":{"mig":{"strategy":"mixed"}}}'; or make it a one-profile node first"""
-        " (mig-manager applies the layout, then restarts the device plugin and GFD): kubectl label node"
-        f" {_real_node()['metadata']['name']} --overwrite nvidia.com/mig.config=all-<profile>"
+        "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
+        """ '{"spec":{"mig":{"strategy":"mixed"}}}'  # keeps the node's MIG devices, every node then served mixed; or"""
+        " change the node's layout first, to one profile on every GPU (or another profile it holds): kubectl label node"
+        f" {_real_node()['metadata']['name']} --overwrite nvidia.com/mig.config=all-1g.10gb  # mig-manager applies it,"
+        " then restarts the device plugin and GFD"
     )
+    # trial 107: each command of it parses as written (no "all-<profile>", a redirection in a shell)
+    for command in (fix.split("  # ")[0], fix.split(": ", 1)[1].split("  # ")[0]):
+        assert subprocess.run(["bash", "-n", "-c", command], check=False).returncode == 0, command
 
 
 def test_a_one_profile_node_may_still_be_moved_now() -> None:
@@ -87,3 +92,15 @@ def test_a_fix_that_checks_sandbox_workloads_first_parts_its_sentences() -> None
     (fix,) = [r.remediation for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
     assert "(enabled not true: the operator ignores the workload label and the node is right as it is; remove" in fix
     assert "and change nothing else). If they are on: First see whether the workload label is the mistake: the node" in fix
+
+
+def test_a_stale_single_label_beside_the_mixed_names_is_not_told_to_restart_into_single() -> None:
+    """Trial 107: GFD already labels the all-balanced node single (the ClusterPolicy's), the device plugin still serves
+    the mixed names; mig-resources-match-strategy's fix restarted both, which leaves the node serving nothing."""
+    node = _real_node()
+    node["metadata"]["labels"]["nvidia.com/mig.strategy"] = "single"
+    found = _findings("single", node)
+    assert found["clusterpolicy-strategy-serves-layout"][:2] == ("warn", "high")
+    result, _, fix = found["mig-resources-match-strategy"]
+    assert result == "fail" and "kubectl delete pod" not in fix
+    assert fix.startswith("Do not restart the device plugin or GFD on the node yet: under ClusterPolicy cluster-policy's")
