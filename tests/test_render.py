@@ -88,6 +88,11 @@ def test_a_batch_note_every_dump_carries_is_said_once_in_markdown() -> None:
     for r in reports:  # each dump keeps the notes of its own
         for n in r.notes[1:]:
             assert n in text
+    # trial 107: alike dumps carry the same skip notes, each counting its own results: they stay in each dump
+    skip = "skipped: no ClusterPolicy in the dump (1 result of gpu-nodes/x; the rule judged no object)"
+    alike = [replace(r, notes=[batch, skip, *r.notes]) for r in case_reports("render-many")]
+    text = render_many(alike, "markdown", limit=0)
+    assert text.count(batch) == 1 and text.count(skip) == len(alike)
 
 
 def test_formats_registered_with_media_types() -> None:

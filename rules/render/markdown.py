@@ -543,7 +543,11 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
     counts: Counter[str] = Counter(head=1, dump=len(reports))
     # a note every dump carries (the batch's own: what the folder holds) is said once, under the total line (trial
     # 105: repeated under each of 15 dumps, it took the room of every finding)
-    shared = [n for n in reports[0].notes if all(n in r.notes for r in reports[1:])]
+    # (not the notes on assumptions and on rules that did not judge: they count each dump's results, and alike dumps
+    # carry the same ones: trial 107, fifteen of them lifted out of their dumps, and no finding left in the message)
+    shared = [
+        n for n in reports[0].notes if not n.startswith(("assumed:", *_IDLE_RULES)) and all(n in r.notes for r in reports[1:])
+    ]
     total = summary_line(Report.total(reports), f"{len(reports)} dumps")
     said_once = [f"_note: {line(n, _NO_CUT if not limit else _SKIPPED)}_" for n in shared]
     pieces: list[Iterable[_Piece]] = [[_Piece("\n".join([total, *said_once]), "head")]]
