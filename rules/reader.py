@@ -1773,20 +1773,28 @@ def is_tar(data: bytes) -> bool:
 def _gunzip(data: bytes, name: str, budget: Budget) -> bytes:
     """The unpacked bytes of a gzip stream, charged to ``budget``. A stream that unpacks past what the budget has
     left is refused having held one chunk at a time, not the bytes up to the bound: a 2 MB gzip bomb took 1.2 GB
-    to refuse in the CLI (trial 41)."""
-    chunk = 1 << 20
+    to refuse in the CLI (trial 41). Read as ``_Unpacked`` reads a gzip'd tar: every member, bytes after the last
+    that start no other ignored (trial 107: "Not a gzipped file" for a newline a transfer added)."""
+
+    def inflated(keep: bool) -> tuple[int, list[bytes]]:
+        unpacked, size, parts = _Unpacked(io.BytesIO(data), name), 0, []
+        while size <= budget.left and (part := unpacked.read(1 << 20)):
+            size += len(part)
+            if keep:
+                parts.append(part)
+        if unpacked.cut and size <= budget.left:
+            raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+        return size, parts
+
     try:
         if len(data) * 1032 > budget.left:  # deflate unpacks 1032 times at most: else it may pass the bound
-            size = 0  # measured first, holding a chunk at a time
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-                while size <= budget.left and (part := fh.read(chunk)):
-                    size += len(part)
+            size, _ = inflated(keep=False)  # measured first, holding a chunk at a time
             if size > budget.left:
                 budget.charge(size, name)  # refused
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-            raw = fh.read(budget.left + 1)
+        _, parts = inflated(keep=True)
     except (OSError, EOFError, zlib.error) as exc:
         raise DumpError(name, _broken_gzip(exc)) from None
+    raw = b"".join(parts)
     budget.charge(len(raw), name)
     return raw
 
@@ -1822,6 +1830,7 @@ class _Unpacked(io.RawIOBase):
         self.budget = budget
         self.unpack = zlib.decompressobj(31)  # gzip framing, checked (header, CRC, size)
         self.cut = False
+        self.trailing = False
 
     def readable(self) -> bool:
         return True
@@ -1836,8 +1845,15 @@ class _Unpacked(io.RawIOBase):
                 rest = self.unpack.unused_data or self.raw.read(1 << 16)
                 while rest and not rest.strip(b"\0"):  # zeros padding the stream after its last member
                     rest = self.raw.read(1 << 16)
-                if not rest:
-                    return b""  # the stream's end, after a whole gzip member
+                rest = rest.lstrip(b"\0")
+                if 0 < len(rest) < 2:
+                    rest += self.raw.read(1)
+                if not rest.startswith(GZIP_MAGIC[:2]):
+                    # the stream's end, after a whole gzip member; bytes after it that start no other member (a
+                    # transfer's newline or garbage) are ignored, as gzip -d does (trial 107: refused as "incorrect
+                    # header check", or a newline said to cut the archive short)
+                    self.trailing = bool(rest)
+                    return b""
                 self.unpack = zlib.decompressobj(31)
             else:
                 rest = self.unpack.unconsumed_tail or self.raw.read(1 << 16)
@@ -1860,6 +1876,7 @@ def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
         with _opened(source) as raw, tarfile.open(fileobj=(unpacked := _Unpacked(raw, name, budget)), mode="r|") as archive:
             listed: list[tuple[str, bool, bool]] = []
             whole = True  # the last member listed was read to its end (a cut there leaves it whole)
+            ended = False  # the tar's end-of-archive blocks were read
             try:
                 for m in _counted_members(archive, name):
                     listed.append((m.name, m.isfile(), m.issym() or m.islnk()))
@@ -1869,6 +1886,7 @@ def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
                         while fh is not None and fh.read(1 << 20):
                             pass
                         whole = True
+                ended = not unpacked.cut
             except tarfile.ReadError:  # "unexpected end of data": the cut falls in this member
                 if not unpacked.cut:
                     raise
@@ -1879,7 +1897,7 @@ def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
             if unpacked.cut:
                 if not listed:
                     raise EOFError("the stream ends before its first file")
-                cut = _cut_short(name, listed, whole)
+                cut = _trailer_cut(name) if ended else _cut_short(name, listed, whole)
         names = [_member_name(n) for n, regular, _ in listed if regular]
         wanted = _read_by_tree(names)
         kept: list[bytes | DumpError] = []
@@ -1943,6 +1961,18 @@ def _cut_short(name: str, listed: list[tuple[str, bool, bool]], whole: bool) -> 
     return InputError(Source(name), f"the archive ends early (its gzip stream is cut short), {told} {again}")
 
 
+def _trailer_cut(name: str) -> InputError:
+    """The input error of a gzip'd tar whose stream is cut after the tar's end: every file is there, but the stream's
+    CRC-32 and length, which tell a byte that changed, are not (trial 107: "any file after it is missing" was said of
+    it, and a file damaged inside it was vouched "whole")."""
+    return InputError(
+        Source(name),
+        "the archive's gzip stream is cut short after the tar's end: every file in it is there, but the stream's own"
+        " CRC-32 and length are missing, so a byte that changed inside it cannot be told (download or copy the archive"
+        " again to be sure)",
+    )
+
+
 def _broken_gzip(exc: BaseException) -> str:
     """Why a gzip stream cannot be read; one that ends before its end is said to be cut short, as an archive whose
     members are cut is (trial 82: a .tar.gz cut after 60 bytes said only "Compressed file ended before the
@@ -1953,15 +1983,16 @@ def _broken_gzip(exc: BaseException) -> str:
 
 
 def _corrupt(exc: BaseException) -> str:
-    """The words for a gzip stream whose bytes changed after it was written (zlib's "incorrect data check": its
-    CRC-32 fails; "incorrect length check"; gzip's "CRC check failed"), "" for another error (trial 105: "zlib
-    error: Error -3 while decompressing data: incorrect data check")."""
+    """The words for a gzip stream whose bytes changed after it was written: zlib's data errors (Error -3: "incorrect
+    data check", its CRC-32 fails; "invalid distance too far back" and the like, its deflate data does not inflate),
+    gzip's "CRC check failed" and "Incorrect length"; "" for another error (trial 105: "zlib error: Error -3 while
+    decompressing data: incorrect data check"; trial 107: the deflate errors of the same damage)."""
     text = str(exc)
-    if not re.search(r"incorrect (?:data|length) check|CRC check failed", text):
+    if not re.search(r"Error -3 while decompressing|CRC check failed|Incorrect length of data", text):
         return ""
     return (
-        "corrupt gzip stream: what it unpacks to fails the stream's own CRC-32 or length check, so its bytes changed"
-        f" after it was written, and nothing from it is judged: download or copy it again ({text})"
+        "corrupt gzip stream: its bytes changed after it was written (they do not inflate, or fail the stream's own"
+        f" CRC-32 or length check), and nothing from it is judged: download or copy it again ({text})"
     )
 
 
