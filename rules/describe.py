@@ -94,13 +94,11 @@ _ONCE = _HEADERS - {"Name", "Phase", "Pods"}
 #: Sections only ``kubectl describe node`` prints (every describer prints Labels, Annotations, Conditions, Events...).
 NODE_ONLY_HEADERS = _HEADERS - {"Name", "Labels", "Annotations", "CreationTimestamp", "Conditions", "Events", "Phase", "Pods"}
 #: Sections only ``kubectl describe pod`` prints at the margin (k8s.io/kubectl describe.go, describePod): a paste
-#: that starts at one of them is part of a pod's output (``describe pod x | grep -A3 Tolerations``).
+#: that starts at one of them is part of a pod's output (``describe pod x | grep -A3 Tolerations``). Not IPs
+#: (describeService prints it too), Controlled By (describeReplicaSet) nor Start Time (describeJob): trial 107.
 POD_ONLY_HEADERS = frozenset(
     {
         "Node",
-        "Start Time",
-        "IPs",
-        "Controlled By",
         "Containers",
         "Init Containers",
         "Readiness Gates",

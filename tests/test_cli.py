@@ -180,7 +180,7 @@ def test_a_sarif_batch_of_more_runs_than_code_scanning_takes_says_so(files: tupl
     assert res.exit_code == 1
     assert len(json.loads((tmp_path / "fleet.sarif").read_text())["runs"]) == 21
     assert res.stderr == (
-        "verdict: note: the SARIF log holds 21 runs, one per dump; GitHub code scanning refuses a file of more than 20"
+        "verdict: warning: the SARIF log holds 21 runs, one per dump; GitHub code scanning refuses a file of more than 20"
         " runs: audit at most 20 dumps into each SARIF file (one per dump: verdict audit DUMP -f sarif -o DUMP.sarif)"
         " and upload each file\n"
     )

@@ -612,6 +612,9 @@ def test_part_of_describe_pod_output_is_named_as_a_pods():
             " NAME -n NAMESPACE -o yaml prints it",
         )
     ]
+    # trial 107: describe svc prints IPs: at the margin too (describeService), so it names no pod
+    svc = parse_text("IPs:                      10.96.12.7\nEvents:                   <none>\n", "chat.txt")
+    assert "describe pod" not in " ".join(e.reason for e in svc.errors)
     # a node section beside them still makes it a node's (describe node prints Taints, not Tolerations)
     node = parse_text("Taints:  nvidia.com/gpu:NoSchedule\nEvents:  <none>\n", "chat.txt")
     assert node.errors[0].reason.startswith("part of kubectl describe node output (its Taints, Events sections,")
