@@ -1495,3 +1495,30 @@ def test_a_request_larger_than_any_allocatable_is_named_in_the_hint() -> None:
         [pod("t", limits={"nvidia.com/gpu": "4"}, node_name="a", phase="Running")],
     )
     assert busy.predict(gpu_pod(2)).hint == ""
+
+
+def test_a_deployments_replicas_still_to_place_compete_with_its_bound_ones() -> None:
+    """Trial 108: a Deployment of 3 replicas (2 GPUs each), 1 bound on the only node that fits, 2 pending, was said
+    to fit there ("what keeps it off them is not in the dump"): its bound replica holds both GPUs. With fewer bound
+    pods than spec.replicas they count against it; with all of them bound they are left out, as before."""
+    gpu = node("gpu-a10-1", {"nvidia.com/gpu": "2"})
+    template = {
+        "metadata": {"labels": {"app": "embedder"}},
+        "spec": {"containers": [{"name": "e", "image": "x", "resources": {"limits": {"nvidia.com/gpu": "2"}}}]},
+    }
+
+    def deployment(replicas: int) -> dict[str, Any]:
+        return {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": "embedder", "namespace": "default"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "embedder"}}, "template": template},
+        }
+
+    bound = pod("embedder-7f9c6d8b54-abcde", limits={"nvidia.com/gpu": "2"}, node_name="gpu-a10-1", phase="Running")
+    bound["metadata"]["labels"] = {"app": "embedder"}
+    m = ClusterModel([gpu], [bound])
+    p = m.predict(deployment(3))
+    assert (p.schedulable, p.message) == (False, "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")
+    p = m.predict(deployment(1))  # its one replica is bound: it runs, and is not held against itself
+    assert (p.schedulable, p.message) == (True, "1/1 nodes are feasible: gpu-a10-1")
