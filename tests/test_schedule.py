@@ -1522,3 +1522,20 @@ def test_a_deployments_replicas_still_to_place_compete_with_its_bound_ones() -> 
     assert (p.schedulable, p.message) == (False, "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")
     p = m.predict(deployment(1))  # its one replica is bound: it runs, and is not held against itself
     assert (p.schedulable, p.message) == (True, "1/1 nodes are feasible: gpu-a10-1")
+
+
+def test_a_cordoned_node_that_advertises_what_the_pod_asks_is_named_in_the_hint() -> None:
+    """Trial 108: a VM waiting for the passthrough GPU of the node just converted, still cordoned, was pointed at
+    another node's nvidia.com/gpu; the cordon (and kubectl uncordon) is named, unless other filters keep it off."""
+    converted = node("gpu-a10-2", {"nvidia.com/GA102GL_A10": "2"}, unschedulable=True)
+    container = node("gpu-a10-1", {"nvidia.com/gpu": "2"})
+    m = ClusterModel([converted, container], [])
+    p = m.predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}))
+    assert not p.schedulable
+    assert p.hint.startswith(
+        "hint: gpu-a10-2 advertises nvidia.com/GA102GL_A10 but is cordoned (spec.unschedulable: kubectl uncordon"
+        " gpu-a10-2 once it is ready for pods)"
+    ), p.hint
+    # a node selector that keeps it off anyway: no word of the cordon
+    p = m.predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}, nodeSelector={"zone": "b"}))
+    assert "cordoned" not in p.hint

@@ -414,6 +414,19 @@ class ClusterModel:
                         f" allocatable (at most {most}, on {at})"
                     )
                 continue
+            # trial 108: a VM waiting for the passthrough GPU of the node being converted, still cordoned, was pointed
+            # at another node's resources, and not at the cordon
+            cordoned = sorted(c.advertised[resource] & c.unschedulable)
+            if cordoned and not tolerates_unschedulable(view.tolerations):
+                # those its other filters (node name, taints, affinity) would let it on
+                cordoned = sorted(self._static_filters(view, set(cordoned), {}, unschedulable=False))
+            if cordoned and not tolerates_unschedulable(view.tolerations):
+                names = c.names_of(cordoned)
+                one = len(names) == 1
+                parts.append(
+                    f"{_nodes_text(names)} {'advertises' if one else 'advertise'} {resource} but {'is' if one else 'are'}"
+                    f" cordoned (spec.unschedulable: kubectl uncordon {names[0]} once it is ready for pods)"
+                )
             lacking = sorted(reached - c.advertised[resource])
             same_domain = c.domain_resources(domain) if lacking else {}
             shown = []
