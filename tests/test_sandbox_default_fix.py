@@ -175,3 +175,35 @@ def test_kubevirts_external_permits_fix_keeps_the_container_nodes_too() -> None:
         " workloads on, ClusterPolicy cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-passthrough makes each of"
         " them a vm-passthrough node, and the pods on them lose their GPUs"
     ), fix
+
+
+def test_a_typo_in_the_workload_label_key_is_offered_before_the_loops_that_convert_the_node() -> None:
+    """Trial 110: a passthrough node whose label key read nvidia.com/gpu.workload-config (a dash for a dot), its
+    sandbox operands' deploy labels on it and a VM running there, was given only the loops that strip them and label
+    it for containers (the driver included): the key typo, which the node's other findings name, comes first."""
+    node = _node(
+        "worker-gpu-p0",
+        {
+            "nvidia.com/gpu.workload-config": "vm-passthrough",
+            "nvidia.com/gpu.deploy.sandbox-device-plugin": "true",
+            "nvidia.com/gpu.deploy.vfio-manager": "true",
+            "nvidia.com/gpu.deploy.sandbox-validator": "true",
+        },
+        {"nvidia.com/GA102GL_A10": "1"},
+    )
+    policy = {
+        "apiVersion": "nvidia.com/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "gpu-cluster-policy"},
+        "spec": {"sandboxWorkloads": {"enabled": True}},
+        "status": {"namespace": "nvidia-gpu-operator"},
+    }
+    report = evaluate(parse_text("\n---\n".join(yaml.safe_dump(o) for o in (policy, node)), "oc.yaml"), _pack())
+    [fix] = [r.remediation for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
+    assert fix.startswith(
+        "First see whether the workload label's key is a typo: the node carries nvidia.com/gpu.workload-config="
+        "vm-passthrough, a key the operator does not read, so it prepares the node as container. If it is, write it"
+        " right and the operator writes that workload's deploy labels itself: kubectl label node worker-gpu-p0"
+        " --overwrite nvidia.com/gpu.workload.config=vm-passthrough nvidia.com/gpu.workload-config-. Only if the node"
+        " is meant for container:"
+    ), fix
