@@ -207,3 +207,36 @@ def test_a_typo_in_the_workload_label_key_is_offered_before_the_loops_that_conve
         " --overwrite nvidia.com/gpu.workload.config=vm-passthrough nvidia.com/gpu.workload-config-. Only if the node"
         " is meant for container:"
     ), fix
+
+
+def test_a_vm_operand_pods_fix_with_sandbox_workloads_off_keeps_the_container_nodes_too() -> None:
+    """Trial 110: with sandbox workloads off, a VM operand pod's message said it was "left over" and to be deleted,
+    while the operator deletes those DaemonSets itself; and its fix turned sandbox workloads on alone, which with
+    defaultWorkload vm-passthrough turns the unlabelled container nodes into VM nodes."""
+    policy = {
+        "apiVersion": "nvidia.com/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "cluster-policy"},
+        "spec": {"sandboxWorkloads": {"enabled": False, "defaultWorkload": "vm-passthrough"}},
+    }
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "nvidia-vfio-manager-q8m4d",
+            "namespace": "gpu-operator",
+            "labels": {"app": "nvidia-vfio-manager"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "nvidia-vfio-manager", "uid": "d1"}],
+        },
+        "spec": {"nodeName": "gpu-pt-11", "containers": [{"name": "vfio", "image": "vfio-manager"}]},
+        "status": {"phase": "Running"},
+    }
+    text = "\n---\n".join(yaml.safe_dump(o) for o in (policy, PT, CTR, pod))
+    report = evaluate(parse_text(text, "chat.yaml"), _pack())
+    [result] = [r for o in report.objects for r in o.results if r.rule == "operand-pod-matches-node-workload"]
+    assert result.result == "fail"
+    assert "left over" not in result.message and "delete the pod" not in result.message
+    assert "with sandbox workloads off the operator deletes the DaemonSets of its VM operands, this pod's with it" in (
+        result.message
+    )
+    assert f"If the node is meant for VMs, enable them and delete nothing: {LABEL_THEM} && {PATCH}" in result.remediation
