@@ -660,6 +660,19 @@ def test_a_short_markdown_report_keeps_its_messages_and_fixes_whole() -> None:
     assert len(rows) == markdown.WHOLE_UP_TO + 1 and all("x" * 200 not in r for r in rows)
 
 
+def test_a_short_report_whose_rows_fit_only_as_stubs_shows_fewer_rows() -> None:
+    """Trial 110: 13 findings under the 3,500-character default were all shown with message and fix cells of about 35
+    characters, which named the object and no more ("Node worker-gpu-p0.ocp.example.com…"), and nothing said they
+    were cut. Where every row fits only narrower than markdown.USEFUL, fewer rows of the usual widths are shown and
+    the rest counted."""
+    report = synthetic(13, message_len=300)
+    text = render(report, "markdown", limit=2000)
+    rows = _table_rows(text)
+    assert 0 < len(rows) < 13
+    assert all(len(r.split(" | ")[-2]) >= markdown.USEFUL for r in rows), rows
+    assert text.rstrip().endswith(f"_… {13 - len(rows)} more findings not shown (limit 2,000 characters)._")
+
+
 def test_markdown_is_cut_to_the_limit_with_a_closing_line() -> None:
     report = synthetic(200, message_len=60)
     text = render(report, "markdown")

@@ -479,6 +479,9 @@ def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int, row: str = 
 WHOLE_UP_TO = 20
 #: The narrowest message and fix cells of such a report: narrower, its rows are left out for the closing line.
 NARROWEST = 30
+#: Cells narrower than this name little more than the object: where every row fits only that narrow, fewer rows of
+#: the usual widths are shown instead, the rest counted (when one fits at least).
+USEFUL = 80
 
 
 def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: str = "rule", **_: Any) -> str:
@@ -504,16 +507,22 @@ def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: 
         # at 600 characters a single finding was "1 more finding not shown")
         cells = [len(c) for r in _rows(report, words) for c in (r.message, r.remediation)]
         low, high = NARROWEST, max(cells, default=0)
-        best = ""
+        best, width = "", 0
         while low <= high:
             mid = (low + high) // 2
             tried = text(False, mid)
             if len(tried) <= limit:
-                best, low = tried, mid + 1
+                best, width, low = tried, mid, mid + 1
             else:
                 high = mid - 1
-        if best:
+        if best and width >= USEFUL:
             return best
+        if best:
+            # cells this narrow say nothing (trial 110: 13 rows of "Node worker-gpu-p0.ocp.example.com…"): fewer rows
+            # of the usual widths, the rest counted, where that shows one at least
+            shown: Counter[str] = Counter(head=1)
+            fewer = _fit(itertools.chain([first], _pieces(report, limit, group_by, itertools.count(), shown)), shown, limit, row)
+            return fewer if DETAILS_HEADER[group_by] in fewer else best
     counts: Counter[str] = Counter(head=1)
     rest = _pieces(report, limit, group_by, itertools.count(), counts)
     return _fit(itertools.chain([first], rest), counts, limit, row)
