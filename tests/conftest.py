@@ -44,6 +44,30 @@ def make_policy(rules: list[dict[str, Any]], name: str = "test-policy", **spec: 
     }
 
 
+def cluster_policy(spec: dict[str, Any], name: str = "cluster-policy", namespace: str = "") -> dict[str, Any]:
+    """A GPU Operator ClusterPolicy with ``spec`` (and ``status.namespace`` when given)."""
+    policy: dict[str, Any] = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": name}, "spec": spec}
+    if namespace:
+        policy["status"] = {"namespace": namespace}
+    return policy
+
+
+def operand_pod(name: str, daemonset: str, node_name: str, namespace: str = "gpu-operator") -> dict[str, Any]:
+    """A Running pod of the GPU Operator operand DaemonSet ``daemonset`` (its app label and owner reference)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": {"app": daemonset},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": daemonset, "uid": "d1"}],
+        },
+        "spec": {"nodeName": node_name, "containers": [{"name": "operand", "image": daemonset}]},
+        "status": {"phase": "Running"},
+    }
+
+
 def node(name: str, labels: dict[str, str] | None = None, **status: Any) -> dict[str, Any]:
     """A Node with ``labels`` and ``status`` fields (``allocatable={...}``, ``capacity={...}``)."""
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": dict(labels or {})}, "status": status}

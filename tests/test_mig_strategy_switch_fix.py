@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 
 import yaml
+from conftest import cluster_policy
 
 from rules.evaluate import evaluate
 from rules.loader import PolicySet, load_policies
@@ -28,13 +29,7 @@ def _pack() -> PolicySet:
 
 
 def _findings(strategy: str, node: dict) -> dict[str, tuple[str, str, str]]:
-    policy = {
-        "apiVersion": "nvidia.com/v1",
-        "kind": "ClusterPolicy",
-        "metadata": {"name": "cluster-policy"},
-        "spec": {"mig": {"strategy": strategy}},
-        "status": {"namespace": "gpu-operator"},
-    }
+    policy = cluster_policy({"mig": {"strategy": strategy}}, namespace="gpu-operator")
     dump = parse_text("\n---\n".join(yaml.safe_dump(o) for o in (policy, node)), "chat.yaml")
     report = evaluate(dump, _pack())
     return {

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import operand_pod
 
 from rules import packtest
 from rules.evaluate import evaluate
@@ -1328,18 +1329,7 @@ def test_a_vm_operand_pod_with_sandbox_workloads_off_is_first_offered_to_turn_th
         },
         "status": {"allocatable": {"nvidia.com/GA102GL_A10": "1"}},
     }
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": "nvidia-vfio-manager-q8m4d",
-            "namespace": "gpu-operator",
-            "labels": {"app": "nvidia-vfio-manager"},
-            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "nvidia-vfio-manager", "uid": "d1"}],
-        },
-        "spec": {"nodeName": "gpu-pt-01", "containers": [{"name": "vfio", "image": "vfio-manager"}]},
-        "status": {"phase": "Running"},
-    }
+    pod = operand_pod("nvidia-vfio-manager-q8m4d", "nvidia-vfio-manager", "gpu-pt-01")
     text = (dumps / "clusterpolicy_sandbox_disabled.yaml").read_text() + "\n---\n" + yaml.safe_dump_all([node, pod])
     from rules.engine import audit_bytes
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import cache
 
 import yaml
+from conftest import cluster_policy, operand_pod
 
 from rules.evaluate import evaluate
 from rules.loader import PolicySet, load_policies
@@ -191,13 +192,7 @@ def test_a_typo_in_the_workload_label_key_is_offered_before_the_loops_that_conve
         },
         {"nvidia.com/GA102GL_A10": "1"},
     )
-    policy = {
-        "apiVersion": "nvidia.com/v1",
-        "kind": "ClusterPolicy",
-        "metadata": {"name": "gpu-cluster-policy"},
-        "spec": {"sandboxWorkloads": {"enabled": True}},
-        "status": {"namespace": "nvidia-gpu-operator"},
-    }
+    policy = cluster_policy({"sandboxWorkloads": {"enabled": True}}, "gpu-cluster-policy", "nvidia-gpu-operator")
     report = evaluate(parse_text("\n---\n".join(yaml.safe_dump(o) for o in (policy, node)), "oc.yaml"), _pack())
     [fix] = [r.remediation for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
     assert fix.startswith(
@@ -213,24 +208,8 @@ def test_a_vm_operand_pods_fix_with_sandbox_workloads_off_keeps_the_container_no
     """Trial 110: with sandbox workloads off, a VM operand pod's message said it was "left over" and to be deleted,
     while the operator deletes those DaemonSets itself; and its fix turned sandbox workloads on alone, which with
     defaultWorkload vm-passthrough turns the unlabelled container nodes into VM nodes."""
-    policy = {
-        "apiVersion": "nvidia.com/v1",
-        "kind": "ClusterPolicy",
-        "metadata": {"name": "cluster-policy"},
-        "spec": {"sandboxWorkloads": {"enabled": False, "defaultWorkload": "vm-passthrough"}},
-    }
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": "nvidia-vfio-manager-q8m4d",
-            "namespace": "gpu-operator",
-            "labels": {"app": "nvidia-vfio-manager"},
-            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "nvidia-vfio-manager", "uid": "d1"}],
-        },
-        "spec": {"nodeName": "gpu-pt-11", "containers": [{"name": "vfio", "image": "vfio-manager"}]},
-        "status": {"phase": "Running"},
-    }
+    policy = cluster_policy({"sandboxWorkloads": {"enabled": False, "defaultWorkload": "vm-passthrough"}})
+    pod = operand_pod("nvidia-vfio-manager-q8m4d", "nvidia-vfio-manager", "gpu-pt-11")
     text = "\n---\n".join(yaml.safe_dump(o) for o in (policy, PT, CTR, pod))
     report = evaluate(parse_text(text, "chat.yaml"), _pack())
     [result] = [r for o in report.objects for r in o.results if r.rule == "operand-pod-matches-node-workload"]
