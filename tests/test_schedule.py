@@ -1499,29 +1499,37 @@ def test_a_request_larger_than_any_allocatable_is_named_in_the_hint() -> None:
 
 def test_a_deployments_replicas_still_to_place_compete_with_its_bound_ones() -> None:
     """Trial 108: a Deployment of 3 replicas (2 GPUs each), 1 bound on the only node that fits, 2 pending, was said
-    to fit there ("what keeps it off them is not in the dump"): its bound replica holds both GPUs. With fewer bound
-    pods than spec.replicas they count against it; with all of them bound they are left out, as before."""
+    to fit there ("what keeps it off them is not in the dump"): its bound replica holds both GPUs. Where the dump
+    holds a pod of it waiting to be placed, its bound pods count against it; with none waiting they are left out,
+    as before (trial 109: a count of bound pods against spec.replicas missed a replica on a node outside the dump,
+    and a rollout's surge pod)."""
     gpu = node("gpu-a10-1", {"nvidia.com/gpu": "2"})
     template = {
         "metadata": {"labels": {"app": "embedder"}},
         "spec": {"containers": [{"name": "e", "image": "x", "resources": {"limits": {"nvidia.com/gpu": "2"}}}]},
     }
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "embedder", "namespace": "default"},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "embedder"}}, "template": template},
+    }
 
-    def deployment(replicas: int) -> dict[str, Any]:
-        return {
-            "apiVersion": "apps/v1",
-            "kind": "Deployment",
-            "metadata": {"name": "embedder", "namespace": "default"},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "embedder"}}, "template": template},
-        }
+    def replica(name: str, node_name: str = "", **meta: Any) -> dict[str, Any]:
+        p = pod(name, limits={"nvidia.com/gpu": "2"}, node_name=node_name, phase="Running" if node_name else "Pending")
+        p["metadata"].update(labels={"app": "embedder"}, **meta)
+        return p
 
-    bound = pod("embedder-7f9c6d8b54-abcde", limits={"nvidia.com/gpu": "2"}, node_name="gpu-a10-1", phase="Running")
-    bound["metadata"]["labels"] = {"app": "embedder"}
-    m = ClusterModel([gpu], [bound])
-    p = m.predict(deployment(3))
+    bound = replica("embedder-7f9c6d8b54-abcde", "gpu-a10-1")
+    waiting = replica("embedder-7f9c6d8b54-fghij")
+    p = ClusterModel([gpu], [bound, waiting]).predict(deployment)
     assert (p.schedulable, p.message) == (False, "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")
-    p = m.predict(deployment(1))  # its one replica is bound: it runs, and is not held against itself
+    # none of its pods waits (the others run on nodes the dump lacks): it runs, and is not held against itself
+    p = ClusterModel([gpu], [bound, replica("embedder-7f9c6d8b54-klmno", "gpu-elsewhere")]).predict(deployment)
     assert (p.schedulable, p.message) == (True, "1/1 nodes are feasible: gpu-a10-1")
+    # a pod being deleted waits for nothing
+    leaving = replica("embedder-7f9c6d8b54-pqrst", deletionTimestamp="2026-12-05T00:00:00Z")
+    assert ClusterModel([gpu], [bound, leaving]).predict(deployment).schedulable
 
 
 def test_a_cordoned_node_that_advertises_what_the_pod_asks_is_named_in_the_hint() -> None:

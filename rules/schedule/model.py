@@ -24,7 +24,6 @@ from .matching import (
     Term,
     Toleration,
     compile_terms,
-    mapping,
     node_selector_of,
     prefilter_node_names,
     required_terms_of,
@@ -33,7 +32,7 @@ from .matching import (
     tolerations_of,
 )
 from .placement import TaintCheck, check_taints
-from .resources import PODS, cache_key, effective_requests, is_extended, requests_read, scheduler_units
+from .resources import cache_key, effective_requests, is_extended, requests_read, scheduler_units
 from .workloads import LABEL_SETTERS, REPLICATED_KINDS, not_waiting, owned_pods, pod_spec_of
 
 NO_NODES = "no nodes available to schedule pods"
@@ -107,13 +106,13 @@ def shown_nodes(names: tuple[str, ...] | list[str]) -> list[str]:
     return [*names[:SHOWN], f"… {len(names) - SHOWN:,} more"]
 
 
-def _signature(kind: str, spec: Mapping[str, Any], owned: Any, replicas: Any = None) -> bytes | None:
+def _signature(kind: str, spec: Mapping[str, Any], owned: Any) -> bytes | None:
     """What a prediction reads of a workload, as a ``cache_key``: the filters see only the pod spec's node name,
-    node selector, affinity, tolerations and resources (``requests_read``), the workload's own bound pods
-    (``owned``) and, for a replicated kind, how many it wants (``_replicas_short``)."""
+    node selector, affinity, tolerations and resources (``requests_read``), and the workload's own bound pods
+    (``owned``, which also tells whether one of its pods waits)."""
     return cache_key(
         kind == "DaemonSet",
-        replicas if kind in REPLICATED_KINDS else None,
+        kind in _COMPETING_KINDS,
         spec.get("nodeName"),
         spec.get("nodeSelector"),
         spec.get("affinity"),
@@ -123,18 +122,9 @@ def _signature(kind: str, spec: Mapping[str, Any], owned: Any, replicas: Any = N
     )
 
 
-def _replicas_short(workload: Mapping[str, Any], own: Mapping[int, Mapping[str, int]]) -> bool:
-    """Whether a Deployment, ReplicaSet, StatefulSet or ReplicationController has fewer bound pods than its
-    ``spec.replicas`` (1 when absent): its pods still to place compete with the bound ones, which are then not left
-    out (trial 108: a Deployment whose one bound replica held both GPUs of the only fitting node was said to fit
-    there, "what keeps it off them is not in the dump"). With all its replicas bound, none waits to be placed, and
-    its own pods are left out as for any workload (a rollout's surge included)."""
-    if text(workload.get("kind")) not in REPLICATED_KINDS:
-        return False
-    replicas = mapping(workload.get("spec")).get("replicas", 1)
-    if not isinstance(replicas, int) or isinstance(replicas, bool):
-        return False
-    return sum(usage.get(PODS, 0) for usage in own.values()) < replicas
+#: Kinds whose pods waiting to be placed compete with their bound ones for the same nodes (a DaemonSet's pod is
+#: bound to its node, a VM's one pod waits alone).
+_COMPETING_KINDS = REPLICATED_KINDS | {"Job"}
 
 
 def _judged_spec(workload: Any) -> tuple[dict[str, Any] | None, str]:
@@ -203,14 +193,14 @@ class ClusterModel:
         owned = owned_pods(workload)
         # Pods of one template (a Deployment's replicas, a DaemonSet's pods, VMs of one size) ask the same:
         # the filters read only the signature, so the prediction is made once for each.
-        signature = _signature(kind, spec, owned, mapping(workload.get("spec")).get("replicas"))
+        signature = _signature(kind, spec, owned)
         found = self._predictions.get(signature) if signature is not None else None
         if found is not None:
             return found
         view = PodView.of(spec)
         own = self._cluster.owned_usage(owned)
-        if own and _replicas_short(workload, own):
-            own = {}  # the replicas still to place must fit beside the bound ones (trial 108)
+        if own and kind in _COMPETING_KINDS and self._cluster.has_waiting(owned):
+            own = {}  # its pods still to place must fit beside its bound ones (trials 108, 109)
         prediction = self._predict_daemon(view, own) if kind == "DaemonSet" else self._predict_pod(view, own)
         if signature is not None:
             self._predictions[signature] = prediction
