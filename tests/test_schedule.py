@@ -1535,7 +1535,10 @@ def test_a_deployments_replicas_still_to_place_compete_with_its_bound_ones() -> 
 def test_a_cordoned_node_that_advertises_what_the_pod_asks_is_named_in_the_hint() -> None:
     """Trial 108: a VM waiting for the passthrough GPU of the node just converted, still cordoned, was pointed at
     another node's nvidia.com/gpu; the cordon (and kubectl uncordon) is named, unless other filters keep it off."""
-    converted = node("gpu-a10-2", {"nvidia.com/GA102GL_A10": "2"}, unschedulable=True)
+    # as kubectl cordon leaves it: the node lifecycle controller adds the cordon's taint (trial 109: the hint never
+    # showed for such a node)
+    cordon_taint = [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]
+    converted = node("gpu-a10-2", {"nvidia.com/GA102GL_A10": "2"}, taints=cordon_taint, unschedulable=True)
     container = node("gpu-a10-1", {"nvidia.com/gpu": "2"})
     m = ClusterModel([converted, container], [])
     p = m.predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}))
@@ -1547,3 +1550,10 @@ def test_a_cordoned_node_that_advertises_what_the_pod_asks_is_named_in_the_hint(
     # a node selector that keeps it off anyway: no word of the cordon
     p = m.predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}, nodeSelector={"zone": "b"}))
     assert "cordoned" not in p.hint
+    # several: each named in the command
+    three = [node(f"gpu-a10-{i}", {"nvidia.com/GA102GL_A10": "2"}, taints=cordon_taint, unschedulable=True) for i in (2, 3, 4)]
+    p = ClusterModel(three, []).predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}))
+    assert p.hint.startswith(
+        "hint: gpu-a10-2, gpu-a10-3 and 1 more advertise nvidia.com/GA102GL_A10 but are cordoned (spec.unschedulable:"
+        " kubectl uncordon gpu-a10-2 gpu-a10-3 gpu-a10-4 once they are ready for pods)"
+    ), p.hint

@@ -15,12 +15,15 @@ Sources (kubernetes/kubernetes):
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .cluster import SHOWN, Cluster, Usage, first_names
 from .matching import (
+    NO_SCHEDULE,
+    UNSCHEDULABLE_TAINT_KEY,
     Term,
     Toleration,
     compile_terms,
@@ -121,6 +124,9 @@ def _signature(kind: str, spec: Mapping[str, Any], owned: Any) -> bytes | None:
         None if owned is None else (owned.namespace, owned.selector, owned.owner),
     )
 
+
+#: What a cordoned node's own taint asks of a pod: ignored where the hint names cordoned nodes.
+_CORDON_TOLERATION = Toleration(UNSCHEDULABLE_TAINT_KEY, "Exists", "", NO_SCHEDULE)
 
 #: Kinds whose pods waiting to be placed compete with their bound ones for the same nodes (a DaemonSet's pod is
 #: bound to its node, a VM's one pod waits alone).
@@ -408,14 +414,20 @@ class ClusterModel:
             # at another node's resources, and not at the cordon
             cordoned = sorted(c.advertised[resource] & c.unschedulable)
             if cordoned and not tolerates_unschedulable(view.tolerations):
-                # those its other filters (node name, taints, affinity) would let it on
-                cordoned = sorted(self._static_filters(view, set(cordoned), {}, unschedulable=False))
+                # those its other filters (node name, taints, affinity) would let it on, the cordon's own taint aside:
+                # the node lifecycle controller taints every cordoned node node.kubernetes.io/unschedulable:NoSchedule
+                # (trial 109: the hint never showed for a real cordoned node)
+                uncordoned = dataclasses.replace(view, tolerations=(*view.tolerations, _CORDON_TOLERATION))
+                cordoned = sorted(self._static_filters(uncordoned, set(cordoned), {}, unschedulable=False))
             if cordoned and not tolerates_unschedulable(view.tolerations):
                 names = c.names_of(cordoned)
                 one = len(names) == 1
+                # (trial 109: three cordoned nodes, the command named the first)
+                more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
                 parts.append(
                     f"{_nodes_text(names)} {'advertises' if one else 'advertise'} {resource} but {'is' if one else 'are'}"
-                    f" cordoned (spec.unschedulable: kubectl uncordon {names[0]} once it is ready for pods)"
+                    f" cordoned (spec.unschedulable: kubectl uncordon {' '.join(names[:SHOWN])}{more} once"
+                    f" {'it is' if one else 'they are'} ready for pods)"
                 )
             lacking = sorted(reached - c.advertised[resource])
             same_domain = c.domain_resources(domain) if lacking else {}
