@@ -515,8 +515,10 @@ def test_a_worker_above_its_memory_bound_is_replaced_and_one_below_it_is_kept(tm
     log = (tmp_path / "small.log").read_text(errors="replace")
     # each worker that answered says it, once, after its first answer: one that answered a second request it had
     # already taken in does not say it again (the suite on a busy machine saw 5 workers for the 6 answers, and this
-    # asked for 6 lines); a worker that answered only the readiness probe says it too
-    assert log.count("is above VERDICT_WORKER_MAX_RSS_MB=1: replaced after this request") >= len(workers)
+    # asked for 6 lines); a worker that answered only the readiness probe says it too. The last answer's worker may
+    # not: the server is stopped as soon as the answer arrives, and a worker told to stop before its post_request
+    # hook runs is no longer alive there, so it says nothing (the suite saw 5 lines for 6 workers once)
+    assert log.count("is above VERDICT_WORKER_MAX_RSS_MB=1: replaced after this request") >= len(workers) - 1
 
     env = {"VERDICT_POLICIES": "gpu-operator", "VERDICT_METRICS_DIR": str(tmp_path / "default")}
     with serving(env, tmp_path / "default.log") as srv:
