@@ -1500,9 +1500,10 @@ def test_a_request_larger_than_any_allocatable_is_named_in_the_hint() -> None:
 def test_a_deployments_replicas_still_to_place_compete_with_its_bound_ones() -> None:
     """Trial 108: a Deployment of 3 replicas (2 GPUs each), 1 bound on the only node that fits, 2 pending, was said
     to fit there ("what keeps it off them is not in the dump"): its bound replica holds both GPUs. Where the dump
-    holds a pod of it waiting to be placed, its bound pods count against it; with none waiting they are left out,
-    as before (trial 109: a count of bound pods against spec.replicas missed a replica on a node outside the dump,
-    and a rollout's surge pod)."""
+    holds a pod of it waiting to be placed, or fewer of its pods are bound (on any node, not being deleted) than its
+    spec.replicas, its bound pods count against it; else they are left out, as before (trial 109: a count of the
+    dump's bound pods missed a replica on a node outside the dump, and a rollout's surge pod; trial 111: the waiting
+    pod alone missed a dump of running pods only)."""
     gpu = node("gpu-a10-1", {"nvidia.com/gpu": "2"})
     template = {
         "metadata": {"labels": {"app": "embedder"}},
@@ -1524,12 +1525,20 @@ def test_a_deployments_replicas_still_to_place_compete_with_its_bound_ones() -> 
     waiting = replica("embedder-7f9c6d8b54-fghij")
     p = ClusterModel([gpu], [bound, waiting]).predict(deployment)
     assert (p.schedulable, p.message) == (False, "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")
-    # none of its pods waits (the others run on nodes the dump lacks): it runs, and is not held against itself
-    p = ClusterModel([gpu], [bound, replica("embedder-7f9c6d8b54-klmno", "gpu-elsewhere")]).predict(deployment)
+    # none of its pods waits and all 3 are bound (two on nodes the dump lacks): it runs, not held against itself
+    elsewhere = [replica(f"embedder-7f9c6d8b54-klmn{i}", "gpu-elsewhere") for i in (1, 2)]
+    p = ClusterModel([gpu], [bound, *elsewhere]).predict(deployment)
     assert (p.schedulable, p.message) == (True, "1/1 nodes are feasible: gpu-a10-1")
-    # a pod being deleted waits for nothing
-    leaving = replica("embedder-7f9c6d8b54-pqrst", deletionTimestamp="2026-12-05T00:00:00Z")
-    assert ClusterModel([gpu], [bound, leaving]).predict(deployment).schedulable
+    # a pod being deleted waits for nothing, and is no replica: 1 of 3 remains
+    leaving = replica("embedder-7f9c6d8b54-pqrst", "gpu-elsewhere", deletionTimestamp="2026-12-05T00:00:00Z")
+    assert not ClusterModel([gpu], [bound, leaving]).predict(deployment).schedulable
+    # trial 111: a dump of the running pods only (no pending one) of a Deployment short of its replicas
+    two = {**deployment, "spec": {**deployment["spec"], "replicas": 2}}
+    p = ClusterModel([gpu], [bound]).predict(two)
+    assert (p.schedulable, p.message) == (False, "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")
+    # all of them bound, one elsewhere: it runs
+    p = ClusterModel([gpu], [bound, replica("embedder-7f9c6d8b54-uvwxy", "gpu-elsewhere")]).predict(two)
+    assert (p.schedulable, p.message) == (True, "1/1 nodes are feasible: gpu-a10-1")
 
 
 def test_a_cordoned_node_that_advertises_what_the_pod_asks_is_named_in_the_hint() -> None:
@@ -1544,9 +1553,13 @@ def test_a_cordoned_node_that_advertises_what_the_pod_asks_is_named_in_the_hint(
     p = m.predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}))
     assert not p.schedulable
     assert p.hint.startswith(
-        "hint: gpu-a10-2 advertises nvidia.com/GA102GL_A10 but is cordoned (spec.unschedulable: kubectl uncordon"
-        " gpu-a10-2 once it is ready for pods)"
+        "hint: gpu-a10-2 advertises nvidia.com/GA102GL_A10 with room for it but is cordoned (spec.unschedulable:"
+        " kubectl uncordon gpu-a10-2 once it is ready for pods)"
     ), p.hint
+    # trial 111: a cordoned node whose devices all run pods is not named: uncordoning it places nothing
+    busy = pod("vm-a", limits={"nvidia.com/GA102GL_A10": "2"}, node_name="gpu-a10-2", phase="Running")
+    p = ClusterModel([converted, container], [busy]).predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}))
+    assert "cordoned" not in p.hint, p.hint
     # a node selector that keeps it off anyway: no word of the cordon
     p = m.predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}, nodeSelector={"zone": "b"}))
     assert "cordoned" not in p.hint
@@ -1554,6 +1567,13 @@ def test_a_cordoned_node_that_advertises_what_the_pod_asks_is_named_in_the_hint(
     three = [node(f"gpu-a10-{i}", {"nvidia.com/GA102GL_A10": "2"}, taints=cordon_taint, unschedulable=True) for i in (2, 3, 4)]
     p = ClusterModel(three, []).predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}))
     assert p.hint.startswith(
-        "hint: gpu-a10-2, gpu-a10-3 and 1 more advertise nvidia.com/GA102GL_A10 but are cordoned (spec.unschedulable:"
-        " kubectl uncordon gpu-a10-2 gpu-a10-3 gpu-a10-4 once they are ready for pods)"
+        "hint: gpu-a10-2, gpu-a10-3 and 1 more advertise nvidia.com/GA102GL_A10 with room for it but are cordoned"
+        " (spec.unschedulable: kubectl uncordon gpu-a10-2 gpu-a10-3 gpu-a10-4 once they are ready for pods)"
     ), p.hint
+    # more than five: the command names five, the rest are found by a selector (trial 111: "and 2 more" in it)
+    seven = [node(f"gpu-pt-{i}", {"nvidia.com/GA102GL_A10": "2"}, taints=cordon_taint, unschedulable=True) for i in range(1, 8)]
+    p = ClusterModel(seven, []).predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}))
+    assert (
+        "kubectl uncordon gpu-pt-1 gpu-pt-2 gpu-pt-3 gpu-pt-4 gpu-pt-5 once they are ready for pods; 2 more: kubectl get"
+        " nodes --field-selector spec.unschedulable=true)"
+    ) in p.hint, p.hint

@@ -156,12 +156,12 @@ class Cluster:
         self._pods_by_label: dict[tuple[str, str, str], list[int]] = {}
         self._pods_by_namespace: dict[str, list[int]] = {}
         self._pods_by_owner: dict[tuple[str, str, str], list[int]] = {}
-        #: Pods waiting to be placed (no spec.nodeName, not finished, not being deleted), by owner and by label, so
-        #: that a workload with one knows its bound pods compete with it (``has_waiting``).
-        self._waiting_labels: list[dict[str, str]] = []
-        self._waiting_by_label: dict[tuple[str, str, str], list[int]] = {}
-        self._waiting_by_namespace: dict[str, list[int]] = {}
-        self._waiting_by_owner: set[tuple[str, str, str]] = set()
+        #: Pods waiting to be placed (no spec.nodeName), and pods bound to nodes the dump lacks, neither finished nor
+        #: being deleted, by owner and by label: whether a workload's pods compete with it (``competes``).
+        self._waiting = _PodIndex()
+        self._elsewhere = _PodIndex()
+        #: Per bound pod of the dump: it is being deleted (metadata.deletionTimestamp), so no replica of its workload.
+        self._pod_deleting: list[bool] = []
         # Pods with no labels and no owner (rebuilt from describe text), by (namespace, generateName stem), and by the
         # stem of a Deployment's pod (<deployment>-<pod-template-hash>-<5 characters>: the stem without its hash).
         self._pods_by_stem: dict[tuple[str, str], list[int]] = {}
@@ -259,11 +259,11 @@ class Cluster:
 
     def _add_pod(self, pod: Mapping[str, Any], used: list[Usage]) -> None:
         spec = mapping(mapping(pod).get("spec"))
-        if not text(spec.get("nodeName")):
-            self._add_waiting(pod)
-            return
         node = self.index.get(text(spec.get("nodeName")))
-        if node is None or text(get_in(pod, "status", "phase")) in TERMINAL_PHASES:
+        if node is None:
+            (self._elsewhere if text(spec.get("nodeName")) else self._waiting).add(pod)
+            return
+        if text(get_in(pod, "status", "phase")) in TERMINAL_PHASES:
             return
         meta = mapping(pod.get("metadata"))
         # Pods of one template request alike: their usage is worked out once (50,000 bound pods of a
@@ -291,6 +291,7 @@ class Cluster:
         self._pod_node.append(node)
         self._pod_usage.append(usage)
         self._pod_rebuilt.append(rebuilt(meta.get("annotations")))
+        self._pod_deleting.append(bool(meta.get("deletionTimestamp")))
         labels = {str(k): text(v) for k, v in mapping(meta.get("labels")).items()}
         self._pod_labels.append(labels)
         namespace = text(meta.get("namespace")) or "default"
@@ -313,22 +314,6 @@ class Cluster:
             hashed = _HASHED.match(generated.group(1))
             if hashed:
                 self._pods_by_deployment.setdefault((namespace, hashed.group(1)), []).append(p)
-
-    def _add_waiting(self, pod: Mapping[str, Any]) -> None:
-        """A pod not bound to a node: waiting to be placed unless it has finished or is being deleted."""
-        meta = mapping(pod.get("metadata"))
-        if text(get_in(pod, "status", "phase")) in TERMINAL_PHASES or meta.get("deletionTimestamp"):
-            return
-        namespace = text(meta.get("namespace")) or "default"
-        labels = {str(k): text(v) for k, v in mapping(meta.get("labels")).items()}
-        w = len(self._waiting_labels)
-        self._waiting_labels.append(labels)
-        self._waiting_by_namespace.setdefault(namespace, []).append(w)
-        for key, label in labels.items():
-            self._waiting_by_label.setdefault((namespace, key, label), []).append(w)
-        for ref in items(meta.get("ownerReferences")):
-            if isinstance(ref, Mapping):
-                self._waiting_by_owner.add((namespace, text(ref.get("kind")), text(ref.get("name"))))
 
     def _add_vmi(self, vmi: Mapping[str, Any], used: list[Usage]) -> None:
         """A VirtualMachineInstance that runs on a node holds what its virt-launcher pod requests there (its GPUs and
@@ -503,16 +488,7 @@ class Cluster:
         """Per node, the summed usage (with ``pods`` counts) of the bound pods ``owned`` selects."""
         if owned is None:
             return {}
-        if owned.owner is not None:
-            found = self._pods_by_owner.get((owned.namespace, *owned.owner), [])
-        else:
-            found = self._select(owned.namespace, owned.selector or {})
-        if owned.generated_from is not None:
-            stems = self._pods_by_deployment if owned.through_replicaset else self._pods_by_stem
-            found = [*found, *stems.get((owned.namespace, owned.generated_from), [])]
-        if owned.launcher is not None:
-            # by its name too (a pod rebuilt from describe text, which shows no owner), each pod once
-            found = list(dict.fromkeys([*found, *self._pods_by_launcher.get((owned.namespace, owned.launcher), [])]))
+        found = self._owned(owned)
         out: dict[int, Usage] = {}
         rebuilt_on: set[int] = set()
         for p in found:
@@ -528,49 +504,38 @@ class Cluster:
                 into[name] = into.get(name, 0) + value
         return out
 
-    def has_waiting(self, owned: OwnedPods | None) -> bool:
-        """Whether the dump holds a pod of the workload ``owned`` describes that waits to be placed (by owner reference
-        or selector): its pods still to place compete with its bound ones (a Deployment's pending replicas, a rollout's
-        surge pod), which are then not left out of the nodes' usage (trial 108; trial 109: a count of bound pods
-        against spec.replicas missed those on nodes outside the dump, and the surge)."""
+    def competes(self, owned: OwnedPods | None, replicas: int | None) -> bool:
+        """Whether the workload ``owned`` describes has pods still to place, which compete with its bound ones (then
+        not left out of the nodes' usage): one of its pods waits in the dump (no nodeName: a Deployment's pending
+        replica, a rollout's surge pod), or fewer of its pods are bound and not being deleted, on any node, the dump's
+        or not, than its ``replicas`` (a dump of running pods only). Trials 108, 109 (a replica on a node outside
+        the dump; a Terminating one beside its replacement), 111 (a dump without the pending pod)."""
         if owned is None:
             return False
-        if owned.owner is not None:
-            return (owned.namespace, *owned.owner) in self._waiting_by_owner
-        if owned.selector is None:
+        if self._waiting.selects(owned):
+            return True
+        if replicas is None:
             return False
-        by = (self._waiting_by_label, self._waiting_by_namespace, self._waiting_labels)
-        return bool(self._select(owned.namespace, owned.selector, by))
+        active = sum(1 for p in self._owned(owned) if not self._pod_deleting[p]) + len(self._elsewhere.select(owned))
+        return active < replicas
 
-    def _select(
-        self,
-        namespace: str,
-        selector: Mapping[str, Any],
-        by: tuple[dict[tuple[str, str, str], list[int]], dict[str, list[int]], list[dict[str, str]]] | None = None,
-    ) -> list[int]:
-        """metav1 ``LabelSelector`` over the bound pods of ``namespace`` (over the waiting pods with ``by``, their
-        indexes); the shortest matchLabels list is the candidate set, the other requirements are checked on each
-        candidate."""
-        by_label, by_namespace, pod_labels = by or (self._pods_by_label, self._pods_by_namespace, self._pod_labels)
-        match_labels = sorted(
-            ((str(k), text(v)) for k, v in mapping(selector.get("matchLabels")).items()),
-            key=lambda kv: len(by_label.get((namespace, *kv), [])),
-        )
-        if match_labels:
-            candidates = by_label.get((namespace, *match_labels[0]), [])
+    def _owned(self, owned: OwnedPods) -> list[int]:
+        """The bound pods of the dump ``owned`` selects (by owner, selector, generated name or launcher name)."""
+        if owned.owner is not None:
+            found = self._pods_by_owner.get((owned.namespace, *owned.owner), [])
         else:
-            candidates = by_namespace.get(namespace, [])
-        requirements = [Requirement(k, "In", frozenset([v])) for k, v in match_labels[1:]]
-        for expr in items(selector.get("matchExpressions")):
-            if not isinstance(expr, Mapping):
-                return []
-            values = frozenset(text(v) for v in items(expr.get("values")))
-            requirements.append(Requirement(text(expr.get("key")), text(expr.get("operator")), values))
-        if any(r.operator not in ("In", "NotIn", "Exists", "DoesNotExist") for r in requirements):
-            return []
-        if not requirements:
-            return candidates
-        return [p for p in candidates if all(r.matches_labels(pod_labels[p]) for r in requirements)]
+            found = self._select(owned.namespace, owned.selector or {})
+        if owned.generated_from is not None:
+            stems = self._pods_by_deployment if owned.through_replicaset else self._pods_by_stem
+            found = [*found, *stems.get((owned.namespace, owned.generated_from), [])]
+        if owned.launcher is not None:
+            # by its name too (a pod rebuilt from describe text, which shows no owner), each pod once
+            found = list(dict.fromkeys([*found, *self._pods_by_launcher.get((owned.namespace, owned.launcher), [])]))
+        return found
+
+    def _select(self, namespace: str, selector: Mapping[str, Any]) -> list[int]:
+        """metav1 ``LabelSelector`` over the bound pods of ``namespace``."""
+        return select_pods(namespace, selector, self._pods_by_label, self._pods_by_namespace, self._pod_labels)
 
     # -- hints ----------------------------------------------------------------------------------
 
@@ -595,3 +560,71 @@ class Cluster:
         if len(cache) >= _CACHE_LIMIT:
             cache.clear()
         cache[key] = value
+
+
+def select_pods(
+    namespace: str,
+    selector: Mapping[str, Any],
+    by_label: Mapping[tuple[str, str, str], list[int]],
+    by_namespace: Mapping[str, list[int]],
+    pod_labels: list[dict[str, str]],
+) -> list[int]:
+    """metav1 ``LabelSelector`` over the pods of ``namespace`` an index holds (their labels by position, and lists of
+    positions by label and by namespace); the shortest matchLabels list is the candidate set, the other requirements
+    are checked on each candidate."""
+    match_labels = sorted(
+        ((str(k), text(v)) for k, v in mapping(selector.get("matchLabels")).items()),
+        key=lambda kv: len(by_label.get((namespace, *kv), [])),
+    )
+    if match_labels:
+        candidates = by_label.get((namespace, *match_labels[0]), [])
+    else:
+        candidates = by_namespace.get(namespace, [])
+    requirements = [Requirement(k, "In", frozenset([v])) for k, v in match_labels[1:]]
+    for expr in items(selector.get("matchExpressions")):
+        if not isinstance(expr, Mapping):
+            return []
+        values = frozenset(text(v) for v in items(expr.get("values")))
+        requirements.append(Requirement(text(expr.get("key")), text(expr.get("operator")), values))
+    if any(r.operator not in ("In", "NotIn", "Exists", "DoesNotExist") for r in requirements):
+        return []
+    if not requirements:
+        return candidates
+    return [p for p in candidates if all(r.matches_labels(pod_labels[p]) for r in requirements)]
+
+
+class _PodIndex:
+    """Pods not bound to a node of the dump (waiting to be placed, or bound elsewhere), neither finished nor being
+    deleted: their labels, by label, by namespace and by owner, to find a workload's among them."""
+
+    def __init__(self) -> None:
+        self.labels: list[dict[str, str]] = []
+        self.by_label: dict[tuple[str, str, str], list[int]] = {}
+        self.by_namespace: dict[str, list[int]] = {}
+        self.by_owner: dict[tuple[str, str, str], list[int]] = {}
+
+    def add(self, pod: Mapping[str, Any]) -> None:
+        meta = mapping(pod.get("metadata"))
+        if text(get_in(pod, "status", "phase")) in TERMINAL_PHASES or meta.get("deletionTimestamp"):
+            return
+        namespace = text(meta.get("namespace")) or "default"
+        labels = {str(k): text(v) for k, v in mapping(meta.get("labels")).items()}
+        w = len(self.labels)
+        self.labels.append(labels)
+        self.by_namespace.setdefault(namespace, []).append(w)
+        for key, label in labels.items():
+            self.by_label.setdefault((namespace, key, label), []).append(w)
+        for ref in items(meta.get("ownerReferences")):
+            if isinstance(ref, Mapping):
+                self.by_owner.setdefault((namespace, text(ref.get("kind")), text(ref.get("name"))), []).append(w)
+
+    def select(self, owned: OwnedPods) -> list[int]:
+        """The pods of the workload ``owned`` describes (by owner reference, else selector)."""
+        if owned.owner is not None:
+            return self.by_owner.get((owned.namespace, *owned.owner), [])
+        if owned.selector is None:
+            return []
+        return select_pods(owned.namespace, owned.selector, self.by_label, self.by_namespace, self.labels)
+
+    def selects(self, owned: OwnedPods) -> bool:
+        return bool(self.select(owned))

@@ -27,6 +27,7 @@ from .matching import (
     Term,
     Toleration,
     compile_terms,
+    mapping,
     node_selector_of,
     prefilter_node_names,
     required_terms_of,
@@ -109,13 +110,14 @@ def shown_nodes(names: tuple[str, ...] | list[str]) -> list[str]:
     return [*names[:SHOWN], f"… {len(names) - SHOWN:,} more"]
 
 
-def _signature(kind: str, spec: Mapping[str, Any], owned: Any) -> bytes | None:
+def _signature(kind: str, spec: Mapping[str, Any], owned: Any, replicas: int | None = None) -> bytes | None:
     """What a prediction reads of a workload, as a ``cache_key``: the filters see only the pod spec's node name,
-    node selector, affinity, tolerations and resources (``requests_read``), and the workload's own bound pods
-    (``owned``, which also tells whether one of its pods waits)."""
+    node selector, affinity, tolerations and resources (``requests_read``), and the workload's own pods (``owned``,
+    with how many it wants: ``Cluster.competes``)."""
     return cache_key(
         kind == "DaemonSet",
         kind in _COMPETING_KINDS,
+        replicas,
         spec.get("nodeName"),
         spec.get("nodeSelector"),
         spec.get("affinity"),
@@ -127,6 +129,16 @@ def _signature(kind: str, spec: Mapping[str, Any], owned: Any) -> bytes | None:
 
 #: What a cordoned node's own taint asks of a pod: ignored where the hint names cordoned nodes.
 _CORDON_TOLERATION = Toleration(UNSCHEDULABLE_TAINT_KEY, "Exists", "", NO_SCHEDULE)
+
+
+def _replicas(workload: Mapping[str, Any]) -> int | None:
+    """How many pods a Deployment, ReplicaSet, StatefulSet or ReplicationController wants (``spec.replicas``, 1 when
+    absent); None for another kind (a Job's pods still to run depend on its completions)."""
+    if text(workload.get("kind")) not in REPLICATED_KINDS:
+        return None
+    replicas = mapping(workload.get("spec")).get("replicas", 1)
+    return replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else None
+
 
 #: Kinds whose pods waiting to be placed compete with their bound ones for the same nodes (a DaemonSet's pod is
 #: bound to its node, a VM's one pod waits alone).
@@ -199,14 +211,14 @@ class ClusterModel:
         owned = owned_pods(workload)
         # Pods of one template (a Deployment's replicas, a DaemonSet's pods, VMs of one size) ask the same:
         # the filters read only the signature, so the prediction is made once for each.
-        signature = _signature(kind, spec, owned)
+        signature = _signature(kind, spec, owned, _replicas(workload))
         found = self._predictions.get(signature) if signature is not None else None
         if found is not None:
             return found
         view = PodView.of(spec)
         own = self._cluster.owned_usage(owned)
-        if own and kind in _COMPETING_KINDS and self._cluster.has_waiting(owned):
-            own = {}  # its pods still to place must fit beside its bound ones (trials 108, 109)
+        if own and kind in _COMPETING_KINDS and self._cluster.competes(owned, _replicas(workload)):
+            own = {}  # its pods still to place must fit beside its bound ones (trials 108, 109, 111)
         prediction = self._predict_daemon(view, own) if kind == "DaemonSet" else self._predict_pod(view, own)
         if signature is not None:
             self._predictions[signature] = prediction
@@ -418,16 +430,23 @@ class ClusterModel:
                 # the node lifecycle controller taints every cordoned node node.kubernetes.io/unschedulable:NoSchedule
                 # (trial 109: the hint never showed for a real cordoned node)
                 uncordoned = dataclasses.replace(view, tolerations=(*view.tolerations, _CORDON_TOLERATION))
-                cordoned = sorted(self._static_filters(uncordoned, set(cordoned), {}, unschedulable=False))
+                passing = self._static_filters(uncordoned, set(cordoned), {}, unschedulable=False)
+                # and room for what it asks (trial 111: a cordoned node whose GPUs all run pods was named)
+                full: set[int] = set().union(*(nodes for _, nodes in c.resource_failures(view.requests, passing, {})))
+                cordoned = sorted(passing - full)
             if cordoned and not tolerates_unschedulable(view.tolerations):
                 names = c.names_of(cordoned)
                 one = len(names) == 1
-                # (trial 109: three cordoned nodes, the command named the first)
-                more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+                # (trial 109: three cordoned nodes, the command named the first; trial 111: "and 2 more" inside it)
+                more = (
+                    f"; {len(names) - SHOWN} more: kubectl get nodes --field-selector spec.unschedulable=true"
+                    if len(names) > SHOWN
+                    else ""
+                )
                 parts.append(
-                    f"{_nodes_text(names)} {'advertises' if one else 'advertise'} {resource} but {'is' if one else 'are'}"
-                    f" cordoned (spec.unschedulable: kubectl uncordon {' '.join(names[:SHOWN])}{more} once"
-                    f" {'it is' if one else 'they are'} ready for pods)"
+                    f"{_nodes_text(names)} {'advertises' if one else 'advertise'} {resource} with room for it but"
+                    f" {'is' if one else 'are'} cordoned (spec.unschedulable: kubectl uncordon {' '.join(names[:SHOWN])}"
+                    f" once {'it is' if one else 'they are'} ready for pods{more})"
                 )
             lacking = sorted(reached - c.advertised[resource])
             same_domain = c.domain_resources(domain) if lacking else {}
