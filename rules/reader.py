@@ -1830,7 +1830,6 @@ class _Unpacked(io.RawIOBase):
         self.budget = budget
         self.unpack = zlib.decompressobj(31)  # gzip framing, checked (header, CRC, size)
         self.cut = False
-        self.trailing = False
 
     def readable(self) -> bool:
         return True
@@ -1852,7 +1851,6 @@ class _Unpacked(io.RawIOBase):
                     # the stream's end, after a whole gzip member; bytes after it that start no other member (a
                     # transfer's newline or garbage) are ignored, as gzip -d does (trial 107: refused as "incorrect
                     # header check", or a newline said to cut the archive short)
-                    self.trailing = bool(rest)
                     return b""
                 self.unpack = zlib.decompressobj(31)
             else:

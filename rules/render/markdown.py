@@ -520,9 +520,13 @@ def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: 
         if best:
             # cells this narrow say nothing (trial 110: 13 rows of "Node worker-gpu-p0.ocp.example.com…"): fewer rows
             # of the usual widths, the rest counted, where that shows one at least
-            shown: Counter[str] = Counter(head=1)
-            fewer = _fit(itertools.chain([first], _pieces(report, limit, group_by, itertools.count(), shown)), shown, limit, row)
+            fewer = _rows_that_fit(report, first, limit, group_by, row)
             return fewer if DETAILS_HEADER[group_by] in fewer else best
+    return _rows_that_fit(report, first, limit, group_by, row)
+
+
+def _rows_that_fit(report: Report, first: _Piece, limit: int, group_by: str, row: str) -> str:
+    """The report's head, then its rows of the usual widths as long as they fit ``limit``, the rest counted."""
     counts: Counter[str] = Counter(head=1)
     rest = _pieces(report, limit, group_by, itertools.count(), counts)
     return _fit(itertools.chain([first], rest), counts, limit, row)

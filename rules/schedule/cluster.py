@@ -512,7 +512,7 @@ class Cluster:
         the dump; a Terminating one beside its replacement), 111 (a dump without the pending pod)."""
         if owned is None:
             return False
-        if self._waiting.selects(owned):
+        if self._waiting.select(owned):
             return True
         if replicas is None:
             return False
@@ -625,6 +625,3 @@ class _PodIndex:
         if owned.selector is None:
             return []
         return select_pods(owned.namespace, owned.selector, self.by_label, self.by_namespace, self.labels)
-
-    def selects(self, owned: OwnedPods) -> bool:
-        return bool(self.select(owned))

@@ -424,17 +424,17 @@ class ClusterModel:
                 continue
             # trial 108: a VM waiting for the passthrough GPU of the node being converted, still cordoned, was pointed
             # at another node's resources, and not at the cordon
-            cordoned = sorted(c.advertised[resource] & c.unschedulable)
-            if cordoned and not tolerates_unschedulable(view.tolerations):
+            cordoned: list[int] = []
+            if c.advertised[resource] & c.unschedulable and not tolerates_unschedulable(view.tolerations):
                 # those its other filters (node name, taints, affinity) would let it on, the cordon's own taint aside:
                 # the node lifecycle controller taints every cordoned node node.kubernetes.io/unschedulable:NoSchedule
                 # (trial 109: the hint never showed for a real cordoned node)
                 uncordoned = dataclasses.replace(view, tolerations=(*view.tolerations, _CORDON_TOLERATION))
-                passing = self._static_filters(uncordoned, set(cordoned), {}, unschedulable=False)
+                passing = self._static_filters(uncordoned, set(c.advertised[resource] & c.unschedulable), {}, unschedulable=False)
                 # and room for what it asks (trial 111: a cordoned node whose GPUs all run pods was named)
                 full: set[int] = set().union(*(nodes for _, nodes in c.resource_failures(view.requests, passing, {})))
                 cordoned = sorted(passing - full)
-            if cordoned and not tolerates_unschedulable(view.tolerations):
+            if cordoned:
                 names = c.names_of(cordoned)
                 one = len(names) == 1
                 # (trial 109: three cordoned nodes, the command named the first; trial 111: "and 2 more" inside it)
