@@ -353,7 +353,7 @@ def compile_path(text: str) -> JsonPath:
     # dialect is said only when its rewrite changes the text (a pack's filter regex met "did you mean" that same
     # path).
     syntax = _unquoted(stripped)
-    kubectl_like = stripped.startswith(("{", ".")) or "\\." in syntax or "?(" in syntax
+    kubectl_like = stripped.startswith(("{", ".")) or "\\." in syntax or _whole_filter_parenthesised(syntax)
     if kubectl_like and (hint := kubectl_to_rfc9535(stripped)) != stripped:
         raise PathError(f"{quoted(text)} is kubectl JSONPath, not RFC 9535 JSONPath", hint)
     descents = syntax.count("..")  # outside quoted member names (those in a filter's queries count too)
@@ -374,6 +374,24 @@ def compile_path(text: str) -> JsonPath:
             at = f" at column {len(stripped) + 1}"
         raise PathError(f"invalid JSONPath {quoted(stripped)}{at}: {first}", _bracket_hint(stripped)) from None
     return JsonPath(stripped, query)
+
+
+def _whole_filter_parenthesised(syntax: str) -> bool:
+    """Whether a filter selector of ``syntax`` (quoted strings removed) is kubectl's ``[?(...)]``: the parenthesis
+    after ``?`` closes at the end of the filter. A group that only starts it, ``[?(@.a || @.b) && @.c]``, is RFC
+    9535's own grouping (trial 113's pack paths were refused with a "did you mean" that did not parse)."""
+    at = syntax.find("?(")
+    while at != -1:
+        depth, end = 0, at + 1
+        while end < len(syntax):
+            depth += {"(": 1, ")": -1}.get(syntax[end], 0)
+            if depth == 0:
+                break
+            end += 1
+        if syntax[end + 1 :].lstrip()[:1] in ("]", ","):
+            return True
+        at = syntax.find("?(", at + 2)
+    return False
 
 
 def _unquoted(text: str) -> str:

@@ -151,6 +151,19 @@ def test_an_escaped_dot_in_a_filter_string_is_rfc9535() -> None:
         compile_path("$.metadata.labels.nvidia\\.com/gpu")
 
 
+def test_a_group_inside_a_filter_is_rfc9535() -> None:
+    """``[?(@.a || @.b) && @.c]`` groups within an RFC 9535 filter: it was refused as kubectl's ``[?(...)]`` with a
+    "did you mean" that did not parse (trial 113's pack paths). A filter wholly in parentheses is still refused."""
+    path = compile_path("$[?(@.a == 1 || @.b == 2) && @.c == 3].x")
+    data = {"m": {"a": 1, "c": 3, "x": "m"}, "n": {"b": 2, "c": 4, "x": "n"}, "o": {"b": 2, "c": 3, "x": "o"}}
+    assert sorted(path.values(data)) == ["m", "o"]
+    with pytest.raises(PathError, match="kubectl JSONPath") as info:
+        compile_path("$.items[?(@.a == 1 || @.b == 2)].x")
+    assert info.value.hint == "$.items[?@.a == 1 || @.b == 2].x"
+    with pytest.raises(PathError, match="kubectl JSONPath"):
+        compile_path("$.items[?(@.a == 1), ?(@.b == 2)].x")
+
+
 def test_hint_selects_what_kubectl_meant() -> None:
     hint = kubectl_to_rfc9535("{.metadata.labels.nvidia\\.com/gpu\\.workload\\.config}")
     assert compile_path(hint).values(GPU_NODE) == ["vm-passthrough"]
