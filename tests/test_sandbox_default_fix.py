@@ -84,7 +84,7 @@ def test_many_unlabelled_gpu_nodes_keep_the_fix_bounded() -> None:
     many = [_node(f"gpu-worker-node-{i:04d}.example.com", {}, {"nvidia.com/gpu": "8"}) for i in range(400)]
     fix = _fixes("vm-passthrough", PT, *many)[("gpu-pt-11", "label-ignored-sandbox-disabled")]
     assert fix.startswith(f"{LABEL_THEM} && {PATCH}  # the label first keeps the GPU nodes whose workload label is")
-    assert "(more than five in the dump; kubectl get nodes -l '" in fix and "gpu-worker-node-0000" not in fix
+    assert "(more than five in the dump, which its selector matches)" in fix and "gpu-worker-node-0000" not in fix
     assert len(fix) < 1000
 
 
@@ -219,3 +219,73 @@ def test_a_vm_operand_pods_fix_with_sandbox_workloads_off_keeps_the_container_no
         result.message
     )
     assert f"If the node is meant for VMs, enable them and delete nothing: {LABEL_THEM} && {PATCH}" in result.remediation
+
+
+def _unreconciled(name: str) -> dict:
+    """A GPU node NFD marks NVIDIA that the operator has not labelled yet (no nvidia.com/gpu.present, no deploy
+    labels), advertising nvidia.com/gpu from a device plugin of its own."""
+    node = _node(name, {}, {"nvidia.com/gpu": "1"})
+    del node["metadata"]["labels"]["nvidia.com/gpu.present"]
+    return node
+
+
+def test_a_gpu_node_the_operator_has_not_labelled_yet_is_labelled_container_by_name() -> None:
+    """Trial 113: gpu-plain1, NFD's pci-10de label but no nvidia.com/gpu.present yet, running a container GPU pod,
+    was left out of the selector on nvidia.com/gpu.present: the fix patched sandbox workloads on alone, and at its
+    next reconcile the operator gives such a node the default workload (vm-passthrough). It is labelled by name."""
+    plain = _unreconciled("gpu-plain1")
+    fixes = _fixes("vm-passthrough", PT, plain)
+    by_name = "kubectl label nodes --overwrite gpu-plain1 nvidia.com/gpu.workload.config=container"
+    assert fixes[("gpu-pt-11", "label-ignored-sandbox-disabled")].startswith(f"{by_name} && {PATCH}  # the label first")
+    assert "(gpu-plain1 in the dump)" in fixes[("gpu-pt-11", "label-ignored-sandbox-disabled")]
+    # beside a reconciled unlabelled node, both commands run before the patch
+    both = _fixes("vm-passthrough", PT, plain, CTR)[("gpu-pt-11", "resource-class-matches-workload")]
+    assert both.startswith(f"{LABEL_THEM} && {by_name} && {PATCH}  # if the node is meant for the vm-passthrough"), both
+
+
+def test_many_unreconciled_gpu_nodes_are_labelled_by_nfds_label() -> None:
+    many = [_unreconciled(f"gpu-new-{i:03d}") for i in range(8)]
+    fix = _fixes("vm-passthrough", PT, *many)[("gpu-pt-11", "label-ignored-sandbox-disabled")]
+    nfd_selector = f"{NFD}=true,nvidia.com/gpu.workload.config notin (container,vm-passthrough,vm-vgpu)"
+    assert fix.startswith(
+        f"kubectl label nodes --overwrite -l '{nfd_selector}' nvidia.com/gpu.workload.config=container && {PATCH}"
+    ), fix
+    assert "gpu-new-000" not in fix
+
+
+def test_the_pod_and_kubevirt_fixes_label_an_unreconciled_node_too() -> None:
+    policy = cluster_policy({"sandboxWorkloads": {"enabled": False, "defaultWorkload": "vm-passthrough"}})
+    pod = operand_pod("nvidia-vfio-manager-q8m4d", "nvidia-vfio-manager", "gpu-pt-11")
+    text = "\n---\n".join(yaml.safe_dump(o) for o in (policy, PT, _unreconciled("gpu-plain1"), pod))
+    report = evaluate(parse_text(text, "chat.yaml"), _pack())
+    [fix] = [r.remediation for o in report.objects for r in o.results if r.rule == "operand-pod-matches-node-workload"]
+    assert (
+        "enable them and delete nothing: kubectl label nodes --overwrite gpu-plain1"
+        f" nvidia.com/gpu.workload.config=container && {PATCH}"
+    ) in fix, fix
+
+
+def test_the_container_loops_of_a_vm_node_ignored_are_said_to_be_the_container_choice() -> None:
+    """Trial 113: after "If it should run VMs ... If it should run containers, remove that label", the by-hand loops
+    that label the container operands read as part of both choices."""
+    fix = _fixes("vm-passthrough", PT)[("gpu-pt-11", "deploy-labels-match-workload")]
+    assert "If it should run containers, remove that label: kubectl label node gpu-pt-11 nvidia.com/gpu.workload.config-." in fix
+    assert (
+        "For containers, the operator writes these labels itself when it reconciles the node without that label, so"
+        " first check it runs:"
+    ) in fix
+    assert "To make it a container node by hand instead, delete the deploy labels" in fix
+    assert "To fix the node by hand" not in fix
+
+
+def test_an_unreconciled_node_serving_a_gpu_is_not_said_to_get_no_gpu_software() -> None:
+    policy = cluster_policy({"sandboxWorkloads": {"enabled": False, "defaultWorkload": "vm-passthrough"}})
+    dump = parse_text("\n---\n".join(yaml.safe_dump(o) for o in (policy, _unreconciled("gpu-plain1"))), "chat.yaml")
+    [result] = [r for o in evaluate(dump, _pack()).objects for r in o.results if r.rule == "gpu-present-labelled"]
+    assert result.result == "fail"
+    assert "gets no GPU software" not in result.message
+    assert result.message.endswith(
+        "so no operand DaemonSet (driver, device plugin, validator) selects it, and the nvidia.com/gpu it advertises in"
+        " status.allocatable was registered by a device plugin the operator did not deploy there (installed by hand or"
+        " by another chart)."
+    ), result.message
