@@ -69,3 +69,67 @@ def test_an_unschedulable_vm_without_a_node_selector_is_told_to_compare_the_node
     vm = _vm(None)
     vm["spec"]["template"]["spec"]["domain"]["devices"]["gpus"] *= 5  # five vGPUs: no node has them
     assert _fix(vm) == LIST_NODES
+
+
+def _permit_results(permits: list[str], *asked: str) -> list:
+    kubevirt = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "KubeVirt",
+        "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+        "spec": {
+            "configuration": {
+                "developerConfiguration": {"featureGates": ["DisableMDEVConfiguration"]},
+                "permittedHostDevices": {
+                    "mediatedDevices": [
+                        {"mdevNameSelector": "NVIDIA A10-12Q", "resourceName": p, "externalResourceProvider": True}
+                        for p in permits
+                    ]
+                },
+            }
+        },
+    }
+    gpus = [{"name": f"g{i}", "deviceName": name} for i, name in enumerate(asked)]
+    vmi = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "VirtualMachineInstance",
+        "metadata": {"name": "win11-vdi-01", "namespace": "vdi"},
+        "spec": {"domain": {"devices": {"gpus": gpus}}},
+        "status": {"phase": "Running", "nodeName": "gpu-vgpu-1"},
+    }
+    text = NODES + "---\n" + yaml.safe_dump(kubevirt) + "---\n" + yaml.safe_dump(vmi)
+    report = evaluate(parse_text(text, "vms.yaml"), _pack())
+    return [r for o in report.objects for r in o.results if r.rule == "device-name-permitted"]
+
+
+def test_a_misspelt_permit_is_fixed_in_kubevirt_not_in_the_running_vm() -> None:
+    """Trial 114: a permit misspelt nvidia.com/NVIDIA_A10_12Q gave each running VM asking the advertised
+    nvidia.com/NVIDIA_A10-12Q "edit the VM, then virtctl restart" first: a restart into a VM no node serves. Where a
+    node advertises every unpermitted name the VM asks for, the fix is the permit, and no restart."""
+    [result] = _permit_results(["nvidia.com/NVIDIA_A10_12Q"], "nvidia.com/NVIDIA_A10-12Q")
+    assert result.result == "fail"
+    assert result.message.endswith(
+        "Nodes of the dump advertise nvidia.com/NVIDIA_A10-12Q, so the name is right: permit it in KubeVirt"
+        " kubevirt/kubevirt exactly so (externalResourceProvider: true where the GPU Operator's sandbox device plugin"
+        " advertises it)."
+    ), result.message
+    assert result.remediation == (
+        "kubectl edit kubevirt -n kubevirt kubevirt  # spec.configuration.permittedHostDevices: permit"
+        " nvidia.com/NVIDIA_A10-12Q exactly as the nodes advertise it; KubeVirt reads permittedHostDevices only when it"
+        " renders a virt-launcher pod, so a running VM needs no restart for it"
+    ), result.remediation
+    assert "virtctl restart" not in result.remediation
+
+
+def test_a_vm_asking_a_name_no_node_advertises_is_still_told_to_change() -> None:
+    [result] = _permit_results(["nvidia.com/NVIDIA_A10_12Q"], "nvidia.com/NVIDIA_A10-12Q", "nvidia.com/NVIDIA_A10-24Q")
+    assert result.result == "fail"
+    assert result.remediation.startswith(
+        "kubectl edit kubevirt -n kubevirt kubevirt  # spec.configuration.permittedHostDevices: permit"
+        " nvidia.com/NVIDIA_A10-12Q exactly as the nodes advertise it;"
+    ), result.remediation
+    assert ". For nvidia.com/NVIDIA_A10-24Q, which no node advertises: kubectl get vmi -n vdi win11-vdi-01" in (
+        result.remediation
+    )
+    [alone] = _permit_results(["nvidia.com/NVIDIA_A10-12Q"], "nvidia.com/NVIDIA_A10-24Q")
+    assert alone.remediation.startswith("kubectl get vmi -n vdi win11-vdi-01 -o yaml > vmi.yaml"), alone.remediation
+    assert "Ask for a permitted name, or permit this one" in alone.message
