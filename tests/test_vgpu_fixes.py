@@ -1,0 +1,73 @@
+"""The fixes of vGPU node findings where VMs run (trial 114): applying a vGPU config deletes every vGPU device of
+the GPUs first (NVIDIA/vgpu-device-manager pkg/vgpu/config.go, ClearVGPUConfig), whether a VM holds it or not."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import yaml
+from conftest import cluster_policy
+
+from rules.evaluate import evaluate
+from rules.loader import PolicySet, load_policies
+from rules.reader import parse_text
+
+
+@cache
+def _pack() -> PolicySet:
+    return load_policies()
+
+
+def _node(config: str, state: str) -> dict:
+    labels = {
+        "kubernetes.io/hostname": "vgpu-a10-2",
+        "feature.node.kubernetes.io/pci-10de.present": "true",
+        "nvidia.com/gpu.present": "true",
+        "nvidia.com/gpu.workload.config": "vm-vgpu",
+        "nvidia.com/vgpu.config": config,
+        "nvidia.com/vgpu.config.state": state,
+    }
+    resources = {"cpu": "64", "memory": "256Gi", "pods": "110", "nvidia.com/NVIDIA_A10-12Q": "4"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "vgpu-a10-2", "labels": labels},
+        "status": {"capacity": resources, "allocatable": resources},
+    }
+
+
+VMI = {
+    "apiVersion": "kubevirt.io/v1",
+    "kind": "VirtualMachineInstance",
+    "metadata": {"name": "win11-vdi-03", "namespace": "vdi"},
+    "spec": {"domain": {"devices": {"gpus": [{"name": "vgpu1", "deviceName": "nvidia.com/NVIDIA_A10-12Q"}]}}},
+    "status": {"phase": "Running", "nodeName": "vgpu-a10-2"},
+}
+
+
+def _fixes(*objects: dict) -> dict[str, str]:
+    policy = cluster_policy({"sandboxWorkloads": {"enabled": True}}, namespace="gpu-operator")
+    text = "\n---\n".join(yaml.safe_dump(o) for o in (policy, *objects))
+    report = evaluate(parse_text(text, "vgpu.yaml"), _pack())
+    return {r.rule: r.remediation for o in report.objects for r in o.results if r.result in ("fail", "warn")}
+
+
+STOP_FIRST = (
+    "First stop the VMs on the node, VirtualMachineInstance(s) vdi/win11-vdi-03: applying a vGPU config deletes every"
+    " vGPU device of the GPUs first, theirs too, and a VM with a vGPU cannot live-migrate (virtctl stop -n <namespace>"
+    " <name> for each, started again once nvidia.com/vgpu.config.state reads success). Then: kubectl logs -n"
+    " gpu-operator $(kubectl get pods -n gpu-operator -l app=nvidia-vgpu-device-manager"
+)
+
+
+def test_a_failed_vgpu_config_with_vms_running_says_to_stop_them_first() -> None:
+    fixes = _fixes(_node("A10-6Q", "failed"), VMI)
+    assert fixes["vgpu-config-applied"].startswith(STOP_FIRST), fixes["vgpu-config-applied"]
+    assert fixes["vgpu-profile-matches-config"].startswith(STOP_FIRST), fixes["vgpu-profile-matches-config"]
+    assert "restart that pod" in fixes["vgpu-profile-matches-config"]
+
+
+def test_without_vms_on_the_node_the_fix_goes_straight_to_the_log() -> None:
+    fixes = _fixes(_node("A10-6Q", "failed"))
+    assert fixes["vgpu-config-applied"].startswith("kubectl logs -n gpu-operator $(kubectl get pods"), fixes
+    assert "virtctl stop" not in fixes["vgpu-profile-matches-config"]
