@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 
 import yaml
-from conftest import cluster_policy
+from conftest import cluster_policy, operand_pod
 
 from rules.evaluate import evaluate
 from rules.loader import PolicySet, load_policies
@@ -71,3 +71,39 @@ def test_without_vms_on_the_node_the_fix_goes_straight_to_the_log() -> None:
     fixes = _fixes(_node("A10-6Q", "failed"))
     assert fixes["vgpu-config-applied"].startswith("kubectl logs -n gpu-operator $(kubectl get pods"), fixes
     assert "virtctl stop" not in fixes["vgpu-profile-matches-config"]
+
+
+def _sandbox_operands(*pods: dict) -> object:
+    manager = {"enabled": False, "repository": "registry.acme.example/nvidia", "image": "vgpu-manager", "version": "570.124.03"}
+    spec = {"sandboxWorkloads": {"enabled": True}, "sandboxDevicePlugin": {"enabled": True}, "vgpuManager": manager}
+    spec["vgpuDeviceManager"] = {"enabled": True}
+    policy = cluster_policy(spec, namespace="gpu-operator")
+    text = "\n---\n".join(yaml.safe_dump(o) for o in (policy, _node("A10-12Q", "success"), *pods))
+    report = evaluate(parse_text(text, "vgpu.yaml"), _pack())
+    [result] = [r for o in report.objects for r in o.results if r.rule == "sandbox-operands-enabled"]
+    return result
+
+
+def test_vgpu_manager_off_while_the_operators_own_pods_serve_the_nodes_fails() -> None:
+    """Trial 114: spec.vgpuManager.enabled false beside the operator's own nvidia-vgpu-manager-daemonset pods passed,
+    saying a vGPU Manager installed on the hosts served the vGPUs; the operator deletes that DaemonSet when it
+    reconciles (its state is enabled only with sandbox workloads and vgpuManager on)."""
+    pod = operand_pod("nvidia-vgpu-manager-daemonset-0aa99", "nvidia-vgpu-manager-daemonset", "vgpu-a10-2")
+    result = _sandbox_operands(pod)
+    assert result.result == "fail", result.message
+    assert (
+        "so the vGPU host driver there comes now from its own vGPU Manager pods left over"
+        " (nvidia-vgpu-manager-daemonset-0aa99), which it deletes when it reconciles: the VMs with vGPUs there lose them"
+        " then."
+    ) in result.message
+    # the image is in the spec already: no advice to build one
+    assert result.remediation == (
+        "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
+        """ '{"spec":{"vgpuManager":{"enabled":true}}}'"""
+    )
+
+
+def test_vgpu_manager_off_with_vgpus_and_no_operator_manager_pod_is_read_as_installed_on_the_hosts() -> None:
+    result = _sandbox_operands()
+    assert result.result == "pass"
+    assert "a vGPU Manager installed on the hosts serves them" in result.message
