@@ -1577,3 +1577,108 @@ def test_a_cordoned_node_that_advertises_what_the_pod_asks_is_named_in_the_hint(
         "kubectl uncordon gpu-pt-1 gpu-pt-2 gpu-pt-3 gpu-pt-4 gpu-pt-5 once they are ready for pods; 2 more: kubectl get"
         " nodes --field-selector spec.unschedulable=true)"
     ) in p.hint, p.hint
+
+
+def _replicated(kind: str, replicas: int, gpus: str, **spec: Any) -> dict[str, Any]:
+    template = {
+        "metadata": {"labels": {"app": "big"}},
+        "spec": {"containers": [{"name": "c", "image": "x", "resources": {"limits": {"nvidia.com/gpu": gpus}}}], **spec},
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": kind,
+        "metadata": {"name": "big", "namespace": "default"},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "big"}}, "template": template},
+    }
+
+
+def test_replicas_that_cannot_all_fit_the_feasible_nodes_fail() -> None:
+    """Trial 115: a Deployment and a StatefulSet of 3 replicas asking 2 GPUs each, where the only node they may run on
+    has 2 free, "can be scheduled": after the first binds, the others are Insufficient everywhere. The feasible
+    nodes' room (free allocatable over the request, pod after pod) is summed against the replicas still to place."""
+    a = node("gpu-a", {"nvidia.com/gpu": "8"})
+    used = pod("other", limits={"nvidia.com/gpu": "6"}, node_name="gpu-a", phase="Running")
+    m = ClusterModel([a, node("cpu-1")], [used])
+    for kind in ("Deployment", "StatefulSet"):
+        p = m.predict(_replicated(kind, 3, "2"))
+        assert (p.schedulable, p.message) == (
+            False,
+            "1/2 nodes are feasible (gpu-a), but they have room for 1 (gpu-a: 1) of the 3 replicas it has still to"
+            " place: the others stay Pending",
+        ), kind
+        assert p.feasible == ("gpu-a",)
+    # room for all of them: the one-pod answer
+    assert m.predict(_replicated("Deployment", 1, "2")).message == "1/2 nodes are feasible: gpu-a"
+    assert ClusterModel([a], []).predict(_replicated("Deployment", 4, "2")).schedulable
+    # a Job's pods may run in turn: not judged so
+    job = _replicated("Deployment", 3, "2")
+    job.update(kind="Job", apiVersion="batch/v1")
+    job["spec"] = {"parallelism": 3, "template": job["spec"]["template"]}
+    assert m.predict(job).schedulable
+
+
+def test_replicas_already_bound_are_not_placed_again_and_deleting_ones_give_their_room_back() -> None:
+    a = node("gpu-a", {"nvidia.com/gpu": "4"})
+    deployment = _replicated("Deployment", 3, "2")
+
+    def replica(name: str, **meta: Any) -> dict[str, Any]:
+        p = pod(name, limits={"nvidia.com/gpu": "2"}, node_name="gpu-a", phase="Running")
+        p["metadata"].update(labels={"app": "big"}, **meta)
+        return p
+
+    # two bound, one to place: the one-pod answer (Insufficient: its own bound ones hold the GPUs)
+    p = ClusterModel([a], [replica("big-7f9c6d8b54-aaaaa"), replica("big-7f9c6d8b54-bbbbb")]).predict(deployment)
+    assert p.message == "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."
+    # both being deleted (a Recreate rollout) on a node with 2 GPUs free besides: their GPUs come back for their
+    # replacements, which the room of one free pair alone would not hold
+    six = node("gpu-a", {"nvidia.com/gpu": "6"})
+    leaving = [replica(f"big-7f9c6d8b54-{c * 5}", deletionTimestamp="2026-12-05T00:00:00Z") for c in "cd"]
+    two = {**deployment, "spec": {**deployment["spec"], "replicas": 2}}
+    p = ClusterModel([six], leaving).predict(two)
+    assert (p.schedulable, p.message) == (True, "1/1 nodes are feasible: gpu-a")
+
+
+def test_required_anti_affinity_against_its_own_pods_puts_one_replica_in_each_domain() -> None:
+    """Trial 115: 3 replicas, one per host by required pod anti-affinity on their own label, with 2 hosts they may
+    run on, "can be scheduled". InterPodAffinity lets one in each topology domain; a node without the key is not
+    constrained; a domain holding one of its pods already takes no other."""
+    anti = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "big"}}, "topologyKey": "kubernetes.io/hostname"}
+            ]
+        }
+    }
+    nodes = [node("gpu-a", {"nvidia.com/gpu": "8"}), node("gpu-b", {"nvidia.com/gpu": "8"})]
+    p = ClusterModel(nodes, []).predict(_replicated("Deployment", 3, "1", affinity=anti))
+    assert (p.schedulable, p.message) == (
+        False,
+        "2/2 nodes are feasible (gpu-a, gpu-b), but its required pod anti-affinity against its own pods puts at most one"
+        " in each kubernetes.io/hostname domain: room for 2 of the 3 replicas it has still to place: the others stay"
+        " Pending",
+    )
+    assert ClusterModel(nodes, []).predict(_replicated("Deployment", 2, "1", affinity=anti)).schedulable
+    # a selector that is not its own (another app's pods) is not read as a spread of its replicas
+    other = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}
+            ]
+        }
+    }
+    assert ClusterModel(nodes, []).predict(_replicated("Deployment", 3, "1", affinity=other)).schedulable
+
+
+def test_a_cordoned_node_with_room_is_named_beside_a_full_node_the_pod_may_run_on() -> None:
+    """Trial 115: the cordon hint was left out whenever a node the pod may run on advertised the resource but was
+    full, though uncordoning gpu-c is the one change that places the pod."""
+    cordon_taint = [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]
+    full = node("gpu-a", {"nvidia.com/gpu": "4"})
+    cordoned = node("gpu-c", {"nvidia.com/gpu": "4"}, taints=cordon_taint, unschedulable=True)
+    busy = pod("t", limits={"nvidia.com/gpu": "2"}, node_name="gpu-a", phase="Running")
+    p = ClusterModel([full, cordoned], [busy]).predict(gpu_pod(3))
+    assert not p.schedulable
+    assert p.hint == (
+        "hint: gpu-c advertises nvidia.com/gpu with room for it but is cordoned (spec.unschedulable: kubectl uncordon"
+        " gpu-c once it is ready for pods)"
+    ), p.hint

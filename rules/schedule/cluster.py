@@ -516,8 +516,37 @@ class Cluster:
             return True
         if replicas is None:
             return False
-        active = sum(1 for p in self._owned(owned) if not self._pod_deleting[p]) + len(self._elsewhere.select(owned))
-        return active < replicas
+        return self.placed(owned) < replicas
+
+    def placed(self, owned: OwnedPods) -> int:
+        """How many of the pods ``owned`` selects are bound, on any node (the dump's or not), and not being deleted."""
+        return sum(1 for p in self._owned(owned) if not self._pod_deleting[p]) + len(self._elsewhere.select(owned))
+
+    def placed_on(self, owned: OwnedPods) -> set[int]:
+        """The dump's nodes where a pod ``owned`` selects is bound and not being deleted."""
+        return {self._pod_node[p] for p in self._owned(owned) if not self._pod_deleting[p]}
+
+    def room(self, requests: Usage, nodes: Iterable[int], owned: OwnedPods | None) -> dict[int, int]:
+        """How many more pods asking ``requests`` each of ``nodes`` has room for: its free pod slots, and its free
+        allocatable of each resource asked for divided by the request (NodeResourcesFit, pod after pod), with what
+        the pods ``owned`` selects that are being deleted hold given back (their replacements are among those to
+        place)."""
+        freed: dict[int, Usage] = {}
+        for p in self._owned(owned) if owned is not None else ():
+            if self._pod_deleting[p]:
+                into = freed.setdefault(self._pod_node[p], {})
+                for name, value in self._pod_usage[p].items():
+                    into[name] = into.get(name, 0) + value
+        pods_free = self.free.get(PODS, {})
+        out: dict[int, int] = {}
+        for i in nodes:
+            back = freed.get(i, {})
+            n = pods_free.get(i, 0) + back.get(PODS, 0)
+            for name, wanted in requests.items():
+                if wanted > 0:
+                    n = min(n, (self.free.get(name, {}).get(i, 0) + back.get(name, 0)) // wanted)
+            out[i] = max(n, 0)
+        return out
 
     def _owned(self, owned: OwnedPods) -> list[int]:
         """The bound pods of the dump ``owned`` selects (by owner, selector, generated name or launcher name)."""

@@ -213,6 +213,24 @@ def _field_requirement(raw: Mapping[str, Any]) -> Requirement | None:
     return None
 
 
+def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """Whether a metav1 ``LabelSelector`` (matchLabels, matchExpressions) selects ``labels``; an empty one selects
+    everything, one that does not parse nothing."""
+    for key, value in mapping(selector.get("matchLabels")).items():
+        if labels.get(str(key)) != text(value):
+            return False
+    for expr in items(selector.get("matchExpressions")):
+        if not isinstance(expr, Mapping):
+            return False
+        operator = text(expr.get("operator"))
+        if operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            return False
+        values = frozenset(text(v) for v in items(expr.get("values")))
+        if not Requirement(text(expr.get("key")), operator, values).matches_labels(labels):
+            return False
+    return True
+
+
 def compile_terms(raw_terms: Any) -> tuple[Term, ...]:
     """Parse ``nodeSelectorTerms``. Empty terms and terms with a parse error are dropped: they match
     nothing (upstream ignores the parse error, ``LazyErrorNodeSelector``)."""

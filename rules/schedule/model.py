@@ -27,17 +27,20 @@ from .matching import (
     Term,
     Toleration,
     compile_terms,
+    get_in,
+    items,
     mapping,
     node_selector_of,
     prefilter_node_names,
     required_terms_of,
+    selector_matches,
     text,
     tolerates_unschedulable,
     tolerations_of,
 )
 from .placement import TaintCheck, check_taints
 from .resources import cache_key, effective_requests, is_extended, requests_read, scheduler_units
-from .workloads import LABEL_SETTERS, REPLICATED_KINDS, not_waiting, owned_pods, pod_spec_of
+from .workloads import LABEL_SETTERS, REPLICATED_KINDS, OwnedPods, not_waiting, owned_pods, pod_spec_of
 
 NO_NODES = "no nodes available to schedule pods"
 REASON_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -110,14 +113,15 @@ def shown_nodes(names: tuple[str, ...] | list[str]) -> list[str]:
     return [*names[:SHOWN], f"… {len(names) - SHOWN:,} more"]
 
 
-def _signature(kind: str, spec: Mapping[str, Any], owned: Any, replicas: int | None = None) -> bytes | None:
+def _signature(kind: str, spec: Mapping[str, Any], owned: Any, replicas: int | None = None, labels: Any = None) -> bytes | None:
     """What a prediction reads of a workload, as a ``cache_key``: the filters see only the pod spec's node name,
     node selector, affinity, tolerations and resources (``requests_read``), and the workload's own pods (``owned``,
-    with how many it wants: ``Cluster.competes``)."""
+    with how many it wants: ``Cluster.competes``), and the labels of its replicas (``_spread_keys``)."""
     return cache_key(
         kind == "DaemonSet",
         kind in _COMPETING_KINDS,
         replicas,
+        labels,
         spec.get("nodeName"),
         spec.get("nodeSelector"),
         spec.get("affinity"),
@@ -156,6 +160,25 @@ def _judged_spec(workload: Any) -> tuple[dict[str, Any] | None, str]:
     if spec is None:
         return None, f"{text(workload.get('kind')) or 'the object'} is not a workload"
     return spec, ""
+
+
+def _spread_keys(spec: Mapping[str, Any], labels: Mapping[str, Any], owned: OwnedPods | None) -> tuple[str, ...]:
+    """The topology keys of the required pod anti-affinity terms of ``spec`` whose label selector matches the
+    workload's own pods (``labels``, its template's) in its own namespace: at most one of them a domain."""
+    if owned is None:
+        return ()
+    own = {str(k): text(v) for k, v in labels.items()}
+    keys: list[str] = []
+    anti = mapping(mapping(spec.get("affinity")).get("podAntiAffinity"))
+    for term in items(anti.get("requiredDuringSchedulingIgnoredDuringExecution")):
+        if not isinstance(term, Mapping) or term.get("namespaceSelector") is not None:
+            continue
+        namespaces = [text(n) for n in items(term.get("namespaces"))]
+        key, selector = text(term.get("topologyKey")), term.get("labelSelector")
+        if key and isinstance(selector, Mapping) and (not namespaces or owned.namespace in namespaces):
+            if selector_matches(selector, own):
+                keys.append(key)
+    return tuple(keys)
 
 
 def _histogram(reasons: Mapping[str, int]) -> str:
@@ -211,15 +234,19 @@ class ClusterModel:
         owned = owned_pods(workload)
         # Pods of one template (a Deployment's replicas, a DaemonSet's pods, VMs of one size) ask the same:
         # the filters read only the signature, so the prediction is made once for each.
-        signature = _signature(kind, spec, owned, _replicas(workload))
+        replicas = _replicas(workload)
+        labels = get_in(workload, "spec", "template", "metadata", "labels") if replicas is not None else None
+        signature = _signature(kind, spec, owned, replicas, labels)
         found = self._predictions.get(signature) if signature is not None else None
         if found is not None:
             return found
         view = PodView.of(spec)
         own = self._cluster.owned_usage(owned)
-        if own and kind in _COMPETING_KINDS and self._cluster.competes(owned, _replicas(workload)):
+        if own and kind in _COMPETING_KINDS and self._cluster.competes(owned, replicas):
             own = {}  # its pods still to place must fit beside its bound ones (trials 108, 109, 111)
         prediction = self._predict_daemon(view, own) if kind == "DaemonSet" else self._predict_pod(view, own)
+        if prediction.schedulable and replicas is not None:
+            prediction = self._replica_room(prediction, view, replicas, owned, _spread_keys(spec, mapping(labels), owned))
         if signature is not None:
             self._predictions[signature] = prediction
         return prediction
@@ -326,6 +353,46 @@ class ClusterModel:
                 fitting -= nodes
         return fitting
 
+    # -- replicas ---------------------------------------------------------------------------------
+
+    def _replica_room(
+        self, prediction: Prediction, view: PodView, replicas: int, owned: OwnedPods | None, spread: tuple[str, ...]
+    ) -> Prediction:
+        """``prediction`` for one pod of a replicated workload, failed where its feasible nodes cannot hold all the
+        replicas it has still to place (trial 115: 3 replicas of 2 GPUs each "can be scheduled" on the one node with
+        2 free). A necessary condition, not a placement: each node's room (``Cluster.room``) summed, and for each
+        topology key of its required pod anti-affinity against its own pods (``spread``), one pod a domain not
+        holding one of them already (InterPodAffinity's satisfyPodAntiAffinity; a node without the key is not
+        constrained). Nodes without allocatable leave it unchecked."""
+        c = self._cluster
+        to_place = replicas - (c.placed(owned) if owned is not None else 0)
+        nodes = [c.index[n] for n in prediction.feasible]
+        if to_place < 2 or any(i in c.unsized for i in nodes):
+            return prediction
+        room = c.room(view.requests, nodes, owned)
+        fit = sum(room.values())
+        limit = ""
+        taken_on = c.placed_on(owned) if owned is not None else set()
+        for key in spread:
+            taken = {c.labels[i][key] for i in taken_on if key in c.labels[i]}
+            domains = {c.labels[i][key] for i in nodes if key in c.labels[i] and room[i]} - taken
+            bound = len(domains) + sum(room[i] for i in nodes if key not in c.labels[i])
+            if bound < fit:
+                fit, limit = bound, key
+        if fit >= to_place:
+            return prediction
+        feasible = list(prediction.feasible)
+        if limit:
+            why = f"its required pod anti-affinity against its own pods puts at most one in each {limit} domain: room for {fit}"
+        else:
+            with_room = [f"{c.names[i]}: {room[i]}" for i in nodes if room[i]]
+            why = f"they have room for {fit}" + (f" ({first_names(with_room)})" if with_room else "")
+        message = (
+            f"{len(feasible)}/{prediction.total_nodes} nodes are feasible ({first_names(feasible)}), but {why} of the"
+            f" {to_place} replicas it has still to place: the others stay Pending"
+        )
+        return dataclasses.replace(prediction, schedulable=False, message=message)
+
     # -- DaemonSet --------------------------------------------------------------------------------
 
     def _predict_daemon(self, view: PodView, own: dict[int, Usage]) -> Prediction:
@@ -410,18 +477,8 @@ class ClusterModel:
                         part += f"; nodes advertise {first_names(listed)}"
                     parts.append(part)
                 continue
-            reached = candidates or set()
-            if reached & c.advertised[resource]:
-                # a node the pod may run on advertises it: it lacks room, which its Insufficient reason says, or it asks
-                # for more than any such node has at all (trial 90: 8 GPUs of a node with 4 drew no word of it)
-                sizes = c.allocatable.get(resource, {})
-                most, at = max((sizes.get(i, 0), c.names[i]) for i in reached & c.advertised[resource])
-                if view.requests[resource] > most:
-                    parts.append(
-                        f"it asks for {view.requests[resource]} {resource}, more than any node it may run on has"
-                        f" allocatable (at most {most}, on {at})"
-                    )
-                continue
+            # trial 115: the cordoned node with room was not named where a node the pod may run on advertises the
+            # resource but is full: uncordoning it is the one change that places the pod
             # trial 108: a VM waiting for the passthrough GPU of the node being converted, still cordoned, was pointed
             # at another node's resources, and not at the cordon
             cordoned: list[int] = []
@@ -448,6 +505,18 @@ class ClusterModel:
                     f" {'is' if one else 'are'} cordoned (spec.unschedulable: kubectl uncordon {' '.join(names[:SHOWN])}"
                     f" once {'it is' if one else 'they are'} ready for pods{more})"
                 )
+            reached = candidates or set()
+            if reached & c.advertised[resource]:
+                # a node the pod may run on advertises it: it lacks room, which its Insufficient reason says, or it asks
+                # for more than any such node has at all (trial 90: 8 GPUs of a node with 4 drew no word of it)
+                sizes = c.allocatable.get(resource, {})
+                most, at = max((sizes.get(i, 0), c.names[i]) for i in reached & c.advertised[resource])
+                if view.requests[resource] > most:
+                    parts.append(
+                        f"it asks for {view.requests[resource]} {resource}, more than any node it may run on has"
+                        f" allocatable (at most {most}, on {at})"
+                    )
+                continue
             lacking = sorted(reached - c.advertised[resource])
             same_domain = c.domain_resources(domain) if lacking else {}
             shown = []
