@@ -653,7 +653,41 @@ def test_node_name_on_a_template() -> None:
     }
     assert m.predict(deployment).feasible == ("n3",)
     deployment["spec"]["template"]["spec"]["nodeName"] = "gone"
-    assert m.predict(deployment).message == ("0/3 nodes are available: 3 node(s) didn't match the requested node name.")
+    # trial 115: a pod naming its node never reaches kube-scheduler: no FitError is said of it
+    assert m.predict(deployment).message == (
+        "its pod names node gone in spec.nodeName, which is not among the dump's 3 nodes: kube-scheduler never places"
+        " a pod that names its node, and no node of the dump runs it"
+    )
+
+
+def test_a_template_naming_its_node_is_judged_by_the_kubelets_admission() -> None:
+    """Trial 115: a Deployment whose template names a node without GPUs got a FitError ("0/8 nodes are available:
+    ... didn't match the requested node name"), which kube-scheduler never writes for such pods: the kubelet there
+    refuses each at admission (OutOfnvidia.com/gpu). A cordon does not stop it; a NoExecute taint does, a NoSchedule
+    one does not; the nodeSelector is checked (NodeAffinity)."""
+    cpu = node("cpu-1")
+    cordoned = node("gpu-c", {"nvidia.com/gpu": "4"}, unschedulable=True)
+    tainted = node(
+        "gpu-t", {"nvidia.com/gpu": "4"}, taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    )
+    evicting = node("gpu-x", {"nvidia.com/gpu": "4"}, taints=[{"key": "maintenance", "effect": "NoExecute"}])
+    m = ClusterModel([cpu, cordoned, tainted, evicting], [])
+
+    def pinned(to: str, **spec: Any) -> dict[str, Any]:
+        template = {
+            "spec": {"nodeName": to, "containers": [{"name": "a", "resources": {"limits": {"nvidia.com/gpu": "1"}}}], **spec}
+        }
+        return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "pinned"}, "spec": {"template": template}}
+
+    p = m.predict(pinned("cpu-1"))
+    assert (p.schedulable, p.message) == (
+        False,
+        "its pod names node cpu-1 in spec.nodeName, so kube-scheduler never places it: the kubelet there refuses it at"
+        " admission (OutOfnvidia.com/gpu) and the pod fails",
+    )
+    assert (m.predict(pinned("gpu-c")).schedulable, m.predict(pinned("gpu-t")).schedulable) == (True, True)
+    assert "(TaintToleration)" in m.predict(pinned("gpu-x")).message
+    assert "(NodeAffinity)" in m.predict(pinned("gpu-c", nodeSelector={"zone": "b"})).message
 
 
 def test_compile_terms_drops_bad_terms() -> None:

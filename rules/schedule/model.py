@@ -22,11 +22,13 @@ from typing import Any
 
 from .cluster import SHOWN, Cluster, Usage, first_names
 from .matching import (
+    NO_EXECUTE,
     NO_SCHEDULE,
     UNSCHEDULABLE_TAINT_KEY,
     Term,
     Toleration,
     compile_terms,
+    first_untolerated,
     get_in,
     items,
     mapping,
@@ -291,6 +293,8 @@ class ClusterModel:
         total = len(c.names)
         if total == 0:
             return Prediction(False, (), 0, NO_NODES, {}, self._hint(view))
+        if view.node_name:
+            return self._admit(view, own)
         reasons: dict[str, int] = {}
         remaining: set[int] = set(c.all)
         if view.prefilter is not None:
@@ -320,6 +324,41 @@ class ClusterModel:
                 self._unsized_hint(candidates),
             )
         return Prediction(False, (), total, fit_error(total, reasons), reasons, self._hint(view, candidates))
+
+    def _admit(self, view: PodView, own: dict[int, Usage]) -> Prediction:
+        """A pod whose spec.nodeName names its node skips kube-scheduler (it schedules only pods without one): the
+        kubelet there admits it or fails it, for what kubelet's admission checks (pkg/kubelet/lifecycle/predicate.go:
+        NodeAffinity and the nodeSelector, NoExecute taints it does not tolerate, then OutOf<resource> from
+        NodeResourcesFit's fit); a cordon does not stop it (trial 115: a scheduler's FitError, which no event would
+        show, was said of a Deployment whose template names a node without GPUs)."""
+        c = self._cluster
+        total = len(c.names)
+        name = view.node_name
+        i = c.index.get(name)
+        if i is None:
+            message = (
+                f"its pod names node {name} in spec.nodeName, which is not among the dump's {total} nodes: kube-scheduler"
+                " never places a pod that names its node, and no node of the dump runs it"
+            )
+            return Prediction(False, (), total, message, {REASON_NODE_NAME: total}, self._hint(view))
+        refused: list[str] = []
+        if (view.node_selector is not None or view.terms is not None) and i not in c.affinity_matches(
+            view.node_selector, view.terms
+        ):
+            refused.append("NodeAffinity")
+        if first_untolerated([t for t in c.taints[i] if t.effect == NO_EXECUTE], view.tolerations) is not None:
+            refused.append("TaintToleration")
+        for reason, nodes in c.resource_failures(view.requests, {i}, own):
+            if i in nodes:
+                refused.append("OutOfpods" if reason == "Too many pods" else "OutOf" + reason.removeprefix("Insufficient "))
+        if not refused:
+            return Prediction(True, (name,), total, f"1/{total} nodes are feasible: {name}", {}, self._unsized_hint({i}))
+        message = (
+            f"its pod names node {name} in spec.nodeName, so kube-scheduler never places it: the kubelet there refuses it"
+            f" at admission ({', '.join(refused)}) and the pod fails"
+        )
+        reached = {i} if all(r.startswith("OutOf") for r in refused) else set()
+        return Prediction(False, (), total, message, {r: 1 for r in refused}, self._hint(view, reached))
 
     def _static_filters(
         self, view: PodView, remaining: set[int], reasons: dict[str, int], *, unschedulable: bool, taints: bool = True
