@@ -123,8 +123,14 @@ def gpu_pod(count: int = 1, **spec: Any) -> dict[str, Any]:
 def test_extended_resource_used_up_on_one_node_and_absent_on_another() -> None:
     m = model(GPU_CLUSTER)
     p = m.predict(gpu_pod(2))
+    # trial 114: the node it may run on that has GPUs enough but none free is said to be held (gpu-2 is too small)
     assert p == Prediction(
-        False, (), 3, "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.", {"Insufficient nvidia.com/gpu": 3}
+        False,
+        (),
+        3,
+        "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+        {"Insufficient nvidia.com/gpu": 3},
+        "hint: the pods bound where it may run hold nvidia.com/gpu: gpu-1 2 of 2",
     )
     ok = m.predict(gpu_pod(1))
     assert ok.schedulable and ok.feasible == ("gpu-2",)
@@ -1367,10 +1373,10 @@ def test_hint_names_what_the_pinned_node_advertises_instead() -> None:
         "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) didn't match Pod's node affinity/selector."
     )
     assert p.hint == "hint: nvidia.com/gpu is not advertised where the pod may run: gpu-pt-1 advertises nvidia.com/GA102GL_A10"
-    # Capacity used up on a node that does advertise the resource is no hint.
+    # Capacity used up on a node that does advertise the resource: what its pods hold (trial 114).
     full = ClusterModel(nodes, [pod("busy", limits={"nvidia.com/gpu": "2"}, node_name="gpu-c-1", phase="Running")])
     p = full.predict(pod(limits={"nvidia.com/gpu": "1"}, nodeSelector={"kubernetes.io/hostname": "gpu-c-1"}))
-    assert (p.schedulable, p.hint) == (False, "")
+    assert (p.schedulable, p.hint) == (False, "hint: the pods bound where it may run hold nvidia.com/gpu: gpu-c-1 2 of 2")
 
 
 def test_hint_names_the_pinned_node_that_lists_the_resource_at_0_devices() -> None:
@@ -1405,7 +1411,12 @@ def test_no_hint_when_a_node_the_pod_may_run_on_advertises_the_resource_without_
     )
     held = [pod("launcher", limits={"nvidia.com/GA102GL_A10": "2"}, node_name="gpu-pt-1", phase="Running")]
     p = ClusterModel(nodes, held).predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}))
-    assert (p.schedulable, p.message, p.hint) == (False, "0/2 nodes are available: 2 Insufficient nvidia.com/GA102GL_A10.", "")
+    # trial 114: what holds it is said (the allocatable alone reads as room)
+    assert (p.schedulable, p.message, p.hint) == (
+        False,
+        "0/2 nodes are available: 2 Insufficient nvidia.com/GA102GL_A10.",
+        "hint: the pods bound where it may run hold nvidia.com/GA102GL_A10: gpu-pt-1 2 of 2",
+    )
 
 
 def test_hint_when_no_node_has_a_required_label() -> None:
@@ -1528,7 +1539,7 @@ def test_a_request_larger_than_any_allocatable_is_named_in_the_hint() -> None:
         [node("a", allocatable={"nvidia.com/gpu": "4"})],
         [pod("t", limits={"nvidia.com/gpu": "4"}, node_name="a", phase="Running")],
     )
-    assert busy.predict(gpu_pod(2)).hint == ""
+    assert busy.predict(gpu_pod(2)).hint == "hint: the pods bound where it may run hold nvidia.com/gpu: a 4 of 4"
 
 
 def test_a_deployments_replicas_still_to_place_compete_with_its_bound_ones() -> None:
@@ -1714,5 +1725,5 @@ def test_a_cordoned_node_with_room_is_named_beside_a_full_node_the_pod_may_run_o
     assert not p.schedulable
     assert p.hint == (
         "hint: gpu-c advertises nvidia.com/gpu with room for it but is cordoned (spec.unschedulable: kubectl uncordon"
-        " gpu-c once it is ready for pods)"
+        " gpu-c once it is ready for pods); the pods bound where it may run hold nvidia.com/gpu: gpu-a 2 of 4"
     ), p.hint

@@ -27,7 +27,8 @@ metadata:
 status:
   allocatable: {cpu: "64", memory: 256Gi, pods: "110", nvidia.com/NVIDIA_A10-12Q: "4"}
 """
-LIST_NODES = "kubectl get nodes -o custom-columns=NAME:.metadata.name,ALLOCATABLE:.status.allocatable"
+# each node's capacity, allocatable and what its pods hold (trial 114: the allocatable alone read as room)
+LIST_NODES = "kubectl describe nodes | grep -E '^Name:|nvidia\\.com/'"
 
 
 @cache

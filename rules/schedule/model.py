@@ -468,6 +468,23 @@ class ClusterModel:
 
     # -- hint ---------------------------------------------------------------------------------------
 
+    def _in_use(self, resource: str, wanted: int, nodes: set[int]) -> str:
+        """How much of ``resource`` the pods bound to ``nodes`` (those the pod may run on that advertise it) hold
+        there, where none has ``wanted`` free: the allocatable alone reads as room (trial 114: 8 vGPUs held by
+        running VMs, the fix listing allocatable 4 and 4)."""
+        c = self._cluster
+        sizes, free = c.allocatable.get(resource, {}), c.free.get(resource, {})
+        # (a node whose allocatable is below the request is too small, not taken)
+        short = sorted(
+            (c.names[i], sizes.get(i, 0) - free.get(i, 0), sizes.get(i, 0))
+            for i in nodes
+            if free.get(i, 0) < wanted <= sizes.get(i, 0)
+        )
+        if not short:
+            return ""
+        held = [f"{name} {used} of {size}" for name, used, size in short]
+        return f"the pods bound where it may run hold {resource}: {first_names(held)}"
+
     def _unsized_hint(self, reached: set[int] | frozenset[int]) -> str:
         """The hint for a success: which of the nodes that ``reached`` NodeResourcesFit it could not check."""
         part = self._unsized_part(reached)
@@ -555,6 +572,8 @@ class ClusterModel:
                         f"it asks for {view.requests[resource]} {resource}, more than any node it may run on has"
                         f" allocatable (at most {most}, on {at})"
                     )
+                elif used := self._in_use(resource, view.requests[resource], reached & c.advertised[resource]):
+                    parts.append(used)
                 continue
             lacking = sorted(reached - c.advertised[resource])
             same_domain = c.domain_resources(domain) if lacking else {}

@@ -220,10 +220,11 @@ def not_waiting(workload: Mapping[str, Any]) -> str | None:
     status = mapping(workload.get("status"))
     if kind == "Pod":
         bound, phase = text(spec.get("nodeName")), text(status.get("phase"))
-        if bound:
-            return f"Pod is bound to node {bound}"
+        # a finished pod keeps its nodeName: that it finished is the truer word (trial 115)
         if phase in TERMINAL_PHASES:
             return f"Pod has finished (phase {phase})"
+        if bound:
+            return f"Pod is bound to node {bound}"
     elif kind in REPLICATED_KINDS:
         replicas = spec.get("replicas")
         if isinstance(replicas, int) and not isinstance(replicas, bool) and replicas == 0:
