@@ -142,9 +142,17 @@ def test_proper_workloads_pass_with_the_right_node_and_cross_requests_fail(lab: 
 
 def test_sandbox_disabled_gives_the_warning(sandbox_off: Judged) -> None:
     dump, report = sandbox_off
-    assert findings(report) == expected(dump) == {("Node", "", "gpu-ignored-vm-label", "label-ignored-sandbox-disabled")}
-    (warn,) = [r for o in report.objects for r in o.results if r.result == "warn"]
-    assert "gpu-ignored-vm-label" in warn.message and "gpu-cluster-policy" in warn.message
+    # the node's warning, and the ClusterPolicy's own (trial 114: the one object to change)
+    assert (
+        findings(report)
+        == expected(dump)
+        == {
+            ("Node", "", "gpu-ignored-vm-label", "label-ignored-sandbox-disabled"),
+            ("ClusterPolicy", "", "gpu-cluster-policy", "sandbox-workloads-enabled-for-vm-nodes"),
+        }
+    )
+    for warn in [r for o in report.objects for r in o.results if r.result == "warn"]:
+        assert "gpu-ignored-vm-label" in warn.message and "gpu-cluster-policy" in warn.message
     assert findings(report, ("fail", "error")) == set()
 
 

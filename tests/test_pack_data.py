@@ -44,6 +44,7 @@ RULE_IDS = {
     "gpus-via-devices",
     "extended-resource-request-valid",
     "label-ignored-sandbox-disabled",
+    "sandbox-workloads-enabled-for-vm-nodes",
 }
 
 
@@ -670,11 +671,33 @@ def workload_findings(obj: dict, docs: list[dict]) -> set[str]:
     return found
 
 
+NFD_GPU_LABELS = (
+    "feature.node.kubernetes.io/pci-10de.present",
+    "feature.node.kubernetes.io/pci-0302_10de.present",
+    "feature.node.kubernetes.io/pci-0300_10de.present",
+)
+
+
+def clusterpolicy_findings(obj: dict, docs: list[dict]) -> set[str]:
+    """sandbox-workloads-enabled-for-vm-nodes, from the operator's own terms: sandbox workloads not enabled, and a
+    GPU node it manages (nvidia.com/gpu.present, or an NFD mark of an NVIDIA device) labelled for a VM workload."""
+    if ((obj.get("spec") or {}).get("sandboxWorkloads") or {}).get("enabled") is True:
+        return set()
+    for d in docs:
+        labels = d["metadata"].get("labels") or {} if d["kind"] == "Node" else {}
+        managed = labels.get("nvidia.com/gpu.present") == "true" or any(labels.get(k) == "true" for k in NFD_GPU_LABELS)
+        if managed and labels.get(WL_LABEL) in ("vm-passthrough", "vm-vgpu"):
+            return {"sandbox-workloads-enabled-for-vm-nodes"}
+    return set()
+
+
 def findings(obj: dict, docs: list[dict]) -> set[str]:
     if obj["kind"] == "Node":
         return node_findings(obj, _cluster_policy(docs))
     if obj["kind"] in ("Pod", "VirtualMachineInstance"):
         return workload_findings(obj, docs)
+    if obj["kind"] == "ClusterPolicy":
+        return clusterpolicy_findings(obj, docs)
     return set()
 
 
@@ -733,10 +756,11 @@ def test_lab_has_every_object_of_the_issue():
         ("VirtualMachineInstance", v)
         for v in ["vm-passthrough-a10", "vm-vgpu-a10", "vm-wrong-profile", "vm-resources-not-devices"]
     }
-    # every rule but the sandbox-disabled one is exercised by the lab, and that one by its own example
+    # every rule but the sandbox-disabled ones is exercised by the lab, and those by their own example
+    sandbox_off = {"label-ignored-sandbox-disabled", "sandbox-workloads-enabled-for-vm-nodes"}
     lab_rules = set().union(*(expected_rules(d) for d in LAB))
-    assert lab_rules == RULE_IDS - {"label-ignored-sandbox-disabled"}
-    assert set().union(*(expected_rules(d) for d in SANDBOX_OFF)) == {"label-ignored-sandbox-disabled"}
+    assert lab_rules == RULE_IDS - sandbox_off
+    assert set().union(*(expected_rules(d) for d in SANDBOX_OFF)) == sandbox_off
 
 
 def test_lab_good_nodes_advertise_one_class_matching_their_workload():

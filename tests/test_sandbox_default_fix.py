@@ -84,7 +84,7 @@ def test_many_unlabelled_gpu_nodes_keep_the_fix_bounded() -> None:
     many = [_node(f"gpu-worker-node-{i:04d}.example.com", {}, {"nvidia.com/gpu": "8"}) for i in range(400)]
     fix = _fixes("vm-passthrough", PT, *many)[("gpu-pt-11", "label-ignored-sandbox-disabled")]
     assert fix.startswith(f"{LABEL_THEM} && {PATCH}  # the label first keeps the GPU nodes whose workload label is")
-    assert "(more than five in the dump, which its selector matches)" in fix and "gpu-worker-node-0000" not in fix
+    assert "(more than five in the dump, which its selectors match)" in fix and "gpu-worker-node-0000" not in fix
     assert len(fix) < 1000
 
 
@@ -289,3 +289,41 @@ def test_an_unreconciled_node_serving_a_gpu_is_not_said_to_get_no_gpu_software()
         " status.allocatable was registered by a device plugin the operator did not deploy there (installed by hand or"
         " by another chart)."
     ), result.message
+
+
+def test_the_clusterpolicys_own_finding_labels_the_unlabelled_nodes_first() -> None:
+    """Trial 114: with sandbox workloads off beside VM-labelled GPU nodes, the ClusterPolicy is the one object to
+    change: its finding's fix turns them on, labelling the unlabelled GPU nodes container first (defaultWorkload
+    vm-passthrough), those the operator has labelled by selector and one it has not yet by name."""
+    fix = _fixes("vm-passthrough", PT, CTR, _unreconciled("gpu-plain1"))[
+        ("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")
+    ]
+    assert fix.startswith(
+        f"{LABEL_THEM} && kubectl label nodes --overwrite gpu-plain1 nvidia.com/gpu.workload.config=container && {PATCH}"
+        "  # then gpu-clusterpolicy/sandbox-operands-enabled says which VM operands to enable; the label command first"
+        " keeps the GPU nodes without a valid workload label on containers"
+    ), fix
+    # a container default changes no node: the patch alone
+    assert _fixes("container", PT, CTR)[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")] == (
+        f"{PATCH}  # then gpu-clusterpolicy/sandbox-operands-enabled says which VM operands to enable"
+    )
+
+
+def test_many_unreconciled_nodes_marked_by_nfds_class_label_are_labelled_by_that_label() -> None:
+    """Trial 116: past five, six nodes NFD marked feature.node.kubernetes.io/pci-0302_10de.present (NFD's own
+    default, class and vendor) were "labelled" by a selector on pci-10de, which matched none of them: each NFD label
+    the nodes carry gets its own selector."""
+    many = []
+    for i in range(6):
+        node = _unreconciled(f"gpu-new-{i:03d}")
+        del node["metadata"]["labels"][NFD]
+        node["metadata"]["labels"]["feature.node.kubernetes.io/pci-0302_10de.present"] = "true"
+        many.append(node)
+    fix = _fixes("vm-passthrough", PT, *many, _unreconciled("gpu-other"))[("gpu-pt-11", "label-ignored-sandbox-disabled")]
+    notin = "nvidia.com/gpu.workload.config notin (container,vm-passthrough,vm-vgpu)"
+    assert fix.startswith(
+        f"kubectl label nodes --overwrite -l '{NFD}=true,{notin}' nvidia.com/gpu.workload.config=container && kubectl"
+        f" label nodes --overwrite -l 'feature.node.kubernetes.io/pci-0302_10de.present=true,{notin}'"
+        f" nvidia.com/gpu.workload.config=container && {PATCH}"
+    ), fix
+    assert "pci-0300_10de" not in fix

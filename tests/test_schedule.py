@@ -1649,7 +1649,7 @@ def test_replicas_that_cannot_all_fit_the_feasible_nodes_fail() -> None:
         assert (p.schedulable, p.message) == (
             False,
             "1/2 nodes are feasible (gpu-a), but they have room for 1 (gpu-a: 1) of the 3 replicas it has still to"
-            " place: the others stay Pending",
+            " place: the others cannot be placed on the dump's nodes as they are now",
         ), kind
         assert p.feasible == ("gpu-a",)
     # room for all of them: the one-pod answer
@@ -1699,8 +1699,8 @@ def test_required_anti_affinity_against_its_own_pods_puts_one_replica_in_each_do
     assert (p.schedulable, p.message) == (
         False,
         "2/2 nodes are feasible (gpu-a, gpu-b), but its required pod anti-affinity against its own pods puts at most one"
-        " in each kubernetes.io/hostname domain: room for 2 of the 3 replicas it has still to place: the others stay"
-        " Pending",
+        " in each kubernetes.io/hostname domain: room for 2 of the 3 replicas it has still to place: the others cannot be"
+        " placed on the dump's nodes as they are now",
     )
     assert ClusterModel(nodes, []).predict(_replicated("Deployment", 2, "1", affinity=anti)).schedulable
     # a selector that is not its own (another app's pods) is not read as a spread of its replicas
@@ -1727,3 +1727,40 @@ def test_a_cordoned_node_with_room_is_named_beside_a_full_node_the_pod_may_run_o
         "hint: gpu-c advertises nvidia.com/gpu with room for it but is cordoned (spec.unschedulable: kubectl uncordon"
         " gpu-c once it is ready for pods); the pods bound where it may run hold nvidia.com/gpu: gpu-a 2 of 4"
     ), p.hint
+
+
+def test_replica_room_is_not_judged_where_the_dump_lacks_nodes_or_of_a_deployments_replicaset() -> None:
+    """Trial 116: a Deployment of 6 (cpu 1 each), 2 pods running on a node the dump lacks (a GPU-node-only dump), 4
+    waiting, failed on the one node of the dump: its nodes are not all the cluster's. The new ReplicaSet of a rolling
+    update failed for room its Deployment's controller frees by scaling the old one down: a Deployment's ReplicaSet is
+    left to the Deployment."""
+    gpu = node("gpu-1", {"cpu": "2"})
+    template = {
+        "metadata": {"labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+    }
+    web = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"replicas": 6, "selector": {"matchLabels": {"app": "web"}}, "template": template},
+    }
+    running = []
+    for i in range(2):
+        p = pod(f"web-7f9c6d8b54-run{i}x", requests={"cpu": "1"}, node_name="cpu-node-1", phase="Running")
+        p["metadata"]["labels"] = {"app": "web"}
+        running.append(p)
+    assert ClusterModel([gpu], running).predict(web).schedulable
+    # the same with no pod elsewhere: the dump's nodes are the cluster's, and 2 of 6 fit
+    assert not ClusterModel([gpu], []).predict(web).schedulable
+    rs = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {
+            "name": "web-7f9c6d8b54",
+            "namespace": "default",
+            "ownerReferences": [{"kind": "Deployment", "name": "web"}],
+        },
+        "spec": {"replicas": 6, "selector": {"matchLabels": {"app": "web"}}, "template": template},
+    }
+    assert ClusterModel([gpu], []).predict(rs).schedulable

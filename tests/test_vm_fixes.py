@@ -72,7 +72,7 @@ def test_an_unschedulable_vm_without_a_node_selector_is_told_to_compare_the_node
     assert _fix(vm) == LIST_NODES
 
 
-def _permit_results(permits: list[str], *asked: str) -> list:
+def _permit_results(permits: list[str], *asked: str, nodes: str = NODES) -> list:
     kubevirt = {
         "apiVersion": "kubevirt.io/v1",
         "kind": "KubeVirt",
@@ -97,7 +97,7 @@ def _permit_results(permits: list[str], *asked: str) -> list:
         "spec": {"domain": {"devices": {"gpus": gpus}}},
         "status": {"phase": "Running", "nodeName": "gpu-vgpu-1"},
     }
-    text = NODES + "---\n" + yaml.safe_dump(kubevirt) + "---\n" + yaml.safe_dump(vmi)
+    text = nodes + "---\n" + yaml.safe_dump(kubevirt) + "---\n" + yaml.safe_dump(vmi)
     report = evaluate(parse_text(text, "vms.yaml"), _pack())
     return [r for o in report.objects for r in o.results if r.rule == "device-name-permitted"]
 
@@ -128,9 +128,27 @@ def test_a_vm_asking_a_name_no_node_advertises_is_still_told_to_change() -> None
         "kubectl edit kubevirt -n kubevirt kubevirt  # spec.configuration.permittedHostDevices: permit"
         " nvidia.com/NVIDIA_A10-12Q exactly as the nodes advertise it;"
     ), result.remediation
-    assert ". For nvidia.com/NVIDIA_A10-24Q, which no node advertises: kubectl get vmi -n vdi win11-vdi-01" in (
+    assert ". For nvidia.com/NVIDIA_A10-24Q, which no node advertises for VMs: kubectl get vmi -n vdi win11-vdi-01" in (
         result.remediation
     )
     [alone] = _permit_results(["nvidia.com/NVIDIA_A10-12Q"], "nvidia.com/NVIDIA_A10-24Q")
     assert alone.remediation.startswith("kubectl get vmi -n vdi win11-vdi-01 -o yaml > vmi.yaml"), alone.remediation
     assert "Ask for a permitted name, or permit this one" in alone.message
+
+
+def test_a_vm_asking_the_container_plugins_name_is_told_to_change_not_to_permit_it() -> None:
+    """Trial 116: a VM asking nvidia.com/gpu, which a container node advertises (the container device plugin's name,
+    which cannot serve a VM), was told the name was right and to permit it in KubeVirt."""
+    container = """---
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-ctr-1
+  labels: {kubernetes.io/hostname: gpu-ctr-1, nvidia.com/gpu.workload.config: container}
+status:
+  allocatable: {cpu: "64", memory: 256Gi, pods: "110", nvidia.com/gpu: "4"}
+"""
+    [result] = _permit_results(["nvidia.com/NVIDIA_A10-12Q"], "nvidia.com/gpu", nodes=NODES + container)
+    assert "so the name is right" not in result.message
+    assert "Ask for a permitted name, or permit this one" in result.message
+    assert result.remediation.startswith("kubectl get vmi -n vdi win11-vdi-01 -o yaml > vmi.yaml"), result.remediation

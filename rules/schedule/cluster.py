@@ -522,6 +522,11 @@ class Cluster:
         """How many of the pods ``owned`` selects are bound, on any node (the dump's or not), and not being deleted."""
         return sum(1 for p in self._owned(owned) if not self._pod_deleting[p]) + len(self._elsewhere.select(owned))
 
+    @property
+    def partial(self) -> bool:
+        """Whether a pod of the dump is bound to a node the dump lacks: its nodes are not all the cluster's."""
+        return bool(self._elsewhere.labels)
+
     def placed_on(self, owned: OwnedPods) -> set[int]:
         """The dump's nodes where a pod ``owned`` selects is bound and not being deleted."""
         return {self._pod_node[p] for p in self._owned(owned) if not self._pod_deleting[p]}

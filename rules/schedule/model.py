@@ -164,6 +164,12 @@ def _judged_spec(workload: Any) -> tuple[dict[str, Any] | None, str]:
     return spec, ""
 
 
+def _deployment_owned(workload: Mapping[str, Any]) -> bool:
+    """Whether ``workload`` (a ReplicaSet) is one generation of a Deployment, by its owner references."""
+    refs = items(mapping(workload.get("metadata")).get("ownerReferences"))
+    return any(isinstance(r, Mapping) and text(r.get("kind")) == "Deployment" for r in refs)
+
+
 def _spread_keys(spec: Mapping[str, Any], labels: Mapping[str, Any], owned: OwnedPods | None) -> tuple[str, ...]:
     """The topology keys of the required pod anti-affinity terms of ``spec`` whose label selector matches the
     workload's own pods (``labels``, its template's) in its own namespace: at most one of them a domain."""
@@ -247,7 +253,8 @@ class ClusterModel:
         if own and kind in _COMPETING_KINDS and self._cluster.competes(owned, replicas):
             own = {}  # its pods still to place must fit beside its bound ones (trials 108, 109, 111)
         prediction = self._predict_daemon(view, own) if kind == "DaemonSet" else self._predict_pod(view, own)
-        if prediction.schedulable and replicas is not None:
+        # (not a Deployment's ReplicaSet: its controller trades replicas between them in a rollout, trial 116)
+        if prediction.schedulable and replicas is not None and not _deployment_owned(workload):
             prediction = self._replica_room(prediction, view, replicas, owned, _spread_keys(spec, mapping(labels), owned))
         if signature is not None:
             self._predictions[signature] = prediction
@@ -402,11 +409,12 @@ class ClusterModel:
         2 free). A necessary condition, not a placement: each node's room (``Cluster.room``) summed, and for each
         topology key of its required pod anti-affinity against its own pods (``spread``), one pod a domain not
         holding one of them already (InterPodAffinity's satisfyPodAntiAffinity; a node without the key is not
-        constrained). Nodes without allocatable leave it unchecked."""
+        constrained). Nodes without allocatable leave it unchecked, and so does a dump with a pod bound to a node it
+        lacks (trial 116: its nodes are not all the cluster's, and the room of the others is unknown)."""
         c = self._cluster
         to_place = replicas - (c.placed(owned) if owned is not None else 0)
         nodes = [c.index[n] for n in prediction.feasible]
-        if to_place < 2 or any(i in c.unsized for i in nodes):
+        if to_place < 2 or c.partial or any(i in c.unsized for i in nodes):
             return prediction
         room = c.room(view.requests, nodes, owned)
         fit = sum(room.values())
@@ -428,7 +436,7 @@ class ClusterModel:
             why = f"they have room for {fit}" + (f" ({first_names(with_room)})" if with_room else "")
         message = (
             f"{len(feasible)}/{prediction.total_nodes} nodes are feasible ({first_names(feasible)}), but {why} of the"
-            f" {to_place} replicas it has still to place: the others stay Pending"
+            f" {to_place} replicas it has still to place: the others cannot be placed on the dump's nodes as they are now"
         )
         return dataclasses.replace(prediction, schedulable=False, message=message)
 
