@@ -152,3 +152,34 @@ status:
     assert "so the name is right" not in result.message
     assert "Ask for a permitted name, or permit this one" in result.message
     assert result.remediation.startswith("kubectl get vmi -n vdi win11-vdi-01 -o yaml > vmi.yaml"), result.remediation
+
+
+def test_a_permit_no_node_advertises_is_not_only_called_a_typo() -> None:
+    """Trial 114: a permit spelt right, of a vGPU type no node's config creates (nvidia.com/NVIDIA_L40S-48Q), was told
+    to be written "exactly as a node advertises it", as if misspelt."""
+    kubevirt = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "KubeVirt",
+        "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+        "spec": {
+            "configuration": {
+                "permittedHostDevices": {
+                    "mediatedDevices": [
+                        {
+                            "mdevNameSelector": "NVIDIA L40S-48Q",
+                            "resourceName": "nvidia.com/NVIDIA_L40S-48Q",
+                            "externalResourceProvider": True,
+                        }
+                    ]
+                }
+            }
+        },
+    }
+    report = evaluate(parse_text(NODES + "---\n" + yaml.safe_dump(kubevirt), "kv.yaml"), _pack())
+    [found] = [r for o in report.objects for r in o.results if r.rule == "permitted-name-advertised"]
+    assert found.result == "warn"
+    assert (
+        "where the name is a typo, write it exactly as a node advertises it, in spec.configuration.permittedHostDevices;"
+        " where it is right, no node of the dump has that GPU or vGPU type: prepare one (a vGPU type: a vm-vgpu node whose"
+        " nvidia.com/vgpu.config names a config creating it), or leave the permit for nodes to come"
+    ) in found.remediation, found.remediation
