@@ -327,3 +327,46 @@ def test_many_unreconciled_nodes_marked_by_nfds_class_label_are_labelled_by_that
         f" nvidia.com/gpu.workload.config=container && {PATCH}"
     ), fix
     assert "pci-0300_10de" not in fix
+
+
+def test_container_gpu_pods_on_a_vm_labelled_node_are_moved_first() -> None:
+    """Trial 117: with sandbox workloads off, a node labelled vm-passthrough serves containers (the label is not
+    read), and a pod ran there with its GPUs; the fixes turned sandbox workloads on, which prepares that node for VMs
+    and takes the pod's GPUs. They name the pod and say to move it first, or to keep the node on containers. An ignored
+    ClusterPolicy (status.state ignored: the operator reconciles another) is not judged."""
+    node = _node(
+        "gpu-a",
+        {"nvidia.com/gpu.workload.config": "vm-passthrough", "nvidia.com/gpu.deploy.device-plugin": "true"},
+        {"nvidia.com/gpu": "4"},
+    )
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "train-0", "namespace": "ml"},
+        "spec": {"nodeName": "gpu-a", "containers": [{"name": "t", "resources": {"limits": {"nvidia.com/gpu": "4"}}}]},
+        "status": {"phase": "Running"},
+    }
+    ignored = cluster_policy({"sandboxWorkloads": {"enabled": False}}, "leftover")
+    ignored["status"] = {"state": "ignored"}
+    policy = cluster_policy({"sandboxWorkloads": {"enabled": False, "defaultWorkload": "container"}})
+    text = "\n---\n".join(yaml.safe_dump(o) for o in (policy, ignored, node, pod))
+    report = evaluate(parse_text(text, "chat.yaml"), _pack())
+    found = {(o.ref.name, r.rule): r for o in report.objects for r in o.results}
+    cp = found[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")]
+    assert cp.result == "warn"
+    assert cp.message.endswith(
+        "Container GPU pods run on them now (ml/train-0): with sandbox workloads on, the operator prepares those nodes for"
+        " VMs and takes their GPUs from the pods."
+    ), cp.message
+    assert cp.remediation.startswith(
+        "First move the container GPU pods off the VM-labelled nodes they run on (kubectl drain <node> --ignore-daemonsets"
+        " --delete-emptydir-data), or keep those nodes on containers (kubectl label node <node>"
+        f" nvidia.com/gpu.workload.config-): with sandbox workloads on, the operator takes their GPUs for VMs. Then: {PATCH}"
+    ), cp.remediation
+    node_fix = found[("gpu-a", "label-ignored-sandbox-disabled")].remediation
+    assert node_fix.startswith(
+        "First move its container GPU pods (ml/train-0) off it (kubectl drain gpu-a --ignore-daemonsets"
+        " --delete-emptydir-data), or keep it on containers (kubectl label node gpu-a nvidia.com/gpu.workload.config-):"
+        f" with sandbox workloads on, the operator prepares it for VMs and takes their GPUs. Then: {PATCH}"
+    ), node_fix
+    assert found[("leftover", "sandbox-workloads-enabled-for-vm-nodes")].result == "skip"

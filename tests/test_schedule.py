@@ -130,7 +130,7 @@ def test_extended_resource_used_up_on_one_node_and_absent_on_another() -> None:
         3,
         "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
         {"Insufficient nvidia.com/gpu": 3},
-        "hint: the pods bound where it may run hold nvidia.com/gpu: gpu-1 2 of 2",
+        "hint: the pods bound where it may run hold nvidia.com/gpu (gpu-1 2 of 2)",
     )
     ok = m.predict(gpu_pod(1))
     assert ok.schedulable and ok.feasible == ("gpu-2",)
@@ -685,12 +685,34 @@ def test_a_template_naming_its_node_is_judged_by_the_kubelets_admission() -> Non
         }
         return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "pinned"}, "spec": {"template": template}}
 
+    # trial 117: a node that does not list the resource: the kubelet drops the request and runs the pod without it
+    # (pkg/kubelet/lifecycle/predicate.go removeMissingExtendedResources)
     p = m.predict(pinned("cpu-1"))
     assert (p.schedulable, p.message) == (
         False,
-        "its pod names node cpu-1 in spec.nodeName, so kube-scheduler never places it: the kubelet there refuses it at"
-        " admission (OutOfnvidia.com/gpu) and the pod fails",
+        "its pod names node cpu-1 in spec.nodeName, so kube-scheduler never places it, and the kubelet there runs it"
+        " without nvidia.com/gpu, which that node does not list (the kubelet drops such requests at admission)",
     )
+    # one that lists it with no room: refused at admission
+    busy = node("gpu-full", {"nvidia.com/gpu": "1"})
+    held = pod("t", limits={"nvidia.com/gpu": "1"}, node_name="gpu-full", phase="Running")
+    p = ClusterModel([busy], [held]).predict(pinned("gpu-full"))
+    assert p.message == (
+        "its pod names node gpu-full in spec.nodeName, so kube-scheduler never places it: the kubelet there refuses it"
+        " at admission (OutOfnvidia.com/gpu) and the pod fails"
+    )
+    # a node down: every pod tolerates its NoExecute taint for 300 s (DefaultTolerationSeconds), so it is no refusal;
+    # the hint says the pod waits for the node
+    down = node("gpu-d", {"nvidia.com/gpu": "4"}, taints=[{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}])
+    p = ClusterModel([down], []).predict(pinned("gpu-d"))
+    assert (p.schedulable, p.hint) == (
+        True,
+        "hint: node gpu-d is unreachable (node.kubernetes.io/unreachable taint): its pod waits until it is back",
+    )
+    # a node the dump lacks, where pods of the dump run: not judged
+    there = pod("x", limits={"nvidia.com/gpu": "1"}, node_name="gpu-z", phase="Running")
+    p = ClusterModel([cpu], [there]).predict(pinned("gpu-z"))
+    assert (p.applicable, p.schedulable) == (False, True)
     assert (m.predict(pinned("gpu-c")).schedulable, m.predict(pinned("gpu-t")).schedulable) == (True, True)
     assert "(TaintToleration)" in m.predict(pinned("gpu-x")).message
     assert "(NodeAffinity)" in m.predict(pinned("gpu-c", nodeSelector={"zone": "b"})).message
@@ -1376,7 +1398,7 @@ def test_hint_names_what_the_pinned_node_advertises_instead() -> None:
     # Capacity used up on a node that does advertise the resource: what its pods hold (trial 114).
     full = ClusterModel(nodes, [pod("busy", limits={"nvidia.com/gpu": "2"}, node_name="gpu-c-1", phase="Running")])
     p = full.predict(pod(limits={"nvidia.com/gpu": "1"}, nodeSelector={"kubernetes.io/hostname": "gpu-c-1"}))
-    assert (p.schedulable, p.hint) == (False, "hint: the pods bound where it may run hold nvidia.com/gpu: gpu-c-1 2 of 2")
+    assert (p.schedulable, p.hint) == (False, "hint: the pods bound where it may run hold nvidia.com/gpu (gpu-c-1 2 of 2)")
 
 
 def test_hint_names_the_pinned_node_that_lists_the_resource_at_0_devices() -> None:
@@ -1415,7 +1437,7 @@ def test_no_hint_when_a_node_the_pod_may_run_on_advertises_the_resource_without_
     assert (p.schedulable, p.message, p.hint) == (
         False,
         "0/2 nodes are available: 2 Insufficient nvidia.com/GA102GL_A10.",
-        "hint: the pods bound where it may run hold nvidia.com/GA102GL_A10: gpu-pt-1 2 of 2",
+        "hint: the pods bound where it may run hold nvidia.com/GA102GL_A10 (gpu-pt-1 2 of 2)",
     )
 
 
@@ -1539,7 +1561,7 @@ def test_a_request_larger_than_any_allocatable_is_named_in_the_hint() -> None:
         [node("a", allocatable={"nvidia.com/gpu": "4"})],
         [pod("t", limits={"nvidia.com/gpu": "4"}, node_name="a", phase="Running")],
     )
-    assert busy.predict(gpu_pod(2)).hint == "hint: the pods bound where it may run hold nvidia.com/gpu: a 4 of 4"
+    assert busy.predict(gpu_pod(2)).hint == "hint: the pods bound where it may run hold nvidia.com/gpu (a 4 of 4)"
 
 
 def test_a_deployments_replicas_still_to_place_compete_with_its_bound_ones() -> None:
@@ -1725,7 +1747,7 @@ def test_a_cordoned_node_with_room_is_named_beside_a_full_node_the_pod_may_run_o
     assert not p.schedulable
     assert p.hint == (
         "hint: gpu-c advertises nvidia.com/gpu with room for it but is cordoned (spec.unschedulable: kubectl uncordon"
-        " gpu-c once it is ready for pods); the pods bound where it may run hold nvidia.com/gpu: gpu-a 2 of 4"
+        " gpu-c once it is ready for pods); the pods bound where it may run hold nvidia.com/gpu (gpu-a 2 of 4)"
     ), p.hint
 
 
@@ -1764,3 +1786,17 @@ def test_replica_room_is_not_judged_where_the_dump_lacks_nodes_or_of_a_deploymen
         "spec": {"replicas": 6, "selector": {"matchLabels": {"app": "web"}}, "template": template},
     }
     assert ClusterModel([gpu], []).predict(rs).schedulable
+
+
+def test_what_bound_pods_hold_is_said_once_and_never_above_the_allocatable() -> None:
+    """Trial 117: the clause was said again for each resource asked, and a Pending pod bound to a full node (which the
+    kubelet will refuse) made it "gpu-b 5 of 4"."""
+    a = node("gpu-a", {"nvidia.com/gpu": "4", "nvidia.com/mig-1g.10gb": "7"})
+    bound = [
+        pod("t1", limits={"nvidia.com/gpu": "4", "nvidia.com/mig-1g.10gb": "6"}, node_name="gpu-a", phase="Running"),
+        pod("t2", limits={"nvidia.com/gpu": "1"}, node_name="gpu-a", phase="Pending"),
+    ]
+    p = ClusterModel([a], bound).predict(pod(limits={"nvidia.com/gpu": "1", "nvidia.com/mig-1g.10gb": "2"}))
+    assert p.hint == (
+        "hint: the pods bound where it may run hold nvidia.com/gpu (gpu-a 4 of 4) and nvidia.com/mig-1g.10gb (gpu-a 6 of 7)"
+    ), p.hint

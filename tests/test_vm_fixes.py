@@ -28,7 +28,7 @@ status:
   allocatable: {cpu: "64", memory: 256Gi, pods: "110", nvidia.com/NVIDIA_A10-12Q: "4"}
 """
 # each node's capacity, allocatable and what its pods hold (trial 114: the allocatable alone read as room)
-LIST_NODES = "kubectl describe nodes | grep -E '^Name:|nvidia\\.com/'"
+LIST_NODES = "kubectl describe nodes | grep -E '^Name:|^(Capacity|Allocatable|Allocated resources):|^  nvidia\\.com/'"
 
 
 @cache
@@ -109,9 +109,9 @@ def test_a_misspelt_permit_is_fixed_in_kubevirt_not_in_the_running_vm() -> None:
     [result] = _permit_results(["nvidia.com/NVIDIA_A10_12Q"], "nvidia.com/NVIDIA_A10-12Q")
     assert result.result == "fail"
     assert result.message.endswith(
-        "Nodes of the dump advertise nvidia.com/NVIDIA_A10-12Q, so the name is right: permit it in KubeVirt"
-        " kubevirt/kubevirt exactly so (externalResourceProvider: true where the GPU Operator's sandbox device plugin"
-        " advertises it)."
+        "Nodes of the dump list nvidia.com/NVIDIA_A10-12Q (a name their device plugin registered), so the name is right:"
+        " permit it in KubeVirt kubevirt/kubevirt exactly so (externalResourceProvider: true where the GPU Operator's"
+        " sandbox device plugin advertises it)."
     ), result.message
     assert result.remediation == (
         "kubectl edit kubevirt -n kubevirt kubevirt  # spec.configuration.permittedHostDevices: permit"

@@ -142,8 +142,13 @@ class Cluster:
         #: allocatable[r][i] for the extended resources a node advertises, for the hint (a request larger than any
         #: node's allocatable, which no rescheduling frees).
         self.allocatable: dict[str, dict[int, int]] = {}
+        #: the nodes that list each extended resource in allocatable, at any count: the kubelet drops from a pod it
+        #: admits the requests of those its node does not list (pkg/kubelet/lifecycle/predicate.go)
+        self.listed: dict[str, set[int]] = {}
         for i, alloc in enumerate(allocatable):
             for name, value in alloc.items():
+                if is_extended(name):
+                    self.listed.setdefault(name, set()).add(i)
                 if value > 0 and name != PODS:
                     self.advertised.setdefault(name, set()).add(i)
                     if is_extended(name):
@@ -160,6 +165,8 @@ class Cluster:
         #: being deleted, by owner and by label: whether a workload's pods compete with it (``competes``).
         self._waiting = _PodIndex()
         self._elsewhere = _PodIndex()
+        #: the nodes the dump lacks that its pods (not finished) are bound to
+        self.elsewhere_nodes: set[str] = set()
         #: Per bound pod of the dump: it is being deleted (metadata.deletionTimestamp), so no replica of its workload.
         self._pod_deleting: list[bool] = []
         # Pods with no labels and no owner (rebuilt from describe text), by (namespace, generateName stem), and by the
@@ -261,7 +268,12 @@ class Cluster:
         spec = mapping(mapping(pod).get("spec"))
         node = self.index.get(text(spec.get("nodeName")))
         if node is None:
-            (self._elsewhere if text(spec.get("nodeName")) else self._waiting).add(pod)
+            if text(spec.get("nodeName")):
+                self._elsewhere.add(pod)
+                if text(get_in(pod, "status", "phase")) not in TERMINAL_PHASES:
+                    self.elsewhere_nodes.add(text(spec.get("nodeName")))
+            else:
+                self._waiting.add(pod)
             return
         if text(get_in(pod, "status", "phase")) in TERMINAL_PHASES:
             return
@@ -520,12 +532,11 @@ class Cluster:
 
     def placed(self, owned: OwnedPods) -> int:
         """How many of the pods ``owned`` selects are bound, on any node (the dump's or not), and not being deleted."""
-        return sum(1 for p in self._owned(owned) if not self._pod_deleting[p]) + len(self._elsewhere.select(owned))
+        return sum(1 for p in self._owned(owned) if not self._pod_deleting[p]) + self.placed_elsewhere(owned)
 
-    @property
-    def partial(self) -> bool:
-        """Whether a pod of the dump is bound to a node the dump lacks: its nodes are not all the cluster's."""
-        return bool(self._elsewhere.labels)
+    def placed_elsewhere(self, owned: OwnedPods) -> int:
+        """How many of the pods ``owned`` selects are bound to nodes the dump lacks."""
+        return len(self._elsewhere.select(owned))
 
     def placed_on(self, owned: OwnedPods) -> set[int]:
         """The dump's nodes where a pod ``owned`` selects is bound and not being deleted."""

@@ -133,6 +133,11 @@ def _signature(kind: str, spec: Mapping[str, Any], owned: Any, replicas: int | N
     )
 
 
+#: The node lifecycle controller's taints of a node that is down, and what they say of it.
+_DOWN_TAINTS = {"node.kubernetes.io/not-ready": "NotReady", "node.kubernetes.io/unreachable": "unreachable"}
+#: The tolerations the DefaultTolerationSeconds admission plugin gives every pod it admits (300 s each).
+_DEFAULT_TOLERATIONS = tuple(Toleration(key, "Exists", "", NO_EXECUTE) for key in _DOWN_TAINTS)
+
 #: What a cordoned node's own taint asks of a pod: ignored where the hint names cordoned nodes.
 _CORDON_TOLERATION = Toleration(UNSCHEDULABLE_TAINT_KEY, "Exists", "", NO_SCHEDULE)
 
@@ -343,6 +348,10 @@ class ClusterModel:
         name = view.node_name
         i = c.index.get(name)
         if i is None:
+            if name in c.elsewhere_nodes:
+                # trial 117: its replicas ran there, the dump lacking the node
+                why = f"its pod names node {name} in spec.nodeName, which the dump lacks (pods of the dump run there)"
+                return Prediction(True, (), total, why, applicable=False)
             message = (
                 f"its pod names node {name} in spec.nodeName, which is not among the dump's {total} nodes: kube-scheduler"
                 " never places a pod that names its node, and no node of the dump runs it"
@@ -353,19 +362,38 @@ class ClusterModel:
             view.node_selector, view.terms
         ):
             refused.append("NodeAffinity")
-        if first_untolerated([t for t in c.taints[i] if t.effect == NO_EXECUTE], view.tolerations) is not None:
+        # every pod tolerates NoExecute not-ready and unreachable for 300 s: the DefaultTolerationSeconds admission
+        # plugin adds them at creation, which a template does not show (trial 117)
+        tolerations = (*view.tolerations, *_DEFAULT_TOLERATIONS)
+        if first_untolerated([t for t in c.taints[i] if t.effect == NO_EXECUTE], tolerations) is not None:
             refused.append("TaintToleration")
-        for reason, nodes in c.resource_failures(view.requests, {i}, own):
+        # the kubelet drops the requests of extended resources its node does not list before it checks the fit
+        # (predicate.go removeMissingExtendedResources): the pod runs without them (trial 117)
+        dropped = sorted(r for r in view.requests if is_extended(r) and i not in c.listed.get(r, ()) and i not in c.unsized)
+        requests = {r: v for r, v in view.requests.items() if r not in dropped}
+        for reason, nodes in c.resource_failures(requests, {i}, own):
             if i in nodes:
                 refused.append("OutOfpods" if reason == "Too many pods" else "OutOf" + reason.removeprefix("Insufficient "))
-        if not refused:
-            return Prediction(True, (name,), total, f"1/{total} nodes are feasible: {name}", {}, self._unsized_hint({i}))
-        message = (
-            f"its pod names node {name} in spec.nodeName, so kube-scheduler never places it: the kubelet there refuses it"
-            f" at admission ({', '.join(refused)}) and the pod fails"
-        )
+        waits = self._node_down(i)
+        if not refused and not dropped:
+            return Prediction(True, (name,), total, f"1/{total} nodes are feasible: {name}", {}, waits or self._unsized_hint({i}))
+        head = f"its pod names node {name} in spec.nodeName, so kube-scheduler never places it"
+        if refused:
+            message = f"{head}: the kubelet there refuses it at admission ({', '.join(refused)}) and the pod fails"
+        else:
+            message = (
+                f"{head}, and the kubelet there runs it without {', '.join(dropped)}, which that node does not list"
+                " (the kubelet drops such requests at admission)"
+            )
         reached = {i} if all(r.startswith("OutOf") for r in refused) else set()
-        return Prediction(False, (), total, message, {r: 1 for r in refused}, self._hint(view, reached))
+        return Prediction(False, (), total, message, {r: 1 for r in refused or dropped}, self._hint(view, reached))
+
+    def _node_down(self, i: int) -> str:
+        """The hint for a node NotReady or unreachable (the node lifecycle controller's NoExecute taints)."""
+        down = sorted(t.key for t in self._cluster.taints[i] if t.key in _DOWN_TAINTS)
+        if not down:
+            return ""
+        return f"hint: node {self._cluster.names[i]} is {_DOWN_TAINTS[down[0]]} ({down[0]} taint): its pod waits until it is back"
 
     def _static_filters(
         self, view: PodView, remaining: set[int], reasons: dict[str, int], *, unschedulable: bool, taints: bool = True
@@ -409,12 +437,14 @@ class ClusterModel:
         2 free). A necessary condition, not a placement: each node's room (``Cluster.room``) summed, and for each
         topology key of its required pod anti-affinity against its own pods (``spread``), one pod a domain not
         holding one of them already (InterPodAffinity's satisfyPodAntiAffinity; a node without the key is not
-        constrained). Nodes without allocatable leave it unchecked, and so does a dump with a pod bound to a node it
-        lacks (trial 116: its nodes are not all the cluster's, and the room of the others is unknown)."""
+        constrained). Nodes without allocatable leave it unchecked, and so does a workload with a pod bound to a node
+        the dump lacks (trial 116: nodes it may run on are not in the dump, and their room is unknown; trial 117: a
+        pod of another workload there, coredns on a CPU node a GPU-node dump leaves out, says nothing of this one's)."""
         c = self._cluster
         to_place = replicas - (c.placed(owned) if owned is not None else 0)
         nodes = [c.index[n] for n in prediction.feasible]
-        if to_place < 2 or c.partial or any(i in c.unsized for i in nodes):
+        elsewhere = owned is not None and c.placed_elsewhere(owned) > 0
+        if to_place < 2 or elsewhere or any(i in c.unsized for i in nodes):
             return prediction
         room = c.room(view.requests, nodes, owned)
         fit = sum(room.values())
@@ -490,8 +520,9 @@ class ClusterModel:
         )
         if not short:
             return ""
-        held = [f"{name} {used} of {size}" for name, used, size in short]
-        return f"the pods bound where it may run hold {resource}: {first_names(held)}"
+        # (a pod bound to a full node that the kubelet has not admitted yet counts too: trial 117's "5 of 4")
+        held = [f"{name} {min(used, size)} of {size}" for name, used, size in short]
+        return f"{resource} ({first_names(held)})"
 
     def _unsized_hint(self, reached: set[int] | frozenset[int]) -> str:
         """The hint for a success: which of the nodes that ``reached`` NodeResourcesFit it could not check."""
@@ -517,6 +548,7 @@ class ClusterModel:
         Then which of the ``unsized`` nodes (those that reached NodeResourcesFit) were not checked."""
         c = self._cluster
         parts = []
+        held: list[str] = []
         for key, value in view.node_selector or ():
             if not c.by_label.get((key, value)):
                 why = LABEL_SETTERS.get(key, "")
@@ -581,7 +613,7 @@ class ClusterModel:
                         f" allocatable (at most {most}, on {at})"
                     )
                 elif used := self._in_use(resource, view.requests[resource], reached & c.advertised[resource]):
-                    parts.append(used)
+                    held.append(used)
                 continue
             lacking = sorted(reached - c.advertised[resource])
             same_domain = c.domain_resources(domain) if lacking else {}
@@ -597,6 +629,9 @@ class ClusterModel:
                     shown.append(f"{c.names[i]} lists it with 0 devices: no device plugin serves it there now")
             if shown:
                 parts.append(f"{resource} is not advertised where the pod may run: {first_names(shown, sep='; ')}")
+        if held:
+            # one clause for every resource (trial 117: it was said again for each)
+            parts.append(f"the pods bound where it may run hold {' and '.join(held)}")
         unsized_part = self._unsized_part(unsized)
         if unsized_part:
             parts.append(unsized_part)
