@@ -52,6 +52,20 @@ def cluster_policy(spec: dict[str, Any], name: str = "cluster-policy", namespace
     return policy
 
 
+def kubevirt_cr(permits: dict[str, Any], gates: list[str] | None = None) -> dict[str, Any]:
+    """A KubeVirt CR kubevirt/kubevirt with ``permits`` as its permittedHostDevices (and ``gates`` as its feature
+    gates)."""
+    configuration: dict[str, Any] = {"permittedHostDevices": permits}
+    if gates is not None:
+        configuration["developerConfiguration"] = {"featureGates": gates}
+    return {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "KubeVirt",
+        "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+        "spec": {"configuration": configuration},
+    }
+
+
 def operand_pod(name: str, daemonset: str, node_name: str, namespace: str = "gpu-operator") -> dict[str, Any]:
     """A Running pod of the GPU Operator operand DaemonSet ``daemonset`` (its app label and owner reference)."""
     return {

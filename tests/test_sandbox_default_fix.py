@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import cache
 
 import yaml
-from conftest import cluster_policy, operand_pod
+from conftest import cluster_policy, kubevirt_cr, operand_pod
 
 from rules.evaluate import evaluate
 from rules.loader import PolicySet, load_policies
@@ -140,24 +140,8 @@ def test_kubevirts_external_permits_fix_keeps_the_container_nodes_too() -> None:
     """Trial 108: with sandbox workloads off and defaultWorkload vm-passthrough, KubeVirt's
     external-permits-have-a-provider fix patched them on alone, turning the dump's unlabelled container node (a
     production pod on it) into a passthrough node; it labels such nodes container first, as the node rule's does."""
-    kubevirt = {
-        "apiVersion": "kubevirt.io/v1",
-        "kind": "KubeVirt",
-        "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
-        "spec": {
-            "configuration": {
-                "permittedHostDevices": {
-                    "pciHostDevices": [
-                        {
-                            "pciVendorSelector": "10DE:2236",
-                            "resourceName": "nvidia.com/GA102GL_A10",
-                            "externalResourceProvider": True,
-                        }
-                    ]
-                }
-            }
-        },
-    }
+    permit = {"pciVendorSelector": "10DE:2236", "resourceName": "nvidia.com/GA102GL_A10", "externalResourceProvider": True}
+    kubevirt = kubevirt_cr({"pciHostDevices": [permit]})
     policy = {
         "apiVersion": "nvidia.com/v1",
         "kind": "ClusterPolicy",

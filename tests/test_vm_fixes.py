@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 import yaml
+from conftest import kubevirt_cr
 
 from rules.evaluate import evaluate
 from rules.loader import PolicySet, load_policies
@@ -73,22 +74,8 @@ def test_an_unschedulable_vm_without_a_node_selector_is_told_to_compare_the_node
 
 
 def _permit_results(permits: list[str], *asked: str, nodes: str = NODES) -> list:
-    kubevirt = {
-        "apiVersion": "kubevirt.io/v1",
-        "kind": "KubeVirt",
-        "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
-        "spec": {
-            "configuration": {
-                "developerConfiguration": {"featureGates": ["DisableMDEVConfiguration"]},
-                "permittedHostDevices": {
-                    "mediatedDevices": [
-                        {"mdevNameSelector": "NVIDIA A10-12Q", "resourceName": p, "externalResourceProvider": True}
-                        for p in permits
-                    ]
-                },
-            }
-        },
-    }
+    entries = [{"mdevNameSelector": "NVIDIA A10-12Q", "resourceName": p, "externalResourceProvider": True} for p in permits]
+    kubevirt = kubevirt_cr({"mediatedDevices": entries}, ["DisableMDEVConfiguration"])
     gpus = [{"name": f"g{i}", "deviceName": name} for i, name in enumerate(asked)]
     vmi = {
         "apiVersion": "kubevirt.io/v1",
@@ -157,24 +144,12 @@ status:
 def test_a_permit_no_node_advertises_is_not_only_called_a_typo() -> None:
     """Trial 114: a permit spelt right, of a vGPU type no node's config creates (nvidia.com/NVIDIA_L40S-48Q), was told
     to be written "exactly as a node advertises it", as if misspelt."""
-    kubevirt = {
-        "apiVersion": "kubevirt.io/v1",
-        "kind": "KubeVirt",
-        "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
-        "spec": {
-            "configuration": {
-                "permittedHostDevices": {
-                    "mediatedDevices": [
-                        {
-                            "mdevNameSelector": "NVIDIA L40S-48Q",
-                            "resourceName": "nvidia.com/NVIDIA_L40S-48Q",
-                            "externalResourceProvider": True,
-                        }
-                    ]
-                }
-            }
-        },
+    permit = {
+        "mdevNameSelector": "NVIDIA L40S-48Q",
+        "resourceName": "nvidia.com/NVIDIA_L40S-48Q",
+        "externalResourceProvider": True,
     }
+    kubevirt = kubevirt_cr({"mediatedDevices": [permit]})
     report = evaluate(parse_text(NODES + "---\n" + yaml.safe_dump(kubevirt), "kv.yaml"), _pack())
     [found] = [r for o in report.objects for r in o.results if r.rule == "permitted-name-advertised"]
     assert found.result == "warn"
