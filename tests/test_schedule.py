@@ -1800,3 +1800,17 @@ def test_what_bound_pods_hold_is_said_once_and_never_above_the_allocatable() -> 
     assert p.hint == (
         "hint: the pods bound where it may run hold nvidia.com/gpu (gpu-a 4 of 4) and nvidia.com/mig-1g.10gb (gpu-a 6 of 7)"
     ), p.hint
+
+
+def test_a_cordoned_node_is_named_once_for_every_resource_it_has_room_for() -> None:
+    """Trial 119: a VM's virt-launcher pod waiting for the cordoned node's GPU got the cordon clause, and its kubectl
+    uncordon, once for devices.kubevirt.io/kvm, tun and vhost-net, and again for the GPU."""
+    cordon_taint = [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}]
+    resources = {"devices.kubevirt.io/kvm": "1k", "devices.kubevirt.io/tun": "1k", "nvidia.com/GH100_H100_PCIE": "2"}
+    h100 = node("gpu-h100-1", resources, taints=cordon_taint, unschedulable=True)
+    launcher = pod(limits={"devices.kubevirt.io/kvm": "1", "devices.kubevirt.io/tun": "1", "nvidia.com/GH100_H100_PCIE": "1"})
+    p = ClusterModel([h100, node("cpu-1")], []).predict(launcher)
+    assert p.hint == (
+        "hint: gpu-h100-1 advertises devices.kubevirt.io/kvm, devices.kubevirt.io/tun and nvidia.com/GH100_H100_PCIE with"
+        " room for it but is cordoned (spec.unschedulable: kubectl uncordon gpu-h100-1 once it is ready for pods)"
+    ), p.hint

@@ -549,6 +549,7 @@ class ClusterModel:
         c = self._cluster
         parts = []
         held: list[str] = []
+        cordon_parts: dict[tuple[int, ...], tuple[int, list[str]]] = {}
         for key, value in view.node_selector or ():
             if not c.by_label.get((key, value)):
                 why = LABEL_SETTERS.get(key, "")
@@ -588,19 +589,12 @@ class ClusterModel:
                 full: set[int] = set().union(*(nodes for _, nodes in c.resource_failures(view.requests, passing, {})))
                 cordoned = sorted(passing - full)
             if cordoned:
-                names = c.names_of(cordoned)
-                one = len(names) == 1
-                # (trial 109: three cordoned nodes, the command named the first; trial 111: "and 2 more" inside it)
-                more = (
-                    f"; {len(names) - SHOWN} more: kubectl get nodes --field-selector spec.unschedulable=true"
-                    if len(names) > SHOWN
-                    else ""
-                )
-                parts.append(
-                    f"{_nodes_text(names)} {'advertises' if one else 'advertise'} {resource} with room for it but"
-                    f" {'is' if one else 'are'} cordoned (spec.unschedulable: kubectl uncordon {' '.join(names[:SHOWN])}"
-                    f" once {'it is' if one else 'they are'} ready for pods{more})"
-                )
+                # one clause for the nodes, naming each resource (trial 119: a VM's launcher pod got the clause, and its
+                # kubectl uncordon, for devices.kubevirt.io/kvm, tun and vhost-net besides its GPU)
+                place = len(parts)
+                cordon_parts.setdefault(tuple(cordoned), (place, []))[1].append(resource)
+                if cordon_parts[tuple(cordoned)][0] == place:
+                    parts.append("")  # its place, written below
             reached = candidates or set()
             if reached & c.advertised[resource]:
                 # a node the pod may run on advertises it: it lacks room, which its Insufficient reason says, or it asks
@@ -629,6 +623,20 @@ class ClusterModel:
                     shown.append(f"{c.names[i]} lists it with 0 devices: no device plugin serves it there now")
             if shown:
                 parts.append(f"{resource} is not advertised where the pod may run: {first_names(shown, sep='; ')}")
+        for group, (place, resources) in cordon_parts.items():
+            names = c.names_of(group)
+            one = len(names) == 1
+            # (trial 109: three cordoned nodes, the command named the first; trial 111: "and 2 more" inside it)
+            more = (
+                f"; {len(names) - SHOWN} more: kubectl get nodes --field-selector spec.unschedulable=true"
+                if len(names) > SHOWN
+                else ""
+            )
+            parts[place] = (
+                f"{_nodes_text(names)} {'advertises' if one else 'advertise'} {_and(resources)} with room for it but"
+                f" {'is' if one else 'are'} cordoned (spec.unschedulable: kubectl uncordon {' '.join(names[:SHOWN])}"
+                f" once {'it is' if one else 'they are'} ready for pods{more})"
+            )
         if held:
             # one clause for every resource (trial 117: it was said again for each)
             parts.append(f"the pods bound where it may run hold {' and '.join(held)}")
@@ -636,6 +644,11 @@ class ClusterModel:
         if unsized_part:
             parts.append(unsized_part)
         return "hint: " + "; ".join(parts) if parts else ""
+
+
+def _and(words: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _nodes_text(nodes: list[str]) -> str:
