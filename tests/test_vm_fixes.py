@@ -29,7 +29,8 @@ status:
   allocatable: {cpu: "64", memory: 256Gi, pods: "110", nvidia.com/NVIDIA_A10-12Q: "4"}
 """
 # each node's capacity, allocatable and what its pods hold (trial 114: the allocatable alone read as room)
-LIST_NODES = "kubectl describe nodes | grep -E '^Name:|^(Capacity|Allocatable|Allocated resources):|^  nvidia\\.com/'"
+# (no run of two spaces, which a chat's Markdown cell collapses: [ ]{2})
+LIST_NODES = "kubectl describe nodes | grep -E '^Name:|^(Capacity|Allocatable|Allocated resources):|^[ ]{2}nvidia\\.com/'"
 
 
 @cache
