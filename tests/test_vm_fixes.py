@@ -159,3 +159,25 @@ def test_a_permit_no_node_advertises_is_not_only_called_a_typo() -> None:
         " where it is right, no node of the dump has that GPU or vGPU type: prepare one (a vGPU type: a vm-vgpu node whose"
         " nvidia.com/vgpu.config names a config creating it), or leave the permit for nodes to come"
     ) in found.remediation, found.remediation
+
+
+def test_restoring_external_resource_provider_says_to_restart_the_sandbox_plugin_where_it_lists_0() -> None:
+    """Trial 119: while externalResourceProvider was missing, virt-handler's own plugin registered the name too; once
+    the flag is back its plugin stops, and the kubelet counts the last registered endpoint's devices unhealthy until
+    the sandbox plugin registers again, which it does when it starts."""
+    permit = {"pciVendorSelector": "10DE:2331", "resourceName": "nvidia.com/GH100_H100_PCIE"}
+    policy = {
+        "apiVersion": "nvidia.com/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "cluster-policy"},
+        "spec": {"sandboxWorkloads": {"enabled": True}, "sandboxDevicePlugin": {"enabled": True}},
+    }
+    text = yaml.safe_dump(policy) + "---\n" + yaml.safe_dump(kubevirt_cr({"pciHostDevices": [permit]}))
+    report = evaluate(parse_text(text, "kv.yaml"), _pack())
+    [found] = [r for o in report.objects for r in o.results if r.rule == "permitted-external-provider"]
+    assert found.result == "fail"
+    assert found.remediation.endswith(
+        "where a node lists one of them with 0 allocatable, restart the node's sandbox device plugin, which registers its"
+        " resources again when it starts (the VMs running there keep their devices): kubectl delete pod -A -l"
+        " app=nvidia-sandbox-device-plugin-daemonset --field-selector spec.nodeName=NODE (NODE the node's name)"
+    ), found.remediation
