@@ -1357,3 +1357,19 @@ def test_a_cut_fix_never_keeps_a_loop_body_or_a_command_substitution_alone() -> 
             cut = markdown._cut(fix, width, command=True)
             assert "… kubectl label node x" not in cut and "… kubectl get clusterpolicies" not in cut, (width, cut)
     assert markdown._cut(loop, 90, command=True).endswith("… for l in a b c; do kubectl label node x $l=true; done")
+
+
+def test_skip_notes_give_way_to_findings_cut_but_never_lengthen_the_head() -> None:
+    """Trial 118: three skip notes stood above a finding cut before it said what was wrong; where the findings' cells
+    would be cut, the skip notes are counted instead. Trial 120: under a small limit the head names no skip note at all,
+    and the count line took a roll-up row's room: the shorter head only."""
+    report = synthetic(4, message_len=700)
+    report.notes = [f"skipped: reason number {i} " + "why the rule judged no object of the dump " * 5 for i in range(3)]
+    text = render(report, "markdown")
+    assert "_skipped: reason number 0" not in text
+    assert "_… 3 more skip or not-applied notes in the JSON report" in text
+    assert len(_table_rows(text)) == 4
+    small = render(report, "markdown", limit=600)
+    assert "skip or not-applied" not in small and len(small) <= 600
+    whole = render(report, "markdown", limit=0)
+    assert "_skipped: reason number 0" in whole
