@@ -181,3 +181,26 @@ def test_restoring_external_resource_provider_says_to_restart_the_sandbox_plugin
         " resources again when it starts (the VMs running there keep their devices): kubectl delete pod -A -l"
         " app=nvidia-sandbox-device-plugin-daemonset --field-selector spec.nodeName=NODE (NODE the node's name)"
     ), found.remediation
+
+
+def test_the_eviction_fix_of_a_vmi_without_a_vm_says_the_replace_restarts_it() -> None:
+    """Trial 121: a running VMI with no VirtualMachine, set to LiveMigrate, was told to kubectl replace --force it,
+    which deletes it and starts it again (its guest shuts down), unsaid."""
+    vmi = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "VirtualMachineInstance",
+        "metadata": {"name": "vm-a10", "namespace": "default"},
+        "spec": {
+            "evictionStrategy": "LiveMigrate",
+            "domain": {"devices": {"gpus": [{"name": "g", "deviceName": "nvidia.com/GA102GL_A10"}]}},
+        },
+        "status": {"phase": "Running", "nodeName": "gpu-pt-1"},
+    }
+    report = evaluate(parse_text(NODES + "---\n" + yaml.safe_dump(vmi), "vmi.yaml"), _pack())
+    [found] = [r for o in report.objects for r in o.results if r.rule == "gpu-vm-eviction-does-not-block-drain"]
+    assert found.result == "fail"
+    assert found.remediation == (
+        "kubectl get vmi -n default vm-a10 -o yaml > vmi.yaml  # set spec.evictionStrategy: None in vmi.yaml, then kubectl"
+        " replace --force -f vmi.yaml (a VMI's spec cannot be updated: this deletes it and starts it again, so its guest"
+        " shuts down; do it when it may stop, and before a drain of its node)"
+    ), found.remediation
