@@ -33,6 +33,7 @@ from .matching import (
     Taint,
     Term,
     Toleration,
+    expression_requirements,
     filter_taints,
     first_untolerated,
     get_in,
@@ -501,14 +502,8 @@ class Cluster:
         if owned is None:
             return {}
         found = self._owned(owned)
-        out: dict[int, Usage] = {}
-        rebuilt_on: set[int] = set()
-        for p in found:
-            into = out.setdefault(self._pod_node[p], {})
-            for name, value in self._pod_usage[p].items():
-                into[name] = into.get(name, 0) + value
-            if self._pod_rebuilt[p]:
-                rebuilt_on.add(self._pod_node[p])
+        out = self._usage_by_node(found)
+        rebuilt_on = {self._pod_node[p] for p in found if self._pod_rebuilt[p]}
         # the part of a node's floor no shown request explains may be its own rebuilt pods' (their GPUs)
         for i in rebuilt_on & self._unexplained.keys():
             into = out[i]
@@ -547,12 +542,8 @@ class Cluster:
         allocatable of each resource asked for divided by the request (NodeResourcesFit, pod after pod), with what
         the pods ``owned`` selects that are being deleted hold given back (their replacements are among those to
         place)."""
-        freed: dict[int, Usage] = {}
-        for p in self._owned(owned) if owned is not None else ():
-            if self._pod_deleting[p]:
-                into = freed.setdefault(self._pod_node[p], {})
-                for name, value in self._pod_usage[p].items():
-                    into[name] = into.get(name, 0) + value
+        deleting = [p for p in self._owned(owned) if self._pod_deleting[p]] if owned is not None else []
+        freed = self._usage_by_node(deleting)
         pods_free = self.free.get(PODS, {})
         out: dict[int, int] = {}
         for i in nodes:
@@ -562,6 +553,15 @@ class Cluster:
                 if wanted > 0:
                     n = min(n, (self.free.get(name, {}).get(i, 0) + back.get(name, 0)) // wanted)
             out[i] = max(n, 0)
+        return out
+
+    def _usage_by_node(self, pods: Iterable[int]) -> dict[int, Usage]:
+        """Per node, the summed usage (with ``pods`` counts) of the bound pods at positions ``pods``."""
+        out: dict[int, Usage] = {}
+        for p in pods:
+            into = out.setdefault(self._pod_node[p], {})
+            for name, value in self._pod_usage[p].items():
+                into[name] = into.get(name, 0) + value
         return out
 
     def _owned(self, owned: OwnedPods) -> list[int]:
@@ -625,14 +625,10 @@ def select_pods(
         candidates = by_label.get((namespace, *match_labels[0]), [])
     else:
         candidates = by_namespace.get(namespace, [])
-    requirements = [Requirement(k, "In", frozenset([v])) for k, v in match_labels[1:]]
-    for expr in items(selector.get("matchExpressions")):
-        if not isinstance(expr, Mapping):
-            return []
-        values = frozenset(text(v) for v in items(expr.get("values")))
-        requirements.append(Requirement(text(expr.get("key")), text(expr.get("operator")), values))
-    if any(r.operator not in ("In", "NotIn", "Exists", "DoesNotExist") for r in requirements):
+    expressions = expression_requirements(selector)
+    if expressions is None:
         return []
+    requirements = [Requirement(k, "In", frozenset([v])) for k, v in match_labels[1:]] + expressions
     if not requirements:
         return candidates
     return [p for p in candidates if all(r.matches_labels(pod_labels[p]) for r in requirements)]

@@ -213,22 +213,29 @@ def _field_requirement(raw: Mapping[str, Any]) -> Requirement | None:
     return None
 
 
+def expression_requirements(selector: Mapping[str, Any]) -> list[Requirement] | None:
+    """The ``matchExpressions`` of a metav1 ``LabelSelector`` as requirements; None where one does not parse (not a
+    mapping, or an operator a label selector does not have), which selects nothing."""
+    out: list[Requirement] = []
+    for expr in items(selector.get("matchExpressions")):
+        if not isinstance(expr, Mapping):
+            return None
+        operator = text(expr.get("operator"))
+        if operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
+            return None
+        out.append(Requirement(text(expr.get("key")), operator, frozenset(text(v) for v in items(expr.get("values")))))
+    return out
+
+
 def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
     """Whether a metav1 ``LabelSelector`` (matchLabels, matchExpressions) selects ``labels``; an empty one selects
     everything, one that does not parse nothing."""
-    for key, value in mapping(selector.get("matchLabels")).items():
-        if labels.get(str(key)) != text(value):
-            return False
-    for expr in items(selector.get("matchExpressions")):
-        if not isinstance(expr, Mapping):
-            return False
-        operator = text(expr.get("operator"))
-        if operator not in ("In", "NotIn", "Exists", "DoesNotExist"):
-            return False
-        values = frozenset(text(v) for v in items(expr.get("values")))
-        if not Requirement(text(expr.get("key")), operator, values).matches_labels(labels):
-            return False
-    return True
+    requirements = expression_requirements(selector)
+    if requirements is None:
+        return False
+    if any(labels.get(str(key)) != text(value) for key, value in mapping(selector.get("matchLabels")).items()):
+        return False
+    return all(r.matches_labels(labels) for r in requirements)
 
 
 def compile_terms(raw_terms: Any) -> tuple[Term, ...]:
