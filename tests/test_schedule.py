@@ -1668,10 +1668,14 @@ def test_replicas_that_cannot_all_fit_the_feasible_nodes_fail() -> None:
     m = ClusterModel([a, node("cpu-1")], [used])
     for kind in ("Deployment", "StatefulSet"):
         p = m.predict(_replicated(kind, 3, "2"))
-        assert (p.schedulable, p.message) == (
+        # trial 121: the headline "cannot be scheduled" is followed at once by how many replicas do fit, and the
+        # hint proposes fewer replicas or more room
+        assert (p.schedulable, p.message, p.hint) == (
             False,
-            "1/2 nodes are feasible (gpu-a), but they have room for 1 (gpu-a: 1) of the 3 replicas it has still to"
-            " place: the others cannot be placed on the dump's nodes as they are now",
+            "only 1 of the 3 replicas it has still to place fits: 1/2 nodes are feasible (gpu-a), with room for 1"
+            " (gpu-a: 1); the other 2 would stay Pending on the dump's nodes as they are now",
+            "hint: scale it to 1 replica (spec.replicas is 3), or free allocatable on the feasible nodes or add nodes"
+            " it may run on",
         ), kind
         assert p.feasible == ("gpu-a",)
     # room for all of them: the one-pod answer
@@ -1718,11 +1722,12 @@ def test_required_anti_affinity_against_its_own_pods_puts_one_replica_in_each_do
     }
     nodes = [node("gpu-a", {"nvidia.com/gpu": "8"}), node("gpu-b", {"nvidia.com/gpu": "8"})]
     p = ClusterModel(nodes, []).predict(_replicated("Deployment", 3, "1", affinity=anti))
-    assert (p.schedulable, p.message) == (
+    assert (p.schedulable, p.message, p.hint) == (
         False,
-        "2/2 nodes are feasible (gpu-a, gpu-b), but its required pod anti-affinity against its own pods puts at most one"
-        " in each kubernetes.io/hostname domain: room for 2 of the 3 replicas it has still to place: the others cannot be"
-        " placed on the dump's nodes as they are now",
+        "only 2 of the 3 replicas it has still to place fit: 2/2 nodes are feasible (gpu-a, gpu-b), and its required pod"
+        " anti-affinity against its own pods puts at most one in each kubernetes.io/hostname domain; the other 1 would"
+        " stay Pending on the dump's nodes as they are now",
+        "hint: scale it to 2 replicas (spec.replicas is 3), or add nodes it may run on in other kubernetes.io/hostname domains",
     )
     assert ClusterModel(nodes, []).predict(_replicated("Deployment", 2, "1", affinity=anti)).schedulable
     # a selector that is not its own (another app's pods) is not read as a spread of its replicas

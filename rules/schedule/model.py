@@ -459,16 +459,28 @@ class ClusterModel:
         if fit >= to_place:
             return prediction
         feasible = list(prediction.feasible)
+        # trial 121: the rule's "cannot be scheduled" headline of a workload one replica of which fits says at once
+        # how many do; the hint proposes the two ways out (fewer replicas, more room)
         if limit:
-            why = f"its required pod anti-affinity against its own pods puts at most one in each {limit} domain: room for {fit}"
+            why = f"and its required pod anti-affinity against its own pods puts at most one in each {limit} domain"
+            more = f"add nodes it may run on in other {limit} domains"
         else:
             with_room = [f"{c.names[i]}: {room[i]}" for i in nodes if room[i]]
-            why = f"they have room for {fit}" + (f" ({first_names(with_room)})" if with_room else "")
+            why = f"with room for {fit}" + (f" ({first_names(with_room)})" if with_room else "")
+            more = "free allocatable on the feasible nodes or add nodes it may run on"
+        fits = "none" if fit == 0 else f"only {fit}"
+        rest = to_place - fit
         message = (
-            f"{len(feasible)}/{prediction.total_nodes} nodes are feasible ({first_names(feasible)}), but {why} of the"
-            f" {to_place} replicas it has still to place: the others cannot be placed on the dump's nodes as they are now"
+            f"{fits} of the {to_place} replicas it has still to place {'fits' if fit == 1 else 'fit'}:"
+            f" {len(feasible)}/{prediction.total_nodes} nodes are feasible ({first_names(feasible)}), {why}; the"
+            f" other {rest} would stay Pending on the dump's nodes as they are now"
         )
-        return dataclasses.replace(prediction, schedulable=False, message=message)
+        keep = replicas - rest
+        scale = f"scale it to {keep} replica{'' if keep == 1 else 's'} (spec.replicas is {replicas}), or " if keep else ""
+        hint = f"hint: {scale}{more}"
+        if prediction.hint:
+            hint = f"{hint}; {prediction.hint.removeprefix('hint: ')}"
+        return dataclasses.replace(prediction, schedulable=False, message=message, hint=hint)
 
     # -- DaemonSet --------------------------------------------------------------------------------
 
