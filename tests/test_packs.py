@@ -1350,3 +1350,60 @@ def test_a_vm_operand_pod_with_sandbox_workloads_off_is_first_offered_to_turn_th
         " If it is meant for containers: kubectl get node gpu-pt-01 --show-labels"
     )
     assert result.remediation.endswith("kubectl delete pod -n gpu-operator nvidia-vfio-manager-q8m4d")
+
+
+def test_a_pin_fix_names_the_field_where_the_object_writes_its_pin() -> None:
+    """Trial 121: a Deployment pinned to a VM workload node was told to fix "spec.nodeName / nodeSelector", fields a
+    Deployment does not have: a template's pin is spec.template.spec's (a CronJob's spec.jobTemplate.spec.template.spec's),
+    and a Pod its controller owns is fixed in that controller's template."""
+    container = {"name": "cuda", "image": "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"}
+    container["resources"] = {"limits": {"nvidia.com/gpu": 1}}
+    spec = {"nodeName": "a10-pt-1", "containers": [container]}
+    meta = {"namespace": "ml", "labels": {"app": "t"}}
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "pinned-deploy", **meta},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "t"}}, "template": {"metadata": meta, "spec": spec}},
+    }
+    job_template = {"spec": {"template": {"metadata": meta, "spec": {**spec, "restartPolicy": "Never"}}}}
+    cron = {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": "pinned-cron", **meta},
+        "spec": {"schedule": "0 3 * * *", "jobTemplate": job_template},
+    }
+    alone = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "pinned-pod", **meta}, "spec": spec}
+    alone["status"] = {"phase": "Pending"}
+    owned = {**alone, "metadata": {**alone["metadata"], "name": "pinned-deploy-7d9f8b6c5-x2k4p"}}
+    owned["metadata"]["ownerReferences"] = [
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "pinned-deploy-7d9f8b6c5", "controller": True}
+    ]
+    owned["metadata"]["labels"] = {"app": "t", "pod-template-hash": "7d9f8b6c5"}
+    report = _sandbox_cluster(
+        "a10-pt-1",
+        {"nvidia.com/gpu.workload.config": "vm-passthrough"},
+        {"cpu": "32", "nvidia.com/GA102GL_A10": "2"},
+        deployment,
+        cron,
+        alone,
+        owned,
+    )
+    fixes = {
+        o.ref.name: r.remediation
+        for o in report.objects
+        for r in o.results
+        if r.rule == "gpu-pod-not-on-vm-node" and r.result == "fail"
+    }
+    tail = "kubernetes.io/hostname naming a container GPU node"
+    assert fixes["pinned-deploy"].endswith(
+        f"kubectl edit Deployment -n ml pinned-deploy, with spec.template.spec.nodeName / nodeSelector {tail}"
+    )
+    assert fixes["pinned-cron"].endswith(f"with spec.jobTemplate.spec.template.spec.nodeName / nodeSelector {tail}")
+    assert fixes["pinned-pod"].endswith(
+        f"(a Pod's nodeName and nodeSelector cannot change in place), with spec.nodeName / nodeSelector {tail}"
+    )
+    assert fixes["pinned-deploy-7d9f8b6c5-x2k4p"].endswith(
+        f"which creates the pod again from it (a Pod's nodeName and nodeSelector cannot change in place), with"
+        f" spec.template.spec.nodeName / nodeSelector {tail}"
+    )
