@@ -39,7 +39,7 @@ from .model import (
 )
 from .names import check_names, unknown_name
 from .operators import OPERATORS, VERSION_IS_TEXT
-from .schema import policy_schema
+from .schema import IncludeSchema, policy_schema
 from .yamlsafe import load_documents, node_at, node_line
 
 
@@ -362,6 +362,72 @@ def _load_data_file(path: Path, shown: str) -> dict[str, Any]:
     return tables
 
 
+#: The first step of the field path of a context or var compiled from an included file, then the include's
+#: position in ``spec.include``: where its errors are said in that file's words (``compile_document``).
+_INCLUDED = "\0include"
+
+
+@dataclass(slots=True)
+class _Include:
+    """A file of ``spec.include``, read and validated: its name as shown, YAML node (for lines) and content."""
+
+    shown: str
+    node: Any
+    doc: dict[str, Any]
+
+
+@functools.cache
+def _include_schema() -> IncludeSchema:
+    return IncludeSchema()
+
+
+def _read_include(base: Path | None, rel: str, shown: str) -> tuple[_Include | None, str]:
+    """The file ``rel`` of a policy's ``spec.include``, read and validated, or (None, why not) for the policy's own
+    line. Raises ``PolicyError`` (the first, the others in its ``more``) for problems inside the file, at its own
+    lines. It must lie in the policy file's folder or below it: a pack travels as its folder."""
+    if base is None:
+        return None, "include needs a policy read from a file"
+    if Path(rel).is_absolute() or not (base / rel).resolve().is_relative_to(base.resolve()):
+        return None, f"included file {rel!r} is outside the policy's folder: a pack travels as its folder"
+    path = (base / rel).resolve()
+    if not path.is_file():
+        return None, f"included file {rel!r} not found next to the policy"
+    inc_shown = str(Path(shown).parent / rel)
+    try:
+        text = _read_bounded(path).decode("utf-8")
+    except PolicyError as exc:
+        raise PolicyError(inc_shown, exc.reason) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PolicyError(inc_shown, f"cannot read included file: {getattr(exc, 'strerror', None) or exc}") from None
+    docs = list(load_documents(text))
+    if len(docs) != 1:
+        line = docs[1].line if len(docs) > 1 else 1
+        raise PolicyError(inc_shown, "an included file holds one YAML document (context: and vars:)", line)
+    doc = docs[0]
+    if doc.error:
+        raise PolicyError(inc_shown, doc.error, doc.line)
+    if doc.duplicates:
+        raise _first_of(_duplicate_keys(inc_shown, doc.duplicates))
+    if not isinstance(doc.data, dict):
+        raise PolicyError(inc_shown, "an included file is a mapping with context: and vars:", doc.line)
+
+    def fail(where: list[str | int], reason: str, rule: str = "") -> PolicyError:
+        where = document_path(doc.node, where)
+        reason = yaml_typing(doc.node, where, reason)
+        return PolicyError(inc_shown, reason, node_line(doc.node, where), rule, dotted(where))
+
+    others = [key for key in doc.data if key not in ("context", "vars")]
+    if others:  # a policy's field here (rules, dataFiles) is not one out of place: it belongs in the policies
+        key = str(others[0])
+        reason = f"an included file holds context: and vars: only, not {key!r} (the rest stays in each policy)"
+        raise PolicyError(inc_shown, reason, node_line(doc.node, [key]), "", key)
+    try:
+        loaded = _include_schema().load(doc.data)
+    except ValidationError as exc:
+        raise schema_problems(exc, fail, _field_names()) from None
+    return _Include(inc_shown, doc.node, loaded), ""
+
+
 def _bound_names(a: Assertion) -> set[str]:
     """Names a forEach binds for message substitution (its ``as`` name and ``index``), anywhere below ``a``."""
     names = {a.each_as, "index"} if a.op == "forEach" else set()
@@ -524,7 +590,13 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     else each data file, context, var, assumption and rule part that is refused, then the unknown names when
     what they are looked up in compiled), by line."""
 
+    includes: dict[int, _Include] = {}
+
     def fail(where: list[str | int], reason: str, rule: str = "") -> PolicyError:
+        if where and where[0] == _INCLUDED:  # a context or var of an included file: said at its line there
+            inc = includes[int(where[1])]
+            at = document_path(inc.node, where[2:])
+            return PolicyError(inc.shown, yaml_typing(inc.node, at, reason), node_line(inc.node, at), rule, dotted(at))
         where = document_path(node, where)
         reason = yaml_typing(node, where, reason)
         return PolicyError(shown, reason, node_line(node, where), rule or _rule_id(raw, where), dotted(where))
@@ -562,10 +634,39 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
             except PolicyError as exc:
                 problems.found.append(exc)
     attempt = problems.attempt
-    compiled_contexts = {n: attempt(compile_context, n, c, ["spec", "context", n]) for n, c in spec["context"].items()}
+    compiled_contexts: dict[str, Any] = {}
     # name -> Var, in definition order: what a Scope looks vars up in
-    compiled_vars = {n: attempt(compile_var, n, v, ["spec", "vars", n]) for n, v in spec["vars"].items()}
-    names = set(spec["context"]) | set(spec["vars"])
+    compiled_vars: dict[str, Any] = {}
+    # spec.include: contexts and vars written once for a pack's policies; the policy's own of a name stands instead
+    # (as nodes.yaml's labelPresentFirst, which leaves out the node judged), and a name two included files define is
+    # refused (which one would stand is not said by the order of a list)
+    from_file: dict[str, str] = {}
+    for i, rel in enumerate(spec["include"]):
+        try:
+            inc, why = _read_include(base, rel, shown)
+        except PolicyError as exc:
+            problems.found.extend([exc, *exc.more])
+            exc.more = []
+            continue
+        if inc is None:
+            problems.add(["spec", "include", i], why)
+            continue
+        includes[i] = inc
+        for part, own, compiled, make in (
+            ("context", spec["context"], compiled_contexts, compile_context),
+            ("vars", spec["vars"], compiled_vars, compile_var),
+        ):
+            for n, definition in inc.doc[part].items():
+                if n in own:
+                    continue
+                if n in from_file:
+                    problems.add([_INCLUDED, i, part, n], f"{n!r} is also defined in {from_file[n]}: define it in one file")
+                    continue
+                from_file[n] = inc.shown
+                compiled[n] = attempt(make, n, definition, [_INCLUDED, i, part, n])
+    compiled_contexts.update((n, attempt(compile_context, n, c, ["spec", "context", n])) for n, c in spec["context"].items())
+    compiled_vars.update((n, attempt(compile_var, n, v, ["spec", "vars", n])) for n, v in spec["vars"].items())
+    names = set(compiled_contexts) | set(compiled_vars)
     compiled_assumptions = {n: attempt(_compile_assumption, n, a, BUILTIN_NAMES | names) for n, a in spec["assumptions"].items()}
     # Names are looked up in the data, contexts, vars and assumptions: with one of them refused, an unknown
     # name may be a broken definition, so names are checked only when they all compiled. A rule refused for its

@@ -407,6 +407,14 @@ class SpecSchema(Schema):
     defaults = fields.Nested(DefaultsSchema, load_default=lambda: DefaultsSchema().load({}))
     data = fields.Dict(keys=fields.String(), values=fields.Raw(), load_default=dict)
     dataFiles = fields.List(fields.String(), load_default=list)
+    include = fields.List(
+        fields.String(),
+        load_default=list,
+        metadata={
+            "description": "files of contexts and vars shared by a pack's policies (paths relative to the policy file,"
+            " inside its folder); the policy's own context or var of the same name stands instead of an included one"
+        },
+    )
     context = fields.Dict(
         keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)), values=fields.Nested(ContextSchema), load_default=dict
     )
@@ -415,6 +423,16 @@ class SpecSchema(Schema):
         keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)), values=fields.Nested(AssumptionSchema), load_default=dict
     )
     rules = fields.List(fields.Nested(RuleSchema), required=True, validate=validate.Length(min=1))
+
+
+class IncludeSchema(Schema):
+    """A file a policy's ``spec.include`` names: ``context`` and ``vars`` written once for several policies, as
+    ``spec.context`` and ``spec.vars`` are written in one."""
+
+    context = fields.Dict(
+        keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)), values=fields.Nested(ContextSchema), load_default=dict
+    )
+    vars = fields.Dict(keys=fields.String(validate=validate.Regexp(_VAR_NAME.pattern)), values=fields.Raw(), load_default=dict)
 
 
 class PolicySchema(Schema):

@@ -1195,3 +1195,97 @@ spec:
     else:
         err = refused(text)
         assert (err.line, err.path, err.reason) == (8, "spec.rules[0].match.kinds[0]", reason)
+
+
+# spec.include: contexts and vars written once for several policies of a pack
+INCLUDING = TEMPLATE.replace(
+    "ASSERT", "{context: gpuNodeNames, count: {gte: 1}}\n    passMessage: '{gpuNodesText} ({where})'"
+).replace("  rules:", "  include: [shared/gpu-nodes.yaml]\n  rules:")
+SHARED = """\
+# shared by the pack's node policies
+context:
+  gpuNodeNames: {kind: Node, path: $.metadata.name}
+vars:
+  gpuNodesText: {context: gpuNodeNames, join: ", "}
+  where: {format: "from the shared file"}
+"""
+
+
+def _with_shared(tmp_path: Path, shared: str, policy: str = INCLUDING) -> Path:
+    (tmp_path / "shared").mkdir(exist_ok=True)
+    (tmp_path / "shared" / "gpu-nodes.yaml").write_text(shared)
+    f = tmp_path / "nodes.yaml"
+    f.write_text(policy)
+    return f
+
+
+def _refused_file(f: Path) -> PolicyError:
+    with pytest.raises(PolicyError) as info:
+        load_policy_file(f)
+    return info.value
+
+
+def test_an_included_file_gives_its_contexts_and_vars_and_the_policys_own_stand_instead(tmp_path: Path) -> None:
+    from rules.evaluate import evaluate
+    from rules.loader import PolicySet
+    from rules.reader import parse_bytes
+
+    f = _with_shared(tmp_path, SHARED)
+    [policy] = load_policy_file(f)
+    assert sorted(policy.contexts) == ["gpuNodeNames"]
+    assert list(policy.vars) == ["gpuNodesText", "where"]
+    node = b"apiVersion: v1\nkind: Node\nmetadata: {name: gpu-1, labels: {nvidia.com/gpu.present: 'true'}}\n"
+    report = evaluate(parse_bytes(node, "n.yaml"), PolicySet([policy]))
+    assert [(r.result, r.message) for o in report.objects for r in o.results] == [("pass", "gpu-1 (from the shared file)")]
+    # the policy's own var of an included name stands instead of the included one
+    own = INCLUDING.replace("  include:", "  vars:\n    where: {format: 'from the policy'}\n  include:")
+    [policy] = load_policy_file(_with_shared(tmp_path, SHARED, own))
+    report = evaluate(parse_bytes(node, "n.yaml"), PolicySet([policy]))
+    assert [r.message for o in report.objects for r in o.results] == ["gpu-1 (from the policy)"]
+
+
+def test_an_included_files_mistakes_are_said_at_its_own_lines(tmp_path: Path) -> None:
+    shown = str(tmp_path / "shared" / "gpu-nodes.yaml")
+    # a JSONPath that does not compile: the included file's line 3
+    err = _refused_file(_with_shared(tmp_path, SHARED.replace("$.metadata.name", "'$.metadata[?@ ==]'")))
+    assert (err.file, err.line, err.path) == (shown, 3, "context.gpuNodeNames.path")
+    # a var reading a name nothing defines, with the closest: line 5
+    err = _refused_file(_with_shared(tmp_path, SHARED.replace("{context: gpuNodeNames, join", "{context: gpuNodeName, join")))
+    assert (err.file, err.line) == (shown, 5)
+    assert "gpuNodeName" in err.reason and "did you mean 'gpuNodeNames'" in err.reason
+    # an unknown field of a context, with the closest spelling
+    err = _refused_file(_with_shared(tmp_path, SHARED.replace("{kind: Node, path:", "{kind: Node, paht:")))
+    assert (err.file, err.line, err.reason) == (shown, 3, "unknown field 'paht'; did you mean 'path'?")
+    # a field an included file does not hold (it is no policy)
+    err = _refused_file(_with_shared(tmp_path, SHARED + "rules: []\n"))
+    assert (err.file, err.line, err.path) == (shown, 7, "rules")
+    assert err.reason == "an included file holds context: and vars: only, not 'rules' (the rest stays in each policy)"
+    # YAML that does not parse
+    err = _refused_file(_with_shared(tmp_path, SHARED.replace('join: ", "}', 'join: ", "')))
+    assert (err.file, err.line) == (shown, 6)  # where the parser gave up; the reason says where the mapping starts
+    assert err.reason == (
+        "YAML syntax error: did not find expected ',' or '}' (while parsing a flow mapping that starts at line 5, column 17)"
+    )
+
+
+def test_an_include_is_refused_where_it_is_missing_outside_the_pack_or_defined_twice(tmp_path: Path) -> None:
+    f = _with_shared(tmp_path, SHARED, INCLUDING.replace("shared/gpu-nodes.yaml", "shared/nodes.yaml"))
+    err = _refused_file(f)
+    assert (err.file, err.line, err.path) == (str(f), 6, "spec.include[0]")
+    assert err.reason == "included file 'shared/nodes.yaml' not found next to the policy"
+    err = _refused_file(_with_shared(tmp_path, SHARED, INCLUDING.replace("shared/gpu-nodes.yaml", "../gpu-nodes.yaml")))
+    assert err.reason == "included file '../gpu-nodes.yaml' is outside the policy's folder: a pack travels as its folder"
+    err = refused(INCLUDING)
+    assert (err.line, err.reason) == (6, "include needs a policy read from a file")
+    # two included files defining one name: which would stand is not said by the order of a list
+    (tmp_path / "shared" / "more.yaml").write_text("vars:\n  where: {format: again}\n")
+    twice = INCLUDING.replace("[shared/gpu-nodes.yaml]", "[shared/gpu-nodes.yaml, shared/more.yaml]")
+    err = _refused_file(_with_shared(tmp_path, SHARED, twice))
+    assert (err.file, err.line, err.path) == (str(tmp_path / "shared" / "more.yaml"), 2, "vars.where")
+    assert err.reason == f"'where' is also defined in {tmp_path / 'shared' / 'gpu-nodes.yaml'}: define it in one file"
+
+
+def test_a_packs_include_folder_is_not_loaded_as_policies(tmp_path: Path) -> None:
+    _with_shared(tmp_path, SHARED)
+    assert [p.name for p in pack_files(tmp_path)] == ["nodes.yaml"]
+    assert [p.name for p in load_policies([str(tmp_path)]).policies] == ["gpu-node-checks"]
