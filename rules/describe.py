@@ -185,23 +185,28 @@ def looks_like_describe(text: str) -> bool:
     if first is None or not re.match(r"^\s*Name:\s+\S", lines[first]):
         return False
     indent = len(lines[first]) - len(lines[first].lstrip())
+    # trial 124: describe pod then describe node, pasted with no prompt line between them, is describe node text too:
+    # any object's output (from a Name: line to the next) may be the node's
     seen: set[str] = set()
-    for t in lines[first + 1 : first + 400]:
+    namespaced = False
+    for t in lines[first + 1 :]:
         m = _HEADER.match(t[indent:]) if t[:indent].strip() == "" else None
         if not m:
             continue
-        if m["key"] == "Namespace":
-            return False
         if m["key"] == "Name":
-            break
+            if not namespaced and len(seen & _NODE_MARKS) >= 2:
+                return True
+            seen, namespaced = set(), False
+        elif m["key"] == "Namespace":
+            namespaced = True
         seen.add(m["key"])
-    return (
-        len(
-            seen
-            & {"Roles", "Labels", "Taints", "Unschedulable", "Capacity", "Allocatable", "System Info", "Conditions", "Addresses"}
-        )
-        >= 2
-    )
+    return not namespaced and len(seen & _NODE_MARKS) >= 2
+
+
+#: Sections of which describe node text prints two or more between one ``Name:`` line and the next.
+_NODE_MARKS = frozenset(
+    {"Roles", "Labels", "Taints", "Unschedulable", "Capacity", "Allocatable", "System Info", "Conditions", "Addresses"}
+)
 
 
 #: Headers that tell which kind ``kubectl describe`` printed, for the kinds a GPU cluster's users paste most.
@@ -235,12 +240,22 @@ def other_describe(text: str) -> tuple[str, str, str, int] | None:
     if written is None:
         return None
     cleaned, first, start, head = written
-    named = re.match(r"^Name:\s+(\S+)\s*$", head)
+    found = _namespaced(cleaned[first : first + 400])
+    return None if found is None else (*found, start)
+
+
+def _namespaced(block: list[Line]) -> tuple[str, str, str] | None:
+    """(kind, name, namespace) when ``block``, from its ``Name:`` line on, is ``kubectl describe`` output of a
+    namespaced object (a ``Namespace:`` line among its headers before the next ``Name:``); kind is "" when the
+    headers do not tell it. None otherwise."""
+    named = re.match(r"^Name:\s+(\S+)\s*$", block[0][1]) if block else None
     if named is None:
         return None
     keys: dict[str, str] = {}
-    for _, t in cleaned[first + 1 : first + 400]:
+    for _, t in block[1:]:
         m = _HEADER.match(t)
+        if m and m["key"] == "Name":
+            break
         if m:
             keys.setdefault(m["key"], (m["value"] or "").strip())
     if "Namespace" not in keys:
@@ -248,7 +263,16 @@ def other_describe(text: str) -> tuple[str, str, str, int] | None:
     kind = next((k for k, marks in _DESCRIBED_KINDS if marks <= keys.keys()), "")
     if kind == "virtualmachineinstance":
         kind = keys.get("Kind", "").lower() or kind
-    return kind, named.group(1), keys["Namespace"], start
+    return kind, named.group(1), keys["Namespace"]
+
+
+def other_describe_reason(kind: str, name: str, namespace: str) -> str:
+    """Why ``kubectl describe`` text of a namespaced object is not read, and what to print instead."""
+    return (
+        f"kubectl describe {kind or 'output of a namespaced object'}, which verdict does not read (of describe text it"
+        f" reads nodes only): print the object with kubectl get {kind or '<kind>'} {name} -n {namespace} -o yaml (or"
+        " -o json)"
+    )
 
 
 def describe_fragment(text: str) -> tuple[int, list[str], str] | None:
@@ -299,6 +323,10 @@ def parse_describe_nodes(text: str, file: str) -> tuple[list[tuple[dict, int]], 
         errors.append(InputError(Source(file=file, document=1, line=lines[stray][0]), reason))
         lines = lines[:stray]
     for number, block in enumerate(_split(lines), 1):
+        other = _namespaced(block)
+        if other is not None:  # trial 124: describe pod beside describe node, no prompt line between, read as a Node
+            errors.append(InputError(Source(file=file, document=number, line=block[0][0]), other_describe_reason(*other)))
+            continue
         try:
             node, pods, soft = _node(block, file, number)
         except _Unreadable as e:

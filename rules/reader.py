@@ -1467,12 +1467,7 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
     other = describe.other_describe(text[:DESCRIBE_SNIFF_BYTES])
     if other is not None:
         kind, named, namespace, line = other
-        what = f"kubectl describe {kind or 'output of a namespaced object'}"
-        reason = (
-            f"{what}, which verdict does not read (of describe text it reads nodes only): print the object with"
-            f" kubectl get {kind or '<kind>'} {named} -n {namespace} -o yaml (or -o json)"
-        )
-        dump.errors.append(InputError(Source(name, 1, line), reason))
+        dump.errors.append(InputError(Source(name, 1, line), describe.other_describe_reason(kind, named, namespace)))
         return dump
     fragment = describe.describe_fragment(text[:DESCRIBE_SNIFF_BYTES])
     if fragment is not None:

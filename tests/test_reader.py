@@ -441,6 +441,39 @@ def test_describe_text_of_a_pod_is_named_with_what_to_print_instead() -> None:
     assert err.reason.startswith("node n1: the t")
 
 
+def test_describe_pod_beside_describe_node_with_no_prompt_line_is_said_and_the_node_judged() -> None:
+    """Trial 124: `kubectl describe node` then `kubectl describe pod`, pasted with no prompt line between them, made
+    a Node of the pod (named cuda-job-7d9f, no GPUs), and "0 fail"; the pod first refused the whole paste, its node
+    neither judged nor named. Each object's output is now read for itself: the node judged, the pod said."""
+    pod = (
+        "Name:             cuda-job-7d9f\nNamespace:        ml\nPriority:         0\nNode:             <none>\n"
+        "Labels:           app=cuda\nStatus:           Pending\nContainers:\n  cuda:\n    Image:      nvcr.io/nvidia/cuda:12\n"
+        "    Limits:\n      nvidia.com/gpu:  1\nConditions:\n  Type           Status\n  PodScheduled   False\n"
+        "Events:\n  Type     Reason            Age   From               Message\n"
+        "  ----     ------            ----  ----               -------\n"
+        "  Warning  FailedScheduling  2m    default-scheduler  0/3 nodes are available: 3 Insufficient nvidia.com/gpu.\n"
+    )
+    node = (
+        "Name:               gpu-a\nRoles:              <none>\nLabels:             nvidia.com/gpu.workload.config=container\n"
+        "Taints:             <none>\nCapacity:\n  nvidia.com/GA102GL_A10:  4\nAllocatable:\n  nvidia.com/GA102GL_A10:  4\n"
+        "Events:             <none>\n"
+    )
+    said = (
+        "kubectl describe pod, which verdict does not read (of describe text it reads nodes only): print the object with"
+        " kubectl get pod cuda-job-7d9f -n ml -o yaml (or -o json)"
+    )
+    for text, pod_line in (
+        (node + "\n" + pod, 11),
+        (pod + "\n" + node, 1),
+        (node + "\n" + pod + "\n" + node.replace("gpu-a", "gpu-b"), 11),
+    ):
+        dump = parse_text(text, "paste.txt")
+        assert [(o.kind, o.name) for o in dump.objects if o.kind == "Node"] == [
+            ("Node", n) for n in ("gpu-a", "gpu-b") if f"Name:               {n}" in text
+        ], text[:30]
+        assert [(e.source.line, e.reason) for e in dump.errors] == [(pod_line, said)], text[:30]
+
+
 def test_describe_text_of_a_pod_in_a_folder_gets_the_same_error_as_alone(tmp_path: Path) -> None:
     """Trial 88: in a folder, a describe pod file was only noted as "not read: ... nor starting as a dump or
     describe text" (it is describe text), and the hint it gets alone was lost."""
