@@ -1233,7 +1233,37 @@ _HTML_ESCAPE = re.compile(r"&(?:amp|lt|gt);")
 _ESCAPED = "&lt;, &gt; and &amp; are how Slack's Events API writes <, > and & in a message's text: undo them before posting"
 
 
+#: A last line a chat client or a person adds after a paste: Slack's "(edited)", an ellipsis that marks a cut.
+_TAIL_MARK = re.compile(r"[ \t]*(?:\(edited\)|\.\.\.|\u2026)[ \t]*\r?")
+
+
+def _without_tail_marks(text: str) -> tuple[str, list[str]]:
+    """The text without the chat marks on its last lines (``_TAIL_MARK``: blank lines instead, so that every line
+    keeps its number), and the marks, in text order; the text as it is and [] when it ends in none. Only its last
+    bytes are looked at: a dump of hundreds of MB is not copied to find none."""
+    tail = text[-1024:]
+    kept = tail.rstrip()
+    marks: list[str] = []
+    while (cut := kept.rfind("\n")) >= 0 and _TAIL_MARK.fullmatch(kept[cut + 1 :]):
+        marks.insert(0, kept[cut + 1 :].strip())
+        kept = kept[:cut].rstrip()
+    if not marks or (len(text) == len(tail) and not kept.strip()):
+        return text, []
+    removed = tail[len(kept) :]
+    return text[: len(text) - len(removed)] + "\n" * removed.count("\n"), marks
+
+
 def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError | None) -> Dump:
+    # trial 124: a whole YAML node with Slack's "(edited)" after it was refused as "cut short?", a JSON one's was an
+    # input error ("Expecting value"), and a cut list's "..." hid the cut-short hint: the marks are set aside, said
+    body, marks = _without_tail_marks(text)
+    if marks:
+        dump = _parse_chat_or_text(body, name, None)
+        shown = ", ".join(f"'{m}'" for m in marks)
+        dump.notes.append(
+            f"{name}: its last line{'s' if len(marks) > 1 else ''} {shown} set aside (a chat mark, no part of a dump)"
+        )
+        return dump
     if json_error is not None and _BLOCK_PROMPT.match(text.lstrip("\ufeff\r\n").split("\n", 1)[0]):
         json_error = None  # "[root@host ~]# kubectl get ..." starts with "[" but is no JSON (trial 49)
     found = _code_blocks(text) if json_error is None else None

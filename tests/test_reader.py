@@ -2284,3 +2284,34 @@ def test_a_node_without_allocatable_allocates_its_capacity_as_the_api_server_def
     assert node.obj["status"]["allocatable"] == node.obj["status"]["capacity"] and described.allocatable_defaulted == [
         "gpu-ctr-1"
     ]
+
+
+def test_a_chat_mark_after_a_paste_is_set_aside_and_said() -> None:
+    """Trial 124: a whole YAML node with Slack's "(edited)" after it was refused as "the text ends inside a value (cut
+    short?)", the same after JSON was an input error ("Expecting value"), and a cut List's last line "..." hid the
+    cut-short hint. The marks are set aside (their lines kept blank, so that lines keep their numbers) and said."""
+    node_yaml = "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-pt-2\n  labels: {a: b}\n"
+    node_json = '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-pt-2"}}\n'
+    for body in (node_yaml, node_json):
+        for marks, said in (
+            ("(edited)\n", "its last line '(edited)'"),
+            ("\u2026\n", "its last line '\u2026'"),
+            ("...\n(edited)\n", "its last lines '...', '(edited)'"),
+        ):
+            dump = parse_text(body + marks, "paste.txt")
+            assert [(o.name, o.source.line) for o in dump.objects] == [("gpu-pt-2", 1)], (body, marks)
+            assert dump.errors == []
+            assert f"paste.txt: {said} set aside (a chat mark, no part of a dump)" in dump.notes
+    # a List cut short, its cut marked "...": the cut is said as such, the whole items read
+    cut = (
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a\n"
+        "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: b\n  status:\n    allocatable:\n      nvidia.com/gpu: '4\n...\n"
+    )
+    dump = parse_text(cut, "cut.txt")
+    assert [o.name for o in dump.objects] == ["a"]
+    [err] = dump.errors
+    assert err.source.line == 8 and "(cut short?)" in err.reason, err
+    # a mark alone is no dump, and a dump's own "..." (YAML's document end) between documents stays
+    assert parse_text("(edited)\n", "t.txt").notes == []
+    two = parse_text(node_yaml + "...\n---\n" + node_yaml.replace("gpu-pt-2", "gpu-pt-3"), "two.yaml")
+    assert [o.name for o in two.objects] == ["gpu-pt-2", "gpu-pt-3"] and two.notes == []
