@@ -474,7 +474,11 @@ def run_test(test: PackTest, policies: PolicySet) -> list[TestCaseResult]:
     rules = tuple((r.policy, r.id) for r in policies.rules)
     out = [_check(test, exp, report, rules) for exp in test.results]
     out.extend(_check_not_applied(test, exp, report) for exp in test.not_applied)
-    if dump.errors:
+    # an input error that kept part of the dump out fails the fixture; one about a value of an object read whole (a
+    # Node's quantity that is none) does not: what it does to the rules that read it is an expectation (result:
+    # error), which the fixture could not pass otherwise (trial 123)
+    lost = [e for e in dump.errors if e.lost]
+    if lost:
         out.append(
             TestCaseResult(
                 test.name,
@@ -483,7 +487,7 @@ def run_test(test: PackTest, policies: PolicySet) -> list[TestCaseResult]:
                 "no input error",
                 "input errors",
                 False,
-                "; ".join(str(e) for e in dump.errors),
+                "; ".join(str(e) for e in lost),
             )
         )
     if test.strict:

@@ -63,7 +63,7 @@ def parse_quantity(value: object) -> Fraction:
     Raises ``QuantityError`` for booleans, ``None``, and strings outside the grammar.
     """
     if isinstance(value, bool) or value is None:
-        raise QuantityError(f"{value!r} is not a quantity")
+        raise QuantityError(f"{written(value)} is not a quantity")
     if isinstance(value, Fraction):  # already parsed (e.g. a policy's sum or product)
         return value
     if isinstance(value, int):
@@ -73,8 +73,18 @@ def parse_quantity(value: object) -> Fraction:
             raise QuantityError(f"{value!r} is not a quantity")
         return Fraction(str(value))
     if not isinstance(value, str):
-        raise QuantityError(f"{value!r} is not a quantity")
+        raise QuantityError(f"{written(value)} is not a quantity")
     return _parse_text(value)
+
+
+def written(value: object) -> str:
+    """A value of a dump as YAML and JSON write it, for a message: ``null``, ``true``, ``'lots'`` (trial 123: a null
+    quantity was said as Python's ``None``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
 
 
 def is_quantity(value: object) -> bool:

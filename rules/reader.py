@@ -34,7 +34,7 @@ from . import describe, heap, mustgather
 from .errors import DumpError, DumpTooLarge, InputError, Source, byte_place
 from .limits import limit
 from .progress import Progress
-from .quantity import is_quantity
+from .quantity import is_quantity, written
 from .report import counted, first_few
 from .yamlsafe import item_lines, load_documents
 
@@ -650,7 +650,9 @@ def _add_object(obj: dict[str, Any], where: Source, path: str, dump: Dump) -> No
                 kind=obj["kind"],
             )
         )
-    dump.errors.extend(InputError(where, reason, path + at) for at, reason in _bad_quantities(obj))
+    # the Node is read whole (its rules that read the value answer error): nothing is kept out (trial 123: every
+    # cross-object finding said the input errors may have kept from it what could change it)
+    dump.errors.extend(InputError(where, reason, path + at, lost=False) for at, reason in _bad_quantities(obj))
     _default_allocatable(obj, dump)
     meta = obj.get("metadata")
     if not isinstance(meta, dict) or not meta.get("name"):
@@ -700,7 +702,7 @@ def _bad_quantities(obj: dict[str, Any]) -> list[tuple[str, str]]:
                 out.append(
                     (
                         f".status.{section}['{resource}']",
-                        f"Node {name}: status.{section}['{resource}'] is {value!r}, not a Kubernetes quantity (such as 8,"
+                        f"Node {name}: status.{section}['{resource}'] is {written(value)}, not a Kubernetes quantity (such as 8,"
                         " 500m or 64Gi); rules that read it answer error",
                     )
                 )

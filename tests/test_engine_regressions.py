@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from conftest import make_rule
@@ -531,3 +532,57 @@ def test_observed_objects_are_named_up_to_ten_then_counted(judge) -> None:
     out = judge([cm, *nodes], rules=[rule], context={"allNodes": {"kind": "Node"}})[("cfg", "r")]
     assert out.result == "fail"
     assert out.observed == [f"n{i:02}" for i in range(10)] + ["… 15 more"]
+
+
+def test_a_bad_quantity_keeps_nothing_out_and_a_fixture_can_expect_its_error(tmp_path: Path) -> None:
+    """Trial 123: a Node whose allocatable is no quantity made its input error count as "input errors kept part of
+    the dump from being read", said in every finding that reads other objects, though the Node was read whole; a pack
+    fixture expecting the rule's `error` on it could never pass (the input errors were one more failed case); a null
+    was said as Python's None."""
+    from rules import packtest
+    from rules.reader import parse_text
+
+    dump_text = (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  capacity: {nvidia.com/gpu: '4'}\n"
+        "  allocatable: {nvidia.com/gpu: lots, example.com/dev: null}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n  nodeName: ghost\n"
+        "  containers: [{name: a, image: x}]\n"
+    )
+    dump = parse_text(dump_text, "d.yaml")
+    TAIL = " (such as 8, 500m or 64Gi); rules that read it answer error"  # noqa: N806
+    assert [(e.lost, e.reason) for e in dump.errors] == [
+        (False, "Node n1: status.allocatable['nvidia.com/gpu'] is 'lots', not a Kubernetes quantity" + TAIL),
+        (False, "Node n1: status.allocatable['example.com/dev'] is null, not a Kubernetes quantity" + TAIL),
+    ]
+    pack = tmp_path / "pack"
+    (pack / "tests" / "dumps").mkdir(parents=True)
+    (pack / "nodes.yaml").write_text(
+        "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: p1}\nspec:\n"
+        "  context:\n    nodeNames: {kind: Node, path: $.metadata.name}\n"
+        "  rules:\n"
+        "  - id: gpus\n    title: t\n    match: {kinds: [Node]}\n"
+        "    assert: {path: \"$.status.allocatable['nvidia.com/gpu']\", gt: 0}\n"
+        "    message: m\n    references: ['https://kubernetes.io/']\n"
+        "  - id: pod-node-exists\n    title: t\n    match: {kinds: [Pod]}\n"
+        "    assert: {path: $.spec.nodeName, in: {context: nodeNames}}\n"
+        "    message: 'pod {name} is bound to {observed}'\n    references: ['https://kubernetes.io/']\n"
+    )
+    (pack / "tests" / "dumps" / "bad.yaml").write_text(dump_text)
+    (pack / "tests" / "bad_quantity.yaml").write_text(
+        "apiVersion: verdict/v1\nkind: Test\nmetadata: {name: bad-quantity}\nresources: [dumps/bad.yaml]\nresults:\n"
+        "- {rule: gpus, kind: Node, name: n1, result: error, messageContains: \"'lots' is not a Kubernetes quantity\"}\n"
+        "- {rule: pod-node-exists, kind: Pod, namespace: ml, name: p, result: fail}\n"
+    )
+    cases = packtest.run_pack_tests(pack)
+    assert [(c.case, c.expected, c.actual, c.ok) for c in cases] == [
+        ("gpus on Node/n1", "error", "error", True),
+        ("pod-node-exists on Pod/ml/p", "fail", "fail", True),
+    ], cases
+    # the finding that reads other objects says nothing of input errors keeping part of the dump out
+    from rules.evaluate import evaluate
+    from rules.loader import load_policies
+
+    report = evaluate(dump, load_policies([str(pack)]))
+    [pod] = [r for o in report.objects for r in o.results if r.rule == "pod-node-exists"]
+    assert (pod.result, pod.message) == ("fail", "pod p is bound to ghost")
+    assert not any("input errors" in n for n in report.notes)
