@@ -340,6 +340,10 @@ def kubectl_to_rfc9535(text: str) -> str:
     return "".join(out)
 
 
+#: A rewritten kubectl path that reads a List's items: ``$.items[*]`` and what follows.
+_LIST_ITEMS = re.compile(r"^\$\.items(?:\[\*\]|\[\d+\]|\.\*|(?=$))(.*)$")
+
+
 def compile_path(text: str) -> JsonPath:
     """Compile an RFC 9535 path.
 
@@ -355,7 +359,14 @@ def compile_path(text: str) -> JsonPath:
     syntax = _unquoted(stripped)
     kubectl_like = stripped.startswith(("{", ".")) or "\\." in syntax or _whole_filter_parenthesised(syntax)
     if kubectl_like and (hint := kubectl_to_rfc9535(stripped)) != stripped:
-        raise PathError(f"{quoted(text)} is kubectl JSONPath, not RFC 9535 JSONPath", hint)
+        reason = f"{quoted(text)} is kubectl JSONPath, not RFC 9535 JSONPath"
+        # kubectl get -o jsonpath='{.items[*].x}' reads a List; a rule's path reads each of its objects (trial 123: the
+        # hint '$.items[*].metadata.name' loaded, and selected nothing on any object)
+        listed = _LIST_ITEMS.match(hint)
+        if listed:
+            hint = "$" + listed.group(1)
+            reason += " (a rule judges each object of a List on its own: its paths start at the object, not at .items)"
+        raise PathError(reason, hint)
     descents = syntax.count("..")  # outside quoted member names (those in a filter's queries count too)
     if descents > 1:
         raise PathError(

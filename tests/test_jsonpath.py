@@ -129,7 +129,7 @@ def test_empty_or_not_a_string(text: Any) -> None:
         ("$.a[?(@.a=='b')]", "$.a[?@.a=='b']"),
         ("{.status.conditions[?(@.type=='Ready')].status}", "$.status.conditions[?@.type=='Ready'].status"),
         ("{..name}", "$..name"),
-        ("{.items[*].metadata.name}", "$.items[*].metadata.name"),
+        ("{.items[*].metadata.name}", "$.metadata.name"),  # trial 123: a rule reads each object of a List
     ],
 )
 def test_kubectl_dialect_refused_with_rfc_hint(text: str, hint: str) -> None:

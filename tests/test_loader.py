@@ -101,6 +101,18 @@ def test_kubectl_path_refused_with_the_rfc_hint() -> None:
     assert "did you mean \"$.status.allocatable['nvidia.com/gpu']\"?" in err.reason
 
 
+def test_a_kubectl_path_over_a_lists_items_is_rewritten_for_the_object() -> None:
+    """Trial 123: '{.items[*].metadata.name}' (kubectl get -o jsonpath over a List) was answered "did you mean
+    '$.items[*].metadata.name'?", which loads and selects nothing on any object: a rule judges each object alone."""
+    err = refused(TEMPLATE.replace("ASSERT", "{path: '{.items[*].metadata.name}', exists: true}"))
+    assert err.reason == (
+        "'{.items[*].metadata.name}' is kubectl JSONPath, not RFC 9535 JSONPath (a rule judges each object of a List on"
+        " its own: its paths start at the object, not at .items); did you mean '$.metadata.name'?"
+    )
+    err = refused(TEMPLATE.replace("ASSERT", "{path: '{.items[0].status.allocatable}', exists: true}"))
+    assert err.reason.endswith("did you mean '$.status.allocatable'?")
+
+
 def test_kubectl_path_in_a_var_is_refused_too() -> None:
     text = TEMPLATE.replace("ASSERT", "{var: gpus, gt: 0}").replace(
         "    message:", "    vars: {gpus: .status.capacity.cpu}\n    message:"
