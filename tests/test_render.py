@@ -1367,9 +1367,25 @@ def test_skip_notes_give_way_to_findings_cut_but_never_lengthen_the_head() -> No
     report.notes = [f"skipped: reason number {i} " + "why the rule judged no object of the dump " * 5 for i in range(3)]
     text = render(report, "markdown")
     assert "_skipped: reason number 0" not in text
-    assert "_… 3 more skip or not-applied notes in the JSON report" in text
+    assert "_… 3 skip or not-applied notes in the JSON report" in text
     assert len(_table_rows(text)) == 4
     small = render(report, "markdown", limit=600)
     assert "skip or not-applied" not in small and len(small) <= 600
     whole = render(report, "markdown", limit=0)
     assert "_skipped: reason number 0" in whole
+
+
+def test_skip_notes_that_do_not_fit_beside_the_assumptions_are_counted() -> None:
+    """Trial 124: an all-good node dump's chat answer said "38 skip" and nothing of why: the assumption notes took the
+    notes' room, and the skip notes were left out whole, their count line too, though it fitted."""
+    report = synthetic(3, message_len=40, word="pass")
+    assumed = "assumed: a node's workload label is taken as its workload where no ClusterPolicy is in the dump "
+    report.notes = [assumed + "x" * 250 + f" {i}" for i in range(3)]
+    report.notes += [f"skipped: reason number {i} " + "why the rule judged no object of the dump " * 5 for i in range(13)]
+    text = render(report, "markdown", limit=3500)
+    assert "_skipped: reason number 0" not in text
+    assert "_… 13 skip or not-applied notes in the JSON report (`--format json`; `format=json` from the service)_" in text
+    assert len(text) <= 3500
+    # room for the first three: named, the others counted
+    roomy = render(report, "markdown", limit=8000)
+    assert "_skipped: reason number 2" in roomy and "_… 10 more skip or not-applied notes in the JSON report" in roomy

@@ -245,7 +245,7 @@ def skip_lines(report: Report, most: int = SKIP_NOTES, whole: bool = False) -> l
         most = min(most, 1)
     out = [f"_{line(n, _NO_CUT if whole else _SKIPPED)}_" for n in notes[:most]]
     if len(notes) > most:
-        out.append(_more_line(len(notes) - most, "more skip or not-applied note"))
+        out.append(_more_line(len(notes) - most, ("more " if most else "") + "skip or not-applied note"))
     return out
 
 
@@ -268,9 +268,11 @@ def head(report: Report, title: str = "", limit: int = 0, skips: int = SKIP_NOTE
         read = read_lines(report)
         if _length(notes) + _length(read) > area and area - _length(notes) >= _NOTES_FLOOR:
             read = _fitting(read_lines(report, most=len(report.notes)), area - _length(notes), "note")  # counted
-        for more in (read, skip_lines(report, most=skips)):
+        for more, counted_only in ((read, []), (skip_lines(report, most=skips), skip_lines(report, most=0))):
             if _length(notes) + _length(more) <= area:
                 notes += more
+            elif _length(notes) + _length(counted_only) <= area:
+                notes += counted_only  # trial 124: "38 skip" with no word of why, where the count line fitted
     else:
         # no cut (trial 79: limit=0 still cut each note at 300 characters and named one skip note of eleven)
         notes += read_lines(report, len(report.notes), whole=True) + skip_lines(report, len(report.notes), whole=True)
