@@ -427,25 +427,51 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
     if not s.keys() & _FROM_CAPACITY_ON:
         # kubectl prints Capacity, Allocatable, System Info ... Events after Conditions and Addresses: a node
         # with none of them was cut short (head, a paste limit); judged, it would read as a node without GPUs
+        # (what is not judged comes first: a chat answer cuts the line at 160 characters, trial 124)
         raise _Unreadable(
             block[-1][0],
-            f"node {name}: the text ends before its Capacity and Allocatable (cut short?); the node is not judged",
+            f"node {name} is not judged: the text ends before its Capacity and Allocatable (cut short?)",
             "$.status",
         )
-    resources = {key.lower(): _resources(s[key], name, block[-1][0]) for key in ("Capacity", "Allocatable") if key in s}
+    last = block[-1][0]
+    ends_in_allocatable = "Allocatable" in s and "Capacity" in s and not s.keys() & _AFTER_ALLOCATABLE
+    resources = {
+        key.lower(): _resources(s[key], name, last, tolerant=ends_in_allocatable and key == "Allocatable")
+        for key in ("Capacity", "Allocatable")
+        if key in s
+    }
+    cut: list[InputError] = []
     if "capacity" in resources and not s.keys() & _AFTER_ALLOCATABLE:
         # The text ends in Capacity or Allocatable. A paste of just those two sections is common and whole when
         # Allocatable names every resource of Capacity (kubelet reports both for each); fewer, and the cut fell
-        # inside them: judged, the missing ones would read as allocatable 0 (false failures).
+        # inside them: judged as read, the missing ones would read as allocatable 0 (false failures).
         missing = sorted(resources["capacity"].keys() - resources.get("allocatable", {}).keys())
-        if missing:
-            where = "its Allocatable" if "Allocatable" in s else "its Capacity, before Allocatable"
-            shown = first_few(missing, 3)
+        if missing and not ends_in_allocatable:
             raise _Unreadable(
-                block[-1][0],
-                f"node {name}: the text ends inside {where} (cut short?): no allocatable for {shown}, which Capacity"
-                " lists; the node is not judged",
+                last,
+                f"node {name} is not judged: the text ends inside its Capacity, before Allocatable (cut short?): no"
+                f" allocatable for {first_few(missing, 3)}, which Capacity lists",
                 "$.status.allocatable",
+            )
+        if missing:
+            # trial 124: Capacity is whole (Allocatable follows it): its labels and what Capacity lists show what the
+            # node advertises (a container node listing a passthrough GPU), and a dropped node hid it. Judged, with
+            # Capacity's count for what Allocatable lacks and for its last line, which the cut may have shortened.
+            allocatable = resources["allocatable"]
+            shortened = [r for r, n in _resource_lines(s["Allocatable"]) if n == last and r in allocatable]
+            taken = sorted({*missing, *(r for r in shortened if allocatable[r] != resources["capacity"].get(r))})
+            for r in taken:
+                if r in resources["capacity"]:
+                    allocatable[r] = resources["capacity"][r]
+            cut.append(
+                InputError(
+                    Source(file=file, document=number, line=last),
+                    f"node {name} is judged with Capacity's count as its allocatable {first_few(taken, 3)}: the text"
+                    " ends inside its Allocatable (cut short?); a device plugin's resource is allocatable for its healthy"
+                    " devices only, which the text does not show, and what kubectl prints after Allocatable (the node's"
+                    " pods, Allocated resources, Events) is not known",
+                    "$.status.allocatable",
+                )
             )
     metadata: dict[str, Any] = {"name": name, "labels": _labels(s.get("Labels"))}
     annotations = _annotations(s.get("Annotations"))
@@ -479,7 +505,7 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
         status["nodeInfo"] = info
     node = {"apiVersion": "v1", "kind": "Node", "metadata": metadata, "spec": spec, "status": status}
     pods, soft = _pods(s.get("Non-terminated Pods"), name, file, number)
-    return node, pods, soft
+    return node, pods, cut + soft
 
 
 def _labels(section: _Section | None) -> dict[str, str]:
@@ -537,24 +563,31 @@ def _items(section: _Section | None) -> list[Line]:
     return [(n, t) for n, t in items if t and t != "<none>"]
 
 
-def _resources(section: _Section, node: str, last: int) -> dict[str, str]:
+def _resources(section: _Section, node: str, last: int, tolerant: bool = False) -> dict[str, str]:
     """A Capacity or Allocatable section's ``resource: quantity`` lines; an unreadable one is an error, said to be
-    where the text ends when it is the block's ``last`` line (trial 88: a paste cut mid-line read as a bad line)."""
+    where the text ends when it is the block's ``last`` line (trial 88: a paste cut mid-line read as a bad line).
+    ``tolerant``: the text ends in this section, whose last line, cut mid-line, is left out (``_node`` says so)."""
     out: dict[str, str] = {}
     for number, text in section.body:
         m = _RESOURCE.match(text.strip())
         if not m or not is_quantity(m["value"]):
             where = f"$.status.{section.key.lower()}"
+            if number == last and tolerant:
+                continue
             if number == last:
                 raise _Unreadable(
                     number,
-                    f"node {node}: the text ends inside its {section.key}, in line {text.strip()!r} (cut short?); the node"
-                    " is not judged",
+                    f"node {node} is not judged: the text ends inside its {section.key}, in line {text.strip()!r} (cut short?)",
                     where,
                 )
             raise _Unreadable(number, f"{section.key} line {text.strip()!r} is not 'resource: quantity'", where)
         out[m["name"]] = m["value"]
     return out
+
+
+def _resource_lines(section: _Section) -> list[tuple[str, int]]:
+    """The resource named on each readable line of a Capacity or Allocatable section, with its line number."""
+    return [(m["name"], number) for number, text in section.body if (m := _RESOURCE.match(text.strip()))]
 
 
 def _annotations(section: _Section | None) -> dict[str, str]:

@@ -379,9 +379,7 @@ def test_a_paste_cut_inside_a_capacity_line_says_so() -> None:
     objects, (error,) = parse_describe_nodes(text, "cut.txt")
     assert objects == []
     assert (error.source.line, error.path) == (5, "$.status.capacity")
-    assert error.reason == (
-        "node n1: the text ends inside its Capacity, in line 'nvidia.com/GH100_H1' (cut short?); the node is not judged"
-    )
+    assert error.reason == "node n1 is not judged: the text ends inside its Capacity, in line 'nvidia.com/GH100_H1' (cut short?)"
     # the same line inside the text is a bad line, not a cut
     objects, (error,) = parse_describe_nodes(three_nodes("  nvidia.com/GH100_H1"), "nodes.txt")
     assert error.reason == "Capacity line 'nvidia.com/GH100_H1' is not 'resource: quantity'"
@@ -514,39 +512,78 @@ def test_a_node_cut_before_its_capacity_is_an_input_error_not_a_node_without_gpu
     assert [o["metadata"]["name"] for o, _ in objects if o["kind"] == "Node"] == ["lab-cpu-1"]
     [err] = errors
     assert (err.source.document, err.source.line, err.path) == (2, 95, "$.status")
-    assert (
-        err.reason
-        == "node lab-container-1: the text ends before its Capacity and Allocatable (cut short?); the node is not judged"
-    )
+    assert err.reason == "node lab-container-1 is not judged: the text ends before its Capacity and Allocatable (cut short?)"
     # whole, it is read
     whole, none = parse_describe_nodes((Path(__file__).parent / "data" / "lab" / "nodes.describe.txt").read_text(), "all.txt")
     assert none == [] and "lab-container-1" in [o["metadata"]["name"] for o, _ in whole]
 
 
-@pytest.mark.parametrize(
-    ("lines", "reason"),
-    [
-        (
-            56,
-            "node vgpu-server-2: the text ends inside its Capacity, before Allocatable (cut short?): no allocatable for"
-            " cpu, devices.kubevirt.io/kvm, devices.kubevirt.io/tun and 4 more, which Capacity lists; the node is not judged",
-        ),
-        (
-            70,
-            "node vgpu-server-2: the text ends inside its Allocatable (cut short?): no allocatable for hugepages-2Mi,"
-            " memory, nvidia.com/A10-12Q and 5 more, which Capacity lists; the node is not judged",
-        ),
-    ],
-)
-def test_a_node_cut_inside_capacity_or_allocatable_is_an_input_error(lines: int, reason: str) -> None:
-    """Regression (a new user's trial): `head -n 70` of a vGPU node's describe text ended inside Allocatable; the
-    node was judged and failed twice ("allocatable [], less than its capacity") on resources the cut removed."""
-    text = "\n".join(
-        (DATA / "kubevirt-gpu-device-plugin-82_vgpu-node_a10-8q-and-stale-zeros.txt").read_text().split("\n")[:lines]
-    )
+def test_a_node_cut_inside_capacity_is_an_input_error() -> None:
+    """Regression (a new user's trial): `head -n 56` of a vGPU node's describe text ended inside Capacity: what it
+    lists is not whole either, so the node is not judged (said first: a chat answer cuts the line, trial 124)."""
+    text = "\n".join((DATA / "kubevirt-gpu-device-plugin-82_vgpu-node_a10-8q-and-stale-zeros.txt").read_text().split("\n")[:56])
     objects, errors = parse_describe_nodes(text, "cut.txt")
     assert objects == []
-    assert [(e.source.line, e.path, e.reason) for e in errors] == [(lines, "$.status.allocatable", reason)]
+    assert [(e.source.line, e.path, e.reason) for e in errors] == [
+        (
+            56,
+            "$.status.allocatable",
+            "node vgpu-server-2 is not judged: the text ends inside its Capacity, before Allocatable (cut short?): no"
+            " allocatable for cpu, devices.kubevirt.io/kvm, devices.kubevirt.io/tun and 4 more, which Capacity lists",
+        )
+    ]
+
+
+def test_a_node_cut_inside_allocatable_is_judged_on_its_capacity_and_said() -> None:
+    """A new user's trial: `head -n 70` of a vGPU node's describe text ended inside Allocatable, and the node was
+    judged and failed twice ("allocatable [], less than its capacity") on resources the cut removed; then it was not
+    judged at all, and trial 124's container node whose Capacity lists nvidia.com/GA102GL_A10, cut there, was
+    dropped with its fault ("0 fail"). Capacity is whole where Allocatable follows it: what Allocatable lacks, and its
+    last line (the cut may have shortened it), take Capacity's count, and the input error says so first."""
+    text = "\n".join((DATA / "kubevirt-gpu-device-plugin-82_vgpu-node_a10-8q-and-stale-zeros.txt").read_text().split("\n")[:70])
+    objects, errors = parse_describe_nodes(text, "cut.txt")
+    [(node, _)] = objects
+    assert node["status"]["allocatable"]["nvidia.com/NVIDIA_A10-8Q"] == "6"
+    assert node["status"]["allocatable"]["ephemeral-storage"] == "189217404206"  # as read
+    assert [(e.source.line, e.path, e.reason) for e in errors] == [
+        (
+            70,
+            "$.status.allocatable",
+            "node vgpu-server-2 is judged with Capacity's count as its allocatable hugepages-2Mi, memory,"
+            " nvidia.com/A10-12Q and 5 more: the text ends inside its Allocatable (cut short?); a device plugin's"
+            " resource is allocatable for its healthy devices only, which the text does not show, and what kubectl"
+            " prints after Allocatable (the node's pods, Allocated resources, Events) is not known",
+        )
+    ]
+    # its last line cut inside a number ("nvidia.com/gpu: 1" of 16) is not taken as read
+    head = "Name:  gpu-c-2\nLabels:  a=b\nCapacity:\n  cpu:  64\n  nvidia.com/gpu:  16\n  pods:  110\n"
+    objects, errors = parse_describe_nodes(head + "Allocatable:\n  cpu:  63500m\n  nvidia.com/gpu:  1", "cut.txt")
+    assert objects[0][0]["status"]["allocatable"] == {"cpu": "63500m", "nvidia.com/gpu": "16", "pods": "110"}
+    assert errors[0].reason.startswith("node gpu-c-2 is judged with Capacity's count as its allocatable nvidia.com/gpu, pods:")
+    # nor one cut inside its name
+    objects, errors = parse_describe_nodes(head + "Allocatable:\n  cpu:  63500m\n  nvidia.com/gp", "cut.txt")
+    assert objects[0][0]["status"]["allocatable"] == {"cpu": "63500m", "nvidia.com/gpu": "16", "pods": "110"}
+
+
+def test_a_container_node_cut_inside_allocatable_is_caught_by_what_its_capacity_lists() -> None:
+    """Trial 124: a container-labelled node whose Capacity lists nvidia.com/GA102GL_A10, the paste cut inside its
+    Allocatable, was not judged ("0 fail"): it fails resource-class-matches-workload, beside the input error."""
+    from rules.evaluate import evaluate
+    from rules.loader import load_policies
+    from rules.reader import parse_text
+
+    text = (
+        "Name:               gpu-c-2\nRoles:              <none>\n"
+        "Labels:             nvidia.com/gpu.present=true\n                    nvidia.com/gpu.workload.config=container\n"
+        "Taints:             <none>\nCapacity:\n  cpu:                     64\n  nvidia.com/GA102GL_A10:  4\n"
+        "  pods:                    110\nAllocatable:\n  cpu:                     63500m\n  nvidia.com/GA102GL_A1"
+    )
+    report = evaluate(parse_text(text, "paste.txt"), load_policies())
+    found = {(r.rule, r.result) for o in report.objects for r in o.results if r.result in ("fail", "warn")}
+    assert ("resource-class-matches-workload", "fail") in found
+    assert [e.reason.split(":")[0] for e in report.input_errors] == [
+        "node gpu-c-2 is judged with Capacity's count as its allocatable nvidia.com/GA102GL_A10, pods"
+    ]
 
 
 def test_a_paste_of_capacity_and_allocatable_alone_is_read() -> None:

@@ -438,7 +438,7 @@ def test_describe_text_of_a_pod_is_named_with_what_to_print_instead() -> None:
     # a node's describe text is still read as such (cut short here, and said so)
     node = "Name:               n1\nRoles:              <none>\nLabels:             a=b\nTaints:             <none>\n"
     [err] = parse_text(node, "n.txt").errors
-    assert err.reason.startswith("node n1: the t")
+    assert err.reason.startswith("node n1 is not judged: the t")
 
 
 def test_describe_pod_beside_describe_node_with_no_prompt_line_is_said_and_the_node_judged() -> None:
