@@ -9,7 +9,8 @@ FROM python:3.12-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    VERDICT_BIND=0.0.0.0:8080
+    VERDICT_BIND=0.0.0.0:8080 \
+    VERDICT_PROBE_BIND=0.0.0.0:8081
 
 WORKDIR /app
 
@@ -29,10 +30,12 @@ RUN pip install --no-cache-dir . \
 
 USER 10001
 
-EXPOSE 8080
+# 8080: the API; 8081: /healthz and /readyz answered by the gunicorn master (VERDICT_PROBE_BIND), which never wait
+# behind the workers' evaluations: point Kubernetes' probes there.
+EXPOSE 8080 8081
 
-# slim has no curl: ask /healthz with the standard library, on the port VERDICT_BIND names.
+# slim has no curl: ask /healthz with the standard library, on the probe port (else the one VERDICT_BIND names).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-    CMD ["python", "-c", "import os, urllib.request; port = os.environ.get('VERDICT_BIND', '0.0.0.0:8080').rsplit(':', 1)[1]; urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=4)"]
+    CMD ["python", "-c", "import os, urllib.request; port = (os.environ.get('VERDICT_PROBE_BIND') or os.environ.get('VERDICT_BIND', '0.0.0.0:8080')).rsplit(':', 1)[1]; urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=4)"]
 
 CMD ["gunicorn", "--config", "gunicorn.conf.py", "app:app"]

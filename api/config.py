@@ -8,6 +8,9 @@ default):
 key                variable                  meaning
 ================== ========================= ==============================================================
 BIND               VERDICT_BIND              ``host:port`` gunicorn listens on (``127.0.0.1:8080``)
+PROBE_BIND         VERDICT_PROBE_BIND        ``host:port`` where the gunicorn master answers ``/healthz`` and
+                                             ``/readyz`` itself, outside the workers' threads (empty: none;
+                                             ``api/probes.py``)
 WORKERS            VERDICT_WORKERS           gunicorn worker processes (2)
 THREADS            VERDICT_THREADS           threads per worker (4): a slow client holds one thread, not a worker
 READ_TIMEOUT       VERDICT_READ_TIMEOUT      seconds a request body may take to arrive in all (30): past it, 408
@@ -78,6 +81,7 @@ def defaults() -> dict[str, Any]:
     """Every key with its default value."""
     return {
         "BIND": DEFAULT_BIND,
+        "PROBE_BIND": "",
         "WORKERS": DEFAULT_WORKERS,
         "THREADS": DEFAULT_THREADS,
         "READ_TIMEOUT": DEFAULT_READ_TIMEOUT,
@@ -160,10 +164,19 @@ def from_env(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     if level not in LOG_LEVELS:
         raise ConfigError(f"VERDICT_LOG_LEVEL={level!r} is not one of {', '.join(LOG_LEVELS)}")
     exemptions, exemption_set = read_exemptions(env, keep=environ is None)
+    probe_bind = env.get("VERDICT_PROBE_BIND", "").strip()
+    if probe_bind:
+        from .probes import parse_bind
+
+        try:
+            parse_bind(probe_bind)
+        except ValueError:
+            raise ConfigError(f"VERDICT_PROBE_BIND={probe_bind!r} is not host:port (such as 0.0.0.0:8081)") from None
     config = defaults()
     config.update(
         {
             "BIND": env.get("VERDICT_BIND", "").strip() or DEFAULT_BIND,
+            "PROBE_BIND": probe_bind,
             "WORKERS": _whole(env, "VERDICT_WORKERS", DEFAULT_WORKERS),
             "THREADS": _whole(env, "VERDICT_THREADS", DEFAULT_THREADS),
             "READ_TIMEOUT": _whole(env, "VERDICT_READ_TIMEOUT", DEFAULT_READ_TIMEOUT),

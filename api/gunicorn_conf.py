@@ -213,6 +213,29 @@ def on_starting(server: Any) -> None:
         counted(len(keeper.policies.policies), "policy", "policies"),
         counted(len(keeper.policies.rules), "rule"),
     )
+    if _settings["PROBE_BIND"]:
+        _start_probes(server)
+
+
+#: The master's probe server (``VERDICT_PROBE_BIND``), when there is one.
+_probes: list[Any] = []
+
+
+def _start_probes(server: Any) -> None:
+    """Answer /healthz and /readyz on ``VERDICT_PROBE_BIND`` in the master (``api.probes``): a probe never waits
+    behind the workers' evaluations (trial 125). An address that cannot be used stops the start."""
+    from api.probes import ProbeServer
+    from api.store import kept
+
+    try:
+        probes = ProbeServer(_settings["PROBE_BIND"], lambda: len(server.WORKERS), lambda: kept(_settings["POLICIES"]))
+    except OSError as exc:
+        bind = _settings["PROBE_BIND"]
+        server.log.error("verdict not started: VERDICT_PROBE_BIND=%s cannot be used: %s", bind, exc.strerror or exc)
+        raise SystemExit(1) from None
+    probes.start()
+    _probes.append(probes)
+    server.log.info("probes: /healthz and /readyz answered by the master on %s", _settings["PROBE_BIND"])
 
 
 def on_reload(server: Any) -> None:
@@ -275,6 +298,8 @@ def post_fork(server: Any, worker: Any) -> None:
     master's queue: taken from there too (a stop the master had queued before the fork reaches this worker
     anyway)."""
     del _stops_before_start[:]
+    for probes in _probes:  # the master's listening socket: the worker has no thread to serve it
+        probes.close_in_worker()
     for sig in STOP_SIGNALS:
         signal.signal(sig, lambda signum, frame: _stops_before_start.append(signum))
     pending = getattr(server, "SIG_QUEUE", None)
@@ -349,3 +374,5 @@ def on_exit(server: Any) -> None:
     worker still writing one when it ran left the directory behind)."""
     if _reports:
         shutil.rmtree(_reports, ignore_errors=True)
+    for probes in _probes:
+        probes.stop()

@@ -585,6 +585,8 @@ def serve(bind: str | None, workers: int | None, policy: tuple[str, ...], exempt
     if env.get("VERDICT_TOKENS_FILE", "").strip():
         env["VERDICT_TOKENS_FILE"] = here([env["VERDICT_TOKENS_FILE"].strip()])
     _check_bind(env.get("VERDICT_BIND", "127.0.0.1:8080"))
+    if env.get("VERDICT_PROBE_BIND", "").strip():
+        _check_bind(env["VERDICT_PROBE_BIND"], "VERDICT_PROBE_BIND")
     if check_bind:  # make run asks before its audit, whose table would bury the answer (trial 73)
         return
     # The folder that holds rules/, api/ and app.py: a checkout's root, or site-packages of an installed wheel.
@@ -598,7 +600,7 @@ def serve(bind: str | None, workers: int | None, policy: tuple[str, ...], exempt
     os.execvpe(args[0], args, env)
 
 
-def _check_bind(bind: str) -> None:
+def _check_bind(bind: str, variable: str = "") -> None:
     """Exit 2 with the way to choose another address when ``host:port`` is taken, before gunicorn retries it five
     times and stops with "Can't connect" (trials 68 and 72: ``make serve`` on a busy 8080 named no way out)."""
     import errno
@@ -616,10 +618,12 @@ def _check_bind(bind: str) -> None:
         except OSError as exc:
             if exc.errno != errno.EADDRINUSE:
                 return
-            _err(
-                f"verdict: cannot listen on {bind}: the address is in use; choose another with --bind HOST:PORT"
-                " (VERDICT_BIND, or make run BIND=HOST:PORT, make serve BIND=HOST:PORT)"
+            how = (
+                f"set {variable} to another HOST:PORT"
+                if variable
+                else "choose another with --bind HOST:PORT (VERDICT_BIND, or make run BIND=HOST:PORT, make serve BIND=HOST:PORT)"
             )
+            _err(f"verdict: cannot listen on {bind}: the address is in use; {how}")
             raise SystemExit(2) from None
 
 

@@ -94,8 +94,8 @@ def test_copied_files_exist_and_are_not_ignored() -> None:
 def test_image_runs_gunicorn_non_root_with_runtime_dependencies_only() -> None:
     assert json.loads(one("CMD")) == ["gunicorn", "--config", "gunicorn.conf.py", "app:app"]
     assert one("FROM").startswith("python:3.1") and "slim" in one("FROM")
-    assert one("EXPOSE") == "8080"
-    assert "VERDICT_BIND=0.0.0.0:8080" in one("ENV")
+    assert one("EXPOSE") == "8080 8081"
+    assert "VERDICT_BIND=0.0.0.0:8080" in one("ENV") and "VERDICT_PROBE_BIND=0.0.0.0:8081" in one("ENV")
     assert one("USER") not in ("root", "0")
     run = one("RUN")
     assert "pip install --no-cache-dir ." in run and "[test]" not in run
@@ -158,8 +158,11 @@ def test_healthcheck_command_asks_healthz(app_module: ModuleType) -> None:
     thread.start()
     try:
         port = server.server_address[1]
-        env = {**os.environ, "VERDICT_BIND": f"0.0.0.0:{port}"}
+        env = {k: v for k, v in os.environ.items() if k != "VERDICT_PROBE_BIND"} | {"VERDICT_BIND": f"0.0.0.0:{port}"}
         assert subprocess.run([sys.executable, *cmd[1:]], env=env, timeout=30).returncode == 0
+        # with a probe port (the image's), that one is asked, not the API's
+        probe_env = {**env, "VERDICT_BIND": "0.0.0.0:9", "VERDICT_PROBE_BIND": f"0.0.0.0:{port}"}
+        assert subprocess.run([sys.executable, *cmd[1:]], env=probe_env, timeout=30).returncode == 0
     finally:
         server.shutdown()
         server.server_close()

@@ -664,3 +664,53 @@ def test_a_start_removes_the_directories_of_masters_no_longer_running(tmp_path: 
     finally:
         for d in (d for pair in made for d in pair):
             shutil.rmtree(d, ignore_errors=True)
+
+
+def test_the_master_answers_the_probes_while_every_worker_thread_judges(tmp_path: Path) -> None:
+    """Trial 125: /healthz waited 12.3 s behind 12 evaluations of a 20 MB dump (it shares the workers' request
+    threads), past a liveness probe's 1 s default: the kubelet would restart a busy pod. On VERDICT_PROBE_BIND the
+    master answers /healthz and /readyz itself; here its one worker thread is judging a 3,000-node dump meanwhile."""
+    lab = [d for d in yaml.safe_load_all(LAB.read_text(encoding="utf-8")) if d]
+    node = next(d for d in lab if d["kind"] == "Node")
+    items = []
+    for i in range(3000):  # each node its own (a team label, a GPU count): no outcome shared between them
+        n = json.loads(json.dumps(node))
+        n["metadata"]["name"] = f"gpu-{i}"
+        n["metadata"]["labels"][f"team-{i}"] = str(i)
+        n["status"]["allocatable"]["nvidia.com/gpu"] = str(i % 9)
+        items.append(n)
+    body = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}).encode()
+    probe_port = free_port()
+    env = {"VERDICT_WORKERS": "1", "VERDICT_THREADS": "1", "VERDICT_PROBE_BIND": f"127.0.0.1:{probe_port}"}
+    with serving(env, tmp_path / "gunicorn.log") as srv:
+        probes = f"http://127.0.0.1:{probe_port}"
+        headers = {"Content-Type": "application/json", "Cache-Control": "no-cache"}
+        with ThreadPoolExecutor(1) as pool:
+            judging = pool.submit(srv.request, "/v1/evaluate?results=fail", body, headers)
+            time.sleep(0.5)  # the worker's one thread has the dump
+            t0 = time.monotonic()
+            with urllib.request.urlopen(probes + "/healthz", timeout=5) as resp:
+                health = (resp.status, json.loads(resp.read()))
+            took = time.monotonic() - t0
+            still = not judging.done()
+            with urllib.request.urlopen(probes + "/readyz", timeout=5) as resp:
+                ready = json.loads(resp.read())
+            assert judging.result(timeout=120)[0] == 200
+        assert still, "the evaluation ended before the probe was asked: the dump judged too fast to show anything"
+        assert health == (200, {"status": "ok", "workers": 1}) and took < 1.0, (health, took)
+        assert (ready["status"], ready["rules"] > 0, ready["generation"], ready["workers"]) == ("ready", True, 1, 1)
+        # the probe port answers nothing else, in problem+json
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(probes + "/v1/evaluate", timeout=5)
+        assert info.value.code == 404 and info.value.headers["Content-Type"] == "application/problem+json"
+    # a probe address in use stops the start, said in one line
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        used = taken.getsockname()[1]
+        proc, _ = start({"VERDICT_PROBE_BIND": f"127.0.0.1:{used}"}, tmp_path / "taken.log")
+        try:
+            assert proc.wait(timeout=START_TIMEOUT) != 0
+        finally:
+            stop(proc)
+        assert f"VERDICT_PROBE_BIND=127.0.0.1:{used} cannot be used" in (tmp_path / "taken.log").read_text()

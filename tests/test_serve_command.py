@@ -113,3 +113,23 @@ def test_serve_on_an_address_in_use_says_how_to_choose_another(monkeypatch: pyte
     assert (free.exit_code, free.output) == (0, "")  # free: no Exec, gunicorn is not started
     with pytest.raises(Exec):  # free again: gunicorn is started
         CliRunner().invoke(main, ["serve", "--bind", bind], catch_exceptions=False)
+
+
+def test_serve_checks_the_probe_address_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 125's probe port (VERDICT_PROBE_BIND) in use is said before gunicorn starts, naming its variable."""
+    import socket
+
+    monkeypatch.setattr(os, "chdir", lambda path: None)
+    with socket.socket() as free, socket.socket() as taken:
+        free.bind(("127.0.0.1", 0))
+        api = f"127.0.0.1:{free.getsockname()[1]}"
+        free.close()
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        probes = f"127.0.0.1:{taken.getsockname()[1]}"
+        monkeypatch.setenv("VERDICT_PROBE_BIND", probes)
+        result = CliRunner().invoke(main, ["serve", "--bind", api, "--check-bind"])
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"verdict: cannot listen on {probes}: the address is in use; set VERDICT_PROBE_BIND to another HOST:PORT\n",
+    )
