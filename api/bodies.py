@@ -10,6 +10,7 @@ import re
 import socket
 import threading
 import zlib
+from collections.abc import Callable
 
 from flask import current_app, request
 from werkzeug.exceptions import ClientDisconnected, HTTPException
@@ -142,8 +143,11 @@ class _Deadline:
             self._timer.cancel()
 
 
-def read_body(max_decoded: int, name: str = "<body>", wanted: str = DUMP_WANTED) -> bytes:
-    """The body with its ``Content-Encoding`` (``gzip``, ``x-gzip`` or ``identity``) undone.
+def read_body(
+    max_decoded: int, name: str = "<body>", wanted: str = DUMP_WANTED, before_decoding: Callable[[], None] | None = None
+) -> bytes:
+    """The body with its ``Content-Encoding`` (``gzip``, ``x-gzip`` or ``identity``) undone; ``before_decoding`` is
+    called once the body has arrived, before a coding is undone (what it decodes to is not known before).
 
     Raises ``Problem``: 415 for another coding, 400 for an empty body (asking for ``wanted``) or a broken
     gzip stream, 413 when the decoded body is larger than ``max_decoded`` (the raw size limit is
@@ -189,6 +193,8 @@ def read_body(max_decoded: int, name: str = "<body>", wanted: str = DUMP_WANTED)
         # A chunked body is cut at the limit by werkzeug without an error: one more byte says it was longer.
         if request.environ["wsgi.input"].read(1):
             raise Problem("body-too-large", f"the body is larger than {limit} bytes (VERDICT_MAX_BODY)")
+    if before_decoding is not None and data and any(c != "identity" for c in codings):
+        before_decoding()
     for coding in reversed(codings):
         if coding != "identity" and data:
             data = _gunzip(data, max_decoded, name)
@@ -217,3 +223,45 @@ def check_magic(mimetype: str, data: bytes, name: str = "<body>") -> None:
         else:
             fix = _OWN_TYPE
         raise Problem("malformed-dump", f"Content-Type {mimetype}, but the body is not a {kind}{fix}", file=name)
+
+
+#: A body past this many bytes (as it arrived, or decoded) is a large dump: one at a time per worker (``LargeSlot``).
+LARGE_BODY = 1 << 20
+
+
+def is_large(data: bytes) -> bool:
+    """Whether judging ``data`` may take far more memory than its size: past ``LARGE_BODY``, or an archive (a
+    gzip, zip or tar body unpacks to up to the decoded bound; trial 125: 291 KB of gzip held 357 MB)."""
+    return len(data) > LARGE_BODY or data.startswith((GZIP_MAGIC, *ZIP_MAGICS)) or is_tar(data)
+
+
+class LargeSlot:
+    """The one large dump a worker decodes, reads and judges at a time (trial 125: eight 291 KB gzip bodies at once,
+    each refused with its 413, took two workers to 1.3 GB each: memory was bounded per request, not per worker).
+    Its threads answer small bodies meanwhile; a large one waits for the slot up to ``wait`` seconds, then gets a
+    503 ``busy`` with ``Retry-After``. Judging is CPU-bound and holds the GIL: judging two large dumps at once in one
+    worker was no quicker than one after the other, only twice the memory."""
+
+    _lock = threading.Lock()  # per process: the master imports it and never takes it, so each worker forks a free one
+
+    def __init__(self, wait: float) -> None:
+        self.wait = wait
+        self.held = False
+
+    def take(self) -> None:
+        """Take the slot (once per request); ``Problem`` busy when it stays taken for ``wait`` seconds."""
+        if self.held:
+            return
+        if not self._lock.acquire(timeout=self.wait if self.wait > 0 else -1):
+            raise Problem(
+                "busy",
+                f"this worker judged other large dumps for {self.wait:g} s while this one waited (one at a time, so"
+                " that a worker's memory stays bounded); send it again",
+                {"Retry-After": "30"},
+            )
+        self.held = True
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self._lock.release()

@@ -27,7 +27,7 @@ from rules.render import OPTIONS, OptionError, media_type, stream
 from rules.report import Report
 from rules.selection import Selection, SelectionError
 
-from .bodies import DUMP_TYPES, DUMP_WANTED, check_magic, one_line_hint, read_body
+from .bodies import DUMP_TYPES, DUMP_WANTED, LargeSlot, check_magic, is_large, one_line_hint, read_body
 from .bodies import media_type as body_media_type
 from .cache import NAME as CACHE_NAME
 from .cache import Asked, digest, next_expiry
@@ -126,9 +126,13 @@ def evaluate() -> Response:
     svc = service()
     policies = _select(svc.keeper.policies, query.get("policy", []), query.get("rule", []), query.get("skipRule", []))
     selection = _selection(query, policies)
-    data = read_body(svc.max_decoded, name)
-    check_magic(mimetype, data, name)
-    report, outcome, stored, age = _judged(data, name, mimetype, policies, selection)
+    slot = LargeSlot(float(current_app.config.get("VERDICT_EVAL_BUDGET") or 0))
+    try:
+        data = read_body(svc.max_decoded, name, before_decoding=slot.take)
+        check_magic(mimetype, data, name)
+        report, outcome, stored, age = _judged(data, name, mimetype, policies, selection, slot)
+    finally:
+        slot.release()
     if report.objects_read == 0 and report.input_errors:
         first = report.input_errors[0]
         raise Problem(
@@ -163,7 +167,7 @@ def evaluate() -> Response:
 
 
 def _judged(
-    data: bytes, name: str, mimetype: str, policies: PolicySet, selection: Selection | None
+    data: bytes, name: str, mimetype: str, policies: PolicySet, selection: Selection | None, slot: LargeSlot
 ) -> tuple[Report, str, bool, float]:
     """The report of the body: the one kept for the same body and choices (``api.cache``), else judged now
     (and kept when it may be); with what the cache did (``hit``, ``miss``, ``request``, ``stale`` or
@@ -183,6 +187,8 @@ def _judged(
             if kept is not None and (asked.max_age is None or kept[1] <= asked.max_age):
                 return kept[0], "hit", False, kept[1]
             stale = kept is not None
+    if is_large(data):  # judged now: a large dump waits for the worker's slot (a kept report does not)
+        slot.take()
     try:
         report = audit_bytes(
             data, name, policies, svc.max_decoded, svc.exemptions, current_app.config.get("VERDICT_EVAL_BUDGET"), selection

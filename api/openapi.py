@@ -66,8 +66,8 @@ def _evaluate_errors() -> dict[str, Any]:
         413,
         415,
         503,
-        e503="No policy loaded (`not-ready`), or the dump took longer to judge than the service's evaluation budget"
-        " (`evaluation-timeout`, with `Retry-After`)",
+        e503="No policy loaded (`not-ready`), the dump took longer to read and judge than the service's evaluation"
+        " budget (`evaluation-timeout`), or a large dump waited that long for its worker (`busy`); both with `Retry-After`",
     )
     out["503"]["headers"] = {
         "Retry-After": {"description": "Seconds after which to try again", "schema": {"type": "integer", "minimum": 0}}

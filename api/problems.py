@@ -37,6 +37,7 @@ TITLES: dict[str, tuple[int, str]] = {
     "unsupported-media-type": (415, "The body's media type or content coding is not accepted"),
     "not-ready": (503, "The service has no policies loaded"),
     "evaluation-timeout": (503, "Evaluating the dump took longer than the service allows"),
+    "busy": (503, "The worker is judging another large dump"),
     "internal-error": (500, "Internal error"),
 }
 #: the type of a werkzeug HTTPException raised outside our handlers (routing, size limit, bad syntax)

@@ -8,6 +8,7 @@ import gzip
 import io
 import logging
 import tarfile
+import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -1300,7 +1301,8 @@ def test_an_evaluation_past_its_budget_is_a_503_with_retry_after(monkeypatch) ->
     resp = evaluate(client)
     body = problem(resp, 503, "evaluation-timeout")
     assert resp.headers["Retry-After"] == "30"
-    assert body["detail"].startswith("evaluating took more than 1 s (0 of ")
+    # trial 125: the budget counts from the body read, reading the dump included (here it took 5 s of 1)
+    assert body["detail"].startswith("reading and evaluating took more than 1 s (0 of ")
     monkeypatch.undo()
     assert evaluate(client).status_code == 200
 
@@ -1480,3 +1482,28 @@ def test_a_chat_message_posted_as_markdown_is_read_inside_its_code_blocks(client
         report = resp.get_json()
         assert [(o["name"], o["source"]["line"]) for o in report["objects"]] == [("gpu-p", 2)]
         assert "<body>: read inside its fenced Markdown code blocks; set aside: 2 lines of text around them" in report["notes"]
+
+
+def test_a_worker_judges_one_large_dump_at_a_time_and_answers_small_ones_meanwhile() -> None:
+    """Trial 125: eight 291 KB gzip bodies at once (each refused with its 413) took two workers to 1.3 GB each: memory
+    was bounded per request, not per worker. A compressed body, an archive or a body past 1 MiB waits for the worker's
+    one large-dump slot (VERDICT_EVAL_BUDGET seconds at most, then 503 busy); a small plain body does not."""
+    from api.bodies import LARGE_BODY, LargeSlot, is_large
+
+    client = make_app(EVAL_BUDGET=1).test_client()
+    assert LargeSlot._lock.acquire(timeout=5)  # another request of this worker judges a large dump
+    try:
+        t0 = time.monotonic()
+        body = problem(evaluate(client, gzip.compress(CLUSTER), **{"Content-Encoding": "gzip"}), 503, "busy")
+        waited = time.monotonic() - t0
+        assert body["detail"].startswith("this worker judged other large dumps for 1 s while this one waited")
+        assert 0.9 <= waited < 5, waited
+        tarred = problem(evaluate(client, gzip.compress(CLUSTER), content_type="application/gzip"), 503, "busy")
+        assert tarred["title"] == "The worker is judging another large dump"
+        assert evaluate(client).status_code == 200  # the small plain body is judged meanwhile
+    finally:
+        LargeSlot._lock.release()
+    resp = evaluate(client, gzip.compress(CLUSTER), **{"Content-Encoding": "gzip"})
+    assert resp.status_code == 200 and LargeSlot._lock.acquire(blocking=False)  # answered, and the slot given back
+    LargeSlot._lock.release()
+    assert (is_large(b"x" * (LARGE_BODY + 1)), is_large(CLUSTER), is_large(gzip.compress(b"a"))) == (True, False, True)
