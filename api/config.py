@@ -14,7 +14,7 @@ PROBE_BIND         VERDICT_PROBE_BIND        ``host:port`` where the gunicorn ma
 WORKERS            VERDICT_WORKERS           gunicorn worker processes (2)
 THREADS            VERDICT_THREADS           threads per worker (4): a slow client holds one thread, not a worker
 READ_TIMEOUT       VERDICT_READ_TIMEOUT      seconds a request body may take to arrive in all (30): past it, 408
-EVAL_BUDGET        VERDICT_EVAL_BUDGET       seconds one request may spend evaluating (100): past it, 503 + Retry-After
+EVAL_BUDGET        VERDICT_EVAL_BUDGET       seconds one request may spend reading and evaluating (100): past it, 503
 MAX_CONTENT_LENGTH VERDICT_MAX_BODY          largest request body in bytes, as sent (64 MiB)
 POLICIES           VERDICT_POLICIES          policy files, pack folders or built-in pack names, separated by
                                              ``os.pathsep`` (``:`` on Linux); empty: the built-in packs
@@ -56,7 +56,8 @@ DEFAULT_BIND = "127.0.0.1:8080"
 DEFAULT_WORKERS = 2
 DEFAULT_THREADS = 4
 DEFAULT_READ_TIMEOUT = 30
-#: below gunicorn's worker timeout (120 s), so that a long evaluation is answered, not killed with its worker
+#: what one request may spend reading and evaluating its dump, from when its body has arrived (gunicorn's gthread
+#: workers are not killed for a long request: this is what bounds one)
 DEFAULT_EVAL_BUDGET = 100
 DEFAULT_MAX_BODY = 64 * 1024 * 1024
 # What one request may unpack to (Content-Encoding and archives, nested ones included): a worker holds the

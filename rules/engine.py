@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from . import mustgather
-from .errors import DumpError, InputError, Source
+from .errors import DumpError, EvaluationTimeout, InputError, Source
 from .evaluate import evaluate
 from .exemptions import ExemptionSet
 from .loader import PolicySet
@@ -174,12 +174,21 @@ def audit_bytes(
     ``max_unpacked`` bounds what archives in it may unpack to, all levels together (default
     ``rules.reader.MAX_UNPACKED_BYTES``). Raises ``rules.errors.DumpError`` when the bytes are not a dump at
     all (``DumpTooLarge`` when they unpack past the bound), ``EvaluationTimeout`` past ``budget`` seconds of
-    evaluation.
+    reading and evaluating together (trial 125: a body of 1,000,000 small Nodes read for 5 s and was then given
+    the whole budget to evaluate).
     """
     t0 = time.perf_counter()
     # a request's archive passes over no more than it may read: the bound holds what a body costs to read
     dump = parse_bytes(data, name, Budget(max_unpacked, streamed=max_unpacked) if max_unpacked else None)
-    return _timed(time.perf_counter() - t0, dump, policies, name, exemptions, budget, selection)
+    read = time.perf_counter() - t0
+    if not budget:
+        return _timed(read, dump, policies, name, exemptions, budget, selection)
+    if read >= budget:
+        raise EvaluationTimeout(budget, 0, len(dump.objects), "reading and evaluating")
+    try:
+        return _timed(read, dump, policies, name, exemptions, budget - read, selection)
+    except EvaluationTimeout as exc:
+        raise EvaluationTimeout(budget, exc.judged, exc.total, "reading and evaluating") from None
 
 
 def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[str]:
