@@ -40,7 +40,11 @@ def install(app: Flask, tokens: Sequence[str]) -> None:
         scheme, _, given = header.partition(" ")
         if not header:
             raise Problem("unauthorized", "this route needs 'Authorization: Bearer <token>'", {"WWW-Authenticate": REALM})
-        if scheme.lower() != "bearer" or not given.strip() or not _matches(given.strip().encode(), wanted):
+        if scheme.lower() != "bearer":
+            # no bearer credentials at all: no error code (RFC 6750 section 3.1; trial 125: Basic got invalid_token)
+            said = "this route needs 'Authorization: Bearer <token>'; the header holds no bearer token"
+            raise Problem("unauthorized", said, {"WWW-Authenticate": REALM})
+        if not given.strip() or not _matches(given.strip().encode(), wanted):
             raise Problem(
                 "unauthorized", "the bearer token is not valid", {"WWW-Authenticate": f'{REALM}, error="invalid_token"'}
             )

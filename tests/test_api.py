@@ -1108,7 +1108,10 @@ def test_auth_refuses_missing_or_wrong_tokens(secured: FlaskClient, header: str 
     headers = {"Authorization": header} if header is not None else {}
     resp = secured.get("/v1/policies", headers=headers)
     problem(resp, 401, "unauthorized")
-    assert resp.headers["WWW-Authenticate"].startswith('Bearer realm="verdict"')
+    # RFC 6750 section 3.1: no error code where no bearer token was given (trial 125: Basic got invalid_token)
+    bearer = header is not None and header.lower().startswith("bearer ")
+    assert resp.headers["WWW-Authenticate"] == 'Bearer realm="verdict"' + (', error="invalid_token"' if bearer else "")
+    assert "s3cret" not in resp.get_data(as_text=True)
     resp = secured.post("/v1/evaluate", data=CLUSTER, headers={**YAML, **headers})
     problem(resp, 401, "unauthorized")
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import POLICY_DOC, doc_operator_examples, doc_policies, doc_yaml_blocks
+from conftest import POLICY_DOC, ROOT, doc_operator_examples, doc_policies, doc_yaml_blocks
 
 from rules.errors import Source
 from rules.evaluate import evaluate
@@ -116,3 +116,16 @@ def test_running_example_says_what_the_doc_says() -> None:
     prose = " ".join(DOC.split())
     assert f"`{result.message}`" in prose
     assert f"`{result.remediation}`" in prose
+
+
+def test_the_report_format_examples_say_what_the_lab_gives() -> None:
+    """Trial 125: docs/report-formats.md's Markdown example said 122 pass and 13 fail, its table example 88 and 13, where
+    the lab gives 142 and 12: an integrator writing assertions from them got wrong numbers. Each example's summary line
+    is the golden output's (tests/data/golden, which the suite holds against the lab)."""
+    doc = (ROOT / "docs" / "report-formats.md").read_text(encoding="utf-8")
+    golden = ROOT / "tests" / "data" / "golden"
+    markdown = (golden / "lab.md").read_text(encoding="utf-8").splitlines()
+    table = (golden / "lab.table.txt").read_text(encoding="utf-8").splitlines()
+    assert markdown[0] in doc.splitlines(), markdown[0]
+    assert table[0] in doc.splitlines(), table[0]
+    assert [x for x in markdown if x.startswith("_… ") and "more findings" in x][0] in doc.splitlines()
