@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import dotted
-from .model import OBJECT_BUILTINS, Assertion, Assumption, CompileError, Context, Ref, Rule, Var
+from .model import OBJECT_BUILTINS, PLACEHOLDER, Assertion, Assumption, CompileError, Context, Ref, Rule, Var
 
 #: How each kind of name is written as a reference, for "write {data: operands}" hints.
 _KINDS = {"var": "var", "context": "context", "data table": "data"}
@@ -55,9 +55,11 @@ class Env:
     names: frozenset[str]
     rule: str = ""
     via: str = ""
+    #: the names a where or forEach binds here (they stand before a var of the same name)
+    bound: frozenset[str] = frozenset()
 
     def bind(self, *names: str) -> Env:
-        return Env(self.names | set(names), self.rule, self.via)
+        return Env(self.names | set(names), self.rule, self.via, self.bound | set(names))
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,9 @@ class _Walk:
         self.read: set[str] = set()  # contexts read by some evaluation
         self.reading: set[str] = set()  # contexts whose where.equals is being walked (a cycle stops there)
         self.bound: dict[str, str] = {}  # names bound or defined in some scope only: where they are
+        # the var whose definition is walked, and the vars each definition reads (a cycle is refused at load)
+        self.defining: str | None = None
+        self.reads: dict[str, set[str]] = {}
 
     def miss(self, ref: Ref, kind: str, known: Iterable[str], env: Env) -> None:
         self.misses.setdefault((ref.at, ref.target), _Miss(ref, kind, frozenset(known), env))
@@ -106,6 +111,7 @@ class _Walk:
 
     def var(self, ref: Ref, env: Env) -> None:
         name = ref.target
+        self.read_var(name, env)
         if name in env.names or name in OBJECT_BUILTINS:
             return
         if name in self.contexts:
@@ -152,11 +158,38 @@ class _Walk:
                 return f"unknown {m.kind} {name!r}; {name!r} is a {kind}: write {{{_KINDS[kind]}: {name}}}{via}"
         return unknown_name(m.kind, name, m.known) + via
 
+    def read_var(self, name: str, env: Env) -> None:
+        """Note that the var whose definition is walked reads var ``name`` (not one a where or forEach binds)."""
+        if self.defining is not None and name in env.names and name not in env.bound:
+            self.reads.setdefault(self.defining, set()).add(name)
+
     def var_definition(self, var: Var, env: Env) -> None:
-        for ref, when in var.alternatives:
-            if when is not None:
-                self.assertion(when, env)
-            self.ref(ref, env)
+        self.defining = var.name
+        try:
+            for ref, when in var.alternatives:
+                if when is not None:
+                    self.assertion(when, env)
+                self.ref(ref, env)
+                if ref.kind == "format":  # its placeholders read vars too (not checked as names: left as written)
+                    for m in PLACEHOLDER.finditer(ref.target):
+                        self.read_var(m.group(1), env)
+        finally:
+            self.defining = None
+
+    def cycles(self, defined: Mapping[str, Var], scope: Iterable[str]) -> list[CompileError]:
+        """A ``CompileError`` for each cycle among the vars ``defined`` (one scope: the policy's, or one rule's), at
+        the first var of it in definition order: ``var cycle a -> b -> a``. Such a var can only answer ``error``
+        ("depends on itself") on every object; every name is known at load (trial 123: lint said ok)."""
+        names = [n for n in defined if n in set(scope)]
+        done: set[str] = set()
+        out: list[CompileError] = []
+        for name in names:
+            cycle = None if name in done else _cycle(name, self.reads, names, done, [])
+            if cycle:
+                done.update(cycle)
+                reason = f"var cycle {' -> '.join(cycle)}: none of them can be computed (each would be an error on every object)"
+                out.append(CompileError(_var_at(defined[cycle[0]]), reason))
+        return out
 
 
 def check_names(
@@ -178,11 +211,14 @@ def check_names(
     top = Env(walk.policy_scope)
     for var in pvars.values():
         walk.var_definition(var, top)
+    cycles = walk.cycles(pvars, pvars)
     assumed: set[str] = set()
     for r in rules:
         env = Env(walk.policy_scope | set(r.vars), r.id)
+        walk.reads = {}
         for var in r.vars.values():
             walk.var_definition(var, env)
+        cycles += [CompileError(e.where, e.reason, r.id) for e in walk.cycles(r.vars, r.vars)]
         for pre in r.preconditions:
             walk.assertion(pre, env)
         walk.assertion(r.assertion, env)
@@ -197,4 +233,29 @@ def check_names(
     for name, a in assumptions.items():
         if name not in assumed:
             walk.assertion(a.when, anywhere)
-    return [CompileError(list(m.ref.at), walk.reason(m), m.env.rule) for m in walk.misses.values()]
+    return [CompileError(list(m.ref.at), walk.reason(m), m.env.rule) for m in walk.misses.values()] + cycles
+
+
+def _cycle(name: str, reads: Mapping[str, set[str]], names: list[str], done: set[str], path: list[str]) -> list[str] | None:
+    """The first cycle through the vars ``names`` reached from ``name`` along ``path`` (``a, b, a``), else None; the
+    vars that lead to none are added to ``done``."""
+    path.append(name)
+    for nxt in sorted(reads.get(name, set()) & set(names), key=names.index):
+        if nxt in path:
+            return [*path[path.index(nxt) :], nxt]
+        if nxt not in done:
+            found = _cycle(nxt, reads, names, done, path)
+            if found:
+                return found
+    path.pop()
+    done.add(name)
+    return None
+
+
+def _var_at(var: Var) -> list[str | int]:
+    """The field path of ``var``'s definition (``spec.vars.a``, ``spec.rules[0].vars.b``), from a reference in it."""
+    at = list(var.alternatives[0][0].at) if var.alternatives else []
+    for k in range(len(at) - 2, -1, -1):
+        if at[k] == "vars" and at[k + 1] == var.name:
+            return at[: k + 2]
+    return at

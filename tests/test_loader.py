@@ -1301,3 +1301,24 @@ def test_a_packs_include_folder_is_not_loaded_as_policies(tmp_path: Path) -> Non
     _with_shared(tmp_path, SHARED)
     assert [p.name for p in pack_files(tmp_path)] == ["nodes.yaml"]
     assert [p.name for p in load_policies([str(tmp_path)]).policies] == ["gpu-node-checks"]
+
+
+def test_a_var_cycle_is_refused_at_load_with_its_chain() -> None:
+    """Trial 123: vars a -> b -> c -> a (one through firstOf) loaded, `lint` said ok, and every object got `error`;
+    a cycle through a format placeholder, and a rule var reading itself, too. Each is refused at its first var."""
+    text = (
+        KK_POLICY + "  vars:\n    a: {var: b}\n    b: {firstOf: [{var: c}]}\n    c: {var: a}\n    d: {format: '{e}x'}\n"
+        "    e: {format: '{d}'}\n    f: {var: a}\n"
+        "  rules:\n  - id: r1\n    title: t\n    match: {kinds: [Node]}\n    vars:\n      self: {var: self}\n"
+        "      item: {var: node}\n      node: {path: $.metadata.name, where: {var: item, exists: true}}\n"
+        "    assert: {var: a, exists: true}\n    message: m\n    references: ['https://kubernetes.io/']\n"
+    )
+    with pytest.raises(PolicyError) as info:
+        load_policy_text(text, "p.yaml")
+    found = [(e.line, e.rule, e.path, e.reason) for e in (info.value, *info.value.more)]
+    tail = ": none of them can be computed (each would be an error on every object)"
+    assert found == [
+        (6, "", "spec.vars.a", "var cycle a -> b -> c -> a" + tail),
+        (9, "", "spec.vars.d", "var cycle d -> e -> d" + tail),
+        (17, "r1", "spec.rules[0].vars.self", "var cycle self -> self" + tail),
+    ]

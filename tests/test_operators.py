@@ -594,10 +594,12 @@ def test_first_of_skips_none_values(judge: Judge) -> None:
     assert word(judge, {"var": "mig", "equals": "all-disabled"}, **spec) == "pass"
 
 
-def test_var_depending_on_itself_is_an_error(judge: Judge) -> None:
-    r = one(judge, {"var": "a", "exists": True}, vars={"a": {"var": "b"}, "b": {"var": "a"}})
-    assert r.result == "error"
-    assert "depends on itself" in r.message
+def test_var_depending_on_itself_is_refused_at_load(judge: Judge) -> None:
+    """Trial 123: a var cycle loaded ("ok" from lint) and answered error on every object ("depends on itself");
+    every name is known at load, so the cycle is refused there, named whole."""
+    with pytest.raises(PolicyError) as err:
+        one(judge, {"var": "a", "exists": True}, vars={"a": {"var": "b"}, "b": {"var": "a"}})
+    assert err.value.reason == "var cycle a -> b -> a: none of them can be computed (each would be an error on every object)"
 
 
 def test_unknown_var_is_refused_at_load(judge: Judge) -> None:
