@@ -650,6 +650,18 @@ def _check_count(arg: Any) -> None:
     raise ValidationError("count takes an integer, or a mapping of " + "/".join(_COUNT_KEYS) + " to integers")
 
 
+class StrictBoolean(fields.Boolean):
+    """``true`` or ``false`` as YAML writes them, nothing else: marshmallow's Boolean also takes "yes", "on", 1 and
+    "1", which the JSON Schema (``boolean``) refuses (trial 123: ``exists: "yes"`` loaded)."""
+
+    default_error_messages = {"invalid": "true or false is expected here (unquoted)"}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
 def _count_field() -> fields.Field:
     return fields.Raw(
         validate=_check_count, metadata={"description": "an integer, or a mapping of equals/gt/gte/lt/lte to integers"}
@@ -662,7 +674,7 @@ OPERATORS: dict[str, Operator] = {
         Operator(
             "exists",
             "set",
-            lambda: fields.Boolean(),
+            StrictBoolean,
             lambda values, arg: bool(values) == bool(arg),
             lambda arg: "a value" if arg else "no value",
             resolve=False,
@@ -831,7 +843,7 @@ OPERATORS: dict[str, Operator] = {
         Operator(
             "integer",
             "value",
-            lambda: fields.Boolean(),
+            StrictBoolean,
             _is_integer,
             lambda a: "a whole-number quantity" if a else "not a whole-number quantity",
             resolve=False,

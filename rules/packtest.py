@@ -31,6 +31,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from .errors import DumpError, PolicyError, dotted
 from .loader import BUILTIN_DIR, PolicyLoadError, PolicySet, load_policies, pack_name, schema_problems
+from .operators import StrictBoolean
 from .reader import Dump, add_objects, read_paths
 from .report import RESULTS, Report, Result, counted
 from .yamlsafe import load_documents, node_line
@@ -78,7 +79,7 @@ class TestSchema(Schema):
     metadata = fields.Nested(TestMetadataSchema, required=True)
     resources = fields.List(fields.String(), load_default=list)
     objects = fields.List(fields.Dict(), load_default=list)
-    strict = fields.Boolean(load_default=False)
+    strict = StrictBoolean(load_default=False)
     results = fields.List(fields.Nested(ExpectationSchema), load_default=list)
     notApplied = fields.List(fields.Nested(NotAppliedSchema), load_default=list)
 

@@ -190,7 +190,7 @@ class ForEachSchema(Schema):
         lambda: assertion_schema_class()(),  # type: ignore[has-type]
         metadata={"description": "iterate only over the values for which this assertion holds ($ is the value)"},
     )
-    unique = fields.Boolean(
+    unique = operators.StrictBoolean(
         load_default=False,
         metadata={"description": "iterate over each value once (repeats dropped, the first kept)"},
     )
@@ -243,7 +243,7 @@ def _assertion_fields() -> dict[str, Any]:
         "capture": fields.String(
             metadata={"description": "keep the first group of this regular expression's match on each value (drop the others)"}
         ),
-        "unique": fields.Boolean(),
+        "unique": operators.StrictBoolean(),
         "quantifier": fields.String(validate=validate.OneOf(["all", "any", "none"])),
         "ifMissing": fields.String(validate=validate.OneOf(["pass", "fail"])),
         "description": fields.String(),
@@ -303,8 +303,8 @@ class ContextSchema(Schema):
             " capture: a regex with one group, to join on the group of its match}"
         }
     )
-    sameNamespace = fields.Boolean(load_default=False)
-    first = fields.Boolean(load_default=False, metadata={"description": "one value (the first) instead of a list"})
+    sameNamespace = operators.StrictBoolean(load_default=False)
+    first = operators.StrictBoolean(load_default=False, metadata={"description": "one value (the first) instead of a list"})
     default = fields.Raw()
 
 

@@ -1322,3 +1322,23 @@ def test_a_var_cycle_is_refused_at_load_with_its_chain() -> None:
         (9, "", "spec.vars.d", "var cycle d -> e -> d" + tail),
         (17, "r1", "spec.rules[0].vars.self", "var cycle self -> self" + tail),
     ]
+
+
+def test_a_boolean_field_takes_yaml_booleans_only() -> None:
+    """Trial 123: `exists: "yes"`, `first: "yes"` and `sameNamespace: 1` loaded (marshmallow's truthy words), where
+    the JSON Schema of the format says boolean: each is refused, saying what to write."""
+    text = (
+        KK_POLICY + "  context:\n    c2: {kind: Node, path: $.metadata.name, first: 'yes', sameNamespace: 1}\n"
+        "  rules:\n  - id: r1\n    title: t\n    match: {kinds: [Node]}\n    assert: {path: $.metadata.name, exists: 'yes'}\n"
+        "    message: m\n    references: ['https://kubernetes.io/']\n"
+    )
+    with pytest.raises(PolicyError) as info:
+        load_policy_text(text, "p.yaml")
+    found = [(e.line, e.path, e.reason) for e in (info.value, *info.value.more)]
+    said = "true or false is expected here (unquoted)"
+    assert found == [
+        (6, "spec.context.c2.first", said),
+        (6, "spec.context.c2.sameNamespace", said),
+        (11, "spec.rules[0].assert.exists", said),
+    ]
+    assert load_policy_text(text.replace("'yes'", "true").replace(": 1}", ": false}"), "p.yaml")[0].name == "kk"
