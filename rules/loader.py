@@ -900,6 +900,9 @@ def load_policies(sources: Iterable[str] = ()) -> PolicySet:
     sources = list(sources) or [str(BUILTIN_DIR / name) for name in DEFAULT_PACKS]
     errors: list[PolicyError] = []
     policies: list[Policy] = []
+    # a file given twice (-p pack -p pack, gpu-operator:gpu-operator, a pack and a file of it) is loaded once: its
+    # policies are not their own duplicates (trial 123: "policy name 'x' is also used by" the same file and line)
+    read: set[Path] = set()
     for source in sources:
         try:
             path = resolve(source)
@@ -911,6 +914,9 @@ def load_policies(sources: Iterable[str] = ()) -> PolicySet:
         if path.is_dir() and not files:
             errors.append(PolicyError(str(path), "the folder holds no *.yaml policy file"))
         for f in files:
+            if f.resolve() in read:
+                continue
+            read.add(f.resolve())
             try:
                 policies.extend(load_policy_file(f, pack))
             except PolicyError as exc:

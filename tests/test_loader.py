@@ -1342,3 +1342,20 @@ def test_a_boolean_field_takes_yaml_booleans_only() -> None:
         (11, "spec.rules[0].assert.exists", said),
     ]
     assert load_policy_text(text.replace("'yes'", "true").replace(": 1}", ": false}"), "p.yaml")[0].name == "kk"
+
+
+def test_a_pack_given_twice_is_loaded_once(tmp_path: Path) -> None:
+    """Trial 123: `-p pack -p pack` (or VERDICT_POLICIES=gpu-operator:gpu-operator) refused the policies as their own
+    duplicates ("policy name 'x' is also used by" the same file and line). A file given twice is read once."""
+    pack = write_pack(tmp_path)
+    once = [p.name for p in load_policies([str(pack)]).policies]
+    assert [p.name for p in load_policies([str(pack), str(pack)]).policies] == once
+    assert [p.name for p in load_policies([str(pack), str(pack / "nodes.yaml")]).policies] == once
+    assert len(load_policies(["gpu-operator", "gpu-operator"]).rules) == len(load_policies(["gpu-operator"]).rules)
+    # two files that define one policy name are still refused
+    other = tmp_path / "other"
+    (other / "data").mkdir(parents=True)
+    (other / "data" / "operands.yaml").write_text((pack / "data" / "operands.yaml").read_text())
+    (other / "nodes.yaml").write_text((pack / "nodes.yaml").read_text())
+    with pytest.raises(PolicyLoadError, match="policy name 'gpu-node-checks' is also used by"):
+        load_policies([str(pack), str(other)])
