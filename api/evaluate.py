@@ -144,6 +144,7 @@ def evaluate() -> Response:
         )
     if report.objects_read == 0:
         raise Problem("empty-body", NO_OBJECT + one_line_hint(data), file=name)
+    outcome_header = summary_header(report)  # of the whole audit, before a filter chooses what is listed
     wanted = set(query["results"]) if query.get("results") else None
     if wanted or query.get("minSeverity"):
         report = report.filtered(wanted, query.get("minSeverity"))
@@ -156,6 +157,7 @@ def evaluate() -> Response:
     except OptionError as exc:
         raise invalid_query(next(o.query for o in OPTIONS if o.name == exc.option), exc.reason) from None
     resp = Response(body, content_type=_content_type(media_type(fmt, **options)))
+    resp.headers[SUMMARY_HEADER] = outcome_header
     resp.vary.add("Accept")
     svc.metrics.cache.labels(outcome).inc()  # answers only: a body that cannot be judged is a problem, not a miss
     if outcome == "hit":
@@ -164,6 +166,19 @@ def evaluate() -> Response:
     else:
         resp.headers["Cache-Status"] = f"{CACHE_NAME}; fwd={outcome}" + ("; stored" if stored else "")
     return resp
+
+
+#: The audit's outcome in a header, whatever the format (trial 124: a chat bot asking for Markdown could tell "all
+#: good" from "problems found" only by parsing the summary line, or by asking again for JSON).
+SUMMARY_HEADER = "Verdict-Summary"
+
+
+def summary_header(report: Report) -> str:
+    """An RFC 8941 dictionary of the whole audit: the worst word (an input error counts as error), the results by
+    word and the input errors, e.g. ``worst=fail, pass=142, fail=12, warn=0, error=0, skip=154, input-errors=0``."""
+    counts = report.summary()["results"]
+    words = ", ".join(f"{w}={counts.get(w, 0)}" for w in ("pass", "fail", "warn", "error", "skip"))
+    return f"worst={report.worst()}, {words}, input-errors={len(report.input_errors)}"
 
 
 def _judged(

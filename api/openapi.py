@@ -199,6 +199,13 @@ def build_spec() -> APISpec:
                                 "description": "On a hit: seconds since the report was judged (its `generated`)",
                                 "schema": {"type": "integer", "minimum": 0},
                             },
+                            "Verdict-Summary": {
+                                "description": "The whole audit's outcome, whatever the format and filters (an RFC 8941"
+                                " dictionary): the worst result word (an input error counts as `error`), the results by"
+                                " word and the input errors, e.g. `worst=fail, pass=142, fail=12, warn=0, error=0,"
+                                " skip=154, input-errors=0`",
+                                "schema": {"type": "string"},
+                            },
                         },
                     },
                     **_evaluate_errors(),

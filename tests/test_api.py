@@ -1510,3 +1510,23 @@ def test_a_worker_judges_one_large_dump_at_a_time_and_answers_small_ones_meanwhi
     assert resp.status_code == 200 and LargeSlot._lock.acquire(blocking=False)  # answered, and the slot given back
     LargeSlot._lock.release()
     assert (is_large(b"x" * (LARGE_BODY + 1)), is_large(CLUSTER), is_large(gzip.compress(b"a"))) == (True, False, True)
+
+
+def test_every_report_answer_says_the_audits_outcome_in_a_header() -> None:
+    """Trial 124: a chat bot asking for Markdown could tell "all good" from "problems found" only by parsing the
+    summary line (or asking again for JSON). Verdict-Summary says the whole audit's outcome, whatever the format and
+    filters, as an RFC 8941 dictionary."""
+    client = make_app().test_client()
+    full = evaluate(client).get_json()
+    counts = full["summary"]["results"]
+    expected = (
+        f"worst=fail, pass={counts['pass']}, fail={counts['fail']}, warn={counts['warn']}, error={counts['error']},"
+        f" skip={counts['skip']}, input-errors=0"
+    )
+    assert counts["fail"] > 0
+    for query in ("?format=markdown", "?format=json&results=pass", "?format=sarif", ""):
+        assert evaluate(client, query=query).headers["Verdict-Summary"] == expected, query
+    good = b"apiVersion: v1\nkind: Node\nmetadata: {name: plain-node}\n"
+    assert evaluate(client, good).headers["Verdict-Summary"].startswith("worst=")
+    broken = evaluate(client, CLUSTER + b"\n---\nkind: [\n").headers["Verdict-Summary"]
+    assert broken.startswith("worst=error, ") and broken.endswith(", input-errors=1"), broken
