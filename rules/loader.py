@@ -29,6 +29,7 @@ from .model import (
     Assertion,
     Assumption,
     CompileError,
+    Context,
     Policy,
     Rule,
     check_placeholders,
@@ -605,16 +606,21 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
         raise PolicyError(shown, "a policy document is a mapping (apiVersion: verdict/v1, kind: Policy)", node_line(node, []))
     refused: list[PolicyError] = []  # field (schema) problems of rules compiled around
     positions: list[int] | None = None  # the position in the file of each rule compiled, when some were refused
+    dropped: dict[str, set[str]] = {"context": set(), "assumptions": set()}  # refused definitions, by name
     try:
         doc = policy_schema().load(raw)
     except ValidationError as exc:
         first = schema_problems(exc, fail, _field_names())
-        broken = _broken_rules(exc.messages)
-        rest = None if broken is None else _without_rules(raw, broken)
+        parts = _broken_parts(exc.messages)
+        rest = None
+        if parts is not None:
+            broken, dropped = parts
+            rest = _without_rules(_without_definitions(raw, dropped), broken)
         if rest is None:
             raise first from None
-        # The problems are all inside some rules: the others are compiled too, so that one round of fixes sees
-        # a bad path or an unknown name in them as well as a misspelt field here.
+        # The problems are all inside some rules, contexts or assumptions: the rest is compiled too, so that one round
+        # of fixes sees a bad path or an unknown name there as well as a misspelt field here (trial 123: a context's
+        # kind refused hid every rule's problems).
         doc, positions = rest
         refused = [first, *first.more]
         first.more = []
@@ -666,8 +672,10 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
                 compiled[n] = attempt(make, n, definition, [_INCLUDED, i, part, n])
     compiled_contexts.update((n, attempt(compile_context, n, c, ["spec", "context", n])) for n, c in spec["context"].items())
     compiled_vars.update((n, attempt(compile_var, n, v, ["spec", "vars", n])) for n, v in spec["vars"].items())
+    compiled_contexts.update(dict.fromkeys(dropped["context"]))  # refused by the schema: defined, not compiled
     names = set(compiled_contexts) | set(compiled_vars)
     compiled_assumptions = {n: attempt(_compile_assumption, n, a, BUILTIN_NAMES | names) for n, a in spec["assumptions"].items()}
+    compiled_assumptions.update(dict.fromkeys(dropped["assumptions"]))
     # Names are looked up in the data, contexts, vars and assumptions: with one of them refused, an unknown
     # name may be a broken definition, so names are checked only when they all compiled. A rule refused for its
     # fields defines none of them: the names of the others are checked still (trial 64: a misspelt field in one
@@ -689,7 +697,9 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
         if rule is not None:
             rules.append(rule)
     if names_checkable:
-        problems.found.extend(fail(e.where, e.reason, e.rule) for e in check_names(contexts, pvars, data, rules, assumptions))
+        # a context the schema refused is known by its name (its own problem is said): read as one that joins nothing
+        known = {**contexts, **{n: Context(n, "") for n in dropped["context"]}}
+        problems.found.extend(fail(e.where, e.reason, e.rule) for e in check_names(known, pvars, data, rules, assumptions))
     if problems.found:
         # one round of fixes: every problem at once, in file order, a missing field after the typos it may echo
         problems.found.sort(key=lambda e: (e.reason.startswith("Missing data"), e.line))
@@ -711,16 +721,37 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     )
 
 
-def _broken_rules(messages: Any) -> dict[int, Any] | None:
-    """What marshmallow found in each rule it refused, by position, when every problem it found is inside a
-    rule; else None."""
+def _broken_parts(messages: Any) -> tuple[dict[int, Any], dict[str, set[str]]] | None:
+    """What marshmallow found in each rule it refused, by position, and the names of the contexts and assumptions
+    it refused, when every problem it found is inside one of those; else None."""
     if not isinstance(messages, dict) or set(messages) != {"spec"}:
         return None
     spec = messages["spec"]
-    if not isinstance(spec, dict) or set(spec) != {"rules"} or not isinstance(spec["rules"], dict):
+    if not isinstance(spec, dict) or not spec or not set(spec) <= {"rules", "context", "assumptions"}:
         return None
-    rules = spec["rules"]
-    return rules if all(isinstance(i, int) for i in rules) else None
+    rules = spec.get("rules", {})
+    if not isinstance(rules, dict) or not all(isinstance(i, int) for i in rules):
+        return None
+    dropped: dict[str, set[str]] = {"context": set(), "assumptions": set()}
+    for part in dropped:
+        found = spec.get(part, {})
+        # a Dict field's problems: {name: {"value": {...}}}; one about a key itself ({name: {"key": ...}}) is the
+        # name's, which the rest cannot be compiled without
+        if not isinstance(found, dict) or any(not isinstance(v, dict) or set(v) != {"value"} for v in found.values()):
+            return None
+        dropped[part] = set(found)
+    return rules, dropped
+
+
+def _without_definitions(raw: dict[str, Any], dropped: dict[str, set[str]]) -> dict[str, Any]:
+    """The document without the contexts and assumptions ``dropped`` names."""
+    if not any(dropped.values()):
+        return raw
+    spec = dict(raw["spec"])
+    for part, names in dropped.items():
+        if names and isinstance(spec.get(part), dict):
+            spec[part] = {k: v for k, v in spec[part].items() if k not in names}
+    return {**raw, "spec": spec}
 
 
 #: Stand-ins for a rule's fields that say nothing about its logic: a rule whose only problems are in some of them
@@ -799,9 +830,15 @@ def _raw_ids(raw: dict[str, Any], positions: Iterable[int]) -> list[str]:
     return [r["id"] for r in (rules[i] for i in positions) if isinstance(r, dict) and isinstance(r.get("id"), str)]
 
 
-def _without_rules(raw: dict[str, Any], broken: dict[int, Any]) -> tuple[dict[str, Any], list[int]] | None:
+def _without_rules(raw: dict[str, Any], broken: dict[int, Any]) -> tuple[dict[str, Any], list[int] | None] | None:
     """The document validated without the rules at ``broken`` (those ``_stood_in`` can mend kept, mended), and the
-    position of each rule it keeps; None when that does not validate either (no rule left)."""
+    position of each rule it keeps (None with no rule refused); None when that does not validate either (no rule
+    left)."""
+    if not broken:
+        try:
+            return policy_schema().load(raw), None
+        except ValidationError:
+            return None
     # misspelt fields at any depth written as their closest known field first; where that does not validate (a
     # guess that is no better), only the label fields stood in for, as before
     for deep in (True, False):

@@ -1359,3 +1359,30 @@ def test_a_pack_given_twice_is_loaded_once(tmp_path: Path) -> None:
     (other / "nodes.yaml").write_text((pack / "nodes.yaml").read_text())
     with pytest.raises(PolicyLoadError, match="policy name 'gpu-node-checks' is also used by"):
         load_policies([str(pack), str(other)])
+
+
+def test_a_context_the_schema_refuses_hides_no_other_problem() -> None:
+    """Trial 123: a context whose kind was refused ('nodes') hid every rule problem of its document until it was
+    fixed (a kubectl path, an unknown placeholder): a lint round each. The rest is compiled around it, and the
+    rules that read it are not told it is unknown."""
+    text = (
+        KK_POLICY
+        + "  context:\n    nodes: {kind: nodes, path: $.metadata.name}\n    other: {kind: Node, path: $.metadata.name}\n"
+        "  rules:\n  - id: first\n    title: t\n    match: {kinds: [Node]}\n"
+        "    assert: {path: '{.metadata.name}', exists: true}\n"
+        "    message: m\n    references: ['https://kubernetes.io/']\n"
+        "  - id: second\n    title: t\n    match: {kinds: [Node]}\n    assert: {path: $.metadata.name, in: {context: nodes}}\n"
+        "    message: m {nme} {nodes}\n    references: ['https://kubernetes.io/']\n"
+    )
+    with pytest.raises(PolicyError) as info:
+        load_policy_text(text, "p.yaml")
+    found = [(e.line, e.path, e.reason.split(";")[0]) for e in (info.value, *info.value.more)]
+    assert found == [
+        (
+            6,
+            "spec.context.nodes.kind",
+            "kind 'nodes' matches no object: a kind is written as the objects' kind field, in CamelCase",
+        ),
+        (12, "spec.rules[0].assert.path", "'{.metadata.name}' is kubectl JSONPath, not RFC 9535 JSONPath"),
+        (19, "spec.rules[1].message", "message placeholder {nme} names no var, context or built-in"),
+    ]
