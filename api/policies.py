@@ -11,7 +11,7 @@ import orjson
 from flask import Blueprint, Response, request, url_for
 from werkzeug.exceptions import MethodNotAllowed
 
-from rules.errors import PolicyError, RuleLookupError, meant
+from rules.errors import PolicyError, RuleLookupError, byte_place, meant
 from rules.loader import load_policy_text
 from rules.model import Policy, Rule
 from rules.render.native import plain
@@ -143,16 +143,21 @@ def lint() -> Response:
     ``body-too-large`` (413), ``invalid-body`` (400: not UTF-8).
     """
     query = parse_query(LintQuerySchema)
-    media_type(POLICY_TYPES, POLICY_WANTED)
+    declared = media_type(POLICY_TYPES, POLICY_WANTED)
     shown = query.get("file") or "<body>"
     data = read_body(service().max_decoded, shown, POLICY_WANTED)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise Problem("invalid-body", f"the policy is not UTF-8 text (byte {exc.start})", file=shown) from None
+        # where, as the CLI says it (trial 125: the service said only the byte)
+        line, column = byte_place(data, exc.start)
+        reason = f"the policy is not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line}, column {column}"
+        raise Problem("invalid-body", reason, file=shown, line=line) from None
     errors: list[dict[str, Any]] = []
     compiled: list[Policy] = []
     try:
+        if declared == "application/json":
+            _json_syntax(text, shown)  # trial 125: JSON that does not parse was said to be a "YAML syntax error"
         compiled = load_policy_text(text, shown)
     except PolicyError as exc:
         errors = [e.to_dict() for e in (exc, *exc.more)]
@@ -164,3 +169,14 @@ def lint() -> Response:
         }
     )
     return json_response(body)
+
+
+def _json_syntax(text: str, shown: str) -> None:
+    """``PolicyError`` in JSON's words for a body sent as JSON that does not parse as JSON (YAML, which the loader
+    reads, would say "YAML syntax error" of it)."""
+    import json
+
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PolicyError(shown, f"JSON syntax error: {exc.msg} (line {exc.lineno}, column {exc.colno})", exc.lineno) from None

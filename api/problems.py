@@ -107,6 +107,10 @@ def _from_http(exc: HTTPException) -> Response:
     headers: dict[str, str] = {}
     if code == 405:
         allowed = sorted(getattr(exc, "valid_methods", None) or ())
+        if request.path.rstrip("/") == "/v1/policies/lint":
+            # the linter's route takes POST only; /v1/policies/<name> lent it its GET, HEAD and OPTIONS (trial 125:
+            # PUT said they were allowed, and GET then said only POST)
+            allowed = [m for m in allowed if m == "POST"] or ["POST"]
         headers["Allow"] = ", ".join(allowed)
         detail = f"{request.method} is not allowed on {request.path}; allowed: {', '.join(allowed)}"
     elif code == 404:

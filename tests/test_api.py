@@ -744,9 +744,9 @@ def test_options_of_the_lint_route_lists_what_it_answers(client: FlaskClient) ->
     """Trial 37 (schemathesis ST205): OPTIONS /v1/policies/lint said GET and HEAD, which then answered 405."""
     resp = client.options("/v1/policies/lint")
     assert resp.headers["Allow"] == "OPTIONS, POST"
-    for method in ("GET", "HEAD"):
+    for method in ("GET", "HEAD", "PUT", "DELETE", "PATCH"):  # trial 125: PUT said GET, HEAD, OPTIONS, POST
         resp = client.open("/v1/policies/lint", method=method)
-        assert (resp.status_code, resp.headers["Allow"]) == (405, "POST")
+        assert (resp.status_code, resp.headers["Allow"]) == (405, "POST"), method
     assert set(client.options("/v1/policies").headers["Allow"].split(", ")) == {"GET", "HEAD", "OPTIONS"}
 
 
@@ -1530,3 +1530,17 @@ def test_every_report_answer_says_the_audits_outcome_in_a_header() -> None:
     assert evaluate(client, good).headers["Verdict-Summary"].startswith("worst=")
     broken = evaluate(client, CLUSTER + b"\n---\nkind: [\n").headers["Verdict-Summary"]
     assert broken.startswith("worst=error, ") and broken.endswith(", input-errors=1"), broken
+
+
+def test_lint_says_where_a_body_is_not_utf8_and_a_json_body_in_jsons_words(client: FlaskClient) -> None:
+    """Trial 125: a policy body with a byte that is not UTF-8 got "(byte 703)" and no line, where the CLI says line
+    and column; a body sent as JSON that does not parse was said to be a "YAML syntax error"."""
+    text = b"apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: x, version: 1.0.0}\n# caf\xe9\n"
+    body = problem(lint(client, text), 400, "invalid-body")
+    assert (body["detail"], body["line"]) == ("the policy is not UTF-8 text: byte 0xe9 at line 4, column 6", 4)
+    broken = lint(client, b'{"apiVersion": "verdict/v1",\n "kind":', content_type="application/json").get_json()
+    assert broken["valid"] is False
+    [err] = broken["errors"]
+    assert (err["line"], err["reason"]) == (2, "JSON syntax error: Expecting value (line 2, column 9)")
+    # the same text sent as YAML keeps YAML's words
+    assert lint(client, b'{"apiVersion": "verdict/v1",\n "kind":').get_json()["errors"][0]["reason"].startswith("YAML")
