@@ -52,7 +52,12 @@ def _errors(*codes: int, **descriptions: str) -> dict[str, Any]:
         503: "No policy loaded (`not-ready`)",
     }
     out = {str(c): _problem(descriptions.get(f"e{c}", text[c])) for c in codes}
-    out["default"] = _problem("Any other error (405 `method-not-allowed`, 500 `internal-error`), as a problem document")
+    out["default"] = _problem(
+        "Any other error (405 `method-not-allowed`, 500 `internal-error`), as a problem document; but a request line or"
+        " headers gunicorn itself refuses before the app sees them (400, 414 `limit_request_line`, 431) get gunicorn's"
+        " own `text/html` page (trial 125)"
+    )
+    out["default"]["content"]["text/html"] = {"schema": {"type": "string"}}
     return out
 
 
@@ -304,7 +309,7 @@ def build_spec() -> APISpec:
                 "operationId": "healthz",
                 "summary": "The process is up",
                 "security": [{}],
-                "responses": {"200": _json("Health", "Up")},
+                "responses": {"200": _json("Health", "Up"), **_errors()},
             }
         },
     )
@@ -333,7 +338,8 @@ def build_spec() -> APISpec:
                             " text/plain; version=1.0.0 (version=0.0.4 with an older prometheus-client)"
                         ),
                         "content": {"text/plain": {"schema": {"type": "string"}}},
-                    }
+                    },
+                    **_errors(),
                 },
             }
         },
@@ -346,7 +352,8 @@ def build_spec() -> APISpec:
                 "summary": "This document",
                 "security": [{}],
                 "responses": {
-                    "200": {"description": "OpenAPI 3.1", "content": {"application/yaml": {"schema": {"type": "object"}}}}
+                    "200": {"description": "OpenAPI 3.1", "content": {"application/yaml": {"schema": {"type": "object"}}}},
+                    **_errors(),
                 },
             }
         },
