@@ -10,6 +10,7 @@ it at ``/openapi.yaml``.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 import yaml
@@ -361,9 +362,33 @@ def build_spec() -> APISpec:
     return spec
 
 
+def _query_values(raw: dict[str, Any]) -> None:
+    """Each list query parameter as the service reads a value of it: comma-separated names, empty parts dropped
+    (``api.query``), so that ``results=fail,warn`` (the form the docs use) and an empty value are valid values, not
+    only one name a value (trial 125: an OpenAPI request validator refused them); each name is checked by the
+    service. ``limit``: 0, or at least ``MIN_LIMIT``."""
+    from rules.render.markdown import MIN_LIMIT
+
+    for path in raw.get("paths", {}).values():
+        for operation in path.values():
+            for param in operation.get("parameters", []) if isinstance(operation, dict) else []:
+                schema = param.get("schema", {})
+                if param.get("in") == "query" and schema.get("type") == "array":
+                    items = schema["items"]
+                    words = items.pop("enum", None)
+                    items.pop("minLength", None)
+                    items.pop("maxLength", None)
+                    if words:
+                        one = "|".join(re.escape(w) for w in words)
+                        items["pattern"] = f"^(({one})(,({one}))*)?$"
+                elif param.get("in") == "query" and param.get("name") == "limit":
+                    param["schema"] = {"type": "integer", "anyOf": [{"const": 0}, {"minimum": MIN_LIMIT}]}
+
+
 def spec_dict() -> dict[str, Any]:
     """The document as a mapping, its top-level keys in the usual order."""
     raw = build_spec().to_dict()
+    _query_values(raw)
     order = ("openapi", "info", "paths", "components")
     return {k: raw[k] for k in order if k in raw} | {k: v for k, v in raw.items() if k not in order}
 

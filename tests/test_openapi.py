@@ -94,3 +94,25 @@ def test_every_response_conforms_to_the_declared_schema(query: str) -> None:
     assert resp.status_code == 200, resp.get_data(as_text=True)[:500]
     media_type = resp.headers["Content-Type"].split(";")[0].strip()
     _response_schema_check(doc, media_type, resp.get_data())
+
+
+def test_list_query_values_are_described_as_the_service_reads_them() -> None:
+    """Trial 125: `results=fail,warn`, the form the docs use everywhere, broke the schema's enum (one word a value),
+    so an OpenAPI request validator refused it; an empty `rule=` was accepted by the service but not by the schema;
+    `limit` 1-499 was allowed by the schema and refused by the service."""
+    import jsonschema
+
+    from api.openapi import spec_dict
+
+    params = {p["name"]: p["schema"] for p in spec_dict()["paths"]["/v1/evaluate"]["post"]["parameters"]}
+    results = params["results"]["items"]
+    for value in ("fail", "fail,warn", "", "pass,fail,warn,error,skip"):
+        jsonschema.validate(value, results)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate("fail,nope", results)
+    jsonschema.validate("", params["rule"]["items"])
+    for ok in (0, 500, 3500):
+        jsonschema.validate(ok, params["limit"])
+    for bad in (1, 499, -1):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, params["limit"])
