@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import dotted
-from .model import OBJECT_BUILTINS, PLACEHOLDER, Assertion, Assumption, CompileError, Context, Ref, Rule, Var
+from .model import OBJECT_BUILTINS, Assertion, Assumption, CompileError, Context, Ref, Rule, Var
 
 #: How each kind of name is written as a reference, for "write {data: operands}" hints.
 _KINDS = {"var": "var", "context": "context", "data table": "data"}
@@ -83,8 +83,7 @@ class _Walk:
         self.read: set[str] = set()  # contexts read by some evaluation
         self.reading: set[str] = set()  # contexts whose where.equals is being walked (a cycle stops there)
         self.bound: dict[str, str] = {}  # names bound or defined in some scope only: where they are
-        # the var whose definition is walked, and the vars each definition reads (a cycle is refused at load)
-        self.defining: str | None = None
+        # the vars each var's computing always reads (``always_read``): a cycle of them is refused at load
         self.reads: dict[str, set[str]] = {}
 
     def miss(self, ref: Ref, kind: str, known: Iterable[str], env: Env) -> None:
@@ -111,7 +110,6 @@ class _Walk:
 
     def var(self, ref: Ref, env: Env) -> None:
         name = ref.target
-        self.read_var(name, env)
         if name in env.names or name in OBJECT_BUILTINS:
             return
         if name in self.contexts:
@@ -126,7 +124,8 @@ class _Walk:
             return
         self.reading.add(name)
         try:
-            self.ref(where, Env(env.names, env.rule, env.via or f"context {name} is read at {dotted(list(at))}"))
+            via = env.via or f"context {name} is read at {dotted(list(at))}"
+            self.ref(where, Env(env.names, env.rule, via, env.bound))
         finally:
             self.reading.discard(name)
 
@@ -158,28 +157,43 @@ class _Walk:
                 return f"unknown {m.kind} {name!r}; {name!r} is a {kind}: write {{{_KINDS[kind]}: {name}}}{via}"
         return unknown_name(m.kind, name, m.known) + via
 
-    def read_var(self, name: str, env: Env) -> None:
-        """Note that the var whose definition is walked reads var ``name`` (not one a where or forEach binds)."""
-        if self.defining is not None and name in env.names and name not in env.bound:
-            self.reads.setdefault(self.defining, set()).add(name)
-
     def var_definition(self, var: Var, env: Env) -> None:
-        self.defining = var.name
-        try:
-            for ref, when in var.alternatives:
-                if when is not None:
-                    self.assertion(when, env)
-                self.ref(ref, env)
-                if ref.kind == "format":  # its placeholders read vars too (not checked as names: left as written)
-                    for m in PLACEHOLDER.finditer(ref.target):
-                        self.read_var(m.group(1), env)
-        finally:
-            self.defining = None
+        for ref, when in var.alternatives:
+            if when is not None:
+                self.assertion(when, env)
+            self.ref(ref, env)
+        # what computing it always reads: its first alternative, when that has no `when` (a later alternative is read
+        # only when the ones before give nothing; a format placeholder that cannot be computed is left as written)
+        first, when = var.alternatives[0] if var.alternatives else (None, None)
+        if first is not None and when is None:
+            self.reads[var.name] = self.always_read(first, env)
+
+    def always_read(self, ref: Ref | None, env: Env) -> set[str]:
+        """The vars of ``env`` that evaluating ``ref`` reads whatever the object: ``{var: x}``, a key's, the steps of
+        a keypath, sum or product, and what a correlated context read there joins on; not in a ``where`` (read for
+        each value, of which there may be none) and not a name bound around it."""
+        if ref is None:
+            return set()
+        out: set[str] = set()
+        if ref.kind == "var":
+            name = ref.target
+            if name in env.names and name not in env.bound:
+                out.add(name)
+            elif name in self.contexts and name not in env.names:
+                out |= self.always_read(self.contexts[name].where_value, env)
+        elif ref.kind == "context" and ref.target in self.contexts:
+            out |= self.always_read(self.contexts[ref.target].where_value, env)
+        elif ref.kind in ("keypath", "sum", "product"):
+            for step in ref.target:
+                out |= self.always_read(step, env)
+        return out | self.always_read(ref.key, env)
 
     def cycles(self, defined: Mapping[str, Var], scope: Iterable[str]) -> list[CompileError]:
-        """A ``CompileError`` for each cycle among the vars ``defined`` (one scope: the policy's, or one rule's), at
-        the first var of it in definition order: ``var cycle a -> b -> a``. Such a var can only answer ``error``
-        ("depends on itself") on every object; every name is known at load (trial 123: lint said ok)."""
+        """A ``CompileError`` for each cycle among the vars ``defined`` (one scope: the policy's, or one rule's) that
+        computing them always reads (``always_read``), at the first var of it in definition order: ``var cycle a -> b
+        -> a``. Such a var can only answer ``error`` ("depends on itself") on every object; every name is known at load
+        (trial 123: lint said ok). A var that reads another only in a later firstOf alternative, a when, a where or a
+        format placeholder is not refused (trial 126: each of those loaded and worked)."""
         names = [n for n in defined if n in set(scope)]
         done: set[str] = set()
         out: list[CompileError] = []

@@ -1304,10 +1304,13 @@ def test_a_packs_include_folder_is_not_loaded_as_policies(tmp_path: Path) -> Non
 
 
 def test_a_var_cycle_is_refused_at_load_with_its_chain() -> None:
-    """Trial 123: vars a -> b -> c -> a (one through firstOf) loaded, `lint` said ok, and every object got `error`;
-    a cycle through a format placeholder, and a rule var reading itself, too. Each is refused at its first var."""
+    """Trial 123: vars a -> b -> c -> a (one through firstOf's first alternative) loaded, `lint` said ok, and every
+    object got `error`; a rule var reading itself too. Each cycle computing always reads is refused at its first var.
+    Trial 126: not one read only in a later firstOf alternative (a fallback), a format placeholder (left as written
+    when it cannot be computed) or under a name a forEach binds, which load and work."""
     text = (
-        KK_POLICY + "  vars:\n    a: {var: b}\n    b: {firstOf: [{var: c}]}\n    c: {var: a}\n    d: {format: '{e}x'}\n"
+        KK_POLICY
+        + "  vars:\n    a: {var: b}\n    b: {firstOf: [{var: c}, {value: x}]}\n    c: {var: a}\n    d: {format: '{e}x'}\n"
         "    e: {format: '{d}'}\n    f: {var: a}\n"
         "  rules:\n  - id: r1\n    title: t\n    match: {kinds: [Node]}\n    vars:\n      self: {var: self}\n"
         "      item: {var: node}\n      node: {path: $.metadata.name, where: {var: item, exists: true}}\n"
@@ -1319,9 +1322,18 @@ def test_a_var_cycle_is_refused_at_load_with_its_chain() -> None:
     tail = ": none of them can be computed (each would be an error on every object)"
     assert found == [
         (6, "", "spec.vars.a", "var cycle a -> b -> c -> a" + tail),
-        (9, "", "spec.vars.d", "var cycle d -> e -> d" + tail),
         (17, "r1", "spec.rules[0].vars.self", "var cycle self -> self" + tail),
     ]
+    fallbacks = (
+        KK_POLICY + "  context:\n    named: {kind: Node, where: {field: $.metadata.name, equals: {var: x}}}\n"
+        "  vars:\n    a: {firstOf: [{path: $.metadata.labels.a}, {var: b}]}\n"
+        "    b: {firstOf: [{path: $.metadata.name}, {var: a}]}\n    c: {format: 'x-{c}-{name}'}\n"
+        "    x:\n      firstOf:\n      - path: $.metadata.name\n"
+        "        when: {forEach: {keys: $.metadata.labels, as: x, assert: {context: named, exists: true}}}\n"
+        "  rules:\n  - id: r1\n    title: t\n    match: {kinds: [Node]}\n    assert: {var: a, exists: true}\n"
+        "    message: m {c} {x}\n    references: ['https://kubernetes.io/']\n"
+    )
+    assert [p.name for p in load_policy_text(fallbacks, "p.yaml")] == ["kk"]
 
 
 def test_a_boolean_field_takes_yaml_booleans_only() -> None:
