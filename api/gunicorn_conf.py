@@ -217,10 +217,6 @@ def on_starting(server: Any) -> None:
         _start_probes(server)
 
 
-#: The master's probe server (``VERDICT_PROBE_BIND``), when there is one.
-_probes: list[Any] = []
-
-
 def _start_probes(server: Any) -> None:
     """Answer /healthz and /readyz on ``VERDICT_PROBE_BIND`` in the master (``api.probes``): a probe never waits
     behind the workers' evaluations (trial 125). An address that cannot be used stops the start."""
@@ -234,7 +230,6 @@ def _start_probes(server: Any) -> None:
         server.log.error("verdict not started: VERDICT_PROBE_BIND=%s cannot be used: %s", bind, exc.strerror or exc)
         raise SystemExit(1) from None
     probes.start()
-    _probes.append(probes)
     server.log.info("probes: /healthz and /readyz answered by the master on %s", _settings["PROBE_BIND"])
 
 
@@ -298,7 +293,9 @@ def post_fork(server: Any, worker: Any) -> None:
     master's queue: taken from there too (a stop the master had queued before the fork reaches this worker
     anyway)."""
     del _stops_before_start[:]
-    for probes in _probes:  # the master's listening socket: the worker has no thread to serve it
+    from api.probes import RUNNING  # the app's module: the same list after gunicorn reads this file again (SIGHUP)
+
+    for probes in RUNNING:  # the master's listening socket: the worker has no thread to serve it
         probes.close_in_worker()
     for sig in STOP_SIGNALS:
         signal.signal(sig, lambda signum, frame: _stops_before_start.append(signum))
@@ -374,5 +371,7 @@ def on_exit(server: Any) -> None:
     worker still writing one when it ran left the directory behind)."""
     if _reports:
         shutil.rmtree(_reports, ignore_errors=True)
-    for probes in _probes:
+    from api.probes import RUNNING
+
+    for probes in list(RUNNING):
         probes.stop()

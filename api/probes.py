@@ -33,13 +33,23 @@ Keeper = Callable[[], Any]
 def parse_bind(bind: str) -> tuple[str, int]:
     """``host:port`` (``[::1]:8081``, ``0.0.0.0:8081``) as an address; ``ValueError`` for anything else."""
     host, sep, port = bind.strip().rpartition(":")
-    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+    if not sep or not port.isdigit() or not 0 <= int(port) < 65536:  # 0: any free port
         raise ValueError(f"{bind!r} is not host:port")
     return host.strip("[]") or "0.0.0.0", int(port)
 
 
+#: Connections served at once, and the seconds one may take to send its request: a probe is one small GET (trial 126:
+#: idle connections took the master from 2 to 422 threads in a minute, on a port the image binds on 0.0.0.0).
+MAX_CONNECTIONS = 16
+READ_TIMEOUT = 5.0
+#: The probe servers this process runs: a module of the app, so that gunicorn's second reading of its settings file
+#: (a SIGHUP) finds the one the first reading started, and each new worker closes it (``close_in_worker``).
+RUNNING: list[ProbeServer] = []
+
+
 class _Handler(BaseHTTPRequestHandler):
     server_version = "verdict-probes"
+    timeout = READ_TIMEOUT
     workers: Workers
     keeper: Keeper
 
@@ -94,6 +104,29 @@ class _Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _not_allowed  # noqa: N815
 
 
+class _BoundedServer(ThreadingHTTPServer):
+    """A thread a connection, at most ``MAX_CONNECTIONS`` at once: one past them is closed at once (a probe tries
+    again at its next period)."""
+
+    slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+
 class ProbeServer:
     """The probe port's server and the thread that serves it."""
 
@@ -101,7 +134,7 @@ class ProbeServer:
         handler = type("ProbeHandler", (_Handler,), {"workers": staticmethod(workers), "keeper": staticmethod(keeper)})
         host, port = parse_bind(bind)
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        server = type("ProbeHTTPServer", (ThreadingHTTPServer,), {"address_family": family, "daemon_threads": True})
+        server = type("ProbeHTTPServer", (_BoundedServer,), {"address_family": family, "daemon_threads": True})
         self.httpd = server((host, port), handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="verdict-probes", daemon=True)
 
@@ -111,6 +144,7 @@ class ProbeServer:
 
     def start(self) -> None:
         self.thread.start()
+        RUNNING.append(self)
 
     def close_in_worker(self) -> None:
         """In a forked worker: close its copy of the listening socket (the thread did not come with the fork)."""
@@ -119,3 +153,5 @@ class ProbeServer:
     def stop(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+        if self in RUNNING:
+            RUNNING.remove(self)
