@@ -204,13 +204,17 @@ def _judged(
             stale = kept is not None
     if is_large(data):  # judged now: a large dump waits for the worker's slot (a kept report does not)
         slot.take()
+    budget = current_app.config.get("VERDICT_EVAL_BUDGET")
+    if budget:  # what it waited for the slot counts (trial 126)
+        budget = max(budget - slot.waited, 0.001)
     try:
-        report = audit_bytes(
-            data, name, policies, svc.max_decoded, svc.exemptions, current_app.config.get("VERDICT_EVAL_BUDGET"), selection
-        )
+        report = audit_bytes(data, name, policies, svc.max_decoded, svc.exemptions, budget, selection)
     except EvaluationTimeout as exc:
+        waited = f", after {slot.waited:.1f} s waiting for the worker's large-dump slot" if slot.waited >= 0.1 else ""
         raise Problem(
-            "evaluation-timeout", f"{exc}; VERDICT_EVAL_BUDGET bounds it: send a smaller dump, or retry", {"Retry-After": "30"}
+            "evaluation-timeout",
+            f"{exc}{waited}; VERDICT_EVAL_BUDGET bounds it all: send a smaller dump, or retry",
+            {"Retry-After": "30"},
         ) from None
     except DumpTooLarge as exc:
         raise Problem("body-too-large", exc.reason, file=exc.where) from None

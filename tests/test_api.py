@@ -1306,6 +1306,7 @@ def test_an_evaluation_past_its_budget_is_a_503_with_retry_after(monkeypatch) ->
     assert resp.headers["Retry-After"] == "30"
     # trial 125: the budget counts from the body read, reading the dump included (here it took 5 s of 1)
     assert body["detail"].startswith("reading and evaluating took more than 1 s (0 of ")
+    assert body["detail"].endswith("; VERDICT_EVAL_BUDGET bounds it all: send a smaller dump, or retry")
     monkeypatch.undo()
     assert evaluate(client).status_code == 200
 
@@ -1509,6 +1510,27 @@ def test_a_worker_judges_one_large_dump_at_a_time_and_answers_small_ones_meanwhi
     resp = evaluate(client, gzip.compress(CLUSTER), **{"Content-Encoding": "gzip"})
     assert resp.status_code == 200 and LargeSlot._lock.acquire(blocking=False)  # answered, and the slot given back
     LargeSlot._lock.release()
+    # trial 126: the wait for the slot counts in the budget (10.6 s were spent at a 7 s budget)
+    import threading
+
+    import api.evaluate as evaluate_module
+
+    given: list[float] = []
+    real = evaluate_module.audit_bytes
+
+    def audit(data: bytes, name: str, policies: Any, unpacked: Any, exemptions: Any, budget: float, *rest: Any) -> Any:
+        given.append(budget)
+        return real(data, name, policies, unpacked, exemptions, budget, *rest)
+
+    slow = make_app(EVAL_BUDGET=5).test_client()
+    evaluate_module.audit_bytes = audit  # type: ignore[assignment]
+    try:
+        assert LargeSlot._lock.acquire(timeout=5)
+        threading.Timer(1.0, LargeSlot._lock.release).start()  # the other large dump is done after 1 s
+        assert evaluate(slow, gzip.compress(CLUSTER), "?format=markdown", **{"Content-Encoding": "gzip"}).status_code == 200
+    finally:
+        evaluate_module.audit_bytes = real
+    assert len(given) == 1 and 3.0 < given[0] <= 4.1, given  # 5 s less the second it waited
     assert (is_large(b"x" * (LARGE_BODY + 1)), is_large(CLUSTER), is_large(gzip.compress(b"a"))) == (True, False, True)
 
 
