@@ -1236,7 +1236,8 @@ _ESCAPED = "&lt;, &gt; and &amp; are how Slack's Events API writes <, > and & in
 
 
 #: A last line a chat client or a person adds after a paste: Slack's "(edited)", an ellipsis that marks a cut.
-_TAIL_MARK = re.compile(r"[ \t]*(?:\(edited\)|\.\.\.|\u2026)[ \t]*\r?")
+#: At the line's start only: an indented one is data (the last line of a block scalar: trial 126).
+_TAIL_MARK = re.compile(r"(?:\(edited\)|\.\.\.|\u2026)[ \t]*\r?")
 
 
 def _without_tail_marks(text: str) -> tuple[str, list[str]]:
@@ -1261,10 +1262,11 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
     body, marks = _without_tail_marks(text)
     if marks:
         dump = _parse_chat_or_text(body, name, None)
-        shown = ", ".join(f"'{m}'" for m in marks)
-        dump.notes.append(
-            f"{name}: its last line{'s' if len(marks) > 1 else ''} {shown} set aside (a chat mark, no part of a dump)"
-        )
+        if any(m != "..." for m in marks):  # "..." alone: YAML's own document end, or a cut the reader then says
+            shown = ", ".join(f"'{m}'" for m in marks)
+            dump.notes.append(
+                f"{name}: its last line{'s' if len(marks) > 1 else ''} {shown} set aside (a chat mark, no part of a dump)"
+            )
         return dump
     if json_error is not None and _BLOCK_PROMPT.match(text.lstrip("\ufeff\r\n").split("\n", 1)[0]):
         json_error = None  # "[root@host ~]# kubectl get ..." starts with "[" but is no JSON (trial 49)

@@ -2310,6 +2310,12 @@ def test_a_chat_mark_after_a_paste_is_set_aside_and_said() -> None:
     assert [o.name for o in dump.objects] == ["a"]
     [err] = dump.errors
     assert err.source.line == 8 and "(cut short?)" in err.reason, err
+    # trial 126: an indented one is data (the last line of a block scalar), and YAML's own document end is no chat mark
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  k: |\n    line\n    (edited)\n"
+    kept = parse_text(cm, "c.yaml")
+    assert (kept.objects[0].obj["data"], kept.notes) == ({"k": "line\n(edited)\n"}, [])
+    ended = parse_text(node_yaml + "...\n", "n.yaml")
+    assert ([o.name for o in ended.objects], ended.errors, ended.notes) == (["gpu-pt-2"], [], [])
     # a mark alone is no dump, and a dump's own "..." (YAML's document end) between documents stays
     assert parse_text("(edited)\n", "t.txt").notes == []
     two = parse_text(node_yaml + "...\n---\n" + node_yaml.replace("gpu-pt-2", "gpu-pt-3"), "two.yaml")
