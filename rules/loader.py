@@ -429,6 +429,22 @@ def _read_include(base: Path | None, rel: str, shown: str) -> tuple[_Include | N
     return _Include(inc_shown, doc.node, loaded), ""
 
 
+def _placeholders_of(raw: Any) -> set[str]:
+    """Every ``{name}`` placeholder written in a document's strings (trial 126: a refused included file made each
+    placeholder naming one of its vars "names no var" too)."""
+    found: set[str] = set()
+    stack = [raw]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            found.update(m.group(1) for m in PLACEHOLDER.finditer(x))
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return found
+
+
 def _bound_names(a: Assertion) -> set[str]:
     """Names a forEach binds for message substitution (its ``as`` name and ``index``), anywhere below ``a``."""
     names = {a.each_as, "index"} if a.op == "forEach" else set()
@@ -647,15 +663,23 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     # (as nodes.yaml's labelPresentFirst, which leaves out the node judged), and a name two included files define is
     # refused (which one would stand is not said by the order of a list)
     from_file: dict[str, str] = {}
+    included: set[Path] = set()  # a file listed twice is read once (trial 126: its names were their own duplicates)
+    include_failed = False
     for i, rel in enumerate(spec["include"]):
+        if base is not None and (base / rel).resolve() in included:
+            continue
+        if base is not None:
+            included.add((base / rel).resolve())
         try:
             inc, why = _read_include(base, rel, shown)
         except PolicyError as exc:
             problems.found.extend([exc, *exc.more])
             exc.more = []
+            include_failed = True
             continue
         if inc is None:
             problems.add(["spec", "include", i], why)
+            include_failed = True
             continue
         includes[i] = inc
         for part, own, compiled, make in (
@@ -674,6 +698,8 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     compiled_vars.update((n, attempt(compile_var, n, v, ["spec", "vars", n])) for n, v in spec["vars"].items())
     compiled_contexts.update(dict.fromkeys(dropped["context"]))  # refused by the schema: defined, not compiled
     names = set(compiled_contexts) | set(compiled_vars)
+    if include_failed:  # its names are not known: a placeholder that may be one of them is not said to be unknown
+        names |= _placeholders_of(raw)
     compiled_assumptions = {n: attempt(_compile_assumption, n, a, BUILTIN_NAMES | names) for n, a in spec["assumptions"].items()}
     compiled_assumptions.update(dict.fromkeys(dropped["assumptions"]))
     # Names are looked up in the data, contexts, vars and assumptions: with one of them refused, an unknown

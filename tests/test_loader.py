@@ -1398,3 +1398,15 @@ def test_a_context_the_schema_refuses_hides_no_other_problem() -> None:
         (12, "spec.rules[0].assert.path", "'{.metadata.name}' is kubectl JSONPath, not RFC 9535 JSONPath"),
         (19, "spec.rules[1].message", "message placeholder {nme} names no var, context or built-in"),
     ]
+
+
+def test_an_include_listed_twice_is_read_once_and_a_broken_one_makes_no_placeholder_noise(tmp_path: Path) -> None:
+    """Trial 126: [./shared/gpu-nodes.yaml, shared/gpu-nodes.yaml] refused every name of the file as defined twice; an
+    included file its schema refused also made each message placeholder naming one of its vars "names no var"."""
+    twice = INCLUDING.replace("[shared/gpu-nodes.yaml]", "[./shared/gpu-nodes.yaml, shared/gpu-nodes.yaml]")
+    [policy] = load_policy_file(_with_shared(tmp_path, SHARED, twice))
+    assert sorted(policy.vars) == ["gpuNodesText", "where"]
+    err = _refused_file(_with_shared(tmp_path, SHARED.replace("{kind: Node, path:", "{kind: Node, paht:")))
+    assert [(e.file, e.reason) for e in (err, *err.more)] == [
+        (str(tmp_path / "shared" / "gpu-nodes.yaml"), "unknown field 'paht'; did you mean 'path'?")
+    ]
