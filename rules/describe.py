@@ -261,17 +261,19 @@ def _namespaced(block: list[Line]) -> tuple[str, str, str] | None:
     if "Namespace" not in keys:
         return None
     kind = next((k for k, marks in _DESCRIBED_KINDS if marks <= keys.keys()), "")
-    if kind == "virtualmachineinstance":
+    if kind == "virtualmachineinstance" or not kind:  # a custom resource prints its Kind: (ClusterPolicy)
         kind = keys.get("Kind", "").lower() or kind
     return kind, named.group(1), keys["Namespace"]
 
 
 def other_describe_reason(kind: str, name: str, namespace: str) -> str:
-    """Why ``kubectl describe`` text of a namespaced object is not read, and what to print instead."""
+    """Why ``kubectl describe`` text of another object than a node is not read, and what to print instead (a
+    cluster-scoped one prints a blank ``Namespace:``: no ``-n``, trial 126)."""
+    what = kind or ("output of a namespaced object" if namespace else "output of another object than a node")
+    where = f" -n {namespace}" if namespace else ""
     return (
-        f"kubectl describe {kind or 'output of a namespaced object'}, which verdict does not read (of describe text it"
-        f" reads nodes only): print the object with kubectl get {kind or '<kind>'} {name} -n {namespace} -o yaml (or"
-        " -o json)"
+        f"kubectl describe {what}, which verdict does not read (of describe text it reads nodes only): print the object"
+        f" with kubectl get {kind or '<kind>'} {name}{where} -o yaml (or -o json)"
     )
 
 
@@ -459,10 +461,11 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
             # Capacity's count for what Allocatable lacks and for its last line, which the cut may have shortened.
             allocatable = resources["allocatable"]
             shortened = [r for r, n in _resource_lines(s["Allocatable"]) if n == last and r in allocatable]
-            taken = sorted({*missing, *(r for r in shortened if allocatable[r] != resources["capacity"].get(r))})
+            capacity = resources["capacity"]
+            # (a last line naming what Capacity does not list keeps its count: trial 126 saw it named as taken)
+            taken = sorted({*missing, *(r for r in shortened if r in capacity and allocatable[r] != capacity[r])})
             for r in taken:
-                if r in resources["capacity"]:
-                    allocatable[r] = resources["capacity"][r]
+                allocatable[r] = capacity[r]
             cut.append(
                 InputError(
                     Source(file=file, document=number, line=last),

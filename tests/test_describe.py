@@ -655,3 +655,28 @@ def test_part_of_describe_pod_output_is_named_as_a_pods():
     # a node section beside them still makes it a node's (describe node prints Taints, not Tolerations)
     node = parse_text("Taints:  nvidia.com/gpu:NoSchedule\nEvents:  <none>\n", "chat.txt")
     assert node.errors[0].reason.startswith("part of kubectl describe node output (its Taints, Events sections,")
+
+
+def test_cluster_scoped_describe_output_and_a_last_line_capacity_does_not_list() -> None:
+    """Trial 126: `kubectl describe clusterpolicy` (a blank Namespace:, its Kind: printed) beside a node was said to
+    be a namespaced object's, with `kubectl get <kind> cluster-policy -n  -o yaml`; and a node cut inside Allocatable
+    whose last line names what Capacity does not list said that resource was judged with Capacity's count."""
+    from rules.reader import parse_text
+
+    node = (
+        "Name:               gpu-a\nRoles:              <none>\nLabels:             a=b\nTaints:             <none>\n"
+        "Capacity:\n  cpu:  8\n  nvidia.com/gpu:  2\n  pods:  110\nAllocatable:\n  cpu:  8\n  example.com/foo:  3"
+    )
+    cp = "Name:         cluster-policy\nNamespace:    \nLabels:       <none>\n"
+    cp += "API Version:  nvidia.com/v1\nKind:         ClusterPolicy\n"
+    dump = parse_text(
+        cp + "\n" + node.replace("\n  example.com/foo:  3", "\n  nvidia.com/gpu:  2\n  pods:  110\nEvents: <none>"), "p.txt"
+    )
+    assert [o.name for o in dump.objects] == ["gpu-a"]
+    assert [e.reason for e in dump.errors] == [
+        "kubectl describe clusterpolicy, which verdict does not read (of describe text it reads nodes only): print the"
+        " object with kubectl get clusterpolicy cluster-policy -o yaml (or -o json)"
+    ]
+    objects, errors = parse_describe_nodes(node, "cut.txt")
+    assert objects[0][0]["status"]["allocatable"] == {"cpu": "8", "example.com/foo": "3", "nvidia.com/gpu": "2", "pods": "110"}
+    assert errors[0].reason.startswith("node gpu-a is judged with Capacity's count as its allocatable nvidia.com/gpu, pods:")
