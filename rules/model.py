@@ -340,6 +340,8 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
     select = _path(raw["select"], [*where, "select"]) if "select" in raw else None
     capture = _capture(raw["capture"], [*where, "capture"]) if "capture" in raw else None
     filt = _condition(raw["where"], [*where, "where"]) if "where" in raw else None
+    if "all" in raw and not isinstance(raw["all"], bool):  # trial 126: all: "false" read every value
+        raise CompileError([*where, "all"], "true or false is expected here (unquoted)")
     many = bool(raw.get("all", False)) or kind == "keys"
     join = raw.get("join")
     if join is not None and not isinstance(join, str):

@@ -1410,3 +1410,13 @@ def test_an_include_listed_twice_is_read_once_and_a_broken_one_makes_no_placehol
     assert [(e.file, e.reason) for e in (err, *err.more)] == [
         (str(tmp_path / "shared" / "gpu-nodes.yaml"), "unknown field 'paht'; did you mean 'path'?")
     ]
+
+
+def test_a_references_all_takes_yaml_booleans_only() -> None:
+    """Trial 126: a reference's `all: "false"` loaded and read every value (Python's truth of a non-empty string)."""
+    text = TEMPLATE.replace("ASSERT", "{var: names, exists: true}").replace(
+        "  rules:", "  vars:\n    names: {path: $.metadata.name, all: 'false'}\n  rules:"
+    )
+    err = refused(text)
+    assert (err.line, err.path, err.reason) == (7, "spec.vars.names.all", "true or false is expected here (unquoted)")
+    assert load_policy_text(text.replace("'false'", "false"), "p.yaml")
