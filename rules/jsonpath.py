@@ -340,6 +340,8 @@ def kubectl_to_rfc9535(text: str) -> str:
     return "".join(out)
 
 
+#: kubectl's JSONPath template words: ``{range ...}`` ... ``{end}``.
+_TEMPLATE = re.compile(r"\{\s*(?:range\s|end\s*\})")
 #: A rewritten kubectl path that reads a List's items: ``$.items[*]`` and what follows.
 _LIST_ITEMS = re.compile(r"^\$\.items(?:\[\*\]|\[\d+\]|\.\*|(?=$))(.*)$")
 
@@ -357,6 +359,16 @@ def compile_path(text: str) -> JsonPath:
     # dialect is said only when its rewrite changes the text (a pack's filter regex met "did you mean" that same
     # path).
     syntax = _unquoted(stripped)
+    if _TEMPLATE.search(stripped):
+        # kubectl get -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' (trial 126: its hint was
+        # "$.metadata['name}{end']"): a template prints many objects; a rule's path reads one
+        fields = [f for f in re.findall(r"\{(\.[^{}]*)\}", stripped) if not f.startswith(".items")]
+        hint = kubectl_to_rfc9535("{" + fields[0] + "}") if fields else None
+        raise PathError(
+            f"{quoted(text)} is a kubectl JSONPath template (range ... end), not a path: a rule judges each object of a"
+            " List on its own, and its path starts at the object",
+            hint,
+        )
     kubectl_like = stripped.startswith(("{", ".")) or "\\." in syntax or _whole_filter_parenthesised(syntax)
     if kubectl_like and (hint := kubectl_to_rfc9535(stripped)) != stripped:
         reason = f"{quoted(text)} is kubectl JSONPath, not RFC 9535 JSONPath"

@@ -248,3 +248,14 @@ def test_a_path_of_several_descendant_segments_is_refused(path: str, count: int)
     assert str(caught.value).startswith(f"JSONPath '{path}' has {count} descendant segments ('..')")
     compile_path("$.spec..nodeName")  # one is linear in the object
     compile_path("$.metadata.labels['a..b']")  # in a member name, not a segment
+
+
+def test_a_kubectl_range_template_is_named_and_its_first_field_offered() -> None:
+    """Trial 126: '{range .items[*]}{.metadata.name}{end}' was answered with a hint that did not parse."""
+    with pytest.raises(PathError) as info:
+        compile_path("{range .items[*]}{.metadata.name}{end}")
+    assert str(info.value) == (
+        "'{range .items[*]}{.metadata.name}{end}' is a kubectl JSONPath template (range ... end), not a path: a rule"
+        " judges each object of a List on its own, and its path starts at the object; did you mean '$.metadata.name'?"
+    )
+    compile_path(info.value.hint)
