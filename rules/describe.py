@@ -516,9 +516,21 @@ def _labels(section: _Section | None) -> dict[str, str]:
     for number, text in _items(section):
         key, eq, value = text.partition("=")
         if not eq or not LABEL_KEY.match(key) or not LABEL_VALUE.match(value):
-            raise _Unreadable(number, f"label line {text!r} is not key=value", "$.metadata.labels")
+            raise _Unreadable(number, f"label line {text!r} is not key=value{_wrapped(section, number)}", "$.metadata.labels")
         labels[key] = value
     return labels
+
+
+def _wrapped(section: _Section | None, number: int) -> str:
+    """A hint when the line after line ``number`` of ``section`` starts at the margin, where kubectl indents every
+    line of a section: a terminal or chat client wrapped a long line (trial 124: a label line cut at 60 columns)."""
+    after = [t for n, t in (section.body if section else []) if n > number]
+    if after and after[0] and not after[0][0].isspace():
+        return (
+            f" (the next line, {after[0].strip()!r}, starts at the margin: a terminal or chat client wrapped it? paste"
+            " it as a code block, or from a wider window)"
+        )
+    return ""
 
 
 def _taints(section: _Section | None) -> list[dict[str, str]]:

@@ -680,3 +680,24 @@ def test_cluster_scoped_describe_output_and_a_last_line_capacity_does_not_list()
     objects, errors = parse_describe_nodes(node, "cut.txt")
     assert objects[0][0]["status"]["allocatable"] == {"cpu": "8", "example.com/foo": "3", "nvidia.com/gpu": "2", "pods": "110"}
     assert errors[0].reason.startswith("node gpu-a is judged with Capacity's count as its allocatable nvidia.com/gpu, pods:")
+
+
+def test_a_label_line_a_terminal_wrapped_is_said_to_look_wrapped() -> None:
+    """Trial 124: label lines wrapped at 60 columns refused the node with "is not key=value", its next line ('ent=true'
+    at the margin, where kubectl indents every line of a section) unsaid."""
+    text = (
+        "Name:               gpu-1\nRoles:              <none>\nLabels:             beta.kubernetes.io/arch=amd64\n"
+        "                    feature.node.kubernetes.io/pci-10de.pres\nent=true\nTaints:             <none>\n"
+        "Capacity:\n  nvidia.com/gpu:  4\nAllocatable:\n  nvidia.com/gpu:  4\nEvents:  <none>\n"
+    )
+    objects, [err] = parse_describe_nodes(text, "p.txt")
+    assert objects == [] and err.source.line == 4
+    assert err.reason == (
+        "label line 'feature.node.kubernetes.io/pci-10de.pres' is not key=value (the next line, 'ent=true', starts at"
+        " the margin: a terminal or chat client wrapped it? paste it as a code block, or from a wider window)"
+    )
+    # a bad label line whose next line is indented as kubectl writes it gets no such hint
+    indented = text.replace("\nent=true\n", "\n                    a=b\n")
+    assert parse_describe_nodes(indented, "p.txt")[1][0].reason == (
+        "label line 'feature.node.kubernetes.io/pci-10de.pres' is not key=value"
+    )
