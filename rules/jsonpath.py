@@ -363,11 +363,10 @@ def compile_path(text: str) -> JsonPath:
         # kubectl get -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' (trial 126: its hint was
         # "$.metadata['name}{end']"): a template prints many objects; a rule's path reads one
         fields = [f for f in re.findall(r"\{(\.[^{}]*)\}", stripped) if not f.startswith(".items")]
-        hint = kubectl_to_rfc9535("{" + fields[0] + "}") if fields else None
         raise PathError(
             f"{quoted(text)} is a kubectl JSONPath template (range ... end), not a path: a rule judges each object of a"
             " List on its own, and its path starts at the object",
-            hint,
+            kubectl_to_rfc9535("{" + fields[0] + "}") if fields else "",
         )
     kubectl_like = stripped.startswith(("{", ".")) or "\\." in syntax or _whole_filter_parenthesised(syntax)
     if kubectl_like and (hint := kubectl_to_rfc9535(stripped)) != stripped:
