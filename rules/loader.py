@@ -343,14 +343,18 @@ def _read_bounded(path: Path) -> bytes:
     return raw
 
 
-def _load_data_file(path: Path, shown: str) -> dict[str, Any]:
+def _read_text(path: Path, shown: str, what: str) -> str:
+    """The UTF-8 text of a data or included file, bounded; ``PolicyError`` at ``shown`` when it cannot be read."""
     try:
-        text = _read_bounded(path).decode("utf-8")
+        return _read_bounded(path).decode("utf-8")
     except PolicyError as exc:
         raise PolicyError(shown, exc.reason) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise PolicyError(shown, f"cannot read data file: {getattr(exc, 'strerror', None) or exc}") from None
-    docs = list(load_documents(text))
+        raise PolicyError(shown, f"cannot read {what}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _load_data_file(path: Path, shown: str) -> dict[str, Any]:
+    docs = list(load_documents(_read_text(path, shown, "data file")))
     tables: dict[str, Any] = {}
     for doc in docs:
         if doc.error:
@@ -394,13 +398,7 @@ def _read_include(base: Path | None, rel: str, shown: str) -> tuple[_Include | N
     if not path.is_file():
         return None, f"included file {rel!r} not found next to the policy"
     inc_shown = str(Path(shown).parent / rel)
-    try:
-        text = _read_bounded(path).decode("utf-8")
-    except PolicyError as exc:
-        raise PolicyError(inc_shown, exc.reason) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PolicyError(inc_shown, f"cannot read included file: {getattr(exc, 'strerror', None) or exc}") from None
-    docs = list(load_documents(text))
+    docs = list(load_documents(_read_text(path, inc_shown, "included file")))
     if len(docs) != 1:
         line = docs[1].line if len(docs) > 1 else 1
         raise PolicyError(inc_shown, "an included file holds one YAML document (context: and vars:)", line)
