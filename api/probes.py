@@ -38,10 +38,11 @@ def parse_bind(bind: str) -> tuple[str, int]:
     return host.strip("[]") or "0.0.0.0", int(port)
 
 
-#: Connections served at once, and the seconds one may take to send its request: a probe is one small GET (trial 126:
-#: idle connections took the master from 2 to 422 threads in a minute, on a port the image binds on 0.0.0.0).
-MAX_CONNECTIONS = 16
-READ_TIMEOUT = 5.0
+#: Connections served at once, and the seconds one may take in all, from accepted to answered: a probe is one small
+#: GET that takes milliseconds (trial 126: idle connections took the master from 2 to 422 threads in a minute, on a
+#: port the image binds on 0.0.0.0; trial 128: a read timeout alone let a byte every 3 s hold a slot for good).
+MAX_CONNECTIONS = 64
+READ_TIMEOUT = 2.0
 #: The probe servers this process runs: a module of the app, so that gunicorn's second reading of its settings file
 #: (a SIGHUP) finds the one the first reading started, and each new worker closes it (``close_in_worker``).
 RUNNING: list[ProbeServer] = []
@@ -52,6 +53,17 @@ class _Handler(BaseHTTPRequestHandler):
     timeout = READ_TIMEOUT
     workers: Workers
     keeper: Keeper
+
+    def setup(self) -> None:
+        super().setup()
+        # the whole exchange has READ_TIMEOUT seconds: a client that trickles its request is cut at the deadline
+        self._deadline = threading.Timer(self.timeout, _cut, (self.request,))
+        self._deadline.daemon = True
+        self._deadline.start()
+
+    def finish(self) -> None:
+        self._deadline.cancel()
+        super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
         """No access log: probes every few seconds would bury the service's own lines."""
@@ -102,6 +114,14 @@ class _Handler(BaseHTTPRequestHandler):
         self._problem("method-not-allowed", "the probes answer GET and HEAD", {"Allow": "GET, HEAD"})
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _not_allowed  # noqa: N815
+
+
+def _cut(conn: socket.socket) -> None:
+    """End a connection past its deadline (its thread's read then returns)."""
+    try:
+        conn.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
 
 
 class _BoundedServer(ThreadingHTTPServer):

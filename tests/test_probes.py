@@ -65,6 +65,31 @@ def test_idle_connections_are_cut_and_bounded(server: probes.ProbeServer) -> Non
             s.close()
 
 
+def test_a_client_that_trickles_its_request_is_cut_at_the_deadline(server: probes.ProbeServer) -> None:
+    """Trial 128: the read timeout applied to each read, so a byte every few seconds held a slot for good (16 of them
+    kept the port answering nothing). The whole exchange has the deadline."""
+    slow = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    try:
+        t0 = time.monotonic()
+        cut = False
+        while time.monotonic() - t0 < 3:
+            try:
+                slow.sendall(b"G")
+            except OSError:
+                cut = True
+                break
+            slow.settimeout(0.2)
+            try:
+                if slow.recv(100) == b"":
+                    cut = True
+                    break
+            except TimeoutError:
+                pass
+        assert cut and time.monotonic() - t0 < 1.5, time.monotonic() - t0
+    finally:
+        slow.close()
+
+
 def test_a_worker_closes_the_probe_socket_it_forked_with(server: probes.ProbeServer) -> None:
     """Trial 126: the workers a SIGHUP started kept the probe port's listening socket, as gunicorn read its settings
     file again and the list of servers it held was a new, empty one: the list is the app module's."""
