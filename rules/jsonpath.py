@@ -359,14 +359,18 @@ def compile_path(text: str) -> JsonPath:
     # dialect is said only when its rewrite changes the text (a pack's filter regex met "did you mean" that same
     # path).
     syntax = _unquoted(stripped)
-    if _TEMPLATE.search(stripped):
+    if _TEMPLATE.search(syntax):  # outside quoted strings (trial 128: a filter's string '{{ range .x }}' is data)
         # kubectl get -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' (trial 126: its hint was
-        # "$.metadata['name}{end']"): a template prints many objects; a rule's path reads one
-        fields = [f for f in re.findall(r"\{(\.[^{}]*)\}", stripped) if not f.startswith(".items")]
+        # "$.metadata['name}{end']"): a template prints many objects; a rule's path reads one. A range over a List's
+        # items starts at each object; over a list inside it (.status.conditions[*]), at that list's items.
+        ranged = re.search(r"\{\s*range\s+([^}]*)\}", stripped)
+        over = ranged.group(1).strip() if ranged else ""
+        prefix = "" if not over or over.startswith(".items") else over
+        fields = [f for f in re.findall(r"\{(\.[^{}]*)\}", stripped) if f.strip() != over]
         raise PathError(
             f"{quoted(text)} is a kubectl JSONPath template (range ... end), not a path: a rule judges each object of a"
             " List on its own, and its path starts at the object",
-            kubectl_to_rfc9535("{" + fields[0] + "}") if fields else "",
+            kubectl_to_rfc9535("{" + prefix + fields[0] + "}") if fields else "",
         )
     kubectl_like = stripped.startswith(("{", ".")) or "\\." in syntax or _whole_filter_parenthesised(syntax)
     if kubectl_like and (hint := kubectl_to_rfc9535(stripped)) != stripped:

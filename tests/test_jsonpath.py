@@ -259,3 +259,8 @@ def test_a_kubectl_range_template_is_named_and_its_first_field_offered() -> None
         " judges each object of a List on its own, and its path starts at the object; did you mean '$.metadata.name'?"
     )
     compile_path(info.value.hint)
+    # trial 128: a range over a list inside the object keeps its path; a template in a filter's string is data
+    with pytest.raises(PathError) as inner:
+        compile_path("{range .status.conditions[*]}{.type}={.status}{end}")
+    assert inner.value.hint == "$.status.conditions[*].type"
+    assert compile_path("$.data[?@ == '{{ range .Values.x }}{{ end }}']").values({"data": ["{{ range .Values.x }}{{ end }}"]})
