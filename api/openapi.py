@@ -378,9 +378,9 @@ def _query_values(raw: dict[str, Any]) -> None:
                     words = items.pop("enum", None)
                     items.pop("minLength", None)
                     items.pop("maxLength", None)
-                    if words:
+                    if words:  # parts may be empty or spaced ("fail,", "fail, warn": trial 128)
                         one = "|".join(re.escape(w) for w in words)
-                        items["pattern"] = f"^(({one})(,({one}))*)?$"
+                        items["pattern"] = f"^ *({one})? *(, *({one})? *)*$"
                 elif param.get("in") == "query" and param.get("name") == "limit":
                     param["schema"] = {"type": "integer", "anyOf": [{"const": 0}, {"minimum": MIN_LIMIT}]}
 

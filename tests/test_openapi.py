@@ -106,7 +106,7 @@ def test_list_query_values_are_described_as_the_service_reads_them() -> None:
 
     params = {p["name"]: p["schema"] for p in spec_dict()["paths"]["/v1/evaluate"]["post"]["parameters"]}
     results = params["results"]["items"]
-    for value in ("fail", "fail,warn", "", "pass,fail,warn,error,skip"):
+    for value in ("fail", "fail,warn", "", "pass,fail,warn,error,skip", "fail,", "fail, warn"):
         jsonschema.validate(value, results)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate("fail,nope", results)
