@@ -73,6 +73,16 @@ def byte_place(data: bytes, offset: int) -> tuple[int, int]:
     return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
 
 
+#: UTF-8's byte order mark, which ``utf-8-sig`` decoding drops: a decoding error's offset is then after it.
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def sig_offset(data: bytes, exc: UnicodeDecodeError) -> int:
+    """The offset in ``data`` of the byte ``exc`` (from ``data.decode("utf-8-sig")``) names: after a byte order
+    mark, the codec counts from past it (trial 128: the place said was 3 bytes early)."""
+    return exc.start + (len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0)
+
+
 @pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Source:

@@ -2320,3 +2320,15 @@ def test_a_chat_mark_after_a_paste_is_set_aside_and_said() -> None:
     assert parse_text("(edited)\n", "t.txt").notes == []
     two = parse_text(node_yaml + "...\n---\n" + node_yaml.replace("gpu-pt-2", "gpu-pt-3"), "two.yaml")
     assert [o.name for o in two.objects] == ["gpu-pt-2", "gpu-pt-3"] and two.notes == []
+
+
+def test_a_byte_that_is_not_utf8_after_a_byte_order_mark_is_placed_right() -> None:
+    """Trial 128: after a UTF-8 byte order mark the place of a byte that is not UTF-8 was said 3 bytes early (the
+    codec counts past the mark): "byte 0x3a at line 3, column 17" for the 0xff at column 20."""
+    from rules.errors import DumpError
+    from rules.reader import parse_bytes
+
+    data = b"\xef\xbb\xbfapiVersion: v1\nkind: Node\nmetadata: {name: ab\xffc}\n"
+    with pytest.raises(DumpError) as info:
+        parse_bytes(data, "bom.yaml")
+    assert info.value.reason == "not UTF-8 text and not a tar, gzip or zip archive: byte 0xff at line 3, column 20 (offset 48)"
