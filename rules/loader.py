@@ -564,7 +564,9 @@ def _compile_rule(
         if name not in assumptions:
             problems.add([*where, "assumes", j], unknown_name("assumption", name, assumptions))
     assumed = [assumptions.get(name) for name in r.get("assumes") or ()]
-    if assertion is None or None in assumed or None in rvars.values() or None in preconditions:
+    # an assumption that was refused is left out, and the rule still compiled: its names are checked in the same
+    # round (trial 128); the refusal itself fails the document
+    if assertion is None or None in rvars.values() or None in preconditions:
         return None
     return Rule(
         policy=policy,

@@ -1420,3 +1420,20 @@ def test_a_references_all_takes_yaml_booleans_only() -> None:
     err = refused(text)
     assert (err.line, err.path, err.reason) == (7, "spec.vars.names.all", "true or false is expected here (unquoted)")
     assert load_policy_text(text.replace("'false'", "false"), "p.yaml")
+
+
+def test_an_assumption_the_schema_refuses_hides_no_name_of_the_rules_that_assume_it() -> None:
+    """Trial 128: an assumption refused for a field (here its message missing) left each rule assuming it uncompiled,
+    so an unknown var in them was said only in the next round."""
+    text = (
+        KK_POLICY + "  assumptions:\n    noPolicy:\n      when: {path: $.metadata.name, exists: true}\n"
+        "  rules:\n  - id: r1\n    title: t\n    match: {kinds: [Node]}\n    assumes: [noPolicy]\n"
+        "    assert: {var: nmae, exists: true}\n    message: m\n    references: ['https://kubernetes.io/']\n"
+    )
+    with pytest.raises(PolicyError) as info:
+        load_policy_text(text, "p.yaml")
+    found = [(e.line, e.path, e.reason.split(";")[0]) for e in (info.value, *info.value.more)]
+    assert found == [
+        (13, "spec.rules[0].assert.var", "unknown var 'nmae'"),
+        (6, "spec.assumptions.noPolicy.message", "Missing data for required field."),
+    ]
