@@ -204,16 +204,29 @@ def _judged(
             stale = kept is not None
     if is_large(data):  # judged now: a large dump waits for the worker's slot (a kept report does not)
         slot.take()
-    budget = current_app.config.get("VERDICT_EVAL_BUDGET")
-    if budget:  # what it waited for the slot counts (trial 126)
-        budget = max(budget - slot.waited, 0.001)
+    configured = current_app.config.get("VERDICT_EVAL_BUDGET")
+    budget = configured
+    if configured:  # what it waited for the slot counts (trial 126)
+        budget = configured - slot.waited
+        if budget < min(1.0, configured / 10):  # too little left to read a large dump (trial 128: 0.05 s)
+            raise Problem(
+                "busy",
+                f"this worker judged other large dumps for {slot.waited:.1f} s while this one waited, of the"
+                f" {configured:g} s of VERDICT_EVAL_BUDGET; send it again",
+                {"Retry-After": "30"},
+            )
     try:
         report = audit_bytes(data, name, policies, svc.max_decoded, svc.exemptions, budget, selection)
     except EvaluationTimeout as exc:
-        waited = f", after {slot.waited:.1f} s waiting for the worker's large-dump slot" if slot.waited >= 0.1 else ""
+        took = (
+            f"took the rest of the {configured:g} s of VERDICT_EVAL_BUDGET after {slot.waited:.1f} s waiting for the"
+            " worker's large-dump slot"
+            if slot.waited >= 0.1
+            else f"took more than the {configured:g} s of VERDICT_EVAL_BUDGET"
+        )
         raise Problem(
             "evaluation-timeout",
-            f"{exc}{waited}; VERDICT_EVAL_BUDGET bounds it all: send a smaller dump, or retry",
+            f"reading and evaluating {took} ({exc.judged:,} of {exc.total:,} objects judged): send a smaller dump, or retry",
             {"Retry-After": "30"},
         ) from None
     except DumpTooLarge as exc:
