@@ -1236,8 +1236,8 @@ _ESCAPED = "&lt;, &gt; and &amp; are how Slack's Events API writes <, > and & in
 
 
 #: A last line a chat client or a person adds after a paste: Slack's "(edited)", an ellipsis that marks a cut.
-#: At the line's start only: an indented one is data (the last line of a block scalar: trial 126).
-_TAIL_MARK = re.compile(r"(?:\(edited\)|\.\.\.|\u2026)[ \t]*\r?")
+#: Indented, it may be data (the last line of a block scalar: trial 126): ``_parse_chat_or_text`` tries that first.
+_TAIL_MARK = re.compile(r"[ \t]*(?:\(edited\)|\.\.\.|\u2026)[ \t]*\r?")
 
 
 def _without_tail_marks(text: str) -> tuple[str, list[str]]:
@@ -1256,12 +1256,17 @@ def _without_tail_marks(text: str) -> tuple[str, list[str]]:
     return text[: len(text) - len(removed)] + "\n" * removed.count("\n"), marks
 
 
-def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError | None) -> Dump:
+def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError | None, marks_read: bool = False) -> Dump:
     # trial 124: a whole YAML node with Slack's "(edited)" after it was refused as "cut short?", a JSON one's was an
     # input error ("Expecting value"), and a cut list's "..." hid the cut-short hint: the marks are set aside, said
-    body, marks = _without_tail_marks(text)
+    body, marks = (text, []) if marks_read else _without_tail_marks(text)
+    if marks and text[len(body.rstrip()) :].lstrip("\r\n")[:1] in (" ", "\t"):
+        # an indented one may be a block scalar's last line (trial 126): read as written where that reads whole
+        whole = _parse_chat_or_text(text, name, json_error, marks_read=True)
+        if not whole.errors:
+            return whole
     if marks:
-        dump = _parse_chat_or_text(body, name, None)
+        dump = _parse_chat_or_text(body, name, None, marks_read=True)
         if any(m != "..." for m in marks):  # "..." alone: YAML's own document end, or a cut the reader then says
             shown = ", ".join(f"'{m}'" for m in marks)
             dump.notes.append(

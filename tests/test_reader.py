@@ -2314,6 +2314,10 @@ def test_a_chat_mark_after_a_paste_is_set_aside_and_said() -> None:
     cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  k: |\n    line\n    (edited)\n"
     kept = parse_text(cm, "c.yaml")
     assert (kept.objects[0].obj["data"], kept.notes) == ({"k": "line\n(edited)\n"}, [])
+    # trial 128: an indented mark after a whole paste, where it reads as no data, is still set aside
+    indented = parse_text(node_yaml + "  (edited)\n", "t3.yaml")
+    assert ([o.name for o in indented.objects], indented.errors) == (["gpu-pt-2"], [])
+    assert indented.notes == ["t3.yaml: its last line '(edited)' set aside (a chat mark, no part of a dump)"]
     ended = parse_text(node_yaml + "...\n", "n.yaml")
     assert ([o.name for o in ended.objects], ended.errors, ended.notes) == (["gpu-pt-2"], [], [])
     # a mark alone is no dump, and a dump's own "..." (YAML's document end) between documents stays
