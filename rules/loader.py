@@ -353,23 +353,35 @@ def _read_text(path: Path, shown: str, what: str) -> str:
         raise PolicyError(shown, f"cannot read {what}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
+def _mapping(doc: Any, shown: str, refusal: str) -> dict[str, Any]:
+    """A YAML document of a data or included file ``shown`` as the mapping it must be; ``PolicyError`` for a syntax
+    error, a key written twice, or another value (``refusal``)."""
+    if doc.error:
+        raise PolicyError(shown, doc.error, doc.line)
+    if doc.duplicates:
+        raise _first_of(_duplicate_keys(shown, doc.duplicates))
+    if not isinstance(doc.data, dict):
+        raise PolicyError(shown, refusal, doc.line)
+    return doc.data
+
+
 def _load_data_file(path: Path, shown: str) -> dict[str, Any]:
-    docs = list(load_documents(_read_text(path, shown, "data file")))
     tables: dict[str, Any] = {}
-    for doc in docs:
-        if doc.error:
-            raise PolicyError(shown, doc.error, doc.line)
-        if doc.duplicates:
-            raise _first_of(_duplicate_keys(shown, doc.duplicates))
-        if not isinstance(doc.data, dict):
-            raise PolicyError(shown, "a data file holds a mapping of table name to table", doc.line)
-        tables.update(doc.data)
+    for doc in load_documents(_read_text(path, shown, "data file")):
+        tables.update(_mapping(doc, shown, "a data file holds a mapping of table name to table"))
     return tables
 
 
 #: The first step of the field path of a context or var compiled from an included file, then the include's
 #: position in ``spec.include``: where its errors are said in that file's words (``compile_document``).
 _INCLUDED = "\0include"
+
+
+def _problem_at(shown: str, node: Any, where: list[str | int], reason: str, rule: str = "") -> PolicyError:
+    """A ``PolicyError`` at the field path ``where`` of the document ``node`` of file ``shown``: its line, its path as
+    the document writes it, and the reason with YAML's typing of an unquoted scalar said."""
+    where = document_path(node, where)
+    return PolicyError(shown, yaml_typing(node, where, reason), node_line(node, where), rule, dotted(where))
 
 
 @dataclass(slots=True)
@@ -386,15 +398,15 @@ def _include_schema() -> IncludeSchema:
     return IncludeSchema()
 
 
-def _read_include(base: Path | None, rel: str, shown: str) -> tuple[_Include | None, str]:
-    """The file ``rel`` of a policy's ``spec.include``, read and validated, or (None, why not) for the policy's own
-    line. Raises ``PolicyError`` (the first, the others in its ``more``) for problems inside the file, at its own
-    lines. It must lie in the policy file's folder or below it: a pack travels as its folder."""
-    if base is None:
+def _read_include(base: Path | None, rel: str, path: Path | None, shown: str) -> tuple[_Include | None, str]:
+    """The file ``rel`` of a policy's ``spec.include`` (``path``: resolved against the policy's folder ``base``),
+    read and validated, or (None, why not) for the policy's own line. Raises ``PolicyError`` (the first, the others in
+    its ``more``) for problems inside the file, at its own lines. It must lie in the policy file's folder or below
+    it: a pack travels as its folder."""
+    if base is None or path is None:
         return None, "include needs a policy read from a file"
-    if Path(rel).is_absolute() or not (base / rel).resolve().is_relative_to(base.resolve()):
+    if Path(rel).is_absolute() or not path.is_relative_to(base.resolve()):
         return None, f"included file {rel!r} is outside the policy's folder: a pack travels as its folder"
-    path = (base / rel).resolve()
     if not path.is_file():
         return None, f"included file {rel!r} not found next to the policy"
     inc_shown = str(Path(shown).parent / rel)
@@ -403,28 +415,66 @@ def _read_include(base: Path | None, rel: str, shown: str) -> tuple[_Include | N
         line = docs[1].line if len(docs) > 1 else 1
         raise PolicyError(inc_shown, "an included file holds one YAML document (context: and vars:)", line)
     doc = docs[0]
-    if doc.error:
-        raise PolicyError(inc_shown, doc.error, doc.line)
-    if doc.duplicates:
-        raise _first_of(_duplicate_keys(inc_shown, doc.duplicates))
-    if not isinstance(doc.data, dict):
-        raise PolicyError(inc_shown, "an included file is a mapping with context: and vars:", doc.line)
-
-    def fail(where: list[str | int], reason: str, rule: str = "") -> PolicyError:
-        where = document_path(doc.node, where)
-        reason = yaml_typing(doc.node, where, reason)
-        return PolicyError(inc_shown, reason, node_line(doc.node, where), rule, dotted(where))
-
-    others = [key for key in doc.data if key not in ("context", "vars")]
+    data = _mapping(doc, inc_shown, "an included file is a mapping with context: and vars:")
+    others = [key for key in data if key not in ("context", "vars")]
     if others:  # a policy's field here (rules, dataFiles) is not one out of place: it belongs in the policies
         key = str(others[0])
         reason = f"an included file holds context: and vars: only, not {key!r} (the rest stays in each policy)"
         raise PolicyError(inc_shown, reason, node_line(doc.node, [key]), "", key)
     try:
-        loaded = _include_schema().load(doc.data)
+        loaded = _include_schema().load(data)
     except ValidationError as exc:
-        raise schema_problems(exc, fail, _field_names()) from None
+        raise schema_problems(
+            exc, lambda where, reason: _problem_at(inc_shown, doc.node, where, reason), _field_names()
+        ) from None
     return _Include(inc_shown, doc.node, loaded), ""
+
+
+def _included_definitions(
+    spec: dict[str, Any], base: Path | None, shown: str, includes: dict[int, _Include], problems: _Problems
+) -> tuple[dict[str, Any], dict[str, Any], bool]:
+    """The contexts and vars of the files ``spec.include`` names, compiled (None for one refused), and whether one of
+    the files could not be read; each file read is kept in ``includes`` by its position, for its errors' lines.
+
+    The policy's own context or var of a name stands instead (as nodes.yaml's labelPresentFirst, which leaves out the
+    node judged); a name two included files define is refused (which one would stand is not said by the order of a
+    list); a file listed twice is read once (trial 126: its names were their own duplicates)."""
+    contexts: dict[str, Any] = {}
+    pvars: dict[str, Any] = {}
+    from_file: dict[str, str] = {}
+    read: set[Path] = set()
+    failed = False
+    for i, rel in enumerate(spec["include"]):
+        path = (base / rel).resolve() if base is not None else None
+        if path is not None and path in read:
+            continue
+        if path is not None:
+            read.add(path)
+        try:
+            inc, why = _read_include(base, rel, path, shown)
+        except PolicyError as exc:
+            problems.found.extend([exc, *exc.more])
+            exc.more = []
+            failed = True
+            continue
+        if inc is None:
+            problems.add(["spec", "include", i], why)
+            failed = True
+            continue
+        includes[i] = inc
+        for part, own, compiled, make in (
+            ("context", spec["context"], contexts, compile_context),
+            ("vars", spec["vars"], pvars, compile_var),
+        ):
+            for n, definition in inc.doc[part].items():
+                if n in own:
+                    continue
+                if n in from_file:
+                    problems.add([_INCLUDED, i, part, n], f"{n!r} is also defined in {from_file[n]}: define it in one file")
+                    continue
+                from_file[n] = inc.shown
+                compiled[n] = problems.attempt(make, n, definition, [_INCLUDED, i, part, n])
+    return contexts, pvars, failed
 
 
 def _placeholders_of(raw: Any) -> set[str]:
@@ -612,11 +662,8 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     def fail(where: list[str | int], reason: str, rule: str = "") -> PolicyError:
         if where and where[0] == _INCLUDED:  # a context or var of an included file: said at its line there
             inc = includes[int(where[1])]
-            at = document_path(inc.node, where[2:])
-            return PolicyError(inc.shown, yaml_typing(inc.node, at, reason), node_line(inc.node, at), rule, dotted(at))
-        where = document_path(node, where)
-        reason = yaml_typing(node, where, reason)
-        return PolicyError(shown, reason, node_line(node, where), rule or _rule_id(raw, where), dotted(where))
+            return _problem_at(inc.shown, inc.node, where[2:], reason, rule)
+        return _problem_at(shown, node, where, reason, rule or _rule_id(raw, document_path(node, where)))
 
     if not isinstance(raw, dict):
         raise PolicyError(shown, "a policy document is a mapping (apiVersion: verdict/v1, kind: Policy)", node_line(node, []))
@@ -656,44 +703,9 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
             except PolicyError as exc:
                 problems.found.append(exc)
     attempt = problems.attempt
-    compiled_contexts: dict[str, Any] = {}
-    # name -> Var, in definition order: what a Scope looks vars up in
-    compiled_vars: dict[str, Any] = {}
-    # spec.include: contexts and vars written once for a pack's policies; the policy's own of a name stands instead
-    # (as nodes.yaml's labelPresentFirst, which leaves out the node judged), and a name two included files define is
-    # refused (which one would stand is not said by the order of a list)
-    from_file: dict[str, str] = {}
-    included: set[Path] = set()  # a file listed twice is read once (trial 126: its names were their own duplicates)
-    include_failed = False
-    for i, rel in enumerate(spec["include"]):
-        if base is not None and (base / rel).resolve() in included:
-            continue
-        if base is not None:
-            included.add((base / rel).resolve())
-        try:
-            inc, why = _read_include(base, rel, shown)
-        except PolicyError as exc:
-            problems.found.extend([exc, *exc.more])
-            exc.more = []
-            include_failed = True
-            continue
-        if inc is None:
-            problems.add(["spec", "include", i], why)
-            include_failed = True
-            continue
-        includes[i] = inc
-        for part, own, compiled, make in (
-            ("context", spec["context"], compiled_contexts, compile_context),
-            ("vars", spec["vars"], compiled_vars, compile_var),
-        ):
-            for n, definition in inc.doc[part].items():
-                if n in own:
-                    continue
-                if n in from_file:
-                    problems.add([_INCLUDED, i, part, n], f"{n!r} is also defined in {from_file[n]}: define it in one file")
-                    continue
-                from_file[n] = inc.shown
-                compiled[n] = attempt(make, n, definition, [_INCLUDED, i, part, n])
+    # spec.include first: contexts and vars written once for a pack's policies, the policy's own of a name after them
+    # (name -> Var, in definition order: what a Scope looks vars up in)
+    compiled_contexts, compiled_vars, include_failed = _included_definitions(spec, base, shown, includes, problems)
     compiled_contexts.update((n, attempt(compile_context, n, c, ["spec", "context", n])) for n, c in spec["context"].items())
     compiled_vars.update((n, attempt(compile_var, n, v, ["spec", "vars", n])) for n, v in spec["vars"].items())
     compiled_contexts.update(dict.fromkeys(dropped["context"]))  # refused by the schema: defined, not compiled

@@ -40,6 +40,13 @@ def refused(text: str) -> PolicyError:
     return info.value
 
 
+def every_problem(text: str) -> list[PolicyError]:
+    """Every problem one load of the policy text ``text`` finds, in the order said (the first, then its ``more``)."""
+    with pytest.raises(PolicyError) as info:
+        load_policy_text(text, "p.yaml")
+    return [info.value, *info.value.more]
+
+
 def test_template_loads() -> None:
     [policy] = load_policy_text(TEMPLATE.replace("ASSERT", GOOD_ASSERT), "nodes.yaml")
     assert policy.name == "gpu-node-checks"
@@ -1316,9 +1323,7 @@ def test_a_var_cycle_is_refused_at_load_with_its_chain() -> None:
         "      item: {var: node}\n      node: {path: $.metadata.name, where: {var: item, exists: true}}\n"
         "    assert: {var: a, exists: true}\n    message: m\n    references: ['https://kubernetes.io/']\n"
     )
-    with pytest.raises(PolicyError) as info:
-        load_policy_text(text, "p.yaml")
-    found = [(e.line, e.rule, e.path, e.reason) for e in (info.value, *info.value.more)]
+    found = [(e.line, e.rule, e.path, e.reason) for e in every_problem(text)]
     tail = ": none of them can be computed (each would be an error on every object)"
     assert found == [
         (6, "", "spec.vars.a", "var cycle a -> b -> c -> a" + tail),
@@ -1344,9 +1349,7 @@ def test_a_boolean_field_takes_yaml_booleans_only() -> None:
         "  rules:\n  - id: r1\n    title: t\n    match: {kinds: [Node]}\n    assert: {path: $.metadata.name, exists: 'yes'}\n"
         "    message: m\n    references: ['https://kubernetes.io/']\n"
     )
-    with pytest.raises(PolicyError) as info:
-        load_policy_text(text, "p.yaml")
-    found = [(e.line, e.path, e.reason) for e in (info.value, *info.value.more)]
+    found = [(e.line, e.path, e.reason) for e in every_problem(text)]
     said = "true or false is expected here (unquoted)"
     assert found == [
         (6, "spec.context.c2.first", said),
@@ -1386,9 +1389,7 @@ def test_a_context_the_schema_refuses_hides_no_other_problem() -> None:
         "  - id: second\n    title: t\n    match: {kinds: [Node]}\n    assert: {path: $.metadata.name, in: {context: nodes}}\n"
         "    message: m {nme} {nodes}\n    references: ['https://kubernetes.io/']\n"
     )
-    with pytest.raises(PolicyError) as info:
-        load_policy_text(text, "p.yaml")
-    found = [(e.line, e.path, e.reason.split(";")[0]) for e in (info.value, *info.value.more)]
+    found = [(e.line, e.path, e.reason.split(";")[0]) for e in every_problem(text)]
     assert found == [
         (
             6,
@@ -1430,9 +1431,7 @@ def test_an_assumption_the_schema_refuses_hides_no_name_of_the_rules_that_assume
         "  rules:\n  - id: r1\n    title: t\n    match: {kinds: [Node]}\n    assumes: [noPolicy]\n"
         "    assert: {var: nmae, exists: true}\n    message: m\n    references: ['https://kubernetes.io/']\n"
     )
-    with pytest.raises(PolicyError) as info:
-        load_policy_text(text, "p.yaml")
-    found = [(e.line, e.path, e.reason.split(";")[0]) for e in (info.value, *info.value.more)]
+    found = [(e.line, e.path, e.reason.split(";")[0]) for e in every_problem(text)]
     assert found == [
         (13, "spec.rules[0].assert.var", "unknown var 'nmae'"),
         (6, "spec.assumptions.noPolicy.message", "Missing data for required field."),
