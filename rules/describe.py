@@ -460,7 +460,9 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
             # node advertises (a container node listing a passthrough GPU), and a dropped node hid it. Judged, with
             # Capacity's count for what Allocatable lacks and for its last line, which the cut may have shortened.
             allocatable = resources["allocatable"]
-            shortened = [r for r, n in _resource_lines(s["Allocatable"]) if n == last and r in allocatable]
+            number, text = s["Allocatable"].body[-1] if s["Allocatable"].body else (0, "")
+            m = _RESOURCE.match(text.strip()) if number == last else None
+            shortened = [m["name"]] if m and m["name"] in allocatable else []
             capacity = resources["capacity"]
             # (a last line naming what Capacity does not list keeps its count: trial 126 saw it named as taken)
             taken = sorted({*missing, *(r for r in shortened if r in capacity and allocatable[r] != capacity[r])})
@@ -598,11 +600,6 @@ def _resources(section: _Section, node: str, last: int, tolerant: bool = False) 
             raise _Unreadable(number, f"{section.key} line {text.strip()!r} is not 'resource: quantity'", where)
         out[m["name"]] = m["value"]
     return out
-
-
-def _resource_lines(section: _Section) -> list[tuple[str, int]]:
-    """The resource named on each readable line of a Capacity or Allocatable section, with its line number."""
-    return [(m["name"], number) for number, text in section.body if (m := _RESOURCE.match(text.strip()))]
 
 
 def _annotations(section: _Section | None) -> dict[str, str]:

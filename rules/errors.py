@@ -230,11 +230,11 @@ class RuleLookupError(VerdictError):
 class EvaluationTimeout(VerdictError):
     """Evaluating a dump took longer than the caller's budget (``seconds``); nothing was reported."""
 
-    def __init__(self, seconds: float, judged: int, total: int, what: str = "evaluating") -> None:
+    def __init__(self, seconds: float, judged: int, total: int) -> None:
         self.seconds = seconds
         self.judged = judged
         self.total = total
-        super().__init__(f"{what} took more than {seconds:g} s ({judged:,} of {total:,} objects judged)")
+        super().__init__(f"evaluating took more than {seconds:g} s ({judged:,} of {total:,} objects judged)")
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.seconds, self.judged, self.total))

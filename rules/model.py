@@ -341,7 +341,7 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
     capture = _capture(raw["capture"], [*where, "capture"]) if "capture" in raw else None
     filt = _condition(raw["where"], [*where, "where"]) if "where" in raw else None
     if "all" in raw and not isinstance(raw["all"], bool):  # trial 126: all: "false" read every value
-        raise CompileError([*where, "all"], "true or false is expected here (unquoted)")
+        raise CompileError([*where, "all"], operators.BOOLEAN_ONLY)
     many = bool(raw.get("all", False)) or kind == "keys"
     join = raw.get("join")
     if join is not None and not isinstance(join, str):

@@ -650,11 +650,15 @@ def _check_count(arg: Any) -> None:
     raise ValidationError("count takes an integer, or a mapping of " + "/".join(_COUNT_KEYS) + " to integers")
 
 
+#: Why a value that had to be a boolean is refused (the schema's fields and a reference's ``all``).
+BOOLEAN_ONLY = "true or false is expected here (unquoted)"
+
+
 class StrictBoolean(fields.Boolean):
     """``true`` or ``false`` as YAML writes them, nothing else: marshmallow's Boolean also takes "yes", "on", 1 and
     "1", which the JSON Schema (``boolean``) refuses (trial 123: ``exists: "yes"`` loaded)."""
 
-    default_error_messages = {"invalid": "true or false is expected here (unquoted)"}
+    default_error_messages = {"invalid": BOOLEAN_ONLY}
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
         if not isinstance(value, bool):
