@@ -267,6 +267,21 @@ class LargeSlot:
             )
         self.held = True
 
+    def left(self, budget: float | None) -> float | None:
+        """What is left of ``budget`` (seconds; None or 0: none) after the wait for the slot (trial 126: a request
+        waited, then had the whole budget to judge); ``Problem`` busy when that is too little to read a large dump,
+        under a tenth of it or of a second (trial 128: it read 79 MB with 0.05 s left)."""
+        if not budget:
+            return budget
+        if budget - self.waited < min(1.0, budget / 10):
+            raise Problem(
+                "busy",
+                f"this worker judged other large dumps for {self.waited:.1f} s while this one waited, of the"
+                f" {budget:g} s of VERDICT_EVAL_BUDGET; send it again",
+                {"Retry-After": "30"},
+            )
+        return budget - self.waited
+
     def release(self) -> None:
         if self.held:
             self.held = False

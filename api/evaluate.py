@@ -205,18 +205,8 @@ def _judged(
     if is_large(data):  # judged now: a large dump waits for the worker's slot (a kept report does not)
         slot.take()
     configured = current_app.config.get("VERDICT_EVAL_BUDGET")
-    budget = configured
-    if configured:  # what it waited for the slot counts (trial 126)
-        budget = configured - slot.waited
-        if budget < min(1.0, configured / 10):  # too little left to read a large dump (trial 128: 0.05 s)
-            raise Problem(
-                "busy",
-                f"this worker judged other large dumps for {slot.waited:.1f} s while this one waited, of the"
-                f" {configured:g} s of VERDICT_EVAL_BUDGET; send it again",
-                {"Retry-After": "30"},
-            )
     try:
-        report = audit_bytes(data, name, policies, svc.max_decoded, svc.exemptions, budget, selection)
+        report = audit_bytes(data, name, policies, svc.max_decoded, svc.exemptions, slot.left(configured), selection)
     except EvaluationTimeout as exc:
         took = (
             f"took the rest of the {configured:g} s of VERDICT_EVAL_BUDGET after {slot.waited:.1f} s waiting for the"

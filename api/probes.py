@@ -128,7 +128,9 @@ class _BoundedServer(ThreadingHTTPServer):
     """A thread a connection, at most ``MAX_CONNECTIONS`` at once: one past them is closed at once (a probe tries
     again at its next period)."""
 
-    slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)  # this server's own (a class's would be every one's)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self.slots.acquire(blocking=False):
