@@ -120,13 +120,15 @@ def test_serve_checks_the_probe_address_too(monkeypatch: pytest.MonkeyPatch) -> 
     import socket
 
     monkeypatch.setattr(os, "chdir", lambda path: None)
-    with socket.socket() as free, socket.socket() as taken:
-        free.bind(("127.0.0.1", 0))
-        api = f"127.0.0.1:{free.getsockname()[1]}"
-        free.close()
+    with socket.socket() as taken, socket.socket() as free:
+        # the probe port taken first, so that the free one the API gets is another (closed, the API's port could be
+        # handed out again to the probe's: a CI run met that)
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         probes = f"127.0.0.1:{taken.getsockname()[1]}"
+        free.bind(("127.0.0.1", 0))
+        api = f"127.0.0.1:{free.getsockname()[1]}"
+        free.close()
         monkeypatch.setenv("VERDICT_PROBE_BIND", probes)
         result = CliRunner().invoke(main, ["serve", "--bind", api, "--check-bind"])
     assert (result.exit_code, result.stderr) == (
