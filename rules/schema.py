@@ -24,6 +24,11 @@ COMBINATORS = ("all", "any", "not", "forEach")
 TRANSFORMS = ("lowercase", "uppercase", "trim", "string", "keys")
 _NAME = validate.Regexp(DNS1123_LABEL, error="must be a DNS-1123 label (lower-case letters, digits, '-')")
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: A file named by dataFiles or include: a path relative to the policy file; no control character (trial 128: a NUL
+#: in one reached the file system, "could not compile: ValueError: embedded null byte" at line 1).
+_FILE = validate.Regexp(
+    r"^[^\x00-\x1f\x7f]+$", error="must be a file name relative to the policy file, without control characters"
+)
 
 
 class LabelSelectorRequirementSchema(Schema):
@@ -406,9 +411,9 @@ class SpecSchema(Schema):
 
     defaults = fields.Nested(DefaultsSchema, load_default=lambda: DefaultsSchema().load({}))
     data = fields.Dict(keys=fields.String(), values=fields.Raw(), load_default=dict)
-    dataFiles = fields.List(fields.String(), load_default=list)
+    dataFiles = fields.List(fields.String(validate=_FILE), load_default=list)
     include = fields.List(
-        fields.String(),
+        fields.String(validate=_FILE),
         load_default=list,
         metadata={
             "description": "files of contexts and vars shared by a pack's policies (paths relative to the policy file,"

@@ -1304,6 +1304,17 @@ def test_an_include_is_refused_where_it_is_missing_outside_the_pack_or_defined_t
     assert err.reason == f"'where' is also defined in {tmp_path / 'shared' / 'gpu-nodes.yaml'}: define it in one file"
 
 
+def test_a_control_character_in_an_include_or_data_file_is_refused_at_its_line(tmp_path: Path) -> None:
+    # trial 128: a NUL reached the file system, "could not compile: ValueError: embedded null byte" at line 1
+    for field, written in (("include", '["shared/a\\0.yaml"]'), ("dataFiles", '["data/x\\0.yaml", ""]')):
+        f = tmp_path / f"{field}.yaml"
+        f.write_text(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("  rules:", f"  {field}: {written}\n  rules:"))
+        err = _refused_file(f)
+        assert (err.file, err.line, err.path) == (str(f), 6, f"spec.{field}[0]")
+        assert err.reason == "must be a file name relative to the policy file, without control characters"
+    assert [(e.path, e.line) for e in [err, *err.more]] == [("spec.dataFiles[0]", 6), ("spec.dataFiles[1]", 6)]
+
+
 def test_a_packs_include_folder_is_not_loaded_as_policies(tmp_path: Path) -> None:
     _with_shared(tmp_path, SHARED)
     assert [p.name for p in pack_files(tmp_path)] == ["nodes.yaml"]
