@@ -1413,6 +1413,19 @@ def test_hint_names_the_pinned_node_that_lists_the_resource_at_0_devices() -> No
         "hint: nvidia.com/gpu is not advertised where the pod may run: a100-3 lists it with 0 devices: no device plugin"
         " serves it there now"
     )
+    # trial 129: a node converted to vm-passthrough lists its old nvidia.com/gpu at 0 beside the name it advertises
+    # now; the hint said only the new name
+    converted = node(
+        "gpu-p1",
+        {"nvidia.com/gpu": "0", "nvidia.com/GA102GL_A10": "1"},
+        labels={"nvidia.com/gpu.workload.config": "vm-passthrough"},
+    )
+    m = ClusterModel([node("gpu-c1", {"nvidia.com/gpu": "1"}), converted], [])
+    p = m.predict(pod(limits={"nvidia.com/gpu": "1"}, nodeSelector={"kubernetes.io/hostname": "gpu-p1"}))
+    assert p.hint == (
+        "hint: nvidia.com/gpu is not advertised where the pod may run: gpu-p1 advertises nvidia.com/GA102GL_A10 and"
+        " lists it with 0 devices: no device plugin serves it there now"
+    )
 
 
 def test_no_hint_when_a_node_the_pod_may_run_on_advertises_the_resource_without_room() -> None:
