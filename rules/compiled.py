@@ -10,6 +10,7 @@ per object are built once. A reference compiles to ``Get`` (scope -> value), an 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
@@ -911,6 +912,8 @@ def _leaf(a: Assertion, operator: Operator, plan: PolicyPlan) -> Check:
     # A context's or a data table's own list (nothing changes it on the way) is the same object for every
     # object judged: worth the structures of rules.joins.
     shared = _shared(a.subject) and not (a.transforms or a.where is not None or a.classify is not None or a.unique)
+    reads_index = operator.index  # its test reads the dump too: given the index, its answers not remembered by list
+    shared = shared and not reads_index
     words = QUANTIFIER_WORDS[quantifier]
 
     def base(arg: Any) -> str:
@@ -922,9 +925,10 @@ def _leaf(a: Assertion, operator: Operator, plan: PolicyPlan) -> Check:
     def check(scope: Scope) -> Outcome:
         values = values_of(scope)
         arg = arg_of(scope) if arg_of is not None else literal
+        tested = functools.partial(test, index=scope.index) if reads_index else test
         try:
             if is_set:
-                ok = test(values, arg)
+                ok = tested(values, arg)
                 expected: Any = lambda: base(arg)  # noqa: E731
             elif not values:
                 ok = missing_passes
@@ -936,7 +940,7 @@ def _leaf(a: Assertion, operator: Operator, plan: PolicyPlan) -> Check:
                     if shared:
                         true = joins.remembered_true(values, a, arg, lambda: _count(test, values, arg))
                     else:
-                        true = _count(test, values, arg)
+                        true = _count(tested, values, arg)
                 ok = true == n if quantifier == "all" else true > 0 if quantifier == "any" else true == 0
                 expected = (lambda: f"{words} {base(arg)}") if n > 1 or quantifier != "all" else (lambda: base(arg))
         except OperatorError as exc:

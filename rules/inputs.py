@@ -148,11 +148,12 @@ def walk_assertion(
 ) -> bool:
     """True when ``ref`` accepts every reference of ``x`` and its children (with the names bound where each is
     read: a ``where`` binds ``item``, a ``forEach`` its ``as`` name and ``each_binds``); False at the first it
-    refuses, and for an object operator (it reads the object as a whole). ``ref`` walks a reference's own
+    refuses, and for an object operator (it reads the object as a whole) or one that reads the dump's index
+    (``Operator.index``: what it answers is not a function of the references alone). ``ref`` walks a reference's own
     ``where`` by calling back here. The one traversal behind what a check reads (``reads``) and whether a
     check reads only its item (``rules.compiled``)."""
     op = OPERATORS.get(x.op)
-    if op is not None and op.scope == "object":
+    if op is not None and (op.scope == "object" or op.index):
         return False
     if not all(ref(r, bound) for r in (x.subject, x.classify, x.argument if isinstance(x.argument, Ref) else None)):
         return False

@@ -83,13 +83,13 @@ class Operator:
     checked at load so that ``gt: lots`` is refused there rather than an ``error`` on every object judged (a
     reference is resolved, and its value checked, at evaluation); optionally ``lookup`` (a value operator that
     compares keys, see ``Lookup``), ``prepare(index)`` (an object operator's per-dump set-up, run once
-    before the objects are evaluated) and ``notes(index)`` (what that set-up could not read, for the report's
-    notes)."""
+    before the objects are evaluated), ``notes(index)`` (what that set-up could not read, for the report's
+    notes) and ``index`` (a value operator whose test also reads the dump's index)."""
 
     name: str
     scope: str
     field: Callable[[], fields.Field]
-    test: Callable[[Any, Any], Any]
+    test: Callable[..., Any]  # (value or values, argument), or (scope, argument) for an object operator
     describe: Callable[[Any], str]
     resolve: bool = True
     doc: str = ""
@@ -97,6 +97,9 @@ class Operator:
     lookup: Lookup | None = None
     prepare: Callable[[Any], None] | None = None
     notes: Callable[[Any], list[str]] | None = None
+    #: A value operator that reads the dump besides its value: ``test(value, argument, index)`` (``placeable``: the
+    #: scheduler's model of the dump's Nodes); what it answers is never shared between dumps.
+    index: bool = False
 
 
 #: Lists longer than this are cut in messages (a context may hold thousands of pod names).

@@ -8,6 +8,9 @@ from the index's Nodes and Pods):
   the others)? The argument is ``{}``, or ``nodes: [<nodeSelectorTerm>, ...]`` to judge only the nodes
   matching one of those terms (e.g. the GPU nodes), and ``ignoreRunning: true`` to pass a node where the
   workload's own pod still runs under a NoSchedule taint it does not tolerate (added after it started).
+- ``placeable`` (a value operator, reading the same model): is the value, a workload, one kube-scheduler would
+  place on some Node of the dump now? ``{var: item, placeable: false}`` keeps, of a context's pending pods, those
+  no node can take (the ones that wait).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 from marshmallow import ValidationError, fields
 
 from .memo import IdentityMemo
-from .operators import Operator, register
+from .operators import Operator, OperatorError, StrictBoolean, register, show
 from .schedule.matching import Term, compile_terms
 
 
@@ -154,6 +157,37 @@ register(
         " on some Node of the dump by kube-scheduler's filters; see docs/scheduling.md",
         prepare=_prepare_model,
         notes=_model_notes,
+    )
+)
+
+
+def _placeable(value: Any, arg: Any, index: Any) -> bool:
+    """``placeable``: whether kube-scheduler would place ``value`` (a Pod, a pod template's owner, a
+    VirtualMachineInstance or VirtualMachine waiting to be scheduled) on some Node of the dump now, as ``schedulable``
+    judges its object, equals ``arg``. A bound or finished one waits for no placement: it is not placeable, nor is
+    anything in a dump without Nodes. The model's prediction is cached by the workload's scheduling signature."""
+    if not isinstance(value, dict):
+        raise OperatorError(f"{show(value)} is not a workload (a Pod, a pod template's owner, a VMI or VM)")
+    if not index.of_kind("Node"):
+        return not arg
+    prediction = cluster_model(index).predict(value)
+    return bool(prediction.applicable and prediction.schedulable) == bool(arg)
+
+
+register(
+    Operator(
+        "placeable",
+        "value",
+        StrictBoolean,
+        _placeable,
+        lambda arg: "a workload kube-scheduler would place on some node" if arg else "a workload no node can take now",
+        resolve=False,
+        index=True,
+        prepare=_prepare_model,
+        notes=_model_notes,
+        doc="true: the value is a workload waiting to be scheduled (a Pod, a pod template's owner, a VMI or VM) that"
+        " kube-scheduler's filters would place on some Node of the dump now, as schedulable judges its object; false:"
+        " it is not (no node can take it, it is bound or finished, or the dump holds no Node); see docs/scheduling.md",
     )
 )
 

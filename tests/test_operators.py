@@ -14,6 +14,19 @@ from rules.operators import OPERATORS
 
 Judge = Callable[..., dict[tuple[str, str], Any]]
 
+
+def _pod_asking(gpus: str, **spec: Any) -> dict[str, Any]:
+    """A pending Pod asking ``gpus`` nvidia.com/gpu that tolerates every taint."""
+    container = {"name": "cuda", "resources": {"limits": {"nvidia.com/gpu": gpus}}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "cuda-job", "namespace": "ml"},
+        "spec": {"containers": [container], "tolerations": [{"operator": "Exists"}], **spec},
+        "status": {"phase": "Pending"},
+    }
+
+
 GPU_NODE = node(
     "gpu-node-1",
     labels={
@@ -161,6 +174,11 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         },
         "fail",
     ),
+    # A workload the scheduler's model places on a Node of the dump (the node judged, 8 GPUs): trial 129
+    ("placeable-pass", {"value": _pod_asking("1"), "placeable": True}, "pass"),
+    ("placeable-fail", {"value": _pod_asking("9"), "placeable": True}, "fail"),
+    ("placeable-false-pass", {"value": _pod_asking("9"), "placeable": False}, "pass"),
+    ("placeable-false-fail", {"value": _pod_asking("1"), "placeable": False}, "fail"),
     ("multipleOf-pass", {"path": "$.status.capacity.memory", "multipleOf": "1Gi"}, "pass"),
     ("multipleOf-fail", {"path": "$.status.allocatable.cpu", "multipleOf": 1}, "fail"),
     ("multipleOf-milli", {"path": "$.status.allocatable.cpu", "multipleOf": "500m"}, "pass"),
@@ -1148,3 +1166,37 @@ def test_correlated_context_joined_per_for_each_item(judge: Judge) -> None:
 def test_similar_to_is_a_typo_of_the_argument(value: Any, argument: Any, similar: bool) -> None:
     assert OPERATORS["similarTo"].test(value, argument) is similar
     assert OPERATORS["similarTo"].describe("vm-vgpu") == "like vm-vgpu (a typo of it)"
+
+
+def test_placeable_reads_each_dump_for_itself(judge: Judge, load_policy: Callable[..., Any]) -> None:
+    """Trial 129: awaited-resource-has-devices keeps, of a context's pending pods, those no node can take. What
+    ``placeable`` answers is the dump's: one policy set judging the same pod in dumps of other Nodes gives each its
+    own answer (nothing remembered from the dump before), a bound Pod waits for no placement, and a dump without
+    Nodes places nothing."""
+    from rules.errors import Source
+    from rules.evaluate import evaluate
+    from rules.reader import Dump, KObject
+
+    waiting = {"context": "pending", "where": {"var": "item", "placeable": False}, "exists": False}
+    itself = {"var": "pod", "placeable": True}
+    rules = [make_rule(waiting, match={"kinds": ["Node"]}), {**make_rule(itself, match={"kinds": ["Node"]}), "id": "own"}]
+    policies = load_policy(
+        make_policy(rules, context={"pending": {"kind": "Pod", "path": "$"}}, vars={"pod": {"value": _pod_asking("1")}})
+    )
+    small = node("gpu-node-1", allocatable={"cpu": "8", "memory": "64Gi", "pods": "110", "nvidia.com/gpu": "0"})
+
+    def results(*objects: dict[str, Any]) -> list[str]:
+        dump = Dump(objects=[KObject(o, Source("inline.yaml", i + 1, 1)) for i, o in enumerate(objects)])
+        return [r.result for o in evaluate(dump, policies).objects if o.ref.kind == "Node" for r in o.results]
+
+    assert results(GPU_NODE, _pod_asking("1")) == ["pass", "pass"]
+    assert results(small, _pod_asking("1")) == ["fail", "fail"]
+    assert results(GPU_NODE, _pod_asking("1")) == ["pass", "pass"]
+    assert results(GPU_NODE, _pod_asking("9")) == ["fail", "pass"]
+    bound = _pod_asking("1", nodeName="gpu-node-1")
+    assert word(judge, {"value": bound, "placeable": False}) == "pass"
+    no_nodes = judge([_pod_asking("1")], {"value": _pod_asking("1"), "placeable": True})[("cuda-job", "r")]
+    assert (no_nodes.result, no_nodes.expected) == ("fail", "a workload kube-scheduler would place on some node")
+    wrong = judge([GPU_NODE], {"value": "cuda-job", "placeable": True})[("gpu-node-1", "r")]
+    assert wrong.result == "error"
+    assert "cuda-job is not a workload (a Pod, a pod template's owner, a VMI or VM)" in wrong.message

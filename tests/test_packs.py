@@ -431,7 +431,12 @@ def test_a_created_pod_is_never_told_to_kubectl_edit_its_containers() -> None:
     or its controller's template edited. A Pod the API server never created is a manifest to fix."""
     dump = read_paths([str(GPU_DUMPS / "mps_beside_mixed_mig.yaml")])
     report = evaluate(dump, load_policies([str(GPU_PACK)]))
-    (fix,) = [r.remediation for o in report.objects for r in o.results if r.rule == "mps-request-within-one-replica"]
+    (fix,) = [
+        r.remediation
+        for o in report.objects
+        for r in o.results
+        if r.rule == "mps-request-within-one-replica" and o.ref.name == "mps-asks-two"
+    ]
     assert fix == (
         "kubectl get pod -n ml mps-asks-two -o yaml > pod.yaml  # edit pod.yaml, then kubectl replace --force -f"
         " pod.yaml (a Pod's containers cannot change in place): set nvidia.com/gpu to 1 in container cuda's"
