@@ -478,6 +478,19 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
                     "$.status.allocatable",
                 )
             )
+    if "System Info" in s and not s.keys() & {"Non-terminated Pods", "Allocated resources", "Events"}:
+        # trial 124: kubectl prints the node's pods, Allocated resources and Events after System Info: a text ending in
+        # it was cut short, and the pods that run there were left out without a word
+        cut.append(
+            InputError(
+                Source(file=file, document=number, line=last),
+                f"node {name} is judged without its pods: the text ends inside its System Info (cut short?), before"
+                " Non-terminated Pods, Allocated resources and Events; paste the whole kubectl describe node output to"
+                " judge what runs there",
+                "$.status.nodeInfo",
+                kind="Pod",
+            )
+        )
     metadata: dict[str, Any] = {"name": name, "labels": _labels(s.get("Labels"))}
     annotations = _annotations(s.get("Annotations"))
     annotations[SOURCE_KEY] = SOURCE_VALUE

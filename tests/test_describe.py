@@ -586,6 +586,27 @@ def test_a_container_node_cut_inside_allocatable_is_caught_by_what_its_capacity_
     ]
 
 
+def test_a_node_cut_inside_its_system_info_is_judged_and_said_without_its_pods() -> None:
+    """Trial 124: a paste that ended inside the third node's System Info judged the node (right) without a word that
+    its pods (Non-terminated Pods), Allocated resources and Events were cut off. Said, as an input error that kept
+    Pods out; a whole node block, or one that ends in its pods' table, gets none."""
+    head = (
+        "Name:  gpu-c-2\nLabels:  nvidia.com/gpu.present=true\nCapacity:\n  cpu:  64\n  nvidia.com/gpu:  4\n"
+        "Allocatable:\n  cpu:  63500m\n  nvidia.com/gpu:  4\nSystem Info:\n  Machine ID:  3b0c2f7d\n  Kernel V"
+    )
+    objects, errors = parse_describe_nodes(head, "cut.txt")
+    assert [o["kind"] for o, _ in objects] == ["Node"]
+    [err] = errors
+    assert (err.source.line, err.path, err.kind, err.lost) == (11, "$.status.nodeInfo", "Pod", True)
+    assert err.reason == (
+        "node gpu-c-2 is judged without its pods: the text ends inside its System Info (cut short?), before"
+        " Non-terminated Pods, Allocated resources and Events; paste the whole kubectl describe node output to judge"
+        " what runs there"
+    )
+    rest = "ersion:  5.15.0\nNon-terminated Pods:  (0 in total)\n  Namespace  Name  CPU Requests\nEvents:  <none>\n"
+    assert parse_describe_nodes(head + rest, "whole.txt")[1] == []
+
+
 def test_a_paste_of_capacity_and_allocatable_alone_is_read() -> None:
     """Just the two sections, Allocatable naming every resource of Capacity: whole, and judged."""
     text = "Name: n1\nCapacity:\n  cpu: 8\n  nvidia.com/gpu: 2\nAllocatable:\n  cpu: 8\n  nvidia.com/gpu: 2\n"
