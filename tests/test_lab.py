@@ -94,7 +94,10 @@ def test_lab_cpu_node_is_skipped_by_every_node_rule(lab: Judged) -> None:
     (cpu,) = [o for o in report.objects if o.ref.name == "cpu-worker-1"]
     node_rules = [r for r in cpu.results if r.policy == NODE_POLICY]
     assert node_rules and {r.result for r in node_rules} == {"skip"}
-    assert all("no NVIDIA GPU" in r.message for r in node_rules)
+    # a workload label on a node that shows no GPU is what workload-label-on-gpu-node judges: this one has none
+    label = [r.message for r in node_rules if r.rule == "workload-label-on-gpu-node"]
+    assert label == ["the node has no nvidia.com/gpu.workload.config label"]
+    assert all("no NVIDIA GPU" in r.message for r in node_rules if r.rule != "workload-label-on-gpu-node")
 
 
 def test_lab_good_objects_pass(lab: Judged) -> None:
