@@ -607,6 +607,29 @@ def test_a_node_cut_inside_its_system_info_is_judged_and_said_without_its_pods()
     assert parse_describe_nodes(head + rest, "whole.txt")[1] == []
 
 
+def test_a_paste_cut_inside_the_pods_table_says_so() -> None:
+    """Trial 124: a paste cut inside a node's Non-terminated Pods said only "pod row '...' is not readable", not that the
+    text ends there; a row that cannot be read inside a whole table is still said to be unreadable. Either keeps a Pod
+    out, and says so by its kind."""
+    head = (
+        "Name:  gpu-1\nCapacity:\n  nvidia.com/gpu:  1\nAllocatable:\n  nvidia.com/gpu:  1\n"
+        "Non-terminated Pods:  (2 in total)\n  Namespace  Name  CPU Requests  CPU Limits  Memory Requests  Memory Limits  Age\n"
+        "  ---------  ----  ------------  ----------  ---------------  -------------  ---\n"
+        "  ml  train-0  0 (0%)  0 (0%)  0 (0%)  0 (0%)  3d\n"
+    )
+    objects, errors = parse_describe_nodes(head + "  gpu-operator  nvidia-san", "cut.txt")
+    assert [o["metadata"]["name"] for o, _ in objects] == ["gpu-1", "train-0"]
+    [err] = errors
+    assert (err.source.line, err.kind) == (10, "Pod")
+    assert err.reason == (
+        "node gpu-1 is judged without the pods from row 'gpu-operator  nvidia-san' on: the text ends inside its"
+        " Non-terminated Pods, in that row (cut short?)"
+    )
+    whole = head + "  gpu-operator  nvidia-san\n  ml  train-1  0 (0%)  0 (0%)  0 (0%)  0 (0%)  3d\nEvents:  <none>\n"
+    [err] = parse_describe_nodes(whole, "whole.txt")[1]
+    assert (err.reason, err.kind) == ("pod row 'gpu-operator  nvidia-san' of node gpu-1 is not readable", "Pod")
+
+
 def test_a_paste_of_capacity_and_allocatable_alone_is_read() -> None:
     """Just the two sections, Allocatable naming every resource of Capacity: whole, and judged."""
     text = "Name: n1\nCapacity:\n  cpu: 8\n  nvidia.com/gpu: 2\nAllocatable:\n  cpu: 8\n  nvidia.com/gpu: 2\n"
