@@ -221,9 +221,10 @@ def load_test_file(path: Path) -> list[PackTest]:
     return tests
 
 
-def read_test_file(path: Path) -> tuple[list[PackTest], list[FixtureError]]:
+def read_test_file(path: Path, pack: Path | None = None) -> tuple[list[PackTest], list[FixtureError]]:
     """The ``kind: Test`` documents of one file that can be used, and a ``FixtureError`` for each that cannot (one
-    bad document neither hides the next one's problems nor drops the good ones: trial 64), or for the file."""
+    bad document neither hides the next one's problems nor drops the good ones: trial 64), or for the file. With
+    ``pack`` (the pack's folder, resolved), a resource outside it is refused: a pack's tests travel with it."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -237,7 +238,7 @@ def read_test_file(path: Path) -> tuple[list[PackTest], list[FixtureError]]:
         if doc.data is None:
             continue
         try:
-            test, refused = _test_of(path, doc)
+            test, refused = _test_of(path, doc, pack)
         except FixtureError as exc:
             errors.append(exc)
             continue
@@ -252,7 +253,7 @@ def read_test_file(path: Path) -> tuple[list[PackTest], list[FixtureError]]:
 _ENTRY_LISTS = ("results", "notApplied")
 
 
-def _test_of(path: Path, doc: Any) -> tuple[PackTest, list[FixtureError]]:
+def _test_of(path: Path, doc: Any, pack: Path | None = None) -> tuple[PackTest, list[FixtureError]]:
     """One test document loaded, and the expectations of it refused (``results`` or ``notApplied`` entries, as one
     ``FixtureError``): the others run (trial 71: ``result: fial`` dropped the document, so its misspelt rule id
     and wrong object name were said only in the next run). Raises ``FixtureError`` naming the document, its test
@@ -284,6 +285,14 @@ def _test_of(path: Path, doc: Any) -> tuple[PackTest, list[FixtureError]]:
         if not r.exists():
             line = node_line(doc.node, ["resources", i])
             reason = f"document {doc.number}: resource {shown!r} not found (paths are relative to the test file)"
+            raise FixtureError(path, reason, name, line)
+        if pack is not None and not r.is_relative_to(pack):
+            # trial 123: a test read ../../edge.yaml and passed here, to fail once the pack was copied elsewhere
+            line = node_line(doc.node, ["resources", i])
+            reason = (
+                f"document {doc.number}: resource {shown!r} is outside the pack's folder {pack}: a pack's tests travel"
+                " with it (copy the file into the pack, e.g. tests/dumps/)"
+            )
             raise FixtureError(path, reason, name, line)
     if not resources and not raw["objects"]:
         raise FixtureError(path, f"document {doc.number}: test {name!r} has neither resources nor objects", name, doc.line)
@@ -332,8 +341,9 @@ def load_pack_tests(pack_dir: Path) -> tuple[list[PackTest], list[FixtureError]]
     """All fixtures of a pack, and the files that could not be loaded."""
     tests: list[PackTest] = []
     errors: list[FixtureError] = []
+    root = Path(pack_dir).resolve()
     for path in fixture_files(pack_dir):
-        good, bad = read_test_file(path)
+        good, bad = read_test_file(path, root)
         tests.extend(good)
         errors.extend(bad)
     names: dict[str, Path] = {}

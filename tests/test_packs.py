@@ -811,6 +811,36 @@ def test_a_bad_test_document_neither_drops_the_good_ones_nor_hides_the_next_ones
     assert gaps and all(g.endswith(aside) for g in gaps)
 
 
+def test_a_resource_outside_the_pack_is_refused_at_its_line(tmp_path: Path) -> None:
+    """Trial 123: a test with resources: [../../edge.yaml] ran against that file and passed, to fail once the pack was
+    copied elsewhere (pack-tests.md: paths stay inside the pack). Refused at the resource's line; the file's other
+    documents run."""
+    (tmp_path / "edge.yaml").write_text(textwrap.dedent(DUMP))
+    pack = make_pack(
+        tmp_path,
+        """        apiVersion: verdict/v1
+        kind: Test
+        metadata: {name: outside}
+        resources:
+        - dumps/nodes.yaml
+        - ../../edge.yaml
+        results: [{rule: gpu-count-label, kind: Node, name: gpu-1, result: pass}]
+        ---
+        apiVersion: verdict/v1
+        kind: Test
+        metadata: {name: inside}
+        resources: [dumps/nodes.yaml]
+        results: [{rule: gpu-count-label, kind: Node, name: gpu-1, result: pass}]
+        """,
+    )
+    results = packtest.run_pack_tests(pack)
+    assert [(r.test, r.ok, r.line) for r in results] == [("outside", False, 6), ("inside", True, 13)]
+    assert results[0].message == (
+        f"document 1: resource '../../edge.yaml' is outside the pack's folder {pack.resolve()}: a pack's tests travel"
+        " with it (copy the file into the pack, e.g. tests/dumps/)"
+    )
+
+
 def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = make_pack(
         tmp_path,
