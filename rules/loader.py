@@ -913,6 +913,8 @@ def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str 
         if doc.duplicates:
             problems.extend(_duplicate_keys(shown, doc.duplicates))
             continue
+        if doc.data is None:
+            continue  # an empty document ('---' with nothing after it), as kubectl skips one (trial 123)
         try:
             out.append(compile_document(doc.data, doc.node, shown, base, pack))
         except PolicyError as exc:

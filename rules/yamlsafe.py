@@ -548,6 +548,10 @@ def _load_pass(
                 if mark and not tab:
                     tab = _odd_indent(text, mark.line, known)
                 error = f"YAML syntax error: {exc.problem or exc}{tab}"
+                if "maximum nesting depth" in str(exc.problem or ""):
+                    # libyaml's own limit (1,000 levels) met before ours could be checked: a limit, not a syntax error
+                    # (trial 123)
+                    error = f"nesting deeper than {MAX_DEPTH} levels (the YAML parser gave up at this line)"
                 context = exc.context_mark
                 if exc.problem and exc.context and context is not None and mark is not None and context.line != mark.line:
                     # an unclosed '{' is found on a later line: say where what it was parsing starts

@@ -406,6 +406,13 @@ def test_wrong_api_version() -> None:
 def test_not_a_mapping_and_empty_file() -> None:
     assert "a policy document is a mapping" in refused("- just\n- a list\n").reason
     assert refused("# nothing here\n").reason == "no policy document in the file"
+    # empty documents are skipped, as kubectl skips them (trial 123: '---\n---\n' was refused twice, once at line 3 of
+    # a two-line file)
+    assert refused("---\n---\n").reason == "no policy document in the file"
+    good = TEMPLATE.replace("ASSERT", GOOD_ASSERT)
+    assert [p.name for p in load_policy_text(f"---\n{good}---\n", "inline.yaml")] == [
+        p.name for p in load_policy_text(good, "inline.yaml")
+    ]
 
 
 def test_missing_data_file(tmp_path: Path) -> None:

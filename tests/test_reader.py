@@ -589,7 +589,8 @@ def test_deep_nesting_is_refused() -> None:
     assert err.source.line == 102
     flow = "kind: ConfigMap\ndata: " + "[" * 20000 + "]" * 20000 + "\n"
     [err] = parse_text(flow, "deep.yaml").errors
-    assert "YAML syntax error" in err.reason and "nesting depth" in err.reason
+    # the parser's own limit met first is the same limit said, not a syntax error (trial 123)
+    assert err.reason == "nesting deeper than 100 levels (the YAML parser gave up at this line)"
     as_json = '{"kind": "ConfigMap", "data": ' + "[" * 20000 + "]" * 20000 + "}"
     [err] = parse_text(as_json, "deep.json").errors
     assert err.reason.startswith("JSON nested deeper than 100 levels")
