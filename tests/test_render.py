@@ -641,16 +641,18 @@ def test_a_short_markdown_report_keeps_its_messages_and_fixes_whole() -> None:
     # (trial 68: at 1,900 characters the one fix was cut at 100 with 611 unused; at 600 the finding was not shown)
     # Trial 100: a cut fix keeps the command it ends with, after as much of its start as fits, but (trial 104) not
     # one left without what says when to run it ("or, if it is meant for another workload:"): the start then
-    start = "kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000; or, if it is meant for another"
+    # Trial 132: a fix is cut where a command or a word ends, never inside one ("nvidia.com/g…" could be pasted): the
+    # room a cut leaves is at most that command's rest
+    first = "kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000"
     for limit, fix_shown in (
-        (500, "kubectl get pods -A -o wide --field-selector spec.nodeName=object-0000…"),
-        (600, f"{start} workload: kubect…"),
-        (700, f"{start} workload: kubectl label node object-00000 --overwrite nvidia.com/g…"),
+        (500, "kubectl get pods -A -o wide --field-selector …"),
+        (600, f"{first} …"),
+        (700, f"{first} …"),
         (800, fix),
     ):
         text = render(report, "markdown", limit=limit)
         [cut_row] = _table_rows(text)
-        assert limit - 5 <= len(text) <= limit, (limit, len(text))
+        assert limit - 80 <= len(text) <= limit, (limit, len(text))
         assert cut_row.split(" | ")[-1].removesuffix(" |") == fix_shown, limit
         assert cut_row.count("x") < 300
     assert fix in _table_rows(render(report, "markdown", limit=800))[0]
@@ -670,7 +672,7 @@ def test_a_short_report_whose_rows_fit_only_as_stubs_shows_fewer_rows() -> None:
     rows = _table_rows(text)
     assert 0 < len(rows) < 13
     assert all(len(r.split(" | ")[-2]) >= markdown.USEFUL for r in rows), rows
-    assert text.rstrip().endswith(f"_… {13 - len(rows)} more findings not shown (limit 2,000 characters)._")
+    assert text.rstrip().endswith(f"_… {13 - len(rows)} more findings not shown (limit 2,000 characters; limit 0: all)._")
 
 
 def test_markdown_is_cut_to_the_limit_with_a_closing_line() -> None:
@@ -683,9 +685,9 @@ def test_markdown_is_cut_to_the_limit_with_a_closing_line() -> None:
     ]
     shown = len(details)
     assert 10 < shown < 200
-    assert text.rstrip().endswith(f"_… {200 - shown} more findings not shown (limit 3,500 characters)._")
+    assert text.rstrip().endswith(f"_… {200 - shown} more findings not shown (limit 3,500 characters; limit 0: all)._")
     discord = render(report, "markdown", limit=1900)
-    assert len(discord) <= 1900 and "(limit 1,900 characters)" in discord
+    assert len(discord) <= 1900 and "(limit 1,900 characters; limit 0: all)" in discord
     assert len(_table_rows(render(report, "markdown", limit=0))) == 200
     with pytest.raises(ValueError, match="below 500"):
         render(report, "markdown", limit=100)
@@ -822,7 +824,7 @@ def test_markdown_input_error_lines_leave_room_for_the_closing_line() -> None:
     for limit in (500, 600, 900):
         text = render(report, "markdown", limit=limit)
         assert len(text) <= limit, limit
-        assert text.rstrip().endswith(f"(limit {limit:,} characters)._")
+        assert text.rstrip().endswith(f"(limit {limit:,} characters; limit 0: all)._")
     assert [line[:30] for line in render(report, "markdown", limit=500).splitlines()[1:3]] == [
         "- d.yaml, document 1, line 1: ",  # one named in the room left...
         "- and 2 more",
@@ -866,7 +868,7 @@ def test_markdown_sections_per_dump_share_one_limit() -> None:
     assert text.startswith("**verdict** 2 dumps: 42 objects judged")
     # the second dump's heading, roll-up row and finding are counted in the closing line
     assert text.rstrip().endswith(
-        "_… 1 more rule of the roll-up, 35 more findings and 1 more dump not shown (limit 1,500 characters)._"
+        "_… 1 more rule of the roll-up, 35 more findings and 1 more dump not shown (limit 1,500 characters; limit 0: all)._"
     )
     full = render_many(reports, "markdown", limit=0)
     assert "### big.yaml" in full and "### tests/data/render/second-dump.yaml" in full
@@ -1043,7 +1045,8 @@ def test_markdown_of_thousands_of_failures_leads_with_the_whole_rollup_and_cuts_
             "| `big-policy/c` | medium | 2,127 warn | `Node/c-00000`, `Node/c-00001`, `Node/c-00002` and 2,124 more |",
         ]
         more = "more " if details else ""  # trial 70: "more" only where some were shown
-        assert text.rstrip().endswith(f"_… {11127 - len(details):,} {more}findings not shown (limit {limit:,} characters)._")
+        closing = f"_… {11127 - len(details):,} {more}findings not shown (limit {limit:,} characters; limit 0: all)._"
+        assert text.rstrip().endswith(closing)
     # grouped by rule: the worst rule's findings first, its id on the first row only
     details = _table_rows(render(report, "markdown"))
     assert details[0].startswith("| `big-policy/b` | `Node/b-00000` | fail · critical | node b-0 is wrong | fix b-0 |")
@@ -1056,7 +1059,7 @@ def test_markdown_rollup_longer_than_the_limit_is_cut_too_and_counted() -> None:
     assert len(text) <= 1000
     [rollup] = _tables(text)  # no room left for the details
     assert text.rstrip().endswith(
-        f"_… {60 - len(rollup)} more rules of the roll-up and 120 findings not shown (limit 1,000 characters)._"
+        f"_… {60 - len(rollup)} more rules of the roll-up and 120 findings not shown (limit 1,000 characters; limit 0: all)._"
     )
 
 
@@ -1243,7 +1246,7 @@ def test_markdown_lists_the_results_a_filter_asks_for_and_says_when_it_leaves_no
     # cut, they are counted as results, not findings (trial 70: "15 more findings not shown" of skips)
     cut = render(lab.filtered({"skip"}), "markdown", limit=1500)
     shown = len(_table_rows(cut))
-    assert cut.rstrip().endswith(f"_… {len(skips) - shown} more results not shown (limit 1,500 characters)._")
+    assert cut.rstrip().endswith(f"_… {len(skips) - shown} more results not shown (limit 1,500 characters; limit 0: all)._")
     findings = [r for _, r in lab.results if r.result in ("fail", "warn", "error")]
     assert findings and not [r for r in findings if r.severity == "critical"]
     text = render(lab.filtered({"fail", "warn"}, "critical"), "markdown")
@@ -1287,6 +1290,33 @@ def test_markdown_without_a_limit_names_each_input_error_whole() -> None:
     assert len(cut) < len(lines[1]) and cut.endswith("…")
 
 
+def test_a_chat_message_cell_drops_its_asides_before_it_is_cut() -> None:
+    """Trial 132: at the default limit every message of the lab's nodes was cut inside its first aside ("... workload
+    (label nvidia.co…"), before the clause that says what is wrong. Asides go first, written (…); short ones stay."""
+    message = (
+        "Node gpu-1 should run the vm-passthrough GPU workload (label nvidia.com/gpu.workload.config=vm-passthrough),"
+        " but it advertises only container GPU resources (nvidia.com/gpu in status.allocatable) and none of the"
+        " vm-passthrough class (3%)."
+    )
+    assert markdown._cut(message, 160, prose=True) == (
+        "Node gpu-1 should run the vm-passthrough GPU workload (…), but it advertises only container GPU resources (…)"
+        " and none of the vm-passthrough class (3%)."
+    )
+    short = "Node gpu-1 should run the vm-passthrough GPU workload (…), but it advertises on…"
+    assert markdown._cut(message, 80, prose=True) == short
+    assert markdown._cut(message, len(message), prose=True) == message  # whole where it fits
+    assert markdown._without_asides("a (b (c) d) e)") == "a (b (c) d) e)"  # unbalanced: as written
+    from rules.evaluate import evaluate
+    from rules.loader import load_policies
+    from rules.reader import read_paths
+
+    lab = render(evaluate(read_paths([str(ROOT / "examples" / "lab" / "nodes.yaml")]), load_policies()), "markdown")
+    assert (
+        "Node lab-passthrough-advertising-gpu should run the vm-passthrough GPU workload (…), but it advertises only"
+        " container GPU resources (…)" in lab
+    )
+
+
 def test_a_cut_fix_keeps_its_last_command_and_cuts_none_in_its_start() -> None:
     """Trial 100: at limit=1900 a warning's one fix kept its prose and lost the kubectl label command it ends with.
     A fix cut for chat keeps the longest command at its end that fits after at least markdown._FIX_HEAD characters of
@@ -1301,7 +1331,8 @@ def test_a_cut_fix_keeps_its_last_command_and_cuts_none_in_its_start() -> None:
     cut = markdown._cut
     assert cut(fix, 100, command=True) == f"The operator sets these labels… {last}"
     assert cut(fix, 200, command=True) == f"{fix[: 200 - len(last) - 2].rstrip()}… {last}"
-    assert cut(fix, 60, command=True) == fix[:59].rstrip() + "…"  # the command does not fit: the start, as for a message
+    # the command does not fit: the start, cut where a word ends (trial 132)
+    assert cut(fix, 60, command=True) == "The operator sets these labels itself whenever it …"
     assert cut(fix, 100) == fix[:99].rstrip() + "…"  # a message keeps its start
     assert cut(fix, len(fix), command=True) == fix
 
@@ -1321,11 +1352,11 @@ def test_a_cut_fix_never_keeps_a_command_whose_condition_or_another_command_it_l
         # each command shown with what says when to run it
         assert "do kubectl label" not in cut or "Only if the node is meant for container" in cut, (width, cut)
         assert "--overwrite" not in cut or "If it is, fix it" in cut, (width, cut)
-    assert markdown._cut(fix, 200, command=True) == fix[:199].rstrip() + "…"
+    assert markdown._cut(fix, 200, command=True) == fix[: fix.index("--overwrite") + len("--overwrite")] + " …"
     guarded = (
         "Only if the node is meant for container, delete its other deploy labels: for l in a b; do kubectl label x $l-; done"
     )
-    assert markdown._cut(guarded, 90, command=True) == guarded[:89].rstrip() + "…"
+    assert markdown._cut(guarded, 90, command=True) == guarded[: guarded.index(" b;") + 2] + " …"
 
 
 def test_a_cut_fix_never_keeps_a_chained_command_without_the_one_before_it() -> None:
@@ -1340,8 +1371,9 @@ def test_a_cut_fix_never_keeps_a_chained_command_without_the_one_before_it() -> 
         cut = markdown._cut(fix, width, command=True)
         assert len(cut) <= width
         assert not cut.endswith(patch) and f"… {patch}" not in cut, width
-    # nor the alternative after it, with the command before it left out (trial 104): the start
-    assert markdown._cut(fix, 120, command=True) == fix[:119].rstrip() + "…"
+    # nor the alternative after it, with the command before it left out (trial 104): the start, to where its first
+    # command ends (trial 132: "container && kubectl pa…")
+    assert markdown._cut(fix, 120, command=True) == f"{label} …"
 
 
 def test_a_cut_fix_never_keeps_a_loop_body_or_a_command_substitution_alone() -> None:

@@ -7,7 +7,7 @@ reason``), then ``- and K more``; then the roll-up ``| Rule | Severity | Finding
 rule with a finding, worst first: ``Report.by_rule()``); then the details, a table of the fail/error/warn
 results grouped by rule (``| Rule | Object | Result | Message | Fix |``, rules in roll-up order) or by object
 (``| Object | Rule | ... |``, objects worst first), the group's key on its first row only, each group worst
-first; then, when rows were left out, ``_… K more findings not shown (limit L characters)._``.
+first; then, when rows were left out, ``_… K more findings not shown (limit L characters; limit 0: all)._``.
 
 Limit: ``limit`` characters for the whole text, default ``LIMIT`` = 3,500, under Slack's 4,000-character
 message guidance (https://api.slack.com/methods/chat.postMessage#truncating) with room for a bot's own
@@ -80,6 +80,8 @@ def inert(text: str) -> str:
 _EMPHASIS = re.compile(r"\\(?=[!-/:-@\[-`{-~])|[*~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
 
+#: Where a command of a remediation ends: before the next one, a pipe into another, or a comment.
+_COMMAND_END = re.compile(r"\s*(?:;|&&|\|\||\||#)\s")
 #: Where a command starts in a remediation (a shell line the pack writes).
 _COMMAND = re.compile(r"(?:^|(?<=[\s:;(]))(?:(?:kubectl|virtctl|oc|helm) |for \w+ in )")
 #: What a command runs inside of, or after, when it follows one of these: it is not kept without them (``_cut``).
@@ -90,7 +92,36 @@ _CONDITION = re.compile(r"\b(?:if|unless|otherwise|else|instead)\b", re.I)
 _FIX_HEAD = 24
 
 
-def _cut(text: str, width: int, command: bool = False) -> str:
+#: A parenthesised aside shorter than this stays when a message is shortened (``(3%)``, ``(warn)``).
+_ASIDE = 12
+
+
+def _without_asides(text: str) -> str:
+    """``text`` with each outermost parenthesised aside of ``_ASIDE`` characters or more written ``(…)``: where a chat
+    cell must be shortened, the clause that says what is wrong survives (trial 132: every message of a lab's nodes was
+    cut inside its first aside, "... workload (label nvidia.co…", before "but it advertises only container GPU
+    resources"). Unbalanced parentheses leave the text as it is."""
+    out: list[str] = []
+    depth, start, last = 0, 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return text
+            if depth == 0 and i + 1 - start >= _ASIDE:
+                out.append(text[last:start] + "(…)")
+                last = i + 1
+    if depth:
+        return text
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _cut(text: str, width: int, command: bool = False, prose: bool = False) -> str:
     """``text`` in at most ``width`` characters, cut with ``…``: its start; with ``command`` (a fix), the longest
     command at its end that fits after at least ``_FIX_HEAD`` characters of its start, where one does (trial 100: at
     limit=1900 a fix kept its prose and lost the one command it ends with). A command chained to the one before it
@@ -99,6 +130,10 @@ def _cut(text: str, width: int, command: bool = False) -> str:
     what is left out holds no other command and no word that makes it conditional (``_CONDITION``)."""
     if len(text) <= width:
         return text
+    if prose:  # a message: its asides go first, then it is cut
+        text = _without_asides(text)
+        if len(text) <= width:
+            return text
     if command:
         for m in _COMMAND.finditer(text):
             before = text[: m.start()]
@@ -120,22 +155,29 @@ def _cut(text: str, width: int, command: bool = False) -> str:
                 if _CONDITION.search(clause + left_out) or _COMMAND.search(left_out):
                     break
                 return f"{head.rstrip()}… {tail}"
+        # no whole command fits at the end: the start, cut where a command or a word ends, never inside one (trial
+        # 132: "kubectl label node lab-gpu-2 --overwrite nvidia.com/gpu.workload.config=vm-…" could be pasted as it was)
+        head = text[: width - 2]
+        ends = [m.start() for m in _COMMAND_END.finditer(head) if m.start() >= _FIX_HEAD]
+        at = ends[-1] if ends else head.rfind(" ")
+        if at >= _FIX_HEAD:
+            return f"{head[:at].rstrip()} …"
     return text[: width - 1].rstrip() + "…"
 
 
-def line(value: Any, width: int = CELL, code: bool = False, command: bool = False) -> str:
+def line(value: Any, width: int = CELL, code: bool = False, command: bool = False, prose: bool = False) -> str:
     """Text on one line: whitespace runs (line breaks included) as one space, at most ``width``
     characters (``_cut``; ``command`` keeps a fix's last command), chat markup made literal (``inert``), and,
     unless it goes in a code span (``code``, where a backslash is shown as written), emphasis and escapes too
     (backslash escapes)."""
-    text = inert(_cut(" ".join(str(value).split()), width, command))
+    text = inert(_cut(" ".join(str(value).split()), width, command, prose))
     return text if code else _EMPHASIS.sub(lambda m: "\\" + m.group(0), text)
 
 
-def cell(value: Any, width: int = CELL, code: bool = False, command: bool = False) -> str:
+def cell(value: Any, width: int = CELL, code: bool = False, command: bool = False, prose: bool = False) -> str:
     """Text for a table cell: ``line`` with ``|`` escaped, so it cannot end the cell (in a code span too: a GFM table
     splits its rows before it reads code spans)."""
-    return line(value, width, code, command).replace("|", "\\|")
+    return line(value, width, code, command, prose).replace("|", "\\|")
 
 
 def _code(value: str) -> str:
@@ -355,7 +397,7 @@ def row(obj: ObjectReport, r: Result, whole: bool = False, group_by: str = "rule
     fix = cell(r.remediation, _WHOLE if whole else width or FIX, command=True) if r.remediation else ""
     rule, ref = _code(f"{r.policy}/{r.rule}"), _code(cell(obj.ref, 80, code=True))
     key, other = (rule, ref) if group_by == "rule" else (ref, rule)
-    message = cell(r.message, _WHOLE if whole else width or CELL)
+    message = cell(r.message, _WHOLE if whole else width or CELL, prose=True)
     return f"| {key if first else ''} | {other} | {r.result} · {r.severity} | {message} | {fix} |"
 
 
@@ -416,7 +458,8 @@ _LEFT_OUT = (
 
 
 def _closing(left: Counter[str], limit: int, shown: Counter[str] | None = None, row: str = "finding") -> str:
-    """``_… 2 more rules of the roll-up, 40 more findings and 1 more dump not shown (limit L characters)._``; "more"
+    """``_… 2 more rules of the roll-up, 40 more findings and 1 more dump not shown (limit L characters; limit 0:
+    all)._``; "more"
     only of a kind some of which are ``shown`` (trial 70: "1 more finding not shown" where none was); the details
     rows are ``row``s (``result`` where a filter lists passes or skips: trial 70, "15 more findings" of skips)."""
     more = lambda k: "more " if shown is None or shown[k] else ""  # noqa: E731
@@ -425,7 +468,8 @@ def _closing(left: Counter[str], limit: int, shown: Counter[str] | None = None, 
     if not parts:  # nothing but the summary (a clean audit): nothing can be left out
         return ""
     said = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
-    return f"_… {said} not shown (limit {limit:,} characters)._"
+    # (trial 132: how to get the rest was unsaid)
+    return f"_… {said} not shown (limit {limit:,} characters; limit 0: all)._"
 
 
 def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int, row: str = "finding") -> str:
@@ -483,7 +527,7 @@ WHOLE_UP_TO = 20
 NARROWEST = 30
 #: Cells narrower than this name little more than the object: where every row fits only that narrow, fewer rows of
 #: the usual widths are shown instead, the rest counted (when one fits at least).
-USEFUL = 80
+USEFUL = 120
 
 
 def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: str = "rule", **_: Any) -> str:
