@@ -1200,3 +1200,12 @@ def test_placeable_reads_each_dump_for_itself(judge: Judge, load_policy: Callabl
     wrong = judge([GPU_NODE], {"value": "cuda-job", "placeable": True})[("gpu-node-1", "r")]
     assert wrong.result == "error"
     assert "cuda-job is not a workload (a Pod, a pod template's owner, a VMI or VM)" in wrong.message
+
+
+def test_placeable_places_nowhere_a_workload_whose_quantities_it_cannot_read(judge: Judge) -> None:
+    """Trial 131: a pending pod with a limit of null made the Node's result an error quoting the pod's field, not naming
+    the pod: the model places such a workload on no node, so it is kept as one that waits."""
+    bad = _pod_asking("1")
+    bad["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = None
+    assert word(judge, {"value": bad, "placeable": False}) == "pass"
+    assert word(judge, {"value": bad, "placeable": True}) == "fail"
