@@ -478,14 +478,15 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
                     "$.status.allocatable",
                 )
             )
-    if "System Info" in s and not s.keys() & {"Non-terminated Pods", "Allocated resources", "Events"}:
+    # ("Pods: not authorized" is what kubectl prints there for a user who may not list pods: whole, trial 131)
+    if "System Info" in s and not s.keys() & {"Non-terminated Pods", "Pods", "Allocated resources", "Events"}:
         # trial 124: kubectl prints the node's pods, Allocated resources and Events after System Info: a text ending in
         # it was cut short, and the pods that run there were left out without a word
         cut.append(
             InputError(
                 Source(file=file, document=number, line=last),
-                f"node {name} is judged without its pods: the text ends inside its System Info (cut short?), before"
-                " Non-terminated Pods, Allocated resources and Events; paste the whole kubectl describe node output to"
+                f"node {name} is judged without its pods: the text ends after its System Info, before Non-terminated"
+                " Pods, Allocated resources and Events (cut short?); paste the whole kubectl describe node output to"
                 " judge what runs there",
                 "$.status.nodeInfo",
                 kind="Pod",

@@ -599,10 +599,13 @@ def test_a_node_cut_inside_its_system_info_is_judged_and_said_without_its_pods()
     [err] = errors
     assert (err.source.line, err.path, err.kind, err.lost) == (11, "$.status.nodeInfo", "Pod", True)
     assert err.reason == (
-        "node gpu-c-2 is judged without its pods: the text ends inside its System Info (cut short?), before"
-        " Non-terminated Pods, Allocated resources and Events; paste the whole kubectl describe node output to judge"
-        " what runs there"
+        "node gpu-c-2 is judged without its pods: the text ends after its System Info, before Non-terminated Pods,"
+        " Allocated resources and Events (cut short?); paste the whole kubectl describe node output to judge what runs"
+        " there"
     )
+    # trial 131: what kubectl prints for a user who may not list pods, without events (--show-events=false), is whole
+    authorized = head + "ersion:  5.15.0\nPodCIDR:  10.0.0.0/24\nPods:  not authorized\n"
+    assert parse_describe_nodes(authorized, "rbac.txt")[1] == []
     rest = "ersion:  5.15.0\nNon-terminated Pods:  (0 in total)\n  Namespace  Name  CPU Requests\nEvents:  <none>\n"
     assert parse_describe_nodes(head + rest, "whole.txt")[1] == []
 
