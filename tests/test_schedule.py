@@ -1424,7 +1424,7 @@ def test_hint_names_the_pinned_node_that_lists_the_resource_at_0_devices() -> No
     p = m.predict(pod(limits={"nvidia.com/gpu": "1"}, nodeSelector={"kubernetes.io/hostname": "gpu-p1"}))
     assert p.hint == (
         "hint: nvidia.com/gpu is not advertised where the pod may run: gpu-p1 advertises nvidia.com/GA102GL_A10 and"
-        " lists it with 0 devices: no device plugin serves it there now"
+        " lists nvidia.com/gpu with 0 devices: no device plugin serves it there now"
     )
 
 

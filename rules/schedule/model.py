@@ -629,7 +629,9 @@ class ClusterModel:
                 instead = sorted(name for name, members in same_domain.items() if i in members)
                 if instead:
                     # trial 129: the 0 was left unsaid where the node advertises another name of the domain
-                    zero = " and lists it with 0 devices: no device plugin serves it there now" if i in empty_here else ""
+                    # (named again: "advertises X, Y and lists it" read as Y at 0, trial 131)
+                    zero = f" and lists {resource} with 0 devices: no device plugin serves it there now"
+                    zero = zero if i in empty_here else ""
                     shown.append(f"{c.names[i]} advertises {', '.join(instead)}{zero}")
                 elif i in empty_here:
                     # trial 64: a pod pinned to a node whose device plugin left the resource at 0 was told only
