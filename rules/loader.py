@@ -21,7 +21,7 @@ import yaml
 from marshmallow import ValidationError
 
 from . import workloads  # noqa: F401  (registers schedulable and toleratesNodes before the schema is built)
-from .errors import PolicyError, RuleLookupError, RuleNameProblem, byte_place, dotted
+from .errors import PolicyError, RuleLookupError, RuleNameProblem, byte_place, dotted, quoted
 from .limits import limit
 from .model import (
     BUILTIN_NAMES,
@@ -692,10 +692,15 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
     problems.found.extend(refused)
     data = dict(spec["data"])
     for i, rel in enumerate(spec["dataFiles"]):
-        data_path = (base / rel).resolve() if base is not None else None
+        try:
+            data_path = (base / rel).resolve() if base is not None else None
+            found = data_path is not None and data_path.is_file()
+        except OSError as exc:  # a name the file system refuses (trial 131: "could not compile: OSError" at line 1)
+            problems.add(["spec", "dataFiles", i], f"data file {quoted(rel[:80])} cannot be read: {exc.strerror or exc}")
+            continue
         if data_path is None:
             problems.add(["spec", "dataFiles", i], "dataFiles need a policy read from a file")
-        elif not data_path.is_file():
+        elif not found:
             problems.add(["spec", "dataFiles", i], f"data file {rel!r} not found next to the policy")
         else:
             try:

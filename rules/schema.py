@@ -26,9 +26,10 @@ _NAME = validate.Regexp(DNS1123_LABEL, error="must be a DNS-1123 label (lower-ca
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: A file named by dataFiles or include: a path relative to the policy file; no control character (trial 128: a NUL
 #: in one reached the file system, "could not compile: ValueError: embedded null byte" at line 1).
-_FILE = validate.Regexp(
-    r"^[^\x00-\x1f\x7f]+$", error="must be a file name relative to the policy file, without control characters"
-)
+_FILE = [
+    validate.Length(min=1, error="must not be empty: a file name relative to the policy file"),
+    validate.Regexp(r"^[^\x00-\x1f\x7f]*$", error="must be a file name relative to the policy file, without control characters"),
+]
 
 
 class LabelSelectorRequirementSchema(Schema):

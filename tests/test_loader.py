@@ -1320,6 +1320,13 @@ def test_a_control_character_in_an_include_or_data_file_is_refused_at_its_line(t
         assert (err.file, err.line, err.path) == (str(f), 6, f"spec.{field}[0]")
         assert err.reason == "must be a file name relative to the policy file, without control characters"
     assert [(e.path, e.line) for e in [err, *err.more]] == [("spec.dataFiles[0]", 6), ("spec.dataFiles[1]", 6)]
+    # trial 131: the empty entry has no control character; a name the file system refuses is said at its line too
+    assert err.more[0].reason == "must not be empty: a file name relative to the policy file"
+    f = tmp_path / "long.yaml"
+    f.write_text(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("  rules:", f"  dataFiles: [{'d' * 5000}.yaml]\n  rules:"))
+    err = _refused_file(f)
+    assert (err.line, err.path) == (6, "spec.dataFiles[0]")
+    assert err.reason == f"data file '{'d' * 80}' cannot be read: File name too long"
 
 
 def test_a_packs_include_folder_is_not_loaded_as_policies(tmp_path: Path) -> None:
