@@ -641,18 +641,16 @@ def test_a_short_markdown_report_keeps_its_messages_and_fixes_whole() -> None:
     # (trial 68: at 1,900 characters the one fix was cut at 100 with 611 unused; at 600 the finding was not shown)
     # Trial 100: a cut fix keeps the command it ends with, after as much of its start as fits, but (trial 104) not
     # one left without what says when to run it ("or, if it is meant for another workload:"): the start then
-    # Trial 132: a fix is cut where a command or a word ends, never inside one ("nvidia.com/g…" could be pasted): the
-    # room a cut leaves is at most that command's rest
-    first = "kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000"
+    start = "kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000; or, if it is meant for another"
     for limit, fix_shown in (
-        (500, "kubectl get pods -A -o wide --field-selector …"),
-        (600, f"{first} …"),
-        (700, f"{first} …"),
+        (500, "kubectl get pods -A -o wide --field-selector spec.nodeName=object-0000…"),
+        (600, f"{start} workload: kubect…"),
+        (700, f"{start} workload: kubectl label node object-00000 --overwrite nvidia.com/g…"),
         (800, fix),
     ):
         text = render(report, "markdown", limit=limit)
         [cut_row] = _table_rows(text)
-        assert limit - 80 <= len(text) <= limit, (limit, len(text))
+        assert limit - 5 <= len(text) <= limit, (limit, len(text))
         assert cut_row.split(" | ")[-1].removesuffix(" |") == fix_shown, limit
         assert cut_row.count("x") < 300
     assert fix in _table_rows(render(report, "markdown", limit=800))[0]
@@ -1306,6 +1304,17 @@ def test_a_chat_message_cell_drops_its_asides_before_it_is_cut() -> None:
     assert markdown._cut(message, 80, prose=True) == short
     assert markdown._cut(message, len(message), prose=True) == message  # whole where it fits
     assert markdown._without_asides("a (b (c) d) e)") == "a (b (c) d) e)"  # unbalanced: as written
+    # trial 133: no more asides go than the width needs, the longest first, of equal ones the later: the reasons of a
+    # message 18 characters too long were all dropped
+    ds = (
+        "DaemonSet monitoring/node-agent cannot be scheduled: cannot run on 3/3 targeted nodes: gpu-node-0 (Insufficient"
+        " cpu), gpu-node-1 (Insufficient cpu), gpu-node-2 (Insufficient cpu)"
+    )
+    assert markdown._cut(ds, 160, prose=True) == (
+        "DaemonSet monitoring/node-agent cannot be scheduled: cannot run on 3/3 targeted nodes: gpu-node-0 (Insufficient"
+        " cpu), gpu-node-1 (…), gpu-node-2 (…)"
+    )
+    assert not markdown._cut("text (" + "a" * 20 + ") and " + "b" * 200, 30, prose=True).endswith("(……")
     from rules.evaluate import evaluate
     from rules.loader import load_policies
     from rules.reader import read_paths
@@ -1315,6 +1324,19 @@ def test_a_chat_message_cell_drops_its_asides_before_it_is_cut() -> None:
         "Node lab-passthrough-advertising-gpu should run the vm-passthrough GPU workload (…), but it advertises only"
         " container GPU resources (…)" in lab
     )
+
+
+def test_a_cut_fix_glues_its_mark_to_its_last_word() -> None:
+    """Trial 133: a fix cut where a word ends, " …" apart, left "kubectl delete pod -n nvidia-gpu-operator -l
+    app=nvidia-sandbox-device-plugin-daemonset …", a delete of the plugin on every node once the "…" is dropped as the
+    chat's mark. Glued to the last word, the cut names a flag, value or JSON no command takes."""
+    fix = (
+        "kubectl delete pod -n nvidia-gpu-operator -l app=nvidia-sandbox-device-plugin-daemonset --field-selector"
+        " spec.nodeName=gpu-broken-profile-mismatch  # the plugin reads the vGPU types again when it starts"
+    )
+    for width in range(40, len(fix)):
+        cut = markdown._cut(fix, width, command=True)
+        assert len(cut) <= width and cut.endswith("…") and not cut.endswith(" …"), (width, cut)
 
 
 def test_a_cut_fix_keeps_its_last_command_and_cuts_none_in_its_start() -> None:
@@ -1331,8 +1353,7 @@ def test_a_cut_fix_keeps_its_last_command_and_cuts_none_in_its_start() -> None:
     cut = markdown._cut
     assert cut(fix, 100, command=True) == f"The operator sets these labels… {last}"
     assert cut(fix, 200, command=True) == f"{fix[: 200 - len(last) - 2].rstrip()}… {last}"
-    # the command does not fit: the start, cut where a word ends (trial 132)
-    assert cut(fix, 60, command=True) == "The operator sets these labels itself whenever it …"
+    assert cut(fix, 60, command=True) == fix[:59].rstrip() + "…"  # the command does not fit: the start, as for a message
     assert cut(fix, 100) == fix[:99].rstrip() + "…"  # a message keeps its start
     assert cut(fix, len(fix), command=True) == fix
 
@@ -1352,11 +1373,11 @@ def test_a_cut_fix_never_keeps_a_command_whose_condition_or_another_command_it_l
         # each command shown with what says when to run it
         assert "do kubectl label" not in cut or "Only if the node is meant for container" in cut, (width, cut)
         assert "--overwrite" not in cut or "If it is, fix it" in cut, (width, cut)
-    assert markdown._cut(fix, 200, command=True) == fix[: fix.index("--overwrite") + len("--overwrite")] + " …"
+    assert markdown._cut(fix, 200, command=True) == fix[:199].rstrip() + "…"
     guarded = (
         "Only if the node is meant for container, delete its other deploy labels: for l in a b; do kubectl label x $l-; done"
     )
-    assert markdown._cut(guarded, 90, command=True) == guarded[: guarded.index(" b;") + 2] + " …"
+    assert markdown._cut(guarded, 90, command=True) == guarded[:89].rstrip() + "…"
 
 
 def test_a_cut_fix_never_keeps_a_chained_command_without_the_one_before_it() -> None:
@@ -1371,9 +1392,8 @@ def test_a_cut_fix_never_keeps_a_chained_command_without_the_one_before_it() -> 
         cut = markdown._cut(fix, width, command=True)
         assert len(cut) <= width
         assert not cut.endswith(patch) and f"… {patch}" not in cut, width
-    # nor the alternative after it, with the command before it left out (trial 104): the start, to where its first
-    # command ends (trial 132: "container && kubectl pa…")
-    assert markdown._cut(fix, 120, command=True) == f"{label} …"
+    # nor the alternative after it, with the command before it left out (trial 104): the start
+    assert markdown._cut(fix, 120, command=True) == fix[:119].rstrip() + "…"
 
 
 def test_a_cut_fix_never_keeps_a_loop_body_or_a_command_substitution_alone() -> None:

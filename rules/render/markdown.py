@@ -80,8 +80,6 @@ def inert(text: str) -> str:
 _EMPHASIS = re.compile(r"\\(?=[!-/:-@\[-`{-~])|[*~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
 
-#: Where a command of a remediation ends: before the next one, a pipe into another, or a comment.
-_COMMAND_END = re.compile(r"\s*(?:;|&&|\|\||\||#)\s")
 #: Where a command starts in a remediation (a shell line the pack writes).
 _COMMAND = re.compile(r"(?:^|(?<=[\s:;(]))(?:(?:kubectl|virtctl|oc|helm) |for \w+ in )")
 #: What a command runs inside of, or after, when it follows one of these: it is not kept without them (``_cut``).
@@ -96,13 +94,15 @@ _FIX_HEAD = 24
 _ASIDE = 12
 
 
-def _without_asides(text: str) -> str:
-    """``text`` with each outermost parenthesised aside of ``_ASIDE`` characters or more written ``(…)``: where a chat
-    cell must be shortened, the clause that says what is wrong survives (trial 132: every message of a lab's nodes was
-    cut inside its first aside, "... workload (label nvidia.co…", before "but it advertises only container GPU
-    resources"). Unbalanced parentheses leave the text as it is."""
-    out: list[str] = []
-    depth, start, last = 0, 0, 0
+def _without_asides(text: str, width: int = 0) -> str:
+    """``text`` with its outermost parenthesised asides of ``_ASIDE`` characters or more written ``(…)``, the longest
+    first (of equal ones, the later), until it fits ``width`` (0: all of them): where a chat cell must be shortened,
+    the clause that says what is wrong survives (trial 132: every message of a lab's nodes was cut inside its first
+    aside, "... workload (label nvidia.co…", before "but it advertises only container GPU resources"), and no more
+    goes than needs to (trial 133: "gpu-node-0 (…), gpu-node-1 (…), gpu-node-2 (…)" of a message 18 characters too
+    long lost every reason). Unbalanced parentheses leave the text as it is."""
+    spans: list[tuple[int, int]] = []
+    depth, start = 0, 0
     for i, ch in enumerate(text):
         if ch == "(":
             if depth == 0:
@@ -113,10 +113,21 @@ def _without_asides(text: str) -> str:
             if depth < 0:
                 return text
             if depth == 0 and i + 1 - start >= _ASIDE:
-                out.append(text[last:start] + "(…)")
-                last = i + 1
+                spans.append((start, i + 1))
     if depth:
         return text
+    dropped: set[int] = set()
+    length = len(text)
+    for k in sorted(range(len(spans)), key=lambda k: (spans[k][0] - spans[k][1], -k)):
+        if width and length <= width:
+            break
+        dropped.add(k)
+        length -= spans[k][1] - spans[k][0] - 3
+    out, last = [], 0
+    for k, (a, b) in enumerate(spans):
+        if k in dropped:
+            out.append(text[last:a] + "(…)")
+            last = b
     out.append(text[last:])
     return "".join(out)
 
@@ -131,7 +142,7 @@ def _cut(text: str, width: int, command: bool = False, prose: bool = False) -> s
     if len(text) <= width:
         return text
     if prose:  # a message: its asides go first, then it is cut
-        text = _without_asides(text)
+        text = _without_asides(text, width)
         if len(text) <= width:
             return text
     if command:
@@ -155,14 +166,13 @@ def _cut(text: str, width: int, command: bool = False, prose: bool = False) -> s
                 if _CONDITION.search(clause + left_out) or _COMMAND.search(left_out):
                     break
                 return f"{head.rstrip()}… {tail}"
-        # no whole command fits at the end: the start, cut where a command or a word ends, never inside one (trial
-        # 132: "kubectl label node lab-gpu-2 --overwrite nvidia.com/gpu.workload.config=vm-…" could be pasted as it was)
-        head = text[: width - 2]
-        ends = [m.start() for m in _COMMAND_END.finditer(head) if m.start() >= _FIX_HEAD]
-        at = ends[-1] if ends else head.rfind(" ")
-        if at >= _FIX_HEAD:
-            return f"{head[:at].rstrip()} …"
-    return text[: width - 1].rstrip() + "…"
+    # The start, "…" glued to its last word: a cut fix pasted as it stands names a flag, value or JSON no command
+    # takes (trial 133: cut where a word ends, " …" apart, it left a delete without its -l or --field-selector, which
+    # reaches every such pod once the "…" is dropped as the chat's mark)
+    head = text[: width - 1].rstrip()
+    if prose and head.endswith("(…"):  # not "(……": the cut falls inside an aside written (…)
+        head = head[:-2].rstrip()
+    return head + "…"
 
 
 def line(value: Any, width: int = CELL, code: bool = False, command: bool = False, prose: bool = False) -> str:
