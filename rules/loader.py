@@ -445,13 +445,18 @@ def _included_definitions(
     read: set[Path] = set()
     failed = False
     for i, rel in enumerate(spec["include"]):
-        path = (base / rel).resolve() if base is not None else None
-        if path is not None and path in read:
-            continue
-        if path is not None:
-            read.add(path)
         try:
+            path = (base / rel).resolve() if base is not None else None
+            if path is not None and path in read:
+                continue
+            if path is not None:
+                read.add(path)
             inc, why = _read_include(base, rel, path, shown)
+        except (OSError, RuntimeError) as exc:  # a name the file system refuses, a symlink loop (trial 133)
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            problems.add(["spec", "include", i], f"included file {quoted(rel[:80])} cannot be read: {reason}")
+            failed = True
+            continue
         except PolicyError as exc:
             problems.found.extend([exc, *exc.more])
             exc.more = []
@@ -695,8 +700,9 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
         try:
             data_path = (base / rel).resolve() if base is not None else None
             found = data_path is not None and data_path.is_file()
-        except OSError as exc:  # a name the file system refuses (trial 131: "could not compile: OSError" at line 1)
-            problems.add(["spec", "dataFiles", i], f"data file {quoted(rel[:80])} cannot be read: {exc.strerror or exc}")
+        except (OSError, RuntimeError) as exc:  # a name the file system refuses, a symlink loop (trials 131, 133)
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            problems.add(["spec", "dataFiles", i], f"data file {quoted(rel[:80])} cannot be read: {why}")
             continue
         if data_path is None:
             problems.add(["spec", "dataFiles", i], "dataFiles need a policy read from a file")

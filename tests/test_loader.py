@@ -1327,6 +1327,14 @@ def test_a_control_character_in_an_include_or_data_file_is_refused_at_its_line(t
     err = _refused_file(f)
     assert (err.line, err.path) == (6, "spec.dataFiles[0]")
     assert err.reason == f"data file '{'d' * 80}' cannot be read: File name too long"
+    # trial 133: a symlink loop, which Python 3.12 raises as RuntimeError, for a data file and an included one
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    for field in ("dataFiles", "include"):
+        f = tmp_path / f"loop-{field}.yaml"
+        f.write_text(TEMPLATE.replace("ASSERT", GOOD_ASSERT).replace("  rules:", f"  {field}: [loop/x.yaml]\n  rules:"))
+        err = _refused_file(f)
+        assert (err.line, err.path) == (6, f"spec.{field}[0]")
+        assert err.reason.startswith(f"{'data' if field == 'dataFiles' else 'included'} file 'loop/x.yaml' cannot be read:")
 
 
 def test_a_packs_include_folder_is_not_loaded_as_policies(tmp_path: Path) -> None:

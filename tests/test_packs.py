@@ -839,6 +839,12 @@ def test_a_resource_outside_the_pack_is_refused_at_its_line(tmp_path: Path) -> N
         f"document 1: resource '../../edge.yaml' is outside the pack's folder {pack.resolve()}: a pack's tests travel"
         " with it (copy the file into the pack, e.g. tests/dumps/)"
     )
+    # trial 133: a file reached through a symlink inside the pack is inside it, as written
+    (pack / "tests" / "shared").symlink_to(tmp_path)
+    (pack / "tests" / "fixture.yaml").write_text(
+        (pack / "tests" / "fixture.yaml").read_text().replace("- ../../edge.yaml", "- shared/edge.yaml")
+    )
+    assert [(r.test, r.ok) for r in packtest.run_pack_tests(pack)] == [("outside", True), ("inside", True)]
 
 
 def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

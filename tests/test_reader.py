@@ -596,6 +596,17 @@ def test_deep_nesting_is_refused() -> None:
     assert err.reason.startswith("JSON nested deeper than 100 levels")
 
 
+def test_the_parsers_own_nesting_limit_is_said_where_ours_is_above_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 133: with VERDICT_MAX_NESTING=5000, 1,200 levels were said to be "deeper than 5000 levels"; libyaml stops
+    at 1,000 first."""
+    from rules import yamlsafe
+
+    monkeypatch.setattr(yamlsafe, "MAX_DEPTH", 5000)
+    flow = "kind: ConfigMap\ndata: " + "[" * 1200 + "]" * 1200 + "\n"
+    [err] = parse_text(flow, "deep.yaml").errors
+    assert err.reason == "nesting deeper than the YAML parser's own limit of 1,000 levels"
+
+
 def test_recursive_alias_is_refused() -> None:
     dump = parse_text("kind: ConfigMap\ndata: &a\n  self: *a\n", "x.yaml")
     assert [e.reason for e in dump.errors] == ["recursive alias"]
