@@ -394,6 +394,12 @@ class _Include:
 
 
 @functools.cache
+def _why(exc: OSError | RuntimeError) -> str:
+    """Why a path named by dataFiles or include could not be looked at: the system's words (File name too long), or
+    Python's (Symlink loop from '...')."""
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+
 def _include_schema() -> IncludeSchema:
     return IncludeSchema()
 
@@ -453,8 +459,7 @@ def _included_definitions(
                 read.add(path)
             inc, why = _read_include(base, rel, path, shown)
         except (OSError, RuntimeError) as exc:  # a name the file system refuses, a symlink loop (trial 133)
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            problems.add(["spec", "include", i], f"included file {quoted(rel[:80])} cannot be read: {reason}")
+            problems.add(["spec", "include", i], f"included file {quoted(rel[:80])} cannot be read: {_why(exc)}")
             failed = True
             continue
         except PolicyError as exc:
@@ -701,8 +706,7 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
             data_path = (base / rel).resolve() if base is not None else None
             found = data_path is not None and data_path.is_file()
         except (OSError, RuntimeError) as exc:  # a name the file system refuses, a symlink loop (trials 131, 133)
-            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            problems.add(["spec", "dataFiles", i], f"data file {quoted(rel[:80])} cannot be read: {why}")
+            problems.add(["spec", "dataFiles", i], f"data file {quoted(rel[:80])} cannot be read: {_why(exc)}")
             continue
         if data_path is None:
             problems.add(["spec", "dataFiles", i], "dataFiles need a policy read from a file")

@@ -225,7 +225,8 @@ def load_test_file(path: Path) -> list[PackTest]:
 def read_test_file(path: Path, pack: Path | None = None) -> tuple[list[PackTest], list[FixtureError]]:
     """The ``kind: Test`` documents of one file that can be used, and a ``FixtureError`` for each that cannot (one
     bad document neither hides the next one's problems nor drops the good ones: trial 64), or for the file. With
-    ``pack`` (the pack's folder, resolved), a resource outside it is refused: a pack's tests travel with it."""
+    ``pack`` (the pack's folder, absolute, as written), a resource outside it is refused: a pack's tests travel with
+    it."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
