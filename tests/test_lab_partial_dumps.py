@@ -433,7 +433,7 @@ def test_a_namespace_dump_judges_pending_pods_by_the_schedulers_word(policies) -
     assert bare.message == (
         'Pod ml-team/bare-taint is Pending: kube-scheduler could not place it: "0/12 nodes are available: 3 node(s) had'
         ' untolerated taint {nvidia.com/gpu: present}, 9 Insufficient nvidia.com/gpu." (its PodScheduled condition).'
-        " The dump holds no Node, so these are the scheduler's own reasons, not a model of the nodes."
+        " The dump holds no Node, so this is the scheduler's own word, not a model of the nodes."
     )
     assert bare.remediation == (
         "kubectl describe pod -n ml-team bare-taint  # its Events give the same reasons; to let it onto the GPU nodes"
