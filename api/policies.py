@@ -11,7 +11,7 @@ import orjson
 from flask import Blueprint, Response, request, url_for
 from werkzeug.exceptions import MethodNotAllowed
 
-from rules.errors import PolicyError, RuleLookupError, byte_place, meant, sig_offset
+from rules.errors import PolicyError, RuleLookupError, meant, not_utf8
 from rules.loader import load_policy_text
 from rules.model import Policy, Rule
 from rules.render.native import plain
@@ -150,9 +150,8 @@ def lint() -> Response:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         # where, as the CLI says it (trial 125: the service said only the byte)
-        at = sig_offset(data, exc)
-        line, column = byte_place(data, at)
-        reason = f"the policy is not UTF-8 text: byte 0x{data[at]:02x} at line {line}, column {column}"
+        where, line, _ = not_utf8(data, exc)
+        reason = f"the policy is not UTF-8 text: {where}"
         raise Problem("invalid-body", reason, file=shown, line=line) from None
     errors: list[dict[str, Any]] = []
     compiled: list[Policy] = []

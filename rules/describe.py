@@ -418,6 +418,10 @@ def _sections(block: list[Line]) -> dict[str, _Section]:
 _AFTER_ALLOCATABLE = {"System Info", "Non-terminated Pods", "Allocated resources", "Events"}
 #: From Capacity on: a block with none of them ends early.
 _FROM_CAPACITY_ON = {"Capacity", "Allocatable", *_AFTER_ALLOCATABLE}
+#: What kubectl prints after the node's pods' table, and from that table on ("Pods: not authorized" stands in its place
+#: for a user who may not list pods): a block with none of them ends before, or inside, it.
+_AFTER_PODS = {"Allocated resources", "Events"}
+_FROM_PODS_ON = {"Non-terminated Pods", "Pods", *_AFTER_PODS}
 
 
 def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[dict, int]], list[InputError]]:
@@ -478,8 +482,8 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
                     "$.status.allocatable",
                 )
             )
-    # ("Pods: not authorized" is what kubectl prints there for a user who may not list pods: whole, trial 131)
-    if "System Info" in s and not s.keys() & {"Non-terminated Pods", "Pods", "Allocated resources", "Events"}:
+    # ("Pods: not authorized" is whole, trial 131)
+    if "System Info" in s and not s.keys() & _FROM_PODS_ON:
         # trial 124: kubectl prints the node's pods, Allocated resources and Events after System Info: a text ending in
         # it was cut short, and the pods that run there were left out without a word
         cut.append(
@@ -525,7 +529,7 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
     node = {"apiVersion": "v1", "kind": "Node", "metadata": metadata, "spec": spec, "status": status}
     # the text ends inside the pods' table when nothing kubectl prints after it follows (trial 124: a row cut there was
     # "not readable", the cut unsaid)
-    ends_in_pods = "Non-terminated Pods" in s and not s.keys() & {"Allocated resources", "Events"}
+    ends_in_pods = "Non-terminated Pods" in s and not s.keys() & _AFTER_PODS
     pods, soft = _pods(s.get("Non-terminated Pods"), name, file, number, last if ends_in_pods else None)
     return node, pods, cut + soft
 

@@ -83,6 +83,14 @@ def sig_offset(data: bytes, exc: UnicodeDecodeError) -> int:
     return exc.start + (len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0)
 
 
+def not_utf8(data: bytes, exc: UnicodeDecodeError) -> tuple[str, int, int]:
+    """Where ``data.decode("utf-8-sig")`` failed, as a dump and a policy say it: ``byte 0x.. at line L, column C``, the
+    line, and the byte's offset in ``data``."""
+    at = sig_offset(data, exc)
+    line, column = byte_place(data, at)
+    return f"byte 0x{data[at]:02x} at line {line}, column {column}", line, at
+
+
 @pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Source:

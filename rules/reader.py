@@ -31,7 +31,7 @@ from typing import Any
 import orjson
 
 from . import describe, heap, mustgather
-from .errors import DumpError, DumpTooLarge, InputError, Source, byte_place, sig_offset
+from .errors import DumpError, DumpTooLarge, InputError, Source, byte_place, not_utf8
 from .limits import limit
 from .progress import Progress
 from .quantity import is_quantity, written
@@ -1758,14 +1758,8 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        at = sig_offset(data, exc)
-        line, column = byte_place(data, at)
-        raise DumpError(
-            name,
-            f"not UTF-8 text and not a tar, gzip or zip archive: byte 0x{data[at]:02x} at line {line},"
-            f" column {column} (offset {at})",
-            line,
-        ) from None
+        where, line, at = not_utf8(data, exc)
+        raise DumpError(name, f"not UTF-8 text and not a tar, gzip or zip archive: {where} (offset {at})", line) from None
     with heap.paused():
         return _parse_text(text, name, json_error)
 
