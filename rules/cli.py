@@ -584,10 +584,14 @@ def serve(bind: str | None, workers: int | None, policy: tuple[str, ...], exempt
         env["VERDICT_EXEMPTIONS"] = here(exemptions or env["VERDICT_EXEMPTIONS"].split(os.pathsep))
     if env.get("VERDICT_TOKENS_FILE", "").strip():
         env["VERDICT_TOKENS_FILE"] = here([env["VERDICT_TOKENS_FILE"].strip()])
-    _check_bind(env.get("VERDICT_BIND", "127.0.0.1:8080"))
+    binds = [env.get("VERDICT_BIND", "127.0.0.1:8080")]
+    _check_bind(binds[0])
     if env.get("VERDICT_PROBE_BIND", "").strip():
-        _check_bind(env["VERDICT_PROBE_BIND"], "VERDICT_PROBE_BIND")
+        binds.append(env["VERDICT_PROBE_BIND"])
+        _check_bind(binds[1], "VERDICT_PROBE_BIND")
     if check_bind:  # make run asks before its audit, whose table would bury the answer (trial 73)
+        # the answer said either way (trial 134: a free address printed nothing)
+        _err(f"verdict: {' and '.join(binds)} {'is' if len(binds) == 1 else 'are'} free to listen on")
         return
     # The folder that holds rules/, api/ and app.py: a checkout's root, or site-packages of an installed wheel.
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

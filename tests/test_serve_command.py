@@ -110,7 +110,8 @@ def test_serve_on_an_address_in_use_says_how_to_choose_another(monkeypatch: pyte
         checked = CliRunner().invoke(main, ["serve", "--bind", busy, "--check-bind"])
     assert (checked.exit_code, checked.stderr.startswith(f"verdict: cannot listen on {busy}: the address is in use")) == (2, True)
     free = CliRunner().invoke(main, ["serve", "--bind", busy, "--check-bind"], catch_exceptions=False)
-    assert (free.exit_code, free.output) == (0, "")  # free: no Exec, gunicorn is not started
+    # free: no Exec, gunicorn is not started; the answer is said (trial 134: nothing was printed)
+    assert (free.exit_code, free.stdout, free.stderr) == (0, "", f"verdict: {busy} is free to listen on\n")
     with pytest.raises(Exec):  # free again: gunicorn is started
         CliRunner().invoke(main, ["serve", "--bind", bind], catch_exceptions=False)
 
@@ -135,3 +136,10 @@ def test_serve_checks_the_probe_address_too(monkeypatch: pytest.MonkeyPatch) -> 
         2,
         f"verdict: cannot listen on {probes}: the address is in use; set VERDICT_PROBE_BIND to another HOST:PORT\n",
     )
+    # both free: both said (trial 134)
+    monkeypatch.setenv("VERDICT_PROBE_BIND", api)
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        listen = f"127.0.0.1:{other.getsockname()[1]}"
+    result = CliRunner().invoke(main, ["serve", "--bind", listen, "--check-bind"])
+    assert (result.exit_code, result.stderr) == (0, f"verdict: {listen} and {api} are free to listen on\n")
