@@ -482,7 +482,7 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
                     "$.status.allocatable",
                 )
             )
-    # ("Pods: not authorized" is whole, trial 131)
+    # ("Pods: not authorized" is whole: said below, trial 131)
     if "System Info" in s and not s.keys() & _FROM_PODS_ON:
         # trial 124: kubectl prints the node's pods, Allocated resources and Events after System Info: a text ending in
         # it was cut short, and the pods that run there were left out without a word
@@ -494,8 +494,30 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
                 " judge what runs there",
                 "$.status.nodeInfo",
                 kind="Pod",
+                count=None,
             )
         )
+    if "Pods" in s and "Non-terminated Pods" not in s:
+        # kubectl prints "Pods: not authorized" in place of the pods' table for a user who may not list pods (trial
+        # 131: whole, yet nothing said the pods were withheld, and a rule reading what runs on the node judged as if
+        # nothing did); the text ending inside that line ("Pods: not auth") was cut there
+        withheld = s["Pods"].value == "not authorized"
+        if withheld or s["Pods"].line == last:
+            why = (
+                'kubectl printed "Pods: not authorized" in place of its pods (whoever ran kubectl describe node may not'
+                " list pods), so what runs there is not in the dump; describe it as a user who may"
+                if withheld
+                else f"the text ends inside its line 'Pods: {s['Pods'].value}' (cut short?); paste the whole kubectl"
+                " describe node output"
+            )
+            cut.append(
+                InputError(
+                    Source(file=file, document=number, line=s["Pods"].line),
+                    f"node {name} is judged without its pods: {why}",
+                    kind="Pod",
+                    count=None,
+                )
+            )
     metadata: dict[str, Any] = {"name": name, "labels": _labels(s.get("Labels"))}
     annotations = _annotations(s.get("Annotations"))
     annotations[SOURCE_KEY] = SOURCE_VALUE
@@ -692,19 +714,25 @@ def _pods(
         return [], []
     pods: list[tuple[dict, int]] = []
     errors: list[InputError] = []
+    total = re.match(r"^\((\d+) in total\)$", section.value)
     for line, text in section.body:
         row = text.strip()
         if row.startswith(("Namespace ", "---------")):
             continue
         m = _POD_ROW.match(row)
         if not m:
-            reason = (
-                f"node {node} is judged without the pods from row {row!r} on: the text ends inside its Non-terminated"
-                " Pods, in that row (cut short?)"
-                if line == last
-                else f"pod row {row!r} of node {node} is not readable"
+            reason = f"pod row {row!r} of node {node} is not readable"
+            count: int | None = 1
+            if line == last:
+                # the pods from that row on: as many as the table's "(N in total)" leaves, where it says
+                reason = (
+                    f"node {node} is judged without the pods from row {row!r} on: the text ends inside its"
+                    " Non-terminated Pods, in that row (cut short?)"
+                )
+                count = int(total[1]) - len(pods) if total and int(total[1]) > len(pods) else None
+            errors.append(
+                InputError(Source(file=file, document=number, line=line), reason, "$.spec.nodeName", kind="Pod", count=count)
             )
-            errors.append(InputError(Source(file=file, document=number, line=line), reason, "$.spec.nodeName", kind="Pod"))
             continue
         requests = {k: v for k, v in (("cpu", m["cpur"]), ("memory", m["memr"])) if v != "0"}
         limits = {k: v for k, v in (("cpu", m["cpul"]), ("memory", m["meml"])) if v != "0"}
@@ -721,7 +749,6 @@ def _pods(
                 line,
             )
         )
-    total = re.match(r"^\((\d+) in total\)$", section.value)
     if total and int(total[1]) != len(pods) and not errors:
         errors.append(
             InputError(

@@ -132,6 +132,7 @@ class InputError:
     when the input is malformed but every object of it was still read (a comma missing between whole items of a
     JSON List): no verdict can change with what it kept out. ``kind`` is the kind of the object it kept out, where
     that is known (an item of a List named by its layout), else "": only a verdict that reads that kind may change.
+    ``count`` is how many objects of that kind it kept out, None where that is not known (a node's pods withheld).
     """
 
     source: Source
@@ -139,6 +140,7 @@ class InputError:
     path: str = ""
     lost: bool = True
     kind: str = ""
+    count: int | None = 1
 
     def __str__(self) -> str:
         at = f" at {self.path}" if self.path else ""

@@ -250,3 +250,9 @@ def test_the_kinds_input_errors_kept_out_are_noted(load_policy) -> None:
         "input errors kept out 1 ClusterPolicy, 2 Pods (named in them): a result that says the dump holds none of its"
         " kind, or that was judged without it, is about what was read"
     ) in report.notes
+    # trial 131: a node's pods withheld ("Pods: not authorized") are an unknown number, not 1 Pod; a known count adds up
+    withheld = InputError(Source("d.txt", 1, 14, None), "node n1 is judged without its pods: ...", kind="Pod", count=None)
+    cut = InputError(Source("d.txt", 2, 30, None), "node n2 is judged without the pods from ...", kind="Pod", count=3)
+    for errors, said in (([withheld, *lost], "an unknown number of Pods"), ([cut, *lost], "5 Pods")):
+        report = evaluate(Dump(objects=[KObject(node("n1"), Source("d.yaml", 1, 40, 5))], errors=errors), policies)
+        assert f"input errors kept out 1 ClusterPolicy, {said} (named in them)" in " ".join(report.notes)

@@ -603,9 +603,28 @@ def test_a_node_cut_inside_its_system_info_is_judged_and_said_without_its_pods()
         " Allocated resources and Events (cut short?); paste the whole kubectl describe node output to judge what runs"
         " there"
     )
-    # trial 131: what kubectl prints for a user who may not list pods, without events (--show-events=false), is whole
+    # trial 131: what kubectl prints for a user who may not list pods, without events (--show-events=false), is whole,
+    # and says the pods were withheld, how many not known; the text cut inside that very line is cut
     authorized = head + "ersion:  5.15.0\nPodCIDR:  10.0.0.0/24\nPods:  not authorized\n"
-    assert parse_describe_nodes(authorized, "rbac.txt")[1] == []
+    [err] = parse_describe_nodes(authorized, "rbac.txt")[1]
+    assert (err.source.line, err.path, err.kind, err.count, err.lost) == (13, "", "Pod", None, True)
+    assert err.reason == (
+        'node gpu-c-2 is judged without its pods: kubectl printed "Pods: not authorized" in place of its pods (whoever'
+        " ran kubectl describe node may not list pods), so what runs there is not in the dump; describe it as a user"
+        " who may"
+    )
+    [err] = parse_describe_nodes(authorized[: -len("orized\n")], "rbac.txt")[1]
+    assert (err.source.line, err.kind, err.count) == (13, "Pod", None)
+    assert err.reason == (
+        "node gpu-c-2 is judged without its pods: the text ends inside its line 'Pods: not auth' (cut short?); paste the"
+        " whole kubectl describe node output"
+    )
+    # with Events after it, still withheld
+    [err] = parse_describe_nodes(authorized + "Events:  <none>\n", "rbac.txt")[1]
+    assert (err.source.line, err.reason.startswith('node gpu-c-2 is judged without its pods: kubectl printed "Pods: not')) == (
+        13,
+        True,
+    )
     rest = "ersion:  5.15.0\nNon-terminated Pods:  (0 in total)\n  Namespace  Name  CPU Requests\nEvents:  <none>\n"
     assert parse_describe_nodes(head + rest, "whole.txt")[1] == []
 
@@ -623,14 +642,18 @@ def test_a_paste_cut_inside_the_pods_table_says_so() -> None:
     objects, errors = parse_describe_nodes(head + "  gpu-operator  nvidia-san", "cut.txt")
     assert [o["metadata"]["name"] for o, _ in objects] == ["gpu-1", "train-0"]
     [err] = errors
-    assert (err.source.line, err.kind) == (10, "Pod")
+    # the table says 2 in total and 1 was read: 1 kept out (trial 131: "an unknown number" only where none says)
+    assert (err.source.line, err.kind, err.count) == (10, "Pod", 1)
     assert err.reason == (
         "node gpu-1 is judged without the pods from row 'gpu-operator  nvidia-san' on: the text ends inside its"
         " Non-terminated Pods, in that row (cut short?)"
     )
     whole = head + "  gpu-operator  nvidia-san\n  ml  train-1  0 (0%)  0 (0%)  0 (0%)  0 (0%)  3d\nEvents:  <none>\n"
     [err] = parse_describe_nodes(whole, "whole.txt")[1]
-    assert (err.reason, err.kind) == ("pod row 'gpu-operator  nvidia-san' of node gpu-1 is not readable", "Pod")
+    assert (err.reason, err.kind, err.count) == ("pod row 'gpu-operator  nvidia-san' of node gpu-1 is not readable", "Pod", 1)
+    # a table that says no total: how many is not known
+    untold = head.replace("(2 in total)", "") + "  gpu-operator  nvidia-san"
+    assert parse_describe_nodes(untold, "cut.txt")[1][0].count is None
 
 
 def test_a_paste_of_capacity_and_allocatable_alone_is_read() -> None:
