@@ -167,7 +167,8 @@ def _placeable(value: Any, arg: Any, index: Any) -> bool:
     VirtualMachineInstance or VirtualMachine waiting to be scheduled) on some Node of the dump now, as ``schedulable``
     judges its object, equals ``arg``. A bound or finished one waits for no placement: it is not placeable, nor is
     anything in a dump without Nodes. The model's prediction is cached by the workload's scheduling signature."""
-    if not isinstance(value, dict):
+    if not isinstance(value, dict) or (value.get("kind") != "Pod" and _pod_spec(value) is None):
+        # (trial 131: a Node or a ConfigMap was "not placeable", as if it waited)
         raise OperatorError(f"{show(value)} is not a workload (a Pod, a pod template's owner, a VMI or VM)")
     if not index.of_kind("Node"):
         return not arg
@@ -178,6 +179,17 @@ def _placeable(value: Any, arg: Any, index: Any) -> bool:
     if known is None or known[0] is not value:
         known = answers[id(value)] = (value, _placed(index, value))
     return known[1] == bool(arg)
+
+
+def _pod_spec(value: dict[str, Any]) -> dict[str, Any] | None:
+    """The pod spec the workload ``value`` would create, None when it is no workload; one whose quantities cannot be
+    read is a workload (``_placed`` places it nowhere)."""
+    from .schedule.workloads import pod_spec_of
+
+    try:
+        return pod_spec_of(value)
+    except EvaluationError:
+        return {}
 
 
 def _placed(index: Any, value: dict[str, Any]) -> bool:

@@ -1200,6 +1200,12 @@ def test_placeable_reads_each_dump_for_itself(judge: Judge, load_policy: Callabl
     wrong = judge([GPU_NODE], {"value": "cuda-job", "placeable": True})[("gpu-node-1", "r")]
     assert wrong.result == "error"
     assert "cuda-job is not a workload (a Pod, a pod template's owner, a VMI or VM)" in wrong.message
+    # trial 131: a mapping that is no workload (a Node) is an error too, not a workload that waits
+    itself = judge([GPU_NODE], {"value": GPU_NODE, "placeable": False})[("gpu-node-1", "r")]
+    assert (itself.result, "is not a workload (a Pod, a pod template's owner, a VMI or VM)" in itself.message) == (
+        "error",
+        True,
+    )
 
 
 def test_placeable_places_nowhere_a_workload_whose_quantities_it_cannot_read(judge: Judge) -> None:
