@@ -1441,3 +1441,34 @@ def test_skip_notes_that_do_not_fit_beside_the_assumptions_are_counted() -> None
     # room for the first three: named, the others counted
     roomy = render(report, "markdown", limit=8000)
     assert "_skipped: reason number 2" in roomy and "_… 10 more skip or not-applied notes in the JSON report" in roomy
+
+
+def test_the_table_names_the_item_of_a_list_written_on_one_line() -> None:
+    """Trial 125: JSON written on one line (kubectl get -o json | jq -c, or any client's minified output) placed every
+    object at ``file:1``; the table adds ``items[N]`` where objects share a line, and only there."""
+    from rules.evaluate import evaluate
+    from rules.loader import load_policies
+    from rules.reader import parse_text
+    from rules.render.table import render
+
+    nodes = [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": f"n{i}",
+                "labels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.workload.config": "vm-vgpu"},
+            },
+            "status": {"allocatable": {"nvidia.com/gpu": "1"}},
+        }
+        for i in range(3)
+    ]
+    listed = {"apiVersion": "v1", "kind": "List", "items": nodes}
+    policies = load_policies()
+    for text, places in (
+        (json.dumps(listed, separators=(",", ":")), ["d.json:1 items[0]", "d.json:1 items[1]", "d.json:1 items[2]"]),
+        (json.dumps(listed, indent=2), ["d.json:5", "d.json:21", "d.json:37"]),
+    ):
+        table = render(evaluate(parse_text(text, "d.json"), policies), width=200)
+        shown = re.findall(r"^fail  Node/n\d  (.*)$", table, re.M)
+        assert shown[:3] == places

@@ -88,10 +88,23 @@ def _fields(parts: list[str], width: int, indent: int, place: bool = False) -> l
     return _fill(kept, width, indent, 0, "  ")
 
 
-def where(obj: ObjectReport) -> str:
-    """The object's place in the dump: ``file:line`` (``file`` when the line is unknown)."""
+def where(obj: ObjectReport, shared: frozenset[tuple[str, int]] = frozenset()) -> str:
+    """The object's place in the dump: ``file:line`` (``file`` when the line is unknown), and ``items[N]`` for an item of
+    a List on a line ``shared`` with other objects (trial 125: every object of JSON on one line was at ``file:1``;
+    ``jq '.items[N]'`` shows it)."""
     src = obj.source
-    return f"{src.file}:{src.line}" if src.line else src.file
+    place = f"{src.file}:{src.line}" if src.line else src.file
+    return f"{place} items[{src.item}]" if src.item is not None and (src.file, src.line) in shared else place
+
+
+def _shared_lines(report: Report) -> frozenset[tuple[str, int]]:
+    """The (file, line) places of two objects or more of ``report``: a List written on one line."""
+    seen: set[tuple[str, int]] = set()
+    shared: set[tuple[str, int]] = set()
+    for obj in report.objects:
+        key = (obj.source.file, obj.source.line)
+        (shared if key in seen else seen).add(key)
+    return frozenset(shared)
 
 
 class _View:
@@ -107,6 +120,8 @@ class _View:
         self.out: list[str] = []
         self.console = Console(file=io.StringIO(), force_terminal=color, no_color=not color, width=width, highlight=False)
         self._codes: dict[str, tuple[str, str]] = {}
+        #: the places of two objects or more (``where``)
+        self.shared: frozenset[tuple[str, int]] = frozenset()
 
     def styled(self, text: str, style: str) -> str:
         """``text`` between the codes that start and end ``style`` (as is without colour)."""
@@ -195,7 +210,7 @@ def _rollup(view: _View, rollup: list[RuleRollup]) -> None:
 def _finding(view: _View, obj: ObjectReport, r: Result, group_by: str) -> None:
     """One result: result word, object (or rule) and place on a line, then message and fix, indented."""
     by_rule = group_by == "rule"
-    parts = [r.result, str(obj.ref), where(obj)] if by_rule else [f"{r.result} {r.severity}", f"{r.policy}/{r.rule}"]
+    parts = [r.result, str(obj.ref), where(obj, view.shared)] if by_rule else [f"{r.result} {r.severity}", f"{r.policy}/{r.rule}"]
     first, *rest = _fields(parts, view.width, view.indent, place=by_rule)
     view.result_line(first, r.result)
     view.lines(rest)
@@ -221,7 +236,7 @@ def _groups(report: Report, words: set[str], group_by: str) -> list[list[tuple[O
 def _heading(view: _View, group: list[tuple[ObjectReport, Result]], group_by: str) -> None:
     obj, r = group[0]
     if group_by == "object":
-        view.lines(_fields([str(obj.ref), where(obj)], view.width, 2, place=True), "bold")
+        view.lines(_fields([str(obj.ref), where(obj, view.shared)], view.width, 2, place=True), "bold")
         return
     counts = ", ".join(
         f"{n:,} {w}" for w in ("fail", "warn", "error", "pass", "skip") if (n := sum(x.result == w for _, x in group))
@@ -247,6 +262,7 @@ def render(
     ``OptionError`` for an unknown ``group_by``."""
     check_group_by(group_by)
     view = _View(width, color)
+    view.shared = _shared_lines(report)
     view.lines(wrap(_summary(report.summary()), width))
     if report.filters and not report.objects:
         view.lines(wrap(nothing_left(report.filters), width))  # trial 70: only the summary line, and no word why
