@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -518,7 +519,8 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
                     count=None,
                 )
             )
-    metadata: dict[str, Any] = {"name": name, "labels": _labels(s.get("Labels"))}
+    joined: list[int] = []
+    metadata: dict[str, Any] = {"name": name, "labels": _labels(s.get("Labels"), joined)}
     annotations = _annotations(s.get("Annotations"))
     annotations[SOURCE_KEY] = SOURCE_VALUE
     if allocated := _allocated(s.get("Allocated resources"), block[-1][0]):
@@ -527,8 +529,20 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
     if "CreationTimestamp" in s and (ts := _timestamp(s["CreationTimestamp"].value)):
         metadata["creationTimestamp"] = ts
     spec: dict[str, Any] = {}
-    if taints := _taints(s.get("Taints")):
+    if taints := _taints(s.get("Taints"), joined):
         spec["taints"] = taints
+    if joined:
+        # said, not silent: the node is judged with the lines joined (trial 124)
+        cut.append(
+            InputError(
+                Source(file=file, document=number, line=joined[0]),
+                f"node {name}: {'line' if len(joined) == 1 else 'lines'} {_numbers(joined)} of its labels or taints"
+                f" {'starts' if len(joined) == 1 else 'start'} at the margin, where kubectl indents them: a terminal or"
+                " chat client wrapped them, and each is read as the end of the line before it",
+                "$.metadata.labels",
+                lost=False,
+            )
+        )
     if "Unschedulable" in s:
         flag = s["Unschedulable"].value
         if flag not in ("true", "false"):
@@ -556,19 +570,41 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
     return node, pods, cut + soft
 
 
-def _labels(section: _Section | None) -> dict[str, str]:
+def _label(text: str) -> bool:
+    """Whether ``text`` is a label line, ``key=value``."""
+    key, eq, value = text.partition("=")
+    return bool(eq and LABEL_KEY.match(key) and LABEL_VALUE.match(value))
+
+
+def _taint(text: str) -> bool:
+    """Whether ``text`` is a taint line, ``key[=value][:Effect]``."""
+    rest, colon, effect = text.rpartition(":")
+    if not colon:
+        rest, effect = text, ""
+    key, _, value = rest.partition("=")
+    return bool((not effect or effect in _EFFECTS) and LABEL_KEY.match(key) and LABEL_VALUE.match(value))
+
+
+def _labels(section: _Section | None, joined: list[int]) -> dict[str, str]:
     labels: dict[str, str] = {}
-    for number, text in _items(section):
+    for number, text in _items(section, joined, _label):
         key, eq, value = text.partition("=")
-        if not eq or not LABEL_KEY.match(key) or not LABEL_VALUE.match(value):
+        if not _label(text):
             raise _Unreadable(number, f"label line {text!r} is not key=value{_wrapped(section, number)}", "$.metadata.labels")
         labels[key] = value
     return labels
 
 
+def _numbers(lines: list[int]) -> str:
+    """``5``, ``5 and 9``, ``5, 9 and 12``."""
+    shown = [str(n) for n in lines]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
 def _wrapped(section: _Section | None, number: int) -> str:
     """A hint when the line after line ``number`` of ``section`` starts at the margin, where kubectl indents every
-    line of a section: a terminal or chat client wrapped a long line (trial 124: a label line cut at 60 columns)."""
+    line of a section, and the two make no item together (``_items`` joins them where they do): a terminal or chat
+    client wrapped a long line (trial 124: a label line cut at 60 columns)."""
     after = [t for n, t in (section.body if section else []) if n > number]
     if after and after[0] and not after[0][0].isspace():
         return (
@@ -578,15 +614,15 @@ def _wrapped(section: _Section | None, number: int) -> str:
     return ""
 
 
-def _taints(section: _Section | None) -> list[dict[str, str]]:
+def _taints(section: _Section | None, joined: list[int]) -> list[dict[str, str]]:
     taints: list[dict[str, str]] = []
-    for number, text in _items(section):
+    for number, text in _items(section, joined, _taint):
         rest, colon, effect = text.rpartition(":")
         if not colon:
             rest, effect = text, ""
         key, _, value = rest.partition("=")
-        if (effect and effect not in _EFFECTS) or not LABEL_KEY.match(key) or not LABEL_VALUE.match(value):
-            raise _Unreadable(number, f"taint {text!r} is not key[=value]:Effect", "$.spec.taints")
+        if not _taint(text):
+            raise _Unreadable(number, f"taint {text!r} is not key[=value]:Effect{_wrapped(section, number)}", "$.spec.taints")
         taint = {"key": key}
         if value:
             taint["value"] = value
@@ -614,12 +650,24 @@ def _allocated(section: _Section | None, last: int) -> dict[str, str]:
     return out
 
 
-def _items(section: _Section | None) -> list[Line]:
-    """The header value and each continuation line of a one-item-per-line section, ``<none>`` → []."""
+def _items(section: _Section | None, joined: list[int] | None = None, valid: Callable[[str], bool] | None = None) -> list[Line]:
+    """The header value and each continuation line of a one-item-per-line section, ``<none>`` → []. With ``joined``
+    and ``valid`` (labels, taints: no spaces in them), a line at the margin, where kubectl indents every line of a
+    section, is the end of the item before it, wrapped by a terminal or chat client (trial 124: label lines wrapped at
+    60 columns refused the node), where one of the two is no item alone and the two make one; its number is added to
+    ``joined``. (A chat that strips every line's indent puts every item at the margin, each whole.)"""
     if section is None:
         return []
     items = [(section.line, section.value)] if section.value else []
-    items += [(n, t.strip()) for n, t in section.body]
+    for n, t in section.body:
+        end = t.strip()
+        if valid and joined is not None and items and t and not t[0].isspace():
+            before = items[-1][1]
+            if not (valid(before) and valid(end)) and valid(before + end):
+                items[-1] = (items[-1][0], before + end)
+                joined.append(n)
+                continue
+        items.append((n, end))
     return [(n, t) for n, t in items if t and t != "<none>"]
 
 

@@ -752,18 +752,41 @@ def test_cluster_scoped_describe_output_and_a_last_line_capacity_does_not_list()
     assert errors[0].reason.startswith("node gpu-a is judged with Capacity's count as its allocatable nvidia.com/gpu, pods:")
 
 
-def test_a_label_line_a_terminal_wrapped_is_said_to_look_wrapped() -> None:
+def test_label_and_taint_lines_a_terminal_wrapped_are_joined_and_said() -> None:
     """Trial 124: label lines wrapped at 60 columns refused the node with "is not key=value", its next line ('ent=true'
-    at the margin, where kubectl indents every line of a section) unsaid."""
+    at the margin, where kubectl indents every line of a section) unsaid. A line at the margin that ends the item
+    before it (one of the two no item alone, the two one item) is read as its end, and said; a paste whose every
+    line lost its indent reads each item whole; one that makes no item with it is refused with the hint."""
     text = (
         "Name:               gpu-1\nRoles:              <none>\nLabels:             beta.kubernetes.io/arch=amd64\n"
-        "                    feature.node.kubernetes.io/pci-10de.pres\nent=true\nTaints:             <none>\n"
+        "                    feature.node.kubernetes.io/pci-10de.pres\nent=true\n"
+        "                    nvidia.com/gpu.workload.config=vm-passth\nrough\n"
+        "Taints:             nvidia.com/gpu=present:NoSche\ndule\n"
         "Capacity:\n  nvidia.com/gpu:  4\nAllocatable:\n  nvidia.com/gpu:  4\nEvents:  <none>\n"
     )
     objects, [err] = parse_describe_nodes(text, "p.txt")
-    assert objects == [] and err.source.line == 4
+    node = objects[0][0]
+    assert node["metadata"]["labels"] == {
+        "beta.kubernetes.io/arch": "amd64",
+        "feature.node.kubernetes.io/pci-10de.present": "true",
+        "nvidia.com/gpu.workload.config": "vm-passthrough",
+    }
+    assert node["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    assert (err.source.line, err.path, err.lost) == (5, "$.metadata.labels", False)
     assert err.reason == (
-        "label line 'feature.node.kubernetes.io/pci-10de.pres' is not key=value (the next line, 'ent=true', starts at"
+        "node gpu-1: lines 5, 7 and 9 of its labels or taints start at the margin, where kubectl indents them: a"
+        " terminal or chat client wrapped them, and each is read as the end of the line before it"
+    )
+    # every line's indent lost (a chat that strips it): each item whole, none joined
+    flat = "\n".join(line.lstrip() for line in text.split("\n"))
+    flat = flat.replace("pci-10de.pres\nent", "pci-10de.present").replace("vm-passth\nrough", "vm-passthrough")
+    flat = flat.replace("NoSche\ndule", "NoSchedule").replace("\nnvidia.com/gpu:", "\n  nvidia.com/gpu:")
+    objects, errors = parse_describe_nodes(flat, "flat.txt")
+    assert (errors, objects[0][0]["metadata"]["labels"]) == ([], node["metadata"]["labels"])
+    # a line at the margin that makes no label with the line before: refused, with the hint
+    broken = text.replace("\nent=true\n", "\nent=tr ue\n")
+    assert parse_describe_nodes(broken, "p.txt")[1][0].reason == (
+        "label line 'feature.node.kubernetes.io/pci-10de.pres' is not key=value (the next line, 'ent=tr ue', starts at"
         " the margin: a terminal or chat client wrapped it? paste it as a code block, or from a wider window)"
     )
     # a bad label line whose next line is indented as kubectl writes it gets no such hint
