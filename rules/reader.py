@@ -1794,8 +1794,15 @@ def _unpack(data: bytes, name: str, budget: Budget) -> Dump:
 
 
 def is_tar(data: bytes) -> bool:
-    """Whether ``data`` is a (POSIX/GNU) tar archive: ``ustar`` at offset 257."""
-    return len(data) > 262 and data[257:262] == b"ustar"
+    """Whether ``data`` is a (POSIX/GNU) tar archive: ``ustar`` at offset 257, or an empty one, which is its two zero
+    blocks of end-of-archive (what ``tar czf x.tgz -T /dev/null`` writes: trial 136 saw a YAML error about U+0000)."""
+    return (len(data) > 262 and data[257:262] == b"ustar") or (
+        len(data) in _EMPTY_TAR_SIZES and not any(data)  # (no more: 48 MB of NULs is a gzip bomb, not a tar)
+    )
+
+
+#: The sizes of an empty tar: two to twenty zero blocks (GNU tar pads to its 10,240-byte record).
+_EMPTY_TAR_SIZES = frozenset(range(1024, 10240 + 1, 512))
 
 
 def _gunzip(data: bytes, name: str, budget: Budget) -> bytes:
@@ -1840,7 +1847,10 @@ def _gzip_holds_tar(source: Archive) -> bool:
     """Whether a gzip stream starts with a tar header (its first 512 bytes unpacked)."""
     try:
         with _opened(source) as raw, gzip.GzipFile(fileobj=raw) as fh:
-            return is_tar(fh.read(512))
+            head = fh.read(tarfile.BLOCKSIZE)
+            if any(head) or len(head) < tarfile.BLOCKSIZE:
+                return is_tar(head)
+            return is_tar(head + fh.read(max(_EMPTY_TAR_SIZES) + 1 - len(head)))  # an empty tar, whole
     except (OSError, EOFError, zlib.error):
         return False
 
@@ -1970,11 +1980,13 @@ def _charged(budget: Budget, size: int, name: str) -> DumpTooLarge | None:
     return None
 
 
-def _cut_short(name: str, listed: list[tuple[str, bool, bool]], whole: bool) -> InputError:
-    """The input error of a gzip'd tar whose stream ends early (a download or copy cut short). When the cut fell in
-    the last member listed (not ``whole``), that member is dropped from ``listed``; the members before it are whole
-    (read as usual: a must-gather's logs among them are passed over), as ``tar`` extracts every whole file before a
-    cut."""
+def _cut_short(
+    name: str, listed: list[tuple[str, bool, bool]], whole: bool, how: str = "its gzip stream is cut short"
+) -> InputError:
+    """The input error of a tar that ends early (``how``: a gzip'd one's stream; a download or copy cut short).
+    When the cut fell in the last member listed (not ``whole``), that member is dropped from ``listed``; the members
+    before it are whole (read as usual: a must-gather's logs among them are passed over), as ``tar`` extracts every
+    whole file before a cut."""
     lost = "" if whole else _member_name(listed.pop()[0])
     files = sum(r for _, r, _ in listed)
     n, verb = counted(files, "file"), "is" if files == 1 else "are"
@@ -1984,7 +1996,7 @@ def _cut_short(name: str, listed: list[tuple[str, bool, bool]], whole: bool) -> 
     else:
         told = f"after {_member_name(listed[-1][0])}: its {n} up to it {verb} whole; any file after it is missing"
     again = "(download or copy the archive again for the whole dump)"
-    return InputError(Source(name), f"the archive ends early (its gzip stream is cut short), {told} {again}")
+    return InputError(Source(name), f"the archive ends early ({how}), {told} {again}")
 
 
 def _trailer_cut(name: str) -> InputError:
@@ -2379,11 +2391,28 @@ def _read_must_gather(
 
 
 def _read_tar(source: Archive, name: str, budget: Budget) -> Dump:
+    cut: InputError | None = None
     try:
         archive = (
             tarfile.open(fileobj=io.BytesIO(source), mode="r:") if isinstance(source, bytes) else tarfile.open(source, mode="r:")
         )
-        everything = list(_counted_members(archive, name))
+        everything: list[tarfile.TarInfo] = []
+        size = len(source) if isinstance(source, bytes) else os.path.getsize(source)
+        try:
+            everything.extend(_counted_members(archive, name))
+            # a tar ends in two zero blocks; tarfile takes a header cut short for that end, quietly
+            ended = not everything or _zero_blocks(source, _tar_end(everything[-1]))
+        except tarfile.ReadError:  # "unexpected end of data": a tar cut short (trial 136: its whole files were lost)
+            if not everything:
+                raise
+            ended = False
+        if not ended:
+            last = everything[-1]
+            whole = not last.isfile() or last.offset_data + last.size <= size
+            listed = [(m.name, m.isfile(), m.issym() or m.islnk()) for m in everything]
+            cut = _cut_short(name, listed, whole, "cut short")
+            if not whole:
+                everything.pop()
         infos = [m for m in everything if m.isfile()]
         links = [m for m in everything if m.issym() or m.islnk()]
     except _ARCHIVE_ERRORS as exc:
@@ -2400,7 +2429,22 @@ def _read_tar(source: Archive, name: str, budget: Budget) -> Dump:
     with archive:
         members = [(_member_name(m.name), loader(m)) for m in infos]
         dump = _read_tree(members, f"{name}!", budget=budget)
+    if cut is not None:
+        dump.errors.insert(0, cut)
     return _links_not_followed(dump, name, [m.name for m in links])
+
+
+def _tar_end(member: tarfile.TarInfo) -> int:
+    """Where the data of tar ``member`` ends, padded to the 512-byte block."""
+    return member.offset_data + -(-member.size // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE
+
+
+def _zero_blocks(source: Archive, at: int) -> bool:
+    """Whether ``source`` holds a tar's end-of-archive, two zero blocks, at offset ``at``."""
+    with _opened(source) as fh:
+        fh.seek(at)
+        end = fh.read(2 * tarfile.BLOCKSIZE)
+    return len(end) == 2 * tarfile.BLOCKSIZE and not any(end)
 
 
 def _counted_members[T](members: Iterable[T], name: str) -> Iterator[T]:

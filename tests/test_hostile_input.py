@@ -60,17 +60,35 @@ def test_damaged_zip_member_is_an_input_error_and_other_members_are_read() -> No
     assert "Bad CRC-32" in dump.errors[0].reason
 
 
-def test_truncated_tar_is_a_dump_error_naming_it() -> None:
+def test_a_tar_cut_short_keeps_its_whole_files_and_names_the_cut_one() -> None:
+    """Trial 136: a plain tar cut short was refused whole ("broken tar archive: unexpected end of data"), its whole
+    files lost and the cut unplaced, where a .tar.gz cut the same way keeps them and names the file the cut falls in.
+    A tar cut before its first header is still refused."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
+        for i, payload in enumerate((orjson.dumps(NODE), orjson.dumps({**NODE, "metadata": {"name": "gpu-2"}}) * 1)):
+            info = tarfile.TarInfo(f"part{i}.json")
+            info.size = len(payload)
+            tar.addfile(info, io.BytesIO(payload))
         payload = orjson.dumps(NODE) * 200
         info = tarfile.TarInfo("dump.json")
         info.size = len(payload)
         tar.addfile(info, io.BytesIO(payload))
-    cut = buf.getvalue()[:1200]
+    whole = buf.getvalue()
+    third = whole.index(b"dump.json")
+    dump = parse_bytes(whole[: third + 1200], "cut.tar")
+    assert sorted(o.name for o in dump.objects) == ["gpu-1", "gpu-2"]
+    assert [str(e) for e in dump.errors] == [
+        "cut.tar, document 1: the archive ends early (cut short), in dump.json: the 2 files before it are whole;"
+        " dump.json and any file after it are missing (download or copy the archive again for the whole dump)"
+    ]
+    # cut after a whole last file, inside the next header: every file listed is whole
+    dump = parse_bytes(whole[: third + 100], "cut.tar")
+    assert [o.name for o in dump.objects] == ["gpu-1", "gpu-2"]
+    assert dump.errors[0].reason.startswith("the archive ends early (cut short), after part1.json: its 2 files up to it")
     with pytest.raises(DumpError) as err:
-        parse_bytes(cut, "cut.tar")
-    assert str(err.value) == "cut.tar: broken tar archive: unexpected end of data"
+        parse_bytes(whole[:300], "cut.tar")
+    assert str(err.value).startswith("cut.tar: broken tar archive:")
 
 
 def test_nested_archives_share_one_unpack_budget() -> None:
