@@ -23,7 +23,7 @@ from .inputs import Reads, reads_of, remember, walk_assertion
 from .memo import IdentityMemo
 from .messages import lookup_steps, substitute
 from .model import OBJECT_BUILTINS, PLACEHOLDER, Assertion, Assumption, Policy, Ref, Rule, Var
-from .operators import OPERATORS, Operator, OperatorError, show
+from .operators import OPERATORS, Operator, OperatorError, classify, show
 from .quantity import QuantityError, parse_quantity
 from .scope import NO_BINDINGS, Outcome, Scope
 from .yamlsafe import load_documents
@@ -1192,13 +1192,10 @@ def _transform(name: str, value: Any) -> Any:
 
 
 def _classify(value: Any, table: dict[str, Any]) -> Any:
-    if not isinstance(value, str):
-        return None
-    for name, patterns in table.items():
-        for p in patterns if isinstance(patterns, list) else [patterns]:
-            if re.search(str(p), value):
-                return name
-    return None
+    try:
+        return classify(value, table)
+    except OperatorError as exc:  # (trial 135: "internal error error: missing )", no pattern named)
+        raise EvaluationError(str(exc)) from None
 
 
 # ------------------------------------------------------------------------------------------ per dump

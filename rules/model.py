@@ -448,6 +448,11 @@ def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
     if_missing = raw.get("ifMissing", "pass" if quantifier == "none" else "fail")
     filt = compile_assertion(raw["where"], [*where, "where"]) if "where" in raw else None
     classify = compile_ref(raw["classify"], [*where, "classify"]) if "classify" in raw else None
+    if classify is not None and classify.kind == "literal":
+        # (trial 135: a bad or exponential regex written here loaded, and hung the audit that met it)
+        problem = operators.classify_problem(classify.target)
+        if problem:
+            raise CompileError([*where, "classify"], problem)
     leaves = []
     for name, operator in operators.OPERATORS.items():
         if name not in raw:

@@ -330,6 +330,36 @@ def _item_matches(item: Any, char: str) -> bool:
     return re_compiler.compile(re_parser.SubPattern(re_parser.State(), [item]), 0).fullmatch(char) is not None
 
 
+def classify_problem(table: Any) -> str:
+    """Why ``table`` is no ``classify`` table ("" when it is one): a mapping of name to a regular expression or a list
+    of them, each one ``matches`` would take (``regex_problem``)."""
+    if not isinstance(table, dict):
+        return f"classify needs a mapping of name to regular expressions, got {show(table)}"
+    for name, patterns in table.items():
+        for pattern in patterns if isinstance(patterns, list) else [patterns]:
+            if not isinstance(pattern, str):
+                return f"classify entry {name}: {show(pattern)} is not a regular expression (a string)"
+            if problem := regex_problem(pattern):
+                return f"classify entry {name}: {problem}"
+    return ""
+
+
+def classify(value: Any, table: dict[str, Any]) -> Any:
+    """The name of the first entry of ``table`` one of whose regular expressions matches the string ``value``, else
+    None. Raises ``OperatorError`` for a pattern ``matches`` refuses (a table from data or a var: a literal one is
+    checked at load), each compiled once."""
+    if not isinstance(value, str):
+        return None
+    for name, patterns in table.items():
+        for pattern in patterns if isinstance(patterns, list) else [patterns]:
+            compiled = _regex(pattern) if isinstance(pattern, str) else f"{show(pattern)} is not a regular expression"
+            if isinstance(compiled, str):
+                raise OperatorError(f"classify entry {name}: {compiled}")
+            if compiled.search(value):
+                return name
+    return None
+
+
 def _regex_literal(arg: Any) -> str:
     return next((p for p in (regex_problem(str(pattern)) for pattern in _members(arg)) if p), "")
 

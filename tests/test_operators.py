@@ -512,9 +512,36 @@ def test_classify_with_unique(judge: Judge) -> None:
 
 
 def test_classify_needs_a_mapping(judge: Judge) -> None:
-    r = one(judge, {"path": LABEL, "classify": {"value": ["a"]}, "exists": True})
+    # written in the rule: refused at load; given by data or a var: an error where it is used
+    with pytest.raises(PolicyError) as err:
+        one(judge, {"path": LABEL, "classify": {"value": ["a"]}, "exists": True})
+    assert (err.value.path, err.value.reason) == (
+        "spec.rules[0].assert.classify",
+        "classify needs a mapping of name to regular expressions, got [a]",
+    )
+    r = one(judge, {"path": LABEL, "classify": {"data": "families"}, "exists": True}, data={"families": ["a"]})
     assert r.result == "error"
     assert "classify needs a mapping" in r.message
+
+
+def test_classify_regexes_are_checked_as_matches_checks_them(judge: Judge) -> None:
+    """Trial 135: a regex of a classify table got none of the checks matches gives: a bad one written in the rule
+    loaded and answered "internal error error: missing )", and an exponential one (^(a+)+$) loaded and held an audit
+    of one Node 40 s (a worker killed by gunicorn's timeout). Written in the rule, refused at load; from data, an
+    error naming the entry and the regex, at once."""
+    for table, reason in (
+        ({"ampere": "A100(", "hopper": ["H100"]}, "classify entry ampere: bad regular expression 'A100(': missing ),"),
+        ({"x": ["ok", "^(a+)+$"]}, "classify entry x: regular expression '^(a+)+$' repeats a repeated group ((a+)+)"),
+        ({"x": 3}, "classify entry x: 3 is not a regular expression (a string)"),
+    ):
+        with pytest.raises(PolicyError) as err:
+            one(judge, {"path": LABEL, "classify": {"value": table}, "exists": True})
+        assert (err.value.path, err.value.reason.startswith(reason)) == ("spec.rules[0].assert.classify", True), err.value.reason
+    slow = {**GPU_NODE, "metadata": {**GPU_NODE["metadata"], "name": "a" * 40 + "!"}}
+    r = judge([slow], {"path": "$.metadata.name", "classify": {"data": "t"}, "exists": True}, data={"t": {"x": "^(a+)+$"}})[
+        (slow["metadata"]["name"], "r")
+    ]
+    assert (r.result, "classify entry x: regular expression '^(a+)+$' repeats a repeated group" in r.message) == ("error", True)
 
 
 # -------------------------------------------------------------------------------------------- vars
