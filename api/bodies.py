@@ -40,6 +40,18 @@ POLICY_WANTED = "a policy file (YAML or JSON: apiVersion: verdict/v1, kind: Poli
 #: media types POST /v1/policies/lint takes
 POLICY_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "application/json", "text/plain")
 _TEXT_CHARSETS = ("utf-8", "utf8", "us-ascii", "ascii")
+#: UTF-16 and UTF-32, which the reader takes by their byte order mark (what Windows PowerShell's ``>`` writes): a body
+#: that says so in its charset is read as it says (trial 136: refused with "send UTF-8", read without the label).
+#: Without a mark, plain utf-16 and utf-32 are big-endian (RFC 2781 section 4.3).
+_WIDE_CHARSETS = {
+    "utf-16": "utf-16-be",
+    "utf-16be": "utf-16-be",
+    "utf-16le": "utf-16-le",
+    "utf-32": "utf-32-be",
+    "utf-32be": "utf-32-be",
+    "utf-32le": "utf-32-le",
+}
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 #: What sends a form instead of a file, said in the 415: ``curl -d`` labels a body as a form by default.
 _SEND_FILE = "send the file as it is with curl --data-binary @FILE -H 'Content-Type: application/yaml' (or application/json)"
 FORM_TYPES = {
@@ -100,9 +112,27 @@ def media_type(accepted: tuple[str, ...] | list[str], wanted: str = "") -> str:
             f"Content-Type {given} is not accepted here{FORM_TYPES.get(given, '')}; use one of {', '.join(accepted)}",
         )
     charset = request.mimetype_params.get("charset", "").lower()
-    if charset and charset not in _TEXT_CHARSETS:
-        raise Problem("unsupported-media-type", f"charset {charset} is not accepted; send UTF-8")
+    if charset and charset not in _TEXT_CHARSETS and charset not in _WIDE_CHARSETS:
+        raise Problem("unsupported-media-type", f"charset {charset} is not accepted; send UTF-8 (or UTF-16, UTF-32)")
     return given
+
+
+def _transcoded(data: bytes, name: str) -> bytes:
+    """``data`` as UTF-8 where the request's charset says UTF-16 or UTF-32 (a byte order mark, if any, says which
+    byte order); raises a 400 ``malformed-dump`` where it does not decode as that charset."""
+    charset = request.mimetype_params.get("charset", "").lower()
+    if charset not in _WIDE_CHARSETS:
+        return data
+    family = charset[:6]
+    codec = next((enc for mark, enc in _BOMS if data.startswith(mark) and enc == family), _WIDE_CHARSETS[charset])
+    try:
+        return data.decode(codec).encode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Problem(
+            "malformed-dump",
+            f"the body is not {charset.upper()} text, as its charset says: {exc.reason} at offset {exc.start}",
+            file=name,
+        ) from None
 
 
 def _gunzip(data: bytes, limit: int, name: str) -> bytes:
@@ -201,7 +231,7 @@ def read_body(
             data = _gunzip(data, max_decoded, name)
     if not data:
         raise no_body(wanted)
-    return data
+    return _transcoded(data, name)
 
 
 def check_magic(mimetype: str, data: bytes, name: str = "<body>") -> None:

@@ -608,6 +608,27 @@ def test_unsupported_media_type_is_415(client: FlaskClient, headers: dict[str, s
     assert "application/yaml" in body["detail"] or "UTF-8" in body["detail"]
 
 
+def test_a_body_labelled_utf16_or_utf32_is_read_as_its_charset_says(client: FlaskClient) -> None:
+    """Trial 136: a UTF-16 body (what PowerShell's > writes) was read without a charset, by its byte order mark, and
+    refused with "send UTF-8" when its Content-Type said charset=utf-16. Read as its charset says, with or without a
+    mark (none: big-endian, RFC 2781); bytes that are not that text are a 400 saying so."""
+    plain = evaluate(client, CLUSTER)
+    assert plain.status_code == 200
+    text = CLUSTER.decode()
+    for charset, data in (
+        ("utf-16", b"\xff\xfe" + text.encode("utf-16-le")),
+        ("utf-16", text.encode("utf-16-be")),
+        ("UTF-16LE", text.encode("utf-16-le")),
+        ("utf-32", text.encode("utf-32")),
+        ("utf-32le", text.encode("utf-32-le")),
+    ):
+        resp = evaluate(client, data, content_type=f"application/yaml; charset={charset}")
+        assert resp.status_code == 200, (charset, resp.get_data(as_text=True))
+        assert verdicts(resp.get_json()) == verdicts(plain.get_json())
+    odd = problem(evaluate(client, b"kind: Node\n", content_type="application/yaml; charset=utf-16"), 400, "malformed-dump")
+    assert odd["detail"] == "the body is not UTF-16 text, as its charset says: truncated data at offset 10"
+
+
 def test_a_form_is_refused_with_how_to_send_the_file(client: FlaskClient) -> None:
     """``curl -d @dump.yaml`` labels the body a form (and drops its line breaks); ``curl -F`` wraps it in one."""
     form = problem(
