@@ -6,6 +6,7 @@ the caller's (``rules.render``). Reading time is added to the report's timing.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -191,7 +192,7 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
     all belong to archives or to must-gathers, two or more (a batch: archived dumps, or a case folder with a
     must-gather taken before a fix and one after), which stands for each of them. Its other files (a README,
     checksums: what a folder read as one dump would not read either) are named in ``notes``."""
-    paths = list(paths)
+    paths = _once(list(paths), notes)
     out: list[str] = []
     for p in paths:
         path = Path(p)
@@ -219,13 +220,40 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
     if len(loose) > 1 and notes is not None:
         # `kubectl get nodes -o yaml > nodes.yaml; ... pods > pods.yaml; verdict audit nodes.yaml pods.yaml` judges
         # each alone: pods without the nodes they would run on (trial 43)
-        named = first_few(loose, 3) if len(loose) > 3 else f"{', '.join(loose[:-1])} and {loose[-1]}"
+        named = _listed(loose)
         notes.append(
             f"{named} are judged as separate dumps ({len(out)} dumps in all: each PATH is one dump, as in a batch of"
             " clusters):"
             " to judge them as one cluster, put them in one folder and audit the folder"
         )
-    return out
+    return _once(out, notes)
+
+
+def _listed(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``; past three, the first three and how many more."""
+    return first_few(names, 3) if len(names) > 3 else " and ".join(filter(None, [", ".join(names[:-1]), names[-1]]))
+
+
+def _once(dumps: list[str], notes: list[str] | None) -> list[str]:
+    """``dumps`` without the repeats of one file or folder (by its real path; ``-`` once), the first kept, and a note
+    naming them (trial 136: a path given twice, or by two overlapping globs, was two dumps: totals doubled, and two
+    PolicyReports of one name, the second overwriting the first when applied)."""
+    first: dict[str, str] = {}
+    repeated: list[str] = []
+    for d in dumps:
+        key = d if d == "-" else os.path.realpath(d)
+        if key in first:
+            if first[key] not in repeated:
+                repeated.append(first[key])
+            continue
+        first[key] = d
+    if repeated and notes is not None:
+        many = len(repeated) > 1
+        notes.append(
+            f"{_listed(repeated)} {'are' if many else 'is'} given more than once (or by two paths, or in a folder"
+            f" given too): {'each' if many else 'it'} is judged once"
+        )
+    return list(first.values())
 
 
 def _batch_units(path: Path, files: list[Path]) -> tuple[list[tuple[Path, str]], list[Path]] | None:

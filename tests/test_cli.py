@@ -877,6 +877,30 @@ def test_a_reader_of_both_streams_that_stops_leaves_the_exit_status_the_verdicts
     assert proc.wait(timeout=60) == status
 
 
+def test_a_dump_given_twice_is_judged_once(tmp_path: Path) -> None:
+    """Trial 136: one path given twice (or by two overlapping globs) was two dumps: the totals doubled, and the two
+    PolicyReports had one name (applied, the second overwrote the first). Judged once, the first spelling kept,
+    with a note; an archive also found in a folder batch given beside it is judged once too."""
+    lab = REPO / "examples" / "lab" / "nodes.yaml"
+    other = tmp_path / "sub" / ".." / "nodes.yaml"
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "nodes.yaml").write_bytes(lab.read_bytes())
+    res = run("audit", str(lab), str(lab), str(tmp_path / "nodes.yaml"), str(other), "-f", "json", "--fail-on", "never")
+    assert [r["name"] for r in json.loads(res.stdout)["reports"]] == [str(lab), str(tmp_path / "nodes.yaml")]
+    said = [line for line in res.stderr.splitlines() if "more than once" in line]
+    assert said == [
+        f"verdict: note: {lab} and {tmp_path / 'nodes.yaml'} are given more than once (or by two paths, or in a folder"
+        " given too): each is judged once"
+    ]
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    for name in ("a", "b"):
+        with tarfile.open(batch / f"{name}.tar.gz", "w:gz") as tar:
+            tar.add(lab, arcname="nodes.yaml")
+    res = run("audit", str(batch), str(batch / "a.tar.gz"), "-f", "json", "--fail-on", "never")
+    assert [r["name"] for r in json.loads(res.stdout)["reports"]] == [str(batch / "a.tar.gz"), str(batch / "b.tar.gz")]
+
+
 def test_in_a_batch_each_note_says_its_dump(tmp_path: Path) -> None:
     """Regression (a new user's trial): a folder of archives printed "note: assumed: a GPU node without a valid
     workload label ..." once after the total, without saying that only one archive made the assumption."""
