@@ -1910,12 +1910,12 @@ def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
     cut: InputError | None = None
     try:
         with _opened(source) as raw, tarfile.open(fileobj=(unpacked := _Unpacked(raw, name, budget)), mode="r|") as archive:
-            listed: list[tuple[str, bool, bool]] = []
+            listed: list[tuple[str, bool, str]] = []
             whole = True  # the last member listed was read to its end (a cut there leaves it whole)
             ended = False  # the tar's end-of-archive blocks were read
             try:
                 for m in _counted_members(archive, name):
-                    listed.append((m.name, m.isfile(), m.issym() or m.islnk()))
+                    listed.append((m.name, m.isfile(), _unread_kind(m)))
                     if m.isfile():
                         whole = False
                         fh = archive.extractfile(m)
@@ -1968,7 +1968,7 @@ def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
     dump = _read_tree(list(zip(names, map(loader, kept), strict=True)), f"{name}!", budget=budget)
     if cut is not None:
         dump.errors.insert(0, cut)
-    return _links_not_followed(dump, name, [n for n, _, link in listed if link])
+    return _links_not_followed(dump, name, [(n, kind) for n, _, kind in listed if kind])
 
 
 def _charged(budget: Budget, size: int, name: str) -> DumpTooLarge | None:
@@ -1981,7 +1981,7 @@ def _charged(budget: Budget, size: int, name: str) -> DumpTooLarge | None:
 
 
 def _cut_short(
-    name: str, listed: list[tuple[str, bool, bool]], whole: bool, how: str = "its gzip stream is cut short"
+    name: str, listed: list[tuple[str, bool, str]], whole: bool, how: str = "its gzip stream is cut short"
 ) -> InputError:
     """The input error of a tar that ends early (``how``: a gzip'd one's stream; a download or copy cut short).
     When the cut fell in the last member listed (not ``whole``), that member is dropped from ``listed``; the members
@@ -2034,11 +2034,25 @@ def _corrupt(exc: BaseException) -> str:
     )
 
 
-def _links_not_followed(dump: Dump, name: str, links: list[str]) -> Dump:
-    """``dump`` of tar ``name``, with its link members (by their names in the archive) named as not read."""
-    if links:
-        dump.files_skipped.extend(f"{name}!{_member_name(n)}" for n in links)
-        dump.notes.append(f"{name}: {len(links)} link member(s) not followed (a dump is read from regular files only)")
+def _unread_kind(member: tarfile.TarInfo) -> str:
+    """What tar ``member`` is when it is neither a file nor a folder: ``link`` (symbolic or hard), ``special`` (a FIFO,
+    a device), else ""."""
+    if member.issym() or member.islnk():
+        return "link"
+    return "special" if member.isfifo() or member.ischr() or member.isblk() else ""
+
+
+def _links_not_followed(dump: Dump, name: str, members: list[tuple[str, str]]) -> Dump:
+    """``dump`` of tar ``name``, with its link and special members (their names in the archive, and ``_unread_kind``)
+    named as not read (trial 136: a FIFO or a device named *.yaml vanished without a word)."""
+    if members:
+        dump.files_skipped.extend(f"{name}!{_member_name(n)}" for n, _ in members)
+    if links := sum(kind == "link" for _, kind in members):
+        dump.notes.append(f"{name}: {links} link member(s) not followed (a dump is read from regular files only)")
+    if special := sum(kind == "special" for _, kind in members):
+        dump.notes.append(
+            f"{name}: {special} special member(s) not read, a FIFO or a device (a dump is read from regular files only)"
+        )
     return dump
 
 
@@ -2315,6 +2329,12 @@ def _unreadable(shown: str, exc: Exception) -> Dump:
         error = InputError(Source(shown, 1, exc.line), exc.reason)
     else:
         reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        if isinstance(exc, zlib.error) or re.search(r"Error -3 while decompressing|Bad CRC-32", reason):
+            # (trial 136: zlib's own words, "Error -3 while decompressing data: invalid bit length repeat", alone)
+            reason = (
+                "its compressed data is corrupt: its bytes changed after the archive was written (they do not inflate,"
+                f" or fail the member's CRC-32), so nothing from it is judged: copy the archive again ({reason})"
+            )
         error = InputError(Source(shown), f"cannot read: {reason}")
     return Dump(errors=[error], files_skipped=[shown])
 
@@ -2409,12 +2429,12 @@ def _read_tar(source: Archive, name: str, budget: Budget) -> Dump:
         if not ended:
             last = everything[-1]
             whole = not last.isfile() or last.offset_data + last.size <= size
-            listed = [(m.name, m.isfile(), m.issym() or m.islnk()) for m in everything]
+            listed = [(m.name, m.isfile(), _unread_kind(m)) for m in everything]
             cut = _cut_short(name, listed, whole, "cut short")
             if not whole:
                 everything.pop()
         infos = [m for m in everything if m.isfile()]
-        links = [m for m in everything if m.issym() or m.islnk()]
+        links = [(m.name, kind) for m in everything if (kind := _unread_kind(m))]
     except _ARCHIVE_ERRORS as exc:
         raise DumpError(name, f"broken tar archive: {exc}") from None
 
@@ -2431,7 +2451,7 @@ def _read_tar(source: Archive, name: str, budget: Budget) -> Dump:
         dump = _read_tree(members, f"{name}!", budget=budget)
     if cut is not None:
         dump.errors.insert(0, cut)
-    return _links_not_followed(dump, name, [m.name for m in links])
+    return _links_not_followed(dump, name, links)
 
 
 def _tar_end(member: tarfile.TarInfo) -> int:

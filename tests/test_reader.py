@@ -1204,6 +1204,31 @@ def test_tar_links_and_members_outside_the_archive_are_listed_and_said() -> None
         "x.tar: 1 member(s) with '..' in their path not read (it points outside the archive)",
         "x.tar: 1 link member(s) not followed (a dump is read from regular files only)",
     ]
+    # trial 136: a FIFO or a device member (named *.yaml) vanished without a word; gzip'd too (read as a stream)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name in ("../../etc/evil.yaml", "good/node.yaml"):
+            info = tarfile.TarInfo(name)
+            info.size = len(node)
+            tar.addfile(info, io.BytesIO(node))
+        tar.addfile(link)
+        for kind, member in ((tarfile.FIFOTYPE, "good/fifo.yaml"), (tarfile.CHRTYPE, "good/null")):
+            info = tarfile.TarInfo(member)
+            info.type = kind
+            tar.addfile(info)
+    for data, name in ((buf.getvalue(), "x.tar"), (gzip.compress(buf.getvalue()), "x.tar.gz")):
+        dump = parse_bytes(data, name)
+        assert [o.name for o in dump.objects] == ["n1"]
+        assert sorted(dump.files_skipped) == [
+            f"{name}!../../etc/evil.yaml",
+            f"{name}!good/fifo.yaml",
+            f"{name}!good/link.yaml",
+            f"{name}!good/null",
+        ]
+        assert dump.notes[1:] == [
+            f"{name}: 1 link member(s) not followed (a dump is read from regular files only)",
+            f"{name}: 2 special member(s) not read, a FIFO or a device (a dump is read from regular files only)",
+        ]
 
 
 _layouts = st.sampled_from(["indent4", "indent2", "compact", "trailing", "crlf", "blank", "tabs", "nested-brace"])
