@@ -34,7 +34,7 @@ from .loader import PolicyLoadError, dotted, schema_problems
 from .model import Match, compile_match
 from .reader import KObject
 from .report import Exemption, Result
-from .schema import LabelSelectorSchema
+from .schema import NON_EMPTY, LabelSelectorSchema
 from .yamlsafe import load_documents, node_line
 
 ANNOTATION = "verdict.dev/exempt"
@@ -85,10 +85,10 @@ class ExemptionSchema(Schema):
     rules = fields.List(
         fields.String(validate=validate.Regexp(RULE_SELECTOR, error=f"{{input!r}}: {_SELECTOR_HELP}")),
         required=True,
-        validate=validate.Length(min=1),
+        validate=NON_EMPTY,
         metadata={"description": "policy/rule, rule (an id in any policy) or policy/*"},
     )
-    kinds = fields.List(fields.String(validate=validate.Length(min=1)), validate=validate.Length(min=1))
+    kinds = fields.List(fields.String(validate=validate.Length(min=1)), validate=NON_EMPTY)
     namespaces = fields.List(fields.String(), metadata={"description": "namespace globs"})
     names = fields.List(fields.String(), metadata={"description": "name globs"})
     labelSelector = fields.Nested(LabelSelectorSchema)

@@ -264,7 +264,7 @@ HEAD = "apiVersion: verdict/v1\nkind: Exemptions\nexemptions:\n"
             "exemptions[1].rules[0]",
             "'Gpu Limit': a rule is written policy/rule, rule (an id in any policy) or policy/*",
         ),
-        ("- rules: []\n  reason: x\n", 4, "exemptions[0].rules", "Shorter than minimum length 1."),
+        ("- rules: []\n  reason: x\n", 4, "exemptions[0].rules", "at least one is required: an empty list holds none"),
         ("- rules: [gpu-limit]\n  reason: '  '\n", 5, "exemptions[0].reason", "the reason must say why the finding is accepted"),
         (
             "- rules: [gpu-limit]\n  reason: x\n  expires: next week\n",

@@ -742,7 +742,7 @@ def test_every_independent_mistake_of_a_file_in_one_round() -> None:
         ),
         (29, "", "", "YAML syntax error: did not find expected ',' or '}'"),
         (33, "", "metadata.titel", "unknown field 'titel'"),
-        (34, "", "spec.rules", "Shorter than minimum length 1."),
+        (34, "", "spec.rules", "at least one is required: an empty list holds none"),
     ]
     assert err.more[0].more == []  # one list, held by the error raised
 
@@ -950,6 +950,10 @@ def test_a_kind_misspelt_or_plural_and_an_api_group_without_version_are_refused_
          " group/version (or v1 for the core API); did you mean 'apps/*'?"),
         (12, "spec.rules[0].match.kinds[0]", "kind 'Deploymnet' matches no object (not a kind Kubernetes or the packs"
          " know, and close to 'Deployment'); did you mean 'Deployment'?"),
+        # in the same round (trial 135: a refused match left its rule's other mistakes for the next one)
+        (15, "spec.rules[0].assert.description", "message placeholder {nothing} names no var, context or built-in"
+         " (known: apiVersion, classes, detail, expected, kind, mine, name, namespace, observed, path, pods, policy,"
+         " rule, severity)"),
     ]  # fmt: skip
     fixed = text.replace("PriorityClas,", "PriorityClass,").replace("Pods, apiVersion: scheduling.k8s.io", "Pod")
     fixed = fixed.replace("[Deploymnet], apiVersions: [apps]", "[Deployment], apiVersions: [apps/v1]")
@@ -1468,4 +1472,20 @@ def test_an_assumption_the_schema_refuses_hides_no_name_of_the_rules_that_assume
     assert found == [
         (13, "spec.rules[0].assert.var", "unknown var 'nmae'"),
         (6, "spec.assumptions.noPolicy.message", "Missing data for required field."),
+    ]
+
+
+def test_a_rule_matching_no_kind_has_its_other_mistakes_said_in_the_same_round() -> None:
+    """Trial 135: a rule with match: {kinds: []} was refused for that alone, in marshmallow's words ("Shorter than
+    minimum length 1."), its bad regex and unknown placeholder left for the next round. The match is stood in for,
+    as a missing title is, and the empty list said in the docs' words."""
+    text = KK_POLICY + (
+        "  rules:\n"
+        '  - {id: r11, title: t, match: {kinds: []}, assert: {path: $.metadata.name, matches: "[a-"}, message: "m {nope}",'
+        ' references: ["https://e.x"]}\n'
+    )
+    assert [(e.line, e.path, e.reason.split(":")[0]) for e in every_problem(text)] == [
+        (6, "spec.rules[0].match.kinds", "at least one is required"),
+        (6, "spec.rules[0].assert.matches", "bad regular expression '[a-'"),
+        (6, "spec.rules[0].message", "message placeholder {nope} names no var, context or built-in (known"),
     ]
