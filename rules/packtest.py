@@ -140,6 +140,8 @@ class PackTest:
     strict: bool
     results: tuple[Expectation, ...]
     not_applied: tuple[NotApplied, ...] = ()
+    #: the line of its metadata.name (0: not known)
+    line: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,6 +327,7 @@ def _test_of(path: Path, doc: Any, pack: Path | None = None) -> tuple[PackTest, 
             NotApplied(n["policy"], n["rule"], n["reasonContains"], entry_line("notApplied", i))
             for i, n in enumerate(raw["notApplied"])
         ),
+        node_line(doc.node, ["metadata", "name"]) or doc.line,
     )
     return test, refused
 
@@ -350,11 +353,15 @@ def load_pack_tests(pack_dir: Path) -> tuple[list[PackTest], list[FixtureError]]
         good, bad = read_test_file(path, root)
         tests.extend(good)
         errors.extend(bad)
-    names: dict[str, Path] = {}
+    names: dict[str, PackTest] = {}
     for t in tests:
         if t.name in names:
-            errors.append(FixtureError(t.file, f"test name {t.name!r} is also used in {names[t.name]}"))
-        names[t.name] = t.file
+            # (trial 135: said without a line, and the file's stem in place of the test's name)
+            first = names[t.name]
+            again = FixtureError(t.file, f"test name {t.name!r} is also used at {first.file}:{first.line}", t.name, t.line)
+            errors.append(again)
+            continue
+        names[t.name] = t
     return tests, errors
 
 

@@ -1448,3 +1448,23 @@ def test_a_pin_fix_names_the_field_where_the_object_writes_its_pin() -> None:
         f"which creates the pod again from it (a Pod's nodeName and nodeSelector cannot change in place), with"
         f" spec.template.spec.nodeName / nodeSelector {tail}"
     )
+
+
+def test_a_test_name_used_twice_is_said_at_both_lines(tmp_path: Path) -> None:
+    """Trial 135: "FAIL tests/bad.yaml: bad: test name 'bad-tests' is also used in tests/bad.yaml" gave no line for
+    either document and the file's stem where the test's name stands."""
+    one = """\
+        apiVersion: verdict/v1
+        kind: Test
+        metadata: {name: gpu-count}
+        resources: [dumps/nodes.yaml]
+        results:
+        - {rule: gpu-count-label, kind: Node, name: cpu-1, result: fail}
+        """
+    pack = make_pack(tmp_path, one + "---\n" + one)
+    tests, errors = packtest.load_pack_tests(pack)
+    fixture = pack / "tests" / "fixture.yaml"
+    assert [t.line for t in tests] == [3, 10]
+    assert [(str(e), e.test) for e in errors] == [
+        (f"{fixture}:10: test name 'gpu-count' is also used at {fixture}:3", "gpu-count")
+    ]
