@@ -76,7 +76,7 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
             clip(message, MAX_MESSAGE_CHARS),
             out.path if out else "",
             clip_value(_observed(out)) if out else None,
-            clip_value(out.expected) if out else None,
+            clip_value(_expected(out)) if out else None,
             clip(remediation, MAX_MESSAGE_CHARS),
             rule.references,
             assumptions=assumed,
@@ -203,6 +203,15 @@ def unmet_in_dump(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scop
 def _observed(out: Outcome) -> Any:
     """What a result observed: the outcome's value, or each failing item's (forEach ``report: all``)."""
     return [out.observed, *(m.observed for m in out.more)] if out.more else out.observed
+
+
+def _expected(out: Outcome) -> Any:
+    """What a result expected: the outcome's; with forEach ``report: all``, each failing item's, in the order of
+    ``_observed``, where they differ (trial 135: the first item's alone, beside two items observed)."""
+    if not out.more:
+        return out.expected
+    each = [out.expected, *(m.expected for m in out.more)]
+    return each[0] if all(e == each[0] for e in each) else each
 
 
 def _placeholders(out: Outcome, rule: Rule) -> dict[str, Any]:

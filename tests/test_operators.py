@@ -724,6 +724,26 @@ def test_for_each_report_all_names_every_failing_item(judge: Judge) -> None:
     bare = make_rule({"forEach": {**each, "report": "all"}}, message="condition {cond.type} is {observed}")
     r = judge([bad], rules=[bare])[("gpu-node-2", "r")]
     assert r.message == "condition DiskPressure is True. condition PIDPressure is Unknown."
+    # trial 135: expected was the first item's alone; each item's where they differ, the one where they do not
+    assert every.expected == "== False"
+    limits = {
+        "path": "$.spec.containers[*].resources.limits['nvidia.com/gpu']",
+        "as": "limit",
+        "report": "all",
+        "assert": {"all": [{"path": "$", "integer": True}, {"path": "$", "lte": 4}]},
+    }
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ml"},
+        "spec": {
+            "containers": [
+                {"name": f"c{i}", "resources": {"limits": {"nvidia.com/gpu": v}}} for i, v in enumerate(["500m", "16"])
+            ]
+        },
+    }
+    r = judge([pod], rules=[make_rule({"forEach": limits}, match={"kinds": ["Pod"]})])[("p", "r")]
+    assert (r.observed, r.expected) == (["500m", "16"], ["a whole-number quantity", "<= 4"])
 
 
 def test_expected_names_each_member_once(judge: Judge) -> None:
