@@ -945,9 +945,33 @@ def _leaf(a: Assertion, operator: Operator, plan: PolicyPlan) -> Check:
                 expected = (lambda: f"{words} {base(arg)}") if n > 1 or quantifier != "all" else (lambda: base(arg))
         except OperatorError as exc:
             raise EvaluationError(f"{_place(a.subject, scope) or path}: {exc}") from None
+        if not ok and typed and len(values) == 1 and (twin := _printed_alike(values[0], arg)) is not None:
+            said = expected
+            expected = lambda: f"{said()} ({_type_word(twin)}; the value is {_type_word(values[0])})"  # noqa: E731
         return Outcome("pass" if ok else "fail", path, values[0] if len(values) == 1 else values, expected, "", message)
 
+    typed = operator.name in ("equals", "in")
     return check
+
+
+def _type_word(value: Any) -> str:
+    """``a string``, ``a number``, ``a boolean``, ``null``: what a value is, for a message."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "null" if value is None else "a string" if isinstance(value, str) else f"a {type(value).__name__}"
+
+
+def _printed_alike(value: Any, arg: Any) -> Any:
+    """The member of ``arg`` (one, or a list) that prints as ``value`` does but is of another type, else None: a
+    string label "8" against the number 8 read "8 | == 8" (trial 135)."""
+    if isinstance(value, (dict, list)):
+        return None
+    for member in arg if isinstance(arg, list) else [arg]:
+        if _type_word(member) != _type_word(value) and show(member) == show(value):
+            return member
+    return None
 
 
 def _count(test: Callable[[Any, Any], Any], values: list[Any], arg: Any) -> int:

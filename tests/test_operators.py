@@ -1262,3 +1262,16 @@ def test_placeable_places_nowhere_a_workload_whose_quantities_it_cannot_read(jud
     bad["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = None
     assert word(judge, {"value": bad, "placeable": False}) == "pass"
     assert word(judge, {"value": bad, "placeable": True}) == "fail"
+
+
+def test_a_value_printed_as_the_argument_but_of_another_type_says_so(judge: Judge) -> None:
+    """Trial 135: equals: 8 against the label "8" failed with observed 8 and expected "== 8", the two alike on the
+    page. The expectation says what each is; values that differ in print are left as they were."""
+    eight = node("gpu-8", labels={"nvidia.com/gpu.workload.config": "8"})
+    r = one(judge, {"path": LABEL, "equals": 8}, eight)
+    assert (r.result, r.observed, r.expected) == ("fail", "8", "== 8 (a number; the value is a string)")
+    yes = node("gpu-8", labels={"nvidia.com/gpu.workload.config": "true"})
+    r = one(judge, {"path": LABEL, "in": [7, 8, True]}, yes)
+    assert r.expected == "one of [7, 8, true] (a boolean; the value is a string)"
+    r = one(judge, {"path": LABEL, "equals": 9}, eight)
+    assert r.expected == "== 9"
