@@ -972,7 +972,7 @@ def test_lint_lists_every_error_of_the_body(client: FlaskClient) -> None:
         (9, "bad-path", "spec.rules[0].assert.path", "'{.metadata.labels.nvidia\\.com/gpu\\.present}'"),
         (16, "bad-message", "spec.rules[1].message", "message"),
         (21, "", "metadata.titel", "unknown"),
-        (22, "", "spec.rules", "Shorter"),
+        (22, "", "spec.rules", "at"),
     ]
     assert {e["file"] for e in result["errors"]} == {"broken-policy.yaml"}
 
