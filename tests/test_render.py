@@ -1427,6 +1427,28 @@ def test_skip_notes_give_way_to_findings_cut_but_never_lengthen_the_head() -> No
     assert "_skipped: reason number 0" in whole
 
 
+def test_a_batch_counts_its_dumps_skip_notes_where_its_findings_are_cut() -> None:
+    """Trial 120: a batch's first dump named three skip notes, then cut its findings (the single report counted them
+    already). Where the batch is cut, the skip notes are counted when that shows more rows; a batch that fits names
+    them."""
+    from rules.render.markdown import render_many
+
+    reports = []
+    for name in ("a.yaml", "b.yaml"):
+        r = synthetic(4, message_len=700)
+        r.name = name
+        r.notes = [f"skipped: reason number {i} of {name} " + "why the rule judged no object of the dump " * 5 for i in range(3)]
+        reports.append(r)
+    cut = render_many(reports, "markdown", limit=3500)
+    assert len(cut) <= 3500
+    assert "_skipped: reason number 0 of a.yaml" not in cut
+    assert "_… 3 skip or not-applied notes in the JSON report" in cut
+    # the first dump's four findings shown (one before: its skip notes took their room)
+    assert len(_table_rows(cut)) == 4
+    whole = render_many(reports, "markdown", limit=0)
+    assert "_skipped: reason number 0 of a.yaml" in whole and "_skipped: reason number 2 of b.yaml" in whole
+
+
 def test_skip_notes_that_do_not_fit_beside_the_assumptions_are_counted() -> None:
     """Trial 124: an all-good node dump's chat answer said "38 skip" and nothing of why: the assumption notes took the
     notes' room, and the skip notes were left out whole, their count line too, though it fitted."""
