@@ -1468,3 +1468,25 @@ def test_a_test_name_used_twice_is_said_at_both_lines(tmp_path: Path) -> None:
     assert [(str(e), e.test) for e in errors] == [
         (f"{fixture}:10: test name 'gpu-count' is also used at {fixture}:3", "gpu-count")
     ]
+
+
+def test_a_vm_whose_template_live_migrates_before_its_restart_is_told_to_change_it_before_then() -> None:
+    """Trial 120: the fix for a VM whose template says LiveMigrate while its running VMI says None said to stop the VM
+    before a drain meanwhile, which its VMI does not need: the template is changed before the next restart."""
+    from rules.reader import parse_bytes
+
+    fixture = GPU_PACK / "tests" / "gpu_vms_set_to_live_migrate_on_eviction.yaml"
+    [test] = [d for d in yaml.safe_load_all(fixture.read_text()) if d["metadata"]["name"].endswith("before-its-restart")]
+    dump = parse_bytes(yaml.safe_dump_all(test["objects"]).encode(), "vms.yaml")
+    report = evaluate(dump, load_policies([str(GPU_PACK)]))
+    fixes = {
+        (o.ref.kind, o.ref.name): r.remediation
+        for o in report.objects
+        for r in o.results
+        if r.rule == "gpu-vm-eviction-does-not-block-drain" and r.result == "fail"
+    }
+    assert fixes[("VirtualMachine", "changed")] == (
+        "kubectl patch virtualmachine -n vms changed --type merge -p"
+        """ '{"spec":{"template":{"spec":{"evictionStrategy":"None"}}}}'  # or LiveMigrateIfPossible, before its next"""
+        " restart: its running VMI keeps None until then"
+    )
