@@ -794,3 +794,24 @@ def test_label_and_taint_lines_a_terminal_wrapped_are_joined_and_said() -> None:
     assert parse_describe_nodes(indented, "p.txt")[1][0].reason == (
         "label line 'feature.node.kubernetes.io/pci-10de.pres' is not key=value"
     )
+
+
+def test_the_pods_rebuilt_from_describe_text_are_counted_in_a_note() -> None:
+    """Trial 134: "6 objects judged (6 read)" for three pasted nodes made a reader look twice: their kube-proxy pods,
+    rebuilt from the Non-terminated Pods tables, are objects too. A note says how many of each; none without pods."""
+    row = "  kube-system  kube-proxy-{i}  0 (0%)  0 (0%)  0 (0%)  0 (0%)  3d\n"
+    nodes = "".join(
+        f"Name:  gpu-{i}\nCapacity:\n  nvidia.com/gpu:  1\nAllocatable:\n  nvidia.com/gpu:  1\n"
+        "Non-terminated Pods:  (1 in total)\n  Namespace  Name  CPU Requests  CPU Limits  Memory Requests  Memory Limits  Age\n"
+        + row.format(i=i)
+        + "Events:  <none>\n"
+        for i in range(3)
+    )
+    dump = parse_text(nodes, "paste.txt")
+    assert [o.kind for o in dump.objects].count("Pod") == 3
+    assert dump.notes == [
+        "paste.txt: read as kubectl describe node text: 3 Nodes, and 3 Pods rebuilt from their Non-terminated Pods"
+        " tables (namespace, name, CPU and memory only)"
+    ]
+    alone = "Name:  gpu-1\nCapacity:\n  nvidia.com/gpu:  1\nAllocatable:\n  nvidia.com/gpu:  1\n"
+    assert parse_text(alone, "paste.txt").notes == []
