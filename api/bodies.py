@@ -16,7 +16,7 @@ from collections.abc import Callable
 from flask import current_app, request
 from werkzeug.exceptions import ClientDisconnected, HTTPException
 
-from rules.reader import GZIP_MAGIC, ZIP_MAGICS, is_tar
+from rules.reader import GZIP_MAGIC, ZIP_MAGICS, empty_tar, is_tar
 
 from .problems import Problem
 
@@ -235,8 +235,12 @@ def read_body(
 
 
 def check_magic(mimetype: str, data: bytes, name: str = "<body>") -> None:
-    """Refuse (400) an archive media type whose bytes are not that archive; the problem names the body
-    ``name``."""
+    """Refuse (400) an archive media type whose bytes are not that archive, and (400 ``empty-body``) an empty tar
+    archive sent as one (trial 136); the problem names the body ``name``."""
+    if mimetype in ("application/x-tar", "application/gzip", "application/x-gzip", "application/octet-stream") and empty_tar(
+        data
+    ):
+        raise Problem("empty-body", "the body is an empty tar archive: it holds no file", file=name)
     if mimetype == "application/x-tar":
         if not is_tar(data) and not data.startswith(GZIP_MAGIC):
             raise Problem(

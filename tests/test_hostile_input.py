@@ -386,3 +386,43 @@ def test_a_gzip_bomb_is_refused_holding_a_chunk_not_the_bound() -> None:
     budget = Budget(1 << 20)
     assert [o.name for o in parse_bytes(gzip.compress(padded), "p.yaml.gz", budget).objects] == ["gz"]
     assert budget.left == (1 << 20) - len(padded)
+
+
+def test_nul_bytes_are_an_empty_tar_only_where_the_name_says_tar(tmp_path: Path) -> None:
+    """Trial 136: an empty tar (tar czf x.tgz -T /dev/null) was read as text ("YAML error: character U+0000").
+    Trial 137: a first fix took any 1,024 to 10,240 NULs for one, so a zeroed nodes.yaml beside others vanished
+    without a word. An empty tar is one by its name; a zeroed YAML file stays an input error."""
+    from rules.reader import read_paths
+
+    for name, data in (("x.tar", bytes(10240)), ("x.tgz", gzip.compress(bytes(1024))), ("x.tar.gz", gzip.compress(bytes(10240)))):
+        dump = parse_bytes(data, name)
+        assert (dump.objects, dump.errors, dump.notes) == ([], [], [f"{name}: an empty tar archive (it holds no file)"])
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    (folder / "nodes.yaml").write_bytes(bytes(4096))
+    (folder / "pods.yaml").write_bytes(orjson.dumps(NODE))
+    dump = read_paths([str(folder)])
+    assert [o.name for o in dump.objects] == ["gpu-1"]
+    [err] = dump.errors
+    assert (err.source.file, err.reason.startswith("YAML error: character U+0000")) == (str(folder / "nodes.yaml"), True)
+
+
+def test_a_whole_tar_ending_in_a_sparse_member_is_not_cut(tmp_path: Path) -> None:
+    """Trial 137: a tar whose last member is sparse (tar --sparse) was said to end early: the end-of-archive check
+    took the member's expanded size for what it stores."""
+    import shutil
+    import subprocess
+
+    if shutil.which("tar") is None:
+        pytest.skip("no tar command here")
+    (tmp_path / "a.yaml").write_bytes(orjson.dumps(NODE))
+    with open(tmp_path / "b.bin", "wb") as fh:
+        fh.seek(1 << 20)
+        fh.write(b"x")
+    for fmt in ("gnu", "pax"):
+        out = tmp_path / f"s-{fmt}.tar"
+        subprocess.run(
+            ["tar", "--sparse", f"--format={fmt}", "-cf", str(out), "-C", str(tmp_path), "a.yaml", "b.bin"], check=True
+        )
+        dump = parse_bytes(out.read_bytes(), out.name)
+        assert ([o.name for o in dump.objects], dump.errors) == (["gpu-1"], []), fmt
