@@ -521,6 +521,7 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
             )
     joined: list[int] = []
     metadata: dict[str, Any] = {"name": name, "labels": _labels(s.get("Labels"), joined)}
+    wrapped_labels = bool(joined)
     annotations = _annotations(s.get("Annotations"))
     annotations[SOURCE_KEY] = SOURCE_VALUE
     if allocated := _allocated(s.get("Allocated resources"), block[-1][0]):
@@ -539,7 +540,7 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
                 f"node {name}: {'line' if len(joined) == 1 else 'lines'} {_numbers(joined)} of its labels or taints"
                 f" {'starts' if len(joined) == 1 else 'start'} at the margin, where kubectl indents them: a terminal or"
                 " chat client wrapped them, and each is read as the end of the line before it",
-                "$.metadata.labels",
+                "$.metadata.labels" if wrapped_labels else "$.spec.taints",
                 lost=False,
             )
         )
@@ -585,6 +586,13 @@ def _taint(text: str) -> bool:
     return bool((not effect or effect in _EFFECTS) and LABEL_KEY.match(key) and LABEL_VALUE.match(value))
 
 
+def _whole_taint(text: str) -> bool:
+    """Whether ``text`` is a taint line as kubectl prints one, with its effect (the API requires one): what a
+    wrapped line is joined by (trial 137: "nvidia.com/g" and "pu=present:NoSchedule" were two taints, each valid
+    without an effect)."""
+    return _taint(text) and text.rpartition(":")[2] in _EFFECTS
+
+
 def _labels(section: _Section | None, joined: list[int]) -> dict[str, str]:
     labels: dict[str, str] = {}
     for number, text in _items(section, joined, _label):
@@ -616,7 +624,7 @@ def _wrapped(section: _Section | None, number: int) -> str:
 
 def _taints(section: _Section | None, joined: list[int]) -> list[dict[str, str]]:
     taints: list[dict[str, str]] = []
-    for number, text in _items(section, joined, _taint):
+    for number, text in _items(section, joined, _whole_taint):
         rest, colon, effect = text.rpartition(":")
         if not colon:
             rest, effect = text, ""

@@ -789,6 +789,18 @@ def test_label_and_taint_lines_a_terminal_wrapped_are_joined_and_said() -> None:
         "label line 'feature.node.kubernetes.io/pci-10de.pres' is not key=value (the next line, 'ent=tr ue', starts at"
         " the margin: a terminal or chat client wrapped it? paste it as a code block, or from a wider window)"
     )
+    # trial 137: a taint wrapped before its ':' made two taints, each valid without the effect kubectl always prints
+    for cut in ("nvidia.com/g\npu=present:NoSchedule", "nvidia.com/gpu=present:\nNoSchedule"):
+        taints = text.replace("\n                    nvidia.com/gpu.workload.config=vm-passth\nrough", "").replace(
+            "nvidia.com/gpu=present:NoSche\ndule", cut
+        )
+        objects, [err] = parse_describe_nodes(taints, "p.txt")
+        assert objects[0][0]["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+        assert (err.source.line, err.path) == (5, "$.metadata.labels")
+        # the taint alone wrapped: said at its line, of the taints
+        alone = taints.replace("pci-10de.pres\nent=true", "pci-10de.present=true")
+        [err] = parse_describe_nodes(alone, "p.txt")[1]
+        assert (err.source.line, err.path, err.lost) == (6, "$.spec.taints", False)
     # a bad label line whose next line is indented as kubectl writes it gets no such hint
     indented = text.replace("\nent=true\n", "\n                    a=b\n")
     assert parse_describe_nodes(indented, "p.txt")[1][0].reason == (
