@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -585,13 +585,18 @@ def serve(bind: str | None, workers: int | None, policy: tuple[str, ...], exempt
     if env.get("VERDICT_TOKENS_FILE", "").strip():
         env["VERDICT_TOKENS_FILE"] = here([env["VERDICT_TOKENS_FILE"].strip()])
     binds = [env.get("VERDICT_BIND", "127.0.0.1:8080")]
-    _check_bind(binds[0])
+    probed = [_check_bind(binds[0])]
     if env.get("VERDICT_PROBE_BIND", "").strip():
         binds.append(env["VERDICT_PROBE_BIND"])
-        _check_bind(binds[1], "VERDICT_PROBE_BIND")
+        probed.append(_check_bind(binds[1], "VERDICT_PROBE_BIND"))
     if check_bind:  # make run asks before its audit, whose table would bury the answer (trial 73)
-        # the answer said either way (trial 134: a free address printed nothing)
-        _err(f"verdict: {' and '.join(binds)} {'is' if len(binds) == 1 else 'are'} free to listen on")
+        # the answer said either way (trial 134: a free address printed nothing), and only of what was probed
+        free = [b for b, ok in zip(binds, probed, strict=True) if ok]
+        unprobed = [b for b, ok in zip(binds, probed, strict=True) if not ok]
+        if free:
+            _err(f"verdict: {' and '.join(free)} {'is' if len(free) == 1 else 'are'} free to listen on")
+        for b in unprobed:
+            _err(f"verdict: {b} is not probed (not HOST:PORT): gunicorn says whether it can listen there when it starts")
         return
     # The folder that holds rules/, api/ and app.py: a checkout's root, or site-packages of an installed wheel.
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -604,31 +609,46 @@ def serve(bind: str | None, workers: int | None, policy: tuple[str, ...], exempt
     os.execvpe(args[0], args, env)
 
 
-def _check_bind(bind: str, variable: str = "") -> None:
-    """Exit 2 with the way to choose another address when ``host:port`` is taken, before gunicorn retries it five
-    times and stops with "Can't connect" (trials 68 and 72: ``make serve`` on a busy 8080 named no way out)."""
+def _check_bind(bind: str, variable: str = "") -> bool:
+    """Exit 2 with the way to choose another address when ``host:port`` cannot be listened on: in use (gunicorn retries
+    it five times and stops with "Can't connect": trials 68 and 72, ``make serve`` on a busy 8080 named no way out),
+    not this host's, a host not found, a port that is no port (trial 137: said to be free). True when it was probed
+    free; False for a bind gunicorn reads otherwise (``unix:``, ``fd://``)."""
     import errno
     import socket
 
     host, sep, port = bind.strip().rpartition(":")
-    if not sep or not port.isdigit() or bind.startswith(("unix:", "fd://")):
-        return  # gunicorn says what is wrong with it
+    if bind.startswith(("unix:", "fd://")) or not sep or bind.strip().endswith("]"):
+        return False  # a socket file, a descriptor, a host alone (gunicorn's port 8000)
+    how = (
+        f"set {variable} to another HOST:PORT"
+        if variable
+        else "choose another with --bind HOST:PORT (VERDICT_BIND, or make run BIND=HOST:PORT, make serve BIND=HOST:PORT)"
+    )
+
+    def refuse(why: str) -> NoReturn:
+        _err(f"verdict: cannot listen on {bind}: {why}; {how}")
+        raise SystemExit(2) from None
+
+    if not port.isdigit():
+        refuse("its port is not a number")
+    if int(port) > 65535:
+        refuse("the port is past 65535")
     host = host.strip("[]") or "0.0.0.0"
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn binds: a closing socket is no conflict
         try:
             probe.bind((host, int(port)))
+        except socket.gaierror as exc:
+            refuse(f"host {host!r} not found ({exc.strerror})")
         except OSError as exc:
-            if exc.errno != errno.EADDRINUSE:
-                return
-            how = (
-                f"set {variable} to another HOST:PORT"
-                if variable
-                else "choose another with --bind HOST:PORT (VERDICT_BIND, or make run BIND=HOST:PORT, make serve BIND=HOST:PORT)"
-            )
-            _err(f"verdict: cannot listen on {bind}: the address is in use; {how}")
-            raise SystemExit(2) from None
+            if exc.errno == errno.EADDRINUSE:
+                refuse("the address is in use")
+            if exc.errno == errno.EADDRNOTAVAIL:
+                refuse("the address is not one of this host's")
+            refuse(exc.strerror or str(exc))
+    return True
 
 
 @main.group()

@@ -143,3 +143,26 @@ def test_serve_checks_the_probe_address_too(monkeypatch: pytest.MonkeyPatch) -> 
         listen = f"127.0.0.1:{other.getsockname()[1]}"
     result = CliRunner().invoke(main, ["serve", "--bind", listen, "--check-bind"])
     assert (result.exit_code, result.stderr) == (0, f"verdict: {listen} and {api} are free to listen on\n")
+
+
+@pytest.mark.parametrize(
+    ("bind", "why"),
+    [
+        ("10.255.255.1:18538", "the address is not one of this host's"),
+        ("nosuchhost.invalid:18538", "host 'nosuchhost.invalid' not found ("),
+        ("127.0.0.1:abc", "its port is not a number"),
+        ("127.0.0.1:99999", "the port is past 65535"),
+    ],
+)
+def test_check_bind_refuses_an_address_it_cannot_listen_on(bind: str, why: str) -> None:
+    """Trial 137: --check-bind said "is free to listen on" (exit 0) of an address not on this host, a host not found and
+    a port that is no number; port 99999 ended in a traceback. Each is refused, saying why, as gunicorn would fail."""
+    result = CliRunner().invoke(main, ["serve", "--bind", bind, "--check-bind"])
+    assert (result.exit_code, result.stderr.startswith(f"verdict: cannot listen on {bind}: {why}")) == (2, True), result.stderr
+    # a bind gunicorn reads otherwise is not probed, and says so
+    other = CliRunner().invoke(main, ["serve", "--bind", "unix:/tmp/verdict-test.sock", "--check-bind"])
+    assert (other.exit_code, other.stderr) == (
+        0,
+        "verdict: unix:/tmp/verdict-test.sock is not probed (not HOST:PORT): gunicorn says whether it can listen there when"
+        " it starts\n",
+    )
