@@ -42,15 +42,17 @@ POLICY_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "applicat
 _TEXT_CHARSETS = ("utf-8", "utf8", "us-ascii", "ascii")
 #: UTF-16 and UTF-32, which the reader takes by their byte order mark (what Windows PowerShell's ``>`` writes): a body
 #: that says so in its charset is read as it says (trial 136: refused with "send UTF-8", read without the label).
-#: Without a mark, plain utf-16 and utf-32 are big-endian (RFC 2781 section 4.3).
+#: Without a mark, plain utf-16 and utf-32 are read in the byte order the text shows (``_byte_order``).
 _WIDE_CHARSETS = {
-    "utf-16": "utf-16-be",
+    "utf-16": "utf-16",
     "utf-16be": "utf-16-be",
     "utf-16le": "utf-16-le",
-    "utf-32": "utf-32-be",
+    "utf-32": "utf-32",
     "utf-32be": "utf-32-be",
     "utf-32le": "utf-32-le",
 }
+#: Media types whose bytes are no text, whatever charset they carry.
+_BINARY_TYPES = ("application/gzip", "application/x-gzip", "application/zip", "application/x-tar", "application/octet-stream")
 _BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 #: What sends a form instead of a file, said in the 415: ``curl -d`` labels a body as a form by default.
 _SEND_FILE = "send the file as it is with curl --data-binary @FILE -H 'Content-Type: application/yaml' (or application/json)"
@@ -117,14 +119,26 @@ def media_type(accepted: tuple[str, ...] | list[str], wanted: str = "") -> str:
     return given
 
 
+def _byte_order(data: bytes, family: str) -> str:
+    """The codec of UTF-16 or UTF-32 text without a byte order mark, by where its zero bytes fall: YAML and JSON are
+    mostly ASCII, whose characters are one byte and zeros in either order (trial 137: .NET's "utf-16", what PowerShell
+    sends, is little-endian without a mark, and was read big-endian as RFC 2781 has it, into CJK text)."""
+    head = data[:4096]
+    if family == "utf-16":
+        return "utf-16-le" if head[1::2].count(0) > head[0::2].count(0) else "utf-16-be"
+    return "utf-32-le" if head[3::4].count(0) > head[0::4].count(0) else "utf-32-be"
+
+
 def _transcoded(data: bytes, name: str) -> bytes:
     """``data`` as UTF-8 where the request's charset says UTF-16 or UTF-32 (a byte order mark, if any, says which
     byte order); raises a 400 ``malformed-dump`` where it does not decode as that charset."""
     charset = request.mimetype_params.get("charset", "").lower()
-    if charset not in _WIDE_CHARSETS:
+    if charset not in _WIDE_CHARSETS or request.mimetype in _BINARY_TYPES:
         return data
     family = charset[:6]
     codec = next((enc for mark, enc in _BOMS if data.startswith(mark) and enc == family), _WIDE_CHARSETS[charset])
+    if codec == family and not data.startswith(tuple(mark for mark, enc in _BOMS if enc == family)):
+        codec = _byte_order(data, family)
     try:
         return data.decode(codec).encode("utf-8")
     except UnicodeDecodeError as exc:

@@ -623,13 +623,17 @@ def test_unsupported_media_type_is_415(client: FlaskClient, headers: dict[str, s
 def test_a_body_labelled_utf16_or_utf32_is_read_as_its_charset_says(client: FlaskClient) -> None:
     """Trial 136: a UTF-16 body (what PowerShell's > writes) was read without a charset, by its byte order mark, and
     refused with "send UTF-8" when its Content-Type said charset=utf-16. Read as its charset says, with or without a
-    mark (none: big-endian, RFC 2781); bytes that are not that text are a 400 saying so."""
+    mark (trial 137: none, in the byte order the text shows: .NET's utf-16 is little-endian, and was read big-endian);
+    bytes that are not that text are a 400 saying so; an archive's charset is no text's."""
     plain = evaluate(client, CLUSTER)
     assert plain.status_code == 200
     text = CLUSTER.decode()
     for charset, data in (
         ("utf-16", b"\xff\xfe" + text.encode("utf-16-le")),
         ("utf-16", text.encode("utf-16-be")),
+        ("utf-16", text.encode("utf-16-le")),
+        ("utf-32", text.encode("utf-32-le")),
+        ("utf-32", text.encode("utf-32-be")),
         ("UTF-16LE", text.encode("utf-16-le")),
         ("utf-32", text.encode("utf-32")),
         ("utf-32le", text.encode("utf-32-le")),
@@ -639,6 +643,8 @@ def test_a_body_labelled_utf16_or_utf32_is_read_as_its_charset_says(client: Flas
         assert verdicts(resp.get_json()) == verdicts(plain.get_json())
     odd = problem(evaluate(client, b"kind: Node\n", content_type="application/yaml; charset=utf-16"), 400, "malformed-dump")
     assert odd["detail"] == "the body is not UTF-16 text, as its charset says: truncated data at offset 10"
+    archive = evaluate(client, tar_gz({"nodes.yaml": CLUSTER}), content_type="application/gzip; charset=utf-16")
+    assert archive.status_code == 200, archive.get_data(as_text=True)
 
 
 def test_a_form_is_refused_with_how_to_send_the_file(client: FlaskClient) -> None:
