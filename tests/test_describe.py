@@ -654,6 +654,21 @@ def test_a_paste_cut_inside_the_pods_table_says_so() -> None:
     # a table that says no total: how many is not known
     untold = head.replace("(2 in total)", "") + "  gpu-operator  nvidia-san"
     assert parse_describe_nodes(untold, "cut.txt")[1][0].count is None
+    # trial 137: cut at a row's end, the rows missing are Pods kept out; cut inside the table's own line, an unknown
+    # number (it was read as whole)
+    [err] = parse_describe_nodes(head, "cut.txt")[1]
+    assert (err.reason, err.kind, err.count) == (
+        "node gpu-1 lists 2 non-terminated pods but 1 rows were found (the text is cut?)",
+        "Pod",
+        1,
+    )
+    inside = head.split("Non-terminated Pods:")[0] + "Non-terminated Pods:  (14 in to"
+    [err] = parse_describe_nodes(inside, "cut.txt")[1]
+    assert (err.source.line, err.kind, err.count) == (6, "Pod", None)
+    assert err.reason == (
+        "node gpu-1 is judged without its pods: the text ends inside its line 'Non-terminated Pods: (14 in to' (cut"
+        " short?); paste the whole kubectl describe node output"
+    )
 
 
 def test_a_paste_of_capacity_and_allocatable_alone_is_read() -> None:
