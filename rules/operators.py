@@ -337,9 +337,10 @@ def classify_problem(table: Any) -> str:
         return f"classify needs a mapping of name to regular expressions, got {show(table)}"
     for name, patterns in table.items():
         for pattern in patterns if isinstance(patterns, list) else [patterns]:
-            if not isinstance(pattern, str):
+            if pattern is None or isinstance(pattern, (dict, list)):
                 return f"classify entry {name}: {show(pattern)} is not a regular expression (a string)"
-            if problem := regex_problem(pattern):
+            # a number is taken as its text, as matches takes it (trial 137: a PCI device id, 2236, was refused)
+            if problem := regex_problem(str(pattern)):
                 return f"classify entry {name}: {problem}"
     return ""
 
@@ -352,7 +353,11 @@ def classify(value: Any, table: dict[str, Any]) -> Any:
         return None
     for name, patterns in table.items():
         for pattern in patterns if isinstance(patterns, list) else [patterns]:
-            compiled = _regex(pattern) if isinstance(pattern, str) else f"{show(pattern)} is not a regular expression"
+            compiled = (
+                f"{show(pattern)} is not a regular expression (a string)"
+                if pattern is None or isinstance(pattern, (dict, list))
+                else _regex(str(pattern))
+            )
             if isinstance(compiled, str):
                 raise OperatorError(f"classify entry {name}: {compiled}")
             if compiled.search(value):

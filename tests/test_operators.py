@@ -532,11 +532,16 @@ def test_classify_regexes_are_checked_as_matches_checks_them(judge: Judge) -> No
     for table, reason in (
         ({"ampere": "A100(", "hopper": ["H100"]}, "classify entry ampere: bad regular expression 'A100(': missing ),"),
         ({"x": ["ok", "^(a+)+$"]}, "classify entry x: regular expression '^(a+)+$' repeats a repeated group ((a+)+)"),
-        ({"x": 3}, "classify entry x: 3 is not a regular expression (a string)"),
+        ({"x": None}, "classify entry x: <none> is not a regular expression (a string)"),
     ):
         with pytest.raises(PolicyError) as err:
             one(judge, {"path": LABEL, "classify": {"value": table}, "exists": True})
         assert (err.value.path, err.value.reason.startswith(reason)) == ("spec.rules[0].assert.classify", True), err.value.reason
+    # trial 137: a number is taken as its text, as matches takes it (a PCI device id), in the rule and from data
+    device = node("gpu-a10", labels={"nvidia.com/gpu.workload.config": "10de:2236"})
+    for spec in ({"classify": {"value": {"a10": 2236, "a100": "20b5"}}}, {"classify": {"data": "ids"}}):
+        r = one(judge, {"path": LABEL, **spec, "equals": "a10"}, device, data={"ids": {"a10": 2236}})
+        assert (r.result, r.observed) == ("pass", "a10")
     slow = {**GPU_NODE, "metadata": {**GPU_NODE["metadata"], "name": "a" * 40 + "!"}}
     r = judge([slow], {"path": "$.metadata.name", "classify": {"data": "t"}, "exists": True}, data={"t": {"x": "^(a+)+$"}})[
         (slow["metadata"]["name"], "r")
