@@ -217,8 +217,24 @@ def _json_item_lines(text: bytes, count: int, top_is_array: bool) -> list[int]:
         return _json_item_lines_by_regex(text.decode("utf-8"), count, top_is_array)
     starts = found[0]
     if len(starts) != count:
-        return []
+        return _json_item_a_line(text, count, top_is_array)
     return _lines_at(text, starts)
+
+
+def _json_item_a_line(text: bytes, count: int, top_is_array: bool) -> list[int]:
+    """The lines of the items of a JSON List or array written one item a line (``jq -c`` items between the List's
+    own lines): every line after the items' ``[`` that starts, at the first item's indent, with ``{``, exactly
+    ``count`` of them; [] otherwise (trial 137: each was placed at line 1)."""
+    anchor = _items_anchor(text, top_is_array)
+    nl = text.find(b"\n", anchor) if anchor >= 0 else -1
+    if nl < 0:
+        return []
+    first = _LEADING_SPACE.match(text, nl + 1)
+    indent = text[nl + 1 : first.end() if first else nl + 1]
+    if b"\n" in indent or text[nl + 1 + len(indent) : nl + 2 + len(indent)] != b"{":
+        return []
+    starts = [m.start() + 1 for m in re.compile(re.escape(b"\n" + indent + b"{")).finditer(text, nl)]
+    return _lines_at(text, starts) if len(starts) == count else []
 
 
 def _json_item_starts(text: bytes, top_is_array: bool, count: int | None = None) -> tuple[list[int], int] | None:

@@ -1490,6 +1490,11 @@ def test_the_table_names_the_item_of_a_list_written_on_one_line() -> None:
     for text, places in (
         (json.dumps(listed, separators=(",", ":")), ["d.json:1 items[0]", "d.json:1 items[1]", "d.json:1 items[2]"]),
         (json.dumps(listed, indent=2), ["d.json:5", "d.json:21", "d.json:37"]),
+        # trial 137: one item a line (jq -c items inside the List's own lines) placed each at line 1
+        (
+            '{"apiVersion":"v1","kind":"List","items":[\n' + ",\n".join(json.dumps(n) for n in nodes) + "\n]}\n",
+            ["d.json:2", "d.json:3", "d.json:4"],
+        ),
     ):
         table = render(evaluate(parse_text(text, "d.json"), policies), width=200)
         shown = re.findall(r"^fail  Node/n\d  (.*)$", table, re.M)
