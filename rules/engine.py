@@ -216,6 +216,7 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
                     notes.append("; ".join(told))
                 continue
         out.append(p)
+    out = _once(out, notes)  # (trial 137: the note below counted a dump given twice)
     loose = [p for p in paths if p != "-" and Path(p).is_file() and not p.lower().endswith(ARCHIVE_SUFFIXES)]
     if len(loose) > 1 and notes is not None:
         # `kubectl get nodes -o yaml > nodes.yaml; ... pods > pods.yaml; verdict audit nodes.yaml pods.yaml` judges
@@ -226,7 +227,14 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
             " clusters):"
             " to judge them as one cluster, put them in one folder and audit the folder"
         )
-    return _once(out, notes)
+    folders = [(d, os.path.realpath(d) + os.sep) for d in out if d != "-" and Path(d).is_dir()]
+    inside = [
+        (f, d) for f in out if f != "-" and Path(f).is_file() for d, real in folders if os.path.realpath(f).startswith(real)
+    ]
+    if inside and notes is not None:
+        # (trial 137: judged twice without a word, its objects in both dumps)
+        notes.extend(f"{f} is in {d}, given too: it is judged in both dumps" for f, d in inside)
+    return out
 
 
 def _listed(names: list[str]) -> str:
@@ -250,8 +258,8 @@ def _once(dumps: list[str], notes: list[str] | None) -> list[str]:
     if repeated and notes is not None:
         many = len(repeated) > 1
         notes.append(
-            f"{_listed(repeated)} {'are' if many else 'is'} given more than once (or by two paths, or in a folder"
-            f" given too): {'each' if many else 'it'} is judged once"
+            f"{_listed(repeated)} {'are' if many else 'is'} given more than once (or by two paths, or in a batch"
+            f" folder given too): {'each' if many else 'it'} is judged once"
         )
     return list(first.values())
 

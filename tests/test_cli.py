@@ -889,8 +889,8 @@ def test_a_dump_given_twice_is_judged_once(tmp_path: Path) -> None:
     assert [r["name"] for r in json.loads(res.stdout)["reports"]] == [str(lab), str(tmp_path / "nodes.yaml")]
     said = [line for line in res.stderr.splitlines() if "more than once" in line]
     assert said == [
-        f"verdict: note: {lab} and {tmp_path / 'nodes.yaml'} are given more than once (or by two paths, or in a folder"
-        " given too): each is judged once"
+        f"verdict: note: {lab} and {tmp_path / 'nodes.yaml'} are given more than once (or by two paths, or in a batch"
+        " folder given too): each is judged once"
     ]
     batch = tmp_path / "batch"
     batch.mkdir()
@@ -899,6 +899,12 @@ def test_a_dump_given_twice_is_judged_once(tmp_path: Path) -> None:
             tar.add(lab, arcname="nodes.yaml")
     res = run("audit", str(batch), str(batch / "a.tar.gz"), "-f", "json", "--fail-on", "never")
     assert [r["name"] for r in json.loads(res.stdout)["reports"]] == [str(batch / "a.tar.gz"), str(batch / "b.tar.gz")]
+    # trial 137: the note on loose files counts the dumps left; a file in a folder (one dump) given beside it is said
+    (batch / "c.yaml").write_bytes(lab.read_bytes())
+    res = run("audit", str(batch), str(batch / "c.yaml"), str(tmp_path / "nodes.yaml"), "--fail-on", "never")
+    assert "are judged as separate dumps (4 dumps in all:" in res.stderr
+    res = run("audit", str(lab.parent), str(lab), "--fail-on", "never")
+    assert f"verdict: note: {lab} is in {lab.parent}, given too: it is judged in both dumps" in res.stderr.splitlines()
 
 
 def test_in_a_batch_each_note_says_its_dump(tmp_path: Path) -> None:
