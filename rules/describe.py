@@ -521,8 +521,10 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
             )
     joined: list[int] = []
     metadata: dict[str, Any] = {"name": name, "labels": _labels(s.get("Labels"), joined)}
-    wrapped_labels = bool(joined)
-    annotations = _annotations(s.get("Annotations"))
+    # where the first wrapped line is: the labels', the annotations' or the taints'
+    wrapped_at = "$.metadata.labels" if joined else ""
+    annotations = _annotations(s.get("Annotations"), joined)
+    wrapped_at = wrapped_at or ("$.metadata.annotations" if joined else "$.spec.taints")
     annotations[SOURCE_KEY] = SOURCE_VALUE
     if allocated := _allocated(s.get("Allocated resources"), block[-1][0]):
         annotations[ALLOCATED_KEY] = json.dumps(allocated, sort_keys=True)
@@ -536,11 +538,12 @@ def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[d
         # said, not silent: the node is judged with the lines joined (trial 124)
         cut.append(
             InputError(
-                Source(file=file, document=number, line=joined[0]),
-                f"node {name}: {'line' if len(joined) == 1 else 'lines'} {_numbers(joined)} of its labels or taints"
+                Source(file=file, document=number, line=min(joined)),
+                f"node {name}: {'line' if len(joined) == 1 else 'lines'} {_numbers(sorted(joined))} of its labels,"
+                " annotations or taints"
                 f" {'starts' if len(joined) == 1 else 'start'} at the margin, where kubectl indents them: a terminal or"
                 " chat client wrapped them, and each is read as the end of the line before it",
-                "$.metadata.labels" if wrapped_labels else "$.spec.taints",
+                wrapped_at,
                 lost=False,
             )
         )
@@ -701,18 +704,34 @@ def _resources(section: _Section, node: str, last: int, tolerant: bool = False) 
     return out
 
 
-def _annotations(section: _Section | None) -> dict[str, str]:
-    """``key: value``, old ``key=value``, and long values printed under ``key:`` two columns deeper."""
+#: An annotation line: ``key: value``, old ``key=value``, or ``key:`` with its value on the lines under it.
+_ANNOTATION = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_./]*)(?::(?: (.*))?|=(.*))$")
+
+
+def _annotations(section: _Section | None, joined: list[int]) -> dict[str, str]:
+    """``key: value``, old ``key=value``, and long values printed under ``key:`` two columns deeper. A line at the
+    margin that ends the one before it (one of the two no annotation line alone, the two one) is joined to it, its
+    number added to ``joined`` (trial 137: a key wrapped by a terminal, "projectcalico.org/IPv4Add" and
+    "ress: 10.0.4.3/24", lost its key without a word)."""
     if section is None or section.value in ("", "<none>"):
         return {}
+    lines: list[Line] = [(section.line, " " * section.column + section.value)]
+    for number, text in section.body:
+        before = lines[-1][1].strip()
+        if text and not text[0].isspace() and not (_ANNOTATION.match(before) and _ANNOTATION.match(text.strip())):
+            if _ANNOTATION.match(before + text.strip()):
+                lines[-1] = (lines[-1][0], lines[-1][1] + text.strip())
+                joined.append(number)
+                continue
+        lines.append((number, text))
     out: dict[str, str] = {}
     open_key: str | None = None
-    for _, text in [(section.line, " " * section.column + section.value), *section.body]:
+    for _, text in lines:
         indent, body = len(text) - len(text.lstrip()), text.strip()
         if open_key is not None and indent >= section.column + 2:
             out[open_key] = f"{out[open_key]}\n{body}" if out[open_key] else body
             continue
-        m = re.match(r"^([A-Za-z0-9][-A-Za-z0-9_./]*)(?::(?: (.*))?|=(.*))$", body)
+        m = _ANNOTATION.match(body)
         open_key = None
         if m:
             value = m[2] if m[2] is not None else m[3]

@@ -789,9 +789,16 @@ def test_label_and_taint_lines_a_terminal_wrapped_are_joined_and_said() -> None:
     assert node["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
     assert (err.source.line, err.path, err.lost) == (5, "$.metadata.labels", False)
     assert err.reason == (
-        "node gpu-1: lines 5, 7 and 9 of its labels or taints start at the margin, where kubectl indents them: a"
-        " terminal or chat client wrapped them, and each is read as the end of the line before it"
+        "node gpu-1: lines 5, 7 and 9 of its labels, annotations or taints start at the margin, where kubectl indents"
+        " them: a terminal or chat client wrapped them, and each is read as the end of the line before it"
     )
+    # trial 137: an annotation's key wrapped lost the key without a word
+    annotated = "Annotations:        node.alpha.kubernetes.io/ttl: 0\n                    projectcalico.org/IPv4Add\n"
+    noted = text.replace("Taints:", annotated + "ress: 10.0.4.3/24\nTaints:")
+    objects, errors = parse_describe_nodes(noted, "p.txt")
+    assert objects[0][0]["metadata"]["annotations"]["projectcalico.org/IPv4Address"] == "10.0.4.3/24"
+    assert [(e.source.line, e.path) for e in errors] == [(5, "$.metadata.labels")]
+    assert "lines 5, 7, 10 and 12 of its labels, annotations or taints" in errors[0].reason
     # every line's indent lost (a chat that strips it): each item whole, none joined
     flat = "\n".join(line.lstrip() for line in text.split("\n"))
     flat = flat.replace("pci-10de.pres\nent", "pci-10de.present").replace("vm-passth\nrough", "vm-passthrough")
