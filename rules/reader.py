@@ -2085,10 +2085,10 @@ def _links_not_followed(dump: Dump, name: str, members: list[tuple[str, str]]) -
     if members:
         dump.files_skipped.extend(f"{name}!{_member_name(n)}" for n, _ in members)
     if links := sum(kind == "link" for _, kind in members):
-        dump.notes.append(f"{name}: {links} link member(s) not followed (a dump is read from regular files only)")
+        dump.notes.append(f"{name}: {counted(links, 'link member')} not followed (a dump is read from regular files only)")
     if special := sum(kind == "special" for _, kind in members):
         dump.notes.append(
-            f"{name}: {special} special member(s) not read, a FIFO or a device (a dump is read from regular files only)"
+            f"{name}: {counted(special, 'special member')} not read, a FIFO or a device (a dump is read from regular files only)"
         )
     return dump
 
@@ -2112,7 +2112,10 @@ def _read_tree(
     entries = [e for e in entries if not is_hidden(e[0])]
     names = [n for n, _ in entries]
     escape_notes = (
-        [f"{label.rstrip('!')}: {len(escaping)} member(s) with '..' in their path not read (it points outside the archive)"]
+        [
+            f"{label.rstrip('!')}: {counted(len(escaping), 'member')} with '..' in {'its' if len(escaping) == 1 else 'their'}"
+            " path not read (it points outside the archive)"
+        ]
         if escaping
         else []
     )
@@ -2369,8 +2372,8 @@ def _unreadable(shown: str, exc: Exception) -> Dump:
         if isinstance(exc, zlib.error) or re.search(r"Error -3 while decompressing|Bad CRC-32", reason):
             # (trial 136: zlib's own words, "Error -3 while decompressing data: invalid bit length repeat", alone)
             reason = (
-                "its compressed data is corrupt: its bytes changed after the archive was written (they do not inflate,"
-                f" or fail the member's CRC-32), so nothing from it is judged: copy the archive again ({reason})"
+                "its data is corrupt: its bytes changed after the archive was written (they do not inflate, or fail"
+                f" the member's CRC-32), so nothing from it is judged: copy the archive again ({reason})"
             )
         error = InputError(Source(shown), f"cannot read: {reason}")
     return Dump(errors=[error], files_skipped=[shown])

@@ -59,8 +59,8 @@ def test_damaged_zip_member_is_an_input_error_and_other_members_are_read() -> No
     assert dump.errors[0].source.file == "damaged.zip!b/bad.json"
     # trial 136: zlib's or zipfile's words alone; said plainly, theirs kept after
     assert dump.errors[0].reason.startswith(
-        "cannot read: its compressed data is corrupt: its bytes changed after the archive was written (they do not"
-        " inflate, or fail the member's CRC-32), so nothing from it is judged: copy the archive again (Bad CRC-32"
+        "cannot read: its data is corrupt: its bytes changed after the archive was written (they do not inflate, or"
+        " fail the member's CRC-32), so nothing from it is judged: copy the archive again (Bad CRC-32"
     )
 
 

@@ -1201,8 +1201,8 @@ def test_tar_links_and_members_outside_the_archive_are_listed_and_said() -> None
     assert [o.name for o in dump.objects] == ["n1"]
     assert sorted(dump.files_skipped) == ["x.tar!../../etc/evil.yaml", "x.tar!good/link.yaml"]
     assert dump.notes == [
-        "x.tar: 1 member(s) with '..' in their path not read (it points outside the archive)",
-        "x.tar: 1 link member(s) not followed (a dump is read from regular files only)",
+        "x.tar: 1 member with '..' in its path not read (it points outside the archive)",
+        "x.tar: 1 link member not followed (a dump is read from regular files only)",
     ]
     # trial 136: a FIFO or a device member (named *.yaml) vanished without a word; gzip'd too (read as a stream)
     buf = io.BytesIO()
@@ -1226,8 +1226,8 @@ def test_tar_links_and_members_outside_the_archive_are_listed_and_said() -> None
             f"{name}!good/null",
         ]
         assert dump.notes[1:] == [
-            f"{name}: 1 link member(s) not followed (a dump is read from regular files only)",
-            f"{name}: 2 special member(s) not read, a FIFO or a device (a dump is read from regular files only)",
+            f"{name}: 1 link member not followed (a dump is read from regular files only)",
+            f"{name}: 2 special members not read, a FIFO or a device (a dump is read from regular files only)",
         ]
 
 

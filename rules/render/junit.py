@@ -28,6 +28,8 @@ import xml.etree.ElementTree as ET
 from collections import OrderedDict
 from typing import Any
 
+import orjson
+
 from ..report import ObjectReport, Report, Result
 from . import check_group_by
 
@@ -44,7 +46,10 @@ def _details(obj: ObjectReport, r: Result) -> str:
     """The body of a failure/error/skipped element: what a person needs to find and fix the object."""
     lines = [f"{r.result} [{r.severity}] {r.policy}/{r.rule}: {r.title}", f"object: {obj.ref}", f"source: {obj.source}"]
     for label, value in r.details():
-        lines.append(f"{label}: {value}")
+        # other values than text as compact JSON, as the PolicyReport's properties (trial 137: a list in Python's
+        # repr, ['a whole-number quantity', '<= 4'])
+        shown = value if isinstance(value, str) else orjson.dumps(value, default=str, option=orjson.OPT_SORT_KEYS).decode()
+        lines.append(f"{label}: {shown}")
     if r.references:
         lines.append("references: " + ", ".join(r.references))
     lines.append("")
