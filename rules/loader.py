@@ -245,11 +245,20 @@ def schema_problems[E: PolicyError](exc: ValidationError, make: Callable[[list[s
                 f"a context is a mapping ({{kind: ..., path: ...}}), not a single value: is {where[2]!r} a field of the"
                 " context above it? check its indentation"
             )
-        problems.append(make(where, reason))
+        problems.append(make(where, _PLAIN.get(reason, reason)))
     problems.sort(key=lambda e: (e.reason.startswith("Missing data"), e.line))
     first = problems[0]
     first.more = list(problems[1:])
     return first
+
+
+#: marshmallow's words for a value of the wrong type, in a policy author's (a YAML writer's) terms.
+_PLAIN = {
+    "Not a valid list.": "must be a list (one '- item' a line, or [a, b])",
+    "Not a valid mapping type.": "must be a mapping (key: value, or {key: value})",
+    "Not a valid boolean.": "must be true or false",
+    "Not a valid integer.": "must be a whole number",
+}
 
 
 def _steps(where: list[str | int]) -> list[str | int]:
@@ -817,8 +826,9 @@ _STAND_INS: dict[str, Any] = {
     "severity": "medium",
     "category": "",
     "onFailure": "fail",
-    # (trial 135: kinds: [] left the rule's other mistakes unsaid)
+    # (trial 135: kinds: [] left the rule's other mistakes unsaid; preconditions that are no list, too)
     "match": {"kinds": ["*"]},
+    "preconditions": [],
 }
 
 

@@ -1489,3 +1489,22 @@ def test_a_rule_matching_no_kind_has_its_other_mistakes_said_in_the_same_round()
         (6, "spec.rules[0].assert.matches", "bad regular expression '[a-'"),
         (6, "spec.rules[0].message", "message placeholder {nope} names no var, context or built-in (known"),
     ]
+
+
+def test_a_value_of_the_wrong_type_is_said_in_yaml_terms_with_the_rule_s_other_mistakes() -> None:
+    """marshmallow's "Not a valid list." and "Not a valid mapping type." said nothing a YAML writer could act on, and
+    preconditions that were no list hid their rule's bad JSONPath and unknown placeholder until the next round."""
+    text = KK_POLICY + (
+        "  rules:\n"
+        "  - {id: r1, title: t, match: {kinds: [Node]}, preconditions: {path: $.x, exists: true},\n"
+        '     assert: {path: "$.metadata.name[", exists: true}, message: "m {nope}", references: ["https://e.x"]}\n'
+        "  - {id: r2, title: t, match: {kinds: [Node], labelSelector: {matchLabels: [a]}}, assert: {path: $.x, exists: true},\n"
+        '     message: m, references: "https://e.x"}\n'
+    )
+    assert [(e.line, e.path, e.reason.split(" (")[0]) for e in every_problem(text)] == [
+        (6, "spec.rules[0].preconditions", "must be a list"),
+        (7, "spec.rules[0].assert.path", "invalid JSONPath '$.metadata.name[' at column 17: unexpected end of query"),
+        (7, "spec.rules[0].message", "message placeholder {nope} names no var, context or built-in"),
+        (8, "spec.rules[1].match.labelSelector.matchLabels", "must be a mapping"),
+        (9, "spec.rules[1].references", "must be a list"),
+    ]
