@@ -588,6 +588,11 @@ def serve(bind: str | None, workers: int | None, policy: tuple[str, ...], exempt
     probed = [_check_bind(binds[0])]
     if env.get("VERDICT_PROBE_BIND", "").strip():
         binds.append(env["VERDICT_PROBE_BIND"])
+        if binds[1].strip().removeprefix("tcp://") == binds[0].strip().removeprefix("tcp://"):
+            # (trial 138: both said free, and gunicorn failed with "Connection in use")
+            said = f"verdict: cannot listen on {binds[1]} for the probes: the API listens there"
+            _err(f"{said}; set VERDICT_PROBE_BIND to another HOST:PORT")
+            raise SystemExit(2)
         probed.append(_check_bind(binds[1], "VERDICT_PROBE_BIND"))
     if check_bind:  # make run asks before its audit, whose table would bury the answer (trial 73)
         # the answer said either way (trial 134: a free address printed nothing), and only of what was probed
@@ -617,8 +622,10 @@ def _check_bind(bind: str, variable: str = "") -> bool:
     import errno
     import socket
 
-    host, sep, port = bind.strip().rpartition(":")
-    if bind.startswith(("unix:", "fd://")) or not sep or bind.strip().endswith("]"):
+    address = bind.strip()
+    address = address.removeprefix("tcp://")  # as gunicorn's parse_address takes it (trial 138: "host not found")
+    host, sep, port = address.rpartition(":")
+    if address.startswith(("unix:", "fd://")) or not sep or address.endswith("]"):
         return False  # a socket file, a descriptor, a host alone (gunicorn's port 8000)
     how = (
         f"set {variable} to another HOST:PORT"
@@ -630,7 +637,7 @@ def _check_bind(bind: str, variable: str = "") -> bool:
         _err(f"verdict: cannot listen on {bind}: {why}; {how}")
         raise SystemExit(2) from None
 
-    if not port.isdigit():
+    if not (port.isascii() and port.isdigit()):  # (trial 138: '²' is a digit to str.isdigit)
         refuse("its port is not a number")
     if int(port) > 65535:
         refuse("the port is past 65535")

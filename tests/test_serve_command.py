@@ -166,3 +166,28 @@ def test_check_bind_refuses_an_address_it_cannot_listen_on(bind: str, why: str) 
         "verdict: unix:/tmp/verdict-test.sock is not probed (not HOST:PORT): gunicorn says whether it can listen there when"
         " it starts\n",
     )
+
+
+def test_check_bind_takes_gunicorn_s_tcp_form_and_refuses_the_probes_on_the_api_s_address(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Trial 138: tcp://HOST:PORT, a bind gunicorn takes, was refused ("host 'tcp://127.0.0.1' not found"); a port of
+    '²' ended in a traceback; the probes set on the API's address were both said free, and gunicorn then failed."""
+    import socket
+
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        free = f"127.0.0.1:{other.getsockname()[1]}"
+    result = CliRunner().invoke(main, ["serve", "--bind", f"tcp://{free}", "--check-bind"])
+    assert (result.exit_code, result.stderr) == (0, f"verdict: tcp://{free} is free to listen on\n")
+    result = CliRunner().invoke(main, ["serve", "--bind", "127.0.0.1:2²", "--check-bind"])
+    assert (result.exit_code, result.stderr.startswith("verdict: cannot listen on 127.0.0.1:2²: its port is not a number")) == (
+        2,
+        True,
+    )
+    monkeypatch.setenv("VERDICT_PROBE_BIND", free)
+    result = CliRunner().invoke(main, ["serve", "--bind", free, "--check-bind"])
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"verdict: cannot listen on {free} for the probes: the API listens there; set VERDICT_PROBE_BIND to another HOST:PORT\n",
+    )
