@@ -836,13 +836,15 @@ def _pods(
                 count=max(missing, 1),
             )
         )
-    elif not total and section.line == last and section.value:
-        # the text ends inside the table's own line, "(14 in to" (trial 137: read as whole, as if nothing ran there)
+    elif not total and section.line == last:
+        # the text ends inside the table's own line, "(14 in to" (trial 137: read as whole, as if nothing ran there),
+        # or right after its colon (trial 138)
+        shown = f"Non-terminated Pods: {section.value}" if section.value else "Non-terminated Pods:"
         errors.append(
             InputError(
                 Source(file=file, document=number, line=section.line),
-                f"node {node} is judged without its pods: the text ends inside its line 'Non-terminated Pods:"
-                f" {section.value}' (cut short?); paste the whole kubectl describe node output",
+                f"node {node} is judged without its pods: the text ends inside its line '{shown}' (cut short?); paste"
+                " the whole kubectl describe node output",
                 "$.spec.nodeName",
                 kind="Pod",
                 count=None,

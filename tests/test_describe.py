@@ -669,6 +669,10 @@ def test_a_paste_cut_inside_the_pods_table_says_so() -> None:
         "node gpu-1 is judged without its pods: the text ends inside its line 'Non-terminated Pods: (14 in to' (cut"
         " short?); paste the whole kubectl describe node output"
     )
+    # trial 138: right after its colon, with kubectl's padding or without
+    for colon in ("Non-terminated Pods:", "Non-terminated Pods:          "):
+        [err] = parse_describe_nodes(inside.split("Non-terminated Pods:")[0] + colon, "cut.txt")[1]
+        assert (err.kind, err.count, "its line 'Non-terminated Pods:' (cut short?)" in err.reason) == ("Pod", None, True)
 
 
 def test_a_paste_of_capacity_and_allocatable_alone_is_read() -> None:
