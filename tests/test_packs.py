@@ -1487,6 +1487,6 @@ def test_a_vm_whose_template_live_migrates_before_its_restart_is_told_to_change_
     }
     assert fixes[("VirtualMachine", "changed")] == (
         "kubectl patch virtualmachine -n vms changed --type merge -p"
-        """ '{"spec":{"template":{"spec":{"evictionStrategy":"None"}}}}'  # or LiveMigrateIfPossible, before its next"""
-        " restart: its running VMI keeps None until then"
+        """ '{"spec":{"template":{"spec":{"evictionStrategy":"None"}}}}'  # or LiveMigrateIfPossible, before the VM"""
+        " starts its next VMI"
     )
