@@ -227,14 +227,28 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
             " clusters):"
             " to judge them as one cluster, put them in one folder and audit the folder"
         )
-    folders = [(d, os.path.realpath(d) + os.sep) for d in out if d != "-" and Path(d).is_dir()]
-    inside = [
-        (f, d) for f in out if f != "-" and Path(f).is_file() for d, real in folders if os.path.realpath(f).startswith(real)
-    ]
-    if inside and notes is not None:
-        # (trial 137: judged twice without a word, its objects in both dumps)
-        notes.extend(f"{f} is in {d}, given too: it is judged in both dumps" for f, d in inside)
+    if notes is not None:
+        notes.extend(_read_twice(out))
     return out
+
+
+def _read_twice(dumps: list[str]) -> list[str]:
+    """Notes on the files and folders of ``dumps`` that a folder among them reads too (trial 137: judged twice without
+    a word, their objects in both dumps): a file it reads by its name (not hidden; trial 138: a README or a hidden
+    file it passes over was named), or a folder."""
+    folders = [(d, os.path.realpath(d) + os.sep) for d in dumps if d != "-" and Path(d).is_dir()]
+    said = []
+    for p in dumps:
+        if p == "-":
+            continue
+        real = os.path.realpath(p)
+        is_file = Path(p).is_file()
+        if is_file and not p.lower().endswith((".yaml", ".yml", ".json", *ARCHIVE_SUFFIXES)):
+            continue
+        for d, inside in folders:
+            if real.startswith(inside) and not is_hidden(real[len(inside) :]):
+                said.append(f"{p} is in {d}, given too: {'it is' if is_file else 'its files are'} judged in both dumps")
+    return said
 
 
 def _listed(names: list[str]) -> str:

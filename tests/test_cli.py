@@ -905,6 +905,15 @@ def test_a_dump_given_twice_is_judged_once(tmp_path: Path) -> None:
     assert "are judged as separate dumps (4 dumps in all:" in res.stderr
     res = run("audit", str(lab.parent), str(lab), "--fail-on", "never")
     assert f"verdict: note: {lab} is in {lab.parent}, given too: it is judged in both dumps" in res.stderr.splitlines()
+    # trial 138: not of a file the folder passes over (hidden, a README); of a folder in a folder given, too
+    nest = tmp_path / "nest"
+    (nest / "sub").mkdir(parents=True)
+    for name in ("sub/nodes.yaml", "sub/.old.yaml", "sub/README.md"):
+        (nest / name).write_bytes(lab.read_bytes())
+    res = run("audit", str(nest / "sub"), str(nest / "sub" / ".old.yaml"), str(nest / "sub" / "README.md"), "--fail-on", "never")
+    assert "given too" not in res.stderr
+    res = run("audit", str(nest), str(nest / "sub"), "--fail-on", "never")
+    assert f"verdict: note: {nest / 'sub'} is in {nest}, given too: its files are judged in both dumps" in res.stderr.splitlines()
 
 
 def test_in_a_batch_each_note_says_its_dump(tmp_path: Path) -> None:
