@@ -719,8 +719,10 @@ def _annotations(section: _Section | None, joined: list[int]) -> dict[str, str]:
     for number, text in section.body:
         before = lines[-1][1].strip()
         if text and not text[0].isspace() and not (_ANNOTATION.match(before) and _ANNOTATION.match(text.strip())):
-            if _ANNOTATION.match(before + text.strip()):
-                lines[-1] = (lines[-1][0], lines[-1][1] + text.strip())
+            # a wrap right after a key's colon lost the space kubectl writes there (trial 138: the value was lost)
+            glue = " " if before.endswith(":") else ""
+            if _ANNOTATION.match(before + glue + text.strip()):
+                lines[-1] = (lines[-1][0], lines[-1][1].rstrip() + glue + text.strip())
                 joined.append(number)
                 continue
         lines.append((number, text))

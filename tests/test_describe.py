@@ -803,6 +803,10 @@ def test_label_and_taint_lines_a_terminal_wrapped_are_joined_and_said() -> None:
     assert objects[0][0]["metadata"]["annotations"]["projectcalico.org/IPv4Address"] == "10.0.4.3/24"
     assert [(e.source.line, e.path) for e in errors] == [(5, "$.metadata.labels")]
     assert "lines 5, 7, 10 and 12 of its labels, annotations or taints" in errors[0].reason
+    # trial 138: wrapped right after the key's colon, the value was lost
+    colon = noted.replace("projectcalico.org/IPv4Add\nress: 10.0.4.3/24", "projectcalico.org/IPv4Address:\n10.0.4.3/24")
+    objects, errors = parse_describe_nodes(colon, "p.txt")
+    assert objects[0][0]["metadata"]["annotations"]["projectcalico.org/IPv4Address"] == "10.0.4.3/24"
     # every line's indent lost (a chat that strips it): each item whole, none joined
     flat = "\n".join(line.lstrip() for line in text.split("\n"))
     flat = flat.replace("pci-10de.pres\nent", "pci-10de.present").replace("vm-passth\nrough", "vm-passthrough")
