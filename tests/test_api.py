@@ -589,6 +589,7 @@ def test_describe_text_as_text_plain(client: FlaskClient) -> None:
         (gzip.compress(bytes(1024)), "application/x-gzip"),
         (bytes(10240), "application/x-tar"),
         (bytes(1024), "application/octet-stream"),
+        (bytes(20480), "application/x-tar"),  # tar -b 40 (trial 138)
     ],
 )
 def test_an_empty_tar_is_400_empty_body(client: FlaskClient, data: bytes, content_type: str) -> None:
@@ -597,6 +598,11 @@ def test_an_empty_tar_is_400_empty_body(client: FlaskClient, data: bytes, conten
     body = problem(evaluate(client, data, content_type=content_type), 400, "empty-body")
     assert body["detail"] == "the body is an empty tar archive: it holds no file"
     problem(evaluate(client, bytes(1024), content_type="application/yaml"), 400, "malformed-dump")
+    # trial 138: a raw empty tar sent as gzip is no gzip; zeros named nodes.yaml are no tar
+    gzip_said = problem(evaluate(client, bytes(10240), content_type="application/gzip"), 400, "malformed-dump")
+    assert gzip_said["detail"].startswith("Content-Type application/gzip, but the body is not a gzip stream")
+    named = evaluate(client, bytes(4096), "?name=nodes.yaml", content_type="application/octet-stream")
+    problem(named, 400, "malformed-dump")
 
 
 def test_empty_body_is_400(client: FlaskClient) -> None:

@@ -394,7 +394,12 @@ def test_nul_bytes_are_an_empty_tar_only_where_the_name_says_tar(tmp_path: Path)
     without a word. An empty tar is one by its name; a zeroed YAML file stays an input error."""
     from rules.reader import read_paths
 
-    for name, data in (("x.tar", bytes(10240)), ("x.tgz", gzip.compress(bytes(1024))), ("x.tar.gz", gzip.compress(bytes(10240)))):
+    for name, data in (
+        ("x.tar", bytes(10240)),
+        ("b40.tar", bytes(20480)),  # tar -b 40 (trial 138)
+        ("x.tgz", gzip.compress(bytes(1024))),
+        ("x.tar.gz", gzip.compress(bytes(10240))),
+    ):
         dump = parse_bytes(data, name)
         assert (dump.objects, dump.errors, dump.notes) == ([], [], [f"{name}: an empty tar archive (it holds no file)"])
     folder = tmp_path / "dump"
