@@ -321,8 +321,16 @@ def command(
     flags += [f"--as-group={g}" for g in as_group]
     scope = ["-n", namespace] if namespace else ["-A"]
     # What verdict audit makes of the other arguments, checked before kubectl is asked anything.
-    with audit.make_context("kubectl verdict", ["-", *audit_args]) as ctx:
-        params = ctx.params
+    try:
+        with audit.make_context("kubectl verdict", ["-", *audit_args]) as ctx:
+            params = ctx.params
+    except click.NoSuchOption as exc:
+        # said as the plugin's (trial 139: audit's synopsis, PATHS and all, and its options for kubectl's --server)
+        raise click.UsageError(
+            f"no such option: {exc.option_name}. kubectl verdict passes --context, --kubeconfig, --cluster, --user,"
+            " --as, --as-group, --request-timeout and -n/-A to kubectl (another kubectl setting, such as the server,"
+            " goes in a kubeconfig or context), and takes verdict audit's report options (verdict audit --help)"
+        ) from None
     extra = [p for p in params["paths"] if p != "-"]
     if extra:
         raise click.UsageError(f"kubectl verdict audits the cluster, not {', '.join(extra)} (for files: verdict audit PATH)")

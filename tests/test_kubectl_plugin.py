@@ -439,3 +439,18 @@ def test_a_match_of_several_kinds_and_groups_pairs_each_kind_with_its_own_group(
     # read nowhere else: every pair, as before
     alone = make_rule({"path": "$.metadata.name", "exists": True}, match=match)
     assert len(kinds_read(load_policy(make_policy([alone])))) == 4
+
+
+def test_an_option_the_plugin_does_not_take_is_said_as_the_plugin_s(kubectl: Kubectl) -> None:
+    """Trial 139: kubectl's --server was refused under verdict audit's synopsis ("kubectl verdict [OPTIONS] PATHS...",
+    which the plugin does not take) with "did you mean --min-severity, --selector"; it says what the plugin passes to
+    kubectl and where another setting goes, before kubectl is asked anything."""
+    res = plugin("--server", "http://127.0.0.1:6443", "-f", "table")
+    assert res.exit_code == 2
+    assert "PATHS" not in res.stderr and "Did you mean" not in res.stderr
+    assert res.stderr.splitlines()[-1] == (
+        "Error: no such option: --server. kubectl verdict passes --context, --kubeconfig, --cluster, --user, --as,"
+        " --as-group, --request-timeout and -n/-A to kubectl (another kubectl setting, such as the server, goes in a"
+        " kubeconfig or context), and takes verdict audit's report options (verdict audit --help)"
+    )
+    assert kubectl.calls == []
