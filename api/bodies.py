@@ -119,6 +119,15 @@ def media_type(accepted: tuple[str, ...] | list[str], wanted: str = "") -> str:
     return given
 
 
+def charset_hint() -> str:
+    """What a refusal of a body read as a wide charset adds: how it was read (trial 138: a wrong charset=utf-16be on
+    little-endian text gave CJK "plain text" with no word of the charset)."""
+    charset = request.mimetype_params.get("charset", "").lower()
+    if charset not in _WIDE_CHARSETS or request.mimetype in _BINARY_TYPES:
+        return ""
+    return f" (the body was read as {charset.upper()}, as its charset says: is that its encoding and byte order?)"
+
+
 def _byte_order(data: bytes, family: str) -> str:
     """The codec of UTF-16 or UTF-32 text without a byte order mark, by where its zero bytes fall: YAML and JSON are
     mostly ASCII, whose characters are one byte and zeros in either order (trial 137: .NET's "utf-16", what PowerShell

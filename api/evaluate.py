@@ -27,7 +27,7 @@ from rules.render import OPTIONS, OptionError, media_type, stream
 from rules.report import Report
 from rules.selection import Selection, SelectionError
 
-from .bodies import DUMP_TYPES, DUMP_WANTED, LargeSlot, check_magic, is_large, one_line_hint, read_body
+from .bodies import DUMP_TYPES, DUMP_WANTED, LargeSlot, charset_hint, check_magic, is_large, one_line_hint, read_body
 from .bodies import media_type as body_media_type
 from .cache import NAME as CACHE_NAME
 from .cache import Asked, digest, next_expiry
@@ -137,7 +137,8 @@ def evaluate() -> Response:
         first = report.input_errors[0]
         raise Problem(
             "malformed-dump",
-            f"nothing in the body could be read as an object: {first.reason}{_what_is_read(report)}{one_line_hint(data)}",
+            f"nothing in the body could be read as an object: {first.reason}{_what_is_read(report)}{one_line_hint(data)}"
+            f"{charset_hint()}",
             **first.source.to_dict(),
             path=first.path,
             errors=[e.to_dict() for e in report.input_errors],

@@ -651,6 +651,11 @@ def test_a_body_labelled_utf16_or_utf32_is_read_as_its_charset_says(client: Flas
     assert odd["detail"] == "the body is not UTF-16 text, as its charset says: truncated data at offset 10"
     archive = evaluate(client, tar_gz({"nodes.yaml": CLUSTER}), content_type="application/gzip; charset=utf-16")
     assert archive.status_code == 200, archive.get_data(as_text=True)
+    # trial 138: a wrong byte order said explicitly read as CJK text, with no word of the charset
+    wrong = problem(
+        evaluate(client, text.encode("utf-16-le"), content_type="application/yaml; charset=utf-16be"), 400, "malformed-dump"
+    )
+    assert wrong["detail"].endswith(" (the body was read as UTF-16BE, as its charset says: is that its encoding and byte order?)")
 
 
 def test_a_form_is_refused_with_how_to_send_the_file(client: FlaskClient) -> None:
