@@ -225,16 +225,26 @@ def _json_item_a_line(text: bytes, count: int, top_is_array: bool) -> list[int]:
     """The lines of the items of a JSON List or array written one item a line (``jq -c`` items between the List's
     own lines): every line after the items' ``[`` that starts, at the first item's indent, with ``{``, exactly
     ``count`` of them; [] otherwise (trial 137: each was placed at line 1)."""
-    anchor = _items_anchor(text, top_is_array)
-    nl = text.find(b"\n", anchor) if anchor >= 0 else -1
-    if nl < 0:
+    found = _first_item_indent(text, top_is_array)
+    if found is None:
         return []
-    first = _LEADING_SPACE.match(text, nl + 1)
-    indent = text[nl + 1 : first.end() if first else nl + 1]
-    if b"\n" in indent or text[nl + 1 + len(indent) : nl + 2 + len(indent)] != b"{":
+    nl, indent = found
+    if text[nl + 1 + len(indent) : nl + 2 + len(indent)] != b"{":
         return []
     starts = [m.start() + 1 for m in re.compile(re.escape(b"\n" + indent + b"{")).finditer(text, nl)]
     return _lines_at(text, starts) if len(starts) == count else []
+
+
+def _first_item_indent(text: bytes, top_is_array: bool) -> tuple[int, bytes] | None:
+    """The end of the line of a JSON List's (or array's) ``[``, and the indent of the line after it (the first item's);
+    None where there is no such line."""
+    anchor = _items_anchor(text, top_is_array)
+    nl = text.find(b"\n", anchor) if anchor >= 0 else -1
+    if nl < 0:
+        return None
+    first = _LEADING_SPACE.match(text, nl + 1)
+    indent = text[nl + 1 : first.end() if first else nl + 1]
+    return None if b"\n" in indent else (nl, indent)
 
 
 def _json_item_starts(text: bytes, top_is_array: bool, count: int | None = None) -> tuple[list[int], int] | None:
@@ -284,14 +294,10 @@ def _json_every_item_line(text: bytes, top_is_array: bool, total: int) -> list[i
     """The start line of each of the ``total`` items of a pretty-printed JSON List or array whatever they are
     (objects, strings, null): the lines at the first item's indent that start a value (not a closing bracket);
     [] when they are not exactly ``total`` (a layout that does not allow a certain answer)."""
-    anchor = _items_anchor(text, top_is_array)
-    nl = text.find(b"\n", anchor) if anchor >= 0 else -1
-    if nl < 0:
+    found = _first_item_indent(text, top_is_array)
+    if found is None or not found[1]:
         return []
-    first = _LEADING_SPACE.match(text, nl + 1)
-    indent = text[nl + 1 : first.end() if first else nl + 1]
-    if not indent or b"\n" in indent:
-        return []
+    nl, indent = found
     starts = [m.start() + 1 for m in re.compile(re.escape(b"\n" + indent) + rb"[^\s}\]]").finditer(text, nl)]
     if len(starts) != total or starts[0] != nl + 1:
         return []
