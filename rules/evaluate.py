@@ -380,6 +380,28 @@ MAX_OBJECTS_NAMED = 10
 _INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
 
 
+def _holds_big_int(value: Any) -> bool:
+    """Whether a list or mapping holds an integer past 64 bits at any depth."""
+    if type(value) is int:
+        return not _INT64_MIN <= value <= _UINT64_MAX
+    if isinstance(value, list):
+        return any(_holds_big_int(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_big_int(v) for v in value.values())
+    return False
+
+
+def _small_ints(value: Any) -> Any:
+    """``value`` with each integer past 64 bits written as text, at any depth."""
+    if type(value) is int and not _INT64_MIN <= value <= _UINT64_MAX:
+        return str(value)
+    if isinstance(value, list):
+        return [_small_ints(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _small_ints(v) for k, v in value.items()}
+    return value
+
+
 def clip_value(value: Any) -> Any:
     """An observed/expected value with over-long strings clipped (top level and in lists and mappings); a number
     computed by sum/product is written as a quantity (``"1500m"``), as reports carry it."""
@@ -391,10 +413,9 @@ def clip_value(value: Any) -> Any:
         return str(value)
     if value is None or type(value) in _PLAIN:  # before the ABC check of Fraction
         return value
-    if isinstance(value, list) and any(type(v) is int and not _INT64_MIN <= v <= _UINT64_MAX for v in value):
-        return [clip_value(v) for v in value]
-    if isinstance(value, dict) and any(type(v) is int and not _INT64_MIN <= v <= _UINT64_MAX for v in value.values()):
-        return {k: clip_value(v) for k, v in value.items()}
+    if isinstance(value, (list, dict)) and _holds_big_int(value):
+        # at any depth (trial 140: a Deployment's strategy, a list in a list)
+        value = _small_ints(value)
     if isinstance(value, Fraction):
         return format_quantity(value)
     if isinstance(value, list) and any(isinstance(v, dict) and object_name(v) for v in value):

@@ -1504,33 +1504,33 @@ def test_the_table_names_the_item_of_a_list_written_on_one_line() -> None:
 @pytest.mark.parametrize("fmt", ["json", "junit", "sarif", "policyreport", "yaml", "table", "markdown"])
 def test_an_integer_past_64_bits_is_rendered_as_text(fmt: str, load_policy: Any) -> None:
     """Trial 138: replicas of 30 digits observed by a rule ended the JUnit, JSON, PolicyReport and SARIF renderers in
-    a TypeError (orjson writes 64-bit integers only). Observed and expected values past 64 bits are written as text."""
+    a TypeError (orjson writes 64-bit integers only). Observed and expected values past 64 bits are written as text,
+    at any depth (trial 140: a Deployment's strategy, a list in a list)."""
     from rules.evaluate import evaluate
     from rules.reader import parse_text
     from rules.render import render
 
-    policy = load_policy(
-        {
-            "apiVersion": "verdict/v1",
-            "kind": "Policy",
-            "metadata": {"name": "big"},
-            "spec": {
-                "rules": [
-                    {
-                        "id": "replicas-small",
-                        "title": "replicas at most 10",
-                        "match": {"kinds": ["Deployment"]},
-                        "assert": {"path": "$.spec.replicas", "lte": 10},
-                        "message": "{name}: {observed}",
-                        "references": ["https://example.com"],
-                    }
-                ]
-            },
+    def policy(assertion: dict[str, Any]) -> Any:
+        rule = {
+            "id": "r",
+            "title": "t",
+            "match": {"kinds": ["Deployment"]},
+            "assert": assertion,
+            "message": "{name}: {observed}",
+            "references": ["https://example.com"],
         }
-    )
+        return load_policy({"apiVersion": "verdict/v1", "kind": "Policy", "metadata": {"name": "big"}, "spec": {"rules": [rule]}})
+
+    big = 123456789012345678901234567890
     text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big, namespace: ml}\n"
-    dump = parse_text(text + "spec: {replicas: 123456789012345678901234567890}\n", "d.yaml")
-    report = evaluate(dump, policy)
-    [result] = [r for o in report.objects for r in o.results]
-    assert (result.result, result.observed) == ("fail", "123456789012345678901234567890")
-    assert "123456789012345678901234567890" in render(report, fmt)
+    dump = parse_text(
+        text + f"spec: {{replicas: {big}, strategy: {{rollingUpdate: {{maxSurge: {big}}}}}, x: [[1, {big}]]}}\n", "d.yaml"
+    )
+    for assertion, observed in (
+        ({"path": "$.spec.replicas", "lte": 10}, str(big)),
+        ({"path": "$.spec.strategy", "exists": False}, {"rollingUpdate": {"maxSurge": str(big)}}),
+        ({"path": "$.spec.x", "exists": False}, [[1, str(big)]]),
+    ):
+        [result] = [r for o in evaluate(dump, policy(assertion)).objects for r in o.results]
+        assert (result.result, result.observed) == ("fail", observed)
+        assert str(big) in render(evaluate(dump, policy(assertion)), fmt)
