@@ -30,6 +30,7 @@ from .reader import (
     looks_read,
     member_role,
     parse_bytes,
+    read_by_name,
     read_paths,
     set_aside_note,
 )
@@ -234,21 +235,34 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
 
 def _read_twice(dumps: list[str]) -> list[str]:
     """Notes on the files and folders of ``dumps`` that a folder among them reads too (trial 137: judged twice without
-    a word, their objects in both dumps): a file it reads by its name (not hidden; trial 138: a README or a hidden
-    file it passes over was named), or a folder."""
+    a word, their objects in both dumps): a file it reads, as reading it decides (trial 138: a README or a hidden file
+    it passes over was named; trial 140: describe text named *.txt it reads was not), or a folder holding one."""
     folders = [(d, os.path.realpath(d) + os.sep) for d in dumps if d != "-" and Path(d).is_dir()]
+    if not folders or len(dumps) < 2:
+        return []
     said = []
-    for p in dumps:
-        if p == "-":
-            continue
-        real = os.path.realpath(p)
-        is_file = Path(p).is_file()
-        if is_file and not p.lower().endswith((".yaml", ".yml", ".json", *ARCHIVE_SUFFIXES)):
-            continue
-        for d, inside in folders:
-            if real.startswith(inside) and not is_hidden(real[len(inside) :]):
-                said.append(f"{p} is in {d}, given too: {'it is' if is_file else 'its files are'} judged in both dumps")
+    for d, inside in folders:
+        files = {str(f.relative_to(d)).replace(os.sep, "/"): f for f in Path(d).rglob("*") if f.is_file()}
+        wanted = read_by_name(list(files))
+        read = {
+            os.path.realpath(f)
+            for rel, f in files.items()
+            if wanted(rel) and (member_role(rel) != "text" or looks_read(_head(f)))
+        }
+        for p in dumps:
+            real = os.path.realpath(p) if p != "-" else ""
+            if p == d or not real.startswith(inside):
+                continue
+            if real in read or (Path(p).is_dir() and any(r.startswith(real + os.sep) for r in read)):
+                what = "it is" if Path(p).is_file() else "its files are"
+                said.append(f"{p} is in {d}, given too: {what} judged in both dumps")
     return said
+
+
+def _head(path: Path) -> bytes:
+    """The start of a file, as a folder's reader sniffs it (``looks_read``)."""
+    with open(path, "rb") as fh:
+        return fh.read(DESCRIBE_SNIFF_BYTES)
 
 
 def _listed(names: list[str]) -> str:

@@ -2280,6 +2280,12 @@ def _source_notes(sources: dict[str, str], label: str) -> list[str]:
     return notes
 
 
+def read_by_name(names: list[str]) -> Callable[[str], bool]:
+    """Which files of a folder with these names (``/``-separated, relative to it) reading it reads by their names
+    (one whose name says nothing, ``member_role`` ``text``, also by its start: ``looks_read``)."""
+    return _read_by_tree(names)
+
+
 def _read_by_tree(names: list[str]) -> Callable[[str], bool]:
     """Which files of a tree with these names (``/``-separated) ``_read_tree`` loads, by name alone: a tar read
     as a stream keeps just those."""

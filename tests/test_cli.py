@@ -669,7 +669,7 @@ def test_markdown_of_a_clean_audit_is_printed_not_a_traceback() -> None:
     """Regression (new user): ``--format markdown`` on a healthy node raised IndexError (exit 1, no output)."""
     res = run("audit", str(REPO / "tests" / "data" / "real" / "h100-mig-mixed-node.yaml"), "--format", "markdown")
     assert res.exit_code == 0, res.stderr
-    assert res.stdout.startswith("**verdict** ") and " · 12 pass · 0 fail · 0 warn · 0 error · 12 skip\n" in res.stdout
+    assert res.stdout.startswith("**verdict** ") and " · 12 pass · 0 fail · 0 warn · 0 error · 13 skip\n" in res.stdout
 
 
 def test_the_report_is_rendered_with_the_dump_frozen_out_of_garbage_collection(monkeypatch) -> None:
@@ -908,12 +908,18 @@ def test_a_dump_given_twice_is_judged_once(tmp_path: Path) -> None:
     # trial 138: not of a file the folder passes over (hidden, a README); of a folder in a folder given, too
     nest = tmp_path / "nest"
     (nest / "sub").mkdir(parents=True)
-    for name in ("sub/nodes.yaml", "sub/.old.yaml", "sub/README.md"):
+    for name in ("sub/nodes.yaml", "sub/.old.yaml"):
         (nest / name).write_bytes(lab.read_bytes())
+    (nest / "sub" / "README.md").write_text("# The lab's nodes, taken on Tuesday\n")
     res = run("audit", str(nest / "sub"), str(nest / "sub" / ".old.yaml"), str(nest / "sub" / "README.md"), "--fail-on", "never")
     assert "given too" not in res.stderr
     res = run("audit", str(nest), str(nest / "sub"), "--fail-on", "never")
     assert f"verdict: note: {nest / 'sub'} is in {nest}, given too: its files are judged in both dumps" in res.stderr.splitlines()
+    # trial 140: describe text named *.txt, which the folder reads by its start, is said too
+    described = nest / "sub" / "node.txt"
+    described.write_text("Name:  gpu-1\nCapacity:\n  nvidia.com/gpu:  1\nAllocatable:\n  nvidia.com/gpu:  1\n")
+    res = run("audit", str(nest / "sub"), str(described), "--fail-on", "never")
+    assert f"verdict: note: {described} is in {nest / 'sub'}, given too: it is judged in both dumps" in res.stderr.splitlines()
 
 
 def test_in_a_batch_each_note_says_its_dump(tmp_path: Path) -> None:
