@@ -588,12 +588,13 @@ def serve(bind: str | None, workers: int | None, policy: tuple[str, ...], exempt
     probed = [_check_bind(binds[0])]
     if env.get("VERDICT_PROBE_BIND", "").strip():
         binds.append(env["VERDICT_PROBE_BIND"])
-        if binds[1].strip().removeprefix("tcp://") == binds[0].strip().removeprefix("tcp://"):
-            # (trial 138: both said free, and gunicorn failed with "Connection in use")
+        probed.append(_check_bind(binds[1], "VERDICT_PROBE_BIND"))
+        if all(probed) and _clash(binds[0], binds[1]):
+            # (trial 138: both said free, and gunicorn failed with "Connection in use"; trial 140: the same address
+            # written another way, 127.0.0.1:018540 or localhost)
             said = f"verdict: cannot listen on {binds[1]} for the probes: the API listens there"
             _err(f"{said}; set VERDICT_PROBE_BIND to another HOST:PORT")
             raise SystemExit(2)
-        probed.append(_check_bind(binds[1], "VERDICT_PROBE_BIND"))
     if check_bind:  # make run asks before its audit, whose table would bury the answer (trial 73)
         # the answer said either way (trial 134: a free address printed nothing), and only of what was probed
         free = [b for b, ok in zip(binds, probed, strict=True) if ok]
@@ -612,6 +613,37 @@ def serve(bind: str | None, workers: int | None, policy: tuple[str, ...], exempt
     os.chdir(root)
     args = [sys.executable, "-m", "gunicorn", "--config", conf, "app:app"]
     os.execvpe(args[0], args, env)
+
+
+def _clash(api: str, probes: str) -> bool:
+    """Whether the probes' address is the API's, however written: with the API's listening, the probes' is in use."""
+    import errno
+    import socket
+
+    with socket.socket(_family(api), socket.SOCK_STREAM) as held:
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        held.bind(_host_port(api))
+        held.listen(1)
+        with socket.socket(_family(probes), socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(_host_port(probes))
+            except OSError as exc:
+                return exc.errno == errno.EADDRINUSE
+    return False
+
+
+def _host_port(bind: str) -> tuple[str, int]:
+    """The host and port of a ``[tcp://]HOST:PORT`` bind ``_check_bind`` probed (an empty host: every address)."""
+    host, _, port = bind.strip().removeprefix("tcp://").rpartition(":")
+    return host.strip("[]") or "0.0.0.0", int(port)
+
+
+def _family(bind: str) -> int:
+    """The socket family of a bind's host."""
+    import socket
+
+    return socket.AF_INET6 if ":" in _host_port(bind)[0] else socket.AF_INET
 
 
 def _check_bind(bind: str, variable: str = "") -> bool:
@@ -641,12 +673,11 @@ def _check_bind(bind: str, variable: str = "") -> bool:
         refuse("its port is not a number")
     if int(port) > 65535:
         refuse("the port is past 65535")
-    host = host.strip("[]") or "0.0.0.0"
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
+    host = _host_port(address)[0]
+    with socket.socket(_family(address), socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn binds: a closing socket is no conflict
         try:
-            probe.bind((host, int(port)))
+            probe.bind(_host_port(address))
         except socket.gaierror as exc:
             refuse(f"host {host!r} not found ({exc.strerror})")
         except OSError as exc:

@@ -185,9 +185,13 @@ def test_check_bind_takes_gunicorn_s_tcp_form_and_refuses_the_probes_on_the_api_
         2,
         True,
     )
-    monkeypatch.setenv("VERDICT_PROBE_BIND", free)
-    result = CliRunner().invoke(main, ["serve", "--bind", free, "--check-bind"])
-    assert (result.exit_code, result.stderr) == (
-        2,
-        f"verdict: cannot listen on {free} for the probes: the API listens there; set VERDICT_PROBE_BIND to another HOST:PORT\n",
-    )
+    port = free.rpartition(":")[2]
+    # (trial 140: the same address written another way: a leading zero, localhost)
+    for probes in (free, f"127.0.0.1:0{port}", f"localhost:{port}"):
+        monkeypatch.setenv("VERDICT_PROBE_BIND", probes)
+        result = CliRunner().invoke(main, ["serve", "--bind", free, "--check-bind"])
+        assert (result.exit_code, result.stderr) == (
+            2,
+            f"verdict: cannot listen on {probes} for the probes: the API listens there; set VERDICT_PROBE_BIND to another"
+            " HOST:PORT\n",
+        )
