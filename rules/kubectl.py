@@ -15,6 +15,7 @@ left out with a note naming each; only when every one is refused does it exit 2.
 
 from __future__ import annotations
 
+import difflib
 import io
 import os
 import re
@@ -325,7 +326,12 @@ def command(
         with audit.make_context("kubectl verdict", ["-", *audit_args]) as ctx:
             params = ctx.params
     except click.NoSuchOption as exc:
-        # said as the plugin's (trial 139: audit's synopsis, PATHS and all, and its options for kubectl's --server)
+        # said as the plugin's (trial 139: audit's synopsis, PATHS and all, and its options for kubectl's --server);
+        # a typo of an option it takes keeps its "did you mean" (trial 140)
+        close = difflib.get_close_matches(exc.option_name, exc.possibilities or [], cutoff=0.75)
+        if close:
+            meant = " or ".join(sorted(close))
+            raise click.UsageError(f"no such option: {exc.option_name}; did you mean {meant}?") from None
         raise click.UsageError(
             f"no such option: {exc.option_name}. kubectl verdict passes --context, --kubeconfig, --cluster, --user,"
             " --as, --as-group, --request-timeout and -n/-A to kubectl (another kubectl setting, such as the server,"

@@ -454,3 +454,6 @@ def test_an_option_the_plugin_does_not_take_is_said_as_the_plugin_s(kubectl: Kub
         " kubeconfig or context), and takes verdict audit's report options (verdict audit --help)"
     )
     assert kubectl.calls == []
+    # trial 140: a typo of an option it takes keeps its "did you mean"
+    res = plugin("--reults", "fail")
+    assert (res.exit_code, res.stderr.splitlines()[-1]) == (2, "Error: no such option: --reults; did you mean --results?")
