@@ -261,10 +261,10 @@ def check_magic(mimetype: str, data: bytes, name: str = "<body>") -> None:
     """Refuse (400) an archive media type whose bytes are not that archive, and (400 ``empty-body``) an empty tar
     archive sent as one (trial 136); the problem names the body ``name``."""
     # (trial 138: a raw empty tar sent as gzip is no gzip, and zeros named nodes.yaml no tar)
-    says_tar = mimetype == "application/x-tar" or (
-        mimetype == "application/octet-stream" and (name == "<body>" or name.lower().endswith((".tar", ".tgz", ".tar.gz")))
-    )
-    says_gzip = mimetype in ("application/gzip", "application/x-gzip") and data.startswith(GZIP_MAGIC)
+    # (trial 140: gzip'd zeros named nodes.yaml.gz are a broken file, as the CLI says)
+    unnamed_or_tar = name == "<body>" or name.lower().endswith((".tar", ".tgz", ".tar.gz"))
+    says_tar = mimetype == "application/x-tar" or (mimetype == "application/octet-stream" and unnamed_or_tar)
+    says_gzip = mimetype in ("application/gzip", "application/x-gzip") and data.startswith(GZIP_MAGIC) and unnamed_or_tar
     if (says_tar or says_gzip) and empty_tar(data):
         raise Problem("empty-body", "the body is an empty tar archive: it holds no file", file=name)
     if mimetype == "application/x-tar":

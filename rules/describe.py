@@ -719,8 +719,10 @@ def _annotations(section: _Section | None, joined: list[int]) -> dict[str, str]:
     for number, text in section.body:
         before = lines[-1][1].strip()
         if text and not text[0].isspace() and not (_ANNOTATION.match(before) and _ANNOTATION.match(text.strip())):
-            # a wrap right after a key's colon lost the space kubectl writes there (trial 138: the value was lost)
-            glue = " " if before.endswith(":") else ""
+            # a wrap right after a key's colon lost the space kubectl writes there (trial 138: the value was lost);
+            # not one after a colon inside a value (trial 140: "unix:" + "///var/run/...")
+            bare_key = _ANNOTATION.match(before)
+            glue = " " if bare_key and bare_key[2] is None and bare_key[3] is None else ""
             if _ANNOTATION.match(before + glue + text.strip()):
                 lines[-1] = (lines[-1][0], lines[-1][1].rstrip() + glue + text.strip())
                 joined.append(number)

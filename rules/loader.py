@@ -245,7 +245,7 @@ def schema_problems[E: PolicyError](exc: ValidationError, make: Callable[[list[s
                 f"a context is a mapping ({{kind: ..., path: ...}}), not a single value: is {where[2]!r} a field of the"
                 " context above it? check its indentation"
             )
-        problems.append(make(where, _PLAIN.get(reason, reason)))
+        problems.append(make(where, reason))
     problems.sort(key=lambda e: (e.reason.startswith("Missing data"), e.line))
     first = problems[0]
     first.more = list(problems[1:])
@@ -256,6 +256,8 @@ def schema_problems[E: PolicyError](exc: ValidationError, make: Callable[[list[s
 _PLAIN = {
     "Not a valid list.": "must be a list (one '- item' a line, or [a, b])",
     "Not a valid mapping type.": "must be a mapping (key: value, or {key: value})",
+    "Not a valid string.": "must be a string",
+    "Field may not be null.": "must have a value (it is empty, or null)",
     "Not a valid boolean.": "must be true or false",
     "Not a valid integer.": "must be a whole number",
 }
@@ -390,7 +392,8 @@ def _problem_at(shown: str, node: Any, where: list[str | int], reason: str, rule
     """A ``PolicyError`` at the field path ``where`` of the document ``node`` of file ``shown``: its line, its path as
     the document writes it, and the reason with YAML's typing of an unquoted scalar said."""
     where = document_path(node, where)
-    return PolicyError(shown, yaml_typing(node, where, reason), node_line(node, where), rule, dotted(where))
+    reason = yaml_typing(node, where, reason)  # YAML's typing first: it knows why a string was refused
+    return PolicyError(shown, _PLAIN.get(reason, reason), node_line(node, where), rule, dotted(where))
 
 
 @dataclass(slots=True)

@@ -603,6 +603,12 @@ def test_an_empty_tar_is_400_empty_body(client: FlaskClient, data: bytes, conten
     assert gzip_said["detail"].startswith("Content-Type application/gzip, but the body is not a gzip stream")
     named = evaluate(client, bytes(4096), "?name=nodes.yaml", content_type="application/octet-stream")
     problem(named, 400, "malformed-dump")
+    # trial 140: gzip'd zeros named nodes.yaml.gz are a broken file, as the CLI says
+    problem(
+        evaluate(client, gzip.compress(bytes(4096)), "?name=nodes.yaml.gz", content_type="application/gzip"),
+        400,
+        "malformed-dump",
+    )
 
 
 def test_empty_body_is_400(client: FlaskClient) -> None:

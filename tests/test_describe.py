@@ -807,6 +807,10 @@ def test_label_and_taint_lines_a_terminal_wrapped_are_joined_and_said() -> None:
     colon = noted.replace("projectcalico.org/IPv4Add\nress: 10.0.4.3/24", "projectcalico.org/IPv4Address:\n10.0.4.3/24")
     objects, errors = parse_describe_nodes(colon, "p.txt")
     assert objects[0][0]["metadata"]["annotations"]["projectcalico.org/IPv4Address"] == "10.0.4.3/24"
+    # trial 140: wrapped after a colon inside a value, no space is put in
+    socket = noted.replace("projectcalico.org/IPv4Add\nress: 10.0.4.3/24", "cri-socket: unix:\n///var/run/containerd.sock")
+    objects, errors = parse_describe_nodes(socket, "p.txt")
+    assert objects[0][0]["metadata"]["annotations"]["cri-socket"] == "unix:///var/run/containerd.sock"
     # every line's indent lost (a chat that strips it): each item whole, none joined
     flat = "\n".join(line.lstrip() for line in text.split("\n"))
     flat = flat.replace("pci-10de.pres\nent", "pci-10de.present").replace("vm-passth\nrough", "vm-passthrough")

@@ -1508,3 +1508,12 @@ def test_a_value_of_the_wrong_type_is_said_in_yaml_terms_with_the_rule_s_other_m
         (8, "spec.rules[1].match.labelSelector.matchLabels", "must be a mapping"),
         (9, "spec.rules[1].references", "must be a list"),
     ]
+    # trial 140: "Field may not be null." and "Not a valid string." were marshmallow's words still
+    text = KK_POLICY + (
+        "  rules:\n  - {id: r, title: [a], match: {kinds: [Node]}, assert: {path: $.x, exists: true}, message: null,"
+        ' references: ["https://e.x"]}\n'
+    )
+    assert [(e.path, e.reason) for e in every_problem(text)] == [
+        ("spec.rules[0].message", "must have a value (it is empty, or null)"),
+        ("spec.rules[0].title", "must be a string"),
+    ]
