@@ -31,9 +31,10 @@ Keeper = Callable[[], Any]
 
 
 def parse_bind(bind: str) -> tuple[str, int]:
-    """``host:port`` (``[::1]:8081``, ``0.0.0.0:8081``) as an address; ``ValueError`` for anything else."""
-    host, sep, port = bind.strip().rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) < 65536:  # 0: any free port
+    """``[tcp://]host:port`` (``[::1]:8081``, ``0.0.0.0:8081``) as an address, as gunicorn reads its bind (trial 141:
+    tcp:// was said free by serve --check-bind, then refused here); ``ValueError`` for anything else."""
+    host, sep, port = bind.strip().removeprefix("tcp://").rpartition(":")
+    if not sep or not (port.isascii() and port.isdigit()) or not 0 <= int(port) < 65536:  # 0: any free port
         raise ValueError(f"{bind!r} is not host:port")
     return host.strip("[]") or "0.0.0.0", int(port)
 

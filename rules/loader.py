@@ -245,7 +245,7 @@ def schema_problems[E: PolicyError](exc: ValidationError, make: Callable[[list[s
                 f"a context is a mapping ({{kind: ..., path: ...}}), not a single value: is {where[2]!r} a field of the"
                 " context above it? check its indentation"
             )
-        problems.append(make(where, reason))
+        problems.append(make(where, _PLAIN.get(reason, reason)))
     problems.sort(key=lambda e: (e.reason.startswith("Missing data"), e.line))
     first = problems[0]
     first.more = list(problems[1:])
@@ -287,7 +287,9 @@ _YAML_TYPES = {
     "tag:yaml.org,2002:null": "null",
 }
 #: Refusals of a value that had to be text, with what to call that text.
-_WANTS_TEXT = {"Not a valid string.": "a string is expected here", VERSION_IS_TEXT: "a version is a string"}
+_WANTS_TEXT = {_PLAIN["Not a valid string."]: "a string is expected here", VERSION_IS_TEXT: "a version is a string"}
+#: marshmallow's refusal of a null, in its plain words.
+_NULL = _PLAIN["Field may not be null."]
 
 
 def document_path(node: Any, where: list[str | int]) -> list[str | int]:
@@ -319,7 +321,7 @@ def yaml_typing(node: Any, where: list[str | int], reason: str) -> str:
     if not isinstance(scalar, yaml.ScalarNode) or scalar.style or scalar.tag not in _YAML_TYPES:
         return reason
     label = _label_text(where)
-    if reason == "Field may not be null." and label == "label values are strings":
+    if reason == _NULL and label == "label values are strings":
         read = scalar.value or "an empty value"
         return f'{label}: write "" for an empty value (quoted); unquoted, YAML reads {read} as null'
     if reason not in _WANTS_TEXT:
@@ -392,8 +394,7 @@ def _problem_at(shown: str, node: Any, where: list[str | int], reason: str, rule
     """A ``PolicyError`` at the field path ``where`` of the document ``node`` of file ``shown``: its line, its path as
     the document writes it, and the reason with YAML's typing of an unquoted scalar said."""
     where = document_path(node, where)
-    reason = yaml_typing(node, where, reason)  # YAML's typing first: it knows why a string was refused
-    return PolicyError(shown, _PLAIN.get(reason, reason), node_line(node, where), rule, dotted(where))
+    return PolicyError(shown, yaml_typing(node, where, reason), node_line(node, where), rule, dotted(where))
 
 
 @dataclass(slots=True)

@@ -265,6 +265,8 @@ HEAD = "apiVersion: verdict/v1\nkind: Exemptions\nexemptions:\n"
             "'Gpu Limit': a rule is written policy/rule, rule (an id in any policy) or policy/*",
         ),
         ("- rules: []\n  reason: x\n", 4, "exemptions[0].rules", "at least one is required: an empty list holds none"),
+        # trial 141: an exemptions file lost the plain words a policy file has
+        ("- rules: gpu-limit\n  reason: x\n", 4, "exemptions[0].rules", "must be a list (one '- item' a line, or [a, b])"),
         ("- rules: [gpu-limit]\n  reason: '  '\n", 5, "exemptions[0].reason", "the reason must say why the finding is accepted"),
         (
             "- rules: [gpu-limit]\n  reason: x\n  expires: next week\n",
