@@ -381,24 +381,30 @@ _INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
 
 
 def _holds_big_int(value: Any) -> bool:
-    """Whether a list or mapping holds an integer past 64 bits at any depth."""
+    """Whether a list or mapping holds what a report's JSON cannot at any depth: an integer past 64 bits, a mapping key
+    that is no string (trial 141: ingress-nginx's tcp-services ConfigMap, 9000: ...), a set (YAML's !!set)."""
     if type(value) is int:
         return not _INT64_MIN <= value <= _UINT64_MAX
+    if isinstance(value, (set, frozenset, tuple)):
+        return True
     if isinstance(value, list):
         return any(_holds_big_int(v) for v in value)
     if isinstance(value, dict):
-        return any(_holds_big_int(v) for v in value.values())
+        return any(type(k) is not str or _holds_big_int(v) for k, v in value.items())
     return False
 
 
 def _small_ints(value: Any) -> Any:
-    """``value`` with each integer past 64 bits written as text, at any depth."""
+    """``value`` as a report's JSON holds it, at any depth: an integer past 64 bits as text, a mapping key as text, a
+    set as a list."""
     if type(value) is int and not _INT64_MIN <= value <= _UINT64_MAX:
         return str(value)
-    if isinstance(value, list):
+    if isinstance(value, (set, frozenset)):
+        return sorted((_small_ints(v) for v in value), key=str)
+    if isinstance(value, (list, tuple)):
         return [_small_ints(v) for v in value]
     if isinstance(value, dict):
-        return {k: _small_ints(v) for k, v in value.items()}
+        return {k if type(k) is str else str(k): _small_ints(v) for k, v in value.items()}
     return value
 
 
@@ -413,7 +419,7 @@ def clip_value(value: Any) -> Any:
         return str(value)
     if value is None or type(value) in _PLAIN:  # before the ABC check of Fraction
         return value
-    if isinstance(value, (list, dict)) and _holds_big_int(value):
+    if isinstance(value, (list, dict, set, frozenset, tuple)) and _holds_big_int(value):
         # at any depth (trial 140: a Deployment's strategy, a list in a list)
         value = _small_ints(value)
     if isinstance(value, Fraction):

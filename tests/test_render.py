@@ -1523,14 +1523,16 @@ def test_an_integer_past_64_bits_is_rendered_as_text(fmt: str, load_policy: Any)
 
     big = 123456789012345678901234567890
     text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big, namespace: ml}\n"
-    dump = parse_text(
-        text + f"spec: {{replicas: {big}, strategy: {{rollingUpdate: {{maxSurge: {big}}}}}, x: [[1, {big}]]}}\n", "d.yaml"
-    )
-    for assertion, observed in (
-        ({"path": "$.spec.replicas", "lte": 10}, str(big)),
-        ({"path": "$.spec.strategy", "exists": False}, {"rollingUpdate": {"maxSurge": str(big)}}),
-        ({"path": "$.spec.x", "exists": False}, [[1, str(big)]]),
+    fields = f"replicas: {big}, strategy: {{rollingUpdate: {{maxSurge: {big}}}}}, x: [[1, {big}]]"
+    # trial 141: a mapping whose keys are numbers (ingress-nginx's tcp-services ConfigMap), YAML's !!set
+    dump = parse_text(text + f"spec: {{{fields}, ports: {{9000: a/b:80}}, s: !!set {{b, a}}}}\n", "d.yaml")
+    for assertion, observed, shown in (
+        ({"path": "$.spec.replicas", "lte": 10}, str(big), str(big)),
+        ({"path": "$.spec.strategy", "exists": False}, {"rollingUpdate": {"maxSurge": str(big)}}, str(big)),
+        ({"path": "$.spec.x", "exists": False}, [[1, str(big)]], str(big)),
+        ({"path": "$.spec.ports", "exists": False}, {"9000": "a/b:80"}, "a/b:80"),
+        ({"path": "$.spec.s", "exists": False}, ["a", "b"], "big"),
     ):
         [result] = [r for o in evaluate(dump, policy(assertion)).objects for r in o.results]
         assert (result.result, result.observed) == ("fail", observed)
-        assert str(big) in render(evaluate(dump, policy(assertion)), fmt)
+        assert shown in render(evaluate(dump, policy(assertion)), fmt)
