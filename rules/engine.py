@@ -241,7 +241,10 @@ def _read_twice(dumps: list[str]) -> list[str]:
     if not folders or len(dumps) < 2:
         return []
     said = []
+    reals = [(p, os.path.realpath(p)) for p in dumps if p != "-"]
     for d, inside in folders:
+        if not any(p != d and real.startswith(inside) for p, real in reals):
+            continue  # nothing given lies in it: no file of it is read (trial 141: every text file's start was)
         files = {str(f.relative_to(d)).replace(os.sep, "/"): f for f in Path(d).rglob("*") if f.is_file()}
         wanted = read_by_name(list(files))
         read = {
@@ -249,8 +252,7 @@ def _read_twice(dumps: list[str]) -> list[str]:
             for rel, f in files.items()
             if wanted(rel) and (member_role(rel) != "text" or looks_read(_head(f)))
         }
-        for p in dumps:
-            real = os.path.realpath(p) if p != "-" else ""
+        for p, real in reals:
             if p == d or not real.startswith(inside):
                 continue
             if real in read or (Path(p).is_dir() and any(r.startswith(real + os.sep) for r in read)):

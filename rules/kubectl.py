@@ -328,7 +328,9 @@ def command(
     except click.NoSuchOption as exc:
         # said as the plugin's (trial 139: audit's synopsis, PATHS and all, and its options for kubectl's --server);
         # a typo of an option it takes keeps its "did you mean" (trial 140)
-        close = difflib.get_close_matches(exc.option_name, exc.possibilities or [], cutoff=0.75)
+        # the plugin's own options too (trial 141: --contxt got nothing, --all-namespace --namespace)
+        own = [o for p in command.params for o in p.opts if o.startswith("--")]
+        close = difflib.get_close_matches(exc.option_name, [*own, *(exc.possibilities or [])], n=1, cutoff=0.75)
         if close:
             meant = " or ".join(sorted(close))
             raise click.UsageError(f"no such option: {exc.option_name}; did you mean {meant}?") from None

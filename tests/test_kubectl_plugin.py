@@ -455,5 +455,7 @@ def test_an_option_the_plugin_does_not_take_is_said_as_the_plugin_s(kubectl: Kub
     )
     assert kubectl.calls == []
     # trial 140: a typo of an option it takes keeps its "did you mean"
-    res = plugin("--reults", "fail")
-    assert (res.exit_code, res.stderr.splitlines()[-1]) == (2, "Error: no such option: --reults; did you mean --results?")
+    # trial 141: the plugin's own options too, the closest only
+    for typo, meant in (("--reults", "--results"), ("--contxt", "--context"), ("--all-namespace", "--all-namespaces")):
+        res = plugin(typo, "x")
+        assert (res.exit_code, res.stderr.splitlines()[-1]) == (2, f"Error: no such option: {typo}; did you mean {meant}?")
