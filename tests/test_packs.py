@@ -1490,3 +1490,41 @@ def test_a_vm_whose_template_live_migrates_before_its_restart_is_told_to_change_
         """ '{"spec":{"template":{"spec":{"evictionStrategy":"None"}}}}'  # or LiveMigrateIfPossible, before the VM"""
         " starts its next VMI"
     )
+
+
+def test_a_vmi_no_node_can_take_for_want_of_kubevirt_s_label_is_told_to_look_at_virt_handler() -> None:
+    """Trial 142: where no node had kubevirt.io/schedulable, the VMI's message said so but its fix only listed the
+    nodes' resources: it shows the label and virt-handler's pods; with the label on a node, it is as before."""
+    from rules.reader import parse_bytes
+
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": "gpu-pt-1",
+            "labels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.workload.config": "vm-passthrough"},
+        },
+        "status": {"allocatable": {"cpu": "32", "memory": "128Gi", "pods": "110", "nvidia.com/GA102GL_A10": "1"}},
+    }
+    vmi = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "VirtualMachineInstance",
+        "metadata": {"name": "vm-a10", "namespace": "vms"},
+        "spec": {"domain": {"devices": {"gpus": [{"name": "gpu1", "deviceName": "nvidia.com/GA102GL_A10"}]}}},
+    }
+    fixes = {}
+    for labelled in (False, True):
+        if labelled:  # labelled, and failing for want of the device: the fix as before
+            node["metadata"]["labels"]["kubevirt.io/schedulable"] = "true"
+            node["status"]["allocatable"]["nvidia.com/GA102GL_A10"] = "0"
+        report = evaluate(parse_bytes(yaml.safe_dump_all([node, vmi]).encode(), "d.yaml"), load_policies([str(GPU_PACK)]))
+        [fixes[labelled]] = [r.remediation for o in report.objects for r in o.results if r.rule == "workload-schedulable"]
+    assert fixes[False].endswith(
+        "; kubectl get nodes -L kubevirt.io/schedulable; kubectl get pods -A -o wide -l kubevirt.io=virt-handler  #"
+        " virt-launcher pods select kubevirt.io/schedulable=true, which virt-handler sets on the nodes where it runs and"
+        " is ready, and no node of the dump has it"
+    )
+    assert (
+        fixes[True]
+        == "kubectl describe nodes | grep -E '^Name:|^(Capacity|Allocatable|Allocated resources):|^[ ]{2}nvidia\\.com/'"
+    )
