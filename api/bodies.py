@@ -16,7 +16,7 @@ from collections.abc import Callable
 from flask import current_app, request
 from werkzeug.exceptions import ClientDisconnected, HTTPException
 
-from rules.reader import GZIP_MAGIC, ZIP_MAGICS, empty_tar, is_tar
+from rules.reader import GZIP_MAGIC, TAR_NAMES, WIDE_MARKS, ZIP_MAGICS, empty_tar, is_tar
 
 from .problems import Problem
 
@@ -53,7 +53,6 @@ _WIDE_CHARSETS = {
 }
 #: Media types whose bytes are no text, whatever charset they carry.
 _BINARY_TYPES = ("application/gzip", "application/x-gzip", "application/zip", "application/x-tar", "application/octet-stream")
-_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 #: What sends a form instead of a file, said in the 415: ``curl -d`` labels a body as a form by default.
 _SEND_FILE = "send the file as it is with curl --data-binary @FILE -H 'Content-Type: application/yaml' (or application/json)"
 FORM_TYPES = {
@@ -145,8 +144,8 @@ def _transcoded(data: bytes, name: str) -> bytes:
     if charset not in _WIDE_CHARSETS or request.mimetype in _BINARY_TYPES:
         return data
     family = charset[:6]
-    codec = next((enc for mark, enc in _BOMS if data.startswith(mark) and enc == family), _WIDE_CHARSETS[charset])
-    if codec == family and not data.startswith(tuple(mark for mark, enc in _BOMS if enc == family)):
+    codec = next((enc for mark, enc in WIDE_MARKS if data.startswith(mark) and enc == family), _WIDE_CHARSETS[charset])
+    if codec == family and not data.startswith(tuple(mark for mark, enc in WIDE_MARKS if enc == family)):
         codec = _byte_order(data, family)
     try:
         return data.decode(codec).encode("utf-8")
@@ -262,7 +261,7 @@ def check_magic(mimetype: str, data: bytes, name: str = "<body>") -> None:
     archive sent as one (trial 136); the problem names the body ``name``."""
     # (trial 138: a raw empty tar sent as gzip is no gzip, and zeros named nodes.yaml no tar)
     # (trial 140: gzip'd zeros named nodes.yaml.gz are a broken file, as the CLI says)
-    unnamed_or_tar = name == "<body>" or name.lower().endswith((".tar", ".tgz", ".tar.gz"))
+    unnamed_or_tar = name == "<body>" or name.lower().endswith(TAR_NAMES)
     says_tar = mimetype == "application/x-tar" or (mimetype == "application/octet-stream" and unnamed_or_tar)
     says_gzip = mimetype in ("application/gzip", "application/x-gzip") and data.startswith(GZIP_MAGIC) and unnamed_or_tar
     if (says_tar or says_gzip) and empty_tar(data):

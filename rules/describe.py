@@ -671,15 +671,22 @@ def _items(section: _Section | None, joined: list[int] | None = None, valid: Cal
         return []
     items = [(section.line, section.value)] if section.value else []
     for n, t in section.body:
-        end = t.strip()
-        if valid and joined is not None and items and t and not t[0].isspace():
-            before = items[-1][1]
-            if not (valid(before) and valid(end)) and valid(before + end):
-                items[-1] = (items[-1][0], before + end)
-                joined.append(n)
-                continue
-        items.append((n, end))
+        if valid and joined is not None and items and (whole := _unwrapped(items[-1][1], t, valid)) is not None:
+            items[-1] = (items[-1][0], whole)
+            joined.append(n)
+            continue
+        items.append((n, t.strip()))
     return [(n, t) for n, t in items if t and t != "<none>"]
+
+
+def _unwrapped(before: str, text: str, valid: Callable[[str], bool], glue: str = "") -> str | None:
+    """``before`` and ``text`` read as one line, where ``text`` starts at the margin (kubectl indents every line of a
+    section: a terminal or chat client wrapped it), one of the two is no item alone, and the two joined by ``glue``
+    make one; else None."""
+    before, end = before.strip(), text.strip()
+    if not text or text[0].isspace() or (valid(before) and valid(end)) or not valid(before + glue + end):
+        return None
+    return before + glue + end
 
 
 def _resources(section: _Section, node: str, last: int, tolerant: bool = False) -> dict[str, str]:
@@ -717,16 +724,15 @@ def _annotations(section: _Section | None, joined: list[int]) -> dict[str, str]:
         return {}
     lines: list[Line] = [(section.line, " " * section.column + section.value)]
     for number, text in section.body:
-        before = lines[-1][1].strip()
-        if text and not text[0].isspace() and not (_ANNOTATION.match(before) and _ANNOTATION.match(text.strip())):
-            # a wrap right after a key's colon lost the space kubectl writes there (trial 138: the value was lost);
-            # not one after a colon inside a value (trial 140: "unix:" + "///var/run/...")
-            bare_key = _ANNOTATION.match(before)
-            glue = " " if bare_key and bare_key[2] is None and bare_key[3] is None else ""
-            if _ANNOTATION.match(before + glue + text.strip()):
-                lines[-1] = (lines[-1][0], lines[-1][1].rstrip() + glue + text.strip())
-                joined.append(number)
-                continue
+        # a wrap right after a key's colon lost the space kubectl writes there (trial 138: the value was lost); not
+        # one after a colon inside a value (trial 140: "unix:" + "///var/run/...")
+        bare_key = _ANNOTATION.match(lines[-1][1].strip())
+        glue = " " if bare_key and bare_key[2] is None and bare_key[3] is None else ""
+        if (whole := _unwrapped(lines[-1][1], text, lambda t: bool(_ANNOTATION.match(t)), glue)) is not None:
+            indent = len(lines[-1][1]) - len(lines[-1][1].lstrip())
+            lines[-1] = (lines[-1][0], " " * indent + whole)
+            joined.append(number)
+            continue
         lines.append((number, text))
     out: dict[str, str] = {}
     open_key: str | None = None

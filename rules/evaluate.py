@@ -380,7 +380,7 @@ MAX_OBJECTS_NAMED = 10
 _INT64_MIN, _UINT64_MAX = -(2**63), 2**64 - 1
 
 
-def _holds_big_int(value: Any) -> bool:
+def _unjsonable(value: Any) -> bool:
     """Whether a list or mapping holds what a report's JSON cannot at any depth: an integer past 64 bits, a mapping key
     that is no string (trial 141: ingress-nginx's tcp-services ConfigMap, 9000: ...), a set (YAML's !!set)."""
     if type(value) is int:
@@ -388,23 +388,23 @@ def _holds_big_int(value: Any) -> bool:
     if isinstance(value, (set, frozenset, tuple)):
         return True
     if isinstance(value, list):
-        return any(_holds_big_int(v) for v in value)
+        return any(_unjsonable(v) for v in value)
     if isinstance(value, dict):
-        return any(type(k) is not str or _holds_big_int(v) for k, v in value.items())
+        return any(type(k) is not str or _unjsonable(v) for k, v in value.items())
     return False
 
 
-def _small_ints(value: Any) -> Any:
+def _jsonable(value: Any) -> Any:
     """``value`` as a report's JSON holds it, at any depth: an integer past 64 bits as text, a mapping key as text, a
     set as a list."""
     if type(value) is int and not _INT64_MIN <= value <= _UINT64_MAX:
         return str(value)
     if isinstance(value, (set, frozenset)):
-        return sorted((_small_ints(v) for v in value), key=str)
+        return sorted((_jsonable(v) for v in value), key=str)
     if isinstance(value, (list, tuple)):
-        return [_small_ints(v) for v in value]
+        return [_jsonable(v) for v in value]
     if isinstance(value, dict):
-        return {k if type(k) is str else str(k): _small_ints(v) for k, v in value.items()}
+        return {k if type(k) is str else str(k): _jsonable(v) for k, v in value.items()}
     return value
 
 
@@ -413,15 +413,12 @@ def clip_value(value: Any) -> Any:
     computed by sum/product is written as a quantity (``"1500m"``), as reports carry it."""
     if isinstance(value, str):
         return clip(value, MAX_VALUE_CHARS)
-    if type(value) is int and not _INT64_MIN <= value <= _UINT64_MAX:
-        # JSON encoders of the reports write 64-bit integers only (trial 138: replicas of 30 digits ended the JUnit,
-        # JSON, PolicyReport and SARIF renderers in a TypeError): as text
-        return str(value)
+    if isinstance(value, (int, list, dict, set, frozenset, tuple)) and _unjsonable(value):
+        # JSON encoders of the reports write 64-bit integers and string keys only, at any depth (trials 138, 140, 141:
+        # replicas of 30 digits, a Deployment's strategy, tcp-services' number keys ended the renderers in a TypeError)
+        value = _jsonable(value)
     if value is None or type(value) in _PLAIN:  # before the ABC check of Fraction
         return value
-    if isinstance(value, (list, dict, set, frozenset, tuple)) and _holds_big_int(value):
-        # at any depth (trial 140: a Deployment's strategy, a list in a list)
-        value = _small_ints(value)
     if isinstance(value, Fraction):
         return format_quantity(value)
     if isinstance(value, list) and any(isinstance(v, dict) and object_name(v) for v in value):

@@ -337,12 +337,17 @@ def classify_problem(table: Any) -> str:
         return f"classify needs a mapping of name to regular expressions, got {show(table)}"
     for name, patterns in table.items():
         for pattern in patterns if isinstance(patterns, list) else [patterns]:
-            if pattern is None or isinstance(pattern, (dict, list)):
-                return f"classify entry {name}: {show(pattern)} is not a regular expression (a string)"
-            # a number is taken as its text, as matches takes it (trial 137: a PCI device id, 2236, was refused)
-            if problem := regex_problem(str(pattern)):
-                return f"classify entry {name}: {problem}"
+            if isinstance(compiled := _classify_regex(pattern), str):
+                return f"classify entry {name}: {compiled}"
     return ""
+
+
+def _classify_regex(pattern: Any) -> re.Pattern[str] | str:
+    """A pattern of a ``classify`` table compiled (``_regex``), or why it is refused; a number is taken as its text,
+    as ``matches`` takes it (trial 137: a PCI device id, 2236, was refused)."""
+    if pattern is None or isinstance(pattern, (dict, list)):
+        return f"{show(pattern)} is not a regular expression (a string)"
+    return _regex(str(pattern))
 
 
 def classify(value: Any, table: dict[str, Any]) -> Any:
@@ -353,11 +358,7 @@ def classify(value: Any, table: dict[str, Any]) -> Any:
         return None
     for name, patterns in table.items():
         for pattern in patterns if isinstance(patterns, list) else [patterns]:
-            compiled = (
-                f"{show(pattern)} is not a regular expression (a string)"
-                if pattern is None or isinstance(pattern, (dict, list))
-                else _regex(str(pattern))
-            )
+            compiled = _classify_regex(pattern)
             if isinstance(compiled, str):
                 raise OperatorError(f"classify entry {name}: {compiled}")
             if compiled.search(value):

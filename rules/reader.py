@@ -1767,7 +1767,7 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
     or the bytes are not text.
     """
     budget = budget or Budget()
-    if name.lower().endswith(_TAR_NAMES) and empty_tar(data):
+    if name.lower().endswith(TAR_NAMES) and empty_tar(data):
         # (trial 136: read as text, "YAML error: character U+0000")
         return Dump(files_read=[name], notes=[f"{name}: an empty tar archive (it holds no file)"])
     if data.startswith(GZIP_MAGIC) or data.startswith(ZIP_MAGICS) or is_tar(data):
@@ -1797,13 +1797,13 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
 
 
 #: Byte order marks of UTF-32 and UTF-16 text (UTF-32's first: its little-endian mark starts like UTF-16's).
-_WIDE = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
-_UNICODE_BOMS = tuple(mark for mark, _ in _WIDE)
+WIDE_MARKS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+_UNICODE_BOMS = tuple(mark for mark, _ in WIDE_MARKS)
 
 
 def _parse_wide(data: bytes, name: str) -> Dump:
     """Text with a UTF-16 or UTF-32 byte order mark: what Windows PowerShell's ``kubectl ... > nodes.yaml`` writes."""
-    encoding = next(enc for mark, enc in _WIDE if data.startswith(mark))
+    encoding = next(enc for mark, enc in WIDE_MARKS if data.startswith(mark))
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -1834,7 +1834,7 @@ def is_tar(data: bytes) -> bool:
 #: 20,480: trial 138), up to a bound.
 _EMPTY_TAR_SIZES = range(1024, (1 << 20) + 1, 512)
 #: The names of tar archives, gzip'd or not.
-_TAR_NAMES = (".tar", ".tar.gz", ".tgz")
+TAR_NAMES = (".tar", ".tar.gz", ".tgz")
 
 
 def empty_tar(data: bytes) -> bool:
