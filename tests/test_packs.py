@@ -210,6 +210,37 @@ def test_a_deploy_label_fix_adds_the_labels_its_message_names_and_no_other() -> 
     assert fix.endswith(f"for l in {' '.join(named)}; do kubectl label node gpu-pt-1 $l=true; done")
 
 
+def test_a_pause_left_beside_a_vgpu_state_of_success_is_lifted_for_the_paused_operands_only() -> None:
+    """Trial 142: the sandbox device plugin left paused-for-vgpu-change beside nvidia.com/vgpu.config.state=success
+    passed. The warning's fix sets back to "true" the labels still paused (what vgpu-device-manager's maybeSetTrue
+    does), never one that reads "false" (a disabled operand stays off)."""
+    vgpu = {"nvidia.com/gpu.workload.config": "vm-vgpu", "nvidia.com/vgpu.config": "A10-12Q"}
+    paused = "paused-for-vgpu-change"
+    fixes = {}
+    for validator in (paused, "false"):
+        labels = {
+            **vgpu,
+            "nvidia.com/vgpu.config.state": "success",
+            "nvidia.com/gpu.deploy.sandbox-device-plugin": paused,
+            "nvidia.com/gpu.deploy.sandbox-validator": validator,
+        }
+        report = _sandbox_cluster("a10-1", labels, {"nvidia.com/NVIDIA_A10-12Q": "2"})
+        [result] = [r for o in report.objects for r in o.results if r.rule == "vgpu-config-settled"]
+        assert result.result == "warn"
+        fixes[validator] = result.remediation
+    assert fixes[paused] == (
+        "kubectl label node a10-1 nvidia.com/gpu.deploy.sandbox-device-plugin=true nvidia.com/gpu.deploy.sandbox-validator=true"
+        " --overwrite  # what vgpu-device-manager does once a config is applied (maybeSetTrue)"
+    )
+    assert fixes["false"].startswith("kubectl label node a10-1 nvidia.com/gpu.deploy.sandbox-device-plugin=true --overwrite")
+    # while a config is being applied the pause is expected: the pending state is what is said, the fix reads the log
+    labels = {**vgpu, "nvidia.com/vgpu.config.state": "pending", "nvidia.com/gpu.deploy.sandbox-device-plugin": paused}
+    report = _sandbox_cluster("a10-1", labels, {"nvidia.com/NVIDIA_A10-12Q": "2"})
+    [result] = [r for o in report.objects for r in o.results if r.rule == "vgpu-config-settled"]
+    assert "is still applying vGPU config 'A10-12Q' (nvidia.com/vgpu.config.state=pending)" in result.message
+    assert result.remediation.startswith("kubectl logs -n ")
+
+
 def test_a_vm_node_left_prepared_while_sandbox_workloads_are_off_is_sent_to_the_clusterpolicy_first() -> None:
     """Trial 80: with the ClusterPolicy's sandbox workloads turned off, a vm-passthrough node still prepared for its
     label was told to relabel itself with the label it had (resource-class-matches-workload) and given the loop that
