@@ -109,6 +109,8 @@ def _values(ctx: Context, index: Index, wanted: Any, namespace: str | None) -> A
         objs = _in_namespace(index, ctx.kind, ctx.api_version or None, namespace)
     else:
         objs = index.of_kind(ctx.kind, ctx.api_version or None)
+    if ctx.prefer_field is not None:
+        objs = _preferred(ctx, index, objs)
     values: list[Any] = []
     for o in objs:
         if ctx.path is None:
@@ -124,6 +126,22 @@ def _values(ctx: Context, index: Index, wanted: Any, namespace: str | None) -> A
     if not values and ctx.default is not None:
         return ctx.default
     return values
+
+
+def _preferred(ctx: Context, index: Index, objs: list[KObject]) -> list[KObject]:
+    """Of ``objs``, those ``ctx.prefer_*`` does not set aside: where the dump holds an object of the context's kind
+    (and apiVersion) that it prefers, the others of the kind are set aside, before and whatever ``where`` keeps (a
+    value of another type is another value: ``1``, ``"1"`` and ``true`` differ). Decided once per dump."""
+    field, want, negate = ctx.prefer_field, ctx.prefer_value, ctx.prefer_not
+    assert field is not None
+
+    def aside() -> frozenset[int]:
+        kind = index.of_kind(ctx.kind, ctx.api_version or None)
+        liked = {id(o) for o in kind if any(type(v) is type(want) and v == want for v in field.values(o.obj)) != negate}
+        return frozenset(id(o) for o in kind if id(o) not in liked) if liked else frozenset()
+
+    skipped: frozenset[int] = index.memo(("prefer", ctx.kind, ctx.api_version, field.text, hashable(want), negate), aside)
+    return [o for o in objs if id(o) not in skipped] if skipped else objs
 
 
 # ------------------------------------------------------------------------------------------ lookups

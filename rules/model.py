@@ -217,6 +217,12 @@ class Context:
     #: ``where: {capture: <regex>}``: the join is on the group of its match on each string the field selects
     #: (a pod's ReplicaSet name without its pod-template-hash: the Deployment's name).
     where_capture: re.Pattern[str] | None = None
+    #: ``prefer: {field, equals|notEquals: <literal>}``: where the dump holds an object of the kind whose field
+    #: selects the literal (``notEquals``: does not), only those are read (before ``where``); else all of them (the
+    #: ClusterPolicy the GPU Operator reconciles, not one it set to ``ignored``, unless every one of the dump is).
+    prefer_field: JsonPath | None = None
+    prefer_value: Any = None
+    prefer_not: bool = False
 
     @property
     def correlated(self) -> bool:
@@ -559,6 +565,21 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
         where_field = _path(w[side], [*where, "where", side])
         where_value = compile_ref(w[op], [*where, "where", op])
         where_capture = _capture(w["capture"], [*where, "where", "capture"]) if "capture" in w else None
+    prefer_field, prefer_value, prefer_not = None, None, False
+    if "prefer" in raw:
+        pr = raw["prefer"]
+        shapes = [{"field", "equals"}, {"field", "notEquals"}]
+        if not isinstance(pr, dict) or set(pr) not in shapes:
+            raise CompileError(
+                [*where, "prefer"],
+                "prefer takes {field: <JSONPath on the other object>, equals: <literal>} (or notEquals): only the"
+                " objects whose field selects the literal (or does not) are read, where there is one",
+            )
+        prefer_not = "notEquals" in pr
+        prefer_value = pr["notEquals" if prefer_not else "equals"]
+        if isinstance(prefer_value, dict | list):
+            raise CompileError([*where, "prefer", "notEquals" if prefer_not else "equals"], "prefer compares with a literal")
+        prefer_field = _path(pr["field"], [*where, "prefer", "field"])
     return Context(
         name,
         raw["kind"],
@@ -573,6 +594,9 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
         where_not,
         where_keys,
         where_capture,
+        prefer_field,
+        prefer_value,
+        prefer_not,
     )
 
 

@@ -315,6 +315,12 @@ class ContextSchema(Schema):
     )
     sameNamespace = operators.StrictBoolean(load_default=False)
     first = operators.StrictBoolean(load_default=False, metadata={"description": "one value (the first) instead of a list"})
+    prefer = fields.Dict(
+        metadata={
+            "description": "{field: JSONPath on the other object, equals (or notEquals): a literal}: only the objects"
+            " whose field selects it (or does not), where there is one; else all of them"
+        }
+    )
     default = fields.Raw()
 
 

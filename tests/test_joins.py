@@ -463,3 +463,50 @@ def test_a_where_capture_without_one_group_is_refused_at_load(load_policy: Calla
         PolicyError, match=r"spec\.context\.p\.where\.capture: capture '\^\.\+-\[a-z\]\+\$' needs exactly one group"
     ):
         load_policy(make_policy([make_rule({"context": "p", "exists": True})], context=context))
+
+
+def test_prefer_reads_the_preferred_objects_of_the_kind_where_there_is_one(load_policy: Callable[..., PolicySet]) -> None:
+    """Trial 141: the pack read a dump's first ClusterPolicy though the GPU Operator reconciles one and sets the others'
+    status.state to ignored. ``prefer`` reads only the objects it prefers where the kind has one (before ``where``:
+    a ``where`` that keeps none of them gives nothing, not an ignored one), else all of them."""
+    prefer = {"field": "$.status.state", "notEquals": "ignored"}
+    context = {
+        "reconciled": {"kind": "ClusterPolicy", "path": "$.metadata.name", "first": True, "prefer": prefer},
+        "sandboxOn": {
+            "kind": "ClusterPolicy",
+            "path": "$.metadata.name",
+            "where": {"field": "$.spec.sandbox", "equals": True},
+            "prefer": prefer,
+        },
+        "every": {"kind": "ClusterPolicy", "path": "$.metadata.name"},
+    }
+    said_ = "{reconciled} {sandboxOn} {every}"
+    rule = make_rule({"context": "every", "exists": True}, match={"kinds": ["Node"]}, passMessage=said_)
+    policies = load_policy(make_policy([rule], context=context))
+
+    def said(*policies_: tuple[str, str | None, bool]) -> str:
+        objects: list[dict[str, Any]] = [
+            {"kind": "ClusterPolicy", "apiVersion": "nvidia.com/v1", "metadata": {"name": n}, "spec": {"sandbox": on}}
+            | ({"status": {"state": state}} if state else {})
+            for n, state, on in policies_
+        ]
+        objects.append({"kind": "Node", "apiVersion": "v1", "metadata": {"name": "n1"}})
+        dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate(objects)])
+        [node] = [o for o in evaluate(dump, policies).objects if o.ref.kind == "Node"]
+        return node.results[0].message
+
+    assert said(("a-old", "ignored", True), ("cp", "ready", False)) == "cp [] [a-old, cp]"
+    assert said(("a-old", "ignored", True), ("cp", None, True)) == "cp [cp] [a-old, cp]"  # no status: not ignored
+    assert said(("a-old", "ignored", True), ("b-old", "ignored", False)) == "a-old [a-old] [a-old, b-old]"
+    assert said(("a", "ignored", True)) == "a [a] [a]"
+
+
+def test_prefer_takes_a_field_and_a_literal(load_policy: Callable[..., PolicySet]) -> None:
+    for prefer, where in (
+        ({"field": "$.status.state"}, "prefer"),
+        ({"field": "$.status.state", "notEquals": {"var": "name"}}, "prefer.notEquals"),
+        ({"field": "$.status[", "equals": "x"}, "prefer.field"),
+    ):
+        context = {"p": {"kind": "ClusterPolicy", "prefer": prefer}}
+        with pytest.raises(PolicyError, match=rf"spec\.context\.p\.{where.replace('.', '[.]')}: "):
+            load_policy(make_policy([make_rule({"context": "p", "exists": True})], context=context))
