@@ -267,6 +267,10 @@ FACTS_NAMES = [
     ("nvidia.com/GH100H100_SXM5_80GB", "vm-passthrough"),
     ("nvidia.com/26b9", "vm-passthrough"),
     ("nvidia.com/2335", "vm-passthrough"),
+    # the plugin before v1.1.1 kept the pci.ids name's case (trial 145: KubeVirt's user guide spelling is one)
+    ("nvidia.com/TU104GL_Tesla_T4", "vm-passthrough"),
+    ("nvidia.com/GP107_GeForce_GTX_1050", "vm-passthrough"),
+    ("nvidia.com/GM107M_GeForce_GTX_860M", "vm-passthrough"),
     # §3/§4/§5 vGPU
     ("nvidia.com/NVIDIA_A10-12Q", "vm-vgpu"),
     ("nvidia.com/GRID_T4-1Q", "vm-vgpu"),
@@ -280,7 +284,9 @@ FACTS_NAMES = [
     ("nvidia.com/NVIDIA_A10-8Q", "vm-vgpu"),
     ("nvidia.com/NVIDIA_M60-0Q", "vm-vgpu"),
     # in no class
-    ("nvidia.com/TU104GL_Tesla_T4", None),  # KubeVirt's user guide spelling; the plugin never emits it
+    ("nvidia.com/Gpu_x", None),  # no upper-case chip before the `_`
+    ("nvidia.com/gpu_Tesla", None),
+    ("nvidia.com/GA102GL_A10-x", None),  # `-` is deleted in either form
     ("nvidia.com/NVIDIA_A10-12", None),  # no series letter
     ("nvidia.com/A10-12Q", None),  # the vgpu.config type, not a resource name
     ("nvidia.com/NVIDIA_A10-012Q", None),  # leading zero
