@@ -1559,3 +1559,32 @@ def test_a_vmi_no_node_can_take_for_want_of_kubevirt_s_label_is_told_to_look_at_
         fixes[True]
         == "kubectl describe nodes | grep -E '^Name:|^(Capacity|Allocatable|Allocated resources):|^[ ]{2}nvidia\\.com/'"
     )
+
+
+def test_a_vfio_manager_pod_beside_a_running_vm_is_not_deleted_before_the_vm_stops() -> None:
+    """Trial 144: the fix of a vfio-manager pod left on a node relabelled container deleted it beside a running VM,
+    whose GPU its preStop unbinds from vfio-pci. The VMs on the node come first; without one, the fix is as before."""
+    import yaml
+
+    from rules.errors import Source
+    from rules.reader import Dump, KObject
+
+    [test] = [d for d in yaml.safe_load_all((GPU_PACK / "tests" / "vmi_on_a_node_relabelled_under_it.yaml").read_text()) if d]
+
+    def fix(objects: list[dict[str, Any]]) -> str:
+        dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate(objects)])
+        report = evaluate(dump, load_policies([str(GPU_PACK)]))
+        [result] = [
+            r for o in report.objects for r in o.results if r.rule == "operand-pod-matches-node-workload" and r.result == "fail"
+        ]
+        return result.remediation
+
+    with_vm = fix(test["objects"])
+    assert with_vm.startswith(
+        "First stop or move the VMs on node gpu-node-7 (virt-launcher pods virt-launcher-win-cad-1-x7k2p): this pod's"
+        " preStop unbinds every GPU from vfio-pci (vfio-manage.sh unbind --all) as it stops, under them. Then: kubectl get"
+        " node gpu-node-7 --show-labels"
+    )
+    assert with_vm.endswith("; kubectl delete pod -n gpu-operator nvidia-vfio-manager-dm8q7")
+    without_vm = fix([o for o in test["objects"] if not o["metadata"]["name"].startswith("virt-launcher-")])
+    assert without_vm == with_vm[with_vm.index("kubectl get node") :]
