@@ -30,7 +30,7 @@ from typing import Any
 
 import orjson
 
-from . import describe, heap, mustgather
+from . import describe, heap, mustgather, pastes
 from .errors import DumpError, DumpTooLarge, InputError, Source, byte_place, not_utf8
 from .limits import limit
 from .progress import Progress
@@ -1239,10 +1239,20 @@ def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None 
     """``json_error``: the JSON parser's error when the caller already parsed this text as JSON (from its
     bytes), so that it is not parsed again. A chat message's Markdown code blocks are read (``_code_blocks``).
     An input error that quotes HTML escapes from the text says where they come from. Text of white space alone
-    (tabs too) holds no object and no error, as an empty file (trial 79: a tab was a YAML syntax error)."""
+    (tabs too) holds no object and no error, as an empty file (trial 79: a tab was a YAML syntax error). ANSI escape
+    sequences (a terminal's colours) are taken out first, and said (trial 145: ``pastes.without_ansi``)."""
     if not text.strip():
         return Dump()
+    text, coloured = pastes.without_ansi(text)
+    if coloured:
+        json_error = None  # the JSON parser saw the escape sequences: the text without them is parsed again
     dump = _parse_chat_or_text(text, name, json_error)
+    if coloured:
+        dump.notes.insert(
+            0,
+            f"{name}: ANSI escape sequences (terminal colours, as kubecolor, jq -C or a coloured prompt write them) taken"
+            f" out of {counted(coloured, 'line')} before reading",
+        )
     # the reason quotes an escape, or the text holds one where it could not be read (trial 56: "note: &gt;", a YAML
     # folded scalar, failed with no word of Slack)
     escaped = bool(dump.errors) and bool(_HTML_ESCAPE.search(text))

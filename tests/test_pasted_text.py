@@ -1,0 +1,90 @@
+"""Text a terminal, a log collector or a web page changed on its way into a paste (trial 145): what they added is taken
+off and said, and the objects read are those of the same text as kubectl printed it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from rules.reader import Dump, parse_bytes, parse_text
+
+DESCRIBE = (Path(__file__).parent / "data" / "describe" / "kubevirt-11135_vgpu-node_grid-p40-1q.txt").read_text()
+NODE_YAML = (
+    "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n  labels:\n    nvidia.com/gpu.workload.config: vm-passthrough\n"
+    "status:\n  allocatable:\n    cpu: '8'\n    nvidia.com/TU104GL_Tesla_T4: '1'\n"
+)
+#: The coloured prompt of a bash shell (Debian's PS1), as it is in a terminal's text.
+COLOURED_PROMPT = "\x1b[01;32mroot@gpu-1\x1b[00m:\x1b[01;34m~\x1b[00m# "
+
+
+def read(dump: Dump) -> list[tuple[str, int, dict]]:
+    """What a dump holds that a report shows: each object, with its line."""
+    return [(o.name, o.source.line, o.obj) for o in dump.objects]
+
+
+def kubecolor(text: str) -> str:
+    """Describe text as kubecolor prints it: each key yellow."""
+    return re.sub(r"(?m)^([ \t]*)([A-Za-z][\w ./-]*:)", "\\1\x1b[33m\\2\x1b[0m", text)
+
+
+def jq_colour(text: str) -> str:
+    """JSON as ``jq -C`` prints it: brackets bold, keys blue, string values green."""
+
+    def colour(m: re.Match[str]) -> str:
+        token = m.group()
+        if token in "{}[]":
+            return f"\x1b[1;39m{token}\x1b[0m"
+        return f"\x1b[34;1m{token}\x1b[0m" if m.group("key") is not None else f"\x1b[0;32m{token}\x1b[0m"
+
+    return re.sub(r'"(?:[^"\\]|\\.)*"(?P<key>(?=\s*:))?|[{}\[\]]', colour, text)
+
+
+def test_kubecolor_describe_text_reads_as_the_plain_text() -> None:
+    """Trial 145: kubecolor's describe text (each key coloured) was "YAML error: character U+001B" and lost its node."""
+    plain = parse_text(f"$ kubectl describe node vgpu-node-1\n{DESCRIBE}", "plain.txt")
+    coloured = parse_text(f"{COLOURED_PROMPT}kubectl describe node vgpu-node-1\n{kubecolor(DESCRIBE)}", "kubecolor.txt")
+    assert [o.name for o in plain.objects][:2] == ["vgpu-node-1", "virt-launcher-vmi-vgpu-p4mzq"]
+    assert read(coloured) == read(plain) and coloured.errors == plain.errors == []
+    lines = 1 + sum(1 for line in DESCRIBE.splitlines() if re.match(r"[ \t]*[A-Za-z][\w ./-]*:", line))
+    assert coloured.notes[0] == (
+        f"kubecolor.txt: ANSI escape sequences (terminal colours, as kubecolor, jq -C or a coloured prompt write them)"
+        f" taken out of {lines} lines before reading"
+    )
+    assert coloured.notes[1:] == [n.replace("plain.txt", "kubecolor.txt") for n in plain.notes]
+
+
+def test_a_coloured_prompt_in_a_code_fence_is_set_aside_as_a_prompt() -> None:
+    """Trial 145: inside a fence, a coloured prompt was no prompt line, and the whole block was set aside ("none of its
+    1 Markdown code block starts as a dump"); without a fence the same paste was read."""
+    text = f"My node:\n```\n{COLOURED_PROMPT}kubectl get node gpu-1 -o yaml\n{NODE_YAML}```\n"
+    dump = parse_text(text, "issue.md")
+    assert dump.errors == []
+    assert read(dump) == read(parse_text(text.replace(COLOURED_PROMPT, "$ "), "issue.md"))
+    assert [(o.name, o.source.line) for o in dump.objects] == [("gpu-1", 4)]
+    assert dump.notes == [
+        "issue.md: ANSI escape sequences (terminal colours, as kubecolor, jq -C or a coloured prompt write them) taken"
+        " out of 1 line before reading",
+        "issue.md: read inside its fenced Markdown code blocks; set aside: 1 line of text around them and 1 prompt line",
+    ]
+
+
+def test_jq_colour_json_reads_as_the_plain_json() -> None:
+    """JSON that ``jq -C`` coloured, from its bytes (the JSON parser tried first where it starts with ``{``, as after a
+    reset sequence), reads as the plain JSON; an escaped ESC in a value (``\\u001b``) is a value, kept as it is."""
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "gpu-1", "annotations": {"motd": "\x1b[31mred\x1b[0m"}},
+        "status": {"allocatable": {"nvidia.com/gpu": "4"}},
+    }
+    plain = json.dumps(node, indent=2)
+    assert "\\u001b[31m" in plain
+    expected = read(parse_bytes(plain.encode(), "plain.json"))
+    assert expected[0][2]["metadata"]["annotations"]["motd"] == "\x1b[31mred\x1b[0m"
+    for coloured in (jq_colour(plain), "{" + jq_colour(plain)[len("\x1b[1;39m{") :]):
+        dump = parse_bytes(coloured.encode(), "jq.json")
+        assert read(dump) == expected and dump.errors == []
+        assert dump.notes[0].startswith("jq.json: ANSI escape sequences (terminal colours")
+    # no raw ESC, no note: the escaped one is left to JSON
+    assert parse_bytes(plain.encode(), "plain.json").notes == []
