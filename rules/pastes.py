@@ -32,3 +32,103 @@ def without_ansi(text: str) -> tuple[str, int]:
             lines += 1
             last = start
     return (_ANSI.sub("", text), lines) if lines else (text, 0)
+
+
+#: A log collector's timestamp at the start of a line, then one space or tab (or the line's end): RFC 3339 as GitHub
+#: Actions (``2024-09-06T08:14:03.1234567Z``), Loki and ``kubectl logs --timestamps`` write it, or a date and time in
+#: brackets (``[2024-09-06 08:14:03]``).
+_TIMESTAMP = re.compile(
+    r"(\[)?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?(?(1)\])(?:[ \t]|(?=\r?$))"
+)
+#: A line that starts with a date and a time, as ``_TIMESTAMP``'s do.
+_LINE_STAMP = re.compile(r"^\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:", re.M)
+_SPACE = re.compile(r"\s*")
+#: A fence line of a Markdown code block.
+_FENCE = re.compile(r"[ \t]*(?:```|~~~)")
+
+
+def _shape(stamp: str) -> str:
+    """The shape of a timestamp: its digits and separators, the fraction of a second left out (Loki writes as many
+    digits as it needs)."""
+    return re.sub(r"\d", "0", re.sub(r"[.,]\d+", "", stamp)).rstrip()
+
+
+def _stamped(lines: list[str]) -> str | None:
+    """The first timestamp of ``lines`` where every line that is not blank (two at least) starts with one of the same
+    shape; None otherwise."""
+    shape = first = None
+    written = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        m = _TIMESTAMP.match(line)
+        if m is None:
+            return None
+        if shape is None:
+            shape, first = _shape(m.group()), m.group().rstrip()
+        elif _shape(m.group()) != shape:
+            return None
+        written += 1
+    return first if written >= 2 else None
+
+
+def without_timestamps(text: str) -> tuple[str, int, str]:
+    """The text without the timestamp a log collector writes before each line (``_TIMESTAMP``), where every line
+    that is not blank starts with one of the same shape: of the whole text, or of the lines of a Markdown code block;
+    how many lines lost one, and the first (0 and "": the text as it is).
+
+    Trial 145: describe text copied from a GitHub Actions log (``2024-09-06T08:14:03.1234567Z Name: ...``) in a code
+    fence was set aside as no dump, and with ``[2024-09-06 08:14:03]`` before each line it was read as a JSON List
+    ("not a Kubernetes object: a number"). No YAML or JSON text has a timestamp before every line.
+    """
+    lead = _SPACE.match(text).end()  # type: ignore[union-attr]
+    if _TIMESTAMP.match(text, lead) is None and not (("```" in text or "~~~" in text) and _LINE_STAMP.search(text)):
+        return text, 0, ""
+    lines = text.split("\n")
+    whole = _stamped(lines)
+    spans = [(0, len(lines), whole)] if whole is not None else [(a, b, _stamped(lines[a:b])) for a, b in _blocks(lines)]
+    count = 0
+    first = ""
+    for start, end, stamp in spans:
+        if stamp is None:
+            continue
+        first = first or stamp
+        for i in range(start, end):
+            m = _TIMESTAMP.match(lines[i])
+            if m is not None:
+                lines[i] = lines[i][m.end() :]
+                count += 1
+    return ("\n".join(lines), count, first) if count else (text, 0, "")
+
+
+def _blocks(lines: list[str]) -> list[tuple[int, int]]:
+    """``(start, end)`` of the lines inside each Markdown code block of ``lines`` (a block left open: to the end)."""
+    spans: list[tuple[int, int]] = []
+    opened: int | None = None
+    for i, line in enumerate(lines):
+        if not _FENCE.match(line):
+            continue
+        if opened is None:
+            opened = i + 1
+        else:
+            spans.append((opened, i))
+            opened = None
+    if opened is not None:
+        spans.append((opened, len(lines)))
+    return spans
+
+
+def timestamped(text: str) -> tuple[int, int, str]:
+    """How many of the lines of ``text`` that are not blank start with a timestamp, of how many, and the first: for an
+    input error's hint where they were not all taken off (``without_timestamps``). Its first 256 KiB are looked at."""
+    stamped = written = 0
+    first = ""
+    for line in text[: 256 * 1024].split("\n"):
+        if not line.strip():
+            continue
+        written += 1
+        m = _TIMESTAMP.match(line)
+        if m is not None:
+            stamped += 1
+            first = first or m.group().rstrip()
+    return stamped, written, first

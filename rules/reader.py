@@ -1240,19 +1240,29 @@ def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None 
     bytes), so that it is not parsed again. A chat message's Markdown code blocks are read (``_code_blocks``).
     An input error that quotes HTML escapes from the text says where they come from. Text of white space alone
     (tabs too) holds no object and no error, as an empty file (trial 79: a tab was a YAML syntax error). ANSI escape
-    sequences (a terminal's colours) are taken out first, and said (trial 145: ``pastes.without_ansi``)."""
+    sequences (a terminal's colours) and a log collector's timestamp before each line are taken out first, and said
+    (trial 145: ``pastes``)."""
     if not text.strip():
         return Dump()
     text, coloured = pastes.without_ansi(text)
-    if coloured:
-        json_error = None  # the JSON parser saw the escape sequences: the text without them is parsed again
+    text, stamped, stamp = pastes.without_timestamps(text)
+    if coloured or stamped:
+        json_error = None  # the JSON parser saw what was taken out: the text without it is parsed again
     dump = _parse_chat_or_text(text, name, json_error)
+    if stamped:
+        dump.notes.insert(
+            0,
+            f"{name}: a timestamp before each line ('{stamp}', as a log collector such as GitHub Actions, Loki or kubectl"
+            f" logs --timestamps writes one) taken off {counted(stamped, 'line')} before reading",
+        )
     if coloured:
         dump.notes.insert(
             0,
             f"{name}: ANSI escape sequences (terminal colours, as kubecolor, jq -C or a coloured prompt write them) taken"
             f" out of {counted(coloured, 'line')} before reading",
         )
+    if dump.errors:
+        dump.errors = _timestamps_said(dump.errors, text)
     # the reason quotes an escape, or the text holds one where it could not be read (trial 56: "note: &gt;", a YAML
     # folded scalar, failed with no word of Slack)
     escaped = bool(dump.errors) and bool(_HTML_ESCAPE.search(text))
@@ -1260,6 +1270,20 @@ def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None 
         if escaped or _HTML_ESCAPE.search(error.reason):
             dump.errors[i] = dataclasses.replace(error, reason=f"{error.reason} ({_ESCAPED})")
     return dump
+
+
+def _timestamps_said(errors: list[InputError], text: str) -> list[InputError]:
+    """``errors`` with a word of the timestamps a log collector wrote before the lines of ``text`` where half of them
+    or more start with one and they could not all be taken off (trial 145: such a paste was "not a Kubernetes object:
+    a number", read as a JSON List, which sent the reader looking in the wrong place)."""
+    stamped, written, first = pastes.timestamped(text)
+    if stamped < 2 or stamped * 2 < written:
+        return errors
+    hint = (
+        f"{stamped:,} of its {written:,} lines start with a timestamp, such as '{first}', as a log collector writes one:"
+        " take that column off before pasting"
+    )
+    return [dataclasses.replace(e, reason=f"{e.reason} ({hint})") for e in errors]
 
 
 #: What Slack's Events API makes of ``&``, ``<`` and ``>`` in a message's text.

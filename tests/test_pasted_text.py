@@ -88,3 +88,59 @@ def test_jq_colour_json_reads_as_the_plain_json() -> None:
         assert dump.notes[0].startswith("jq.json: ANSI escape sequences (terminal colours")
     # no raw ESC, no note: the escaped one is left to JSON
     assert parse_bytes(plain.encode(), "plain.json").notes == []
+
+
+def stamp(text: str, stamps: list[str]) -> str:
+    """``text`` with a timestamp before each line (the stamps in turn), as a log collector writes it."""
+    return "\n".join(f"{stamps[i % len(stamps)]} {line}" if line else line for i, line in enumerate(text.split("\n")))
+
+
+def test_a_log_collector_s_timestamp_column_in_a_code_fence_is_taken_off() -> None:
+    """Trial 145: describe text copied from a GitHub Actions log, a timestamp before each line, in a code fence was set
+    aside ("none of its 1 Markdown code block starts as a dump"). Loki writes as many digits of the second as it
+    needs: the same shape all the same."""
+    stamps = ["2024-09-06T08:14:03.1234567Z", "2024-09-06T08:14:03.12345Z", "2024-09-06T08:14:04.9Z"]
+    block = f"$ kubectl describe node vgpu-node-1\n{DESCRIBE}"
+    plain = parse_text(f"From the CI job:\n```\n{block}```\nThanks\n", "issue.md")
+    dump = parse_text(f"From the CI job:\n```\n{stamp(block, stamps)}```\nThanks\n", "issue.md")
+    assert [o.name for o in plain.objects][:1] == ["vgpu-node-1"] and plain.errors == []
+    assert read(dump) == read(plain) and dump.errors == []
+    lines = sum(1 for line in block.split("\n") if line)
+    assert dump.notes == [
+        f"issue.md: a timestamp before each line ('2024-09-06T08:14:03.1234567Z', as a log collector such as GitHub"
+        f" Actions, Loki or kubectl logs --timestamps writes one) taken off {lines} lines before reading",
+        *plain.notes,
+    ]
+
+
+def test_a_bracketed_timestamp_column_is_not_read_as_a_json_list() -> None:
+    """Trial 145: with ``[2024-09-06 08:14:03]`` before each line, describe text was read as a JSON List ("not a
+    Kubernetes object: a number"); YAML with an RFC 3339 offset before each line is read as well."""
+    text = f"$ kubectl describe node vgpu-node-1\n{DESCRIBE}"
+    dump = parse_bytes(stamp(text, ["[2024-09-06 08:14:03]"]).encode(), "ci.log")
+    assert read(dump) == read(parse_bytes(text.encode(), "ci.log")) and dump.errors == []
+    assert dump.notes[0].startswith("ci.log: a timestamp before each line ('[2024-09-06 08:14:03]', as a log collector")
+    yaml_dump = parse_bytes(stamp(NODE_YAML, ["2024-09-06T10:14:03+02:00"]).encode(), "node.log")
+    assert read(yaml_dump) == read(parse_text(NODE_YAML, "node.log")) and yaml_dump.errors == []
+    assert yaml_dump.notes == [
+        "node.log: a timestamp before each line ('2024-09-06T10:14:03+02:00', as a log collector such as GitHub Actions,"
+        " Loki or kubectl logs --timestamps writes one) taken off 10 lines before reading"
+    ]
+
+
+def test_timestamps_not_on_every_line_stay_and_the_error_says_they_are_there() -> None:
+    """Where a line lacks the timestamp the column is not taken off (it might not be one), and the input error says
+    that the lines carry one rather than leave "a number" alone (trial 145)."""
+    lines = stamp(f"$ kubectl describe node vgpu-node-1\n{DESCRIBE}", ["[2024-09-06 08:14:03]"]).split("\n")
+    lines[4] = lines[4].removeprefix("[2024-09-06 08:14:03] ")
+    dump = parse_text("\n".join(lines), "ci.log")
+    assert dump.objects == [] and dump.errors
+    written = sum(1 for line in lines if line.strip())
+    assert dump.errors[0].reason == (
+        f"not a Kubernetes object: a number ({written - 1} of its {written} lines start with a timestamp, such as"
+        " '[2024-09-06 08:14:03]', as a log collector writes one: take that column off before pasting)"
+    )
+    # timestamps as values, or on some lines of a block only, are no column: no note
+    node = NODE_YAML.replace("metadata:\n", "metadata:\n  creationTimestamp: 2024-09-06T08:14:03Z\n")
+    for text in (node, f"```\n2024-09-06T08:14:03Z started\n{node}```\n"):
+        assert not any("timestamp before each line" in n for n in parse_text(text, "n.md").notes)
