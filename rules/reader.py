@@ -1238,7 +1238,8 @@ def _without_fences(text: str) -> str:
 def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None = None) -> Dump:
     """``json_error``: the JSON parser's error when the caller already parsed this text as JSON (from its
     bytes), so that it is not parsed again. A chat message's Markdown code blocks are read (``_code_blocks``).
-    An input error that quotes HTML escapes from the text says where they come from. Text of white space alone
+    HTML escapes are undone where the text was escaped as a whole (``_parse_html_or_text``); an input error that quotes
+    one, where they are not, says where they come from. Text of white space alone
     (tabs too) holds no object and no error, as an empty file (trial 79: a tab was a YAML syntax error). ANSI escape
     sequences (a terminal's colours) and a log collector's timestamp before each line are taken out first, and said
     (trial 145: ``pastes``)."""
@@ -1248,7 +1249,7 @@ def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None 
     text, stamped, stamp = pastes.without_timestamps(text)
     if coloured or stamped:
         json_error = None  # the JSON parser saw what was taken out: the text without it is parsed again
-    dump = _parse_chat_or_text(text, name, json_error)
+    dump = _parse_html_or_text(text, name, json_error)
     if stamped:
         dump.notes.insert(
             0,
@@ -1263,8 +1264,38 @@ def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None 
         )
     if dump.errors:
         dump.errors = _timestamps_said(dump.errors, text)
-    # the reason quotes an escape, or the text holds one where it could not be read (trial 56: "note: &gt;", a YAML
-    # folded scalar, failed with no word of Slack)
+    return dump
+
+
+def _parse_html_or_text(text: str, name: str, json_error: orjson.JSONDecodeError | None) -> Dump:
+    """The dump of a text that may have been HTML-escaped as a whole (``pastes.without_html_escapes``): read with its
+    escapes undone where a terminal's HTML tags wrap it, or where it does not read as it is and does so, and said
+    (trial 145: a terminal's copy as HTML of describe text lost its node on ``Taints: &lt;none&gt;``). A text that
+    reads as it is keeps its escapes: a value may hold one of its own."""
+    unescaped = pastes.without_html_escapes(text)
+    if unescaped is None:
+        return _escapes_said(_parse_chat_or_text(text, name, json_error), text)
+    plain, wrapped = unescaped
+    dump = None if wrapped else _parse_chat_or_text(text, name, json_error)
+    if dump is not None and not dump.errors:
+        return dump
+    read = _parse_chat_or_text(plain, name, None)
+    if dump is not None and (len(read.errors) >= len(dump.errors) or len(read.objects) < len(dump.objects)):
+        return _escapes_said(dump, text)
+    said = (
+        "read as the text of a terminal's copy as HTML: its tags (<pre>, <font>) set aside, and &lt;, &gt; and &amp; read"
+        " as the <, > and & they stand for"
+        if wrapped
+        else "read with &lt;, &gt; and &amp; as the <, > and & they stand for: the text was HTML-escaped as a whole (by a"
+        " chat's API such as Slack's Events API, a terminal's copy as HTML, or a web page)"
+    )
+    read.notes.insert(0, f"{name}: {said}")
+    return read
+
+
+def _escapes_said(dump: Dump, text: str) -> Dump:
+    """``dump``, read from ``text`` as it is, with a word of HTML's escapes in each input error that quotes one, or in
+    each where the text holds one (trial 56: "note: &gt;", a YAML folded scalar, failed with no word of them)."""
     escaped = bool(dump.errors) and bool(_HTML_ESCAPE.search(text))
     for i, error in enumerate(dump.errors):
         if escaped or _HTML_ESCAPE.search(error.reason):
@@ -1286,9 +1317,12 @@ def _timestamps_said(errors: list[InputError], text: str) -> list[InputError]:
     return [dataclasses.replace(e, reason=f"{e.reason} ({hint})") for e in errors]
 
 
-#: What Slack's Events API makes of ``&``, ``<`` and ``>`` in a message's text.
+#: How HTML writes ``&``, ``<`` and ``>``: in a message's text from Slack's Events API, a terminal's copy as HTML, a web page.
 _HTML_ESCAPE = re.compile(r"&(?:amp|lt|gt);")
-_ESCAPED = "&lt;, &gt; and &amp; are how Slack's Events API writes <, > and & in a message's text: undo them before posting"
+_ESCAPED = (
+    "&lt;, &gt; and &amp; are how HTML writes <, > and &, as a chat's API such as Slack's Events API, a terminal's copy as"
+    " HTML or a web page gives text: undo them before posting"
+)
 
 
 #: A last line a chat client or a person adds after a paste: Slack's "(edited)", an ellipsis that marks a cut.

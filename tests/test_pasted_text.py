@@ -3,6 +3,7 @@ off and said, and the objects read are those of the same text as kubectl printed
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -144,3 +145,55 @@ def test_timestamps_not_on_every_line_stay_and_the_error_says_they_are_there() -
     node = NODE_YAML.replace("metadata:\n", "metadata:\n  creationTimestamp: 2024-09-06T08:14:03Z\n")
     for text in (node, f"```\n2024-09-06T08:14:03Z started\n{node}```\n"):
         assert not any("timestamp before each line" in n for n in parse_text(text, "n.md").notes)
+
+
+#: The first line of GNOME Terminal's "copy as HTML": its coloured prompt, in tags.
+HTML_PROMPT = (
+    '<pre><font color="#8AE234"><b>user@user-desktop</b></font>:<font color="#729FCF"><b>~</b></font>$ kubectl describe nodes \n'
+)
+
+
+def test_a_terminal_s_copy_as_html_of_describe_text_reads_as_the_text() -> None:
+    """Trial 145: describe text a terminal copied as HTML (``<pre><font ...>``, ``Taints: &lt;none&gt;``) lost its node,
+    and the input error said Slack's Events API had escaped it."""
+    plain = parse_text(f"$ kubectl describe nodes\n{DESCRIBE}", "plain.txt")
+    text = f"{HTML_PROMPT}{html.escape(DESCRIBE, quote=False)}</pre>\n"
+    assert "Taints:             &lt;none&gt;" in text
+    dump = parse_text(text, "k3ai.txt")
+    assert read(dump) == read(plain) and dump.errors == []
+    assert dump.notes == [
+        "k3ai.txt: read as the text of a terminal's copy as HTML: its tags (<pre>, <font>) set aside, and &lt;, &gt; and"
+        " &amp; read as the <, > and & they stand for",
+        *(n.replace("plain.txt", "k3ai.txt") for n in plain.notes),
+    ]
+
+
+def test_text_html_escaped_as_a_whole_reads_as_the_text() -> None:
+    """Describe text as Slack's Events API gives a message's text (``&lt;``, ``&gt;``, ``&amp;``, no tag) is read with
+    its escapes undone, as it does not read as it is and no raw < or > shows that an escape is a value's own."""
+    plain = parse_text(DESCRIBE, "plain.txt")
+    dump = parse_text(html.escape(DESCRIBE, quote=False), "slack.txt")
+    assert read(dump) == read(plain) and dump.errors == []
+    assert dump.notes[0] == (
+        "slack.txt: read with &lt;, &gt; and &amp; as the <, > and & they stand for: the text was HTML-escaped as a whole"
+        " (by a chat's API such as Slack's Events API, a terminal's copy as HTML, or a web page)"
+    )
+
+
+def test_escapes_that_may_be_a_value_s_own_are_left() -> None:
+    """An escape is left as it is where the text reads as it is (an annotation that holds "&lt;b&gt;"), where the text
+    also holds a raw < or >, or beside another character reference (``&nbsp;``): the text does not show it was escaped
+    as a whole."""
+    holds = NODE_YAML.replace("  labels:\n", "  annotations:\n    note: '&lt;b&gt; &amp; more'\n  labels:\n")
+    dump = parse_text(holds, "n.yaml")
+    assert dump.errors == [] and dump.notes == []
+    assert dump.objects[0].obj["metadata"]["annotations"] == {"note": "&lt;b&gt; &amp; more"}
+    raw = DESCRIBE.replace("Taints:             <none>", "Taints:             &lt;none&gt;")
+    assert "<none>" in raw
+    for text in (raw, html.escape(DESCRIBE, quote=False).replace("Roles:", "Roles:&nbsp;")):
+        dump = parse_text(text, "s.txt")
+        assert dump.errors and not any("HTML-escaped" in n for n in dump.notes)
+        assert dump.errors[0].reason.endswith(
+            "(&lt;, &gt; and &amp; are how HTML writes <, > and &, as a chat's API such as Slack's Events API, a terminal's"
+            " copy as HTML or a web page gives text: undo them before posting)"
+        )

@@ -385,13 +385,15 @@ def test_the_kubectl_get_command_pasted_before_its_output_is_set_aside() -> None
 
 def test_an_error_that_quotes_slack_s_html_escapes_says_where_they_come_from() -> None:
     """A trial: describe text from Slack's Events API (`Taints: &lt;none&gt;`) read "taint '&lt;none&gt;' is not
-    key[=value]:Effect" with no word of the escaping the bot should have undone."""
+    key[=value]:Effect" with no word of the escaping the bot should have undone. Where a raw < stands beside it (here
+    `Roles: <none>`), the escape may be a value's own and is not undone; the word does not guess who wrote it (trial
+    145: it came from a terminal's copy as HTML, and the word named Slack)."""
     text = (Path(__file__).parent / "data" / "describe" / "kubevirt-11135_vgpu-node_grid-p40-1q.txt").read_text()
     assert "Taints:             <none>" in text
     [err] = parse_text(text.replace("Taints:             <none>", "Taints:             &lt;none&gt;"), "s.txt").errors
     assert err.reason == (
-        "taint '&lt;none&gt;' is not key[=value]:Effect (&lt;, &gt; and &amp; are how Slack's Events API writes <, > and &"
-        " in a message's text: undo them before posting)"
+        "taint '&lt;none&gt;' is not key[=value]:Effect (&lt;, &gt; and &amp; are how HTML writes <, > and &, as a chat's"
+        " API such as Slack's Events API, a terminal's copy as HTML or a web page gives text: undo them before posting)"
     )
     # a value that holds one is read as it is, with no word (it is a valid YAML string)
     dump = parse_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: '&lt;b&gt;'}\n", "c.yaml")
@@ -1842,11 +1844,16 @@ def test_a_fence_opened_after_text_on_its_line_is_read(text: str, name: str, lin
 
 def test_slack_escapes_are_named_where_the_error_does_not_quote_them() -> None:
     """Trial 56: `note: &gt;` (a folded scalar as Slack's Events API writes it) failed with "did not find expected
-    alphabetic or numeric character" and no word of Slack's escapes, which `Taints: &lt;none&gt;` got."""
+    alphabetic or numeric character" and no word of Slack's escapes, which `Taints: &lt;none&gt;` got. Escaped as a
+    whole (no raw < or >), it is read with the escapes undone since trial 145; beside a raw one, the error names them."""
     text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations:\n    note: &gt;\n      a folded note\n"
     dump = parse_text(text, "chat.txt")
+    assert dump.errors == [] and dump.objects[0].obj["metadata"]["annotations"] == {"note": "a folded note\n"}
+    assert dump.notes[0].startswith("chat.txt: read with &lt;, &gt; and &amp; as the <, > and & they stand for")
+    dump = parse_text(text.replace("kind: Node\n", "kind: Node\n# <raw>\n"), "chat.txt")
     assert dump.errors and dump.errors[0].reason.endswith(
-        "(&lt;, &gt; and &amp; are how Slack's Events API writes <, > and & in a message's text: undo them before posting)"
+        "(&lt;, &gt; and &amp; are how HTML writes <, > and &, as a chat's API such as Slack's Events API, a terminal's copy"
+        " as HTML or a web page gives text: undo them before posting)"
     )
 
 
