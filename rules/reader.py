@@ -503,6 +503,25 @@ def _looks_like_labels(data: dict[Any, Any]) -> bool:
     )
 
 
+#: A resource name of a Node's status.capacity or status.allocatable (``cpu``, ``nvidia.com/gpu``,
+#: ``nvidia.com/GM107M_GeForce_GTX_860M``).
+_RESOURCE_NAME = re.compile(r"^(?:[a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+#: The resources the kubelet puts in every Node's capacity and allocatable.
+_NODE_RESOURCES = frozenset({"cpu", "memory", "pods", "ephemeral-storage"})
+
+
+def _looks_like_resources(data: dict[Any, Any]) -> bool:
+    """True for a mapping of resource names to quantities, ``cpu``, ``memory`` or ``pods`` among them: a Node's
+    status.allocatable or status.capacity printed alone (trial 145: ``jq '.status.allocatable'`` was said to be "a map of
+    labels"). Labels of numbers alone (``nvidia.com/gpu.count: "8"``) name no such resource."""
+    return (
+        bool(data)
+        and all(type(k) is str and _RESOURCE_NAME.match(k) and type(v) in (str, int, float) for k, v in data.items())
+        and any(k in _NODE_RESOURCES for k in data)
+        and all(is_quantity(v) for v in data.values())
+    )
+
+
 def add_objects(data: Any, source: Source, dump: Dump) -> None:
     """Add the objects ``data`` holds (an object, a List, a list of them), already parsed, to ``dump`` as a document's
     are read: the API server's defaults, and the input errors of one that is malformed (a pack test's inline objects)."""
@@ -559,13 +578,21 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
             )
     elif isinstance(data, dict):
         if not data.get("kind") or not isinstance(data.get("kind"), str):
-            labels = "kind" not in data and _looks_like_labels(data)
-            why = (
-                "a map of labels (what kubectl get node NAME -o jsonpath='{.metadata.labels}' prints), which holds no"
-                " object; print the object with kubectl get ... -o yaml (or -o json)"
-                if labels
-                else "no 'kind'"
-            )
+            if "kind" in data:
+                why = "no 'kind'"
+            elif _looks_like_resources(data):
+                why = (
+                    "a node's resources map, its status.allocatable or status.capacity (what kubectl get node NAME -o json"
+                    " | jq '.status.allocatable' prints: resource names and their quantities), which holds no object;"
+                    " print the Node with kubectl get node NAME -o yaml (or -o json)"
+                )
+            elif _looks_like_labels(data):
+                why = (
+                    "a map of labels (what kubectl get node NAME -o jsonpath='{.metadata.labels}' prints), which holds no"
+                    " object; print the object with kubectl get ... -o yaml (or -o json)"
+                )
+            else:
+                why = "no 'kind'"
             dump.errors.append(InputError(source, f"{NOT_AN_OBJECT}: {why}", "$"))
             return
         _add_object(data, source, "$", dump)

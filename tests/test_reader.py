@@ -508,6 +508,27 @@ def test_labels_printed_alone_are_named_with_what_to_print_instead() -> None:
     assert err.reason == "not a Kubernetes object: no 'kind'"
 
 
+def test_a_node_s_allocatable_printed_alone_is_named_as_such_not_as_labels() -> None:
+    """Trial 145: what kubectl get node NAME -o json | jq '.status.allocatable' prints (kubevirt/kubevirt#6718) was said
+    to be "a map of labels": its keys are resource names, its values quantities (as JSON strings, or YAML numbers)."""
+    allocatable = (
+        '{\n  "cpu": "8",\n  "devices.kubevirt.io/kvm": "110",\n  "ephemeral-storage": "891766110780",\n'
+        '  "hugepages-1Gi": "0",\n  "memory": "16339616Ki",\n  "nvidia.com/GM107M_GeForce_GTX_860M": "1",\n'
+        '  "pods": "110"\n}\n'
+    )
+    reason = (
+        "not a Kubernetes object: a node's resources map, its status.allocatable or status.capacity (what kubectl get"
+        " node NAME -o json | jq '.status.allocatable' prints: resource names and their quantities), which holds no"
+        " object; print the Node with kubectl get node NAME -o yaml (or -o json)"
+    )
+    for text in (allocatable, "cpu: 8\nmemory: 16339616Ki\nnvidia.com/gpu: 4\npods: 110\n"):
+        dump = parse_text(text, "allocatable.json")
+        assert dump.objects == [] and [(e.reason, e.source.line) for e in dump.errors] == [(reason, 1)]
+    # labels of numbers alone name no resource a node always has: still labels
+    [err] = parse_text('{"nvidia.com/gpu.count": "8", "nvidia.com/gpu.memory": "81559"}', "labels.json").errors
+    assert err.reason.startswith("not a Kubernetes object: a map of labels")
+
+
 def test_unknown_kinds_are_kept() -> None:
     text = "apiVersion: kubevirt.io/v1\nkind: VirtualMachineInstance\nmetadata: {name: vm, namespace: vms}\n"
     dump = parse_text(text, "vmi.yaml")
