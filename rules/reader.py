@@ -1290,7 +1290,7 @@ def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None 
             f" out of {counted(coloured, 'line')} before reading",
         )
     if dump.errors:
-        dump.errors = _timestamps_said(dump.errors, text)
+        dump.errors = _links_said(_timestamps_said(dump.errors, text), text)
     return dump
 
 
@@ -1328,6 +1328,34 @@ def _escapes_said(dump: Dump, text: str) -> Dump:
         if escaped or _HTML_ESCAPE.search(error.reason):
             dump.errors[i] = dataclasses.replace(error, reason=f"{error.reason} ({_ESCAPED})")
     return dump
+
+
+#: A Markdown link: ``[nvidia.com/TU104GL_Tesla_T4](http://nvidia.com/TU104GL_Tesla_T4)``.
+_MARKDOWN_LINK = re.compile(r"\[[^\[\]\n]+\]\(https?://[^()\s]+\)")
+
+
+def _links_said(errors: list[InputError], text: str) -> list[InputError]:
+    """``errors`` with a word of the Markdown link on the line of each (or on the line before it, where YAML notices):
+    GitHub's editor turns text that looks like a domain into one (trial 145: ``resourceName: [nvidia.com/TU104GL_Tesla_T4]
+    (http://nvidia.com/TU104GL_Tesla_T4)`` in YAML pasted without a fence was a bare YAML syntax error)."""
+    if "](http" not in text:
+        return errors
+    lines = text.split("\n")
+    said = []
+    for error in errors:
+        line = error.source.line
+        found = next(
+            ((n, m.group()) for n in (line, line - 1) if 0 < n <= len(lines) and (m := _MARKDOWN_LINK.search(lines[n - 1]))),
+            None,
+        )
+        if found is not None:
+            hint = (
+                f"line {found[0]} holds a Markdown link, {found[1]}: GitHub may have turned the text into a link; write"
+                " the value as it was, and paste YAML in a code block"
+            )
+            error = dataclasses.replace(error, reason=f"{error.reason} ({hint})")
+        said.append(error)
+    return said
 
 
 def _timestamps_said(errors: list[InputError], text: str) -> list[InputError]:

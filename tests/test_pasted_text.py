@@ -197,3 +197,28 @@ def test_escapes_that_may_be_a_value_s_own_are_left() -> None:
             "(&lt;, &gt; and &amp; are how HTML writes <, > and &, as a chat's API such as Slack's Events API, a terminal's"
             " copy as HTML or a web page gives text: undo them before posting)"
         )
+
+
+def test_a_value_github_turned_into_a_markdown_link_is_named_in_the_yaml_error() -> None:
+    """Trial 145 (kubevirt/kubevirt#7547): YAML pasted into an issue without a fence, where GitHub's editor had made the
+    resource name a link, gave a bare "YAML syntax error: did not find expected key"."""
+    text = (
+        "Insufficient [nvidia.com/TU104GL_Tesla_T4](http://nvidia.com/TU104GL_Tesla_T4)\n\n"
+        "Kubevirt CR contains the following elements :\n"
+        "spec:\n"
+        "    permittedHostDevices:\n"
+        "      pciHostDevices:\n"
+        "      - pciVendorSelector: 10de:1eb8\n"
+        "        resourceName: [nvidia.com/TU104GL_Tesla_T4](http://nvidia.com/TU104GL_Tesla_T4)\n"
+    )
+    [err] = parse_text(text, "issue.md").errors
+    assert (err.source.line, err.reason) == (
+        8,
+        "YAML syntax error: did not find expected key (while parsing a block mapping that starts at line 7, column 9)"
+        " (line 8 holds a Markdown link, [nvidia.com/TU104GL_Tesla_T4](http://nvidia.com/TU104GL_Tesla_T4): GitHub may"
+        " have turned the text into a link; write the value as it was, and paste YAML in a code block)",
+    )
+    # the link only in the text before the dump: the error's own line holds none, and it is said as it was
+    plain = "        resourceName: nvidia.com/TU104GL_Tesla_T4\n     externalResourceProvider: true\n"
+    [err] = parse_text(text.replace(text.split("\n")[7] + "\n", plain), "issue.md").errors
+    assert "http://" in text.split("\n")[0] and err.source.line == 9 and "Markdown link" not in err.reason
