@@ -17,12 +17,13 @@ from fractions import Fraction
 from typing import Any
 
 from . import joins
+from .durations import elapsed, human_duration
 from .errors import EvaluationError, quoted
 from .index import captured
 from .inputs import Reads, reads_of, remember, walk_assertion
 from .memo import IdentityMemo
 from .messages import lookup_steps, substitute
-from .model import OBJECT_BUILTINS, PLACEHOLDER, Assertion, Assumption, Policy, Ref, Rule, Var
+from .model import COMPOSITE, OBJECT_BUILTINS, PLACEHOLDER, Assertion, Assumption, Policy, Ref, Rule, Var
 from .operators import OPERATORS, Operator, OperatorError, classify, show
 from .quantity import QuantityError, parse_quantity
 from .scope import NO_BINDINGS, Outcome, Scope
@@ -176,6 +177,12 @@ def _base(ref: Ref, plan: PolicyPlan) -> Get:
     if kind in ("sum", "product"):
         operands = [compile_ref(r, plan) for r in target]
         return lambda scope: _arithmetic(kind, [get(scope) for get in operands])
+    if kind == "elapsed":
+        since, until = (compile_ref(r, plan) for r in target)
+        return lambda scope: elapsed(since(scope), until(scope))
+    if kind == "duration":
+        seconds = compile_ref(target[0], plan)
+        return lambda scope: human_duration(seconds(scope))
 
     def unknown(scope: Scope) -> Any:  # a key path used where one value is expected
         raise EvaluationError(f"unknown reference kind {kind}")
@@ -258,7 +265,7 @@ def _item_only(ref: Ref | None, contexts: Mapping[str, Any]) -> bool:
     kind = ref.kind
     if ref.where is not None:  # its condition may read the object around it
         return False
-    if kind in ("keypath", "sum", "product"):
+    if kind in COMPOSITE:
         return all(_item_only(k, contexts) for k in ref.target) and _item_only(ref.key, contexts)
     if kind in ("literal", "data", "path", "keys"):
         ok = True
@@ -279,7 +286,7 @@ def _item_free(ref: Ref | None, contexts: Mapping[str, Any]) -> bool:
         return True
     kind = ref.kind
     # A reference's own where binds item to its own values: it cannot read the item of a where around it.
-    if kind in ("keypath", "sum", "product"):
+    if kind in COMPOSITE:
         return all(_item_free(k, contexts) for k in ref.target) and _item_free(ref.key, contexts)
     if kind in ("path", "keys"):
         return False
@@ -469,7 +476,7 @@ def ref_walker(
         if r.where is not None and not walk_assertion(r.where, bound | {"item"}, ref, ("index",)):
             return False
         kind = r.kind
-        if kind in ("keypath", "sum", "product"):
+        if kind in COMPOSITE:
             ok = all(ref(k, bound) for k in r.target)
         elif kind in ("path", "keys"):
             ok = path_ok(bound)
@@ -834,7 +841,7 @@ def _item_inputs(a: Assertion, binding: str | None, contexts: Mapping[str, Any])
         kind = r.kind
         if r.where is not None and not walk(r.where, bound | {"item"}):  # its where binds item to its own values
             return False
-        if kind in ("keypath", "sum", "product"):
+        if kind in COMPOSITE:
             return all(ref(k, bound) for k in r.target) and ref(r.key, bound)
         if kind == "var":
             ok = r.target in bound
@@ -1152,7 +1159,7 @@ def _outer_names(where: Assertion, plan: PolicyPlan) -> tuple[tuple[str, ...], b
             return True
         if r.where is not None and not walk_assertion(r.where, bound | {"item"}, ref, ("index",)):
             return False
-        if r.kind in ("keypath", "sum", "product"):
+        if r.kind in COMPOSITE:
             return all(ref(k, bound) for k in r.target) and ref(r.key, bound)
         if r.kind == "var":
             if r.target not in bound:
@@ -1270,7 +1277,7 @@ def _collect(rule: Rule, policy: Policy, contexts: set[str], operators: set[str]
     def reference(ref: Ref | None) -> None:
         if ref is None:
             return
-        if ref.kind in ("keypath", "sum", "product"):
+        if ref.kind in COMPOSITE:
             for k in ref.target:
                 reference(k)
         elif ref.kind in ("var", "context"):

@@ -24,7 +24,7 @@ from typing import Any
 
 from .jsonpath import JsonPath
 from .messages import lookup_steps
-from .model import OBJECT_BUILTINS, PLACEHOLDER, Assertion, Policy, Ref, Rule
+from .model import COMPOSITE, OBJECT_BUILTINS, PLACEHOLDER, Assertion, Policy, Ref, Rule
 from .operators import OPERATORS
 from .scope import Outcome, Scope
 
@@ -95,7 +95,7 @@ def reads_of(a: Assertion, rule: Rule, policy: Policy) -> Reads | None:
         if r.where is not None and not walk(r.where, bound | {"item"}):
             return False
         kind = r.kind
-        if kind in ("keypath", "sum", "product"):
+        if kind in COMPOSITE:
             ok = all(ref(k, bound) for k in r.target)
         elif kind in ("path", "keys"):
             if not bound:  # the object itself (below a forEach or where, $ is the item)

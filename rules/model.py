@@ -19,11 +19,14 @@ from .jsonpath import JsonPath, PathError, compile_path
 from .schedule.matching import parse_int64
 from .schema import SUBJECT_KEYS
 
-REF_KEYS = ("path", "keys", "var", "context", "data", "format", "value", "sum", "product")
+REF_KEYS = ("path", "keys", "var", "context", "data", "format", "value", "sum", "product", "elapsed", "duration")
 #: What a reference may add to its one reference key.
 REF_EXTRAS = ("key", "all", "default", "select", "capture", "where", "join", "parse")
 #: Arithmetic references: their value is a list of references, each a Kubernetes quantity.
 ARITHMETIC = {"sum": "sum", "product": "product"}
+#: The kinds of reference whose target is a tuple of references (a key path's steps, an arithmetic's operands, the two
+#: times of an ``elapsed``, the number of seconds of a ``duration``): what reads them walks each.
+COMPOSITE = ("keypath", "sum", "product", "elapsed", "duration")
 #: ``{name}`` or ``{name.field.sub}`` in messages, remediations and format references (one grammar for
 #: the load-time check and the substitution).
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_-]+)*)\}")
@@ -41,7 +44,8 @@ class CompileError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Ref:
-    """A value reference: ``kind`` is literal|path|keys|var|context|data|format|keypath|sum|product; ``target``
+    """A value reference: ``kind`` is literal|path|keys|var|context|data|format|keypath|sum|product|elapsed|duration;
+    ``target``
     the literal, the compiled path, the name, the template, or the references a keypath steps through and a
     sum or product adds or multiplies; ``key`` an optional lookup into the result; ``many``
     keeps every value a path selects (else the first); ``default`` when nothing is found; ``at`` the field
@@ -79,6 +83,8 @@ class Ref:
             "keypath": lambda: "][".join(k.text() for k in self.target),
             "sum": lambda: " + ".join(k.text() for k in self.target),
             "product": lambda: " × ".join(k.text() for k in self.target),
+            "elapsed": lambda: f"time from {self.target[0].text()} to {self.target[1].text()}",
+            "duration": lambda: f"duration of {self.target[0].text()}",
         }.get(self.kind, lambda: f"{self.kind} {self.target}")()
         if self.parse is not None:
             base = f"{base} read as {self.parse.upper()}"
@@ -340,6 +346,16 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
             problem = operators.quantity_problem(operand.target) if operand.kind == "literal" else ""
             if problem:  # {sum: [1, lots]} would be an error on every object
                 raise CompileError([*where, kind, i], problem)
+    elif kind == "elapsed":
+        if not isinstance(target, list) or len(target) != 2:
+            raise CompileError(
+                [*where, kind],
+                "elapsed takes two times, [from, to]: each an RFC 3339 timestamp or a reference to one (to a list: its"
+                " latest), e.g. [{path: $.status.startTime}, {context: heartbeats}]",
+            )
+        target = tuple(compile_ref(t, [*where, kind, i]) for i, t in enumerate(target))
+    elif kind == "duration":
+        target = (compile_ref(target, [*where, kind]),)
     elif not isinstance(target, str):
         raise CompileError([*where, kind], f"{kind} must be a name")
     key = compile_key(raw["key"], [*where, "key"]) if "key" in raw else None

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import dotted
-from .model import OBJECT_BUILTINS, Assertion, Assumption, CompileError, Context, Ref, Rule, Var
+from .model import COMPOSITE, OBJECT_BUILTINS, Assertion, Assumption, CompileError, Context, Ref, Rule, Var
 
 #: How each kind of name is written as a reference, for "write {data: operands}" hints.
 _KINDS = {"var": "var", "context": "context", "data table": "data"}
@@ -101,7 +101,7 @@ class _Walk:
                 self.miss(ref, "context", self.contexts, env)
         elif ref.kind == "data" and ref.target not in self.data:
             self.miss(ref, "data table", self.data, env)
-        elif ref.kind in ("keypath", "sum", "product"):
+        elif ref.kind in COMPOSITE:
             for step in ref.target:
                 self.ref(step, env)
         self.ref(ref.key, env)
@@ -183,7 +183,7 @@ class _Walk:
                 out |= self.always_read(self.contexts[name].where_value, env)
         elif ref.kind == "context" and ref.target in self.contexts:
             out |= self.always_read(self.contexts[ref.target].where_value, env)
-        elif ref.kind in ("keypath", "sum", "product"):
+        elif ref.kind in COMPOSITE:
             for step in ref.target:
                 out |= self.always_read(step, env)
         return out | self.always_read(ref.key, env)

@@ -19,7 +19,7 @@ from . import operators
 SEVERITIES = ("critical", "high", "medium", "low", "info")
 ON_FAILURE = ("fail", "warn")
 DNS1123_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
-SUBJECT_KEYS = ("path", "keys", "var", "context", "data", "format", "value", "sum", "product")
+SUBJECT_KEYS = ("path", "keys", "var", "context", "data", "format", "value", "sum", "product", "elapsed", "duration")
 COMBINATORS = ("all", "any", "not", "forEach")
 TRANSFORMS = ("lowercase", "uppercase", "trim", "string", "keys")
 _NAME = validate.Regexp(DNS1123_LABEL, error="must be a DNS-1123 label (lower-case letters, digits, '-')")
@@ -243,6 +243,12 @@ def _assertion_fields() -> dict[str, Any]:
             validate=NON_EMPTY,
             metadata={"description": "the subject is the product of these quantities (one reference: of its list's)"},
         ),
+        "elapsed": fields.List(
+            fields.Raw(),
+            validate=validate.Length(equal=2),
+            metadata={"description": "the whole seconds from the first time to the second (of a list: its latest)"},
+        ),
+        "duration": fields.Raw(metadata={"description": "the subject is a number of seconds written as kubectl writes an age"}),
         "key": fields.Raw(metadata={"description": "look the subject up by this key (a literal or a reference)"}),
         "default": fields.Raw(),
         "where": nested(metadata={"description": "keep only values for which this assertion holds ($ is the value)"}),
