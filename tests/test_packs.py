@@ -1588,3 +1588,30 @@ def test_a_vfio_manager_pod_beside_a_running_vm_is_not_deleted_before_the_vm_sto
     assert with_vm.endswith("; kubectl delete pod -n gpu-operator nvidia-vfio-manager-dm8q7")
     without_vm = fix([o for o in test["objects"] if not o["metadata"]["name"].startswith("virt-launcher-")])
     assert without_vm == with_vm[with_vm.index("kubectl get node") :]
+
+
+def test_a_kubevirt_cr_alone_is_not_said_to_lack_a_configmap_nor_to_permit_what_nodes_advertise() -> None:
+    """Trial 145 (kubevirt/kubevirt#4950, a KubeVirt CR pasted alone): "no kubevirt-config ConfigMap in the KubeVirt CR's
+    namespace" was said of a dump holding no ConfigMap at all, and "every passthrough GPU or vGPU type a node
+    advertises is permitted" of a dump holding no Node."""
+    from rules.reader import parse_bytes
+
+    cr = """
+apiVersion: kubevirt.io/v1
+kind: KubeVirt
+metadata: {name: kubevirt, namespace: kubevirt}
+spec:
+  configuration:
+    permittedHostDevices:
+      pciHostDevices: [{pciVendorSelector: "10DE:1E02", resourceName: nvidia.com/TU102_TITAN_RTX}]
+status: {observedKubeVirtVersion: v0.34.0}
+"""
+    report = evaluate(parse_bytes(cr.encode(), "kv.yaml"), load_policies([str(GPU_PACK)]))
+    said = {r.rule: (r.result, r.message) for o in report.objects for r in o.results}
+    assert said["advertised-vm-gpu-permitted"] == (
+        "skip",
+        "no Node in the dump whose advertised GPUs to compare with the permits",
+    )
+    assert "configuration-not-shadowed-by-configmap" not in said
+    [note] = [n for n in report.notes if "configuration-not-shadowed-by-configmap" in n]
+    assert note.startswith("not applied: the dump holds no ConfigMap, so whether a kubevirt-config ConfigMap hides the CR's")
