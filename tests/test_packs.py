@@ -280,9 +280,25 @@ def test_a_left_over_device_plugin_resource_gets_no_host_check_of_its_class() ->
         " of another workload than vm-passthrough should be listed; the kubelet sets a stopped plugin's resource to"
         " capacity 0 about five minutes after it stopped"
     )
-    assert fixes["gpu-c-1"].endswith("# then on the host: dmesg | grep -i xid and nvidia-smi -q")
-    # one pod's log: the MPS control daemon's pod matched "device-plugin" too (trial 81)
-    assert "spec.nodeName=gpu-c-1 | grep -m1 nvidia-device-plugin-daemonset)  #" in fixes["gpu-c-1"]
+    assert fixes["gpu-c-1"].endswith("then on the host: dmesg | grep -i xid and nvidia-smi -q")
+    # nothing shows the GPU Operator on gpu-c-1: its device plugin pod is looked for in every namespace (trial 145)
+    assert "kubectl get pods -A -o wide --field-selector spec.nodeName=gpu-c-1 | grep -i device-plugin  #" in fixes["gpu-c-1"]
+    # on a node the operator manages, one pod's log: the MPS control daemon's pod matched "device-plugin" too (trial 81)
+    from rules.reader import parse_bytes
+
+    managed = (
+        (GPU_DUMPS / "left_over_device_plugin_resource.yaml")
+        .read_text()
+        .replace(
+            "nvidia.com/gpu.workload.config: container}",
+            "nvidia.com/gpu.workload.config: container, nvidia.com/gpu.deploy.device-plugin: 'true'}",
+        )
+    )
+    report = evaluate(parse_bytes(managed.encode(), "m.yaml"), load_policies([str(GPU_PACK)]))
+    [fix] = [
+        r.remediation for o in report.objects for r in o.results if o.ref.name == "gpu-c-1" and r.rule == "no-unhealthy-devices"
+    ]
+    assert "spec.nodeName=gpu-c-1 | grep -m1 nvidia-device-plugin-daemonset)  #" in fix
 
 
 def test_an_unpermitted_vm_device_is_corrected_where_the_vm_can_be_changed() -> None:
@@ -1615,3 +1631,32 @@ status: {observedKubeVirtVersion: v0.34.0}
     assert "configuration-not-shadowed-by-configmap" not in said
     [note] = [n for n in report.notes if "configuration-not-shadowed-by-configmap" in n]
     assert note.startswith("not applied: the dump holds no ConfigMap, so whether a kubevirt-config ConfigMap hides the CR's")
+
+
+def test_an_unhealthy_container_gpu_of_a_node_nothing_shows_the_operator_on_names_no_plugin_as_fact() -> None:
+    """Trial 145 (Project-HAMi/HAMi#477, describe text: nvidia.com/gpu capacity 80, allocatable 70): the finding is true,
+    but NVIDIA's nvidia-device-plugin-daemonset and the gpu-operator namespace were named as fact where nothing in the
+    dump shows which device plugin runs there."""
+    from rules.reader import parse_bytes
+
+    node = """
+apiVersion: v1
+kind: Node
+metadata: {name: gpu-000-001, labels: {nvidia.com/gpu.present: "true"}}
+status:
+  capacity: {nvidia.com/gpu: "80"}
+  allocatable: {nvidia.com/gpu: "70"}
+"""
+    report = evaluate(parse_bytes(node.encode(), "n.yaml"), load_policies([str(GPU_PACK)]))
+    [result] = [r for o in report.objects for r in o.results if r.rule == "no-unhealthy-devices"]
+    assert result.result == "fail"
+    assert (
+        "the device plugin that advertises the container GPU resources nvidia.com/gpu and nvidia.com/mig-* (NVIDIA's"
+        " k8s-device-plugin, nvidia-device-plugin-daemonset under the GPU Operator, or another that advertises"
+        " nvidia.com/gpu; the dump does not show which) reports the missing devices"
+    ) in result.message
+    assert result.remediation == (
+        "kubectl describe node gpu-000-001 | grep -A12 -E 'Capacity|Allocatable'; kubectl get pods -A -o wide"
+        " --field-selector spec.nodeName=gpu-000-001 | grep -i device-plugin  # read that pod's log (kubectl logs -n"
+        " <namespace> <pod>); then on the host: dmesg | grep -i xid and nvidia-smi -q"
+    )
