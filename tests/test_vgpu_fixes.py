@@ -63,6 +63,10 @@ STOP_FIRST = (
 def test_a_failed_vgpu_config_with_vms_running_says_to_stop_them_first() -> None:
     fixes = _fixes(_node("A10-6Q", "failed"), VMI)
     assert fixes["vgpu-config-applied"].startswith(STOP_FIRST), fixes["vgpu-config-applied"]
+    # trial 144: the failed state is vgpu-config-applied's alone (it was this rule's "not applied" too)
+    assert "vgpu-profile-matches-config" not in fixes
+    # without a state yet, the config not applied is this rule's, its fix the same first step
+    fixes = _fixes(_node("A10-6Q", ""), VMI)
     assert fixes["vgpu-profile-matches-config"].startswith(STOP_FIRST), fixes["vgpu-profile-matches-config"]
     assert "restart that pod" in fixes["vgpu-profile-matches-config"]
 
@@ -70,7 +74,7 @@ def test_a_failed_vgpu_config_with_vms_running_says_to_stop_them_first() -> None
 def test_without_vms_on_the_node_the_fix_goes_straight_to_the_log() -> None:
     fixes = _fixes(_node("A10-6Q", "failed"))
     assert fixes["vgpu-config-applied"].startswith("kubectl logs -n gpu-operator $(kubectl get pods"), fixes
-    assert "virtctl stop" not in fixes["vgpu-profile-matches-config"]
+    assert "virtctl stop" not in _fixes(_node("A10-6Q", ""))["vgpu-profile-matches-config"]
 
 
 def _sandbox_operands(*pods: dict) -> object:
