@@ -53,6 +53,11 @@ def elapsed(since: Any, until: Any) -> int | None:
     return int((end - start).total_seconds() // 1)
 
 
+#: HumanDuration's steps, from seconds up: the next unit, how many of this one make it, the count of the next below which
+#: this one is written alone, and the count of the next below which it is written with the rest in this one.
+_STEPS = (("m", 60, 2, 10), ("h", 60, 3, 8), ("d", 24, 2, 8), ("y", 365, 2, 8))
+
+
 def human_duration(seconds: Any) -> str | None:
     """``seconds`` as kubectl writes an age (HumanDuration,
     https://pkg.go.dev/k8s.io/apimachinery/pkg/util/duration#HumanDuration): ``80s``, ``5m3s``, ``47m``, ``5h5m``,
@@ -62,31 +67,16 @@ def human_duration(seconds: Any) -> str | None:
         return None
     if isinstance(seconds, bool) or not isinstance(seconds, int | float | Fraction):
         raise EvaluationError(f"duration: {seconds!r} is not a number of seconds")
-    s = int(seconds)
-    if s < -1:
+    value, unit = int(seconds), "s"
+    if value < -1:
         return "<invalid>"
-    if s < 0:
+    if value < 0:
         return "0s"
-    if s < 60 * 2:
-        return f"{s}s"
-    minutes = s // 60
-    if minutes < 10:
-        rest = s % 60
-        return f"{minutes}m{rest}s" if rest else f"{minutes}m"
-    if minutes < 60 * 3:
-        return f"{minutes}m"
-    hours = s // 3600
-    if hours < 8:
-        rest = minutes % 60
-        return f"{hours}h{rest}m" if rest else f"{hours}h"
-    if hours < 48:
-        return f"{hours}h"
-    if hours < 24 * 8:
-        rest = hours % 24
-        return f"{hours // 24}d{rest}h" if rest else f"{hours // 24}d"
-    if hours < 24 * 365 * 2:
-        return f"{hours // 24}d"
-    if hours < 24 * 365 * 8:
-        days = hours // 24 % 365
-        return f"{hours // 24 // 365}y{days}d" if days else f"{hours // 24 // 365}y"
-    return f"{hours // 24 // 365}y"
+    for name, of, alone_below, detail_below in _STEPS:
+        if value < of * alone_below:  # too few of the next unit: this one alone
+            return f"{value}{unit}"
+        bigger, rest = divmod(value, of)
+        if bigger < detail_below:  # few of the next unit: with what is left of this one
+            return f"{bigger}{name}{rest}{unit}" if rest else f"{bigger}{name}"
+        value, unit = bigger, name
+    return f"{value}{unit}"
