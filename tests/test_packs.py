@@ -1660,3 +1660,33 @@ status:
         " --field-selector spec.nodeName=gpu-000-001 | grep -i device-plugin  # read that pod's log (kubectl logs -n"
         " <namespace> <pod>); then on the host: dmesg | grep -i xid and nvidia-smi -q"
     )
+
+
+def test_a_relabel_offered_beside_a_running_vm_stops_the_vm_first() -> None:
+    """Trial 149: the fix of a vm-vgpu node advertising nvidia.com/gpu offered to relabel it container with no word of
+    the VM with a vGPU running there, whose devices' operands the relabel takes away."""
+    import yaml
+
+    from rules.errors import Source
+    from rules.reader import Dump, KObject
+
+    path = GPU_PACK / "tests" / "vm_node_lost_its_resource_under_a_running_vm.yaml"
+    [test] = [d for d in yaml.safe_load_all(path.read_text()) if d]
+
+    def fix(objects: list[dict[str, Any]]) -> str:
+        dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate(objects)])
+        report = evaluate(dump, load_policies([str(GPU_PACK)]))
+        [result] = [r for o in report.objects for r in o.results if r.rule == "resource-class-matches-workload"]
+        return result.remediation
+
+    assert fix(test["objects"]).endswith(
+        "; or, if the node is meant for the container workload its resources are of, first stop or move"
+        " VirtualMachineInstance(s) vms/vm-vgpu-a10 running on it (once relabelled, the operator takes their devices'"
+        " operands away under them: kubevirt-vms/vmi-node-keeps-its-device-workload), then: kubectl label node gpu-vg-01"
+        " --overwrite nvidia.com/gpu.workload.config=container"
+    )
+    without_vm = fix([o for o in test["objects"] if o["kind"] != "VirtualMachineInstance"])
+    assert without_vm.endswith(
+        "; or, if the node is meant for the container workload its resources are of: kubectl label node gpu-vg-01"
+        " --overwrite nvidia.com/gpu.workload.config=container"
+    )
