@@ -142,7 +142,11 @@ def test_resource_not_advertised_by_any_node() -> None:
     p = m.predict(gpu_pod())
     assert p.message == "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."
     assert p.reasons == {"Insufficient nvidia.com/gpu": 3}
-    assert p.hint == ""  # no other nvidia.com resource is advertised either
+    # no other nvidia.com resource is advertised either (trial 149: that went unsaid)
+    assert p.hint == (
+        "hint: no node of the dump lists nvidia.com/gpu, nor any other nvidia.com/ resource: the device plugin that"
+        " advertises it runs on none of them (is it installed, and does its DaemonSet select and tolerate the nodes?)"
+    )
 
 
 def test_request_larger_than_allocatable() -> None:
@@ -809,6 +813,18 @@ def test_hint_names_nodes_that_list_the_resource_with_zero_devices() -> None:
     assert alone.predict(pod("notebook", limits={"nvidia.com/mig-1g.6gb": "1"})).hint == (
         "hint: no node advertises nvidia.com/mig-1g.6gb (gpu-node-1 lists it with 0 devices: no device plugin serves"
         " it there now)"
+    )
+
+
+def test_hint_says_no_node_lists_the_resource_nor_its_domain() -> None:
+    """Trial 149: a pod asking for an FPGA that no node lists, nor any resource of its domain, got no hint at all."""
+    m = ClusterModel([node("gpu-node-1", {"nvidia.com/gpu": "2"})], [])
+    p = m.predict(pod("fpga-job-0", limits={"xilinx.com/fpga-xilinx_u250_gen3x16_xdma_shell_4_1-0": "1"}))
+    assert p.message == "0/1 nodes are available: 1 Insufficient xilinx.com/fpga-xilinx_u250_gen3x16_xdma_shell_4_1-0."
+    assert p.hint == (
+        "hint: no node of the dump lists xilinx.com/fpga-xilinx_u250_gen3x16_xdma_shell_4_1-0, nor any other xilinx.com/"
+        " resource: the device plugin that advertises it runs on none of them (is it installed, and does its DaemonSet"
+        " select and tolerate the nodes?)"
     )
 
 

@@ -585,6 +585,13 @@ class ClusterModel:
                         listed = [f"{name} ({_nodes_text(nodes)})" for name, nodes in sorted(others.items())]
                         part += f"; nodes advertise {first_names(listed)}"
                     parts.append(part)
+                else:
+                    # trial 149: a pod asking for an FPGA no node lists got no hint at all
+                    parts.append(
+                        f"no node of the dump lists {resource}, nor any other {domain}/ resource: the device plugin that"
+                        " advertises it runs on none of them (is it installed, and does its DaemonSet select and"
+                        " tolerate the nodes?)"
+                    )
                 continue
             # trial 115: the cordoned node with room was not named where a node the pod may run on advertises the
             # resource but is full: uncordoning it is the one change that places the pod
