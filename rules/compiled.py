@@ -179,7 +179,8 @@ def _base(ref: Ref, plan: PolicyPlan) -> Get:
         return lambda scope: _arithmetic(kind, [get(scope) for get in operands])
     if kind == "elapsed":
         since, until = (compile_ref(r, plan) for r in target)
-        return lambda scope: elapsed(since(scope), until(scope))
+        since_at, until_at = (r.text() for r in target)
+        return lambda scope: elapsed(since(scope), until(scope), since_at, until_at)
     if kind == "duration":
         seconds = compile_ref(target[0], plan)
         return lambda scope: human_duration(seconds(scope))

@@ -9,45 +9,58 @@ the dump from one stuck for five hours (trial 144). ``duration`` writes a number
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
 from .errors import EvaluationError
+from .memo import IdentityMemo
+
+#: RFC 3339's date-time (section 5.6; a space for the T, as its note allows, and no offset, read as UTC, as
+#: Kubernetes writes none without one).
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})?")
 
 
 def parse_time(value: Any) -> datetime | None:
     """An RFC 3339 timestamp (``2025-03-03T10:12:44Z``, with a fraction or an offset) as an aware datetime; None for
     a value that is none (a time without an offset is taken as UTC, as Kubernetes writes every time)."""
-    if not isinstance(value, str) or len(value) < 19 or value[4] != "-":
+    if not isinstance(value, str) or _RFC3339.fullmatch(value) is None:
         return None
     try:
-        t = datetime.fromisoformat(value)
-    except ValueError:
+        t = datetime.fromisoformat(value.upper())
+    except ValueError:  # a date that is none (2025-02-30)
         return None
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=UTC)
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+
+
+#: The latest time of a list a context gives (the same list object for every object of a dump that reads it).
+_LATEST: IdentityMemo[datetime | None] = IdentityMemo()
+
+
+def _latest(values: list[Any]) -> datetime | None:
+    return max((t for t in map(parse_time, values) if t is not None), default=None)
+
+
+def _time(value: Any, which: str, where: str) -> datetime | None:
+    """The time of an operand: a timestamp, or the latest of a list of them (its values that are no time are left
+    out; computed once per list); None for nothing (an empty string too). Raises ``EvaluationError`` for a value
+    given that is not a time, naming the reference it came from."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, list):
+        return _LATEST.one(lambda: _latest(value), value)
+    t = parse_time(value)
+    if t is None:
+        raise EvaluationError(f"elapsed: {which} {value!r} ({where}) is not an RFC 3339 time (2025-03-03T10:12:44Z)")
     return t
 
 
-def _time(value: Any, which: str) -> datetime | None:
-    """The time of an operand: a timestamp, or the latest of a list of them (its values that are no time are left
-    out); None for nothing. Raises ``EvaluationError`` for a value given that is not a time."""
-    if value is None:
-        return None
-    values = value if isinstance(value, list) else [value]
-    times = [t for t in (parse_time(v) for v in values) if t is not None]
-    if not times:
-        if isinstance(value, list):
-            return None
-        raise EvaluationError(f"elapsed: {which} {value!r} is not an RFC 3339 time (2025-03-03T10:12:44Z)")
-    return max(times)
-
-
-def elapsed(since: Any, until: Any) -> int | None:
+def elapsed(since: Any, until: Any, since_at: str = "", until_at: str = "") -> int | None:
     """Whole seconds from ``since`` to ``until`` (each a timestamp or a list, of which the latest counts), negative
-    when ``until`` is earlier; None when either is missing (so that ``ifMissing`` and ``default`` apply)."""
-    start, end = _time(since, "from"), _time(until, "to")
+    when ``until`` is earlier; None when either is missing (so that ``ifMissing`` and ``default`` apply). ``since_at``
+    and ``until_at`` say where each came from, for an error."""
+    start, end = _time(since, "from", since_at), _time(until, "to", until_at)
     if start is None or end is None:
         return None
     return int((end - start).total_seconds() // 1)

@@ -47,7 +47,8 @@ def test_elapsed_is_the_seconds_to_the_latest_time_of_a_list(judge: Judge) -> No
     assert said["young"] == ("pass", "young: 80s")
     assert said["old"] == ("fail", "old: 5h4m (18299 s)")
     assert said["none"][0] == "fail"  # nothing to measure from: missing, as ifMissing says (fail by default)
-    bad = "could not evaluate: elapsed: from 'yesterday' is not an RFC 3339 time (2025-03-03T10:12:44Z)"
+    # (trial 148: the error named no field)
+    bad = "could not evaluate: elapsed: from 'yesterday' ($.status.startTime) is not an RFC 3339 time (2025-03-03T10:12:44Z)"
     assert said["bad"] == ("error", bad)
 
 
@@ -85,7 +86,28 @@ def test_times_are_rfc3339() -> None:
     assert elapsed("2026-01-01T10:00:00Z", ["2026-01-01T10:01:00+01:00", "2026-01-01T10:02:30Z", "n/a"]) == 150
     assert elapsed("2026-01-01T10:00:00", "2026-01-01T10:00:01Z") == 1  # no offset: UTC
     assert elapsed(None, "2026-01-01T10:00:00Z") is None and elapsed("2026-01-01T10:00:00Z", []) is None
+    assert elapsed("", "2026-01-01T10:00:00Z") is None  # an empty time is none
     assert parse_time("10:00") is None and parse_time(1735725600) is None
+    # trial 148: RFC 3339's forms only (lower-case t and z are its own; week dates and offsets without a colon not)
+    assert elapsed("2026-01-01t10:00:00z", "2026-01-01 10:00:02.5Z") == 2
+    for odd in ("2025-W24-4T10:00:00", "2025-06-12T10:00:00-0700", "2025-06-12 04:55:30 +0000 UTC", "2025-02-30T00:00:00Z"):
+        assert parse_time(odd) is None, odd
+
+
+def test_the_latest_of_a_list_is_found_once_per_list() -> None:
+    """Trial 148: the latest heartbeat was parsed again for every pod that read it (quadratic in a large cluster)."""
+    from rules import durations
+
+    beats = [f"2026-01-01T10:{m:02d}:00Z" for m in range(60)]
+    calls = []
+    real = durations.parse_time
+    durations.parse_time = lambda v: calls.append(v) or real(v)  # type: ignore[assignment]
+    try:
+        for _ in range(100):
+            assert elapsed("2026-01-01T09:00:00Z", beats) == 7140
+    finally:
+        durations.parse_time = real  # type: ignore[assignment]
+    assert len(calls) == 100 + 60  # each pod's own time, the list's once
 
 
 def test_elapsed_takes_two_times(load_policy: Callable[..., Any]) -> None:
