@@ -25,12 +25,17 @@ def without_ansi(text: str) -> tuple[str, int]:
     if "\x1b" not in text:
         return text, 0
     lines = 0
-    last = -2  # the line end before the last sequence's line (-1: the first line's)
+    line = -1  # the line of the last sequence counted
+    at = 0  # where the newlines before ``line`` were counted up to
+    seen = 0  # the newlines before ``at``
     for m in _ANSI.finditer(text):
-        start = text.rfind("\n", 0, m.start())
-        if start != last:
+        # newlines counted from where the last count stopped: linear in the text (trial 148: a search back to the
+        # line's start for every sequence was quadratic on one long line, jq -C -c's output)
+        seen += text.count("\n", at, m.start())
+        at = m.start()
+        if seen != line:
             lines += 1
-            last = start
+            line = seen
     return (_ANSI.sub("", text), lines) if lines else (text, 0)
 
 

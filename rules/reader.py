@@ -580,11 +580,17 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
         if not data.get("kind") or not isinstance(data.get("kind"), str):
             if "kind" in data:
                 why = "no 'kind'"
-            elif _looks_like_resources(data):
+            elif _looks_like_resources(data) and "pods" in data:
                 why = (
                     "a node's resources map, its status.allocatable or status.capacity (what kubectl get node NAME -o json"
                     " | jq '.status.allocatable' prints: resource names and their quantities), which holds no object;"
                     " print the Node with kubectl get node NAME -o yaml (or -o json)"
+                )
+            # (trial 148: a container's resources.limits, which has no pods, was called a node's)
+            elif _looks_like_resources(data):
+                why = (
+                    "a map of resource names to quantities (a container's resources.limits or requests, or a node's"
+                    " allocatable), which holds no object; print the object with kubectl get ... -o yaml (or -o json)"
                 )
             elif _looks_like_labels(data):
                 why = (
@@ -1294,20 +1300,24 @@ def _parse_text(text: str, name: str, json_error: orjson.JSONDecodeError | None 
     return dump
 
 
+#: The largest text read again with its HTML escapes undone where it does not read as it is (a paste, not a dump).
+HTML_RETRY_BYTES = 4 * 1024 * 1024
+
+
 def _parse_html_or_text(text: str, name: str, json_error: orjson.JSONDecodeError | None) -> Dump:
     """The dump of a text that may have been HTML-escaped as a whole (``pastes.without_html_escapes``): read with its
     escapes undone where a terminal's HTML tags wrap it, or where it does not read as it is and does so, and said
     (trial 145: a terminal's copy as HTML of describe text lost its node on ``Taints: &lt;none&gt;``). A text that
-    reads as it is keeps its escapes: a value may hold one of its own."""
-    unescaped = pastes.without_html_escapes(text)
-    if unescaped is None:
-        return _escapes_said(_parse_chat_or_text(text, name, json_error), text)
+    reads as it is keeps its escapes: a value may hold one of its own, even inside <pre> (trial 148: a ConfigMap's HTML
+    value was rewritten). Only a paste's size is read twice (``HTML_RETRY_BYTES``: trial 148, a 54 MB dump with
+    ``&amp;`` in its values and one unrelated error was parsed again for nothing)."""
+    unescaped = pastes.without_html_escapes(text) if len(text) <= HTML_RETRY_BYTES else None
+    dump = _parse_chat_or_text(text, name, json_error)
+    if unescaped is None or not dump.errors:
+        return _escapes_said(dump, text)
     plain, wrapped = unescaped
-    dump = None if wrapped else _parse_chat_or_text(text, name, json_error)
-    if dump is not None and not dump.errors:
-        return dump
     read = _parse_chat_or_text(plain, name, None)
-    if dump is not None and (len(read.errors) >= len(dump.errors) or len(read.objects) < len(dump.objects)):
+    if len(read.errors) >= len(dump.errors) or len(read.objects) < len(dump.objects):
         return _escapes_said(dump, text)
     said = (
         "read as the text of a terminal's copy as HTML: its tags (<pre>, <font>) set aside, and &lt;, &gt; and &amp; read"

@@ -222,3 +222,36 @@ def test_a_value_github_turned_into_a_markdown_link_is_named_in_the_yaml_error()
     plain = "        resourceName: nvidia.com/TU104GL_Tesla_T4\n     externalResourceProvider: true\n"
     [err] = parse_text(text.replace(text.split("\n")[7] + "\n", plain), "issue.md").errors
     assert "http://" in text.split("\n")[0] and err.source.line == 9 and "Markdown link" not in err.reason
+
+
+def test_coloured_json_on_one_line_reads_as_the_plain_json() -> None:
+    """Trial 148: ``jq -C -c`` writes a whole List on one line; the count of coloured lines searched back to the line's
+    start for every escape sequence (46 s for 5.6 MB). Counted as it goes: the same objects, one coloured line."""
+    items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"}} for i in range(2000)]
+    plain = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, separators=(",", ":"))
+    coloured = re.sub(r'"[^"]*"', lambda m: f"\x1b[0;32m{m.group()}\x1b[0m", plain)
+    assert coloured.count("\x1b") > 20000 and "\n" not in coloured
+    dump = parse_bytes(coloured.encode(), "one-line.json")
+    assert read(dump) == read(parse_bytes(plain.encode(), "one-line.json")) and dump.errors == []
+    assert dump.notes[0].endswith("taken out of 1 line before reading")
+
+
+def test_a_value_holding_html_in_pre_is_kept_where_the_text_reads_as_it_is() -> None:
+    """Trial 148: a ConfigMap whose value held HTML inside <pre> was taken for a terminal's copy as HTML: its tags were
+    set aside and its escapes undone, though the YAML read as it is."""
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: motd, namespace: ops}\n"
+        'data: {motd: "<pre>R&amp;D GPU lab &lt;gpu-admins@example.com&gt;</pre>"}\n'
+    )
+    dump = parse_text(text, "cm.yaml")
+    assert dump.errors == [] and dump.notes == []
+    assert dump.objects[0].obj["data"]["motd"] == "<pre>R&amp;D GPU lab &lt;gpu-admins@example.com&gt;</pre>"
+
+
+def test_a_container_s_resource_map_is_not_called_a_node_s() -> None:
+    """Trial 148: a container's resources.limits printed alone (no pods: a node's allocatable always lists them) was
+    called "a node's resources map"."""
+    [error] = parse_bytes(b'{"cpu": "2", "memory": "4Gi", "nvidia.com/gpu": "1"}', "limits.json").errors
+    assert error.reason.startswith("not a Kubernetes object: a map of resource names to quantities (a container's")
+    [error] = parse_bytes(b'{"cpu": "8", "memory": "32Gi", "pods": "110", "nvidia.com/gpu": "1"}', "a.json").errors
+    assert error.reason.startswith("not a Kubernetes object: a node's resources map")
