@@ -1630,7 +1630,7 @@ status: {observedKubeVirtVersion: v0.34.0}
     )
     assert "configuration-not-shadowed-by-configmap" not in said
     [note] = [n for n in report.notes if "configuration-not-shadowed-by-configmap" in n]
-    assert note.startswith("not applied: the dump holds no ConfigMap, so whether a kubevirt-config ConfigMap hides the CR's")
+    assert note.startswith("not applied: the dump holds no ConfigMap named kubevirt-config, so whether one hides the CR's")
 
 
 def test_an_unhealthy_container_gpu_of_a_node_nothing_shows_the_operator_on_names_no_plugin_as_fact() -> None:
