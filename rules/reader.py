@@ -1341,7 +1341,9 @@ def _escapes_said(dump: Dump, text: str) -> Dump:
 
 
 #: A Markdown link: ``[nvidia.com/TU104GL_Tesla_T4](http://nvidia.com/TU104GL_Tesla_T4)``.
-_MARKDOWN_LINK = re.compile(r"\[[^\[\]\n]+\]\(https?://[^()\s]+\)")
+#: A Markdown link where a YAML value starts, unquoted (after ``key:``, ``-`` or the line's indent), which YAML reads
+#: as a flow sequence: one inside a quoted value is the value's own and breaks nothing (trial 148).
+_MARKDOWN_LINK = re.compile(r"(?:^\s*|:\s+|-\s+)(\[[^\[\]\n]+\]\(https?://[^()\s]+\))")
 
 
 def _links_said(errors: list[InputError], text: str) -> list[InputError]:
@@ -1355,7 +1357,7 @@ def _links_said(errors: list[InputError], text: str) -> list[InputError]:
     for error in errors:
         line = error.source.line
         found = next(
-            ((n, m.group()) for n in (line, line - 1) if 0 < n <= len(lines) and (m := _MARKDOWN_LINK.search(lines[n - 1]))),
+            ((n, m.group(1)) for n in (line, line - 1) if 0 < n <= len(lines) and (m := _MARKDOWN_LINK.search(lines[n - 1]))),
             None,
         )
         if found is not None:

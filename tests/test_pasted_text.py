@@ -255,3 +255,13 @@ def test_a_container_s_resource_map_is_not_called_a_node_s() -> None:
     assert error.reason.startswith("not a Kubernetes object: a map of resource names to quantities (a container's")
     [error] = parse_bytes(b'{"cpu": "8", "memory": "32Gi", "pods": "110", "nvidia.com/gpu": "1"}', "a.json").errors
     assert error.reason.startswith("not a Kubernetes object: a node's resources map")
+
+
+def test_a_link_inside_a_quoted_value_is_not_named_for_an_error_beside_it() -> None:
+    """Trial 148: a quoted annotation holding a Markdown link was named in the YAML error of a tab on the next line."""
+    text = (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n  annotations:\n"
+        '    docs: "See [runbook](https://wiki.example.com/gpu)"\n\towner: ops\n'
+    )
+    [error] = parse_text(text, "n.yaml").errors
+    assert error.source.line == 7 and "Markdown link" not in error.reason
