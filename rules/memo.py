@@ -50,6 +50,10 @@ class IdentityMemo[T]:
         self._entries[key] = [objects, value, False]
         return value
 
+    def clear(self) -> None:
+        """Forget every entry (a measurement that must not depend on what was built before it)."""
+        self._entries = {}
+
     def _purge(self) -> None:
         kept = {k: e for k, e in self._entries.items() if e[2]}
         if len(kept) > self.limit // 2:
