@@ -153,18 +153,21 @@ _TERMINAL_HTML = re.compile(r"<pre\b[^<>\n]*>|<font\s+color=", re.I)
 def without_html_escapes(text: str) -> tuple[str, bool] | None:
     """The text with its HTML escapes of ``<``, ``>``, ``&`` and quotes undone (``&amp;lt;`` is ``&lt;``), where the
     text shows it was escaped as a whole: those are its only character references, ``&lt;``, ``&gt;`` or ``&amp;``
-    among them, and no ``<`` or ``>`` is left unescaped, once the tags of a terminal's "copy as HTML" (``<pre>``,
-    ``<font color=...>``) are taken out; and whether it had those tags. None where the text does not show it.
+    among them (or it starts with the tag of a terminal's "copy as HTML", ``<pre>``, ``<font color=...>``), and no
+    ``<`` or ``>`` is left unescaped once those tags are taken out; and whether it had them. None where the text does
+    not show it.
 
     Trial 145: describe text a terminal copied as HTML (``Taints: &lt;none&gt;``) lost its node. Where a text also
     holds a raw ``<`` or ``>``, an escape may be a value's own (an annotation that holds "&lt;"): it is left.
     """
-    if "&" not in text:
+    # (trial 148: a <pre> inside a ConfigMap's value is the value's; a terminal's copy starts with its tag, and is one
+    # with no escape in it too: trial 150, its first line's "<pre>apiVersion: ..." was set aside)
+    wrapped = bool(_TERMINAL_HTML.match(text.lstrip()))
+    if "&" not in text and not wrapped:
         return None
     references = {m.group() for m in _REFERENCE.finditer(text)}
-    if not references & {"&lt;", "&gt;", "&amp;"} or not references <= _UNESCAPED.keys():
+    if not references <= _UNESCAPED.keys() or not (wrapped or references & {"&lt;", "&gt;", "&amp;"}):
         return None
-    wrapped = bool(_TERMINAL_HTML.search(text))
     body = _TERMINAL_TAG.sub("", text) if wrapped else text
     if "<" in body or ">" in body:
         return None

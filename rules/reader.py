@@ -1313,11 +1313,16 @@ def _parse_html_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
     ``&amp;`` in its values and one unrelated error was parsed again for nothing)."""
     unescaped = pastes.without_html_escapes(text) if len(text) <= HTML_RETRY_BYTES else None
     dump = _parse_chat_or_text(text, name, json_error)
-    if unescaped is None or not dump.errors:
+    if unescaped is None:
         return _escapes_said(dump, text)
     plain, wrapped = unescaped
+    if not dump.errors and not wrapped:
+        return dump
+    # a text a terminal's tags wrap is read unescaped unless that reads worse (trial 150: one that parsed as it was
+    # kept "<pre>apiVersion" and "&amp;" in its values); another only where it does not read as it is, and better so
     read = _parse_chat_or_text(plain, name, None)
-    if len(read.errors) >= len(dump.errors) or len(read.objects) < len(dump.objects):
+    worse = len(read.errors) > len(dump.errors) if wrapped else len(read.errors) >= len(dump.errors)
+    if worse or len(read.objects) < len(dump.objects):
         return _escapes_said(dump, text)
     said = (
         "read as the text of a terminal's copy as HTML: its tags (<pre>, <font>) set aside, and &lt;, &gt; and &amp; read"

@@ -265,3 +265,18 @@ def test_a_link_inside_a_quoted_value_is_not_named_for_an_error_beside_it() -> N
     )
     [error] = parse_text(text, "n.yaml").errors
     assert error.source.line == 7 and "Markdown link" not in error.reason
+
+
+def test_a_terminal_s_copy_as_html_that_parses_as_it_is_is_still_read_unwrapped() -> None:
+    """Trial 150: a <pre>-wrapped copy that parsed as it was lost its first line's apiVersion ("<pre>apiVersion: ...")
+    and kept "</pre>" and "&amp;" in its values; one without an escape was read so too."""
+    policy = (
+        "<pre>apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\n"
+        "  annotations: {note: R&amp;D}\nspec:\n  sandboxWorkloads: {enabled: true}</pre>\n"
+    )
+    for text in (policy, policy.replace("R&amp;D", "RD")):
+        dump = parse_text(text, "cp.txt")
+        [obj] = dump.objects
+        assert obj.obj["apiVersion"] == "nvidia.com/v1" and obj.obj["spec"] == {"sandboxWorkloads": {"enabled": True}}
+        assert obj.obj["metadata"]["annotations"]["note"] in ("R&D", "RD")
+        assert dump.notes[0].startswith("cp.txt: read as the text of a terminal's copy as HTML")
