@@ -45,9 +45,8 @@ class CompileError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Ref:
     """A value reference: ``kind`` is literal|path|keys|var|context|data|format|keypath|sum|product|elapsed|duration;
-    ``target``
-    the literal, the compiled path, the name, the template, or the references a keypath steps through and a
-    sum or product adds or multiplies; ``key`` an optional lookup into the result; ``many``
+    ``target`` the literal, the compiled path, the name, the template, or the references a keypath steps through, a
+    sum or product adds or multiplies, or an elapsed or duration reads; ``key`` an optional lookup into the result; ``many``
     keeps every value a path selects (else the first); ``default`` when nothing is found; ``at`` the field
     path of the name in the policy document (``spec.rules[0].assert.var``), for load-time name checks."""
 

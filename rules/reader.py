@@ -578,16 +578,17 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
             )
     elif isinstance(data, dict):
         if not data.get("kind") or not isinstance(data.get("kind"), str):
+            resources = "kind" not in data and _looks_like_resources(data)
             if "kind" in data:
                 why = "no 'kind'"
-            elif _looks_like_resources(data) and "pods" in data:
+            elif resources and "pods" in data:
                 why = (
                     "a node's resources map, its status.allocatable or status.capacity (what kubectl get node NAME -o json"
                     " | jq '.status.allocatable' prints: resource names and their quantities), which holds no object;"
                     " print the Node with kubectl get node NAME -o yaml (or -o json)"
                 )
             # (trial 148: a container's resources.limits, which has no pods, was called a node's)
-            elif _looks_like_resources(data):
+            elif resources:
                 why = (
                     "a map of resource names to quantities (a container's resources.limits or requests, or a node's"
                     " allocatable), which holds no object; print the object with kubectl get ... -o yaml (or -o json)"
@@ -1308,9 +1309,10 @@ def _parse_html_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
     """The dump of a text that may have been HTML-escaped as a whole (``pastes.without_html_escapes``): read with its
     escapes undone where a terminal's HTML tags wrap it, or where it does not read as it is and does so, and said
     (trial 145: a terminal's copy as HTML of describe text lost its node on ``Taints: &lt;none&gt;``). A text that
-    reads as it is keeps its escapes: a value may hold one of its own, even inside <pre> (trial 148: a ConfigMap's HTML
-    value was rewritten). Only a paste's size is read twice (``HTML_RETRY_BYTES``: trial 148, a 54 MB dump with
-    ``&amp;`` in its values and one unrelated error was parsed again for nothing)."""
+    reads as it is keeps its escapes, unless it starts with a terminal's tag: a value may hold one of its own, even
+    inside <pre> (trial 148: a ConfigMap's HTML value was rewritten). Only a paste's size is read twice
+    (``HTML_RETRY_BYTES``: trial 148, a 54 MB dump with ``&amp;`` in its values and one unrelated error was parsed again
+    for nothing)."""
     unescaped = pastes.without_html_escapes(text) if len(text) <= HTML_RETRY_BYTES else None
     dump = _parse_chat_or_text(text, name, json_error)
     if unescaped is None:
