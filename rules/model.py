@@ -19,7 +19,8 @@ from .jsonpath import JsonPath, PathError, compile_path
 from .schedule.matching import parse_int64
 from .schema import SUBJECT_KEYS
 
-REF_KEYS = ("path", "keys", "var", "context", "data", "format", "value", "sum", "product", "elapsed", "duration")
+#: A reference's keys: those of an assertion's subject (rules.schema), one list for both.
+REF_KEYS = SUBJECT_KEYS
 #: What a reference may add to its one reference key.
 REF_EXTRAS = ("key", "all", "default", "select", "capture", "where", "join", "parse")
 #: Arithmetic references: their value is a list of references, each a Kubernetes quantity.

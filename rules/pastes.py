@@ -7,6 +7,7 @@ holds none. Only what cannot be part of a YAML or JSON value is removed.
 
 from __future__ import annotations
 
+import html
 import re
 
 #: An ECMA-48 escape sequence: a CSI (``ESC [`` parameters, intermediates, final byte: colours, cursor moves), an OSC
@@ -140,8 +141,7 @@ def timestamped(text: str) -> tuple[int, int, str]:
 
 
 #: The escapes of HTML text for the characters it must escape: ``<``, ``>`` and ``&`` (and quotes, in attributes).
-_UNESCAPED = {"&lt;": "<", "&gt;": ">", "&amp;": "&", "&quot;": '"', "&#39;": "'", "&#x27;": "'", "&apos;": "'"}
-_ESCAPE = re.compile("|".join(_UNESCAPED))
+_UNESCAPED = frozenset({"&lt;", "&gt;", "&amp;", "&quot;", "&#39;", "&#x27;", "&apos;"})
 #: Any HTML character reference: a named one (``&nbsp;``) or a number (``&#160;``).
 _REFERENCE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);")
 #: A tag of the HTML a terminal's "copy as HTML" writes (GNOME Terminal: ``<pre><font color="#8AE234"><b>``).
@@ -166,9 +166,9 @@ def without_html_escapes(text: str) -> tuple[str, bool] | None:
     if "&" not in text and not wrapped:
         return None
     references = {m.group() for m in _REFERENCE.finditer(text)}
-    if not references <= _UNESCAPED.keys() or not (wrapped or references & {"&lt;", "&gt;", "&amp;"}):
+    if not references <= _UNESCAPED or not (wrapped or references & {"&lt;", "&gt;", "&amp;"}):
         return None
     body = _TERMINAL_TAG.sub("", text) if wrapped else text
     if "<" in body or ">" in body:
         return None
-    return _ESCAPE.sub(lambda m: _UNESCAPED[m.group()], body), wrapped
+    return html.unescape(body), wrapped  # its only references are those of _UNESCAPED
