@@ -1690,3 +1690,16 @@ def test_a_relabel_offered_beside_a_running_vm_stops_the_vm_first() -> None:
         "; or, if the node is meant for the container workload its resources are of: kubectl label node gpu-vg-01"
         " --overwrite nvidia.com/gpu.workload.config=container"
     )
+
+
+def test_a_node_advertising_nothing_for_a_pause_left_after_success_is_given_the_command_that_lifts_it() -> None:
+    """Trial 152: the high finding of a vGPU node advertising nothing, its sandbox device plugin left paused beside
+    nvidia.com/vgpu.config.state=success, suggested only a look at the pods; the command that lifts the pause was in the
+    low warning alone."""
+    fixes = _fixes("vm_nodes_advertising_nothing.yaml", "gpu-resources-advertised")
+    assert fixes["a10-vgpu-plugin-paused"].endswith(
+        "; kubectl label node a10-vgpu-plugin-paused nvidia.com/gpu.deploy.sandbox-device-plugin=true --overwrite  #"
+        " vgpu-device-manager reports nvidia.com/vgpu.config.state=success: this lifts the pause it left, as it does"
+        " once a config is applied"
+    )
+    assert "lifts the pause" not in fixes["a10-vgpu-created-not-advertised"]
