@@ -308,11 +308,14 @@ def describe_fragment(text: str) -> tuple[int, list[str], str] | None:
     return start, headers, "node" if node else "pod" if pod else ""
 
 
-def parse_describe_nodes(text: str, file: str) -> tuple[list[tuple[dict, int]], list[InputError]]:
+def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[list[tuple[dict, int]], list[InputError]]:
     """Returns ``[(object, start_line)]`` — Node objects and bound Pod objects — and input errors.
 
     Objects come in text order: each Node, then the Pods of its table. ``start_line`` is the 1-based
     line of the node's ``Name:`` (of the pod's row for Pods) in ``text``. Never raises on bad input.
+    ``unnamed``: a node whose text has no ``Name:`` line (part of the output, ``describe_fragment``) is named
+    ``<node>`` (``<node-1>``, ``<node-2>``... where the text holds several), a placeholder as kubectl's help writes
+    one; without it such a node is an input error.
     """
     objects: list[tuple[dict, int]] = []
     errors: list[InputError] = []
@@ -325,13 +328,15 @@ def parse_describe_nodes(text: str, file: str) -> tuple[list[tuple[dict, int]], 
         )
         errors.append(InputError(Source(file=file, document=1, line=lines[stray][0]), reason))
         lines = lines[:stray]
-    for number, block in enumerate(_split(lines), 1):
+    blocks = _split(lines)
+    for number, block in enumerate(blocks, 1):
         other = _namespaced(block)
         if other is not None:  # trial 124: describe pod beside describe node, no prompt line between, read as a Node
             errors.append(InputError(Source(file=file, document=number, line=block[0][0]), other_describe_reason(*other)))
             continue
         try:
-            node, pods, soft = _node(block, file, number)
+            stand_in = "" if not unnamed else "<node>" if len(blocks) == 1 else f"<node-{number}>"
+            node, pods, soft = _node(block, file, number, stand_in)
         except _Unreadable as e:
             errors.append(InputError(Source(file=file, document=number, line=e.line), e.reason, e.path))
             continue
@@ -359,7 +364,7 @@ def _stray_dump_line(lines: list[Line]) -> int | None:
 
 
 def _clean(text: str) -> list[Line]:
-    """Numbered lines without prompt lines, trailing blanks and tabs.
+    """Numbered lines without prompt lines, grep's group separators, trailing blanks and tabs.
 
     With balanced ``` fences only the fenced lines are kept (the rest is the commentary of an issue
     or chat message); unbalanced fences are just dropped.
@@ -372,8 +377,8 @@ def _clean(text: str) -> list[Line]:
         if _FENCE.match(line):
             inside = not inside
             continue
-        if (fences and len(fences) % 2 == 0 and not inside) or _PROMPT.match(line):
-            continue
+        if (fences and len(fences) % 2 == 0 and not inside) or _PROMPT.match(line) or line.strip() == "--":
+            continue  # (a line "--" alone is grep's between the parts -A prints: describe prints none)
         out.append((i + 1, line.rstrip().expandtabs(8)))
     return out
 
@@ -392,7 +397,10 @@ def _split(lines: list[Line]) -> list[list[Line]]:
         t = t[base:] if t[:base].strip() == "" else t.lstrip()
         m = _HEADER.match(t)
         key = m["key"] if m and m["key"] in _HEADERS else None
-        if not blocks or key == "Name" or (key in _ONCE and key in seen):
+        # kubectl prints a node's sections in one order: one it prints before Capacity, after Capacity or what
+        # follows it, begins the next node (grep -E "Labels|Capacity" of several nodes, no Name: line between)
+        again = key in _ONCE and (key in seen or (key in _BEFORE_CAPACITY and bool(seen & _FROM_CAPACITY_ON)))
+        if not blocks or key == "Name" or again:
             blocks.append([])
             seen = set()
         if key:
@@ -417,6 +425,10 @@ def _sections(block: list[Line]) -> dict[str, _Section]:
 
 #: The sections kubectl describe node prints after Allocatable (``printNode``).
 _AFTER_ALLOCATABLE = {"System Info", "Non-terminated Pods", "Allocated resources", "Events"}
+#: The sections kubectl describe node prints before Capacity (``printNode``).
+_BEFORE_CAPACITY = frozenset(
+    {"Roles", "Role", "Labels", "Annotations", "CreationTimestamp", "Taints", "Unschedulable", "Lease", "Conditions", "Addresses"}
+)
 #: From Capacity on: a block with none of them ends early.
 _FROM_CAPACITY_ON = {"Capacity", "Allocatable", *_AFTER_ALLOCATABLE}
 #: What kubectl prints after the node's pods' table, and from that table on ("Pods: not authorized" stands in its place
@@ -425,10 +437,10 @@ _AFTER_PODS = {"Allocated resources", "Events"}
 _FROM_PODS_ON = {"Non-terminated Pods", "Pods", *_AFTER_PODS}
 
 
-def _node(block: list[Line], file: str, number: int) -> tuple[dict, list[tuple[dict, int]], list[InputError]]:
+def _node(block: list[Line], file: str, number: int, unnamed: str = "") -> tuple[dict, list[tuple[dict, int]], list[InputError]]:
     s = _sections(block)
-    name = s["Name"].value if "Name" in s else ""
-    if not name or not NODE_NAME.match(name):
+    name = s["Name"].value if "Name" in s else unnamed
+    if not name or not (NODE_NAME.match(name) or name == unnamed):
         line = s["Name"].line if "Name" in s else block[0][0]
         raise _Unreadable(line, "no readable 'Name:' line: not a node of kubectl describe output", "$.metadata.name")
     if not s.keys() & _FROM_CAPACITY_ON:

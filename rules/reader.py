@@ -1660,12 +1660,31 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
     dump = Dump(files_read=[name])
     # After JSON: a pasted prompt such as "[root@node003 ~]# kubectl describe node" starts with "[" too.
     # Detection reads a bounded head only: a 50 MiB YAML dump must not be cleaned line by line first.
-    if describe.looks_like_describe(text[:DESCRIBE_SNIFF_BYTES]):
-        objects, errors = describe.parse_describe_nodes(text, name)
+    described = describe.looks_like_describe(text[:DESCRIBE_SNIFF_BYTES])
+    fragment = None if described else describe.describe_fragment(text[:DESCRIBE_SNIFF_BYTES])
+    # trial 145: three of ten real threads pasted a node's Capacity and Allocatable alone (the pack's own fix prints
+    # them with grep), and were refused as naming no node: a careful reader answers from them
+    resources = fragment is not None and fragment[2] == "node" and bool({"Capacity", "Allocatable"} & set(fragment[1]))
+    if described or resources:
+        objects, errors = describe.parse_describe_nodes(text, name, unnamed=resources)
         for i, (obj, line) in enumerate(objects):
             _default_allocatable(obj, dump)  # (trial 102: describe text without an Allocatable section)
             dump.objects.append(KObject(obj, Source(name, 1, line, i)))
         dump.errors.extend(errors)
+        if resources and fragment is not None and (nodes := [o["metadata"]["name"] for o, _ in objects if o["kind"] == "Node"]):
+            headers = fragment[1]
+            if len(nodes) == 1:
+                left = [h for h in ("Labels", "Taints", "Non-terminated Pods") if h not in headers]
+                out, whole = "its name" + (f" and its {', '.join(left)}" if left else ""), "it"
+            else:  # (which part lacks which section is not said: the sections of one part only are what it shows)
+                out, whole = "their names, and what of their Labels, Taints and Non-terminated Pods it does not show", "each"
+            sections = f"its {', '.join(headers)} section{'s' if len(headers) > 1 else ''}"
+            dump.notes.append(
+                f"{name}: part of kubectl describe node output ({sections}),"
+                " without the Name: line the output starts with (cut by grep, or by hand?): read as"
+                f" {'a node' if len(nodes) == 1 else f'{len(nodes)} nodes'} called {first_few(nodes, 3)} here, judged from"
+                f" what the text shows; it leaves out {out}: the whole output of kubectl describe node NAME judges {whole} whole"
+            )
         if pods := sum(o["kind"] == "Pod" for o, _ in objects):
             # (trial 134: "6 objects judged" for three pasted nodes made a reader look twice)
             nodes = len(objects) - pods
@@ -1679,7 +1698,6 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
         kind, named, namespace, line = other
         dump.errors.append(InputError(Source(name, 1, line), describe.other_describe_reason(kind, named, namespace)))
         return dump
-    fragment = describe.describe_fragment(text[:DESCRIBE_SNIFF_BYTES])
     if fragment is not None:
         line, headers, kind = fragment
         paste = {

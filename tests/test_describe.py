@@ -683,21 +683,12 @@ def test_a_paste_of_capacity_and_allocatable_alone_is_read() -> None:
 
 
 def test_part_of_describe_node_output_is_named_with_its_sections() -> None:
-    """Trial 100: an on-call paste of `kubectl describe node x | grep -A8 -E "Capacity|Allocatable"` was "not a
-    Kubernetes object: no 'kind'", and `| grep -A12 Labels` a YAML syntax error: output without the Name: line that
-    names its node is said to be part of describe node output, with the sections it holds and what to paste."""
-    capacity = (
-        '$ kubectl describe node gpu-worker-07 | grep -A8 -E "Capacity|Allocatable"\nCapacity:\n  cpu:  64\n'
-        "  nvidia.com/gpu:  8\n--\nAllocatable:\n  cpu:  63500m\n  nvidia.com/gpu:  8\n"
-    )
+    """Trial 100: an on-call paste of `kubectl describe node x | grep -A12 Labels` was a YAML syntax error: output
+    without the Name: line that names its object, and without a node's resources, is said to be part of describe
+    output, with the sections it holds and what to paste."""
     labels = (
         "```\nLabels:             beta.kubernetes.io/arch=amd64\n                    nvidia.com/gpu.present=true\n"
         "Annotations:        node.alpha.kubernetes.io/ttl: 0\n```\n"
-    )
-    node = (
-        "part of kubectl describe node output (its Capacity, Allocatable sections, without the Name: line the output"
-        " starts with: cut by grep, or by hand?), which names no node to judge: paste the whole output of kubectl"
-        " describe node NAME"
     )
     # Labels and Annotations are every describer's (trial 101: describe pod's Events was said to be a node's)
     other = (
@@ -705,15 +696,62 @@ def test_part_of_describe_node_output_is_named_with_its_sections() -> None:
         " with: cut by grep, or by hand?), which names no object to judge: paste the object as kubectl get ... -o yaml"
         " prints it"
     )
-    for text, reason in ((capacity, node), (labels, other)):
-        dump = parse_text(text, "chat.txt")
-        assert not dump.objects
-        assert [(e.source.line, e.reason) for e in dump.errors] == [(2, reason)]
+    dump = parse_text(labels, "chat.txt")
+    assert not dump.objects
+    assert [(e.source.line, e.reason) for e in dump.errors] == [(2, other)]
     # trial 102: describe pvc prints "Capacity:  10Gi" on one line, a node's Capacity: heads a list
     pvc = parse_text("Capacity:      10Gi\nAccess Modes:  RWO\nEvents:        <none>\n", "pvc.txt")
     assert pvc.errors[0].reason.startswith("part of kubectl describe output (its Capacity, Events sections,")
     # YAML whose keys happen to be capitalised is no describe text
     assert not any("describe" in e.reason for e in parse_text("Capacity:\n  cpu: 4\nkind: Thing\n", "x.yaml").errors)
+
+
+def test_a_nodes_capacity_and_allocatable_pasted_without_its_name_are_judged() -> None:
+    """Trial 145: three of ten real threads pasted a node's Capacity and Allocatable alone (`kubectl describe node x |
+    grep -A8 -E "Capacity|Allocatable"`, which the pack's own fixes print) and were refused as naming no node. They
+    show what the threads asked about: 8 GPUs in capacity, 0 allocatable. Each node is read under a placeholder name
+    (kubectl's help writes <node>), what the text leaves out said, and judged from what it shows."""
+    one = (
+        '$ kubectl describe node gpu-worker-07 | grep -A8 -E "Capacity|Allocatable"\nCapacity:\n  cpu:  64\n'
+        "  nvidia.com/gpu:  8\n--\nAllocatable:\n  cpu:  63500m\n  nvidia.com/gpu:  0\n"
+    )
+    dump = parse_text(one, "chat.txt")
+    assert dump.errors == []
+    [node] = [o.obj for o in dump.objects]
+    assert (node["metadata"]["name"], node["status"]["capacity"], node["status"]["allocatable"]) == (
+        "<node>",
+        {"cpu": "64", "nvidia.com/gpu": "8"},
+        {"cpu": "63500m", "nvidia.com/gpu": "0"},
+    )
+    assert dump.objects[0].source.line == 2
+    assert dump.notes[0] == (
+        "chat.txt: part of kubectl describe node output (its Capacity, Allocatable sections), without the Name: line the"
+        " output starts with (cut by grep, or by hand?): read as a node called <node> here, judged from what the text"
+        " shows; it leaves out its name and its Labels, Taints, Non-terminated Pods: the whole output of kubectl"
+        " describe node NAME judges it whole"
+    )
+    # two nodes' sections (kubectl describe nodes | grep ...): one placeholder each, in text order
+    two = "Capacity:\n  nvidia.com/gpu:  8\nAllocatable:\n  nvidia.com/gpu:  8\n--\n"
+    two += "Labels:  nvidia.com/gpu.workload.config=container\n"
+    two += "Capacity:\n  nvidia.com/gpu:  8\nAllocatable:\n  nvidia.com/gpu:  6\n"
+    dump = parse_text(two, "chat.txt")
+    got = [(o.obj["metadata"]["name"], o.obj["metadata"]["labels"], o.obj["status"]["allocatable"]) for o in dump.objects]
+    assert got == [
+        ("<node-1>", {}, {"nvidia.com/gpu": "8"}),
+        ("<node-2>", {"nvidia.com/gpu.workload.config": "container"}, {"nvidia.com/gpu": "6"}),
+    ]
+    assert dump.notes[0].endswith(
+        "read as 2 nodes called <node-1>, <node-2> here, judged from what the text shows; it leaves out their names, and"
+        " what of their Labels, Taints and Non-terminated Pods it does not show: the whole output of kubectl describe"
+        " node NAME judges each whole"
+    )
+    # judged: the unhealthy GPUs are the finding the thread asked for
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    report = audit_bytes(one.encode(), "chat.txt", load_policies())
+    failed = [(r.rule, r.result, r.message.split(",")[0]) for o in report.objects for r in o.results if r.result == "fail"]
+    assert failed == [("no-unhealthy-devices", "fail", "Node <node> has nvidia.com/gpu allocatable 0")]
 
 
 def test_part_of_describe_pod_output_is_named_as_a_pods():
