@@ -225,8 +225,9 @@ def test_a_pause_left_beside_a_vgpu_state_of_success_is_lifted_for_the_paused_op
             "nvidia.com/gpu.deploy.sandbox-validator": validator,
         }
         report = _sandbox_cluster("a10-1", labels, {"nvidia.com/NVIDIA_A10-12Q": "2"})
-        [result] = [r for o in report.objects for r in o.results if r.rule == "vgpu-config-settled"]
-        assert result.result == "warn"
+        # trial 152: a failure of its own rule (medium), not a low warning an audit exits 0 on
+        [result] = [r for o in report.objects for r in o.results if r.rule == "vgpu-pause-lifted"]
+        assert (result.result, result.severity) == ("fail", "medium")
         fixes[validator] = result.remediation
     assert fixes[paused] == (
         "kubectl label node a10-1 nvidia.com/gpu.deploy.sandbox-device-plugin=true nvidia.com/gpu.deploy.sandbox-validator=true"
