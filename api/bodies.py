@@ -16,7 +16,7 @@ from collections.abc import Callable
 from flask import current_app, request
 from werkzeug.exceptions import ClientDisconnected, HTTPException
 
-from rules.reader import GZIP_MAGIC, TAR_NAMES, WIDE_MARKS, ZIP_MAGICS, empty_tar, is_tar
+from rules.reader import GZIP_MAGIC, TAR_NAMES, WIDE_MARKS, XZ_MAGIC, ZIP_MAGICS, empty_tar, is_tar
 
 from .problems import Problem
 
@@ -32,6 +32,8 @@ DUMP_TYPES: dict[str, tuple[bytes, ...]] = {
     "application/x-gzip": (GZIP_MAGIC,),
     "application/x-tar": (),  # checked below: ustar at offset 257, or a gzip stream (.tar.gz)
     "application/zip": ZIP_MAGICS,
+    "application/x-xz": (XZ_MAGIC,),
+    "application/x-bzip2": (b"BZh",),
     "application/octet-stream": (),  # anything; recognised by content
 }
 #: what an empty body is asked to be instead, by route (the empty-body problem says it)
@@ -52,7 +54,15 @@ _WIDE_CHARSETS = {
     "utf-32le": "utf-32-le",
 }
 #: Media types whose bytes are no text, whatever charset they carry.
-_BINARY_TYPES = ("application/gzip", "application/x-gzip", "application/zip", "application/x-tar", "application/octet-stream")
+_BINARY_TYPES = (
+    "application/gzip",
+    "application/x-gzip",
+    "application/zip",
+    "application/x-tar",
+    "application/x-xz",
+    "application/x-bzip2",
+    "application/octet-stream",
+)
 #: What sends a form instead of a file, said in the 415: ``curl -d`` labels a body as a form by default.
 _SEND_FILE = "send the file as it is with curl --data-binary @FILE -H 'Content-Type: application/yaml' (or application/json)"
 FORM_TYPES = {
@@ -274,7 +284,9 @@ def check_magic(mimetype: str, data: bytes, name: str = "<body>") -> None:
         return
     magic = DUMP_TYPES.get(mimetype, ())
     if magic and not data.startswith(magic):
-        kind = "gzip stream" if mimetype.endswith("gzip") else "zip archive"
+        kind = {"application/x-xz": "xz stream", "application/x-bzip2": "bzip2 stream"}.get(
+            mimetype, "gzip stream" if mimetype.endswith("gzip") else "zip archive"
+        )
         # what the bytes are, when another archive type: a .tar.gz sent as application/zip (trial 56)
         if data.startswith(GZIP_MAGIC):
             fix = "; it is a gzip stream (a .tar.gz or .yaml.gz): send it as application/gzip"
@@ -291,8 +303,8 @@ LARGE_BODY = 1 << 20
 
 def is_large(data: bytes) -> bool:
     """Whether judging ``data`` may take far more memory than its size: past ``LARGE_BODY``, or an archive (a
-    gzip, zip or tar body unpacks to up to the decoded bound; trial 125: 291 KB of gzip held 357 MB)."""
-    return len(data) > LARGE_BODY or data.startswith((GZIP_MAGIC, *ZIP_MAGICS)) or is_tar(data)
+    gzip, xz, bzip2, zip or tar body unpacks to up to the decoded bound; trial 125: 291 KB of gzip held 357 MB)."""
+    return len(data) > LARGE_BODY or data.startswith((GZIP_MAGIC, *ZIP_MAGICS, XZ_MAGIC, b"BZh")) or is_tar(data)
 
 
 class LargeSlot:

@@ -9,11 +9,13 @@ is still read; only an input that cannot be opened at all raises ``DumpError``.
 
 from __future__ import annotations
 
+import bz2
 import dataclasses
 import functools
 import gzip
 import io
 import json
+import lzma
 import os
 import posixpath
 import re
@@ -51,6 +53,12 @@ MAX_DEPTH = limit("VERDICT_MAX_NESTING")
 GZIP_MAGIC = b"\x1f\x8b"
 #: The first bytes of a zip archive: a local file header, or the end record of an empty archive.
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
+#: The first bytes of an xz stream (xz file format 1.0.4, 2.1.1.1) and of a bzip2 stream ("BZh", a block size digit and
+#: the first block's magic, or the end-of-stream magic of an empty one): a .tar.xz or .tar.bz2 must-gather (trial 154).
+XZ_MAGIC = b"\xfd7zXZ\x00"
+_BZIP2 = re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)")
+#: The first bytes of a Zstandard frame (RFC 8878), which the standard library reads from Python 3.14 on only.
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 #: Errors an archive library raises on damaged, encrypted or unsupported members.
 _ARCHIVE_ERRORS = (
     zipfile.BadZipFile,
@@ -1933,6 +1941,15 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
     if data.startswith(GZIP_MAGIC) or data.startswith(ZIP_MAGICS) or is_tar(data):
         with budget.level(name):
             return _unpack(data, name, budget)
+    if data.startswith(XZ_MAGIC) or _BZIP2.match(data):
+        with budget.level(name):
+            return parse_bytes(_decompressed(data, name, budget), name, budget)
+    if data.startswith(ZSTD_MAGIC):
+        raise DumpError(
+            name,
+            "Zstandard-compressed (a .tar.zst or .zst file), which verdict does not read: unpack it (zstd -d, or tar"
+            " --zstd -xf for a .tar.zst) and audit what it holds, or pack it as .tar.gz, .tar.xz or .zip",
+        )
     if data.startswith(_UNICODE_BOMS):
         return _parse_wide(data, name)
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
@@ -1951,7 +1968,9 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         where, line, at = not_utf8(data, exc)
-        raise DumpError(name, f"not UTF-8 text and not a tar, gzip or zip archive: {where} (offset {at})", line) from None
+        raise DumpError(
+            name, f"not UTF-8 text and not a tar, gzip, xz, bzip2 or zip archive: {where} (offset {at})", line
+        ) from None
     with heap.paused():
         return _parse_text(text, name, json_error)
 
@@ -2036,6 +2055,41 @@ def _gunzip(data: bytes, name: str, budget: Budget) -> bytes:
         _, parts = inflated(keep=True)
     except (OSError, EOFError, zlib.error) as exc:
         raise DumpError(name, _broken_gzip(exc)) from None
+    raw = b"".join(parts)
+    budget.charge(len(raw), name)
+    return raw
+
+
+def _decompressed(data: bytes, name: str, budget: Budget) -> bytes:
+    """The unpacked bytes of an xz or bzip2 file (of one stream or several, as pxz and pbzip2 write), charged to
+    ``budget`` a chunk at a time: a bomb is refused having held no more than the budget. Raises ``DumpError`` for a
+    stream that is cut short or corrupt."""
+    xz = data.startswith(XZ_MAGIC)
+    what = "xz" if xz else "bzip2"
+    parts: list[bytes] = []
+    size, rest, chunk = 0, data, 1 << 20
+    try:
+        while True:
+            unpack = lzma.LZMADecompressor(format=lzma.FORMAT_XZ) if xz else bz2.BZ2Decompressor()
+            out = unpack.decompress(rest, chunk)
+            while True:
+                size += len(out)
+                if size > budget.left:
+                    budget.charge(size, name)  # refused
+                parts.append(out)
+                if unpack.eof:
+                    break
+                if unpack.needs_input:
+                    raise EOFError
+                out = unpack.decompress(b"", chunk)
+            # another stream may follow; the zero padding xz allows between and after streams, or nothing
+            rest = unpack.unused_data.lstrip(b"\0") if xz else unpack.unused_data
+            if not (rest.startswith(XZ_MAGIC) if xz else _BZIP2.match(rest)):
+                break
+    except EOFError:
+        raise DumpError(name, f"{what} stream cut short: it ends before its end marker (download or copy it again)") from None
+    except (lzma.LZMAError, OSError, ValueError) as exc:
+        raise DumpError(name, f"corrupt {what} stream: {exc}") from None
     raw = b"".join(parts)
     budget.charge(len(raw), name)
     return raw
@@ -2455,16 +2509,20 @@ def _read_by_tree(names: list[str]) -> Callable[[str], bool]:
     return lambda n: not is_hidden(n) and member_role(n) != "other" and n not in sources
 
 
-#: Archives by name; a folder of them (and of files that are not dumps) is a batch (``rules.engine``).
-ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip")
+#: Archives by name; a folder of them (and of files that are not dumps) is a batch (``rules.engine``). A .tar.zst is
+#: one too: read, it is an input error that says how to unpack it (trial 154: dropped as "not an archive").
+ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tbz", ".tar.zst", ".tzst")
+#: A file compressed alone (nodes.json.xz), read as what it unpacks to.
+COMPRESSED_SUFFIXES = (".gz", ".xz", ".bz2", ".zst")
 
 
 def member_role(rel: str) -> str:
     """What a folder or archive's file is by its name: ``dump`` (``*.yaml``, ``*.yml``, ``*.json``, an archive,
-    ``*.gz``), ``text`` (a name that says nothing: ``*.txt``, ``*.out``, ``*.md``, no extension; read when its
-    start is a dump or describe text, ``looks_read``) or ``other`` (not read: logs, binaries, checksums)."""
+    ``*.gz``, ``*.xz``, ``*.bz2``, ``*.zst``), ``text`` (a name that says nothing: ``*.txt``, ``*.out``, ``*.md``, no
+    extension; read when its start is a dump or describe text, ``looks_read``) or ``other`` (not read: logs, binaries,
+    checksums)."""
     lowered = rel.lower()
-    if lowered.endswith(DUMP_SUFFIXES + ARCHIVE_SUFFIXES + (".gz",)):
+    if lowered.endswith(DUMP_SUFFIXES + ARCHIVE_SUFFIXES + COMPRESSED_SUFFIXES):
         return "dump"
     if lowered.endswith(TEXT_SUFFIXES) or "." not in rel.rsplit("/", 1)[-1]:
         return "text"

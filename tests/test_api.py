@@ -491,7 +491,9 @@ def test_broken_archive_is_400_with_its_place(client: FlaskClient) -> None:
 def test_bytes_that_are_neither_text_nor_archive_are_400(client: FlaskClient) -> None:
     body = problem(evaluate(client, b"\x80\x81binary"), 400, "malformed-dump")
     assert body["file"] == "<body>"
-    assert body["detail"] == "not UTF-8 text and not a tar, gzip or zip archive: byte 0x80 at line 1, column 1 (offset 0)"
+    assert body["detail"] == (
+        "not UTF-8 text and not a tar, gzip, xz, bzip2 or zip archive: byte 0x80 at line 1, column 1 (offset 0)"
+    )
     assert body["line"] == 1  # the line the detail names (it was left out, as unknown)
     # a UTF-16 byte order mark is read as such (what PowerShell writes); bytes after it that are not UTF-16 say so
     body = problem(evaluate(client, b"\xff\xfe\x00binary\x80\x81"), 400, "malformed-dump")

@@ -368,7 +368,7 @@ def test_a_dump_read_as_nothing_still_writes_its_report_file(files: tuple[Path, 
     assert res.exit_code == 2
     report = json.loads(out.read_text())
     assert (report["summary"]["objectsRead"], len(report["inputErrors"])) == (0, 1)
-    assert "not UTF-8 text and not a tar, gzip or zip archive" in report["inputErrors"][0]["reason"]
+    assert "not UTF-8 text and not a tar, gzip, xz, bzip2 or zip archive" in report["inputErrors"][0]["reason"]
 
 
 def test_filters_list_less_but_the_summary_counts_the_audit(files: tuple[Path, Path]) -> None:

@@ -639,7 +639,9 @@ def test_binary_is_a_dump_error() -> None:
     with pytest.raises(DumpError) as info:
         parse_bytes(b"\x7fELF\x02\x01\x01\x00\xff\xfe\x80\x81", "kubelet")
     assert info.value.where == "kubelet"
-    assert info.value.reason == "not UTF-8 text and not a tar, gzip or zip archive: byte 0xff at line 1, column 9 (offset 8)"
+    assert info.value.reason == (
+        "not UTF-8 text and not a tar, gzip, xz, bzip2 or zip archive: byte 0xff at line 1, column 9 (offset 8)"
+    )
 
 
 def test_missing_path_is_a_dump_error_naming_it(tmp_path: Path) -> None:
@@ -935,7 +937,9 @@ def test_a_member_that_is_not_utf8_is_an_error_at_its_line(tmp_path: Path) -> No
     dump = parse_bytes(tar_bytes(tmp_path, gz=False), "a.tar")
     [err] = dump.errors
     assert (err.source.file, err.source.line) == ("a.tar!cluster/latin1.yaml", 4)
-    assert err.reason == "not UTF-8 text and not a tar, gzip or zip archive: byte 0xe9 at line 4, column 12 (offset 47)"
+    assert err.reason == (
+        "not UTF-8 text and not a tar, gzip, xz, bzip2 or zip archive: byte 0xe9 at line 4, column 12 (offset 47)"
+    )
 
 
 def test_archive_member_that_is_broken_is_an_input_error(tmp_path: Path) -> None:
@@ -947,7 +951,7 @@ def test_archive_member_that_is_broken_is_an_input_error(tmp_path: Path) -> None
     dump = parse_bytes(buf.getvalue(), "bundle.zip")
     assert [o.name for o in dump.objects] == ["good"]
     assert sorted((e.source.file, e.reason.split(":")[0]) for e in dump.errors) == [
-        ("bundle.zip!blob.json", "not UTF-8 text and not a tar, gzip or zip archive"),
+        ("bundle.zip!blob.json", "not UTF-8 text and not a tar, gzip, xz, bzip2 or zip archive"),
         ("bundle.zip!inner.tar.gz", "broken gzip stream"),
     ]
 
@@ -1162,7 +1166,9 @@ def test_invalid_utf8_is_placed_by_line_and_column() -> None:
 
     with pytest.raises(DumpError) as err:
         parse_bytes(b"kind: Node\nmetadata:\n  name: caf\xe9\n", "latin1.yaml")
-    assert err.value.reason == ("not UTF-8 text and not a tar, gzip or zip archive: byte 0xe9 at line 3, column 12 (offset 32)")
+    assert err.value.reason == (
+        "not UTF-8 text and not a tar, gzip, xz, bzip2 or zip archive: byte 0xe9 at line 3, column 12 (offset 32)"
+    )
 
 
 def test_a_document_with_a_key_twice_in_a_mapping_is_an_input_error_and_the_others_are_judged() -> None:
@@ -2400,4 +2406,73 @@ def test_a_byte_that_is_not_utf8_after_a_byte_order_mark_is_placed_right() -> No
     data = b"\xef\xbb\xbfapiVersion: v1\nkind: Node\nmetadata: {name: ab\xffc}\n"
     with pytest.raises(DumpError) as info:
         parse_bytes(data, "bom.yaml")
-    assert info.value.reason == "not UTF-8 text and not a tar, gzip or zip archive: byte 0xff at line 3, column 20 (offset 48)"
+    assert info.value.reason == (
+        "not UTF-8 text and not a tar, gzip, xz, bzip2 or zip archive: byte 0xff at line 3, column 20 (offset 48)"
+    )
+
+
+def _tar_of(files: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
+def test_xz_and_bzip2_archives_are_read_and_zstd_is_said() -> None:
+    """Trial 154: a must-gather packed as .tar.xz or .tar.bz2 (and a nodes.json.xz) was dropped from a batch with a
+    note that it was no archive, and alone was "not UTF-8 text and not a tar, gzip or zip archive". xz and bzip2 are
+    read as gzip is (the standard library has both), several streams one after another too (pxz, pbzip2); Zstandard,
+    which it reads from Python 3.14 only, is an input error that says how to unpack it."""
+    import bz2
+    import lzma
+
+    from rules.reader import Budget, parse_bytes
+
+    node = b"apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-%d\n"
+    tar = _tar_of({"mg/nodes.yaml": node % 1, "mg/more.yaml": node % 2})
+    for packed, name in ((lzma.compress(tar), "mg.tar.xz"), (bz2.compress(tar), "mg.tar.bz2")):
+        dump = parse_bytes(packed, name)
+        got = sorted((o.obj["metadata"]["name"], o.source.file) for o in dump.objects)
+        assert got == [("gpu-1", f"{name}!mg/nodes.yaml"), ("gpu-2", f"{name}!mg/more.yaml")], name
+    # two streams one after another: one file (xz pads streams with zeros, which are passed over)
+    text = b"---\n".join([node % 1, node % 2])
+    for packed in (
+        lzma.compress(text[:30]) + b"\0" * 4 + lzma.compress(text[30:]),
+        bz2.compress(text[:30]) + bz2.compress(text[30:]),
+    ):
+        assert [o.obj["metadata"]["name"] for o in parse_bytes(packed, "nodes.yaml.xz").objects] == ["gpu-1", "gpu-2"]
+    # cut short, corrupt, a bomb, Zstandard
+    packed = lzma.compress(tar)
+    with pytest.raises(DumpError) as cut:
+        parse_bytes(packed[: len(packed) // 2], "mg.tar.xz")
+    assert cut.value.reason == "xz stream cut short: it ends before its end marker (download or copy it again)"
+    broken = bytearray(bz2.compress(tar))
+    broken[40] ^= 0xFF
+    with pytest.raises(DumpError) as corrupt:
+        parse_bytes(bytes(broken), "mg.tar.bz2")
+    assert corrupt.value.reason.startswith("corrupt bzip2 stream: ")
+    with pytest.raises(DumpError) as bomb:
+        parse_bytes(lzma.compress(b"\0" * 50_000), "bomb.xz", Budget(limit=10_000))
+    assert bomb.value.reason == "unpacks to more than 10,000 bytes (archives nested included)"
+    with pytest.raises(DumpError) as zstd:
+        parse_bytes(b"\x28\xb5\x2f\xfd" + b"\0" * 64, "mg.tar.zst")
+    assert zstd.value.reason.startswith("Zstandard-compressed (a .tar.zst or .zst file), which verdict does not read:")
+
+
+def test_a_tar_xz_beside_a_tar_gz_is_a_dump_of_its_own_in_a_batch(tmp_path: Path) -> None:
+    """Trial 154: in a case folder, mg.tar.xz beside must-gather.tar.gz was "not read: neither named ... or an
+    archive", and the cluster it held was lost from the batch; a nodes.json.xz in a dump's folder was not read."""
+    import lzma
+
+    from rules.engine import split_dumps
+    from rules.reader import member_role
+
+    tar = _tar_of({"nodes.yaml": b"apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n"})
+    (tmp_path / "mg.tar.xz").write_bytes(lzma.compress(tar))
+    (tmp_path / "must-gather.tar.gz").write_bytes(gzip.compress(tar))
+    notes: list[str] = []
+    assert split_dumps([str(tmp_path)], notes) == [str(tmp_path / "mg.tar.xz"), str(tmp_path / "must-gather.tar.gz")]
+    assert [member_role(n) for n in ("nodes.json.xz", "mg.tar.bz2", "mg.tar.zst", "nodes.yaml.bz2")] == ["dump"] * 4
