@@ -2476,3 +2476,23 @@ def test_a_tar_xz_beside_a_tar_gz_is_a_dump_of_its_own_in_a_batch(tmp_path: Path
     notes: list[str] = []
     assert split_dumps([str(tmp_path)], notes) == [str(tmp_path / "mg.tar.xz"), str(tmp_path / "must-gather.tar.gz")]
     assert [member_role(n) for n in ("nodes.json.xz", "mg.tar.bz2", "mg.tar.zst", "nodes.yaml.bz2")] == ["dump"] * 4
+
+
+def test_the_links_of_a_zip_are_not_followed_as_a_tars_are() -> None:
+    """Trial 154: `zip -ry` stores a symbolic link as a member holding its target's name, marked a link in its Unix mode;
+    each was an input error, "not a Kubernetes object: plain text ('/etc/hostname')", that failed --fail-on error. They
+    are named as not followed, as a tar's links are."""
+    import stat
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("mg/nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n")
+        for link, target in (("mg/host.yaml", "/etc/hostname"), ("mg/pods-link.yaml", "nodes.yaml")):
+            info = zipfile.ZipInfo(link)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            archive.writestr(info, target)
+    dump = parse_bytes(out.getvalue(), "zy.zip")
+    assert [o.obj["metadata"]["name"] for o in dump.objects] == ["gpu-1"]
+    assert dump.errors == []
+    assert "zy.zip: 2 link members not followed (a dump is read from regular files only)" in dump.notes
+    assert dump.files_skipped == ["zy.zip!mg/host.yaml", "zy.zip!mg/pods-link.yaml"]
