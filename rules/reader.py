@@ -2505,7 +2505,10 @@ def _read_by_tree(names: list[str]) -> Callable[[str], bool]:
     """Which files of a tree with these names (``/``-separated) ``_read_tree`` loads, by name alone: a tar read
     as a stream keeps just those."""
     if mustgather.is_must_gather([n for n in names if not is_hidden(n)]):
-        return lambda n: not is_hidden(n) and mustgather.classify(n) not in ("skip", "missing-clusterpolicy")
+        # (and a file whose name says nothing, read when it starts as a dump: ``_read_must_gather``)
+        return lambda n: not is_hidden(n) and (
+            mustgather.classify(n) not in ("skip", "missing-clusterpolicy") or member_role(n) == "text"
+        )
     sources = _source_files([n for n in names if not is_hidden(n)])
     return lambda n: not is_hidden(n) and member_role(n) != "other" and n not in sources
 
@@ -2619,7 +2622,7 @@ def _read_must_gather(
     entries: list[tuple[str, Callable[[], bytes]]], label: str, progress: ProgressHook | None, budget: Budget | None = None
 ) -> Dump:
     dump = Dump(notes=[MUST_GATHER_NOTE])
-    passed_over: list[str] = []  # archives and JSON a plain folder would read (another must-gather, a dump)
+    passed_over: list[str] = []  # archives a plain folder would read (another must-gather, a dump)
     labelled: list[tuple[dict[str, Any], Source]] = []
     described: list[tuple[dict[str, Any], Source]] = []
     for rel, load in entries:
@@ -2627,6 +2630,17 @@ def _read_must_gather(
         if progress:
             progress.file(shown)
         kind = mustgather.classify(rel)
+        if kind == "skip" and member_role(rel) == "text":
+            # a file whose name says nothing, read as a folder reads it: when it starts as a dump (trial 154: a YAML
+            # Node saved as extra-nodes.txt was passed over without a word); the script's own text files do not
+            try:
+                data = load()
+            except (DumpError, *_ARCHIVE_ERRORS) as exc:
+                dump.errors.extend(_unreadable(shown, exc).errors)
+                continue
+            if looks_read(data[:DESCRIBE_SNIFF_BYTES]):
+                dump.extend(_parse_member(functools.partial(bytes, data), shown, budget))
+                continue
         if kind == "skip":
             dump.files_skipped.append(shown)
             if member_role(rel) == "dump" and not rel.lower().endswith(".log.gz"):  # not a bug report it wrote
@@ -2674,8 +2688,9 @@ def _read_must_gather(
         dump.objects.append(KObject(obj, src))
     if passed_over:
         dump.notes.append(
-            f"{counted(len(passed_over), 'archive or JSON file')} in the must-gather not read ({first_few(passed_over, 5)}):"
-            " a must-gather is read by the names its script writes; audit another dump or must-gather on its own"
+            f"{counted(len(passed_over), 'archive')} in the must-gather not read ({first_few(passed_over, 5)}): an"
+            " archive inside a must-gather is not opened (another must-gather, or a dump of another time); audit it on"
+            " its own"
         )
     if progress:
         progress.objects(len(dump.objects))  # a must-gather's objects are known once its nodes are merged

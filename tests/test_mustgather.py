@@ -558,9 +558,28 @@ def test_an_archive_beside_a_must_gather_is_named_as_not_read(tmp_path: Path) ->
     (folder / "must-gather" / "nvidia-bug-report_gpu-vgpu-1.log.gz").write_bytes(b"\x1f\x8b" + b"\0" * 30)
     dump = read_path(str(folder))
     assert [n for n in dump.notes if "not read" in n] == [
-        f"1 archive or JSON file in the must-gather not read ({folder}/second-must-gather.tar.gz): a must-gather is read"
-        " by the names its script writes; audit another dump or must-gather on its own"
+        f"1 archive in the must-gather not read ({folder}/second-must-gather.tar.gz): an archive inside a must-gather is"
+        " not opened (another must-gather, or a dump of another time); audit it on its own"
     ]
+
+
+def test_dumps_added_to_a_must_gather_are_read_whatever_their_extension(tmp_path: Path) -> None:
+    """Trial 154: inside a must-gather, a Node added as extra.yaml was read, one added as extra.json was passed over
+    with a note that "a must-gather is read by the names its script writes" (untrue of the .yaml), and one saved as
+    extra.txt was dropped without a word. Each is read as a folder reads it; the script's own text files are not."""
+    from rules.reader import read_path
+
+    folder = tmp_path / "must-gather"
+    shutil.copytree(LAB, folder)
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: extra-gpu-{}\n"
+    (folder / "extra-nodes.yaml").write_text(node.format(8))
+    (folder / "extra-nodes.json").write_text(json.dumps(yaml.safe_load(node.format(9))))
+    (folder / "extra-nodes.txt").write_text(node.format(7))
+    (folder / "gpu_operand_pod_images.txt").write_text("nvcr.io/nvidia/gpu-operator:v25.10.1\n")
+    dump = read_path(str(folder))
+    assert sorted(o.name for o in dump.objects if o.name.startswith("extra-")) == ["extra-gpu-7", "extra-gpu-8", "extra-gpu-9"]
+    assert not [n for n in dump.notes if "not read" in n] and dump.errors == []
+    assert f"{folder}/gpu_operand_pod_images.txt" in dump.files_skipped
 
 
 def test_a_case_folder_of_two_must_gathers_is_a_batch(tmp_path: Path) -> None:
