@@ -2506,8 +2506,8 @@ def _read_by_tree(names: list[str]) -> Callable[[str], bool]:
     as a stream keeps just those."""
     if mustgather.is_must_gather([n for n in names if not is_hidden(n)]):
         # (and a file whose name says nothing, read when it starts as a dump: ``_read_must_gather``)
-        return lambda n: not is_hidden(n) and (
-            mustgather.classify(n) not in ("skip", "missing-clusterpolicy") or member_role(n) == "text"
+        return lambda n: (
+            not is_hidden(n) and (mustgather.classify(n) not in ("skip", "missing-clusterpolicy") or member_role(n) == "text")
         )
     sources = _source_files([n for n in names if not is_hidden(n)])
     return lambda n: not is_hidden(n) and member_role(n) != "other" and n not in sources

@@ -2496,3 +2496,27 @@ def test_the_links_of_a_zip_are_not_followed_as_a_tars_are() -> None:
     assert dump.errors == []
     assert "zy.zip: 2 link members not followed (a dump is read from regular files only)" in dump.notes
     assert dump.files_skipped == ["zy.zip!mg/host.yaml", "zy.zip!mg/pods-link.yaml"]
+
+
+def test_an_archive_beside_the_folder_unpacked_from_it_is_judged_once(tmp_path: Path) -> None:
+    """Trial 154: `tar xzf mg.tar.gz` in a case folder left the archive and the folder beside it, two dumps of one
+    must-gather: every finding stood twice in the batch's totals, unsaid. The folder is judged, and a note says why;
+    an archive whose files the folder lacks is a dump of its own still."""
+    from rules.engine import split_dumps
+
+    case = tmp_path / "case"
+    (case / "mg").mkdir(parents=True)
+    files = {"nodes.yaml": b"apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n", "pods.yaml": b"kind: List\nitems: []\n"}
+    for name, data in files.items():
+        (case / "mg" / name).write_bytes(data)
+    (case / "mg.tar.gz").write_bytes(gzip.compress(_tar_of({f"mg/{n}": d for n, d in files.items()})))
+    (case / "other.tgz").write_bytes(gzip.compress(_tar_of({"nodes.yaml": files["nodes.yaml"]})))
+    notes: list[str] = []
+    assert split_dumps([str(case)], notes) == [str(case / "mg"), str(case / "other.tgz")]
+    assert (
+        f"{case / 'mg.tar.gz'} holds the files of the folder {case / 'mg'} beside it (unpacked from it, by their names):"
+        " judged once, as that folder (audit the archive alone to judge it as it came)"
+    ) in notes
+    # a member the folder lacks: not its unpacked copy
+    (case / "mg" / "pods.yaml").unlink()
+    assert split_dumps([str(case)], []) == [str(case / "mg"), str(case / "mg.tar.gz"), str(case / "other.tgz")]
