@@ -84,7 +84,13 @@ def test_a_batch_note_every_dump_carries_is_said_once_in_markdown() -> None:
     reports = [replace(r, notes=[batch, *r.notes]) for r in case_reports("render-many")]
     text = render_many(reports, "markdown", limit=0)
     assert text.count(batch) == 1
-    assert text.splitlines()[1] == f"_note: {batch}_"  # under the total line
+    # under the total line and the dumps' index (trial 154: the one with an input error first)
+    assert text.splitlines()[1:4] == [
+        "- tests/data/render/second-dump.yaml: 1 fail · 1 input error (first: YAML syntax error: did not find expected"
+        " ',' or '}' (while parsing a flow mapping that starts at li…)",
+        "- tests/data/render/dump.yaml: 2 fail · 1 warn · 1 error",
+        f"_note: {batch}_",
+    ]
     for r in reports:  # each dump keeps the notes of its own
         for n in r.notes[1:]:
             assert n in text
@@ -860,13 +866,20 @@ def test_markdown_escapes_chat_markup_from_the_dump() -> None:
 
 
 def test_markdown_sections_per_dump_share_one_limit() -> None:
+    """Each dump's section within one limit; the index under the total line names each dump whatever the limit cuts."""
     reports = [synthetic(40, message_len=80), case_reports("render-many")[1]]
     text = render_many(reports, "markdown", limit=1500)
     assert len(text) <= 1500
     assert text.startswith("**verdict** 2 dumps: 42 objects judged")
+    # trial 154: each dump is named under the total line, the one cut out of the message too, input errors first
+    assert text.splitlines()[1:3] == [
+        "- tests/data/render/second-dump.yaml: 1 fail · 1 input error (first: YAML syntax error: did not find expected"
+        " ',' or '}' (while parsing a flow mapping that starts at li…)",
+        "- big.yaml: 40 fail",
+    ]
     # the second dump's heading, roll-up row and finding are counted in the closing line
     assert text.rstrip().endswith(
-        "_… 1 more rule of the roll-up, 35 more findings and 1 more dump not shown (limit 1,500 characters; limit 0: all)._"
+        "_… 1 more rule of the roll-up, 37 more findings and 1 more dump not shown (limit 1,500 characters; limit 0: all)._"
     )
     full = render_many(reports, "markdown", limit=0)
     assert "### big.yaml" in full and "### tests/data/render/second-dump.yaml" in full

@@ -627,7 +627,8 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
     ]
     total = summary_line(Report.total(reports), f"{len(reports)} dumps")
     said_once = [f"_note: {line(n, _NO_CUT if not limit else _SKIPPED)}_" for n in shared]
-    pieces: list[Iterable[_Piece]] = [[_Piece("\n".join([total, *said_once]), "head")]]
+    index = _dump_index(reports, 0 if not limit else DUMP_INDEX)
+    pieces: list[Iterable[_Piece]] = [[_Piece("\n".join([total, *index, *said_once]), "head")]]
     if shared:
         reports = [dataclasses.replace(r, notes=[n for n in r.notes if n not in shared]) for r in reports]
     row = _row_noun(_row_words(reports[0]))  # one filter for the batch
@@ -653,6 +654,40 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
         if _shown_rows(lean) > _shown_rows(text):
             return lean
     return text
+
+
+#: Dumps a batch's index names under its total line (``_dump_index``), where a limit applies.
+DUMP_INDEX = 8
+
+
+def _dump_index(reports: list[Report], most: int) -> list[str]:
+    """One line a dump of a batch, those not read or with input errors first, then by their worst finding (trial 154: a
+    chat message named the first dump alone, and a cut or unreadable archive of the batch went unnamed); ``most`` lines
+    at most (0: every one) and a line for the rest."""
+
+    def rank(r: Report) -> tuple[int, int]:
+        s = r.summary()
+        unread = not s["objectsRead"] and bool(s["inputErrors"])
+        findings = sum(s["results"].get(w, 0) for w in ("fail", "warn", "error"))
+        return (0 if unread else 1 if s["inputErrors"] else 2 if findings else 3, -s["results"].get("fail", 0))
+
+    ordered = sorted(reports, key=rank)  # (stable: the batch's order among equals)
+    lines = []
+    for r in ordered[: most or None]:
+        s = r.summary()
+        errors = r.input_errors
+        first = f" (first: {line(errors[0].reason, 100)})" if errors else ""
+        if not s["objectsRead"] and errors:
+            said = f"not read{first}"
+        else:
+            counts = [f"{s['results'].get(w, 0):,} {w}" for w in ("fail", "warn", "error") if s["results"].get(w, 0)]
+            if errors:
+                counts.append(counted(len(errors), "input error") + first)
+            said = " · ".join(counts) or "no finding"
+        lines.append(f"- {cell(r.name or 'dump', 100)}: {said}")
+    if most and len(ordered) > most:
+        lines.append(f"- … {counted(len(ordered) - most, 'more dump')}, each with its section below or in the JSON report")
+    return lines
 
 
 #: What the closing line of a cut message says (``_closing``).
