@@ -382,7 +382,7 @@ def test_markdown_of_a_clean_dump_is_its_summary_not_a_500() -> None:
     )
     assert resp.status_code == 200, resp.get_data(as_text=True)
     lines = resp.get_data(as_text=True).splitlines()
-    assert lines[0] == "**verdict**: 1 object judged (1 read) · 13 pass · 0 fail · 0 warn · 0 error · 14 skip"
+    assert lines[0] == "**verdict**: 1 object judged (1 read) · 14 pass · 0 fail · 0 warn · 0 error · 14 skip"
     # why rules did not run: the first skip notes (the JSON report has them all)
     assert any(line.startswith("_skipped: the node's effective GPU workload is not vm-vgpu") for line in lines), lines
 
@@ -927,7 +927,7 @@ def test_list_every_rule_with_its_policy_and_kinds(client: FlaskClient) -> None:
     assert body["rules"][2]["title"] == "Nodes carry a topology zone" and body["rules"][2]["onFailure"] == "warn"
     assert client.get(body["rules"][2]["href"]).get_json()["uid"] == "gpu-node-basics/zone-label"
     builtin = create_app({}).test_client().get("/v1/rules").get_json()["rules"]
-    assert len(builtin) == 79 and {"VirtualMachine", "VirtualMachineInstance"} <= {k for r in builtin for k in r["kinds"]}
+    assert len(builtin) == 80 and {"VirtualMachine", "VirtualMachineInstance"} <= {k for r in builtin for k in r["kinds"]}
 
 
 def test_unknown_rule_is_404(client: FlaskClient) -> None:
@@ -1527,7 +1527,7 @@ def test_table_answer_carries_the_notes_the_cli_prints_on_standard_error() -> No
     assert len(assumed) == 2 and len(report["notes"]) == 15
     lines = table.splitlines()
     # no-unhealthy-devices skips: the node has no status.capacity to compare allocatable with
-    assert lines[0] == "1 object judged (1 read); 27 results: 5 pass, 22 skip"
+    assert lines[0] == "1 object judged (1 read); 28 results: 6 pass, 22 skip"
     noted = [line for line in lines if line.startswith("note: ")]
     assert len(noted) == len(report["notes"])
     flat = " ".join(line.strip() for line in lines)

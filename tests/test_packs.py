@@ -1704,3 +1704,23 @@ def test_a_node_advertising_nothing_for_a_pause_left_after_success_is_given_the_
         " once a config is applied"
     )
     assert "lifts the pause" not in fixes["a10-vgpu-created-not-advertised"]
+
+
+def test_a_misspelt_workload_label_key_is_given_the_label_it_meant() -> None:
+    """Trial 153: nvidia.com/gpu.workload.configuration=vm-passthrough was said by nothing. The fix takes the misspelt
+    label off and writes the one the operator reads, with what that does to the node's operands."""
+    from rules.engine import audit_bytes
+
+    text = (GPU_PACK / "tests" / "workload_label_key_misspelt.yaml").read_text()
+    objects = yaml.safe_load(text)["objects"]
+    report = audit_bytes(yaml.safe_dump_all(objects).encode(), "typo.yaml", load_policies())
+    fixes = {o.ref.name: r.remediation for o in report.objects for r in o.results if r.rule == "workload-label-key-spelled"}
+    assert fixes["gpu-key-typo"] == (
+        "kubectl label node gpu-key-typo nvidia.com/gpu.workload.configuration- nvidia.com/gpu.workload.config=vm-passthrough"
+        "  # if vm-passthrough is the workload meant: the operator then prepares the node for it, replacing the operands of"
+        " the one it runs now (move the GPU pods or VMs on it first)"
+    )
+    assert fixes["gpu-both"] == (
+        "kubectl label node gpu-both gpu.workload.config-  # its nvidia.com/gpu.workload.config=container is what the"
+        " operator reads"
+    )

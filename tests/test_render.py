@@ -935,7 +935,8 @@ def test_a_huge_value_in_the_dump_never_breaks_a_format() -> None:
     assert len(result.message) < 8300 and result.message.endswith("more characters]")
     for fmt in FORMATS:
         text = render(report, fmt)
-        assert len(text) < 200_000, fmt
+        # (SARIF describes each of the pack's 80 rules: about 200 KB; the value alone would be 5 MB)
+        assert len(text) < 300_000, fmt
 
 
 def test_markdown_never_carries_live_chat_markup_from_the_dump() -> None:
