@@ -142,7 +142,7 @@ def test_cli_exits_1_and_the_table_names_each_broken_node() -> None:
     for name in GOOD:
         assert name not in run.stdout
     # operand-tolerations-cover-taints skips each of the 11 untainted lab nodes.
-    assert "11 objects judged (11 read); 275 results: 64 pass, 6 fail, 1 warn, 204 skip" in run.stdout
+    assert "11 objects judged (11 read); 308 results: 74 pass, 6 fail, 1 warn, 227 skip" in run.stdout
     assert "(Assuming the GPU" in run.stdout
     assert "verdict: note: assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload" in run.stderr
 
