@@ -1573,8 +1573,8 @@ def test_a_vmi_no_node_can_take_for_want_of_kubevirt_s_label_is_told_to_look_at_
         " is ready, and no node of the dump has it"
     )
     assert (
-        fixes[True]
-        == "kubectl describe nodes | grep -E '^Name:|^(Capacity|Allocatable|Allocated resources):|^[ ]{2}nvidia\\.com/'"
+        fixes[True] == "kubectl describe nodes | grep -E '^Name:|^Taints:|:(NoSchedule|PreferNoSchedule|NoExecute)$|"
+        "^(Capacity|Allocatable|Allocated resources):|^[ ]{2}nvidia\\.com/'"
     )
 
 

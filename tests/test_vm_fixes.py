@@ -30,7 +30,10 @@ status:
 """
 # each node's capacity, allocatable and what its pods hold (trial 114: the allocatable alone read as room)
 # (no run of two spaces, which a chat's Markdown cell collapses: [ ]{2})
-LIST_NODES = "kubectl describe nodes | grep -E '^Name:|^(Capacity|Allocatable|Allocated resources):|^[ ]{2}nvidia\\.com/'"
+LIST_NODES = (
+    "kubectl describe nodes | grep -E '^Name:|^Taints:|:(NoSchedule|PreferNoSchedule|NoExecute)$|"
+    "^(Capacity|Allocatable|Allocated resources):|^[ ]{2}nvidia\\.com/'"
+)
 
 
 @cache
