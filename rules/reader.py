@@ -2587,6 +2587,7 @@ def _parse_member(load: Callable[[], bytes], shown: str, budget: Budget | None =
         return _unreadable(shown, exc)
     dump.notes = [f"{shown}: {n}" if n == MUST_GATHER_NOTE else n for n in dump.notes]
     if not dump.objects and not dump.errors and not data.strip():
+        dump.files_read.append(shown)  # read, and empty (trial 154: in neither filesRead nor filesSkipped)
         # trial 48: an empty pods.yaml beside nodes.yaml (a `kubectl get pods > pods.yaml` that failed) was read
         # as a cluster without pods; alone, the same file is refused
         dump.errors.append(
@@ -2813,16 +2814,22 @@ def _read_zip(source: Archive, name: str, budget: Budget) -> Dump:
 # ------------------------------------------------------------------------------------------- paths
 
 
-def _walk(root: Path) -> Iterator[tuple[str, Callable[[], bytes]]]:
+def _walk(root: Path, passed: list[str] | None = None) -> Iterator[tuple[str, Callable[[], bytes]]]:
     """Regular files below ``root`` (symlinks followed only to regular files; FIFOs, sockets and
-    dangling links are passed over, so a folder can never block or crash the read)."""
+    dangling links are passed over, so a folder can never block or crash the read, and named in ``passed``, with the
+    links to folders, which are not followed: trial 154 found them passed over without a word)."""
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        visible = sorted(d for d in dirnames if not d.startswith("."))
+        if passed is not None:
+            passed.extend(str((Path(dirpath) / d).relative_to(root)) for d in visible if (Path(dirpath) / d).is_symlink())
+        dirnames[:] = visible
         for fname in sorted(filenames):
             if fname.startswith("."):
                 continue
             full = Path(dirpath) / fname
             if not full.is_file():
+                if passed is not None:
+                    passed.append(str(full.relative_to(root)))
                 continue
             yield str(full.relative_to(root)), full.read_bytes
 
@@ -2878,7 +2885,16 @@ def read_path(path: str, progress: ProgressHook | None = None, stdin_name: str =
     p = Path(path)
     if p.is_dir():
         label = path.rstrip("/") + "/"
-        return _read_tree(_walk(p), label, progress)
+        passed: list[str] = []
+        dump = _read_tree(_walk(p, passed), label, progress)
+        if passed:
+            dump.files_skipped.extend(f"{label}{rel}" for rel in passed)
+            dump.notes.append(
+                f"{counted(len(passed), 'entry', 'entries')} of {label} not read ({first_few([label + r for r in passed], 5)}):"
+                " a link to a folder, a link whose target is missing, a FIFO or a socket (a dump is read from regular"
+                " files, and links to them)"
+            )
+        return dump
     try:
         archive = _archive_file(p, path)
         data = b"" if archive is not None else p.read_bytes()

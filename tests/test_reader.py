@@ -2520,3 +2520,24 @@ def test_an_archive_beside_the_folder_unpacked_from_it_is_judged_once(tmp_path: 
     # a member the folder lacks: not its unpacked copy
     (case / "mg" / "pods.yaml").unlink()
     assert split_dumps([str(case)], []) == [str(case / "mg"), str(case / "mg.tar.gz"), str(case / "other.tgz")]
+
+
+def test_every_entry_of_a_folder_is_accounted_for(tmp_path: Path) -> None:
+    """Trial 154: an empty file was in neither filesRead nor filesSkipped, and a dangling link or a link to a folder
+    was passed over without a word. The empty file is read (and an input error says it is empty); the links are
+    skipped, and a note names them."""
+    folder = tmp_path / "fs"
+    folder.mkdir()
+    (folder / "empty.yaml").write_bytes(b"")
+    (folder / "nodes.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n")
+    (folder / "dangling.yaml").symlink_to(tmp_path / "missing.yaml")
+    (folder / "etc-link").symlink_to(tmp_path)
+    label = f"{folder}/"
+    dump = read_path(str(folder))
+    assert dump.files_read == [f"{label}empty.yaml", f"{label}nodes.yaml"]
+    assert dump.files_skipped == [f"{label}etc-link", f"{label}dangling.yaml"]
+    assert [e.reason.split(":")[0] for e in dump.errors] == ["the file is empty"]
+    assert (
+        f"2 entries of {label} not read ({label}etc-link, {label}dangling.yaml): a link to a folder, a link whose target is"
+        " missing, a FIFO or a socket (a dump is read from regular files, and links to them)"
+    ) in dump.notes
