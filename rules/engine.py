@@ -334,7 +334,9 @@ def _batch_units(path: Path, files: list[Path]) -> tuple[list[tuple[Path, str]],
     for d in folders:
         inner = _batch_units(d, [f for f in files if d in f.parents])
         if inner is None:
-            units.append((d, "folder"))
+            # a folder holding a must-gather with more beside it (oc adm must-gather with the NVIDIA image and
+            # another, trial 154: called a folder, then read as a must-gather) is a must-gather
+            units.append((d, "must-gather" if any(d in g.parents for g in gathers) else "folder"))
         else:
             units += inner[0]
             aside += inner[1]

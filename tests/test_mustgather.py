@@ -768,3 +768,21 @@ def test_review_a_subfolder_of_a_batch_is_judged_as_it_would_be_alone(tmp_path: 
     notes: list[str] = []
     assert split_dumps([str(tmp_path / "b2")], notes) == [str(b2 / "a.tar.gz"), str(b2 / "b.tar.gz"), str(b2 / "nodes.yaml")]
     assert notes[0].startswith(f"{tmp_path / 'b2'}: a batch of 2 archives and 1 file, each judged alone; the files and folders")
+
+
+def test_an_oc_adm_must_gather_beside_another_is_counted_as_a_must_gather(tmp_path: Path) -> None:
+    """Trial 154: `oc adm must-gather` with the NVIDIA image and another (the NVIDIA must-gather in a subfolder, the
+    other image's YAML beside it) was called a folder in the batch note, and told to be put with an archive's files,
+    then read as a must-gather."""
+    from rules.engine import split_dumps
+
+    case = tmp_path / "case"
+    shutil.copytree(LAB, case / "mg-before")
+    oc = case / "must-gather.local.555"
+    shutil.copytree(LAB, oc / "registry-nvidia-gpu-operator-sha256-a7c3")
+    (oc / "namespaces" / "vm-team" / "core").mkdir(parents=True)
+    (oc / "namespaces" / "vm-team" / "core" / "pods.yaml").write_text("apiVersion: v1\nkind: List\nitems: []\n")
+    (case / "README.txt").write_text("case notes\n")
+    notes: list[str] = []
+    assert split_dumps([str(case)], notes) == [str(case / "mg-before"), str(oc)]
+    assert notes[0].startswith(f"{case}: a batch of 2 must-gathers, each judged alone; 1 file not read:")
