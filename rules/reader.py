@@ -2814,6 +2814,34 @@ def _read_zip(source: Archive, name: str, budget: Budget) -> Dump:
 # ------------------------------------------------------------------------------------------- paths
 
 
+def _clusters_in_subfolders(dump: Dump, label: str) -> list[str]:
+    """A note for a folder read as one dump whose subfolders look like clusters of their own (trial 154: a fleet folder,
+    a subfolder a cluster, was judged as one cluster, one's ClusterPolicy read for another's nodes; only the names two
+    of them shared were said): two subfolders or more hold Nodes, and two or more hold a ClusterPolicy or a KubeVirt CR,
+    or a Node's name stands in two of them."""
+    nodes: dict[str, set[str]] = {}
+    configured: set[str] = set()
+    for o in dump.objects:
+        rel = o.source.file[len(label) :] if o.source.file.startswith(label) else ""
+        top = rel.split("/", 1)[0] if "/" in rel.split("!", 1)[0] else ""
+        if not top:
+            continue
+        if o.kind == "Node":
+            nodes.setdefault(top, set()).add(o.name)
+        elif o.kind in ("ClusterPolicy", "KubeVirt"):
+            configured.add(top)
+    if len(nodes) < 2:
+        return []
+    shared = any(a & b for x, a in nodes.items() for y, b in nodes.items() if x < y)
+    if len(configured & nodes.keys()) < 2 and not shared:
+        return []
+    named = first_few([f"{label}{d}/" for d in sorted(nodes)], 3)
+    return [
+        f"{label} holds {len(nodes)} subfolders with Nodes of their own ({named}), judged as one cluster: if each is a"
+        f" cluster, audit each subfolder ({label}*/), a batch that judges each alone"
+    ]
+
+
 def _walk(root: Path, passed: list[str] | None = None) -> Iterator[tuple[str, Callable[[], bytes]]]:
     """Regular files below ``root`` (symlinks followed only to regular files; FIFOs, sockets and
     dangling links are passed over, so a folder can never block or crash the read, and named in ``passed``, with the
@@ -2894,6 +2922,7 @@ def read_path(path: str, progress: ProgressHook | None = None, stdin_name: str =
                 " a link to a folder, a link whose target is missing, a FIFO or a socket (a dump is read from regular"
                 " files, and links to them)"
             )
+        dump.notes.extend(_clusters_in_subfolders(dump, label))
         return dump
     try:
         archive = _archive_file(p, path)

@@ -2541,3 +2541,27 @@ def test_every_entry_of_a_folder_is_accounted_for(tmp_path: Path) -> None:
         f"2 entries of {label} not read ({label}etc-link, {label}dangling.yaml): a link to a folder, a link whose target is"
         " missing, a FIFO or a socket (a dump is read from regular files, and links to them)"
     ) in dump.notes
+
+
+def test_a_folder_whose_subfolders_look_like_clusters_says_so(tmp_path: Path) -> None:
+    """Trial 154: a fleet folder, one subfolder a cluster, was judged as one cluster (one's ClusterPolicy read for
+    another's nodes); only the node names two of them shared were said. Subfolders with Nodes, two of them with a
+    ClusterPolicy or sharing a node's name, get a note; node pools of one cluster (no name shared, one ClusterPolicy)
+    do not."""
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: {}\n"
+    cp = "---\napiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\n"
+    fleet = tmp_path / "fleet"
+    for cluster in ("east", "west"):
+        (fleet / cluster).mkdir(parents=True)
+        (fleet / cluster / "dump.yaml").write_text(node.format(f"gpu-{cluster}") + cp)
+    label = f"{fleet}/"
+    assert (
+        f"{label} holds 2 subfolders with Nodes of their own ({label}east/, {label}west/), judged as one cluster: if each"
+        f" is a cluster, audit each subfolder ({label}*/), a batch that judges each alone"
+    ) in read_path(str(fleet)).notes
+    pools = tmp_path / "pools"
+    for pool in ("a", "b"):
+        (pools / pool).mkdir(parents=True)
+        (pools / pool / "nodes.yaml").write_text(node.format(f"node-{pool}"))
+    (pools / "cp.yaml").write_text(cp)
+    assert not [n for n in read_path(str(pools)).notes if "subfolders" in n]
