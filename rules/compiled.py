@@ -113,7 +113,7 @@ def _unjoined(ref: Ref, plan: PolicyPlan) -> Get:
             return lookup_steps(value, ks)
 
         keyed = stepped
-    kept = _kept(compile_check(condition, plan)) if condition is not None else None
+    kept = _kept(compile_check(condition, plan), _reads_only_its_item(condition)) if condition is not None else None
 
     def full(scope: Scope) -> Any:
         value = keyed(scope)
@@ -219,18 +219,61 @@ def _capture(pattern: re.Pattern[str], value: Any) -> Any:
     return m.group(1) if m is not None else None
 
 
-def _kept(condition: Check) -> Callable[[Any, Scope], Any]:
+#: Outcomes a pure ``where`` (``_reads_only_its_item``) remembers per distinct scalar item, at most (then it starts afresh).
+KEPT_MEMO = 4096
+
+
+def _kept(condition: Check, pure: bool = False) -> Callable[[Any, Scope], Any]:
     """A reference's ``where``: the items of a list for which ``condition`` passes (``$`` and ``{var: item}``
-    being the item), as a subject's ``where`` keeps values; a single value is kept whole or becomes None."""
+    being the item), as a subject's ``where`` keeps values; a single value is kept whole or becomes None. A ``pure``
+    condition (it reads the item, literals and data alone) is decided once per distinct scalar item: the label keys a
+    ``keys`` reference lists are mostly the same on every node (trial 155: 285,000 items on 3,000 nodes, 95 keys each,
+    for a few hundred distinct ones)."""
+    memo: dict[tuple[type, Any], bool] = {}
+
+    def passes(v: Any, scope: Scope) -> bool:
+        if pure and isinstance(v, (str, int, float, bool)):
+            key = (type(v), v)
+            found = memo.get(key)
+            if found is None:
+                if len(memo) >= KEPT_MEMO:
+                    memo.clear()
+                found = memo[key] = condition(scope.child(v, {"item": v})).state == "pass"
+            return found
+        return condition(scope.child(v, {"item": v})).state == "pass"
 
     def keep(value: Any, scope: Scope) -> Any:
         if isinstance(value, list):
-            return [v for v in value if condition(scope.child(v, {"item": v})).state == "pass"]
+            return [v for v in value if passes(v, scope)]
         if value is None:
             return None
-        return value if condition(scope.child(value, {"item": value})).state == "pass" else None
+        return value if passes(value, scope) else None
 
     return keep
+
+
+def _reads_only_its_item(condition: Assertion) -> bool:
+    """Whether a ``where`` condition reads nothing but its item (``$``, ``{var: item}``), literals and data tables: its
+    outcome is a function of the item alone, in any dump. Not with a context, another var, a format, or an operator
+    that reads the object or the dump's index."""
+
+    def ref(r: Ref | None, bound: frozenset[str]) -> bool:
+        if r is None:
+            return True
+        if r.where is not None and not walk_assertion(r.where, bound | {"item"}, ref):
+            return False
+        kind = r.kind
+        if kind in COMPOSITE:
+            ok = all(ref(k, bound) for k in r.target)
+        elif kind in ("literal", "data", "path", "keys"):
+            ok = True
+        elif kind == "var":
+            ok = r.target in bound
+        else:
+            ok = False
+        return ok and ref(r.key, bound)
+
+    return walk_assertion(condition, frozenset({"item"}), ref)
 
 
 def _data(ref: Ref, policy: Policy) -> Get:

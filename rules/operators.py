@@ -379,9 +379,21 @@ def _regex(pattern: str) -> re.Pattern[str] | str:
 _REGEXES: IdentityMemo[tuple[re.Pattern[str] | str, ...]] = IdentityMemo()
 
 
-def _regexes(arg: Any) -> list[re.Pattern[str]]:
+@functools.lru_cache(maxsize=4096)
+def _one_regex(pattern: str) -> tuple[re.Pattern[str], ...] | str:
+    """A single pattern as ``_regexes`` gives it (the common case: no list built per value), or why it is refused."""
+    compiled = _regex(pattern)
+    return compiled if isinstance(compiled, str) else (compiled,)
+
+
+def _regexes(arg: Any) -> tuple[re.Pattern[str], ...] | list[re.Pattern[str]]:
     """The compiled patterns of ``arg`` (one or a list), each compiled once. Raises ``OperatorError`` for
     the first refused pattern (``regex_problem``), every time it is used."""
+    if isinstance(arg, str):
+        one = _one_regex(arg)
+        if isinstance(one, str):
+            raise OperatorError(one)
+        return one
     if isinstance(arg, _CONTAINERS):
         compiled = _REGEXES.one(lambda: tuple(_regex(str(p)) for p in _members(arg)), arg)
     else:
@@ -429,9 +441,17 @@ def _similar(value: Any, arg: Any) -> bool:
         total = len(folded) + len(m)
         if len(m) > SIMILAR_LONGEST or not total or 2 * min(len(folded), len(m)) < SIMILAR * total:
             continue
-        if difflib.SequenceMatcher(None, folded, m.casefold(), autojunk=False).ratio() >= SIMILAR:
+        if _alike(folded, m.casefold()):
             return True
     return False
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _alike(a: str, b: str) -> bool:
+    """difflib's ratio of ``a`` and ``b`` is at least ``SIMILAR``; its cheap upper bounds first, and each pair once (the
+    same label keys stand on every node of a dump: trial 155 measured 29 s for one rule on 3,000 nodes of 95 labels)."""
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return matcher.real_quick_ratio() >= SIMILAR and matcher.quick_ratio() >= SIMILAR and matcher.ratio() >= SIMILAR
 
 
 def _affix_test(method: str) -> Callable[[Any, Any], bool]:
