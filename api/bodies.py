@@ -277,7 +277,8 @@ def check_magic(mimetype: str, data: bytes, name: str = "<body>") -> None:
     if (says_tar or says_gzip) and empty_tar(data):
         raise Problem("empty-body", "the body is an empty tar archive: it holds no file", file=name)
     if mimetype == "application/x-tar":
-        if not is_tar(data) and not data.startswith(GZIP_MAGIC):
+        # (a compressed tar is a tar too: trial 155, a .tar.xz sent as application/x-tar was refused)
+        if not is_tar(data) and not data.startswith((GZIP_MAGIC, XZ_MAGIC, b"BZh")):
             raise Problem(
                 "malformed-dump", f"Content-Type application/x-tar, but the body is not a tar archive{_OWN_TYPE}", file=name
             )
@@ -290,6 +291,10 @@ def check_magic(mimetype: str, data: bytes, name: str = "<body>") -> None:
         # what the bytes are, when another archive type: a .tar.gz sent as application/zip (trial 56)
         if data.startswith(GZIP_MAGIC):
             fix = "; it is a gzip stream (a .tar.gz or .yaml.gz): send it as application/gzip"
+        elif data.startswith(XZ_MAGIC):
+            fix = "; it is an xz stream (a .tar.xz or .yaml.xz): send it as application/x-xz"
+        elif data.startswith(b"BZh"):
+            fix = "; it may be a bzip2 stream (a .tar.bz2 or .yaml.bz2): send it as application/x-bzip2"
         elif data.startswith(ZIP_MAGICS):
             fix = "; it is a zip archive: send it as application/zip"
         else:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import bz2
 import dataclasses
 import functools
-import gzip
 import io
 import json
 import lzma
@@ -461,7 +460,7 @@ def _json_objects_of(
 #: labels-only JSON).
 WHAT_IS_READ = (
     "verdict reads what kubectl get -o yaml|json prints (objects or a List), kubectl describe node text,"
-    " and tar/zip/gzip archives of them such as a must-gather"
+    " and tar/zip/gzip/xz/bzip2 archives of them such as a must-gather"
 )
 #: In the reason of a document or List item that parsed but is no Kubernetes object.
 NOT_AN_OBJECT = "not a Kubernetes object"
@@ -1944,7 +1943,7 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
             return _unpack(data, name, budget)
     if data.startswith(XZ_MAGIC) or _BZIP2.match(data):
         with budget.level(name):
-            return parse_bytes(_decompressed(data, name, budget), name, budget)
+            return _unpack(data, name, budget)
     if data.startswith(ZSTD_MAGIC):
         raise DumpError(
             name,
@@ -1993,13 +1992,22 @@ def _parse_wide(data: bytes, name: str) -> Dump:
         return _parse_text(text, name)
 
 
-def _unpack(data: bytes, name: str, budget: Budget) -> Dump:
-    """One archive level: gzip (a tar inside it read as a stream), zip or tar."""
+def _compression(data: bytes) -> str:
+    """``gzip``, ``xz`` or ``bzip2`` by the first bytes of a stream, else ""."""
     if data.startswith(GZIP_MAGIC):
-        if _gzip_holds_tar(data):
+        return "gzip"
+    if data.startswith(XZ_MAGIC):
+        return "xz"
+    return "bzip2" if _BZIP2.match(data) else ""
+
+
+def _unpack(data: bytes, name: str, budget: Budget) -> Dump:
+    """One archive level: gzip, xz or bzip2 (a tar inside it read as a stream), zip or tar."""
+    if fmt := _compression(data):
+        if _holds_tar(data, fmt):
             with budget.level(name):
-                return _read_tar_stream(data, name, budget)
-        return parse_bytes(_gunzip(data, name, budget), name, budget)
+                return _read_tar_stream(data, name, budget, fmt)
+        return parse_bytes(_gunzip(data, name, budget, fmt), name, budget)
     if data.startswith(ZIP_MAGICS):
         return _read_zip(data, name, budget)
     return _read_tar(data, name, budget)
@@ -2032,14 +2040,14 @@ def empty_tar(data: bytes) -> bool:
     return len(data) in _EMPTY_TAR_SIZES and not any(data)
 
 
-def _gunzip(data: bytes, name: str, budget: Budget) -> bytes:
+def _gunzip(data: bytes, name: str, budget: Budget, fmt: str = "gzip") -> bytes:
     """The unpacked bytes of a gzip stream, charged to ``budget``. A stream that unpacks past what the budget has
     left is refused having held one chunk at a time, not the bytes up to the bound: a 2 MB gzip bomb took 1.2 GB
     to refuse in the CLI (trial 41). Read as ``_Unpacked`` reads a gzip'd tar: every member, bytes after the last
     that start no other ignored (trial 107: "Not a gzipped file" for a newline a transfer added)."""
 
     def inflated(keep: bool) -> tuple[int, list[bytes]]:
-        unpacked, size, parts = _Unpacked(io.BytesIO(data), name), 0, []
+        unpacked, size, parts = _Unpacked(io.BytesIO(data), name, fmt=fmt), 0, []
         while size <= budget.left and (part := unpacked.read(1 << 20)):
             size += len(part)
             if keep:
@@ -2049,48 +2057,15 @@ def _gunzip(data: bytes, name: str, budget: Budget) -> bytes:
         return size, parts
 
     try:
-        if len(data) * 1032 > budget.left:  # deflate unpacks 1032 times at most: else it may pass the bound
+        # deflate unpacks 1032 times at most: else it may pass the bound; xz and bzip2 have no such bound (trial 155:
+        # an 846-byte bzip2 bomb held 1.1 GB before its refusal)
+        if fmt != "gzip" or len(data) * 1032 > budget.left:
             size, _ = inflated(keep=False)  # measured first, holding a chunk at a time
             if size > budget.left:
                 budget.charge(size, name)  # refused
         _, parts = inflated(keep=True)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise DumpError(name, _broken_gzip(exc)) from None
-    raw = b"".join(parts)
-    budget.charge(len(raw), name)
-    return raw
-
-
-def _decompressed(data: bytes, name: str, budget: Budget) -> bytes:
-    """The unpacked bytes of an xz or bzip2 file (of one stream or several, as pxz and pbzip2 write), charged to
-    ``budget`` a chunk at a time: a bomb is refused having held no more than the budget. Raises ``DumpError`` for a
-    stream that is cut short or corrupt."""
-    xz = data.startswith(XZ_MAGIC)
-    what = "xz" if xz else "bzip2"
-    parts: list[bytes] = []
-    size, rest, chunk = 0, data, 1 << 20
-    try:
-        while True:
-            unpack = lzma.LZMADecompressor(format=lzma.FORMAT_XZ) if xz else bz2.BZ2Decompressor()
-            out = unpack.decompress(rest, chunk)
-            while True:
-                size += len(out)
-                if size > budget.left:
-                    budget.charge(size, name)  # refused
-                parts.append(out)
-                if unpack.eof:
-                    break
-                if unpack.needs_input:
-                    raise EOFError
-                out = unpack.decompress(b"", chunk)
-            # another stream may follow; the zero padding xz allows between and after streams, or nothing
-            rest = unpack.unused_data.lstrip(b"\0") if xz else unpack.unused_data
-            if not (rest.startswith(XZ_MAGIC) if xz else _BZIP2.match(rest)):
-                break
-    except EOFError:
-        raise DumpError(name, f"{what} stream cut short: it ends before its end marker (download or copy it again)") from None
-    except (lzma.LZMAError, OSError, ValueError) as exc:
-        raise DumpError(name, f"corrupt {what} stream: {exc}") from None
+    except (OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
+        raise DumpError(name, _broken_stream(exc, fmt)) from None
     raw = b"".join(parts)
     budget.charge(len(raw), name)
     return raw
@@ -2105,28 +2080,45 @@ def _opened(source: Archive) -> io.BufferedIOBase:
     return io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")  # noqa: SIM115 - closed by with
 
 
-def _gzip_holds_tar(source: Archive) -> bool:
-    """Whether a gzip stream starts with a tar header (its first 512 bytes unpacked)."""
+def _holds_tar(source: Archive, fmt: str = "gzip") -> bool:
+    """Whether a gzip, xz or bzip2 stream starts with a tar header (its first 512 bytes unpacked)."""
     try:
-        with _opened(source) as raw, gzip.GzipFile(fileobj=raw) as fh:
-            return is_tar(fh.read(tarfile.BLOCKSIZE))
-    except (OSError, EOFError, zlib.error):
+        with _opened(source) as raw:
+            unpacked, head = _Unpacked(raw, "", fmt=fmt), b""
+            while len(head) < tarfile.BLOCKSIZE and (part := unpacked.read(tarfile.BLOCKSIZE - len(head))):
+                head += part
+            return is_tar(head)
+    except (OSError, EOFError, zlib.error, lzma.LZMAError):
         return False
 
 
-class _Unpacked(io.RawIOBase):
-    """The unpacked bytes of a gzip stream (of one or more gzip members), every byte it holds up to where it ends:
-    a stream cut short (a download that stopped) ends quietly where its bytes end, with ``cut`` set, so that a tar
-    read from it has every member that is whole before the cut (``gzip.GzipFile`` raises EOFError as soon as its
-    read-ahead meets the end, losing the last whole members: trial 43). Unpacked bytes are charged to
-    ``budget.stream`` when given (a bomb passed over is bounded too)."""
+#: The first bytes of the next stream of each compression, which may follow a stream's end (pigz, pxz, pbzip2).
+_NEXT_STREAM = {"gzip": GZIP_MAGIC, "xz": XZ_MAGIC, "bzip2": b"BZh"}
 
-    def __init__(self, raw: io.BufferedIOBase, name: str, budget: Budget | None = None) -> None:
+
+class _Unpacked(io.RawIOBase):
+    """The unpacked bytes of a gzip, xz or bzip2 stream (of one or more streams), every byte it holds up to where it
+    ends: a stream cut short (a download that stopped) ends quietly where its bytes end, with ``cut`` set, so that a
+    tar read from it has every member that is whole before the cut (``gzip.GzipFile`` raises EOFError as soon as its
+    read-ahead meets the end, losing the last whole members: trial 43). Unpacked bytes are charged to
+    ``budget.stream`` when given (a bomb passed over is bounded too). Its input is read 64 KB at a time: many streams
+    one after another cost what their bytes do (trial 155: the rest of the input copied at each stream's end was
+    quadratic)."""
+
+    def __init__(self, raw: io.BufferedIOBase, name: str, budget: Budget | None = None, fmt: str = "gzip") -> None:
         self.raw = raw
         self.where = name
         self.budget = budget
-        self.unpack = zlib.decompressobj(31)  # gzip framing, checked (header, CRC, size)
+        self.fmt = fmt
+        self.unpack: Any = self._new()
         self.cut = False
+
+    def _new(self) -> Any:
+        if self.fmt == "xz":
+            return lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+        if self.fmt == "bzip2":
+            return bz2.BZ2Decompressor()
+        return zlib.decompressobj(31)  # gzip framing, checked (header, CRC, size)
 
     def readable(self) -> bool:
         return True
@@ -2136,39 +2128,51 @@ class _Unpacked(io.RawIOBase):
             return b""  # zlib takes a max_length of 0 as no bound at all
         want = size if size > 0 else (self.budget.stream_left + 1 if self.budget else 1 << 30)
         out = b""
+        gzip_stream = self.fmt == "gzip"
+        magic = _NEXT_STREAM[self.fmt]
         while not out:
             if self.unpack.eof:
                 rest = self.unpack.unused_data or self.raw.read(1 << 16)
                 while rest and not rest.strip(b"\0"):  # zeros padding the stream after its last member
                     rest = self.raw.read(1 << 16)
                 rest = rest.lstrip(b"\0")
-                if 0 < len(rest) < 2:
-                    rest += self.raw.read(1)
-                if not rest.startswith(GZIP_MAGIC[:2]):
-                    # the stream's end, after a whole gzip member; bytes after it that start no other member (a
+                while 0 < len(rest) < len(magic) and (more := self.raw.read(len(magic) - len(rest))):
+                    rest += more
+                if not rest.startswith(magic):
+                    # the stream's end, after a whole member; bytes after it that start no other member (a
                     # transfer's newline or garbage) are ignored, as gzip -d does (trial 107: refused as "incorrect
                     # header check", or a newline said to cut the archive short)
                     return b""
-                self.unpack = zlib.decompressobj(31)
-            else:
+                self.unpack = self._new()
+            elif gzip_stream:
                 rest = self.unpack.unconsumed_tail or self.raw.read(1 << 16)
                 if not rest:
                     self.cut = True  # the bytes end inside a gzip member
                     return b""
+            elif self.unpack.needs_input:
+                rest = self.raw.read(1 << 16)
+                if not rest:
+                    self.cut = True  # the bytes end inside a stream
+                    return b""
+            else:
+                rest = b""  # (xz and bzip2 keep the input they have not unpacked yet)
             out = self.unpack.decompress(rest, want)
         if self.budget is not None:
             self.budget.stream(len(out), self.where)
         return out
 
 
-def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
+def _read_tar_stream(source: Archive, name: str, budget: Budget, fmt: str = "gzip") -> Dump:
     """A gzip'd tar, read as a stream twice: first for its names, then to keep the members ``_read_tree`` reads,
     so only those are held and charged against the budget (a must-gather's logs and bug reports are passed
     over, not refused with it); what it unpacks to is charged to ``budget.stream`` once (the second pass reads
     the same stream again)."""
     cut: InputError | None = None
     try:
-        with _opened(source) as raw, tarfile.open(fileobj=(unpacked := _Unpacked(raw, name, budget)), mode="r|") as archive:
+        with (
+            _opened(source) as raw,
+            tarfile.open(fileobj=(unpacked := _Unpacked(raw, name, budget, fmt)), mode="r|") as archive,
+        ):
             listed: list[tuple[str, bool, str]] = []
             whole = True  # the last member listed was read to its end (a cut there leaves it whole)
             ended = False  # the tar's end-of-archive blocks were read
@@ -2192,11 +2196,11 @@ def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
             if unpacked.cut:
                 if not listed:
                     raise EOFError("the stream ends before its first file")
-                cut = _trailer_cut(name) if ended else _cut_short(name, listed, whole)
+                cut = _trailer_cut(name, fmt) if ended else _cut_short(name, listed, whole, f"its {fmt} stream is cut short")
         names = [_member_name(n) for n, regular, _ in listed if regular]
         wanted = _read_by_tree(names)
         kept: list[bytes | DumpError] = []
-        with _opened(source) as raw, tarfile.open(fileobj=_Unpacked(raw, name), mode="r|") as archive:
+        with _opened(source) as raw, tarfile.open(fileobj=_Unpacked(raw, name, fmt=fmt), mode="r|") as archive:
             for member in archive if names else ():
                 if not member.isfile():
                     continue
@@ -2211,8 +2215,8 @@ def _read_tar_stream(source: Archive, name: str, budget: Budget) -> Dump:
                     break  # the last whole member: a cut stream ends after it
     except DumpError:
         raise
-    except (OSError, EOFError, zlib.error) as exc:
-        raise DumpError(name, _broken_gzip(exc)) from None
+    except (OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
+        raise DumpError(name, _broken_stream(exc, fmt)) from None
     except tarfile.TarError as exc:
         raise DumpError(name, _corrupt(exc) or f"broken tar archive: {exc}") from None
 
@@ -2258,16 +2262,25 @@ def _cut_short(
     return InputError(Source(name), f"the archive ends early ({how}), {told} {again}")
 
 
-def _trailer_cut(name: str) -> InputError:
+def _trailer_cut(name: str, fmt: str = "gzip") -> InputError:
     """The input error of a gzip'd tar whose stream is cut after the tar's end: every file is there, but the stream's
     CRC-32 and length, which tell a byte that changed, are not (trial 107: "any file after it is missing" was said of
     it, and a file damaged inside it was vouched "whole")."""
     return InputError(
         Source(name),
-        "the archive's gzip stream is cut short after the tar's end: every file in it is there, but the stream's own"
-        " CRC-32 and length are missing, so a byte that changed inside it cannot be told (download or copy the archive"
-        " again to be sure)",
+        f"the archive's {fmt} stream is cut short after the tar's end: every file in it is there, but the stream's own"
+        f" {'CRC-32 and length are' if fmt == 'gzip' else 'check is'} missing, so a byte that changed inside it cannot"
+        " be told (download or copy the archive again to be sure)",
     )
+
+
+def _broken_stream(exc: BaseException, fmt: str) -> str:
+    """Why a gzip, xz or bzip2 stream cannot be read (``_broken_gzip`` for gzip's own words)."""
+    if fmt == "gzip":
+        return _broken_gzip(exc)
+    if isinstance(exc, EOFError):
+        return f"{fmt} stream cut short: it ends before its end marker (download or copy it again)"
+    return f"corrupt {fmt} stream: {exc}"
 
 
 def _broken_gzip(exc: BaseException) -> str:
@@ -2940,19 +2953,19 @@ def read_path(path: str, progress: ProgressHook | None = None, stdin_name: str =
 
 
 def _archive_file(p: Path, path: str) -> Callable[[], Dump] | None:
-    """How to read the file ``p`` when it is a tar, zip or gzip'd tar (by its first bytes): from the file, whose
+    """How to read the file ``p`` when it is a tar, zip or compressed tar (by its first bytes): from the file, whose
     bytes are never all held (a customer's must-gather tarball of a few GB reads in tens of MB); None for other
     files, which are read whole (``parse_bytes``)."""
     with open(p, "rb") as fh:
         head = fh.read(512 + 263)
     budget = Budget()
-    if head.startswith(GZIP_MAGIC) and _gzip_holds_tar(p):
+    if (fmt := _compression(head)) and _holds_tar(p, fmt):
 
-        def gzip_tar() -> Dump:
+        def compressed_tar() -> Dump:
             with budget.level(path), budget.level(path):
-                return _read_tar_stream(p, path, budget)
+                return _read_tar_stream(p, path, budget, fmt)
 
-        return gzip_tar
+        return compressed_tar
     if head.startswith(ZIP_MAGICS) or is_tar(head):
         read = _read_zip if head.startswith(ZIP_MAGICS) else _read_tar
 

@@ -546,7 +546,7 @@ def test_a_body_that_parses_but_holds_no_object_is_told_what_verdict_reads(clien
         "nothing in the body could be read as an object: not a Kubernetes object: a map of labels (what kubectl get"
         " node NAME -o jsonpath='{.metadata.labels}' prints), which holds no object; print the object with kubectl"
         " get ... -o yaml (or -o json); verdict reads what kubectl get -o yaml|json prints (objects or a List),"
-        " kubectl describe node text, and tar/zip/gzip archives"
+        " kubectl describe node text, and tar/zip/gzip/xz/bzip2 archives"
         " of them such as a must-gather"
     )
     broken = problem(evaluate(client, b"kind: Node\nmetadata: {name: [\n"), 400, "malformed-dump")
@@ -1646,3 +1646,28 @@ def test_a_large_dump_left_too_little_of_its_budget_by_the_wait_is_busy_at_once(
     assert body["detail"].startswith("this worker judged other large dumps for ") and "while this one waited" in body["detail"]
     assert LargeSlot._lock.acquire(timeout=5)  # given back
     LargeSlot._lock.release()
+
+
+def test_a_tar_xz_is_taken_as_a_tar_and_named_when_sent_as_another_type(client: FlaskClient) -> None:
+    """Trial 155: a .tar.xz sent as application/x-tar was refused (a compressed tar is a tar, as a .tar.gz sent so is
+    read), and one sent as application/zip was not told which type to send."""
+    import io
+    import lzma
+    import tarfile
+
+    out = io.BytesIO()
+    node = b"apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n"
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        info = tarfile.TarInfo("mg/nodes.yaml")
+        info.size = len(node)
+        tar.addfile(info, io.BytesIO(node))
+    packed = lzma.compress(out.getvalue())
+    resp = client.post("/v1/evaluate", data=packed, headers={"Content-Type": "application/x-tar"})
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    assert [o["name"] for o in resp.get_json()["objects"]] == ["gpu-1"]
+    refused = client.post("/v1/evaluate", data=packed, headers={"Content-Type": "application/zip"})
+    assert refused.status_code == 400
+    assert refused.get_json()["detail"] == (
+        "Content-Type application/zip, but the body is not a zip archive; it is an xz stream (a .tar.xz or .yaml.xz):"
+        " send it as application/x-xz"
+    )

@@ -736,7 +736,7 @@ def test_a_file_that_is_not_a_dump_at_all_is_told_what_verdict_reads() -> None:
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.splitlines()[-1] == (
         f"verdict: no Kubernetes object could be read from {prose} (1 input error): verdict reads what"
-        " kubectl get -o yaml|json prints (objects or a List), kubectl describe node text, and tar/zip/gzip archives"
+        " kubectl get -o yaml|json prints (objects or a List), kubectl describe node text, and tar/zip/gzip/xz/bzip2 archives"
         " of them such as a must-gather"
     )
 
@@ -748,7 +748,7 @@ def test_stdin_that_is_not_a_dump_is_told_what_verdict_reads() -> None:
     assert result.exit_code == 2
     assert result.stderr.splitlines()[-1] == (
         "verdict: no Kubernetes object could be read from <stdin> (1 input error): verdict reads what"
-        " kubectl get -o yaml|json prints (objects or a List), kubectl describe node text, and tar/zip/gzip archives"
+        " kubectl get -o yaml|json prints (objects or a List), kubectl describe node text, and tar/zip/gzip/xz/bzip2 archives"
         " of them such as a must-gather"
     )
     named = run("audit", "-", "--stdin-name", "k8s/x.yaml", input="foo: bar\n")
