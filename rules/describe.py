@@ -313,9 +313,10 @@ def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[l
 
     Objects come in text order: each Node, then the Pods of its table. ``start_line`` is the 1-based
     line of the node's ``Name:`` (of the pod's row for Pods) in ``text``. Never raises on bad input.
-    ``unnamed``: a node whose text has no ``Name:`` line (part of the output, ``describe_fragment``) is named
-    ``<node>`` (``<node-1>``, ``<node-2>``... where the text holds several), a placeholder as kubectl's help writes
-    one; without it such a node is an input error.
+    ``unnamed``: a node whose text has no ``Name:`` line (part of the output, ``describe_fragment``) is named ``NODE``
+    (``NODE-1``, ``NODE-2``... where the text holds several), a placeholder no node's name can be (it is upper case)
+    and that a shell takes as a word (trial 155: ``<node>`` in a fix was a redirection); without it such a node is an
+    input error. Such a text was cut on purpose: ending before the node's pods is no input error.
     """
     objects: list[tuple[dict, int]] = []
     errors: list[InputError] = []
@@ -335,7 +336,7 @@ def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[l
             errors.append(InputError(Source(file=file, document=number, line=block[0][0]), other_describe_reason(*other)))
             continue
         try:
-            stand_in = "" if not unnamed else "<node>" if len(blocks) == 1 else f"<node-{number}>"
+            stand_in = "" if not unnamed else "NODE" if len(blocks) == 1 else f"NODE-{number}"
             node, pods, soft = _node(block, file, number, stand_in)
         except _Unreadable as e:
             errors.append(InputError(Source(file=file, document=number, line=e.line), e.reason, e.path))
@@ -439,6 +440,7 @@ _FROM_PODS_ON = {"Non-terminated Pods", "Pods", *_AFTER_PODS}
 
 def _node(block: list[Line], file: str, number: int, unnamed: str = "") -> tuple[dict, list[tuple[dict, int]], list[InputError]]:
     s = _sections(block)
+    fragment = "Name" not in s and bool(unnamed)
     name = s["Name"].value if "Name" in s else unnamed
     if not name or not (NODE_NAME.match(name) or name == unnamed):
         line = s["Name"].line if "Name" in s else block[0][0]
@@ -496,7 +498,7 @@ def _node(block: list[Line], file: str, number: int, unnamed: str = "") -> tuple
                 )
             )
     # ("Pods: not authorized" is whole: said below, trial 131)
-    if "System Info" in s and not s.keys() & _FROM_PODS_ON:
+    if "System Info" in s and not s.keys() & _FROM_PODS_ON and not fragment:
         # trial 124: kubectl prints the node's pods, Allocated resources and Events after System Info: a text ending in
         # it was cut short, and the pods that run there were left out without a word
         cut.append(

@@ -710,7 +710,8 @@ def test_a_nodes_capacity_and_allocatable_pasted_without_its_name_are_judged() -
     """Trial 145: three of ten real threads pasted a node's Capacity and Allocatable alone (`kubectl describe node x |
     grep -A8 -E "Capacity|Allocatable"`, which the pack's own fixes print) and were refused as naming no node. They
     show what the threads asked about: 8 GPUs in capacity, 0 allocatable. Each node is read under a placeholder name
-    (kubectl's help writes <node>), what the text leaves out said, and judged from what it shows."""
+    (NODE: upper case, no node's name, and a word to a shell, where <node> was a redirection: trial 155), what the
+    text leaves out said, and judged from what it shows."""
     one = (
         '$ kubectl describe node gpu-worker-07 | grep -A8 -E "Capacity|Allocatable"\nCapacity:\n  cpu:  64\n'
         "  nvidia.com/gpu:  8\n--\nAllocatable:\n  cpu:  63500m\n  nvidia.com/gpu:  0\n"
@@ -719,14 +720,14 @@ def test_a_nodes_capacity_and_allocatable_pasted_without_its_name_are_judged() -
     assert dump.errors == []
     [node] = [o.obj for o in dump.objects]
     assert (node["metadata"]["name"], node["status"]["capacity"], node["status"]["allocatable"]) == (
-        "<node>",
+        "NODE",
         {"cpu": "64", "nvidia.com/gpu": "8"},
         {"cpu": "63500m", "nvidia.com/gpu": "0"},
     )
     assert dump.objects[0].source.line == 2
     assert dump.notes[0] == (
         "chat.txt: part of kubectl describe node output (its Capacity, Allocatable sections), without the Name: line the"
-        " output starts with (cut by grep, or by hand?): read as a node called <node> here, judged from what the text"
+        " output starts with (cut by grep, or by hand?): read as a node called NODE here, judged from what the text"
         " shows; it leaves out its name and its Labels, Taints, Non-terminated Pods: the whole output of kubectl"
         " describe node NAME judges it whole"
     )
@@ -737,11 +738,11 @@ def test_a_nodes_capacity_and_allocatable_pasted_without_its_name_are_judged() -
     dump = parse_text(two, "chat.txt")
     got = [(o.obj["metadata"]["name"], o.obj["metadata"]["labels"], o.obj["status"]["allocatable"]) for o in dump.objects]
     assert got == [
-        ("<node-1>", {}, {"nvidia.com/gpu": "8"}),
-        ("<node-2>", {"nvidia.com/gpu.workload.config": "container"}, {"nvidia.com/gpu": "6"}),
+        ("NODE-1", {}, {"nvidia.com/gpu": "8"}),
+        ("NODE-2", {"nvidia.com/gpu.workload.config": "container"}, {"nvidia.com/gpu": "6"}),
     ]
     assert dump.notes[0].endswith(
-        "read as 2 nodes called <node-1>, <node-2> here, judged from what the text shows; it leaves out their names, and"
+        "read as 2 nodes called NODE-1, NODE-2 here, judged from what the text shows; it leaves out their names, and"
         " what of their Labels, Taints and Non-terminated Pods it does not show: the whole output of kubectl describe"
         " node NAME judges each whole"
     )
@@ -751,7 +752,16 @@ def test_a_nodes_capacity_and_allocatable_pasted_without_its_name_are_judged() -
 
     report = audit_bytes(one.encode(), "chat.txt", load_policies())
     failed = [(r.rule, r.result, r.message.split(",")[0]) for o in report.objects for r in o.results if r.result == "fail"]
-    assert failed == [("no-unhealthy-devices", "fail", "Node <node> has nvidia.com/gpu allocatable 0")]
+    assert failed == [("no-unhealthy-devices", "fail", "Node NODE has nvidia.com/gpu allocatable 0")]
+    # every fix of it parses in a shell (trial 155: `kubectl describe node <node> | grep` was a syntax error)
+    import subprocess
+
+    for r in (r for o in report.objects for r in o.results if r.remediation):
+        assert subprocess.run(["bash", "-n", "-c", r.remediation], check=False).returncode == 0, r.remediation
+    # trial 155: the pack's own `grep -A12 -E 'Capacity|Allocatable'` prints System Info's first lines too: cut on
+    # purpose, not "cut short?" before the node's pods (an input error, and exit 1, on a healthy node)
+    a12 = one.replace("-A8", "-A12") + "System Info:\n  Machine ID:  0f1c2d\n  Kernel Version:  5.15.0\n"
+    assert parse_text(a12, "chat.txt").errors == []
 
 
 def test_part_of_describe_pod_output_is_named_as_a_pods():
