@@ -1712,7 +1712,7 @@ def test_a_misspelt_workload_label_key_is_given_the_label_it_meant() -> None:
     from rules.engine import audit_bytes
 
     text = (GPU_PACK / "tests" / "workload_label_key_misspelt.yaml").read_text()
-    objects = yaml.safe_load(text)["objects"]
+    objects = next(yaml.safe_load_all(text))["objects"]
     report = audit_bytes(yaml.safe_dump_all(objects).encode(), "typo.yaml", load_policies())
     fixes = {o.ref.name: r.remediation for o in report.objects for r in o.results if r.rule == "workload-label-key-spelled"}
     assert fixes["gpu-key-typo"] == (
