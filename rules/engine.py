@@ -364,7 +364,7 @@ def _without_unpacked_archives(dumps: list[tuple[Path, str]], notes: list[str] |
         if folder is not None and folder in folders and _unpacked_into(d, folder):
             if notes is not None:
                 notes.append(
-                    f"{d} holds the files of the folder {folder} beside it (unpacked from it, by their names): judged"
+                    f"{d} holds the files of the folder {folder} beside it (unpacked from it, by their names and sizes): judged"
                     " once, as that folder (audit the archive alone to judge it as it came)"
                 )
             continue
@@ -374,25 +374,28 @@ def _without_unpacked_archives(dumps: list[tuple[Path, str]], notes: list[str] |
 
 def _unpacked_into(archive: Path, folder: Path) -> bool:
     """Whether every regular file of ``archive`` (a tar, compressed or not, or a zip) is a file of ``folder`` by its
-    path, the archive's top folder of the folder's name taken off where a member has it. Read as a stream, stopping at
+    path and size, the archive's top folder of the folder's name taken off where a member has it. Read as a stream, stopping at
     the first member the folder lacks, or past what an input may unpack to (a bomb beside a folder of its name)."""
-    have = {f.relative_to(folder).as_posix() for f in folder.rglob("*") if f.is_file()}
+    have = {f.relative_to(folder).as_posix(): f.stat().st_size for f in folder.rglob("*") if f.is_file()}
     top = folder.name + "/"
 
-    def held(name: str) -> bool:
+    def held(name: str, size: int) -> bool:
+        # by path and size (trial 155: an older must-gather of the same file names, other content, was dropped)
         name = name.removeprefix("./")
-        return name in have or (name.startswith(top) and name[len(top) :] in have)
+        if name not in have and name.startswith(top):
+            name = name[len(top) :]
+        return have.get(name) == size
 
     seen, size = 0, 0
     try:
         if zipfile.is_zipfile(archive):
             with zipfile.ZipFile(archive) as zf:
-                files = [i.filename for i in zf.infolist() if not i.is_dir()]
-                return bool(files) and all(held(n) for n in files)
+                files = [(i.filename, i.file_size) for i in zf.infolist() if not i.is_dir()]
+                return bool(files) and all(held(n, size) for n, size in files)
         with tarfile.open(archive, mode="r|*") as tar:
             for member in tar:
                 size += member.size
-                if size > MAX_UNPACKED_BYTES or (member.isreg() and not held(member.name)):
+                if size > MAX_UNPACKED_BYTES or (member.isreg() and not held(member.name, member.size)):
                     return False
                 seen += member.isreg()
     except (OSError, EOFError, tarfile.TarError, zipfile.BadZipFile, zlib.error, ValueError):

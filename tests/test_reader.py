@@ -2520,9 +2520,13 @@ def test_an_archive_beside_the_folder_unpacked_from_it_is_judged_once(tmp_path: 
     notes: list[str] = []
     assert split_dumps([str(case)], notes) == [str(case / "mg"), str(case / "other.tgz")]
     assert (
-        f"{case / 'mg.tar.gz'} holds the files of the folder {case / 'mg'} beside it (unpacked from it, by their names):"
-        " judged once, as that folder (audit the archive alone to judge it as it came)"
+        f"{case / 'mg.tar.gz'} holds the files of the folder {case / 'mg'} beside it (unpacked from it, by their names"
+        " and sizes): judged once, as that folder (audit the archive alone to judge it as it came)"
     ) in notes
+    # trial 155: the same names, another content (an older must-gather): a dump of its own
+    (case / "mg" / "nodes.yaml").write_bytes(files["nodes.yaml"].replace(b"gpu-1", b"gpu-10"))
+    assert split_dumps([str(case)], []) == [str(case / "mg"), str(case / "mg.tar.gz"), str(case / "other.tgz")]
+    (case / "mg" / "nodes.yaml").write_bytes(files["nodes.yaml"])
     # a member the folder lacks: not its unpacked copy
     (case / "mg" / "pods.yaml").unlink()
     assert split_dumps([str(case)], []) == [str(case / "mg"), str(case / "mg.tar.gz"), str(case / "other.tgz")]
