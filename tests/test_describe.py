@@ -909,3 +909,15 @@ def test_the_pods_rebuilt_from_describe_text_are_counted_in_a_note() -> None:
     ]
     alone = "Name:  gpu-1\nCapacity:\n  nvidia.com/gpu:  1\nAllocatable:\n  nvidia.com/gpu:  1\n"
     assert parse_text(alone, "paste.txt").notes == []
+
+
+def test_a_nodes_capacity_and_allocatable_in_a_folder_are_read_as_alone(tmp_path: Path) -> None:
+    """Trial 155: a file holding a node's Capacity and Allocatable cut out by grep was judged given alone and passed
+    over in a folder ("not starting as a dump or describe text")."""
+    from rules.reader import read_path
+
+    (tmp_path / "gpu-node.txt").write_text("Capacity:\n  nvidia.com/gpu:  8\nAllocatable:\n  nvidia.com/gpu:  0\n")
+    (tmp_path / "notes.txt").write_text("the node lost its GPUs after the reboot\n")
+    dump = read_path(str(tmp_path))
+    assert [(o.obj["metadata"]["name"], o.source.file) for o in dump.objects] == [("NODE", f"{tmp_path}/gpu-node.txt")]
+    assert f"{tmp_path}/notes.txt" in dump.files_skipped
