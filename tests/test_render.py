@@ -86,8 +86,8 @@ def test_a_batch_note_every_dump_carries_is_said_once_in_markdown() -> None:
     assert text.count(batch) == 1
     # under the total line and the dumps' index (trial 154: the one with an input error first)
     assert text.splitlines()[1:4] == [
-        "- tests/data/render/second-dump.yaml: 1 fail · 1 input error (first: YAML syntax error: did not find expected"
-        " ',' or '}' (while parsing a flow mapping that starts at li…)",
+        "- tests/data/render/second-dump.yaml: 1 fail · 1 input error (YAML syntax error: did not find expected ',' or"
+        " '}' (while parsing a flow mapping that starts at li…)",
         "- tests/data/render/dump.yaml: 2 fail · 1 warn · 1 error",
         f"_note: {batch}_",
     ]
@@ -873,8 +873,8 @@ def test_markdown_sections_per_dump_share_one_limit() -> None:
     assert text.startswith("**verdict** 2 dumps: 42 objects judged")
     # trial 154: each dump is named under the total line, the one cut out of the message too, input errors first
     assert text.splitlines()[1:3] == [
-        "- tests/data/render/second-dump.yaml: 1 fail · 1 input error (first: YAML syntax error: did not find expected"
-        " ',' or '}' (while parsing a flow mapping that starts at li…)",
+        "- tests/data/render/second-dump.yaml: 1 fail · 1 input error (YAML syntax error: did not find expected ',' or"
+        " '}' (while parsing a flow mapping that starts at li…)",
         "- big.yaml: 40 fail",
     ]
     # the second dump's heading, roll-up row and finding are counted in the closing line

@@ -676,7 +676,8 @@ def _dump_index(reports: list[Report], most: int) -> list[str]:
     for r in ordered[: most or None]:
         s = r.summary()
         errors = r.input_errors
-        first = f" (first: {line(errors[0].reason, 100)})" if errors else ""
+        # (trial 155: "first:" said of a dump's only error)
+        first = f" ({'first: ' if len(errors) > 1 else ''}{line(errors[0].reason, 100)})" if errors else ""
         if not s["objectsRead"] and errors:
             said = f"not read{first}"
         else:
