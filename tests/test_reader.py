@@ -2064,10 +2064,10 @@ def test_json_that_only_yaml_takes_is_read_and_said() -> None:
     assert [o.name for o in flow.objects] == ["n1"] and flow.notes == []
 
 
-def tgz(members: dict[str, bytes]) -> bytes:
-    """A .tar.gz holding ``members`` (path -> bytes)."""
+def tgz(members: dict[str, bytes], mode: str = "w:gz") -> bytes:
+    """A .tar.gz holding ``members`` (path -> bytes); a plain tar with ``mode`` "w"."""
     out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+    with tarfile.open(fileobj=out, mode=mode) as tar:
         for n, data in members.items():
             info = tarfile.TarInfo(n)
             info.size = len(data)
@@ -2411,16 +2411,6 @@ def test_a_byte_that_is_not_utf8_after_a_byte_order_mark_is_placed_right() -> No
     )
 
 
-def _tar_of(files: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return out.getvalue()
-
-
 def test_xz_and_bzip2_archives_are_read_and_zstd_is_said() -> None:
     """Trial 154: a must-gather packed as .tar.xz or .tar.bz2 (and a nodes.json.xz) was dropped from a batch with a
     note that it was no archive, and alone was "not UTF-8 text and not a tar, gzip or zip archive". xz and bzip2 are
@@ -2432,7 +2422,7 @@ def test_xz_and_bzip2_archives_are_read_and_zstd_is_said() -> None:
     from rules.reader import Budget, parse_bytes
 
     node = b"apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-%d\n"
-    tar = _tar_of({"mg/nodes.yaml": node % 1, "mg/more.yaml": node % 2})
+    tar = tgz({"mg/nodes.yaml": node % 1, "mg/more.yaml": node % 2}, "w")
     for packed, name in ((lzma.compress(tar), "mg.tar.xz"), (bz2.compress(tar), "mg.tar.bz2")):
         dump = parse_bytes(packed, name)
         got = sorted((o.obj["metadata"]["name"], o.source.file) for o in dump.objects)
@@ -2476,7 +2466,7 @@ def test_a_tar_xz_beside_a_tar_gz_is_a_dump_of_its_own_in_a_batch(tmp_path: Path
     from rules.engine import split_dumps
     from rules.reader import member_role
 
-    tar = _tar_of({"nodes.yaml": b"apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n"})
+    tar = tgz({"nodes.yaml": b"apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n"}, "w")
     (tmp_path / "mg.tar.xz").write_bytes(lzma.compress(tar))
     (tmp_path / "must-gather.tar.gz").write_bytes(gzip.compress(tar))
     notes: list[str] = []
@@ -2515,8 +2505,8 @@ def test_an_archive_beside_the_folder_unpacked_from_it_is_judged_once(tmp_path: 
     files = {"nodes.yaml": b"apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n", "pods.yaml": b"kind: List\nitems: []\n"}
     for name, data in files.items():
         (case / "mg" / name).write_bytes(data)
-    (case / "mg.tar.gz").write_bytes(gzip.compress(_tar_of({f"mg/{n}": d for n, d in files.items()})))
-    (case / "other.tgz").write_bytes(gzip.compress(_tar_of({"nodes.yaml": files["nodes.yaml"]})))
+    (case / "mg.tar.gz").write_bytes(gzip.compress(tgz({f"mg/{n}": d for n, d in files.items()}, "w")))
+    (case / "other.tgz").write_bytes(gzip.compress(tgz({"nodes.yaml": files["nodes.yaml"]}, "w")))
     notes: list[str] = []
     assert split_dumps([str(case)], notes) == [str(case / "mg"), str(case / "other.tgz")]
     assert (
