@@ -6,6 +6,7 @@ the caller's (``rules.render``). Reading time is added to the report's timing.
 
 from __future__ import annotations
 
+import lzma
 import os
 import tarfile
 import time
@@ -359,8 +360,8 @@ def _without_unpacked_archives(dumps: list[tuple[Path, str]], notes: list[str] |
     folders = {d: what for d, what in dumps if what in ("folder", "must-gather")}
     kept = []
     for d, what in dumps:
-        stem = d.name[: -len(next((x for x in ARCHIVE_SUFFIXES if d.name.lower().endswith(x)), ""))] if what == "archive" else ""
-        folder = d.parent / stem if stem else None
+        suffix = next((x for x in ARCHIVE_SUFFIXES if d.name.lower().endswith(x)), "") if what == "archive" else ""
+        folder = d.parent / d.name[: -len(suffix)] if suffix else None
         if folder is not None and folder in folders and _unpacked_into(d, folder):
             if notes is not None:
                 notes.append(
@@ -374,8 +375,9 @@ def _without_unpacked_archives(dumps: list[tuple[Path, str]], notes: list[str] |
 
 def _unpacked_into(archive: Path, folder: Path) -> bool:
     """Whether every regular file of ``archive`` (a tar, compressed or not, or a zip) is a file of ``folder`` by its
-    path and size, the archive's top folder of the folder's name taken off where a member has it. Read as a stream, stopping at
-    the first member the folder lacks, or past what an input may unpack to (a bomb beside a folder of its name)."""
+    path and size, the archive's top folder of the folder's name taken off where a member has it. Read as a stream,
+    stopping at the first member the folder lacks, or past what an input may unpack to (a bomb beside a folder of its
+    name)."""
     have = {f.relative_to(folder).as_posix(): f.stat().st_size for f in folder.rglob("*") if f.is_file()}
     top = folder.name + "/"
 
@@ -391,14 +393,14 @@ def _unpacked_into(archive: Path, folder: Path) -> bool:
         if zipfile.is_zipfile(archive):
             with zipfile.ZipFile(archive) as zf:
                 files = [(i.filename, i.file_size) for i in zf.infolist() if not i.is_dir()]
-                return bool(files) and all(held(n, size) for n, size in files)
+                return bool(files) and all(held(n, length) for n, length in files)
         with tarfile.open(archive, mode="r|*") as tar:
             for member in tar:
                 size += member.size
                 if size > MAX_UNPACKED_BYTES or (member.isreg() and not held(member.name, member.size)):
                     return False
                 seen += member.isreg()
-    except (OSError, EOFError, tarfile.TarError, zipfile.BadZipFile, zlib.error, ValueError):
+    except (OSError, EOFError, tarfile.TarError, zipfile.BadZipFile, zlib.error, lzma.LZMAError, ValueError):
         return False
     return seen > 0
 
