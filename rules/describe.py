@@ -291,8 +291,18 @@ def describe_fragment(text: str) -> tuple[int, list[str], str] | None:
     if written is None:
         return None
     cleaned, first, start, head = written
-    m = _HEADER.match(head)
     known = _HEADERS | POD_ONLY_HEADERS
+    # grep -B2 starts inside the section before (trial 155: "  Hostname: gpu-a" above Capacity): a few indented lines
+    # of a section's body, then a header at the margin
+    lead = 0
+    while lead < 3 and first + lead < len(cleaned) and cleaned[first + lead][1][:1] in (" ", ""):
+        lead += 1
+    if 0 < lead < 3 and first + lead < len(cleaned):
+        after = _HEADER.match(cleaned[first + lead][1])
+        if after and after["key"] in known - {"Name", "Pods", "Phase"}:
+            first += lead
+            start, head = cleaned[first]
+    m = _HEADER.match(head)
     if m is None or m["key"] not in known - {"Name", "Pods", "Phase"}:
         return None
     headers: list[str] = []
@@ -365,7 +375,8 @@ def _stray_dump_line(lines: list[Line]) -> int | None:
 
 
 def _clean(text: str) -> list[Line]:
-    """Numbered lines without prompt lines, grep's group separators, trailing blanks and tabs.
+    """Numbered lines without prompt lines, trailing blanks and tabs (grep's group separators, ``--``, are kept:
+    ``_split`` ends a section at one).
 
     With balanced ``` fences only the fenced lines are kept (the rest is the commentary of an issue
     or chat message); unbalanced fences are just dropped.
@@ -378,8 +389,8 @@ def _clean(text: str) -> list[Line]:
         if _FENCE.match(line):
             inside = not inside
             continue
-        if (fences and len(fences) % 2 == 0 and not inside) or _PROMPT.match(line) or line.strip() == "--":
-            continue  # (a line "--" alone is grep's between the parts -A prints: describe prints none)
+        if (fences and len(fences) % 2 == 0 and not inside) or _PROMPT.match(line):
+            continue
         out.append((i + 1, line.rstrip().expandtabs(8)))
     return out
 
@@ -394,7 +405,17 @@ def _split(lines: list[Line]) -> list[list[Line]]:
     base = len(lines[start][1]) - len(lines[start][1].lstrip())
     blocks: list[list[Line]] = []
     seen: set[str] = set()
+    # a line "--" alone is grep's between the groups -A/-B print (describe prints none): what follows it up to the next
+    # section header is the tail of a section whose header grep left out (-B2 of Capacity: the Addresses' last lines)
+    between = False
     for number, t in lines[start:]:
+        if t.strip() == "--":
+            between = True
+            continue
+        if between:
+            if not ((h := _HEADER.match(t.lstrip())) and h["key"] in _HEADERS):
+                continue
+            between = False
         t = t[base:] if t[:base].strip() == "" else t.lstrip()
         m = _HEADER.match(t)
         key = m["key"] if m and m["key"] in _HEADERS else None

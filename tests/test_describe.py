@@ -921,3 +921,18 @@ def test_a_nodes_capacity_and_allocatable_in_a_folder_are_read_as_alone(tmp_path
     dump = read_path(str(tmp_path))
     assert [(o.obj["metadata"]["name"], o.source.file) for o in dump.objects] == [("NODE", f"{tmp_path}/gpu-node.txt")]
     assert f"{tmp_path}/notes.txt" in dump.files_skipped
+
+
+def test_grep_context_before_capacity_is_set_aside() -> None:
+    """Trial 155: `kubectl describe nodes | grep -B2 -A7 Capacity` starts each group with the last lines of the section
+    before (Addresses' InternalIP, Hostname): the paste was refused as YAML, then those lines were read as a resource
+    of the node before. They are set aside: each group is a node."""
+    group = "  InternalIP:  10.0.0.1{n}\n  Hostname:    gpu-{n}\n"
+    group += "Capacity:\n  nvidia.com/gpu:  8\nAllocatable:\n  nvidia.com/gpu:  {a}\n"
+    text = "$ kubectl describe nodes | grep -B2 -A4 Capacity\n" + group.format(n=1, a=8) + "--\n" + group.format(n=2, a=6)
+    dump = parse_text(text, "chat.txt")
+    assert dump.errors == []
+    assert [(o.obj["metadata"]["name"], o.obj["status"]["allocatable"]) for o in dump.objects] == [
+        ("NODE-1", {"nvidia.com/gpu": "8"}),
+        ("NODE-2", {"nvidia.com/gpu": "6"}),
+    ]
