@@ -323,10 +323,11 @@ def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[l
 
     Objects come in text order: each Node, then the Pods of its table. ``start_line`` is the 1-based
     line of the node's ``Name:`` (of the pod's row for Pods) in ``text``. Never raises on bad input.
-    ``unnamed``: a node whose text has no ``Name:`` line (part of the output, ``describe_fragment``) is named ``NODE``
-    (``NODE-1``, ``NODE-2``... where the text holds several), a placeholder no node's name can be (it is upper case)
-    and that a shell takes as a word (trial 155: ``<node>`` in a fix was a redirection); without it such a node is an
-    input error. Such a text was cut on purpose: ending before the node's pods is no input error.
+    ``unnamed``: a node whose text has no ``Name:`` line (part of the output, ``describe_fragment``) is named by the
+    prompt line before it where that describes one node (``$ kubectl describe node gpu-7 | grep ...``, trial 156), else
+    ``NODE`` (``NODE-1``, ``NODE-2``... where the text holds several), a placeholder no node's name can be (it is upper
+    case) and that a shell takes as a word (trial 155: ``<node>`` in a fix was a redirection); without it such a node
+    is an input error. Such a text was cut on purpose: ending before the node's pods is no input error.
     """
     objects: list[tuple[dict, int]] = []
     errors: list[InputError] = []
@@ -340,13 +341,14 @@ def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[l
         errors.append(InputError(Source(file=file, document=1, line=lines[stray][0]), reason))
         lines = lines[:stray]
     blocks = _split(lines)
+    prompted = _prompted_node(text) if unnamed and len(blocks) == 1 else ""
     for number, block in enumerate(blocks, 1):
         other = _namespaced(block)
         if other is not None:  # trial 124: describe pod beside describe node, no prompt line between, read as a Node
             errors.append(InputError(Source(file=file, document=number, line=block[0][0]), other_describe_reason(*other)))
             continue
         try:
-            stand_in = "" if not unnamed else "NODE" if len(blocks) == 1 else f"NODE-{number}"
+            stand_in = "" if not unnamed else prompted or ("NODE" if len(blocks) == 1 else f"NODE-{number}")
             node, pods, soft = _node(block, file, number, stand_in)
         except _Unreadable as e:
             errors.append(InputError(Source(file=file, document=number, line=e.line), e.reason, e.path))
@@ -457,6 +459,19 @@ _FROM_CAPACITY_ON = {"Capacity", "Allocatable", *_AFTER_ALLOCATABLE}
 #: for a user who may not list pods): a block with none of them ends before, or inside, it.
 _AFTER_PODS = {"Allocated resources", "Events"}
 _FROM_PODS_ON = {"Non-terminated Pods", "Pods", *_AFTER_PODS}
+
+
+#: The one node a prompt line describes: ``kubectl describe node NAME`` (``nodes``, ``no``), before a pipe or the end.
+_PROMPTED_NODE = re.compile(r"\bdescribe\s+(?:nodes?|no)\s+([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)\s*(?:\||$)")
+
+
+def _prompted_node(text: str) -> str:
+    """The node name the text's first prompt line gives (in its first 4 KB), else ""."""
+    for line in text[:4096].splitlines():
+        if _PROMPT.match(line):
+            m = _PROMPTED_NODE.search(line)
+            return m.group(1) if m else ""
+    return ""
 
 
 def _node(block: list[Line], file: str, number: int, unnamed: str = "") -> tuple[dict, list[tuple[dict, int]], list[InputError]]:

@@ -1481,6 +1481,9 @@ def _prompt_blocks(text: str) -> list[_Block] | None:
     parts = _between_prompts(lines)
     if parts is None:
         return None
+    # a kubectl describe part keeps its prompt line, which describe text reads past: it may name the node that a part
+    # cut by grep does not (trial 156)
+    parts = [(a - 1 if a and _DESCRIBE_COMMAND.match(lines[a - 1]) else a, b) for a, b in parts]
     return [_Block(_PASTE, start, lines[start:end], fence=max(start, 1)) for start, end in parts]
 
 
@@ -1537,6 +1540,13 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
             other.append(block)
             continue
         prompts += sum(1 for line in block.lines[:at] if line.strip())
+        # describe text is read from its prompt line on, written "$ <command>" as describe text reads past it: it may
+        # name the node (trial 156)
+        lines = block.lines
+        command = next((i for i in range(at - 1, -1, -1) if _DESCRIBE_COMMAND.match(lines[i])), None)
+        if command is not None:
+            written = _BLOCK_PROMPT.sub("$ ", lines[command], count=1)
+            lines, at = [*lines[:command], written, *lines[command + 1 :]], command
         shift = block.first + at
         # Read at its lines in the message: blank lines before it, so that the reasons' own places ("line 4,
         # column 1", "a flow mapping that starts at line 15") are the message's too; past a bound of them (a long
@@ -1544,7 +1554,7 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         padded = shift <= padding
         padding -= shift if padded else 0
         # its lines, each with its line end: a block its closing fence ends is whole, never cut short mid-line
-        body = "".join(f"{line}\n" for line in block.lines[at:])
+        body = "".join(f"{line}\n" for line in lines[at:])
         part = _parse_unfenced("\n" * shift + body if padded else body, name, None)
         moved = functools.partial(_moved_source, lines=0 if padded else shift, documents=documents)
         dump.objects.extend(KObject(o.obj, moved(o.source)) for o in part.objects)
@@ -1582,6 +1592,8 @@ _BLOCK_PADDING = 16 << 20
 
 #: The command a paste starts with: ``$ kubectl get node x -o yaml``, ``[root@host ~]# oc get nodes -o json``.
 _COMMAND_LINE = re.compile(_SHELL_PROMPT + _CLIENT + r"get\b[^\n]*")
+#: A prompt line whose command prints kubectl describe text.
+_DESCRIBE_COMMAND = re.compile(_SHELL_PROMPT + _CLIENT + r"describe\b")
 
 
 def _without_command(text: str) -> str:
@@ -1681,17 +1693,23 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
         dump.errors.extend(errors)
         if resources and fragment is not None and (nodes := [o["metadata"]["name"] for o, _ in objects if o["kind"] == "Node"]):
             headers = fragment[1]
+            # (trial 156: the note is what says the verdict is of part of a node: short enough for a chat message)
+            sections = ", ".join(headers)
             if len(nodes) == 1:
                 left = [h for h in ("Labels", "Taints", "Non-terminated Pods") if h not in headers]
-                out, whole = "its name" + (f" and its {', '.join(left)}" if left else ""), "it"
+                named = nodes[0] != "NODE"  # by the prompt line before it
+                what = f"node {nodes[0]}, as its prompt line names it" if named else "a node called NODE here (it names none)"
+                judged = f"; it holds no {', '.join(left)} section: the rules that read them judge it as if it had none"
+                judged = judged if left else ""
+                whole = "it"
             else:  # (which part lacks which section is not said: the sections of one part only are what it shows)
-                out, whole = "their names, and what of their Labels, Taints and Non-terminated Pods it does not show", "each"
-            sections = f"its {', '.join(headers)} section{'s' if len(headers) > 1 else ''}"
+                what = f"{len(nodes)} nodes called {first_few(nodes, 3)} here (it names none)"
+                judged = "; what of their Labels, Taints and Non-terminated Pods it does not show, the rules judge as if absent"
+                whole = "each"
+            # (the advice first: a chat message cuts a long note, trial 156)
             dump.notes.append(
-                f"{name}: part of kubectl describe node output ({sections}),"
-                " without the Name: line the output starts with (cut by grep, or by hand?): read as"
-                f" {'a node' if len(nodes) == 1 else f'{len(nodes)} nodes'} called {first_few(nodes, 3)} here, judged from"
-                f" what the text shows; it leaves out {out}: the whole output of kubectl describe node NAME judges {whole} whole"
+                f"{name}: only part of kubectl describe node output ({sections}; no Name: line): paste the whole output"
+                f" to judge {whole} whole. Read as {what}{judged}"
             )
         if pods := sum(o["kind"] == "Pod" for o, _ in objects):
             # (trial 134: "6 objects judged" for three pasted nodes made a reader look twice)

@@ -709,9 +709,9 @@ def test_part_of_describe_node_output_is_named_with_its_sections() -> None:
 def test_a_nodes_capacity_and_allocatable_pasted_without_its_name_are_judged() -> None:
     """Trial 145: three of ten real threads pasted a node's Capacity and Allocatable alone (`kubectl describe node x |
     grep -A8 -E "Capacity|Allocatable"`, which the pack's own fixes print) and were refused as naming no node. They
-    show what the threads asked about: 8 GPUs in capacity, 0 allocatable. Each node is read under a placeholder name
-    (NODE: upper case, no node's name, and a word to a shell, where <node> was a redirection: trial 155), what the
-    text leaves out said, and judged from what it shows."""
+    show what the threads asked about: 8 GPUs in capacity, 0 allocatable. Each node is read under the name its prompt
+    line gives (trial 156), else a placeholder (NODE: upper case, no node's name, and a word to a shell, where <node>
+    was a redirection: trial 155), what the text leaves out said, and judged from what it shows."""
     one = (
         '$ kubectl describe node gpu-worker-07 | grep -A8 -E "Capacity|Allocatable"\nCapacity:\n  cpu:  64\n'
         "  nvidia.com/gpu:  8\n--\nAllocatable:\n  cpu:  63500m\n  nvidia.com/gpu:  0\n"
@@ -720,17 +720,20 @@ def test_a_nodes_capacity_and_allocatable_pasted_without_its_name_are_judged() -
     assert dump.errors == []
     [node] = [o.obj for o in dump.objects]
     assert (node["metadata"]["name"], node["status"]["capacity"], node["status"]["allocatable"]) == (
-        "NODE",
+        "gpu-worker-07",
         {"cpu": "64", "nvidia.com/gpu": "8"},
         {"cpu": "63500m", "nvidia.com/gpu": "0"},
     )
     assert dump.objects[0].source.line == 2
     assert dump.notes[0] == (
-        "chat.txt: part of kubectl describe node output (its Capacity, Allocatable sections), without the Name: line the"
-        " output starts with (cut by grep, or by hand?): read as a node called NODE here, judged from what the text"
-        " shows; it leaves out its name and its Labels, Taints, Non-terminated Pods: the whole output of kubectl"
-        " describe node NAME judges it whole"
+        "chat.txt: only part of kubectl describe node output (Capacity, Allocatable; no Name: line): paste the whole"
+        " output to judge it whole. Read as node gpu-worker-07, as its prompt line names it; it holds no Labels, Taints,"
+        " Non-terminated Pods section: the rules that read them judge it as if it had none"
     )
+    # without a prompt line naming one node: NODE
+    unnamed = parse_text(one.split("\n", 1)[1], "chat.txt")
+    assert [o.obj["metadata"]["name"] for o in unnamed.objects] == ["NODE"]
+    assert "Read as a node called NODE here (it names none);" in unnamed.notes[0]
     # two nodes' sections (kubectl describe nodes | grep ...): one placeholder each, in text order
     two = "Capacity:\n  nvidia.com/gpu:  8\nAllocatable:\n  nvidia.com/gpu:  8\n--\n"
     two += "Labels:  nvidia.com/gpu.workload.config=container\n"
@@ -742,9 +745,8 @@ def test_a_nodes_capacity_and_allocatable_pasted_without_its_name_are_judged() -
         ("NODE-2", {"nvidia.com/gpu.workload.config": "container"}, {"nvidia.com/gpu": "6"}),
     ]
     assert dump.notes[0].endswith(
-        "read as 2 nodes called NODE-1, NODE-2 here, judged from what the text shows; it leaves out their names, and"
-        " what of their Labels, Taints and Non-terminated Pods it does not show: the whole output of kubectl describe"
-        " node NAME judges each whole"
+        "paste the whole output to judge each whole. Read as 2 nodes called NODE-1, NODE-2 here (it names none); what of"
+        " their Labels, Taints and Non-terminated Pods it does not show, the rules judge as if absent"
     )
     # judged: the unhealthy GPUs are the finding the thread asked for
     from rules.engine import audit_bytes
@@ -752,7 +754,7 @@ def test_a_nodes_capacity_and_allocatable_pasted_without_its_name_are_judged() -
 
     report = audit_bytes(one.encode(), "chat.txt", load_policies())
     failed = [(r.rule, r.result, r.message.split(",")[0]) for o in report.objects for r in o.results if r.result == "fail"]
-    assert failed == [("no-unhealthy-devices", "fail", "Node NODE has nvidia.com/gpu allocatable 0")]
+    assert failed == [("no-unhealthy-devices", "fail", "Node gpu-worker-07 has nvidia.com/gpu allocatable 0")]
     # every fix of it parses in a shell (trial 155: `kubectl describe node <node> | grep` was a syntax error)
     import subprocess
 
