@@ -368,6 +368,13 @@ def command(
         # unknown --context was followed by "is the cluster reachable")
         told = re.search(r"\b(does not exist|not found|no configuration|unknown flag|invalid)\b", exc.stderr or "", re.I)
         why = "see its error above" if told else "is the cluster reachable with these credentials?"
+        # trial 156: with no kubeconfig kubectl asks localhost:8080, where verdict's own service may answer (404)
+        unconfigured = not os.environ.get("KUBECONFIG") and not os.path.exists(os.path.expanduser("~/.kube/config"))
+        if unconfigured and "could not find the requested resource" in (exc.stderr or ""):
+            why = (
+                "kubectl has no cluster configured (no KUBECONFIG, no ~/.kube/config), so it asked localhost:8080, where"
+                " something that is no Kubernetes API server answered (verdict serve listens there by default)"
+            )
         _fail(f"{client} api-resources failed (exit {exc.status}): {why}", exc)
     quiet = bool(params.get("quiet"))  # audit's -q keeps the plugin's notes off standard error too (trial 85)
     if complaint and not quiet:

@@ -459,3 +459,25 @@ def test_an_option_the_plugin_does_not_take_is_said_as_the_plugin_s(kubectl: Kub
     for typo, meant in (("--reults", "--results"), ("--contxt", "--context"), ("--all-namespace", "--all-namespaces")):
         res = plugin(typo, "x")
         assert (res.exit_code, res.stderr.splitlines()[-1]) == (2, f"Error: no such option: {typo}; did you mean {meant}?")
+
+
+def test_no_kubeconfig_and_a_404_from_localhost_is_said_so(
+    kubectl: Kubectl, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Trial 156: with no kubeconfig, kubectl asks localhost:8080, where verdict's own service (make run) answered 404:
+    the plugin asked whether the cluster was reachable with these credentials."""
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.kube/config
+    notfound = "Error from server (NotFound): the server could not find the requested resource\n"
+    kubectl.answer("api-resources", "", notfound, 1)
+    res = plugin(*SMALL)
+    assert (res.exit_code, res.stdout) == (2, "")
+    assert res.stderr == notfound + (
+        "kubectl verdict: kubectl api-resources failed (exit 1): kubectl has no cluster configured (no KUBECONFIG, no"
+        " ~/.kube/config), so it asked localhost:8080, where something that is no Kubernetes API server answered"
+        " (verdict serve listens there by default)\n"
+    )
+    # with a kubeconfig, the question about the cluster stays
+    (tmp_path / ".kube").mkdir()
+    (tmp_path / ".kube" / "config").write_text("apiVersion: v1\nkind: Config\n")
+    assert plugin(*SMALL).stderr.endswith("is the cluster reachable with these credentials?\n")
