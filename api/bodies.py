@@ -16,7 +16,7 @@ from collections.abc import Callable
 from flask import current_app, request
 from werkzeug.exceptions import ClientDisconnected, HTTPException
 
-from rules.reader import GZIP_MAGIC, TAR_NAMES, WIDE_MARKS, XZ_MAGIC, ZIP_MAGICS, empty_tar, is_tar
+from rules.reader import GZIP_MAGIC, TAR_NAMES, WIDE_MARKS, XZ_MAGIC, ZIP_MAGICS, compression, empty_tar, is_tar
 
 from .problems import Problem
 
@@ -278,7 +278,7 @@ def check_magic(mimetype: str, data: bytes, name: str = "<body>") -> None:
         raise Problem("empty-body", "the body is an empty tar archive: it holds no file", file=name)
     if mimetype == "application/x-tar":
         # (a compressed tar is a tar too: trial 155, a .tar.xz sent as application/x-tar was refused)
-        if not is_tar(data) and not data.startswith((GZIP_MAGIC, XZ_MAGIC, b"BZh")):
+        if not is_tar(data) and not compression(data):
             raise Problem(
                 "malformed-dump", f"Content-Type application/x-tar, but the body is not a tar archive{_OWN_TYPE}", file=name
             )
@@ -309,7 +309,7 @@ LARGE_BODY = 1 << 20
 def is_large(data: bytes) -> bool:
     """Whether judging ``data`` may take far more memory than its size: past ``LARGE_BODY``, or an archive (a
     gzip, xz, bzip2, zip or tar body unpacks to up to the decoded bound; trial 125: 291 KB of gzip held 357 MB)."""
-    return len(data) > LARGE_BODY or data.startswith((GZIP_MAGIC, *ZIP_MAGICS, XZ_MAGIC, b"BZh")) or is_tar(data)
+    return len(data) > LARGE_BODY or bool(compression(data)) or data.startswith(ZIP_MAGICS) or is_tar(data)
 
 
 class LargeSlot:

@@ -318,6 +318,12 @@ def describe_fragment(text: str) -> tuple[int, list[str], str] | None:
     return start, headers, "node" if node else "pod" if pod else ""
 
 
+def holds_resources(fragment: tuple[int, list[str], str] | None) -> bool:
+    """Whether a ``describe_fragment`` is a node's, with its Capacity or Allocatable: judged (``parse_describe_nodes``'s
+    ``unnamed``), where another part is refused."""
+    return fragment is not None and fragment[2] == "node" and bool({"Capacity", "Allocatable"} & set(fragment[1]))
+
+
 def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[list[tuple[dict, int]], list[InputError]]:
     """Returns ``[(object, start_line)]`` — Node objects and bound Pod objects — and input errors.
 

@@ -357,7 +357,7 @@ def _without_unpacked_archives(dumps: list[tuple[Path, str]], notes: list[str] |
     """``dumps`` without each archive whose files a folder beside it of its name holds (``tar xzf mg.tar.gz`` in a case
     folder: trial 154 judged the must-gather twice, and the batch's totals counted every finding twice, unsaid), and a
     note for each: the folder is judged."""
-    folders = {d: what for d, what in dumps if what in ("folder", "must-gather")}
+    folders = {d for d, what in dumps if what in ("folder", "must-gather")}
     kept = []
     for d, what in dumps:
         suffix = next((x for x in ARCHIVE_SUFFIXES if d.name.lower().endswith(x)), "") if what == "archive" else ""

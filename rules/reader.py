@@ -1684,7 +1684,7 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
     fragment = None if described else describe.describe_fragment(text[:DESCRIBE_SNIFF_BYTES])
     # trial 145: three of ten real threads pasted a node's Capacity and Allocatable alone (the pack's own fix prints
     # them with grep), and were refused as naming no node: a careful reader answers from them
-    resources = fragment is not None and fragment[2] == "node" and bool({"Capacity", "Allocatable"} & set(fragment[1]))
+    resources = describe.holds_resources(fragment)
     if described or resources:
         objects, errors = describe.parse_describe_nodes(text, name, unnamed=resources)
         for i, (obj, line) in enumerate(objects):
@@ -1956,10 +1956,7 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
     if name.lower().endswith(TAR_NAMES) and empty_tar(data):
         # (trial 136: read as text, "YAML error: character U+0000")
         return Dump(files_read=[name], notes=[f"{name}: an empty tar archive (it holds no file)"])
-    if data.startswith(GZIP_MAGIC) or data.startswith(ZIP_MAGICS) or is_tar(data):
-        with budget.level(name):
-            return _unpack(data, name, budget)
-    if data.startswith(XZ_MAGIC) or _BZIP2.match(data):
+    if compression(data) or data.startswith(ZIP_MAGICS) or is_tar(data):
         with budget.level(name):
             return _unpack(data, name, budget)
     if data.startswith(ZSTD_MAGIC):
@@ -2010,8 +2007,9 @@ def _parse_wide(data: bytes, name: str) -> Dump:
         return _parse_text(text, name)
 
 
-def _compression(data: bytes) -> str:
-    """``gzip``, ``xz`` or ``bzip2`` by the first bytes of a stream, else ""."""
+def compression(data: bytes) -> str:
+    """``gzip``, ``xz`` or ``bzip2`` by the first bytes of a stream, else "" (the one test of them: the reader's and
+    the service's)."""
     if data.startswith(GZIP_MAGIC):
         return "gzip"
     if data.startswith(XZ_MAGIC):
@@ -2021,11 +2019,11 @@ def _compression(data: bytes) -> str:
 
 def _unpack(data: bytes, name: str, budget: Budget) -> Dump:
     """One archive level: gzip, xz or bzip2 (a tar inside it read as a stream), zip or tar."""
-    if fmt := _compression(data):
+    if fmt := compression(data):
         if _holds_tar(data, fmt):
             with budget.level(name):
                 return _read_tar_stream(data, name, budget, fmt)
-        return parse_bytes(_gunzip(data, name, budget, fmt), name, budget)
+        return parse_bytes(_decompressed(data, name, budget, fmt), name, budget)
     if data.startswith(ZIP_MAGICS):
         return _read_zip(data, name, budget)
     return _read_tar(data, name, budget)
@@ -2058,8 +2056,8 @@ def empty_tar(data: bytes) -> bool:
     return len(data) in _EMPTY_TAR_SIZES and not any(data)
 
 
-def _gunzip(data: bytes, name: str, budget: Budget, fmt: str = "gzip") -> bytes:
-    """The unpacked bytes of a gzip stream, charged to ``budget``. A stream that unpacks past what the budget has
+def _decompressed(data: bytes, name: str, budget: Budget, fmt: str = "gzip") -> bytes:
+    """The unpacked bytes of a gzip, xz or bzip2 stream, charged to ``budget``. A stream that unpacks past what the budget has
     left is refused having held one chunk at a time, not the bytes up to the bound: a 2 MB gzip bomb took 1.2 GB
     to refuse in the CLI (trial 41). Read as ``_Unpacked`` reads a gzip'd tar: every member, bytes after the last
     that start no other ignored (trial 107: "Not a gzipped file" for a newline a transfer added)."""
@@ -2181,10 +2179,10 @@ class _Unpacked(io.RawIOBase):
 
 
 def _read_tar_stream(source: Archive, name: str, budget: Budget, fmt: str = "gzip") -> Dump:
-    """A gzip'd tar, read as a stream twice: first for its names, then to keep the members ``_read_tree`` reads,
-    so only those are held and charged against the budget (a must-gather's logs and bug reports are passed
-    over, not refused with it); what it unpacks to is charged to ``budget.stream`` once (the second pass reads
-    the same stream again)."""
+    """A compressed tar (gzip, xz or bzip2), read as a stream twice: first for its names, then to keep the members
+    ``_read_tree`` reads, so only those are held and charged against the budget (a must-gather's logs and bug reports
+    are passed over, not refused with it); what it unpacks to is charged to ``budget.stream`` once (the second pass
+    reads the same stream again)."""
     cut: InputError | None = None
     try:
         with (
@@ -2333,7 +2331,7 @@ def _unread_kind(member: tarfile.TarInfo) -> str:
 
 
 def _links_not_followed(dump: Dump, name: str, members: list[tuple[str, str]]) -> Dump:
-    """``dump`` of tar ``name``, with its link and special members (their names in the archive, and ``_unread_kind``)
+    """``dump`` of tar or zip ``name``, with its link and special members (their names in the archive, and ``_unread_kind``)
     named as not read (trial 136: a FIFO or a device named *.yaml vanished without a word)."""
     if members:
         dump.files_skipped.extend(f"{name}!{_member_name(n)}" for n, _ in members)
@@ -2585,8 +2583,7 @@ def looks_read(head: bytes) -> bool:
     if describe.looks_like_describe(text) or describe.other_describe(text) is not None:
         return True
     # a node's Capacity and Allocatable cut out by grep, read as one alone is (trial 155: passed over in a folder)
-    fragment = describe.describe_fragment(text)
-    if fragment is not None and fragment[2] == "node" and {"Capacity", "Allocatable"} & set(fragment[1]):
+    if describe.holds_resources(describe.describe_fragment(text)):
         return True
     for line in text.splitlines():
         stripped = line.strip()
@@ -2981,7 +2978,7 @@ def _archive_file(p: Path, path: str) -> Callable[[], Dump] | None:
     with open(p, "rb") as fh:
         head = fh.read(512 + 263)
     budget = Budget()
-    if (fmt := _compression(head)) and _holds_tar(p, fmt):
+    if (fmt := compression(head)) and _holds_tar(p, fmt):
 
         def compressed_tar() -> Dump:
             with budget.level(path), budget.level(path):
