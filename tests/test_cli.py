@@ -88,6 +88,25 @@ def test_min_severity_sets_what_the_exit_code_counts(files: tuple[Path, Path]) -
     assert "does not list" not in run("audit", str(dump), "-p", str(policy), "--results", "fail").stderr
 
 
+def test_gpu_node_with_nothing_allocatable_fails_the_high_gate(tmp_path: Path) -> None:
+    """Trial 157: a GPU node with 8 GPUs in capacity, none allocatable and no workload label was a high *warning*
+    (the default-workload assumption made it advisory), so --min-severity high exited 0 though none of its GPUs
+    could be used; it serves nothing whichever workload it runs, and fails."""
+    dump = tmp_path / "node.yaml"
+    dump.write_text(
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-a\n  labels: {nvidia.com/gpu.present: 'true'}\n"
+        "status:\n  capacity: {cpu: '96', nvidia.com/gpu: '8'}\n  allocatable: {cpu: '96', nvidia.com/gpu: '0'}\n"
+    )
+    res = run("audit", str(dump), "--min-severity", "high", "-f", "json")
+    assert res.exit_code == 1
+    report = json.loads(res.stdout)
+    assert report["summary"]["failBySeverity"]["high"] == 1
+    assert report["summary"]["warnBySeverity"]["high"] == 0
+    (found,) = [r for r in report["objects"][0]["results"] if r["rule"] == "gpu-resources-advertised"]
+    assert found["result"] == "fail"
+    assert "(Assuming the node runs the default workload, container" in found["message"]
+
+
 def test_an_output_file_that_cannot_be_written_exits_2_without_a_traceback(files: tuple[Path, Path], tmp_path: Path) -> None:
     """Trial 37: -o in a folder that does not exist crashed with a traceback and exit 1 ("findings") on a clean
     dump. It is refused before the dump is read; a write that fails later exits 2 with the reason."""
