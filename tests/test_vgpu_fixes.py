@@ -111,3 +111,23 @@ def test_vgpu_manager_off_with_vgpus_and_no_operator_manager_pod_is_read_as_inst
     result = _sandbox_operands()
     assert result.result == "pass"
     assert "a vGPU Manager installed on the hosts serves them" in result.message
+
+
+def _advertising_passthrough(state: str) -> dict:
+    node = _node("A10-12Q", state)
+    gpus = {"cpu": "64", "memory": "256Gi", "pods": "110", "nvidia.com/GA102GL_A10": "1"}
+    node["status"] = {"capacity": gpus, "allocatable": gpus}
+    return node
+
+
+def test_an_applied_vgpu_config_is_not_offered_a_relabel_to_passthrough() -> None:
+    """Trial 157: a vm-vgpu node whose vgpu-device-manager reports its config applied, advertising a passthrough name,
+    was offered kubectl label ... nvidia.com/gpu.workload.config=vm-passthrough, which undoes that config; the fix
+    looks at the VFIO binding and restarts the sandbox device plugin, which reads the vGPUs when it starts."""
+    fix = _fixes(_advertising_passthrough("success"))["resource-class-matches-workload"]
+    assert "nvidia.com/gpu.workload.config=vm-passthrough" not in fix
+    assert "lspci -nnk -d 10de: on the host shows which GPU is bound to vfio-pci" in fix
+    assert "restart the node's nvidia-sandbox-device-plugin-daemonset pod" in fix
+    # without the config applied, the relabel is still the other reading
+    fix = _fixes(_advertising_passthrough("failed"))["resource-class-matches-workload"]
+    assert "kubectl label node vgpu-a10-2 --overwrite nvidia.com/gpu.workload.config=vm-passthrough" in fix
