@@ -143,7 +143,10 @@ class InputError:
     count: int | None = 1
 
     def __str__(self) -> str:
-        at = f" at {self.path}" if self.path else ""
+        # the document's root, or the List item the source names already, says nothing more (trial 156: "line 1
+        # at $" read as jargon); a path inside the object is said
+        told = ("", "$", "" if self.source.item is None else f"$.items[{self.source.item}]")
+        at = "" if self.path in told else f" at {self.path}"
         return f"{self.source}{at}: {self.reason}"
 
     def to_dict(self) -> dict[str, Any]:

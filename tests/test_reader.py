@@ -21,7 +21,7 @@ from conftest import make_policy, make_rule
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.errors import DumpError
+from rules.errors import DumpError, InputError, Source
 from rules.evaluate import evaluate
 from rules.loader import PolicySet
 from rules.reader import Dump, parse_bytes, parse_text, read_path, read_paths
@@ -2565,3 +2565,18 @@ def test_a_folder_whose_subfolders_look_like_clusters_says_so(tmp_path: Path) ->
         (pools / pool / "nodes.yaml").write_text(node.format(f"node-{pool}"))
     (pools / "cp.yaml").write_text(cp)
     assert not [n for n in read_path(str(pools)).notes if "subfolders" in n]
+
+
+def test_an_input_error_does_not_name_the_root_path_its_source_already_says() -> None:
+    """Trial 156: "document 1, line 1 at $: not a Kubernetes object" read as jargon; the root, or the List item the
+    source names, adds nothing, while a path inside the object still says where."""
+    assert str(InputError(Source("d.json", 1, 1), "not a Kubernetes object: no 'kind'", "$")) == (
+        "d.json, document 1, line 1: not a Kubernetes object: no 'kind'"
+    )
+    item = Source("d.yaml", 1, 6, 2)
+    assert str(InputError(item, "a number", "$.items[2]")) == "d.yaml, document 1, items[2], line 6: a number"
+    assert (
+        str(InputError(item, "a number", "$.items[2].spec"))
+        == "d.yaml, document 1, items[2], line 6 at $.items[2].spec: a number"
+    )
+    assert InputError(item, "a number", "$.items[2]").to_dict()["path"] == "$.items[2]"
