@@ -13,12 +13,17 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3; do \
 
 .PHONY: run serve audit test lint typecheck bench clean
 
+# make run and make test started at once (two terminals) build it once: the second waits on the lock, then finds it
+# built (flock is util-linux's; without it, as before).
 $(VENV)/.installed: pyproject.toml
 	@if [ -z "$(PYTHON)" ]; then echo "verdict needs Python >= 3.12 (none found on PATH)" >&2; exit 2; fi
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
-	@touch $@
+	@exec 9>.venv.lock; if command -v flock >/dev/null; then flock 9; fi; \
+	if [ -f $@ ] && [ $@ -nt pyproject.toml ]; then exit 0; fi; \
+	set -ex; \
+	$(PYTHON) -m venv $(VENV); \
+	$(PY) -m pip install --quiet --upgrade pip; \
+	$(PY) -m pip install --quiet -e '.[test]'; \
+	touch $@
 
 run: $(VENV)/.installed
 	@VERDICT_BIND=$(BIND) $(VENV)/bin/verdict serve --check-bind
@@ -53,4 +58,4 @@ bench: $(VENV)/.installed
 	for b in bench/bench_*.py; do $(PY) $$b; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv.lock .pytest_cache .mypy_cache .ruff_cache

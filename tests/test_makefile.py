@@ -52,3 +52,34 @@ def test_make_run_checks_its_address_before_the_audit() -> None:
     verdict = [ln for ln in out.stdout.splitlines() if "bin/verdict " in ln]
     assert verdict[0] == "VERDICT_BIND=127.0.0.1:7072 .venv/bin/verdict serve --check-bind"
     assert verdict[1].startswith(".venv/bin/verdict audit examples/lab-cluster.yaml")
+
+
+FAKE_PYTHON = """#!/bin/sh
+# a stand-in for python: records each call, and makes a venv whose python is itself
+echo "$*" >> "$LOG"
+if [ "$1 $2" = "-m venv" ]; then mkdir -p "$3/bin"; cp "$0" "$3/bin/python"; sleep 1; fi
+"""
+
+
+def test_two_makes_at_once_build_the_venv_once(tmp_path: Path) -> None:
+    """Trial 157: make run and make test started at once (two terminals on a fresh clone) both built .venv, one
+    pip install over the other's; the second waits on a lock, then finds it built."""
+    make = shutil.which("make")
+    if make is None or shutil.which("flock") is None:
+        pytest.skip("make or flock is not installed")
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    (tmp_path / "pyproject.toml").write_text("")
+    fake = tmp_path / "fakepython"
+    fake.write_text(FAKE_PYTHON)
+    fake.chmod(0o755)
+    log = tmp_path / "calls.log"
+    base = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    env = {**base, "LOG": str(log)}
+    cmd = [make, ".venv/.installed", f"PYTHON={fake}"]
+    first = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    second = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert first.wait(timeout=60) == 0
+    assert second.returncode == 0, second.stderr
+    calls = log.read_text().splitlines()
+    assert calls == ["-m venv .venv", "-m pip install --quiet --upgrade pip", "-m pip install --quiet -e .[test]"]
+    assert (tmp_path / ".venv" / ".installed").exists()
