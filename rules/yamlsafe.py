@@ -60,6 +60,18 @@ class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
 _BITS_A_DIGIT = math.log2(10)
 
 
+try:  # pragma: no cover - which branch runs depends on the PyYAML build
+    from yaml import CSafeDumper as _Dumper
+except ImportError:  # pragma: no cover
+    from yaml import SafeDumper as _Dumper  # type: ignore[assignment]
+
+
+def dump(data: Any, **options: Any) -> str:
+    """``yaml.safe_dump`` to a string, with libyaml's emitter where PyYAML has it (trial 158: the pure-Python one
+    took 31.9 s to write a 1,000-node PolicyReport the JSON renderer wrote in 1.6 s; the text is the same)."""
+    return str(yaml.dump(data, Dumper=_Dumper, **options))
+
+
 def _construct_int(loader: Any, node: yaml.ScalarNode) -> int:
     """YAML's int, refusing one longer than the decimal digits Python reads and writes
     (``sys.get_int_max_str_digits``, 4,300 by default: a guard against quadratic conversion) with its place,

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import orjson
-import yaml
 
+from .. import yamlsafe
 from ..report import Report
 
 
@@ -29,7 +29,7 @@ def render(report: Report | dict[str, Any], fmt: str = "json", **_: Any) -> str:
     data = report.to_dict() if isinstance(report, Report) else report
     if fmt == "yaml":
         as_json = orjson.loads(orjson.dumps(data, default=plain))
-        return yaml.safe_dump(as_json, sort_keys=False, allow_unicode=True, width=120)
+        return yamlsafe.dump(as_json, sort_keys=False, allow_unicode=True, width=120)
     return orjson.dumps(data, default=plain, option=orjson.OPT_INDENT_2).decode() + "\n"
 
 

@@ -25,8 +25,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import orjson
-import yaml
 
+from .. import yamlsafe
 from ..report import RESULTS, Report, Result
 from . import OptionError
 
@@ -232,7 +232,7 @@ def _serialize(data: dict[str, Any], output_format: str) -> str:
         return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
     if output_format != "yaml":
         raise OptionError("output_format", f"unknown output_format {output_format!r}; yaml or json")
-    return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120))
+    return yamlsafe.dump(data, sort_keys=False, allow_unicode=True, width=120)
 
 
 def as_list(item_list: list[dict[str, Any]]) -> dict[str, Any]:

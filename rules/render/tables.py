@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
 from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from .. import yamlsafe
 from ..model import Match, Policy, Rule
 from .native import plain
 from .table import wrap
@@ -68,7 +68,7 @@ def _yaml_lines(table: Any, cut: bool) -> str:
     for piece in pieces:
         # a mapping's own keys one to a line; a value that is a list or mapping of scalars in flow style
         scalar = isinstance(piece, dict) and not isinstance(next(iter(piece.values())), (dict, list))
-        text = yaml.safe_dump(piece, default_flow_style=False if scalar else None, sort_keys=False, allow_unicode=True, width=100)
+        text = yamlsafe.dump(piece, default_flow_style=False if scalar else None, sort_keys=False, allow_unicode=True, width=100)
         lines += [f"  {line}" for line in text.rstrip().splitlines()]
     if cut and len(lines) > DATA_LINES + 1:
         more = len(lines) - DATA_LINES
@@ -247,7 +247,7 @@ def show_rule(r: Rule, version: str, file: str = "") -> str:
     written = rule_as_written(r, file) if file else None
     if written is not None:
         detail["source"] = f"{file}:{r.line}"
-    text = yaml.safe_dump(detail, sort_keys=False, allow_unicode=True, width=100)
+    text = yamlsafe.dump(detail, sort_keys=False, allow_unicode=True, width=100)
     if written is None:
         return text
     # a literal block, as written (safe_dump would fold it into a quoted scalar)
