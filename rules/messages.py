@@ -74,9 +74,13 @@ def lookup(container: Any, key: Any) -> Any:
     """``container[key]`` for a mapping (a non-string key also as its string form) or a list (an int index
     in range), else None."""
     if isinstance(container, dict):
+        if isinstance(key, (dict, list)):
+            # a key read from the dump may be any value (trial 158: a label whose value is a list made the rule an
+            # internal error): no mapping has such a key
+            return None
         if key in container:
             return container[key]
-        return container.get(str(key)) if not isinstance(key, (dict, list)) else None
+        return container.get(str(key))
     if isinstance(container, list) and isinstance(key, int) and not isinstance(key, bool):
         return container[key] if -len(container) <= key < len(container) else None
     return None

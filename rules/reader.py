@@ -466,7 +466,7 @@ WHAT_IS_READ = (
 NOT_AN_OBJECT = "not a Kubernetes object"
 
 #: What a value that is not an object is, in JSON's words.
-_JSON_TYPES = {str: "string", int: "number", float: "number", bool: "boolean", type(None): "null", list: "list"}
+_JSON_TYPES = {str: "string", int: "number", float: "number", bool: "boolean", type(None): "null", list: "list", dict: "mapping"}
 
 
 _PROMPT = re.compile(r"^[$#>%]\s*kubectl\b.*?\s(?=(?:NAME|NAMESPACE)\s{2})")
@@ -717,6 +717,11 @@ def _add_object(obj: dict[str, Any], where: Source, path: str, dump: Dump) -> No
     # the Node is read whole (its rules that read the value answer error): nothing is kept out (trial 123: every
     # cross-object finding said the input errors may have kept from it what could change it)
     dump.errors.extend(InputError(where, reason, path + at, lost=False) for at, reason in _bad_quantities(obj))
+    odd = _odd_allocatable(obj)
+    if odd:
+        # trial 158: allocatable: not-a-map was taken for none in silence, and the node passed as allocating its
+        # capacity (trial 102: "" or [] is none, as the API server's defaulting reads it)
+        dump.errors.append(InputError(where, odd, path + ".status.allocatable", lost=False))
     _default_allocatable(obj, dump)
     meta = obj.get("metadata")
     if not isinstance(meta, dict) or not meta.get("name"):
@@ -728,6 +733,20 @@ def _add_object(obj: dict[str, Any], where: Source, path: str, dump: Dump) -> No
             f"{where}: this {obj['kind']} has no metadata.name{given}, as no object a cluster holds; it is judged unnamed"
         )
     dump.objects.append(KObject(obj, where))
+
+
+def _odd_allocatable(obj: dict[str, Any]) -> str:
+    """Why a Node's ``status.allocatable`` that holds a value but no mapping is taken for none, else ""."""
+    status = obj.get("status") if obj.get("kind") == "Node" else None
+    value = status.get("allocatable") if isinstance(status, dict) else None
+    if not value or isinstance(value, dict):
+        return ""
+    meta = obj.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return (
+        f"Node {name}: status.allocatable is {written(value)}, not a mapping of resources: it is taken for none, so the"
+        " node allocates its status.capacity (as the API server defaults a Node without it)"
+    )
 
 
 def _default_allocatable(obj: dict[str, Any], dump: Dump) -> None:
@@ -798,6 +817,7 @@ def _malformed_metadata(obj: dict[str, Any]) -> tuple[str, str] | None:
                     " allows (the API server refuses it); the object is not judged",
                     f".metadata.{part}",
                 )
+    name = f"{obj['kind']} {meta.get('name')}" if isinstance(meta, dict) and isinstance(meta.get("name"), str) else obj["kind"]
     if not isinstance(meta, dict):
         part, value = "metadata", meta
     else:
@@ -806,9 +826,18 @@ def _malformed_metadata(obj: dict[str, Any]) -> tuple[str, str] | None:
             if value is not None and not isinstance(value, dict):
                 part = f"metadata.{part}"
                 break
+            # trial 158: a label whose value is a list was judged (a pass beside an internal error); a label or
+            # annotation value is a string (a YAML scalar written unquoted, true or 8, is read as its text)
+            bad = next(((k, v) for k, v in (value or {}).items() if isinstance(v, (dict, list))), None)
+            if bad is not None:
+                what = _JSON_TYPES.get(type(bad[1]), type(bad[1]).__name__)
+                return (
+                    f"{name}: metadata.{part}[{bad[0]!r}] is a {what}, not a string; the object is not judged (the API"
+                    " server refuses it)",
+                    ".metadata.{}['{}']".format(part, str(bad[0]).replace("\\", "\\\\").replace("'", "\\'")),
+                )
         else:
             return None
-    name = f"{obj['kind']} {meta.get('name')}" if isinstance(meta, dict) and isinstance(meta.get("name"), str) else obj["kind"]
     what = _JSON_TYPES.get(type(value), type(value).__name__)
     reason = f"{name}: {part} is a {what}, not a mapping; the object is not judged (the API server refuses it)"
     if isinstance(value, str) and any(c in value for c in "\u00a0\u202f\u2007"):

@@ -586,3 +586,15 @@ def test_a_bad_quantity_keeps_nothing_out_and_a_fixture_can_expect_its_error(tmp
     [pod] = [r for o in report.objects for r in o.results if r.rule == "pod-node-exists"]
     assert (pod.result, pod.message) == ("fail", "pod p is bound to ghost")
     assert not any("input errors" in n for n in report.notes)
+
+
+def test_a_key_read_from_the_dump_that_is_a_list_finds_nothing() -> None:
+    """Trial 158: a label whose value is a list, used as a key into a table ({data: X, key: {var: label}}), made the
+    rule an internal error (TypeError: unhashable type: 'list')."""
+    from rules.messages import lookup, lookup_steps
+
+    table = {"vm-passthrough": 1, "2": "two"}
+    assert lookup(table, ["vm-passthrough"]) is None
+    assert lookup(table, {"a": 1}) is None
+    assert lookup(table, 2) == "two"  # a non-string key also as its string form
+    assert lookup_steps({"a": table}, ("a", ["vm-passthrough"])) is None

@@ -2580,3 +2580,52 @@ def test_an_input_error_does_not_name_the_root_path_its_source_already_says() ->
         == "d.yaml, document 1, items[2], line 6 at $.items[2].spec: a number"
     )
     assert InputError(item, "a number", "$.items[2]").to_dict()["path"] == "$.items[2]"
+
+
+@pytest.mark.parametrize(
+    ("obj", "path", "reason"),
+    [
+        (
+            {"metadata": {"name": "n1", "labels": {"nvidia.com/gpu.workload.config": ["vm-passthrough"]}}},
+            "$.metadata.labels['nvidia.com/gpu.workload.config']",
+            "Node n1: metadata.labels['nvidia.com/gpu.workload.config'] is a list, not a string; the object is not judged"
+            " (the API server refuses it)",
+        ),
+        (
+            {"metadata": {"name": "n2", "annotations": {"note": {"a": 1}}}},
+            "$.metadata.annotations['note']",
+            "Node n2: metadata.annotations['note'] is a mapping, not a string; the object is not judged (the API server"
+            " refuses it)",
+        ),
+    ],
+)
+def test_a_node_field_of_the_wrong_shape_is_an_input_error_not_a_verdict(obj: dict, path: str, reason: str) -> None:
+    """Trial 158: a label whose value is a list was judged (workload-label-valid passed it, another rule answered
+    "internal error TypeError")."""
+    dump = parse_text(json.dumps({"apiVersion": "v1", "kind": "Node", **obj}), "n.json")
+    assert dump.objects == []
+    [error] = dump.errors
+    assert (error.path, error.reason) == (path, reason)
+
+
+def test_a_label_written_as_an_unquoted_yaml_scalar_is_read_as_its_text() -> None:
+    """A hand-built lab's ``nvidia.com/gpu.present: true`` or ``gpu.count: 2`` is no input error (only a list or a
+    mapping is)."""
+    text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  labels: {nvidia.com/gpu.present: true, nvidia.com/gpu.count: 2}\n"
+    dump = parse_text(text, "n.yaml")
+    assert (len(dump.objects), dump.errors) == (1, [])
+
+
+def test_an_allocatable_that_is_no_mapping_is_said_before_the_capacity_is_taken_for_it() -> None:
+    """Trial 158: status.allocatable: not-a-map was taken for none in silence and the node passed as allocating its
+    capacity; it still is (as "" or [] is: trial 102), and an input error says so."""
+    text = "kind: Node\nmetadata: {name: n3}\nstatus: {capacity: {nvidia.com/gpu: '2'}, allocatable: not-a-map}\n"
+    dump = parse_text(text, "n.yaml")
+    [error] = dump.errors
+    assert (error.path, error.lost) == ("$.status.allocatable", False)
+    assert error.reason == (
+        "Node n3: status.allocatable is 'not-a-map', not a mapping of resources: it is taken for none, so the node"
+        " allocates its status.capacity (as the API server defaults a Node without it)"
+    )
+    assert dump.objects[0].obj["status"]["allocatable"] == {"nvidia.com/gpu": "2"}
+    assert not parse_text(text.replace("not-a-map", "''"), "n.yaml").errors
