@@ -176,10 +176,13 @@ SUMMARY_HEADER = "Verdict-Summary"
 
 def summary_header(report: Report) -> str:
     """An RFC 8941 dictionary of the whole audit: the worst word (an input error counts as error), the results by
-    word and the input errors, e.g. ``worst=fail, pass=142, fail=12, warn=0, error=0, skip=154, input-errors=0``."""
-    counts = report.summary()["results"]
+    word, the input errors and the objects judged, e.g. ``worst=fail, pass=142, fail=12, warn=0, error=0, skip=154,
+    input-errors=0, judged=40`` (trial 158: ``kind=Pod`` on a dump of nodes said worst=skip, which a bot reading
+    "pass or skip" as all good took for a clean cluster; judged=0 says nothing was judged)."""
+    summary = report.summary()
+    counts = summary["results"]
     words = ", ".join(f"{w}={counts.get(w, 0)}" for w in ("pass", "fail", "warn", "error", "skip"))
-    return f"worst={report.worst()}, {words}, input-errors={len(report.input_errors)}"
+    return f"worst={report.worst()}, {words}, input-errors={len(report.input_errors)}, judged={summary['objectsJudged']}"
 
 
 def _judged(

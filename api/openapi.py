@@ -207,8 +207,9 @@ def build_spec() -> APISpec:
                             "Verdict-Summary": {
                                 "description": "The whole audit's outcome, whatever the format and filters (an RFC 8941"
                                 " dictionary): the worst result word (an input error counts as `error`), the results by"
-                                " word and the input errors, e.g. `worst=fail, pass=142, fail=12, warn=0, error=0,"
-                                " skip=154, input-errors=0`",
+                                " word, the input errors and the objects judged (`judged=0`: nothing was, whatever `worst`"
+                                " says), e.g. `worst=fail, pass=142, fail=12, warn=0, error=0, skip=154, input-errors=0,"
+                                " judged=40`",
                                 "schema": {"type": "string"},
                             },
                         },

@@ -1606,7 +1606,7 @@ def test_every_report_answer_says_the_audits_outcome_in_a_header() -> None:
     counts = full["summary"]["results"]
     expected = (
         f"worst=fail, pass={counts['pass']}, fail={counts['fail']}, warn={counts['warn']}, error={counts['error']},"
-        f" skip={counts['skip']}, input-errors=0"
+        f" skip={counts['skip']}, input-errors=0, judged={full['summary']['objectsJudged']}"
     )
     assert counts["fail"] > 0
     for query in ("?format=markdown", "?format=json&results=pass", "?format=sarif", ""):
@@ -1614,7 +1614,10 @@ def test_every_report_answer_says_the_audits_outcome_in_a_header() -> None:
     good = b"apiVersion: v1\nkind: Node\nmetadata: {name: plain-node}\n"
     assert evaluate(client, good).headers["Verdict-Summary"].startswith("worst=")
     broken = evaluate(client, CLUSTER + b"\n---\nkind: [\n").headers["Verdict-Summary"]
-    assert broken.startswith("worst=error, ") and broken.endswith(", input-errors=1"), broken
+    assert broken.startswith("worst=error, ") and ", input-errors=1, judged=" in broken, broken
+    # trial 158: a selection that keeps nothing said worst=skip, which a bot took for a clean cluster
+    nothing = evaluate(client, query="?objectName=no-such-object*").headers["Verdict-Summary"]
+    assert nothing.endswith(", input-errors=0, judged=0"), nothing
 
 
 def test_lint_says_where_a_body_is_not_utf8_and_a_json_body_in_jsons_words(client: FlaskClient) -> None:
