@@ -72,7 +72,8 @@ def _evaluate_errors() -> dict[str, Any]:
         415,
         503,
         e503="No policy loaded (`not-ready`), the dump took longer to read and judge than the service's evaluation"
-        " budget (`evaluation-timeout`), or a large dump waited that long for its worker (`busy`); both with `Retry-After`",
+        " budget (`evaluation-timeout`, with `Retry-After` where waiting for the worker took part of it), or a large"
+        " dump waited that long for its worker (`busy`, with `Retry-After`)",
     )
     out["503"]["headers"] = {
         "Retry-After": {"description": "Seconds after which to try again", "schema": {"type": "integer", "minimum": 0}}

@@ -1356,9 +1356,9 @@ def test_answers_carry_nosniff_and_reports_are_not_cached(client: FlaskClient) -
     assert spec.headers["X-Content-Type-Options"] == "nosniff" and "Cache-Control" not in spec.headers
 
 
-def test_an_evaluation_past_its_budget_is_a_503_with_retry_after(monkeypatch) -> None:
+def test_an_evaluation_past_its_budget_is_a_503(monkeypatch) -> None:
     """Issue 12 item 6: an evaluation had no time budget and ended in a 500 when gunicorn killed the worker. Past
-    VERDICT_EVAL_BUDGET the request answers 503 with Retry-After, and the app keeps serving."""
+    VERDICT_EVAL_BUDGET the request answers 503, and the app keeps serving."""
     import rules.evaluate as evaluate_module
 
     client = make_app(EVAL_BUDGET=1).test_client()
@@ -1366,10 +1366,14 @@ def test_an_evaluation_past_its_budget_is_a_503_with_retry_after(monkeypatch) ->
     monkeypatch.setattr(evaluate_module.time, "perf_counter", lambda: float(next(clock)))
     resp = evaluate(client)
     body = problem(resp, 503, "evaluation-timeout")
-    assert resp.headers["Retry-After"] == "30"
+    # trial 158: no Retry-After where the dump alone took the time (a client obeying it sent it again and again)
+    assert "Retry-After" not in resp.headers
     # trial 125: the budget counts from the body read, reading the dump included (here it took 5 s of 1)
     assert body["detail"].startswith("reading and evaluating took more than the 1 s of VERDICT_EVAL_BUDGET (0 of ")
-    assert body["detail"].endswith(" objects judged): send a smaller dump, or retry")
+    assert body["detail"].endswith(
+        " objects judged), and would take as long again: send a smaller dump (one namespace or kind at a time), or audit"
+        " it with the verdict CLI, which has no budget"
+    )
     monkeypatch.undo()
     assert evaluate(client).status_code == 200
 
