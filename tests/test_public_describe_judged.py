@@ -56,7 +56,9 @@ def test_passthrough_node_listing_its_gpu_at_zero_is_judged_as_a_passthrough_nod
     node = next(o for o in report.objects if o.ref.kind == "Node")
     results = {r.rule: r for r in node.results}
     advertised = results["gpu-resources-advertised"]
-    assert advertised.result == "warn"
+    # trial 157: a node whose device plugin registered a GPU resource and serves no device of it fails whatever
+    # workload it is taken to run (a warning before)
+    assert advertised.result == "fail"
     assert "Node node003 has an NVIDIA GPU and the vm-passthrough GPU workload" in advertised.message
     assert "It lists [nvidia.com/GA100_A100_SXM4_40GB] with 0 devices" in advertised.message
     assert "advertises only GPUs bound to vfio-pci" in advertised.message
