@@ -351,13 +351,16 @@ def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[l
     for number, block in enumerate(blocks, 1):
         other = _namespaced(block)
         if other is not None:  # trial 124: describe pod beside describe node, no prompt line between, read as a Node
-            errors.append(InputError(Source(file=file, document=number, line=block[0][0]), other_describe_reason(*other)))
+            errors.append(InputError(Source(file=file, document=1, line=block[0][0]), other_describe_reason(*other)))
             continue
         try:
             stand_in = "" if not unnamed else prompted or ("NODE" if len(blocks) == 1 else f"NODE-{number}")
             node, pods, soft = _node(block, file, number, stand_in)
         except _Unreadable as e:
-            errors.append(InputError(Source(file=file, document=number, line=e.line), e.reason, e.path))
+            # (trial 158: "Capacity line ... is not 'resource: quantity'" named no node, which it kept out)
+            named = next((t.split(":", 1)[1].strip() for _, t in block if t.startswith("Name:")), "")
+            reason = e.reason if not named or e.reason.startswith("node ") else f"node {named} is not judged: {e.reason}"
+            errors.append(InputError(Source(file=file, document=1, line=e.line), reason, e.path))
             continue
         objects.append((node, block[0][0]))
         objects.extend(pods)
@@ -531,7 +534,7 @@ def _node(block: list[Line], file: str, number: int, unnamed: str = "") -> tuple
                 allocatable[r] = capacity[r]
             cut.append(
                 InputError(
-                    Source(file=file, document=number, line=last),
+                    Source(file=file, document=1, line=last),
                     f"node {name} is judged with Capacity's count as its allocatable {first_few(taken, 3)}: the text"
                     " ends inside its Allocatable (cut short?); a device plugin's resource is allocatable for its healthy"
                     " devices only, which the text does not show, and what kubectl prints after Allocatable (the node's"
@@ -545,7 +548,7 @@ def _node(block: list[Line], file: str, number: int, unnamed: str = "") -> tuple
         # it was cut short, and the pods that run there were left out without a word
         cut.append(
             InputError(
-                Source(file=file, document=number, line=last),
+                Source(file=file, document=1, line=last),
                 f"node {name} is judged without its pods: the text ends after its System Info, before Non-terminated"
                 " Pods, Allocated resources and Events (cut short?); paste the whole kubectl describe node output to"
                 " judge what runs there",
@@ -569,7 +572,7 @@ def _node(block: list[Line], file: str, number: int, unnamed: str = "") -> tuple
             )
             cut.append(
                 InputError(
-                    Source(file=file, document=number, line=s["Pods"].line),
+                    Source(file=file, document=1, line=s["Pods"].line),
                     f"node {name} is judged without its pods: {why}",
                     kind="Pod",
                     count=None,
@@ -594,7 +597,7 @@ def _node(block: list[Line], file: str, number: int, unnamed: str = "") -> tuple
         # said, not silent: the node is judged with the lines joined (trial 124)
         cut.append(
             InputError(
-                Source(file=file, document=number, line=min(joined)),
+                Source(file=file, document=1, line=min(joined)),
                 f"node {name}: {'line' if len(joined) == 1 else 'lines'} {_numbers(sorted(joined))} of its labels,"
                 " annotations or taints"
                 f" {'starts' if len(joined) == 1 else 'start'} at the margin, where kubectl indents them: a terminal or"
@@ -872,7 +875,7 @@ def _pods(
                 )
                 count = int(total[1]) - len(pods) if total and int(total[1]) > len(pods) else None
             errors.append(
-                InputError(Source(file=file, document=number, line=line), reason, "$.spec.nodeName", kind="Pod", count=count)
+                InputError(Source(file=file, document=1, line=line), reason, "$.spec.nodeName", kind="Pod", count=count)
             )
             continue
         requests = {k: v for k, v in (("cpu", m["cpur"]), ("memory", m["memr"])) if v != "0"}
@@ -895,7 +898,7 @@ def _pods(
         missing = int(total[1]) - len(pods)
         errors.append(
             InputError(
-                Source(file=file, document=number, line=section.line),
+                Source(file=file, document=1, line=section.line),
                 f"node {node} lists {total[1]} non-terminated pods but {len(pods)} rows were found (the text is cut?)",
                 "$.spec.nodeName",
                 kind="Pod" if missing > 0 else "",
@@ -908,7 +911,7 @@ def _pods(
         shown = f"Non-terminated Pods: {section.value}" if section.value else "Non-terminated Pods:"
         errors.append(
             InputError(
-                Source(file=file, document=number, line=section.line),
+                Source(file=file, document=1, line=section.line),
                 f"node {node} is judged without its pods: the text ends inside its line '{shown}' (cut short?); paste"
                 " the whole kubectl describe node output",
                 "$.spec.nodeName",

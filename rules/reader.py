@@ -1716,9 +1716,10 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
     resources = describe.holds_resources(fragment)
     if described or resources:
         objects, errors = describe.parse_describe_nodes(text, name, unnamed=resources)
-        for i, (obj, line) in enumerate(objects):
+        for obj, line in objects:
             _default_allocatable(obj, dump)  # (trial 102: describe text without an Allocatable section)
-            dump.objects.append(KObject(obj, Source(name, 1, line, i)))
+            # (trial 158: said as "document 1, items[3]", no List's item; its input errors said "document 3")
+            dump.objects.append(KObject(obj, Source(name, 1, line)))
         dump.errors.extend(errors)
         if resources and fragment is not None and (nodes := [o["metadata"]["name"] for o, _ in objects if o["kind"] == "Node"]):
             headers = fragment[1]
@@ -2725,8 +2726,8 @@ def _read_must_gather(
         objects, errors = parse(text, shown)
         dump.errors.extend(errors)
         target = labelled if kind == "labels" else described
-        for i, (obj, line) in enumerate(objects):
-            target.append((obj, Source(shown, 1, line, i)))
+        for obj, line in objects:
+            target.append((obj, Source(shown, 1, line)))
     # Nodes from the labels file and the describe text are one node each: merge by name.
     node_sources: dict[str, Source] = {}
     for obj, src in described + labelled:

@@ -361,7 +361,8 @@ def test_garbled_capacity_drops_that_node_only() -> None:
     assert [o["metadata"]["name"] for o, _ in objects] == ["gpu-a", "gpu-c"]
     (error,) = errors
     bad_line = text.splitlines().index("  nvidia.com/gpu:  two") + 1
-    assert (error.source.file, error.source.document, error.source.line) == ("nodes.txt", 2, bad_line)
+    # (trial 158: "document 2" beside objects of the same text said as document 1: a text is one document)
+    assert (error.source.file, error.source.document, error.source.line) == ("nodes.txt", 1, bad_line)
     assert error.path == "$.status.capacity"
     assert "nvidia.com/gpu:  two" in error.reason
 
@@ -369,7 +370,10 @@ def test_garbled_capacity_drops_that_node_only() -> None:
 def test_capacity_line_without_colon_is_unreadable() -> None:
     objects, errors = parse_describe_nodes(three_nodes("  nvidia.com/gpu 8"), "nodes.txt")
     assert [o["metadata"]["name"] for o, _ in objects] == ["gpu-a", "gpu-c"]
-    assert errors[0].source.document == 2
+    assert (errors[0].source.document, errors[0].source.line) == (
+        1,
+        three_nodes("  nvidia.com/gpu 8").splitlines().index("  nvidia.com/gpu 8") + 1,
+    )
 
 
 def test_a_paste_cut_inside_a_capacity_line_says_so() -> None:
@@ -382,7 +386,7 @@ def test_a_paste_cut_inside_a_capacity_line_says_so() -> None:
     assert error.reason == "node n1 is not judged: the text ends inside its Capacity, in line 'nvidia.com/GH100_H1' (cut short?)"
     # the same line inside the text is a bad line, not a cut
     objects, (error,) = parse_describe_nodes(three_nodes("  nvidia.com/GH100_H1"), "nodes.txt")
-    assert error.reason == "Capacity line 'nvidia.com/GH100_H1' is not 'resource: quantity'"
+    assert error.reason == "node gpu-b is not judged: Capacity line 'nvidia.com/GH100_H1' is not 'resource: quantity'"
 
 
 def test_node_without_name_line_is_an_error_and_the_next_node_still_parses() -> None:
@@ -511,7 +515,7 @@ def test_a_node_cut_before_its_capacity_is_an_input_error_not_a_node_without_gpu
     objects, errors = parse_describe_nodes(text, "cut.txt")
     assert [o["metadata"]["name"] for o, _ in objects if o["kind"] == "Node"] == ["lab-cpu-1"]
     [err] = errors
-    assert (err.source.document, err.source.line, err.path) == (2, 95, "$.status")
+    assert (err.source.document, err.source.line, err.path) == (1, 95, "$.status")
     assert err.reason == "node lab-container-1 is not judged: the text ends before its Capacity and Allocatable (cut short?)"
     # whole, it is read
     whole, none = parse_describe_nodes((Path(__file__).parent / "data" / "lab" / "nodes.describe.txt").read_text(), "all.txt")
@@ -754,7 +758,15 @@ def test_a_nodes_capacity_and_allocatable_pasted_without_its_name_are_judged() -
 
     report = audit_bytes(one.encode(), "chat.txt", load_policies())
     failed = [(r.rule, r.result, r.message.split(",")[0]) for o in report.objects for r in o.results if r.result == "fail"]
-    assert failed == [("no-unhealthy-devices", "fail", "Node gpu-worker-07 has nvidia.com/gpu allocatable 0")]
+    # (trial 157: a node whose device plugin registered GPUs it serves none of fails gpu-resources-advertised too)
+    assert failed == [
+        (
+            "gpu-resources-advertised",
+            "fail",
+            "Node gpu-worker-07 has an NVIDIA GPU and the container GPU workload (the operator's built-in default",
+        ),
+        ("no-unhealthy-devices", "fail", "Node gpu-worker-07 has nvidia.com/gpu allocatable 0"),
+    ]
     # every fix of it parses in a shell (trial 155: `kubectl describe node <node> | grep` was a syntax error)
     import subprocess
 
@@ -870,8 +882,9 @@ def test_label_and_taint_lines_a_terminal_wrapped_are_joined_and_said() -> None:
     # a line at the margin that makes no label with the line before: refused, with the hint
     broken = text.replace("\nent=true\n", "\nent=tr ue\n")
     assert parse_describe_nodes(broken, "p.txt")[1][0].reason == (
-        "label line 'feature.node.kubernetes.io/pci-10de.pres' is not key=value (the next line, 'ent=tr ue', starts at"
-        " the margin: a terminal or chat client wrapped it? paste it as a code block, or from a wider window)"
+        "node gpu-1 is not judged: label line 'feature.node.kubernetes.io/pci-10de.pres' is not key=value (the next line,"
+        " 'ent=tr ue', starts at the margin: a terminal or chat client wrapped it? paste it as a code block, or from a"
+        " wider window)"
     )
     # trial 137: a taint wrapped before its ':' made two taints, each valid without the effect kubectl always prints
     for cut in ("nvidia.com/g\npu=present:NoSchedule", "nvidia.com/gpu=present:\nNoSchedule"):
@@ -888,7 +901,7 @@ def test_label_and_taint_lines_a_terminal_wrapped_are_joined_and_said() -> None:
     # a bad label line whose next line is indented as kubectl writes it gets no such hint
     indented = text.replace("\nent=true\n", "\n                    a=b\n")
     assert parse_describe_nodes(indented, "p.txt")[1][0].reason == (
-        "label line 'feature.node.kubernetes.io/pci-10de.pres' is not key=value"
+        "node gpu-1 is not judged: label line 'feature.node.kubernetes.io/pci-10de.pres' is not key=value"
     )
 
 
@@ -938,3 +951,16 @@ def test_grep_context_before_capacity_is_set_aside() -> None:
         ("NODE-1", {"nvidia.com/gpu": "8"}),
         ("NODE-2", {"nvidia.com/gpu": "6"}),
     ]
+
+
+def test_describe_text_objects_and_errors_are_placed_alike() -> None:
+    """Trial 158: describe text's objects were said as "document 1, items[3]" (no List has items there, and a
+    dropped node shifted the numbers of those after it) while its input errors said "document 3": both are placed
+    by the text's line."""
+    text = three_nodes("  nvidia.com/gpu:  two")
+    dump = parse_text(text, "nodes.txt")
+    assert [str(o.source) for o in dump.objects if o.kind == "Node"] == [
+        f"nodes.txt, document 1, line {text.splitlines().index(f'Name:               {n}') + 1}" for n in ("gpu-a", "gpu-c")
+    ]
+    [error] = dump.errors
+    assert str(error).startswith(f"nodes.txt, document 1, line {text.splitlines().index('  nvidia.com/gpu:  two') + 1} at ")

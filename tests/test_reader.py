@@ -392,8 +392,9 @@ def test_an_error_that_quotes_slack_s_html_escapes_says_where_they_come_from() -
     assert "Taints:             <none>" in text
     [err] = parse_text(text.replace("Taints:             <none>", "Taints:             &lt;none&gt;"), "s.txt").errors
     assert err.reason == (
-        "taint '&lt;none&gt;' is not key[=value]:Effect (&lt;, &gt; and &amp; are how HTML writes <, > and &, as a chat's"
-        " API such as Slack's Events API, a terminal's copy as HTML or a web page gives text: undo them before posting)"
+        "node vgpu-node-1 is not judged: taint '&lt;none&gt;' is not key[=value]:Effect (&lt;, &gt; and &amp; are how HTML"
+        " writes <, > and &, as a chat's API such as Slack's Events API, a terminal's copy as HTML or a web page gives"
+        " text: undo them before posting)"
     )
     # a value that holds one is read as it is, with no word (it is a valid YAML string)
     dump = parse_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: '&lt;b&gt;'}\n", "c.yaml")
