@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from . import describe, heap, mustgather, pastes
+from . import describe, heap, mustgather, nodetable, pastes
 from .errors import DumpError, DumpTooLarge, InputError, Source, byte_place, not_utf8
 from .limits import limit
 from .progress import Progress
@@ -1512,7 +1512,9 @@ def _prompt_blocks(text: str) -> list[_Block] | None:
         return None
     # a kubectl describe part keeps its prompt line, which describe text reads past: it may name the node that a part
     # cut by grep does not (trial 156)
-    parts = [(a - 1 if a and _DESCRIBE_COMMAND.match(lines[a - 1]) else a, b) for a, b in parts]
+    # (and a kubectl get nodes part its prompt line, whose -L flags name the label columns' keys)
+    kept = [a - 1 if a and (_DESCRIBE_COMMAND.match(lines[a - 1]) or _LABEL_COLUMNS.match(lines[a - 1])) else a for a, _ in parts]
+    parts = [(a, b) for a, (_, b) in zip(kept, parts, strict=True)]
     return [_Block(_PASTE, start, lines[start:end], fence=max(start, 1)) for start, end in parts]
 
 
@@ -1559,6 +1561,8 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
     is a dump (the caller reads it as it is)."""
     fenced = any(b.tag != _PASTE for b in blocks)
     dump = Dump(files_read=[name])
+    tabled: list[tuple[dict[str, Any], Source]] = []
+    table_notes: list[str] = []
     documents = 0
     prompts = 0
     other: list[_Block] = []
@@ -1584,12 +1588,22 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         padding -= shift if padded else 0
         # its lines, each with its line end: a block its closing fence ends is whole, never cut short mid-line
         body = "".join(f"{line}\n" for line in lines[at:])
-        part = _parse_unfenced("\n" * shift + body if padded else body, name, None)
         moved = functools.partial(_moved_source, lines=0 if padded else shift, documents=documents)
+        if nodetable.is_table(body):
+            # trial 156: kubectl get nodes -L ...'s table beside a node's describe text: the labels it shows
+            asked = next((line for line in reversed(lines[:at]) if _BLOCK_PROMPT.match(line)), "")
+            table = nodetable.parse("\n" * shift + body if padded else body, asked)
+            if table is not None:
+                tabled.extend((obj, moved(Source(name, 1, line))) for obj, line in table[0])
+                table_notes.extend(table[1])
+                continue
+        part = _parse_unfenced("\n" * shift + body if padded else body, name, None)
         dump.objects.extend(KObject(o.obj, moved(o.source)) for o in part.objects)
         dump.errors.extend(dataclasses.replace(e, source=moved(e.source)) for e in part.errors)
         dump.notes.extend(part.notes)
         documents += max([o.source.document for o in part.objects] + [e.source.document for e in part.errors] + [1])
+    if tabled:
+        _add_table_nodes(tabled, table_notes, name, dump)
     other_lines = sum(1 for b in other for line in b.lines if line.strip())
     if len(other) == len(blocks) and not fenced:
         return None
@@ -1623,6 +1637,8 @@ _BLOCK_PADDING = 16 << 20
 _COMMAND_LINE = re.compile(_SHELL_PROMPT + _CLIENT + r"get\b[^\n]*")
 #: A prompt line whose command prints kubectl describe text.
 _DESCRIBE_COMMAND = re.compile(_SHELL_PROMPT + _CLIENT + r"describe\b")
+#: A kubectl get command line that prints label columns (-L, --label-columns, --show-labels).
+_LABEL_COLUMNS = re.compile(_SHELL_PROMPT + _CLIENT + r"get\b.*\s(?:-L|--label-columns|--show-labels)")
 
 
 def _without_command(text: str) -> str:
@@ -1630,8 +1646,8 @@ def _without_command(text: str) -> str:
     place: lines keep their numbers); the text as it is when it does not start with one."""
     lead = len(text) - len(text.lstrip("\n\r\ufeff "))
     command = _COMMAND_LINE.match(text, lead)
-    if command is None or "\n" not in text[command.end() :][:2]:
-        return text
+    if command is None or "\n" not in text[command.end() :][:2] or _LABEL_COLUMNS.match(command.group()):
+        return text  # (a command's -L flags name the keys of the label columns it prints: kept for the table)
     return text[:lead] + text[command.end() :]
 
 
@@ -1657,7 +1673,49 @@ def _moved_source(source: Source, lines: int, documents: int) -> Source:
     return Source(source.file, source.document + documents, source.line + lines if source.line else 0, source.item)
 
 
+def _add_table_nodes(tabled: list[tuple[dict[str, Any], Source]], notes: list[str], name: str, dump: Dump) -> None:
+    """The Nodes a kubectl get nodes table shows (``nodetable``): each one's labels added to the Node of the same
+    name the dump holds (those it has already stay), else the Node as the table shows it; a note says how."""
+    held = {o.obj["metadata"].get("name"): o.obj for o in dump.objects if o.kind == "Node"}
+    merged = 0
+    for obj, source in tabled:
+        into = held.get(obj["metadata"]["name"])
+        if into is None:
+            dump.objects.append(KObject(obj, source))
+            continue
+        labels = into["metadata"].setdefault("labels", {})
+        if isinstance(labels, dict):
+            for key, value in obj["metadata"]["labels"].items():
+                labels.setdefault(key, value)
+        if obj.get("spec", {}).get("unschedulable") and isinstance(into.setdefault("spec", {}), dict):
+            into["spec"].setdefault("unschedulable", True)
+        merged += 1
+    alone = len(tabled) - merged
+    how = [f"{merged} merged into the node of the same name the dump holds"] if merged else []
+    how += [f"{alone} judged with those labels alone (no status: the rules that read one skip them)"] if alone else []
+    said = "; ".join(notes)
+    if merged:  # a describe fragment's note said it has no Labels section: it has the table's
+        told = f"{name}: only part of kubectl describe node output"
+        dump.notes[:] = [
+            n.replace("it holds no Labels, ", "its labels are the table's; it holds no ").replace(
+                "; it holds no Labels section: the rules that read them judge it as if it had none",
+                "; its labels are the table's",
+            )
+            if n.startswith(told)
+            else n
+            for n in dump.notes
+        ]
+    dump.notes.append(
+        f"{name}: a kubectl get nodes table is read for the labels it shows, {counted(len(tabled), 'node')}:"
+        f" {', '.join(how)}{f'; read {said}' if said else ''}"
+    )
+
+
 def _parse_unfenced(text: str, name: str, json_error: orjson.JSONDecodeError | None) -> Dump:
+    if json_error is None and nodetable.is_table(text) and (table := nodetable.parse(text)) is not None:
+        dump = Dump(files_read=[name])
+        _add_table_nodes([(obj, Source(name, 1, line)) for obj, line in table[0]], table[1], name, dump)
+        return dump
     if json_error is None and _looks_like_json(text):
         parsed = _parse_json(text, name)
         if isinstance(parsed, Dump):

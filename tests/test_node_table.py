@@ -1,0 +1,101 @@
+"""kubectl get nodes' table read for the labels it shows (rules.nodetable; trial 156: such a table beside a node's
+describe text was refused, and the node was judged as unlabelled)."""
+
+from __future__ import annotations
+
+from rules.engine import audit_bytes
+from rules.loader import load_policies
+from rules.nodetable import parse
+from rules.reader import parse_text
+
+PASTE = """\
+$ kubectl get nodes -L nvidia.com/gpu.workload.config
+NAME        STATUS   ROLES    AGE   VERSION   GPU.WORKLOAD.CONFIG
+gpu-a       Ready    <none>   3d    v1.30.2   container
+gpu-b       Ready    <none>   3d    v1.30.2   vm-passthrough
+$ kubectl describe node gpu-b | grep -A8 -E 'Capacity|Allocatable'
+Capacity:
+  cpu:                 32
+  nvidia.com/gpu:      2
+Allocatable:
+  cpu:                 32
+  nvidia.com/gpu:      2
+"""
+
+
+def test_a_label_table_beside_a_describe_fragment_gives_the_node_its_label() -> None:
+    """The node made to disagree (labelled vm-passthrough, advertising nvidia.com/gpu) is caught from the paste."""
+    dump = parse_text(PASTE, "chat.txt")
+    assert dump.errors == []
+    nodes = {o.obj["metadata"]["name"]: o for o in dump.objects}
+    assert nodes["gpu-b"].obj["metadata"]["labels"] == {"nvidia.com/gpu.workload.config": "vm-passthrough"}
+    assert nodes["gpu-b"].obj["status"]["allocatable"]["nvidia.com/gpu"] == "2"
+    assert nodes["gpu-a"].obj == {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "gpu-a", "labels": {"nvidia.com/gpu.workload.config": "container"}},
+    }
+    assert str(nodes["gpu-a"].source) == "chat.txt, document 1, line 3"
+    assert dump.notes[0].endswith(
+        "Read as node gpu-b, as its prompt line names it; its labels are the table's; it holds no"
+        " Taints, Non-terminated Pods section: the rules that read them judge it as if it had none"
+    )
+    assert dump.notes[1] == (
+        "chat.txt: a kubectl get nodes table is read for the labels it shows, 2 nodes: 1 merged into the node of the same"
+        " name the dump holds, 1 judged with those labels alone (no status: the rules that read one skip them)"
+    )
+    report = audit_bytes(PASTE.encode(), "chat.txt", load_policies())
+    failed = [(o.ref.name, r.rule) for o in report.objects for r in o.results if r.result == "fail"]
+    assert failed == [("gpu-b", "resource-class-matches-workload")]
+
+
+def test_a_label_column_is_read_by_the_key_its_command_line_names_else_as_an_nvidia_label() -> None:
+    table = (
+        "NAME    STATUS                     ROLES    AGE   VERSION   GPU.WORKLOAD.CONFIG   ZONE\n"
+        "gpu-a   Ready                      <none>   3d    v1.30.2   container             a\n"
+        "gpu-b   Ready,SchedulingDisabled   <none>   3d    v1.30.2   vm_passthrough\n"
+        "gpu-c   NotReady                   <none>   3d    v1.30.2                         b\n"
+    )
+    objects, notes = parse(table) or ([], [])
+    assert [(o["metadata"]["name"], o["metadata"]["labels"], o.get("spec"), line) for o, line in objects] == [
+        ("gpu-a", {"nvidia.com/gpu.workload.config": "container"}, None, 2),
+        ("gpu-b", {"nvidia.com/gpu.workload.config": "vm_passthrough"}, {"unschedulable": True}, 3),
+        ("gpu-c", {}, None, 4),
+    ]
+    assert notes == [
+        "column GPU.WORKLOAD.CONFIG as nvidia.com/gpu.workload.config (kubectl names a -L column by the part of its key"
+        " after the last /; the command line with its -L flags, pasted above the table, says the key)",
+        "column ZONE not read: no command line says its label's key",
+    ]
+    # the command line says both keys (-L a,b, --label-columns=..., -Lkey)
+    for command in (
+        "$ kubectl get nodes -L nvidia.com/gpu.workload.config,topology.kubernetes.io/zone",
+        "$ kubectl get nodes --label-columns=nvidia.com/gpu.workload.config -Ltopology.kubernetes.io/zone",
+    ):
+        objects, notes = parse(table, command) or ([], [])
+        assert objects[0][0]["metadata"]["labels"] == {
+            "nvidia.com/gpu.workload.config": "container",
+            "topology.kubernetes.io/zone": "a",
+        }
+        assert notes == []
+
+
+def test_show_labels_and_wide_columns_are_read_by_where_their_titles_start() -> None:
+    table = (
+        "NAME    STATUS   ROLES    AGE   VERSION   INTERNAL-IP   EXTERNAL-IP   OS-IMAGE             KERNEL-VERSION"
+        "     CONTAINER-RUNTIME     LABELS\n"
+        "gpu-a   Ready    <none>   3d    v1.30.2   10.0.0.4      <none>        Ubuntu 22.04.4 LTS   5.15.0-1057-aws"
+        "    containerd://1.7.2    nvidia.com/gpu.present=true,nvidia.com/gpu.workload.config=vm-vgpu\n"
+    )
+    [(node, _)], notes = parse(table) or ([], [])
+    assert node["metadata"]["labels"] == {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.workload.config": "vm-vgpu"}
+    assert notes == []
+
+
+def test_a_table_that_shows_no_label_stays_an_input_error() -> None:
+    """A bare kubectl get nodes holds nothing to judge: it is refused as before, with the command to print objects."""
+    table = "NAME    STATUS   ROLES    AGE   VERSION\ngpu-a   Ready    <none>   3d    v1.30.2\n"
+    assert parse(table) is None
+    dump = parse_text(table, "t.txt")
+    assert dump.objects == []
+    assert "the table kubectl get prints (columns NAME, STATUS, ROLES, AGE, VERSION)" in dump.errors[0].reason
