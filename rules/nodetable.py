@@ -5,8 +5,9 @@ label: what an operator pastes to show which node runs which workload (trial 156
 describe text was refused, and the node was judged as unlabelled). Its rows are read as Nodes that carry those
 labels and nothing else: merged into the node of the same name the dump holds (a describe fragment has no labels),
 else judged as they are. kubectl names a ``-L`` column by the part of the key after its last ``/``, upper-cased
-(``formatLabelHeaders`` of the table printers kubectl uses, in k8s.io/cli-runtime pkg/printers): the key comes from the command line when the paste holds
-it, else an NVIDIA label's (``GPU.WORKLOAD.CONFIG`` is ``nvidia.com/gpu.workload.config``), said in a note.
+(``formatLabelHeaders`` of the table printers kubectl uses, in k8s.io/cli-runtime pkg/printers): the key comes
+from the command line when the paste holds it, else an NVIDIA label's (``GPU.WORKLOAD.CONFIG`` is
+``nvidia.com/gpu.workload.config``), said in a note.
 """
 
 from __future__ import annotations
