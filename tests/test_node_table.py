@@ -3,6 +3,9 @@ describe text was refused, and the node was judged as unlabelled)."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from rules.engine import audit_bytes
 from rules.loader import load_policies
 from rules.nodetable import parse
@@ -99,3 +102,15 @@ def test_a_table_that_shows_no_label_stays_an_input_error() -> None:
     dump = parse_text(table, "t.txt")
     assert dump.objects == []
     assert "the table kubectl get prints (columns NAME, STATUS, ROLES, AGE, VERSION)" in dump.errors[0].reason
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=" \tabcdefgnorsvyNRSTUV.-,=/<>0123456789", max_size=80), max_size=8), st.text(max_size=60))
+def test_any_rows_under_a_label_header_are_read_or_passed_over_never_a_crash(rows: list[str], command: str) -> None:
+    table = "NAME    STATUS   ROLES    AGE   VERSION   GPU.WORKLOAD.CONFIG   LABELS\n" + "\n".join(rows)
+    got = parse(table, command)
+    if got is not None:
+        for node, line in got[0]:
+            assert node["kind"] == "Node" and 2 <= line <= len(rows) + 1
+            assert all(isinstance(k, str) and isinstance(v, str) for k, v in node["metadata"]["labels"].items())
+    parse_text(table, "t.txt")  # whatever it holds, the reader answers
