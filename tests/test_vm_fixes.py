@@ -102,8 +102,9 @@ def test_a_misspelt_permit_is_fixed_in_kubevirt_not_in_the_running_vm() -> None:
     assert result.message.endswith(
         "Nodes of the dump list nvidia.com/NVIDIA_A10-12Q (a name their device plugin registered), so the name is right:"
         " permit it in KubeVirt kubevirt/kubevirt exactly so (externalResourceProvider: true where the GPU Operator's"
-        " sandbox device plugin advertises it). KubeVirt kubevirt/kubevirt permits nvidia.com/NVIDIA_A10_12Q, like it but"
-        " advertised by no node: a misspelt permit of it, to correct rather than add another?"
+        " sandbox device plugin advertises it). KubeVirt kubevirt/kubevirt permits nvidia.com/NVIDIA_A10_12Q, close to it"
+        " and advertised by no node: if that permit was written for this GPU or vGPU type, correct it rather than add"
+        " another; if it is another type's, keep it."
     ), result.message
     assert result.remediation == (
         "kubectl edit kubevirt -n kubevirt kubevirt  # spec.configuration.permittedHostDevices: permit"
