@@ -220,12 +220,13 @@ def _judged(
                 f" {slot.waited:.1f} s waiting for the worker's large-dump slot {judged}: retry, or send a smaller dump",
                 {"Retry-After": "30"},
             ) from None
-        # trial 158: "or retry" with Retry-After: 30, where the same body takes as long again (a client obeying it loops)
+        # trial 158: "or retry" with Retry-After: 30, where the same body alone takes as long again (a client obeying it
+        # loops); trial 159: other requests on the worker may have taken part of the time, which the detail says
         raise Problem(
             "evaluation-timeout",
-            f"reading and evaluating took more than the {configured:g} s of VERDICT_EVAL_BUDGET {judged}, and would take as"
-            " long again: send a smaller dump (one namespace or kind at a time), or audit it with the verdict CLI, which"
-            " has no budget",
+            f"reading and evaluating took more than the {configured:g} s of VERDICT_EVAL_BUDGET {judged}: send a smaller"
+            " dump (one namespace or kind at a time), or audit it with the verdict CLI, which has no budget (where"
+            " other requests kept the worker busy, it may pass once they are done)",
         ) from None
     except DumpTooLarge as exc:
         raise Problem("body-too-large", exc.reason, file=exc.where) from None

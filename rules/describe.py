@@ -359,6 +359,8 @@ def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[l
         except _Unreadable as e:
             # (trial 158: "Capacity line ... is not 'resource: quantity'" named no node, which it kept out)
             named = next((t.split(":", 1)[1].strip() for _, t in block if t.startswith("Name:")), "")
+            # (trial 159: "node <redacted> is not judged: no readable 'Name:' line")
+            named = named if re.fullmatch(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?", named) else ""
             reason = e.reason if not named or e.reason.startswith("node ") else f"node {named} is not judged: {e.reason}"
             errors.append(InputError(Source(file=file, document=1, line=e.line), reason, e.path))
             continue

@@ -145,7 +145,8 @@ class InputError:
     def __str__(self) -> str:
         # the document's root, or the List item the source names already, says nothing more (trial 156: "line 1
         # at $" read as jargon); a path inside the object is said
-        told = ("", "$", "" if self.source.item is None else f"$.items[{self.source.item}]")
+        item = self.source.item
+        told = ("", "$", "" if item is None else f"$.items[{item}]", "" if item is None else f"$[{item}]")
         at = "" if self.path in told else f" at {self.path}"
         return f"{self.source}{at}: {self.reason}"
 

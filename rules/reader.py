@@ -739,14 +739,22 @@ def _odd_allocatable(obj: dict[str, Any]) -> str:
     """Why a Node's ``status.allocatable`` that holds a value but no mapping is taken for none, else ""."""
     status = obj.get("status") if obj.get("kind") == "Node" else None
     value = status.get("allocatable") if isinstance(status, dict) else None
-    if not value or isinstance(value, dict):
+    # (trial 102: "" or [] is none, as written by hand; trial 159: 0 and false were taken for none in silence)
+    if value is None or value == "" or value == [] or isinstance(value, dict):
         return ""
     meta = obj.get("metadata")
     name = meta.get("name") if isinstance(meta, dict) else None
     return (
-        f"Node {name}: status.allocatable is {written(value)}, not a mapping of resources: it is taken for none, so the"
+        f"Node {name}: status.allocatable is {_shown(value)}, not a mapping of resources: it is taken for none, so the"
         " node allocates its status.capacity (as the API server defaults a Node without it)"
     )
+
+
+def _shown(value: Any) -> str:
+    """A value of the dump as its JSON (a list or mapping as written, not as Python prints it), a string quoted."""
+    if isinstance(value, str):
+        return written(value)
+    return orjson.dumps(value, default=str).decode()[:80]
 
 
 def _default_allocatable(obj: dict[str, Any], dump: Dump) -> None:

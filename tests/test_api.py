@@ -1371,8 +1371,8 @@ def test_an_evaluation_past_its_budget_is_a_503(monkeypatch) -> None:
     # trial 125: the budget counts from the body read, reading the dump included (here it took 5 s of 1)
     assert body["detail"].startswith("reading and evaluating took more than the 1 s of VERDICT_EVAL_BUDGET (0 of ")
     assert body["detail"].endswith(
-        " objects judged), and would take as long again: send a smaller dump (one namespace or kind at a time), or audit"
-        " it with the verdict CLI, which has no budget"
+        " objects judged): send a smaller dump (one namespace or kind at a time), or audit it with the verdict CLI, which"
+        " has no budget (where other requests kept the worker busy, it may pass once they are done)"
     )
     monkeypatch.undo()
     assert evaluate(client).status_code == 200

@@ -964,3 +964,10 @@ def test_describe_text_objects_and_errors_are_placed_alike() -> None:
     ]
     [error] = dump.errors
     assert str(error).startswith(f"nodes.txt, document 1, line {text.splitlines().index('  nvidia.com/gpu:  two') + 1} at ")
+
+
+def test_a_dropped_node_is_named_only_by_a_name_kubectl_could_print() -> None:
+    """Trial 159: "node <redacted> is not judged: no readable 'Name:' line" named it from the line said unreadable."""
+    text = three_nodes("  nvidia.com/gpu:  two").replace("Name:               gpu-b", "Name:               <redacted>")
+    [error] = parse_text(text, "n.txt").errors
+    assert not error.reason.startswith("node <redacted>"), error.reason

@@ -2581,6 +2581,8 @@ def test_an_input_error_does_not_name_the_root_path_its_source_already_says() ->
         == "d.yaml, document 1, items[2], line 6 at $.items[2].spec: a number"
     )
     assert InputError(item, "a number", "$.items[2]").to_dict()["path"] == "$.items[2]"
+    # (trial 159: a top-level JSON array's item said "items[1] ... at $[1]")
+    assert str(InputError(Source("a.json", 1, 1, 1), "a number", "$[1]")) == "a.json, document 1, items[1], line 1: a number"
 
 
 @pytest.mark.parametrize(
@@ -2630,3 +2632,7 @@ def test_an_allocatable_that_is_no_mapping_is_said_before_the_capacity_is_taken_
     )
     assert dump.objects[0].obj["status"]["allocatable"] == {"nvidia.com/gpu": "2"}
     assert not parse_text(text.replace("not-a-map", "''"), "n.yaml").errors
+    # trial 159: 0 and false were taken for none in silence; a list is said as written, not as Python prints it
+    for odd, said in (("0", "0"), ("false", "false"), ("[{nvidia.com/gpu: '8'}]", '[{"nvidia.com/gpu":"8"}]')):
+        [error] = parse_text(text.replace("not-a-map", odd), "n.yaml").errors
+        assert error.reason.startswith(f"Node n3: status.allocatable is {said}, not a mapping of resources"), error.reason
