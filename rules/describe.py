@@ -355,7 +355,7 @@ def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[l
             continue
         try:
             stand_in = "" if not unnamed else prompted or ("NODE" if len(blocks) == 1 else f"NODE-{number}")
-            node, pods, soft = _node(block, file, number, stand_in)
+            node, pods, soft = _node(block, file, number, stand_in, _grep_after(text) if unnamed else 0)
         except _Unreadable as e:
             # (trial 158: "Capacity line ... is not 'resource: quantity'" named no node, which it kept out)
             named = next((t.split(":", 1)[1].strip() for _, t in block if t.startswith("Name:")), "")
@@ -485,10 +485,50 @@ def _prompted_node(text: str) -> str:
     return ""
 
 
-def _node(block: list[Line], file: str, number: int, unnamed: str = "") -> tuple[dict, list[tuple[dict, int]], list[InputError]]:
+#: grep's -A N (``-A8``, ``-A 8``, ``--after-context=8``) in a prompt line.
+_GREP_AFTER = re.compile(r"\bgrep\b[^|\n]*?(?:\s-[a-zA-Z]*A\s*(\d+)|--after-context[= ](\d+))")
+
+
+def _grep_after(text: str) -> int:
+    """The lines grep -A N prints after each match, as the text's first prompt line says (in its first 4 KB); 0."""
+    for line in text[:4096].splitlines():
+        if _PROMPT.match(line):
+            m = _GREP_AFTER.search(line)
+            return int(m.group(1) or m.group(2)) if m else 0
+    return 0
+
+
+def _cut_by_grep(s: dict[str, _Section], name: str, after: int) -> None:
+    """Refuse a node's Capacity or Allocatable that grep -A cut (trial 160: on a KubeVirt node, devices.kubevirt.io/*
+    sort before nvidia.com/*, and -A8 stopped at memory: the node was said to list no GPU resource). kubectl prints a
+    node's resources sorted, pods: last (after nvidia.com/*): a section without it that fills the lines -A N allows
+    (without the prompt line: both sections, as many lines each, 6 or more) was cut."""
+    shown = {k: s[k] for k in ("Capacity", "Allocatable") if k in s}
+    for key, section in shown.items():
+        if any(t.strip().startswith("pods:") for _, t in section.body):
+            continue
+        lines = len(section.body)
+        filled = lines >= after if after else lines >= 6 and len({len(x.body) for x in shown.values()}) == 1 and len(shown) == 2
+        if filled:
+            grep = f"grep -A{after}" if after else "grep"
+            raise _Unreadable(
+                section.line,
+                f"node {name} is not judged: its {key} section is cut: {grep} printed {lines} lines of it and not its"
+                " pods: line, which kubectl prints last, after the nvidia.com/ resources, so its GPU resources may be"
+                " among the lines left out; paste grep -A20 -E 'Capacity|Allocatable', or the whole kubectl describe"
+                " node output",
+                f"$.status.{key.lower()}",
+            )
+
+
+def _node(
+    block: list[Line], file: str, number: int, unnamed: str = "", after: int = 0
+) -> tuple[dict, list[tuple[dict, int]], list[InputError]]:
     s = _sections(block)
     fragment = "Name" not in s and bool(unnamed)
     name = s["Name"].value if "Name" in s else unnamed
+    if fragment:
+        _cut_by_grep(s, name, after)
     if not name or not (NODE_NAME.match(name) or name == unnamed):
         line = s["Name"].line if "Name" in s else block[0][0]
         raise _Unreadable(line, "no readable 'Name:' line: not a node of kubectl describe output", "$.metadata.name")

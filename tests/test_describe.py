@@ -971,3 +971,39 @@ def test_a_dropped_node_is_named_only_by_a_name_kubectl_could_print() -> None:
     text = three_nodes("  nvidia.com/gpu:  two").replace("Name:               gpu-b", "Name:               <redacted>")
     [error] = parse_text(text, "n.txt").errors
     assert not error.reason.startswith("node <redacted>"), error.reason
+
+
+KV_RESOURCES = (
+    "  cpu:                            32\n  devices.kubevirt.io/kvm:        1k\n  devices.kubevirt.io/tun:        1k\n"
+    "  devices.kubevirt.io/vhost-net:  1k\n  ephemeral-storage:              479596204Ki\n  hugepages-1Gi:                  0\n"
+    "  hugepages-2Mi:                  0\n  memory:                         263914876Ki\n"
+)
+
+
+def test_a_section_grep_cut_before_its_gpu_resource_is_refused_not_read_as_no_gpu() -> None:
+    """Trial 160: on a KubeVirt node devices.kubevirt.io/* sort before nvidia.com/*, and `grep -A8` stopped at memory:
+    the node was said to list no GPU resource (a false warning; the node made to disagree was missed). kubectl prints
+    pods: last: a section without it that fills the lines -A N allows was cut."""
+    prompt = "$ kubectl describe node gpu-v1 | grep -A8 -E 'Capacity|Allocatable'\n"
+    text = f"{prompt}Capacity:\n{KV_RESOURCES}--\nAllocatable:\n{KV_RESOURCES}"
+    dump = parse_text(text, "kv.txt")
+    assert [o.kind for o in dump.objects] == []
+    [error] = dump.errors
+    assert (error.source.line, error.path) == (2, "$.status.capacity")
+    assert error.reason.startswith(
+        "node gpu-v1 is not judged: its Capacity section is cut: grep -A8 printed 8 lines of it and not its pods: line"
+    )
+    # the same lines without the prompt: both sections cut alike, as many lines each
+    assert "section is cut: grep printed 8 lines" in parse_text(text.replace(prompt, ""), "kv.txt").errors[0].reason
+    # with -A12 the pods: line is there, and the node is judged with its GPU resource
+    whole = KV_RESOURCES + "  nvidia.com/NVIDIA_A10-12Q:      2\n  pods:                           110\n"
+    text = f"{prompt.replace('-A8', '-A12')}Capacity:\n{whole}Allocatable:\n{whole}"
+    [node] = parse_text(text, "kv.txt").objects
+    assert node.obj["status"]["allocatable"]["nvidia.com/NVIDIA_A10-12Q"] == "2"
+    # a short fragment written by hand (no pods: line, fewer lines than -A allows) is read as it is
+    short = (
+        "$ kubectl describe node g | grep -A8 -E 'Capacity|Allocatable'\n"
+        "Capacity:\n  nvidia.com/gpu:  8\nAllocatable:\n  nvidia.com/gpu:  0\n"
+    )
+    [node] = parse_text(short, "s.txt").objects
+    assert node.obj["status"]["capacity"] == {"nvidia.com/gpu": "8"}
