@@ -1657,7 +1657,7 @@ status:
         " nvidia.com/gpu; the dump does not show which) reports the missing devices"
     ) in result.message
     assert result.remediation == (
-        "kubectl describe node gpu-000-001 | grep -A12 -E 'Capacity|Allocatable'; kubectl get pods -A -o wide"
+        "kubectl describe node gpu-000-001 | grep -A20 -E 'Capacity|Allocatable'; kubectl get pods -A -o wide"
         " --field-selector spec.nodeName=gpu-000-001 | grep -i device-plugin  # read that pod's log (kubectl logs -n"
         " <namespace> <pod>); then on the host: dmesg | grep -i xid and nvidia-smi -q"
     )
