@@ -221,7 +221,18 @@ def _table_width(terminal: bool) -> int:
     return _columns() or TABLE_WIDTH
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Verdict(click.Group):
+    """verdict's commands; a first argument that names a dump rather than a command is told the command it needs
+    (trial 160: "verdict nodes.yaml" got "No such command 'nodes.yaml'.", no hint)."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and name not in self.commands and (name == "-" or os.path.exists(name)):
+            raise click.UsageError(f"No such command {name!r}: to audit it, verdict audit {name}", ctx)
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=_Verdict, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="verdict")
 def main() -> None:
     """Judge Kubernetes dumps with policy-as-data rules (built-in: NVIDIA GPU Operator / KubeVirt)."""
@@ -409,8 +420,21 @@ def audit(
         _report(reports, fmt, output, fail_on, wanted, min_severity, options, progress, paths_of, quiet, frozenset(batch_notes))
 
 
+#: What a kubectl user types after -o (kubectl get -o yaml|json|wide|name): here a format name, not a file.
+_KUBECTL_OUTPUTS = frozenset((*FORMATS, "wide", "name", "md", "text"))
+
+
 def _check_output(output: str | None) -> None:
-    """Refuse an ``-o`` file whose folder does not exist before a large dump is read, not after."""
+    """Refuse an ``-o`` file whose folder does not exist before a large dump is read, not after; and ``-o yaml``,
+    ``-o table``, as kubectl takes ``-o``, which would write the report to a file named so (trial 160: JSON in files
+    named ``table`` and ``yaml``, nothing on the terminal, and with -q no word)."""
+    if output and output.lower() in _KUBECTL_OUTPUTS and not os.path.exists(output):
+        fmt = output.lower() if output.lower() in FORMATS else "table"
+        raise click.BadParameter(
+            f"'{output}' would be the name of the file the report is written to: -o names the report's file (as in -o"
+            f" report.json), the format is -f (did you mean -f {fmt}?); to write a file named so, say -o ./{output}",
+            param_hint="-o/--output",
+        )
     if output and not os.path.isdir(os.path.dirname(os.path.abspath(output))):
         raise click.BadParameter(f"{output}: its folder does not exist", param_hint="-o/--output")
 

@@ -1705,7 +1705,12 @@ def _add_table_nodes(tabled: list[tuple[dict[str, Any], Source]], notes: list[st
     if merged:  # a describe fragment's note said it has no Labels section: it has the table's
         told = f"{name}: only part of kubectl describe node output"
         dump.notes[:] = [
-            n.replace("it holds no Labels, ", "its labels are the table's; it holds no ").replace(
+            n.replace(
+                "it holds no Labels, Taints, Non-terminated Pods sections",
+                "its labels are the table's; it holds no Taints, Non-terminated Pods sections",
+            )
+            .replace("it holds no Labels, ", "its labels are the table's; it holds no ")
+            .replace(
                 "; it holds no Labels section: the rules that read them judge it as if it had none",
                 "; its labels are the table's",
             )
@@ -1795,7 +1800,8 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
                 left = [h for h in ("Labels", "Taints", "Non-terminated Pods") if h not in headers]
                 named = nodes[0] != "NODE"  # by the prompt line before it
                 what = f"node {nodes[0]}, as its prompt line names it" if named else "a node called NODE here (it names none)"
-                judged = f"; it holds no {', '.join(left)} section: the rules that read them judge it as if it had none"
+                noun = "section" if len(left) == 1 else "sections"  # (trial 160: "no Taints, Non-terminated Pods section")
+                judged = f"; it holds no {', '.join(left)} {noun}: the rules that read them judge it as if it had none"
                 judged = judged if left else ""
                 whole = "it"
             else:  # (which part lacks which section is not said: the sections of one part only are what it shows)

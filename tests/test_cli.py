@@ -1010,3 +1010,24 @@ def test_quiet_prints_no_notes_but_the_report_keeps_them(tmp_path: Path) -> None
     assert [r["notes"] for r in json.loads(quiet.stdout)["reports"]] == [r["notes"] for r in json.loads(loud.stdout)["reports"]]
     res = run("audit", str(nodes), str(empty), "--fail-on", "never", "-q")
     assert f"verdict: input error: {empty}" in res.stderr and "verdict: note:" not in res.stderr
+
+
+def test_o_with_a_format_name_is_refused_with_the_flag_meant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 160: `-o table` and `-o yaml`, as kubectl takes -o, wrote the JSON report to files named table and yaml,
+    with nothing on the terminal (and with -q no word)."""
+    monkeypatch.chdir(tmp_path)
+    for word, fmt in (("table", "table"), ("yaml", "yaml"), ("wide", "table")):
+        res = run("audit", str(LAB), "-o", word, "-q")
+        assert res.exit_code == 2
+        assert f"-o names the report's file (as in -o report.json), the format is -f (did you mean -f {fmt}?)" in res.stderr
+        assert not (tmp_path / word).exists()
+    assert run("audit", str(LAB), "-o", "./table", "-q", "--fail-on", "never").exit_code == 0
+    assert json.loads((tmp_path / "table").read_text())["kind"] == "Report"
+
+
+def test_a_dump_given_without_a_command_is_told_verdict_audit() -> None:
+    """Trial 160: `verdict nodes.yaml` said only "No such command 'nodes.yaml'"."""
+    res = run(str(LAB))
+    assert res.exit_code == 2
+    assert f"No such command '{LAB}': to audit it, verdict audit {LAB}" in res.stderr
+    assert "to audit it" not in run("nosuch").stderr

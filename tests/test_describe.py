@@ -732,7 +732,7 @@ def test_a_nodes_capacity_and_allocatable_pasted_without_its_name_are_judged() -
     assert dump.notes[0] == (
         "chat.txt: only part of kubectl describe node output (Capacity, Allocatable; no Name: line): paste the whole"
         " output to judge it whole. Read as node gpu-worker-07, as its prompt line names it; it holds no Labels, Taints,"
-        " Non-terminated Pods section: the rules that read them judge it as if it had none"
+        " Non-terminated Pods sections: the rules that read them judge it as if it had none"
     )
     # without a prompt line naming one node: NODE
     unnamed = parse_text(one.split("\n", 1)[1], "chat.txt")

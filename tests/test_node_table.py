@@ -41,7 +41,7 @@ def test_a_label_table_beside_a_describe_fragment_gives_the_node_its_label() -> 
     assert str(nodes["gpu-a"].source) == "chat.txt, document 1, line 3"
     assert dump.notes[0].endswith(
         "Read as node gpu-b, as its prompt line names it; its labels are the table's; it holds no"
-        " Taints, Non-terminated Pods section: the rules that read them judge it as if it had none"
+        " Taints, Non-terminated Pods sections: the rules that read them judge it as if it had none"
     )
     assert dump.notes[1] == (
         "chat.txt: a kubectl get nodes table is read for the labels it shows, 2 nodes: 1 merged into the node of the same"
