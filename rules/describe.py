@@ -498,6 +498,10 @@ def _grep_after(text: str) -> int:
     return 0
 
 
+#: Resources the kubelet reports on every node, which kubectl describe prints in its sorted Capacity and Allocatable.
+_ALWAYS_PRINTED = frozenset(("cpu", "ephemeral-storage", "memory"))
+
+
 def _cut_by_grep(s: dict[str, _Section], name: str, after: int) -> None:
     """Refuse a node's Capacity or Allocatable that grep -A cut (trial 160: on a KubeVirt node, devices.kubevirt.io/*
     sort before nvidia.com/*, and -A8 stopped at memory: the node was said to list no GPU resource). kubectl prints a
@@ -508,12 +512,16 @@ def _cut_by_grep(s: dict[str, _Section], name: str, after: int) -> None:
         if any(t.strip().startswith("pods:") for _, t in section.body):
             continue
         lines = len(section.body)
-        filled = lines >= after if after else lines >= 6 and len({len(x.body) for x in shown.values()}) == 1 and len(shown) == 2
+        names = [t.split(":", 1)[0].strip() for _, t in section.body if ":" in t]
+        # (trial 161: without a prompt line, grep -A11 of Allocatable alone, or -A5 of both, was read whole) the
+        # resources kubectl always prints (cpu, memory, ...) and none of nvidia.com/, which sort between them and pods:
+        before_gpus = bool(names) and all(n < "nvidia.com/" for n in names) and bool(set(names) & _ALWAYS_PRINTED)
+        filled = (lines >= after if after else False) or before_gpus
         if filled:
-            grep = f"grep -A{after}" if after else "grep"
+            grep = f"grep -A{after} printed" if after else "the text shows"
             raise _Unreadable(
                 section.line,
-                f"node {name} is not judged: its {key} section is cut: {grep} printed {lines} lines of it and not its"
+                f"node {name} is not judged: its {key} section is cut: {grep} {lines} lines of it and not its"
                 " pods: line, which kubectl prints last, after the nvidia.com/ resources, so its GPU resources may be"
                 " among the lines left out; paste grep -A20 -E 'Capacity|Allocatable', or the whole kubectl describe"
                 " node output",
@@ -671,7 +679,7 @@ def _node(
     # the text ends inside the pods' table when nothing kubectl prints after it follows (trial 124: a row cut there was
     # "not readable", the cut unsaid)
     ends_in_pods = "Non-terminated Pods" in s and not s.keys() & _AFTER_PODS
-    pods, soft = _pods(s.get("Non-terminated Pods"), name, file, number, last if ends_in_pods else None)
+    pods, soft = _pods(s.get("Non-terminated Pods"), name, file, number, last if ends_in_pods else None, fragment)
     return node, pods, cut + soft
 
 
@@ -892,7 +900,7 @@ def _timestamp(text: str) -> str | None:
 
 
 def _pods(
-    section: _Section | None, node: str, file: str, number: int, last: int | None = None
+    section: _Section | None, node: str, file: str, number: int, last: int | None = None, cut_ok: bool = False
 ) -> tuple[list[tuple[dict, int]], list[InputError]]:
     """The Pods of a node's Non-terminated Pods rows, and an input error for each row that cannot be read; ``last`` is
     the block's last line where the text ends inside this table (a row there that cannot be read was cut)."""
@@ -935,6 +943,10 @@ def _pods(
                 line,
             )
         )
+    if total and int(total[1]) != len(pods) and not errors and cut_ok:
+        # a node's part grep printed (trial 161: the pack's own grep -A20 -E 'Capacity|Allocatable' reaches the table's
+        # header on EKS): its pods are not shown, and the few rows it holds are not taken for the node's pods
+        return [], []
     if total and int(total[1]) != len(pods) and not errors:
         # the rows missing are Pods kept out (trial 137: a cut at a row's end counted none)
         missing = int(total[1]) - len(pods)

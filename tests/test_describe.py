@@ -994,7 +994,12 @@ def test_a_section_grep_cut_before_its_gpu_resource_is_refused_not_read_as_no_gp
         "node gpu-v1 is not judged: its Capacity section is cut: grep -A8 printed 8 lines of it and not its pods: line"
     )
     # the same lines without the prompt: both sections cut alike, as many lines each
-    assert "section is cut: grep printed 8 lines" in parse_text(text.replace(prompt, ""), "kv.txt").errors[0].reason
+    assert "section is cut: the text shows 8 lines" in parse_text(text.replace(prompt, ""), "kv.txt").errors[0].reason
+    # trial 161: one section alone, or fewer lines, without a prompt: the resources kubectl always prints and none of
+    # nvidia.com/, which sort between them and pods:, were read as a node without GPU resources
+    alone = "Allocatable:\n" + "".join(KV_RESOURCES.splitlines(keepends=True)[:5])
+    [error] = parse_text(alone, "kv.txt").errors
+    assert error.reason.startswith("node NODE is not judged: its Allocatable section is cut: the text shows 5 lines of it")
     # with -A12 the pods: line is there, and the node is judged with its GPU resource
     whole = KV_RESOURCES + "  nvidia.com/NVIDIA_A10-12Q:      2\n  pods:                           110\n"
     text = f"{prompt.replace('-A8', '-A12')}Capacity:\n{whole}Allocatable:\n{whole}"
@@ -1007,3 +1012,34 @@ def test_a_section_grep_cut_before_its_gpu_resource_is_refused_not_read_as_no_gp
     )
     [node] = parse_text(short, "s.txt").objects
     assert node.obj["status"]["capacity"] == {"nvidia.com/gpu": "8"}
+
+
+def _grep_after(text: str, after: int, *words: str) -> str:
+    """What ``grep -A<after> -E 'w1|w2'`` prints of ``text``: each matching line and the lines after it, groups
+    apart by "--"."""
+    lines = text.splitlines()
+    keep: list[int] = []
+    for i, line in enumerate(lines):
+        if any(w in line for w in words):
+            keep.extend(range(i, min(i + after + 1, len(lines))))
+    out, last = [], None
+    for i in sorted(set(keep)):
+        if last is not None and i != last + 1:
+            out.append("--")
+        out.append(lines[i])
+        last = i
+    return "\n".join(out) + "\n"
+
+
+def test_the_packs_own_grep_of_a_node_reaching_its_pods_table_is_no_input_error() -> None:
+    """Trial 161: the fix every gpu-resources-advertised finding prints, grep -A20 -E 'Capacity|Allocatable', reaches
+    the pods table's header on an EKS node (no PodCIDR lines): "node x lists 14 non-terminated pods but 0 rows were
+    found (the text is cut?)", exit 1, on a healthy node. A part grep printed shows none of the node's pods."""
+    text = (Path(__file__).parent / "data" / "describe" / "gpu-operator-684_eks-time-slicing_gpu-12.txt").read_text()
+    part = "$ kubectl describe node x | grep -A20 -E 'Capacity|Allocatable'\n" + _grep_after(
+        text, 20, "Capacity:", "Allocatable:"
+    )
+    assert "Non-terminated Pods:" in part
+    dump = parse_text(part, "eks.txt")
+    assert dump.errors == []
+    assert [o.kind for o in dump.objects] == ["Node"]
