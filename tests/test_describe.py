@@ -1043,3 +1043,20 @@ def test_the_packs_own_grep_of_a_node_reaching_its_pods_table_is_no_input_error(
     dump = parse_text(part, "eks.txt")
     assert dump.errors == []
     assert [o.kind for o in dump.objects] == ["Node"]
+
+
+def test_an_allocatable_part_listing_the_gpu_at_zero_says_a_plugin_registered_it() -> None:
+    """Trial 161: `grep -A12 Allocatable` of NVIDIA/k8s-device-plugin#58's node (nvidia.com/gpu: 0) was told its
+    driver and device plugin came from elsewhere "or are not installed": a device plugin registered the name."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    text = Path(__file__).parent / "data" / "describe" / "k8s-device-plugin-58_kubectl-1.10_capacity-16-allocatable-0.txt"
+    part = _grep_after(text.read_text(), 12, "Allocatable:")
+    report = audit_bytes(part.encode(), "58.txt", load_policies())
+    [found] = [r for o in report.objects for r in o.results if r.rule == "gpu-resources-advertised"]
+    assert found.result == "fail"
+    assert (
+        "It lists [nvidia.com/gpu] with 0 devices: a device plugin registered the name and serves no device now" in found.message
+    )
+    assert "or are not installed" not in found.message
