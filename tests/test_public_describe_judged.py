@@ -137,3 +137,14 @@ def test_a_node_nfd_marked_in_a_cluster_whose_gpu_operator_prepared_nothing_fail
     advertised = results["gpu-resources-advertised"]
     assert advertised.result == "fail"
     assert "The GPU Operator runs in the cluster (its pod gpu-operator-566644fc46-2znxj) and NFD marks" in advertised.message
+
+
+def test_every_device_at_zero_is_not_put_down_to_unhealthy_devices_alone(policies) -> None:
+    """Trial 161: NVIDIA/k8s-device-plugin#58's 16 GPUs, none allocatable, were said, as fact, to be reported unhealthy
+    by the plugin; the kubelet marks every device of a stopped plugin unhealthy too, which describe text cannot tell
+    apart (the issue never found the cause)."""
+    report = audit_paths([str(DATA / "k8s-device-plugin-58_kubectl-1.10_capacity-16-allocatable-0.txt")], policies)
+    [found] = [r for o in report.objects for r in o.results if r.rule == "no-unhealthy-devices"]
+    assert found.result == "fail"
+    assert "none of its devices is allocatable, as the kubelet reports when the device plugin that advertises it" in found.message
+    assert "stopped (it marks every device of a stopped plugin unhealthy" in found.message
