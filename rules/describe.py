@@ -506,7 +506,8 @@ def _cut_by_grep(s: dict[str, _Section], name: str, after: int) -> None:
     """Refuse a node's Capacity or Allocatable that grep -A cut (trial 160: on a KubeVirt node, devices.kubevirt.io/*
     sort before nvidia.com/*, and -A8 stopped at memory: the node was said to list no GPU resource). kubectl prints a
     node's resources sorted, pods: last (after nvidia.com/*): a section without it that fills the lines -A N allows
-    (without the prompt line: both sections, as many lines each, 6 or more) was cut."""
+    (without the prompt line: both sections, as many lines each, 6 or more), or whose resources all sort before
+    nvidia.com/ and hold one the kubelet always reports (trial 161), was cut."""
     shown = {k: s[k] for k in ("Capacity", "Allocatable") if k in s}
     for key, section in shown.items():
         if any(t.strip().startswith("pods:") for _, t in section.body):
@@ -516,12 +517,16 @@ def _cut_by_grep(s: dict[str, _Section], name: str, after: int) -> None:
         # (trial 161: without a prompt line, grep -A11 of Allocatable alone, or -A5 of both, was read whole) the
         # resources kubectl always prints (cpu, memory, ...) and none of nvidia.com/, which sort between them and pods:
         before_gpus = bool(names) and all(n < "nvidia.com/" for n in names) and bool(set(names) & _ALWAYS_PRINTED)
-        filled = (lines >= after if after else False) or before_gpus
+        # (trial 162: and, as before, both sections as long, 6 lines or more: grep -A6 of a MIG node stopped at
+        # nvidia.com/gpu: 0, its nvidia.com/mig-* lines cut)
+        alike = len(shown) == 2 and lines >= 6 and len({len(x.body) for x in shown.values()}) == 1
+        filled = (lines >= after if after else alike) or before_gpus
         if filled:
             grep = f"grep -A{after} printed" if after else "the text shows"
+            shown_lines = "1 line" if lines == 1 else f"{lines} lines"
             raise _Unreadable(
                 section.line,
-                f"node {name} is not judged: its {key} section is cut: {grep} {lines} lines of it and not its"
+                f"node {name} is not judged: its {key} section is cut: {grep} {shown_lines} of it and not its"
                 " pods: line, which kubectl prints last, after the nvidia.com/ resources, so its GPU resources may be"
                 " among the lines left out; paste grep -A20 -E 'Capacity|Allocatable', or the whole kubectl describe"
                 " node output",
@@ -679,7 +684,8 @@ def _node(
     # the text ends inside the pods' table when nothing kubectl prints after it follows (trial 124: a row cut there was
     # "not readable", the cut unsaid)
     ends_in_pods = "Non-terminated Pods" in s and not s.keys() & _AFTER_PODS
-    pods, soft = _pods(s.get("Non-terminated Pods"), name, file, number, last if ends_in_pods else None, fragment)
+    # (trial 162: only where grep -A printed it: rows trimmed by hand are still said)
+    pods, soft = _pods(s.get("Non-terminated Pods"), name, file, number, last if ends_in_pods else None, fragment and after > 0)
     return node, pods, cut + soft
 
 

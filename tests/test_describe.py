@@ -1060,3 +1060,29 @@ def test_an_allocatable_part_listing_the_gpu_at_zero_says_a_plugin_registered_it
         "It lists [nvidia.com/gpu] with 0 devices: a device plugin registered the name and serves no device now" in found.message
     )
     assert "or are not installed" not in found.message
+
+
+def test_a_prompt_less_part_of_two_sections_as_long_that_end_before_pods_is_cut() -> None:
+    """Trial 162: grep -A6 -E 'Capacity|Allocatable' of a MIG node, no prompt line, stopped at nvidia.com/gpu: 0 with
+    its nvidia.com/mig-* lines cut, and was read whole: a false high failure (the check of two sections as long, 6
+    lines or more, had been dropped for kubectl's sort order alone)."""
+    section = (
+        "  cpu:                   64\n  ephemeral-storage:     1843269236Ki\n  hugepages-1Gi:         0\n"
+        "  hugepages-2Mi:         0\n  memory:                1056462712Ki\n  nvidia.com/gpu:        0\n"
+    )
+    dump = parse_text(f"Capacity:\n{section}Allocatable:\n{section}", "m1.txt")
+    assert dump.objects == []
+    assert "its Capacity section is cut: the text shows 6 lines of it and not its pods: line" in dump.errors[0].reason
+
+
+def test_pod_rows_trimmed_by_hand_in_a_part_without_a_prompt_are_still_said() -> None:
+    """Trial 162: a part of describe text without Name: and without a prompt, one pod row taken out by hand, lost
+    every row in silence (only grep -A's window hides a part of the table on purpose)."""
+    text = (Path(__file__).parent / "data" / "describe" / "gpu-operator-209_openstack-gpu-node_no-gpu-resource.txt").read_text()
+    lines = [line for line in text.splitlines()[2:] if "kube-flannel-ds-nblzb" not in line]
+    dump = parse_text("\n".join(lines) + "\n", "v2.txt")
+    assert [o.obj["metadata"]["name"] for o in dump.objects if o.kind == "Pod"] == [
+        "gpu-operator-1623769563-node-feature-discovery-worker-6d7hn",
+        "csi-cinder-nodeplugin-q7fjx",
+    ]
+    assert any("lists 3 non-terminated pods but 2 rows were found" in e.reason for e in dump.errors)

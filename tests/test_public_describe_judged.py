@@ -5,6 +5,7 @@ the normal reader and judged by the built-in pack: each node's verdict on the ru
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -148,3 +149,33 @@ def test_every_device_at_zero_is_not_put_down_to_unhealthy_devices_alone(policie
     assert found.result == "fail"
     assert "none of its devices is allocatable, as the kubelet reports when the device plugin that advertises it" in found.message
     assert "stopped (it marks every device of a stopped plugin unhealthy" in found.message
+
+
+def _advertised(policies, pod_name: str, pod_node: str = "cpu-1") -> Any:
+    from rules.engine import audit_bytes
+
+    dump = f"""apiVersion: v1
+kind: Node
+metadata: {{name: gpu-1, labels: {{feature.node.kubernetes.io/pci-10de.present: "true"}}}}
+status: {{capacity: {{cpu: "8", pods: "110"}}, allocatable: {{cpu: "8", pods: "110"}}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {pod_name}, namespace: monitoring}}
+spec: {{nodeName: {pod_node}, containers: [{{name: c, image: x}}]}}
+status: {{phase: Running}}
+"""
+    report = audit_bytes(dump.encode(), "d.yaml", policies)
+    return next(r for o in report.objects if o.ref.kind == "Node" for r in o.results if r.rule == "gpu-resources-advertised")
+
+
+def test_the_operator_is_seen_by_its_charts_nfd_worker_anywhere_and_not_by_a_cronjobs_pod(policies) -> None:
+    """Trial 162: a failure resting on the chart's NFD worker on another node said "nothing in the dump shows that the
+    GPU Operator prepares the node"; and a CronJob's pod gpu-operator-28391234-abcde was taken for the operator's."""
+    nfd = _advertised(policies, "gpu-operator-1699999999-node-feature-discovery-worker-abcde")
+    assert nfd.result == "fail"
+    assert "The GPU Operator's chart runs node-feature-discovery workers in the cluster" in nfd.message
+    assert "Nothing in the dump shows that the GPU Operator prepares the node" not in nfd.message
+    cron = _advertised(policies, "gpu-operator-28391234-abcde")
+    assert cron.result == "warn"
+    assert "The GPU Operator runs in the cluster" not in cron.message
