@@ -348,6 +348,7 @@ def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[l
         lines = lines[:stray]
     blocks = _split(lines)
     prompted = _prompted_node(text) if unnamed and len(blocks) == 1 else ""
+    after = _grep_after(text) if unnamed else 0
     for number, block in enumerate(blocks, 1):
         other = _namespaced(block)
         if other is not None:  # trial 124: describe pod beside describe node, no prompt line between, read as a Node
@@ -355,7 +356,7 @@ def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[l
             continue
         try:
             stand_in = "" if not unnamed else prompted or ("NODE" if len(blocks) == 1 else f"NODE-{number}")
-            node, pods, soft = _node(block, file, number, stand_in, _grep_after(text) if unnamed else 0)
+            node, pods, soft = _node(block, file, number, stand_in, after)
         except _Unreadable as e:
             # (trial 158: "Capacity line ... is not 'resource: quantity'" named no node, which it kept out)
             named = next((t.split(":", 1)[1].strip() for _, t in block if t.startswith("Name:")), "")

@@ -21,8 +21,10 @@ _HEAD = re.compile(r"NAME {2,}STATUS {2,}ROLES {2,}AGE {2,}VERSION(?: {2,}\S|\s*
 #: A column title: words with one space between them ("NOMINATED NODE"); titles stand 2 or more spaces apart.
 _TITLE = re.compile(r"\S+(?: \S+)*")
 #: The columns kubectl get nodes prints of its own (-o wide included); any other is a label column (-L).
-_OWN = frozenset(("NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION"))
-_OWN_MORE = frozenset(("CONTAINER-RUNTIME", "LABELS"))
+_OWN = frozenset(
+    ("NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION")
+    + ("CONTAINER-RUNTIME", "LABELS")
+)
 #: A node's name, and its STATUS cell (Ready, NotReady or Unknown, then ",SchedulingDisabled" when cordoned).
 _NODE_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
 _STATUS = re.compile(r"(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?")
@@ -75,7 +77,7 @@ def parse(text: str, command: str = "") -> tuple[list[tuple[dict[str, Any], int]
     guessed: list[str] = []
     unread: list[str] = []
     for i, (title, _) in enumerate(columns):
-        if title in _OWN or title in _OWN_MORE:
+        if title in _OWN:
             continue
         if title in asked:
             keys[i] = asked[title]
