@@ -1514,7 +1514,8 @@ def _prompt_blocks(text: str) -> list[_Block] | None:
     as code blocks at their lines; None when it has no prompt line."""
     if not _ANY_PROMPT.search(text):  # one scan, before a large dump is cut into lines
         return None
-    lines = text.split("\n")
+    # (trial 163: a paste with Windows line ends read its describe part as no dump, and the broken node passed)
+    lines = text.replace("\r\n", "\n").split("\n")
     parts = _between_prompts(lines)
     if parts is None:
         return None

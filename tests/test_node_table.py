@@ -114,3 +114,12 @@ def test_any_rows_under_a_label_header_are_read_or_passed_over_never_a_crash(row
             assert node["kind"] == "Node" and 2 <= line <= len(rows) + 1
             assert all(isinstance(k, str) and isinstance(v, str) for k, v in node["metadata"]["labels"].items())
     parse_text(table, "t.txt")  # whatever it holds, the reader answers
+
+
+def test_a_paste_with_windows_line_ends_is_read_as_the_same_paste() -> None:
+    """Trial 163: the paste above with CRLF line ends (a Windows terminal, a browser's text box) read its describe part
+    as no dump: 84 skips, exit 0, for the node made to disagree."""
+    crlf = PASTE.replace("\n", "\r\n")
+    report = audit_bytes(crlf.encode(), "chat.txt", load_policies())
+    failed = [(o.ref.name, r.rule) for o in report.objects for r in o.results if r.result == "fail"]
+    assert failed == [("gpu-b", "resource-class-matches-workload")]
