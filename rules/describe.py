@@ -347,8 +347,9 @@ def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[l
         errors.append(InputError(Source(file=file, document=1, line=lines[stray][0]), reason))
         lines = lines[:stray]
     blocks = _split(lines)
-    prompted = _prompted_node(text) if unnamed and len(blocks) == 1 else ""
-    after = _grep_after(text) if unnamed else 0
+    prompt = _first_prompt(text) if unnamed else ""
+    prompted = _prompted_node(prompt) if len(blocks) == 1 else ""
+    after = _grep_after(prompt)
     for number, block in enumerate(blocks, 1):
         other = _namespaced(block)
         if other is not None:  # trial 124: describe pod beside describe node, no prompt line between, read as a Node
@@ -356,12 +357,12 @@ def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[l
             continue
         try:
             stand_in = "" if not unnamed else prompted or ("NODE" if len(blocks) == 1 else f"NODE-{number}")
-            node, pods, soft = _node(block, file, number, stand_in, after)
+            node, pods, soft = _node(block, file, stand_in, after)
         except _Unreadable as e:
             # (trial 158: "Capacity line ... is not 'resource: quantity'" named no node, which it kept out)
             named = next((t.split(":", 1)[1].strip() for _, t in block if t.startswith("Name:")), "")
             # (trial 159: "node <redacted> is not judged: no readable 'Name:' line")
-            named = named if re.fullmatch(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?", named) else ""
+            named = named if NODE_NAME.match(named) else ""
             reason = e.reason if not named or e.reason.startswith("node ") else f"node {named} is not judged: {e.reason}"
             errors.append(InputError(Source(file=file, document=1, line=e.line), reason, e.path))
             continue
@@ -477,26 +478,25 @@ _FROM_PODS_ON = {"Non-terminated Pods", "Pods", *_AFTER_PODS}
 _PROMPTED_NODE = re.compile(r"\bdescribe\s+(?:nodes?|no)\s+([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)\s*(?:\||$)")
 
 
-def _prompted_node(text: str) -> str:
-    """The node name the text's first prompt line gives (in its first 4 KB), else ""."""
-    for line in text[:4096].splitlines():
-        if _PROMPT.match(line):
-            m = _PROMPTED_NODE.search(line)
-            return m.group(1) if m else ""
-    return ""
+def _first_prompt(text: str) -> str:
+    """The text's first prompt line (in its first 4 KB), else "": what it says of the node and of grep's -A."""
+    return next((line for line in text[:4096].splitlines() if _PROMPT.match(line)), "")
+
+
+def _prompted_node(prompt: str) -> str:
+    """The node name a prompt line gives (``kubectl describe node NAME``), else ""."""
+    m = _PROMPTED_NODE.search(prompt)
+    return m.group(1) if m else ""
 
 
 #: grep's -A N (``-A8``, ``-A 8``, ``--after-context=8``) in a prompt line.
 _GREP_AFTER = re.compile(r"\bgrep\b[^|\n]*?(?:\s-[a-zA-Z]*A\s*(\d+)|--after-context[= ](\d+))")
 
 
-def _grep_after(text: str) -> int:
-    """The lines grep -A N prints after each match, as the text's first prompt line says (in its first 4 KB); 0."""
-    for line in text[:4096].splitlines():
-        if _PROMPT.match(line):
-            m = _GREP_AFTER.search(line)
-            return int(m.group(1) or m.group(2)) if m else 0
-    return 0
+def _grep_after(prompt: str) -> int:
+    """The lines grep -A N prints after each match, as a prompt line says; 0."""
+    m = _GREP_AFTER.search(prompt)
+    return int(m.group(1) or m.group(2)) if m else 0
 
 
 #: Resources the kubelet reports on every node, which kubectl describe prints in its sorted Capacity and Allocatable.
@@ -536,7 +536,7 @@ def _cut_by_grep(s: dict[str, _Section], name: str, after: int) -> None:
 
 
 def _node(
-    block: list[Line], file: str, number: int, unnamed: str = "", after: int = 0
+    block: list[Line], file: str, unnamed: str = "", after: int = 0
 ) -> tuple[dict, list[tuple[dict, int]], list[InputError]]:
     s = _sections(block)
     fragment = "Name" not in s and bool(unnamed)
@@ -686,7 +686,7 @@ def _node(
     # "not readable", the cut unsaid)
     ends_in_pods = "Non-terminated Pods" in s and not s.keys() & _AFTER_PODS
     # (trial 162: only where grep -A printed it: rows trimmed by hand are still said)
-    pods, soft = _pods(s.get("Non-terminated Pods"), name, file, number, last if ends_in_pods else None, fragment and after > 0)
+    pods, soft = _pods(s.get("Non-terminated Pods"), name, file, last if ends_in_pods else None, fragment and after > 0)
     return node, pods, cut + soft
 
 
@@ -907,7 +907,7 @@ def _timestamp(text: str) -> str | None:
 
 
 def _pods(
-    section: _Section | None, node: str, file: str, number: int, last: int | None = None, cut_ok: bool = False
+    section: _Section | None, node: str, file: str, last: int | None = None, cut_ok: bool = False
 ) -> tuple[list[tuple[dict, int]], list[InputError]]:
     """The Pods of a node's Non-terminated Pods rows, and an input error for each row that cannot be read; ``last`` is
     the block's last line where the text ends inside this table (a row there that cannot be read was cut)."""
@@ -950,11 +950,11 @@ def _pods(
                 line,
             )
         )
-    if total and int(total[1]) != len(pods) and not errors and cut_ok:
-        # a node's part grep printed (trial 161: the pack's own grep -A20 -E 'Capacity|Allocatable' reaches the table's
-        # header on EKS): its pods are not shown, and the few rows it holds are not taken for the node's pods
-        return [], []
     if total and int(total[1]) != len(pods) and not errors:
+        if cut_ok:
+            # a node's part grep printed (trial 161: the pack's own grep -A20 -E 'Capacity|Allocatable' reaches the
+            # table's header on EKS): its pods are not shown, and the few rows it holds are not taken for the node's
+            return [], []
         # the rows missing are Pods kept out (trial 137: a cut at a row's end counted none)
         missing = int(total[1]) - len(pods)
         errors.append(

@@ -333,11 +333,15 @@ def kubectl_to_rfc9535(text: str) -> str:
             if key == "*" or _SIMPLE_NAME.match(key):
                 out.append(("" if out[-1] == ".." else ".") + key)
             else:
-                quoted = "'" + key.replace("\\", "\\\\").replace("'", "\\'") + "'"
-                out.append(f"[{quoted}]")
+                out.append(member(key))
             continue
         i += 1
     return "".join(out)
+
+
+def member(key: str) -> str:
+    """The RFC 9535 selector of a member by name, quoted: ``['nvidia.com/gpu.workload.config']``."""
+    return "['" + key.replace("\\", "\\\\").replace("'", "\\'") + "']"
 
 
 #: kubectl's JSONPath template words: ``{range ...}`` ... ``{end}``.

@@ -16,6 +16,8 @@ import re
 import shlex
 from typing import Any
 
+from .describe import NODE_NAME
+
 #: The header kubectl get nodes prints (-o wide adds columns after VERSION), at least 2 spaces between titles.
 _HEAD = re.compile(r"NAME {2,}STATUS {2,}ROLES {2,}AGE {2,}VERSION(?: {2,}\S|\s*$)")
 #: A column title: words with one space between them ("NOMINATED NODE"); titles stand 2 or more spaces apart.
@@ -25,8 +27,7 @@ _OWN = frozenset(
     ("NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION")
     + ("CONTAINER-RUNTIME", "LABELS")
 )
-#: A node's name, and its STATUS cell (Ready, NotReady or Unknown, then ",SchedulingDisabled" when cordoned).
-_NODE_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?")
+#: A node's STATUS cell (Ready, NotReady or Unknown, then ",SchedulingDisabled" when cordoned).
 _STATUS = re.compile(r"(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?")
 #: The NVIDIA labels a -L column's title names without its prefix (nvidia.com/gpu.workload.config, vgpu.config,
 #: mig.config, gpu.deploy.device-plugin, ...).
@@ -125,11 +126,11 @@ def _cells(line: str, columns: list[tuple[str, int]], indent: int) -> list[str] 
     starts = [start - indent for _, start in columns]
     body = line[indent:] if line[:indent].strip() == "" else line.lstrip()
     cells = [body[a:b].strip() for a, b in zip(starts, [*starts[1:], len(body) + 1], strict=True)]
-    if not _NODE_NAME.fullmatch(cells[0]) or not _STATUS.fullmatch(cells[1]):
+    if not NODE_NAME.match(cells[0]) or not _STATUS.fullmatch(cells[1]):
         # a row whose cells do not stand under their titles (a chat that squeezed the spaces): by words, where
         # each cell is one
         words = body.split()
-        if len(words) != len(columns) or not _NODE_NAME.fullmatch(words[0]) or not _STATUS.fullmatch(words[1]):
+        if len(words) != len(columns) or not NODE_NAME.match(words[0]) or not _STATUS.fullmatch(words[1]):
             return None
         cells = words
     return cells

@@ -34,6 +34,7 @@ import orjson
 
 from . import describe, heap, mustgather, nodetable, pastes
 from .errors import DumpError, DumpTooLarge, InputError, Source, byte_place, not_utf8
+from .jsonpath import member as member_selector
 from .limits import limit
 from .progress import Progress
 from .quantity import is_quantity, written
@@ -842,7 +843,7 @@ def _malformed_metadata(obj: dict[str, Any]) -> tuple[str, str] | None:
                 return (
                     f"{name}: metadata.{part}[{bad[0]!r}] is a {what}, not a string; the object is not judged (the API"
                     " server refuses it)",
-                    ".metadata.{}['{}']".format(part, str(bad[0]).replace("\\", "\\\\").replace("'", "\\'")),
+                    f".metadata.{part}{member_selector(str(bad[0]))}",
                 )
         else:
             return None
