@@ -1576,6 +1576,7 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
     documents = 0
     prompts = 0
     other: list[_Block] = []
+    parts: list[tuple[tuple[list[tuple[dict[str, Any], int]], list[str]] | None, str, int]] = []
     padding = _BLOCK_PADDING
     for block in blocks:
         at = block.dump_from()
@@ -1598,16 +1599,24 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         padding -= shift if padded else 0
         # its lines, each with its line end: a block its closing fence ends is whole, never cut short mid-line
         body = "".join(f"{line}\n" for line in lines[at:])
-        moved = functools.partial(_moved_source, lines=0 if padded else shift, documents=documents)
+        text = "\n" * shift + body if padded else body
         if nodetable.is_table(body):
             # trial 156: kubectl get nodes -L ...'s table beside a node's describe text: the labels it shows
             asked = next((line for line in reversed(lines[:at]) if _BLOCK_PROMPT.match(line)), "")
-            table = nodetable.parse("\n" * shift + body if padded else body, asked)
+            table = nodetable.parse(text, asked)
             if table is not None:
-                tabled.extend((obj, moved(Source(name, 1, line))) for obj, line in table[0])
-                table_notes.extend(table[1])
+                parts.append((table, "", 0 if padded else shift))
                 continue
-        part = _parse_unfenced("\n" * shift + body if padded else body, name, None)
+        parts.append((None, text, 0 if padded else shift))
+    # the parts in order, once the tables' nodes are known: a node's describe part then says its labels are the table's
+    labelled = frozenset(obj["metadata"]["name"] for table, _, _ in parts if table for obj, _ in table[0])
+    for table, text, lines_moved in parts:
+        moved = functools.partial(_moved_source, lines=lines_moved, documents=documents)
+        if table is not None:
+            tabled.extend((obj, moved(Source(name, 1, line))) for obj, line in table[0])
+            table_notes.extend(table[1])
+            continue
+        part = _parse_unfenced(text, name, None, labelled)
         dump.objects.extend(KObject(o.obj, moved(o.source)) for o in part.objects)
         dump.errors.extend(dataclasses.replace(e, source=moved(e.source)) for e in part.errors)
         dump.notes.extend(part.notes)
@@ -1704,29 +1713,16 @@ def _add_table_nodes(tabled: list[tuple[dict[str, Any], Source]], notes: list[st
     how = [f"{merged} merged into the node of the same name the dump holds"] if merged else []
     how += [f"{alone} judged with those labels alone (no status: the rules that read one skip them)"] if alone else []
     said = "; ".join(notes)
-    if merged:  # a describe fragment's note said it has no Labels section: it has the table's
-        told = f"{name}: only part of kubectl describe node output"
-        dump.notes[:] = [
-            n.replace(
-                "it holds no Labels, Taints, Non-terminated Pods sections",
-                "its labels are the table's; it holds no Taints, Non-terminated Pods sections",
-            )
-            .replace("it holds no Labels, ", "its labels are the table's; it holds no ")
-            .replace(
-                "; it holds no Labels section: the rules that read them judge it as if it had none",
-                "; its labels are the table's",
-            )
-            if n.startswith(told)
-            else n
-            for n in dump.notes
-        ]
     dump.notes.append(
         f"{name}: a kubectl get nodes table is read for the labels it shows, {counted(len(tabled), 'node')}:"
         f" {', '.join(how)}{f'; read {said}' if said else ''}"
     )
 
 
-def _parse_unfenced(text: str, name: str, json_error: orjson.JSONDecodeError | None) -> Dump:
+def _parse_unfenced(
+    text: str, name: str, json_error: orjson.JSONDecodeError | None, labelled: frozenset[str] = frozenset()
+) -> Dump:
+    """A text without code fences; ``labelled``: the nodes a kubectl get nodes table beside it gives labels to."""
     if json_error is None and nodetable.is_table(text) and (table := nodetable.parse(text)) is not None:
         dump = Dump(files_read=[name])
         _add_table_nodes([(obj, Source(name, 1, line)) for obj, line in table[0]], table[1], name, dump)
@@ -1745,7 +1741,7 @@ def _parse_unfenced(text: str, name: str, json_error: orjson.JSONDecodeError | N
     salvaged = _salvage_items(text, name, json_error) if early and json_error is not None else None
     if salvaged is not None:
         return salvaged
-    dump = Dump(files_read=[name]) if cut else _parse_yaml_or_describe(text, name)
+    dump = Dump(files_read=[name]) if cut else _parse_yaml_or_describe(text, name, labelled)
     if json_error is not None and not early and not dump.objects:
         salvaged = _salvage_items(text, name, json_error)
         if salvaged is not None:
@@ -1778,7 +1774,7 @@ def _parse_unfenced(text: str, name: str, json_error: orjson.JSONDecodeError | N
     return dump
 
 
-def _parse_yaml_or_describe(text: str, name: str) -> Dump:
+def _parse_yaml_or_describe(text: str, name: str, labelled: frozenset[str] = frozenset()) -> Dump:
     dump = Dump(files_read=[name])
     # After JSON: a pasted prompt such as "[root@node003 ~]# kubectl describe node" starts with "[" too.
     # Detection reads a bounded head only: a 50 MiB YAML dump must not be cleaned line by line first.
@@ -1799,9 +1795,13 @@ def _parse_yaml_or_describe(text: str, name: str) -> Dump:
             # (trial 156: the note is what says the verdict is of part of a node: short enough for a chat message)
             sections = ", ".join(headers)
             if len(nodes) == 1:
-                left = [h for h in ("Labels", "Taints", "Non-terminated Pods") if h not in headers]
+                tabled = nodes[0] in labelled  # its labels from a kubectl get nodes table beside it
+                left = [
+                    h for h in ("Labels", "Taints", "Non-terminated Pods") if h not in headers and (h, tabled) != ("Labels", True)
+                ]
                 named = nodes[0] != "NODE"  # by the prompt line before it
                 what = f"node {nodes[0]}, as its prompt line names it" if named else "a node called NODE here (it names none)"
+                what += "; its labels are the table's" if tabled else ""
                 noun = "section" if len(left) == 1 else "sections"  # (trial 160: "no Taints, Non-terminated Pods section")
                 judged = f"; it holds no {', '.join(left)} {noun}: the rules that read them judge it as if it had none"
                 judged = judged if left else ""
