@@ -27,7 +27,7 @@ $(VENV)/.installed: pyproject.toml
 
 run: $(VENV)/.installed
 	@VERDICT_BIND=$(BIND) $(VENV)/bin/verdict serve --check-bind
-	$(VENV)/bin/verdict audit examples/lab-cluster.yaml --format table --fail-on never
+	$(VENV)/bin/verdict audit examples/lab-cluster.yaml --format table --fail-on never -q
 	VERDICT_BIND=$(BIND) $(VENV)/bin/verdict serve
 
 serve: $(VENV)/.installed

@@ -52,6 +52,8 @@ def test_make_run_checks_its_address_before_the_audit() -> None:
     verdict = [ln for ln in out.stdout.splitlines() if "bin/verdict " in ln]
     assert verdict[0] == "VERDICT_BIND=127.0.0.1:7072 .venv/bin/verdict serve --check-bind"
     assert verdict[1].startswith(".venv/bin/verdict audit examples/lab-cluster.yaml")
+    # trial 164: its findings were followed by 22 notes on skipped rules that pushed them off the screen
+    assert verdict[1].endswith(" -q")
 
 
 FAKE_PYTHON = """#!/bin/sh
