@@ -13,12 +13,18 @@ documents).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import jsonpath_rfc9535 as rfc9535
+import regex
+from iregexp_check import check as _iregexp_check
+from jsonpath_rfc9535.functions import Match as _Match
+from jsonpath_rfc9535.functions import Search as _Search
+from jsonpath_rfc9535.functions import map_re as _map_re
 
 from .errors import quoted
 from .memo import IdentityMemo
@@ -31,6 +37,50 @@ except ImportError:  # pragma: no cover - a library without them: every path goe
     _rfc_ast = None  # type: ignore[assignment]
 
 Finder = Callable[[Any], list[Any]]
+
+#: A quantifier, ``{10}``, ``{6,10}``, ``{2,}``, and the numbers in it.
+_QUANTIFIER, _DIGITS = re.compile(r"\{\d+(?:,\d*)?\}"), re.compile(r"\d+")
+
+
+@functools.lru_cache(maxsize=1024)
+def iregexp(pattern: str) -> Any:
+    """``pattern`` compiled as RFC 9535's match() and search() compile it, or None when it is no I-Regexp (RFC
+    9485), for which they are false whatever the value.
+
+    jsonpath-rfc9535 checks a pattern with iregexp-check 0.1.4, which refuses a quantifier of two digits or more
+    (``[0-9a-f]{10}``, ``{6,10}``: RFC 9485's QuantExact is ``1*%x30-39``), so such a match() matched nothing;
+    the same bug in the author's JavaScript checker: https://github.com/jg-rp/json-p3/issues/40. The digits do not
+    change whether the rest is I-Regexp, so a pattern the checker refuses is checked again with each quantifier's
+    numbers as one digit."""
+    valid = _iregexp_check(pattern) or _iregexp_check(_QUANTIFIER.sub(lambda q: _DIGITS.sub("1", q[0]), pattern))
+    if not valid:
+        return None
+    try:
+        return regex.compile(_map_re(pattern), regex.VERSION1)
+    except regex.error:  # {3,2}: I-Regexp's grammar takes it, no regex engine does
+        return None
+
+
+class _IRegexpMatch(_Match):
+    """RFC 9535's match(): the whole string matches an I-Regexp (``iregexp``)."""
+
+    def __call__(self, string: object, pattern: object) -> bool:
+        compiled = iregexp(pattern) if isinstance(pattern, str) and isinstance(string, str) else None
+        return compiled is not None and compiled.fullmatch(string) is not None
+
+
+class _IRegexpSearch(_Search):
+    """RFC 9535's search(): some substring matches an I-Regexp (``iregexp``)."""
+
+    def __call__(self, string: object, pattern: object) -> bool:
+        compiled = iregexp(pattern) if isinstance(pattern, str) and isinstance(string, str) else None
+        return compiled is not None and compiled.search(string) is not None
+
+
+#: The library's environment with match() and search() checking patterns by ``iregexp``.
+_ENVIRONMENT = rfc9535.JSONPathEnvironment()
+_ENVIRONMENT.functions["match"] = _IRegexpMatch()
+_ENVIRONMENT.functions["search"] = _IRegexpSearch()
 
 
 class PathError(ValueError):
@@ -394,7 +444,7 @@ def compile_path(text: str) -> JsonPath:
             " deep object); use at most one"
         )
     try:
-        query = rfc9535.compile(stripped)
+        query = _ENVIRONMENT.compile(stripped)
     except rfc9535.JSONPathError as exc:
         first = str(exc.args[0] if exc.args else exc).splitlines()[0]
         token = getattr(exc, "token", None)
@@ -403,7 +453,54 @@ def compile_path(text: str) -> JsonPath:
         if first.startswith("unexpected end of query"):  # the parser places its end token inside the text
             at = f" at column {len(stripped) + 1}"
         raise PathError(f"invalid JSONPath {quoted(stripped)}{at}: {first}", _bracket_hint(stripped)) from None
+    for name, token, pattern in _regex_literals(query.segments):
+        if iregexp(pattern) is None:
+            at = f" at column {token[1] + 1}" if isinstance(token, tuple) and len(token) > 1 else ""
+            raise PathError(
+                f"JSONPath {quoted(stripped)}: the {name}() pattern {quoted(pattern)}{at} is not an I-Regexp (RFC 9485),"
+                f" so {name}() is false for every value (RFC 9535); {_iregexp_hint(pattern)}"
+            )
     return JsonPath(stripped, query)
+
+
+def _regex_literals(node: Any) -> list[tuple[str, Any, str]]:
+    """``(function, token, pattern)`` of every match() and search() in a compiled query whose pattern is a string
+    literal (one read from the document is judged as it is read)."""
+    found: list[tuple[str, Any, str]] = []
+    if isinstance(node, tuple):
+        if (
+            _rfc_ast is not None
+            and len(node) == 4
+            and node[0] == _rfc_ast.FUNCTION_EXPR
+            and node[2] in ("match", "search")
+            and len(node[3]) == 2
+            and node[3][1][0] == _rfc_ast.STRING_EXPR
+        ):
+            found.append((node[2], node[3][1][1], node[3][1][2]))
+        for part in node:
+            found.extend(_regex_literals(part))
+    return found
+
+
+#: What I-Regexp (RFC 9485) writes for the shorthands it lacks.
+_SHORTHANDS = {"d": "[0-9]", "w": "[A-Za-z0-9_]", "s": "[ \\t\\n\\r]", "D": "[^0-9]", "W": "[^A-Za-z0-9_]", "S": "[^ \\t\\n\\r]"}
+
+
+def _iregexp_hint(pattern: str) -> str:
+    """How to say ``pattern`` in I-Regexp, for its usual departures from it."""
+    if shorthand := re.search(r"\\([dwsDWS])", pattern):
+        return f"write {_SHORTHANDS[shorthand[1]]} for \\{shorthand[1]}"
+    if "(?" in pattern:
+        return "I-Regexp has no (?...) groups or flags: write (...), and a letter of either case as [Aa]"
+    if re.search(r"\{,\d", pattern):
+        return "write {0,n} for {,n}"
+    if re.search(r"[*+?}]\?", pattern):
+        return "I-Regexp has no lazy quantifiers (*?, +?): the whole match is the same without the ?"
+    if re.search(r"\\[bBAzZ]|\\[1-9]", pattern):
+        return "I-Regexp has no anchors (\\b, \\A) nor back-references: match() is anchored at both ends, search() is not"
+    if (bounds := re.search(r"\{(\d+),(\d+)\}", pattern)) and int(bounds[1]) > int(bounds[2]):
+        return f"its quantifier {bounds[0]} asks at least {bounds[1]} and at most {bounds[2]}"
+    return "RFC 9485 section 3 gives its syntax: characters, classes [...], groups (...), | and quantifiers"
 
 
 def _whole_filter_parenthesised(syntax: str) -> bool:
@@ -473,7 +570,7 @@ def _bracket_hint(text: str) -> str:
     else:
         return ""
     try:
-        rfc9535.compile(hint)
+        _ENVIRONMENT.compile(hint)
     except rfc9535.JSONPathError:
         return ""
     return hint

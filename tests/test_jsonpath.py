@@ -73,6 +73,52 @@ def test_rfc_function_extensions_compile() -> None:
 
 
 @pytest.mark.parametrize(
+    ("pattern", "matched"),
+    [
+        # iregexp-check 0.1.4 refuses a quantifier of two digits; RFC 9485 takes it (jg-rp/json-p3#40)
+        ("gpu-operator-[0-9a-f]{6,10}-[a-z0-9]{5}", ["gpu-operator-566644fc46-2znxj"]),
+        ("[a-z-]+-[0-9a-f]{10}-[a-z0-9]{5}", ["gpu-operator-566644fc46-2znxj"]),
+        ("[a-z-]+-[0-9a-f]{11,}-[a-z0-9]{5}", []),
+        ("gpu-operator-[0-9a-f]+-[a-z0-9]{5}", ["gpu-operator-566644fc46-2znxj"]),
+    ],
+)
+def test_a_quantifier_of_two_digits_matches(pattern: str, matched: list[str]) -> None:
+    """The pack's operator-pod pattern had to be written with + because {6,10} silently matched nothing."""
+    names = ["gpu-operator-566644fc46-2znxj", "gpu-operator-node-feature-discovery-worker-x7k2p"]
+    assert compile_path(f"$[?match(@, '{pattern}')]").values(names) == matched
+    assert compile_path("$[?search(@, '-[0-9a-f]{10}-')]").values(names) == names[:1]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "hint"),
+    [
+        ("nvidia-[0-9]\\\\d", "write [0-9] for \\d"),
+        ("(?i)nvidia", "I-Regexp has no (?...) groups or flags"),
+        ("a{,3}", "write {0,n} for {,n}"),
+        ("nvidia.+?-x", "I-Regexp has no lazy quantifiers"),
+        ("a{3,2}", "its quantifier {3,2} asks at least 3 and at most 2"),
+        ("\\\\bnvidia", "I-Regexp has no anchors"),
+        ("a**", "RFC 9485 section 3 gives its syntax"),
+    ],
+)
+def test_a_pattern_match_would_refuse_is_refused_at_compile(pattern: str, hint: str) -> None:
+    """RFC 9535: match() and search() are false for every value when the pattern is no I-Regexp; a policy so
+    written loaded and selected nothing, without a word."""
+    with pytest.raises(PathError) as info:
+        compile_path(f"$.spec.containers[?match(@.name, '{pattern}')].name")
+    reason = str(info.value)
+    assert "is not an I-Regexp (RFC 9485), so match() is false for every value (RFC 9535)" in reason
+    assert "at column 35" in reason
+    assert hint in reason
+
+
+def test_a_pattern_read_from_the_document_is_judged_as_it_is_read() -> None:
+    path = compile_path("$.names[?search(@, $.pattern)]")
+    assert path.values({"pattern": "[0-9]{10}", "names": ["id-0123456789", "id-12"]}) == ["id-0123456789"]
+    assert path.values({"pattern": "\\d+", "names": ["id-0123456789"]}) == []
+
+
+@pytest.mark.parametrize(
     ("text", "column", "reason"),
     [
         ("$.a[", 5, "unexpected end of query"),

@@ -101,6 +101,16 @@ def test_bad_jsonpath_gives_the_column() -> None:
     )
 
 
+def test_a_match_pattern_no_regexp_engine_of_rfc_9535_takes_is_refused_at_its_line() -> None:
+    """'\\d' is not I-Regexp: match() is false for every value (RFC 9535), so the rule loaded and passed every node."""
+    err = refused(TEMPLATE.replace("ASSERT", r"{path: '$.metadata.labels[?match(@, ''\\d+'')]', exists: true}"))
+    assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.path")
+    assert err.reason == (
+        "JSONPath \"$.metadata.labels[?match(@, '\\\\d+')]\": the match() pattern '\\d+' at column 30 is not an"
+        " I-Regexp (RFC 9485), so match() is false for every value (RFC 9535); write [0-9] for \\d"
+    )
+
+
 def test_kubectl_path_refused_with_the_rfc_hint() -> None:
     err = refused(TEMPLATE.replace("ASSERT", "{path: '{.status.allocatable.nvidia\\.com/gpu}', gt: 0}"))
     assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.path")
