@@ -1653,14 +1653,39 @@ status:
     assert result.result == "fail"
     assert (
         "the device plugin that advertises the container GPU resources nvidia.com/gpu and nvidia.com/mig-* (NVIDIA's"
-        " k8s-device-plugin, nvidia-device-plugin-daemonset under the GPU Operator, or another that advertises"
-        " nvidia.com/gpu; the dump does not show which) reports the missing devices"
+        " k8s-device-plugin, nvidia-device-plugin-daemonset under the GPU Operator, or another device plugin; the dump"
+        " does not show which) reports the missing devices"
     ) in result.message
     assert result.remediation == (
         "kubectl describe node gpu-000-001 | grep -A20 -E 'Capacity|Allocatable'; kubectl get pods -A -o wide"
         " --field-selector spec.nodeName=gpu-000-001 | grep -i device-plugin  # read that pod's log (kubectl logs -n"
         " <namespace> <pod>); then on the host: dmesg | grep -i xid and nvidia-smi -q"
     )
+
+
+def test_an_unhealthy_mig_resource_is_not_said_to_be_served_by_a_plugin_of_nvidia_com_gpu() -> None:
+    """Trial 162 #7: the plugin of a nvidia.com/mig-1g.5gb resource with devices missing was "another that advertises
+    nvidia.com/gpu", a resource the node does not list."""
+    from rules.reader import parse_bytes
+
+    node = """
+apiVersion: v1
+kind: Node
+metadata: {name: gpu-mig-1, labels: {nvidia.com/gpu.present: "true", nvidia.com/mig.strategy: mixed}}
+status:
+  capacity: {nvidia.com/mig-1g.5gb: "7"}
+  allocatable: {nvidia.com/mig-1g.5gb: "5"}
+"""
+    report = evaluate(parse_bytes(node.encode(), "n.yaml"), load_policies([str(GPU_PACK)]))
+    [result] = [r for o in report.objects for r in o.results if r.rule == "no-unhealthy-devices"]
+    assert result.result == "fail"
+    assert result.message.startswith("Node gpu-mig-1 has nvidia.com/mig-1g.5gb allocatable 5, less than its capacity")
+    assert (
+        "(NVIDIA's k8s-device-plugin, nvidia-device-plugin-daemonset under the GPU Operator, or another device plugin;"
+        " the dump does not show which) reports the missing devices (GPUs, or the MIG devices of a nvidia.com/mig-*"
+        " resource) unhealthy"
+    ) in result.message
+    assert "advertises nvidia.com/gpu;" not in result.message
 
 
 def test_a_relabel_offered_beside_a_running_vm_stops_the_vm_first() -> None:
