@@ -439,6 +439,11 @@ def _check_output(output: str | None) -> None:
         raise click.BadParameter(f"{output}: its folder does not exist", param_hint="-o/--output")
 
 
+def _stdout_is_terminal() -> bool:
+    """Whether standard output is a terminal (a report read there, not redirected)."""
+    return sys.stdout.isatty()
+
+
 def _report_unread(fmt: str, output: str | None) -> bool:
     """Whether a report of a dump read as nothing is written: to the report file, or to standard output in a format
     for programs when it is redirected or piped (trial 69: a nightly `> out.json` was an empty file). On a terminal,
@@ -497,7 +502,7 @@ def _report(
     code = 2 if unreadable else max(exit_code(r, fail_on) for r in gated)
     shown = [r.filtered(wanted, min_severity) if (wanted or min_severity) else r for r in reports]
     unlisted = code == 1 and bool(wanted) and not any(exit_code(r, fail_on) for r in shown)
-    terminal = output is None and sys.stdout.isatty()
+    terminal = output is None and _stdout_is_terminal()
     if fmt == "table":
         options |= {"color": terminal, "width": _table_width(terminal)}
     if progress:
@@ -516,7 +521,8 @@ def _report(
     if progress:
         progress.stop()
     for r in reports_read:
-        for err in r.input_errors:
+        # a table on the terminal lists them already, under its findings (trial 163: each one said twice)
+        for err in [] if fmt == "table" and terminal else r.input_errors:
             _err(f"verdict: input error: {err}")
         # Notes (an expired exemption, a must-gather without ClusterPolicy) reach every format's user; in a
         # batch each says its dump.

@@ -487,6 +487,25 @@ def test_a_batch_with_one_unreadable_dump_still_reports_the_others_and_exits_2(t
     )
 
 
+def test_a_table_on_the_terminal_lists_an_input_error_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trial 163 #3: the table on the terminal listed the input error, and standard error said it again under it.
+    Redirected (or in another format) the report is not read there, so standard error still says it."""
+    from rules import cli
+
+    dump = tmp_path / "nodes.yaml"
+    dump.write_text(
+        "kind: Node\napiVersion: v1\nmetadata: {name: a, labels: [x]}\n---\nkind: Node\napiVersion: v1\nmetadata: {name: b}\n"
+    )
+    said = f"{dump}, document 1, line 1 at $.metadata.labels: Node a: metadata.labels is a list, not a mapping"
+    piped = run("audit", str(dump), "-f", "table", "--fail-on", "never")
+    assert " ".join(piped.stdout.split()).count(said) == 1
+    assert piped.stderr.count(f"verdict: input error: {said}") == 1
+    monkeypatch.setattr(cli, "_stdout_is_terminal", lambda: True)
+    shown = run("audit", str(dump), "-f", "table", "--fail-on", "never")
+    assert " ".join(shown.stdout.split()).count(said) == 1 and said not in shown.stderr
+    assert run("audit", str(dump), "--fail-on", "never").stderr.count(f"verdict: input error: {said}") == 1
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_corrupt_archive_in_a_batch_loses_its_own_report_only(tmp_path: Path, jobs: str) -> None:
     """Regression (an adversarial trial): 'verdict audit lab.yaml corrupt.zip' printed only "cannot read
