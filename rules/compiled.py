@@ -81,8 +81,8 @@ def compile_ref(ref: Ref, plan: PolicyPlan) -> Get:
 
 def _unjoined(ref: Ref, plan: PolicyPlan) -> Get:
     base = _parsed(_base(ref, plan)) if ref.parse else _base(ref, plan)
-    key, default, capture, condition = ref.key, ref.default, ref.capture, ref.where
-    if key is None and capture is None and condition is None:
+    key, default, capture, condition, transforms = ref.key, ref.default, ref.capture, ref.where, ref.transforms
+    if key is None and capture is None and condition is None and not transforms:
         if default is None:
             return base
 
@@ -119,6 +119,8 @@ def _unjoined(ref: Ref, plan: PolicyPlan) -> Get:
         value = keyed(scope)
         if capture is not None:
             value = _capture(capture, value)
+        if transforms:
+            value = _transformed(transforms, value)
         if kept is not None:
             value = kept(value, scope)
         if value is None or value == []:
@@ -1256,6 +1258,20 @@ def _indexable(clause: Assertion, plan: PolicyPlan) -> tuple[Any, Get, Get, bool
 
 
 _STRING_TRANSFORMS: dict[str, Callable[[str], str]] = {"lowercase": str.lower, "uppercase": str.upper, "trim": str.strip}
+
+
+def _transformed(transforms: tuple[str, ...], value: Any) -> Any:
+    """A reference's ``transform``: each of a list's values (or the one value) transformed, as a subject's are; after
+    ``keys`` (a mapping becomes its member names) the value is a list."""
+    for t in transforms:
+        if t == "keys":
+            found = value if isinstance(value, list) else [] if value is None else [value]
+            value = [k for v in found if isinstance(v, dict) for k in v]
+        elif isinstance(value, list):
+            value = [_transform(t, v) for v in value]
+        elif value is not None:
+            value = _transform(t, value)
+    return value
 
 
 def _transform(name: str, value: Any) -> Any:

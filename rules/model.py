@@ -17,12 +17,12 @@ from . import operators
 from .errors import did_you_mean, nearest, quoted
 from .jsonpath import JsonPath, PathError, compile_path
 from .schedule.matching import parse_int64
-from .schema import SUBJECT_KEYS
+from .schema import SUBJECT_KEYS, TRANSFORMS
 
 #: A reference's keys: those of an assertion's subject (rules.schema), one list for both.
 REF_KEYS = SUBJECT_KEYS
 #: What a reference may add to its one reference key.
-REF_EXTRAS = ("key", "all", "default", "select", "capture", "where", "join", "parse")
+REF_EXTRAS = ("key", "all", "default", "select", "capture", "transform", "where", "join", "parse")
 #: Arithmetic references: their value is a list of references, each a Kubernetes quantity.
 ARITHMETIC = {"sum": "sum", "product": "product"}
 #: The kinds of reference whose target is a tuple of references (a key path's steps, an arithmetic's operands, the two
@@ -63,6 +63,8 @@ class Ref:
     join: str | None = None
     #: "yaml": the value, a string of YAML or JSON (a ConfigMap's data), is read as the document it holds first
     parse: str | None = None
+    #: the transforms of each value (after ``key`` and ``capture``, before ``where``), as a subject's ``transform``
+    transforms: tuple[str, ...] = ()
     label: str = field(default="", compare=False, repr=False)
     at: tuple[str | int, ...] = field(default=(), compare=False, repr=False)
 
@@ -371,7 +373,23 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
     parse = raw.get("parse")
     if parse is not None and parse != "yaml":
         raise CompileError([*where, "parse"], "parse takes yaml: a string holding YAML or JSON (a ConfigMap's data) is read")
-    return Ref(kind, target, key, many, raw.get("default"), select, capture, filt, join, parse, at=(*where, given[0]))
+    transforms = raw.get("transform", [])
+    if not isinstance(transforms, list) or any(t not in TRANSFORMS for t in transforms):
+        raise CompileError([*where, "transform"], f"transform takes a list of {', '.join(TRANSFORMS)}")
+    return Ref(
+        kind,
+        target,
+        key,
+        many,
+        raw.get("default"),
+        select,
+        capture,
+        filt,
+        join,
+        parse,
+        tuple(transforms),
+        at=(*where, given[0]),
+    )
 
 
 def _condition(raw: Any, where: list[str | int]) -> Assertion:

@@ -1688,6 +1688,40 @@ status:
     assert "advertises nvidia.com/gpu;" not in result.message
 
 
+@pytest.mark.parametrize(("config", "relabel"), [("a10-12q", "A10-12Q"), ("bogus-9q", "<config>")])
+def test_a_failed_vgpu_config_in_other_letters_case_is_told_the_config_meant(config: str, relabel: str) -> None:
+    """Trial 156 #6: vgpu-config-applied (high) fixed a10-12q with nvidia.com/vgpu.config=<config>, while the medium
+    vgpu-config-name-case beside it named A10-12Q; a name no built-in config has in any case keeps the placeholder."""
+    from rules.reader import parse_bytes
+
+    dump = f"""
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata: {{name: cluster-policy}}
+spec: {{sandboxWorkloads: {{enabled: true}}, vgpuDeviceManager: {{enabled: true}}}}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: a10-vgpu-1
+  labels:
+    nvidia.com/gpu.present: "true"
+    nvidia.com/gpu.workload.config: vm-vgpu
+    nvidia.com/vgpu.config: {config}
+    nvidia.com/vgpu.config.state: failed
+    nvidia.com/gpu.deploy.vgpu-device-manager: "true"
+status: {{capacity: {{}}, allocatable: {{}}}}
+"""
+    report = evaluate(parse_bytes(dump.encode(), "n.yaml"), load_policies([str(GPU_PACK)]))
+    [result] = [r for o in report.objects for r in o.results if r.rule == "vgpu-config-applied"]
+    assert result.result == "fail"
+    assert result.message.startswith(f"Node a10-vgpu-1: nvidia-vgpu-device-manager failed to apply vGPU config '{config}'")
+    said = "then name the config meant" if relabel == "A10-12Q" else "then name a config it holds"
+    assert result.remediation.endswith(
+        f"-o name)  # {said}: kubectl label node a10-vgpu-1 --overwrite nvidia.com/vgpu.config={relabel}"
+    )
+
+
 def test_a_relabel_offered_beside_a_running_vm_stops_the_vm_first() -> None:
     """Trial 149: the fix of a vm-vgpu node advertising nvidia.com/gpu offered to relabel it container with no word of
     the VM with a vGPU running there, whose devices' operands the relabel takes away."""

@@ -307,6 +307,35 @@ def test_join_takes_a_string(load_policy: Callable[..., Any]) -> None:
         load_policy(make_policy([make_rule({"var": "x", "exists": True})], vars={"x": {"path": "$.a", "join": 1}}))
 
 
+def test_a_reference_transform_changes_each_value_before_its_where(judge: Judge) -> None:
+    """Trial 156 #6: the fix of a vGPU config named in other letters' case said <config> where the config meant (the
+    table's name equal but for case) was known: a var could not take a data table's member names, nor change case."""
+    configs = {"A10-12Q": ["nvidia.com/NVIDIA_A10-12Q"], "A10-24Q": ["nvidia.com/NVIDIA_A10-24Q"], "default": []}
+    vars_ = {
+        "config": "$.metadata.labels['nvidia.com/vgpu.config']",
+        "meant": {"data": "configs", "transform": ["keys"], "where": {"var": "item", "equalsIgnoreCase": {"var": "config"}}},
+        "upper": {"var": "config", "transform": ["uppercase"]},
+        "names": {"path": "$.metadata.labels.*", "all": True, "transform": ["trim", "lowercase"], "join": ","},
+    }
+    rule = make_rule(
+        {"var": "meant", "exists": True}, match={"kinds": ["Node"]}, vars=vars_, passMessage="{meant} {upper} {names}"
+    )
+    cased = node("a10", {"nvidia.com/vgpu.config": "a10-12q", "team": " ML "})
+    bogus = node("b", {"nvidia.com/vgpu.config": "bogus-9q"})
+    results = judge([cased, bogus], rules=[rule], data={"configs": configs})
+    assert results[("a10", "r")].message == "[A10-12Q] A10-12Q a10-12q,ml"
+    assert (results[("b", "r")].result, results[("b", "r")].observed) == ("fail", [])
+
+
+def test_a_reference_transform_is_one_the_subject_takes(load_policy: Callable[..., Any]) -> None:
+    with pytest.raises(PolicyError) as info:
+        load_policy(make_policy([make_rule({"var": "x", "exists": True})], vars={"x": {"path": "$.a", "transform": ["upper"]}}))
+    assert (info.value.path, info.value.reason) == (
+        "spec.vars.x.transform",
+        "transform takes a list of lowercase, uppercase, trim, string, keys",
+    )
+
+
 def test_where_on_a_single_value_keeps_it_or_drops_it(judge: Judge) -> None:
     vars_ = {"product": {"path": "$.metadata.labels['nvidia.com/gpu.product']", "where": {"var": "item", "endsWith": "-SHARED"}}}
     shared = node("ts", {"nvidia.com/gpu.product": "Tesla-T4-SHARED"})
