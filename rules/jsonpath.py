@@ -460,7 +460,75 @@ def compile_path(text: str) -> JsonPath:
                 f"JSONPath {quoted(stripped)}: the {name}() pattern {quoted(pattern)}{at} is not an I-Regexp (RFC 9485),"
                 f" so {name}() is false for every value (RFC 9535); {_iregexp_hint(pattern)}"
             )
+    for what, token, literal in _typed_comparisons(query.segments) if _rfc_ast is not None else ():
+        at = f" at column {token[1] + 1}" if isinstance(token, tuple) and len(token) > 1 else ""
+        text = str(literal).lower() if isinstance(literal, bool) else str(literal)
+        raise PathError(
+            f"JSONPath {quoted(stripped)} compares {'an' if what[0] == 'a' else 'a'} {what}'s value with {text}{at}, which"
+            f" it never equals: {what}"
+            f" values are strings; write '{text}' (quoted)"
+        )
     return JsonPath(stripped, query)
+
+
+#: Kubernetes' maps of string to string whose values a policy compares: a label's or an annotation's value is a string.
+_STRING_MAPS = {"labels": "label", "annotations": "annotation"}
+
+
+def _names(segments: Any) -> list[str] | None:
+    """The member names of a query made of single name selectors in child segments, else None."""
+    names = []
+    for kind, _token, selectors in segments:
+        if kind != _rfc_ast.CHILD_SEGMENT or len(selectors) != 1 or selectors[0][0] != _rfc_ast.NAME_SELECTOR:
+            return None
+        names.append(selectors[0][2])
+    return names
+
+
+def string_map(path: JsonPath) -> tuple[str, bool]:
+    """("label" or "annotation", whether the path ends at the map itself) for a path of names that selects a label's
+    or an annotation's value (``$.metadata.labels['nvidia.com/gpu.present']``) or the map (``$.metadata.labels``);
+    ("", False) for any other path."""
+    names = _names(path.query.segments) if _rfc_ast is not None else None
+    if names and names[-1] in _STRING_MAPS:
+        return _STRING_MAPS[names[-1]], True
+    if names and len(names) >= 2 and names[-2] in _STRING_MAPS:
+        return _STRING_MAPS[names[-2]], False
+    return "", False
+
+
+def typed_against_text(what: str, value: Any) -> str:
+    """Why comparing a ``what`` value (a label's: always a string) with ``value`` never holds, when YAML read it as a
+    boolean or a number (``equals: true``); "" for a string or anything else."""
+    if isinstance(value, bool):
+        text, word = str(value).lower(), "a boolean"
+    elif isinstance(value, (int, float)):
+        text, word = str(value), "a number"
+    else:
+        return ""
+    return f'{what} values are strings, never {word}: write "{text}" (quoted); unquoted, YAML reads {text} as {word}'
+
+
+def _typed_comparisons(node: Any) -> list[tuple[str, Any, Any]]:
+    """``(label or annotation, token, literal)`` of every ``==``/``!=`` in a compiled query between a label's or an
+    annotation's value and a boolean or a number (``[?@.metadata.labels['x'] == true]``: never true)."""
+    found: list[tuple[str, Any, Any]] = []
+    if isinstance(node, tuple):
+        if len(node) == 4 and node[0] in (_rfc_ast.EQ_EXPR, _rfc_ast.NE_EXPR):
+            for query, literal in ((node[2], node[3]), (node[3], node[2])):
+                if (
+                    isinstance(query, tuple)
+                    and query[0] in (_rfc_ast.RELATIVE_QUERY_EXPR, _rfc_ast.ABSOLUTE_QUERY_EXPR)
+                    and isinstance(literal, tuple)
+                    and literal[0] in (_rfc_ast.BOOL_EXPR, _rfc_ast.INT_EXPR, _rfc_ast.FLOAT_EXPR)
+                    and (names := _names(query[2]))
+                    and len(names) >= 2
+                    and names[-2] in _STRING_MAPS
+                ):
+                    found.append((_STRING_MAPS[names[-2]], literal[1], literal[2]))
+        for part in node:
+            found.extend(_typed_comparisons(part))
+    return found
 
 
 def _regex_literals(node: Any) -> list[tuple[str, Any, str]]:

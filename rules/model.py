@@ -15,7 +15,7 @@ from typing import Any
 
 from . import operators
 from .errors import did_you_mean, nearest, quoted
-from .jsonpath import JsonPath, PathError, compile_path
+from .jsonpath import JsonPath, PathError, compile_path, string_map, typed_against_text
 from .schedule.matching import parse_int64
 from .schema import SUBJECT_KEYS, TRANSFORMS
 
@@ -501,6 +501,8 @@ def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
         if operator.resolve:
             arg = compile_ref(arg, [*where, name])
             problem = operator.literal_problem(arg.target) if arg.kind == "literal" else ""
+            if not problem and name in _COMPARED_AS_IS and not raw.get("transform"):
+                problem = _typed_against_text(subject, arg)
             if problem:
                 raise CompileError([*where, name], problem)
         leaves.append(
@@ -521,6 +523,23 @@ def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
     if len(leaves) == 1:
         return leaves[0]
     return Assertion("all", children=tuple(leaves), description=desc, message=msg)
+
+
+#: The operators that compare a value with their argument as it is, its YAML type kept.
+_COMPARED_AS_IS = ("equals", "notEquals", "in", "notIn")
+
+
+def _typed_against_text(subject: Ref | None, argument: Ref) -> str:
+    """Why an assertion comparing a label's or an annotation's value (a string) with a literal boolean or number never
+    holds (``{path: "$.metadata.labels['nvidia.com/gpu.present']", equals: true}``: trial 165, every node failed), or
+    "" (a literal list is judged by its items)."""
+    if subject is None or subject.kind != "path" or argument.kind != "literal":
+        return ""
+    what, at_map = string_map(subject.target)
+    if not what or at_map != (subject.key is not None and subject.key.kind == "literal"):
+        return ""
+    values = argument.target if isinstance(argument.target, list) else [argument.target]
+    return next((problem for v in values if (problem := typed_against_text(what, v))), "")
 
 
 def compile_var(name: str, raw: Any, where: list[str | int]) -> Var:
@@ -598,6 +617,8 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
         side = "keys" if where_keys else "field"
         where_field = _path(w[side], [*where, "where", side])
         where_value = compile_ref(w[op], [*where, "where", op])
+        if not where_keys and (problem := _typed_against_text(Ref("path", where_field), where_value)):
+            raise CompileError([*where, "where", op], problem)
         where_capture = _capture(w["capture"], [*where, "where", "capture"]) if "capture" in w else None
     prefer_field, prefer_value, prefer_not = None, None, False
     if "prefer" in raw:

@@ -111,6 +111,69 @@ def test_a_match_pattern_no_regexp_engine_of_rfc_9535_takes_is_refused_at_its_li
     )
 
 
+@pytest.mark.parametrize(
+    ("assertion", "reason"),
+    [
+        (
+            "{path: \"$.metadata.labels['nvidia.com/gpu.present']\", equals: true}",
+            'label values are strings, never a boolean: write "true" (quoted); unquoted, YAML reads true as a boolean',
+        ),
+        (
+            '{path: $.metadata.labels, key: nvidia.com/gpu.count, in: ["2", 4]}',
+            'label values are strings, never a number: write "4" (quoted); unquoted, YAML reads 4 as a number',
+        ),
+        (
+            "{path: \"$.metadata.annotations['a']\", notEquals: 1.5}",
+            'annotation values are strings, never a number: write "1.5" (quoted); unquoted, YAML reads 1.5 as a number',
+        ),
+    ],
+)
+def test_a_label_value_compared_with_a_boolean_or_a_number_is_refused(assertion: str, reason: str) -> None:
+    """Trial 165: equals: true against a label's value loaded, and failed every node (a label value is a string)."""
+    err = refused(TEMPLATE.replace("ASSERT", assertion))
+    assert (err.line, err.rule, err.reason) == (12, "gpu-allocatable", reason)
+
+
+def test_a_label_value_compared_as_text_still_loads() -> None:
+    for assertion in (
+        '{path: "$.metadata.labels[\'nvidia.com/gpu.present\']", equals: "true"}',
+        "{path: \"$.metadata.labels['nvidia.com/gpu.count']\", gt: 0}",  # a quantity, not a comparison as it is
+        '{path: "$.metadata.labels[\'nvidia.com/gpu.count\']", transform: [string], equals: "2"}',
+        "{path: $.spec.replicas, equals: 2}",
+    ):
+        load_policy_text(TEMPLATE.replace("ASSERT", assertion), "policies/gpu/nodes.yaml")
+
+
+def test_a_context_joined_on_a_label_equal_to_a_boolean_is_refused() -> None:
+    text = KK_POLICY + (
+        "  context:\n"
+        "    gpuNodes:\n"
+        "      kind: Node\n"
+        "      path: $.metadata.name\n"
+        "      where: {field: \"$.metadata.labels['nvidia.com/gpu.present']\", equals: true}\n"
+        "  rules:\n"
+        "  - id: r\n"
+        "    title: t\n"
+        "    match: {kinds: [Pod]}\n"
+        "    assert: {context: gpuNodes, exists: true}\n"
+        "    message: m\n"
+        "    references: [https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/]\n"
+    )
+    with pytest.raises(PolicyError) as info:
+        load_policy_text(text, "policies/kk.yaml")
+    err = info.value
+    assert (err.line, err.path) == (9, "spec.context.gpuNodes.where.equals")
+    assert err.reason.startswith('label values are strings, never a boolean: write "true" (quoted)')
+
+
+def test_a_filter_comparing_a_label_with_true_is_refused_at_its_column() -> None:
+    err = refused(TEMPLATE.replace("ASSERT", "{path: \"$.spec.taints[?@.metadata.labels['x'] == true]\", exists: true}"))
+    assert err.reason == (
+        "JSONPath \"$.spec.taints[?@.metadata.labels['x'] == true]\" compares a label's value with true at column 42,"
+        " which it never equals: label values are strings; write 'true' (quoted)"
+    )
+
+
 def test_kubectl_path_refused_with_the_rfc_hint() -> None:
     err = refused(TEMPLATE.replace("ASSERT", "{path: '{.status.allocatable.nvidia\\.com/gpu}', gt: 0}"))
     assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.path")
