@@ -452,8 +452,17 @@ def compile_path(text: str) -> JsonPath:
         at = f" at column {token[1] + 1}" if isinstance(token, tuple) and len(token) > 1 else ""
         if first.startswith("unexpected end of query"):  # the parser places its end token inside the text
             at = f" at column {len(stripped) + 1}"
+        if first.startswith("invalid escape sequence") and (escape := _bad_escape(stripped)):
+            # (trial 165: a regex's \. in a match() pattern was placed at its string's start, with no word on it)
+            at, first = f" at column {escape[0] + 1}", f"{first} {escape[1]}"
         raise PathError(f"invalid JSONPath {quoted(stripped)}{at}: {first}", _bracket_hint(stripped)) from None
     for name, token, pattern in _regex_literals(query.segments):
+        if "\b" in pattern:  # (trial 165: '\\b' meant as a word boundary loaded, and matched nothing)
+            raise PathError(
+                f"JSONPath {quoted(stripped)}: the {name}() pattern holds a backspace (\\b): in a JSONPath string that"
+                " is RFC 9535's escape of the control character, not a regex's word boundary, which I-Regexp (RFC"
+                " 9485) has none of (match() is anchored at both ends; search() finds the pattern anywhere)"
+            )
         if iregexp(pattern) is None:
             at = f" at column {token[1] + 1}" if isinstance(token, tuple) and len(token) > 1 else ""
             raise PathError(
@@ -469,6 +478,36 @@ def compile_path(text: str) -> JsonPath:
             f" values are strings; write '{text}' (quoted)"
         )
     return JsonPath(stripped, query)
+
+
+#: The characters RFC 9535 takes after a backslash in a string literal (and the quotes).
+_ESCAPED = set("bfnrtu/\\'\"")
+#: What to write in I-Regexp for a regex's escape that is no JSONPath one.
+_FOR_ESCAPE = {".": "[.]", "d": "[0-9]", "-": "[-]", "*": "[*]", "+": "[+]", "?": "[?]", "(": "[(]", ")": "[)]"}
+
+
+def _bad_escape(text: str) -> tuple[int, str] | None:
+    """(0-based offset, what to write) of the first backslash in a quoted string of ``text`` that starts no RFC 9535
+    escape: a regex's ``\\.`` in a match() pattern, most often."""
+    at, quote = 0, ""
+    while at < len(text):
+        char = text[at]
+        if quote and char == "\\":
+            following = text[at + 1 : at + 2]
+            if following not in _ESCAPED:
+                instead = _FOR_ESCAPE.get(following, f"\\\\{following}")
+                return at, (
+                    f"(\\{following}: a backslash in a JSONPath string starts an escape of RFC 9535's, \\\\ \\' \\n"
+                    f" \\uXXXX...; for a regex's \\{following} write {instead})"
+                )
+            at += 2
+            continue
+        if quote and char == quote:
+            quote = ""
+        elif not quote and char in "'\"":
+            quote = char
+        at += 1
+    return None
 
 
 #: Kubernetes' maps of string to string whose values a policy compares: a label's or an annotation's value is a string.

@@ -214,6 +214,10 @@ MAX_REGEX_LENGTH = limit("VERDICT_MAX_REGEX_LENGTH")
 _NESTED_QUANTIFIER = re.compile(r"\((?:\?:)?(?:\\.|\[(?:\\.|[^\]\\])*\]|[^()\\\[|])[+*]\)(?:[+*]|\{\d*,)")
 
 
+#: Braces meant as a repeat that Python's re reads as text: a space in them, or a dash for the comma ({2, 10}, {2-10}).
+_LITERAL_BRACES = re.compile(r"(?<!\\)\{(?=[^}]*[ -])(?: *\d+ *, *\d* *| *\d+ *- *\d+ *)\}")
+
+
 def regex_problem(pattern: str) -> str:
     """Why ``pattern`` is refused ("" when it is fine): too long, nested quantifiers, or not a regex."""
     if len(pattern) > MAX_REGEX_LENGTH:
@@ -223,6 +227,13 @@ def regex_problem(pattern: str) -> str:
         return (
             f"regular expression {quoted(pattern)} repeats a repeated group ({nested.group(0)}): that can take exponential"
             " time (catastrophic backtracking); repeat the inner part once, e.g. (a+)+ -> a+"
+        )
+    if literal := _LITERAL_BRACES.search(pattern):
+        # (trial 165: '^team-[a-z]{2, 10}$' loaded, and matched no team label)
+        meant = "{" + ",".join(n.strip() for n in re.split(r"[,-]", literal.group(0)[1:-1])) + "}"
+        return (
+            f"regular expression {quoted(pattern)}: Python's re reads {literal.group(0)} as the text itself, not as a"
+            f" repeat; write {meant}"
         )
     try:
         re.compile(pattern)

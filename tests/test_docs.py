@@ -129,3 +129,46 @@ def test_the_report_format_examples_say_what_the_lab_gives() -> None:
     assert markdown[0] in doc.splitlines(), markdown[0]
     assert table[0] in doc.splitlines(), table[0]
     assert [x for x in markdown if x.startswith("_… ") and "more findings" in x][0] in doc.splitlines()
+
+
+def _fragment(rule_id: str) -> PolicySet:
+    [(label, doc)] = [(label, doc) for label, doc in POLICIES if any(r["id"] == rule_id for r in doc["spec"]["rules"])]
+    return load(doc, label)
+
+
+def _pod(name: str, **spec: Any) -> dict[str, Any]:
+    owner = [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": name.rsplit("-", 1)[0], "uid": "u", "controller": True}]
+    meta = {"name": name, "namespace": "gpu-operator", "ownerReferences": owner}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec or {"containers": [{"name": "c"}]}}
+
+
+def _judged(policies: PolicySet, objects: list[dict[str, Any]]) -> dict[str, tuple[str, str]]:
+    dump = Dump(objects=[KObject(o, Source("doc", 1, 0, i)) for i, o in enumerate(objects)])
+    return {o.ref.name: (r.result, r.message) for o in evaluate(dump, policies).objects for r in o.results}
+
+
+def test_the_fragments_copied_into_the_running_example_give_true_verdicts() -> None:
+    """Trial 165 (a policy author copying the doc): operand-daemonset-known selected $.*[*].daemonset of a table with no
+    such member, and failed nvidia-device-plugin-daemonset's pod; gpu-limit-equals-request compared requests 1 with
+    limits "1" with equals, and failed them."""
+    judged = _judged(
+        _fragment("operand-daemonset-known"),
+        [_pod("nvidia-device-plugin-daemonset-abcde"), _pod("nvidia-vfio-manager-x2k4p"), _pod("nvidia-bogus-daemonset-q")],
+    )
+    assert judged["nvidia-device-plugin-daemonset-abcde"][0] == "pass"
+    assert judged["nvidia-vfio-manager-x2k4p"][0] == "pass"
+    assert judged["nvidia-bogus-daemonset-q"] == (
+        "fail",
+        "pod nvidia-bogus-daemonset-q belongs to DaemonSet nvidia-bogus-daemonset, which is no operand of the GPU Operator",
+    )
+    limits = {"requests": {"nvidia.com/gpu": 1}, "limits": {"nvidia.com/gpu": "1"}}
+    over = {"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "2"}}
+    judged = _judged(
+        _fragment("gpu-limit-equals-request"),
+        [
+            _pod("same-1", containers=[{"name": "c", "resources": limits}]),
+            _pod("over-1", containers=[{"name": "c", "resources": over}]),
+        ],
+    )
+    assert judged["same-1"][0] == "pass"
+    assert judged["over-1"][0] == "fail" and judged["over-1"][1].startswith("container c requests 1 nvidia.com/gpu; expected")

@@ -112,6 +112,32 @@ def test_a_pattern_match_would_refuse_is_refused_at_compile(pattern: str, hint: 
     assert hint in reason
 
 
+def test_a_backspace_escape_meant_as_a_word_boundary_is_refused() -> None:
+    """Trial 165: '\\br[0-9]+' in a YAML double-quoted path is RFC 9535's backspace escape: it loaded, and the
+    search() matched no rack label."""
+    with pytest.raises(PathError) as info:
+        compile_path("$.metadata[?search(@['acme.io/rack'], '\\br[0-9]+')]")
+    assert str(info.value).endswith(
+        "the search() pattern holds a backspace (\\b): in a JSONPath string that is RFC 9535's escape of the control"
+        " character, not a regex's word boundary, which I-Regexp (RFC 9485) has none of (match() is anchored at both"
+        " ends; search() finds the pattern anywhere)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("pattern", "column", "instead"),
+    [("r[0-9]{2,3}\\.[a-z]", 30, "for a regex's \\. write [.]"), ("r\\d+", 20, "for a regex's \\d write [0-9]")],
+)
+def test_a_regex_escape_in_a_jsonpath_string_is_placed_and_told_what_to_write(pattern: str, column: int, instead: str) -> None:
+    """Trial 165: 'invalid escape sequence' was placed at the start of the string, with no word of the escape."""
+    with pytest.raises(PathError) as info:
+        compile_path(f"$[?match(@.rack, '{pattern}')]")
+    reason = str(info.value)
+    assert f" at column {column}: invalid escape sequence (\\" in reason
+    assert "a backslash in a JSONPath string starts an escape of RFC 9535's" in reason and reason.endswith(f"{instead})")
+    assert compile_path(f"$[?match(@, '{pattern.replace(chr(92) + '.', '[.]').replace(chr(92) + 'd', '[0-9]')}')]")
+
+
 def test_a_pattern_read_from_the_document_is_judged_as_it_is_read() -> None:
     path = compile_path("$.names[?search(@, $.pattern)]")
     assert path.values({"pattern": "[0-9]{10}", "names": ["id-0123456789", "id-12"]}) == ["id-0123456789"]

@@ -703,6 +703,20 @@ def test_sighup_reload_of_a_broken_file_keeps_the_last_good_set(tmp_path) -> Non
         assert keeper.policies is before
 
 
+def test_braces_python_reads_as_text_are_refused_with_the_repeat_meant() -> None:
+    """Trial 165: matches: '^team-[a-z]{2, 10}$' loaded, and failed every node: with a space (or a dash) in the braces
+    Python's re reads them as the text itself."""
+    err = refused(TEMPLATE.replace("ASSERT", "{path: \"$.metadata.labels['team']\", matches: '^team-[a-z]{2, 10}$'}"))
+    assert (err.line, err.path) == (12, "spec.rules[0].assert.matches")
+    assert err.reason == (
+        "regular expression '^team-[a-z]{2, 10}$': Python's re reads {2, 10} as the text itself, not as a repeat; write {2,10}"
+    )
+    from rules.operators import regex_problem
+
+    assert "write {2,10}" in regex_problem("[a-z]{2-10}")
+    assert [regex_problem(p) for p in ("[a-z]{2,10}", "a{2}", "a{2,}", "a\\{2, 3}", "x{a, b}")] == [""] * 5
+
+
 def test_a_repeated_group_that_starts_with_a_separator_is_not_refused() -> None:
     """Regression: the pack's vGPU resource regex, (-[a-zA-Z]+)*, was flagged as catastrophic; each repetition
     must start with '-', so there is one way to match it."""
@@ -989,6 +1003,9 @@ def test_a_kind_written_as_kubectl_s_resource_name_is_refused_with_the_kind() ->
     singular = rule.replace("match: {kinds: [node, Pod, vmi, '*']}", "match: {kind: [Node]}")
     err = refused(singular.replace("    exclude: {kinds: [pods]}\n", ""))
     assert err.reason == "unknown field 'kind' here; did you mean 'kinds'?"
+    # trial 165: match (a rule's field) for matches in an assertion was told only to check its indentation
+    err = refused(TEMPLATE.replace("ASSERT", "{path: $.metadata.name, match: '^gpu-'}"))
+    assert (err.line, err.reason) == (12, "unknown field 'match' here; did you mean 'matches'?")
 
 
 def test_a_kind_misspelt_or_plural_and_an_api_group_without_version_are_refused_in_contexts_and_match() -> None:
