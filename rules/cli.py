@@ -20,7 +20,7 @@ from . import __version__, heap
 from .engine import audit_batch, said_unread, split_dumps, unread_report, why_none
 from .errors import DumpError, PolicyError, RuleLookupError, meant
 from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
-from .loader import PolicyLoadError, PolicySet, load_policies
+from .loader import PolicyLoadError, PolicySet, load_policies, pack_folders_unread
 from .parallel import JobsError, jobs_setting
 from .progress import Progress
 from .reader import STDIN, WHAT_IS_READ, dump_name_problem
@@ -798,6 +798,12 @@ def lint(paths: tuple[str, ...]) -> None:
         click.echo(str(exc))
         raise SystemExit(1) from None
     click.echo(f"ok: {counted(len(ps.policies), 'policy', 'policies')}, {counted(len(ps.rules), 'rule')}")
+    for path in paths:
+        for folder in pack_folders_unread(Path(path)) if Path(path).is_dir() else ():
+            _err(
+                f"verdict: note: {folder}/ not read: a pack's policies are the *.yaml files directly in its folder"
+                " (data/ holds its tables, tests/ its tests)"
+            )
     _names_of_builtin_policies(ps)
 
 

@@ -452,6 +452,9 @@ def compile_path(text: str) -> JsonPath:
         at = f" at column {token[1] + 1}" if isinstance(token, tuple) and len(token) > 1 else ""
         if first.startswith("unexpected end of query"):  # the parser places its end token inside the text
             at = f" at column {len(stripped) + 1}"
+        if (word := re.fullmatch(r"unexpected '(and|or)'", first)) or (word := re.search(r"[?(!&|]\s*(not)\s", syntax)):
+            # (trial 165: "unexpected 'and'" alone; '==' for '=' was already said by the parser)
+            first = f"{first}, did you mean {quoted(_LOGICAL[word[1]])}?"
         if first.startswith("invalid escape sequence") and (escape := _bad_escape(stripped)):
             # (trial 165: a regex's \. in a match() pattern was placed at its string's start, with no word on it)
             at, first = f" at column {escape[0] + 1}", f"{first} {escape[1]}"
@@ -480,6 +483,8 @@ def compile_path(text: str) -> JsonPath:
     return JsonPath(stripped, query)
 
 
+#: RFC 9535's logical operators for the words written for them.
+_LOGICAL = {"and": "&&", "or": "||", "not": "!"}
 #: The characters RFC 9535 takes after a backslash in a string literal (and the quotes).
 _ESCAPED = set("bfnrtu/\\'\"")
 #: What to write in I-Regexp for a regex's escape that is no JSONPath one.

@@ -691,6 +691,14 @@ def compile_document(raw: Any, node: Any, shown: str, base: Path | None, pack: s
 
     if not isinstance(raw, dict):
         raise PolicyError(shown, "a policy document is a mapping (apiVersion: verdict/v1, kind: Policy)", node_line(node, []))
+    if raw.get("kind") == "Test" and str(raw.get("apiVersion", "")).startswith("verdict/"):
+        # (trial 165: a pack's test beside its policies was "kind: Must be equal to Policy" and four unknown fields)
+        raise PolicyError(
+            shown,
+            "a pack test (kind: Test), not a policy: a pack's tests are read from its tests/ folder (verdict policies"
+            " test <pack>)",
+            node_line(node, ["kind"]),
+        )
     refused: list[PolicyError] = []  # field (schema) problems of rules compiled around
     positions: list[int] | None = None  # the position in the file of each rule compiled, when some were refused
     dropped: dict[str, set[str]] = {"context": set(), "assumptions": set()}  # refused definitions, by name
@@ -979,7 +987,17 @@ def load_policy_file(path: Path, pack: str = "") -> list[Policy]:
 
 def pack_files(folder: Path) -> list[Path]:
     """The policy files of a pack folder (its top-level ``*.yaml``/``*.yml``), sorted."""
-    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml"))
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".yaml", ".yml"))
+
+
+def pack_folders_unread(folder: Path) -> list[Path]:
+    """The folders of a pack holding YAML files that are not read as policies: any but data/ and tests/ (and hidden
+    ones), e.g. a rules/ folder its author put policies in (trial 165: lint said ok, and they were never loaded)."""
+    return sorted(
+        d
+        for d in folder.iterdir()
+        if d.is_dir() and d.name not in ("data", "tests") and not d.name.startswith(".") and pack_files(d)
+    )
 
 
 def pack_name(folder: Path) -> str:

@@ -563,6 +563,12 @@ def _load_pass(
                 tab = _TAB if mark and _tab_before(text, mark.line, mark.column, known) else ""
                 if mark and not tab:
                     tab = _odd_indent(text, mark.line, known)
+                if mark and "unknown escape character" in str(exc.problem):
+                    # (trial 165: a policy's matches: "^team-\d+$" was this error's line alone)
+                    tab = (
+                        f" at column {mark.column + 1}: in double quotes a backslash starts one of YAML's escapes; write"
+                        " a regular expression in single quotes ('^team-\\d+$'), where a backslash is itself"
+                    )
                 error = f"YAML syntax error: {exc.problem or exc}{tab}"
                 if "maximum nesting depth" in str(exc.problem or ""):
                     # libyaml's own limit (1,000 levels) met before ours could be checked: a limit, not a syntax error

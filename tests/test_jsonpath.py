@@ -155,6 +155,10 @@ def test_a_pattern_read_from_the_document_is_judged_as_it_is_read() -> None:
         ("$.status.conditions[?@.type = 'Ready']", 29, "did you mean '=='"),
         ("$.a['x]", 6, "unclosed string literal"),
         ("$.a[?foo(@)]", 6, "unknown function 'foo'"),
+        # trial 165: the words for RFC 9535's logical operators
+        ("$[?@.a == 'x' and @.b]", 15, "unexpected 'and', did you mean '&&'?"),
+        ("$[?@.a == 'x' or @.b]", 15, "unexpected 'or', did you mean '||'?"),
+        ("$[?not @.a]", 7, "did you mean '!'?"),
     ],
 )
 def test_invalid_paths_are_refused_with_their_column(text: str, column: int, reason: str) -> None:

@@ -717,6 +717,16 @@ def test_braces_python_reads_as_text_are_refused_with_the_repeat_meant() -> None
     assert [regex_problem(p) for p in ("[a-z]{2,10}", "a{2}", "a{2,}", "a\\{2, 3}", "x{a, b}")] == [""] * 5
 
 
+def test_a_regex_in_double_quotes_is_told_to_use_single_quotes() -> None:
+    """Trial 165: matches: "^team-\\d+$" gave the line of 'found unknown escape character' alone."""
+    err = refused(TEMPLATE.replace("ASSERT", '{path: $.metadata.name, matches: "^team-\\d+$"}'))
+    assert err.line == 12
+    assert err.reason == (
+        "YAML syntax error: found unknown escape character at column 53: in double quotes a backslash starts one of"
+        " YAML's escapes; write a regular expression in single quotes ('^team-\\d+$'), where a backslash is itself"
+    )
+
+
 def test_a_repeated_group_that_starts_with_a_separator_is_not_refused() -> None:
     """Regression: the pack's vGPU resource regex, (-[a-zA-Z]+)*, was flagged as catastrophic; each repetition
     must start with '-', so there is one way to match it."""

@@ -343,3 +343,25 @@ def test_lint_notes_a_policy_named_as_a_builtin_one(tmp_path: Path) -> None:
         f"verdict: note: {tmp_path / 'nodes.yaml'}:3: policy name 'gpu-nodes' is also the built-in pack gpu-operator's"
     )
     assert run("policies", "lint", "gpu-operator").stderr == ""  # the built-in pack itself: no note
+
+
+def test_lint_notes_a_folder_of_policies_a_pack_does_not_read(pack: Path) -> None:
+    """Trial 165: a policy put in the pack's rules/ folder was never loaded, and lint said ok without a word; a pack
+    test beside the policies was "kind: Must be equal to Policy" and four unknown fields; pods.YAML was not read."""
+    (pack / "rules").mkdir()
+    (pack / "rules" / "more.yaml").write_text(POLICY.replace("gpu-count", "more"))
+    res = run("policies", "lint", str(pack))
+    assert res.exit_code == 0 and res.stdout == "ok: 1 policy, 1 rule\n"
+    assert res.stderr == (
+        f"verdict: note: {pack / 'rules'}/ not read: a pack's policies are the *.yaml files directly in its folder"
+        " (data/ holds its tables, tests/ its tests)\n"
+    )
+    (pack / "rules" / "more.yaml").rename(pack / "more.YAML")
+    assert run("policies", "lint", str(pack)).stdout == "ok: 2 policies, 2 rules\n"
+    (pack / "counted.yaml").write_text(FIXTURE)
+    res = run("policies", "lint", str(pack))
+    assert res.exit_code == 1
+    assert res.stdout == (
+        f"{pack / 'counted.yaml'}:2: a pack test (kind: Test), not a policy: a pack's tests are read from its tests/"
+        " folder (verdict policies test <pack>)\n"
+    )
