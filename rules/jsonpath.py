@@ -529,6 +529,17 @@ def _names(segments: Any) -> list[str] | None:
     return names
 
 
+def leading_names(path: JsonPath) -> list[str]:
+    """The member names a path starts with, up to its first segment that is not one name (``$.metadata.labels[*]``:
+    metadata, labels)."""
+    names: list[str] = []
+    for kind, _token, selectors in path.query.segments if _rfc_ast is not None else ():
+        if kind != _rfc_ast.CHILD_SEGMENT or len(selectors) != 1 or selectors[0][0] != _rfc_ast.NAME_SELECTOR:
+            break
+        names.append(selectors[0][2])
+    return names
+
+
 def string_map(path: JsonPath) -> tuple[str, bool]:
     """("label" or "annotation", whether the path ends at the map itself) for a path of names that selects a label's
     or an annotation's value (``$.metadata.labels['nvidia.com/gpu.present']``) or the map (``$.metadata.labels``);

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import operators
 from .errors import did_you_mean, nearest, quoted
-from .jsonpath import JsonPath, PathError, compile_path, string_map, typed_against_text
+from .jsonpath import JsonPath, PathError, compile_path, leading_names, string_map, typed_against_text
 from .schedule.matching import parse_int64
 from .schema import SUBJECT_KEYS, TRANSFORMS
 
@@ -304,11 +304,49 @@ class Policy:
 # ------------------------------------------------------------------------------------------ compile
 
 
-def _path(text: Any, where: list[str | int]) -> JsonPath:
+#: The fields of every Kubernetes object's metadata (ObjectMeta:
+#: https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/object-meta/).
+OBJECT_META = (
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+)
+
+
+def _path(text: Any, where: list[str | int], on_objects: bool = True) -> JsonPath:
+    """A compiled path; ``on_objects``: it reads Kubernetes objects (not a data table), whose metadata fields are
+    known: ``$.metadata.label['x']`` (trial 165: loaded, and selected nothing on any object) is refused."""
     try:
-        return compile_path(text)
+        path = compile_path(text)
     except PathError as exc:
         raise CompileError(where, str(exc)) from None
+    names = leading_names(path) if on_objects else []
+    if names[:1] == ["metadata"] and len(names) > 1 and names[1] not in OBJECT_META:
+        raise CompileError(
+            where,
+            f"JSONPath {quoted(path.text)} reads metadata.{names[1]}, which no Kubernetes object has (ObjectMeta's"
+            " fields: name, namespace, labels, annotations, ownerReferences, uid, creationTimestamp...)"
+            + did_you_mean(nearest(names[1], OBJECT_META)),
+        )
+    if names[:1] == ["items"]:
+        raise CompileError(
+            where,
+            f"JSONPath {quoted(path.text)} reads items: a List's, but a rule judges each object of a List on its own,"
+            " and its paths start at the object",
+        )
+    return path
 
 
 def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None) -> Ref:
@@ -361,7 +399,7 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
     elif not isinstance(target, str):
         raise CompileError([*where, kind], f"{kind} must be a name")
     key = compile_key(raw["key"], [*where, "key"]) if "key" in raw else None
-    select = _path(raw["select"], [*where, "select"]) if "select" in raw else None
+    select = _path(raw["select"], [*where, "select"], on_objects=False) if "select" in raw else None
     capture = _capture(raw["capture"], [*where, "capture"]) if "capture" in raw else None
     filt = _condition(raw["where"], [*where, "where"]) if "where" in raw else None
     if "all" in raw and not isinstance(raw["all"], bool):  # trial 126: all: "false" read every value

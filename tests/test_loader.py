@@ -727,6 +727,35 @@ def test_a_regex_in_double_quotes_is_told_to_use_single_quotes() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        (
+            "$.metadata.label['acme.io/team']",
+            "JSONPath \"$.metadata.label['acme.io/team']\" reads metadata.label, which no Kubernetes object has"
+            " (ObjectMeta's fields: name, namespace, labels, annotations, ownerReferences, uid, creationTimestamp...)"
+            " (did you mean 'labels'?)",
+        ),
+        (
+            "$.items[*].metadata.name",
+            "JSONPath '$.items[*].metadata.name' reads items: a List's, but a rule judges each object of a List on its"
+            " own, and its paths start at the object",
+        ),
+    ],
+)
+def test_a_path_no_kubernetes_object_has_is_refused(path: str, reason: str) -> None:
+    """Trial 165: such paths loaded, and selected nothing on any object (with ifMissing: pass, every node passed)."""
+    err = refused(TEMPLATE.replace("ASSERT", f'{{path: "{path}", exists: true}}'))
+    assert (err.line, err.path, err.reason) == (12, "spec.rules[0].assert.path", reason)
+
+
+def test_a_data_tables_select_is_no_object_path() -> None:
+    text = TEMPLATE.replace("ASSERT", "{path: $.metadata.name, in: {data: t, select: '$.items[*].metadata.nick'}}")
+    text = text.replace("  rules:\n", "  data: {t: {items: [{metadata: {nick: a}}]}}\n  rules:\n")
+    [policy] = load_policy_text(text, "policies/gpu/nodes.yaml")
+    assert policy.rules[0].id == "gpu-allocatable"
+
+
 def test_a_repeated_group_that_starts_with_a_separator_is_not_refused() -> None:
     """Regression: the pack's vGPU resource regex, (-[a-zA-Z]+)*, was flagged as catastrophic; each repetition
     must start with '-', so there is one way to match it."""
