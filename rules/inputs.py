@@ -133,7 +133,10 @@ def _literal_steps(key: Ref | None) -> tuple[str | int, ...] | None:
     parts = key.target if key.kind == "keypath" else (key,)
     steps: list[str | int] = []
     for part in parts:
-        plain = part.key is None and part.where is None and part.capture is None and part.default is None
+        # (trial 166: a key {value: GPU, transform: [lowercase]} was remembered as the name GPU: verdicts by object order)
+        plain = (
+            part.key is None and part.where is None and part.capture is None and part.default is None and not part.transforms
+        )
         if part.kind != "literal" or not plain or type(part.target) not in (str, int):
             return None
         steps.append(part.target)

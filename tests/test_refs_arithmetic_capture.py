@@ -327,6 +327,17 @@ def test_a_reference_transform_changes_each_value_before_its_where(judge: Judge)
     assert (results[("b", "r")].result, results[("b", "r")].observed) == ("fail", [])
 
 
+def test_a_key_with_a_transform_is_not_remembered_as_its_literal(judge: Judge) -> None:
+    """Trial 166: key {value: GPU, transform: [lowercase]} was taken for the literal name GPU when results were remembered
+    by what an object reads: the four pods passed, or failed, as the first one did."""
+    vars_ = {"labels": "$.metadata.labels"}
+    pods = [
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": n, "labels": {"gpu": v}}} for n, v in (("b", "no"), ("a", "yes"))
+    ]
+    results = judge(pods, {"var": "labels", "key": {"value": "GPU", "transform": ["lowercase"]}, "equals": "yes"}, vars=vars_)
+    assert (results[("b", "r")].result, results[("a", "r")].result) == ("fail", "pass")
+
+
 def test_a_reference_transform_is_one_the_subject_takes(load_policy: Callable[..., Any]) -> None:
     with pytest.raises(PolicyError) as info:
         load_policy(make_policy([make_rule({"var": "x", "exists": True})], vars={"x": {"path": "$.a", "transform": ["upper"]}}))
