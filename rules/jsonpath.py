@@ -38,11 +38,56 @@ except ImportError:  # pragma: no cover - a library without them: every path goe
 
 Finder = Callable[[Any], list[Any]]
 
-#: A quantifier, ``{10}``, ``{6,10}``, ``{2,}``, and the numbers in it.
-_QUANTIFIER, _DIGITS = re.compile(r"\{\d+(?:,\d*)?\}"), re.compile(r"\d+")
+#: A quantifier, ``{10}``, ``{6,10}``, ``{2,}``, and the numbers in it (RFC 9485's digits are ASCII ones).
+_QUANTIFIER, _DIGITS = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}"), re.compile(r"[0-9]+")
+#: The most characters a pattern may stand for once its counted repeats are written out (``(a{10}){20}``: 200). The
+#: regex engine expands them: ((a{1000}){1000}){1000} took 3.8 GB to compile (trial 166); 1,000 take 0.3 MB.
+MAX_PATTERN_SIZE = 1000
 
 
-@functools.lru_cache(maxsize=1024)
+def pattern_size(pattern: str) -> int:
+    """How many characters ``pattern`` stands for with each counted repeat written out (a class or an escape one,
+    a repeat its greatest count, the alternatives of a group added up), as the regex engine expands it; stops
+    counting past ``MAX_PATTERN_SIZE``."""
+    groups: list[list[int]] = [[]]
+    at = 0
+    while at < len(pattern):
+        char = pattern[at]
+        if char == "\\":
+            end = pattern.find("}", at) + 1 if pattern[at + 1 : at + 3] in ("p{", "P{") else at + 2
+            groups[-1].append(1)
+            at = max(end, at + 2)
+            continue
+        if char == "[":
+            end = at + 1 + (pattern[at + 1 : at + 2] == "]")
+            while end < len(pattern) and pattern[end] != "]":
+                end += 2 if pattern[end] == "\\" else 1
+            groups[-1].append(1)
+            at = end + 1
+            continue
+        counted = _QUANTIFIER.match(pattern, at) if char == "{" else None
+        if counted and groups[-1]:
+            numbers = [int(n) for n in _DIGITS.findall(counted[0])]
+            groups[-1][-1] *= max(numbers)
+            at = counted.end()
+        elif char == "(":
+            groups.append([])
+            at += 1
+        elif char == ")" and len(groups) > 1:
+            inner = groups.pop()
+            groups[-1].append(max(sum(inner), 1))
+            at += 1
+        else:
+            if char not in "*+?|":
+                groups[-1].append(1)
+            at += 1
+        if groups[-1] and groups[-1][-1] > MAX_PATTERN_SIZE:
+            return MAX_PATTERN_SIZE + 1
+    total = sum(sum(g) for g in groups)
+    return min(total, MAX_PATTERN_SIZE + 1)
+
+
+@functools.lru_cache(maxsize=256)
 def iregexp(pattern: str) -> Any:
     """``pattern`` compiled as RFC 9535's match() and search() compile it, or None when it is no I-Regexp (RFC
     9485), for which they are false whatever the value.
@@ -53,7 +98,7 @@ def iregexp(pattern: str) -> Any:
     change whether the rest is I-Regexp, so a pattern the checker refuses is checked again with each quantifier's
     numbers as one digit."""
     valid = _iregexp_check(pattern) or _iregexp_check(_QUANTIFIER.sub(lambda q: _DIGITS.sub("1", q[0]), pattern))
-    if not valid:
+    if not valid or pattern_size(pattern) > MAX_PATTERN_SIZE:  # (a dump's pattern too: search(@, $.pattern))
         return None
     try:
         return regex.compile(_map_re(pattern), regex.VERSION1)
@@ -61,12 +106,29 @@ def iregexp(pattern: str) -> Any:
         return None
 
 
+#: The longest one match() or search() may take: a pattern that backtracks exponentially, ('(a|a)*$' took 33 s on 27
+#: characters; trial 166), is given up, and the object's result is an error.
+PATTERN_SECONDS = 0.25
+
+
+def _timed(name: str, pattern: str, string: str, run: Callable[..., Any]) -> bool:
+    try:
+        return run(string, timeout=PATTERN_SECONDS) is not None
+    except TimeoutError:
+        from .errors import EvaluationError
+
+        raise EvaluationError(
+            f"{name}() of {quoted(pattern[:80])} gave up after {PATTERN_SECONDS} s on a value of {len(string):,}"
+            " characters: the pattern can match it in too many ways (exponential backtracking)"
+        ) from None
+
+
 class _IRegexpMatch(_Match):
     """RFC 9535's match(): the whole string matches an I-Regexp (``iregexp``)."""
 
     def __call__(self, string: object, pattern: object) -> bool:
         compiled = iregexp(pattern) if isinstance(pattern, str) and isinstance(string, str) else None
-        return compiled is not None and compiled.fullmatch(string) is not None
+        return compiled is not None and _timed("match", str(pattern), str(string), compiled.fullmatch)
 
 
 class _IRegexpSearch(_Search):
@@ -74,7 +136,7 @@ class _IRegexpSearch(_Search):
 
     def __call__(self, string: object, pattern: object) -> bool:
         compiled = iregexp(pattern) if isinstance(pattern, str) and isinstance(string, str) else None
-        return compiled is not None and compiled.search(string) is not None
+        return compiled is not None and _timed("search", str(pattern), str(string), compiled.search)
 
 
 #: The library's environment with match() and search() checking patterns by ``iregexp``.
@@ -466,6 +528,14 @@ def compile_path(text: str) -> JsonPath:
                 " is RFC 9535's escape of the control character, not a regex's word boundary, which I-Regexp (RFC"
                 " 9485) has none of (match() is anchored at both ends; search() finds the pattern anywhere)"
             )
+        if pattern_size(pattern) > MAX_PATTERN_SIZE:
+            raise PathError(
+                f"JSONPath {quoted(stripped)}: the {name}() pattern {quoted(pattern[:80])} stands for more than"
+                f" {MAX_PATTERN_SIZE:,} characters once its counted repeats are written out, which the regex engine"
+                " does: too large to compile (write a smaller count, or + for 'one or more')"
+            )
+        if (backtracks := _backtracks(pattern)) and iregexp(pattern) is not None:
+            raise PathError(f"JSONPath {quoted(stripped)}: the {name}() pattern: {backtracks}")
         if iregexp(pattern) is None:
             at = f" at column {token[1] + 1}" if isinstance(token, tuple) and len(token) > 1 else ""
             raise PathError(
@@ -584,6 +654,15 @@ def _typed_comparisons(node: Any) -> list[tuple[str, Any, Any]]:
         for part in node:
             found.extend(_typed_comparisons(part))
     return found
+
+
+def _backtracks(pattern: str) -> str:
+    """Why ``pattern`` would backtrack exponentially ((a|a)*, (a+)+: ``operators.regex_problem``, by Python's own
+    parser of it), or "" (also for one Python's parser does not read, \\p{Lu})."""
+    from .operators import regex_problem
+
+    problem = regex_problem(pattern)
+    return problem if " repeats a" in problem else ""
 
 
 def _regex_literals(node: Any) -> list[tuple[str, Any, str]]:

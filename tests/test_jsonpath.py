@@ -138,6 +138,48 @@ def test_a_regex_escape_in_a_jsonpath_string_is_placed_and_told_what_to_write(pa
     assert compile_path(f"$[?match(@, '{pattern.replace(chr(92) + '.', '[.]').replace(chr(92) + 'd', '[0-9]')}')]")
 
 
+def test_a_pattern_that_expands_past_the_limit_is_refused_and_one_from_the_dump_matches_nothing() -> None:
+    """Trial 166: '((a{1000}){1000}){1000}' (a quantifier of several digits is accepted since 92af123) took 3.8 GB to
+    compile, through the lint endpoint too. The regex engine writes counted repeats out: a pattern standing for more
+    than MAX_PATTERN_SIZE characters is refused at load, and one a dump gives matches nothing."""
+    from rules.jsonpath import MAX_PATTERN_SIZE, pattern_size
+
+    assert MAX_PATTERN_SIZE == 1000
+    assert [pattern_size(p) for p in ("(a{10}){20}", "[0-9a-f]{8}-[0-9a-f]{4}", "(a|bb){3}", "\\p{Lu}{3}", "a+")] == [
+        200,
+        13,
+        9,
+        3,
+        1,
+    ]
+    assert pattern_size("((a{1000}){1000}){1000}") == pattern_size("a{4294967296}") == MAX_PATTERN_SIZE + 1
+    with pytest.raises(PathError) as info:
+        compile_path("$[?match(@, '((a{1000}){1000}){1000}')]")
+    assert "stands for more than 1,000 characters once its counted repeats are written out" in str(info.value)
+    path = compile_path("$.names[?search(@, $.pattern)]")
+    assert path.values({"pattern": "((a{1000}){1000}){1000}", "names": ["a" * 10]}) == []
+    assert path.values({"pattern": "a{1000}", "names": ["a" * 1000, "a" * 999]}) == ["a" * 1000]
+
+
+def test_a_pattern_that_backtracks_exponentially_is_refused_or_given_up() -> None:
+    """Trial 166: search(@, '(a|a)*$') took 33 s on 28 characters. Written in a policy it is refused at load (as
+    matches: is); given by the dump, the one match() or search() is given up after PATTERN_SECONDS, an error."""
+    from rules.errors import EvaluationError
+    from rules.jsonpath import PATTERN_SECONDS
+
+    with pytest.raises(PathError) as info:
+        compile_path("$[?search(@, '(a|a)*$')]")
+    assert "the search() pattern: regular expression '(a|a)*$' repeats a group that can match the same text" in str(info.value)
+    assert compile_path("$[?match(@, '(-[a-z]+)*')]").values(["-ab-c", "ab"]) == ["-ab-c"]
+    path = compile_path("$.names[?search(@, $.pattern)]")
+    with pytest.raises(EvaluationError) as given_up:
+        path.values({"pattern": "(a|a)*$", "names": ["a" * 27 + "b"]})
+    assert str(given_up.value) == (
+        f"search() of '(a|a)*$' gave up after {PATTERN_SECONDS} s on a value of 28 characters: the pattern can match it"
+        " in too many ways (exponential backtracking)"
+    )
+
+
 def test_a_pattern_read_from_the_document_is_judged_as_it_is_read() -> None:
     path = compile_path("$.names[?search(@, $.pattern)]")
     assert path.values({"pattern": "[0-9]{10}", "names": ["id-0123456789", "id-12"]}) == ["id-0123456789"]
