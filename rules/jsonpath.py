@@ -462,11 +462,12 @@ _TEMPLATE = re.compile(r"\{\s*(?:range\s|end\s*\})")
 _LIST_ITEMS = re.compile(r"^\$\.items(?:\[\*\]|\[\d+\]|\.\*|(?=$))(.*)$")
 
 
-def compile_path(text: str) -> JsonPath:
+def compile_path(text: str, objects: bool = True) -> JsonPath:
     """Compile an RFC 9535 path.
 
     Raises ``PathError`` for anything else, with the position from the parser, and with the RFC 9535
-    rewrite as a hint when the text is in kubectl's dialect (braces, a leading dot, ``\\.`` escapes).
+    rewrite as a hint when the text is in kubectl's dialect (braces, a leading dot, ``\\.`` escapes). ``objects``:
+    the path reads Kubernetes objects (not a data table), whose labels' values are strings.
     """
     if not isinstance(text, str) or not text.strip():
         raise PathError("a JSONPath must be a non-empty string starting with '$'")
@@ -542,7 +543,7 @@ def compile_path(text: str) -> JsonPath:
                 f"JSONPath {quoted(stripped)}: the {name}() pattern {quoted(pattern)}{at} is not an I-Regexp (RFC 9485),"
                 f" so {name}() is false for every value (RFC 9535); {_iregexp_hint(pattern)}"
             )
-    for what, token, literal in _typed_comparisons(query.segments) if _rfc_ast is not None else ():
+    for what, token, literal in _typed_comparisons(query.segments) if objects and _rfc_ast is not None else ():
         at = f" at column {token[1] + 1}" if isinstance(token, tuple) and len(token) > 1 else ""
         text = str(literal).lower() if isinstance(literal, bool) else str(literal)
         raise PathError(

@@ -322,17 +322,31 @@ OBJECT_META = (
     "ownerReferences",
     "finalizers",
     "managedFields",
+    "clusterName",  # until Kubernetes 1.24: in dumps of older clusters
 )
 
 
-def _path(text: Any, where: list[str | int], on_objects: bool = True) -> JsonPath:
-    """A compiled path; ``on_objects``: it reads Kubernetes objects (not a data table), whose metadata fields are
-    known: ``$.metadata.label['x']`` (trial 165: loaded, and selected nothing on any object) is refused."""
+def _on_items(where: list[str | int]) -> bool:
+    """Whether a path written at ``where`` reads an item rather than an object: inside a ``where`` (its ``$`` is each
+    value) or a ``forEach``'s ``assert`` (each element), not a context's ``where`` (its field reads the other object)."""
+    for i, step in enumerate(where):
+        if step == "where" and where[i + 1 : i + 2] not in (["field"], ["keys"]):
+            return True
+        if step == "forEach" and "assert" in where[i + 1 :]:
+            return True
+    return False
+
+
+def _path(text: Any, where: list[str | int], on_objects: bool | None = None) -> JsonPath:
+    """A compiled path; ``on_objects``: it reads Kubernetes objects (not a data table nor an item: by default, as
+    ``where`` places it), whose metadata fields are known: ``$.metadata.label['x']`` (trial 165: loaded, and selected
+    nothing on any object) is refused."""
+    objects = not _on_items(where) if on_objects is None else on_objects
     try:
-        path = compile_path(text)
+        path = compile_path(text, objects)
     except PathError as exc:
         raise CompileError(where, str(exc)) from None
-    names = leading_names(path) if on_objects else []
+    names = leading_names(path) if objects else []
     if names[:1] == ["metadata"] and len(names) > 1 and names[1] not in OBJECT_META:
         raise CompileError(
             where,
@@ -413,7 +427,9 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
         raise CompileError([*where, "parse"], "parse takes yaml: a string holding YAML or JSON (a ConfigMap's data) is read")
     transforms = raw.get("transform", [])
     if not isinstance(transforms, list) or any(t not in TRANSFORMS for t in transforms):
-        raise CompileError([*where, "transform"], f"transform takes a list of {', '.join(TRANSFORMS)}")
+        odd = next((t for t in (transforms if isinstance(transforms, list) else [transforms]) if t not in TRANSFORMS), "")
+        close = nearest(odd, TRANSFORMS) if isinstance(odd, str) else None
+        raise CompileError([*where, "transform"], f"transform takes a list of {', '.join(TRANSFORMS)}{did_you_mean(close)}")
     return Ref(
         kind,
         target,
@@ -539,7 +555,7 @@ def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
         if operator.resolve:
             arg = compile_ref(arg, [*where, name])
             problem = operator.literal_problem(arg.target) if arg.kind == "literal" else ""
-            if not problem and name in _COMPARED_AS_IS and not raw.get("transform"):
+            if not problem and name in _COMPARED_AS_IS and not raw.get("transform") and not _on_items(where):
                 problem = _typed_against_text(subject, arg)
             if problem:
                 raise CompileError([*where, name], problem)
@@ -571,7 +587,9 @@ def _typed_against_text(subject: Ref | None, argument: Ref) -> str:
     """Why an assertion comparing a label's or an annotation's value (a string) with a literal boolean or number never
     holds (``{path: "$.metadata.labels['nvidia.com/gpu.present']", equals: true}``: trial 165, every node failed), or
     "" (a literal list is judged by its items)."""
-    if subject is None or subject.kind != "path" or argument.kind != "literal":
+    if subject is None or subject.kind != "path" or argument.kind != "literal" or argument.transforms:
+        return ""
+    if subject.default is not None:  # (a default of false makes equals: false hold where the label is missing)
         return ""
     what, at_map = string_map(subject.target)
     if not what or at_map != (subject.key is not None and subject.key.kind == "literal"):

@@ -214,6 +214,8 @@ MAX_REGEX_LENGTH = limit("VERDICT_MAX_REGEX_LENGTH")
 _NESTED_QUANTIFIER = re.compile(r"\((?:\?:)?(?:\\.|\[(?:\\.|[^\]\\])*\]|[^()\\\[|])[+*]\)(?:[+*]|\{\d*,)")
 
 
+#: A character class, whose braces are characters (trial 166: x[{1-9}] was told to write {1,9}).
+_CLASS = re.compile(r"\[\^?\]?(?:\\.|[^\]\\])*\]")
 #: Braces meant as a repeat that Python's re reads as text: a space in them, or a dash for the comma ({2, 10}, {2-10}).
 _LITERAL_BRACES = re.compile(r"(?<!\\)\{(?=[^}]*[ -])(?: *\d+ *, *\d* *| *\d+ *- *\d+ *)\}")
 
@@ -228,7 +230,7 @@ def regex_problem(pattern: str) -> str:
             f"regular expression {quoted(pattern)} repeats a repeated group ({nested.group(0)}): that can take exponential"
             " time (catastrophic backtracking); repeat the inner part once, e.g. (a+)+ -> a+"
         )
-    if literal := _LITERAL_BRACES.search(pattern):
+    if literal := _LITERAL_BRACES.search(_CLASS.sub(lambda c: "x" * len(c[0]), pattern)):
         # (trial 165: '^team-[a-z]{2, 10}$' loaded, and matched no team label)
         meant = "{" + ",".join(n.strip() for n in re.split(r"[,-]", literal.group(0)[1:-1])) + "}"
         return (

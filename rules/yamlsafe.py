@@ -566,8 +566,8 @@ def _load_pass(
                 if mark and "unknown escape character" in str(exc.problem):
                     # (trial 165: a policy's matches: "^team-\d+$" was this error's line alone)
                     tab = (
-                        f" at column {mark.column + 1}: in double quotes a backslash starts one of YAML's escapes; write"
-                        " a regular expression in single quotes ('^team-\\d+$'), where a backslash is itself"
+                        f" at column {mark.column + 1}: in double quotes a backslash starts one of YAML's escapes;"
+                        " in single quotes it is itself (a regular expression: '^team-\\d+$')"
                     )
                 error = f"YAML syntax error: {exc.problem or exc}{tab}"
                 if "maximum nesting depth" in str(exc.problem or ""):

@@ -723,7 +723,7 @@ def test_a_regex_in_double_quotes_is_told_to_use_single_quotes() -> None:
     assert err.line == 12
     assert err.reason == (
         "YAML syntax error: found unknown escape character at column 53: in double quotes a backslash starts one of"
-        " YAML's escapes; write a regular expression in single quotes ('^team-\\d+$'), where a backslash is itself"
+        " YAML's escapes; in single quotes it is itself (a regular expression: '^team-\\d+$')"
     )
 
 
@@ -747,6 +747,29 @@ def test_a_path_no_kubernetes_object_has_is_refused(path: str, reason: str) -> N
     """Trial 165: such paths loaded, and selected nothing on any object (with ifMissing: pass, every node passed)."""
     err = refused(TEMPLATE.replace("ASSERT", f'{{path: "{path}", exists: true}}'))
     assert (err.line, err.path, err.reason) == (12, "spec.rules[0].assert.path", reason)
+
+
+@pytest.mark.parametrize(
+    "assertion",
+    [
+        # trial 166: where $ is an item, not an object, its members are its own
+        "{forEach: {path: '$.spec.volumes[*].configMap', assert: {path: '$.items[*].path', startsWith: conf/}}}",
+        "{path: '$.spec.volumes[*].downwardAPI', where: {path: $.items, exists: true}, exists: true}",
+        "{data: gpus, where: {path: $.metadata.arch, equals: hopper}, exists: true}",
+        "{data: shapes, where: {path: $.labels.mig, equals: true}, exists: true}",
+        "{path: $.metadata.name, in: {data: shapes, select: '$[?@.labels.gpus == 8].name'}}",
+        "{path: $.metadata.clusterName, ifMissing: pass, equals: ''}",  # ObjectMeta until Kubernetes 1.24
+        "{path: \"$.metadata.labels['x']\", default: false, equals: false}",  # a default the comparison can meet
+        "{path: \"$.metadata.labels['x']\", equals: {value: true, transform: [string]}}",
+    ],
+)
+def test_paths_on_items_tables_and_typed_comparisons_that_can_hold_still_load(assertion: str) -> None:
+    text = TEMPLATE.replace("ASSERT", assertion).replace(
+        "  rules:\n",
+        "  data: {gpus: [{metadata: {arch: hopper}}], shapes: [{name: a, labels: {gpus: 8, mig: true}}]}\n  rules:\n",
+    )
+    [policy] = load_policy_text(text, "policies/gpu/nodes.yaml")
+    assert policy.rules[0].id == "gpu-allocatable"
 
 
 def test_a_data_tables_select_is_no_object_path() -> None:

@@ -343,7 +343,7 @@ def test_a_reference_transform_is_one_the_subject_takes(load_policy: Callable[..
         load_policy(make_policy([make_rule({"var": "x", "exists": True})], vars={"x": {"path": "$.a", "transform": ["upper"]}}))
     assert (info.value.path, info.value.reason) == (
         "spec.vars.x.transform",
-        "transform takes a list of lowercase, uppercase, trim, string, keys",
+        "transform takes a list of lowercase, uppercase, trim, string, keys (did you mean 'uppercase'?)",
     )
 
 
