@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import functools
 import os
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -991,12 +992,24 @@ def pack_files(folder: Path) -> list[Path]:
 
 
 def pack_folders_unread(folder: Path) -> list[Path]:
-    """The folders of a pack holding YAML files that are not read as policies: any but data/ and tests/ (and hidden
-    ones), e.g. a rules/ folder its author put policies in (trial 165: lint said ok, and they were never loaded)."""
+    """The folders of a pack holding policies that are not read: any but data/ and tests/ (and hidden ones) with a
+    ``kind: Policy`` document, e.g. a rules/ folder its author put policies in (trial 165: lint said ok, and they were
+    never loaded); one of included context and vars files (the built-in pack's shared/) is read through them."""
+
+    def holds_policy(path: Path) -> bool:
+        try:
+            with path.open("rb") as f:
+                return re.search(rb"(?m)^kind:[ \t]*Policy[ \t]*\r?$", f.read(MAX_POLICY_BYTES)) is not None
+        except OSError:
+            return False
+
     return sorted(
         d
         for d in folder.iterdir()
-        if d.is_dir() and d.name not in ("data", "tests") and not d.name.startswith(".") and pack_files(d)
+        if d.is_dir()
+        and d.name not in ("data", "tests")
+        and not d.name.startswith(".")
+        and any(holds_policy(f) for f in pack_files(d))
     )
 
 

@@ -356,6 +356,11 @@ def test_lint_notes_a_folder_of_policies_a_pack_does_not_read(pack: Path) -> Non
         f"verdict: note: {pack / 'rules'}/ not read: a pack's policies are the *.yaml files directly in its folder"
         " (data/ holds its tables, tests/ its tests)\n"
     )
+    # a folder of included context and vars files (the built-in pack's shared/) is read through the includes
+    (pack / "shared").mkdir()
+    (pack / "shared" / "nodes.yaml").write_text("context:\n  nodes: {kind: Node, path: $.metadata.name}\nvars: {}\n")
+    assert run("policies", "lint", str(pack)).stderr.count("not read") == 1
+    assert run("policies", "lint", "gpu-operator").stderr == ""
     (pack / "rules" / "more.yaml").rename(pack / "more.YAML")
     assert run("policies", "lint", str(pack)).stdout == "ok: 2 policies, 2 rules\n"
     (pack / "counted.yaml").write_text(FIXTURE)
