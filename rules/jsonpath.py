@@ -559,7 +559,18 @@ _LOGICAL = {"and": "&&", "or": "||", "not": "!"}
 #: The characters RFC 9535 takes after a backslash in a string literal (and the quotes).
 _ESCAPED = set("bfnrtu/\\'\"")
 #: What to write in I-Regexp for a regex's escape that is no JSONPath one.
-_FOR_ESCAPE = {".": "[.]", "d": "[0-9]", "-": "[-]", "*": "[*]", "+": "[+]", "?": "[?]", "(": "[(]", ")": "[)]"}
+_FOR_ESCAPE = {
+    **{c: f"[{c}]" for c in ".-*+?()|{}$"},
+    "d": "[0-9]",
+    "D": "[^0-9]",
+    "w": "[A-Za-z0-9_]",
+    "W": "[^A-Za-z0-9_]",
+    "s": "[ \\t\\n\\r]",
+    "S": "[^ \\t\\n\\r]",
+    "[": "\\\\[",
+    "]": "\\\\]",
+    "^": "\\\\^",
+}
 
 
 def _bad_escape(text: str) -> tuple[int, str] | None:
@@ -571,11 +582,14 @@ def _bad_escape(text: str) -> tuple[int, str] | None:
         if quote and char == "\\":
             following = text[at + 1 : at + 2]
             if following not in _ESCAPED:
-                instead = _FOR_ESCAPE.get(following, f"\\\\{following}")
-                return at, (
-                    f"(\\{following}: a backslash in a JSONPath string starts an escape of RFC 9535's, \\\\ \\' \\n"
-                    f" \\uXXXX...; for a regex's \\{following} write {instead})"
+                said = (
+                    f"(\\{following}: a backslash in a JSONPath string starts an escape of RFC 9535's, \\\\ \\' \\n \\uXXXX...;"
                 )
+                if text[:at].rstrip().endswith(("['", '["')) or re.search(r"\[\s*['\"][^'\"]*$", text[:at]):
+                    return at, f"{said} a member name needs no other: write {following} as it is)"
+                if following in _FOR_ESCAPE:
+                    return at, f"{said} for a regex's \\{following} write {_FOR_ESCAPE[following]})"
+                return at, f"{said} I-Regexp (RFC 9485) has no \\{following})"
             at += 2
             continue
         if quote and char == quote:

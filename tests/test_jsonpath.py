@@ -180,6 +180,22 @@ def test_a_pattern_that_backtracks_exponentially_is_refused_or_given_up() -> Non
     )
 
 
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        # trial 166: \w was told to be written \\w, which is then refused as no I-Regexp
+        ("$[?match(@.b, 'x\\w+')]", "for a regex's \\w write [A-Za-z0-9_])"),
+        ("$[?match(@.b, 'x\\q')]", "I-Regexp (RFC 9485) has no \\q)"),
+        # and a member name's escape was told of regexes
+        ("$.metadata.labels['nvidia\\.com/gpu']", "a member name needs no other: write . as it is)"),
+    ],
+)
+def test_a_bad_escape_is_told_what_to_write_where_it_stands(path: str, said: str) -> None:
+    with pytest.raises(PathError) as info:
+        compile_path(path)
+    assert str(info.value).endswith(said)
+
+
 def test_a_pattern_read_from_the_document_is_judged_as_it_is_read() -> None:
     path = compile_path("$.names[?search(@, $.pattern)]")
     assert path.values({"pattern": "[0-9]{10}", "names": ["id-0123456789", "id-12"]}) == ["id-0123456789"]

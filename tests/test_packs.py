@@ -922,6 +922,42 @@ def test_cli_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert packtest.run_cli([str(tmp_path / "nope")]) == 2
 
 
+def test_a_test_document_that_cannot_be_read_is_not_buried_under_its_gaps(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Trial 165: a misspelt field of one test document (stict: true) was followed by a GAP line for each expectation
+    it held; and kind: node in an expectation named no Node, with no word of the Node of that name."""
+    pack = make_pack(
+        tmp_path,
+        """\
+        apiVersion: verdict/v1
+        kind: Test
+        metadata: {name: ok}
+        resources: [dumps/nodes.yaml]
+        stict: true
+        results:
+        - {rule: gpu-count-label, kind: Node, name: gpu-1, result: pass}
+        - {rule: gpu-count-label, kind: Node, name: cpu-1, result: fail}
+        """,
+    )
+    fixture = pack / "tests" / "fixture.yaml"
+    assert packtest.run_cli([str(pack)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"FAIL {fixture}:5: ok: document 1: line 5: stict: unknown field 'stict'")
+    assert out[1:] == [
+        "GAP  2 coverage gaps not listed while 1 test document above could not be read whole: its expectations are not counted",
+        "mini: 0/1 cases passed, 2 coverage gaps",
+    ]
+    fixture.write_text(
+        fixture.read_text().replace("stict: true\n", "").replace("kind: Node, name: gpu-1", "kind: node, name: gpu-1")
+    )
+    assert packtest.run_cli([str(pack)]) == 1
+    assert capsys.readouterr().out.splitlines()[0] == (
+        f"FAIL {fixture}:6: ok: gpu-count-label on node/gpu-1: expected pass, got no result: no such object among the"
+        " evaluated objects; gpu-1 is a Node (did you mean kind: Node?)"
+    )
+
+
 TWO_TESTS = """\
     apiVersion: verdict/v1
     kind: Test
