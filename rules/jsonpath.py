@@ -101,7 +101,10 @@ def iregexp(pattern: str) -> Any:
     if not valid or pattern_size(pattern) > MAX_PATTERN_SIZE:  # (a dump's pattern too: search(@, $.pattern))
         return None
     try:
-        return regex.compile(_map_re(pattern), regex.VERSION1)
+        # VERSION0: a class's && and -- are characters, as RFC 9485 reads them (VERSION1, the library's, makes them set
+        # operations: [a&&b] matched nothing; trial 166). ^ and $ anchor, as the library has them, where RFC 9485 reads
+        # characters: a pattern written 'SHARED$' means the end.
+        return regex.compile(_map_re(pattern), regex.VERSION0)
     except regex.error:  # {3,2}: I-Regexp's grammar takes it, no regex engine does
         return None
 

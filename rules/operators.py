@@ -28,6 +28,7 @@ import difflib
 import functools
 import importlib
 import re
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -238,8 +239,10 @@ def regex_problem(pattern: str) -> str:
             f" repeat; write {meant}"
         )
     try:
-        re.compile(pattern)
-        ambiguous = _ambiguous_repeat(re_parser.parse(pattern))
+        with warnings.catch_warnings():  # "Possible set intersection" of [a&&b]: a note for the author of code, not here
+            warnings.simplefilter("ignore", FutureWarning)
+            re.compile(pattern)
+            ambiguous = _ambiguous_repeat(re_parser.parse(pattern))
     except re.error as exc:
         return f"bad regular expression {quoted(pattern)}: {exc}"
     except (RecursionError, OverflowError):

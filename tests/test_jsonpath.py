@@ -196,6 +196,13 @@ def test_a_bad_escape_is_told_what_to_write_where_it_stands(path: str, said: str
     assert str(info.value).endswith(said)
 
 
+def test_a_class_reads_and_and_dashes_as_characters_and_the_ends_anchor() -> None:
+    """Trial 166: [a&&b] matched nothing (the regex engine's VERSION1 set intersection; RFC 9485: the characters a, &
+    and b). ^ and $ anchor, as jsonpath-rfc9535 has them (the pack's search(@, '-SHARED$'))."""
+    assert compile_path("$[?match(@, 'x[a&&b]')]").values(["x&", "xa", "xc"]) == ["x&", "xa"]
+    assert compile_path("$[?search(@, '-SHARED$')]").values(["Tesla-T4-SHARED", "Tesla-T4-SHARED-x"]) == ["Tesla-T4-SHARED"]
+
+
 def test_a_pattern_read_from_the_document_is_judged_as_it_is_read() -> None:
     path = compile_path("$.names[?search(@, $.pattern)]")
     assert path.values({"pattern": "[0-9]{10}", "names": ["id-0123456789", "id-12"]}) == ["id-0123456789"]
