@@ -472,13 +472,16 @@ def _report(
     unreadable = [r for r, _ in unread]
     if unreadable and progress:
         progress.stop()
+    # a table on the terminal lists each dump's input errors under its findings (trial 163: each said twice)
+    tabled = fmt == "table" and output is None and _stdout_is_terminal()
     for r, path in unread:
         # what was set aside says why nothing was read (trial 60: a folder that is itself a Helm chart)
         for note in [] if quiet else r.notes:
             if note not in said:
                 _err(f"verdict: note: {note}")
         if r.input_errors:
-            for err in r.input_errors:
+            # (trial 166: a batch's unreadable dump on the terminal: its table is written, its errors in it)
+            for err in [] if tabled and len(unreadable) < len(reports) else r.input_errors:
                 _err(f"verdict: input error: {err}")
             # what verdict reads is no help for a path that is not there (trial 48)
             hint = f": {WHAT_IS_READ}" if path == "-" or os.path.lexists(path) else ""
@@ -521,8 +524,7 @@ def _report(
     if progress:
         progress.stop()
     for r in reports_read:
-        # a table on the terminal lists them already, under its findings (trial 163: each one said twice)
-        for err in [] if fmt == "table" and terminal else r.input_errors:
+        for err in [] if tabled else r.input_errors:
             _err(f"verdict: input error: {err}")
         # Notes (an expired exemption, a must-gather without ClusterPolicy) reach every format's user; in a
         # batch each says its dump.

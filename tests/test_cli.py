@@ -504,6 +504,12 @@ def test_a_table_on_the_terminal_lists_an_input_error_once(tmp_path: Path, monke
     shown = run("audit", str(dump), "-f", "table", "--fail-on", "never")
     assert " ".join(shown.stdout.split()).count(said) == 1 and said not in shown.stderr
     assert run("audit", str(dump), "--fail-on", "never").stderr.count(f"verdict: input error: {said}") == 1
+    # trial 166: in a batch, a dump read as nothing is a table of its own on the terminal, its input error in it
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"foo": 1}')
+    batch = run("audit", str(dump), str(empty), "-f", "table", "--fail-on", "never")
+    assert batch.exit_code == 2 and "verdict: input error:" not in batch.stderr
+    assert " ".join(batch.stdout.split()).count("not a Kubernetes object: no 'kind'") == 1
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
