@@ -62,6 +62,48 @@ def _asked_keys(command: str) -> dict[str, str]:
     return {k.split("/")[-1].upper(): k for k in keys}
 
 
+#: kubectl get nodes' header at the start of a line, for finding a table after other text (at column 0: a YAML
+#: block scalar's lines are indented).
+_HEAD_LINE = re.compile(r"^NAME {2,}STATUS {2,}ROLES {2,}AGE {2,}VERSION(?: {2,}\S.*)?[ \t]*\r?$", re.M)
+#: Texts past this size are dumps, not pastes: no table is looked for inside them.
+SPLIT_BYTES = 1 << 20
+
+
+def split(text: str) -> list[tuple[bool, str]]:
+    """``text`` cut into its kubectl get nodes tables (a header and the node rows under it) and the text around
+    them, in order, as ``(is a table, text)``; each part keeps its lines' numbers (the lines before it blank). A
+    table ends at its first line that is no node's row (trial 168: describe text after a table without a prompt line
+    between was dropped with the table's unread lines, and the broken node it showed was missed). One part, the
+    text itself, where it holds no table past its start, or is larger than ``SPLIT_BYTES``."""
+    starts = is_table(text)
+    found = [] if len(text) > SPLIT_BYTES else [m.start() for m in _HEAD_LINE.finditer(text)]
+    if not found and not starts or len(text) > SPLIT_BYTES:
+        return [(starts, text)]
+    lines = text.split("\n")
+    heads = [text.count("\n", 0, at) for at in found]
+    first = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    if starts and first not in heads:
+        heads.insert(0, first)  # the text starts with an indented table
+    parts: list[tuple[bool, str]] = []
+    at = 0
+    for head in heads:
+        if head < at:
+            continue
+        if any(line.strip() for line in lines[at:head]):
+            parts.append((False, "\n" * at + "\n".join(lines[at:head])))
+        header = lines[head].rstrip()
+        indent = len(header) - len(header.lstrip())
+        columns = [(m.group(), m.start()) for m in _TITLE.finditer(header)]
+        end = head + 1
+        while end < len(lines) and (not lines[end].strip() or _cells(lines[end].rstrip(), columns, indent) is not None):
+            end += 1
+        parts.append((True, "\n" * head + "\n".join(lines[head:end])))
+        at = end
+    if any(line.strip() for line in lines[at:]):
+        parts.append((False, "\n" * at + "\n".join(lines[at:])))
+    return parts
+
+
 def parse(text: str, command: str = "") -> tuple[list[tuple[dict[str, Any], int]], list[str]] | None:
     """The Nodes of a kubectl get nodes table (each with the 1-based line of its row) and the notes on how its
     columns were read; None when ``text`` is no such table, or one that shows no label (a bare kubectl get nodes

@@ -1603,9 +1603,12 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         if nodetable.is_table(body):
             # trial 156: kubectl get nodes -L ...'s table beside a node's describe text: the labels it shows
             asked = next((line for line in reversed(lines[:at]) if _BLOCK_PROMPT.match(line)), "")
-            table = nodetable.parse(text, asked)
+            # (trial 168: what follows the table's rows without a prompt line of its own is read too)
+            tabled_text, *after = [part for _, part in nodetable.split(text)] or [text]
+            table = nodetable.parse(tabled_text, asked)
             if table is not None:
                 parts.append((table, "", 0 if padded else shift))
+                parts.extend((None, part, 0 if padded else shift) for part in after)
                 continue
         parts.append((None, text, 0 if padded else shift))
     # the parts in order, once the tables' nodes are known: a node's describe part then says its labels are the table's
@@ -1719,10 +1722,33 @@ def _add_table_nodes(tabled: list[tuple[dict[str, Any], Source]], notes: list[st
     )
 
 
+def _parse_around_tables(parts: list[tuple[bool, str]], name: str, labelled: frozenset[str]) -> Dump:
+    """A text of kubectl get nodes tables and other text without a prompt line between (``nodetable.split``'s parts):
+    each other part read as a text of its own, then the tables' nodes added (trial 168: describe text after a table
+    was dropped, and the broken node it showed was missed, exit 0)."""
+    dump = Dump(files_read=[name])
+    tables = [(table, part) for is_table, part in parts if is_table and (table := nodetable.parse(part)) is not None]
+    labelled |= frozenset(obj["metadata"]["name"] for table, _ in tables for obj, _ in table[0])
+    unread = [part for is_table, part in parts if is_table and not any(part is p for _, p in tables)]
+    for is_table, part in parts:
+        if is_table and not any(part is p for p in unread):
+            continue
+        read = _parse_unfenced(part, name, None, labelled)
+        dump.objects.extend(read.objects)
+        dump.errors.extend(read.errors)
+        dump.notes.extend(read.notes)
+    tabled = [(obj, Source(name, 1, line)) for table, _ in tables for obj, line in table[0]]
+    if tabled:
+        _add_table_nodes(tabled, [note for table, _ in tables for note in table[1]], name, dump)
+    return dump
+
+
 def _parse_unfenced(
     text: str, name: str, json_error: orjson.JSONDecodeError | None, labelled: frozenset[str] = frozenset()
 ) -> Dump:
     """A text without code fences; ``labelled``: the nodes a kubectl get nodes table beside it gives labels to."""
+    if json_error is None and not _looks_like_json(text) and len(parts := nodetable.split(text)) > 1:
+        return _parse_around_tables(parts, name, labelled)
     if json_error is None and nodetable.is_table(text) and (table := nodetable.parse(text)) is not None:
         dump = Dump(files_read=[name])
         _add_table_nodes([(obj, Source(name, 1, line)) for obj, line in table[0]], table[1], name, dump)

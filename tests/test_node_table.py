@@ -3,6 +3,9 @@ describe text was refused, and the node was judged as unlabelled)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -123,3 +126,35 @@ def test_a_paste_with_windows_line_ends_is_read_as_the_same_paste() -> None:
     report = audit_bytes(crlf.encode(), "chat.txt", load_policies())
     failed = [(o.ref.name, r.rule) for o in report.objects for r in o.results if r.result == "fail"]
     assert failed == [("gpu-b", "resource-class-matches-workload")]
+
+
+REPO = Path(__file__).resolve().parent.parent
+BROKEN = (REPO / "tests" / "data" / "describe" / "lab_gpu-pt-01_vm-passthrough-advertising-nvidia-gpu.txt").read_text()
+TABLE = """\
+NAME          STATUS   ROLES    AGE   VERSION   GPU.WORKLOAD.CONFIG
+gpu-ctr-01    Ready    <none>   41d   v1.29.4   container
+gpu-pt-01     Ready    <none>   41d   v1.29.4   vm-passthrough
+gpu-vgpu-01   Ready    <none>   41d   v1.29.4   vm-vgpu
+"""
+
+
+@pytest.mark.parametrize(
+    ("paste", "line"),
+    [
+        (f"{TABLE}\n{BROKEN}", 6),  # the table, then the describe text, no prompt line
+        (f"{TABLE}{BROKEN}", 5),  # not even a blank line between
+        (f"$ kubectl get nodes -L nvidia.com/gpu.workload.config\n{TABLE}\n{BROKEN}", 7),  # one prompt, above the table
+        (f"```\n{TABLE}\n{BROKEN}```\n", 7),  # one chat code block
+        (f"{BROKEN}\n{TABLE}", 1),  # the describe text first
+    ],
+)
+def test_describe_text_beside_a_table_without_its_own_prompt_line_is_read(paste: str, line: int) -> None:
+    """Trial 168 (high): describe text after a kubectl get nodes table, with no prompt line of its own, was dropped
+    with no word (the table's reader passed over every line that was no node's row): 3 objects, 84 skips, exit 0, and
+    the node made to disagree was missed. The table's rows after describe text were dropped likewise."""
+    report = audit_bytes(paste.encode(), "chat.txt", load_policies())
+    failed = [(o.ref.name, r.rule, o.source.line) for o in report.objects for r in o.results if r.result == "fail"]
+    assert failed == [("gpu-pt-01", "resource-class-matches-workload", line)]
+    nodes = {o.ref.name for o in report.objects if o.ref.kind == "Node"}
+    assert nodes == {"gpu-ctr-01", "gpu-pt-01", "gpu-vgpu-01"}
+    assert report.input_errors == []
