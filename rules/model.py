@@ -555,6 +555,8 @@ def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
         if operator.resolve:
             arg = compile_ref(arg, [*where, name])
             problem = operator.literal_problem(arg.target) if arg.kind == "literal" else ""
+            if not problem and arg.kind == "literal" and isinstance(arg.target, list):
+                problem = _references_in_a_list(arg.target)
             if not problem and name in _COMPARED_AS_IS and not raw.get("transform") and not _on_items(where):
                 problem = _typed_against_text(subject, arg)
             if problem:
@@ -577,6 +579,18 @@ def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
     if len(leaves) == 1:
         return leaves[0]
     return Assertion("all", children=tuple(leaves), description=desc, message=msg)
+
+
+def _references_in_a_list(items: list[Any]) -> str:
+    """Why a literal list holding references is refused (``matches: [{data: a}, {data: b}]``: trial 168, the mappings
+    were read as text and the precondition never held), or ""."""
+    for item in items:
+        if isinstance(item, dict) and {"data", "var", "context", "path"} & set(item):
+            return (
+                f"{operators.show(item)} in a list is a literal, not read as a reference: give one reference (its value may be"
+                " a list), or an any/all of one assertion per reference"
+            )
+    return ""
 
 
 #: The operators that compare a value with their argument as it is, its YAML type kept.

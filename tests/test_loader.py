@@ -772,6 +772,18 @@ def test_paths_on_items_tables_and_typed_comparisons_that_can_hold_still_load(as
     assert policy.rules[0].id == "gpu-allocatable"
 
 
+def test_a_reference_inside_a_literal_list_is_refused() -> None:
+    """Trial 168: matches: [{data: resourceClasses, key: vm-passthrough}, ...] loaded; each mapping was read as the text of
+    a regex, and the pack's own precondition never held."""
+    err = refused(TEMPLATE.replace("ASSERT", "{path: $.metadata.name, matches: [{data: x, key: a}, '^b']}"))
+    assert (err.line, err.path, err.reason) == (
+        12,
+        "spec.rules[0].assert.matches",
+        "{data: x, key: a} in a list is a literal, not read as a reference: give one reference (its value may be a"
+        " list), or an any/all of one assertion per reference",
+    )
+
+
 def test_a_data_tables_select_is_no_object_path() -> None:
     text = TEMPLATE.replace("ASSERT", "{path: $.metadata.name, in: {data: t, select: '$.items[*].metadata.nick'}}")
     text = text.replace("  rules:\n", "  data: {t: {items: [{metadata: {nick: a}}]}}\n  rules:\n")
