@@ -1211,7 +1211,10 @@ def test_counts_past_a_thousand_are_written_with_separators() -> None:
     ps = PolicySet(load_policy_text(_yaml.safe_dump(make_policy([make_rule()])), "p.yaml"))
     dump = Dump(objects=[KObject(node(f"n{i}"), Source("d.yaml", 1, 1, i)) for i in range(1_234)])
     report = evaluate(dump, ps, name="d.yaml")
-    assert table.render(report).splitlines()[0] == "1,234 objects judged (1,234 read); 1,234 results: 1,234 pass"
+    assert (
+        table.render(report).splitlines()[0]
+        == "1,234 objects judged (1,234 read); 1,234 results: 1,234 pass; no fail, warn or error"
+    )
     assert markdown.render(report).splitlines()[0] == (
         "**verdict** d.yaml: 1,234 objects judged (1,234 read) · 1,234 pass · 0 fail · 0 warn · 0 error · 0 skip"
     )

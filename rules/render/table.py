@@ -167,6 +167,8 @@ def _summary(s: dict[str, Any]) -> str:
     # the results counted apart from the objects (trial 71: "6 objects judged: 5 pass, 5 fail, 2 skip" read as
     # counts of objects that add up to more than six)
     results = f"{counted(sum(s['results'].values()), 'result')}: {counts}" if counts else "no results"
+    if s["results"].get("pass") and not any(s["results"].get(k) for k in ("fail", "warn", "error")):
+        results += "; no fail, warn or error"  # (trial 168: a clean dump's table did not say so in words)
     return f"{judged}; {results}" + (f"; {counted(s['inputErrors'], 'input error')}" if s["inputErrors"] else "")
 
 
