@@ -134,7 +134,16 @@ def _literal_steps(key: Ref | None) -> tuple[str | int, ...] | None:
     steps: list[str | int] = []
     for part in parts:
         # (trial 166: a key {value: GPU, transform: [lowercase]} was remembered as the name GPU: verdicts by object order)
-        plain = part.key is None and part.where is None and part.capture is None and part.default is None and not part.transforms
+        plain = (
+            part.key is None
+            and part.where is None
+            and part.capture is None
+            and part.default is None
+            and not part.transforms
+            and part.parse is None  # (trial 167: {value: "'gpu'", parse: yaml} was remembered as the name 'gpu')
+            and part.join is None
+            and part.select is None
+        )
         if part.kind != "literal" or not plain or type(part.target) not in (str, int):
             return None
         steps.append(part.target)

@@ -45,6 +45,29 @@ _QUANTIFIER, _DIGITS = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}"), re.compile(r"[0-9]
 MAX_PATTERN_SIZE = 1000
 
 
+#: The longest pattern, and the deepest nesting of its groups, checked or compiled (as a policy's regex: 1,000).
+MAX_PATTERN_LENGTH, MAX_PATTERN_DEPTH = 1000, 32
+
+
+def pattern_bounds(pattern: str) -> str:
+    """Why ``pattern`` is too large to check or compile ("" when it is not): longer than ``MAX_PATTERN_LENGTH``,
+    groups nested deeper than ``MAX_PATTERN_DEPTH``, or standing for more than ``MAX_PATTERN_SIZE`` characters."""
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        return f"longer than {MAX_PATTERN_LENGTH:,} characters"
+    depth = deepest = 0
+    for char in pattern.replace("\\\\", "").replace("\\(", "").replace("\\)", ""):
+        depth += (char == "(") - (char == ")")
+        deepest = max(deepest, depth)
+    if deepest > MAX_PATTERN_DEPTH:
+        return f"its groups nested {deepest} deep (at most {MAX_PATTERN_DEPTH})"
+    if pattern_size(pattern) > MAX_PATTERN_SIZE:
+        return (
+            f"standing for more than {MAX_PATTERN_SIZE:,} characters once its counted repeats are written out, which the"
+            " regex engine does"
+        )
+    return ""
+
+
 def pattern_size(pattern: str) -> int:
     """How many characters ``pattern`` stands for with each counted repeat written out (a class or an escape one,
     a repeat its greatest count, the alternatives of a group added up), as the regex engine expands it; stops
@@ -62,7 +85,7 @@ def pattern_size(pattern: str) -> int:
             end = at + 1 + (pattern[at + 1 : at + 2] == "]")
             while end < len(pattern) and pattern[end] != "]":
                 end += 2 if pattern[end] == "\\" else 1
-            groups[-1].append(1)
+            groups[-1].append(max(end - at - 1, 1))  # a class compiles to its members (trial 167: [a-ba-b...]{1000}: 2 GB)
             at = end + 1
             continue
         counted = _QUANTIFIER.match(pattern, at) if char == "{" else None
@@ -97,8 +120,13 @@ def iregexp(pattern: str) -> Any:
     the same bug in the author's JavaScript checker: https://github.com/jg-rp/json-p3/issues/40. The digits do not
     change whether the rest is I-Regexp, so a pattern the checker refuses is checked again with each quantifier's
     numbers as one digit."""
-    valid = _iregexp_check(pattern) or _iregexp_check(_QUANTIFIER.sub(lambda q: _DIGITS.sub("1", q[0]), pattern))
-    if not valid or pattern_size(pattern) > MAX_PATTERN_SIZE:  # (a dump's pattern too: search(@, $.pattern))
+    if pattern_bounds(pattern):  # before the checker, which crashed the process on 20,000 nested groups (trial 167)
+        return None
+    try:
+        valid = _iregexp_check(pattern) or _iregexp_check(_QUANTIFIER.sub(lambda q: _DIGITS.sub("1", q[0]), pattern))
+    except (ValueError, UnicodeError):  # a lone surrogate of a dump's pattern
+        return None
+    if not valid:
         return None
     try:
         # VERSION0: a class's && and -- are characters, as RFC 9485 reads them (VERSION1, the library's, makes them set
@@ -114,16 +142,33 @@ def iregexp(pattern: str) -> Any:
 PATTERN_SECONDS = 0.25
 
 
+#: The patterns given up on, each tried no more (trial 167: 0.25 s a call was 86 s over 500 containers, and a context
+#: computed once per dump was computed again for every object); bounded, as the compiled patterns are.
+_GAVE_UP: dict[str, float] = {}
+#: A value this short is matched without a timer (its cost, ~1.7 µs a call, is most of a short match's): 2^12 steps.
+_UNTIMED_CHARS = 12
+
+
 def _timed(name: str, pattern: str, string: str, run: Callable[..., Any]) -> bool:
+    if pattern in _GAVE_UP:
+        raise _given_up(name, pattern, "was given up on earlier")
+    if len(string) <= _UNTIMED_CHARS:
+        return run(string) is not None
     try:
         return run(string, timeout=PATTERN_SECONDS) is not None
     except TimeoutError:
-        from .errors import EvaluationError
+        if len(_GAVE_UP) >= 256:
+            _GAVE_UP.clear()
+        _GAVE_UP[pattern] = PATTERN_SECONDS
+        raise _given_up(name, pattern, f"gave up after {PATTERN_SECONDS} s on a value of {len(string):,} characters") from None
 
-        raise EvaluationError(
-            f"{name}() of {quoted(pattern[:80])} gave up after {PATTERN_SECONDS} s on a value of {len(string):,}"
-            " characters: the pattern can match it in too many ways (exponential backtracking)"
-        ) from None
+
+def _given_up(name: str, pattern: str, what: str) -> Exception:
+    from .errors import EvaluationError
+
+    return EvaluationError(
+        f"{name}() of {quoted(pattern[:80])} {what}: the pattern can match a value in too many ways (exponential backtracking)"
+    )
 
 
 class _IRegexpMatch(_Match):
@@ -532,11 +577,10 @@ def compile_path(text: str, objects: bool = True) -> JsonPath:
                 " is RFC 9535's escape of the control character, not a regex's word boundary, which I-Regexp (RFC"
                 " 9485) has none of (match() is anchored at both ends; search() finds the pattern anywhere)"
             )
-        if pattern_size(pattern) > MAX_PATTERN_SIZE:
+        if too_large := pattern_bounds(pattern):
             raise PathError(
-                f"JSONPath {quoted(stripped)}: the {name}() pattern {quoted(pattern[:80])} stands for more than"
-                f" {MAX_PATTERN_SIZE:,} characters once its counted repeats are written out, which the regex engine"
-                " does: too large to compile (write a smaller count, or + for 'one or more')"
+                f"JSONPath {quoted(stripped[:120])}: the {name}() pattern {quoted(pattern[:80])} is too large to check"
+                f" and compile: {too_large} (write a smaller count, or + for 'one or more')"
             )
         if (backtracks := _backtracks(pattern)) and iregexp(pattern) is not None:
             raise PathError(f"JSONPath {quoted(stripped)}: the {name}() pattern: {backtracks}")
@@ -590,6 +634,8 @@ def _bad_escape(text: str) -> tuple[int, str] | None:
                 )
                 if text[:at].rstrip().endswith(("['", '["')) or re.search(r"\[\s*['\"][^'\"]*$", text[:at]):
                     return at, f"{said} a member name needs no other: write {following} as it is)"
+                if following in "pP":  # (trial 167: \p{Lu} was said to be none of I-Regexp's)
+                    return at, f"{said} for a regex's Unicode class write \\\\{following}{{...}}, its backslash doubled)"
                 if following in _FOR_ESCAPE:
                     return at, f"{said} for a regex's \\{following} write {_FOR_ESCAPE[following]})"
                 return at, f"{said} I-Regexp (RFC 9485) has no \\{following})"

@@ -999,7 +999,9 @@ def pack_folders_unread(folder: Path) -> list[Path]:
     def holds_policy(path: Path) -> bool:
         try:
             with path.open("rb") as f:
-                return re.search(rb"(?m)^kind:[ \t]*Policy[ \t]*\r?$", f.read(MAX_POLICY_BYTES)) is not None
+                # (trial 167: kind: "Policy" and kind: Policy  # a comment were missed)
+                found = re.search(rb"(?m)^kind:[ \t]*([\"']?)Policy\1[ \t]*(?:#.*)?\r?$", f.read(MAX_POLICY_BYTES))
+                return found is not None
         except OSError:
             return False
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -147,7 +148,7 @@ def test_a_pattern_that_expands_past_the_limit_is_refused_and_one_from_the_dump_
     assert MAX_PATTERN_SIZE == 1000
     assert [pattern_size(p) for p in ("(a{10}){20}", "[0-9a-f]{8}-[0-9a-f]{4}", "(a|bb){3}", "\\p{Lu}{3}", "a+")] == [
         200,
-        13,
+        73,  # a class compiles to its members: 6 of them, 8 times, then 4 times (trial 167)
         9,
         3,
         1,
@@ -155,10 +156,28 @@ def test_a_pattern_that_expands_past_the_limit_is_refused_and_one_from_the_dump_
     assert pattern_size("((a{1000}){1000}){1000}") == pattern_size("a{4294967296}") == MAX_PATTERN_SIZE + 1
     with pytest.raises(PathError) as info:
         compile_path("$[?match(@, '((a{1000}){1000}){1000}')]")
-    assert "stands for more than 1,000 characters once its counted repeats are written out" in str(info.value)
+    assert "is too large to check and compile: standing for more than 1,000 characters once its counted repeats" in str(
+        info.value
+    )
     path = compile_path("$.names[?search(@, $.pattern)]")
     assert path.values({"pattern": "((a{1000}){1000}){1000}", "names": ["a" * 10]}) == []
     assert path.values({"pattern": "a{1000}", "names": ["a" * 1000, "a" * 999]}) == ["a" * 1000]
+
+
+def test_a_pattern_too_long_or_too_deep_is_refused_before_the_checker_and_a_class_counts_its_members() -> None:
+    """Trial 167: 20,000 nested groups crashed the process in the I-Regexp checker (exit 139, the lint endpoint's worker
+    too); a class 45,000 characters long repeated 1,000 times took 2 GB to compile, counted as one character."""
+    from rules.jsonpath import iregexp, pattern_bounds
+
+    deep = "(" * 20_000 + "a" + ")" * 20_000
+    assert pattern_bounds(deep) == "longer than 1,000 characters"
+    assert pattern_bounds("(" * 40 + "a" + ")" * 40) == "its groups nested 40 deep (at most 32)"
+    assert pattern_bounds("[" + "a-b" * 300 + "]{1000}").startswith("standing for more than 1,000 characters")
+    assert pattern_bounds("\\(" * 40 + "a") == ""  # escaped parentheses are characters
+    assert iregexp(deep) is None and iregexp("\ud800") is None  # a dump's: matches nothing, no crash
+    with pytest.raises(PathError) as info:
+        compile_path(f"$[?match(@, '{deep}')]")
+    assert "is too large to check and compile: longer than 1,000 characters" in str(info.value)
 
 
 def test_a_pattern_that_backtracks_exponentially_is_refused_or_given_up() -> None:
@@ -171,13 +190,24 @@ def test_a_pattern_that_backtracks_exponentially_is_refused_or_given_up() -> Non
         compile_path("$[?search(@, '(a|a)*$')]")
     assert "the search() pattern: regular expression '(a|a)*$' repeats a group that can match the same text" in str(info.value)
     assert compile_path("$[?match(@, '(-[a-z]+)*')]").values(["-ab-c", "ab"]) == ["-ab-c"]
+    from rules import jsonpath
+
+    jsonpath._GAVE_UP.clear()
     path = compile_path("$.names[?search(@, $.pattern)]")
     with pytest.raises(EvaluationError) as given_up:
         path.values({"pattern": "(a|a)*$", "names": ["a" * 27 + "b"]})
     assert str(given_up.value) == (
-        f"search() of '(a|a)*$' gave up after {PATTERN_SECONDS} s on a value of 28 characters: the pattern can match it"
-        " in too many ways (exponential backtracking)"
+        f"search() of '(a|a)*$' gave up after {PATTERN_SECONDS} s on a value of 28 characters: the pattern can match a"
+        " value in too many ways (exponential backtracking)"
     )
+    # trial 167: 0.25 s a call was 86 s over 500 values; a pattern given up on is tried no more
+    started = time.perf_counter()
+    for _ in range(20):
+        with pytest.raises(EvaluationError) as again:
+            path.values({"pattern": "(a|a)*$", "names": ["a" * 27 + "b"]})
+    assert time.perf_counter() - started < PATTERN_SECONDS
+    assert "(a|a)*$' was given up on earlier: the pattern can match a value" in str(again.value)
+    jsonpath._GAVE_UP.clear()
 
 
 @pytest.mark.parametrize(

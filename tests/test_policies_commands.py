@@ -361,6 +361,11 @@ def test_lint_notes_a_folder_of_policies_a_pack_does_not_read(pack: Path) -> Non
     (pack / "shared" / "nodes.yaml").write_text("context:\n  nodes: {kind: Node, path: $.metadata.name}\nvars: {}\n")
     assert run("policies", "lint", str(pack)).stderr.count("not read") == 1
     assert run("policies", "lint", "gpu-operator").stderr == ""
+    # trial 167: a quoted kind, or one with a comment after it, is a policy too
+    (pack / "quoted").mkdir()
+    (pack / "quoted" / "q.yaml").write_text(POLICY.replace("kind: Policy", 'kind: "Policy"  # ours'))
+    assert run("policies", "lint", str(pack)).stderr.count("not read") == 2
+    (pack / "quoted" / "q.yaml").unlink()
     (pack / "rules" / "more.yaml").rename(pack / "more.YAML")
     assert run("policies", "lint", str(pack)).stdout == "ok: 2 policies, 2 rules\n"
     (pack / "counted.yaml").write_text(FIXTURE)

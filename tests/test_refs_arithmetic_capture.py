@@ -336,6 +336,9 @@ def test_a_key_with_a_transform_is_not_remembered_as_its_literal(judge: Judge) -
     ]
     results = judge(pods, {"var": "labels", "key": {"value": "GPU", "transform": ["lowercase"]}, "equals": "yes"}, vars=vars_)
     assert (results[("b", "r")].result, results[("a", "r")].result) == ("fail", "pass")
+    # trial 167: the same with parse: the key {value: "'gpu'", parse: yaml} is gpu, not the text 'gpu'
+    results = judge(pods, {"var": "labels", "key": {"value": "'gpu'", "parse": "yaml"}, "equals": "yes"}, vars=vars_)
+    assert (results[("b", "r")].result, results[("a", "r")].result) == ("fail", "pass")
 
 
 def test_a_reference_transform_is_one_the_subject_takes(load_policy: Callable[..., Any]) -> None:
