@@ -330,7 +330,9 @@ def _on_items(where: list[str | int]) -> bool:
     """Whether a path written at ``where`` reads an item rather than an object: inside a ``where`` (its ``$`` is each
     value) or a ``forEach``'s ``assert`` (each element), not a context's ``where`` (its field reads the other object)."""
     for i, step in enumerate(where):
-        if step == "where" and where[i + 1 : i + 2] not in (["field"], ["keys"]):
+        if step == "where" and i >= 2 and where[i - 2] == "context":
+            continue  # a context's where: its field reads the other object, its equals this one (trial 167)
+        if step == "where":
             return True
         if step == "forEach" and "assert" in where[i + 1 :]:
             return True

@@ -144,6 +144,29 @@ def test_a_label_value_compared_as_text_still_loads() -> None:
         load_policy_text(TEMPLATE.replace("ASSERT", assertion), "policies/gpu/nodes.yaml")
 
 
+def test_a_contexts_where_equals_reads_the_judged_object() -> None:
+    """Trial 167: _on_items took a context's where: {equals: {path: ...}} (which reads the judged object) for an item's,
+    and $.metadata.labelz loaded."""
+    text = KK_POLICY + (
+        "  context:\n"
+        "    same:\n"
+        "      kind: Node\n"
+        "      path: $.metadata.name\n"
+        '      where: {field: $.metadata.name, equals: {path: "$.metadata.labelz.x"}}\n'
+        "  rules:\n"
+        "  - id: r\n"
+        "    title: t\n"
+        "    match: {kinds: [Pod]}\n"
+        "    assert: {context: same, exists: true}\n"
+        "    message: m\n"
+        "    references: [https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/]\n"
+    )
+    with pytest.raises(PolicyError) as info:
+        load_policy_text(text, "policies/kk.yaml")
+    assert (info.value.line, info.value.path) == (9, "spec.context.same.where.equals.path")
+    assert "reads metadata.labelz, which no Kubernetes object has" in info.value.reason
+
+
 def test_a_context_joined_on_a_label_equal_to_a_boolean_is_refused() -> None:
     text = KK_POLICY + (
         "  context:\n"
