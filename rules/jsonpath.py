@@ -69,9 +69,9 @@ def pattern_bounds(pattern: str) -> str:
 
 
 def pattern_size(pattern: str) -> int:
-    """How many characters ``pattern`` stands for with each counted repeat written out (a class or an escape one,
-    a repeat its greatest count, the alternatives of a group added up), as the regex engine expands it; stops
-    counting past ``MAX_PATTERN_SIZE``."""
+    """How many characters ``pattern`` stands for with each counted repeat written out (an escape one, a class as
+    many as it is long, a repeat its greatest count, the alternatives of a group added up), as the regex engine
+    expands it; stops counting past ``MAX_PATTERN_SIZE``."""
     groups: list[list[int]] = [[]]
     at = 0
     while at < len(pattern):
@@ -144,7 +144,7 @@ PATTERN_SECONDS = 0.25
 
 #: The patterns given up on, each tried no more (trial 167: 0.25 s a call was 86 s over 500 containers, and a context
 #: computed once per dump was computed again for every object); bounded, as the compiled patterns are.
-_GAVE_UP: dict[str, float] = {}
+_GAVE_UP: set[str] = set()
 #: A value this short is matched without a timer (its cost, ~1.7 µs a call, is most of a short match's): 2^12 steps.
 _UNTIMED_CHARS = 12
 
@@ -159,7 +159,7 @@ def _timed(name: str, pattern: str, string: str, run: Callable[..., Any]) -> boo
     except TimeoutError:
         if len(_GAVE_UP) >= 256:
             _GAVE_UP.clear()
-        _GAVE_UP[pattern] = PATTERN_SECONDS
+        _GAVE_UP.add(pattern)
         raise _given_up(name, pattern, f"gave up after {PATTERN_SECONDS} s on a value of {len(string):,} characters") from None
 
 
