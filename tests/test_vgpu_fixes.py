@@ -127,7 +127,11 @@ def test_an_applied_vgpu_config_is_not_offered_a_relabel_to_passthrough() -> Non
     fix = _fixes(_advertising_passthrough("success"))["resource-class-matches-workload"]
     assert "nvidia.com/gpu.workload.config=vm-passthrough" not in fix
     assert "lspci -nnk -d 10de: on the host shows which GPU is bound to vfio-pci" in fix
-    assert "restart the node's nvidia-sandbox-device-plugin-daemonset pod" in fix
+    # trial 168: its pod was "<its namespace> <its name>" where the ClusterPolicy's namespace is in the dump
+    assert fix.endswith(
+        "restart the node's sandbox device plugin, which reads the vGPUs when it starts: kubectl delete pod -n"
+        " gpu-operator -l app=nvidia-sandbox-device-plugin-daemonset --field-selector spec.nodeName=vgpu-a10-2"
+    )
     # without the config applied, the relabel is still the other reading
     fix = _fixes(_advertising_passthrough("failed"))["resource-class-matches-workload"]
     assert "kubectl label node vgpu-a10-2 --overwrite nvidia.com/gpu.workload.config=vm-passthrough" in fix
