@@ -1054,11 +1054,8 @@ def _values(a: Assertion, plan: PolicyPlan) -> Get:
             found = raw if isinstance(raw, list) else [raw]
         else:
             found = [] if raw is None else [raw]
-        for t in transforms:
-            if t == "keys":  # a mapping becomes its member names (so one value may become several, or none)
-                found = [k for v in found if isinstance(v, dict) for k in v]
-            else:
-                found = [_transform(t, v) for v in found]
+        if transforms:  # (keys: a mapping becomes its member names, so one value may become several, or none)
+            found = _transformed(transforms, found)
         if where is not None and found:
             found = where(found, scope)
         if classify_of is not None:
@@ -1261,7 +1258,7 @@ _STRING_TRANSFORMS: dict[str, Callable[[str], str]] = {"lowercase": str.lower, "
 
 
 def _transformed(transforms: tuple[str, ...], value: Any) -> Any:
-    """A reference's ``transform``: each of a list's values (or the one value) transformed, as a subject's are; after
+    """A subject's or a reference's ``transform``: each of a list's values (or the one value) transformed; after
     ``keys`` (a mapping becomes its member names) the value is a list."""
     for t in transforms:
         if t == "keys":

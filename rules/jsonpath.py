@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -653,32 +653,34 @@ def _bad_escape(text: str) -> tuple[int, str] | None:
 _STRING_MAPS = {"labels": "label", "annotations": "annotation"}
 
 
+def _leading(segments: Any) -> tuple[list[str], bool]:
+    """The member names a query's segments start with (single name selectors in child segments), and whether they are
+    all of it."""
+    names: list[str] = []
+    for kind, _token, selectors in segments if _rfc_ast is not None else ():
+        if kind != _rfc_ast.CHILD_SEGMENT or len(selectors) != 1 or selectors[0][0] != _rfc_ast.NAME_SELECTOR:
+            return names, False
+        names.append(selectors[0][2])
+    return names, _rfc_ast is not None
+
+
 def _names(segments: Any) -> list[str] | None:
     """The member names of a query made of single name selectors in child segments, else None."""
-    names = []
-    for kind, _token, selectors in segments:
-        if kind != _rfc_ast.CHILD_SEGMENT or len(selectors) != 1 or selectors[0][0] != _rfc_ast.NAME_SELECTOR:
-            return None
-        names.append(selectors[0][2])
-    return names
+    names, whole = _leading(segments)
+    return names if whole else None
 
 
 def leading_names(path: JsonPath) -> list[str]:
     """The member names a path starts with, up to its first segment that is not one name (``$.metadata.labels[*]``:
     metadata, labels)."""
-    names: list[str] = []
-    for kind, _token, selectors in path.query.segments if _rfc_ast is not None else ():
-        if kind != _rfc_ast.CHILD_SEGMENT or len(selectors) != 1 or selectors[0][0] != _rfc_ast.NAME_SELECTOR:
-            break
-        names.append(selectors[0][2])
-    return names
+    return _leading(path.query.segments)[0]
 
 
 def string_map(path: JsonPath) -> tuple[str, bool]:
     """("label" or "annotation", whether the path ends at the map itself) for a path of names that selects a label's
     or an annotation's value (``$.metadata.labels['nvidia.com/gpu.present']``) or the map (``$.metadata.labels``);
     ("", False) for any other path."""
-    names = _names(path.query.segments) if _rfc_ast is not None else None
+    names = _names(path.query.segments)
     if names and names[-1] in _STRING_MAPS:
         return _STRING_MAPS[names[-1]], True
     if names and len(names) >= 2 and names[-2] in _STRING_MAPS:
@@ -698,11 +700,19 @@ def typed_against_text(what: str, value: Any) -> str:
     return f'{what} values are strings, never {word}: write "{text}" (quoted); unquoted, YAML reads {text} as {word}'
 
 
-def _typed_comparisons(node: Any) -> list[tuple[str, Any, Any]]:
+def _nodes(node: Any) -> Iterator[tuple[Any, ...]]:
+    """Every node of a compiled query's tree (its segments, selectors and filter expressions are tuples), depth first."""
+    if isinstance(node, tuple):
+        yield node
+        for part in node:
+            yield from _nodes(part)
+
+
+def _typed_comparisons(segments: Any) -> list[tuple[str, Any, Any]]:
     """``(label or annotation, token, literal)`` of every ``==``/``!=`` in a compiled query between a label's or an
     annotation's value and a boolean or a number (``[?@.metadata.labels['x'] == true]``: never true)."""
     found: list[tuple[str, Any, Any]] = []
-    if isinstance(node, tuple):
+    for node in _nodes(segments):
         if len(node) == 4 and node[0] in (_rfc_ast.EQ_EXPR, _rfc_ast.NE_EXPR):
             for query, literal in ((node[2], node[3]), (node[3], node[2])):
                 if (
@@ -715,8 +725,6 @@ def _typed_comparisons(node: Any) -> list[tuple[str, Any, Any]]:
                     and names[-2] in _STRING_MAPS
                 ):
                     found.append((_STRING_MAPS[names[-2]], literal[1], literal[2]))
-        for part in node:
-            found.extend(_typed_comparisons(part))
     return found
 
 
@@ -729,33 +737,25 @@ def _backtracks(pattern: str) -> str:
     return problem if " repeats a" in problem else ""
 
 
-def _regex_literals(node: Any) -> list[tuple[str, Any, str]]:
+def _regex_literals(segments: Any) -> list[tuple[str, Any, str]]:
     """``(function, token, pattern)`` of every match() and search() in a compiled query whose pattern is a string
     literal (one read from the document is judged as it is read)."""
-    found: list[tuple[str, Any, str]] = []
-    if isinstance(node, tuple):
-        if (
-            _rfc_ast is not None
-            and len(node) == 4
-            and node[0] == _rfc_ast.FUNCTION_EXPR
-            and node[2] in ("match", "search")
-            and len(node[3]) == 2
-            and node[3][1][0] == _rfc_ast.STRING_EXPR
-        ):
-            found.append((node[2], node[3][1][1], node[3][1][2]))
-        for part in node:
-            found.extend(_regex_literals(part))
-    return found
-
-
-#: What I-Regexp (RFC 9485) writes for the shorthands it lacks.
-_SHORTHANDS = {"d": "[0-9]", "w": "[A-Za-z0-9_]", "s": "[ \\t\\n\\r]", "D": "[^0-9]", "W": "[^A-Za-z0-9_]", "S": "[^ \\t\\n\\r]"}
+    return [
+        (node[2], node[3][1][1], node[3][1][2])
+        for node in _nodes(segments)
+        if _rfc_ast is not None
+        and len(node) == 4
+        and node[0] == _rfc_ast.FUNCTION_EXPR
+        and node[2] in ("match", "search")
+        and len(node[3]) == 2
+        and node[3][1][0] == _rfc_ast.STRING_EXPR
+    ]
 
 
 def _iregexp_hint(pattern: str) -> str:
     """How to say ``pattern`` in I-Regexp, for its usual departures from it."""
     if shorthand := re.search(r"\\([dwsDWS])", pattern):
-        return f"write {_SHORTHANDS[shorthand[1]]} for \\{shorthand[1]}"
+        return f"write {_FOR_ESCAPE[shorthand[1]]} for \\{shorthand[1]}"
     if "(?" in pattern:
         return "I-Regexp has no (?...) groups or flags: write (...), and a letter of either case as [Aa]"
     if re.search(r"\{,\d", pattern):

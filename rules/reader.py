@@ -1727,19 +1727,21 @@ def _parse_around_tables(parts: list[tuple[bool, str]], name: str, labelled: fro
     each other part read as a text of its own, then the tables' nodes added (trial 168: describe text after a table
     was dropped, and the broken node it showed was missed, exit 0)."""
     dump = Dump(files_read=[name])
-    tables = [(table, part) for is_table, part in parts if is_table and (table := nodetable.parse(part)) is not None]
-    labelled |= frozenset(obj["metadata"]["name"] for table, _ in tables for obj, _ in table[0])
-    unread = [part for is_table, part in parts if is_table and not any(part is p for _, p in tables)]
-    for is_table, part in parts:
-        if is_table and not any(part is p for p in unread):
+    read = [(nodetable.parse(part) if is_table else None, part) for is_table, part in parts]
+    labelled |= frozenset(obj["metadata"]["name"] for table, _ in read if table for obj, _ in table[0])
+    tabled: list[tuple[dict[str, Any], Source]] = []
+    notes: list[str] = []
+    for table, part in read:
+        if table is not None:
+            tabled.extend((obj, Source(name, 1, line)) for obj, line in table[0])
+            notes.extend(table[1])
             continue
-        read = _parse_unfenced(part, name, None, labelled)
-        dump.objects.extend(read.objects)
-        dump.errors.extend(read.errors)
-        dump.notes.extend(read.notes)
-    tabled = [(obj, Source(name, 1, line)) for table, _ in tables for obj, line in table[0]]
+        other = _parse_unfenced(part, name, None, labelled)  # a table that shows no label too, read as the text it is
+        dump.objects.extend(other.objects)
+        dump.errors.extend(other.errors)
+        dump.notes.extend(other.notes)
     if tabled:
-        _add_table_nodes(tabled, [note for table, _ in tables for note in table[1]], name, dump)
+        _add_table_nodes(tabled, notes, name, dump)
     return dump
 
 
