@@ -1708,7 +1708,13 @@ def _add_table_nodes(tabled: list[tuple[dict[str, Any], Source]], notes: list[st
         labels = into["metadata"].setdefault("labels", {})
         if isinstance(labels, dict):
             for key, value in obj["metadata"]["labels"].items():
-                labels.setdefault(key, value)
+                # (trial 169: a row reading container beside describe text reading vm-vgpu was merged without a word)
+                if labels.setdefault(key, value) != value:
+                    dump.notes.append(
+                        f"{name}: node {obj['metadata']['name']}'s label {key} is {labels[key]} in its describe text or"
+                        f" YAML and {value} in the kubectl get nodes table ({source}): the node was relabelled between the"
+                        f" two commands, or the paste holds two clusters' text; judged as {labels[key]}"
+                    )
         if obj.get("spec", {}).get("unschedulable") and isinstance(into.setdefault("spec", {}), dict):
             into["spec"].setdefault("unschedulable", True)
         merged += 1

@@ -158,3 +158,20 @@ def test_describe_text_beside_a_table_without_its_own_prompt_line_is_read(paste:
     nodes = {o.ref.name for o in report.objects if o.ref.kind == "Node"}
     assert nodes == {"gpu-ctr-01", "gpu-pt-01", "gpu-vgpu-01"}
     assert report.input_errors == []
+
+
+def test_a_label_the_table_and_the_describe_text_disagree_on_is_noted() -> None:
+    """Trial 169: a table row reading container beside describe text reading vm-passthrough was merged without a word."""
+    paste = TABLE.replace(
+        "gpu-pt-01     Ready    <none>   41d   v1.29.4   vm-passthrough",
+        "gpu-pt-01     Ready    <none>   41d   v1.29.4   container",
+    )
+    dump = parse_text(f"{paste}\n{BROKEN}", "chat.txt")
+    [node] = [o for o in dump.objects if o.obj["metadata"]["name"] == "gpu-pt-01"]
+    assert node.obj["metadata"]["labels"]["nvidia.com/gpu.workload.config"] == "vm-passthrough"
+    assert (
+        "chat.txt: node gpu-pt-01's label nvidia.com/gpu.workload.config is vm-passthrough in its describe text or YAML and"
+        " container in the kubectl get nodes table (chat.txt, document 1, line 3): the node was relabelled between the two"
+        " commands, or the paste holds two clusters' text; judged as vm-passthrough"
+    ) in dump.notes
+    assert not [n for n in parse_text(f"{TABLE}\n{BROKEN}", "chat.txt").notes if "relabelled between" in n]
