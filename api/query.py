@@ -9,6 +9,8 @@ from flask import request
 from marshmallow import Schema, ValidationError, fields
 from werkzeug.datastructures import MultiDict
 
+from rules.errors import did_you_mean, nearest
+
 from .problems import Problem
 
 ONCE = "may be given once"
@@ -52,10 +54,25 @@ def _reasons(schema: Schema, args: MultiDict[str, str], messages: dict[str, Any]
         if name in schema.fields and not isinstance(schema.fields[name], fields.List) and len(args.getlist(name)) > 1:
             out[name] = ONCE
         elif name not in schema.fields:
-            out[name] = f"unknown parameter; this route takes {known}"
+            out[name] = f"unknown parameter{did_you_mean(_meant(name, list(schema.fields)))}; this route takes {known}"
         else:
             out[name] = _flat(value)
     return out
+
+
+def _plain(name: str) -> str:
+    return name.replace("-", "").replace("_", "").lower()
+
+
+def _meant(name: str, known: list[str]) -> str | None:
+    """The parameter ``name`` likely stood for: the one it spells in another case or with dashes or underscores
+    (``fail_on``, ``labelselector``: the CLI's and kubectl's spellings), else the nearest spelling (trial 169)."""
+    same = [k for k in known if _plain(k) == _plain(name)]
+    if same:
+        return same[0]
+    plain = {_plain(k): k for k in known}
+    near = nearest(_plain(name), list(plain))
+    return plain[near] if near else None
 
 
 @functools.cache

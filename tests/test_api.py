@@ -214,6 +214,19 @@ def test_query_problems_say_what_is_wrong_in_the_clients_terms(client: FlaskClie
     )
 
 
+def test_unknown_query_parameter_names_the_one_meant(client: FlaskClient) -> None:
+    """Regression (trial 169): ?fail_on / ?label_selector got the list of parameters and no word of the one meant."""
+    body = problem(evaluate(client, query="?label_selector=a%3Db"), 400, "invalid-query")
+    assert body["errors"][0]["parameter"] == "label_selector"
+    assert body["errors"][0]["reason"].startswith("unknown parameter (did you mean 'labelSelector'?); this route takes format, ")
+    body = problem(evaluate(client, query="?min-severity=high&formt=json"), 400, "invalid-query")
+    reasons = {e["parameter"]: e["reason"].split(";")[0] for e in body["errors"]}
+    assert reasons == {
+        "formt": "unknown parameter (did you mean 'format'?)",
+        "min-severity": "unknown parameter (did you mean 'minSeverity'?)",
+    }
+
+
 def markdown_of(client: FlaskClient, query: str, data: bytes = CLUSTER, **headers: str) -> str:
     resp = evaluate(client, data, query, **headers)
     assert resp.status_code == 200, resp.get_data(as_text=True)
