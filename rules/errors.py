@@ -256,3 +256,8 @@ class EvaluationTimeout(VerdictError):
 
 class EvaluationError(VerdictError):
     """A rule could not be evaluated on one object; becomes that result's ``error``."""
+
+
+class UnknownName(EvaluationError):
+    """A name no binding, var, built-in or context of the scope provides (a message's placeholder of a forEach's
+    binding where no item failed is left as written)."""

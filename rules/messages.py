@@ -12,7 +12,7 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import EvaluationError
+from .errors import EvaluationError, UnknownName
 from .model import PLACEHOLDER
 from .operators import show
 
@@ -38,7 +38,8 @@ def pieces(template: str) -> tuple[Piece, ...]:
 def substitute(template: str, scope: Any, extra: Mapping[str, Any]) -> str:
     """Replace ``{name}`` with the value of a name in ``extra``, else ``scope.var(name)`` (a built-in,
     binding, var or context), and ``{name.a.b}`` with a member of it (mapping keys only); an unknown name
-    is left as written. A context joined on a binding of ``extra`` (a forEach item) is read with it."""
+    is left as written, one that cannot be computed says so in its place. A context joined on a binding of
+    ``extra`` (a forEach item) is read with it."""
     parts = pieces(template)
     if len(parts) == 1 and isinstance(parts[0], str):
         return parts[0]
@@ -55,8 +56,12 @@ def substitute(template: str, scope: Any, extra: Mapping[str, Any]) -> str:
         else:
             try:
                 value = scope.var(name)
-            except EvaluationError:
+            except UnknownName:
                 out.append(written)
+                continue
+            except EvaluationError as exc:
+                # trial 167: a var that could not be computed was left as "{name}", read as a template's slip
+                out.append(f"<{name}: could not evaluate: {exc}>")
                 continue
         for member in members:
             value = lookup(value, member)

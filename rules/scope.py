@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .errors import EvaluationError
+from .errors import EvaluationError, UnknownName
 from .model import OBJECT_BUILTINS
 from .reader import KObject
 
@@ -123,7 +123,7 @@ class Scope:
             return getattr(self.obj, attr)
         if name in self.plan.policy.contexts:
             return self.context(name)
-        raise EvaluationError(f"unknown var {name!r}")
+        raise UnknownName(f"unknown var {name!r}")
 
     def _computed(self, name: str, spec: Callable[[Scope], Any]) -> Any:
         """This scope's var ``name``, computed on first use and kept."""

@@ -566,3 +566,23 @@ def test_per_dump_memos_never_serve_one_dump_the_outcomes_of_another(
         return result.result
 
     assert [verdict(a) for a in ("x", "y", "x", "y")] == ["pass", "fail", "pass", "fail"]
+
+
+def test_message_var_that_cannot_be_computed_says_so(judge: Judge) -> None:
+    """Regression (trial 167): a var that raised while its message was written was left as "{budget}" in the text,
+    which reads as a slip of the template; an unknown name (a forEach binding where no item failed) stays as written."""
+    rule = make_rule(
+        {"path": GPUS, "gt": 8},
+        message="{name} has {observed} GPUs of {budget}",
+        vars={"budget": {"elapsed": [{"path": "$.metadata.annotations.since"}, "2026-01-01T00:00:00Z"]}},
+    )
+    bad = gpu_node("n1")
+    bad["metadata"]["annotations"] = {"since": "yesterday"}
+    r = judge([bad], rules=[rule])[("n1", "r")]
+    assert r.result == "fail"
+    assert r.message.startswith("n1 has 8 GPUs of <budget: could not evaluate: "), r.message
+    assert "{budget}" not in r.message, r.message
+    assert "is not an RFC 3339 time" in r.message, r.message
+    good = gpu_node("n2")
+    good["metadata"]["annotations"] = {"since": "2025-12-31T23:59:44Z"}
+    assert judge([good], rules=[rule])[("n2", "r")].message == "n2 has 8 GPUs of 16"
