@@ -353,6 +353,13 @@ class NotAppliedSchema(OpenSchema):
     objects = fields.Integer(
         required=True, metadata={"description": "how many objects the rule matched (none has a result of it)"}
     )
+    superseded = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "the rule is one for a dump that lacks what this one holds (its precondition asks that it be"
+            " absent: exists: false), such as a manifests audit's stand-in for a rule that reads Nodes; no note says it"
+        },
+    )
 
 
 class ReportSchema(OpenSchema):
@@ -386,7 +393,9 @@ class ReportSchema(OpenSchema):
     notApplied = fields.List(
         fields.Nested(NotAppliedSchema),
         required=True,
-        metadata={"description": "the rules that applied to no object of the dump and why (each also has a note)"},
+        metadata={
+            "description": "the rules that applied to no object of the dump and why (each also has a note, but a superseded one)"
+        },
     )
     timing = fields.Dict(keys=fields.String(), values=fields.Float(), required=True)
     objects = fields.List(fields.Nested(ObjectReportSchema), required=True)

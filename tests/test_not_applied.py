@@ -47,7 +47,13 @@ def test_a_rule_led_by_an_unmet_precondition_on_the_dump_applies_to_no_object(lo
     report = run(load_policy, nodes, rules)
     assert results_of(report) == {("n1", "plain"): "pass", ("n2", "plain"): "fail", ("n3", "plain"): "pass"}
     assert report.not_applied == [
-        {"rule": "test-policy/cp", "policy": "test-policy", "reason": "no ClusterPolicy in the dump", "objects": 3}
+        {
+            "rule": "test-policy/cp",
+            "policy": "test-policy",
+            "reason": "no ClusterPolicy in the dump",
+            "objects": 3,
+            "superseded": False,
+        }
     ]
     assert report.summary()["results"] == {"pass": 2, "fail": 1, "warn": 0, "error": 0, "skip": 0}
     assert "not applied: no ClusterPolicy in the dump (test-policy/cp: no result for the 3 objects it matches)" in report.notes
@@ -201,3 +207,35 @@ def test_not_applied_notes_stand_between_rules_kept_from_running_and_routine_ski
     # and with no skip at all, it is the only one
     report = run(load_policy, [gpu_node("n1")], rules[:2])
     assert [n for n in report.notes if n.startswith(("not applied:", "skipped"))] == [idle[1].replace("3 objects", "1 object")]
+
+
+def test_a_rule_for_a_dump_that_lacks_what_this_one_holds_is_superseded_without_a_note(
+    load_policy: Callable[..., PolicySet],
+) -> None:
+    """Regression (trial 169): a whole cluster's dump printed five notes like "not applied: the dump holds Nodes, so
+    workload-schedulable judges where the workload can land" for the manifests audit's stand-ins of rules that read
+    Nodes: no news of the dump. A rule not applied because a precondition asking that something be absent (exists:
+    false) does not hold is superseded: its notApplied entry says so, and no note; one whose dump lacks what it needs
+    still has its note."""
+    no_cp = {"context": "cp", "exists": False, "description": "the dump holds a ClusterPolicy, so cp judges the node"}
+    rules = [
+        make_rule({"path": GPUS, "gt": 0}, id="stand-in", preconditions=[no_cp]),
+        make_rule({"path": GPUS, "gt": 0}, id="cp", preconditions=[NEEDS_CP]),
+    ]
+    report = run(load_policy, [gpu_node("n1"), CLUSTERPOLICY], rules)
+    assert report.not_applied == [
+        {
+            "rule": "test-policy/stand-in",
+            "policy": "test-policy",
+            "reason": "the dump holds a ClusterPolicy, so cp judges the node",
+            "objects": 1,
+            "superseded": True,
+        }
+    ]
+    assert not [n for n in report.notes if n.startswith("not applied")]
+    assert json.loads(render(report, "json"))["notApplied"][0]["superseded"] is True
+    report = run(load_policy, [gpu_node("n1")], rules)
+    assert [(e["rule"], e["superseded"]) for e in report.not_applied] == [("test-policy/cp", False)]
+    assert [n for n in report.notes if n.startswith("not applied")] == [
+        "not applied: no ClusterPolicy in the dump (test-policy/cp: no result for the 1 object it matches)"
+    ]
