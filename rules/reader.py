@@ -1466,6 +1466,49 @@ def _without_tail_marks(text: str) -> tuple[str, list[str]]:
     return text[: len(text) - len(removed)] + "\n" * removed.count("\n"), marks
 
 
+def _cut_at_mark(dump: Dump, marks: list[str]) -> None:
+    """Where a paste ends with an ellipsis (a mark of a cut) and its last object lacks a key of its own or of its
+    status that every other object of its kind in the paste has, that object is taken to be cut there: it is not
+    judged, and an input error says so (trial 171: a Node cut inside its status, "…" after it, was judged as
+    advertising no GPU resource, which was false of the node, and the finding it was pasted for was lost). YAML cut
+    at a line still parses; a whole object before the mark (trial 124: "…" for "more I did not paste") is kept, as is
+    the only object of its kind, which nothing can be compared with."""
+    mark = next((m for m in marks if m in ("\u2026", "...")), None)
+    if mark is None or not dump.objects:
+        return
+    last = dump.objects[-1]
+    peers = [o.obj for o in dump.objects[:-1] if o.kind == last.kind]
+    if not peers:
+        return
+    defaulted = set(dump.allocatable_defaulted)
+
+    def keys(obj: dict[str, Any], own: bool = False) -> set[str]:
+        status = obj.get("status")
+        out = {k for k in obj if obj.get(k) is not None} | (
+            {f"status.{k}" for k in status if status.get(k) is not None} if isinstance(status, dict) else set()
+        )
+        meta = obj.get("metadata")
+        if own and isinstance(meta, dict) and meta.get("name") in defaulted:
+            out.discard("status.allocatable")  # given its capacity as it was read (_add_object): not written
+        return out
+
+    common = set.intersection(*(keys(p) for p in peers))
+    missing = sorted(common - keys(last.obj, own=True))
+    if not missing:
+        return
+    dump.objects.pop()
+    named = [*missing[:3], f"{len(missing) - 3} keys more"] if len(missing) > 4 else missing
+    shown = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+    dump.errors.append(
+        InputError(
+            last.source,
+            f"the paste ends with '{mark}', the mark of a cut, and its last object, {last.kind} {last.name}, lacks"
+            f" {shown}, which every other {last.kind} of it has: it looks cut there, and is not judged; paste it whole",
+            kind=last.kind,
+        )
+    )
+
+
 def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError | None, marks_read: bool = False) -> Dump:
     # trial 124: a whole YAML node with Slack's "(edited)" after it was refused as "cut short?", a JSON one's was an
     # input error ("Expecting value"), and a cut list's "..." hid the cut-short hint: the marks are set aside, said
@@ -1477,6 +1520,7 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
             return whole
     if marks:
         dump = _parse_chat_or_text(body, name, None, marks_read=True)
+        _cut_at_mark(dump, marks)
         if any(m != "..." for m in marks):  # "..." alone: YAML's own document end, or a cut the reader then says
             shown = ", ".join(f"'{m}'" for m in marks)
             dump.notes.append(

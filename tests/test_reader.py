@@ -2636,3 +2636,32 @@ def test_an_allocatable_that_is_no_mapping_is_said_before_the_capacity_is_taken_
     for odd, said in (("0", "0"), ("false", "false"), ("[{nvidia.com/gpu: '8'}]", '[{"nvidia.com/gpu":"8"}]')):
         [error] = parse_text(text.replace("not-a-map", odd), "n.yaml").errors
         assert error.reason.startswith(f"Node n3: status.allocatable is {said}, not a mapping of resources"), error.reason
+
+
+def test_a_paste_cut_inside_its_last_object_before_an_ellipsis_does_not_judge_it() -> None:
+    """Regression (trial 171): a List pasted in chat, cut inside its last Node's status with "…" after it, was judged
+    whole: the Node was given its capacity as allocatable (no GPU) and said to advertise no GPU resource, false of
+    it, and the finding it was pasted for was lost. It lacks what every other Node of the paste has: not judged, and
+    an input error says so at its line. A whole last Node before the mark is judged, and so is a lone one."""
+    whole = (
+        "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: {name}\n  status:\n    allocatable:\n"
+        "      nvidia.com/gpu: '1'\n    capacity:\n      nvidia.com/gpu: '1'\n    nodeInfo:\n      kubeletVersion: v1.30.4\n"
+    )
+    head = "apiVersion: v1\nkind: List\nitems:\n" + whole.replace("{name}", "a") + whole.replace("{name}", "b")
+    cut = head + "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: c\n  status:\n    capacity:\n      cpu: '32'\n"
+    dump = parse_text(cut + "\u2026\n", "paste.txt")
+    assert [o.name for o in dump.objects] == ["a", "b"]
+    [err] = dump.errors
+    assert (err.source.line, err.kind, err.lost) == (26, "Node", True)
+    assert err.reason == (
+        "the paste ends with '\u2026', the mark of a cut, and its last object, Node c, lacks status.allocatable and"
+        " status.nodeInfo, which every other Node of it has: it looks cut there, and is not judged; paste it whole"
+    )
+    assert "paste.txt: its last line '\u2026' set aside (a chat mark, no part of a dump)" in dump.notes
+    # without the mark nothing tells a cut from a node written so: judged as written
+    assert [o.name for o in parse_text(cut, "paste.txt").objects] == ["a", "b", "c"]
+    # a whole last node before the mark, and a lone cut one, are judged
+    ended = parse_text(head + whole.replace("{name}", "c") + "\u2026\n", "paste.txt")
+    assert ([o.name for o in ended.objects], ended.errors) == (["a", "b", "c"], [])
+    lone = parse_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: c\nstatus:\n  capacity:\n    cpu: '32'\n\u2026\n", "p.txt")
+    assert ([o.name for o in lone.objects], lone.errors) == (["c"], [])
