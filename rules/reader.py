@@ -1512,6 +1512,19 @@ def _cut_at_mark(dump: Dump, marks: list[str]) -> None:
 def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError | None, marks_read: bool = False) -> Dump:
     # trial 124: a whole YAML node with Slack's "(edited)" after it was refused as "cut short?", a JSON one's was an
     # input error ("Expecting value"), and a cut list's "..." hid the cut-short hint: the marks are set aside, said
+    quoted = 0
+    if not marks_read:
+        text, quoted = pastes.without_quotes(text)
+        if quoted:
+            json_error = None  # the JSON parser saw the quote markers
+    if quoted:
+        dump = _parse_chat_or_text(text, name, None)
+        dump.notes.insert(
+            0,
+            f"{name}: read as a quoted message: the quote marker ('> ', as a chat client writes a quote or a reply) taken"
+            f" off {counted(quoted, 'line')} before reading",
+        )
+        return dump
     body, marks = (text, []) if marks_read else _without_tail_marks(text)
     if marks and text[len(body.rstrip()) :].lstrip("\r\n")[:1] in (" ", "\t"):
         # an indented one may be a block scalar's last line (trial 126): read as written where that reads whole

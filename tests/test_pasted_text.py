@@ -280,3 +280,29 @@ def test_a_terminal_s_copy_as_html_that_parses_as_it_is_is_still_read_unwrapped(
         assert obj.obj["apiVersion"] == "nvidia.com/v1" and obj.obj["spec"] == {"sandboxWorkloads": {"enabled": True}}
         assert obj.obj["metadata"]["annotations"]["note"] in ("R&D", "RD")
         assert dump.notes[0].startswith("cp.txt: read as the text of a terminal's copy as HTML")
+
+
+def quote(text: str) -> str:
+    """``text`` as a chat quotes it: ``> `` before each line (``>`` alone on a blank one)."""
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
+def test_a_quoted_paste_reads_as_the_text_it_quotes() -> None:
+    """Regression (trial 171): describe text, YAML and a fenced block quoted in Slack ("> " before each line), and a
+    Matrix reply's fallback ("> <@alice:example.org> ```" then the bot's own line), were refused as YAML syntax errors
+    at line 1 with no word of the quote. Read as the text they quote, with their lines, and said once."""
+    plain = parse_text(DESCRIBE, "node.txt")
+    quoted = parse_text(quote(DESCRIBE), "chat.txt")
+    assert quoted.errors == [] and read(quoted) == read(plain)
+    assert quoted.notes[0] == (
+        "chat.txt: read as a quoted message: the quote marker ('> ', as a chat client writes a quote or a reply) taken"
+        f" off {quote(DESCRIBE).count(chr(10)) + 1} lines before reading"
+    )
+    assert read(parse_text(quote(NODE_YAML), "q.yaml")) == read(parse_text(NODE_YAML, "n.yaml"))
+    # HTML-escaped as Slack's Events API gives it
+    assert read(parse_text(html.escape(quote(NODE_YAML), quote=False), "q.txt")) == read(parse_text(NODE_YAML, "n.yaml"))
+    matrix = quote("<@alice:example.org> ```\n$ kubectl get node gpu-1 -o yaml\n" + NODE_YAML + "```") + "\n\n@verdict check this"
+    dump = parse_text(matrix, "m.txt")
+    assert dump.errors == [] and [(o.name, o.source.line) for o in dump.objects] == [("gpu-1", 3)]
+    # a line that starts with ">" is never a dump's own: one that does not start with a quote is read as it is
+    assert parse_text("kind: Node\nmetadata:\n  name: a\n  annotations:\n    note: >\n      folded\n", "f.yaml").notes == []
