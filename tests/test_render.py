@@ -650,16 +650,17 @@ def test_a_short_markdown_report_keeps_its_messages_and_fixes_whole() -> None:
     # (trial 68: at 1,900 characters the one fix was cut at 100 with 611 unused; at 600 the finding was not shown)
     # Trial 100: a cut fix keeps the command it ends with, after as much of its start as fits, but (trial 104) not
     # one left without what says when to run it ("or, if it is meant for another workload:"): the start then
-    start = "kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000; or, if it is meant for another"
-    for limit, fix_shown in (
-        (500, "kubectl get pods -A -o wide --field-selector spec.nodeName=object-0000…"),
-        (600, f"{start} workload: kubect…"),
-        (700, f"{start} workload: kubectl label node object-00000 --overwrite nvidia.com/g…"),
-        (800, fix),
+    # (the room a cell's width leaves: at 700 the fix is whole only at widths whose message no longer fits)
+    for limit, fix_shown, length in (
+        (500, "kubectl get pods -A -o wide --field-selector spec.nodeName=object-0000…", 499),
+        # (trial 171: never inside the command after it, half a command to paste)
+        (600, "kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000;…", 600),
+        (700, "kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000;…", 632),
+        (800, fix, 800),
     ):
         text = render(report, "markdown", limit=limit)
         [cut_row] = _table_rows(text)
-        assert limit - 5 <= len(text) <= limit, (limit, len(text))
+        assert len(text) == length, (limit, len(text))
         assert cut_row.split(" | ")[-1].removesuffix(" |") == fix_shown, limit
         assert cut_row.count("x") < 300
     assert fix in _table_rows(render(report, "markdown", limit=800))[0]
@@ -938,7 +939,7 @@ def test_a_huge_value_in_the_dump_never_breaks_a_format() -> None:
     assert len(result.message) < 8300 and result.message.endswith("more characters]")
     for fmt in FORMATS:
         text = render(report, fmt)
-        # (SARIF describes each of the pack's 80 rules: about 200 KB; the value alone would be 5 MB)
+        # (SARIF describes each of the pack's 81 rules: about 200 KB; the value alone would be 5 MB)
         assert len(text) < 300_000, fmt
 
 
@@ -1393,7 +1394,8 @@ def test_a_cut_fix_never_keeps_a_command_whose_condition_or_another_command_it_l
         # each command shown with what says when to run it
         assert "do kubectl label" not in cut or "Only if the node is meant for container" in cut, (width, cut)
         assert "--overwrite" not in cut or "If it is, fix it" in cut, (width, cut)
-    assert markdown._cut(fix, 200, command=True) == fix[:199].rstrip() + "…"
+    # (trial 171: nor does it end inside a command after a whole clause: "... --overwrite nvidia.com/gpu…")
+    assert markdown._cut(fix, 200, command=True) == fix[: fix.index(" If it is")] + "…"
     guarded = (
         "Only if the node is meant for container, delete its other deploy labels: for l in a b; do kubectl label x $l-; done"
     )
@@ -1413,7 +1415,24 @@ def test_a_cut_fix_never_keeps_a_chained_command_without_the_one_before_it() -> 
         assert len(cut) <= width
         assert not cut.endswith(patch) and f"… {patch}" not in cut, width
     # nor the alternative after it, with the command before it left out (trial 104): the start
-    assert markdown._cut(fix, 120, command=True) == fix[:119].rstrip() + "…"
+    # (trial 171: without the half of the chained command it would end inside, nor the && before it)
+    assert markdown._cut(fix, 120, command=True) == f"{label}…"
+
+
+def test_a_cut_fix_ends_before_a_later_command_it_would_cut() -> None:
+    """Regression (trial 171): under the default limit four findings each ended their fix "kubectl label node
+    gpu-vgpu-bad --overwrite nvidia.com/g…", half a command to paste, after the whole command that looks first. A fix
+    cut inside a command after the first ends before it and the clause that leads to it."""
+    look = "kubectl get pods -A -o wide --field-selector spec.nodeName=gpu-typo | grep -i nvidia  # what runs there"
+    label = "kubectl label node gpu-typo --overwrite nvidia.com/gpu.workload.config=vm-passthrough"
+    fix = f"{look}; or, if the node is meant for the vm-passthrough workload its resources are of: {label}"
+    for width in range(len(look) + 3, len(fix)):
+        cut = markdown._cut(fix, width, command=True)
+        assert len(cut) <= width and cut.startswith(look), (width, cut)
+        assert "kubectl label" not in cut or cut.endswith(label), (width, cut)  # no half command to paste
+    assert markdown._cut(fix, len(fix), command=True) == fix
+    # the first command cut is still cut: there is nothing whole before it
+    assert markdown._cut(fix, 40, command=True) == fix[:39].rstrip() + "…"
 
 
 def test_a_cut_fix_never_keeps_a_loop_body_or_a_command_substitution_alone() -> None:

@@ -172,7 +172,34 @@ def _cut(text: str, width: int, command: bool = False, prose: bool = False) -> s
     head = text[: width - 1].rstrip()
     if prose and head.endswith("(…"):  # not "(……": the cut falls inside an aside written (…)
         head = head[:-2].rstrip()
+    if command:
+        head = _before_cut_command(text, head)
     return head + "…"
+
+
+#: Where a command of a fix ends: its comment, the next clause, a chain or the fix's end (``_before_cut_command``).
+_COMMAND_END = re.compile(r"\s+#\s|;\s|\s&&\s|\n")
+
+
+def _before_cut_command(text: str, head: str) -> str:
+    """``head``, the start of the fix ``text``, without a command it would end inside, nor the clause that leads to
+    it (``; or, if the node is meant for ...:``), where a whole command or clause stands before that one (trial 171:
+    four findings under the default limit each ended ``kubectl label node gpu-vgpu-bad --overwrite nvidia.com/g…``,
+    half a command to paste, after the whole command that looks first)."""
+    starts = [m.start() for m in _COMMAND.finditer(text) if m.start() < len(head)]
+    if not starts or starts[-1] == 0:
+        return head
+    start = starts[-1]
+    end = _COMMAND_END.search(text, start)
+    if (end.start() if end else len(text)) <= len(head):
+        return head
+    kept = text[:start].rstrip()
+    chained = kept.endswith(_CHAINED)
+    bound = max(kept.rfind("; "), kept.rfind(". "))
+    kept = kept[: bound + 1] if bound > 0 and not chained else kept
+    while kept.endswith(("&&", "||", "|")):  # "label ... &&" pasted waits for the command it chained
+        kept = kept.rstrip("&|").rstrip()
+    return kept.rstrip() or head
 
 
 def line(value: Any, width: int = CELL, code: bool = False, command: bool = False, prose: bool = False) -> str:
