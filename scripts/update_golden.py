@@ -41,7 +41,14 @@ CASES: dict[str, dict[str, list[str]]] = {
 }
 
 #: format -> file suffix of its golden file
-SUFFIX = {"policyreport": "policyreport.yaml", "sarif": "sarif", "junit": "junit.xml", "markdown": "md", "table": "table.txt"}
+SUFFIX = {
+    "policyreport": "policyreport.yaml",
+    "sarif": "sarif",
+    "junit": "junit.xml",
+    "markdown": "md",
+    "table": "table.txt",
+    "chat": "chat.txt",
+}
 
 
 @contextmanager

@@ -263,9 +263,9 @@ def test_markdown_limit_parameter(client: FlaskClient) -> None:
     body = problem(evaluate(client, query="?format=policyreport&policyReportMaxBytes=1MB"), 400, "invalid-query")
     assert body["errors"] == [{"parameter": "policyReportMaxBytes", "reason": "'1MB' is not a whole number"}]
     body = problem(evaluate(client, query="?format=sarif&limit=600"), 400, "invalid-query")
-    assert body["detail"] == "limit: only for format=markdown; this answer is sarif"
+    assert body["detail"] == "limit: only for format=chat or markdown; this answer is sarif"
     body = problem(evaluate(client, query="?limit=600"), 400, "invalid-query")  # json, from no Accept
-    assert body["errors"] == [{"parameter": "limit", "reason": "only for format=markdown; this answer is json"}]
+    assert body["errors"] == [{"parameter": "limit", "reason": "only for format=chat or markdown; this answer is json"}]
 
 
 def test_name_parameter_places_results_in_a_file(client: FlaskClient) -> None:
@@ -1423,7 +1423,7 @@ def test_renderer_options_are_query_parameters(client: FlaskClient) -> None:
 @pytest.mark.parametrize(
     ("query", "reason"),
     [
-        ("?format=json&groupBy=rule", "groupBy: only for format=junit, markdown or table; this answer is json"),
+        ("?format=json&groupBy=rule", "groupBy: only for format=chat, junit, markdown or table; this answer is json"),
         ("?format=junit&sarifAllResults=true", "sarifAllResults: only for format=sarif; this answer is junit"),
         ("?format=sarif&junitWarnAsFailure=1", "junitWarnAsFailure: only for format=junit; this answer is sarif"),
         ("?policyReportVersion=v1beta1", "policyReportVersion: only for format=policyreport; this answer is json"),
@@ -1501,12 +1501,12 @@ def test_an_unknown_query_value_names_the_one_it_likely_stands_for(client: Flask
     ]
     detail = evaluate(client, query="?format=mardown").get_json()["detail"]
     assert detail == (
-        "format: unknown value 'mardown' (did you mean 'markdown'?); one of json, junit, markdown, policyreport, sarif,"
+        "format: unknown value 'mardown' (did you mean 'markdown'?); one of chat, json, junit, markdown, policyreport, sarif,"
         " table, yaml"
     )
     # an abbreviation (a second trial: format=md named nothing)
     detail = evaluate(client, query="?format=md").get_json()["detail"]
-    assert detail.startswith("format: unknown value 'md' (did you mean 'markdown'?); one of json")
+    assert detail.startswith("format: unknown value 'md' (did you mean 'markdown'?); one of chat, json")
 
 
 def test_nearest_takes_prefixes_spellings_and_abbreviations() -> None:

@@ -582,11 +582,11 @@ def test_every_renderer_option_of_the_docs_is_a_flag(files: tuple[Path, Path], t
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["-f", "json", "--group-by", "object"], "--group-by applies to --format junit, markdown or table"),
+        (["-f", "json", "--group-by", "object"], "--group-by applies to --format chat, junit, markdown or table"),
         (["-f", "junit", "--sarif-all-results"], "--sarif-all-results applies to --format sarif"),
         (["-f", "sarif", "--junit-warn-as-failure"], "--junit-warn-as-failure applies to --format junit"),
         (["-f", "yaml", "--policyreport-version", "v1beta1"], "--policyreport-version applies to --format policyreport"),
-        (["-f", "table", "--limit", "600"], "--limit applies to --format markdown"),
+        (["-f", "table", "--limit", "600"], "--limit applies to --format chat or markdown"),
         (["-f", "markdown", "--limit", "100"], "a chat message needs at least 500 characters; 0 means no limit"),
     ],
 )
@@ -764,7 +764,7 @@ def test_a_choice_option_names_the_value_a_misspelt_word_stands_for() -> None:
     result = run("audit", str(LAB), "-f", "markdwon")
     assert result.exit_code == 2
     assert result.stderr.splitlines()[-1] == (
-        "Error: Invalid value for '-f' / '--format': 'markdwon' is not one of 'json', 'junit', 'markdown',"
+        "Error: Invalid value for '-f' / '--format': 'markdwon' is not one of 'chat', 'json', 'junit', 'markdown',"
         " 'policyreport', 'sarif', 'table', 'yaml' (did you mean 'markdown'?)."
     )
     far = run("audit", str(LAB), "--fail-on", "zz").stderr.splitlines()[-1]

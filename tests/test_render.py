@@ -1599,3 +1599,77 @@ def test_the_lab_reports_yaml_is_the_text_the_pure_python_dumper_wrote() -> None
     report = json.loads(CliRunner().invoke(main, ["audit", str(ROOT / "examples" / "lab-cluster.yaml"), "-q"]).stdout)
     options = {"sort_keys": False, "allow_unicode": True, "width": 120}
     assert yamlsafe.dump(report, **options) == yaml.safe_dump(report, **options)
+
+
+# ------------------------------------------------------------------------------------------ chat
+
+
+def test_chat_writes_each_finding_whole_with_its_fix_in_a_code_block_as_written() -> None:
+    """Trial 171 #4: Markdown's pipe table showed as rows of pipes in Slack, Teams and Discord, and copied from a code
+    block its fix read `\\|` where the shell needs `|`. The chat format writes no table: a paragraph a finding, its fix
+    in a code block as written, whole."""
+    fix = (
+        "kubectl get pods -A -o wide --field-selector spec.nodeName=gpu-pt-bad | grep -i nvidia  # what runs there;"
+        " or: kubectl label node gpu-pt-bad --overwrite nvidia.com/gpu.workload.config=container"
+    )
+    report = synthetic(1, message_len=20)
+    report.objects[0] = replace(report.objects[0], results=(replace(report.objects[0].results[0], remediation=fix),))
+    text = render(report, "chat")
+    assert text.endswith(
+        "\n\nFAIL (high) `Node/object-00000` · `big-policy/rule-a`\nobject-00000: " + "x" * 20 + f"\n```\n{fix}\n```\n"
+    )
+    assert text.startswith("verdict big.yaml: 1 object judged (1 read) · 0 pass · 1 fail (1 high) · 0 warn")
+    assert "| Rule |" not in text and "\\|" not in text
+    assert media_type("chat") == "text/plain; charset=utf-8"
+
+
+def test_chat_leaves_whole_findings_out_under_its_limit_and_counts_them() -> None:
+    """Under ``limit`` no message or fix is cut: whole findings are left out, worst last, and the closing line counts
+    them; the text fits the limit."""
+    report = synthetic(30, message_len=300)
+    for limit in (600, 1000, 3500):
+        text = render(report, "chat", limit=limit)
+        assert len(text) <= limit, (limit, len(text))
+        shown = re.findall(r"^FAIL \(high\) `Node/object-(\d+)`", text, re.M)
+        assert shown == [f"{i:05d}" for i in range(len(shown))] and shown, limit
+        assert all(f"object-{i}: {'x' * 300}\n" in text for i in shown)  # each message whole
+        assert text.rstrip().endswith(
+            f"_… {30 - len(shown)} more findings not shown (limit {limit:,} characters; limit 0: all)_"
+        ), limit
+    whole = render(report, "chat", limit=0)
+    assert whole.count("FAIL (high)") == 30 and "not shown" not in whole
+    with pytest.raises(ValueError, match="below 500"):
+        render(report, "chat", limit=100)
+
+
+def test_chat_text_from_the_dump_posts_no_mention_and_a_fix_keeps_its_url() -> None:
+    """A message or name from the dump cannot ping a channel or a user; a fix's URL and a shell's @ stay as the
+    command needs them, and only a mention or a fence in it is broken."""
+    report = synthetic(1, message_len=0)
+    result = replace(
+        report.objects[0].results[0],
+        message="node <!channel> @here see <https://x.example>",
+        remediation="kubectl apply -f https://example.com/a.yaml  # ping <@U123> ``` done",
+    )
+    report.objects[0] = replace(report.objects[0], results=(result,))
+    text = render(report, "chat")
+    assert "<!channel>" not in text and "@here" not in text and "<https://" not in text
+    assert "kubectl apply -f https://example.com/a.yaml  # ping <\u200b@U123> `\u200b`\u200b` done" in text
+
+
+def test_chat_many_dumps_keep_each_dumps_findings_under_its_own_heading() -> None:
+    """A batch: a total line, each dump's heading and summary, its findings under it; a finding is never shown
+    under another dump's heading when its own did not fit."""
+    first, second = synthetic(3, message_len=50), synthetic(3, message_len=50)
+    second = replace(second, name="other.yaml")
+    text = render_many([first, second], "chat", limit=0)
+    assert text.startswith("verdict 2 dumps: 6 objects judged (6 read)")
+    assert text.index("== big.yaml ==") < text.index("== other.yaml ==")
+    assert text.count("FAIL (high)") == 6
+    cut = render_many([first, second], "chat", limit=700)
+    assert len(cut) <= 700 and "== other.yaml ==" not in cut and cut.count("FAIL (high)") == 3
+    assert cut.endswith("\n\n_… 1 more dump and 3 more findings not shown (limit 700 characters; limit 0: all)_\n")
+    both = render_many([first, second], "chat", limit=900)
+    assert len(both) <= 900 and both.index("== other.yaml ==") < both.rindex("FAIL (high)")
+    assert both.count("FAIL (high)") == 4
+    assert both.endswith("_… 2 more findings not shown (limit 900 characters; limit 0: all)_\n")

@@ -22,6 +22,7 @@ FORMATS: dict[str, tuple[str, str]] = {
     "sarif": ("sarif", "application/sarif+json"),
     "junit": ("junit", "application/xml"),
     "markdown": ("markdown", "text/markdown; charset=utf-8"),
+    "chat": ("chat", "text/plain; charset=utf-8"),
 }
 
 
@@ -79,7 +80,7 @@ OPTIONS: tuple[Option, ...] = (
         "group_by",
         "--group-by",
         "groupBy",
-        ("table", "markdown", "junit"),
+        ("table", "markdown", "junit", "chat"),
         str,
         "details after the roll-up: by rule (default) or by object.",
         GROUP_BY,
@@ -88,7 +89,7 @@ OPTIONS: tuple[Option, ...] = (
         "limit",
         "--limit",
         "limit",
-        ("markdown",),
+        ("markdown", "chat"),
         int,
         "cut the message to this many characters (default 3500 for chat; 0: no cut).",
     ),

@@ -1,0 +1,147 @@
+"""Plain text for a chat message where Markdown tables do not render (Slack, Microsoft Teams, Discord, Matrix).
+
+Layout: the summary line and the notes under it, as in ``markdown`` (``verdict <dump>: N objects judged ... ``);
+then one paragraph a finding, worst first, grouped by rule or by object (``group_by``)::
+
+    FAIL (high) `Node/gpu-pt-bad` · `gpu-nodes/resource-class-matches-workload`
+    Node gpu-pt-bad should run the vm-passthrough GPU workload ..., but it advertises only ...
+    ```
+    kubectl label node gpu-pt-bad --overwrite nvidia.com/gpu.workload.config=container
+    ```
+
+The fix stands in a code block of its own, as written: every chat client shows it literally and copies it whole
+(trial 171: in a Markdown table a fix's ``|`` was written ``\\|``, which a shell reads as an argument, and the
+table itself showed as rows of pipes in Slack, Teams and Discord). A message and a fix are never cut: under
+``limit`` (default ``markdown.LIMIT``, 3,500 characters; 0: no cut) whole findings are left out, worst last, and a
+closing line counts them. Text from the dump cannot post chat markup: messages and names go through
+``markdown.inert``; in a fix only a mention (``<@U1>``, ``<!here>``, ``<#C1>``) and a code fence are broken, by a
+zero-width space, so that a URL or a ``@`` in a command stays as the command needs it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections import Counter
+from typing import Any
+
+from ..report import Report, Result, counted
+from . import check_group_by
+from .markdown import (
+    _IDLE_RULES,
+    LIMIT,
+    MIN_LIMIT,
+    groups,
+    head,
+    inert,
+    summary_line,
+)
+
+_ZWSP = "\u200b"
+#: A chat mention in a fix: Slack's ``<@U1>``, ``<!here>``, ``<#C1>`` (Discord's ``<@123>``).
+_FIX_MENTION = re.compile(r"<(?=[@!#])")
+_FIX_FENCE = re.compile(r"`{3,}|~{3,}")
+_MARKDOWN_LEAD = "**verdict**"
+
+
+def _plain_lead(text: str) -> str:
+    """``markdown``'s summary line without its bold lead: Slack writes bold with one asterisk, Markdown with two."""
+    return "verdict" + text[len(_MARKDOWN_LEAD) :] if text.startswith(_MARKDOWN_LEAD) else text
+
+
+def _span(text: str) -> str:
+    """A code span of a name (an object's reference, a rule's): no Kubernetes name holds a backtick."""
+    return f"`{inert(text).replace('`', "'")}`"
+
+
+def _fix(text: str) -> str:
+    """A fix as a code block, as written but for a mention or a fence broken by a zero-width space."""
+    body = _FIX_MENTION.sub("<" + _ZWSP, text.strip())
+    body = _FIX_FENCE.sub(lambda m: _ZWSP.join(m.group(0)), body)
+    return f"```\n{body}\n```"
+
+
+def finding(ref: Any, r: Result) -> str:
+    """One result as its paragraph: the word, severity, object and rule; the message; the fix in a code block."""
+    lines = [
+        f"{r.result.upper()} ({r.severity}) {_span(str(ref))} · {_span(f'{r.policy}/{r.rule}')}",
+        inert(" ".join(r.message.split())),
+    ]
+    if r.remediation:
+        lines.append(_fix(r.remediation))
+    return "\n".join(lines)
+
+
+def _findings(report: Report, group_by: str) -> list[str]:
+    return [finding(o.ref, r) for group in groups(report, group_by) for o, r in group]
+
+
+def _noun(report: Report) -> str:
+    words = set(report.filters.get("results") or ("fail", "warn", "error"))
+    return "finding" if words <= {"fail", "warn", "error"} else "result"
+
+
+def _closing(left: Counter[str], limit: int) -> str:
+    """``_… 2 more findings and 1 more dump not shown (limit L characters; limit 0: all)_``."""
+    said = " and ".join(counted(n, f"more {noun}") for noun, n in sorted(left.items()) if n)
+    return f"_… {said} not shown (limit {limit:,} characters; limit 0: all)_"
+
+
+def _fit(first: str, blocks: list[tuple[str, str, int]], limit: int) -> str:
+    """``first``, then the ``(noun, text, dump)`` blocks that fit ``limit`` with the closing line, in order, each
+    whole; a block that does not fit is counted and the next ones are still tried, but a finding whose dump's heading
+    was left out is left out too (it would stand under another dump's)."""
+    if not limit:
+        return "\n\n".join([first, *(text for _, text, _ in blocks)]) + "\n"
+    if limit < MIN_LIMIT:
+        raise ValueError(f"limit {limit} is below {MIN_LIMIT} characters (0 means no limit)")
+    total = Counter(noun for noun, _, _ in blocks)
+    shown: Counter[str] = Counter()
+    dropped: set[int] = set()  # the dumps whose heading was left out
+    parts = [first]
+    used = len(first)
+    for noun, text, dump in blocks:
+        after = total - shown - Counter({noun: 1})  # what the closing line counts should this block be the last shown
+        reserve = 2 + len(_closing(after, limit)) if after else 0
+        if dump not in dropped and used + 2 + len(text) + reserve <= limit:
+            parts.append(text)
+            used += 2 + len(text)
+            shown[noun] += 1
+        elif noun == "dump":
+            dropped.add(dump)
+    missing = total - shown
+    if missing:
+        parts.append(_closing(missing, limit))
+    return "\n\n".join(parts) + "\n"
+
+
+def render(report: Report, fmt: str = "chat", limit: int = LIMIT, group_by: str = "rule", **_: Any) -> str:
+    """One report: the summary and notes (``markdown.head``), then each finding whole, as many as fit ``limit``."""
+    check_group_by(group_by)
+    first = _plain_lead(head(report, report.name, limit))
+    noun = _noun(report)
+    return _fit(first, [(noun, text, 0) for text in _findings(report, group_by)], limit)
+
+
+def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, group_by: str = "rule", **_: Any) -> str:
+    """A total line, then each dump's name and summary line and its findings (a dump without a finding or an input
+    error: its summary line alone), all within ``limit``; a note every dump carries is said once, under the total."""
+    check_group_by(group_by)
+    if len(reports) == 1:
+        return render(reports[0], fmt, limit, group_by)
+    shared = [
+        n for n in reports[0].notes if not n.startswith(("assumed:", *_IDLE_RULES)) and all(n in r.notes for r in reports[1:])
+    ]
+    if shared:
+        reports = [dataclasses.replace(r, notes=[n for n in r.notes if n not in shared]) for r in reports]
+    first = "\n".join(
+        [_plain_lead(summary_line(Report.total(reports), f"{len(reports)} dumps")), *(f"_note: {inert(n)}_" for n in shared)]
+    )
+    blocks: list[tuple[str, str, int]] = []
+    for i, r in enumerate(reports, 1):
+        quiet = not r.by_rule() and not r.input_errors
+        said = summary_line(r) if quiet else head(r, limit=limit, skips=0)
+        blocks.append(("dump", f"== {inert(r.name or f'dump {i}')} ==\n{_plain_lead(said)}", i))
+        noun = _noun(r)
+        blocks.extend((noun, text, i) for text in _findings(r, group_by))
+    return _fit(first, blocks, limit)
