@@ -1245,8 +1245,15 @@ class _Block:
             return None
         if self.tag in _DUMP_BLOCKS or self.tag == _PASTE:
             return at
-        shell = self.tag in _SHELL_BLOCKS and prompted and not self.lines[at].lstrip().startswith("#")
-        return at if shell else None
+        shell = self.tag in _SHELL_BLOCKS and not self.lines[at].lstrip().startswith("#")
+        # without a prompt line, only what no script starts with (trial 171: describe text in a bash block, as
+        # people tag any terminal output, was set aside)
+        return at if shell and (prompted or _OUTPUT_START.match(self.lines[at])) else None
+
+
+#: The first line of what kubectl prints that no shell script starts with: a YAML object's first key, describe text's
+#: ``Name:``, a table's header.
+_OUTPUT_START = re.compile(r"(?:apiVersion|kind):[ \t]+\S|Name:[ \t]+\S|(?:NAME|NAMESPACE)[ \t]{2,}[A-Z]")
 
 
 def _code_blocks(text: str) -> tuple[list[_Block], int] | None:
@@ -1690,7 +1697,8 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         what = counted(len(blocks), "Markdown code block")
         reason = (
             f"none of its {what} starts as a dump (YAML or JSON of objects, describe text or a kubectl table, after"
-            f" any prompt lines; a bash or sh block only after one): {outside + other_lines} lines set aside"
+            f" any prompt lines; a bash or sh block only after one, or where its first line is apiVersion:, kind:,"
+            f" Name: or a table's header): {outside + other_lines} lines set aside"
         )
         dump.errors.append(InputError(Source(name, 1, blocks[0].fence), reason))
         return dump

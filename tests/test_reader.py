@@ -355,6 +355,16 @@ def test_chat_code_blocks_as_slack_writes_them_and_blocks_of_several_kinds() -> 
     shell = parse_text("```bash\n$ kubectl get node b -o yaml\n" + node.format("b") + "\n```\n", "b.txt")
     assert [(o.name, o.source.line) for o in shell.objects] == [("b", 3)]
     assert parse_text("```sh\n# label it\nkubectl label node b x=y\n```\n", "c.txt").objects == []
+    # trial 171: without a prompt line, where it starts as kubectl's output that no script starts with
+    bare = parse_text("```bash\n" + node.format("d") + "\n```\n", "d.txt")
+    assert [(o.name, o.source.line) for o in bare.objects] == [("d", 2)]
+    described = parse_text(
+        "```bash\nName:               gpu-pt-bad\nRoles:              <none>\nLabels:             a=b\nCapacity:\n"
+        "  nvidia.com/gpu:  1\nAllocatable:\n  nvidia.com/gpu:  1\nSystem Info:\n  Machine ID:  x\n```\n",
+        "e.txt",
+    )
+    assert [(o.kind, o.name) for o in described.objects] == [("Node", "gpu-pt-bad")]
+    assert parse_text("```bash\nset -e\nname: x\n```\n", "f.txt").objects == []  # a script's lines are not read
     # describe node text and a YAML block in one message: both read, each at its lines, documents after another
     describe_text = (Path(__file__).parent / "data" / "describe" / "kubevirt-11135_vgpu-node_grid-p40-1q.txt").read_text()
     kubevirt = "apiVersion: kubevirt.io/v1\nkind: KubeVirt\nmetadata: {name: kubevirt, namespace: kubevirt}\n"
@@ -368,7 +378,8 @@ def test_chat_code_blocks_as_slack_writes_them_and_blocks_of_several_kinds() -> 
     assert (err.source.line, err.reason) == (
         2,  # the first fence's line
         "none of its 2 Markdown code blocks starts as a dump (YAML or JSON of objects, describe text or a kubectl table,"
-        " after any prompt lines; a bash or sh block only after one): 3 lines set aside",
+        " after any prompt lines; a bash or sh block only after one, or where its first line is apiVersion:, kind:,"
+        " Name: or a table's header): 3 lines set aside",
     )
 
 
