@@ -39,7 +39,7 @@ from .limits import limit
 from .progress import Progress
 from .quantity import is_quantity, written
 from .report import counted, first_few
-from .yamlsafe import item_lines, load_documents
+from .yamlsafe import CUT_SHORT, item_lines, load_documents
 
 #: Files inside a directory or archive that are read as dumps; others are listed as skipped.
 DUMP_SUFFIXES = (".yaml", ".yml", ".json")
@@ -1044,6 +1044,25 @@ def _item_named(whole: str, at: int, end: int) -> tuple[str, str]:
     return kind, _not_read(kind, name.group(1), namespace.group(1) if namespace else "")
 
 
+def _cut_document_named(text: str, line: int) -> tuple[str, str]:
+    """The kind of the YAML document cut short at ``line`` (1-based), and `` (Node gpu-1, not read)``: what it looks
+    like, from its kind and metadata's name (namespace) keys as kubectl writes them; "" for what is not found (trial
+    171: a paste cut inside a key said "cut short?" and not which node it lost)."""
+    lines = text.split("\n")
+    start = max((i for i in range(min(line, len(lines))) if lines[i].startswith("---")), default=-1) + 1
+    body = "\n".join(lines[start:])
+    kind = re.search(r"^kind:[ \t]*[\"']?([A-Za-z][\w.-]*)", body, re.M)
+    meta = re.search(r"^metadata:[ \t]*\r?\n([ \t]+)", body, re.M)
+    if kind is None or meta is None:
+        return (kind.group(1) if kind else ""), ""
+    inner = re.escape(meta.group(1))
+    name = re.compile(rf"^{inner}name:[ \t]*[\"']?([^\"'\s#]+)", re.M).search(body, meta.start(1))
+    namespace = re.compile(rf"^{inner}namespace:[ \t]*[\"']?([^\"'\s#]+)", re.M).search(body, meta.start(1))
+    if name is None or start + body.count("\n", 0, name.start()) + 1 >= line:
+        return kind.group(1), ""  # (a name on the line the cut is in may be cut itself)
+    return kind.group(1), _not_read(kind.group(1), name.group(1), namespace.group(1) if namespace else "")
+
+
 def _not_read(kind: str, name: str, namespace: str) -> str:
     """`` (Pod ml/p, not read)``: how an input error names the object of a List item it lost."""
     return f" ({kind} {namespace}/{name}, not read)" if namespace else f" ({kind} {name}, not read)"
@@ -1956,7 +1975,8 @@ def _parse_yaml_or_describe(text: str, name: str, labelled: frozenset[str] = fro
                     read_items = (read_items[0] + items[1], read_items[1] + items[2])
                     lists += 1
             if salvaged is None:
-                dump.errors.append(InputError(source, doc.error))
+                kind, named = _cut_document_named(text, doc.line) if doc.error.endswith(CUT_SHORT) else ("", "")
+                dump.errors.append(InputError(source, doc.error + named, kind=kind))
             else:
                 dump.extend(salvaged)
             continue

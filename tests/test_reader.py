@@ -1606,7 +1606,8 @@ def test_a_yaml_error_at_the_end_of_the_file_is_placed_where_the_unclosed_part_s
     [cut] = parse_text('apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: {x: "y', "cut.yaml").errors
     assert (cut.source.line, cut.reason) == (
         5,
-        "YAML syntax error: found unexpected end of stream: the text ends inside a value (cut short?)",
+        # (trial 171: and names the object it lost, by a name on a whole line before the cut)
+        "YAML syntax error: found unexpected end of stream: the text ends inside a value (cut short?) (Node a, not read)",
     )
     # an error inside the file keeps its own line
     inside = parse_text("kind: Node\nmetadata: {name: x]\nspec: {}\n", "bad.yaml")
@@ -2676,3 +2677,21 @@ def test_a_paste_cut_inside_its_last_object_before_an_ellipsis_does_not_judge_it
     assert ([o.name for o in ended.objects], ended.errors) == (["a", "b", "c"], [])
     lone = parse_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: c\nstatus:\n  capacity:\n    cpu: '32'\n\u2026\n", "p.txt")
     assert ([o.name for o in lone.objects], lone.errors) == (["c"], [])
+
+
+def test_a_yaml_paste_cut_inside_a_key_names_the_object_it_lost() -> None:
+    """Regression (trial 171): a multi-document paste cut inside a label key of its last Node said "cut short?" but
+    not which node it lost, where the JSON reader names a List item it cannot read."""
+    whole = "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-ctr-1\n  labels:\n    a: b\n"
+    cut = (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-pt-bad\n  labels:\n    nvidia.com/gpu.present: 'true'\n"
+        "    nvidia.com/"
+    )
+    dump = parse_text(f"{whole}---\n{cut}", "paste.yaml")
+    assert [o.name for o in dump.objects] == ["gpu-ctr-1"]
+    [err] = dump.errors
+    assert (err.source.document, err.kind) == (2, "Node")
+    assert err.reason.endswith(": the text ends inside a value (cut short?) (Node gpu-pt-bad, not read)"), err.reason
+    pod = "kind: Pod\nmetadata:\n  namespace: ml\n  name: p\nspec:\n  containers:\n  - name: c\n    image: "
+    [err] = parse_text(pod + "'unclosed", "p.yaml").errors
+    assert err.reason.endswith("(cut short?) (Pod ml/p, not read)"), err.reason
