@@ -27,7 +27,7 @@ from .messages import has_placeholders, substitute
 from .model import Rule
 from .operators import OPERATORS, OperatorError, object_name, show
 from .progress import Progress
-from .quantity import format_quantity
+from .quantity import QuantityError, format_quantity, parse_quantity
 from .reader import Dump, KObject
 from .report import ObjectRef, ObjectReport, Report, Result, counted, first_few
 from .scope import Outcome, Scope
@@ -485,7 +485,7 @@ def _conflict_notes(index: Index) -> list[str]:
     return notes
 
 
-def _partial_notes(index: Index) -> list[str]:
+def _partial_notes(index: Index, defaulted: frozenset[str] = frozenset()) -> list[str]:
     """One note counting the objects rebuilt from describe text that the dump holds in full too (trial 49: one note
     per pod, "in the dump twice and the two differ ... audit one cluster at a time", for describe text and the
     pods' JSON of one cluster)."""
@@ -494,7 +494,48 @@ def _partial_notes(index: Index) -> list[str]:
     full, rebuilt = index.partials[0]
     what = f"{_named(full)} ({rebuilt.source}, from kubectl describe text, and {full.source})"
     others = f" and {counted(len(index.partials) - 1, 'other object')}" if len(index.partials) > 1 else ""
-    return [f"{what}{others} stand in the dump in full and as describe text: the full objects are judged"]
+    note = f"{what}{others} stand in the dump in full and as describe text: the full objects are judged"
+    # trial 171: a node pasted as JSON "before" and as describe text "after the fix" was judged on the old copy, and
+    # nothing said the two disagree
+    differing = [(f, parts) for f, r in index.partials if (parts := _described_differs(f, r, f.name in defaulted))]
+    if differing:
+        f, parts = differing[0]
+        more = f" (and {counted(len(differing) - 1, 'other object')})" if len(differing) > 1 else ""
+        note += (
+            f"; {_named(f)}{more} differs from its describe text in {' and '.join(parts)}: the two were taken at"
+            " different times? paste one of them"
+        )
+    return [note]
+
+
+def _same_quantity(a: Any, b: Any) -> bool:
+    if str(a) == str(b):
+        return True
+    try:
+        return parse_quantity(a) == parse_quantity(b)
+    except QuantityError:
+        return False
+
+
+def _described_differs(full: KObject, rebuilt: KObject, defaulted: bool = False) -> list[str]:
+    """What describe text shows of a Node that its full object says otherwise: its labels, status.capacity,
+    status.allocatable (quantities compared as quantities: describe writes ``131072Ki`` where YAML may hold
+    ``128Mi``; not allocatable where either was given its capacity as read, ``defaulted``); [] for other kinds,
+    whose describe text verdict rebuilds less of."""
+    if full.kind != "Node":
+        return []
+    out = []
+    labels = rebuilt.metadata.get("labels")
+    if isinstance(labels, dict) and labels != (full.metadata.get("labels") or {}):
+        out.append("its labels")
+    for part in ("capacity",) if defaulted else ("capacity", "allocatable"):
+        told, held = (o.obj.get("status") or {} for o in (rebuilt, full))
+        told, held = (x.get(part) if isinstance(x, dict) else None for x in (told, held))
+        if not isinstance(told, dict) or not isinstance(held, dict):
+            continue
+        if set(told) != set(held) or any(not _same_quantity(v, held[k]) for k, v in told.items()):
+            out.append(f"status.{part}")
+    return out
 
 
 def _recollected_notes(index: Index) -> list[str]:
@@ -728,7 +769,7 @@ def _evaluate(
             *_conflict_notes(index),
             *_lost_notes(lost),
             *_copy_notes(index),
-            *_partial_notes(index),
+            *_partial_notes(index, frozenset(dump.allocatable_defaulted)),
             *_recollected_notes(index),
             *dump.notes,
             *dump.defaulted_note(),

@@ -2695,3 +2695,46 @@ def test_a_yaml_paste_cut_inside_a_key_names_the_object_it_lost() -> None:
     pod = "kind: Pod\nmetadata:\n  namespace: ml\n  name: p\nspec:\n  containers:\n  - name: c\n    image: "
     [err] = parse_text(pod + "'unclosed", "p.yaml").errors
     assert err.reason.endswith("(cut short?) (Pod ml/p, not read)"), err.reason
+
+
+def test_a_node_pasted_in_full_and_as_describe_text_that_differ_is_said_to_differ() -> None:
+    """Regression (trial 171): a node pasted as JSON "before" and as describe text "after the fix" was judged on the
+    JSON, and the note said only that the full object is judged: nothing said the two disagree. Quantities are
+    compared as quantities, and labels and allocatable alike say nothing."""
+    from rules.evaluate import evaluate
+    from rules.loader import load_policies
+
+    def node(resource: str, memory: str) -> str:
+        return json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": "gpu-pt-bad", "labels": {"nvidia.com/gpu.workload.config": "vm-passthrough"}},
+                "status": {
+                    "capacity": {"cpu": "8", "memory": memory, resource: "2"},
+                    "allocatable": {"cpu": "8", "memory": memory, resource: "2"},
+                },
+            }
+        )
+
+    described = (
+        "$ kubectl describe node gpu-pt-bad\nName:               gpu-pt-bad\nRoles:              <none>\n"
+        "Labels:             nvidia.com/gpu.workload.config=vm-passthrough\nCapacity:\n  cpu:                     8\n"
+        "  memory:                  131072Ki\n  nvidia.com/GA102GL_A10:  2\nAllocatable:\n  cpu:                     8\n"
+        "  memory:                  131072Ki\n  nvidia.com/GA102GL_A10:  2\nSystem Info:\n  Machine ID:  x\n"
+    )
+    before = evaluate(
+        parse_text(f"$ kubectl get node gpu-pt-bad -o json\n{node('nvidia.com/gpu', '128Mi')}\n{described}", "c.txt"),
+        load_policies(()),
+    )
+    [note] = [n for n in before.notes if "stand in the dump in full and as describe text" in n]
+    assert note.endswith(
+        "the full objects are judged; Node gpu-pt-bad differs from its describe text in status.capacity and"
+        " status.allocatable: the two were taken at different times? paste one of them"
+    ), note
+    same = evaluate(
+        parse_text(f"$ kubectl get node gpu-pt-bad -o json\n{node('nvidia.com/GA102GL_A10', '128Mi')}\n{described}", "c.txt"),
+        load_policies(()),
+    )
+    [note] = [n for n in same.notes if "stand in the dump in full and as describe text" in n]
+    assert note.endswith("stand in the dump in full and as describe text: the full objects are judged"), note
