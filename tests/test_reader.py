@@ -2738,3 +2738,28 @@ def test_a_node_pasted_in_full_and_as_describe_text_that_differ_is_said_to_diffe
     )
     [note] = [n for n in same.notes if "stand in the dump in full and as describe text" in n]
     assert note.endswith("stand in the dump in full and as describe text: the full objects are judged"), note
+
+
+def test_a_yaml_document_that_is_not_utf8_is_an_input_error_and_the_others_are_read() -> None:
+    """Regression (trial 171): one Latin-1 byte in the fourth document of a four-document dump refused the whole dump,
+    and the error said document 1. The documents that are UTF-8 are read at their lines; the other is an input error
+    at its document and the byte's line and column. A single document is refused whole, as before."""
+    doc = "apiVersion: v1\nkind: Node\nmetadata:\n  name: {}\n  annotations: {{note: {}}}\n"
+    data = (doc.format("a", "x") + "---\n" + doc.format("b", "x") + "---\n").encode() + doc.format("c", "caf\xe9").encode(
+        "latin-1"
+    )
+    dump = parse_bytes(data, "nodes.yaml")
+    assert [(o.name, o.source.document, o.source.line) for o in dump.objects] == [("a", 1, 1), ("b", 2, 7)]
+    [err] = dump.errors
+    assert (err.source.document, err.source.line, err.reason) == (
+        3,
+        17,
+        "not UTF-8 text: byte 0xe9 at line 17, column 26; the document is not read (save the file as UTF-8)",
+    )
+    with pytest.raises(DumpError, match="byte 0xe9 at line 5, column 26"):
+        parse_bytes(doc.format("c", "caf\xe9").encode("latin-1"), "one.yaml")
+    # a comment before the first '---' is no document of its own
+    commented = b"# nodes\n---\n" + doc.format("c", "caf\xe9").encode("latin-1") + b"---\n" + doc.format("d", "x").encode()
+    dump = parse_bytes(commented, "c.yaml")
+    assert [(o.name, o.source.document) for o in dump.objects] == [("d", 2)]
+    assert [(e.source.document, e.source.line) for e in dump.errors] == [(1, 7)]
