@@ -1848,3 +1848,39 @@ def test_a_cordoned_node_is_named_once_for_every_resource_it_has_room_for() -> N
         "hint: gpu-h100-1 advertises devices.kubevirt.io/kvm, devices.kubevirt.io/tun and nvidia.com/GH100_H100_PCIE with"
         " room for it but is cordoned (spec.unschedulable: kubectl uncordon gpu-h100-1 once it is ready for pods)"
     ), p.hint
+
+
+def test_hint_names_what_a_taint_keeps_the_pod_off_and_the_toleration_that_lets_it_on() -> None:
+    """Regression (trial 170): a pod without the toleration of the one node advertising its GPUs was told only of the
+    VM nodes' other resources, never which toleration it lacks; a VM's launcher pinned to a tainted container node was
+    told of the taint alone, and not that the node lacks its device either (a toleration would only fail again). A
+    node's own condition taint is not offered as one to tolerate."""
+    taint = [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    nodes = [
+        node("gpu-c-1", {"nvidia.com/gpu": "2"}, taints=taint),
+        node("gpu-pt-1", {"nvidia.com/GA102GL_A10": "1"}, labels={"nvidia.com/gpu.workload.config": "vm-passthrough"}),
+    ]
+    m = ClusterModel(nodes, [])
+    p = m.predict(pod(limits={"nvidia.com/gpu": "1"}))
+    assert p.message == (
+        "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint {nvidia.com/gpu: present}."
+    )
+    assert p.hint == (
+        "hint: nvidia.com/gpu is not advertised where the pod may run: gpu-pt-1 advertises nvidia.com/GA102GL_A10;"
+        " gpu-c-1 advertises nvidia.com/gpu but has taint nvidia.com/gpu=present:NoSchedule, which the pod does not"
+        " tolerate (a toleration {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule} lets it on)"
+    )
+    pinned = m.predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}, nodeSelector={"kubernetes.io/hostname": "gpu-c-1"}))
+    assert pinned.hint == (
+        "hint: nvidia.com/GA102GL_A10 is not advertised where its node name, selector and affinity let it run: gpu-c-1"
+        " advertises nvidia.com/gpu"
+    )
+    down = [{"key": "node.kubernetes.io/disk-pressure", "effect": "NoSchedule"}]
+    sick = ClusterModel([node("gpu-c-1", {"nvidia.com/gpu": "2"}, taints=down)], [])
+    assert sick.predict(pod(limits={"nvidia.com/gpu": "1"})).hint.endswith(
+        "gpu-c-1 advertises nvidia.com/gpu but has taint node.kubernetes.io/disk-pressure:NoSchedule, which the pod does"
+        " not tolerate (set by Kubernetes for the node's condition: it takes pods again once that is cleared)"
+    )
+    # tolerated, it lands: no hint needed
+    ok = m.predict(pod(limits={"nvidia.com/gpu": "1"}, tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}]))
+    assert ok.schedulable

@@ -321,6 +321,7 @@ class ClusterModel:
                 )
             remaining = {c.index[n] for n in view.prefilter if n in c.index}
             reasons[REASON_PREFILTER] = total - len(remaining)
+        start = set(remaining)
         remaining = self._static_filters(view, remaining, reasons, unschedulable=True)
         candidates = set(remaining)
         feasible = self._resources(view, remaining, own, reasons)
@@ -335,7 +336,10 @@ class ClusterModel:
                 reasons,
                 self._unsized_hint(candidates),
             )
-        return Prediction(False, (), total, fit_error(total, reasons), reasons, self._hint(view, candidates))
+        # the nodes only a taint keeps it off (trial 170: a VMI pinned to a tainted container node was told of the taint
+        # alone, and a pod without the toleration of the one node with its GPUs was never told which toleration)
+        tainted = self._static_filters(view, start, {}, unschedulable=True, taints=False) - candidates
+        return Prediction(False, (), total, fit_error(total, reasons), reasons, self._hint(view, candidates, tainted=tainted))
 
     def _admit(self, view: PodView, own: dict[int, Usage]) -> Prediction:
         """A pod whose spec.nodeName names its node skips kube-scheduler (it schedules only pods without one): the
@@ -551,7 +555,12 @@ class ClusterModel:
         return f"nodes {_nodes_text(names)} have no status.allocatable in the dump: resources not checked"
 
     def _hint(
-        self, view: PodView, candidates: set[int] | None = None, *, unsized: set[int] | frozenset[int] = frozenset()
+        self,
+        view: PodView,
+        candidates: set[int] | None = None,
+        *,
+        unsized: set[int] | frozenset[int] = frozenset(),
+        tainted: set[int] | frozenset[int] = frozenset(),
     ) -> str:
         """Name what nodes advertise instead of a requested extended resource: across the cluster when no
         node advertises it; else, when none of the ``candidates`` (nodes that passed every filter but
@@ -615,7 +624,10 @@ class ClusterModel:
                 if cordon_parts[tuple(cordoned)][0] == place:
                     parts.append("")  # its place, written below
             reached = candidates or set()
-            if reached & c.advertised[resource]:
+            # none passed its filters: where its node name, selector and affinity let it, a taint aside
+            loose = not reached and bool(tainted)
+            reached = reached or set(tainted)
+            if reached & c.advertised[resource] and not loose:
                 # a node the pod may run on advertises it: it lacks room, which its Insufficient reason says, or it asks
                 # for more than any such node has at all (trial 90: 8 GPUs of a node with 4 drew no word of it)
                 sizes = c.allocatable.get(resource, {})
@@ -645,7 +657,24 @@ class ClusterModel:
                     # "Insufficient"
                     shown.append(f"{c.names[i]} lists it with 0 devices: no device plugin serves it there now")
             if shown:
-                parts.append(f"{resource} is not advertised where the pod may run: {first_names(shown, sep='; ')}")
+                where = "where its node name, selector and affinity let it run" if loose else "where the pod may run"
+                parts.append(f"{resource} is not advertised {where}: {first_names(shown, sep='; ')}")
+            kept_off = sorted(tainted & c.advertised[resource])
+            taint = first_untolerated(c.taints[kept_off[0]], view.tolerations) if kept_off else None
+            if taint is not None:
+                names = c.names_of(kept_off)
+                one = len(names) == 1
+                written = f"{taint.key}={taint.value}:{taint.effect}" if taint.value else f"{taint.key}:{taint.effect}"
+                # a node's own condition (not ready, out of disk...) is no taint to tolerate: it is lifted when the node is well
+                lets = (
+                    "set by Kubernetes for the node's condition: it takes pods again once that is cleared"
+                    if taint.key.startswith("node.kubernetes.io/")
+                    else f"a toleration {{key: {taint.key}, operator: Exists, effect: {taint.effect}}} lets it on"
+                )
+                parts.append(
+                    f"{_nodes_text(names)} {'advertises' if one else 'advertise'} {resource} but"
+                    f" {'has' if one else 'have'} taint {written}, which the pod does not tolerate ({lets})"
+                )
         for group, (place, resources) in cordon_parts.items():
             names = c.names_of(group)
             one = len(names) == 1
