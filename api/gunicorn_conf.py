@@ -178,7 +178,7 @@ keepalive = 0
 loglevel = _settings["LOG_LEVEL"].lower()
 accesslog = "-"  # request lines only (method, path, status, size, time, the worker): bodies and tokens never
 errorlog = "-"
-access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms worker %(p)s'
+access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms worker %(p)s request %({x-request-id}o)s'
 limit_request_line = 8190
 proc_name = "verdict"
 # Worker heartbeat files in memory: on a container's overlay filesystem (or a read-only root) /tmp can

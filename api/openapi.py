@@ -181,6 +181,13 @@ def build_spec() -> APISpec:
                     {"in": "query", "schema": s.EvaluateQuerySchema()},
                     {
                         "in": "header",
+                        "name": "X-Request-Id",
+                        "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:@/+=-]{1,128}$"},
+                        "description": "An id of the client's for this request, said back in the answer's X-Request-Id,"
+                        " a problem's requestId and the access log; another value (or none) is replaced by one made",
+                    },
+                    {
+                        "in": "header",
                         "name": "Cache-Control",
                         "schema": {"type": "string"},
                         "example": "no-cache",
@@ -195,6 +202,11 @@ def build_spec() -> APISpec:
                         "description": "The report",
                         "content": _report_content(),
                         "headers": {
+                            "X-Request-Id": {
+                                "description": "The request's id: the client's X-Request-Id, else one made (every answer"
+                                " carries it)",
+                                "schema": {"type": "string"},
+                            },
                             "Cache-Status": {
                                 "description": "RFC 9211: `verdict; hit` (the report judged earlier from the same body "
                                 "and choices), `verdict; fwd=miss`, `fwd=request` or `fwd=stale` (judged now; `; stored` "

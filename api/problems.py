@@ -13,7 +13,7 @@ import logging
 from typing import Any
 
 import orjson
-from flask import Flask, Response, request
+from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException
 
 from rules.render.native import plain
@@ -91,6 +91,8 @@ def problem_response(slug: str, detail: str, headers: dict[str, str] | None = No
         "instance": request.path,
     }
     body.update(_placed(extra))
+    if g.get("request_id"):
+        body["requestId"] = g.request_id
     resp = Response(orjson.dumps(body, default=plain), status=status, mimetype=MEDIA_TYPE)
     for k, v in (headers or {}).items():
         resp.headers[k] = v
@@ -124,14 +126,14 @@ def _from_http(exc: HTTPException) -> Response:
         body = {"type": "about:blank", "title": exc.name, "status": code, "detail": detail, "instance": request.path}
         return Response(orjson.dumps(body), status=code, mimetype=MEDIA_TYPE)
     if code >= 500:
-        log.error("HTTP %s on %s %s: %s", code, request.method, request.path, exc.name)
+        log.error("HTTP %s on %s %s: %s (request %s)", code, request.method, request.path, exc.name, g.get("request_id", "-"))
         detail = TITLES[slug][1]
     return problem_response(slug, detail, headers)
 
 
 def _from_exception(exc: Exception) -> Response:
     # The traceback goes to the log; the client learns nothing about the internals (nor is the body logged).
-    log.exception("unhandled error on %s %s", request.method, request.path)
+    log.exception("unhandled error on %s %s (request %s)", request.method, request.path, g.get("request_id", "-"))
     return problem_response("internal-error", "the service could not answer this request; the error is logged")
 
 

@@ -187,6 +187,9 @@ class ProblemSchema(OpenSchema):
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
     instance = fields.String(metadata={"description": "The request path"})
+    requestId = fields.String(
+        metadata={"description": "The request's id, as the X-Request-Id header of the answer says it (the client's, else made)"}
+    )
     file = fields.String(metadata={"description": "Input errors: the file (inside an archive: archive!member)"})
     document = fields.Integer(metadata={"description": "Input errors: 1-based YAML document number"})
     line = fields.Integer(metadata={"description": "Input errors: 1-based line; absent when unknown"})

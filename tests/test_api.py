@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import io
 import logging
+import re
 import tarfile
 import time
 import zipfile
@@ -1691,3 +1692,20 @@ def test_a_tar_xz_is_taken_as_a_tar_and_named_when_sent_as_another_type(client: 
         "Content-Type application/zip, but the body is not a zip archive; it is an xz stream (a .tar.xz or .yaml.xz):"
         " send it as application/x-xz"
     )
+
+
+def test_every_answer_carries_the_request_id_the_client_gave_or_one_made(client: FlaskClient) -> None:
+    """Regression (trial 171): a bot could hand its user no reference to look an answer up by: no X-Request-Id was
+    said back or made, and a problem document carried none. The client's id (one of printable characters without a
+    space, at most 128) is said back in the header and a problem's requestId; another, or none, is replaced."""
+    given = evaluate(client, **{"X-Request-Id": "slack-C024BE91L-1712345678.000200"})
+    assert given.status_code == 200 and given.headers["X-Request-Id"] == "slack-C024BE91L-1712345678.000200"
+    made = evaluate(client).headers["X-Request-Id"]
+    assert re.fullmatch(r"[0-9a-f]{32}", made)
+    assert evaluate(client).headers["X-Request-Id"] != made  # one a request
+    bad = evaluate(client, **{"X-Request-Id": "a b\tc"}).headers["X-Request-Id"]
+    assert re.fullmatch(r"[0-9a-f]{32}", bad)
+    refused = evaluate(client, b"", **{"X-Request-Id": "bot-123"})
+    body = problem(refused, 400, "empty-body")
+    assert (body["requestId"], refused.headers["X-Request-Id"]) == ("bot-123", "bot-123")
+    assert client.get("/healthz", headers={"X-Request-Id": "probe-1"}).headers["X-Request-Id"] == "probe-1"
