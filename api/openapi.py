@@ -114,9 +114,10 @@ def _dump_body() -> dict[str, Any]:
             content[mt] = {"schema": {"type": "string", "format": "binary"}}
     return {
         "required": True,
-        "description": "The dump: JSON, YAML (multi-document too), `kubectl describe "
-        "node` text, or a .tar, .tar.gz or .zip archive of such files; `Content-Encoding: gzip` is undone "
-        "first.",
+        "description": "The dump: JSON, YAML (multi-document too), `kubectl describe node` text, a `kubectl get "
+        "nodes` table (`-L`, `--show-labels`), a chat message or terminal paste holding any of these (fenced code "
+        "blocks, prompt lines, a quote's `> `), or a .tar, .tar.gz, .tar.xz, .tar.bz2 or .zip archive of such files "
+        "(a must-gather too); `Content-Encoding: gzip` is undone first.",
         "content": content,
     }
 
