@@ -1709,3 +1709,15 @@ def test_every_answer_carries_the_request_id_the_client_gave_or_one_made(client:
     body = problem(refused, 400, "empty-body")
     assert (body["requestId"], refused.headers["X-Request-Id"]) == ("bot-123", "bot-123")
     assert client.get("/healthz", headers={"X-Request-Id": "probe-1"}).headers["X-Request-Id"] == "probe-1"
+
+
+def test_a_chat_message_of_an_unnamed_body_does_not_name_it_in_its_notes(client: FlaskClient) -> None:
+    """Regression (trial 171): without name=, notes in a chat message began "<body>:" (with a zero-width space after
+    its "<"), a placeholder of no use to the chat's reader; named, the notes keep the name."""
+    paste = b"```yaml\napiVersion: v1\nkind: Node\nmetadata:\n  name: a\n```\nthanks\n"
+    for fmt in ("markdown", "chat"):
+        text = evaluate(client, paste, f"?format={fmt}", "text/plain").get_data(as_text=True)
+        assert "\n_note: read inside its fenced Markdown code blocks; set aside: 1 line of text around them_\n" in text
+        assert "body>" not in text
+        named = evaluate(client, paste, f"?format={fmt}&name=slack.txt", "text/plain").get_data(as_text=True)
+        assert "_note: slack.txt: read inside its fenced Markdown code blocks" in named

@@ -289,6 +289,10 @@ def read_lines(report: Report, most: int = READ_NOTES, whole: bool = False) -> l
     files of an archive not read, a must-gather, an object twice in the dump), one italic ``note:`` line each (cut
     at ``_SKIPPED`` characters unless ``whole``): a chat user must see that part of what was pasted was not judged."""
     notes = [n for n in report.notes if not n.startswith(("assumed:", *_IDLE_RULES))]
+    # a body without a name= is "<body>" (stdin "<stdin>"): no file name worth showing in a chat message (trial 171:
+    # "note: <body>: read inside its fenced Markdown code blocks")
+    unnamed = f"{report.name}: " if report.name.startswith("<") and report.name.endswith(">") else None
+    notes = [n.removeprefix(unnamed) if unnamed else n for n in notes]
     out = [f"_note: {line(n, _NO_CUT if whole else _SKIPPED)}_" for n in notes[:most]]
     if len(notes) > most:
         out.append(_more_line(len(notes) - most, "more note"))
