@@ -1433,6 +1433,22 @@ def test_a_cut_fix_ends_before_a_later_command_it_would_cut() -> None:
     assert markdown._cut(fix, len(fix), command=True) == fix
     # the first command cut is still cut: there is nothing whole before it
     assert markdown._cut(fix, 40, command=True) == fix[:39].rstrip() + "…"
+    # trial 172: a command ends at a sentence's end and at the close of the aside it stands in, and one inside
+    # another's $(...) goes with it, never leaving "kubectl logs ... $(…"
+    check = (
+        "First check it runs: kubectl logs -n gpu-operator deploy/gpu-operator | grep node-a. To fix the node by hand,"
+        " delete the labels of the other workloads it carries: kubectl label node node-a nvidia.com/gpu.deploy.driver-"
+    )
+    assert markdown._before_cut_command(check, check[:129]) == check[:129]  # the cut is in prose: kept as it is
+    aside = "Set limits too (kubectl apply -f <manifest>) then restart it: kubectl rollout restart deploy/app -n ml"
+    # the whole command in the aside stays; the one cut after it goes
+    assert markdown._before_cut_command(aside, aside[:70]) == "Set limits too (kubectl apply -f <manifest>) then restart it:"
+    nested = (
+        "kubectl logs -n gpu-operator $(kubectl get pods -n gpu-operator -l app=nvidia-vgpu-device-manager"
+        " --field-selector spec.nodeName=n -o name)  # why the config failed"
+    )
+    for width in range(40, len(nested)):
+        assert not markdown._cut(nested, width, command=True).endswith("$(…"), width
 
 
 def test_a_cut_fix_never_keeps_a_loop_body_or_a_command_substitution_alone() -> None:

@@ -177,29 +177,48 @@ def _cut(text: str, width: int, command: bool = False, prose: bool = False) -> s
     return head + "…"
 
 
-#: Where a command of a fix ends: its comment, the next clause, a chain or the fix's end (``_before_cut_command``).
-_COMMAND_END = re.compile(r"\s+#\s|;\s|\s&&\s|\n")
+#: Where a command of a fix ends: its comment, the next clause or sentence, a chain, the close of an aside it stands in,
+#: or the fix's end (``_before_cut_command``).
+_COMMAND_END = re.compile(r"\s+#\s|;\s|\.(?:\s|$)|\s&&\s|\n|\)")
+
+
+def _command_end(text: str, start: int) -> int:
+    """Where the command that starts at ``start`` ends: at the first ``_COMMAND_END`` after it that is not inside a
+    bracket it opens (``$(...)``, ``(...)``), else the text's end."""
+    depth = 0
+    for m in _COMMAND_END.finditer(text, start):
+        if m.group() == ")":
+            opened = text.count("(", start, m.start()) - text.count(")", start, m.start())
+            if opened > depth:
+                continue  # it closes a bracket of the command's own
+            return m.start()
+        return m.start()
+    return len(text)
 
 
 def _before_cut_command(text: str, head: str) -> str:
     """``head``, the start of the fix ``text``, without a command it would end inside, nor the clause that leads to
     it (``; or, if the node is meant for ...:``), where a whole command or clause stands before that one (trial 171:
     four findings under the default limit each ended ``kubectl label node gpu-vgpu-bad --overwrite nvidia.com/g…``,
-    half a command to paste, after the whole command that looks first)."""
+    half a command to paste, after the whole command that looks first). A command inside another's ``$(...)`` goes
+    with it (trial 172: a fix ended ``kubectl logs -n gpu-operator $(…``)."""
     starts = [m.start() for m in _COMMAND.finditer(text) if m.start() < len(head)]
-    if not starts or starts[-1] == 0:
-        return head
-    start = starts[-1]
-    end = _COMMAND_END.search(text, start)
-    if (end.start() if end else len(text)) <= len(head):
-        return head
-    kept = text[:start].rstrip()
-    chained = kept.endswith(_CHAINED)
-    bound = max(kept.rfind("; "), kept.rfind(". "))
-    kept = kept[: bound + 1] if bound > 0 and not chained else kept
-    while kept.endswith(("&&", "||", "|")):  # "label ... &&" pasted waits for the command it chained
-        kept = kept.rstrip("&|").rstrip()
-    return kept.rstrip() or head
+    while starts:
+        start = starts.pop()
+        if _command_end(text, start) <= len(head):
+            return head  # the last command it reaches is whole
+        kept = text[:start].rstrip()
+        if kept.count("(") > kept.count(")"):
+            continue  # inside another command's brackets: that one is cut too
+        if not starts and not kept:
+            return head
+        chained = kept.endswith(_CHAINED)
+        bound = max(kept.rfind("; "), kept.rfind(". "))
+        kept = kept[: bound + 1] if bound > 0 and not chained else kept
+        while kept.endswith(("&&", "||", "|")):  # "label ... &&" pasted waits for the command it chained
+            kept = kept.rstrip("&|").rstrip()
+        return kept.rstrip() or head
+    return head
 
 
 def line(value: Any, width: int = CELL, code: bool = False, command: bool = False, prose: bool = False) -> str:
