@@ -1493,34 +1493,34 @@ def _without_tail_marks(text: str) -> tuple[str, list[str]]:
     return text[: len(text) - len(removed)] + "\n" * removed.count("\n"), marks
 
 
-def _cut_at_mark(dump: Dump, marks: list[str]) -> None:
-    """Where a paste ends with an ellipsis (a mark of a cut) and its last object lacks a key of its own or of its
-    status that every other object of its kind in the paste has, that object is taken to be cut there: it is not
+def _cut_at_mark(dump: Dump, marks: list[str], body: str) -> None:
+    """Where a text ends with an ellipsis ``…`` (a mark of a cut: no YAML or JSON writer puts one there; YAML's own
+    document end ``...`` is not one) and its last object's status lacks a key that every other object of its kind in
+    the text has in its status, that object is taken to be cut inside its status, which kubectl writes last: it is not
     judged, and an input error says so (trial 171: a Node cut inside its status, "…" after it, was judged as
-    advertising no GPU resource, which was false of the node, and the finding it was pasted for was lost). YAML cut
-    at a line still parses; a whole object before the mark (trial 124: "…" for "more I did not paste") is kept, as is
-    the only object of its kind, which nothing can be compared with."""
-    mark = next((m for m in marks if m in ("\u2026", "...")), None)
-    if mark is None or not dump.objects:
+    advertising no GPU resource, which was false of the node, and the finding it was pasted for was lost). A whole last
+    object before the mark (trial 124: "…" for "more I did not paste"), one without a status (a manifest), the only
+    one of its kind, and a List's last item after which the List goes on (its kind or metadata, trial 172) are kept."""
+    if "\u2026" not in marks or not dump.objects:
         return
     last = dump.objects[-1]
+    status = last.obj.get("status")
     peers = [o.obj for o in dump.objects[:-1] if o.kind == last.kind]
-    if not peers:
+    if not peers or not isinstance(status, dict) or not status:
         return
-    defaulted = set(dump.allocatable_defaulted)
+    if last.source.item is not None and last.source.line:
+        after = body.split("\n")[last.source.line :]
+        if any(re.match(r"[A-Za-z_][\w-]*:", line) for line in after):
+            return  # the List's own keys follow its items: nothing was cut inside them
+    defaulted = last.name in set(dump.allocatable_defaulted)
 
-    def keys(obj: dict[str, Any], own: bool = False) -> set[str]:
-        status = obj.get("status")
-        out = {k for k in obj if obj.get(k) is not None} | (
-            {f"status.{k}" for k in status if status.get(k) is not None} if isinstance(status, dict) else set()
-        )
-        meta = obj.get("metadata")
-        if own and isinstance(meta, dict) and meta.get("name") in defaulted:
-            out.discard("status.allocatable")  # given its capacity as it was read (_add_object): not written
-        return out
+    def keys(obj: dict[str, Any]) -> set[str]:
+        held = obj.get("status")
+        return {k for k, v in held.items() if v is not None} if isinstance(held, dict) else set()
 
     common = set.intersection(*(keys(p) for p in peers))
-    missing = sorted(common - keys(last.obj, own=True))
+    own = keys(last.obj) - ({"allocatable"} if defaulted else set())  # given its capacity as read (_add_object)
+    missing = [f"status.{k}" for k in sorted(common - own)]
     if not missing:
         return
     dump.objects.pop()
@@ -1529,8 +1529,8 @@ def _cut_at_mark(dump: Dump, marks: list[str]) -> None:
     dump.errors.append(
         InputError(
             last.source,
-            f"the paste ends with '{mark}', the mark of a cut, and its last object, {last.kind} {last.name}, lacks"
-            f" {shown}, which every other {last.kind} of it has: it looks cut there, and is not judged; paste it whole",
+            f"the text ends with '\u2026', the mark of a cut, and its last object, {last.kind} {last.name}, lacks {shown},"
+            f" which every other {last.kind} of it has: it looks cut inside its status, and is not judged; paste it whole",
             kind=last.kind,
         )
     )
@@ -1560,7 +1560,7 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
             return whole
     if marks:
         dump = _parse_chat_or_text(body, name, None, marks_read=True)
-        _cut_at_mark(dump, marks)
+        _cut_at_mark(dump, marks, body)
         if any(m != "..." for m in marks):  # "..." alone: YAML's own document end, or a cut the reader then says
             shown = ", ".join(f"'{m}'" for m in marks)
             dump.notes.append(

@@ -2666,8 +2666,9 @@ def test_a_paste_cut_inside_its_last_object_before_an_ellipsis_does_not_judge_it
     [err] = dump.errors
     assert (err.source.line, err.kind, err.lost) == (26, "Node", True)
     assert err.reason == (
-        "the paste ends with '\u2026', the mark of a cut, and its last object, Node c, lacks status.allocatable and"
-        " status.nodeInfo, which every other Node of it has: it looks cut there, and is not judged; paste it whole"
+        "the text ends with '\u2026', the mark of a cut, and its last object, Node c, lacks status.allocatable and"
+        " status.nodeInfo, which every other Node of it has: it looks cut inside its status, and is not judged; paste it"
+        " whole"
     )
     assert "paste.txt: its last line '\u2026' set aside (a chat mark, no part of a dump)" in dump.notes
     # without the mark nothing tells a cut from a node written so: judged as written
@@ -2677,6 +2678,17 @@ def test_a_paste_cut_inside_its_last_object_before_an_ellipsis_does_not_judge_it
     assert ([o.name for o in ended.objects], ended.errors) == (["a", "b", "c"], [])
     lone = parse_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: c\nstatus:\n  capacity:\n    cpu: '32'\n\u2026\n", "p.txt")
     assert ([o.name for o in lone.objects], lone.errors) == (["c"], [])
+    # trial 172: YAML's own document end "..." is no cut mark; a last object without a status (a manifest) is whole;
+    # and a List whose own keys follow its last item was not cut inside it
+    assert [o.name for o in parse_text(cut + "...\n", "nodes.yaml").objects] == ["a", "b", "c"]
+    pods = "".join(
+        f"---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {n}\nspec: {{}}\n"
+        + ("status: {phase: Running}\n" if n != "c" else "")
+        for n in "abc"
+    )
+    assert [o.name for o in parse_text(pods + "\u2026\n", "pods.yaml").objects] == ["a", "b", "c"]
+    listed = cut.replace("apiVersion: v1\nkind: List\nitems:\n", "apiVersion: v1\nitems:\n") + "kind: List\nmetadata: {}\n"
+    assert [o.name for o in parse_text(listed + "\u2026\n", "list.yaml").objects] == ["a", "b", "c"]
 
 
 def test_a_yaml_paste_cut_inside_a_key_names_the_object_it_lost() -> None:
