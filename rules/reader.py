@@ -10,6 +10,7 @@ is still read; only an input that cannot be opened at all raises ``DumpError``.
 from __future__ import annotations
 
 import bz2
+import codecs
 import dataclasses
 import functools
 import io
@@ -2221,41 +2222,73 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
 _DOCUMENT_START = re.compile(rb"^---(?=[ \t\r\n]|$)", re.M)
 
 
+def _latin1_fallback(exc: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: the bytes that are not UTF-8 read as Latin-1 (ISO-8859-1, which maps every byte)."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    return exc.object[exc.start : exc.end].decode("latin-1"), exc.end
+
+
+codecs.register_error("verdict-latin1", _latin1_fallback)
+
+
+def _not_utf8_places(chunk: bytes, most: int = 16) -> list[int]:
+    """The offsets in ``chunk`` of its first ``most`` bytes that do not decode as UTF-8."""
+    places: list[int] = []
+    at = 0
+    while len(places) < most:
+        try:
+            chunk[at:].decode("utf-8")
+            break
+        except UnicodeDecodeError as exc:
+            places.append(at + exc.start)
+            at += exc.end
+    return places
+
+
 def _utf8_documents(data: bytes, name: str) -> Dump | None:
-    """The dump of YAML documents some of which are not UTF-8 (a value pasted from a Latin-1 editor): the others read,
-    each bad one an input error at its document and the byte's place, its lines left blank so that the others keep
-    their numbers (trial 171: one byte refused a four-document dump, said at document 1 of a byte in document 4).
-    None where there is one document, or no document is UTF-8 text (the caller refuses the whole)."""
+    """The dump of YAML documents some of which are not UTF-8 (a value or comment saved by a Latin-1 editor): each such
+    document read with those bytes as Latin-1 (``é`` for 0xe9), an input error at its document and the first byte's
+    place saying so, or a note where each such byte stands in a comment (trial 171: one byte refused a four-document
+    dump, said at document 1 of a byte in document 4; trial 172: read apart, a ClusterPolicy with 0xe9 in a comment was
+    lost, and a header comment before the first '---' counted as a document not read). None where there is one
+    document (the caller refuses the whole)."""
     starts = [m.start() for m in _DOCUMENT_START.finditer(data)]
     if not starts:
         return None
     lead = data[: starts[0]]
-    # what stands before the first '---' is a document only where it holds more than comments (YAML's own count)
-    counted_lead = any(x.strip() and not x.lstrip().startswith(b"#") for x in lead.split(b"\n"))
+    # what stands before the first '---' is a document only where it holds more than comments and directives
+    counted_lead = any(x.strip() and not x.lstrip().startswith((b"#", b"%")) for x in lead.split(b"\n"))
     bounds = [0, *starts] if starts[0] else starts
     bounds.append(len(data))
-    parts: list[str] = []
-    bad: list[tuple[int, int, str]] = []
+    errors: list[InputError] = []
+    notes: list[str] = []
     number = 0
     for a, b in itertools.pairwise(bounds):
-        chunk = data[a:b]
         number += 1 if a or counted_lead or not starts[0] else 0
-        try:
-            parts.append(chunk.decode("utf-8-sig" if a == 0 else "utf-8"))
-        except UnicodeDecodeError as exc:
-            _, _, at = not_utf8(chunk, exc)
-            line, column = byte_place(data, a + at)
-            bad.append((max(number, 1), line, f"byte 0x{data[a + at]:02x} at line {line}, column {column}"))
-            separator = "---\n" if chunk.startswith(b"---") else ""
-            parts.append(separator + "\n" * (chunk.count(b"\n") - (1 if separator else 0)))
-    if len(bad) == len(parts) or not bad:
-        return None
+        chunk = data[a:b]
+        places = _not_utf8_places(chunk)
+        if not places:
+            continue
+        line, column = byte_place(data, a + places[0])
+        byte = f"byte 0x{data[a + places[0]]:02x} at line {line}, column {column}"
+        in_comments = all(
+            data[data.rfind(b"\n", 0, a + at) + 1 : a + at].lstrip().startswith(b"#") for at in places
+        )
+        if in_comments:
+            notes.append(f"{name}: {byte} is not UTF-8, in a comment: read as Latin-1 (save the file as UTF-8)")
+            continue
+        shown = data[a + places[0] : a + places[0] + 1].decode("latin-1")
+        reason = (
+            f"not UTF-8 text: {byte}, read as Latin-1 ({shown!r}): the file was saved in another encoding (save it as"
+            " UTF-8); the document's values there may not be what was written"
+        )
+        errors.append(InputError(Source(name, max(number, 1), line), reason, lost=False))
+    text = data.decode("utf-8-sig", errors="verdict-latin1")
     with heap.paused():
-        dump = _parse_text("".join(parts), name)
-    for number, line, where in bad:
-        reason = f"not UTF-8 text: {where}; the document is not read (save the file as UTF-8)"
-        dump.errors.append(InputError(Source(name, number, line), reason))
-    dump.errors.sort(key=lambda e: (e.source.document, e.source.line))
+        dump = _parse_text(text, name)
+    dump.errors = sorted([*dump.errors, *errors], key=lambda e: (e.source.document, e.source.line))
+    dump.notes[:0] = notes
     return dump
 
 

@@ -2752,26 +2752,39 @@ def test_a_node_pasted_in_full_and_as_describe_text_that_differ_is_said_to_diffe
     assert note.endswith("stand in the dump in full and as describe text: the full objects are judged"), note
 
 
-def test_a_yaml_document_that_is_not_utf8_is_an_input_error_and_the_others_are_read() -> None:
-    """Regression (trial 171): one Latin-1 byte in the fourth document of a four-document dump refused the whole dump,
-    and the error said document 1. The documents that are UTF-8 are read at their lines; the other is an input error
-    at its document and the byte's line and column. A single document is refused whole, as before."""
+def test_a_yaml_document_that_is_not_utf8_is_read_as_latin1_and_said() -> None:
+    """Regression (trial 171): one Latin-1 byte in the third document of a dump refused the whole dump, and the error
+    said document 1. Every document is read, the bytes that are not UTF-8 as Latin-1; an input error at that document
+    and the byte's line and column says so (nothing is lost: lost is False). Trial 172: read apart, a ClusterPolicy with
+    such a byte in a comment was lost; a byte in a comment, before the first '---' too, is a note. A single document
+    is refused whole, as before."""
     doc = "apiVersion: v1\nkind: Node\nmetadata:\n  name: {}\n  annotations: {{note: {}}}\n"
     data = (doc.format("a", "x") + "---\n" + doc.format("b", "x") + "---\n").encode() + doc.format("c", "caf\xe9").encode(
         "latin-1"
     )
     dump = parse_bytes(data, "nodes.yaml")
-    assert [(o.name, o.source.document, o.source.line) for o in dump.objects] == [("a", 1, 1), ("b", 2, 7)]
+    assert [(o.name, o.source.document, o.source.line) for o in dump.objects] == [("a", 1, 1), ("b", 2, 7), ("c", 3, 13)]
+    assert dump.objects[2].obj["metadata"]["annotations"] == {"note": "caf\xe9"}
     [err] = dump.errors
-    assert (err.source.document, err.source.line, err.reason) == (
+    assert (err.source.document, err.source.line, err.lost, err.reason) == (
         3,
         17,
-        "not UTF-8 text: byte 0xe9 at line 17, column 26; the document is not read (save the file as UTF-8)",
+        False,
+        "not UTF-8 text: byte 0xe9 at line 17, column 26, read as Latin-1 ('\xe9'): the file was saved in another"
+        " encoding (save it as UTF-8); the document's values there may not be what was written",
     )
     with pytest.raises(DumpError, match="byte 0xe9 at line 5, column 26"):
         parse_bytes(doc.format("c", "caf\xe9").encode("latin-1"), "one.yaml")
-    # a comment before the first '---' is no document of its own
-    commented = b"# nodes\n---\n" + doc.format("c", "caf\xe9").encode("latin-1") + b"---\n" + doc.format("d", "x").encode()
+    # a byte in a comment, before the first '---' or in a document, is a note: every object read, no input error
+    commented = (
+        "# nodes of caf\xe9\n---\n".encode("latin-1")
+        + doc.format("c", "x").encode()
+        + b"---\n"
+        + (doc.format("d", "x") + "# r\xe9sum\xe9\n").encode("latin-1")
+    )
     dump = parse_bytes(commented, "c.yaml")
-    assert [(o.name, o.source.document) for o in dump.objects] == [("d", 2)]
-    assert [(e.source.document, e.source.line) for e in dump.errors] == [(1, 7)]
+    assert ([(o.name, o.source.document) for o in dump.objects], dump.errors) == ([("c", 1), ("d", 2)], [])
+    assert dump.notes[:2] == [
+        "c.yaml: byte 0xe9 at line 1, column 15 is not UTF-8, in a comment: read as Latin-1 (save the file as UTF-8)",
+        "c.yaml: byte 0xe9 at line 14, column 4 is not UTF-8, in a comment: read as Latin-1 (save the file as UTF-8)",
+    ]
