@@ -2272,9 +2272,7 @@ def _utf8_documents(data: bytes, name: str) -> Dump | None:
             continue
         line, column = byte_place(data, a + places[0])
         byte = f"byte 0x{data[a + places[0]]:02x} at line {line}, column {column}"
-        in_comments = all(
-            data[data.rfind(b"\n", 0, a + at) + 1 : a + at].lstrip().startswith(b"#") for at in places
-        )
+        in_comments = all(data[data.rfind(b"\n", 0, a + at) + 1 : a + at].lstrip().startswith(b"#") for at in places)
         if in_comments:
             notes.append(f"{name}: {byte} is not UTF-8, in a comment: read as Latin-1 (save the file as UTF-8)")
             continue
