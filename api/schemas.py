@@ -356,11 +356,12 @@ class NotAppliedSchema(OpenSchema):
     objects = fields.Integer(
         required=True, metadata={"description": "how many objects the rule matched (none has a result of it)"}
     )
-    superseded = fields.Boolean(
+    supersededBy = fields.String(
         required=True,
         metadata={
-            "description": "the rule is one for a dump that lacks what this one holds (its precondition asks that it be"
-            " absent: exists: false), such as a manifests audit's stand-in for a rule that reads Nodes; no note says it"
+            "description": "the rule that judges the objects instead, where the precondition names one (supersededBy:"
+            " a rule for a dump that lacks what this one holds, such as a manifests audit's stand-in for a rule that"
+            ' reads Nodes); no note says such a rule; "" else'
         },
     )
 

@@ -179,14 +179,13 @@ def _rule_scope(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope)
     return Scope(obj, index, plan.policy, plan.specs, parent=policy_scope) if plan.specs else policy_scope
 
 
-def unmet_in_dump(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> tuple[str, bool] | None:
+def unmet_in_dump(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> tuple[str, str] | None:
     """Why ``plan`` applies to no object of ``index``'s dump: the description of the first of its leading
     preconditions that read only the dump (``RulePlan.dump_preconditions``) that does not hold, judged on ``obj``
     (any object the rule matches: the outcome is the same for all), which each object would otherwise skip with,
-    and whether that precondition asks that something be absent (``exists: false``: a rule for a dump that lacks
-    what this one holds, such as a manifests audit's stand-in for the scheduler's model, superseded here). None
-    when each holds, or one cannot be evaluated (then the rule judges every object, and each result says the
-    error)."""
+    and the rule that precondition says judges the objects instead (``supersededBy``: a rule for a dump that lacks
+    what this one holds, such as a manifests audit's stand-in for the scheduler's model), or "". None when each
+    holds, or one cannot be evaluated (then the rule judges every object, and each result says the error)."""
     if not plan.dump_preconditions:
         return None
     scope = _rule_scope(plan, obj, index, policy_scope)
@@ -197,7 +196,7 @@ def unmet_in_dump(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scop
             return None
         if out.state == "fail":
             why = pre.description or out.detail or f"{out.path} is {show(out.observed)}, not {out.expected}"
-            return why, pre.op == "exists" and pre.argument is False
+            return why, pre.superseded_by
         if out.state != "pass":
             return None
     return None
@@ -303,12 +302,12 @@ def _skip_notes(objects: list[ObjectReport]) -> tuple[list[str], list[str]]:
 def _not_applied_notes(not_applied: list[dict[str, Any]]) -> list[str]:
     """One note per reason some rules applied to no object of the dump (``Report.not_applied``): ``not applied:
     <reason> (policy/rule, ...: no result for the N objects they match)``, in place of a skip result on each. A rule
-    superseded in this dump (one for a dump that lacks what this one holds: "the dump holds Nodes, so
-    workload-schedulable judges where the workload can land") has none: that is no news of the dump, and five such
-    notes of a whole cluster's dump were read as noise (trial 169); its ``notApplied`` entry says it."""
+    superseded in this dump (its precondition's ``supersededBy`` names the rule that judges instead: "the dump holds
+    Nodes, so workload-schedulable judges where the workload can land") has none: that is no news of the dump, and
+    five such notes of a whole cluster's dump were read as noise (trial 169); its ``notApplied`` entry says it."""
     by_reason: dict[str, list[dict[str, Any]]] = {}
     for entry in not_applied:
-        if entry.get("superseded"):
+        if entry.get("supersededBy"):
             continue
         by_reason.setdefault(entry["reason"], []).append(entry)
     out = []
@@ -608,8 +607,8 @@ def judge_objects(
     out = []
     total = len(objects)
     selected = 0
-    # id(rule plan) -> why it applies to no object of the dump and whether it is superseded (unmet_in_dump), or None
-    unmet: dict[int, tuple[str, bool] | None] = {}
+    # id(rule plan) -> why it applies to no object of the dump and the rule that judges instead (unmet_in_dump), or None
+    unmet: dict[int, tuple[str, str] | None] = {}
     idle: dict[str, list[Any]] = {}
     for n in range(start, total if stop is None else stop):
         if n % 64 == 0:
@@ -742,15 +741,15 @@ def _evaluate(
             objects.extend(object_report(every[n], results) for n, results in shard.reports)
             exempter.merge(shard.errors, shard.used)
             selected += shard.selected
-            for uid, (why, superseded, matched) in shard.idle.items():
-                idle.setdefault(uid, [why, superseded, 0])[2] += matched
+            for uid, (why, instead, matched) in shard.idle.items():
+                idle.setdefault(uid, [why, instead, 0])[2] += matched
             progress.evaluating(shard.done, total, candidates.rules)
     else:
         objects, selected, idle = judge_objects(
             every, index, candidates, exempter, deadline, budget or 0, selection=selection, progress=progress
         )
     not_applied = [
-        {"rule": r.uid, "policy": r.policy, "reason": idle[r.uid][0], "objects": idle[r.uid][2], "superseded": idle[r.uid][1]}
+        {"rule": r.uid, "policy": r.policy, "reason": idle[r.uid][0], "objects": idle[r.uid][2], "supersededBy": idle[r.uid][1]}
         for r in policies.rules
         if r.uid in idle
     ]

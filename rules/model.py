@@ -7,6 +7,7 @@ path inside the document (``spec.rules[2].assert.path``) so the loader can give 
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from dataclasses import dataclass, field
@@ -126,6 +127,9 @@ class Assertion:
     message: str = ""
     #: forEach ``report: all``: a failure names every failing item, not only the first
     report_all: bool = False
+    #: a precondition's ``supersededBy``: the rule that judges the objects instead where it does not hold (a rule for
+    #: a dump that lacks what another reads); a rule not applied for it gets no note
+    superseded_by: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -512,6 +516,12 @@ def compile_subject(raw: dict[str, Any], where: list[str | int]) -> Ref | None:
 
 def compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
     """Compile one validated assertion mapping (see ``rules.schema``); several operators are ANDed."""
+    out = _compile_assertion(raw, where)
+    by = raw.get("supersededBy")
+    return dataclasses.replace(out, superseded_by=by) if by else out
+
+
+def _compile_assertion(raw: dict[str, Any], where: list[str | int]) -> Assertion:
     desc = raw.get("description", "")
     msg = raw.get("message", "")
     if "all" in raw or "any" in raw:

@@ -300,9 +300,9 @@ class Report:
     #: ``objectsSelected``, how many objects of the dump they kept; the summary carries it.
     selection: dict[str, Any] | None = None
     #: The rules that applied to no object of the dump because a precondition that reads only the dump does not
-    #: hold (``rules.evaluate.unmet_in_dump``): ``{rule: policy/rule, policy, reason, objects, superseded}``,
-    #: ``objects`` the objects the rule matched, none of which has a result of it, ``superseded`` whether the rule
-    #: is one for a dump that lacks what this one holds (no note says it).
+    #: hold (``rules.evaluate.unmet_in_dump``): ``{rule: policy/rule, policy, reason, objects, supersededBy}``,
+    #: ``objects`` the objects the rule matched, none of which has a result of it, ``supersededBy`` the rule that
+    #: judges them instead, where the precondition names one ("" else; no note says such a rule).
     not_applied: list[dict[str, Any]] = field(default_factory=list)
     #: ``by_rule()`` once computed (a filtered copy computes its own)
     _by_rule: list[RuleRollup] | None = field(default=None, init=False, repr=False, compare=False)

@@ -264,6 +264,13 @@ def _assertion_fields() -> dict[str, Any]:
         "ifMissing": fields.String(validate=validate.OneOf(["pass", "fail"])),
         "description": fields.String(),
         "message": fields.String(),
+        "supersededBy": fields.String(
+            validate=validate.Length(min=1),
+            metadata={
+                "description": "on a precondition that reads only the dump: the rule (policy/rule) that judges the"
+                " objects instead where it does not hold; the rule not applied then gets no note"
+            },
+        ),
         "all": fields.List(nested(), validate=NON_EMPTY),
         "any": fields.List(nested(), validate=NON_EMPTY),
         "not": nested(),
@@ -279,7 +286,7 @@ def _validate_assertion(self: Schema, data: dict[str, Any], **_: Any) -> None:
     ops = [k for k in data if k in operators.OPERATORS]
     subjects = [k for k in SUBJECT_KEYS if k in data]
     if combinators:
-        extra = [k for k in data if k not in (*combinators, "description", "message")]
+        extra = [k for k in data if k not in (*combinators, "description", "message", "supersededBy")]
         if len(combinators) > 1 or extra:
             raise ValidationError(f"{combinators[0]} cannot be combined with {', '.join(combinators[1:] + extra)}")
         return

@@ -52,7 +52,7 @@ def test_a_rule_led_by_an_unmet_precondition_on_the_dump_applies_to_no_object(lo
             "policy": "test-policy",
             "reason": "no ClusterPolicy in the dump",
             "objects": 3,
-            "superseded": False,
+            "supersededBy": "",
         }
     ]
     assert report.summary()["results"] == {"pass": 2, "fail": 1, "warn": 0, "error": 0, "skip": 0}
@@ -214,13 +214,21 @@ def test_a_rule_for_a_dump_that_lacks_what_this_one_holds_is_superseded_without_
 ) -> None:
     """Regression (trial 169): a whole cluster's dump printed five notes like "not applied: the dump holds Nodes, so
     workload-schedulable judges where the workload can land" for the manifests audit's stand-ins of rules that read
-    Nodes: no news of the dump. A rule not applied because a precondition asking that something be absent (exists:
-    false) does not hold is superseded: its notApplied entry says so, and no note; one whose dump lacks what it needs
-    still has its note."""
-    no_cp = {"context": "cp", "exists": False, "description": "the dump holds a ClusterPolicy, so cp judges the node"}
+    Nodes: no news of the dump. A precondition that names the rule judging instead (supersededBy) makes its rule
+    superseded where it does not hold: its notApplied entry names that rule, and no note. Trial 172: any exists: false
+    was taken for one, so a rule a ClusterPolicy's setting kept from applying lost its note; a precondition without
+    supersededBy keeps its note, whatever it asks."""
+    no_cp = {
+        "context": "cp",
+        "exists": False,
+        "supersededBy": "test-policy/cp",
+        "description": "the dump holds a ClusterPolicy, so cp judges the node",
+    }
+    absent = {"context": "cp", "exists": False, "description": "a ClusterPolicy names its own config"}
     rules = [
         make_rule({"path": GPUS, "gt": 0}, id="stand-in", preconditions=[no_cp]),
         make_rule({"path": GPUS, "gt": 0}, id="cp", preconditions=[NEEDS_CP]),
+        make_rule({"path": GPUS, "gt": 0}, id="own-config", preconditions=[absent]),
     ]
     report = run(load_policy, [gpu_node("n1"), CLUSTERPOLICY], rules)
     assert report.not_applied == [
@@ -229,13 +237,22 @@ def test_a_rule_for_a_dump_that_lacks_what_this_one_holds_is_superseded_without_
             "policy": "test-policy",
             "reason": "the dump holds a ClusterPolicy, so cp judges the node",
             "objects": 1,
-            "superseded": True,
-        }
+            "supersededBy": "test-policy/cp",
+        },
+        {
+            "rule": "test-policy/own-config",
+            "policy": "test-policy",
+            "reason": "a ClusterPolicy names its own config",
+            "objects": 1,
+            "supersededBy": "",
+        },
     ]
-    assert not [n for n in report.notes if n.startswith("not applied")]
-    assert json.loads(render(report, "json"))["notApplied"][0]["superseded"] is True
+    assert [n for n in report.notes if n.startswith("not applied")] == [
+        "not applied: a ClusterPolicy names its own config (test-policy/own-config: no result for the 1 object it matches)"
+    ]
+    assert json.loads(render(report, "json"))["notApplied"][0]["supersededBy"] == "test-policy/cp"
     report = run(load_policy, [gpu_node("n1")], rules)
-    assert [(e["rule"], e["superseded"]) for e in report.not_applied] == [("test-policy/cp", False)]
+    assert [(e["rule"], e["supersededBy"]) for e in report.not_applied] == [("test-policy/cp", "")]
     assert [n for n in report.notes if n.startswith("not applied")] == [
         "not applied: no ClusterPolicy in the dump (test-policy/cp: no result for the 1 object it matches)"
     ]
