@@ -53,6 +53,12 @@ def _reasons(schema: Schema, args: MultiDict[str, str], messages: dict[str, Any]
         name = str(key)
         if name in schema.fields and not isinstance(schema.fields[name], fields.List) and len(args.getlist(name)) > 1:
             out[name] = ONCE
+        elif name not in schema.fields and _plain(name) == "failon":
+            # the exit code's option: an answer's Verdict-Summary header says the worst result instead
+            out[name] = (
+                "unknown parameter: --fail-on sets the CLI's exit code; an answer says its worst result in its"
+                f" Verdict-Summary header (worst=fail); this route takes {known}"
+            )
         elif name not in schema.fields:
             out[name] = f"unknown parameter{did_you_mean(_meant(name, list(schema.fields)))}; this route takes {known}"
         else:
@@ -64,9 +70,34 @@ def _plain(name: str) -> str:
     return name.replace("-", "").replace("_", "").lower()
 
 
+#: The CLI's and kubectl's words for a parameter another name would be taken for (trial 172: ``names`` was told
+#: ``name``, the dump's file name, and the objects went unfiltered): plain spelling -> the parameter.
+_ALIASES = {
+    "names": "objectName",
+    "object": "objectName",
+    "objects": "objectName",
+    "selector": "labelSelector",
+    "l": "labelSelector",
+    "labels": "labelSelector",
+    "kinds": "kind",
+    "n": "namespace",
+    "namespaces": "namespace",
+    "rules": "rule",
+    "r": "rule",
+    "severity": "minSeverity",
+    "f": "format",
+    "output": "format",
+    "o": "format",
+}
+
+
 def _meant(name: str, known: list[str]) -> str | None:
     """The parameter ``name`` likely stood for: the one it spells in another case or with dashes or underscores
-    (``fail_on``, ``labelselector``: the CLI's and kubectl's spellings), else the nearest spelling (trial 169)."""
+    (``min_severity``, ``labelselector``: the CLI's and kubectl's spellings), the one a CLI or kubectl word stands for
+    (``_ALIASES``), else the nearest spelling (trial 169)."""
+    alias = _ALIASES.get(_plain(name))
+    if alias in known:
+        return alias
     same = [k for k in known if _plain(k) == _plain(name)]
     if same:
         return same[0]

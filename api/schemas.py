@@ -30,7 +30,7 @@ class OneOf(validate.OneOf):
         return self.error.format(input=value, choices=self.choices_text, labels=self.labels_text, meant=hint)
 
 
-LIMIT_REASON = f"must be 0 (no cut) or at least {MIN_LIMIT} characters (format=markdown only)"
+LIMIT_REASON = f"must be 0 (no cut) or at least {MIN_LIMIT} characters (format=markdown or chat only)"
 #: What a query value of the wrong type is told, in the words of the other refusals (trial 100: marshmallow's own
 #: "Not a valid integer." stood among them).
 NOT_WHOLE: dict[str, str | list[Any] | dict[Any, Any]] = {"invalid": "{input!r} is not a whole number"}
@@ -120,14 +120,15 @@ class EvaluateQuerySchema(Schema):
         validate=[validate.Range(min=0, error=LIMIT_REASON), check_limit],
         error_messages={"invalid": f"{{input!r}} is not a whole number: it {LIMIT_REASON}"},
         metadata={
-            "description": f"format=markdown only: the longest text in characters (default 3500; 0: no cut; "
+            "description": f"format=markdown or chat only: the longest text in characters (default 3500; 0: no cut; "
             f"else at least {MIN_LIMIT}). With another format, a 400."
         },
     )
     groupBy = fields.String(
         validate=OneOf(GROUP_BY, error=ONE_OF),
         metadata={
-            "description": "format=table, markdown or junit only: the details after the roll-up by rule (default) or by object."
+            "description": "format=table, markdown, chat or junit only: the details (after the roll-up) by rule (default)"
+            " or by object."
         },
     )
     sarifAllResults = fields.Boolean(

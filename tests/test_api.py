@@ -226,6 +226,15 @@ def test_unknown_query_parameter_names_the_one_meant(client: FlaskClient) -> Non
         "formt": "unknown parameter (did you mean 'format'?)",
         "min-severity": "unknown parameter (did you mean 'minSeverity'?)",
     }
+    # trial 172: names (the CLI's --name) was told name, the dump's file name, which left the objects unfiltered; the
+    # CLI's exit-code option has no parameter: the header says the worst result
+    body = problem(evaluate(client, query="?names=gpu-*&fail_on=warn"), 400, "invalid-query")
+    reasons = {e["parameter"]: e["reason"].split("; this route")[0] for e in body["errors"]}
+    assert reasons == {
+        "names": "unknown parameter (did you mean 'objectName'?)",
+        "fail_on": "unknown parameter: --fail-on sets the CLI's exit code; an answer says its worst result in its"
+        " Verdict-Summary header (worst=fail)",
+    }
 
 
 def markdown_of(client: FlaskClient, query: str, data: bytes = CLUSTER, **headers: str) -> str:
@@ -247,16 +256,17 @@ def test_markdown_limit_parameter(client: FlaskClient) -> None:
     assert markdown_of(client, "?format=markdown") == markdown_of(client, "?format=markdown&limit=3500")
     for bad in ("499", "1", "-1"):
         body = problem(evaluate(client, query=f"?format=markdown&limit={bad}"), 400, "invalid-query")
-        assert body["detail"] == "limit: must be 0 (no cut) or at least 500 characters (format=markdown only)"
+        assert body["detail"] == "limit: must be 0 (no cut) or at least 500 characters (format=markdown or chat only)"
     # regression: with JSON the range was said first, and following it led to a second 400 (only for markdown)
     body = problem(evaluate(client, query="?limit=100"), 400, "invalid-query")
-    assert body["detail"] == "limit: must be 0 (no cut) or at least 500 characters (format=markdown only)"
+    assert body["detail"] == "limit: must be 0 (no cut) or at least 500 characters (format=markdown or chat only)"
     body = problem(evaluate(client, query="?format=markdown&limit=many"), 400, "invalid-query")
     # trial 100: marshmallow's "Not a valid integer." stood among refusals that say what is wanted
     assert body["errors"] == [
         {
             "parameter": "limit",
-            "reason": "'many' is not a whole number: it must be 0 (no cut) or at least 500 characters (format=markdown only)",
+            "reason": "'many' is not a whole number: it must be 0 (no cut) or at least 500 characters (format=markdown or"
+            " chat only)",
         }
     ]
     body = problem(evaluate(client, query="?format=sarif&sarifAllResults=maybe"), 400, "invalid-query")
