@@ -114,20 +114,37 @@ _QUOTE = re.compile(r">[ \t]?")
 _MATRIX_SENDER = re.compile(r"<@[^<>\s]+>[ \t]?")
 
 
-def without_quotes(text: str) -> tuple[str, int]:
+#: The first line of a dump or a code block, among the lines a quote leaves unquoted: kept where one stands there.
+_DUMP_START = re.compile(r"[ \t]*(?:```|~~~|apiVersion:|kind:|Name:|[{\[]|NAME[ \t])")
+
+
+def without_quotes(text: str) -> tuple[str, int, int]:
     """The text with one chat quote marker (``_QUOTE``) taken off each line that starts with one, where the text's
-    first line that is not blank does (a reply's own text after the quote stays, read as text around a dump), and
-    Matrix's sender before the quoted message; how many lines lost one (0: the text as it is). No YAML, JSON,
-    describe text or kubectl table has a line that starts with ``>`` (trial 171: "> Name: gpu-pt-bad", a quoted
-    paste, was refused as a YAML syntax error at line 1 with no word of the quote)."""
+    first line that is not blank does, or three lines in a row do (prose before a quote), and Matrix's sender before
+    the quoted message; the other lines that are not blank (the reply's own words around the quote) left blank, unless
+    one of them starts a dump or a code block of its own; how many lines lost a marker, and how many were left blank
+    (0, 0: the text as it is). No YAML, JSON, describe text or kubectl table has a line that starts with ``>`` (trial
+    171: "> Name: gpu-pt-bad", a quoted paste, was refused as a YAML syntax error at line 1 with no word of the quote;
+    trial 172: a reply's line after the quote made the quoted node "cut short")."""
     lead = _SPACE.match(text).end()  # type: ignore[union-attr]
-    if not text.startswith(">", lead):
-        return text, 0
+    if ">" not in text:
+        return text, 0, 0
     lines = text.split("\n")
+    quoted = [_QUOTE.match(line) is not None for line in lines]
+    run = longest = 0
+    for q in quoted:
+        run = run + 1 if q else 0
+        longest = max(longest, run)
+    if not text.startswith(">", lead) and longest < 3:
+        return text, 0, 0
+    others = [i for i, q in enumerate(quoted) if not q and lines[i].strip()]
+    blank = not any(_DUMP_START.match(lines[i]) for i in others)
     count = 0
     for i, line in enumerate(lines):
         m = _QUOTE.match(line)
         if m is None:
+            if blank and line.strip():
+                lines[i] = ""
             continue
         rest = line[m.end() :]
         if not count:
@@ -135,7 +152,7 @@ def without_quotes(text: str) -> tuple[str, int]:
             rest = rest[sender.end() :] if sender else rest
         lines[i] = rest
         count += 1
-    return "\n".join(lines), count
+    return "\n".join(lines), count, len(others) if blank else 0
 
 
 def _blocks(lines: list[str]) -> list[tuple[int, int]]:

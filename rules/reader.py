@@ -1540,17 +1540,23 @@ def _cut_at_mark(dump: Dump, marks: list[str], body: str) -> None:
 def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError | None, marks_read: bool = False) -> Dump:
     # trial 124: a whole YAML node with Slack's "(edited)" after it was refused as "cut short?", a JSON one's was an
     # input error ("Expecting value"), and a cut list's "..." hid the cut-short hint: the marks are set aside, said
-    quoted = 0
+    quoted = aside = 0
     if not marks_read:
-        text, quoted = pastes.without_quotes(text)
+        text, quoted, aside = pastes.without_quotes(text)
+        while quoted:  # a quote of a quote (trial 172: "> > apiVersion" said the note twice)
+            text, inner, more = pastes.without_quotes(text)
+            if not inner:
+                break
+            aside += more
         if quoted:
             json_error = None  # the JSON parser saw the quote markers
     if quoted:
         dump = _parse_chat_or_text(text, name, None)
+        around = f", and {counted(aside, 'line')} of the reply's own text around it set aside" if aside else ""
         dump.notes.insert(
             0,
             f"{name}: read as a quoted message: the quote marker ('> ', as a chat client writes a quote or a reply) taken"
-            f" off {counted(quoted, 'line')} before reading",
+            f" off {counted(quoted, 'line')} before reading{around}",
         )
         return dump
     body, marks = (text, []) if marks_read else _without_tail_marks(text)

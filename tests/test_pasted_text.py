@@ -306,3 +306,20 @@ def test_a_quoted_paste_reads_as_the_text_it_quotes() -> None:
     assert dump.errors == [] and [(o.name, o.source.line) for o in dump.objects] == [("gpu-1", 3)]
     # a line that starts with ">" is never a dump's own: one that does not start with a quote is read as it is
     assert parse_text("kind: Node\nmetadata:\n  name: a\n  annotations:\n    note: >\n      folded\n", "f.yaml").notes == []
+
+
+def test_a_quote_with_the_replys_own_text_around_it_reads_the_quote() -> None:
+    """Regression (trial 172): "> "-quoted node YAML, a blank line, then "can you check this one?" (a reply's layout)
+    was "cut short? (Node gpu-1, not read)"; prose before the quote left it unread; a quote of a quote said its note
+    twice. The quoted lines are the dump, the reply's own lines are set aside and counted; a line of the reply that
+    starts a dump of its own keeps the whole text as it is but for the markers."""
+    plain = read(parse_text(NODE_YAML, "n.yaml"))
+    after = parse_text(quote(NODE_YAML.rstrip("\n")) + "\n\ncan you check this one?\n", "a.txt")
+    assert (after.errors, read(after)) == ([], plain)
+    assert after.notes[0].endswith("before reading, and 1 line of the reply's own text around it set aside")
+    before = parse_text("look at this one:\n" + quote(NODE_YAML.rstrip("\n")) + "\n", "b.txt")
+    assert before.errors == [] and [(o.name, o.source.line) for o in before.objects] == [("gpu-1", 2)]
+    nested = parse_text(quote(quote(NODE_YAML.rstrip("\n"))), "c.txt")
+    assert read(nested) == plain and sum("quoted message" in n for n in nested.notes) == 1
+    own = parse_text(quote(NODE_YAML.rstrip("\n")) + "\n---\n" + NODE_YAML.replace("gpu-1", "gpu-2"), "d.txt")
+    assert [o.name for o in own.objects] == ["gpu-1", "gpu-2"]
