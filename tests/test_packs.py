@@ -1819,3 +1819,29 @@ def test_a_misspelt_workload_label_key_is_given_the_label_it_meant() -> None:
         "kubectl label node gpu-both gpu.workload.config-  # its nvidia.com/gpu.workload.config=container is what the"
         " operator reads"
     )
+
+
+def test_a_default_workload_fix_is_a_patch_only_of_a_value_it_can_name() -> None:
+    """Regression (trial 172): default-workload-valid's fix patched in the placeholder <container|vm-passthrough|vm-vgpu>
+    for a value like no workload, which the API server refuses if pasted; a value it can name is patched in."""
+    from rules.reader import parse_text
+
+    def fix(value: str) -> str:
+        dump = parse_text(
+            f"apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {{name: cp}}\n"
+            f"spec: {{sandboxWorkloads: {{enabled: true, defaultWorkload: '{value}'}}}}\n",
+            "cp.yaml",
+        )
+        report = evaluate(dump, load_policies([str(GPU_PACK)]))
+        [result] = [r for o in report.objects for r in o.results if r.rule == "default-workload-valid"]
+        assert result.result == "fail"
+        return result.remediation
+
+    assert fix("vm-passthru") == (
+        "kubectl patch clusterpolicies.nvidia.com cp --type merge -p '{\"spec\":{\"sandboxWorkloads\":{\"defaultWorkload\":"
+        "\"vm-passthrough\"}}}'"
+    )
+    assert fix("kubevirt-gpu") == (
+        "kubectl edit clusterpolicies.nvidia.com cp  # set spec.sandboxWorkloads.defaultWorkload to container,"
+        " vm-passthrough or vm-vgpu"
+    )
