@@ -484,7 +484,9 @@ def _conflict_notes(index: Index) -> list[str]:
     return notes
 
 
-def _partial_notes(index: Index, defaulted: frozenset[str] = frozenset()) -> list[str]:
+def _partial_notes(
+    index: Index, defaulted: frozenset[str] = frozenset(), doubtful: frozenset[tuple[str, int]] = frozenset()
+) -> list[str]:
     """One note counting the objects rebuilt from describe text that the dump holds in full too (trial 49: one note
     per pod, "in the dump twice and the two differ ... audit one cluster at a time", for describe text and the
     pods' JSON of one cluster)."""
@@ -496,7 +498,13 @@ def _partial_notes(index: Index, defaulted: frozenset[str] = frozenset()) -> lis
     note = f"{what}{others} stand in the dump in full and as describe text: the full objects are judged"
     # trial 171: a node pasted as JSON "before" and as describe text "after the fix" was judged on the old copy, and
     # nothing said the two disagree
-    differing = [(f, parts) for f, r in index.partials if (parts := _described_differs(f, r, f.name in defaulted))]
+    # (trial 172: a describe text cut inside its Allocatable, its keys filled from Capacity as the input error says,
+    # was said to differ: a text with an input error on its resources is compared by its labels alone)
+    differing = [
+        (f, parts)
+        for f, r in index.partials
+        if (parts := _described_differs(f, r, f.name in defaulted, (r.source.file, r.source.document) in doubtful))
+    ]
     if differing:
         f, parts = differing[0]
         more = f" (and {counted(len(differing) - 1, 'other object')})" if len(differing) > 1 else ""
@@ -516,18 +524,19 @@ def _same_quantity(a: Any, b: Any) -> bool:
         return False
 
 
-def _described_differs(full: KObject, rebuilt: KObject, defaulted: bool = False) -> list[str]:
+def _described_differs(full: KObject, rebuilt: KObject, defaulted: bool = False, cut: bool = False) -> list[str]:
     """What describe text shows of a Node that its full object says otherwise: its labels, status.capacity,
     status.allocatable (quantities compared as quantities: describe writes ``131072Ki`` where YAML may hold
-    ``128Mi``; not allocatable where either was given its capacity as read, ``defaulted``); [] for other kinds,
-    whose describe text verdict rebuilds less of."""
+    ``128Mi``; not allocatable where either was given its capacity as read, ``defaulted``; labels alone where the
+    describe text has an input error on its resources, ``cut``); [] for other kinds, whose describe text verdict
+    rebuilds less of."""
     if full.kind != "Node":
         return []
     out = []
     labels = rebuilt.metadata.get("labels")
     if isinstance(labels, dict) and labels != (full.metadata.get("labels") or {}):
         out.append("its labels")
-    for part in ("capacity",) if defaulted else ("capacity", "allocatable"):
+    for part in () if cut else ("capacity",) if defaulted else ("capacity", "allocatable"):
         told, held = (o.obj.get("status") or {} for o in (rebuilt, full))
         told, held = (x.get(part) if isinstance(x, dict) else None for x in (told, held))
         if not isinstance(told, dict) or not isinstance(held, dict):
@@ -768,7 +777,15 @@ def _evaluate(
             *_conflict_notes(index),
             *_lost_notes(lost),
             *_copy_notes(index),
-            *_partial_notes(index, frozenset(dump.allocatable_defaulted)),
+            *_partial_notes(
+                index,
+                frozenset(dump.allocatable_defaulted),
+                frozenset(
+                    (e.source.file, e.source.document)
+                    for e in dump.errors
+                    if e.path.startswith(("$.status.allocatable", "$.status.capacity"))
+                ),
+            ),
             *_recollected_notes(index),
             *dump.notes,
             *dump.defaulted_note(),

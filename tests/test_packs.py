@@ -1838,8 +1838,8 @@ def test_a_default_workload_fix_is_a_patch_only_of_a_value_it_can_name() -> None
         return result.remediation
 
     assert fix("vm-passthru") == (
-        "kubectl patch clusterpolicies.nvidia.com cp --type merge -p '{\"spec\":{\"sandboxWorkloads\":{\"defaultWorkload\":"
-        "\"vm-passthrough\"}}}'"
+        'kubectl patch clusterpolicies.nvidia.com cp --type merge -p \'{"spec":{"sandboxWorkloads":{"defaultWorkload":'
+        '"vm-passthrough"}}}\''
     )
     assert fix("kubevirt-gpu") == (
         "kubectl edit clusterpolicies.nvidia.com cp  # set spec.sandboxWorkloads.defaultWorkload to container,"

@@ -2744,6 +2744,16 @@ def test_a_node_pasted_in_full_and_as_describe_text_that_differ_is_said_to_diffe
         "the full objects are judged; Node gpu-pt-bad differs from its describe text in status.capacity and"
         " status.allocatable: the two were taken at different times? paste one of them"
     ), note
+    # trial 172: describe text cut inside its Allocatable (its keys filled from Capacity, as an input error says) is
+    # compared by its labels alone
+    cut = described.split("Allocatable:")[0] + "Allocatable:\n  cpu:                     8\n"
+    half = evaluate(
+        parse_text(f"$ kubectl get node gpu-pt-bad -o json\n{node('nvidia.com/GA102GL_A10', '128Mi')}\n{cut}", "c.txt"),
+        load_policies(()),
+    )
+    assert half.input_errors, "the cut describe text is said"
+    [note] = [n for n in half.notes if "stand in the dump in full and as describe text" in n]
+    assert note.endswith("stand in the dump in full and as describe text: the full objects are judged"), note
     same = evaluate(
         parse_text(f"$ kubectl get node gpu-pt-bad -o json\n{node('nvidia.com/GA102GL_A10', '128Mi')}\n{described}", "c.txt"),
         load_policies(()),
