@@ -1689,3 +1689,18 @@ def test_chat_many_dumps_keep_each_dumps_findings_under_its_own_heading() -> Non
     assert len(both) <= 900 and both.index("== other.yaml ==") < both.rindex("FAIL (high)")
     assert both.count("FAIL (high)") == 4
     assert both.endswith("_… 2 more findings not shown (limit 900 characters; limit 0: all)_\n")
+
+
+def test_chat_shows_findings_before_skip_notes_where_the_limit_cuts() -> None:
+    """Regression (trial 172): at the default limit the lab's chat message named three skip notes and 2 of its 12
+    findings. Where findings are left out, the skip notes are only counted (as markdown does) when that shows more."""
+    from rules.evaluate import evaluate
+    from rules.loader import load_policies
+    from rules.reader import read_paths
+
+    lab = evaluate(read_paths([str(ROOT / "examples" / "lab-cluster.yaml")]), load_policies())
+    text = render(lab, "chat")
+    assert len(text) <= markdown.LIMIT
+    assert len(re.findall(r"^(?:FAIL|WARN|ERROR) \(", text, re.M)) == 3
+    assert "\n_skipped:" not in text and "skip or not-applied notes in the JSON report" in text
+    assert text.rstrip().endswith("_… 9 more findings not shown (limit 3,500 characters; limit 0: all)_")
