@@ -56,11 +56,13 @@ class ExpectationSchema(Schema):
 
 class NotAppliedSchema(Schema):
     """A rule expected to apply to no object of the dump (``Report.not_applied``): ``policy`` optional when the
-    rule id is unique in the pack; ``reasonContains`` optionally checks the reason."""
+    rule id is unique in the pack; ``reasonContains`` optionally checks the reason, ``supersededBy`` the rule its
+    precondition says judges instead (trial 172: a test could not say it)."""
 
     policy = fields.String(load_default="")
     rule = fields.String(required=True)
     reasonContains = fields.String(load_default="")
+    supersededBy = fields.String(load_default=None, allow_none=True)
 
 
 class TestMetadataSchema(Schema):
@@ -121,6 +123,8 @@ class NotApplied:
     rule: str
     reason_contains: str = ""
     line: int = 0
+    #: the rule its precondition names as judging instead ("" none), None leaves it unchecked
+    superseded_by: str | None = None
 
     def describe(self) -> str:
         return f"{self.policy}/{self.rule}" if self.policy else self.rule
@@ -324,7 +328,7 @@ def _test_of(path: Path, doc: Any, pack: Path | None = None) -> tuple[PackTest, 
         raw["strict"] and not refused,  # a refused expectation's finding is not another unexpected one
         expectations,
         tuple(
-            NotApplied(n["policy"], n["rule"], n["reasonContains"], entry_line("notApplied", i))
+            NotApplied(n["policy"], n["rule"], n["reasonContains"], entry_line("notApplied", i), n["supersededBy"])
             for i, n in enumerate(raw["notApplied"])
         ),
         node_line(doc.node, ["metadata", "name"]) or doc.line,
@@ -462,6 +466,13 @@ def _check_not_applied(test: PackTest, exp: NotApplied, report: Report) -> TestC
     reason = found[0]["reason"]
     if exp.reason_contains and exp.reason_contains not in reason:
         return outcome("not applied", False, f"{exp.describe()}: the reason does not contain {exp.reason_contains!r}: {reason}")
+    instead = found[0].get("supersededBy", "")
+    if exp.superseded_by is not None and exp.superseded_by != instead:
+        return outcome(
+            "not applied",
+            False,
+            f"{exp.describe()}: expected supersededBy {exp.superseded_by!r}, the report says {instead!r}",
+        )
     return outcome("not applied", True)
 
 

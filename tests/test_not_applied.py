@@ -168,6 +168,23 @@ def test_a_pack_test_states_a_rule_not_applied_and_its_reason(load_policy: Calla
     )
 
 
+def test_a_pack_test_states_the_rule_that_supersedes_one_not_applied(
+    load_policy: Callable[..., PolicySet], tmp_path: Any
+) -> None:
+    """Regression (trial 172): a pack test refused supersededBy as an unknown field, so a test could not hold it."""
+    stand_in = {"context": "cp", "exists": False, "supersededBy": "test-policy/cp", "description": "a ClusterPolicy"}
+    policies = load_policy(make_policy([make_rule(id="stand-in", preconditions=[stand_in]), make_rule(id="cp")], **CP))
+    head = "apiVersion: verdict/v1\nkind: Test\nmetadata: {name: t}\n" + NODE_YAML.replace(
+        "objects:\n", "objects:\n- {apiVersion: nvidia.com/v1, kind: ClusterPolicy, metadata: {name: c}}\n"
+    )
+    ok = _pack_test(tmp_path, head + "notApplied:\n- {rule: stand-in, supersededBy: test-policy/cp}\n")
+    assert [(c.case, c.ok) for c in run_test(ok, policies)] == [("stand-in applies to no object", True)]
+    wrong = _pack_test(tmp_path, head + "notApplied:\n- {rule: stand-in, supersededBy: ''}\n")
+    assert [(c.ok, c.message) for c in run_test(wrong, policies)] == [
+        (False, "stand-in: expected supersededBy '', the report says 'test-policy/cp'")
+    ]
+
+
 def test_a_pack_test_lists_results_or_not_applied_rules(tmp_path: Any) -> None:
     from rules.packtest import FixtureError
 
