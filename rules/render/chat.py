@@ -31,6 +31,8 @@ from .markdown import (
     _IDLE_RULES,
     LIMIT,
     MIN_LIMIT,
+    _row_noun,
+    _row_words,
     groups,
     head,
     inert,
@@ -77,8 +79,8 @@ def _findings(report: Report, group_by: str) -> list[str]:
 
 
 def _noun(report: Report) -> str:
-    words = set(report.filters.get("results") or ("fail", "warn", "error"))
-    return "finding" if words <= {"fail", "warn", "error"} else "result"
+    """What a block of the report is: a ``finding``, or a ``result`` where a filter lists passes or skips."""
+    return _row_noun(_row_words(report))
 
 
 def _closing(left: Counter[str], limit: int) -> str:
@@ -87,14 +89,10 @@ def _closing(left: Counter[str], limit: int) -> str:
     return f"_… {said} not shown (limit {limit:,} characters; limit 0: all)_"
 
 
-def _fit(first: str, blocks: list[tuple[str, str, int]], limit: int) -> str:
-    return _fitted(first, blocks, limit)[0]
-
-
 def _fitted(first: str, blocks: list[tuple[str, str, int]], limit: int) -> tuple[str, int]:
     """``first``, then the ``(noun, text, dump)`` blocks that fit ``limit`` with the closing line, in order, each
-    whole; a block that does not fit is counted and the next ones are still tried, but a finding whose dump's heading
-    was left out is left out too (it would stand under another dump's)."""
+    whole, and how many are shown; a block that does not fit is counted and the next ones are still tried, but a
+    finding whose dump's heading was left out is left out too (it would stand under another dump's)."""
     if not limit:
         return "\n\n".join([first, *(text for _, text, _ in blocks)]) + "\n", len(blocks)
     if limit < MIN_LIMIT:
@@ -155,4 +153,4 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
         blocks.append(("dump", f"== {inert(r.name or f'dump {i}')} ==\n{_plain_lead(said)}", i))
         noun = _noun(r)
         blocks.extend((noun, text, i) for text in _findings(r, group_by))
-    return _fit(first, blocks, limit)
+    return _fitted(first, blocks, limit)[0]
