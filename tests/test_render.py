@@ -1632,7 +1632,10 @@ def test_chat_writes_each_finding_whole_with_its_fix_in_a_code_block_as_written(
     report.objects[0] = replace(report.objects[0], results=(replace(report.objects[0].results[0], remediation=fix),))
     text = render(report, "chat")
     assert text.endswith(
-        "\n\nFAIL (high) `Node/object-00000` · `big-policy/rule-a`\nobject-00000: " + "x" * 20 + f"\n```\n{fix}\n```\n"
+        "\n\nFAIL (high) `Node/object-00000` · `big-policy/rule-a`\nobject-00000: "
+        + "x" * 20
+        + "\n```\nkubectl get pods -A -o wide --field-selector spec.nodeName=gpu-pt-bad | grep -i nvidia # what runs there"
+        "\n# or:\nkubectl label node gpu-pt-bad --overwrite nvidia.com/gpu.workload.config=container\n```\n"
     )
     assert text.startswith("verdict big.yaml: 1 object judged (1 read) · 0 pass · 1 fail (1 high) · 0 warn")
     assert "| Rule |" not in text and "\\|" not in text
@@ -1670,7 +1673,7 @@ def test_chat_text_from_the_dump_posts_no_mention_and_a_fix_keeps_its_url() -> N
     report.objects[0] = replace(report.objects[0], results=(result,))
     text = render(report, "chat")
     assert "<!channel>" not in text and "@here" not in text and "<https://" not in text
-    assert "kubectl apply -f https://example.com/a.yaml  # ping <\u200b@U123> `\u200b`\u200b` done" in text
+    assert "kubectl apply -f https://example.com/a.yaml # ping <\u200b@U123> `\u200b`\u200b` done" in text
 
 
 def test_chat_many_dumps_keep_each_dumps_findings_under_its_own_heading() -> None:
@@ -1704,3 +1707,37 @@ def test_chat_shows_findings_before_skip_notes_where_the_limit_cuts() -> None:
     assert len(re.findall(r"^(?:FAIL|WARN|ERROR) \(", text, re.M)) == 3
     assert "\n_skipped:" not in text and "skip or not-applied notes in the JSON report" in text
     assert text.rstrip().endswith("_… 9 more findings not shown (limit 3,500 characters; limit 0: all)_")
+
+
+def test_chat_writes_a_command_a_line_with_its_condition_a_comment_before_it() -> None:
+    """Regression (trial 173): the relabel that ends a fix stood inside the # comment of the check before it, so the
+    pasted code block ran the check alone. Each command that follows a comment or a clause is a line of its own, the
+    clause that says when to run it a comment line; a chained command, a loop's body, one in $(...) and a command
+    inside a clause stay where they are."""
+    from rules.render.chat import _lines
+
+    fix = (
+        "kubectl get pods -A -o wide --field-selector spec.nodeName=n | grep -i nvidia  # what runs there for the"
+        " container workload; or, if the node is meant for the vm-vgpu workload its resources are of: kubectl label"
+        " node n --overwrite nvidia.com/gpu.workload.config=vm-vgpu"
+    )
+    assert _lines(fix) == [
+        "kubectl get pods -A -o wide --field-selector spec.nodeName=n | grep -i nvidia # what runs there for the"
+        " container workload",
+        "# or, if the node is meant for the vm-vgpu workload its resources are of:",
+        "kubectl label node n --overwrite nvidia.com/gpu.workload.config=vm-vgpu",
+    ]
+    assert _lines(
+        "First check it runs: kubectl logs deploy/x | grep n. Then: for l in a b; do kubectl label node n $l-; done"
+    ) == [
+        "# First check it runs:",
+        "kubectl logs deploy/x | grep n",
+        "# Then:",
+        "for l in a b; do kubectl label node n $l-; done",
+    ]
+    kept = (
+        "kubectl label nodes -l a=b x=y && kubectl patch cp c -p '{}'  # then kubectl get pod p -o yaml, edit it and"
+        " kubectl replace"
+    )
+    assert _lines(kept) == [" ".join(kept.split())]
+    assert _lines("kubectl logs -n g $(kubectl get pods -n g -o name)") == ["kubectl logs -n g $(kubectl get pods -n g -o name)"]

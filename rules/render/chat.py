@@ -28,6 +28,8 @@ from typing import Any
 from ..report import Report, Result, counted
 from . import check_group_by
 from .markdown import (
+    _CHAINED,
+    _COMMAND,
     _IDLE_RULES,
     LIMIT,
     MIN_LIMIT,
@@ -56,9 +58,39 @@ def _span(text: str) -> str:
     return f"`{inert(text).replace('`', "'")}`"
 
 
+def _lines(fix: str) -> list[str]:
+    """A fix as shell lines: each command that follows another's comment or a clause on a line of its own, the
+    clause that says when to run it (``or, if the node is meant for ...:``) a comment line before it, and prose a
+    comment line (trial 173: the relabel that ends the fix stood inside the ``#`` comment of the check before it, so
+    the pasted block ran the check alone). A command chained to the one before it (``&&``, ``|``, a loop's body, one in
+    ``$(...)``) stays on its line."""
+    text = " ".join(fix.split())
+    lines: list[str] = []
+    at = 0
+    for m in _COMMAND.finditer(text):
+        start = m.start()
+        before = text[at:start].rstrip()
+        prefix = text[:start]
+        if not before or before.endswith(_CHAINED) or prefix.count("(") > prefix.count(")"):
+            continue
+        if not before.endswith((":", ";", ".")):
+            continue  # inside a clause ("edit it and kubectl replace ..."): no command of a line of its own
+        cut = max(before.rfind("; "), before.rfind(". "))
+        head, clause = (before[:cut], before[cut + 2 :]) if cut >= 0 else (before.rstrip(";"), "")
+        if head.strip():
+            lines.append(head if _COMMAND.match(head) else f"# {head}")
+        if clause.strip():
+            lines.append(f"# {clause.lstrip('# ')}")
+        at = start
+    rest = text[at:]
+    lines.append(rest if _COMMAND.match(rest) else f"# {rest}")
+    return lines
+
+
 def _fix(text: str) -> str:
-    """A fix as a code block, as written but for a mention or a fence broken by a zero-width space."""
-    body = _FIX_MENTION.sub("<" + _ZWSP, text.strip())
+    """A fix as a code block, a command a line (``_lines``), as written but for a mention or a fence broken by a
+    zero-width space."""
+    body = _FIX_MENTION.sub("<" + _ZWSP, "\n".join(_lines(text)))
     body = _FIX_FENCE.sub(lambda m: _ZWSP.join(m.group(0)), body)
     return f"```\n{body}\n```"
 
