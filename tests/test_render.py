@@ -1741,3 +1741,13 @@ def test_chat_writes_a_command_a_line_with_its_condition_a_comment_before_it() -
     )
     assert _lines(kept) == [" ".join(kept.split())]
     assert _lines("kubectl logs -n g $(kubectl get pods -n g -o name)") == ["kubectl logs -n g $(kubectl get pods -n g -o name)"]
+
+
+def test_chat_notes_carry_no_markdown_backslash_escapes() -> None:
+    """Regression (trial 173): the chat message's notes, written by markdown's lines, showed nvidia.com/gpu.deploy.\\*
+    in Slack, which prints a backslash escape as written; a regex's own backslash stays."""
+    report = synthetic(1, message_len=10)
+    report = replace(report, notes=["assumed: a node's nvidia.com/gpu.deploy.* labels are read as ^nvidia\\.com/ says"])
+    text = render(report, "chat")
+    assert "\n_assumed: a node's nvidia.com/gpu.deploy.* labels are read as ^nvidia\\.com/ says_\n" in text
+    assert "\\*" not in text

@@ -48,8 +48,14 @@ _FIX_FENCE = re.compile(r"`{3,}|~{3,}")
 _MARKDOWN_LEAD = "**verdict**"
 
 
+#: A backslash escape markdown's lines put before punctuation (``markdown._EMPHASIS``).
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
 def _plain_lead(text: str) -> str:
-    """``markdown``'s summary line without its bold lead: Slack writes bold with one asterisk, Markdown with two."""
+    """``markdown``'s summary and note lines without its bold lead (Slack writes bold with one asterisk, Markdown with
+    two) and without its backslash escapes, which Slack and Teams show as written (trial 173: ``gpu.deploy.\\*``)."""
+    text = _ESCAPE.sub(r"\1", text)
     return "verdict" + text[len(_MARKDOWN_LEAD) :] if text.startswith(_MARKDOWN_LEAD) else text
 
 
