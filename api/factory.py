@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -96,30 +95,20 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-#: A request id a client may give in ``X-Request-Id``: printable, no space, at most 128 characters (a UUID, a bot's
-#: message id); another is replaced, so that nothing a client sends reaches the access log as written.
-_REQUEST_ID = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
-
-
-def request_id() -> str:
-    """The current request's id (``X-Request-Id``): the client's, else one made for it; "" outside a request."""
-    return str(g.get("request_id", ""))
-
-
 def _request_id() -> None:
     """Trial 171: a bot could hand a user no reference to look an answer up by. The client's ``X-Request-Id`` where it
-    is one (``_REQUEST_ID``), else a random one; every answer says it in ``X-Request-Id``, a problem document in
+    is one (``problems.REQUEST_ID``), else a random one; every answer says it in ``X-Request-Id``, a problem document in
     ``requestId``, the access log at the line's end."""
     given = request.headers.get("X-Request-Id", "")
-    g.request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+    g.request_id = given if problems.REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
 
 
 def _security_headers(resp: Response) -> Response:
     """Every answer: no MIME sniffing (a report echoes dump text); reports and problems are never cached (they
     describe a cluster, maybe a private one), only the static contract may be; the request's id."""
     resp.headers.setdefault("X-Content-Type-Options", "nosniff")
-    if g.get("request_id"):
-        resp.headers["X-Request-Id"] = g.request_id
+    if rid := problems.request_id():
+        resp.headers["X-Request-Id"] = rid
     if request.path != "/openapi.yaml":
         resp.headers.setdefault("Cache-Control", "no-store")
     return resp

@@ -21,7 +21,7 @@ from rules.render import FORMATS
 
 from . import schemas as s
 from .bodies import DUMP_TYPES, POLICY_TYPES
-from .problems import PROBLEM_TYPE, TITLES
+from .problems import PROBLEM_TYPE, REQUEST_ID, TITLES
 
 SECURITY: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]  # a token only when the service has some
 
@@ -183,7 +183,7 @@ def build_spec() -> APISpec:
                     {
                         "in": "header",
                         "name": "X-Request-Id",
-                        "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:@/+=-]{1,128}$"},
+                        "schema": {"type": "string", "pattern": f"^{REQUEST_ID.pattern}$"},
                         "description": "An id of the client's for this request, said back in the answer's X-Request-Id,"
                         " a problem's requestId and the access log; another value (or none) is replaced by one made",
                     },

@@ -10,6 +10,7 @@ e.g. bytes that are not text) is left out, in ``errors`` items too.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import orjson
@@ -78,6 +79,16 @@ def _placed(where: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in where.items() if v is not None and not (k == "line" and v == 0)}
 
 
+#: A request id a client may give in ``X-Request-Id``: printable, no space, at most 128 characters (a UUID, a bot's
+#: message id); another is replaced (``api.factory``), so that nothing a client sends reaches the access log as written.
+REQUEST_ID = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
+
+
+def request_id() -> str:
+    """The current request's id (``X-Request-Id``): the client's, else one made for it; "" outside a request."""
+    return str(g.get("request_id", ""))
+
+
 def problem_response(slug: str, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Response:
     """The response for one problem; ``instance`` is the request path."""
     status, title = TITLES[slug]
@@ -91,8 +102,8 @@ def problem_response(slug: str, detail: str, headers: dict[str, str] | None = No
         "instance": request.path,
     }
     body.update(_placed(extra))
-    if g.get("request_id"):
-        body["requestId"] = g.request_id
+    if rid := request_id():
+        body["requestId"] = rid
     resp = Response(orjson.dumps(body, default=plain), status=status, mimetype=MEDIA_TYPE)
     for k, v in (headers or {}).items():
         resp.headers[k] = v
@@ -126,14 +137,14 @@ def _from_http(exc: HTTPException) -> Response:
         body = {"type": "about:blank", "title": exc.name, "status": code, "detail": detail, "instance": request.path}
         return Response(orjson.dumps(body), status=code, mimetype=MEDIA_TYPE)
     if code >= 500:
-        log.error("HTTP %s on %s %s: %s (request %s)", code, request.method, request.path, exc.name, g.get("request_id", "-"))
+        log.error("HTTP %s on %s %s: %s (request %s)", code, request.method, request.path, exc.name, request_id() or "-")
         detail = TITLES[slug][1]
     return problem_response(slug, detail, headers)
 
 
 def _from_exception(exc: Exception) -> Response:
     # The traceback goes to the log; the client learns nothing about the internals (nor is the body logged).
-    log.exception("unhandled error on %s %s (request %s)", request.method, request.path, g.get("request_id", "-"))
+    log.exception("unhandled error on %s %s (request %s)", request.method, request.path, request_id() or "-")
     return problem_response("internal-error", "the service could not answer this request; the error is logged")
 
 
