@@ -1635,7 +1635,7 @@ def test_chat_writes_each_finding_whole_with_its_fix_in_a_code_block_as_written(
         "\n\nFAIL (high) `Node/object-00000` · `big-policy/rule-a`\nobject-00000: "
         + "x" * 20
         + "\n```\nkubectl get pods -A -o wide --field-selector spec.nodeName=gpu-pt-bad | grep -i nvidia # what runs there"
-        "\n# or:\nkubectl label node gpu-pt-bad --overwrite nvidia.com/gpu.workload.config=container\n```\n"
+        "\n# or:\n# kubectl label node gpu-pt-bad --overwrite nvidia.com/gpu.workload.config=container\n```\n"
     )
     assert text.startswith("verdict big.yaml: 1 object judged (1 read) · 0 pass · 1 fail (1 high) · 0 warn")
     assert "| Rule |" not in text and "\\|" not in text
@@ -1725,7 +1725,8 @@ def test_chat_writes_a_command_a_line_with_its_condition_a_comment_before_it() -
         "kubectl get pods -A -o wide --field-selector spec.nodeName=n | grep -i nvidia # what runs there for the"
         " container workload",
         "# or, if the node is meant for the vm-vgpu workload its resources are of:",
-        "kubectl label node n --overwrite nvidia.com/gpu.workload.config=vm-vgpu",
+        # trial 174: an alternative is written commented out, so the block pasted whole does not run it
+        "# kubectl label node n --overwrite nvidia.com/gpu.workload.config=vm-vgpu",
     ]
     assert _lines(
         "First check it runs: kubectl logs deploy/x | grep n. Then: for l in a b; do kubectl label node n $l-; done"

@@ -30,6 +30,7 @@ from . import check_group_by
 from .markdown import (
     _CHAINED,
     _COMMAND,
+    _CONDITION,
     _IDLE_RULES,
     LIMIT,
     MIN_LIMIT,
@@ -68,11 +69,13 @@ def _lines(fix: str) -> list[str]:
     """A fix as shell lines: each command that follows another's comment or a clause on a line of its own, the
     clause that says when to run it (``or, if the node is meant for ...:``) a comment line before it, and prose a
     comment line (trial 173: the relabel that ends the fix stood inside the ``#`` comment of the check before it, so
-    the pasted block ran the check alone). A command chained to the one before it (``&&``, ``|``, a loop's body, one in
-    ``$(...)``) stays on its line."""
+    the pasted block ran the check alone); a command such a clause makes conditional or an alternative written
+    commented out, so the whole block pasted runs none of them (trial 174). A command chained to the one before it
+    (``&&``, ``|``, a loop's body, one in ``$(...)``) stays on its line."""
     text = " ".join(fix.split())
     lines: list[str] = []
     at = 0
+    alternative = False
     for m in _COMMAND.finditer(text):
         start = m.start()
         before = text[at:start].rstrip()
@@ -84,12 +87,15 @@ def _lines(fix: str) -> list[str]:
         cut = max(before.rfind("; "), before.rfind(". "))
         head, clause = (before[:cut], before[cut + 2 :]) if cut >= 0 else (before.rstrip(";"), "")
         if head.strip():
-            lines.append(head if _COMMAND.match(head) else f"# {head}")
+            lines.append(head if _COMMAND.match(head) and not alternative else f"# {head}")
         if clause.strip():
             lines.append(f"# {clause.lstrip('# ')}")
+        # a command its clause makes conditional ("or, if the node is meant for ...:") is an alternative: written
+        # commented out, so that the block pasted whole runs none of them (trial 174: the relabel would run)
+        alternative = bool(_CONDITION.search(clause)) or clause.lower().startswith(("or ", "or,", "or:"))
         at = start
     rest = text[at:]
-    lines.append(rest if _COMMAND.match(rest) else f"# {rest}")
+    lines.append(rest if _COMMAND.match(rest) and not alternative else f"# {rest}")
     return lines
 
 
