@@ -122,7 +122,7 @@ LABEL_KEY = re.compile(r"^(?:[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9](?:[-
 LABEL_VALUE = re.compile(r"^(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?$")
 NODE_NAME = re.compile(r"^[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?$")
 _EFFECTS = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
-_RESOURCE = re.compile(r"^(?P<name>[A-Za-z0-9][-A-Za-z0-9_./]*):\s+(?P<value>\S+)$")
+_RESOURCE = re.compile(r"^(?P<name>[A-Za-z0-9][-A-Za-z0-9_./]*):\s*(?P<value>\S+)$")
 _TIME = r"[A-Z][a-z]{2}, \d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}"
 _CONDITION = re.compile(
     rf"^(?P<type>\S+)\s+(?P<status>True|False|Unknown)\s+(?P<hb>{_TIME}|\S+)\s+(?P<tt>{_TIME}|\S+)(?:\s+(?P<rest>.*))?$"

@@ -1086,3 +1086,16 @@ def test_pod_rows_trimmed_by_hand_in_a_part_without_a_prompt_are_still_said() ->
         "csi-cinder-nodeplugin-q7fjx",
     ]
     assert any("lists 3 non-terminated pods but 2 rows were found" in e.reason for e in dump.errors)
+
+
+def test_a_capacity_line_without_the_space_after_its_colon_is_read() -> None:
+    """Trial 173 #6: "nvidia.com/GA102GL_A10:1" (a paste edited by hand; kubectl writes a space) lost the node with
+    "is not 'resource: quantity'"; the name cannot hold a colon, so the line reads one way only."""
+    objects, errors = parse_describe_nodes(three_nodes("  nvidia.com/GA102GL_A10:1"), "nodes.txt")
+    assert errors == []
+    assert [o["metadata"]["name"] for o, _ in objects] == ["gpu-a", "gpu-b", "gpu-c"]
+    assert objects[1][0]["status"]["capacity"]["nvidia.com/GA102GL_A10"] == "1"
+    # a colon with nothing after it is still no quantity
+    objects, (error,) = parse_describe_nodes(three_nodes("  nvidia.com/GA102GL_A10:"), "nodes.txt")
+    assert [o["metadata"]["name"] for o, _ in objects] == ["gpu-a", "gpu-c"]
+    assert error.reason == "node gpu-b is not judged: Capacity line 'nvidia.com/GA102GL_A10:' is not 'resource: quantity'"
