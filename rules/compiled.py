@@ -958,6 +958,8 @@ def _leaf(a: Assertion, operator: Operator, plan: PolicyPlan) -> Check:
     constant_arg = arg_of is None or (isinstance(a.argument, Ref) and a.argument.kind == "literal")
     literal = a.argument
     path = a.subject.label if a.subject else ""
+    if a.classify is not None:  # what is observed is each value's class (trial 173: "container" beside keys of ...)
+        path = f"{path}, classified by {a.classify.text()}"
     test, describe, lookup_by = operator.test, operator.describe, operator.lookup
     quantifier, message = a.quantifier, a.message
     missing_passes = a.if_missing == "pass"

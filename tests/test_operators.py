@@ -495,6 +495,8 @@ def test_classify_maps_values_to_names(judge: Judge) -> None:
         data={"families": families},
     )
     assert (r.result, r.observed) == ("pass", "a100")
+    # what is observed is the class: the path says so (trial 173 #7: "container" beside "keys of ...")
+    assert r.path == "$.metadata.labels['nvidia.com/gpu.product'], classified by data families"
     r = one(
         judge,
         {
