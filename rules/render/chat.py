@@ -65,7 +65,7 @@ def _span(text: str) -> str:
     return f"`{inert(text).replace('`', "'")}`"
 
 
-def _lines(fix: str) -> list[str]:
+def fix_lines(fix: str) -> list[str]:
     """A fix as shell lines: each command that follows another's comment or a clause on a line of its own, the
     clause that says when to run it (``or, if the node is meant for ...:``) a comment line before it, and prose a
     comment line (trial 173: the relabel that ends the fix stood inside the ``#`` comment of the check before it, so
@@ -100,9 +100,9 @@ def _lines(fix: str) -> list[str]:
 
 
 def _fix(text: str) -> str:
-    """A fix as a code block, a command a line (``_lines``), as written but for a mention or a fence broken by a
+    """A fix as a code block, a command a line (``fix_lines``), as written but for a mention or a fence broken by a
     zero-width space."""
-    body = _FIX_MENTION.sub("<" + _ZWSP, "\n".join(_lines(text)))
+    body = _FIX_MENTION.sub("<" + _ZWSP, "\n".join(fix_lines(text)))
     body = _FIX_FENCE.sub(lambda m: _ZWSP.join(m.group(0)), body)
     return f"```\n{body}\n```"
 

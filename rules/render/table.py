@@ -14,7 +14,9 @@ Layout, at ``width`` columns (the CLI passes the terminal's):
 
 Text is wrapped at spaces only: a word, an object or a rule id is never split across lines; a single token
 longer than a whole line is cut with ``…`` (the other formats carry it whole). No line is wider than
-``width``. Colour only when the output is a terminal (``color=True`` from the caller); text from the dump and
+``width`` but a fix's command: the fix is written as shell lines (``fix_block``), a command a line and whole,
+however wide, its prose and the commands it offers as alternatives comment lines, so that lines copied from the
+terminal run as the fix means. Colour only when the output is a terminal (``color=True`` from the caller); text from the dump and
 the policies is never read as rich markup.
 """
 
@@ -30,7 +32,8 @@ from rich.text import Text
 
 from ..report import FINDINGS, RESULT_RANK, ObjectReport, Report, Result, RuleRollup, counted
 from . import check_group_by
-from .markdown import nothing_left, selected
+from .chat import fix_lines
+from .markdown import _COMMAND, nothing_left, selected
 
 #: Under this many columns the layout is compact.
 NARROW = 100
@@ -218,7 +221,39 @@ def _finding(view: _View, obj: ObjectReport, r: Result, group_by: str) -> None:
     view.lines(rest)
     view.lines(wrap(r.message, view.width, view.indent))
     if r.remediation:
-        view.lines(wrap(f"fix: {r.remediation}", view.width, view.indent))
+        view.lines(fix_block(r.remediation, view.width, view.indent))
+
+
+#: What stands before a fix's first line; its later lines are indented as far.
+_FIX_LABEL = "fix: "
+
+
+def fix_block(fix: str, width: int, indent: int) -> list[str]:
+    """A fix as shell lines (``chat.fix_lines``: a command a line, prose and alternatives as comments) after
+    ``fix:``: a command, run or commented out, whole on its line, however wide (trial 173, 174: a command wrapped
+    at the width was copied from the terminal as two lines, and pasted ran its first part alone; a terminal wraps a
+    long line for the eye and copies it whole); prose wrapped at the width, each of its lines a comment, and so is a
+    comment after a command that does not fit beside it. So every line copied runs as the fix means or not at all."""
+    lead, out = indent + len(_FIX_LABEL), []
+
+    def comment(text: str) -> None:
+        for line in wrap(text, width - 2, lead, first=lead):
+            out.append(f"{' ' * lead}# {line[lead:]}")
+
+    for line in fix_lines(fix):
+        body = line[2:] if line.startswith("# ") else None
+        if body is not None and not _COMMAND.match(body):
+            comment(body)
+            continue
+        command, mark, after = line.partition(" # ") if body is None else (line, "", "")
+        if mark and lead + cell_len(line) > width:
+            out.append(" " * lead + command)
+            comment(after)
+        else:
+            out.append(" " * lead + line)
+    first = out[0][lead:]
+    out[0] = f"{' ' * indent}{_FIX_LABEL}{first}"
+    return out
 
 
 def _groups(report: Report, words: set[str], group_by: str) -> list[list[tuple[ObjectReport, Result]]]:
