@@ -52,6 +52,17 @@ def _errors(*codes: int, **descriptions: str) -> dict[str, Any]:
         503: "No policy loaded (`not-ready`)",
     }
     out = {str(c): _problem(descriptions.get(f"e{c}", text[c])) for c in codes}
+    if "415" in out:  # trial 171 #11: what is accepted, in headers and not in the detail alone
+        out["415"]["headers"] = {
+            "Accept-Post": {
+                "description": "The media types the operation takes (a refused Content-Type or charset)",
+                "schema": {"type": "string"},
+            },
+            "Accept-Encoding": {
+                "description": "The content codings it takes, RFC 9110 section 15.5.16 (a refused Content-Encoding)",
+                "schema": {"type": "string"},
+            },
+        }
     out["default"] = _problem(
         "Any other error (405 `method-not-allowed`, 500 `internal-error`), as a problem document; but a request line or"
         " headers gunicorn itself refuses before the app sees them (400, 414 `limit_request_line`, 431) get gunicorn's"
@@ -217,6 +228,15 @@ def build_spec() -> APISpec:
                             "Age": {
                                 "description": "On a hit: seconds since the report was judged (its `generated`)",
                                 "schema": {"type": "integer", "minimum": 0},
+                            },
+                            "Cache-Control": {
+                                "description": "`no-store`: a report describes a cluster, maybe a private one (every"
+                                " answer but openapi.yaml)",
+                                "schema": {"type": "string"},
+                            },
+                            "X-Content-Type-Options": {
+                                "description": "`nosniff` (every answer): a report echoes text from the dump",
+                                "schema": {"type": "string"},
                             },
                             "Verdict-Summary": {
                                 "description": "The whole audit's outcome, whatever the format and filters (an RFC 8941"

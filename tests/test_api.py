@@ -22,6 +22,7 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from api import create_app
+from api.bodies import DUMP_TYPES, POLICY_TYPES
 from api.config import ConfigError, from_env
 from api.negotiate import ACCEPT_FORMATS
 from api.openapi import spec_yaml
@@ -445,8 +446,12 @@ def test_broken_gzip_content_encoding_is_400(client: FlaskClient) -> None:
 
 
 def test_unknown_content_encoding_is_415(client: FlaskClient) -> None:
-    body = problem(evaluate(client, CLUSTER, **{"Content-Encoding": "br"}), 415, "unsupported-media-type")
+    resp = evaluate(client, CLUSTER, **{"Content-Encoding": "br"})
+    body = problem(resp, 415, "unsupported-media-type")
     assert "br" in body["detail"]
+    # RFC 9110 15.5.16: the codings it would take, in a header (trial 171 #11)
+    assert resp.headers["Accept-Encoding"] == "gzip, x-gzip, identity"
+    assert "Accept-Post" not in resp.headers
 
 
 @pytest.mark.parametrize("content_type", ["application/gzip", "application/x-gzip", "application/x-tar"])
@@ -656,6 +661,9 @@ def test_unsupported_media_type_is_415(client: FlaskClient, headers: dict[str, s
     resp = client.post("/v1/evaluate", data=CLUSTER, headers=headers)
     body = problem(resp, 415, "unsupported-media-type")
     assert "application/yaml" in body["detail"] or "UTF-8" in body["detail"]
+    # the types it takes, in a header a client can read without parsing the detail (trial 171 #11)
+    accepted = [t.strip() for t in resp.headers["Accept-Post"].split(",")]
+    assert accepted == list(DUMP_TYPES) and "application/yaml" in accepted and "text/plain" in accepted
 
 
 def test_a_body_labelled_utf16_or_utf32_is_read_as_its_charset_says(client: FlaskClient) -> None:
@@ -1072,6 +1080,8 @@ def test_lint_errors(client: FlaskClient) -> None:
     # a body without Content-Type is still asked to say what it is
     no_type = problem(client.post("/v1/policies/lint", data=b"x: 1", headers={"Content-Type": ""}), 415, "unsupported-media-type")
     assert no_type["detail"].startswith("say what the body is with Content-Type: one of application/yaml")
+    refused = lint(client, b"x: 1", content_type="application/zip")
+    assert refused.headers["Accept-Post"] == ", ".join(POLICY_TYPES)
     body = problem(lint(client, b"\xff\xfe\x00"), 400, "invalid-body")
     assert "UTF-8" in body["detail"]
     problem(lint(client, b"x: 1", content_type="application/zip"), 415, "unsupported-media-type")
