@@ -54,6 +54,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/run.py --schedule
 	if command -v wrk >/dev/null; then $(PY) bench/http_load.py && $(PY) bench/http_load.py --distinct; else echo "wrk not installed: HTTP load skipped"; fi
 	$(PY) bench/load_pack.py
+	$(PY) bench/yaml_read.py
 	$(PY) bench/request_cpu.py
 	for b in bench/bench_*.py; do $(PY) $$b; done
 

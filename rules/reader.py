@@ -1971,7 +1971,7 @@ def _parse_yaml_or_describe(text: str, name: str, labelled: frozenset[str] = fro
     lines: list[str] | None = None  # split once, and only for a broken document of a List as kubectl writes it
     listed = "\nitems:\n- " in text
     read_items, lists = (0, 0), 0  # the items of broken Lists read one at a time, of how many; in how many Lists
-    for doc in load_documents(text):
+    for doc in load_documents(text, lean=True):
         source = Source(name, doc.number, doc.line)
         if doc.error:
             salvaged = None
@@ -2013,7 +2013,7 @@ def _parse_yaml_or_describe(text: str, name: str, labelled: frozenset[str] = fro
                 " word processor writes quotes, the first there: read as the quoted values they stand for (a value"
                 " written “x” as x); paste YAML as a code block to keep its quotes"
             )
-        _objects_of(doc.data, source, item_lines(doc.node), dump)
+        _objects_of(doc.data, source, list(doc.items) if doc.items is not None else item_lines(doc.node), dump)
     if lists:  # one note for the file (trial 97: 20,000 broken Lists gave a note each)
         where = "" if lists == 1 else f" in {lists:,} Lists"
         dump.notes.append(

@@ -1,7 +1,10 @@
 """Safe, fast YAML for untrusted dumps and policy files.
 
 PyYAML's C safe loader (libyaml) composes each document into a node graph; before constructing Python
-objects we walk that graph once and refuse what would exhaust memory or the stack:
+objects we walk that graph once and refuse what would exhaust memory or the stack. A dump (``lean``) is built from
+libyaml's events instead, with the same refusals and no graph (``_lean_document``: the graph took about 80 times the
+text; the values alone, their short strings kept once each, 5 to 20 times); a policy keeps its graph, whose nodes
+give the lines of its mistakes.
 
 - alias bombs ("billion laughs"): what aliases add to a document once expanded (its expanded size minus
   its distinct values) is computed in one pass with memoisation; more than ``MAX_ALIAS_ADDED`` is refused,
@@ -19,6 +22,7 @@ The walk is iterative, so a deep document cannot overflow Python's stack here.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import math
 import re
@@ -132,6 +136,9 @@ class YamlDocument:
     #: plain values written between typographic quotes, read without them (``_unquote_typographic``): how many, and
     #: the line of the first
     typographic: tuple[int, int] | None = None
+    #: read with ``lean`` (no ``node``): the 1-based start lines of a List's items or a top-level sequence's, what
+    #: ``item_lines`` reads off the node; None when read with the node
+    items: tuple[int, ...] | None = None
 
 
 #: Spaces YAML does not indent with that pasted text carries (a chat client's or a web page's no-break spaces).
@@ -204,8 +211,11 @@ def _children(node: yaml.Node) -> Iterator[yaml.Node]:
 _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.M)
 
 
-def load_documents(text: str | bytes) -> Iterator[YamlDocument]:
+def load_documents(text: str | bytes, lean: bool = False) -> Iterator[YamlDocument]:
     """Yield every document of a YAML stream, checked and constructed.
+
+    ``lean`` (a dump): each document is built from the parser's events, without the node graph (``_lean_document``):
+    its ``node`` is None and ``items`` holds its List's item lines; else ``node`` is kept for line lookups (a policy).
 
     A document that fails to parse or is refused becomes a ``YamlDocument`` with ``error`` set.
     libyaml cannot resynchronise after a syntax error, so reading resumes at the next ``---`` line at or
@@ -215,11 +225,11 @@ def load_documents(text: str | bytes) -> Iterator[YamlDocument]:
     document is read: the documents that hold one are set aside first, each its own error at its line.
     """
     try:
-        yield from _load_documents(text, isinstance(text, str))
+        yield from _load_documents(text, isinstance(text, str), lean)
     except _Unprintable as stop:  # the documents before stop.number are yielded: the set-aside text has them too
         assert isinstance(text, str)
         aside, unreadable = _set_aside_unprintable(text)
-        for doc in _load_documents(aside, False):
+        for doc in _load_documents(aside, False, lean):
             if doc.number < stop.number:
                 continue
             found = unreadable.get(doc.data) if type(doc.data) is str else None
@@ -267,7 +277,7 @@ def _set_aside_unprintable(text: str) -> tuple[str, dict[str, tuple[int, str]]]:
     return "".join(parts), unreadable
 
 
-def _load_documents(text: str | bytes, set_aside: bool) -> Iterator[YamlDocument]:
+def _load_documents(text: str | bytes, set_aside: bool, lean: bool = False) -> Iterator[YamlDocument]:
     """``load_documents`` without setting aside the documents that hold a character YAML does not allow:
     ``set_aside`` raises ``_Unprintable`` at the first (else it is the document's error, the stream's end)."""
     first = 1
@@ -285,10 +295,10 @@ def _load_documents(text: str | bytes, set_aside: bool) -> Iterator[YamlDocument
     while True:
         if resume_from < 0:
             known = lines_of if isinstance(text, str) else None
-            stuck_at = yield from _load_pass(text, first, set_aside, typographic, known)
+            stuck_at = yield from _load_pass(text, first, set_aside, typographic, known, lean=lean)
         else:  # from the `---` on: libyaml reads on from there, its marks moved down to the line they are on
             start = lines_of().offsets[resume_from]
-            stuck_at = yield from _load_pass(text, first, set_aside, typographic, lines_of, start, resume_from)
+            stuck_at = yield from _load_pass(text, first, set_aside, typographic, lines_of, start, resume_from, lean)
         if stuck_at is None or not isinstance(text, str):
             return
         lines = lines_of()
@@ -529,6 +539,7 @@ def _load_pass(
     lines_of: Callable[[], _Lines] | None = None,
     start: int = 0,
     below: int = 0,
+    lean: bool = False,
 ) -> Generator[YamlDocument, None, tuple[int, int] | None]:
     """Yield the documents of ``text`` from offset ``start`` (the first character of 0-based line ``below``),
     numbered from ``first``; return ``(number, 0-based line)`` of a syntax error that ended the pass, or None
@@ -540,6 +551,7 @@ def _load_pass(
         return None
     loader = _Loader(_ReadOn(text, start) if start and isinstance(text, str) else text)
     number = first - 1
+    strings: dict[str, str] = {}  # (lean) the stream's short strings, each once
     try:
         while True:
             number += 1
@@ -548,12 +560,19 @@ def _load_pass(
                     number, 0, error=f"more than {MAX_DOCUMENTS:,} documents (VERDICT_MAX_DOCUMENTS): the rest is not read"
                 )
                 return None
+            built: YamlDocument | None = None
             try:
-                if not loader.check_node():
-                    return None
-                node = loader.get_node()
-                if below and node is not None:
-                    _move_marks(node, below)
+                if lean:
+                    built = _lean_document(loader, typographic, below, strings)
+                    if built is None:
+                        return None
+                    node = None
+                else:
+                    if not loader.check_node():
+                        return None
+                    node = loader.get_node()
+                    if below and node is not None:
+                        _move_marks(node, below)
             except yaml.MarkedYAMLError as exc:
                 if below:
                     exc.problem_mark, exc.context_mark = _moved(exc.problem_mark, below), _moved(exc.context_mark, below)
@@ -598,6 +617,9 @@ def _load_pass(
             except RecursionError:
                 yield YamlDocument(number, 0, error=f"nesting deeper than {MAX_DEPTH} levels")
                 return None
+            if built is not None:
+                yield dataclasses.replace(built, number=number)
+                continue
             if node is None:
                 continue
             line = node.start_mark.line + 1
@@ -665,3 +687,315 @@ def node_at(node: yaml.Node | None, path: list[str | int]) -> yaml.Node | None:
         else:
             return None
     return node
+
+
+# --- Dumps: built from libyaml's events, without a node graph -------------------------------------------------------
+
+_STR = "tag:yaml.org,2002:str"
+_NULL = "tag:yaml.org,2002:null"
+_BOOL = "tag:yaml.org,2002:bool"
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+_SET = "tag:yaml.org,2002:set"
+_PAIRS = ("tag:yaml.org,2002:omap", "tag:yaml.org,2002:pairs")
+_MERGE = "tag:yaml.org,2002:merge"
+_VALUE = "tag:yaml.org,2002:value"
+_BOOLS = yaml.constructor.SafeConstructor.bool_values
+_KIND = {_SEQ: "sequence", _MAP: "mapping"}
+#: The short strings a stream keeps once each (``_lean_build``): a dump's keys and repeated values are far fewer; past
+#: this many, a stream of distinct values (names, uids) would only grow the table.
+_STRINGS_KEPT = 1 << 16
+#: a mapping's key not read yet
+_NO_KEY = object()
+#: the merge key ``<<``, read as a key
+_MERGE_KEY = object()
+#: an anchor whose collection is still being read (an alias to it is a recursive alias)
+_OPEN = object()
+
+
+class _Frame:
+    """A sequence or mapping being built (``builds``: ``_SEQ`` or ``_MAP``; ``tag``: the one it was given, ``!!set``
+    or ``!!omap`` among them): its value, where it starts, its expanded size so far (``_check_node``'s count, aliases
+    expanded), for a mapping the key read and waiting for its value, the keys seen (duplicates) and what ``<<``
+    merges in; ``starts``: the start lines of its items, kept for the document's List."""
+
+    __slots__ = (
+        "value",
+        "builds",
+        "tag",
+        "line",
+        "mark",
+        "anchor",
+        "size",
+        "key",
+        "key_mark",
+        "seen",
+        "merges",
+        "starts",
+        "marks",
+    )
+
+    def __init__(self, builds: str, tag: str, line: int, mark: Any, anchor: str | None, starts: list[int] | None) -> None:
+        self.value: Any = {} if builds == _MAP else []
+        self.builds = builds
+        self.tag = tag
+        self.line = line
+        self.mark = mark
+        self.anchor = anchor
+        self.size = 1
+        self.key: Any = _NO_KEY
+        self.key_mark: Any = None
+        self.seen: dict[str, int] = {}
+        self.merges: list[tuple[Any, Any]] = []
+        self.starts = starts
+        #: where each item starts, for the error of an ``!!omap``/``!!pairs`` item that is no one-key mapping
+        self.marks: list[Any] | None = [] if tag in _PAIRS else None
+
+
+def _lean_document(loader: Any, typographic: bool, below: int, strings: dict[str, str]) -> YamlDocument | None:
+    """The next document of ``loader``'s stream, built from its events as the node path builds it from a composed node
+    (``_check_node``, ``_unquote_typographic``, then ``construct_document``), refused where that one refuses, but
+    holding no node graph (trial 175: composed into nodes, 32 MB of YAML took 2.5 GB, about 80 times its size; its
+    values alone take a fraction). ``items`` holds the start lines of a List's items (or of a top-level sequence's),
+    what ``item_lines`` reads off a node; ``number`` is left 0 for the caller. None at the stream's end. A document
+    refused (``YamlRefused``, a ``ConstructorError``) is read to its end and returned with ``error``; a syntax error
+    (the parser's, an undefined or repeated anchor) is raised, as composing raises it. ``strings``: the stream's
+    strings of up to 64 characters, each kept once."""
+    get = loader.get_event
+    event = get()
+    if type(event) is yaml.StreamStartEvent:
+        event = get()
+    if type(event) is yaml.StreamEndEvent:
+        return None
+    first_line = event.start_mark.line + 1 + below
+    try:
+        return _lean_build(loader, get, typographic, below, strings)
+    except YamlRefused as exc:
+        refused = YamlDocument(0, exc.line or first_line, error=exc.reason)
+    except yaml.constructor.ConstructorError as exc:
+        mark = exc.problem_mark
+        refused = YamlDocument(0, mark.line + 1 + below if mark else first_line, error=f"YAML error: {_describe(exc)}")
+    while type(get()) is not yaml.DocumentEndEvent:  # the rest of the document: a syntax error in it is said instead
+        pass
+    return refused
+
+
+def _lean_build(loader: Any, get: Callable[[], Any], typographic: bool, below: int, strings: dict[str, str]) -> YamlDocument:
+    """``_lean_document``'s document, from its root's first event to its ``DocumentEndEvent``."""
+    resolve, constructors = loader.resolve, loader.yaml_constructors
+    anchors: dict[str, tuple[Any, int, int, str | None]] = {}  # name -> (value or _OPEN, size, start line, scalar text)
+    anchor_marks: dict[str, Any] = {}
+    stack: list[_Frame] = []
+    duplicates: list[tuple[str, int, int]] = []
+    odd: tuple[str, int, str] | None = None
+    unquoted = first_unquoted = 0
+    distinct = 0  # values done, an alias's once: what aliases add is the expanded size beyond them
+    root: Any = None
+    root_line = 0
+    items: list[int] | None = None
+    depth_limit = MAX_DEPTH
+    odd_spaces = "".join(_ODD_SPACES)
+
+    def place(value: Any, size: int, line: int, mark: Any, text: str | None) -> None:
+        """Put a value done into the collection it belongs to (``text``: a scalar's text, as a key is compared for
+        duplicates), or make it the root."""
+        nonlocal root, root_line, odd
+        if not stack:
+            root, root_line = value, line
+            return
+        frame = stack[-1]
+        frame.size += size
+        if frame.starts is not None:
+            frame.starts.append(line)
+        if frame.marks is not None:
+            frame.marks.append(mark)
+        if frame.builds is _SEQ:
+            frame.value.append(value)
+            return
+        if frame.key is _NO_KEY:
+            if text is not None:
+                seen = frame.seen
+                if text in seen and len(duplicates) < MAX_DUPLICATES:
+                    duplicates.append((text, line, seen[text]))
+                seen.setdefault(text, line)
+                if odd is None and text[:1] in _ODD_SPACES:
+                    odd = (text.lstrip(odd_spaces), line, _ODD_SPACES[text[0]])
+            frame.key, frame.key_mark = value, mark
+            return
+        key, frame.key = frame.key, _NO_KEY
+        if key is _MERGE_KEY:
+            frame.merges.append((value, mark))
+            return
+        try:
+            frame.value[key] = value
+        except TypeError:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", frame.mark, "found unhashable key", frame.key_mark
+            ) from None
+
+    def anchored(anchor: str | None, mark: Any, line: int) -> None:
+        if anchor is None:
+            return
+        if anchor in anchor_marks:
+            raise yaml.composer.ComposerError(
+                "found duplicate anchor; first occurrence", anchor_marks[anchor], "second occurrence", mark
+            )
+        anchor_marks[anchor] = mark
+        anchors[anchor] = (_OPEN, 0, line, None)
+
+    while True:
+        event = get()
+        kind = type(event)
+        if kind is yaml.DocumentEndEvent:
+            break
+        mark = event.start_mark
+        line = mark.line + 1 + below
+        is_key = bool(stack) and stack[-1].builds is _MAP and stack[-1].key is _NO_KEY
+        if kind is yaml.ScalarEvent:
+            if len(stack) >= depth_limit:
+                raise YamlRefused(f"nesting deeper than {depth_limit} levels", line)
+            text, tag, style = event.value, event.tag, event.style
+            if tag is None or tag == "!":
+                tag = resolve(yaml.ScalarNode, text, event.implicit)
+            value = text
+            if typographic and not style and (quoted := _QUOTED.match(text)):
+                value, tag = quoted.group(1), _STR
+                unquoted += 1
+                first_unquoted = first_unquoted or line
+            built: Any
+            if tag == _STR:
+                # one string for all its uses (orjson keeps keys so too): a dump's keys and short values repeat, and
+                # were most of its memory; a dict of the stream's own, not sys.intern (immortal in Python 3.12)
+                if len(value) > 64:
+                    built = value
+                elif len(strings) < _STRINGS_KEPT:
+                    built = strings.setdefault(value, value)
+                else:  # a stream of mostly distinct strings: those kept are still shared, no more are added
+                    built = strings.get(value, value)
+            elif tag == _NULL:
+                built = None
+            elif tag == _BOOL and value.lower() in _BOOLS:
+                built = _BOOLS[value.lower()]
+            elif tag == _MERGE and is_key:
+                built = _MERGE_KEY
+            elif tag == _VALUE and is_key:
+                built = value  # the "=" key is a string (SafeConstructor.flatten_mapping)
+            else:
+                construct = constructors.get(tag) or constructors[None]
+                built = construct(loader, yaml.ScalarNode(tag, value, mark, event.end_mark, style))
+            distinct += 1
+            if event.anchor is not None:
+                anchored(event.anchor, mark, line)
+                anchors[event.anchor] = (built, 1, line, text)
+            place(built, 1, line, mark, text if is_key else None)
+        elif kind is yaml.SequenceStartEvent or kind is yaml.MappingStartEvent:
+            if len(stack) >= depth_limit:
+                raise YamlRefused(f"nesting deeper than {depth_limit} levels", line)
+            builds = _MAP if kind is yaml.MappingStartEvent else _SEQ
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = resolve(yaml.MappingNode if builds is _MAP else yaml.SequenceNode, None, event.implicit)
+            if tag not in constructors:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"could not determine a constructor for the tag {tag!r}", mark
+                )
+            starts: list[int] | None = None
+            if items is None and builds is _SEQ and (not stack or (len(stack) == 1 and stack[0].key == "items")):
+                items = starts = []  # a top-level sequence's items, or the List's (``item_lines``)
+            anchored(event.anchor, mark, line)
+            stack.append(_Frame(builds, tag, line, mark, event.anchor, starts))
+        elif kind is yaml.SequenceEndEvent or kind is yaml.MappingEndEvent:
+            frame = stack.pop()
+            value = _merged(frame) if frame.merges else frame.value
+            if frame.tag != frame.builds:
+                value = _tagged(frame, value)
+            distinct += 1
+            if frame.size > distinct + MAX_ALIAS_ADDED:
+                raise YamlRefused(
+                    f"aliases add more than {MAX_ALIAS_ADDED:,} values to the document once expanded (an alias bomb?)",
+                    frame.line,
+                )
+            if frame.anchor is not None:
+                anchors[frame.anchor] = (value, frame.size, frame.line, None)
+            place(value, frame.size, frame.line, frame.mark, None)
+        elif kind is yaml.AliasEvent:
+            found = anchors.get(event.anchor)
+            if found is None:
+                raise yaml.composer.ComposerError(None, None, "found undefined alias", mark)
+            value, size, start, text = found
+            if value is _OPEN:
+                raise YamlRefused("recursive alias", start)
+            place(value, size, start, mark, text if is_key else None)
+    return YamlDocument(
+        0,
+        root_line,
+        data=root,
+        duplicates=tuple(duplicates),
+        odd_indent=odd,
+        typographic=(unquoted, first_unquoted) if unquoted else None,
+        items=tuple(items) if items is not None else (),
+    )
+
+
+def _kind_of(value: Any) -> str:
+    """What a value was in the YAML, as PyYAML's messages name a node: mapping, sequence or scalar."""
+    return "mapping" if isinstance(value, dict) else "sequence" if isinstance(value, list) else "scalar"
+
+
+def _merged(frame: _Frame) -> dict[Any, Any]:
+    """A mapping with what its ``<<`` keys merge in, as ``SafeConstructor.flatten_mapping`` gives it: the merged
+    mappings first (of a list, the first wins), then its own keys, which win."""
+    merged: dict[Any, Any] = {}
+    for value, mark in frame.merges:
+        if isinstance(value, dict):
+            parts = [value]
+        elif isinstance(value, list):
+            for part in value:
+                if not isinstance(part, dict):
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping",
+                        frame.mark,
+                        f"expected a mapping for merging, but found {_kind_of(part)}",
+                        mark,
+                    )
+            parts = value[::-1]
+        else:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping",
+                frame.mark,
+                f"expected a mapping or list of mappings for merging, but found {_kind_of(value)}",
+                mark,
+            )
+        for part in parts:
+            merged.update(part)
+    merged.update(frame.value)
+    return merged
+
+
+def _tagged(frame: _Frame, value: Any) -> Any:
+    """A collection given a tag of another kind, as SafeConstructor builds it: ``!!set`` (a mapping) the set of its
+    keys, ``!!omap``/``!!pairs`` (a sequence of one-key mappings) a list of pairs; else its error."""
+    found = _KIND[frame.builds]
+    if frame.tag == _SET and frame.builds is _MAP:
+        return set(value)
+    if frame.tag in _PAIRS and frame.builds is _SEQ:
+        what = "an ordered map" if frame.tag == _PAIRS[0] else "pairs"
+        pairs = []
+        for item, mark in zip(value, frame.marks or [], strict=True):
+            if not isinstance(item, dict):
+                raise yaml.constructor.ConstructorError(
+                    f"while constructing {what}", frame.mark, f"expected a mapping of length 1, but found {_kind_of(item)}", mark
+                )
+            if len(item) != 1:
+                raise yaml.constructor.ConstructorError(
+                    f"while constructing {what}", frame.mark, f"expected a single mapping item, but found {len(item)} items", mark
+                )
+            pairs.append(next(iter(item.items())))
+        return pairs
+    if frame.tag in _PAIRS:
+        what = "an ordered map" if frame.tag == _PAIRS[0] else "pairs"
+        raise yaml.constructor.ConstructorError(
+            f"while constructing {what}", frame.mark, f"expected a sequence, but found {found}", frame.mark
+        )
+    wanted = {_SEQ: "a sequence node", _MAP: "a mapping node", _SET: "a mapping node"}.get(frame.tag, "a scalar node")
+    raise yaml.constructor.ConstructorError(None, None, f"expected {wanted}, but found {found}", frame.mark)

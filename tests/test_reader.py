@@ -2798,3 +2798,103 @@ def test_a_yaml_document_that_is_not_utf8_is_read_as_latin1_and_said() -> None:
         "c.yaml: byte 0xe9 at line 1, column 15 is not UTF-8, in a comment: read as Latin-1 (save the file as UTF-8)",
         "c.yaml: byte 0xe9 at line 14, column 4 is not UTF-8, in a comment: read as Latin-1 (save the file as UTF-8)",
     ]
+
+
+# ---- trial 175: a YAML dump is built from libyaml's events, without the node graph, as the node path builds it
+
+_LEAN_CASES = [
+    "a: *x\n",
+    "a: &x 1\nb: &x 2\n",
+    "a: !Ref x\n",
+    "? [1]\n: 2\n",
+    "a: !!set {x, y}\n",
+    "---\n",
+    "a: !!omap [x: 1]\n",
+    "a: !!pairs [x: 1, {y: 2, z: 3}]\n",
+    "a: &a {x: 1}\nb: {<<: *a, y: 2}\n",
+    "x: &a {p: 1, q: 0}\ny: &b {q: 2}\nz: {<<: [*a, *b], r: 3}\n",
+    "x: {<<: 1}\n",
+    "x: {<<: [1]}\n",
+    "=: 1\n",
+    "a: 1\na: 2\nb: 3\nb: 4\n",
+    "kind: List\nitems:\n- a: 1\n- b: 2\n  c: 3\n- &i {d: 4}\n- *i\n",
+    "- 1\n- 2\n",
+    "a: &a [*a]\n",
+    "a: \u201cquoted\u201d\nb: \u2018x\u2019\n",
+    "a: !!str {x: 1}\n",
+    "a: !!seq {x: 1}\n",
+    "a: !!map [1]\n",
+    "a: 0x1F\nb: 1.5\nc: yes\nd: ~\ne: 2025-01-01\nf: !!timestamp 2025-01-01\ng: .inf\nh: 0o17\n",
+    "a: b\n---\nc: [\n---\nd: e\n",
+    "a: !!binary aGVsbG8=\n",
+    "\u00a0a: 1\nb: 2\n",
+    "a: 1\n- x\n",
+    "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: v1\nkind: Pod\n",
+    "a: !!int 123456789012345678901234567890\n",
+    "a: !!int " + "9" * 5000 + "\n",
+    "{a: 1, b: [1, 2, {c: d}]}\n",
+    "k: &k key\n*k : 1\nkey: 2\n",
+]
+
+
+def _as_read(text: str, lean: bool) -> list[tuple[Any, ...]]:
+    from rules.yamlsafe import item_lines, load_documents
+
+    return [
+        (d.number, d.line, d.data, d.error, d.duplicates, d.odd_indent, d.typographic)
+        + ((list(d.items) if lean else item_lines(d.node)) if not d.error else (),)
+        for d in load_documents(text, lean=lean)
+    ]
+
+
+@pytest.mark.parametrize("text", _LEAN_CASES)
+def test_a_dump_built_from_events_is_what_the_node_graph_gives(text: str) -> None:
+    """The reader builds a dump's documents from libyaml's events (``lean``): its values, errors, their lines,
+    duplicate keys, odd indentation, typographic quotes and a List's item lines are the node path's."""
+    assert _as_read(text, lean=True) == _as_read(text, lean=False)
+
+
+def test_refusals_of_a_dump_built_from_events_are_the_node_paths(monkeypatch) -> None:
+    """Alias bombs, recursion and nesting are refused where and as the node path refuses them, and the next document
+    is still read."""
+    from rules import yamlsafe
+
+    monkeypatch.setattr(yamlsafe, "MAX_ALIAS_ADDED", 500)
+    monkeypatch.setattr(yamlsafe, "MAX_DEPTH", 20)
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+    bomb += "c: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n---\nkind: Node\n"
+    deep = "a: " + "[" * 30 + "]" * 30 + "\n---\nkind: Node\n"
+    for text in (bomb, deep):
+        lean = _as_read(text, lean=True)
+        assert lean == _as_read(text, lean=False)
+        assert lean[0][3] and lean[1][2] == {"kind": "Node"}, lean
+
+
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
+    st.sampled_from(["<<", "=", "~", "yes"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.recursive(
+        _SCALARS,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+        max_leaves=30,
+    )
+)
+def test_any_yaml_a_writer_writes_is_read_alike_both_ways(data: Any) -> None:
+    """Alike but for the order of what is found more than once: the node path walks the graph depth first from its
+    last child, the events come in the text's order (a key indented with no-break spaces is the text's first)."""
+
+    def alike(read: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        return [(*r[:4], sorted(r[4]), r[5] is None, *r[6:]) for r in read]
+
+    for flow in (False, True):
+        text = yaml.safe_dump({"kind": "List", "items": [data, data]}, default_flow_style=flow, allow_unicode=True)
+        assert alike(_as_read(text, lean=True)) == alike(_as_read(text, lean=False))
