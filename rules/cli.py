@@ -472,6 +472,13 @@ def _report(
     unreadable = [r for r, _ in unread]
     if unreadable and progress:
         progress.stop()
+    if len(reports) > 1 and not quiet:
+        # a note every dump of the batch carries (an exemptions file's expired entry or typo) once, before theirs
+        # (trial 175: 11 dumps said each such note 11 times, 3 of them without the dump's name)
+        common = [n for n in reports[0].notes if n not in said and all(n in r.notes for r in reports[1:])]
+        for note in common:
+            _err(f"verdict: note: {note}")
+        said |= frozenset(common)
     # a table on the terminal lists each dump's input errors under its findings (trial 163: each said twice)
     tabled = fmt == "table" and output is None and _stdout_is_terminal()
     for r, path in unread:

@@ -720,7 +720,7 @@ def _evaluate(
     jobs: int,
 ) -> Report:
     now = datetime.now(UTC)
-    accepted = exemptions or ExemptionSet()
+    accepted = (exemptions or ExemptionSet()).for_dump(name)
     exempter = Exempter(accepted, now)
     t0 = time.perf_counter()
     lost = [e for e in dump.errors if e.lost]

@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,11 @@ class ExemptionSchema(Schema):
     namespaces = fields.List(fields.String(), metadata={"description": "namespace globs"})
     names = fields.List(fields.String(), metadata={"description": "name globs"})
     labelSelector = fields.Nested(LabelSelectorSchema)
+    dumps = fields.List(
+        fields.String(validate=validate.Length(min=1)),
+        validate=NON_EMPTY,
+        metadata={"description": "globs of the dump's name, as the report names it, or of its last part"},
+    )
     reason = fields.String(required=True, validate=_check_reason)
     expires = fields.String(validate=_check_expires, metadata={"description": "RFC 3339 date; not applied after it"})
 
@@ -133,6 +139,8 @@ class FileExemption:
     line: int
     expires: str = ""
     until: datetime | None = None
+    #: globs of the dumps it applies to (``for_dump``); () for every dump
+    dumps: tuple[str, ...] = ()
 
     @property
     def source(self) -> str:
@@ -156,6 +164,19 @@ class ExemptionSet:
 
     exemptions: tuple[FileExemption, ...] = ()
     files: tuple[str, ...] = ()
+
+    def for_dump(self, name: str) -> ExemptionSet:
+        """The exemptions that apply to the dump ``name`` (a report's name: the path given, an archive, a folder or a
+        must-gather of a batch, the service's ``name``): those without ``dumps``, and those one of whose globs matches
+        the name or its last part (trial 175: in a nightly batch of clusters, an exemption of one cluster's node hid
+        the finding of another's node of the same name)."""
+        if not any(e.dumps for e in self.exemptions):
+            return self
+        last = name.rstrip("/").rsplit("/", 1)[-1]
+        kept = tuple(
+            e for e in self.exemptions if not e.dumps or any(fnmatchcase(name, g) or fnmatchcase(last, g) for g in e.dumps)
+        )
+        return ExemptionSet(kept, self.files)
 
 
 def _compile(raw: Any, node: Any, shown: str) -> list[FileExemption]:
@@ -183,6 +204,7 @@ def _compile(raw: Any, node: Any, shown: str) -> list[FileExemption]:
                 line=node_line(node, ["exemptions", i]),
                 expires=expires,
                 until=expiry(expires) if expires else None,
+                dumps=tuple(e.get("dumps", ())),
             )
         )
     return out

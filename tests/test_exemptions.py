@@ -570,3 +570,76 @@ def test_an_exemption_naming_no_loaded_rule_is_noted(tmp_path) -> None:
     # trial 71: with the closest loaded rule
     note = f"exemption {f}:4 names no loaded rule: gpu-nodes/gpus-advertised; did you mean gpu-nodes/gpu-resources-advertised?"
     assert note in report.notes
+
+
+def test_an_exemption_with_dumps_applies_to_those_dumps_of_a_batch_only(tmp_path: Path) -> None:
+    """Trial 175: in a nightly batch of clusters, exempting cluster mg-d's gpu-broken-1 also hid the finding of the
+    node of that name in another cluster's archive, and an entry could not be scoped (dumps: was refused). It may
+    name the dumps it applies to, by globs of the report's name or of its last part."""
+    node = (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-node-rma\n"
+        "  labels: {nvidia.com/gpu.present: 'true', nvidia.com/gpu.workload.config: container}\n"
+        "status: {allocatable: {nvidia.com/gpu: '0'}}\n"
+    )
+    batch = tmp_path / "batch"
+    for cluster in ("cluster-a", "cluster-b"):
+        (batch / cluster).mkdir(parents=True)
+        (batch / cluster / "nodes.yaml").write_text(node)
+    accepted = tmp_path / "accepted.yaml"
+    accepted.write_text(
+        HEAD + "- {rules: [render-demo/gpu-allocatable], names: [gpu-node-rma], dumps: [cluster-a], reason: in RMA}\n"
+    )
+    res = run("audit", str(batch / "cluster-a"), str(batch / "cluster-b"), "-p", str(POLICY), "--exemptions", str(accepted))
+    assert res.exit_code == 1  # cluster-b's node still fails
+    reports = {r["name"]: r for r in json.loads(res.stdout)["reports"]}
+    words = {
+        name.rsplit("/", 1)[-1]: [r["result"] for o in rep["objects"] for r in o["results"] if r["rule"] == "gpu-allocatable"]
+        for name, rep in reports.items()
+    }
+    assert words == {"cluster-a": ["skip"], "cluster-b": ["fail"]}
+    # a glob of the whole name does it too; one that matches no dump exempts nothing
+    for globs, exempt in (("['*/batch/cluster-?']", 2), ("[cluster-c]", 0)):
+        accepted.write_text(HEAD + f"- {{rules: [render-demo/gpu-allocatable], dumps: {globs}, reason: in RMA}}\n")
+        res = run("audit", str(batch / "cluster-a"), str(batch / "cluster-b"), "-p", str(POLICY), "--exemptions", str(accepted))
+        skips = [
+            r
+            for rep in json.loads(res.stdout)["reports"]
+            for o in rep["objects"]
+            for r in o["results"]
+            if r["result"] == "skip" and "exempt" in r["message"]
+        ]
+        assert len(skips) == exempt, globs
+    # an empty list is refused at load, with its line
+    accepted.write_text(HEAD + "- {rules: [render-demo/gpu-allocatable], dumps: [], reason: in RMA}\n")
+    res = run("audit", str(batch / "cluster-a"), "-p", str(POLICY), "--exemptions", str(accepted))
+    assert res.exit_code == 2 and "exemptions[0].dumps" in res.stderr
+
+
+def test_a_batch_says_an_exemptions_files_notes_once(tmp_path: Path) -> None:
+    """Trial 175: an expired entry and a rule id with a typo were noted on standard error for every dump of a batch
+    (22 lines for 11 dumps), and for an unreadable dump without its name. A note every report carries is said once;
+    each report keeps it."""
+    node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+    for cluster in ("a", "b"):
+        (tmp_path / f"{cluster}.yaml").write_text(node)
+    (tmp_path / "empty.yaml").write_text("")
+    accepted = tmp_path / "accepted.yaml"
+    accepted.write_text(
+        HEAD
+        + "- {rules: [render-demo/gpu-allocatable], reason: old, expires: '2025-01-01'}\n"
+        + "- {rules: [render-demo/gpu-alocatable], reason: typo}\n"
+    )
+    res = run(
+        "audit",
+        *(str(tmp_path / f) for f in ("a.yaml", "b.yaml", "empty.yaml")),
+        "-p",
+        str(POLICY),
+        "--exemptions",
+        str(accepted),
+    )
+    expired = f"verdict: note: exemption {accepted}:4 (render-demo/gpu-allocatable: old) expired on 2025-01-01: not applied"
+    typo = f"verdict: note: exemption {accepted}:5 names no loaded rule: render-demo/gpu-alocatable; did you mean"
+    lines = res.stderr.splitlines()
+    assert lines.count(expired) == 1 and len([line for line in lines if line.startswith(typo)]) == 1, res.stderr
+    assert not any("expired on" in line and line != expired for line in lines)
+    assert all(f"exemption {accepted}:4" in " ".join(r["notes"]) for r in json.loads(res.stdout)["reports"])
