@@ -93,8 +93,10 @@ class ExemptionSchema(Schema):
     namespaces = fields.List(fields.String(), metadata={"description": "namespace globs"})
     names = fields.List(fields.String(), metadata={"description": "name globs"})
     labelSelector = fields.Nested(LabelSelectorSchema)
-    dumps = fields.List(
+    # (written dumps: a field named so would hide Schema.dumps)
+    dump_globs = fields.List(
         fields.String(validate=validate.Length(min=1)),
+        data_key="dumps",
         validate=NON_EMPTY,
         metadata={"description": "globs of the dump's name, as the report names it, or of its last part"},
     )
@@ -110,7 +112,13 @@ class ExemptionsSchema(Schema):
     exemptions = fields.List(fields.Nested(ExemptionSchema), required=True)
 
 
-_KNOWN_FIELDS = sorted(set(ExemptionSchema().fields) | set(ExemptionsSchema().fields) | set(LabelSelectorSchema().fields))
+_KNOWN_FIELDS = sorted(
+    {
+        f.data_key or name
+        for schema in (ExemptionSchema(), ExemptionsSchema(), LabelSelectorSchema())
+        for name, f in schema.fields.items()
+    }
+)
 
 
 def covers(selectors: Iterable[str], policy: str, rule: str) -> bool:
@@ -204,7 +212,7 @@ def _compile(raw: Any, node: Any, shown: str) -> list[FileExemption]:
                 line=node_line(node, ["exemptions", i]),
                 expires=expires,
                 until=expiry(expires) if expires else None,
-                dumps=tuple(e.get("dumps", ())),
+                dumps=tuple(e.get("dump_globs", ())),
             )
         )
     return out

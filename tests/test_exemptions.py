@@ -613,6 +613,10 @@ def test_an_exemption_with_dumps_applies_to_those_dumps_of_a_batch_only(tmp_path
     accepted.write_text(HEAD + "- {rules: [render-demo/gpu-allocatable], dumps: [], reason: in RMA}\n")
     res = run("audit", str(batch / "cluster-a"), "-p", str(POLICY), "--exemptions", str(accepted))
     assert res.exit_code == 2 and "exemptions[0].dumps" in res.stderr
+    # a typo of it is told the field meant
+    accepted.write_text(HEAD + "- {rules: [render-demo/gpu-allocatable], dump: [a], reason: in RMA}\n")
+    res = run("audit", str(batch / "cluster-a"), "-p", str(POLICY), "--exemptions", str(accepted))
+    assert "unknown field 'dump' here; did you mean 'dumps'?" in res.stderr
 
 
 def test_a_batch_says_an_exemptions_files_notes_once(tmp_path: Path) -> None:
