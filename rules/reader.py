@@ -2765,8 +2765,9 @@ KUSTOMIZATION_MAX_BYTES = 1 << 20
 def _kustomize_patches(entries: list[tuple[str, Callable[[], bytes]]], sources: dict[str, str]) -> dict[str, str]:
     """The files of the tree that a kustomization of it names as patches (``patches[].path``,
     ``patchesStrategicMerge``, ``patchesJson6902[].path``, relative to its folder): a patch is part of an object, or a
-    JSON 6902 operation list, not an object (trial 60: a patch adding a request was judged as a whole Deployment). A
-    kustomization that cannot be read names none."""
+    JSON 6902 operation list, not an object (trial 60: a patch adding a request was judged as a whole Deployment);
+    and as a Helm chart's values (``helmCharts[].valuesFile``, ``additionalValuesFiles``). A kustomization that
+    cannot be read names none."""
     names = {n for n, _ in entries}
     found: dict[str, str] = {}
     for rel, load in entries:
@@ -2792,6 +2793,15 @@ def _kustomize_patches(entries: list[tuple[str, Callable[[], bytes]]], sources: 
                 target = posixpath.normpath(folder + path)
                 if target in names and target not in sources:
                     found[target] = "kustomize-patch"
+        # trial 175: a Helm chart's values a kustomization inflates it with (helmCharts[].valuesFile,
+        # additionalValuesFiles) were input errors ("not a Kubernetes object: no 'kind'")
+        charts = [c for c in _list(spec.get("helmCharts")) if isinstance(c, dict)]
+        values = [*(c.get("valuesFile") for c in charts), *(v for c in charts for v in _list(c.get("additionalValuesFiles")))]
+        for path in values:
+            if isinstance(path, str) and path:
+                target = posixpath.normpath(folder + path)
+                if target in names and target not in sources:
+                    found[target] = "kustomize-values"
     return found
 
 
@@ -2816,6 +2826,12 @@ def _source_notes(sources: dict[str, str], label: str) -> list[str]:
             "kustomize patch file",
             "a kustomization names each as a patch, part of an object rather than one (audit kustomize build's output"
             " to judge the patched objects)",
+        ),
+        (
+            "kustomize-values",
+            "Helm values file",
+            "a kustomization inflates a Helm chart with each (helmCharts), values rather than objects (audit kustomize"
+            " build --enable-helm's output to judge the chart's objects)",
         ),
         (
             "kustomization",

@@ -830,6 +830,27 @@ def test_the_patches_a_kustomization_names_are_set_aside(tmp_path: Path) -> None
     )
 
 
+def test_the_helm_values_a_kustomization_inflates_a_chart_with_are_set_aside(tmp_path: Path) -> None:
+    """Trial 175 #3: values.yaml, named by a kustomization's helmCharts[].valuesFile, was an input error ("not a
+    Kubernetes object: no 'kind'", exit 1) beside a clean Pod."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "kustomization.yaml").write_text(
+        "helmCharts:\n- name: gpu-operator\n  repo: https://helm.ngc.nvidia.com/nvidia\n  valuesFile: values.yaml\n"
+        "  additionalValuesFiles: [values-prod.yaml]\nresources: [pod.yaml]\n"
+    )
+    (repo / "values.yaml").write_text("driver:\n  enabled: false\nsandboxWorkloads:\n  enabled: true\n")
+    (repo / "values-prod.yaml").write_text("toolkit:\n  enabled: true\n")
+    (repo / "pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\n")
+    dump = read_path(str(repo))
+    assert [o.kind for o in dump.objects] == ["Pod"] and dump.errors == []
+    assert dump.notes[0] == (
+        f"2 Helm values files not read ({repo}/values-prod.yaml, {repo}/values.yaml): a kustomization inflates a Helm"
+        " chart with each (helmCharts), values rather than objects (audit kustomize build --enable-helm's output to"
+        " judge the chart's objects)"
+    )
+
+
 def test_verdicts_own_documents_in_a_folder_are_not_judged(tmp_path: Path) -> None:
     """Trial 61: a report written into the folder audited next time (verdict audit k8s/ -o k8s/verdict.json) was
     read as an object, 'this Report has no metadata.name ... judged unnamed'; a policy pack beside the manifests
