@@ -7,6 +7,7 @@ policy. What a program reads (the report) goes to stdout or ``-o``; messages go 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterable
@@ -530,6 +531,8 @@ def _report(
         raise click.BadParameter(exc.reason, param_hint=flag) from None
     if progress:
         progress.stop()
+    if output and fmt in ("markdown", "chat") and not quiet:
+        _said_cut(output)
     for r in reports_read:
         for err in [] if tabled else r.input_errors:
             _err(f"verdict: input error: {err}")
@@ -559,6 +562,21 @@ SARIF_RUNS_PER_FILE = 20
 
 #: The formats programs read: a dump read as nothing still writes its report in them, wherever it goes.
 _FOR_PROGRAMS = frozenset({"json", "yaml", "junit", "sarif", "policyreport"})
+
+
+def _said_cut(output: str) -> None:
+    """A note when a markdown or chat report written to ``output`` was cut at its limit (trial 175: a batch's
+    markdown written for a CI step summary held 2 of its 11 dumps, which only the file's last line said)."""
+    try:
+        with open(output, "rb") as fh:
+            fh.seek(max(0, os.path.getsize(output) - 1024))
+            tail = fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return
+    cut = re.search(r"… (.+?) not shown \(limit ([\d,]+) characters", tail)
+    if cut:
+        limit = cut.group(2).replace(",", "")
+        _err(f"verdict: note: {output}: {cut.group(1)} not shown (--limit {limit}; --limit 0 writes the whole report)")
 
 
 def _render_out(reports: list[Report], fmt: str, output: str | None, options: dict[str, Any]) -> None:

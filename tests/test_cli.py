@@ -408,6 +408,19 @@ def test_markdown_limit_option(files: tuple[Path, Path]) -> None:
     assert run("audit", str(dump), "-p", str(policy), "--limit", "0").exit_code == 2
 
 
+def test_a_markdown_or_chat_report_cut_in_a_file_says_so_on_stderr(tmp_path: Path) -> None:
+    """Trial 175 #5: a batch's markdown written with -o for a CI step summary held 2 of its 11 dumps at the default
+    limit, which only the file's last line said. Standard error says what was left out and how to keep it."""
+    out = tmp_path / "summary.md"
+    for fmt in ("markdown", "chat"):
+        res = run("audit", str(LAB), "-f", fmt, "-o", str(out), "--fail-on", "never", "--limit", "1000")
+        note = [line for line in res.stderr.splitlines() if line.startswith(f"verdict: note: {out}: ")]
+        assert len(note) == 1 and note[0].endswith("not shown (--limit 1000; --limit 0 writes the whole report)"), res.stderr
+        assert note[0].removeprefix(f"verdict: note: {out}: ").split(" not shown")[0] in out.read_text()
+    res = run("audit", str(LAB), "-f", "markdown", "-o", str(out), "--fail-on", "never", "--limit", "0")
+    assert "writes the whole report" not in res.stderr and "not shown (limit" not in out.read_text()
+
+
 def test_policies_show_prints_regex_tables_as_written() -> None:
     """Regression: rich read '[a-z0-9-]' in a data table as markup and dropped it."""
     res = run("policies", "show", "gpu-operator")

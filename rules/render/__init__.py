@@ -91,7 +91,8 @@ OPTIONS: tuple[Option, ...] = (
         "limit",
         ("markdown", "chat"),
         int,
-        "cut the message to this many characters (default 3500 for chat; 0: no cut).",
+        "cut the message to this many characters (default 3500, a chat message's room; 0: no cut, as for a file such"
+        " as a CI step summary).",
     ),
     Option(
         "all_results",
