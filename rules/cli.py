@@ -541,7 +541,8 @@ def _report(
         of = f"{r.name}: " if len(reports) > 1 else ""
         for note in [] if quiet else r.notes:
             if note not in said:
-                _err(f"verdict: note: {of}{note}")
+                # (trial 175: "x.zip: x.zip: 1 member ...": a note that starts with the dump's name says it already)
+                _err(f"verdict: note: {'' if note.startswith(f'{r.name}:') else of}{note}")
     if fmt == "sarif" and len(reports) > SARIF_RUNS_PER_FILE:
         # trial 105: a nightly audit of a folder of 21 dumps wrote a file that code scanning rejects (a warning, said
         # with -q too, which silences notes the report keeps: this is in no report; trial 107)

@@ -2670,8 +2670,9 @@ def _read_tree(
     names = [n for n, _ in entries]
     escape_notes = (
         [
+            # (trial 175: no member was named)
             f"{label.rstrip('!')}: {counted(len(escaping), 'member')} with '..' in {'its' if len(escaping) == 1 else 'their'}"
-            " path not read (it points outside the archive)"
+            f" path not read ({first_few(sorted(outside), 3)}): it points outside the archive"
         ]
         if escaping
         else []
@@ -3273,7 +3274,7 @@ def read_path(path: str, progress: ProgressHook | None = None, stdin_name: str =
             dump.files_skipped.extend(f"{label}{rel}" for rel in passed)
             dump.notes.append(
                 f"{counted(len(passed), 'entry', 'entries')} of {label} not read ({first_few([label + r for r in passed], 5)}):"
-                " a link to a folder, a link whose target is missing, a FIFO or a socket (a dump is read from regular"
+                " a link to a folder, a link whose target is missing, a FIFO, a socket or a device (a dump is read from regular"
                 " files, and links to them)"
             )
         dump.notes.extend(_clusters_in_subfolders(dump, label))

@@ -421,6 +421,23 @@ def test_a_markdown_or_chat_report_cut_in_a_file_says_so_on_stderr(tmp_path: Pat
     assert "writes the whole report" not in res.stderr and "not shown (limit" not in out.read_text()
 
 
+def test_a_batch_names_a_dump_once_before_a_note_that_names_it(tmp_path: Path) -> None:
+    """Trial 175 #9: "x.zip: x.zip: 1 member with '..' in its path not read" in a batch, whose notes each name their
+    dump, and no member named."""
+    import zipfile
+
+    archive = tmp_path / "x.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("../../evil.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: evil}\n")
+        z.writestr("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+    res = run("audit", str(archive), str(LAB), "-o", str(tmp_path / "r.json"), "--fail-on", "never")
+    [note] = [line for line in res.stderr.splitlines() if "outside the archive" in line]
+    assert (
+        note
+        == f"verdict: note: {archive}: 1 member with '..' in its path not read (../../evil.yaml): it points outside the archive"
+    )
+
+
 def test_policies_show_prints_regex_tables_as_written() -> None:
     """Regression: rich read '[a-z0-9-]' in a data table as markup and dropped it."""
     res = run("policies", "show", "gpu-operator")

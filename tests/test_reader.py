@@ -1263,7 +1263,7 @@ def test_tar_links_and_members_outside_the_archive_are_listed_and_said() -> None
     assert [o.name for o in dump.objects] == ["n1"]
     assert sorted(dump.files_skipped) == ["x.tar!../../etc/evil.yaml", "x.tar!good/link.yaml"]
     assert dump.notes == [
-        "x.tar: 1 member with '..' in its path not read (it points outside the archive)",
+        "x.tar: 1 member with '..' in its path not read (../../etc/evil.yaml): it points outside the archive",
         "x.tar: 1 link member not followed (a dump is read from regular files only)",
     ]
     # trial 136: a FIFO or a device member (named *.yaml) vanished without a word; gzip'd too (read as a stream)
@@ -2566,14 +2566,15 @@ def test_every_entry_of_a_folder_is_accounted_for(tmp_path: Path) -> None:
     (folder / "nodes.yaml").write_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n")
     (folder / "dangling.yaml").symlink_to(tmp_path / "missing.yaml")
     (folder / "etc-link").symlink_to(tmp_path)
+    (folder / "zero.yaml").symlink_to("/dev/zero")  # trial 175: a device was not among the kinds the note named
     label = f"{folder}/"
     dump = read_path(str(folder))
     assert dump.files_read == [f"{label}empty.yaml", f"{label}nodes.yaml"]
-    assert dump.files_skipped == [f"{label}etc-link", f"{label}dangling.yaml"]
+    assert dump.files_skipped == [f"{label}etc-link", f"{label}dangling.yaml", f"{label}zero.yaml"]
     assert [e.reason.split(":")[0] for e in dump.errors] == ["the file is empty"]
     assert (
-        f"2 entries of {label} not read ({label}etc-link, {label}dangling.yaml): a link to a folder, a link whose target is"
-        " missing, a FIFO or a socket (a dump is read from regular files, and links to them)"
+        f"3 entries of {label} not read ({label}etc-link, {label}dangling.yaml, {label}zero.yaml): a link to a folder, a"
+        " link whose target is missing, a FIFO, a socket or a device (a dump is read from regular files, and links to them)"
     ) in dump.notes
 
 
