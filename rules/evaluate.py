@@ -122,7 +122,9 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
                     word = assumption.on_failure
         if word in ("fail", "warn") and index.unread and _in_doubt(plan.reads_dump, index.unread_kinds):
             # trial 92: a vgpu-manager pod lost with a List item it was in was said not to run on its node
-            message = f"{message.rstrip()} {_unread_sentence(index.unread)}"
+            # a sentence of its own after a message that ends without a stop (trial 175: "... (node-a) 2 input errors")
+            said = message.rstrip()
+            message = f"{said}{'' if said.endswith(('.', '!', '?', ':')) else '.'} {_unread_sentence(index.unread)}"
             assumed.append(UNREAD_NOTE)
         if word == "pass":
             extra = None  # a passing result has no remediation

@@ -129,8 +129,10 @@ RUNS_A_POD = make_rule(
 OWN_LABEL = make_rule({"path": LABEL, "exists": True}, id="labelled", message="Node {name} has no workload label.")
 
 
-def audit_with_errors(load_policy: Callable[..., PolicySet], objects: list[dict[str, Any]], errors: int) -> Report:
-    policies = load_policy(make_policy([RUNS_A_POD, OWN_LABEL], context=PODS_CONTEXT, vars={"me": {"path": "$.metadata.name"}}))
+def audit_with_errors(
+    load_policy: Callable[..., PolicySet], objects: list[dict[str, Any]], errors: int, rule: dict[str, Any] = RUNS_A_POD
+) -> Report:
+    policies = load_policy(make_policy([rule, OWN_LABEL], context=PODS_CONTEXT, vars={"me": {"path": "$.metadata.name"}}))
     dump = Dump(
         objects=[KObject(o, Source("dump.yaml", i + 1, 1)) for i, o in enumerate(objects)],
         errors=[InputError(Source("dump.yaml", 9, 40, i), "list item is not an object", f"$.items[{i}]") for i in range(errors)],
@@ -150,6 +152,10 @@ def test_a_finding_read_from_other_objects_says_the_dump_was_not_read_whole(load
         " verdict reads other objects of it: what was not read may change it."
     )
     assert runs.assumptions == (UNREAD_NOTE,)
+    # trial 175 #10: a message ending without a stop ran into it ("... (node-a) 2 input errors kept ...")
+    unstopped = audit_with_errors(load_policy, [node("n1")], errors=2, rule={**RUNS_A_POD, "message": "No pod runs on {name}"})
+    [said] = [r.message for o in unstopped.objects for r in o.results if r.rule == "runs-a-pod"]
+    assert said.startswith("No pod runs on n1. 2 input errors kept part of the dump from being read")
     assert (
         "assumed: nothing the input errors kept from being read would change a verdict that reads other objects of"
         " the dump (applied to 2 results of test-policy/runs-a-pod)"
