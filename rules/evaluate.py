@@ -116,15 +116,13 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
         assumed: list[str] = []
         for assumption, when in plan.assumptions:
             if when(scope).state == "pass":
-                message = f"{message.rstrip()} {substitute(assumption.message, scope, extra or {}).strip()}"
+                message = _then(message, substitute(assumption.message, scope, extra or {}).strip())
                 assumed.append(assumption.note)
                 if word != "pass" and assumption.on_failure:
                     word = assumption.on_failure
         if word in ("fail", "warn") and index.unread and _in_doubt(plan.reads_dump, index.unread_kinds):
             # trial 92: a vgpu-manager pod lost with a List item it was in was said not to run on its node
-            # a sentence of its own after a message that ends without a stop (trial 175: "... (node-a) 2 input errors")
-            said = message.rstrip()
-            message = f"{said}{'' if said.endswith(('.', '!', '?', ':')) else '.'} {_unread_sentence(index.unread)}"
+            message = _then(message, _unread_sentence(index.unread))
             assumed.append(UNREAD_NOTE)
         if word == "pass":
             extra = None  # a passing result has no remediation
@@ -165,6 +163,16 @@ def _in_doubt(reads: frozenset[str], lost: frozenset[str]) -> bool:
     if not reads or not lost:
         return False
     return ANY_KIND in reads or ANY_KIND in lost or not reads.isdisjoint(lost)
+
+
+def _then(message: str, sentence: str) -> str:
+    """``message`` and, after it, ``sentence`` (what an assumption or the input errors add), a stop put between them
+    where the message ends without one and the sentence is no aside in parentheses (trial 175: "... (node-a) 2 input
+    errors kept part of the dump ...")."""
+    said = message.rstrip()
+    if not sentence:
+        return said
+    return f"{said}{'' if not said or said[-1] in '.!?:' or sentence[0] == '(' else '.'} {sentence}"
 
 
 def _unread_sentence(errors: int) -> str:
