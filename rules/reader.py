@@ -2785,24 +2785,19 @@ def _kustomize_patches(entries: list[tuple[str, Callable[[], bytes]]], sources: 
         if not isinstance(spec, dict):
             continue
         folder = rel.rsplit("/", 1)[0] + "/" if "/" in rel else ""
-        listed = [
+        patches = [
             *(p.get("path") for key in ("patches", "patchesJson6902") for p in _list(spec.get(key)) if isinstance(p, dict)),
             *(p for p in _list(spec.get("patchesStrategicMerge")) if isinstance(p, str) and "\n" not in p),
         ]
-        for path in listed:
-            if isinstance(path, str) and path:
-                target = posixpath.normpath(folder + path)
-                if target in names and target not in sources:
-                    found[target] = "kustomize-patch"
         # trial 175: a Helm chart's values a kustomization inflates it with (helmCharts[].valuesFile,
         # additionalValuesFiles) were input errors ("not a Kubernetes object: no 'kind'")
         charts = [c for c in _list(spec.get("helmCharts")) if isinstance(c, dict)]
         values = [*(c.get("valuesFile") for c in charts), *(v for c in charts for v in _list(c.get("additionalValuesFiles")))]
-        for path in values:
+        for path, what in [*((p, "kustomize-patch") for p in patches), *((v, "kustomize-values") for v in values)]:
             if isinstance(path, str) and path:
                 target = posixpath.normpath(folder + path)
                 if target in names and target not in sources:
-                    found[target] = "kustomize-values"
+                    found[target] = what
     return found
 
 
