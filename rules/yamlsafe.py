@@ -783,6 +783,10 @@ def _lean_document(loader: Any, typographic: bool, below: int, strings: dict[str
 def _lean_build(loader: Any, get: Callable[[], Any], typographic: bool, below: int, strings: dict[str, str]) -> YamlDocument:
     """``_lean_document``'s document, from its root's first event to its ``DocumentEndEvent``."""
     resolve, constructors = loader.resolve, loader.yaml_constructors
+    # by a plain scalar's first character ("" for an empty one), as Resolver.resolve picks them (this loader has no
+    # wildcard or path resolvers: then resolve() decides)
+    implicit: dict[str | None, Any] = loader.yaml_implicit_resolvers
+    inline = not (implicit.get(None) or loader.yaml_path_resolvers)
     anchors: dict[str, tuple[Any, int, int, str | None]] = {}  # name -> (value or _OPEN, size, start line, scalar text)
     anchor_marks: dict[str, Any] = {}
     stack: list[_Frame] = []
@@ -855,7 +859,13 @@ def _lean_build(loader: Any, get: Callable[[], Any], typographic: bool, below: i
             if len(stack) >= depth_limit:
                 raise YamlRefused(f"nesting deeper than {depth_limit} levels", line)
             text, tag, style = event.value, event.tag, event.style
-            if tag is None or tag == "!":
+            if inline and tag is None and event.implicit[0]:  # plain: Resolver.resolve's implicit resolvers, inlined
+                tag = _STR
+                for candidate, pattern in implicit.get(text[:1], ()):
+                    if pattern.match(text):
+                        tag = candidate
+                        break
+            elif tag is None or tag == "!":
                 tag = resolve(yaml.ScalarNode, text, event.implicit)
             value = text
             if typographic and not style and (quoted := _QUOTED.match(text)):

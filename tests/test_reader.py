@@ -2856,6 +2856,9 @@ _LEAN_CASES = [
     "a: !!int " + "9" * 5000 + "\n",
     "{a: 1, b: [1, 2, {c: d}]}\n",
     "k: &k key\n*k : 1\nkey: 2\n",
+    # plain scalars of every implicit type, resolved inline as Resolver.resolve does
+    "a: [0x1F, 1e3, 1.0e+3, -.inf, .NaN, Yes, NULL, 0o17, 0b11, 1_000, '12', 12:30:00, +1, .5, 2025-01-01, ~, null, true, On]\n"
+    "b:\nc: !!float 1\nd: ! 12\n",
 ]
 
 
