@@ -29,6 +29,7 @@ import re
 import sys
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
+from types import GeneratorType
 from typing import Any
 
 import yaml
@@ -97,6 +98,27 @@ def _construct_int(loader: Any, node: yaml.ScalarNode) -> int:
 
 
 _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+
+
+def _refusing(tag: str, construct: Callable[[Any, yaml.ScalarNode], Any]) -> Callable[[Any, yaml.ScalarNode], Any]:
+    """``construct`` (one of SafeConstructor's scalar constructors), its value that is none of its tag's refused
+    with the node's place: ``!!float foo`` raised a ValueError, ``!!bool foo`` a KeyError, ``!!timestamp foo`` an
+    AttributeError, which stopped the whole run (trial 176: a traceback, the service's 500)."""
+    name = tag.rsplit(":", 1)[-1]
+
+    def checked(loader: Any, node: yaml.ScalarNode) -> Any:
+        try:
+            return construct(loader, node)
+        except (ValueError, KeyError, AttributeError, TypeError):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{node.value!r} is no {name} (tag !!{name})", node.start_mark
+            ) from None
+
+    return checked
+
+
+for _tag in ("tag:yaml.org,2002:float", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp"):
+    _Loader.add_constructor(_tag, _refusing(_tag, _Loader.yaml_constructors[_tag]))
 
 MAX_DEPTH = limit("VERDICT_MAX_NESTING")
 #: libyaml's own nesting limit: past it the parser stops first, whatever VERDICT_MAX_NESTING says.
@@ -733,6 +755,7 @@ class _Frame:
         "merges",
         "starts",
         "marks",
+        "height",
     )
 
     def __init__(self, builds: str, tag: str, line: int, mark: Any, anchor: str | None, starts: list[int] | None) -> None:
@@ -747,14 +770,19 @@ class _Frame:
         self.key_mark: Any = None
         self.seen: dict[str, int] = {}
         self.merges: list[tuple[Any, Any]] = []
-        self.starts = starts
+        # an anchored sequence keeps its items' lines too: a List's items may be an alias of it
+        self.starts = starts if starts is not None or anchor is None or builds is not _SEQ else []
+        #: the levels of the deepest value below it, itself counted, aliases expanded
+        self.height = 1
         #: where each item starts, for the error of an ``!!omap``/``!!pairs`` item that is no one-key mapping
         self.marks: list[Any] | None = [] if tag in _PAIRS else None
 
 
 def _lean_document(loader: Any, typographic: bool, below: int, strings: dict[str, str]) -> YamlDocument | None:
     """The next document of ``loader``'s stream, built from its events as the node path builds it from a composed node
-    (``_check_node``, ``_unquote_typographic``, then ``construct_document``), refused where that one refuses, but
+    (``_check_node``, ``_unquote_typographic``, then ``construct_document``), refused where that one refuses (but
+    for which of several problems of a document is named: the first in the text here, the first the node path's walk
+    meets there; nesting is counted through aliases, and merges follow the merge key's spec: ``_merged``), but
     holding no node graph (trial 175: composed into nodes, 32 MB of YAML took 2.5 GB, about 80 times its size; its
     values alone take a fraction). ``items`` holds the start lines of a List's items (or of a top-level sequence's),
     what ``item_lines`` reads off a node; ``number`` is left 0 for the caller. None at the stream's end. A document
@@ -787,7 +815,8 @@ def _lean_build(loader: Any, get: Callable[[], Any], typographic: bool, below: i
     # wildcard or path resolvers: then resolve() decides)
     implicit: dict[str | None, Any] = loader.yaml_implicit_resolvers
     inline = not (implicit.get(None) or loader.yaml_path_resolvers)
-    anchors: dict[str, tuple[Any, int, int, str | None]] = {}  # name -> (value or _OPEN, size, start line, scalar text)
+    # name -> (value or _OPEN, expanded size, start line, scalar text, height, item lines of a sequence)
+    anchors: dict[str, tuple[Any, int, int, str | None, int, list[int] | None]] = {}
     anchor_marks: dict[str, Any] = {}
     stack: list[_Frame] = []
     duplicates: list[tuple[str, int, int]] = []
@@ -800,15 +829,17 @@ def _lean_build(loader: Any, get: Callable[[], Any], typographic: bool, below: i
     depth_limit = MAX_DEPTH
     odd_spaces = "".join(_ODD_SPACES)
 
-    def place(value: Any, size: int, line: int, mark: Any, text: str | None) -> None:
+    def place(value: Any, size: int, line: int, mark: Any, text: str | None, height: int = 1) -> None:
         """Put a value done into the collection it belongs to (``text``: a scalar's text, as a key is compared for
-        duplicates), or make it the root."""
+        duplicates; ``height``: its levels, aliases expanded), or make it the root."""
         nonlocal root, root_line, odd
         if not stack:
             root, root_line = value, line
             return
         frame = stack[-1]
         frame.size += size
+        if height >= frame.height:
+            frame.height = height + 1
         if frame.starts is not None:
             frame.starts.append(line)
         if frame.marks is not None:
@@ -845,7 +876,7 @@ def _lean_build(loader: Any, get: Callable[[], Any], typographic: bool, below: i
                 "found duplicate anchor; first occurrence", anchor_marks[anchor], "second occurrence", mark
             )
         anchor_marks[anchor] = mark
-        anchors[anchor] = (_OPEN, 0, line, None)
+        anchors[anchor] = (_OPEN, 0, line, None, 0, None)
 
     while True:
         event = get()
@@ -893,10 +924,17 @@ def _lean_build(loader: Any, get: Callable[[], Any], typographic: bool, below: i
             else:
                 construct = constructors.get(tag) or constructors[None]
                 built = construct(loader, yaml.ScalarNode(tag, value, mark, event.end_mark, style))
+                if isinstance(built, GeneratorType):
+                    # a collection's constructor (!!map x, !!seq x): run as construct_object runs it, it refuses the
+                    # scalar ("expected a mapping node, but found scalar"; trial 176: a generator object was the value)
+                    data = next(built)
+                    for _ in built:
+                        pass
+                    built = data
             distinct += 1
             if event.anchor is not None:
                 anchored(event.anchor, mark, line)
-                anchors[event.anchor] = (built, 1, line, text)
+                anchors[event.anchor] = (built, 1, line, text, 1, None)
             place(built, 1, line, mark, text if is_key else None)
         elif kind is yaml.SequenceStartEvent or kind is yaml.MappingStartEvent:
             if len(stack) >= depth_limit:
@@ -926,16 +964,26 @@ def _lean_build(loader: Any, get: Callable[[], Any], typographic: bool, below: i
                     frame.line,
                 )
             if frame.anchor is not None:
-                anchors[frame.anchor] = (value, frame.size, frame.line, None)
-            place(value, frame.size, frame.line, frame.mark, None)
+                anchors[frame.anchor] = (value, frame.size, frame.line, None, frame.height, frame.starts)
+            place(value, frame.size, frame.line, frame.mark, None, frame.height)
         elif kind is yaml.AliasEvent:
             found = anchors.get(event.anchor)
             if found is None:
                 raise yaml.composer.ComposerError(None, None, "found undefined alias", mark)
-            value, size, start, text = found
+            value, size, start, text, height, lines = found
             if value is _OPEN:
                 raise YamlRefused("recursive alias", start)
-            place(value, size, start, mark, text if is_key else None)
+            if len(stack) + height > depth_limit:
+                # what it names, put here, nests deeper than the limit (trial 176: anchors of anchors built 5,310
+                # levels from 11 KB, and a comparison of two objects ran out of Python's stack)
+                raise YamlRefused(f"nesting deeper than {depth_limit} levels (through the alias *{event.anchor})", line)
+            if value is _MERGE_KEY and not is_key:  # the merge key's anchor used as a value: no value (trial 176)
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"could not determine a constructor for the tag {_MERGE!r}", mark
+                )
+            if items is None and lines is not None and (not stack or (len(stack) == 1 and stack[0].key == "items")):
+                items = list(lines)  # the List's items are an alias of a sequence (trial 176: no item lines)
+            place(value, size, start, mark, text if is_key else None, height)
     return YamlDocument(
         0,
         root_line,
@@ -953,8 +1001,11 @@ def _kind_of(value: Any) -> str:
 
 
 def _merged(frame: _Frame) -> dict[Any, Any]:
-    """A mapping with what its ``<<`` keys merge in, as ``SafeConstructor.flatten_mapping`` gives it: the merged
-    mappings first (of a list, the first wins), then its own keys, which win."""
+    """A mapping with what its ``<<`` keys merge in, as the merge key's spec says (https://yaml.org/type/merge.html)
+    and go-yaml, kubectl's reader, does: of a list, a mapping earlier in it overrides the later ones, and the
+    mapping's own keys override what is merged. (PyYAML 6.0.4's ``flatten_mapping`` tells equal keys apart by the
+    identity of their strings, so the node path can keep another of two equal keys of more than one character:
+    trial 176. A policy file has no reason to merge two mappings with a key in common.)"""
     merged: dict[Any, Any] = {}
     for value, mark in frame.merges:
         if isinstance(value, dict):

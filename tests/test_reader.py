@@ -2859,6 +2859,17 @@ _LEAN_CASES = [
     # plain scalars of every implicit type, resolved inline as Resolver.resolve does
     "a: [0x1F, 1e3, 1.0e+3, -.inf, .NaN, Yes, NULL, 0o17, 0b11, 1_000, '12', 12:30:00, +1, .5, 2025-01-01, ~, null, true, On]\n"
     "b:\nc: !!float 1\nd: ! 12\n",
+    # trial 176: a collection's tag on a scalar was a generator object; a scalar's tag its value is none of was a
+    # traceback; the merge key's anchor as a value leaked a placeholder; a List's items as an alias had no lines
+    "a: !!map x\n",
+    "a: !!seq x\n",
+    "a: !!set x\n",
+    "a: !!omap x\n",
+    "a: !!pairs x\n",
+    "a: !!float foo\n---\nb: !!bool foo\n---\nc: !!timestamp foo\n---\nd: !!float 1.5\n",
+    "{&m << : {x: 1}, b: *m}\n",
+    "x: &l\n- a: 1\n- b: 2\nitems: *l\n",
+    "&l [1, 2]\n---\n*l\n",
 ]
 
 
@@ -2877,6 +2888,21 @@ def test_a_dump_built_from_events_is_what_the_node_graph_gives(text: str) -> Non
     """The reader builds a dump's documents from libyaml's events (``lean``): its values, errors, their lines,
     duplicate keys, odd indentation, typographic quotes and a List's item lines are the node path's."""
     assert _as_read(text, lean=True) == _as_read(text, lean=False)
+
+
+def test_nesting_is_counted_through_aliases(monkeypatch) -> None:
+    """Trial 176: anchors of anchors, each a few brackets deep, built a value 5,310 levels deep from 11 KB, which the
+    nesting limit, checked on the text's brackets alone, let through: comparing two such objects ran out of Python's
+    stack (a traceback, the service's 500). Each alias counts the levels of what it names."""
+    from rules import yamlsafe
+
+    monkeypatch.setattr(yamlsafe, "MAX_DEPTH", 20)
+    chain = ["k0: &a0 1"] + [f"k{i}: &a{i} " + "[" * 4 + f"*a{i - 1}" + "]" * 4 for i in range(1, 8)]
+    text = "\n".join(chain) + "\n---\nkind: Node\n"
+    [deep, node] = yamlsafe.load_documents(text, lean=True)
+    assert (deep.line, deep.error) == (6, "nesting deeper than 20 levels (through the alias *a4)")
+    assert node.data == {"kind": "Node"}
+    assert yamlsafe.load_documents(text).__next__().error.startswith("nesting deeper than 20 levels")  # as the node path
 
 
 def test_refusals_of_a_dump_built_from_events_are_the_node_paths(monkeypatch) -> None:
