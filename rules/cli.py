@@ -389,6 +389,13 @@ def audit(
     stdin = stdin_name or STDIN  # the name of what - reads: reports place its objects there (rules.engine.audit_batch)
     batch_notes: list[str] = list(extra_notes)
     dumps = [(dump, stdin if dump == "-" else dump) for dump in split_dumps(paths, batch_notes)]
+    if accepted is not None:
+        batch_notes += [
+            f"exemption {e.source} ({', '.join(e.rules)}: {e.reason}) names dumps ({', '.join(e.dumps)}) that match none"
+            f" of the {counted(len(dumps), 'dump')} audited: not applied"
+            for e in accepted.exemptions
+            if e.dumps and not any(e.covers_dump(name) for _, name in dumps)
+        ]
     for note in [] if quiet else batch_notes:
         _err(f"verdict: note: {note}")
     console = _progress_console()
@@ -474,9 +481,15 @@ def _report(
     if unreadable and progress:
         progress.stop()
     if len(reports) > 1 and not quiet:
-        # a note every dump of the batch carries (an exemptions file's expired entry or typo) once, before theirs
-        # (trial 175: 11 dumps said each such note 11 times, 3 of them without the dump's name)
-        common = [n for n in reports[0].notes if n not in said and all(n in r.notes for r in reports[1:])]
+        # a note about the exemptions files (an expired entry, a rule id that names none), which every dump of the
+        # batch carries, once, before theirs (trial 175: 11 dumps said each 11 times, 3 without the dump's name); a
+        # note about a dump (its skips, what it assumed) is said with its name, though another's reads the same
+        # (trial 176: its counts then read as the batch's)
+        common = [
+            n
+            for n in reports[0].notes
+            if n not in said and _EXEMPTIONS_FILE_NOTE.match(n) and all(n in r.notes for r in reports[1:])
+        ]
         for note in common:
             _err(f"verdict: note: {note}")
         said |= frozenset(common)
@@ -563,6 +576,10 @@ SARIF_RUNS_PER_FILE = 20
 
 #: The formats programs read: a dump read as nothing still writes its report in them, wherever it goes.
 _FOR_PROGRAMS = frozenset({"json", "yaml", "junit", "sarif", "policyreport"})
+
+
+#: The notes ``Exempter.notes`` writes about an exemptions file itself, the same for every dump.
+_EXEMPTIONS_FILE_NOTE = re.compile(r"exemption \S+:\d+ (?:\(.*\) expired on .*: not applied$|names no loaded rule: )")
 
 
 def _said_cut(output: str) -> None:

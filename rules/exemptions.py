@@ -20,6 +20,8 @@ its object (placed at the object) and is ignored: the object's findings stay, un
 from __future__ import annotations
 
 import difflib
+import os
+import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -155,6 +157,14 @@ class FileExemption:
         """``<file>:<line>`` of the entry."""
         return f"{self.file}:{self.line}"
 
+    def covers_dump(self, name: str) -> bool:
+        """Whether a glob of ``dumps`` matches the dump ``name`` or a trailing part of it, at a ``/`` (``cluster-a``,
+        ``dumps/cluster-a``), once ``.`` and ``..`` are resolved: the same dump given as ``./dumps/cluster-a`` or by
+        its absolute path is matched alike (trial 176: either turned the entry off without a word)."""
+        parts = [p for p in posixpath.normpath(name.replace(os.sep, "/")).split("/") if p]
+        forms = {name, *("/".join(parts[i:]) for i in range(len(parts)))}
+        return any(fnmatchcase(form, glob) for glob in self.dumps for form in forms)
+
     def expired(self, now: datetime) -> bool:
         """True when ``now`` is at or past ``until``."""
         return self.until is not None and now >= self.until
@@ -175,16 +185,12 @@ class ExemptionSet:
 
     def for_dump(self, name: str) -> ExemptionSet:
         """The exemptions that apply to the dump ``name`` (a report's name: the path given, an archive, a folder or a
-        must-gather of a batch, the service's ``name``): those without ``dumps``, and those one of whose globs matches
-        the name or its last part (trial 175: in a nightly batch of clusters, an exemption of one cluster's node hid
+        must-gather of a batch, the service's ``name``): those without ``dumps``, and those that cover it
+        (``FileExemption.covers_dump``; trial 175: in a nightly batch of clusters, an exemption of one cluster's node hid
         the finding of another's node of the same name)."""
         if not any(e.dumps for e in self.exemptions):
             return self
-        last = name.rstrip("/").rsplit("/", 1)[-1]
-        kept = tuple(
-            e for e in self.exemptions if not e.dumps or any(fnmatchcase(name, g) or fnmatchcase(last, g) for g in e.dumps)
-        )
-        return ExemptionSet(kept, self.files)
+        return ExemptionSet(tuple(e for e in self.exemptions if not e.dumps or e.covers_dump(name)), self.files)
 
 
 def _compile(raw: Any, node: Any, shown: str) -> list[FileExemption]:
