@@ -55,7 +55,7 @@ def _errors(*codes: int, **descriptions: str) -> dict[str, Any]:
     if "415" in out:  # trial 171 #11: what is accepted, in headers and not in the detail alone
         out["415"]["headers"] = {
             "Accept-Post": {
-                "description": "The media types the operation takes (a refused Content-Type or charset)",
+                "description": "The media types the operation takes (a refused Content-Type; a refused charset says none)",
                 "schema": {"type": "string"},
             },
             "Accept-Encoding": {

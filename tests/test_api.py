@@ -661,6 +661,9 @@ def test_unsupported_media_type_is_415(client: FlaskClient, headers: dict[str, s
     resp = client.post("/v1/evaluate", data=CLUSTER, headers=headers)
     body = problem(resp, 415, "unsupported-media-type")
     assert "application/yaml" in body["detail"] or "UTF-8" in body["detail"]
+    if "charset" in headers["Content-Type"]:  # the type was taken, its charset is refused: no list of types
+        assert "Accept-Post" not in resp.headers
+        return
     # the types it takes, in a header a client can read without parsing the detail (trial 171 #11)
     accepted = [t.strip() for t in resp.headers["Accept-Post"].split(",")]
     assert accepted == list(DUMP_TYPES) and "application/yaml" in accepted and "text/plain" in accepted

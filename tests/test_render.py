@@ -1761,3 +1761,16 @@ def test_chat_notes_carry_no_markdown_backslash_escapes() -> None:
     text = render(report, "chat")
     assert "\n_assumed: a node's nvidia.com/gpu.deploy.* labels are read as ^nvidia\\.com/ says_\n" in text
     assert "\\*" not in text
+
+
+def test_a_table_fix_is_split_at_a_shell_comment_only_outside_quotes() -> None:
+    """Trial 176: a long command was split at a ' # ' inside its quotes, leaving a line that ends inside the quote
+    (pasted, the shell read the comment lines into the value); a fix of blanks wrote a bare 'fix: #'."""
+    quoted = "kubectl annotate node n1 --overwrite note='see ticket # 42 and more text here to be long enough for the wrap'"
+    assert table.fix_block(quoted, 60, 6) == [f"      fix: {quoted}"]
+    commented = "kubectl get pods -A -o wide --field-selector spec.nodeName=gpu-a | grep -i nvidia  # what runs there for it"
+    assert table.fix_block(commented, 60, 6) == [
+        "      fix: kubectl get pods -A -o wide --field-selector spec.nodeName=gpu-a | grep -i nvidia",
+        "           # what runs there for it",
+    ]
+    assert table.fix_block("   ", 60, 6) == []

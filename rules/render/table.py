@@ -228,6 +228,20 @@ def _finding(view: _View, obj: ObjectReport, r: Result, group_by: str) -> None:
 _FIX_LABEL = "fix: "
 
 
+def _comment_at(line: str) -> int:
+    """Where the shell comment `` # `` after a command starts, outside quotes (trial 176: one inside
+    ``note='see ticket # 42'`` was taken for it, and the command written up to it ended inside its quote), else -1."""
+    quote = ""
+    for i, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif line.startswith(" # ", i):
+            return i
+    return -1
+
+
 def fix_block(fix: str, width: int, indent: int) -> list[str]:
     """A fix as shell lines (``chat.fix_lines``: a command a line, prose and alternatives as comments) after
     ``fix:``: a command, run or commented out, whole on its line, however wide (trial 173, 174: a command wrapped
@@ -235,6 +249,8 @@ def fix_block(fix: str, width: int, indent: int) -> list[str]:
     long line for the eye and copies it whole); prose wrapped at the width, each of its lines a comment, and so is a
     comment after a command that does not fit beside it. So every line copied runs as the fix means or not at all."""
     lead, out = indent + len(_FIX_LABEL), []
+    if not fix.strip():
+        return []
 
     def comment(text: str) -> None:
         for line in wrap(text, width - 2, lead, first=lead):
@@ -245,10 +261,10 @@ def fix_block(fix: str, width: int, indent: int) -> list[str]:
         if body is not None and not _COMMAND.match(body):
             comment(body)
             continue
-        command, mark, after = line.partition(" # ") if body is None else (line, "", "")
-        if mark and lead + cell_len(line) > width:
-            out.append(" " * lead + command)
-            comment(after)
+        at = _comment_at(line) if body is None else -1
+        if at >= 0 and lead + cell_len(line) > width:
+            out.append(" " * lead + line[:at])
+            comment(line[at + 3 :])
         else:
             out.append(" " * lead + line)
     first = out[0][lead:]
