@@ -1035,7 +1035,9 @@ def _merged(frame: _Frame) -> dict[Any, Any]:
 
 def _tagged(frame: _Frame, value: Any) -> Any:
     """A collection given a tag of another kind, as SafeConstructor builds it: ``!!set`` (a mapping) the set of its
-    keys, ``!!omap``/``!!pairs`` (a sequence of one-key mappings) a list of pairs; else its error."""
+    keys, ``!!omap``/``!!pairs`` (a sequence of one-key mappings) a list of pairs; else its error. Built from values,
+    not nodes: an item with a key written twice, or a key that is no string, reads as a mapping of the dump reads
+    (trial 176 found where SafeConstructor reads it otherwise; no kubectl output holds these tags)."""
     found = _KIND[frame.builds]
     if frame.tag == _SET and frame.builds is _MAP:
         return set(value)
