@@ -100,7 +100,7 @@ class ExemptionSchema(Schema):
         fields.String(validate=validate.Length(min=1)),
         data_key="dumps",
         validate=NON_EMPTY,
-        metadata={"description": "globs of the dump's name, as the report names it, or of its last part"},
+        metadata={"description": "globs of the dump's name, as the report names it, or of a trailing part of it"},
     )
     reason = fields.String(required=True, validate=_check_reason)
     expires = fields.String(validate=_check_expires, metadata={"description": "RFC 3339 date; not applied after it"})
