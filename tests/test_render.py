@@ -1774,3 +1774,35 @@ def test_a_table_fix_is_split_at_a_shell_comment_only_outside_quotes() -> None:
         "           # what runs there for it",
     ]
     assert table.fix_block("   ", 60, 6) == []
+
+
+def test_a_command_the_fix_as_written_would_not_run_is_written_commented_out() -> None:
+    """Trial 177: vgpu-profile-matches-config's fix, as written, ran the log command alone (the restart stands after
+    its '#'), while the table and chat wrote the restart as a line of its own, which ran at once when the block was
+    pasted, before the log was read; and the clause was cut at a ';' inside its parentheses, losing it."""
+    from rules.render.chat import fix_lines
+
+    fix = (
+        "kubectl logs -n gpu-operator $(kubectl get pods -n gpu-operator -l app=nvidia-vgpu-device-manager"
+        " --field-selector spec.nodeName=n1 -o name)  # to re-apply the same config, restart that pod (its label informer"
+        " applies nvidia.com/vgpu.config when it starts; relabelling with the value the label already has is no change):"
+        " kubectl delete pod -n gpu-operator -l app=nvidia-vgpu-device-manager --field-selector spec.nodeName=n1"
+    )
+    assert fix_lines(fix) == [
+        "kubectl logs -n gpu-operator $(kubectl get pods -n gpu-operator -l app=nvidia-vgpu-device-manager"
+        " --field-selector spec.nodeName=n1 -o name) # to re-apply the same config, restart that pod (its label informer"
+        " applies nvidia.com/vgpu.config when it starts; relabelling with the value the label already has is no change):",
+        "# kubectl delete pod -n gpu-operator -l app=nvidia-vgpu-device-manager --field-selector spec.nodeName=n1",
+    ]
+    block = table.fix_block(fix, 100, 6)
+    assert [line for line in block if "kubectl delete" in line] == [
+        "           # kubectl delete pod -n gpu-operator -l app=nvidia-vgpu-device-manager --field-selector spec.nodeName=n1"
+    ]
+    assert any("when it starts; relabelling" in line for line in block)
+    # prose keeps its stop; a command loses one
+    assert fix_lines("First check it runs: kubectl logs deploy/x | grep n1. Then fix it by hand: kubectl label node n1 a-") == [
+        "# First check it runs:",
+        "kubectl logs deploy/x | grep n1",
+        "# Then fix it by hand:",
+        "kubectl label node n1 a-",
+    ]

@@ -65,17 +65,52 @@ def _span(text: str) -> str:
     return f"`{inert(text).replace('`', "'")}`"
 
 
+def comment_at(line: str) -> int:
+    """Where a shell comment `` # `` starts in ``line``, outside quotes (trial 176: one inside ``note='see ticket #
+    42'`` is none), else -1."""
+    quote = ""
+    for i, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif line.startswith(" # ", i):
+            return i
+    return -1
+
+
+def _last_break(text: str) -> int:
+    """Where the last ``; `` or ``. `` of ``text`` outside parentheses is, else -1 (trial 177: a clause cut at the
+    ``;`` inside "(its label informer applies it when it starts; relabelling ... is no change)")."""
+    depth, last = 0, -1
+    for i, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0 and char in ";." and text.startswith(" ", i + 1):
+            last = i
+    return last
+
+
 def fix_lines(fix: str) -> list[str]:
     """A fix as shell lines: each command that follows another's comment or a clause on a line of its own, the
     clause that says when to run it (``or, if the node is meant for ...:``) a comment line before it, and prose a
     comment line (trial 173: the relabel that ends the fix stood inside the ``#`` comment of the check before it, so
-    the pasted block ran the check alone); a command such a clause makes conditional or an alternative written
-    commented out, so the whole block pasted runs none of them (trial 174). A command chained to the one before it
-    (``&&``, ``|``, a loop's body, one in ``$(...)``) stays on its line."""
+    the pasted block ran the check alone). A command the fix as written would not run (after its `` # ``: trial 177,
+    the restart that followed "# to re-apply the same config, restart that pod:" ran at once, before the log above it
+    was read), or that a clause makes conditional or an alternative (trial 174), is written commented out, so that
+    the block pasted whole runs what the fix pasted as written runs. A command chained to the one before it (``&&``,
+    ``|``, a loop's body, one in ``$(...)``) stays on its line; a prose line keeps the stop it ends with."""
     text = " ".join(fix.split())
+    commented_from = comment_at(text)
     lines: list[str] = []
     at = 0
-    alternative = False
+    aside = False  # the command at ``at`` is written commented out
+
+    def line(part: str, command_aside: bool) -> str:
+        return part if _COMMAND.match(part) and not command_aside else f"# {part.lstrip('# ')}"
+
     for m in _COMMAND.finditer(text):
         start = m.start()
         before = text[at:start].rstrip()
@@ -84,18 +119,19 @@ def fix_lines(fix: str) -> list[str]:
             continue
         if not before.endswith((":", ";", ".")):
             continue  # inside a clause ("edit it and kubectl replace ..."): no command of a line of its own
-        cut = max(before.rfind("; "), before.rfind(". "))
-        head, clause = (before[:cut], before[cut + 2 :]) if cut >= 0 else (before.rstrip(";"), "")
+        cut = _last_break(before)
+        head, clause = (before[: cut + 1], before[cut + 2 :]) if cut >= 0 else (before, "")
         if head.strip():
-            lines.append(head if _COMMAND.match(head) and not alternative else f"# {head}")
+            # a stop after a command is no part of it ("| grep node-a."); prose keeps its own
+            lines.append(line(head.rstrip(";.") if _COMMAND.match(head) else head, aside))
         if clause.strip():
             lines.append(f"# {clause.lstrip('# ')}")
         # a command its clause makes conditional ("or, if the node is meant for ...:") is an alternative: written
         # commented out, so that the block pasted whole runs none of them (trial 174: the relabel would run)
-        alternative = bool(_CONDITION.search(clause)) or clause.lower().startswith(("or ", "or,", "or:"))
+        aside = bool(_CONDITION.search(clause)) or clause.lower().startswith(("or ", "or,", "or:"))
+        aside = aside or 0 <= commented_from < start
         at = start
-    rest = text[at:]
-    lines.append(rest if _COMMAND.match(rest) and not alternative else f"# {rest}")
+    lines.append(line(text[at:], aside))
     return lines
 
 

@@ -32,7 +32,7 @@ from rich.text import Text
 
 from ..report import FINDINGS, RESULT_RANK, ObjectReport, Report, Result, RuleRollup, counted
 from . import check_group_by
-from .chat import fix_lines
+from .chat import comment_at, fix_lines
 from .markdown import _COMMAND, nothing_left, selected
 
 #: Under this many columns the layout is compact.
@@ -228,20 +228,6 @@ def _finding(view: _View, obj: ObjectReport, r: Result, group_by: str) -> None:
 _FIX_LABEL = "fix: "
 
 
-def _comment_at(line: str) -> int:
-    """Where the shell comment `` # `` after a command starts, outside quotes (trial 176: one inside
-    ``note='see ticket # 42'`` was taken for it, and the command written up to it ended inside its quote), else -1."""
-    quote = ""
-    for i, char in enumerate(line):
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif line.startswith(" # ", i):
-            return i
-    return -1
-
-
 def fix_block(fix: str, width: int, indent: int) -> list[str]:
     """A fix as shell lines (``chat.fix_lines``: a command a line, prose and alternatives as comments) after
     ``fix:``: a command, run or commented out, whole on its line, however wide (trial 173, 174: a command wrapped
@@ -261,7 +247,7 @@ def fix_block(fix: str, width: int, indent: int) -> list[str]:
         if body is not None and not _COMMAND.match(body):
             comment(body)
             continue
-        at = _comment_at(line) if body is None else -1
+        at = comment_at(line) if body is None else -1
         if at >= 0 and lead + cell_len(line) > width:
             out.append(" " * lead + line[:at])
             comment(line[at + 3 :])
