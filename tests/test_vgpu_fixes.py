@@ -135,3 +135,26 @@ def test_an_applied_vgpu_config_is_not_offered_a_relabel_to_passthrough() -> Non
     # without the config applied, the relabel is still the other reading
     fix = _fixes(_advertising_passthrough("failed"))["resource-class-matches-workload"]
     assert "kubectl label node vgpu-a10-2 --overwrite nvidia.com/gpu.workload.config=vm-passthrough" in fix
+
+
+def test_a_vgpu_node_labelled_by_hand_is_told_to_look_for_the_operator_and_offered_its_advertised_config() -> None:
+    """Trial 177: the README's lab node (labelled by hand, no operand pod, no ClusterPolicy) configured for A10-8Q and
+    advertising NVIDIA_A10-4Q was told to read and restart a vgpu-device-manager pod the dump shows none of, and was
+    never offered the label of the type it advertises."""
+    node = _node("A10-8Q", "")
+    node["metadata"]["labels"] = {
+        k: v for k, v in node["metadata"]["labels"].items() if k not in ("nvidia.com/vgpu.config.state",)
+    }
+    node["status"] = {"capacity": {"nvidia.com/NVIDIA_A10-4Q": "12"}, "allocatable": {"nvidia.com/NVIDIA_A10-4Q": "12"}}
+    report = evaluate(parse_text(yaml.safe_dump(node), "lab.yaml"), _pack())
+    [fix] = [r.remediation for o in report.objects for r in o.results if r.rule == "vgpu-profile-matches-config"]
+    assert fix.startswith("kubectl get pods -n ")  # what runs there, first
+    assert "# nothing in the dump shows the GPU Operator on the node: where its vgpu-device-manager runs there" in fix
+    assert fix.endswith(
+        "; or, if the node is meant for the type it advertises: kubectl label node vgpu-a10-2 --overwrite"
+        " nvidia.com/vgpu.config=A10-4Q"
+    )
+    # a node the operator manages keeps its restart first, and is offered the same alternative
+    managed = _fixes(_node("A10-6Q", "success"))["vgpu-profile-matches-config"]
+    assert managed.startswith("kubectl delete pod -n gpu-operator -l app=nvidia-sandbox-device-plugin-daemonset")
+    assert managed.endswith("kubectl label node vgpu-a10-2 --overwrite nvidia.com/vgpu.config=A10-12Q")
