@@ -181,7 +181,10 @@ def _gunzip(data: bytes, limit: int, name: str) -> bytes:
     try:
         out = decoder.decompress(data, limit + 1)
     except zlib.error as exc:
-        raise Problem("malformed-dump", f"Content-Encoding gzip: broken gzip stream ({exc})", file=name) from None
+        # (trial 177: a YAML body sent with the header gave zlib's words alone)
+        plain = not data.startswith(b"\x1f\x8b") and data[:512].isascii()
+        hint = ": the body is not gzip (it starts as text); send it without Content-Encoding: gzip" if plain else ""
+        raise Problem("malformed-dump", f"Content-Encoding gzip: broken gzip stream ({exc}){hint}", file=name) from None
     if len(out) > limit:
         raise Problem("body-too-large", f"the body unpacks to more than {limit} bytes")
     if not decoder.eof:

@@ -172,7 +172,9 @@ def _then(message: str, sentence: str) -> str:
     said = message.rstrip()
     if not sentence:
         return said
-    return f"{said}{'' if not said or said[-1] in '.!?:' or sentence[0] == '(' else '.'} {sentence}"
+    # (trial 177: "(... add it to be sure.). 1 input error": an aside ending with its stop ends the sentence)
+    stopped = not said or said[-1] in ".!?:" or said.endswith((".)", "!)", "?)")) or sentence[0] == "("
+    return f"{said}{'' if stopped else '.'} {sentence}"
 
 
 def _unread_sentence(errors: int) -> str:

@@ -156,6 +156,10 @@ def test_a_finding_read_from_other_objects_says_the_dump_was_not_read_whole(load
     unstopped = audit_with_errors(load_policy, [node("n1")], errors=2, rule={**RUNS_A_POD, "message": "No pod runs on {name}"})
     [said] = [r.message for o in unstopped.objects for r in o.results if r.rule == "runs-a-pod"]
     assert said.startswith("No pod runs on n1. 2 input errors kept part of the dump from being read")
+    # an aside that ends with its own stop is not given another (trial 177: "add it to be sure.). 1 input error")
+    aside = audit_with_errors(load_policy, [node("n1")], errors=1, rule={**RUNS_A_POD, "message": "No pod (see n1.)"})
+    [said] = [r.message for o in aside.objects for r in o.results if r.rule == "runs-a-pod"]
+    assert said.startswith("No pod (see n1.) 1 input error kept")
     assert (
         "assumed: nothing the input errors kept from being read would change a verdict that reads other objects of"
         " the dump (applied to 2 results of test-policy/runs-a-pod)"
