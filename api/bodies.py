@@ -102,8 +102,8 @@ def carries_no_body() -> bool:
     return "chunked" not in request.headers.get("Transfer-Encoding", "").lower()
 
 
-#: The content codings a body may have (``read_body``), as a 415 names them in Accept-Encoding.
-ACCEPTED_CODINGS = "gzip, x-gzip, identity"
+#: The content codings a body may have (``read_body``); a 415 names them in Accept-Encoding.
+CODINGS = ("gzip", "x-gzip", "identity")
 
 
 def no_body(wanted: str) -> Problem:
@@ -121,13 +121,14 @@ def media_type(accepted: tuple[str, ...] | list[str], wanted: str = "") -> str:
         raise no_body(wanted)
     # the types a client may send, in a header too (trial 171 #11: said in the detail alone): Accept-Post, as the
     # W3C's Linked Data Platform registers it for a POST that refuses a media type (IANA's header registry)
-    told = {"Accept-Post": ", ".join(accepted)}
+    listed = ", ".join(accepted)
+    told = {"Accept-Post": listed}
     if not given:
-        raise Problem("unsupported-media-type", f"say what the body is with Content-Type: one of {', '.join(accepted)}", told)
+        raise Problem("unsupported-media-type", f"say what the body is with Content-Type: one of {listed}", told)
     if given not in accepted:
         raise Problem(
             "unsupported-media-type",
-            f"Content-Type {given} is not accepted here{FORM_TYPES.get(given, '')}; use one of {', '.join(accepted)}",
+            f"Content-Type {given} is not accepted here{FORM_TYPES.get(given, '')}; use one of {listed}",
             told,
         )
     charset = request.mimetype_params.get("charset", "").lower()
@@ -229,13 +230,13 @@ def read_body(
     werkzeug's 413). Problems about the bytes name the body ``name``.
     """
     codings = [c.strip().lower() for c in request.headers.get("Content-Encoding", "").split(",") if c.strip()]
-    unknown = [c for c in codings if c not in ("gzip", "x-gzip", "identity")]
+    unknown = [c for c in codings if c not in CODINGS]
     if unknown:
         # RFC 9110 section 15.5.16: a 415 for a content coding says the codings accepted in Accept-Encoding
         raise Problem(
             "unsupported-media-type",
             f"Content-Encoding {', '.join(unknown)} is not accepted; use gzip",
-            {"Accept-Encoding": ACCEPTED_CODINGS},
+            {"Accept-Encoding": ", ".join(CODINGS)},
         )
     announced = request.content_length
     timeout = current_app.config.get("VERDICT_READ_TIMEOUT") or 0

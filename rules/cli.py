@@ -7,7 +7,6 @@ policy. What a program reads (the report) goes to stdout or ``-o``; messages go 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sys
 from collections.abc import Iterable
@@ -20,7 +19,7 @@ import click
 from . import __version__, heap
 from .engine import audit_batch, said_unread, split_dumps, unread_report, why_none
 from .errors import DumpError, PolicyError, RuleLookupError, meant
-from .exemptions import ExemptionLoadError, ExemptionSet, load_exemptions
+from .exemptions import ExemptionLoadError, ExemptionSet, about_the_file, load_exemptions
 from .loader import PolicyLoadError, PolicySet, load_policies, pack_folders_unread
 from .parallel import JobsError, jobs_setting
 from .progress import Progress
@@ -485,11 +484,7 @@ def _report(
         # batch carries, once, before theirs (trial 175: 11 dumps said each 11 times, 3 without the dump's name); a
         # note about a dump (its skips, what it assumed) is said with its name, though another's reads the same
         # (trial 176: its counts then read as the batch's)
-        common = [
-            n
-            for n in reports[0].notes
-            if n not in said and _EXEMPTIONS_FILE_NOTE.match(n) and all(n in r.notes for r in reports[1:])
-        ]
+        common = [n for n in reports[0].notes if n not in said and about_the_file(n) and all(n in r.notes for r in reports[1:])]
         for note in common:
             _err(f"verdict: note: {note}")
         said |= frozenset(common)
@@ -578,10 +573,6 @@ SARIF_RUNS_PER_FILE = 20
 _FOR_PROGRAMS = frozenset({"json", "yaml", "junit", "sarif", "policyreport"})
 
 
-#: The notes ``Exempter.notes`` writes about an exemptions file itself, the same for every dump.
-_EXEMPTIONS_FILE_NOTE = re.compile(r"exemption \S+:\d+ (?:\(.*\) expired on .*: not applied$|names no loaded rule: )")
-
-
 def _said_cut(output: str) -> None:
     """A note when a markdown or chat report written to ``output`` was cut at its limit (trial 175: a batch's
     markdown written for a CI step summary held 2 of its 11 dumps, which only the file's last line said)."""
@@ -591,10 +582,10 @@ def _said_cut(output: str) -> None:
             tail = fh.read().decode("utf-8", errors="replace")
     except OSError:
         return
-    cut = re.search(r"… (.+?) not shown \(limit ([\d,]+) characters", tail)
-    if cut:
-        limit = cut.group(2).replace(",", "")
-        _err(f"verdict: note: {output}: {cut.group(1)} not shown (--limit {limit}; --limit 0 writes the whole report)")
+    from .render.markdown import cut_said
+
+    if cut := cut_said(tail):
+        _err(f"verdict: note: {output}: {cut[0]} not shown (--limit {cut[1]}; --limit 0 writes the whole report)")
 
 
 def _render_out(reports: list[Report], fmt: str, output: str | None, options: dict[str, Any]) -> None:

@@ -370,6 +370,16 @@ class Exempter:
         return used + expired + unknown
 
 
+#: The notes ``Exempter.notes`` writes about an exemptions file itself (an expired entry, a rule id that names none).
+_FILE_NOTE = re.compile(r"exemption \S+:\d+ (?:\(.*\) expired on .*: not applied$|names no loaded rule: )")
+
+
+def about_the_file(note: str) -> bool:
+    """Whether a report's note is one ``Exempter.notes`` writes about an exemptions file itself, the same for every
+    dump of a batch (the CLI says it once: trial 175), not about the dump (an exemption applied to N results)."""
+    return _FILE_NOTE.match(note) is not None
+
+
 def _closest_rule(selector: str, loaded: list[tuple[str, str]]) -> str:
     """``; did you mean <rule>?`` with the loaded rules closest to a selector that names none (as ``policy/rule``
     when it has a policy, else by id; trial 71: a rule id missing a letter exempted nothing and said no more)."""

@@ -41,7 +41,7 @@ from .limits import limit
 from .progress import Progress
 from .quantity import is_quantity, written
 from .report import counted, first_few
-from .yamlsafe import CUT_SHORT, item_lines, load_documents
+from .yamlsafe import CUT_SHORT, load_documents
 
 #: Files inside a directory or archive that are read as dumps; others are listed as skipped.
 DUMP_SUFFIXES = (".yaml", ".yml", ".json")
@@ -2013,7 +2013,7 @@ def _parse_yaml_or_describe(text: str, name: str, labelled: frozenset[str] = fro
                 " word processor writes quotes, the first there: read as the quoted values they stand for (a value"
                 " written “x” as x); paste YAML as a code block to keep its quotes"
             )
-        _objects_of(doc.data, source, list(doc.items) if doc.items is not None else item_lines(doc.node), dump)
+        _objects_of(doc.data, source, list(doc.items or ()), dump)  # (read lean: the items' lines come with it)
     if lists:  # one note for the file (trial 97: 20,000 broken Lists gave a note each)
         where = "" if lists == 1 else f" in {lists:,} Lists"
         dump.notes.append(

@@ -1041,8 +1041,8 @@ def _tagged(frame: _Frame, value: Any) -> Any:
     found = _KIND[frame.builds]
     if frame.tag == _SET and frame.builds is _MAP:
         return set(value)
+    what = "an ordered map" if frame.tag == _PAIRS[0] else "pairs"  # (of the !!omap and !!pairs tags)
     if frame.tag in _PAIRS and frame.builds is _SEQ:
-        what = "an ordered map" if frame.tag == _PAIRS[0] else "pairs"
         pairs = []
         for item, mark in zip(value, frame.marks or [], strict=True):
             if not isinstance(item, dict):
@@ -1056,7 +1056,6 @@ def _tagged(frame: _Frame, value: Any) -> Any:
             pairs.append(next(iter(item.items())))
         return pairs
     if frame.tag in _PAIRS:
-        what = "an ordered map" if frame.tag == _PAIRS[0] else "pairs"
         raise yaml.constructor.ConstructorError(
             f"while constructing {what}", frame.mark, f"expected a sequence, but found {found}", frame.mark
         )

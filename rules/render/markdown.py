@@ -741,8 +741,17 @@ def _dump_index(reports: list[Report], most: int) -> list[str]:
     return lines
 
 
-#: What the closing line of a cut message says (``_closing``).
+#: What the closing line of a cut message says (``_closing``, and chat's).
 _CUT_MARK = " not shown (limit "
+#: That line's count of what was left out, and its limit.
+_CUT_LINE = re.compile(r"… (.+?)" + re.escape(_CUT_MARK) + r"([\d,]+) characters")
+
+
+def cut_said(text: str) -> tuple[str, int] | None:
+    """What a markdown or chat message's closing line says it left out, and the limit it was cut at; None where the
+    message is whole (``text``: its end is enough)."""
+    cut = _CUT_LINE.search(text)
+    return None if cut is None else (cut.group(1), int(cut.group(2).replace(",", "")))
 
 
 def _shown_rows(text: str) -> int:
