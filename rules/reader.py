@@ -2109,6 +2109,8 @@ def _salvage_yaml_items(lines: list[str], number: int, at: int, name: str, error
         inside = start + first <= at < start + last
         placed = placed or inside
         why = error if inside else "YAML syntax error" if doc is not None and doc.error else f"list item is {NOT_AN_OBJECT}"
+        if inside:  # at the error's own line, which its words are of (trial 178: the item's first line, "which starts
+            where = Source(name, number, at, n)  # on this line" of a quote opened 12 lines below it)
         kind, named = _yaml_item_named(item)
         if not kind:
             # not an item but a piece of one, cut off at a line of it that reads as an item's first (trial 97: an

@@ -2192,7 +2192,8 @@ def test_a_yaml_list_with_one_broken_item_keeps_its_other_items() -> None:
     dump = parse_text(broken, "list.yaml")
     assert [(o.name, o.source.item, o.source.line) for o in dump.objects] == [("n1", 0, 3), ("n3", 2, 13)]
     [error] = dump.errors
-    assert (error.source.item, error.source.line) == (1, 8)
+    # at the line the YAML parser names, as a document's own error is placed (trial 178: the item's first line, 8)
+    assert (error.source.item, error.source.line) == (1, 12)
     assert error.reason.startswith("this item of the List (Node n2, not read): YAML syntax error: ")
     assert dump.notes == ["the YAML of list.yaml does not parse whole: 2 of its 3 List items were read one at a time"]
     # a document that is no such List keeps its own error
@@ -2414,7 +2415,8 @@ def test_a_chat_mark_after_a_paste_is_set_aside_and_said() -> None:
     dump = parse_text(cut, "cut.txt")
     assert [o.name for o in dump.objects] == ["a"]
     [err] = dump.errors
-    assert err.source.line == 8 and "(cut short?)" in err.reason, err
+    # the line the open quote starts on, which the reason says it is (trial 178: the item's first line, 8)
+    assert err.source.line == 14 and "which starts on this line" in err.reason and "(cut short?)" in err.reason, err
     # trial 126: an indented one is data (the last line of a block scalar), and YAML's own document end is no chat mark
     cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  k: |\n    line\n    (edited)\n"
     kept = parse_text(cm, "c.yaml")
@@ -2949,3 +2951,20 @@ def test_any_yaml_a_writer_writes_is_read_alike_both_ways(data: Any) -> None:
     for flow in (False, True):
         text = yaml.safe_dump({"kind": "List", "items": [data, data]}, default_flow_style=flow, allow_unicode=True)
         assert alike(_as_read(text, lean=True)) == alike(_as_read(text, lean=False))
+
+
+def test_a_yaml_list_items_error_is_placed_at_the_line_its_words_are_of() -> None:
+    """Trial 178: an unterminated quote at line 110 inside a kubectl List's third item was said at line 98, the item's
+    first, as "(while scanning a quoted scalar, which starts on this line)"; the same break in multi-document YAML was
+    placed right. The item's error stands at the parser's line, its item and name kept."""
+    items = "".join(
+        f"- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n{i}\n    annotations: {{note: ok}}\n" for i in range(3)
+    )
+    text = f"apiVersion: v1\nitems:\n{items}kind: List\nmetadata: {{}}\n"
+    broken = text.replace("    name: n1\n    annotations: {note: ok}", '    name: n1\n    annotations: {note: "open}')
+    dump = parse_text(broken, "list.yaml")
+    assert [o.name for o in dump.objects] == ["n0", "n2"]
+    [error] = dump.errors
+    assert (error.source.item, error.source.line) == (1, 12)  # the annotations line, where the quote opens
+    assert broken.split("\n")[11] == '    annotations: {note: "open}'
+    assert error.reason.startswith("this item of the List (Node n1, not read): YAML syntax error: ")
