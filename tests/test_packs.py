@@ -1082,9 +1082,10 @@ def test_without_a_clusterpolicy_the_operator_namespace_comes_from_its_operand_p
     report = evaluate(parse_bytes(alone.encode(), "node.txt"), policies)
     (fix,) = [r.remediation for o in report.objects for r in o.results if r.rule == "mig-layout-served" and r.result == "fail"]
     # trial 75: a placeholder <gpu-operator namespace> is a redirection in a shell; the cluster's ClusterPolicy says it
-    # (trial 103: without a ClusterPolicy in the cluster, -n was left empty: the Helm chart's namespace then)
+    # (trial 103: without a ClusterPolicy in the cluster, -n was left empty: the Helm chart's namespace then; trial
+    # 178: with one whose status.namespace is not written yet too, kubectl printing nothing and exiting 0)
     found = (
-        "$(kubectl get clusterpolicies.nvidia.com -o jsonpath='{.items[0].status.namespace}' 2>/dev/null || echo gpu-operator)"
+        "$(kubectl get clusterpolicies.nvidia.com -o jsonpath='{.items[0].status.namespace}' 2>/dev/null | grep . || echo gpu-operator)"
     )
     assert f"kubectl delete pod -n {found} --field-selector" in fix
 
