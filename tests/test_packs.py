@@ -1085,7 +1085,8 @@ def test_without_a_clusterpolicy_the_operator_namespace_comes_from_its_operand_p
     # (trial 103: without a ClusterPolicy in the cluster, -n was left empty: the Helm chart's namespace then; trial
     # 178: with one whose status.namespace is not written yet too, kubectl printing nothing and exiting 0)
     found = (
-        "$(kubectl get clusterpolicies.nvidia.com -o jsonpath='{.items[0].status.namespace}' 2>/dev/null | grep . || echo gpu-operator)"
+        "$(kubectl get clusterpolicies.nvidia.com -o jsonpath='{.items[0].status.namespace}' 2>/dev/null"
+        " | grep . || echo gpu-operator)"
     )
     assert f"kubectl delete pod -n {found} --field-selector" in fix
 
