@@ -1806,3 +1806,45 @@ def test_a_command_the_fix_as_written_would_not_run_is_written_commented_out() -
         "# Then fix it by hand:",
         "kubectl label node n1 a-",
     ]
+
+
+def test_a_fix_alternative_stays_commented_out_through_its_sequence_and_later_clauses() -> None:
+    """Regression (trial 179): deploy-labels-match-workload's "by hand" alternative is two loops, "...; done; for l in
+    ...": the table and chat cut the first before its "done" (a comment line "# done;") and wrote the second as a
+    command, so the pasted block set a VM node's container deploy labels; and a clause after "Only if the node is
+    meant for container:" ("To fix the node by hand ...:") ran its loops."""
+    from rules.render.chat import fix_lines
+
+    two_loops = (
+        "If it should run containers, remove that label: kubectl label node n1 nvidia.com/gpu.workload.config-. To"
+        " make it a container node by hand instead, set its labels: for l in a b; do kubectl label node n1 $l-; done;"
+        " for l in c d; do kubectl label node n1 $l=true; done"
+    )
+    assert fix_lines(two_loops) == [
+        "# If it should run containers, remove that label:",
+        "# kubectl label node n1 nvidia.com/gpu.workload.config-",
+        "# To make it a container node by hand instead, set its labels:",
+        "# for l in a b; do kubectl label node n1 $l-; done",
+        "# for l in c d; do kubectl label node n1 $l=true; done",
+    ]
+    branch = (
+        "First see whether the label is a typo: kubectl get node n1 --show-labels. Only if the node is meant for"
+        " container: first check the operator runs: kubectl logs deploy/gpu-operator | grep n1. To fix the node by"
+        " hand: for l in a b; do kubectl label node n1 $l-; done; for l in c; do kubectl label node n1 $l=true; done"
+    )
+    assert fix_lines(branch) == [
+        "# First see whether the label is a typo:",
+        "kubectl get node n1 --show-labels",
+        "# Only if the node is meant for container: first check the operator runs:",
+        "# kubectl logs deploy/gpu-operator | grep n1",
+        "# To fix the node by hand:",
+        "# for l in a b; do kubectl label node n1 $l-; done",
+        "# for l in c; do kubectl label node n1 $l=true; done",
+    ]
+    # a loop that runs (no condition before it) is followed by its sequence's next loop, running too
+    sequence = "Set them: for l in a; do kubectl label node n1 $l-; done; for l in b; do kubectl label node n1 $l=x; done"
+    assert fix_lines(sequence) == [
+        "# Set them:",
+        "for l in a; do kubectl label node n1 $l-; done",
+        "for l in b; do kubectl label node n1 $l=x; done",
+    ]

@@ -47,6 +47,8 @@ _ZWSP = "\u200b"
 _FIX_MENTION = re.compile(r"<(?=[@!#])")
 _FIX_FENCE = re.compile(r"`{3,}|~{3,}")
 _MARKDOWN_LEAD = "**verdict**"
+#: The end of a shell compound command and the ``;`` after it: a command that follows is the next of its sequence.
+_SEQUENCE_END = re.compile(r"(?:^|[;\s])(?:done|fi|esac)\s*;$")
 
 
 #: A backslash escape markdown's lines put before punctuation (``markdown._EMPHASIS``).
@@ -119,6 +121,13 @@ def fix_lines(fix: str) -> list[str]:
             continue
         if not before.endswith((":", ";", ".")):
             continue  # inside a clause ("edit it and kubectl replace ..."): no command of a line of its own
+        if _SEQUENCE_END.search(before):
+            # a command after a loop's or a condition's end ("...; done; for l in ..."): the next of the same
+            # sequence, a line of its own as commented out as the one before it (trial 179: the second loop of the
+            # "by hand" alternative ran, the first commented out and cut before its "done")
+            lines.append(line(before.rstrip(";"), aside))
+            at = start
+            continue
         cut = _last_break(before)
         head, clause = (before[: cut + 1], before[cut + 2 :]) if cut >= 0 else (before, "")
         if head.strip():
@@ -127,8 +136,11 @@ def fix_lines(fix: str) -> list[str]:
         if clause.strip():
             lines.append(f"# {clause.lstrip('# ')}")
         # a command its clause makes conditional ("or, if the node is meant for ...:") is an alternative: written
-        # commented out, so that the block pasted whole runs none of them (trial 174: the relabel would run)
-        aside = bool(_CONDITION.search(clause)) or clause.lower().startswith(("or ", "or,", "or:"))
+        # commented out, so that the block pasted whole runs none of them (trial 174: the relabel would run); what
+        # follows stays in its branch (trial 179: "Only if the node is meant for container: ... first check it runs:
+        # ... To fix the node by hand ...: for l in ..." ran the loops)
+        said = clause if clause.strip() else "" if _COMMAND.match(head) else head  # a fix that starts "If ...:"
+        aside = aside or bool(_CONDITION.search(said)) or said.lower().startswith(("or ", "or,", "or:"))
         aside = aside or 0 <= commented_from < start
         at = start
     lines.append(line(text[at:], aside))
