@@ -1678,6 +1678,10 @@ def test_lint_says_where_a_body_is_not_utf8_and_a_json_body_in_jsons_words(clien
     assert (err["line"], err["reason"]) == (2, "JSON syntax error: Expecting value (line 2, column 9)")
     # the same text sent as YAML keeps YAML's words
     assert lint(client, b'{"apiVersion": "verdict/v1",\n "kind":').get_json()["errors"][0]["reason"].startswith("YAML")
+    # trial 180: JSON nested past Python's stack, sent as JSON, was a 500 (json.loads' RecursionError); the loader says
+    deep = lint(client, b"[" * 3000 + b"]" * 3000, content_type="application/json")
+    assert deep.status_code == 200 and deep.get_json()["valid"] is False
+    assert "nesting deeper than 100 levels" in deep.get_json()["errors"][0]["reason"]
 
 
 def test_a_large_dump_left_too_little_of_its_budget_by_the_wait_is_busy_at_once() -> None:
