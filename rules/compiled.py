@@ -22,11 +22,12 @@ from .errors import EvaluationError, quoted
 from .index import captured
 from .inputs import Reads, reads_of, remember, walk_assertion
 from .memo import IdentityMemo
-from .messages import lookup_steps, substitute
+from .messages import formatted, lookup_steps
 from .model import COMPOSITE, OBJECT_BUILTINS, PLACEHOLDER, Assertion, Assumption, Policy, Ref, Rule, Var
 from .operators import OPERATORS, Operator, OperatorError, classify, show
 from .quantity import QuantityError, parse_quantity
 from .scope import NO_BINDINGS, Outcome, Scope
+from .shell import said, trusted, written
 from .yamlsafe import load_documents
 
 Get = Callable[[Scope], Any]
@@ -73,7 +74,8 @@ def compile_ref(ref: Ref, plan: PolicyPlan) -> Get:
         if value is None:
             return ""
         if isinstance(value, (list, tuple)):
-            return separator.join(dict.fromkeys(show(v) for v in value))  # each item once
+            text = separator.join(dict.fromkeys(show(v) for v in value))  # each item once
+            return written(text) if trusted(value) else text  # plain words the pack's separator joins
         return show(value)
 
     return joined
@@ -82,6 +84,8 @@ def compile_ref(ref: Ref, plan: PolicyPlan) -> Get:
 def _unjoined(ref: Ref, plan: PolicyPlan) -> Get:
     base = _parsed(_base(ref, plan)) if ref.parse else _base(ref, plan)
     key, default, capture, condition, transforms = ref.key, ref.default, ref.capture, ref.where, ref.transforms
+    if isinstance(default, str):
+        default = written(default)  # the pack's own text (rules.shell)
     if key is None and capture is None and condition is None and not transforms:
         if default is None:
             return base
@@ -158,7 +162,9 @@ def _parsed(base: Get) -> Get:
 def _base(ref: Ref, plan: PolicyPlan) -> Get:
     kind, target = ref.kind, ref.target
     if kind == "literal":
-        return lambda scope: target
+        # the pack's own text (rules.shell); one to parse is read as a document, as written
+        literal = written(target) if isinstance(target, str) and not ref.parse else target
+        return lambda scope: literal
     if kind == "path":
         if ref.many:
             values = target.values
@@ -175,7 +181,7 @@ def _base(ref: Ref, plan: PolicyPlan) -> Get:
     if kind == "data":
         return _data(ref, plan.policy)
     if kind == "format":
-        return lambda scope: substitute(target, scope, NO_BINDINGS)
+        return lambda scope: formatted(target, scope, NO_BINDINGS)
     if kind in ("sum", "product"):
         operands = [compile_ref(r, plan) for r in target]
         return lambda scope: _arithmetic(kind, [get(scope) for get in operands])
@@ -972,10 +978,11 @@ def _leaf(a: Assertion, operator: Operator, plan: PolicyPlan) -> Check:
     words = QUANTIFIER_WORDS[quantifier]
 
     def base(arg: Any) -> str:
-        # describe(arg) once per (assertion, argument object) for constants, lists and mappings
+        # describe(arg) once per (assertion, argument object) for constants, lists and mappings; the engine's words
+        # of a trusted argument may stand in a fix (rules.shell)
         if isinstance(arg, (list, dict, tuple)) or constant_arg:
-            return _DESCRIBED.get(lambda: describe(arg), a, arg)
-        return describe(arg)
+            return _DESCRIBED.get(lambda: said(describe(arg), arg), a, arg)
+        return said(describe(arg), arg)
 
     def check(scope: Scope) -> Outcome:
         values = values_of(scope)
@@ -997,12 +1004,12 @@ def _leaf(a: Assertion, operator: Operator, plan: PolicyPlan) -> Check:
                     else:
                         true = _count(tested, values, arg)
                 ok = true == n if quantifier == "all" else true > 0 if quantifier == "any" else true == 0
-                expected = (lambda: f"{words} {base(arg)}") if n > 1 or quantifier != "all" else (lambda: base(arg))
+                expected = (lambda: said(f"{words} {base(arg)}", arg)) if n > 1 or quantifier != "all" else (lambda: base(arg))
         except OperatorError as exc:
             raise EvaluationError(f"{_place(a.subject, scope) or path}: {exc}") from None
         if not ok and typed and len(values) == 1 and (twin := _printed_alike(values[0], arg)) is not None:
-            said = expected
-            expected = lambda: f"{said()} ({_type_word(twin)}; the value is {_type_word(values[0])})"  # noqa: E731
+            stated = expected
+            expected = lambda: f"{stated()} ({_type_word(twin)}; the value is {_type_word(values[0])})"  # noqa: E731
         return Outcome("pass" if ok else "fail", path, values[0] if len(values) == 1 else values, expected, "", message)
 
     typed = operator.name in ("equals", "in")

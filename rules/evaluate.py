@@ -23,7 +23,7 @@ from .exemptions import Exempter, ExemptionSet
 from .index import Index, metadata_of
 from .limits import limit
 from .loader import PolicySet
-from .messages import has_placeholders, substitute
+from .messages import command, has_placeholders, substitute
 from .model import Rule
 from .operators import OPERATORS, OperatorError, object_name, show
 from .progress import Progress
@@ -32,6 +32,7 @@ from .reader import Dump, KObject
 from .report import ObjectRef, ObjectReport, Report, Result, counted, first_few
 from .scope import Outcome, Scope
 from .selection import Selection
+from .shell import written
 
 # ------------------------------------------------------------------------------------------ rules
 
@@ -53,7 +54,7 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
     def result(word: str, message: str, out: Outcome | None = None, assumed: tuple[str, ...] = ()) -> Result:
         remediation = ""
         if word in ("fail", "warn") and rule.remediation:
-            remediation = substitute(rule.remediation, scope, extra or {}).strip()  # a var that renders "" first
+            remediation = command(rule.remediation, scope, extra or {}).strip()  # a var that renders "" first
         elif out is not None and out.shared:
             # Objects that share an outcome and a message share the result (a pass, a skip): one object in
             # memory, and one in each shard a worker process sends back.
@@ -233,7 +234,7 @@ def _placeholders(out: Outcome, rule: Rule) -> dict[str, Any]:
     return {
         "observed": out.observed,
         "expected": out.expected,
-        "path": out.path,
+        "path": written(out.path),  # the pack's JSONPath as written (rules.shell); detail may name dump objects
         "detail": out.detail,
         "policy": rule.policy,
         "rule": rule.id,

