@@ -24,7 +24,7 @@ from .loader import PolicyLoadError, PolicySet, load_policies, pack_folders_unre
 from .parallel import JobsError, jobs_setting
 from .progress import Progress
 from .reader import STDIN, WHAT_IS_READ, dump_name_problem
-from .render import FORMATS, OPTIONS, OptionError, UnknownFormat
+from .render import FORMATS, OPTIONS, OptionError, UnknownFormat, visible
 from .render.markdown import MIN_LIMIT
 from .report import RESULT_RANK, RESULTS, SEVERITIES, Report, counted
 from .selection import Selection, SelectionError
@@ -47,8 +47,10 @@ class Choice(click.Choice):  # type: ignore[type-arg]
 
 
 def _err(message: str) -> None:
+    """``message`` on standard error, a control character of the dump in it as its escape (trial 180: a name with
+    ESC ]0; retitled the terminal)."""
     try:
-        click.echo(message, err=True)
+        click.echo(visible(message), err=True)
     except BrokenPipeError:  # `2>&1 | head`: the reader is gone; the exit status still says the verdict
         _to_devnull(sys.stderr)
 

@@ -1848,3 +1848,47 @@ def test_a_fix_alternative_stays_commented_out_through_its_sequence_and_later_cl
         "for l in a; do kubectl label node n1 $l-; done",
         "for l in b; do kubectl label node n1 $l=x; done",
     ]
+
+
+def test_control_characters_of_the_dump_are_shown_escaped_in_every_text_format(tmp_path: Path) -> None:
+    """Regression (trial 180): a label value holding ESC [31m and a name holding ESC ]0;...BEL (a terminal's title) reached
+    the table on a terminal, the chat and the markdown formats and the CLI's notes as they were (CWE-150; kubectl's
+    CVE-2021-25743); a bidirectional override (U+202E) reorders what is shown. Each is written as its escape."""
+    from click.testing import CliRunner
+
+    from rules.cli import main
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+    from rules.render import render_many
+
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": "gpu-\x1b]0;pwned\x07x",
+            "labels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.workload.config": "vm_pass\x01\x1b[31mthr\u202eough"},
+        },
+        "status": {"allocatable": {"nvidia.com/gpu": "4"}, "capacity": {"nvidia.com/gpu": "4"}},
+    }
+    data = json.dumps({"apiVersion": "v1", "kind": "List", "items": [node, node]}).encode()
+    report = audit_bytes(data, "ctrl.json", load_policies(()))
+    acting = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]")
+    outputs = {
+        f"{fmt} {group_by}": render(report, fmt, group_by=group_by, **({"limit": 0} if fmt != "table" else {}))
+        for fmt in ("table", "markdown", "chat")
+        for group_by in ("rule", "object")
+    }
+    outputs["chat batch"] = render_many([report, report], "chat")
+    outputs["table notes"] = render(report, "table", notes=True)
+    for name, text in outputs.items():
+        assert not acting.search(text), (name, acting.findall(text))
+        assert "\\x1b]0;pwned\\x07x" in text, name
+    assert "vm_pass\\x01\\x1b[31mthr\\u202eough" in outputs["table rule"]
+    # coloured for a terminal: rich's own codes only, the dump's escaped
+    coloured = render(report, "table", color=True)
+    assert "\\x1b[31m" in coloured and "\x01" not in coloured and "\x07" not in coloured
+    # the CLI's notes on standard error (the object that stands twice is named there)
+    path = tmp_path / "ctrl.json"
+    path.write_bytes(data)
+    result = CliRunner().invoke(main, ["audit", str(path), "-f", "table", "-o", str(tmp_path / "out.txt")])
+    assert "stands in the dump twice" in result.stderr and not acting.search(result.stderr)

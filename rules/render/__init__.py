@@ -7,6 +7,7 @@ Nothing in the evaluator knows a format; the CLI and the HTTP layer call ``rende
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,20 @@ class OptionError(ValueError):
         super().__init__(reason)
         self.option = option
         self.reason = reason
+
+
+#: What a terminal or a chat client would act on rather than show: C0 and C1 control characters but the line feed
+#: (ESC starts the sequences that recolour, hide, retitle or write the clipboard: CWE-150, kubectl's CVE-2021-25743),
+#: DEL, and the bidirectional overrides and isolates that reorder what is shown (CVE-2021-42574).
+_INVISIBLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """``text`` with each character a terminal or a chat client would act on written as its escape (``\\x1b``,
+    ``\\u202e``): the text formats (table, markdown, chat) show a value of the dump, never run it (trial 180)."""
+    if not _INVISIBLE.search(text):
+        return text
+    return _INVISIBLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
 
 
 #: How a report's details are laid out by the formats that can choose (``group_by``).

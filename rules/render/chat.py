@@ -26,7 +26,7 @@ from collections import Counter
 from typing import Any
 
 from ..report import Report, Result, counted
-from . import check_group_by
+from . import check_group_by, visible
 from .markdown import (
     _CHAINED,
     _COMMAND,
@@ -150,7 +150,7 @@ def fix_lines(fix: str) -> list[str]:
 def _fix(text: str) -> str:
     """A fix as a code block, a command a line (``fix_lines``), as written but for a mention or a fence broken by a
     zero-width space."""
-    body = _FIX_MENTION.sub("<" + _ZWSP, "\n".join(fix_lines(text)))
+    body = _FIX_MENTION.sub("<" + _ZWSP, "\n".join(visible(line) for line in fix_lines(text)))
     body = _FIX_FENCE.sub(lambda m: _ZWSP.join(m.group(0)), body)
     return f"```\n{body}\n```"
 

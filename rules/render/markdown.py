@@ -38,7 +38,7 @@ from typing import Any
 
 from ..report import FINDINGS, RESULT_RANK, SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result, RuleRollup, counted
 from ..selection import describe
-from . import check_group_by
+from . import check_group_by, visible
 
 LIMIT = 3500
 MIN_LIMIT = 500
@@ -68,8 +68,9 @@ def inert(text: str) -> str:
     mention ``<@U1>``, ``<!here>``, no autolink ``<https://...>``, no HTML tag), inside each ``](`` (no
     inline link or image ``[x](y)``), after each ``@`` before a word (no ``@everyone``, ``@here``,
     ``@channel`` or user mention), inside each ``://`` (no bare-URL autolink) and between the characters of
-    a code fence (```` ``` ````, ``~~~``). The text reads the same; only these sequences change."""
-    text = text.replace("<", "<" + _ZWSP).replace("](", "]" + _ZWSP + "(").replace("://", ":" + _ZWSP + "//")
+    a code fence (```` ``` ````, ``~~~``), and each control character written as its escape (``visible``). The text
+    reads the same; only these sequences change."""
+    text = visible(text).replace("<", "<" + _ZWSP).replace("](", "]" + _ZWSP + "(").replace("://", ":" + _ZWSP + "//")
     text = _MENTION.sub("@" + _ZWSP, text)
     return _FENCE.sub(lambda m: _ZWSP.join(m.group(0)), text)
 

@@ -31,7 +31,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..report import FINDINGS, RESULT_RANK, ObjectReport, Report, Result, RuleRollup, counted
-from . import check_group_by
+from . import check_group_by, visible
 from .chat import comment_at, fix_lines
 from .markdown import _COMMAND, nothing_left, selected
 
@@ -139,8 +139,9 @@ class _View:
         return f"{before}{text}{after}"
 
     def line(self, text: str, style: str = "") -> None:
-        # Text as written, never rich markup: a message like "[container, vm-vgpu]" is printed as it is.
-        self.out.append(self.styled(text, style))
+        # Text as written, never rich markup: a message like "[container, vm-vgpu]" is printed as it is; a control
+        # character of the dump as its escape (trial 180: ESC [31m recoloured the terminal)
+        self.out.append(self.styled(visible(text), style))
 
     def lines(self, texts: list[str], style: str = "") -> None:
         for text in texts:
@@ -149,7 +150,7 @@ class _View:
     def result_line(self, text: str, word: str, lead: str = "") -> None:
         """A line that starts with a result word (or ``lead``), that in the colour of ``word``."""
         n = len(lead or word)
-        self.out.append(self.styled(text[:n], _STYLE.get(word, "")) + text[n:])
+        self.out.append(self.styled(text[:n], _STYLE.get(word, "")) + visible(text[n:]))
 
     def table(self, table: Table) -> None:
         with self.console.capture() as capture:
@@ -177,7 +178,7 @@ def _summary(s: dict[str, Any]) -> str:
 
 def _examples(x: RuleRollup) -> str:
     more = x.objects - len(x.examples)
-    return ", ".join(x.examples) + (f" and {more:,} more" if more > 0 else "")
+    return visible(", ".join(x.examples)) + (f" and {more:,} more" if more > 0 else "")
 
 
 def _rollup(view: _View, rollup: list[RuleRollup]) -> None:
