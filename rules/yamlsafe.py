@@ -35,6 +35,7 @@ from typing import Any
 import yaml
 
 from .limits import limit
+from .shell import Written
 
 try:  # pragma: no cover - which branch runs depends on the PyYAML build
     from yaml import CSafeLoader as _BaseLoader
@@ -76,7 +77,14 @@ def dump(data: Any, **options: Any) -> str:
     took 31.9 s to write a 1,000-node PolicyReport the JSON renderer wrote in 1.6 s). It reads back as the same data;
     the text may differ from the pure-Python emitter's where a long line holds a tab or a character past the Basic
     Multilingual Plane (an emoji, which libyaml escapes: trial 159)."""
-    return str(yaml.dump(data, Dumper=_Dumper, **options))
+    return str(yaml.dump(data, Dumper=_Writer, **options))
+
+
+class _Writer(_Dumper):
+    """The safe dumper, which also writes the pack's own text (``rules.shell.Written``) as the string it is."""
+
+
+_Writer.add_representer(Written, lambda writer, text: writer.represent_str(str(text)))  # libyaml's emitter: str only
 
 
 def _construct_int(loader: Any, node: yaml.ScalarNode) -> int:
