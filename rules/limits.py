@@ -15,7 +15,7 @@ DEFAULTS: dict[str, tuple[int, str]] = {
     "VERDICT_MAX_UNPACKED": (1 << 30, "bytes one input may unpack to in the CLI (archives nested included)"),
     "VERDICT_MAX_ARCHIVE_DEPTH": (8, "archives nested in one input (gzip, tar and zip levels)"),
     "VERDICT_MAX_ARCHIVE_MEMBERS": (100_000, "members of one tar or zip archive"),
-    "VERDICT_MAX_DOCUMENTS": (100_000, "YAML documents of one file (empty ones included)"),
+    "VERDICT_MAX_DOCUMENTS": (100_000, "YAML documents of one file (empty ones included), or JSON values one after another"),
     "VERDICT_MAX_NESTING": (100, "YAML/JSON nesting levels"),
     "VERDICT_MAX_ALIAS_ADDED": (2_000_000, "values YAML aliases may add to one document"),
     "VERDICT_MAX_YAML_EVENTS": (2_000_000, "YAML parse events past which a stream under 3 bytes a value is refused"),

@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 
-from . import describe, heap, mustgather, nodetable, pastes
+from . import describe, heap, mustgather, nodetable, pastes, yamlsafe
 from .errors import DumpError, DumpTooLarge, InputError, Source, byte_place, not_utf8
 from .jsonpath import member as member_selector
 from .limits import limit
@@ -887,9 +887,11 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
                 dump.errors.append(InputError(Source(name, 1, place[0] if place else exc.lineno), reason))
                 return dump
             if "unexpected content after document" in str(exc):
-                values = _parse_json_values(text, name)
-                # one of them broken: flow-style YAML documents between `---` lines are read as YAML first
-                return values if values is not None and not values.errors else exc
+                read = _parse_json_values(text, name)
+                # one of them broken: flow-style YAML documents between `---` lines are read as YAML first; every
+                # one JSON, none a Kubernetes object, each says so (trial 180: read again as YAML, 8 MB of {"a":1}
+                # lines took 26 s and 542 MiB to be called a "JSON syntax error ...; not YAML either")
+                return read[0] if read is not None and not read[1] else exc
             return exc
     if lines is None:
         is_array = isinstance(data, list)
@@ -919,21 +921,28 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
 _BLANK = re.compile(r"\s*")
 
 
-def _parse_json_values(text: str | bytes, name: str) -> Dump | None:
+def _parse_json_values(text: str | bytes, name: str) -> tuple[Dump, int] | None:
     """JSON values one after another (``jq '.items[]'``, a loop of ``kubectl get ... -o json``): each value
-    is a document, numbered from 1 at its first line. A value that does not parse is that document's error, and
-    the reading goes on at the next line that starts with ``{`` or ``[`` (where each value starts as jq and
-    kubectl print them; their inner lines are indented): one broken value does not lose the rest. None when the
-    text is not UTF-8 (the caller says so)."""
+    is a document, numbered from 1 at its first line, and how many did not parse. A value that does not parse is
+    that document's error, and the reading goes on at the next line that starts with ``{`` or ``[`` (where each
+    value starts as jq and kubectl print them; their inner lines are indented): one broken value does not lose the
+    rest. At most ``MAX_DOCUMENTS`` values are read, as of YAML. None when the text is not UTF-8 (the caller says
+    so)."""
     try:
         whole = text.decode("utf-8") if isinstance(text, bytes) else text
     except UnicodeDecodeError:
         return None
     decoder = json.JSONDecoder()
     dump = Dump(files_read=[name])
+    broken = 0
     at, line, counted, number = _BLANK.match(whole).end(), 1, 0, 0  # type: ignore[union-attr]
     while at < len(whole):
         number += 1
+        if number > yamlsafe.MAX_DOCUMENTS:
+            line += whole.count("\n", counted, at)
+            reason = f"more than {yamlsafe.MAX_DOCUMENTS:,} documents (VERDICT_MAX_DOCUMENTS): the rest is not read"
+            dump.errors.append(InputError(Source(name, number, line), reason))
+            break
         line += whole.count("\n", counted, at)
         counted = at
         try:
@@ -951,11 +960,12 @@ def _parse_json_values(text: str | bytes, name: str) -> Dump | None:
             _json_objects_of(value, Source(name, number, line), [], dump)
             at = _BLANK.match(whole, end).end()  # type: ignore[union-attr]
             continue
+        broken += 1
         following = _NEXT_VALUE.search(whole, at)
         if following is None:
             break
         at = following.end()
-    return dump
+    return dump, broken
 
 
 #: The start of the next value after one that does not parse: a line starting with ``{`` or ``[``.
@@ -1880,9 +1890,9 @@ def _parse_unfenced(
     if json_error is not None and dump.errors:
         # JSON values one after another, one of them broken (the first, even): read as such, the values around
         # it are kept, where YAML stops at the second ("expected <document start>")
-        values = _parse_json_values(text, name)
-        if values is not None and values.objects and len(values.objects) >= len(dump.objects):
-            return values
+        read = _parse_json_values(text, name)
+        if read is not None and read[0].objects and len(read[0].objects) >= len(dump.objects):
+            return read[0]
     opened = len(text) - len(text.lstrip()) + 1  # just past the opening bracket
     if json_error is not None and json_error.pos > opened and dump.objects and not dump.errors:
         # meant as JSON (the JSON parser got past its opening) and read as YAML, which takes a trailing comma or a #

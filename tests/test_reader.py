@@ -1655,6 +1655,25 @@ def test_json_values_one_after_another_are_each_read() -> None:
     assert err.reason.startswith("JSON syntax error: Expecting ',' delimiter (line")
 
 
+def test_json_values_none_of_them_an_object_each_say_so_and_are_not_read_again_as_yaml(monkeypatch) -> None:
+    """Regression (trial 180): JSON lines none of which is a Kubernetes object (`jq -c '.items[].metadata'`) were read
+    again as YAML, whole: 8 MB of {"a":1} lines took 26 s and 542 MiB, to be called "JSON syntax error: unexpected
+    content after document (line 2, column 1); not YAML either". Each says what it is, as a single one does; at
+    most VERDICT_MAX_DOCUMENTS are read, as of YAML."""
+    from rules import yamlsafe
+
+    dump = parse_bytes(b'{"a":1}\n{"b":2}\n', "mix.jsonl")
+    assert dump.objects == []
+    assert [(e.source.document, e.source.line, e.reason) for e in dump.errors] == [
+        (1, 1, "not a Kubernetes object: no 'kind'"),
+        (2, 2, "not a Kubernetes object: no 'kind'"),
+    ]
+    monkeypatch.setattr(yamlsafe, "MAX_DOCUMENTS", 3)
+    many = parse_bytes(b'{"a":1}\n' * 10, "many.jsonl")
+    assert [e.source.document for e in many.errors] == [1, 2, 3, 4]
+    assert many.errors[-1].reason == "more than 3 documents (VERDICT_MAX_DOCUMENTS): the rest is not read"
+
+
 def test_a_broken_json_value_does_not_lose_the_values_after_it() -> None:
     """Regression: one value of a `jq -c '.items[]'` stream (or of a loop of `kubectl get -o json`) that did not
     parse ended the reading: every node after it was lost without a word. The reading goes on at the next line
