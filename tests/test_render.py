@@ -1892,3 +1892,26 @@ def test_control_characters_of_the_dump_are_shown_escaped_in_every_text_format(t
     path.write_bytes(data)
     result = CliRunner().invoke(main, ["audit", str(path), "-f", "table", "-o", str(tmp_path / "out.txt")])
     assert "stands in the dump twice" in result.stderr and not acting.search(result.stderr)
+
+
+def test_chat_at_discords_limit_shows_the_one_finding_before_the_notes_it_counts() -> None:
+    """Regression (trial 179): at limit 1,900 (Discord) a chat message with two assumption notes of 400 characters
+    and one finding of about 1,550 showed the notes and no finding, closing "1 more finding not shown" where none
+    was. The notes are counted where the finding would not fit beside them; a finding that fits nowhere is "1
+    finding not shown"."""
+    from rules.render.chat import render as chat
+
+    report = synthetic(1, message_len=1_450)
+    notes = [f"assumed: {k} " + "y" * 400 for k in ("first", "second")]
+    report = replace(report, notes=notes)
+    text = chat(report, limit=1_900)
+    assert len(text) <= 1_900
+    assert "FAIL (high) `Node/object-00000`" in text and "x" * 1_450 in text
+    assert "_… 2 assumption notes in the JSON report" in text and "_assumed: first" not in text
+    assert "not shown" not in text
+    # roomy enough: the notes are named, as before
+    assert "_assumed: first" in chat(report, limit=3_500)
+    # a finding longer than the limit: none shown, and the closing line says so without "more"
+    huge = replace(synthetic(1, message_len=2_500), notes=notes)
+    closing = chat(huge, limit=1_900).rstrip().splitlines()[-1]
+    assert closing == "_… 1 finding not shown (limit 1,900 characters; limit 0: all)_"

@@ -352,11 +352,12 @@ def skip_lines(report: Report, most: int = SKIP_NOTES, whole: bool = False) -> l
     return out
 
 
-def head(report: Report, title: str = "", limit: int = 0, skips: int = SKIP_NOTES) -> str:
+def head(report: Report, title: str = "", limit: int = 0, skips: int = SKIP_NOTES, lean: bool = False) -> str:
     """The summary line, the assumption and skip notes and the input error lines under it; with a
     ``limit``, the lines leave room for the closing line, so that a cut message always fits (``MIN_LIMIT``):
     skip notes are left out when they would not leave room. Without one (``limit=0``: no cut), every skip note
-    and input error is named."""
+    and input error is named. ``lean``: the notes take the room of the lines that count them only (a chat message
+    whose one finding would not fit beside them: trial 179)."""
     first = summary_line(report, title)
     if report.filters and not report.objects:
         # trial 68: "1 fail (1 high)" and nothing under it, with minSeverity=critical
@@ -366,7 +367,7 @@ def head(report: Report, title: str = "", limit: int = 0, skips: int = SKIP_NOTE
         # The notes take at most half the message (at least the room of the line that counts them): the assumption
         # notes first, as many as fit, then the rest counted; the notes about what was read and the skip notes
         # only when all of them fit too.
-        area = max(limit // 2 - len(first) - _CLOSING_ROOM, _NOTES_FLOOR)
+        area = _NOTES_FLOOR if lean else max(limit // 2 - len(first) - _CLOSING_ROOM, _NOTES_FLOOR)
         notes = _fitting(notes, area, "assumption note")
         read = read_lines(report)
         if _length(notes) + _length(read) > area and area - _length(notes) >= _NOTES_FLOOR:
