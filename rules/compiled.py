@@ -27,7 +27,7 @@ from .model import COMPOSITE, OBJECT_BUILTINS, PLACEHOLDER, Assertion, Assumptio
 from .operators import OPERATORS, Operator, OperatorError, classify, show
 from .quantity import QuantityError, parse_quantity
 from .scope import NO_BINDINGS, Outcome, Scope
-from .shell import said, trusted, written
+from .shell import pack_text, said, trusted, written
 from .yamlsafe import load_documents
 
 Get = Callable[[Scope], Any]
@@ -292,7 +292,7 @@ def _data(ref: Ref, policy: Policy) -> Get:
             raise EvaluationError(f"no data table {name!r} in policy {policy.name}")
 
         return missing
-    table = policy.data[name]
+    table = pack_text(policy.data[name])  # the policy's own text (rules.shell)
     if select is None:
         return lambda scope: table
     # Data tables never change: select once; the same list object then lets in/notIn reuse their member sets.

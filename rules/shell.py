@@ -34,6 +34,18 @@ def written(text: str) -> str:
     return text if WORD.fullmatch(text) else Written(text)
 
 
+def pack_text(value: Any) -> Any:
+    """``value``, a policy's own data (a data table), with each string in it that is more than a plain word
+    ``Written``, keys included: a fix may hold what the pack's tables say (a label selector with its blanks)."""
+    if isinstance(value, str):
+        return written(value)
+    if isinstance(value, dict):
+        return {pack_text(k): pack_text(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [pack_text(v) for v in value]
+    return value
+
+
 def said(text: str, *values: Any) -> str:
     """``text`` the engine wrote of ``values`` (what an assertion expected of its argument): ``Written`` where they are
     all trusted, so that a fix may hold it (``{expected}``); plain where one came from the dump and is more than a
@@ -64,6 +76,37 @@ def plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {plain(k): plain(v) for k, v in value.items()}
     return value
+
+
+def comment_at(line: str) -> int:
+    """Where a shell comment `` # `` starts in ``line``, outside quotes (trial 176: one inside ``note='see ticket #
+    42'`` is none), else -1."""
+    quote = ""
+    for i, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif line.startswith(" # ", i):
+            return i
+    return -1
+
+
+#: What ends a shell comment, or would act on a terminal, in a value that stands after a fix's `` # ``.
+_OUT_OF_COMMENT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def commented(value: Any) -> bool:
+    """True when ``value``, standing in a fix after its `` # `` (what the shell reads as a comment), stays in the
+    comment: no line break nor any other control character in it (a scheduler's words, ``nvidia.com/gpu: present``,
+    may hold blanks and colons there)."""
+    if isinstance(value, str):
+        return _OUT_OF_COMMENT.search(value) is None
+    if isinstance(value, dict):
+        return all(commented(k) and commented(v) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return all(commented(v) for v in value)
+    return True
 
 
 def untrusted_characters(value: Any) -> list[str]:

@@ -86,3 +86,30 @@ def test_trust_of_values() -> None:
     # marshal (the memo of checks by their inputs) writes no str subclass: plain() gives the same key as plain text
     key = marshal.loads(marshal.dumps(plain([Written("a b"), {"k": Written("c d")}])))
     assert key == ["a b", {"k": "c d"}] and type(key[0]) is str and type(key[1]["k"]) is str
+
+
+class _Scope:
+    """The least a template needs: its names' values."""
+
+    root = None
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values = values
+
+    def var(self, name: str) -> Any:
+        return self.values[name]
+
+
+def test_a_value_after_the_fixs_comment_only_has_to_stay_in_it() -> None:
+    """The scheduler's words a pending Pod's fix quotes after its ' # ' (nvidia.com/gpu: present) hold blanks and a
+    colon: the shell reads them as a comment. A line break there would end the comment, and is refused."""
+    from rules.messages import command
+
+    template = "kubectl describe pod -n {namespace} {name}  # the scheduler said: {said}"
+    said = "0/12 nodes are available: 3 node(s) had untolerated taint {nvidia.com/gpu: present}"
+    values = {"namespace": "ml", "name": "p1", "said": said}
+    assert command(template, _Scope(values), {}) == f"kubectl describe pod -n ml p1  # the scheduler said: {said}"
+    refused = command(template, _Scope({**values, "said": "x\nkubectl delete ns prod"}), {})
+    assert refused.startswith("No fix command is written for this object: what it would name (said) holds")
+    # before the comment, the same words are refused
+    assert command("kubectl label node {said}", _Scope(values), {}).startswith("No fix command is written")

@@ -26,6 +26,7 @@ from collections import Counter
 from typing import Any
 
 from ..report import Report, Result, counted
+from ..shell import comment_at
 from . import check_group_by, visible
 from .markdown import (
     _CHAINED,
@@ -65,20 +66,6 @@ def _plain_lead(text: str) -> str:
 def _span(text: str) -> str:
     """A code span of a name (an object's reference, a rule's): no Kubernetes name holds a backtick."""
     return f"`{inert(text).replace('`', "'")}`"
-
-
-def comment_at(line: str) -> int:
-    """Where a shell comment `` # `` starts in ``line``, outside quotes (trial 176: one inside ``note='see ticket #
-    42'`` is none), else -1."""
-    quote = ""
-    for i, char in enumerate(line):
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif line.startswith(" # ", i):
-            return i
-    return -1
 
 
 def _last_break(text: str) -> int:
