@@ -71,6 +71,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config["VERDICT_EVAL_BUDGET"] = int(settings["EVAL_BUDGET"])
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.url_map.strict_slashes = False
+    # a path with a doubled slash is no route's, a 404 problem, not Werkzeug's 308 text/html redirect whose absolute
+    # Location echoed the Host header (trial 180)
+    app.url_map.merge_slashes = False
 
     collectors = metrics.Metrics.create()
     collectors.policies_loaded(keeper)
@@ -111,4 +114,9 @@ def _security_headers(resp: Response) -> Response:
         resp.headers["X-Request-Id"] = rid
     if request.path != "/openapi.yaml":
         resp.headers.setdefault("Cache-Control", "no-store")
+    if request.method == "OPTIONS" and resp.status_code == 200 and not resp.get_data():
+        # Flask's own answer to OPTIONS: its Allow, and no body, so no content type (trial 180: text/html on nothing)
+        resp.status_code = 204
+        del resp.headers["Content-Type"]
+        del resp.headers["Content-Length"]
     return resp

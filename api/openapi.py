@@ -419,10 +419,33 @@ def _query_values(raw: dict[str, Any]) -> None:
                     param["schema"] = {"type": "integer", "anyOf": [{"const": 0}, {"minimum": MIN_LIMIT}]}
 
 
+def _options(path: str, operations: dict[str, Any]) -> dict[str, Any]:
+    """The ``OPTIONS`` operation Flask answers on every route: 204 with ``Allow`` (trial 180: undeclared, and said
+    ``text/html`` of no body); behind the tokens where the route's own operations are."""
+    guarded = any(op.get("security") == SECURITY for op in operations.values() if isinstance(op, dict))
+    named = {p["name"]: p for op in operations.values() for p in op.get("parameters", []) if p.get("in") == "path"}
+    return {
+        "summary": "The methods the path takes",
+        **({"parameters": list(named.values())} if named else {}),
+        **({"security": SECURITY} if guarded else {}),
+        "responses": {
+            "204": {
+                "description": "No content",
+                "headers": {
+                    "Allow": {"description": "The methods of the path, OPTIONS among them", "schema": {"type": "string"}}
+                },
+            },
+            **(_errors(401) if guarded else {}),
+        },
+    }
+
+
 def spec_dict() -> dict[str, Any]:
     """The document as a mapping, its top-level keys in the usual order."""
     raw = build_spec().to_dict()
     _query_values(raw)
+    for path, operations in raw["paths"].items():
+        operations["options"] = _options(path, operations)
     order = ("openapi", "info", "paths", "components")
     return {k: raw[k] for k in order if k in raw} | {k: v for k, v in raw.items() if k not in order}
 

@@ -124,6 +124,7 @@ def rule(uid: str) -> Response:
     (the detail and ``candidates`` name them as policy/rule); the reason is ``PolicySet.rule``'s, as for
     ``rule=`` on ``POST /v1/evaluate``."""
     ps = service().keeper.policies
+    uid = uid.removesuffix("/")  # as every other route takes a trailing slash (trial 180: a 404 here alone)
     try:
         r = ps.rule(uid)
     except RuleLookupError as exc:

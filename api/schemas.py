@@ -415,7 +415,10 @@ class PolicyReportListSchema(OpenSchema):
     items = fields.List(
         fields.Dict(keys=fields.String(), values=fields.Raw()),
         required=True,
-        metadata={"description": "PolicyReport and ClusterPolicyReport objects (apiVersion wgpolicyk8s.io/v1alpha2)"},
+        metadata={
+            "description": "PolicyReport and ClusterPolicyReport objects (apiVersion wgpolicyk8s.io/v1alpha2, or v1beta1"
+            " with policyReportVersion=v1beta1)"
+        },
     )
 
 

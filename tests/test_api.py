@@ -967,7 +967,7 @@ def test_list_every_rule_with_its_policy_and_kinds(client: FlaskClient) -> None:
     assert body["rules"][2]["title"] == "Nodes carry a topology zone" and body["rules"][2]["onFailure"] == "warn"
     assert client.get(body["rules"][2]["href"]).get_json()["uid"] == "gpu-node-basics/zone-label"
     builtin = create_app({}).test_client().get("/v1/rules").get_json()["rules"]
-    assert len(builtin) == 82 and {"VirtualMachine", "VirtualMachineInstance"} <= {k for r in builtin for k in r["kinds"]}
+    assert len(builtin) == 83 and {"VirtualMachine", "VirtualMachineInstance"} <= {k for r in builtin for k in r["kinds"]}
 
 
 def test_unknown_rule_is_404(client: FlaskClient) -> None:
@@ -1753,3 +1753,17 @@ def test_a_chat_message_of_an_unnamed_body_does_not_name_it_in_its_notes(client:
         assert "body>" not in text
         named = evaluate(client, paste, f"?format={fmt}&name=slack.txt", "text/plain").get_data(as_text=True)
         assert "_note: slack.txt: read inside its fenced Markdown code blocks" in named
+
+
+def test_a_doubled_slash_a_trailing_one_and_options_answer_as_every_route_does(client: FlaskClient) -> None:
+    """Regression (trial 180): /v1//evaluate got Werkzeug's 308 text/html redirect, whose absolute Location echoed the
+    Host header; /v1/rules/<policy>/<rule>/ was a 404 where every other route takes the trailing slash; OPTIONS
+    answered 200 text/html with no body, undeclared."""
+    doubled = client.post("/v1//evaluate", data=b"{}", content_type="application/json", headers={"Host": "evil.example"})
+    assert doubled.status_code == 404 and doubled.mimetype == "application/problem+json"
+    assert "Location" not in doubled.headers
+    slashed = client.get("/v1/rules/gpu-node-basics/workload-label-valid/")
+    assert slashed.status_code == 200 and slashed.get_json()["uid"] == "gpu-node-basics/workload-label-valid"
+    options = client.options("/v1/evaluate")
+    assert (options.status_code, options.headers["Allow"], options.get_data()) == (204, "POST, OPTIONS", b"")
+    assert "Content-Type" not in options.headers
