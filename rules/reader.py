@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bz2
 import codecs
+import collections
 import dataclasses
 import functools
 import io
@@ -915,7 +916,84 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
     head = text[: len(text) - len(text.lstrip())]
     first = 1 + (head.count(b"\n") if isinstance(head, bytes) else head.count("\n"))
     _json_objects_of(data, Source(name, 1, first), lines, dump, checked=apart is not None, text=text)
+    if len(text) <= DUPLICATES_CHECKED_UP_TO:
+        _refuse_duplicates(text, data, dump, name, lines)
     return dump
+
+
+#: JSON up to this many bytes is checked for a key that stands twice in one mapping (orjson keeps the last silently).
+#: kubectl and the API server never write one; larger JSON is theirs, and is read at orjson's pace unchecked.
+DUPLICATES_CHECKED_UP_TO = 16 << 20
+
+
+class _Twice(dict):  # type: ignore[type-arg]
+    """A JSON mapping that held a key twice: ``twice`` names the keys."""
+
+    twice: list[str]
+
+
+def _twice_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) == len(pairs):
+        return found
+    marked = _Twice(found)
+    marked.twice = [k for k, n in collections.Counter(k for k, _ in pairs).items() if n > 1]
+    return marked
+
+
+def _refuse_duplicates(text: str | bytes, data: Any, dump: Dump, name: str, lines: list[int]) -> None:
+    """Refuse the objects of a JSON text that hold a key twice in one mapping, as YAML's are (trial 180: orjson kept
+    the last of two metadata.name and two nvidia.com/gpu.workload.config, and the CLI exited 0): each such List item
+    (or the whole document) is an input error at its path and key, and not judged, as kubectl refuses it. Whether a
+    key was lost is seen first by counting the keys written in the text against those orjson kept (a key is the only
+    place a quote is followed by a colon); the text is parsed again to find them only then."""
+    raw = text.encode("utf-8") if isinstance(text, str) else text
+    written = raw.count(b'":') + raw.count(b'" :')
+    if written <= orjson.dumps(data).count(b'":'):
+        return
+    try:
+        again = json.loads(raw, object_pairs_hook=_twice_hook)
+    except (ValueError, RecursionError):
+        return
+    found: list[tuple[str, list[str]]] = []
+
+    def walk(value: Any, path: str) -> None:
+        if isinstance(value, dict):
+            if isinstance(value, _Twice):
+                found.append((path, value.twice))
+            for k, v in value.items():
+                walk(v, f"{path}.{k}" if _PLAIN_KEY.fullmatch(k) else f"{path}[{json.dumps(k)}]")
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{path}[{i}]")
+
+    walk(again, "$")
+    listed = isinstance(data, list) or (
+        isinstance(data, dict) and str(data.get("kind", "")).endswith("List") and isinstance(data.get("items"), list)
+    )
+    refused: dict[int | None, list[tuple[str, list[str]]]] = {}
+    for path, keys in found:
+        m = _ITEM_PATH.match(path) if listed else None
+        refused.setdefault(int(m.group(1)) if m else None, []).append((path, keys))
+    if None in refused:  # the document itself, or a key of the List around its items: nothing of it is judged
+        gone = {id(o) for o in dump.objects if o.source.file == name}
+    else:
+        gone = {id(o) for o in dump.objects if o.source.file == name and o.source.item in refused}
+    dump.objects[:] = [o for o in dump.objects if id(o) not in gone]
+    for item, where in refused.items():
+        said = "; ".join(f"{', '.join(map(repr, keys))} at {path}" for path, keys in where[:3])
+        more = f" and {len(where) - 3} more" if len(where) > 3 else ""
+        line = lines[item] if item is not None and item < len(lines) else 0
+        reason = (
+            f"a key stands twice in one mapping ({said}{more}): JSON readers keep one of the two, kubectl refuses the"
+            " document (duplicate field), so it is not judged; write each key once"
+        )
+        dump.errors.append(InputError(Source(name, 1, line, item), reason, where[0][0]))
+
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: A path inside one item of a List or a top-level array: its index.
+_ITEM_PATH = re.compile(r"^\$(?:\.items)?\[(\d+)\]")
 
 
 _BLANK = re.compile(r"\s*")

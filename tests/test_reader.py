@@ -2987,3 +2987,29 @@ def test_a_yaml_list_items_error_is_placed_at_the_line_its_words_are_of() -> Non
     assert (error.source.item, error.source.line) == (1, 12)  # the annotations line, where the quote opens
     assert broken.split("\n")[11] == '    annotations: {note: "open}'
     assert error.reason.startswith("this item of the List (Node n1, not read): YAML syntax error: ")
+
+
+def test_a_key_twice_in_one_json_mapping_refuses_its_item_as_yaml_does() -> None:
+    """Regression (trial 180): orjson kept the last of two metadata.name and of two nvidia.com/gpu.workload.config
+    labels, and the node was judged as 'b' and vm-passthrough, exit 0, where the same document as YAML is refused.
+    The List item holding it is an input error at its path, and the other items are judged."""
+    one = b'{"apiVersion":"v1","kind":"Node","metadata":{"name":"a","name":"b","labels":{"w":"container","w":"vm"}}}'
+    dump = parse_bytes(one, "dup.json")
+    assert dump.objects == []
+    [err] = dump.errors
+    assert (err.path, err.source.item) == ("$.metadata", None)
+    assert err.reason == (
+        "a key stands twice in one mapping ('name' at $.metadata; 'w' at $.metadata.labels): JSON readers keep one of"
+        " the two, kubectl refuses the document (duplicate field), so it is not judged; write each key once"
+    )
+    items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"}} for i in range(3)]
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2)
+    text = text.replace('"name": "n1"', '"name": "n1",\n        "name": "n1b"')
+    listed = parse_bytes(text.encode(), "list.json")
+    assert [o.name for o in listed.objects] == ["n0", "n2"]
+    [err] = listed.errors
+    item_line = text.split("\n").index("    {", text.split("\n").index("    {") + 1) + 1
+    assert (err.source.item, err.source.line, err.path) == (1, item_line, "$.items[1].metadata")
+    # a quote and a colon inside a string value ("a\":b") are no key: nothing is refused
+    quoted = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"x\\":y","j":"{\\"a\\": 1}"}}'
+    assert [o.name for o in parse_bytes(quoted, "q.json").objects] == ["c"]

@@ -90,6 +90,9 @@ INPUTS: dict[str, Callable[[], bytes]] = {
         b"apiVersion: v1\nkind: Node\nmetadata: {name: a}\napiVersion: v1\nkind: Node\nmetadata: {name: b}\n"
         b"---\napiVersion: v1\nkind: Node\nmetadata: {name: c}\n"
     ),
+    'a key twice in one JSON mapping (`"name": "a", "name": "b"`)': lambda: (
+        b'{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a", "name": "b"}}'
+    ),
     "a JSON List or array that does not parse (an item missing its `}`, a file cut short), its items one a line or as"
     " kubectl indents them": lambda: (
         b'{"apiVersion": "v1", "kind": "List", "items": [\n'
