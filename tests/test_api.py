@@ -1467,7 +1467,11 @@ def test_a_renderer_option_of_another_format_or_a_bad_value_is_400(client: Flask
 
 def test_a_policyreport_size_cap_no_result_fits_in_is_400(client: FlaskClient) -> None:
     body = problem(evaluate(client, query="?format=policyreport&policyReportMaxBytes=300"), 400, "invalid-query")
-    assert body["detail"].startswith("policyReportMaxBytes: one result of gpu-node-basics/workload-label-valid needs ")
+    assert body["detail"] == (
+        "policyReportMaxBytes: at least 1013 bytes for this dump: one result of gpu-node-basics/workload-label-valid needs"
+        " 695 bytes, more than a report of 300 bytes can hold beside its own fields"
+    )
+    assert evaluate(client, query="?format=policyreport&policyReportMaxBytes=1013").status_code == 200
     assert body["errors"][0]["parameter"] == "policyReportMaxBytes"
 
 

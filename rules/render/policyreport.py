@@ -150,18 +150,26 @@ def _size(data: Any) -> int:
     return len(orjson.dumps(data))
 
 
-def _chunks(results: list[dict[str, Any]], room: int) -> list[list[dict[str, Any]]]:
-    """Consecutive runs of results whose JSON (with the separating commas) fits in ``room`` bytes."""
+class _Unfit(Exception):
+    """A scope whose largest result does not fit a report of ``max_bytes``: the least bound its reports fit in."""
+
+    def __init__(self, least: int, rule: str, size: int) -> None:
+        super().__init__(least)
+        self.least, self.rule, self.size = least, rule, size
+
+
+def _chunks(results: list[dict[str, Any]], room: int, whole: int, frame: int) -> list[list[dict[str, Any]]]:
+    """Consecutive runs of results whose JSON (with the separating commas) fits in ``room`` bytes. Raises ``_Unfit``
+    with the least bound that works for the scope (its whole report of ``whole`` bytes, or its largest result in a
+    report of ``frame`` bytes without results) when one result does not fit."""
+    sizes = [_size(r) + 1 for r in results]
+    largest = max(sizes, default=0)
+    if largest > room:
+        r = results[sizes.index(largest)]
+        raise _Unfit(min(whole, largest + frame), f"{r['policy']}/{r.get('rule', '')}", largest)
     chunks: list[list[dict[str, Any]]] = [[]]
     used = 0
-    for r in results:
-        size = _size(r) + 1
-        if size > room:
-            raise OptionError(
-                "max_bytes",
-                f"one result of {r['policy']}/{r.get('rule', '')} needs {size} bytes, more than "
-                f"a report of that size can hold ({room} bytes left for results)",
-            )
+    for r, size in zip(results, sizes, strict=True):
         if used + size > room and chunks[-1]:
             chunks.append([])
             used = 0
@@ -177,7 +185,8 @@ def _reports(
     whole = _skeleton(kind, api_version, dns_name(base), namespace, dump)
     whole["summary"] = _summary(results)
     whole["results"] = results
-    if _size(whole) <= max_bytes:
+    whole_size = _size(whole)
+    if whole_size <= max_bytes:
         return [whole]
     # Room for results: the item with the longest possible name and summary, and no result.
     n = len(results)
@@ -185,7 +194,8 @@ def _reports(
     worst["summary"] = dict.fromkeys(RESULTS, n)
     worst["results"] = []
     out = []
-    chunks = _chunks(results, max_bytes - _size(worst))
+    frame = _size(worst)
+    chunks = _chunks(results, max_bytes - frame, whole_size, frame)
     for i, chunk in enumerate(chunks, 1):
         item = _skeleton(kind, api_version, dns_name(base, f"-{i}"), namespace, dump)
         item["summary"] = _summary(chunk)
@@ -210,11 +220,23 @@ def items(
         into = by_ns.setdefault(obj.ref.namespace, []) if obj.ref.namespace else cluster
         into.extend(policy_result(r, resource, ts) for r in obj.results)
     cluster.extend(_input_error(e, ts) for e in report.input_errors)
+    scopes = [("ClusterPolicyReport", f"{prefix}-cluster", "", cluster)] if cluster else []
+    scopes += [("PolicyReport", f"{prefix}-{ns}", ns, by_ns[ns]) for ns in sorted(by_ns)]
     out: list[dict[str, Any]] = []
-    if cluster:
-        out += _reports("ClusterPolicyReport", api_version, f"{prefix}-cluster", "", dump, cluster, max_bytes)
-    for ns in sorted(by_ns):
-        out += _reports("PolicyReport", api_version, f"{prefix}-{ns}", ns, dump, by_ns[ns], max_bytes)
+    unfit: list[_Unfit] = []
+    for kind, base, ns, results in scopes:
+        try:
+            out += _reports(kind, api_version, base, ns, dump, results, max_bytes)
+        except _Unfit as exc:
+            unfit.append(exc)  # every scope's, so that the least bound for the whole dump is said at once
+    if unfit:
+        worst = max(unfit, key=lambda u: u.least)
+        # trial 180: one result named at a time, and "-327 bytes left", sent a client from one 400 to the next
+        raise OptionError(
+            "max_bytes",
+            f"at least {worst.least} bytes for this dump: one result of {worst.rule} needs {worst.size} bytes, more"
+            f" than a report of {max_bytes} bytes can hold beside its own fields",
+        )
     return out
 
 
