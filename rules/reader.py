@@ -917,7 +917,7 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
     first = 1 + (head.count(b"\n") if isinstance(head, bytes) else head.count("\n"))
     _json_objects_of(data, Source(name, 1, first), lines, dump, checked=apart is not None, text=text)
     if len(text) <= DUPLICATES_CHECKED_UP_TO:
-        _refuse_duplicates(text, data, dump, name, lines)
+        _refuse_duplicates(text, data, dump, Source(name, 1, first), lines)
     return dump
 
 
@@ -941,14 +941,15 @@ def _twice_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return marked
 
 
-def _refuse_duplicates(text: str | bytes, data: Any, dump: Dump, name: str, lines: list[int]) -> None:
+def _refuse_duplicates(text: str | bytes, data: Any, dump: Dump, source: Source, lines: list[int]) -> None:
     """Refuse the objects of a JSON text that hold a key twice in one mapping, as YAML's are (trial 180: orjson kept
     the last of two metadata.name and two nvidia.com/gpu.workload.config, and the CLI exited 0): each such List item
     (or the whole document) is an input error at its path and key, and not judged, as kubectl refuses it. Whether a
     key was lost is seen first by counting the keys written in the text against those orjson kept (a key is the only
-    place a quote is followed by a colon); the text is parsed again to find them only then."""
+    place a quote is followed by a colon, blanks between them or not); the text is parsed again to find them only
+    then. ``source`` is the document's (its file, number and first line)."""
     raw = text.encode("utf-8") if isinstance(text, str) else text
-    written = raw.count(b'":') + raw.count(b'" :')
+    written = raw.count(b'":') + len(_SPACED_KEY_END.findall(raw))
     if written <= orjson.dumps(data).count(b'":'):
         return
     try:
@@ -975,23 +976,27 @@ def _refuse_duplicates(text: str | bytes, data: Any, dump: Dump, name: str, line
     for path, keys in found:
         m = _ITEM_PATH.match(path) if listed else None
         refused.setdefault(int(m.group(1)) if m else None, []).append((path, keys))
+    name, document = source.file, source.document
+    mine = [o for o in dump.objects if o.source.file == name and o.source.document == document]
     if None in refused:  # the document itself, or a key of the List around its items: nothing of it is judged
-        gone = {id(o) for o in dump.objects if o.source.file == name}
+        gone = {id(o) for o in mine}
     else:
-        gone = {id(o) for o in dump.objects if o.source.file == name and o.source.item in refused}
+        gone = {id(o) for o in mine if o.source.item in refused}
     dump.objects[:] = [o for o in dump.objects if id(o) not in gone]
     for item, where in refused.items():
         said = "; ".join(f"{', '.join(map(repr, keys))} at {path}" for path, keys in where[:3])
         more = f" and {len(where) - 3} more" if len(where) > 3 else ""
-        line = lines[item] if item is not None and item < len(lines) else 0
+        line = lines[item] if item is not None and item < len(lines) else source.line  # (trial 181: line 0)
         reason = (
             f"a key stands twice in one mapping ({said}{more}): JSON readers keep one of the two, kubectl refuses the"
             " document (duplicate field), so it is not judged; write each key once"
         )
-        dump.errors.append(InputError(Source(name, 1, line, item), reason, where[0][0]))
+        dump.errors.append(InputError(Source(name, document, line, item), reason, where[0][0]))
 
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: A key's closing quote and its colon with blanks between them (column-aligned JSON: trial 181).
+_SPACED_KEY_END = re.compile(rb'"[ \t\r\n]+:')
 #: A path inside one item of a List or a top-level array: its index.
 _ITEM_PATH = re.compile(r"^\$(?:\.items)?\[(\d+)\]")
 
@@ -1036,6 +1041,8 @@ def _parse_json_values(text: str | bytes, name: str) -> tuple[Dump, int] | None:
             dump.errors.append(InputError(Source(name, number, line), reason if "digits" in str(exc) else f"JSON error: {exc}"))
         else:
             _json_objects_of(value, Source(name, number, line), [], dump)
+            if end - at <= DUPLICATES_CHECKED_UP_TO:  # (trial 181: a jq -c stream kept the last of two keys)
+                _refuse_duplicates(whole[at:end], value, dump, Source(name, number, line), [])
             at = _BLANK.match(whole, end).end()  # type: ignore[union-attr]
             continue
         broken += 1

@@ -3013,3 +3013,22 @@ def test_a_key_twice_in_one_json_mapping_refuses_its_item_as_yaml_does() -> None
     # a quote and a colon inside a string value ("a\":b") are no key: nothing is refused
     quoted = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"k":"x\\":y","j":"{\\"a\\": 1}"}}'
     assert [o.name for o in parse_bytes(quoted, "q.json").objects] == ["c"]
+
+
+def test_a_key_twice_in_a_json_stream_value_or_written_with_blanks_before_its_colon_is_refused() -> None:
+    """Regression (trial 181): a `jq -c '.items[]'` stream kept the last of two keys of one value (only a document was
+    checked); column-aligned JSON ("key"   : value) was not counted as keys written; a document's error said line 0."""
+    lines = [
+        '{"apiVersion":"v1","kind":"Node","metadata":{"name":"gpu-a","labels":{"w":"vm","w":"container"}}}',
+        '{"apiVersion":"v1","kind":"Node","metadata":{"name":"gpu-b"}}',
+    ]
+    stream = parse_bytes("\n".join(lines).encode(), "s.jsonl")
+    assert [o.name for o in stream.objects] == ["gpu-b"]
+    [err] = stream.errors
+    assert (err.source.document, err.source.line, err.path) == (1, 1, "$.metadata.labels")
+    aligned = (
+        b'\n\n{\n  "kind" : "ConfigMap",\n  "apiVersion" : "v1",\n  "metadata" : {"name" : "c"},\n'
+        b'  "data" : {"k"   : "v", "k"\t: "w"}\n}\n'
+    )
+    [err] = parse_bytes(aligned, "aligned.json").errors
+    assert (err.source.line, err.path) == (3, "$.data")  # the document's first line, after two blank lines
