@@ -768,7 +768,7 @@ def list_policies(policy: tuple[str, ...]) -> None:
     """List policies and their rules."""
     from .render.tables import list_policies as listing
 
-    click.echo(listing(_load(policy).policies), nl=False)
+    click.echo(visible(listing(_load(policy).policies)), nl=False)  # (trial 181: a JSON policy's ESC reached it)
 
 
 @policies.command("show")
@@ -797,7 +797,7 @@ def show_policy(name: str, policy: tuple[str, ...], data: tuple[str, ...]) -> No
                 pass
             else:
                 owner = ps.policy(r.policy)
-                click.echo(show_rule(r, owner.version if owner else "", owner.file if owner else ""), nl=False)
+                click.echo(visible(show_rule(r, owner.version if owner else "", owner.file if owner else "")), nl=False)
                 return
         if not chosen:
             names = {r.uid for r in ps.rules}

@@ -956,6 +956,13 @@ def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str 
             continue
         if doc.data is None:
             continue  # an empty document ('---' with nothing after it), as kubectl skips one (trial 123)
+        if (where := _control_character(doc.data)) is not None:
+            # trial 181: a JSON policy's "\u001b]0;..." (an escape YAML's text allows) reached the terminal through
+            # verdict policies list and show; a character YAML itself refuses is refused wherever it was written
+            path, char = where
+            reason = f"{path} holds the control character U+{ord(char):04X}, which a terminal acts on: write text only"
+            problems.append(PolicyError(shown, reason, doc.line))
+            continue
         try:
             out.append(compile_document(doc.data, doc.node, shown, base, pack))
         except PolicyError as exc:
@@ -969,6 +976,29 @@ def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str 
     if not out:
         raise PolicyError(shown, "no policy document in the file")
     return out
+
+
+#: Characters no policy text may hold (YAML's printable set leaves out the same C0, DEL and C1 ones), and the
+#: bidirectional controls the text formats escape in a dump's values (``rules.render.visible``).
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _control_character(data: Any, path: str = "") -> tuple[str, str] | None:
+    """The first string of a policy document (a key or a value) holding a ``_CONTROL`` character: its place and
+    the character."""
+    if isinstance(data, str):
+        m = _CONTROL.search(data)
+        return (path or "the document", m.group()) if m else None
+    if isinstance(data, dict):
+        for k, v in data.items():
+            found = _control_character(k, path) or _control_character(v, f"{path}.{k}" if path else str(k))
+            if found:
+                return found
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            if found := _control_character(v, f"{path}[{i}]"):
+                return found
+    return None
 
 
 def load_policy_file(path: Path, pack: str = "") -> list[Policy]:

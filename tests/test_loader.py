@@ -1704,3 +1704,25 @@ def test_a_value_of_the_wrong_type_is_said_in_yaml_terms_with_the_rule_s_other_m
         ("spec.rules[0].message", "must have a value (it is empty, or null)"),
         ("spec.rules[0].title", "must be a string"),
     ]
+
+
+def test_a_json_policy_with_a_control_character_is_refused_at_load(tmp_path) -> None:
+    """Regression (trial 181): a JSON policy's title "\\u001b]0;PWNED\\u0007" (an escape YAML's text allows, where the
+    raw character is refused) reached the terminal through verdict policies list and show."""
+    from rules.errors import PolicyError
+    from rules.loader import load_policy_file
+
+    doc = {
+        "apiVersion": "verdict/v1",
+        "kind": "Policy",
+        "metadata": {"name": "p", "version": "1.0.0"},
+        "spec": {"rules": [{"id": "r", "title": "title \u001b]0;PWNED\u0007", "match": {"kinds": ["Node"]},
+                            "assert": {"path": "$.metadata.name", "exists": True}, "message": "m",
+                            "references": ["https://kubernetes.io/"]}]},
+    }  # fmt: skip
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(PolicyError) as info:
+        load_policy_file(path)
+    said = "spec.rules[0].title holds the control character U+001B, which a terminal acts on: write text only"
+    assert info.value.reason == said

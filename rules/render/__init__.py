@@ -44,7 +44,7 @@ class OptionError(ValueError):
 #: What a terminal or a chat client would act on rather than show: C0 and C1 control characters but the line feed
 #: (ESC starts the sequences that recolour, hide, retitle or write the clipboard: CWE-150, kubectl's CVE-2021-25743),
 #: DEL, and the bidirectional overrides and isolates that reorder what is shown (CVE-2021-42574).
-_INVISIBLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_INVISIBLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def visible(text: str) -> str:
