@@ -108,15 +108,23 @@ _COMMAND_END = re.compile(r"\s+#\s|;\s|\.(?:\s|$)|\s&&\s|\n|\)")
 
 
 def command_end(text: str, start: int) -> int:
-    """Where the command that starts at ``start`` ends: at the first ``_COMMAND_END`` after it that is not inside a
-    bracket it opens (``$(...)``, ``(...)``), else the text's end."""
-    depth = 0
+    """Where the command that starts at ``start`` ends: at the first ``_COMMAND_END`` after it that is neither inside
+    a bracket it opens (``$(...)``, ``(...)``) nor inside its quotes (the ``grep .`` of a ``$(kubectl ... | grep . ||
+    echo gpu-operator)``, trial 181: the command was taken to end there, and what followed it for prose), else the
+    text's end."""
     for m in _COMMAND_END.finditer(text, start):
-        if m.group() == ")":
-            opened = text.count("(", start, m.start()) - text.count(")", start, m.start())
-            if opened > depth:
-                continue  # it closes a bracket of the command's own
-            return m.start()
+        depth, quote = 0, ""
+        for char in text[start : m.start()]:
+            if quote:
+                quote = "" if char == quote else quote
+            elif char in "'\"":
+                quote = char
+            elif char == "(":
+                depth += 1
+            elif char == ")":
+                depth -= 1
+        if quote or depth > 0:
+            continue  # inside the command's own quotes or brackets (a ")" there closes one of them)
         return m.start()
     return len(text)
 

@@ -135,3 +135,21 @@ def test_a_name_that_is_an_option_gets_no_fix_command(pack) -> None:
     fix = _fix(pack, _node("--all"))
     assert fix.startswith("No fix command is written for this object: what it would name (name) holds characters a")
     assert "(a leading -)" in fix
+
+
+def test_a_command_does_not_end_at_a_stop_inside_its_own_brackets_or_quotes() -> None:
+    """Regression (trial 181's fuzz, after e5bb566): 'kubectl logs -n $(kubectl get ... | grep . || echo gpu-operator)
+    deploy/gpu-operator | grep -e {name}' was taken to end at the 'grep . ' inside its $(...), so the name after it
+    stood in 'prose', and a Node named a10-new-1$(id) was written into the command."""
+    from rules.messages import command
+    from rules.shell import command_end
+
+    fix = (
+        "Find why: kubectl logs -n $(kubectl get cp -o jsonpath='{.items[0].status.namespace}' | grep . || echo g)"
+        " deploy/gpu-operator | grep -e {name}. Once it reconciles, it labels the node."
+    )
+    start = fix.index("kubectl logs")
+    assert fix[start : command_end(fix, start)].endswith("| grep -e {name}")
+    assert command_end("kubectl get x -l 'a. b' -o name. Then", 0) == len("kubectl get x -l 'a. b' -o name")
+    assert command(fix, _Scope({"name": "a10-new-1$(id)"}), {}).startswith("No fix command is written")
+    assert "grep -e a10-new-1. Once" in command(fix, _Scope({"name": "a10-new-1"}), {})
