@@ -1924,3 +1924,16 @@ def test_chat_at_discords_limit_shows_the_one_finding_before_the_notes_it_counts
     huge = replace(synthetic(1, message_len=2_500), notes=notes)
     closing = chat(huge, limit=1_900).rstrip().splitlines()[-1]
     assert closing == "_… 1 finding not shown (limit 1,900 characters; limit 0: all)_"
+
+
+def test_a_chat_batch_at_the_least_limit_counts_a_long_note_every_dump_carries() -> None:
+    """Regression (trial 181): at --limit 500 a batch whose dumps all carried a 330-character note (what was set
+    beside the archives) wrote it whole under the total line: 574 characters, past the limit a chat API refuses."""
+    from rules.render.chat import render_many as chat_many
+
+    note = "tests/data: a batch of 2 must-gathers and 9 folders, each judged alone; " + "z" * 260
+    reports = [replace(synthetic(1, message_len=50), name=f"d{i}.yaml", notes=[note]) for i in range(2)]
+    text = chat_many(reports, limit=500)
+    assert len(text) <= 500
+    assert "_… 1 note in the JSON report" in text and "z" * 260 not in text
+    assert "z" * 260 in chat_many(reports, limit=3_500)  # room enough: said whole, as before

@@ -30,11 +30,14 @@ from ..shell import comment_at
 from . import check_group_by, visible
 from .markdown import (
     _CHAINED,
+    _CLOSING_ROOM,
     _COMMAND,
     _CONDITION,
     _IDLE_RULES,
+    _NOTES_FLOOR,
     LIMIT,
     MIN_LIMIT,
+    _fitting,
     _row_noun,
     _row_words,
     groups,
@@ -229,9 +232,13 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
     ]
     if shared:
         reports = [dataclasses.replace(r, notes=[n for n in r.notes if n not in shared]) for r in reports]
-    first = "\n".join(
-        [_plain_lead(summary_line(Report.total(reports), f"{len(reports)} dumps")), *(f"_note: {inert(n)}_" for n in shared)]
-    )
+    total = _plain_lead(summary_line(Report.total(reports), f"{len(reports)} dumps"))
+    notes = [f"_note: {inert(n)}_" for n in shared]
+    if limit:
+        # the notes every dump carries take at most half the message, the rest counted (trial 181: a 330-character
+        # batch note took a 500-character message to 574)
+        notes = _fitting(notes, max(limit // 2 - len(total) - _CLOSING_ROOM, _NOTES_FLOOR), "note")
+    first = "\n".join([total, *notes])
     blocks: list[tuple[str, str, int]] = []
     for i, r in enumerate(reports, 1):
         quiet = not r.by_rule() and not r.input_errors
