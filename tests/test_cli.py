@@ -603,7 +603,8 @@ def test_every_renderer_option_of_the_docs_is_a_flag(files: tuple[Path, Path], t
     assert [i["metadata"]["name"] for i in split] == ["verdict-cluster-1", "verdict-cluster-2"]
     small = run(*args, "-f", "policyreport", "--policyreport-max-bytes", "300")
     assert small.exit_code == 2
-    assert "Invalid value for --policyreport-max-bytes: one result of node-labels/workload-label-valid needs" in small.stderr
+    assert "Invalid value for --policyreport-max-bytes: at least " in small.stderr
+    assert "bytes for this dump: one result of node-labels/workload-label-valid needs" in small.stderr
     # group-by, for the formats that lay details out
     assert ET.fromstring(run(*args, "-f", "junit", "--group-by", "object").stdout).find("testsuite").get("name") == "Node/good"  # type: ignore[union-attr]
     assert "| Object | Rule | Result | Message | Fix |" in run(*args, "-f", "markdown", "--group-by", "object").stdout
