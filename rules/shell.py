@@ -71,7 +71,7 @@ def trusted(value: Any) -> bool:
 
 
 def plain(value: Any) -> Any:
-    """``value`` with every ``Written`` in it a plain ``str`` (``marshal`` writes no subclass)."""
+    """``value`` with every ``Written`` or ``Tainted`` in it a plain ``str`` (``marshal`` writes no subclass)."""
     if isinstance(value, str) and type(value) is not str:  # Written, Tainted
         return str(value)
     if isinstance(value, list):
