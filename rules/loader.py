@@ -956,15 +956,17 @@ def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str 
             continue
         if doc.data is None:
             continue  # an empty document ('---' with nothing after it), as kubectl skips one (trial 123)
-        if (where := _control_character(doc.data)) is not None:
-            # trial 181: a JSON policy's "\u001b]0;..." (an escape YAML's text allows) reached the terminal through
-            # verdict policies list and show; a character YAML itself refuses is refused wherever it was written
-            path, char = where
-            reason = f"{path} holds the control character U+{ord(char):04X}, which a terminal acts on: write text only"
-            problems.append(PolicyError(shown, reason, doc.line))
-            continue
         try:
-            out.append(compile_document(doc.data, doc.node, shown, base, pack))
+            compiled = compile_document(doc.data, doc.node, shown, base, pack)
+            if (where := _control_character(doc.data)) is not None:
+                # trial 181: a JSON policy's "\u001b]0;..." (an escape YAML's text allows) reached the terminal through
+                # verdict policies list and show; a character YAML itself refuses is refused wherever it was written
+                # (after the policy's own checks, which say more of a file name's: trial 128)
+                steps, char = where
+                said = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" if i else s for i, s in enumerate(steps))
+                reason = f"{said} holds the control character U+{ord(char):04X}, which a terminal acts on: write text only"
+                raise PolicyError(shown, reason, node_line(doc.node, steps), path=said)
+            out.append(compiled)
         except PolicyError as exc:
             problems.append(exc)
         except RecursionError:
@@ -983,20 +985,20 @@ def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str 
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-def _control_character(data: Any, path: str = "") -> tuple[str, str] | None:
-    """The first string of a policy document (a key or a value) holding a ``_CONTROL`` character: its place and
-    the character."""
+def _control_character(data: Any, steps: tuple[str | int, ...] = ()) -> tuple[list[str | int], str] | None:
+    """The first string of a policy document (a key or a value) holding a ``_CONTROL`` character: the steps to it
+    (mapping keys and list indexes) and the character."""
     if isinstance(data, str):
         m = _CONTROL.search(data)
-        return (path or "the document", m.group()) if m else None
+        return (list(steps), m.group()) if m else None
     if isinstance(data, dict):
         for k, v in data.items():
-            found = _control_character(k, path) or _control_character(v, f"{path}.{k}" if path else str(k))
+            found = _control_character(k, steps) or _control_character(v, (*steps, str(k)))
             if found:
                 return found
     elif isinstance(data, list):
         for i, v in enumerate(data):
-            if found := _control_character(v, f"{path}[{i}]"):
+            if found := _control_character(v, (*steps, i)):
                 return found
     return None
 
