@@ -179,7 +179,7 @@ def _base(ref: Ref, plan: PolicyPlan) -> Get:
     if kind == "context":
         return lambda scope: scope.context(target)
     if kind == "data":
-        return _data(ref, plan.policy)
+        return _data(ref, plan)
     if kind == "format":
         return lambda scope: formatted(target, scope, NO_BINDINGS)
     if kind in ("sum", "product"):
@@ -284,7 +284,8 @@ def _reads_only_its_item(condition: Assertion) -> bool:
     return walk_assertion(condition, frozenset({"item"}), ref)
 
 
-def _data(ref: Ref, policy: Policy) -> Get:
+def _data(ref: Ref, plan: PolicyPlan) -> Get:
+    policy = plan.policy
     name, select = ref.target, ref.select
     if name not in policy.data:
 
@@ -292,7 +293,11 @@ def _data(ref: Ref, policy: Policy) -> Get:
             raise EvaluationError(f"no data table {name!r} in policy {policy.name}")
 
         return missing
-    table = pack_text(policy.data[name])  # the policy's own text (rules.shell)
+    # the policy's own text (rules.shell), made once per table: every reference reads the same object, which the
+    # joins' per-list structures are kept by
+    table = plan.tables.get(name)
+    if table is None:
+        table = plan.tables[name] = pack_text(policy.data[name])
     if select is None:
         return lambda scope: table
     # Data tables never change: select once; the same list object then lets in/notIn reuse their member sets.
@@ -364,6 +369,8 @@ class PolicyPlan:
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
+        #: the policy's data tables as references read them (``_data``: ``rules.shell.pack_text``), by name
+        self.tables: dict[str, Any] = {}
         self.contexts = {
             name: joins.ContextPlan(policy.name, ctx, compile_ref(ctx.where_value, self) if ctx.where_value is not None else None)
             for name, ctx in policy.contexts.items()
