@@ -107,12 +107,12 @@ COMMAND = re.compile(r"(?:^|(?<=[\s:;(]))(?:(?:kubectl|virtctl|oc|helm) |for \w+
 _COMMAND_END = re.compile(r"\s+#\s|;\s|\.(?:\s|$)|\s&&\s|\n|\)")
 
 
-def command_end(text: str, start: int) -> int:
+def command_end(text: str, start: int, ends: re.Pattern[str] = _COMMAND_END) -> int:
     """Where the command that starts at ``start`` ends: at the first ``_COMMAND_END`` after it that is neither inside
     a bracket it opens (``$(...)``, ``(...)``) nor inside its quotes (the ``grep .`` of a ``$(kubectl ... | grep . ||
     echo gpu-operator)``, trial 181: the command was taken to end there, and what followed it for prose), else the
     text's end."""
-    for m in _COMMAND_END.finditer(text, start):
+    for m in ends.finditer(text, start):
         depth, quote = 0, ""
         for char in text[start : m.start()]:
             if quote:
@@ -127,6 +127,34 @@ def command_end(text: str, start: int) -> int:
             continue  # inside the command's own quotes or brackets (a ")" there closes one of them)
         return m.start()
     return len(text)
+
+
+#: What chains the command after it to the one before: the two are copied as one (``command_spans``).
+_CHAIN = re.compile(r"\s(?:&&|\|\|)\s")
+#: Where a command ends as one copies it: also before the prose a comma or an aside starts (``... -o yaml >
+#: pod.yaml, edit it and ...``) and at a cut's ``…``; the line the renderers lay out, and what ``misplaced`` holds a
+#: command, go on past them.
+_SPAN_END = re.compile(_COMMAND_END.pattern + r"|,\s|\s\(|…")
+#: The end of a ``for`` loop's body.
+_DONE = re.compile(r";\s*done\b")
+
+
+def command_spans(text: str) -> list[tuple[int, int]]:
+    """Where each command of a fix stands, as it would be copied: from its start (``COMMAND``) to its end
+    (``command_end``), a ``for`` loop to its ``done``, and a command chained to the one before it (`` && ``,
+    `` || ``) with that one. No span starts or ends with a blank."""
+    spans: list[tuple[int, int]] = []
+    for m in COMMAND.finditer(text):
+        start = m.start()
+        if spans and start < spans[-1][1]:
+            continue  # a loop's body, or the second of a chain
+        end = command_end(text, start, _SPAN_END)
+        if m.group(0).startswith("for ") and (done := _DONE.search(text, start)):
+            end = max(end, done.end())
+        while (chain := _CHAIN.match(text, end)) and COMMAND.match(text, chain.end()):
+            end = command_end(text, chain.end(), _SPAN_END)
+        spans.append((start, len(text[:end].rstrip())))
+    return spans
 
 
 #: An untrusted part of a text: where it starts and ends, and the placeholder that gave it.

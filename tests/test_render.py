@@ -651,25 +651,29 @@ def test_a_short_markdown_report_keeps_its_messages_and_fixes_whole() -> None:
         report.objects[0].ref, report.objects[0].source, (replace(report.objects[0].results[0], remediation=fix),)
     )
     [row_] = _table_rows(render(report, "markdown"))
-    assert fix in row_ and "x" * 300 in row_
+    # each command a code span (trial 179)
+    spanned = "`kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000`; or, if it is meant for another " + (
+        "workload: `kubectl label node object-00000 --overwrite nvidia.com/gpu.workload.config=vm-passthrough`"
+    )
+    assert spanned in row_ and "x" * 300 in row_
     # too long whole: the cells are cut as wide as the limit allows, so the row is shown and the room is used
     # (trial 68: at 1,900 characters the one fix was cut at 100 with 611 unused; at 600 the finding was not shown)
     # Trial 100: a cut fix keeps the command it ends with, after as much of its start as fits, but (trial 104) not
     # one left without what says when to run it ("or, if it is meant for another workload:"): the start then
     # (the room a cell's width leaves: at 700 the fix is whole only at widths whose message no longer fits)
     for limit, fix_shown, length in (
-        (500, "kubectl get pods -A -o wide --field-selector spec.nodeName=object-0000…", 499),
+        (500, "`kubectl get pods -A -o wide --field-selector spec.nodeName=object-000`…", 499),
         # (trial 171: never inside the command after it, half a command to paste)
-        (600, "kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000;…", 600),
-        (700, "kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000;…", 632),
-        (800, fix, 800),
+        (600, "`kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000`;…", 600),
+        (700, "`kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000`;…", 634),
+        (800, spanned, 800),
     ):
         text = render(report, "markdown", limit=limit)
         [cut_row] = _table_rows(text)
         assert len(text) == length, (limit, len(text))
         assert cut_row.split(" | ")[-1].removesuffix(" |") == fix_shown, limit
         assert cut_row.count("x") < 300
-    assert fix in _table_rows(render(report, "markdown", limit=800))[0]
+    assert spanned in _table_rows(render(report, "markdown", limit=800))[0]
     # more findings than WHOLE_UP_TO: cut cells, even where the whole text would fit
     many = synthetic(markdown.WHOLE_UP_TO + 1, message_len=200)
     rows = _table_rows(render(many, "markdown", limit=100_000))
@@ -783,6 +787,33 @@ def test_markdown_summary_and_escaping() -> None:
     assert markdown.cell("x" * 300).endswith("…") and len(markdown.cell("x" * 300)) == markdown.CELL
 
 
+def test_markdown_fix_cell_writes_each_command_as_a_code_span() -> None:
+    """Trial 179: the stop after "... | grep gpu-ignored-vm-label." stood glued to the command in the Fix cell, where
+    a reader copying it took the stop into grep's pattern; each command is a code span now, ended where the command
+    ends (its stop, comment, clause or aside), a loop to its done, a chain of && whole."""
+    fix = (
+        "The operator sets these labels itself, so first check it runs: kubectl logs -n gpu-operator deploy/gpu-operator"
+        " | grep node-a. To fix it by hand (nvidia.com/gpu.deploy.*): for l in x y; do kubectl label node node-a $l-; done"
+    )
+    assert markdown.cell(fix, 1000, command=True) == (
+        "The operator sets these labels itself, so first check it runs: "
+        "`kubectl logs -n gpu-operator deploy/gpu-operator \\| grep node-a`. To fix it by hand (nvidia.com/gpu.deploy.\\*): "
+        "`for l in x y; do kubectl label node node-a $l-; done`"
+    )
+    chained = 'kubectl label node a k=v && kubectl patch cp p --type merge -p \'{"a": 1, "b": 2}\' # then wait'
+    assert markdown.cell(chained, 1000, command=True) == (
+        '`kubectl label node a k=v && kubectl patch cp p --type merge -p \'{"a": 1, "b": 2}\'` # then wait'
+    )
+    aside = "kubectl get pod -n ml p -o yaml > pod.yaml, edit it and kubectl replace --force -f pod.yaml (a Pod's spec)"
+    assert markdown.cell(aside, 1000, command=True) == (
+        "`kubectl get pod -n ml p -o yaml > pod.yaml`, edit it and `kubectl replace --force -f pod.yaml` (a Pod's spec)"
+    )
+    # a cut ends inside a command: the span holds what is written, the mark stands after it
+    two = "kubectl describe node a | grep -A20 Allocatable; kubectl get pods -A -o wide --field-selector spec.nodeName=a"
+    assert markdown.cell(two, 60, command=True) == "`kubectl describe node a \\| grep -A20 Allocatable`;…"
+    assert markdown.cell(two, 40, command=True) == "`kubectl describe node a \\| grep -A20 All`…"
+
+
 def _bad_input(n: int) -> Report:
     report = synthetic(2, message_len=20)
     report.input_errors = [
@@ -866,8 +897,8 @@ def test_markdown_escapes_chat_markup_from_the_dump() -> None:
     [row] = _table_rows("\n".join(lines))
     assert row == (
         f"| `big-policy/rule-a` | ```Node/a`b``c``` | fail · high | ping <{zw}@{zw}U024BE7LH> and <{zw}!channel>, see "
-        f"[docs]{zw}(https:{zw}//evil.example) or <{zw}https:{zw}//x.example\\|here> \\| `rm -rf` | kubectl label node x"
-        f" <{zw}value> |"
+        f"[docs]{zw}(https:{zw}//evil.example) or <{zw}https:{zw}//x.example\\|here> \\| `rm -rf` | `kubectl label node x"
+        f" <{zw}value>` |"
     )
     # Once the zero-width spaces are taken out, the text is the dump's own (nothing else changed).
     assert row.replace(zw, "").count("<@U024BE7LH>") == 1
@@ -1306,7 +1337,7 @@ def test_markdown_keeps_asterisks_underscores_and_backslashes_of_messages() -> N
     report.objects[0] = replace(obj, results=(replace(obj.results[0], message=message, remediation="kubectl get 'mig-*'"),))
     row = next(x for x in render(report, "markdown", limit=0).splitlines() if "| fail · high |" in x)
     assert "| asks for nvidia.com/mig-\\*, not nvidia.com/mig-\\* (^nvidia\\\\.com/, GA102GL_A10, \\_x\\_, \\~/a) |" in row
-    assert row.endswith("| kubectl get 'mig-\\*' |")
+    assert row.endswith("| `kubectl get 'mig-*'` |")  # a command: a code span, where an asterisk is as written
     assert "`Node/object-00000`" in row  # the code spans as written
 
 

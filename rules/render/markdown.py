@@ -38,7 +38,7 @@ from typing import Any
 
 from ..report import FINDINGS, RESULT_RANK, SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result, RuleRollup, counted
 from ..selection import describe
-from ..shell import COMMAND, command_end
+from ..shell import COMMAND, command_end, command_spans
 from . import check_group_by, visible
 
 LIMIT = 3500
@@ -209,8 +209,31 @@ def line(value: Any, width: int = CELL, code: bool = False, command: bool = Fals
     characters (``_cut``; ``command`` keeps a fix's last command), chat markup made literal (``inert``), and,
     unless it goes in a code span (``code``, where a backslash is shown as written), emphasis and escapes too
     (backslash escapes)."""
-    text = inert(_cut(" ".join(str(value).split()), width, command, prose))
-    return text if code else _EMPHASIS.sub(lambda m: "\\" + m.group(0), text)
+    text = _cut(" ".join(str(value).split()), width, command, prose)
+    if command and not code:
+        return _with_code_spans(text)
+    text = inert(text)
+    return text if code else _escaped(text)
+
+
+def _escaped(text: str) -> str:
+    """``text`` (already ``inert``) with what Markdown would take for emphasis or an escape written as itself."""
+    return _EMPHASIS.sub(lambda m: "\\" + m.group(0), text)
+
+
+def _with_code_spans(fix: str) -> str:
+    """A fix with each command a code span (``command_spans``) and its prose escaped (a backquote too): where a
+    command ends is shown, not guessed (trial 179: the stop of "... | grep gpu-ignored-vm-label. Then ..." read as
+    part of the pattern). A command a cut ends inside is spanned to the cut, the ``…`` after it."""
+    out, at = [], 0
+    for start, end in command_spans(fix):
+        end -= fix.endswith("…") and end == len(fix)
+        end = start + len(fix[start:end].rstrip("; "))  # "... Allocatable;…": the stop of a cut clause is no part of it
+        out.append(_escaped(inert(fix[at:start])).replace("`", "\\`"))
+        out.append(_code(inert(fix[start:end])))
+        at = end
+    out.append(_escaped(inert(fix[at:])).replace("`", "\\`"))
+    return "".join(out)
 
 
 def cell(value: Any, width: int = CELL, code: bool = False, command: bool = False, prose: bool = False) -> str:
