@@ -511,14 +511,22 @@ FACTS_DEFAULT = {
 
 def test_vgpu_default_config():
     default = T["vgpuDefaultConfig"]
-    assert default == FACTS_DEFAULT
+    for device_filter, types in FACTS_DEFAULT.items():
+        assert default[device_filter] == types, device_filter
     assert "0x20B110DE" not in default
+    # trial 184: the default config of boards the hand-copied table lacked (v25.10.1, lines 2863, 2779, 2843)
+    assert default["0x26BA10DE"] == {"L20-24Q": 2}
+    assert default["0x232210DE"] == {"H800-40C": 2}
+    assert default["0x26B110DE"] == {"RTX6000-Ada-24Q": 2}
     for device_filter, types in default.items():
         assert re.fullmatch(r"0x[0-9A-F]{4}10DE", device_filter)
-        assert device_filter[2:6].lower() in T["pciDeviceNames"]
         for vgpu_type, count in types.items():
-            # `default` creates the per-GPU maximum of its (half-frame-buffer) type
-            assert T["vgpuInstances"][vgpu_type] == count, vgpu_type
+            # `default` creates as many of its (half-frame-buffer) type as a GPU holds
+            assert T["vgpuDefaultInstances"][vgpu_type] <= count and count % T["vgpuDefaultInstances"][vgpu_type] == 0
+            if vgpu_type != "DC-16Q":
+                assert T["vgpuInstances"][vgpu_type] == count, vgpu_type
+    # the DC types span boards: default makes 2 DC-16Q on 0x2C3A, the config DC-16Q 6 a GPU (v26.7.0)
+    assert (default["0x2C3A10DE"], T["vgpuInstances"]["DC-16Q"], T["vgpuDefaultInstances"]["DC-16Q"]) == ({"DC-16Q": 2}, 6, 2)
     assert T["vgpuInstances"]["A10-12Q"] == default["0x223610DE"]["A10-12Q"] == 2
 
 
@@ -527,6 +535,28 @@ def test_vgpu_config_resources_derive_from_instances():
     default_types = list(dict.fromkeys(t for types in T["vgpuDefaultConfig"].values() for t in types))
     expected["default"] = [f"nvidia.com/{p}_{t}" for t in default_types for p in ("NVIDIA", "GRID")]
     assert T["vgpuConfigResources"] == expected
+    # trial 184: A30-1-6C (v25.10.1 line 150) and the MIG-backed A100D types are configs of the operator's ConfigMap
+    assert T["vgpuInstances"]["A30-1-6C"] == 4 and "A100D-1-10C" in T["vgpuInstances"]
+    assert "A10-16Q" not in T["vgpuInstances"]  # no A10 type of 16 GB (trial 46's name no config has)
+
+
+def test_vgpu_tables_are_what_the_script_makes_of_the_upstream_configmaps():
+    """The generated part of vgpu-profiles.yaml is scripts/gen_vgpu_tables.py's output for the two upstream
+    ConfigMaps in tests/data/upstream/gpu-operator, byte for byte: no table is edited by hand."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_vgpu_tables", ROOT / "scripts" / "gen_vgpu_tables.py")
+    assert spec and spec.loader
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    upstream = ROOT / "tests" / "data" / "upstream" / "gpu-operator"
+    releases = {r: (upstream / f"{r}.yaml").read_text(encoding="utf-8") for r in ("v23.9.2", "v26.7.0")}
+    text = (DATA / "vgpu-profiles.yaml").read_text(encoding="utf-8")
+    assert text[text.index(gen.MARKER) :] == gen.render(list(releases), *gen.tables(releases))
+    instances, default, _ = gen.tables(releases)
+    assert len(instances) == 816 and len(default) == 65
+    # v23.9.2's GPUs its successors dropped stay (a cluster on it has them); v26.7.0's new ones are there
+    assert instances["M10-8Q"] == 1 and "M10-8Q" not in releases["v26.7.0"] and instances["B300X-269C"] == 1
 
 
 # --------------------------------------------------------------------------------------------- dumps
