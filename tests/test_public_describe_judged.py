@@ -75,7 +75,8 @@ def test_passthrough_node_listing_its_gpu_at_zero_is_judged_as_a_passthrough_nod
     matches = results["resource-class-matches-workload"]
     assert (matches.result, matches.message) == (
         "skip",
-        "the node advertises no GPU resource with a device (status.allocatable):"
+        "the node advertises no GPU resource of the names the GPU Operator's device plugins give with a device"
+        " (status.allocatable: nvidia.com/gpu or mig-*, a PCI device name, NVIDIA_ or GRID_ and a vGPU type):"
         " gpu-nodes/gpu-resources-advertised judges a GPU node that serves nothing",
     )
     # the name it lists is judged: an NVIDIA pci.ids name, not a bare device id
