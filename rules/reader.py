@@ -2815,17 +2815,33 @@ def _read_tree(
     return dump
 
 
-def _archives_inside_note(names: list[str], label: str) -> list[str]:
-    """A note for an archive that holds two archives or must-gathers or more (trial 93: a tar of a nightly folder
-    of cluster archives merged every cluster into one dump): each is likely a dump of its own, which a folder
-    holding them would be (a batch)."""
+def _gather_roots(names: list[str]) -> list[str]:
+    """The top-most folders of a tree that hold a must-gather's files ("" for the tree's own top)."""
     folders: dict[str, list[str]] = {}
     for n in names:
         folder, _, base = n.rpartition("/")
         folders.setdefault(folder, []).append(base)
     gathers = [f for f, files in folders.items() if mustgather.is_must_gather(files)]
-    gathers = [g for g in gathers if not any(g.startswith(f"{o}/") for o in gathers if o != g)]
-    archives = [n for n in names if n.lower().endswith(ARCHIVE_SUFFIXES) and not any(n.startswith(f"{g}/") for g in gathers)]
+    return [g for g in gathers if not any(o != g and _under(g, o) for o in gathers)]
+
+
+def _beside_gathers(name: str, roots: list[str]) -> bool:
+    """Whether ``name`` is an archive beside the must-gathers of its tree (under none of their ``roots``): a dump of
+    its own, read as a folder of them reads it, where one inside a must-gather is not opened."""
+    return name.lower().endswith(ARCHIVE_SUFFIXES) and not any(_under(name, r) for r in roots)
+
+
+def _under(name: str, folder: str) -> bool:
+    """Whether ``name`` lies in ``folder`` of the same tree (every name lies in the top, "")."""
+    return folder == "" or name.startswith(f"{folder}/")
+
+
+def _archives_inside_note(names: list[str], label: str) -> list[str]:
+    """A note for an archive that holds two archives or must-gathers or more (trial 93: a tar of a nightly folder
+    of cluster archives merged every cluster into one dump): each is likely a dump of its own, which a folder
+    holding them would be (a batch)."""
+    gathers = _gather_roots(names)
+    archives = [n for n in names if n.lower().endswith(ARCHIVE_SUFFIXES) and not any(_under(n, g) for g in gathers)]
     if len(archives) + len(gathers) < 2:
         return []
     what = first_few([f"{label}{n}" for n in sorted([*gathers, *archives])], 3)
@@ -2948,10 +2964,17 @@ def read_by_name(names: list[str]) -> Callable[[str], bool]:
 def _read_by_tree(names: list[str]) -> Callable[[str], bool]:
     """Which files of a tree with these names (``/``-separated) ``_read_tree`` loads, by name alone: a tar read
     as a stream keeps just those."""
-    if mustgather.is_must_gather([n for n in names if not is_hidden(n)]):
-        # (and a file whose name says nothing, read when it starts as a dump: ``_read_must_gather``)
+    if mustgather.is_must_gather(shown := [n for n in names if not is_hidden(n)]):
+        roots = _gather_roots(shown)
+        # (and a file whose name says nothing, read when it starts as a dump, and an archive beside the must-gather's
+        # folder: ``_read_must_gather``)
         return lambda n: (
-            not is_hidden(n) and (mustgather.classify(n) not in ("skip", "missing-clusterpolicy") or member_role(n) == "text")
+            not is_hidden(n)
+            and (
+                mustgather.classify(n) not in ("skip", "missing-clusterpolicy")
+                or member_role(n) == "text"
+                or _beside_gathers(n, roots)
+            )
         )
     sources = _source_files([n for n in names if not is_hidden(n)])
     return lambda n: not is_hidden(n) and member_role(n) != "other" and n not in sources
@@ -3071,6 +3094,7 @@ def _read_must_gather(
 ) -> Dump:
     dump = Dump(notes=[MUST_GATHER_NOTE])
     passed_over: list[str] = []  # archives a plain folder would read (another must-gather, a dump)
+    roots = _gather_roots([rel for rel, _ in entries])
     labelled: list[tuple[dict[str, Any], Source]] = []
     described: list[tuple[dict[str, Any], Source]] = []
     for rel, load in entries:
@@ -3089,6 +3113,12 @@ def _read_must_gather(
             if looks_read(data[:DESCRIBE_SNIFF_BYTES]):
                 dump.extend(_parse_member(functools.partial(bytes, data), shown, budget))
                 continue
+        if kind == "skip" and _beside_gathers(rel, roots):
+            # an archive beside the must-gather's folder, not in it: read as a folder of them reads it (trial 183: a
+            # tarball of two cluster archives and a must-gather was judged as the must-gather alone, and said to be
+            # "read here as one dump")
+            dump.extend(_parse_member(load, shown, budget))
+            continue
         if kind == "skip":
             dump.files_skipped.append(shown)
             if member_role(rel) == "dump" and not rel.lower().endswith(".log.gz"):  # not a bug report it wrote

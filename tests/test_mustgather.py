@@ -554,12 +554,58 @@ def test_an_archive_beside_a_must_gather_is_named_as_not_read(tmp_path: Path) ->
 
     folder = tmp_path / "case"
     shutil.copytree(LAB, folder / "must-gather")
-    (folder / "second-must-gather.tar.gz").write_bytes(b"\x1f\x8b" + b"\0" * 30)
+    # (inside the must-gather's folder: one beside it is a dump of its own, test_an_archive_beside_...)
+    (folder / "must-gather" / "second-must-gather.tar.gz").write_bytes(b"\x1f\x8b" + b"\0" * 30)
     (folder / "must-gather" / "nvidia-bug-report_gpu-vgpu-1.log.gz").write_bytes(b"\x1f\x8b" + b"\0" * 30)
     dump = read_path(str(folder))
     assert [n for n in dump.notes if "not read" in n] == [
-        f"1 archive in the must-gather not read ({folder}/second-must-gather.tar.gz): an archive inside a must-gather is"
-        " not opened (another must-gather, or a dump of another time); audit it on its own"
+        f"1 archive in the must-gather not read ({folder}/must-gather/second-must-gather.tar.gz): an archive inside a"
+        " must-gather is not opened (another must-gather, or a dump of another time); audit it on its own"
+    ]
+
+
+@pytest.mark.parametrize("mode", ["w:gz", "w"])
+def test_an_archive_beside_the_must_gather_folder_of_an_archive_is_read(tmp_path: Path, mode: str) -> None:
+    """Trial 183: a tarball of two cluster archives and a must-gather folder was judged as the must-gather alone (the
+    archives in filesSkipped, "2 archives in the must-gather not read"), beside a note that it "holds 3 archives or
+    must-gathers ..., read here as one dump". An archive beside the must-gather's folder is read, as an archive of
+    archives reads them; one inside the folder is still not opened."""
+    import io
+
+    from rules.reader import read_path
+
+    def tar_gz(members: dict[str, bytes]) -> bytes:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+            for name, payload in members.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(payload)
+                tar.addfile(info, io.BytesIO(payload))
+        return buf.getvalue()
+
+    node = b"apiVersion: v1\nkind: Node\nmetadata:\n  name: extra-gpu-1\n"
+    path = tmp_path / ("batch.tar.gz" if mode == "w:gz" else "batch.tar")
+    with tarfile.open(path, mode=mode) as tar:
+        tar.add(LAB, arcname="mg")
+        for name, payload in {
+            "a-cluster.tar.gz": tar_gz({"nodes.yaml": node}),
+            "mg/inner.tar.gz": tar_gz({"nodes.yaml": node.replace(b"extra-gpu-1", b"inner-gpu")}),
+        }.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(payload)
+            tar.addfile(info, io.BytesIO(payload))
+    dump = read_path(str(path))
+    assert dump.errors == []
+    assert [(o.name, o.source.file) for o in dump.objects if o.name.endswith("-gpu-1") or o.name == "inner-gpu"] == [
+        ("extra-gpu-1", f"{path}!a-cluster.tar.gz!nodes.yaml")
+    ]
+    assert len([o for o in dump.objects if o.kind == "Node"]) == 5  # the lab's four and the archive's
+    assert [n for n in dump.notes if "not read" in n or "holds" in n] == [
+        f"1 archive in the must-gather not read ({path}!mg/inner.tar.gz): an archive inside a must-gather is not opened"
+        " (another must-gather, or a dump of another time); audit it on its own",
+        f"the archive holds 2 archives or must-gathers ({path}!a-cluster.tar.gz, {path}!mg), read here as one dump: if"
+        " they are of different clusters (or one cluster at different times), unpack it and audit the folder, a batch"
+        " that judges each alone",
     ]
 
 
