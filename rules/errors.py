@@ -133,6 +133,8 @@ class InputError:
     JSON List): no verdict can change with what it kept out. ``kind`` is the kind of the object it kept out, where
     that is known (an item of a List named by its layout), else "": only a verdict that reads that kind may change.
     ``count`` is how many objects of that kind it kept out, None where that is not known (a node's pods withheld).
+    ``ref`` is the ``namespace/name`` (or name) of the one object it kept out, where that is known: an object of that
+    kind and name read elsewhere in the dump (a second copy) was not kept out.
     """
 
     source: Source
@@ -141,6 +143,7 @@ class InputError:
     lost: bool = True
     kind: str = ""
     count: int | None = 1
+    ref: str = ""
 
     def __str__(self) -> str:
         # the document's root, or the List item the source names already, says nothing more (trial 156: "line 1

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import heap, parallel
 from .compiled import ANY_KIND, PolicyPlan, RulePlan, plan_of, prepare
-from .errors import EvaluationError, EvaluationTimeout
+from .errors import EvaluationError, EvaluationTimeout, InputError
 from .exemptions import Exempter, ExemptionSet
 from .index import Index, metadata_of
 from .limits import limit
@@ -125,6 +125,11 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
             # trial 92: a vgpu-manager pod lost with a List item it was in was said not to run on its node
             message = _then(message, _unread_sentence(index.unread))
             assumed.append(UNREAD_NOTE)
+        elif word == "pass" and index.unread and (kinds := _lost_and_read(plan.reads_dump, index.unread_kinds)):
+            # trial 183: a must-gather's empty cluster_policy.yaml, and its nodes passed "no ClusterPolicy in the dump"
+            # where the one they lost fails them: a pass that reads a kind the input errors are known to have kept out
+            message = _then(message, _unread_sentence(index.unread, kinds))
+            assumed.append(UNREAD_NOTE)
         if word == "pass":
             extra = None  # a passing result has no remediation
         return result(word, message, out, tuple(assumed))
@@ -136,6 +141,17 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
 
 #: The note of the results ``_unread_sentence`` is said in (``_assumption_notes``).
 UNREAD_NOTE = "nothing the input errors kept from being read would change a verdict that reads other objects of the dump"
+
+
+def _kept_out(dump: Dump) -> list[InputError]:
+    """The input errors of ``dump`` that kept part of it out: not one that lost a copy of an object read whole from
+    elsewhere in the dump (trial 183: a List cut inside Node gpu-pt-1, beside the file that held it whole, was said
+    to have kept out 1 Node, and the node's own verdicts were put in doubt)."""
+    lost = [e for e in dump.errors if e.lost]
+    if any(e.ref for e in lost):
+        read = {(o.kind, f"{o.namespace}/{o.name}" if o.namespace else o.name) for o in dump.objects}
+        lost = [e for e in lost if not (e.ref and (e.kind, e.ref) in read)]
+    return lost
 
 
 def _lost_notes(lost: list[Any]) -> list[str]:
@@ -166,6 +182,12 @@ def _in_doubt(reads: frozenset[str], lost: frozenset[str]) -> bool:
     return ANY_KIND in reads or ANY_KIND in lost or not reads.isdisjoint(lost)
 
 
+def _lost_and_read(reads: frozenset[str], lost: frozenset[str]) -> list[str]:
+    """The kinds a verdict reads (``reads``) that the input errors are known to have kept out of the dump (``lost``,
+    their kinds where the reader knows them: an item of a List, a must-gather's file named after what it holds)."""
+    return sorted((lost - {ANY_KIND}) & reads)
+
+
 def _then(message: str, sentence: str) -> str:
     """``message`` and, after it, ``sentence`` (what an assumption or the input errors add), a stop put between them
     where the message ends without one and the sentence is no aside in parentheses (trial 175: "... (node-a) 2 input
@@ -178,9 +200,15 @@ def _then(message: str, sentence: str) -> str:
     return f"{said}{'' if stopped else '.'} {sentence}"
 
 
-def _unread_sentence(errors: int) -> str:
+def _unread_sentence(errors: int, kinds: list[str] | None = None) -> str:
     """What a fail or warn of a rule that reads other objects (``RulePlan.reads_dump``) adds in a dump where
-    ``errors`` input errors kept part of it from being read: an object it looked for may be in what they kept out."""
+    ``errors`` input errors kept part of it from being read: an object it looked for may be in what they kept out;
+    with ``kinds``, a pass that reads objects of the kinds they are known to have kept out."""
+    if kinds:
+        return (
+            f"Input errors kept objects of kind {' and '.join(kinds)} from being read (see the input errors), and this"
+            f" verdict reads {'that kind' if len(kinds) == 1 else 'those kinds'}: what was not read may change it."
+        )
     return (
         f"{counted(errors, 'input error')} kept part of the dump from being read (see its input errors), and this"
         " verdict reads other objects of it: what was not read may change it."
@@ -736,7 +764,7 @@ def _evaluate(
     accepted = (exemptions or ExemptionSet()).for_dump(name)
     exempter = Exempter(accepted, now)
     t0 = time.perf_counter()
-    lost = [e for e in dump.errors if e.lost]
+    lost = _kept_out(dump)
     index = Index(dump.objects, len(lost), frozenset(e.kind or ANY_KIND for e in lost))
     every = index.objects  # each object once
     t1 = time.perf_counter()

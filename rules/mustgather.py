@@ -49,6 +49,23 @@ MUST_GATHER_MARKERS: frozenset[str] = _STRONG | frozenset(
     }
 )
 
+#: The kind of the objects a YAML file of must-gather.sh holds (``kubectl get <resource> -o yaml``), by its name: what
+#: an input error in the file kept out of the dump.
+KIND_OF_FILE = {
+    "cluster_policy.yaml": "ClusterPolicy",
+    "kubevirt.yaml": "KubeVirt",
+    "hyperconverged.yaml": "HyperConverged",
+    "gpu_operator_pod.yaml": "Pod",
+    "gpu_operand_pods.yaml": "Pod",
+    "gpu_operand_ds.yaml": "DaemonSet",
+}
+
+
+def kind_of_file(name: str) -> str:
+    """The kind a must-gather YAML file of that name holds, else ""."""
+    return KIND_OF_FILE.get(_base(name), "")
+
+
 # apimachinery label syntax: qualified-name keys, values of [A-Za-z0-9._-] (IsQualifiedName,
 # IsValidLabelValue). Neither may contain ':', '=', ',', '"', '{' or '}'.
 

@@ -1119,29 +1119,29 @@ def _salvage_compact_items(whole: str, at: int, name: str, error: orjson.JSONDec
 _FIRST_ITEM = re.compile(r"[ \t]*\n([ \t]*)\{")
 
 
-def _item_named(whole: str, at: int, end: int) -> tuple[str, str]:
+def _item_named(whole: str, at: int, end: int) -> tuple[str, str, str]:
     """The kind of the item of a JSON List at ``whole[at:end]`` that does not parse, and `` (Node gpu-1, not
     read)``: what it looks like, from its kind and metadata.name (namespace) keys as kubectl indents them; "" for
     what is not found."""
     text = whole[at:end]
     first = re.match(r'\{[ \t]*\r?\n([ \t]*)"', text)
     if first is None:
-        return "", ""
+        return "", "", ""
     indent = first.group(1)
     found = re.search(rf'\n{indent}"kind":\s*"([^"\\\n]+)"', text)
     kind = found.group(1) if found else ""
     meta = re.search(rf'\n{indent}"metadata":\s*\{{[ \t]*\r?\n([ \t]*)"', text)
     if not kind or meta is None:
-        return kind, ""
+        return kind, "", ""
     inner = re.escape(meta.group(1))
     name = re.compile(rf'\n{inner}"name":\s*"([^"\\\n]+)"').search(text, meta.start(1) - 1)
     if name is None:
-        return kind, ""
+        return kind, "", ""
     namespace = re.compile(rf'\n{inner}"namespace":\s*"([^"\\\n]+)"').search(text, meta.start(1) - 1)
-    return kind, _not_read(kind, name.group(1), namespace.group(1) if namespace else "")
+    return _not_read(kind, name.group(1), namespace.group(1) if namespace else "")
 
 
-def _cut_document_named(text: str, line: int) -> tuple[str, str]:
+def _cut_document_named(text: str, line: int) -> tuple[str, str, str]:
     """The kind of the YAML document cut short at ``line`` (1-based), and `` (Node gpu-1, not read)``: what it looks
     like, from its kind and metadata's name (namespace) keys as kubectl writes them; "" for what is not found (trial
     171: a paste cut inside a key said "cut short?" and not which node it lost)."""
@@ -1151,18 +1151,20 @@ def _cut_document_named(text: str, line: int) -> tuple[str, str]:
     kind = re.search(r"^kind:[ \t]*[\"']?([A-Za-z][\w.-]*)", body, re.M)
     meta = re.search(r"^metadata:[ \t]*\r?\n([ \t]+)", body, re.M)
     if kind is None or meta is None:
-        return (kind.group(1) if kind else ""), ""
+        return (kind.group(1) if kind else ""), "", ""
     inner = re.escape(meta.group(1))
     name = re.compile(rf"^{inner}name:[ \t]*[\"']?([^\"'\s#]+)", re.M).search(body, meta.start(1))
     namespace = re.compile(rf"^{inner}namespace:[ \t]*[\"']?([^\"'\s#]+)", re.M).search(body, meta.start(1))
     if name is None or start + body.count("\n", 0, name.start()) + 1 >= line:
-        return kind.group(1), ""  # (a name on the line the cut is in may be cut itself)
-    return kind.group(1), _not_read(kind.group(1), name.group(1), namespace.group(1) if namespace else "")
+        return kind.group(1), "", ""  # (a name on the line the cut is in may be cut itself)
+    return _not_read(kind.group(1), name.group(1), namespace.group(1) if namespace else "")
 
 
-def _not_read(kind: str, name: str, namespace: str) -> str:
-    """`` (Pod ml/p, not read)``: how an input error names the object of a List item it lost."""
-    return f" ({kind} {namespace}/{name}, not read)" if namespace else f" ({kind} {name}, not read)"
+def _not_read(kind: str, name: str, namespace: str) -> tuple[str, str, str]:
+    """The kind, `` (Pod ml/p, not read)`` (how an input error names the object of a List item it lost) and the
+    object's ``namespace/name`` (``InputError.ref``)."""
+    ref = f"{namespace}/{name}" if namespace else name
+    return kind, f" ({kind} {ref}, not read)", ref
 
 
 def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) -> Dump | None:
@@ -1190,16 +1192,16 @@ def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) 
         counted = at
         source = Source(name, 1, line, i)
         following = starts[i + 1] if i + 1 < len(starts) else len(whole)
-        kind, named = "", ""
+        kind, named, ref = "", "", ""
         try:
             value, end = decoder.raw_decode(whole, at)
         except json.JSONDecodeError as exc:
-            kind, named = _item_named(whole, at, following)
+            kind, named, ref = _item_named(whole, at, following)
             reason = f"JSON syntax error in this item of the List{named}: {exc.msg} (line {exc.lineno}, column {exc.colno})"
             if i == len(starts) - 1 and error.pos >= len(whole.rstrip()):
                 reason += "; the text ends inside it (cut short?)"
         except (RecursionError, ValueError):
-            kind, named = _item_named(whole, at, following)
+            kind, named, ref = _item_named(whole, at, following)
             reason = f"this item of the List{named} cannot be read (nested too deep, or an integer too long)"
         else:
             rest = whole[end:following].strip()
@@ -1218,10 +1220,10 @@ def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) 
                 reason = f"JSON syntax error: a comma is missing after this item of the List (line {after}); it is read"
                 dump.errors.append(InputError(source, reason, lost=False))
                 continue
-            kind, named = _item_named(whole, at, following)
+            kind, named, ref = _item_named(whole, at, following)
             reason = f"JSON syntax error after this item of the List{named} (line {after})"
         broken += 1
-        dump.errors.append(InputError(source, reason, kind=kind))
+        dump.errors.append(InputError(source, reason, kind=kind, ref=ref))
     if broken == len(starts):
         return None
     if not broken and not commas:
@@ -2078,8 +2080,8 @@ def _parse_yaml_or_describe(text: str, name: str, labelled: frozenset[str] = fro
                     read_items = (read_items[0] + items[1], read_items[1] + items[2])
                     lists += 1
             if salvaged is None:
-                kind, named = _cut_document_named(text, doc.line) if doc.error.endswith(CUT_SHORT) else ("", "")
-                dump.errors.append(InputError(source, doc.error + named, kind=kind))
+                kind, named, ref = _cut_document_named(text, doc.line) if doc.error.endswith(CUT_SHORT) else ("", "", "")
+                dump.errors.append(InputError(source, doc.error + named, kind=kind, ref=ref))
             else:
                 dump.extend(salvaged)
             continue
@@ -2206,18 +2208,18 @@ def _salvage_yaml_items(lines: list[str], number: int, at: int, name: str, error
         why = error if inside else "YAML syntax error" if doc is not None and doc.error else f"list item is {NOT_AN_OBJECT}"
         if inside:  # at the error's own line, which its words are of (trial 178: the item's first line, "which starts
             where = Source(name, number, at, n)  # on this line" of a quote opened 12 lines below it)
-        kind, named = _yaml_item_named(item)
+        kind, named, ref = _yaml_item_named(item)
         if not kind:
             # not an item but a piece of one, cut off at a line of it that reads as an item's first (trial 97: an
             # ownerReferences entry dedented to the margin): the items cannot be told apart
             return None
-        dump.errors.append(InputError(where, f"this item of the List{named}: {why}", kind=kind))
+        dump.errors.append(InputError(where, f"this item of the List{named}: {why}", kind=kind, ref=ref))
     if not placed or len(dump.errors) == len(starts):
         return None
     return dump, len(starts) - len(dump.errors), len(starts)
 
 
-def _yaml_item_named(item: list[str]) -> tuple[str, str]:
+def _yaml_item_named(item: list[str]) -> tuple[str, str, str]:
     """The kind of a YAML List item that does not parse, and `` (Pod ml/p, not read)``: what it looks like, from its
     ``kind`` and its ``metadata`` block's ``name`` and ``namespace`` as kubectl indents them (an Event's
     involvedObject.name, before its metadata, is not its name); "" for what is not found."""
@@ -2233,8 +2235,8 @@ def _yaml_item_named(item: list[str]) -> tuple[str, str]:
             key, _, value = line.strip().partition(":")
             meta[key] = value.strip().strip("'\"")
     if not kind or not meta.get("name"):
-        return kind, ""
-    return kind, _not_read(kind, meta["name"], meta.get("namespace", ""))
+        return kind, "", ""
+    return _not_read(kind, meta["name"], meta.get("namespace", ""))
 
 
 def _duplicate_reason(duplicates: tuple[tuple[str, int, int], ...]) -> str:
@@ -3129,7 +3131,17 @@ def _read_must_gather(
             dump.notes.append(f"{shown}: the must-gather found no ClusterPolicy in the cluster")
             continue
         if kind == "yaml":
-            dump.extend(_parse_member(load, shown, budget))
+            read = _parse_member(load, shown, budget)
+            if held := mustgather.kind_of_file(rel):
+                # what an error in the file kept out is of the kind the file is named after (trial 183: an empty
+                # cluster_policy.yaml left the nodes' passes "no ClusterPolicy in the dump" unqualified)
+                read.errors = [
+                    dataclasses.replace(e, kind=held, count=1 if held in ("ClusterPolicy", "KubeVirt") else None)
+                    if e.lost and not e.kind
+                    else e
+                    for e in read.errors
+                ]
+            dump.extend(read)
             continue
         try:
             text = load().decode("utf-8-sig", errors="replace")

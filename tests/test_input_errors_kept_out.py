@@ -1,0 +1,95 @@
+"""What an input error kept out of the dump, and which verdicts it puts in doubt (trial 183): an empty must-gather
+file named after the kind it holds kept out that kind, and the passes that read it say so; a broken copy of an
+object read whole elsewhere in the dump kept nothing out."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from rules.evaluate import evaluate
+from rules.loader import load_policies
+from rules.reader import parse_bytes, read_path
+
+LAB = Path(__file__).resolve().parent / "data" / "must-gather" / "lab"
+
+
+def _results(report, rule):  # type: ignore[no-untyped-def]
+    return {o.ref.name: r for o in report.objects for r in o.results if r.rule == rule}
+
+
+def test_an_empty_cluster_policy_file_of_a_must_gather_kept_out_a_cluster_policy(tmp_path: Path) -> None:
+    """Trial 183: a must-gather whose cluster_policy.yaml was empty (its kubectl get failed) was an input error, and
+    the nodes passed deploy-labels-match-workload "(Assuming the GPU Operator reads this node's workload label: no
+    ClusterPolicy in the dump ...)", unqualified, where the ClusterPolicy it lost turns sandbox workloads off."""
+    folder = tmp_path / "must-gather"
+    shutil.copytree(LAB, folder)
+    (folder / "cluster_policy.yaml").write_text("")
+    dump = read_path(str(folder))
+    [error] = [e for e in dump.errors if e.source.file.endswith("cluster_policy.yaml")]
+    assert (error.kind, error.count, error.reason) == (
+        "ClusterPolicy",
+        1,
+        "the file is empty: kubectl writes nothing when it fails, so this part of the dump is missing",
+    )
+    report = evaluate(dump, load_policies(), name="must-gather")
+    assert (
+        "input errors kept out 1 ClusterPolicy (named in them): a result that says the dump holds none of its kind, or"
+        " that was judged without it, is about what was read"
+    ) in report.notes
+    passes = [r for r in _results(report, "deploy-labels-match-workload").values() if r.result == "pass"]
+    assert passes and all(
+        r.message.endswith(
+            "Input errors kept objects of kind ClusterPolicy from being read (see the input errors), and this verdict"
+            " reads that kind: what was not read may change it."
+        )
+        for r in passes
+    )
+    # a pass that reads no ClusterPolicy is not put in doubt
+    single = _results(report, "single-resource-class")
+    assert len(single) == 4 and all(r.result == "pass" and "Input errors kept" not in r.message for r in single.values())
+
+
+def _list(*items: dict) -> str:
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": list(items)}, indent=4)
+
+
+NODE = {
+    "apiVersion": "v1",
+    "kind": "Node",
+    "metadata": {"name": "gpu-1", "labels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.workload.config": "container"}},
+    "status": {"allocatable": {"nvidia.com/gpu": "1"}, "capacity": {"nvidia.com/gpu": "1"}},
+}
+
+
+def _cut_copy(node: dict) -> bytes:
+    """A JSON List of a Pod and ``node``, cut inside the node, as kubectl's output copied short."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml"}, "spec": {"containers": []}}
+    text = _list(pod, node)
+    return text[: text.index('"allocatable"')].encode()
+
+
+def test_a_broken_copy_of_an_object_read_whole_elsewhere_kept_nothing_out(tmp_path: Path) -> None:
+    """Trial 183: a List cut inside Node gpu-pt-1, beside the file that held it whole, was said to have "kept out 1
+    Node", and that node's own findings were said to rest on what was not read."""
+    (tmp_path / "cluster.json").write_text(_list(NODE))
+    (tmp_path / "pods.json").write_bytes(_cut_copy(NODE))
+    dump = read_path(str(tmp_path))
+    [error] = dump.errors
+    assert (error.kind, error.ref) == ("Node", "gpu-1")
+    assert "(Node gpu-1, not read)" in error.reason
+    report = evaluate(dump, load_policies(), name="two files")
+    assert not [n for n in report.notes if "kept out" in n]
+    assert all("input error" not in r.message.lower() for o in report.objects for r in o.results)
+
+
+def test_a_broken_object_read_nowhere_else_is_kept_out() -> None:
+    other = json.loads(json.dumps(NODE))
+    other["metadata"]["name"] = "gpu-2"
+    text = _list(NODE, other)
+    dump = parse_bytes(text[: text.rindex('"allocatable"')].encode(), "n.json")
+    lost = [e for e in dump.errors if e.lost]
+    assert [(e.kind, e.ref) for e in lost] == [("Node", "gpu-2")]
+    report = evaluate(dump, load_policies(), name="n.json")
+    assert any(n.startswith("input errors kept out 1 Node (named in them)") for n in report.notes)
