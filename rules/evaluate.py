@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from datetime import UTC, datetime
 from fractions import Fraction
@@ -506,22 +506,39 @@ def _named(obj: KObject) -> str:
 
 
 def _conflict_notes(index: Index) -> list[str]:
-    """One note per object that stands twice in the dump with different content, at most
-    ``MAX_CONFLICT_NOTES_PER_KIND`` per kind and one line counting the rest."""
+    """One note per object that stands in the dump with different contents (how many times, in how many versions),
+    at most ``MAX_CONFLICT_NOTES_PER_KIND`` per kind and one line counting the rest."""
     notes: list[str] = []
     per_kind: dict[str, int] = {}
+    versions: dict[tuple[str, str, str], list[KObject]] = {}
     for a, b in index.conflicts:
-        seen = per_kind[b.kind] = per_kind.get(b.kind, 0) + 1
-        if seen <= MAX_CONFLICT_NOTES_PER_KIND:
+        versions.setdefault((a.kind, a.namespace, a.name), [a]).append(b)
+    copies = Counter((b.kind, b.namespace, b.name) for _, b in index.copies)
+    for key, each in versions.items():
+        a, b = each[0], each[1]
+        seen = per_kind[a.kind] = per_kind.get(a.kind, 0) + 1
+        if seen > MAX_CONFLICT_NOTES_PER_KIND:
+            continue
+        times = len(each) + copies[key]
+        if times == 2:
             notes.append(
                 f"{_named(b)} is in the dump twice and the two differ"
                 f" ({a.source} and {b.source}): rules that read it from other objects may use either;"
                 " audit one cluster at a time"
             )
+        else:  # (trial 183: seven copies in three versions were "in the dump twice", once for each pair)
+            more = f" and {counted(len(each) - 2, 'other')}" if len(each) > 2 else ""
+            notes.append(
+                f"{_named(b)} is in the dump {times:,} times in {len(each):,} different versions ({a.source},"
+                f" {b.source}{more}): each version is judged, and rules that read it from other objects may use any;"
+                " audit one cluster at a time"
+            )
     for kind, seen in per_kind.items():
         if seen > MAX_CONFLICT_NOTES_PER_KIND:
             rest = seen - MAX_CONFLICT_NOTES_PER_KIND
-            notes.append(f"and {rest:,} more {kind} object{'s' if rest != 1 else ''} in the dump twice with different content")
+            notes.append(
+                f"and {rest:,} more {kind} object{'s' if rest != 1 else ''} in the dump more than once with different content"
+            )
     return notes
 
 
@@ -603,15 +620,21 @@ def _recollected_notes(index: Index) -> list[str]:
 
 
 def _copy_notes(index: Index) -> list[str]:
-    """One note counting the objects that stood again in the dump with the same content, judged once."""
+    """One note counting the objects that stood again in the dump with the same content, judged once (the most
+    times one stood, where that is more than twice)."""
     if not index.copies:
         return []
     first, again = index.copies[0]
     what = f"{_named(first)} ({first.source} and {again.source})"
-    if len(index.copies) == 1:
-        return [f"{what} stands in the dump twice with the same content: it is judged and counted once"]
-    others = counted(len(index.copies) - 1, "other object")
-    return [f"{what} and {others} stand in the dump twice with the same content: each is judged and counted once"]
+    times = Counter((b.kind, b.namespace, b.name, id(a)) for a, b in index.copies)
+    objects = len({(b.kind, b.namespace, b.name) for _, b in index.copies})
+    most = max(times.values()) + 1
+    if objects == 1:
+        said = "twice" if most == 2 else f"{most:,} times"
+        return [f"{what} stands in the dump {said} with the same content: it is judged and counted once"]
+    others = counted(objects - 1, "other object")
+    said = "twice" if most == 2 else f"more than once (up to {most:,} times)"
+    return [f"{what} and {others} stand in the dump {said} with the same content: each is judged and counted once"]
 
 
 class Candidates:

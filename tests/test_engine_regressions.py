@@ -286,6 +286,32 @@ def test_an_object_twice_with_different_content_is_noted(tmp_path) -> None:
     assert (same.objects_read, same.summary()["results"]) == (once.objects_read, once.summary()["results"])
 
 
+def test_an_object_many_times_in_several_versions_is_counted_and_each_version_judged_once(tmp_path) -> None:
+    """Trial 183: a folder of 20 variants of one lab had Node gpu-pt-1 in 7 versions, each copy of a version after
+    the second judged again, and a note per pair, each saying "is in the dump twice"."""
+    import yaml
+
+    from rules.engine import audit_paths
+    from rules.loader import load_policies
+
+    def node(value: str) -> str:
+        labels = {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.workload.config": value}
+        return yaml.safe_dump({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-1", "labels": labels}})
+
+    # five files: container three times, vm-passthrough and vm-vgpu once each
+    for i, value in enumerate(["container", "vm-passthrough", "container", "vm-vgpu", "container"]):
+        (tmp_path / f"v{i}.yaml").write_text(node(value))
+    report = audit_paths([str(tmp_path)], load_policies())
+    assert [o.source.file.rsplit("/", 1)[-1] for o in report.objects] == ["v0.yaml", "v1.yaml", "v3.yaml"]
+    assert [n for n in report.notes if "gpu-1" in n] == [
+        f"Node gpu-1 is in the dump 5 times in 3 different versions ({tmp_path}/v0.yaml, document 1, line 1,"
+        f" {tmp_path}/v1.yaml, document 1, line 1 and 1 other): each version is judged, and rules that read it from"
+        " other objects may use any; audit one cluster at a time",
+        f"Node gpu-1 ({tmp_path}/v0.yaml, document 1, line 1 and {tmp_path}/v2.yaml, document 1, line 1) stands in the"
+        " dump 3 times with the same content: it is judged and counted once",
+    ]
+
+
 def test_one_object_collected_twice_judges_the_newer_once() -> None:
     """Trial 53: a must-gather of OpenShift's image and NVIDIA's, each collecting the nodes, held every node twice
     with other resourceVersions and heartbeats; each was judged twice and the note said "audit one cluster at a
@@ -360,10 +386,22 @@ def test_notes_about_objects_that_stand_twice_are_capped_per_kind() -> None:
         for i in range(500)
     ]
     dump = Dump(objects=[KObject(o, Source("dump.yaml", i + 1, 1)) for i, o in enumerate(objs)])
-    notes = [n for n in evaluate(dump, PolicySet([])).notes if "twice" in n]
+    # one object in 500 versions: one note, which counts them (trial 183)
+    assert [n for n in evaluate(dump, PolicySet([])).notes if "in the dump" in n] == [
+        "ConfigMap ns/same is in the dump 500 times in 500 different versions (dump.yaml, document 1, line 1, dump.yaml,"
+        " document 2, line 1 and 498 others): each version is judged, and rules that read it from other objects may"
+        " use any; audit one cluster at a time"
+    ]
+    # 500 objects in two versions each: ten named, the rest counted
+    objs = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i // 2}", "namespace": "ns"}, "data": {"i": str(i)}}
+        for i in range(1000)
+    ]
+    dump = Dump(objects=[KObject(o, Source("dump.yaml", i + 1, 1)) for i, o in enumerate(objs)])
+    notes = [n for n in evaluate(dump, PolicySet([])).notes if "in the dump" in n]
     assert len(notes) == 11
-    assert notes[0].startswith("ConfigMap ns/same is in the dump twice and the two differ (")
-    assert notes[-1] == "and 489 more ConfigMap objects in the dump twice with different content"
+    assert notes[0].startswith("ConfigMap ns/cm-0 is in the dump twice and the two differ (")
+    assert notes[-1] == "and 490 more ConfigMap objects in the dump more than once with different content"
 
 
 def test_schedulable_remediation_names_a_pod_and_a_controller_as_kubectl_takes_them() -> None:
