@@ -853,6 +853,7 @@ def _evaluate(
             *_recollected_notes(index),
             *dump.notes,
             *dump.defaulted_note(),
+            *dump.unquoted_note(),
             *_assumption_notes(objects),
             # the rules not applied after the skip reasons that kept rules from judging any object (a rule for
             # another kind of dump matters less than why rules that could judge this one did not), before the

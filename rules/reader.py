@@ -179,6 +179,8 @@ class Dump:
     notes: list[str] = field(default_factory=list)
     #: the Nodes read without status.allocatable, given their capacity as the API server gives it (``_add_object``)
     allocatable_defaulted: list[str] = field(default_factory=list)
+    #: the values of labels, annotations and node selectors written unquoted, read as their text (``_unquoted_scalars``)
+    unquoted: list[str] = field(default_factory=list)
 
     def extend(self, other: Dump) -> None:
         """Append everything of ``other`` to this dump."""
@@ -188,6 +190,20 @@ class Dump:
         self.files_skipped.extend(other.files_skipped)
         self.notes.extend(other.notes)
         self.allocatable_defaulted.extend(other.allocatable_defaulted)
+        self.unquoted.extend(other.unquoted)
+
+    def unquoted_note(self) -> list[str]:
+        """The note that some values of labels, annotations or node selectors are booleans or numbers (one for the
+        dump, naming a few)."""
+        if not self.unquoted:
+            return []
+        what = "a value" if len(self.unquoted) == 1 else f"{len(self.unquoted):,} values"
+        return [
+            f"{what} of labels, annotations or node selectors written unquoted, a boolean or a number where Kubernetes"
+            f' takes a string ({first_few(self.unquoted, 3)}): kubectl apply refuses such an object ("cannot unmarshal'
+            ' bool into Go struct field ... of type string", a number likewise), so quote them in the manifest; each is'
+            " judged as if it were quoted"
+        ]
 
     def defaulted_note(self) -> list[str]:
         """The note that some Nodes were read without status.allocatable (one for the dump, naming a few)."""
@@ -721,6 +737,7 @@ def _add_object(obj: dict[str, Any], where: Source, path: str, dump: Dump) -> No
     # the Node is read whole (its rules that read the value answer error): nothing is kept out (trial 123: every
     # cross-object finding said the input errors may have kept from it what could change it)
     dump.errors.extend(InputError(where, reason, path + at, lost=False) for at, reason in _bad_quantities(obj))
+    dump.unquoted.extend(_unquoted_scalars(obj))
     odd = _odd_allocatable(obj)
     if odd:
         # trial 158: allocatable: not-a-map was taken for none in silence, and the node passed as allocating its
@@ -737,6 +754,41 @@ def _add_object(obj: dict[str, Any], where: Source, path: str, dump: Dump) -> No
             f"{where}: this {obj['kind']} has no metadata.name{given}, as no object a cluster holds; it is judged unnamed"
         )
     dump.objects.append(KObject(obj, where))
+
+
+#: Where an object holds a map of strings a scalar may be written in unquoted (``gpu: true``): its labels and
+#: annotations, and the node selector of a pod spec (a Pod's or VMI's own, a workload's template, a CronJob's).
+_STRING_MAPS = (
+    ("metadata", "labels"),
+    ("metadata", "annotations"),
+    ("spec", "nodeSelector"),
+    ("spec", "template", "spec", "nodeSelector"),
+    ("spec", "jobTemplate", "spec", "template", "spec", "nodeSelector"),
+)
+
+
+def _unquoted_scalars(obj: dict[str, Any]) -> Iterator[str]:
+    """Each value of a map of strings that YAML read as a boolean or a number (``nvidia.com/gpu.present: true``
+    unquoted), which the API server refuses ("cannot unmarshal bool into Go struct field ... of type string"), as
+    ``Pod ml/p spec.nodeSelector['nvidia.com/gpu.present']: true``: the value is replaced by its text, so that the
+    object is judged as if it were quoted, and the dump's note names it (trial 179: a nodeSelector true was matched
+    as "true" in silence, in a hand-built lab's manifest that kubectl apply refuses)."""
+    meta = obj.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    namespace = meta.get("namespace") if isinstance(meta, dict) else None
+    named = f"{obj['kind']} {namespace + '/' if isinstance(namespace, str) and namespace else ''}{name or '(unnamed)'}"
+    for fields in _STRING_MAPS:
+        held: Any = obj
+        for part in fields:
+            held = held.get(part) if isinstance(held, dict) else None
+        if not isinstance(held, dict):
+            continue
+        for key, value in held.items():
+            if value is None or isinstance(value, (str, dict, list)):
+                continue
+            text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+            held[key] = text
+            yield f"{named} {'.'.join(fields)}{member_selector(str(key))}: {text}"
 
 
 def _odd_allocatable(obj: dict[str, Any]) -> str:

@@ -2668,10 +2668,15 @@ def test_a_node_field_of_the_wrong_shape_is_an_input_error_not_a_verdict(obj: di
 
 def test_a_label_written_as_an_unquoted_yaml_scalar_is_read_as_its_text() -> None:
     """A hand-built lab's ``nvidia.com/gpu.present: true`` or ``gpu.count: 2`` is no input error (only a list or a
-    mapping is)."""
+    mapping is): it is read as its text, and a note says so (trial 179: kubectl apply refuses it)."""
     text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  labels: {nvidia.com/gpu.present: true, nvidia.com/gpu.count: 2}\n"
     dump = parse_text(text, "n.yaml")
     assert (len(dump.objects), dump.errors) == (1, [])
+    assert dump.objects[0].labels == {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.count": "2"}
+    assert dump.unquoted == [
+        "Node n metadata.labels['nvidia.com/gpu.present']: true",
+        "Node n metadata.labels['nvidia.com/gpu.count']: 2",
+    ]
 
 
 def test_an_allocatable_that_is_no_mapping_is_said_before_the_capacity_is_taken_for_it() -> None:
