@@ -132,9 +132,9 @@ def command_end(text: str, start: int, ends: re.Pattern[str] = _COMMAND_END) -> 
 #: What chains the command after it to the one before: the two are copied as one (``command_spans``).
 _CHAIN = re.compile(r"\s(?:&&|\|\|)\s")
 #: Where a command ends as one copies it: also before the prose a comma or an aside starts (``... -o yaml >
-#: pod.yaml, edit it and ...``) and at a cut's ``…``; the line the renderers lay out, and what ``misplaced`` holds a
-#: command, go on past them.
-_SPAN_END = re.compile(_COMMAND_END.pattern + r"|,\s|\s\(|…")
+#: pod.yaml, edit it and ...``); the line the renderers lay out, and what ``misplaced`` holds a command, go on past
+#: them.
+_SPAN_END = re.compile(_COMMAND_END.pattern + r"|,\s|\s\(")
 #: The end of a ``for`` loop's body.
 _DONE = re.compile(r";\s*done\b")
 

@@ -138,7 +138,7 @@ def test_a_legacy_configmap_points_at_what_kubevirt_reads() -> None:
     )
     alone = _fixes(None, "kubevirt_config_configmap_alone.yaml")
     assert alone[("kubevirt-config", "legacy-configmap-ignored")] == (
-        "kubectl get kubevirt -A  # then kubectl edit kubevirt -n <namespace> <name>: spec.configuration, then: kubectl "
+        "kubectl get kubevirt -A  # then kubectl edit kubevirt -n <namespace> <name>, in spec.configuration, then: kubectl "
         "delete configmap -n kubevirt kubevirt-config"
     )
     configmap = _docs("kubevirt_config_configmap_alone.yaml")[0]

@@ -443,7 +443,7 @@ def test_a_namespace_dump_judges_pending_pods_by_the_schedulers_word(policies) -
         "kubectl describe pod -n ml-team bare-taint  # its Events give the same reasons; to let it onto the GPU nodes"
         " tainted nvidia.com/gpu: present, add a toleration for that taint: kubectl edit pod -n ml-team bare-taint (a"
         " Pod's tolerations may be added in place); to have verdict say which node refuses it and why, add the nodes to"
-        " the dump (kubectl get nodes -o yaml, or kubectl describe nodes from someone who may list them)"
+        " the dump (kubectl get nodes -o yaml, or, by someone who may list them, kubectl describe nodes)"
     )
     assert results[("cuda-on-a1", "pending-pod-not-unschedulable")].result == "skip"
     # trial 89: a taint of no GPU node named first (the control plane's) is not offered to be tolerated

@@ -322,7 +322,7 @@ def test_an_unpermitted_vm_device_is_corrected_where_the_vm_can_be_changed() -> 
     # trial 81: the VM's fix did not say that its running VMI keeps the old spec until it restarts
     assert vm == (
         "kubectl edit virtualmachine -n vms vm-vgpu  # in its spec.template, then, if it runs, virtctl restart -n vms"
-        " vm-vgpu: its running VMI keeps the old spec until then" + permits
+        " vm-vgpu (its running VMI keeps the old spec until then)" + permits
     )
     assert {name: fix for (_, name), fix in fixes.items()} == {
         "vm-vgpu": "kubectl edit virtualmachine -n vms vm-vgpu  # in spec.template (a VMI's spec cannot be"

@@ -662,7 +662,7 @@ def test_a_short_markdown_report_keeps_its_messages_and_fixes_whole() -> None:
     # one left without what says when to run it ("or, if it is meant for another workload:"): the start then
     # (the room a cell's width leaves: at 700 the fix is whole only at widths whose message no longer fits)
     for limit, fix_shown, length in (
-        (500, "`kubectl get pods -A -o wide --field-selector spec.nodeName=object-000`…", 499),
+        (500, "`kubectl get pods -A -o wide --field-selector spec.nodeName=object-000…`", 499),
         # (trial 171: never inside the command after it, half a command to paste)
         (600, "`kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000`;…", 600),
         (700, "`kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000`;…", 634),
@@ -808,10 +808,10 @@ def test_markdown_fix_cell_writes_each_command_as_a_code_span() -> None:
     assert markdown.cell(aside, 1000, command=True) == (
         "`kubectl get pod -n ml p -o yaml > pod.yaml`, edit it and `kubectl replace --force -f pod.yaml` (a Pod's spec)"
     )
-    # a cut ends inside a command: the span holds what is written, the mark stands after it
+    # a cut ends inside a command: the span holds the mark, so that no cut command reads whole (trial 186)
     two = "kubectl describe node a | grep -A20 Allocatable; kubectl get pods -A -o wide --field-selector spec.nodeName=a"
     assert markdown.cell(two, 60, command=True) == "`kubectl describe node a \\| grep -A20 Allocatable`;…"
-    assert markdown.cell(two, 40, command=True) == "`kubectl describe node a \\| grep -A20 All`…"
+    assert markdown.cell(two, 40, command=True) == "`kubectl describe node a \\| grep -A20 All…`"
 
 
 def _bad_input(n: int) -> Report:
@@ -1968,3 +1968,26 @@ def test_a_chat_batch_at_the_least_limit_counts_a_long_note_every_dump_carries()
     assert len(text) <= 500
     assert "_… 1 note in the JSON report" in text and "z" * 260 not in text
     assert "z" * 260 in chat_many(reports, limit=3_500)  # room enough: said whole, as before
+
+
+def test_every_command_span_of_the_pack_fixtures_ends_where_its_command_does() -> None:
+    """Trial 186: markdown spanned "virtctl restart -n vms vm-mig: its running VMI keeps the old spec until then" and
+    "kubectl describe nodes from someone who may list them" whole, prose in the backquotes, where a fix ran from a
+    command into its prose with no stop. Every remediation of the pack's fixtures is spanned here: no span holds a
+    ": " outside its quotes, nor a word of prose after its arguments."""
+    from rules.evaluate import evaluate
+    from rules.loader import load_policies
+    from rules.packtest import _dump, load_pack_tests
+    from rules.shell import command_spans
+
+    prose = re.compile(r"\s(?:for each|from someone|restarts it|until then|its running)\b")
+    pack = load_policies()
+    tests, _ = load_pack_tests(ROOT / "policies" / "gpu-operator")
+    spans: set[str] = set()
+    for test in tests:
+        for obj in evaluate(_dump(test), pack, name=test.name).objects:
+            for r in obj.results:
+                spans.update(r.remediation[a:b] for a, b in command_spans(r.remediation or ""))
+    assert len(spans) > 300
+    unquoted = {s: re.sub(r"'[^']*'|\"[^\"]*\"", "''", s) for s in spans}
+    assert sorted(s for s, bare in unquoted.items() if ": " in bare or prose.search(bare)) == []

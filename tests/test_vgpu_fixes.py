@@ -54,8 +54,8 @@ def _fixes(*objects: dict) -> dict[str, str]:
 
 STOP_FIRST = (
     "First stop the VMs on the node, VirtualMachineInstance(s) vdi/win11-vdi-03: applying a vGPU config deletes every"
-    " vGPU device of the GPUs first, theirs too, and a VM with a vGPU cannot live-migrate (virtctl stop -n <namespace>"
-    " <name> for each, started again once nvidia.com/vgpu.config.state reads success). Then: kubectl logs -n"
+    " vGPU device of the GPUs first, theirs too, and a VM with a vGPU cannot live-migrate (for each, virtctl stop -n"
+    " <namespace> <name>; start them again once nvidia.com/vgpu.config.state reads success). Then: kubectl logs -n"
     " gpu-operator $(kubectl get pods -n gpu-operator -l app=nvidia-vgpu-device-manager"
 )
 

@@ -224,11 +224,14 @@ def _escaped(text: str) -> str:
 def _with_code_spans(fix: str) -> str:
     """A fix with each command a code span (``command_spans``) and its prose escaped (a backquote too): where a
     command ends is shown, not guessed (trial 179: the stop of "... | grep gpu-ignored-vm-label. Then ..." read as
-    part of the pattern). A command a cut ends inside is spanned to the cut, the ``…`` after it."""
+    part of the pattern). A command a cut ends inside holds the ``…`` in its span (trial 186: outside it,
+    ``spec.nodeName=gpu-node-1`` cut from ``gpu-node-10`` read as a whole command for another node)."""
     out, at = [], 0
     for start, end in command_spans(fix):
-        end -= fix.endswith("…") and end == len(fix)
-        end = start + len(fix[start:end].rstrip("; "))  # "... Allocatable;…": the stop of a cut clause is no part of it
+        span = fix[start:end]
+        if span.endswith("…") and span[:-1].rstrip().endswith(";"):
+            span = span[:-1]  # "... Allocatable;…": the command is whole; the cut is of the clause after it
+        end = start + len(span.rstrip("; "))
         out.append(_escaped(inert(fix[at:start])).replace("`", "\\`"))
         out.append(_code(inert(fix[start:end])))
         at = end
