@@ -621,13 +621,17 @@ def _recollected_notes(index: Index) -> list[str]:
 
 def _copy_notes(index: Index) -> list[str]:
     """One note counting the objects that stood again in the dump with the same content, judged once (the most
-    times one stood, where that is more than twice)."""
-    if not index.copies:
+    times one stood, where that is more than twice); not those that stood in other versions too, which
+    ``_conflict_notes`` counts (trial 186: "4 times in 2 different versions: each version is judged" beside "stands
+    in the dump twice with the same content: it is judged and counted once")."""
+    differing = {(b.kind, b.namespace, b.name) for _, b in index.conflicts}
+    copies = [(a, b) for a, b in index.copies if (b.kind, b.namespace, b.name) not in differing]
+    if not copies:
         return []
-    first, again = index.copies[0]
+    first, again = copies[0]
     what = f"{_named(first)} ({first.source} and {again.source})"
-    times = Counter((b.kind, b.namespace, b.name, id(a)) for a, b in index.copies)
-    objects = len({(b.kind, b.namespace, b.name) for _, b in index.copies})
+    times = Counter((b.kind, b.namespace, b.name, id(a)) for a, b in copies)
+    objects = len({(b.kind, b.namespace, b.name) for _, b in copies})
     most = max(times.values()) + 1
     if objects == 1:
         said = "twice" if most == 2 else f"{most:,} times"

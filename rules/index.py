@@ -96,7 +96,7 @@ class Index:
                 # "in the dump twice": a copy of a version seen before is a copy of it)
                 content = _content(obj.obj)
                 same = versions.get(key, {}).get(content)
-                if same is not None:
+                if same is not None and same.obj == obj.obj:  # (the bytes of NaN are null's: trial 186)
                     self.copies.append((same, obj))
                     continue
                 kept = _same_object(first, obj)
@@ -205,6 +205,6 @@ def _content(obj: Any) -> bytes:
     """An object's content as bytes two equal objects share (keys sorted), to tell a copy of a version seen before in
     one lookup, not by comparing it with each (a million versions of one name: issue 12)."""
     try:
-        return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS, default=repr)
+        return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=repr)
     except (orjson.JSONEncodeError, TypeError):  # an integer past 64 bits, a key that is no string
         return repr(obj).encode()

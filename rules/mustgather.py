@@ -61,6 +61,16 @@ KIND_OF_FILE = {
 }
 
 
+#: How many objects such a file holds where must-gather.sh writes it of one object (``kubectl get pod/<the operator's
+#: pod> -o yaml``; a cluster has one ClusterPolicy, one KubeVirt, one HyperConverged), else unknown.
+OBJECTS_OF_FILE = {"cluster_policy.yaml": 1, "kubevirt.yaml": 1, "hyperconverged.yaml": 1, "gpu_operator_pod.yaml": 1}
+
+
+def objects_of_file(name: str) -> int | None:
+    """How many objects a must-gather YAML file of that name holds, where that is known, else None."""
+    return OBJECTS_OF_FILE.get(_base(name))
+
+
 def kind_of_file(name: str) -> str:
     """The kind a must-gather YAML file of that name holds, else ""."""
     return KIND_OF_FILE.get(_base(name), "")

@@ -636,3 +636,31 @@ def test_a_key_read_from_the_dump_that_is_a_list_finds_nothing() -> None:
     assert lookup(table, {"a": 1}) is None
     assert lookup(table, 2) == "two"  # a non-string key also as its string form
     assert lookup_steps({"a": table}, ("a", ["vm-passthrough"])) is None
+
+
+def test_versions_of_an_object_are_told_apart_by_equality_and_said_once() -> None:
+    """Trial 186: a Node in versions a, a, b, b was "4 times in 2 different versions" in one note and "twice with the
+    same content" in another; a NaN read as null made a differing copy a copy, and integer keys in another order made
+    an equal one a version of its own."""
+    from rules.errors import Source
+    from rules.evaluate import evaluate
+    from rules.loader import PolicySet
+    from rules.reader import Dump, KObject
+
+    def node(**extra: Any) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-1"}, **extra}
+
+    a, b = node(spec={"a": 1}), node(spec={"b": 1})
+    dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate([a, dict(a), b, dict(b)])])
+    notes = [n for n in evaluate(dump, PolicySet([])).notes if "in the dump" in n]
+    assert len(notes) == 1 and notes[0].startswith("Node gpu-1 is in the dump 4 times in 2 different versions")
+    nan = Dump(
+        objects=[
+            KObject(o, Source("d.yaml", i + 1, 1))
+            for i, o in enumerate([a, node(spec={"a": float("nan")}), node(spec={"a": None})])
+        ]
+    )
+    assert len(Index(nan.objects).objects) == 3
+    keyed = [node(spec={"c": 1}), node(spec={1: "x", 2: "y"}), node(spec={2: "y", 1: "x"})]
+    index = Index([KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate(keyed)])
+    assert (len(index.objects), len(index.copies)) == (2, 1)

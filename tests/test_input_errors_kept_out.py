@@ -93,3 +93,22 @@ def test_a_broken_object_read_nowhere_else_is_kept_out() -> None:
     assert [(e.kind, e.ref) for e in lost] == [("Node", "gpu-2")]
     report = evaluate(dump, load_policies(), name="n.json")
     assert any(n.startswith("input errors kept out 1 Node (named in them)") for n in report.notes)
+
+
+def test_a_broken_document_beside_the_cluster_policy_a_must_gather_file_held_kept_none_out(tmp_path: Path) -> None:
+    """Trial 186: a cluster_policy.yaml holding the ClusterPolicy whole and a broken document after it was said to
+    have kept out 1 ClusterPolicy, and 53 passes were put in doubt; the file's kind is taken only where it gave none."""
+    folder = tmp_path / "must-gather"
+    shutil.copytree(LAB, folder)
+    with (folder / "cluster_policy.yaml").open("a") as fh:
+        fh.write("---\nkind: [unclosed\n")
+    dump = read_path(str(folder))
+    [error] = [e for e in dump.errors if e.source.file.endswith("cluster_policy.yaml")]
+    assert (error.kind, any(o.kind == "ClusterPolicy" for o in dump.objects)) == ("", True)
+    report = evaluate(dump, load_policies(), name="must-gather")
+    assert not [n for n in report.notes if "kept out" in n]
+    # a must-gather's gpu_operator_pod.yaml holds the operator's one pod
+    (folder / "cluster_policy.yaml").write_text("")
+    (folder / "gpu_operator_pod.yaml").write_text("")
+    errors = {e.source.file.rsplit("/", 1)[-1]: (e.kind, e.count) for e in read_path(str(folder)).errors}
+    assert errors == {"cluster_policy.yaml": ("ClusterPolicy", 1), "gpu_operator_pod.yaml": ("Pod", 1)}
