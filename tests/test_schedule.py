@@ -876,7 +876,9 @@ def test_vmi_gpus_and_host_devices_each_ask_for_one() -> None:
     spec = pod_spec_of(vmi)
     assert spec is not None
     assert spec["nodeSelector"] == {"nvidia.com/gpu.workload.config": "vm-passthrough", "kubevirt.io/schedulable": "true"}
-    assert effective_requests(spec) == {"cpu": 4, "memory": 16 * 2**30, "nvidia.com/GA102GL_A10": 2}
+    # the guest's memory and KubeVirt's overhead: 218Mi, 8Mi for each of its 4 vCPUs, the page tables, video, VFIO
+    overhead = (218 + 32 + 16) * 2**20 + 16 * 2**30 // 512 + 2**30
+    assert effective_requests(spec) == {"cpu": 4, "memory": 16 * 2**30 + overhead, "nvidia.com/GA102GL_A10": 2}
     p = model(KUBEVIRT_NODES).predict(vmi)
     assert p.feasible == ("gpu-pt-2",)
     assert p.reasons == {"Insufficient nvidia.com/GA102GL_A10": 1, "node(s) didn't match Pod's node affinity/selector": 1}
@@ -1884,3 +1886,28 @@ def test_hint_names_what_a_taint_keeps_the_pod_off_and_the_toleration_that_lets_
     # tolerated, it lands: no hint needed
     ok = m.predict(pod(limits={"nvidia.com/gpu": "1"}, tolerations=[{"key": "nvidia.com/gpu", "operator": "Exists"}]))
     assert ok.schedulable
+
+
+def test_a_vmi_launcher_pod_asks_for_kubevirts_memory_overhead_and_cpu() -> None:
+    """Trial 185: a 16Gi GPU VMI was placed on a node with 17Gi allocatable, where its virt-launcher pod asks for the
+    guest's memory and KubeVirt's overhead (GetMemoryOverhead: the launcher's processes, 8Mi a vCPU, the page tables,
+    video RAM, 1Gi for VFIO devices) and, without a cpu request, its vCPUs over cpuAllocationRatio 10."""
+    from rules.schedule.workloads import vmi_pod_spec
+
+    mi = 1 << 20
+    vmi = {
+        "domain": {
+            "cpu": {"cores": 4},
+            "memory": {"guest": "16Gi"},
+            "devices": {"gpus": [{"name": "g", "deviceName": "nvidia.com/GA102GL_A10"}]},
+        }
+    }
+    requests = vmi_pod_spec(vmi)["containers"][0]["resources"]["requests"]
+    guest = 16 << 30
+    assert int(requests["memory"]) == guest + 210 * mi + 8 * mi + 4 * 8 * mi + guest // 512 + 16 * mi + (1 << 30)
+    assert (requests["cpu"], requests["nvidia.com/GA102GL_A10"]) == ("400m", "1")
+    # no GPU, no graphics device, the overhead overcommitted, a cpu request of its own
+    plain = {"domain": {"memory": {"guest": "1Gi"}, "devices": {"autoattachGraphicsDevice": False}}}
+    assert int(vmi_pod_spec(plain)["containers"][0]["resources"]["requests"]["memory"]) == (1 << 30) + 226 * mi + (1 << 30) // 512
+    plain["domain"]["resources"] = {"overcommitGuestOverhead": True, "requests": {"cpu": "2"}}
+    assert vmi_pod_spec(plain)["containers"][0]["resources"]["requests"] == {"cpu": "2", "memory": "1Gi"}
