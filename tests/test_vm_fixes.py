@@ -209,3 +209,19 @@ def test_the_eviction_fix_of_a_vmi_without_a_vm_says_the_replace_restarts_it() -
         " replace --force -f vmi.yaml (a VMI's spec cannot be updated: this deletes it and starts it again, so its guest"
         " shuts down; do it when it may stop, and before a drain of its node)"
     ), found.remediation
+
+
+def test_a_v1_hyperconverged_crs_permits_are_edited_in_spec_virtualization() -> None:
+    """Trial 185: hco.kubevirt.io/v1 holds permittedHostDevices in spec.virtualization; the fix named spec."""
+    from pathlib import Path
+
+    from rules.engine import audit_paths
+
+    dump = Path(__file__).resolve().parent.parent / "policies" / "gpu-operator" / "tests" / "dumps" / "hco_v1_permits.yaml"
+    report = audit_paths([str(dump)], load_policies())
+    [r] = [r for o in report.objects for r in o.results if r.rule == "device-name-permitted" and o.ref.name == "vm-a40"]
+    assert r.result == "fail"
+    assert r.remediation.startswith(
+        "kubectl edit hyperconverged -n openshift-cnv kubevirt-hyperconverged  # spec.virtualization.permittedHostDevices"
+        " (HCO copies it into the KubeVirt CR and overwrites edits made there)"
+    )
