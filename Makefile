@@ -1,6 +1,7 @@
 # verdict: the two commands of the README, and a few more.
 #   make run   - set up .venv, audit the example lab with the built-in pack, then serve the API on it
-#   make test  - set up .venv, lint and format check (ruff), type-check (mypy) and run the tests (pytest)
+#   make test  - set up .venv, lint and format check (ruff), type-check (mypy) and run the tests (pytest; TESTS=files
+#                for some of them)
 SHELL := /bin/bash
 VENV  := .venv
 PY    := $(VENV)/bin/python
@@ -43,8 +44,11 @@ lint: $(VENV)/.installed
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy rules api app.py
 
+# TESTS: the test files (or pytest's node ids) to run, all of them when unset: make test TESTS=tests/test_quantity.py
+TESTS ?=
+
 test: lint typecheck
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest $(TESTS)
 
 # Issue 11's figures (bench/README.md): generated clusters, the scheduling figure, the HTTP load (needs wrk; the same
 # body, then a different body every request, which no cached report answers), then

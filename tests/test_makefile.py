@@ -85,3 +85,24 @@ def test_two_makes_at_once_build_the_venv_once(tmp_path: Path) -> None:
     calls = log.read_text().splitlines()
     assert calls == ["-m venv .venv", "-m pip install --quiet --upgrade pip", "-m pip install --quiet -e .[test]"]
     assert (tmp_path / ".venv" / ".installed").exists()
+
+
+def test_make_test_runs_the_test_files_tests_names() -> None:
+    """Trial 187: `make test tests/x.py` took the files for make targets and ran the whole 20-minute suite; TESTS
+    names the files pytest runs, after the same lint and type checks (all of them when unset, as CI runs it)."""
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not installed")
+    base = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "TESTS")}
+
+    def pytest_line(*assignments: str) -> str:
+        out = subprocess.run(
+            [make, "-n", "test", *assignments], cwd=ROOT, env=base, capture_output=True, text=True, timeout=60, check=True
+        )
+        [line] = [ln for ln in out.stdout.splitlines() if "/bin/pytest" in ln]
+        return line.rstrip()
+
+    assert pytest_line() == ".venv/bin/pytest"
+    assert pytest_line("TESTS=tests/test_quantity.py tests/test_docs.py") == (
+        ".venv/bin/pytest tests/test_quantity.py tests/test_docs.py"
+    )
