@@ -898,7 +898,7 @@ def test_markdown_escapes_chat_markup_from_the_dump() -> None:
     assert row == (
         f"| `big-policy/rule-a` | ```Node/a`b``c``` | fail · high | ping <{zw}@{zw}U024BE7LH> and <{zw}!channel>, see "
         f"[docs]{zw}(https:{zw}//evil.example) or <{zw}https:{zw}//x.example\\|here> \\| `rm -rf` | `kubectl label node x"
-        f" <{zw}value>` |"
+        " <value>` |"  # (a placeholder in a command's code span holds no zero-width space: trial 187)
     )
     # Once the zero-width spaces are taken out, the text is the dump's own (nothing else changed).
     assert row.replace(zw, "").count("<@U024BE7LH>") == 1
@@ -1968,6 +1968,18 @@ def test_a_chat_batch_at_the_least_limit_counts_a_long_note_every_dump_carries()
     assert len(text) <= 500
     assert "_… 1 note in the JSON report" in text and "z" * 260 not in text
     assert "z" * 260 in chat_many(reports, limit=3_500)  # room enough: said whole, as before
+
+
+def test_a_command_span_keeps_its_placeholders_and_breaks_a_chat_mention() -> None:
+    """Trials 186, 187: a code span's command held a zero-width space after each "<" (``all-<​profile>``), copied with
+    it; a span reads no tag or link, so only Slack's mention and link forms are broken there."""
+    fix = "kubectl label node n nvidia.com/mig.config=all-<profile> --overwrite; kubectl get pods <!here> <@U1>"
+    assert markdown.cell(fix, 1000, command=True) == (
+        "`kubectl label node n nvidia.com/mig.config=all-<profile> --overwrite`; `kubectl get pods <\u200b!here>"
+        " <\u200b@\u200bU1>`"
+    )
+    # in prose, every "<" is broken still: GitHub drops an unknown tag (<manifest>) from what it shows
+    assert markdown.cell("see <manifest>", 1000, command=True) == "see <\u200bmanifest>"
 
 
 def test_every_command_span_of_the_pack_fixtures_ends_where_its_command_does() -> None:

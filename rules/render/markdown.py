@@ -64,6 +64,20 @@ _MENTION = re.compile(r"@(?=[\w!])")
 _FENCE = re.compile(r"`{3,}|~{3,}")
 
 
+#: What a chat reads as markup inside a code span too: Slack's mention, channel and link forms (``<@U1>``, ``<!here>``,
+#: ``<#C1>``, ``<https://...>``); a command's placeholder (``<namespace>``, ``all-<profile>``) is none of them.
+_CODE_ANGLE = re.compile(r"<(?=[@!#]|[A-Za-z][A-Za-z0-9+.-]*:)")
+
+
+def inert_code(text: str) -> str:
+    """``inert`` for the text of a code span, where Markdown reads no tag, link or emphasis: only a chat's mentions and
+    a code fence are made literal, so that a command copied from the span holds no zero-width space in its
+    placeholders (trials 186, 187: ``<​namespace>``)."""
+    text = _CODE_ANGLE.sub("<" + _ZWSP, visible(text))
+    text = _MENTION.sub("@" + _ZWSP, text)
+    return _FENCE.sub(lambda m: _ZWSP.join(m.group(0)), text)
+
+
 def inert(text: str) -> str:
     """``text`` with chat markup made literal, by a zero-width space: after each ``<`` (no Slack/Discord
     mention ``<@U1>``, ``<!here>``, no autolink ``<https://...>``, no HTML tag), inside each ``](`` (no
@@ -233,7 +247,7 @@ def _with_code_spans(fix: str) -> str:
             span = span[:-1]  # "... Allocatable;…": the command is whole; the cut is of the clause after it
         end = start + len(span.rstrip("; "))
         out.append(_escaped(inert(fix[at:start])).replace("`", "\\`"))
-        out.append(_code(inert(fix[start:end])))
+        out.append(_code(inert_code(fix[start:end])))
         at = end
     out.append(_escaped(inert(fix[at:])).replace("`", "\\`"))
     return "".join(out)
