@@ -49,31 +49,22 @@ MUST_GATHER_MARKERS: frozenset[str] = _STRONG | frozenset(
     }
 )
 
-#: The kind of the objects a YAML file of must-gather.sh holds (``kubectl get <resource> -o yaml``), by its name: what
-#: an input error in the file kept out of the dump.
-KIND_OF_FILE = {
-    "cluster_policy.yaml": "ClusterPolicy",
-    "kubevirt.yaml": "KubeVirt",
-    "hyperconverged.yaml": "HyperConverged",
-    "gpu_operator_pod.yaml": "Pod",
-    "gpu_operand_pods.yaml": "Pod",
-    "gpu_operand_ds.yaml": "DaemonSet",
+#: What a YAML file of must-gather.sh holds (``kubectl get <resource> -o yaml``), by its name: the kind of its objects,
+#: what an input error in the file kept out of the dump, and how many where it is written of one object (a cluster has
+#: one ClusterPolicy, one KubeVirt, one HyperConverged; ``kubectl get pod/<the operator's pod> -o yaml``), else None.
+FILE_HOLDS: dict[str, tuple[str, int | None]] = {
+    "cluster_policy.yaml": ("ClusterPolicy", 1),
+    "kubevirt.yaml": ("KubeVirt", 1),
+    "hyperconverged.yaml": ("HyperConverged", 1),
+    "gpu_operator_pod.yaml": ("Pod", 1),
+    "gpu_operand_pods.yaml": ("Pod", None),
+    "gpu_operand_ds.yaml": ("DaemonSet", None),
 }
 
 
-#: How many objects such a file holds where must-gather.sh writes it of one object (``kubectl get pod/<the operator's
-#: pod> -o yaml``; a cluster has one ClusterPolicy, one KubeVirt, one HyperConverged), else unknown.
-OBJECTS_OF_FILE = {"cluster_policy.yaml": 1, "kubevirt.yaml": 1, "hyperconverged.yaml": 1, "gpu_operator_pod.yaml": 1}
-
-
-def objects_of_file(name: str) -> int | None:
-    """How many objects a must-gather YAML file of that name holds, where that is known, else None."""
-    return OBJECTS_OF_FILE.get(_base(name))
-
-
-def kind_of_file(name: str) -> str:
-    """The kind a must-gather YAML file of that name holds, else ""."""
-    return KIND_OF_FILE.get(_base(name), "")
+def file_holds(name: str) -> tuple[str, int | None] | None:
+    """The kind and count (``FILE_HOLDS``) of the objects a must-gather YAML file of that name holds, else None."""
+    return FILE_HOLDS.get(_base(name))
 
 
 # apimachinery label syntax: qualified-name keys, values of [A-Za-z0-9._-] (IsQualifiedName,

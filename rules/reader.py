@@ -3184,13 +3184,12 @@ def _read_must_gather(
             continue
         if kind == "yaml":
             read = _parse_member(load, shown, budget)
-            if (held := mustgather.kind_of_file(rel)) and not any(o.kind == held for o in read.objects):
+            if (held := mustgather.file_holds(rel)) and not any(o.kind == held[0] for o in read.objects):
                 # what an error in the file kept out is of the kind the file is named after (trial 183: an empty
                 # cluster_policy.yaml left the nodes' passes "no ClusterPolicy in the dump" unqualified), where the
                 # file gave none of it (trial 186: a broken document after the ClusterPolicy it held whole)
                 read.errors = [
-                    dataclasses.replace(e, kind=held, count=mustgather.objects_of_file(rel)) if e.lost and not e.kind else e
-                    for e in read.errors
+                    dataclasses.replace(e, kind=held[0], count=held[1]) if e.lost and not e.kind else e for e in read.errors
                 ]
             dump.extend(read)
             continue
