@@ -2870,13 +2870,15 @@ def _read_tree(
 
 
 def _gather_roots(names: list[str]) -> list[str]:
-    """The top-most folders of a tree that hold a must-gather's files ("" for the tree's own top)."""
+    """The folders of a tree that hold a must-gather's files ("" for the tree's own top), but those inside another
+    such folder."""
     folders: dict[str, list[str]] = {}
     for n in names:
         folder, _, base = n.rpartition("/")
         folders.setdefault(folder, []).append(base)
     gathers = [f for f, files in folders.items() if mustgather.is_must_gather(files)]
-    return [g for g in gathers if not any(o != g and _under(g, o) for o in gathers)]
+    # (a must-gather at the top holding another in a folder is two: the note of an archive counts them)
+    return [g for g in gathers if not any(o != g and g.startswith(f"{o}/") for o in gathers)]
 
 
 def _beside_gathers(name: str, roots: list[str]) -> bool:

@@ -832,3 +832,20 @@ def test_an_oc_adm_must_gather_beside_another_is_counted_as_a_must_gather(tmp_pa
     notes: list[str] = []
     assert split_dumps([str(case)], notes) == [str(case / "mg-before"), str(oc)]
     assert notes[0].startswith(f"{case}: a batch of 2 must-gathers, each judged alone; 1 file not read:")
+
+
+def test_an_archive_of_a_must_gather_holding_another_says_it_holds_two(tmp_path: Path) -> None:
+    """The re-read of trial 183's change: a tar whose top is a must-gather with a second in a folder is two
+    must-gathers read as one dump, and its note says so (as before the change)."""
+    from rules.reader import read_path
+
+    path = tmp_path / "mg.tar"
+    with tarfile.open(path, "w") as tar:
+        tar.add(LAB, arcname=".")
+        tar.add(LAB, arcname="older")
+    notes = [n for n in read_path(str(path)).notes if "holds" in n]
+    assert notes == [
+        f"the archive holds 2 archives or must-gathers ({path}!, {path}!older), read here as one dump: if they are of"
+        " different clusters (or one cluster at different times), unpack it and audit the folder, a batch that judges"
+        " each alone"
+    ]
