@@ -1202,7 +1202,7 @@ def test_table_cuts_a_long_place_at_its_front_keeping_file_and_line() -> None:
         assert cut and cut[0].rstrip().endswith("/cluster-scoped-resources/core/nodes/worker-gpu-3.yaml:12"), lines
 
 
-def test_markdown_of_findings_only_names_one_skip_note() -> None:
+def test_markdown_of_findings_only_counts_the_skip_notes() -> None:
     """Regression (new-user trial): ``results=fail,warn&format=markdown`` on the lab opened with three skip
     notes (~900 characters) that pushed 10 of its 13 findings past the default limit."""
     lab = one("lab")
@@ -1211,10 +1211,9 @@ def test_markdown_of_findings_only_names_one_skip_note() -> None:
     whole = markdown.skip_lines(lab)
     assert len(whole) == 4 and whole[-1].startswith(f"_… {len(skips) - 3} more skip or not-applied notes in the JSON report")
     findings = markdown.skip_lines(lab.filtered({"fail", "warn"}))
+    # none named, all counted (trial 187: a failed MIG change's chat message opened with a note on vGPU configs)
     assert findings == [
-        whole[0],
-        f"_… {len(skips) - 1} more skip or not-applied notes in the JSON report (`--format json`; `format=json` from"
-        " the service)_",
+        f"_… {len(skips)} skip or not-applied notes in the JSON report (`--format json`; `format=json` from the service)_",
     ]
     assert markdown.skip_lines(lab.filtered({"fail", "skip"})) == whole  # skips asked for: all three
     assert markdown.skip_lines(lab.filtered(None, "high")) == whole
