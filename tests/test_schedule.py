@@ -1911,3 +1911,27 @@ def test_a_vmi_launcher_pod_asks_for_kubevirts_memory_overhead_and_cpu() -> None
     assert int(vmi_pod_spec(plain)["containers"][0]["resources"]["requests"]["memory"]) == (1 << 30) + 226 * mi + (1 << 30) // 512
     plain["domain"]["resources"] = {"overcommitGuestOverhead": True, "requests": {"cpu": "2"}}
     assert vmi_pod_spec(plain)["containers"][0]["resources"]["requests"] == {"cpu": "2", "memory": "1Gi"}
+
+
+def test_a_vmi_on_hugepages_or_dedicated_cpus_asks_as_kubevirt_renders_it() -> None:
+    """Trial 188: a hugepages VMI asked for its guest's memory and the overhead as memory (KubeVirt asks for the guest
+    as hugepages-<size> and the overhead alone as memory: WithHugePages); a dedicated-CPU VMI asked for vCPUs/10
+    (WithCPUPinning: whole cpus, requests equal to limits); 1500m counted as 1 vCPU (Quantity.Value() rounds up)."""
+    from rules.schedule.workloads import vmi_pod_spec
+
+    mi = 1 << 20
+    spec = {
+        "domain": {
+            "cpu": {"cores": 4, "dedicatedCpuPlacement": True},
+            "memory": {"guest": "30Gi", "hugepages": {"pageSize": "1Gi"}},
+        }
+    }
+    resources = vmi_pod_spec(spec)["containers"][0]["resources"]
+    overhead = 218 * mi + 4 * 8 * mi + (30 << 30) // 512 + 16 * mi + 100 * mi
+    assert (resources["requests"]["hugepages-1Gi"], int(resources["requests"]["memory"])) == ("30Gi", overhead)
+    assert (resources["requests"]["cpu"], resources["limits"]["cpu"]) == ("4", "4")
+    half = vmi_pod_spec({"domain": {"resources": {"requests": {"cpu": "1500m", "memory": "1Gi"}}}})
+    assert (
+        int(half["containers"][0]["resources"]["requests"]["memory"])
+        == (1 << 30) + 218 * mi + 2 * 8 * mi + (1 << 30) // 512 + 16 * mi
+    )

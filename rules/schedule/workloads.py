@@ -16,6 +16,7 @@ Sources:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -84,6 +85,8 @@ _VIDEO_OVERHEAD = 16 * _MI
 #: "Additional overhead of 1G for VFIO devices. VFIO requires all guest RAM to be locked in addition to MMIO memory
 #: space to allow DMA" (``IsVFIOVMI``: a VMI with GPUs or host devices, vGPUs too).
 _VFIO_OVERHEAD = 1 << 30
+#: What a VMI with dedicated CPUs (or the Guaranteed QoS) asks for beside: 100Mi.
+_DEDICATED_OVERHEAD = 100 * _MI
 #: KubeVirt's default cpuAllocationRatio: a VMI without a cpu request asks for its vCPUs divided by it.
 _CPU_ALLOCATION_RATIO = 10
 
@@ -92,7 +95,7 @@ def _vcpus(domain: Mapping[str, Any], resources: Mapping[str, Any]) -> int:
     """The VMI's vCPUs as KubeVirt counts them (``determineVCPUCount``): sockets x cores x threads of
     ``domain.cpu`` (each 1 when unset), else its cpu limit or request, else 1."""
     cpu = get_in(domain, "cpu")
-    if isinstance(cpu, Mapping):
+    if isinstance(cpu, Mapping) and any(cpu.get(part) is not None for part in ("sockets", "cores", "threads")):
         count = 1
         for part in ("sockets", "cores", "threads"):
             value = cpu.get(part)
@@ -102,7 +105,7 @@ def _vcpus(domain: Mapping[str, Any], resources: Mapping[str, Any]) -> int:
         value = get_in(resources, where, "cpu")
         if value is not None:
             try:
-                return max(1, int(quantity(value)))
+                return max(1, math.ceil(quantity(value)))  # (Quantity.Value() rounds up: 1500m is 2)
             except QuantityError:
                 break
     return 1
@@ -130,7 +133,8 @@ def vmi_pod_spec(vmi_spec: Mapping[str, Any]) -> dict[str, Any]:
     if "memory" not in requests and "memory" in limits:
         requests["memory"] = limits["memory"]  # (WithMemoryRequests: a limit alone is the request)
     vcpus = _vcpus(domain, resources)
-    if "memory" in requests and get_in(resources, "overcommitGuestOverhead") is not True:
+    dedicated = get_in(domain, "cpu", "dedicatedCpuPlacement") is True
+    if "memory" in requests:
         try:
             memory = quantity(requests["memory"])
         except QuantityError as err:
@@ -140,8 +144,19 @@ def vmi_pod_spec(vmi_spec: Mapping[str, Any]) -> dict[str, Any]:
             overhead += _VIDEO_OVERHEAD
         if items(get_in(domain, "devices", "gpus")) or items(get_in(domain, "devices", "hostDevices")):
             overhead += _VFIO_OVERHEAD
-        requests["memory"] = format_quantity(Fraction(memory + overhead))
-    if "cpu" not in requests and "cpu" not in limits:
+        if dedicated:
+            overhead += _DEDICATED_OVERHEAD
+        page = get_in(domain, "memory", "hugepages", "pageSize")
+        if isinstance(page, str) and page:
+            # (trial 188: the guest's memory is hugepages-<size>, and the memory request the overhead alone:
+            # WithHugePages)
+            requests[f"hugepages-{page}"] = requests["memory"]
+            requests["memory"] = format_quantity(Fraction(overhead))
+        elif get_in(resources, "overcommitGuestOverhead") is not True:
+            requests["memory"] = format_quantity(Fraction(memory + overhead))
+    if dedicated:
+        requests["cpu"] = limits["cpu"] = str(vcpus)  # (WithCPUPinning: whole cpus, requests equal to limits)
+    elif "cpu" not in requests and "cpu" not in limits:
         requests["cpu"] = format_quantity(Fraction(vcpus, _CPU_ALLOCATION_RATIO))
 
     devices: dict[str, int] = {}
