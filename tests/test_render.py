@@ -1974,8 +1974,11 @@ def test_a_command_span_keeps_its_placeholders_and_breaks_a_chat_mention() -> No
     it; a span reads no tag or link, so only Slack's mention and link forms are broken there."""
     fix = "kubectl label node n nvidia.com/mig.config=all-<profile> --overwrite; kubectl get pods <!here> <@U1>"
     assert markdown.cell(fix, 1000, command=True) == (
-        "`kubectl label node n nvidia.com/mig.config=all-<profile> --overwrite`; `kubectl get pods <\u200b!here>"
-        " <\u200b@\u200bU1>`"
+        "`kubectl label node n nvidia.com/mig.config=all-<profile> --overwrite`; `kubectl get pods <\u200b!here> <\u200b@U1>`"
+    )
+    # trial 188: a placeholder with a colon, and an image digest, are no mention or link either
+    assert markdown.cell("kubectl run x --image=nvcr.io/d@sha256:ab -- curl <host:port> @here", 1000, command=True) == (
+        "`kubectl run x --image=nvcr.io/d@sha256:ab -- curl <host:port> @\u200bhere`"
     )
     # in prose, every "<" is broken still: GitHub drops an unknown tag (<manifest>) from what it shows
     assert markdown.cell("see <manifest>", 1000, command=True) == "see <\u200bmanifest>"

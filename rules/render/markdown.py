@@ -66,7 +66,9 @@ _FENCE = re.compile(r"`{3,}|~{3,}")
 
 #: What a chat reads as markup inside a code span too: Slack's mention, channel and link forms (``<@U1>``, ``<!here>``,
 #: ``<#C1>``, ``<https://...>``); a command's placeholder (``<namespace>``, ``all-<profile>``) is none of them.
-_CODE_ANGLE = re.compile(r"<(?=[@!#]|[A-Za-z][A-Za-z0-9+.-]*:)")
+_CODE_ANGLE = re.compile(r"<(?=[@!#]|(?:https?|mailto):)", re.I)
+#: ... and Discord's and Slack's channel-wide mentions (trial 188: a digest's ``@sha256`` is no mention).
+_CODE_MENTION = re.compile(r"@(?=(?:everyone|here|channel)\b)")
 
 
 def inert_code(text: str) -> str:
@@ -74,7 +76,7 @@ def inert_code(text: str) -> str:
     a code fence are made literal, so that a command copied from the span holds no zero-width space in its
     placeholders (trials 186, 187: ``<​namespace>``)."""
     text = _CODE_ANGLE.sub("<" + _ZWSP, visible(text))
-    text = _MENTION.sub("@" + _ZWSP, text)
+    text = _CODE_MENTION.sub("@" + _ZWSP, text)
     return _FENCE.sub(lambda m: _ZWSP.join(m.group(0)), text)
 
 
