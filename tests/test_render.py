@@ -1215,6 +1215,12 @@ def test_markdown_of_findings_only_counts_the_skip_notes() -> None:
     assert findings == [
         f"_… {len(skips)} skip or not-applied notes in the JSON report (`--format json`; `format=json` from the service)_",
     ]
+    # a filter that leaves nothing to list (a healthy dump) names the first still: why rules did not run
+    assert markdown.skip_lines(lab.filtered({"error"})) == [
+        whole[0],
+        f"_… {len(skips) - 1} more skip or not-applied notes in the JSON report (`--format json`; `format=json` from"
+        " the service)_",
+    ]
     assert markdown.skip_lines(lab.filtered({"fail", "skip"})) == whole  # skips asked for: all three
     assert markdown.skip_lines(lab.filtered(None, "high")) == whole
 

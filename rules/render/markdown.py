@@ -364,14 +364,15 @@ def skip_lines(report: Report, most: int = SKIP_NOTES, whole: bool = False) -> l
     """The first ``most`` notes on rules that did not apply to the dump or skipped, one italic line each (cut at
     ``_SKIPPED`` characters unless ``whole``): why rules did not run (a node dump without a ClusterPolicy), which a
     chat reader of a clean-looking summary needs to see; then how many more. Under a limit, a report filtered to
-    results other than skip (``results=fail,warn``) names none, and counts them: the reader asked for the findings,
-    and the notes took the room of the findings the limit cuts, the first of them most often about rules that found
+    results other than skip (``results=fail,warn``) names only the first where the filter leaves nothing to list
+    (a healthy dump: why rules did not run is what it has to say), and none where it lists findings: the reader
+    asked for them, and the notes took the room the limit gives them, the first most often about rules that found
     nothing to judge (trial 187: a failed MIG change's message opened with a note on vGPU configs) (``whole``: no
     limit, every note asked for)."""
     notes = [n for n in report.notes if n.startswith(_IDLE_RULES)]
     asked = report.filters.get("results")
     if asked and "skip" not in asked and not whole:
-        most = 0
+        most = 0 if report.objects else min(most, 1)
     out = [f"_{line(n, _NO_CUT if whole else _SKIPPED)}_" for n in notes[:most]]
     if len(notes) > most:
         out.append(_more_line(len(notes) - most, ("more " if most else "") + "skip or not-applied note"))
