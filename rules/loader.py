@@ -42,6 +42,7 @@ from .model import (
 from .names import check_names, unknown_name
 from .operators import OPERATORS, VERSION_IS_TEXT
 from .schema import IncludeSchema, policy_schema
+from .shell import BIDI_CONTROLS
 from .yamlsafe import load_documents, node_at, node_line
 
 
@@ -982,7 +983,7 @@ def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str 
 
 #: Characters no policy text may hold (YAML's printable set leaves out the same C0, DEL and C1 ones), and the
 #: bidirectional controls the text formats escape in a dump's values (``rules.render.visible``).
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{BIDI_CONTROLS}]")
 
 
 def _control_character(data: Any, steps: tuple[str | int, ...] = ()) -> tuple[list[str | int], str] | None:

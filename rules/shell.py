@@ -25,7 +25,8 @@ from typing import Any
 #: backquote, bracket, ``#``, ``*``, ``?`` or ``!``, nor any control character; and it starts with a letter or a digit,
 #: as every one of those does, so that no value becomes an option (trial 181: a Node named ``--all`` made
 #: ``kubectl label node --all --overwrite ...``, which labels every node).
-WORD = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._:/=@%+,~^-]*)?")
+_WORD_CHARACTERS = r"A-Za-z0-9._:/=@%+,~^-"
+WORD = re.compile(rf"(?:[A-Za-z0-9][{_WORD_CHARACTERS}]*)?")
 
 
 class Written(str):
@@ -96,6 +97,11 @@ def comment_at(line: str) -> int:
             return i
     return -1
 
+
+#: The bidirectional marks, overrides and isolates that reorder what a terminal or a chat shows (CVE-2021-42574), as a
+#: regular expression's character class: the text formats escape them (``rules.render.visible``), and no policy holds
+#: one (``rules.loader``).
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 
 #: What ends a line of a fix, or would act on a terminal: no value of the dump may hold one, wherever it stands.
 _OUT_OF_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -204,4 +210,4 @@ def untrusted_characters(text: str) -> list[str]:
     return found
 
 
-_WORD_CHARACTER = re.compile(r"[A-Za-z0-9._:/=@%+,~^-]")
+_WORD_CHARACTER = re.compile(f"[{_WORD_CHARACTERS}]")

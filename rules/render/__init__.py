@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..report import Report
+from ..shell import BIDI_CONTROLS
 
 #: format name -> (module in rules.render, media type of its output)
 FORMATS: dict[str, tuple[str, str]] = {
@@ -44,7 +45,7 @@ class OptionError(ValueError):
 #: What a terminal or a chat client would act on rather than show: C0 and C1 control characters but the line feed
 #: (ESC starts the sequences that recolour, hide, retitle or write the clipboard: CWE-150, kubectl's CVE-2021-25743),
 #: DEL, and the bidirectional overrides and isolates that reorder what is shown (CVE-2021-42574).
-_INVISIBLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_INVISIBLE = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS}]")
 
 
 def visible(text: str) -> str:

@@ -248,11 +248,16 @@ def _with_code_spans(fix: str) -> str:
         if span.endswith("…") and span[:-1].rstrip().endswith(";"):
             span = span[:-1]  # "... Allocatable;…": the command is whole; the cut is of the clause after it
         end = start + len(span.rstrip("; "))
-        out.append(_escaped(inert(fix[at:start])).replace("`", "\\`"))
+        out.append(_prose(fix[at:start]))
         out.append(_code(inert_code(fix[start:end])))
         at = end
-    out.append(_escaped(inert(fix[at:])).replace("`", "\\`"))
+    out.append(_prose(fix[at:]))
     return "".join(out)
+
+
+def _prose(text: str) -> str:
+    """The words of a fix around its commands' code spans: ``inert``, escaped, a backquote too (no span opens)."""
+    return _escaped(inert(text)).replace("`", "\\`")
 
 
 def cell(value: Any, width: int = CELL, code: bool = False, command: bool = False, prose: bool = False) -> str:

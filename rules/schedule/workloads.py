@@ -111,16 +111,30 @@ def _vcpus(domain: Mapping[str, Any], resources: Mapping[str, Any]) -> int:
     return 1
 
 
+def _memory_overhead(domain: Mapping[str, Any], memory: Fraction, vcpus: int, dedicated: bool) -> Fraction:
+    """The least of what KubeVirt's launcher asks for beside a guest of ``memory`` bytes (``GetMemoryOverhead``): its
+    processes, 8 MiB a vCPU, the page tables, video RAM where a graphics device is attached, 1 GiB for VFIO devices
+    (GPUs, host devices) and 100 MiB for dedicated CPUs."""
+    overhead = _LAUNCHER_OVERHEAD + vcpus * _VCPU_OVERHEAD + memory / 512
+    if get_in(domain, "devices", "autoattachGraphicsDevice") is not False:
+        overhead += _VIDEO_OVERHEAD
+    if items(get_in(domain, "devices", "gpus")) or items(get_in(domain, "devices", "hostDevices")):
+        overhead += _VFIO_OVERHEAD
+    if dedicated:
+        overhead += _DEDICATED_OVERHEAD
+    return overhead
+
+
 def vmi_pod_spec(vmi_spec: Mapping[str, Any]) -> dict[str, Any]:
     """The scheduling-relevant part of the virt-launcher pod KubeVirt creates for a VMI spec.
 
-    Its memory request is the guest's and, at the least, KubeVirt's overhead (``_LAUNCHER_OVERHEAD``, 8 MiB a vCPU,
-    the page tables, video RAM, 1 GiB for a VMI with GPUs or host devices), unless
-    ``resources.overcommitGuestOverhead``; its cpu request, where the VMI sets none, its vCPUs over the default
+    Its memory request is the guest's and, at the least, KubeVirt's overhead (``_memory_overhead``), unless
+    ``resources.overcommitGuestOverhead``; on hugepages, the guest's as ``hugepages-<size>`` and the overhead alone as
+    memory; its cpu request, whole vCPUs with dedicated CPUs, else where the VMI sets none its vCPUs over the default
     cpuAllocationRatio (trial 185: a 16Gi GPU VMI was placed on a node with 17Gi allocatable, where its launcher pod
-    asks for about 17.3Gi). Not modelled: the overhead of probes, TPM, SEV and dedicated CPUs, a cluster's own
-    cpuAllocationRatio or additionalGuestMemoryOverheadRatio, CPU-model and feature node selectors, and devices claimed
-    through DRA (entries with ``claimName``).
+    asks for about 17.3Gi). Not modelled: the overhead of probes, TPM and SEV, a cluster's own cpuAllocationRatio or
+    additionalGuestMemoryOverheadRatio, CPU-model and feature node selectors, and devices claimed through DRA (entries
+    with ``claimName``).
     Raises ``EvaluationError`` when a device count cannot be added to a malformed quantity.
     """
     domain = mapping(get_in(vmi_spec, "domain"))
@@ -139,13 +153,7 @@ def vmi_pod_spec(vmi_spec: Mapping[str, Any]) -> dict[str, Any]:
             memory = quantity(requests["memory"])
         except QuantityError as err:
             raise EvaluationError(f"spec.domain.resources.requests.memory: {err}") from err
-        overhead = _LAUNCHER_OVERHEAD + vcpus * _VCPU_OVERHEAD + memory / 512
-        if get_in(domain, "devices", "autoattachGraphicsDevice") is not False:
-            overhead += _VIDEO_OVERHEAD
-        if items(get_in(domain, "devices", "gpus")) or items(get_in(domain, "devices", "hostDevices")):
-            overhead += _VFIO_OVERHEAD
-        if dedicated:
-            overhead += _DEDICATED_OVERHEAD
+        overhead = _memory_overhead(domain, memory, vcpus, dedicated)
         page = get_in(domain, "memory", "hugepages", "pageSize")
         if isinstance(page, str) and page:
             # (trial 188: the guest's memory is hugepages-<size>, and the memory request the overhead alone:
