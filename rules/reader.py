@@ -1193,22 +1193,34 @@ def _item_named(whole: str, at: int, end: int) -> tuple[str, str, str]:
     return _not_read(kind, name.group(1), namespace.group(1) if namespace else "")
 
 
-def _cut_document_named(text: str, line: int) -> tuple[str, str, str]:
-    """The kind of the YAML document cut short at ``line`` (1-based), and `` (Node gpu-1, not read)``: what it looks
-    like, from its kind and metadata's name (namespace) keys as kubectl writes them; "" for what is not found (trial
-    171: a paste cut inside a key said "cut short?" and not which node it lost)."""
+def _broken_document_named(text: str, line: int, start: int, cut: bool) -> tuple[str, str, str]:
+    """The kind of the YAML document with a syntax error at ``line`` (1-based; ``cut``: the text ends inside it), and
+    `` (Node gpu-1, not read)``: what it looks like, from its kind and metadata's name (namespace) keys as kubectl
+    writes them; "" for what is not found (trial 171: a paste cut inside a key said "cut short?" and not which node it
+    lost). The document runs from ``start`` (its first line, where the parser had begun it; else from the last
+    ``---`` before the error, or before the ``---`` the error is at) to the next ``---`` (trial 186: a ClusterPolicy
+    with a line mis-indented was no kind, and the nodes' passes said the dump held no ClusterPolicy). A name on the
+    error's line or after it is not taken: the error may be in it."""
     lines = text.split("\n")
-    start = max((i for i in range(min(line, len(lines))) if lines[i].startswith("---")), default=-1) + 1
-    body = "\n".join(lines[start:])
+    marker = _YAML_DOCUMENT_START.match
+    at = min(line, len(lines)) - 1  # (0-based)
+    if start:
+        first = start - 1
+    else:  # the document around the error's line, or the one that ends at it (the error can be at the next one's ---)
+        before = at if at >= 0 and not cut and marker(lines[at]) else at + 1
+        first = max((i for i in range(before) if marker(lines[i])), default=-1) + 1
+    end = next((i for i in range(max(first + 1, at), len(lines)) if marker(lines[i])), len(lines))
+    body = "\n".join(lines[first:end])
     kind = re.search(r"^kind:[ \t]*[\"']?([A-Za-z][\w.-]*)", body, re.M)
     meta = re.search(r"^metadata:[ \t]*\r?\n([ \t]+)", body, re.M)
-    if kind is None or meta is None:
-        return (kind.group(1) if kind else ""), "", ""
+    if kind is None or kind.group(1).endswith("List") or meta is None:
+        # (a List's items, where they could not be read one at a time, are not one object of a kind)
+        return (kind.group(1) if kind and not kind.group(1).endswith("List") else ""), "", ""
     inner = re.escape(meta.group(1))
     name = re.compile(rf"^{inner}name:[ \t]*[\"']?([^\"'\s#]+)", re.M).search(body, meta.start(1))
     namespace = re.compile(rf"^{inner}namespace:[ \t]*[\"']?([^\"'\s#]+)", re.M).search(body, meta.start(1))
-    if name is None or start + body.count("\n", 0, name.start()) + 1 >= line:
-        return kind.group(1), "", ""  # (a name on the line the cut is in may be cut itself)
+    if name is None or first + body.count("\n", 0, name.start()) + 1 >= line:
+        return kind.group(1), "", ""  # (a name on the line the error is in may be cut or broken itself)
     return _not_read(kind.group(1), name.group(1), namespace.group(1) if namespace else "")
 
 
@@ -2132,7 +2144,7 @@ def _parse_yaml_or_describe(text: str, name: str, labelled: frozenset[str] = fro
                     read_items = (read_items[0] + items[1], read_items[1] + items[2])
                     lists += 1
             if salvaged is None:
-                kind, named, ref = _cut_document_named(text, doc.line) if doc.error.endswith(CUT_SHORT) else ("", "", "")
+                kind, named, ref = _broken_document_named(text, doc.line, doc.start, doc.error.endswith(CUT_SHORT))
                 dump.errors.append(InputError(source, doc.error + named, kind=kind, ref=ref))
             else:
                 dump.extend(salvaged)
@@ -2377,6 +2389,7 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
 
 #: A YAML document separator at a line's start, in bytes.
 _DOCUMENT_START = re.compile(rb"^---(?=[ \t\r\n]|$)", re.M)
+_YAML_DOCUMENT_START = re.compile(_DOCUMENT_START.pattern.decode())
 
 
 def _latin1_fallback(exc: UnicodeError) -> tuple[str, int]:

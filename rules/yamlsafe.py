@@ -170,6 +170,9 @@ class YamlDocument:
     #: read with ``lean`` (no ``node``): the 1-based start lines of a List's items or a top-level sequence's, what
     #: ``item_lines`` reads off the node; None when read with the node
     items: tuple[int, ...] | None = None
+    #: a document with a syntax error (``line`` is the error's): the 1-based line it starts at, where the parser had
+    #: begun it (read with ``lean``); 0 where not known
+    start: int = 0
 
 
 #: Spaces YAML does not indent with that pasted text carries (a chat client's or a web page's no-break spaces).
@@ -638,7 +641,7 @@ def _load_pass(
                     line, error = _at_the_end(exc, text, lines)
                 elif "end of stream" in str(exc.problem or ""):
                     error += CUT_SHORT
-                yield YamlDocument(number, line, error=error)
+                yield YamlDocument(number, line, error=error, start=getattr(exc, "document_line", 0))
                 return (number, mark.line) if mark else None
             except yaml.YAMLError as exc:
                 if set_aside and isinstance(exc, yaml.reader.ReaderError) and exc.character is not None:
@@ -812,6 +815,10 @@ def _lean_document(loader: Any, typographic: bool, below: int, strings: dict[str
     except yaml.constructor.ConstructorError as exc:
         mark = exc.problem_mark
         refused = YamlDocument(0, mark.line + 1 + below if mark else first_line, error=f"YAML error: {_describe(exc)}")
+    except yaml.MarkedYAMLError as exc:
+        # a syntax error: where the document starts is known here alone, and says which document it is (its kind)
+        exc.document_line = first_line  # type: ignore[attr-defined]
+        raise
     while type(get()) is not yaml.DocumentEndEvent:  # the rest of the document: a syntax error in it is said instead
         pass
     return refused

@@ -181,7 +181,7 @@ def test_an_integer_of_more_digits_than_python_reads_is_an_input_error_at_its_li
     assert [o.name for o in dump.objects] == ["a", "c"]
     [err] = dump.errors
     assert (err.source.document, err.source.line) == (2, 9)
-    assert err.reason == "YAML error: an integer longer than the 4,300 digits verdict reads"
+    assert err.reason == "YAML error: an integer longer than the 4,300 digits verdict reads (Node b, not read)"
 
 
 def test_a_control_character_loses_only_its_own_document_and_is_said_at_its_line() -> None:

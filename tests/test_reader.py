@@ -307,7 +307,9 @@ def test_a_chat_message_is_read_inside_its_code_blocks() -> None:
     assert dump.notes == ["<stdin>: read inside its fenced Markdown code blocks; set aside: 3 lines of text around them"]
     # an error inside a block is at its line in the message
     broken = parse_text("look:\n```\n" + node.format("c") + "  labels: {x: [}\n```\n", "m.txt")
-    assert [(e.source.line, e.reason) for e in broken.errors] == [(7, "YAML syntax error: did not find expected node content")]
+    assert [(e.source.line, e.reason) for e in broken.errors] == [
+        (7, "YAML syntax error: did not find expected node content (Node c, not read)")
+    ]
     # JSON in a block, nothing around it: no note
     fenced_json = parse_text('```json\n{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "j"}}\n```\n', "j.txt")
     assert [o.name for o in fenced_json.objects] == ["j"] and fenced_json.errors == [] and fenced_json.notes == []
@@ -593,7 +595,7 @@ def test_undefined_alias_and_bad_list_item_in_the_middle() -> None:
     assert [(o.name, o.source.document, o.source.line) for o in dump.objects] == [("a", 1, 1), ("d", 4, 13)]
     assert [(e.source.document, e.source.line, e.reason) for e in dump.errors] == [
         (2, 5, "list item is not a Kubernetes object: a string"),
-        (3, 11, "YAML syntax error: found undefined alias"),
+        (3, 11, "YAML syntax error: found undefined alias (Node c, not read)"),
     ]
 
 
@@ -1543,7 +1545,7 @@ def test_a_line_indented_with_no_break_spaces_is_named() -> None:
         8,
         "YAML syntax error: mapping values are not allowed in this context (line 7 is indented with no-break spaces"
         " (U+00A0), which YAML does not take for spaces: a chat client or a web page put them in the pasted text; indent"
-        " with spaces)",
+        " with spaces) (Node gpu-1, not read)",
     )
     # trial 101: one after a key's colon makes "key:\u00a0value" a plain value, and the next line an error
     text = "kind: Node\nmetadata:\n  name: a\n  labels:\n    a:\u00a0b\n    c: d\n"
@@ -1551,7 +1553,8 @@ def test_a_line_indented_with_no_break_spaces_is_named() -> None:
     assert (err.source.line, err.reason) == (
         6,
         "YAML syntax error: mapping values are not allowed in this context (line 5 holds no-break spaces (U+00A0),"
-        " which YAML does not take for spaces: a chat client or a web page put them in the pasted text; write spaces)",
+        " which YAML does not take for spaces: a chat client or a web page put them in the pasted text; write spaces)"
+        " (Node a, not read)",
     )
     # trial 102: a mapping of one such line is one string to YAML: the refusal says why
     [err] = parse_text('kind: Node\nmetadata:\n  name: a\n  labels:\n    nvidia.com/gpu.present:\u00a0"true"\n', "c.yaml").errors
@@ -2755,6 +2758,47 @@ def test_a_yaml_paste_cut_inside_a_key_names_the_object_it_lost() -> None:
     pod = "kind: Pod\nmetadata:\n  namespace: ml\n  name: p\nspec:\n  containers:\n  - name: c\n    image: "
     [err] = parse_text(pod + "'unclosed", "p.yaml").errors
     assert err.reason.endswith("(cut short?) (Pod ml/p, not read)"), err.reason
+
+
+def test_a_yaml_document_with_a_syntax_error_names_the_object_it_lost() -> None:
+    """Regression (trial 186 #4): a ClusterPolicy with a mis-indented line (a syntax error, not a cut) gave an input
+    error of no kind, so the nodes' passes said the dump held no ClusterPolicy, unqualified. The document is the one
+    the parser had begun, even where the error is found at the next document's ``---`` (an unclosed quote), or
+    around the error's line where the parser had not begun it; the document after it is read."""
+    from rules.evaluate import evaluate
+    from rules.loader import load_policies
+
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n  labels:\n    nvidia.com/gpu.workload.config: vm-passthrough\n"
+    policy = "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\nspec:\n  sandboxWorkloads:\n"
+    after = "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-2\n"
+    indented = parse_text(f"{node}---\n{policy}    enabled: true\n   defaultWorkload: container\n{after}", "d.yaml")
+    [err] = indented.errors
+    assert (err.source.document, err.source.line, err.kind, err.ref) == (2, 15, "ClusterPolicy", "cluster-policy")
+    assert err.reason.endswith("(ClusterPolicy cluster-policy, not read)"), err.reason
+    assert [o.name for o in indented.objects] == ["gpu-1", "gpu-2"]
+    # the error is found at the next document's ---: the ClusterPolicy's, not the Node's after it
+    [err] = parse_text(f'{policy}    enabled: "true\n{after}', "q.yaml").errors
+    assert (err.source.line, err.kind, err.ref) == (8, "ClusterPolicy", "cluster-policy"), err
+    # a tab on a line of the document (the parser stops at it): the document around that line
+    tab = "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n---\nkind: ClusterPolicy\nmetadata:\n  name: cp\n"
+    tab += "spec:\n\tdriver: {}\n"
+    [err] = parse_text(tab + after, "t.yaml").errors
+    assert (err.source.line, err.kind, err.ref) == (10, "ClusterPolicy", "cp"), err
+    # a tab before the kind: nothing says which kind the document is
+    [err] = parse_text("kind: Node\nmetadata:\n  name: a\n---\n\tkind: ClusterPolicy\n" + after, "k.yaml").errors
+    assert (err.source.line, err.kind) == (5, ""), err
+    # a List's items that cannot be read one at a time are not one object of kind List
+    [err] = parse_text("apiVersion: v1\nkind: List\nitems: [\n  {kind: Node\n", "l.yaml").errors
+    assert err.kind == "", err
+    [result] = [
+        r
+        for o in evaluate(indented, load_policies(())).objects
+        if str(o.ref) == "Node/gpu-1"
+        for r in o.results
+        if r.rule == "workload-label-valid"
+    ]
+    assert result.result == "pass"
+    assert "Input errors kept objects of kind ClusterPolicy from being read" in result.message, result.message
 
 
 def test_a_node_pasted_in_full_and_as_describe_text_that_differ_is_said_to_differ() -> None:
