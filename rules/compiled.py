@@ -18,7 +18,7 @@ from typing import Any
 
 from . import joins
 from .durations import elapsed, human_duration
-from .errors import EvaluationError, quoted
+from .errors import EvaluationError, UnknownName, quoted
 from .index import captured
 from .inputs import Reads, reads_of, remember, walk_assertion
 from .memo import IdentityMemo
@@ -752,6 +752,14 @@ def _not(a: Assertion, plan: PolicyPlan, binding: str | None) -> Check:
     return check
 
 
+def _item_named(path: str, i: int, item: dict[str, Any]) -> str:
+    """``item 1 of $.spec.containers[*] (name 'b')``: a forEach item, for an error in it."""
+    name = item.get("name")
+    if not isinstance(name, str) and isinstance(item.get("metadata"), dict):
+        name = item["metadata"].get("name")
+    return f"item {i} of {path}" + (f" (name {quoted(name)})" if isinstance(name, str) and name else "")
+
+
 def _for_each(a: Assertion, plan: PolicyPlan) -> Check:
     items_of = _values(a, plan)
     # An item's passing outcome is thrown away under all and any; under none it makes the failure.
@@ -803,7 +811,15 @@ def _for_each(a: Assertion, plan: PolicyPlan) -> Check:
                     return passed
                 continue
             bindings = {each_as: item, "index": i}
-            out = kid(scope.child(item, bindings))
+            try:
+                out = kid(scope.child(item, bindings))
+            except UnknownName:
+                raise
+            except EvaluationError as exc:
+                if not isinstance(item, dict):
+                    raise  # (its value is in what the error says: a key read with it, a value of it)
+                # which item (trial 190: a container's error named none)
+                raise EvaluationError(f"in {_item_named(path, i, item)}: {exc}") from None
             state = out.state
             if state == "skip":
                 skipped = skipped or out
@@ -1013,6 +1029,10 @@ def _leaf(a: Assertion, operator: Operator, plan: PolicyPlan) -> Check:
                 ok = true == n if quantifier == "all" else true > 0 if quantifier == "any" else true == 0
                 expected = (lambda: said(f"{words} {base(arg)}", arg)) if n > 1 or quantifier != "all" else (lambda: base(arg))
         except OperatorError as exc:
+            if isinstance(a.argument, Ref) and not is_set and operator.literal_problem(arg):
+                # the argument a reference gives is what cannot be compared, not the value (trial 190)
+                where = _place(a.argument, scope) or a.argument.label
+                raise EvaluationError(f"{where} (the argument of {operator.name}): {exc}") from None
             raise EvaluationError(f"{_place(a.subject, scope) or path}: {exc}") from None
         if not ok and typed and len(values) == 1 and (twin := _printed_alike(values[0], arg)) is not None:
             stated = expected

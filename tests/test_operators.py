@@ -71,6 +71,7 @@ def one(judge: Judge, assertion: dict[str, Any], obj: dict[str, Any] = GPU_NODE,
 
 LABEL = "$.metadata.labels['nvidia.com/gpu.workload.config']"
 GPUS = "$.status.allocatable['nvidia.com/gpu']"
+OP_WORDS = {"quantityEquals": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 
 # (assertion, expected result) pairs: for every operator at least one pass and one fail.
 CASES: list[tuple[str, dict[str, Any], str]] = [
@@ -395,7 +396,23 @@ def test_quantity_comparison_on_a_non_quantity_is_an_error(judge: Judge) -> None
 def test_multiple_of_zero_is_an_error(judge: Judge) -> None:
     # A literal 0 is refused at load (test_loader.py); a reference is resolved, and refused, per object.
     r = one(judge, {"path": GPUS, "multipleOf": {"data": "perGpu"}}, data={"perGpu": 0})
-    assert (r.result, r.message) == ("error", f"could not evaluate: {GPUS}: multipleOf 0")
+    # (trial 190: the error names the argument, which is what is 0, not the value)
+    reason = "could not evaluate: data perGpu (the argument of multipleOf): 0: nothing divides by 0"
+    assert (r.result, r.message) == ("error", reason)
+
+
+def test_a_reference_argument_that_gives_nothing_fails_a_quantity_comparison(judge: Judge) -> None:
+    """Regression (trial 190): quantityEquals against a reference that gave nothing (a container without a limit)
+    was "error: <the value's path>: null is not a quantity", blaming the value; it fails, "= <none>", as equals
+    fails, and an argument that is no quantity is an error naming the argument."""
+    for op in ("quantityEquals", "gt", "gte", "lt", "lte", "multipleOf"):
+        r = one(judge, {"path": GPUS, op: {"path": "$.status.capacity['nvidia.com/none']"}})
+        assert (r.result, r.expected) == ("fail", f"{'a multiple of' if op == 'multipleOf' else OP_WORDS[op]} <none>"), op
+    r = one(judge, {"path": GPUS, "gte": {"path": LABEL}})
+    assert (r.result, r.message) == (
+        "error",
+        f"could not evaluate: {LABEL} (the argument of gte): 'vm-passthrough' is not a Kubernetes quantity",
+    )
 
 
 def test_bad_regex_from_a_reference_is_an_error(judge: Judge) -> None:
@@ -1285,3 +1302,38 @@ def test_a_value_printed_as_the_argument_but_of_another_type_says_so(judge: Judg
     assert r.expected == "one of [7, 8, true] (a boolean; the value is a string)"
     r = one(judge, {"path": gpus, "equals": 9}, eight)
     assert r.expected == "== 9"
+
+
+def test_an_error_inside_for_each_names_the_item(judge: Judge) -> None:
+    """Regression (trial 190): the docs' request-equals-limit rule said "could not evaluate: $.resources[limits]...:
+    'lots' is not a Kubernetes quantity" and not which container; a container without a limit fails."""
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ml"},
+        "spec": {
+            "containers": [
+                {"name": "a", "resources": {"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "1"}}},
+                {"name": "b", "resources": {"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "lots"}}},
+            ]
+        },
+    }
+    each = {
+        "path": "$.spec.containers[*]",
+        "as": "container",
+        "assert": {
+            "path": "$.resources",
+            "key": ["requests", "nvidia.com/gpu"],
+            "quantityEquals": {"path": "$.resources", "key": ["limits", "nvidia.com/gpu"]},
+            "ifMissing": "pass",
+        },
+    }
+    r = one(judge, {"forEach": each}, obj=pod)
+    assert (r.result, r.message) == (
+        "error",
+        "could not evaluate: in item 1 of $.spec.containers[*] (name 'b'): $.resources[limits][nvidia.com/gpu]"
+        " (the argument of quantityEquals): 'lots' is not a Kubernetes quantity",
+    )
+    del pod["spec"]["containers"][1]["resources"]["limits"]
+    r = one(judge, {"forEach": each}, obj=pod)
+    assert (r.result, r.expected) == ("fail", "= <none>")
