@@ -354,3 +354,29 @@ def test_container_gpu_pods_on_a_vm_labelled_node_are_moved_first() -> None:
         f" with sandbox workloads on, the operator prepares it for VMs and takes their GPUs. Then: {PATCH}"
     ), node_fix
     assert found[("leftover", "sandbox-workloads-enabled-for-vm-nodes")].result == "skip"
+
+
+def test_a_container_node_the_default_workload_would_convert_is_labelled_before_anything_is_deleted() -> None:
+    """Regression (trial 192): a node without a workload label serving GPU pods as a container node, which the
+    ClusterPolicy's defaultWorkload=vm-passthrough makes a VM node, was given a loop deleting its driver and device
+    plugin labels as the fix. One label keeps it as it is: that comes first; the loop only for a node meant for VMs."""
+    from pathlib import Path
+
+    fixture = Path(__file__).resolve().parent.parent / "policies/gpu-operator/tests"
+    text = (fixture / "container_node_the_default_workload_would_convert.yaml").read_text()
+    dump = parse_text("\n---\n".join(yaml.safe_dump(o) for o in yaml.safe_load(text)["objects"]), "t.yaml")
+    [fix] = [
+        r.remediation
+        for o in evaluate(dump, _pack()).objects
+        if o.ref.name == "gpu-y"
+        for r in o.results
+        if r.rule == "deploy-labels-match-workload"
+    ]
+    keep = "kubectl label node gpu-y nvidia.com/gpu.workload.config=container."
+    assert fix.startswith(
+        "First see whether the default workload is the mistake for this node: it carries no nvidia.com/gpu.workload.config"
+        " label and advertises container GPU resources (nvidia.com/gpu), but ClusterPolicy cluster-policy"
+        " spec.sandboxWorkloads.defaultWorkload=vm-passthrough makes it a vm-passthrough node. If it should stay"
+        f" container, label it so and change nothing else: {keep} Only if it is meant for vm-passthrough:"
+    ), fix
+    assert fix.index(keep) < fix.index("do kubectl label node gpu-y $l-; done")
