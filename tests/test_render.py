@@ -1939,6 +1939,33 @@ def test_control_characters_of_the_dump_are_shown_escaped_in_every_text_format(t
     assert "stands in the dump twice" in result.stderr and not acting.search(result.stderr)
 
 
+def test_a_line_break_in_a_name_never_starts_a_line_of_a_table_or_breaks_a_chat_heading() -> None:
+    """Regression (trial 191): a Node named "gpu-y\\n```\\n*INJECTED* <!channel>\\n```\\nz" wrote its lines at column 0
+    of the table (its roll-up cell and its result line) and split the chat heading's code span over five lines. The
+    name (and a file's) is written on one line there, its line breaks as escapes."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    name = "gpu-y\n```\n*INJECTED* <!channel>\n```\nz"
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": {"nvidia.com/gpu.workload.config": "vm_passthrough"}},
+        "status": {"allocatable": {"nvidia.com/gpu": "1"}},
+    }
+    report = audit_bytes(json.dumps(node).encode(), "a\nb.json", load_policies(()))
+    escaped = "Node/gpu-y\\x0a```\\x0a*INJECTED* <!channel>\\x0a```\\x0az"
+    for group_by in ("rule", "object"):
+        table = render(report, "table", group_by=group_by, results={"fail"})
+        assert not re.search(r"^(```|\*INJECTED|z )", table, re.M), table
+        assert escaped in table and "a\\x0ab.json" in table
+    assert f"│ {escaped}" in render(report, "table", results={"fail"})
+    chat = render(report, "chat", results={"fail"}, limit=0)
+    [heading] = [line for line in chat.split("\n") if line.startswith("FAIL")]
+    assert heading.startswith("FAIL (high) `Node/gpu-y\\x0a'\u200b'\u200b'\\x0a*INJECTED* <\u200b!channel>\\x0a"), heading
+    assert heading.endswith("` · `gpu-nodes/workload-label-valid`"), heading
+
+
 def test_chat_at_discords_limit_shows_the_one_finding_before_the_notes_it_counts() -> None:
     """Regression (trial 179): at limit 1,900 (Discord) a chat message with two assumption notes of 400 characters
     and one finding of about 1,550 showed the notes and no finding, closing "1 more finding not shown" where none

@@ -56,6 +56,18 @@ def visible(text: str) -> str:
     return _INVISIBLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
 
 
+_BREAKS = re.compile("[\n\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``visible``, and a line break written as its escape too (``\\x0a``, ``\\u2028``): an object's name or a
+    file's, which the text formats put on a line of their own or in a code span, never starts a line of its own (trial
+    191: a Node named "gpu-y\\n```\\n*INJECTED* <!channel>" wrote lines of its choosing at column 0 of a table
+    and broke a chat heading's code span)."""
+    text = visible(text)
+    return _BREAKS.sub(lambda m: f"\\x{ord(m.group()):02x}" if m.group() == "\n" else f"\\u{ord(m.group()):04x}", text)
+
+
 #: How a report's details are laid out by the formats that can choose (``group_by``).
 GROUP_BY = ("rule", "object")
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..report import Report, Result, counted
 from ..shell import comment_at
-from . import check_group_by, visible
+from . import check_group_by, one_line, visible
 from .markdown import (
     _CHAINED,
     _CLOSING_ROOM,
@@ -68,7 +68,7 @@ def _plain_lead(text: str) -> str:
 
 def _span(text: str) -> str:
     """A code span of a name (an object's reference, a rule's): no Kubernetes name holds a backtick."""
-    return f"`{inert(text).replace('`', "'")}`"
+    return f"`{inert(one_line(text)).replace('`', "'")}`"
 
 
 def _last_break(text: str) -> int:

@@ -31,7 +31,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..report import FINDINGS, RESULT_RANK, ObjectReport, Report, Result, RuleRollup, counted
-from . import check_group_by, visible
+from . import check_group_by, one_line, visible
 from .chat import comment_at, fix_lines
 from .markdown import _COMMAND, nothing_left, selected
 
@@ -178,7 +178,7 @@ def _summary(s: dict[str, Any]) -> str:
 
 def _examples(x: RuleRollup) -> str:
     more = x.objects - len(x.examples)
-    return visible(", ".join(x.examples)) + (f" and {more:,} more" if more > 0 else "")
+    return one_line(", ".join(x.examples)) + (f" and {more:,} more" if more > 0 else "")
 
 
 def _rollup(view: _View, rollup: list[RuleRollup]) -> None:
@@ -216,7 +216,10 @@ def _rollup(view: _View, rollup: list[RuleRollup]) -> None:
 def _finding(view: _View, obj: ObjectReport, r: Result, group_by: str) -> None:
     """One result: result word, object (or rule) and place on a line, then message and fix, indented."""
     by_rule = group_by == "rule"
-    parts = [r.result, str(obj.ref), where(obj, view.shared)] if by_rule else [f"{r.result} {r.severity}", f"{r.policy}/{r.rule}"]
+    if by_rule:
+        parts = [r.result, one_line(str(obj.ref)), one_line(where(obj, view.shared))]
+    else:
+        parts = [f"{r.result} {r.severity}", f"{r.policy}/{r.rule}"]
     first, *rest = _fields(parts, view.width, view.indent, place=by_rule)
     view.result_line(first, r.result)
     view.lines(rest)
@@ -276,7 +279,7 @@ def _groups(report: Report, words: set[str], group_by: str) -> list[list[tuple[O
 def _heading(view: _View, group: list[tuple[ObjectReport, Result]], group_by: str) -> None:
     obj, r = group[0]
     if group_by == "object":
-        view.lines(_fields([str(obj.ref), where(obj, view.shared)], view.width, 2, place=True), "bold")
+        view.lines(_fields([one_line(str(obj.ref)), one_line(where(obj, view.shared))], view.width, 2, place=True), "bold")
         return
     counts = ", ".join(
         f"{n:,} {w}" for w in ("fail", "warn", "error", "pass", "skip") if (n := sum(x.result == w for _, x in group))
