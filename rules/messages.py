@@ -63,7 +63,12 @@ def command(template: str, scope: Any, extra: Mapping[str, Any]) -> str:
     bad = misplaced(text, spans) if spans else []
     if not bad:
         return text
-    names = ", ".join(dict.fromkeys(name for _, _, name in bad))
+    if all(a == b for a, b, _ in bad):
+        return (
+            "No fix command is written for this object: it has no metadata.name, which its commands would name (every"
+            " object a cluster holds has one). The dump was written by hand or altered: see where it came from."
+        )
+    names = ", ".join(dict.fromkeys(name for a, b, name in bad if a < b))
     found = dict.fromkeys(c for a, b, _ in bad for c in untrusted_characters(text[a:b]))
     chars = " ".join("a blank" if c == " " else c if c.isprintable() else f"U+{ord(c):04X}" for c in found)
     return (
@@ -111,7 +116,8 @@ def _substituted(template: str, scope: Any, extra: Mapping[str, Any], spans: lis
         if spans is not None:
             if isinstance(value, Tainted):
                 spans.extend((at + a, at + b, inner) for a, b, inner in value.spans)
-            elif not trusted(value):
+            elif not trusted(value) or (name == "name" and value == ""):
+                # (trial 191: an unnamed object's fix was "kubectl label node --overwrite ...", its name left out)
                 spans.append((at, at + len(text), name))
         out.append(text)
         at += len(text)

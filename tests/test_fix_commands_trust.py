@@ -153,3 +153,23 @@ def test_a_command_does_not_end_at_a_stop_inside_its_own_brackets_or_quotes() ->
     assert command_end("kubectl get x -l 'a. b' -o name. Then", 0) == len("kubectl get x -l 'a. b' -o name")
     assert command(fix, _Scope({"name": "a10-new-1$(id)"}), {}).startswith("No fix command is written")
     assert "grep -e a10-new-1. Once" in command(fix, _Scope({"name": "a10-new-1"}), {})
+
+
+def test_an_unnamed_object_gets_no_fix_command_and_two_are_not_one(pack) -> None:
+    """Regression (trial 191): a Node without metadata.name (or with name "") got "kubectl label node --overwrite
+    nvidia.com/gpu.workload.config=vm-passthrough", its name left out of the command, and two such Nodes were "in the
+    dump twice and the two differ"."""
+    text = (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  labels: {nvidia.com/gpu.workload.config: vm_x}\n---\n"
+        'apiVersion: v1\nkind: Node\nmetadata:\n  name: ""\n  labels: {nvidia.com/gpu.workload.config: vm_y}\n'
+    )
+    report = audit_bytes(text.encode(), "dump.yaml", pack)
+    fixes = [r.remediation for o in report.objects for r in o.results if r.rule == "workload-label-valid"]
+    assert fixes == [
+        "No fix command is written for this object: it has no metadata.name, which its commands would name (every"
+        " object a cluster holds has one). The dump was written by hand or altered: see where it came from."
+    ] * 2
+    assert [o.source.document for o in report.objects] == [1, 2]
+    assert not [n for n in report.notes if "in the dump twice" in n], report.notes
+    # a named node keeps its fix
+    assert _fix(pack, _node("gpu-1")) == "kubectl label node gpu-1 --overwrite nvidia.com/gpu.workload.config=vm-passthrough"
