@@ -165,10 +165,14 @@ def test_an_unnamed_object_gets_no_fix_command_and_two_are_not_one(pack) -> None
     )
     report = audit_bytes(text.encode(), "dump.yaml", pack)
     fixes = [r.remediation for o in report.objects for r in o.results if r.rule == "workload-label-valid"]
-    assert fixes == [
-        "No fix command is written for this object: it has no metadata.name, which its commands would name (every"
-        " object a cluster holds has one). The dump was written by hand or altered: see where it came from."
-    ] * 2
+    assert (
+        fixes
+        == [
+            "No fix command is written for this object: it has no metadata.name, which its commands would name (every"
+            " object a cluster holds has one). The dump was written by hand or altered: see where it came from."
+        ]
+        * 2
+    )
     assert [o.source.document for o in report.objects] == [1, 2]
     assert not [n for n in report.notes if "in the dump twice" in n], report.notes
     # a named node keeps its fix

@@ -62,6 +62,27 @@ def test_bad_yaml_gives_file_line_and_reason() -> None:
     assert str(err).startswith("policies/gpu/nodes.yaml:12: YAML syntax error")
 
 
+def test_a_quote_left_open_is_named_at_its_line() -> None:
+    """Regression (trial 190): a message whose closing quote was left out was "YAML syntax error: did not find expected
+    key" two lines on, at the references the quoted text ran into, naming neither the quote nor its line."""
+    text = KK_POLICY + (
+        "  rules:\n  - id: team\n    title: GPU node has a team\n    match: {kinds: [Node]}\n"
+        "    assert: {path: \"$.metadata.labels['acme.io/team']\", exists: true}\n"
+        '    message: "GPU node {name} has no acme.io/team label\n'
+        '    references: ["https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/"]\n'
+    )
+    err = refused(text)
+    assert err.line == 11
+    assert err.reason == (
+        "YAML syntax error: did not find expected key (while parsing a block mapping that starts at line 6, column 5)"
+        " (line 10 opens a double quote at column 14 that it does not close: the quoted text runs on to the next quote;"
+        " a closing quote left out?)"
+    )
+    # a closed quote, and an apostrophe inside a plain value, are no such line
+    closed = text.replace("acme.io/team label\n", 'acme.io/team label"\n').replace("GPU node has a team", "it's x: y")
+    assert "opens a" not in refused(closed).reason
+
+
 def test_unknown_operator_is_an_unknown_field() -> None:
     err = refused(TEMPLATE.replace("ASSERT", "{path: '$.status.allocatable', equalz: 1}"))
     assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.equalz")
