@@ -22,7 +22,7 @@ from flask import Blueprint, Response, current_app, request
 from rules.engine import audit_bytes
 from rules.errors import DumpError, DumpTooLarge, EvaluationTimeout, InputError, RuleLookupError, meant
 from rules.loader import PolicySet
-from rules.reader import NOT_AN_OBJECT, WHAT_IS_READ
+from rules.reader import NOT_AN_OBJECT, WHAT_IS_READ, set_aside_note
 from rules.render import OPTIONS, OptionError, media_type, stream
 from rules.report import Report
 from rules.selection import Selection, SelectionError
@@ -144,7 +144,9 @@ def evaluate() -> Response:
             errors=[e.to_dict() for e in report.input_errors],
         )
     if report.objects_read == 0:
-        raise Problem("empty-body", NO_OBJECT + one_line_hint(data), file=name)
+        # what was set aside, as the CLI says it (trial 191: a tar of logs was "holds no Kubernetes object" alone)
+        skipped = f": {set_aside_note(report.files_skipped)}" if report.files_skipped else ""
+        raise Problem("empty-body", NO_OBJECT + skipped + one_line_hint(data), file=name)
     outcome_header = summary_header(report)  # of the whole audit, before a filter chooses what is listed
     wanted = set(query["results"]) if query.get("results") else None
     if wanted or query.get("minSeverity"):
