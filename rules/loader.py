@@ -206,8 +206,10 @@ def unknown_field(key: str, known: Iterable[str]) -> str:
     """marshmallow's "Unknown field." with the closest ``known`` keys, e.g. ``exits`` -> ``exists``; a key the
     format knows, but not at this place, is most often indented wrongly (``as:`` beside ``forEach:`` rather
     than inside it), which the message says instead of suggesting the key itself."""
-    for plural in (f"{key}s", f"{key}es"):  # kind for kinds (kind is a context's own field), namespace for namespaces,
-        if plural in known:  # match for matches (trial 165: match is a rule's field, and only its place was said)
+    # kind for kinds (kind is a context's own field), namespace for namespaces, match for matches (trial 165: match is a
+    # rule's field, and only its place was said); not a word of one or two letters (trial 191: 'a' was "did you mean 'as'?")
+    for plural in (f"{key}s", f"{key}es") if len(key) > 2 else ():
+        if plural in known:
             return f"unknown field {key!r} here; did you mean {plural!r}?"
     if key in known:
         return f"unknown field {key!r} here: it is a field elsewhere in a policy; check its indentation"

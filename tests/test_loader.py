@@ -1124,6 +1124,10 @@ def test_a_kind_written_as_kubectl_s_resource_name_is_refused_with_the_kind() ->
     # trial 165: match (a rule's field) for matches in an assertion was told only to check its indentation
     err = refused(TEMPLATE.replace("ASSERT", "{path: $.metadata.name, match: '^gpu-'}"))
     assert (err.line, err.reason) == (12, "unknown field 'match' here; did you mean 'matches'?")
+    # trial 191: a key of one letter was taken for the singular of a field ('a' for 'as')
+    err = refused(TEMPLATE.replace("ASSERT", "{path: $.metadata.name, exists: true, a: 1}"))
+    assert (err.line, err.reason.split(";")[0]) == (12, "unknown field 'a'")
+    assert "did you mean" not in err.reason
 
 
 def test_a_kind_misspelt_or_plural_and_an_api_group_without_version_are_refused_in_contexts_and_match() -> None:
