@@ -162,14 +162,29 @@ def lint() -> Response:
         compiled = load_policy_text(text, shown)
     except PolicyError as exc:
         errors = [e.to_dict() for e in (exc, *exc.more)]
+    # (trial 190: a policy named as one the service serves linted valid, with no word that the two cannot be served
+    # together; the CLI's lint notes it)
+    served = {p.name: p for p in service().keeper.policies.policies}
+    notes = [
+        f"policy name {p.name!r} is that of a policy this service serves ({_where(served[p.name])}): valid alone, it"
+        " is refused beside it; replace that policy's file with it, or rename metadata.name to serve both"
+        for p in compiled
+        if p.name in served
+    ]
     body = LintResultSchema().dump(
         {
             "valid": not errors,
             "errors": errors,
             "policies": [{"name": p.name, "version": p.version, "rules": [r.id for r in p.rules]} for p in compiled],
+            "notes": notes,
         }
     )
     return json_response(body)
+
+
+def _where(policy: Policy) -> str:
+    """``pack gpu-operator, nodes.yaml`` (a pack's policy), else the policy's file."""
+    return f"pack {policy.pack}, {policy.file.replace(chr(92), '/').rsplit('/', 1)[-1]}" if policy.pack else policy.file
 
 
 def _json_syntax(text: str, shown: str) -> None:

@@ -561,11 +561,13 @@ class LintedPolicySchema(Schema):
 
 class LintResultSchema(Schema):
     """``valid`` is false when ``errors`` is not empty; ``errors`` holds every problem the loader found, by
-    line within each document (``rules.loader.compile_document``)."""
+    line within each document (``rules.loader.compile_document``); ``notes`` what is valid alone but not beside the
+    policies the service serves (a policy of the same name: ``verdict policies lint`` notes it too)."""
 
     valid = fields.Boolean(required=True)
     errors = fields.List(fields.Nested(PolicyErrorSchema), required=True)
     policies = fields.List(fields.Nested(LintedPolicySchema), required=True)
+    notes = fields.List(fields.String(), required=True)
 
 
 # ------------------------------------------------------------------------------------------- operations

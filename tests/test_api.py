@@ -1022,7 +1022,15 @@ def test_lint_a_valid_policy(client: FlaskClient) -> None:
         "policies": [
             {"name": "gpu-node-basics", "version": "1.0.0", "rules": ["workload-label-valid", "gpu-advertised", "zone-label"]}
         ],
+        # trial 190: valid alone, a policy of a served policy's name is refused beside it: the answer says so
+        "notes": [
+            "policy name 'gpu-node-basics' is that of a policy this service serves (pack gpu-lab, gpu-node-basics.yaml):"
+            " valid alone, it is refused beside it; replace that policy's file with it, or rename metadata.name to serve"
+            " both"
+        ],
     }
+    renamed = lint(client, text.replace("name: gpu-node-basics", "name: my-gpu-nodes").encode()).get_json()
+    assert (renamed["valid"], renamed["notes"]) == (True, [])
 
 
 def test_lint_gives_file_line_rule_and_reason(client: FlaskClient) -> None:
