@@ -608,7 +608,7 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
         if not data.get("kind") or not isinstance(data.get("kind"), str):
             resources = "kind" not in data and _looks_like_resources(data)
             if "kind" in data:
-                why = "no 'kind'"
+                why = _no_kind(data)
             elif resources and "pods" in data:
                 why = (
                     "a node's resources map, its status.allocatable or status.capacity (what kubectl get node NAME -o json"
@@ -681,6 +681,17 @@ def _with_kind(typed: dict[str, Any], item: Any) -> Any:
     return {**typed, **item} if typed and isinstance(item, dict) and "kind" not in item else item
 
 
+def _no_kind(data: dict[str, Any]) -> str:
+    """Why a mapping's ``kind`` makes it no object: missing, empty, or not a string (trial 191: kind: [Node] was "no
+    'kind'", beside the kind it shows)."""
+    given = data.get("kind")
+    if "kind" not in data or given is None:
+        return "no 'kind'"
+    if given == "":
+        return "its 'kind' is empty"
+    return f"its 'kind' is a {_JSON_TYPES.get(type(given), type(given).__name__)}, not a string (kind: Node)"
+
+
 def _list_item(item: Any, typed: dict[str, Any], where: Source, path: str, dump: Dump) -> None:
     """Add one item of a List (at JSONPath ``path``; ``typed``: its List's ``_typed``) to ``dump``, or the input
     error of one that is no object; a List itself, its items, placed at it (trial 95: a List of Lists, jq -s .
@@ -691,7 +702,7 @@ def _list_item(item: Any, typed: dict[str, Any], where: Source, path: str, dump:
         dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: {what}", path))
         return
     if not isinstance(item.get("kind"), str) or not item.get("kind"):
-        dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: no 'kind'", path))
+        dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: {_no_kind(item)}", path))
         return
     inner = item.get("items")
     if not (item["kind"].endswith("List") and isinstance(inner, list)):

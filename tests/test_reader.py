@@ -3081,3 +3081,15 @@ def test_a_key_twice_in_a_json_stream_value_or_written_with_blanks_before_its_co
     )
     [err] = parse_bytes(aligned, "aligned.json").errors
     assert (err.source.line, err.path) == (3, "$.data")  # the document's first line, after two blank lines
+
+
+def test_a_kind_that_is_not_a_string_is_said_as_it_is() -> None:
+    """Regression (trial 191): kind: [Node] was "not a Kubernetes object: no 'kind'", beside the kind it shows."""
+    [err] = parse_text("apiVersion: v1\nkind: [Node]\nmetadata: {name: a}\n", "k.yaml").errors
+    assert err.reason == "not a Kubernetes object: its 'kind' is a list, not a string (kind: Node)"
+    listed = parse_text('{"kind": "List", "items": [{"kind": 7}, {"kind": ""}, {"a": 1}]}', "l.json").errors
+    assert [e.reason.split(": ", 1)[1] for e in listed] == [
+        "its 'kind' is a number, not a string (kind: Node)",
+        "its 'kind' is empty",
+        "no 'kind'",
+    ]
