@@ -944,6 +944,11 @@ def _parse_json(text: str | bytes, name: str) -> Dump | orjson.JSONDecodeError:
             data = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
             if "depth limit exceeded" in str(exc):
+                # one item of a List too deep for the parser loses that item alone, where the layout shows the items
+                # (trial 191: 5,000 levels in one item lost the whole List, where a syntax error in it loses it alone)
+                salvaged = _salvage_items(text, name, exc)
+                if salvaged is not None:
+                    return salvaged
                 # well-formed so far, only too deep: say so in JSON's words, not as a YAML syntax error
                 # the place the limit is crossed, not where the parser's own (deeper) limit stopped it (trial 79)
                 place = _deep_place(text)
@@ -1154,12 +1159,12 @@ def _salvage_compact_items(whole: str, at: int, name: str, error: orjson.JSONDec
             if i == 0:
                 return None
             cut = " the text ends inside it (cut short?)," if error.pos >= len(whole.rstrip()) else ""
-            why = exc.msg if isinstance(exc, json.JSONDecodeError) else "it cannot be read"
-            dump.errors.append(
-                InputError(
-                    source, f"JSON syntax error in this item of the List ({why}):{cut} it and the items after it are not read"
-                )
-            )
+            if isinstance(exc, json.JSONDecodeError):
+                reason = f"JSON syntax error in this item of the List ({exc.msg}):{cut} it and the items after it are not read"
+            else:  # (trial 191: an item nested too deep was said to be a syntax error)
+                what = f"nests deeper than {MAX_DEPTH} levels" if isinstance(exc, RecursionError) else "holds an integer too long"
+                reason = f"this item of the List {what}: it and the items after it are not read"
+            dump.errors.append(InputError(source, reason))
             break
         _json_objects_of(_with_kind(typed, value), source, [], dump)
         i += 1
@@ -1275,9 +1280,10 @@ def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) 
             reason = f"JSON syntax error in this item of the List{named}: {exc.msg} (line {exc.lineno}, column {exc.colno})"
             if i == len(starts) - 1 and error.pos >= len(whole.rstrip()):
                 reason += "; the text ends inside it (cut short?)"
-        except (RecursionError, ValueError):
+        except (RecursionError, ValueError) as exc:
             kind, named, ref = _item_named(whole, at, following)
-            reason = f"this item of the List{named} cannot be read (nested too deep, or an integer too long)"
+            what = f"nests deeper than {MAX_DEPTH} levels" if isinstance(exc, RecursionError) else "holds an integer too long"
+            reason = f"this item of the List{named} {what}"
         else:
             rest = whole[end:following].strip()
             # a comma before the next item; after the last, the List's ']' (then its other keys: kubectl writes

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import tarfile
 import zipfile
@@ -431,3 +432,30 @@ def test_a_whole_tar_ending_in_a_sparse_member_is_not_cut(tmp_path: Path) -> Non
         )
         dump = parse_bytes(out.read_bytes(), out.name)
         assert ([o.name for o in dump.objects], dump.errors) == (["gpu-1"], []), fmt
+
+
+@pytest.mark.parametrize("indent", [2, None])
+def test_one_list_item_nested_past_the_parser_loses_that_item_alone(indent: int | None) -> None:
+    """Regression (trial 191): a JSON List one of whose items nests 5,000 levels (past the JSON parser's own limit)
+    was one error for the whole List ("JSON nested deeper than 100 levels"), and its other items were not judged,
+    where an item with a syntax error loses itself alone. Laid out as kubectl prints it, the item alone is lost;
+    on one line, the items before it are read (what follows it cannot be told apart)."""
+    good = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "good"}}
+    deep = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "deep"}, "spec": "X"}
+    after = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "after"}}
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [good, deep, after]}, indent=indent)
+    dump = parse_bytes(text.replace('"X"', "[" * 5000 + "]" * 5000).encode(), "deep.json")
+    [err] = dump.errors
+    if indent:
+        assert [o.name for o in dump.objects] == ["good", "after"]
+        assert (err.source.item, err.kind, err.reason) == (
+            1,
+            "Node",
+            "this item of the List (Node deep, not read) nests deeper than 100 levels",
+        )
+    else:
+        assert [o.name for o in dump.objects] == ["good"]
+        assert (err.source.item, err.reason) == (
+            1,
+            "this item of the List nests deeper than 100 levels: it and the items after it are not read",
+        )
