@@ -1258,6 +1258,45 @@ def test_a_deploy_label_fix_adds_the_mig_manager_label_its_message_asks_for() ->
     assert fix.endswith("stays as it is): kubectl label node mig-a100-1 nvidia.com/gpu.deploy.mig-manager=true")
 
 
+def test_every_fix_block_the_chat_format_writes_pastes_into_a_shell() -> None:
+    """Regression (trial 194): the chat format's code block of a fix put "kubectl get clusterpolicies -o yaml | grep -A3
+    sandboxWorkloads (enabled not true: ...)" on one line, and 3 of 8 blocks of a four-node dump were shell syntax
+    errors. Every fix of every failing or warning result on the pack's fixtures (their dumps and the objects written
+    in them), as chat lays it out, parses (bash -n: nothing is run)."""
+    import shutil
+    import subprocess
+
+    from rules.reader import Dump, KObject, Source
+    from rules.render.chat import fix_lines
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is not installed")
+    pack = load_policies([str(GPU_PACK)])
+    dumps = [read_paths([str(dump)]) for dump in sorted((GPU_PACK / "tests" / "dumps").iterdir())]
+    for test in sorted((GPU_PACK / "tests").glob("*.yaml")):
+        for doc in yaml.safe_load_all(test.read_text()):
+            if doc and doc.get("objects"):
+                dumps.append(Dump(objects=[KObject(o, Source(test.name)) for o in doc["objects"]]))
+    fixes = {
+        r.remediation: f"{r.policy}/{r.rule}"
+        for dump in dumps
+        for o in evaluate(dump, pack).objects
+        for r in o.results
+        if r.result in ("fail", "warn") and r.remediation
+    }
+    assert len(fixes) > 300  # (about 400 distinct when written)
+    script = "\n".join(f"{{\n{chr(10).join(fix_lines(fix))}\n}}" for fix in fixes)
+    parsed = subprocess.run([bash, "-n"], input=script, capture_output=True, text=True, timeout=60)
+    if parsed.returncode:  # which fix: each alone
+        broken = {}
+        for fix, where in fixes.items():
+            one = subprocess.run([bash, "-n"], input="\n".join(fix_lines(fix)), capture_output=True, text=True, timeout=30)
+            if one.returncode:
+                broken[where] = ("\n".join(fix_lines(fix)), one.stderr.strip())
+        assert broken == {}
+
+
 def test_a_fix_that_starts_with_kubectl_pastes_into_a_shell() -> None:
     """Trial 73: fixes mixed commands with prose ("| grep -i nvidia (what runs there ...)", "; then restart ...",
     "clusterpolicies.nvidia.com (no ClusterPolicy in the dump)"), so a pasted fix was a shell syntax error. A fix

@@ -26,7 +26,7 @@ from collections import Counter
 from typing import Any
 
 from ..report import Report, Result, counted
-from ..shell import comment_at
+from ..shell import command_spans, comment_at
 from . import check_group_by, one_line, visible
 from .markdown import (
     _CHAINED,
@@ -103,6 +103,20 @@ def fix_lines(fix: str) -> list[str]:
     def line(part: str, command_aside: bool) -> str:
         return part if _COMMAND.match(part) and not command_aside else f"# {part.lstrip('# ')}"
 
+    def command_lines(part: str, command_aside: bool) -> None:
+        # a command as one copies it (its loop to "done", a chain whole: rules.shell.command_spans), then the prose
+        # after it on a comment line of its own (trial 194: "kubectl get ... | grep -A3 sandboxWorkloads (enabled not
+        # true: ...)" and "... -o yaml > pod.yaml, edit it and kubectl replace ..." were one line, which a shell
+        # refuses)
+        spans = command_spans(part) if _COMMAND.match(part) else []
+        end = spans[0][1] if spans and spans[0][0] == 0 else len(part)
+        rest = part[end:].lstrip(" ,;.")
+        if not rest or rest.startswith("#"):  # (its own comment stays on its line)
+            lines.append(line(part, command_aside))
+            return
+        lines.append(line(part[:end], command_aside))
+        lines.append(f"# {rest}")
+
     for m in _COMMAND.finditer(text):
         start = m.start()
         before = text[at:start].rstrip()
@@ -122,7 +136,7 @@ def fix_lines(fix: str) -> list[str]:
         head, clause = (before[: cut + 1], before[cut + 2 :]) if cut >= 0 else (before, "")
         if head.strip():
             # a stop after a command is no part of it ("| grep node-a."); prose keeps its own
-            lines.append(line(head.rstrip(";.") if _COMMAND.match(head) else head, aside))
+            command_lines(head.rstrip(";.") if _COMMAND.match(head) else head, aside)
         if clause.strip():
             lines.append(f"# {clause.lstrip('# ')}")
         # a command its clause makes conditional ("or, if the node is meant for ...:") is an alternative: written
@@ -133,7 +147,7 @@ def fix_lines(fix: str) -> list[str]:
         aside = aside or bool(_CONDITION.search(said)) or said.lower().startswith(("or ", "or,", "or:"))
         aside = aside or 0 <= commented_from < start
         at = start
-    lines.append(line(text[at:], aside))
+    command_lines(text[at:], aside)
     return lines
 
 
