@@ -412,27 +412,39 @@ _QUOTE_OPENS = re.compile(r"""(?:^[ ]*(?:-[ ]+)*|:[ ]+|[\[{,][ ]*)(["'])""")
 
 
 def _unclosed_quote(text: str | bytes, first: int, line: int, lines: _Lines | None = None) -> str:
-    """Where a line from 0-based ``first`` to before the error's ``line`` opens a quoted scalar it does not close on that
-    line: what to add to the error, else "". A quoted scalar may run over lines, so PyYAML reads on to the next quote
-    and fails lines later, naming neither (trial 190: message: "GPU node {name} has no label, its closing quote left
-    out, was "did not find expected key" at the next line's references). The last such line before the error."""
+    """Where a line from 0-based ``first`` to before the error's ``line`` opens a quoted scalar that is still open at
+    the error: what to add to the error, else "". A quoted scalar may run over lines, so PyYAML reads on to the next
+    quote and fails lines later, naming neither (trial 190: message: "GPU node {name} has no label, its closing quote
+    left out, was "did not find expected key" at the next line's references). Quotes are followed from line to line:
+    one that closes on a later line, as kubectl wraps a long value, is none (trial 193)."""
     if not isinstance(text, str):
         return ""
-    for n in range(line - 1, max(first, line - 30, 0) - 1, -1):
+    opened: tuple[str, int, int] | None = None  # the quote, its 0-based line and 1-based column
+    for n in range(max(first, line - 30, 0), line):
         here = _line_of(text, n, lines)
-        if not isinstance(here, str) or '"' not in here and "'" not in here:
-            continue
+        if not isinstance(here, str):
+            break
         at = 0
-        while (m := _QUOTE_OPENS.search(here, at)) is not None:
-            quote, start = m.group(1), m.end()
-            end = _quote_end(here, start, quote)
+        if opened is not None:
+            end = _quote_end(here, 0, opened[0])
             if end < 0:
-                return (
-                    f" (line {n + 1} opens a {'double' if quote == chr(34) else 'single'} quote at column {start} that"
-                    " it does not close: the quoted text runs on to the next quote; a closing quote left out?)"
-                )
+                continue
+            opened, at = None, end + 1
+        if '"' not in here and "'" not in here:
+            continue
+        while (m := _QUOTE_OPENS.search(here, at)) is not None:
+            end = _quote_end(here, m.end(), m.group(1))
+            if end < 0:
+                opened = (m.group(1), n, m.end())
+                break
             at = end + 1
-    return ""
+    if opened is None:
+        return ""
+    quote, n, column = opened
+    return (
+        f" (line {n + 1} opens a {'double' if quote == chr(34) else 'single'} quote at column {column} that nothing"
+        " closes before this line: the quoted text runs on to the next quote; a closing quote left out?)"
+    )
 
 
 def _quote_end(line: str, start: int, quote: str) -> int:

@@ -75,9 +75,13 @@ def test_a_quote_left_open_is_named_at_its_line() -> None:
     assert err.line == 11
     assert err.reason == (
         "YAML syntax error: did not find expected key (while parsing a block mapping that starts at line 6, column 5)"
-        " (line 10 opens a double quote at column 14 that it does not close: the quoted text runs on to the next quote;"
-        " a closing quote left out?)"
+        " (line 10 opens a double quote at column 14 that nothing closes before this line: the quoted text runs on to the"
+        " next quote; a closing quote left out?)"
     )
+    # trial 193: a quote that closes on a later line (a long value wrapped, as kubectl and the pack write them) is none
+    wrapped = text.replace('"GPU node {name} has no acme.io/team label\n', '"GPU node {name} has no\n      acme.io/team label"\n')
+    wrapped = wrapped.replace("    references:", "   references:")
+    assert "opens a" not in refused(wrapped).reason, refused(wrapped).reason
     # a closed quote, and an apostrophe inside a plain value, are no such line
     closed = text.replace("acme.io/team label\n", 'acme.io/team label"\n').replace("GPU node has a team", "it's x: y")
     assert "opens a" not in refused(closed).reason
