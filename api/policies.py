@@ -183,8 +183,10 @@ def lint() -> Response:
 
 
 def _where(policy: Policy) -> str:
-    """``pack gpu-operator, nodes.yaml`` (a pack's policy), else the policy's file."""
-    return f"pack {policy.pack}, {policy.file.replace(chr(92), '/').rsplit('/', 1)[-1]}" if policy.pack else policy.file
+    """``pack gpu-operator, nodes.yaml`` (a pack's policy), else the policy's file name."""
+    # (the file's name alone, as GET /v1/policies shows it: trial 193, the server's folders were said)
+    name = policy.file.replace(chr(92), "/").rsplit("/", 1)[-1]
+    return f"pack {policy.pack}, {name}" if policy.pack else name
 
 
 def _json_syntax(text: str, shown: str) -> None:

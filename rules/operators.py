@@ -501,7 +501,10 @@ def _compare(fn: Callable[[Fraction, Fraction], bool]) -> Callable[[Any, Any], b
     # with: the comparison fails, "= <none>", as equals fails (trial 190: the docs' own request-equals-limit
     # rule gave error on the container without a limit it exists to catch, naming the request as not a quantity).
     def test(value: Any, arg: Any) -> bool:
-        return arg is not None and fn(_quantity(value), _quantity(arg))
+        if arg is None:
+            _quantity(value)  # a value that is no quantity is an error still (trial 193)
+            return False
+        return fn(_quantity(value), _quantity(arg))
 
     return test
 
@@ -540,6 +543,7 @@ def _count_describe(arg: Any) -> str:
 
 def _multiple_of(value: Any, arg: Any) -> bool:
     if arg is None:  # (as _compare)
+        _quantity(value)
         return False
     divisor = _quantity(arg)
     if divisor == 0:

@@ -1031,6 +1031,11 @@ def test_lint_a_valid_policy(client: FlaskClient) -> None:
     }
     renamed = lint(client, text.replace("name: gpu-node-basics", "name: my-gpu-nodes").encode()).get_json()
     assert (renamed["valid"], renamed["notes"]) == (True, [])
+    # a policy served from a file of its own is named by the file's name, as GET /v1/policies names it (trial 193:
+    # the server's folders were said)
+    alone = create_app({"POLICIES": [str(PACK / "gpu-node-basics.yaml")]}).test_client()
+    [note] = lint(alone, text.encode()).get_json()["notes"]
+    assert "(gpu-node-basics.yaml): valid alone" in note, note
 
 
 def test_lint_gives_file_line_rule_and_reason(client: FlaskClient) -> None:

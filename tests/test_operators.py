@@ -408,6 +408,9 @@ def test_a_reference_argument_that_gives_nothing_fails_a_quantity_comparison(jud
     for op in ("quantityEquals", "gt", "gte", "lt", "lte", "multipleOf"):
         r = one(judge, {"path": GPUS, op: {"path": "$.status.capacity['nvidia.com/none']"}})
         assert (r.result, r.expected) == ("fail", f"{'a multiple of' if op == 'multipleOf' else OP_WORDS[op]} <none>"), op
+    # a value that is no quantity is an error still, the argument given or not (trial 193)
+    r = one(judge, {"path": LABEL, "quantityEquals": {"path": "$.status.capacity['nvidia.com/none']"}})
+    assert (r.result, r.message) == ("error", f"could not evaluate: {LABEL}: 'vm-passthrough' is not a Kubernetes quantity")
     r = one(judge, {"path": GPUS, "gte": {"path": LABEL}})
     assert (r.result, r.message) == (
         "error",

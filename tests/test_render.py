@@ -1964,6 +1964,14 @@ def test_a_line_break_in_a_name_never_starts_a_line_of_a_table_or_breaks_a_chat_
     [heading] = [line for line in chat.split("\n") if line.startswith("FAIL")]
     assert heading.startswith("FAIL (high) `Node/gpu-y\\x0a'\u200b'\u200b'\\x0a*INJECTED* <\u200b!channel>\\x0a"), heading
     assert heading.endswith("` · `gpu-nodes/workload-label-valid`"), heading
+    # trial 193: the heading of each dump of a batch (its file's name) too
+    from rules.render import render_many
+
+    other = audit_bytes(json.dumps(node).encode(), "c1\n*INJ* <!channel>\n.tar.gz", load_policies(()))
+    for fmt in ("chat", "table"):
+        batch = render_many([report, other], fmt)
+        assert not re.search(r"^(\*INJ|\.tar\.gz|b\.json)", batch, re.M), (fmt, batch[:400])
+        assert "c1\\x0a*INJ* " in batch, fmt
 
 
 def test_chat_at_discords_limit_shows_the_one_finding_before_the_notes_it_counts() -> None:

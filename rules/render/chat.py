@@ -257,7 +257,7 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
     for i, r in enumerate(reports, 1):
         quiet = not r.by_rule() and not r.input_errors
         said = summary_line(r) if quiet else head(r, limit=limit, skips=0)
-        blocks.append(("dump", f"== {inert(r.name or f'dump {i}')} ==\n{_plain_lead(said)}", i))
+        blocks.append(("dump", f"== {inert(one_line(r.name or f'dump {i}'))} ==\n{_plain_lead(said)}", i))
         noun = _noun(r)
         blocks.extend((noun, text, i) for text in _findings(r, group_by))
     return _fitted(first, blocks, limit)[0]

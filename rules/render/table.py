@@ -335,7 +335,7 @@ def render(
 def render_many(reports: list[Report], fmt: str = "table", **options: Any) -> str:
     """Each dump's table under ``== <name>``, then the batch's summary line, as each dump's says its own (trial 69:
     only the worst result was said), and its worst result."""
-    parts = [f"== {r.name}\n{render(r, fmt, **options)}" for r in reports]
+    parts = [f"== {one_line(r.name)}\n{render(r, fmt, **options)}" for r in reports]
     worst = max((r.worst() for r in reports), key=RESULT_RANK.__getitem__)
     parts.append(f"== total: {len(reports)} dumps, {_summary(Report.total(reports))}; worst result: {worst}\n")
     return "\n".join(parts)
