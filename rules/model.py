@@ -390,6 +390,16 @@ def compile_ref(raw: Any, where: list[str | int], names: set[str] | None = None)
         target = _path(target, [*where, kind])
     elif kind == "value":
         kind = "literal"
+        if "key" in raw and not isinstance(target, (dict, list)):
+            # trial 190: equals: {key: nvidia.com/gpu, value: present} (a taint written without its wrapping value:)
+            # read "present" by key nvidia.com/gpu, null on every object
+            shown, said_key = operators.show(target), operators.show(raw["key"])
+            raise CompileError(
+                [*where, "key"],
+                f"a key read of the literal value {shown} gives nothing (a value that is no mapping has no members): to"
+                f" compare with a mapping that has key and value members, write it whole under value: {{value: {{key:"
+                f" {said_key}, value: {shown}}}}}",
+            )
     elif kind == "format":
         if not isinstance(target, str):
             raise CompileError([*where, "format"], "format must be a string with {name} references")

@@ -87,6 +87,23 @@ def test_a_quote_left_open_is_named_at_its_line() -> None:
     assert "opens a" not in refused(closed).reason
 
 
+def test_a_key_read_of_a_literal_scalar_is_refused() -> None:
+    """Regression (trial 190): equals: {key: nvidia.com/gpu, value: present} (a taint without its wrapping value:)
+    loaded, and read the literal "present" by the key nvidia.com/gpu: null on every object, so every node failed."""
+    err = refused(TEMPLATE.replace("ASSERT", "{path: '$.spec.taints[*]', equals: {key: nvidia.com/gpu, value: present}}"))
+    assert (err.line, err.path) == (12, "spec.rules[0].assert.equals.key")
+    assert err.reason == (
+        "a key read of the literal value present gives nothing (a value that is no mapping has no members): to compare"
+        " with a mapping that has key and value members, write it whole under value: {value: {key: nvidia.com/gpu,"
+        " value: present}}"
+    )
+    # a key read of a literal mapping is a lookup
+    [policy] = load_policy_text(
+        TEMPLATE.replace("ASSERT", "{path: '$.metadata.name', equals: {value: {a: gpu-1}, key: a}}"), "nodes.yaml"
+    )
+    assert policy.rules[0].id == "gpu-allocatable"
+
+
 def test_unknown_operator_is_an_unknown_field() -> None:
     err = refused(TEMPLATE.replace("ASSERT", "{path: '$.status.allocatable', equalz: 1}"))
     assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.equalz")
