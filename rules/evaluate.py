@@ -8,12 +8,14 @@ object's results once they are known, never inside a rule.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from datetime import UTC, datetime
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from . import heap, parallel
@@ -22,7 +24,7 @@ from .errors import EvaluationError, EvaluationTimeout, InputError
 from .exemptions import Exempter, ExemptionSet
 from .index import Index, metadata_of
 from .limits import limit
-from .loader import PolicySet
+from .loader import BUILTIN_DIR, PolicySet
 from .messages import command, has_placeholders, substitute
 from .model import Rule
 from .operators import OPERATORS, OperatorError, object_name, show
@@ -383,6 +385,40 @@ def _nothing_matched_notes(objects: list[ObjectReport], policies: PolicySet, eve
     judged = sorted({k for r in policies.rules for k in r.match.kinds})
     held = first_few(sorted({o.kind for o in every}), 12)
     return [f"no rule matched any object of the dump: the rules judge {', '.join(judged)}; the dump holds {held}"]
+
+
+def _filtered_out_notes(
+    objects: list[ObjectReport], policies: PolicySet, every: list[KObject], not_applied: list[dict[str, Any]]
+) -> list[str]:
+    """One note for the rules that matched no object of the dump though it holds objects of their kinds: their
+    match's labelSelector, names, namespaces or apiVersions left them all out (trial 190: a pack's five Node rules
+    selecting nvidia.com/gpu.present judged none of the lab's nodes, and the table read "15 pass" without a word of
+    them). A rule chosen by name has its own note (``_unmatched_notes``)."""
+    if not objects or policies.named:
+        return []
+    matched = {f"{r.policy}/{r.rule}" for obj in objects for r in obj.results} | {e["rule"] for e in not_applied}
+    kinds = {o.kind for o in every}
+    left = [
+        r.uid
+        for p in policies.policies
+        if not _builtin(p.file)  # (a built-in rule for a named ConfigMap is not news to every must-gather)
+        for r in p.rules
+        if r.uid not in matched
+        and (r.match.selector is not None or r.match.names or r.match.namespaces or r.match.api_versions)
+        and ("*" in r.match.kinds or r.match.kinds & kinds)
+    ]
+    if not left:
+        return []
+    return [
+        f"{counted(len(left), 'rule')} matched none of the dump's objects of the kinds they judge (their match's"
+        f" labelSelector, names, namespaces or apiVersions leave them all out): {first_few(left, 8)}"
+    ]
+
+
+@functools.cache
+def _builtin(file: str) -> bool:
+    """True for a policy file of the built-in packs."""
+    return Path(file).resolve().is_relative_to(BUILTIN_DIR.resolve())
 
 
 def _left_out_notes(policies: PolicySet) -> list[str]:
@@ -871,6 +907,7 @@ def _evaluate(
                 if selection is None and not policies.named and not not_applied
                 else []
             ),
+            *_filtered_out_notes(objects, policies, every, not_applied),
             *_left_out_notes(policies),
             *([selection.missed(every)] if selection is not None and not selected else []),
             *_operator_notes(index),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -586,3 +587,30 @@ def test_message_var_that_cannot_be_computed_says_so(judge: Judge) -> None:
     good = gpu_node("n2")
     good["metadata"]["annotations"] = {"since": "2025-12-31T23:59:44Z"}
     assert judge([good], rules=[rule])[("n2", "r")].message == "n2 has 8 GPUs of 16"
+
+
+def test_rules_whose_match_leaves_out_every_object_of_their_kinds_are_noted(tmp_path: Path) -> None:
+    """Regression (trial 190): a pack's five Node rules selecting nvidia.com/gpu.present judged none of the lab's
+    eleven nodes, and the table read "15 pass" with no word of them. A note names them; the built-in pack's rules for a
+    named object (kubevirt-config) are no news to a dump without it."""
+    from rules.loader import load_policies
+    from rules.reader import parse_text
+
+    policy = tmp_path / "acme.yaml"
+    policy.write_text(
+        "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: acme}\nspec:\n  rules:\n"
+        "  - id: team\n    title: GPU node has a team\n"
+        "    match: {kinds: [Node], labelSelector: {matchLabels: {nvidia.com/gpu.present: 'true'}}}\n"
+        "    assert: {path: \"$.metadata.labels['acme.io/team']\", exists: true}\n"
+        "    message: no team\n    references: ['https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/']\n"
+        "  - id: named\n    title: named\n    match: {kinds: [Node]}\n    assert: {path: $.metadata.name, exists: true}\n"
+        "    message: x\n    references: ['https://kubernetes.io/']\n"
+    )
+    dump = parse_text("apiVersion: v1\nkind: Node\nmetadata: {name: cpu-1}\n---\napiVersion: v1\nkind: ConfigMap\n"
+                      "metadata: {name: other, namespace: kubevirt}\n", "d.yaml")  # fmt: skip
+    notes = [n for n in evaluate(dump, load_policies([str(policy)])).notes if "matched none" in n]
+    assert notes == [
+        "1 rule matched none of the dump's objects of the kinds they judge (their match's labelSelector, names,"
+        " namespaces or apiVersions leave them all out): acme/team"
+    ]
+    assert not [n for n in evaluate(dump, load_policies(())).notes if "matched none" in n]

@@ -201,10 +201,10 @@ def test_a_deploy_label_fix_adds_the_labels_its_message_names_and_no_other() -> 
     [(message, fix)] = [
         (r.message, r.remediation) for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"
     ]
-    named = [
-        "nvidia.com/gpu.deploy.sandbox-device-plugin",
-        "nvidia.com/gpu.deploy.sandbox-validator",
+    named = [  # (in the order each operand waits on the one before: trial 192)
         "nvidia.com/gpu.deploy.vfio-manager",
+        "nvidia.com/gpu.deploy.sandbox-validator",
+        "nvidia.com/gpu.deploy.sandbox-device-plugin",
     ]
     assert f"lacks [{', '.join(named)}]" in message
     assert fix.endswith(f"for l in {' '.join(named)}; do kubectl label node gpu-pt-1 $l=true; done")
@@ -571,7 +571,8 @@ def test_fixes_resting_on_a_vm_label_the_operator_may_ignore_look_at_the_cluster
     fixes = {(o.ref.name, r.rule): r.remediation for o in report.objects for r in o.results if r.result == "warn"}
     check = "First see whether sandbox workloads are on: kubectl get clusterpolicies -o yaml | grep -A3 sandboxWorkloads"
     deploy = fixes[("gpu-mig-vmpt", "deploy-labels-match-workload")]
-    assert deploy.startswith(check + " (enabled not true: the operator ignores the workload label and the node is right")
+    # (a sentence of its own after the command, which a shell reads alone: trial 194)
+    assert deploy.startswith(check + ". Where enabled is not true, the operator ignores the workload label and the node is")
     assert deploy.index("If they are on:") < deploy.index("kubectl label node gpu-mig-vmpt")
     # trial 108: the driver pod's DaemonSet still selects the node (nvidia.com/gpu.deploy.driver=true): no fix deletes
     # it (created again at once, and its restart evicts the GPU pods there); the node's findings say what to do
