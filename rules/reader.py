@@ -1217,8 +1217,8 @@ class _DocumentBounds:
 
     def __init__(self, text: str) -> None:
         self.lines = text.split("\n")
-        self.starts = [i for i, line in enumerate(self.lines) if line.startswith("---") and _YAML_DOCUMENT_START.match(line)]
-        self.bounds = sorted(self.starts + [i for i, line in enumerate(self.lines) if _YAML_DOCUMENT_END.match(line)])
+        #: the 0-based lines of the markers, in order
+        self.bounds = [i for i, line in enumerate(self.lines) if _YAML_DOCUMENT_BOUND.match(line)]
 
     def last_before(self, at: int) -> int:
         """The 0-based line after the last boundary before 0-based line ``at`` (0 when there is none)."""
@@ -2433,8 +2433,8 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
 #: A YAML document separator at a line's start, in bytes.
 _DOCUMENT_START = re.compile(rb"^---(?=[ \t\r\n]|$)", re.M)
 _YAML_DOCUMENT_START = re.compile(_DOCUMENT_START.pattern.decode())
-#: YAML's document end marker.
-_YAML_DOCUMENT_END = re.compile(r"^\.\.\.(?=[ \t\r]|$)")
+#: YAML's document start or end marker.
+_YAML_DOCUMENT_BOUND = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r]|$)")
 #: The errors of one YAML document (its syntax, a value it holds), of which the document's kind is said.
 _DOCUMENT_ERRORS = ("YAML syntax error", "YAML error", "nesting deeper")
 
