@@ -364,7 +364,8 @@ def test_a_container_node_the_default_workload_would_convert_is_labelled_before_
 
     fixture = Path(__file__).resolve().parent.parent / "policies/gpu-operator/tests"
     text = (fixture / "container_node_the_default_workload_would_convert.yaml").read_text()
-    dump = parse_text("\n---\n".join(yaml.safe_dump(o) for o in yaml.safe_load(text)["objects"]), "t.yaml")
+    first = next(yaml.safe_load_all(text))  # (the fixture's first test: the VM default)
+    dump = parse_text("\n---\n".join(yaml.safe_dump(o) for o in first["objects"]), "t.yaml")
     [fix] = [
         r.remediation
         for o in evaluate(dump, _pack()).objects
