@@ -51,12 +51,16 @@ _INVISIBLE = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS}]")
 def visible(text: str) -> str:
     """``text`` with each character a terminal or a chat client would act on written as its escape (``\\x1b``,
     ``\\u202e``): the text formats (table, markdown, chat) show a value of the dump, never run it (trial 180)."""
-    if not _INVISIBLE.search(text):
-        return text
-    return _INVISIBLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+    return _INVISIBLE.sub(_escaped, text) if _INVISIBLE.search(text) else text
 
 
-_BREAKS = re.compile("[\n\u2028\u2029]")
+#: ``_INVISIBLE`` and the line breaks (``one_line``).
+_OFF_LINE = re.compile(f"[{_INVISIBLE.pattern[1:-1]}\n\u2028\u2029]")
+
+
+def _escaped(m: re.Match[str]) -> str:
+    """A character as its escape: ``\\x1b``, ``\\u202e``."""
+    return f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}"
 
 
 def one_line(text: str) -> str:
@@ -64,8 +68,7 @@ def one_line(text: str) -> str:
     file's, which the text formats put on a line of their own or in a code span, never starts a line of its own (trial
     191: a Node named "gpu-y\\n```\\n*INJECTED* <!channel>" wrote lines of its choosing at column 0 of a table
     and broke a chat heading's code span)."""
-    text = visible(text)
-    return _BREAKS.sub(lambda m: f"\\x{ord(m.group()):02x}" if m.group() == "\n" else f"\\u{ord(m.group()):04x}", text)
+    return _OFF_LINE.sub(_escaped, text)
 
 
 #: How a report's details are laid out by the formats that can choose (``group_by``).

@@ -97,7 +97,8 @@ def where(obj: ObjectReport, shared: frozenset[tuple[str, int]] = frozenset()) -
     ``jq '.items[N]'`` shows it)."""
     src = obj.source
     place = f"{src.file}:{src.line}" if src.line else src.file
-    return f"{place} items[{src.item}]" if src.item is not None and (src.file, src.line) in shared else place
+    # (a file's name on one line: trial 191)
+    return one_line(f"{place} items[{src.item}]" if src.item is not None and (src.file, src.line) in shared else place)
 
 
 def _shared_lines(report: Report) -> frozenset[tuple[str, int]]:
@@ -217,7 +218,7 @@ def _finding(view: _View, obj: ObjectReport, r: Result, group_by: str) -> None:
     """One result: result word, object (or rule) and place on a line, then message and fix, indented."""
     by_rule = group_by == "rule"
     if by_rule:
-        parts = [r.result, one_line(str(obj.ref)), one_line(where(obj, view.shared))]
+        parts = [r.result, one_line(str(obj.ref)), where(obj, view.shared)]
     else:
         parts = [f"{r.result} {r.severity}", f"{r.policy}/{r.rule}"]
     first, *rest = _fields(parts, view.width, view.indent, place=by_rule)
@@ -279,7 +280,7 @@ def _groups(report: Report, words: set[str], group_by: str) -> list[list[tuple[O
 def _heading(view: _View, group: list[tuple[ObjectReport, Result]], group_by: str) -> None:
     obj, r = group[0]
     if group_by == "object":
-        view.lines(_fields([one_line(str(obj.ref)), one_line(where(obj, view.shared))], view.width, 2, place=True), "bold")
+        view.lines(_fields([one_line(str(obj.ref)), where(obj, view.shared)], view.width, 2, place=True), "bold")
         return
     counts = ", ".join(
         f"{n:,} {w}" for w in ("fail", "warn", "error", "pass", "skip") if (n := sum(x.result == w for _, x in group))
