@@ -459,3 +459,23 @@ def test_one_list_item_nested_past_the_parser_loses_that_item_alone(indent: int 
             1,
             "this item of the List nests deeper than 100 levels: it and the items after it are not read",
         )
+
+
+@pytest.mark.parametrize("depth", [256, 300, 1000, 1200])
+def test_json_nested_between_the_writers_limit_and_the_readers_is_an_input_error(depth: int) -> None:
+    """Regression (trial 196): a Node nested 256 to 1,023 levels (orjson reads 1,024 and writes 255) crashed the CLI
+    and was a 500 of the service, in the check for a key written twice; from 1,022 levels a List whose items were
+    read one at a time said the depth twice, once as the List's "JSON syntax error". The object, or the List item,
+    is one input error of its nesting and the others are judged."""
+    good = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "good"}}
+    deep = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "deep"}, "spec": "X"}
+    after = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "after"}}
+    nested = "[" * depth + "]" * depth
+    for indent in (2, None):
+        text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [good, deep, after]}, indent=indent)
+        dump = parse_bytes(text.replace('"X"', nested).encode(), "deep.json")
+        assert [o.name for o in dump.objects] == ["good", "after"], indent
+        assert [(e.source.item, e.reason) for e in dump.errors] == [(1, "nesting deeper than 100 levels")], indent
+    alone = parse_bytes(json.dumps(deep).replace('"X"', nested).encode(), "one.json")
+    [err] = alone.errors
+    assert (alone.objects, err.reason.endswith("deeper than 100 levels: line 1, column 175 opens level 101")) == ([], True)

@@ -967,14 +967,17 @@ def test_text_with_a_utf16_byte_order_mark_is_read() -> None:
 
 
 def test_a_member_that_is_not_utf8_is_an_error_at_its_line(tmp_path: Path) -> None:
-    """Regression (a trial): the report gave "line": 0 while the reason said "at line 4, column 12"."""
+    """Regression (a trial): the report gave "line": 0 while the reason said "at line 4, column 12". Trial 197: the
+    object is read, the byte as Latin-1, and the error (which loses nothing) says so."""
     (tmp_path / "latin1.yaml").write_bytes("apiVersion: v1\nkind: Node\nmetadata:\n  name: caf\u00e9\n".encode("latin-1"))
     dump = parse_bytes(tar_bytes(tmp_path, gz=False), "a.tar")
     [err] = dump.errors
-    assert (err.source.file, err.source.line) == ("a.tar!cluster/latin1.yaml", 4)
+    assert (err.source.file, err.source.line, err.lost) == ("a.tar!cluster/latin1.yaml", 4, False)
     assert err.reason == (
-        "not UTF-8 text and not a tar, gzip, xz, bzip2 or zip archive: byte 0xe9 at line 4, column 12 (offset 47)"
+        "not UTF-8 text: byte 0xe9 at line 4, column 12, read as Latin-1 ('\u00e9'): the file was saved in another"
+        " encoding (save it as UTF-8); the object's values there may not be what was written"
     )
+    assert [o.name for o in dump.objects] == ["caf\u00e9"]
 
 
 def test_archive_member_that_is_broken_is_an_input_error(tmp_path: Path) -> None:
@@ -1199,8 +1202,13 @@ def test_invalid_utf8_is_placed_by_line_and_column() -> None:
     from rules.errors import DumpError
     from rules.reader import parse_bytes
 
+    dump = parse_bytes(b"kind: Node\nmetadata:\n  name: caf\xe9\n", "latin1.yaml")
+    assert [(str(e.source), e.reason[:52]) for e in dump.errors] == [
+        ("latin1.yaml, document 1, line 3", "not UTF-8 text: byte 0xe9 at line 3, column 12, read")
+    ]
+    # bytes that are no text (here a NUL among them) are refused whole, with the first one's place
     with pytest.raises(DumpError) as err:
-        parse_bytes(b"kind: Node\nmetadata:\n  name: caf\xe9\n", "latin1.yaml")
+        parse_bytes(b"kind: Node\nmetadata:\n  name: caf\xe9\x00\n", "latin1.yaml")
     assert err.value.reason == (
         "not UTF-8 text and not a tar, gzip, xz, bzip2 or zip archive: byte 0xe9 at line 3, column 12 (offset 32)"
     )
@@ -2462,8 +2470,10 @@ def test_a_byte_that_is_not_utf8_after_a_byte_order_mark_is_placed_right() -> No
     from rules.reader import parse_bytes
 
     data = b"\xef\xbb\xbfapiVersion: v1\nkind: Node\nmetadata: {name: ab\xffc}\n"
+    [err] = parse_bytes(data, "bom.yaml").errors
+    assert err.reason.startswith("not UTF-8 text: byte 0xff at line 3, column 20, read as Latin-1")
     with pytest.raises(DumpError) as info:
-        parse_bytes(data, "bom.yaml")
+        parse_bytes(data + b"\x00", "bom.yaml")
     assert info.value.reason == (
         "not UTF-8 text and not a tar, gzip, xz, bzip2 or zip archive: byte 0xff at line 3, column 20 (offset 48)"
     )
@@ -2858,8 +2868,8 @@ def test_a_yaml_document_that_is_not_utf8_is_read_as_latin1_and_said() -> None:
     """Regression (trial 171): one Latin-1 byte in the third document of a dump refused the whole dump, and the error
     said document 1. Every document is read, the bytes that are not UTF-8 as Latin-1; an input error at that document
     and the byte's line and column says so (nothing is lost: lost is False). Trial 172: read apart, a ClusterPolicy with
-    such a byte in a comment was lost; a byte in a comment, before the first '---' too, is a note. A single document
-    is refused whole, as before."""
+    such a byte in a comment was lost; a byte in a comment, before the first '---' too, is a note. Trial 197: a single
+    document (a List) is read so too, the error at the item holding the byte."""
     doc = "apiVersion: v1\nkind: Node\nmetadata:\n  name: {}\n  annotations: {{note: {}}}\n"
     data = (doc.format("a", "x") + "---\n" + doc.format("b", "x") + "---\n").encode() + doc.format("c", "caf\xe9").encode(
         "latin-1"
@@ -2875,8 +2885,23 @@ def test_a_yaml_document_that_is_not_utf8_is_read_as_latin1_and_said() -> None:
         "not UTF-8 text: byte 0xe9 at line 17, column 26, read as Latin-1 ('\xe9'): the file was saved in another"
         " encoding (save it as UTF-8); the document's values there may not be what was written",
     )
+    [err] = parse_bytes(doc.format("c", "caf\xe9").encode("latin-1"), "one.yaml").errors
+    assert (str(err.source), err.reason[:52]) == (
+        "one.yaml, document 1, line 5",
+        "not UTF-8 text: byte 0xe9 at line 5, column 26, read",
+    )
+    items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": n, "annotations": {"note": "x"}}} for n in "abc"]
+    listed = {"apiVersion": "v1", "kind": "List", "items": items}
+    as_json = json.dumps(listed, indent=2).encode().replace(b'"name": "b"', b'"name": "b\xe9"')
+    as_yaml = yaml.safe_dump(listed).encode().replace(b"name: b", b"name: b\xe9")
+    for data, name in ((as_json, "list.json"), (as_yaml, "list.yaml")):
+        dump = parse_bytes(data, name)
+        assert [o.name for o in dump.objects] == ["a", "b\xe9", "c"], name
+        [err] = dump.errors
+        assert (err.source.item, err.lost, "read as Latin-1" in err.reason) == (1, False, True), name
+    # a NUL byte, or more than a few bytes that are not UTF-8, is no text: refused whole
     with pytest.raises(DumpError, match="byte 0xe9 at line 5, column 26"):
-        parse_bytes(doc.format("c", "caf\xe9").encode("latin-1"), "one.yaml")
+        parse_bytes(doc.format("c", "caf\xe9" * 9).encode("latin-1"), "one.yaml")
     # a byte in a comment, before the first '---' or in a document, is a note: every object read, no input error
     commented = (
         "# nodes of caf\xe9\n---\n".encode("latin-1")

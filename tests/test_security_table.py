@@ -81,6 +81,11 @@ INPUTS: dict[str, Callable[[], bytes]] = {
     "flood of tiny YAML values (`[a,a,...]`, 7 MB)": lambda: b"[" + b"a," * (7 << 19) + b"a]",
     "YAML nested 150 levels": lambda: ("kind: ConfigMap\ndata:\n" + "".join("  " * i + "- \n" for i in range(1, 150))).encode(),
     "JSON nested 20,000 levels": lambda: b'{"kind": "ConfigMap", "data": ' + b"[" * 20000 + b"]" * 20000 + b"}",
+    # trial 196: orjson reads 1,024 levels and writes 255: between the two the CLI crashed and the service said 500
+    "one JSON List item nested 300 levels": lambda: (
+        b'{"apiVersion": "v1", "kind": "List", "items": [{"kind": "ConfigMap", "metadata": {"name": "a"}},'
+        b' {"kind": "ConfigMap", "metadata": {"name": "b"}, "data": ' + b"[" * 300 + b"]" * 300 + b"}]}"
+    ),
     "gzip nested 1,500 levels": _nested_gzip,
     "gzip bomb (unpacks past the budget)": _gzip_bomb,
     "zip bomb (unpacks past the budget)": _zip_bomb,
