@@ -907,7 +907,8 @@ def _evaluate(
                 if selection is None and not policies.named and not not_applied
                 else []
             ),
-            *_filtered_out_notes(objects, policies, every, not_applied),
+            # (trial 196: not with a selection, which leaves out objects the rule would match)
+            *(_filtered_out_notes(objects, policies, every, not_applied) if selection is None else []),
             *_left_out_notes(policies),
             *([selection.missed(every)] if selection is not None and not selected else []),
             *_operator_notes(index),

@@ -614,3 +614,14 @@ def test_rules_whose_match_leaves_out_every_object_of_their_kinds_are_noted(tmp_
         " namespaces or apiVersions leave them all out): acme/team"
     ]
     assert not [n for n in evaluate(dump, load_policies(())).notes if "matched none" in n]
+    # trial 196: with a selection (--name, -l) the objects the rule matches may be left out by it, not by the rule
+    from rules.selection import Selection
+
+    two = parse_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: cpu-1}\n---\napiVersion: v1\nkind: Node\n"
+        "metadata: {name: gpu-1, labels: {nvidia.com/gpu.present: 'true'}}\n",
+        "d.yaml",
+    )
+    selected = evaluate(two, load_policies([str(policy)]), selection=Selection(names=("cpu-1",)))
+    assert [o.ref.name for o in selected.objects] == ["cpu-1"]
+    assert not [n for n in selected.notes if "matched none" in n]
