@@ -1848,6 +1848,13 @@ def test_a_command_the_fix_as_written_would_not_run_is_written_commented_out() -
         "# Then fix it by hand:",
         "kubectl label node n1 a-",
     ]
+    # trial 196: a comma standing alone is an argument, not the end of a clause ("| tr" was cut from its operands)
+    assert fix_lines("kubectl get node n1 -o jsonpath='{.metadata.labels}' | tr , '\\n' (one label per line)") == [
+        "kubectl get node n1 -o jsonpath='{.metadata.labels}' | tr , '\\n'",
+        "# (one label per line)",
+    ]
+    cut = ["kubectl get pod -n ml p -o yaml > pod.yaml", "# edit it"]
+    assert fix_lines("kubectl get pod -n ml p -o yaml > pod.yaml, edit it") == cut
 
 
 def test_a_fix_alternative_stays_commented_out_through_its_sequence_and_later_clauses() -> None:
