@@ -24,7 +24,7 @@ from .loader import PolicyLoadError, PolicySet, load_policies, pack_folders_unre
 from .parallel import JobsError, jobs_setting
 from .progress import Progress
 from .reader import STDIN, WHAT_IS_READ, dump_name_problem
-from .render import FORMATS, OPTIONS, OptionError, UnknownFormat, visible
+from .render import FORMATS, OPTIONS, OptionError, UnknownFormat, one_line, visible
 from .render.markdown import MIN_LIMIT
 from .report import RESULT_RANK, RESULTS, SEVERITIES, Report, counted
 from .selection import Selection, SelectionError
@@ -53,6 +53,12 @@ def _err(message: str) -> None:
         click.echo(visible(message), err=True)
     except BrokenPipeError:  # `2>&1 | head`: the reader is gone; the exit status still says the verdict
         _to_devnull(sys.stderr)
+
+
+def _note(note: str) -> None:
+    """A report's note on standard error, on one line: a line break in a file's or an object's name it holds is written
+    as its escape (trial 196: a file named "c1\\n# INJ <!channel>\\n.yaml" gave the batch note lines of its own)."""
+    _err(f"verdict: note: {one_line(note)}")
 
 
 def _to_devnull(stream: Any) -> None:
@@ -398,7 +404,7 @@ def audit(
             if e.dumps and not any(e.covers_dump(name) for _, name in dumps)
         ]
     for note in [] if quiet else batch_notes:
-        _err(f"verdict: note: {note}")
+        _note(note)
     console = _progress_console()
     progress = TerminalProgress(console) if console is not None else None
     with progress or nullcontext():
@@ -488,7 +494,7 @@ def _report(
         # (trial 176: its counts then read as the batch's)
         common = [n for n in reports[0].notes if n not in said and about_the_file(n) and all(n in r.notes for r in reports[1:])]
         for note in common:
-            _err(f"verdict: note: {note}")
+            _note(note)
         said |= frozenset(common)
     # a table on the terminal lists each dump's input errors under its findings (trial 163: each said twice)
     tabled = fmt == "table" and output is None and _stdout_is_terminal()
@@ -496,7 +502,7 @@ def _report(
         # what was set aside says why nothing was read (trial 60: a folder that is itself a Helm chart)
         for note in [] if quiet else r.notes:
             if note not in said:
-                _err(f"verdict: note: {note}")
+                _note(note)
         if r.input_errors:
             # (trial 166: a batch's unreadable dump on the terminal: its table is written, its errors in it)
             for err in [] if tabled and len(unreadable) < len(reports) else r.input_errors:
@@ -552,7 +558,7 @@ def _report(
         for note in [] if quiet else r.notes:
             if note not in said:
                 # (trial 175: "x.zip: x.zip: 1 member ...": a note that starts with the dump's name says it already)
-                _err(f"verdict: note: {'' if note.startswith(f'{r.name}:') else of}{note}")
+                _note(f"{'' if note.startswith(f'{r.name}:') else of}{note}")
     if fmt == "sarif" and len(reports) > SARIF_RUNS_PER_FILE:
         # trial 105: a nightly audit of a folder of 21 dumps wrote a file that code scanning rejects (a warning, said
         # with -q too, which silences notes the report keeps: this is in no report; trial 107)

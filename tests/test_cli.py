@@ -997,6 +997,18 @@ def test_a_dump_given_twice_is_judged_once(tmp_path: Path) -> None:
     assert f"verdict: note: {described} is in {nest / 'sub'}, given too: it is judged in both dumps" in res.stderr.splitlines()
 
 
+def test_a_note_naming_a_file_with_a_line_break_is_one_line(tmp_path: Path) -> None:
+    """Regression (trial 196): a file named "c1\\n# INJ <!channel>\\n.yaml" wrote the batch note on standard error as
+    three lines, one of them its "# INJ" at column 0; the line break is written as its escape."""
+    clean = tmp_path / "clean.yaml"
+    clean.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n")
+    odd = tmp_path / "c1\n# INJ <!channel>\n.yaml"
+    odd.write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: ml2}\n")
+    res = run("audit", str(clean), str(odd), "--fail-on", "never", "-f", "table")
+    assert not [line for line in res.stderr.splitlines() if not line.startswith("verdict: ")], res.stderr
+    assert "c1\\x0a# INJ <!channel>\\x0a.yaml are judged as separate dumps" in res.stderr
+
+
 def test_in_a_batch_each_note_says_its_dump(tmp_path: Path) -> None:
     """Regression (a new user's trial): a folder of archives printed "note: assumed: a GPU node without a valid
     workload label ..." once after the total, without saying that only one archive made the assumption."""

@@ -1979,6 +1979,16 @@ def test_a_line_break_in_a_name_never_starts_a_line_of_a_table_or_breaks_a_chat_
         batch = render_many([report, other], fmt)
         assert not re.search(r"^(\*INJ|\.tar\.gz|b\.json)", batch, re.M), (fmt, batch[:400])
         assert "c1\\x0a*INJ* " in batch, fmt
+    # trial 196: a note naming such a file (one every dump carries is said once, above them) is on one line too
+    import dataclasses
+
+    note = "a and c1\n# INJ <!channel>\n.yaml are judged apart"
+    noted = [dataclasses.replace(r, notes=[*r.notes, note]) for r in (report, other)]
+    for fmt in ("chat", "table", "markdown"):
+        batch = render_many(noted, fmt, notes=True) if fmt == "table" else render_many(noted, fmt)
+        assert not re.search(r"^(# INJ|\.yaml)", batch, re.M), (fmt, batch[:600])
+        # (markdown writes a note's line breaks as spaces)
+        assert ("c1 # INJ" if fmt == "markdown" else "c1\\x0a# INJ") in batch, fmt
 
 
 def test_chat_at_discords_limit_shows_the_one_finding_before_the_notes_it_counts() -> None:

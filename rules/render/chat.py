@@ -247,7 +247,7 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
     if shared:
         reports = [dataclasses.replace(r, notes=[n for n in r.notes if n not in shared]) for r in reports]
     total = _plain_lead(summary_line(Report.total(reports), f"{len(reports)} dumps"))
-    notes = [f"_note: {inert(n)}_" for n in shared]
+    notes = [f"_note: {inert(one_line(n))}_" for n in shared]
     if limit:
         # the notes every dump carries take at most half the message, the rest counted (trial 181: a 330-character
         # batch note took a 500-character message to 574)

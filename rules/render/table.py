@@ -323,13 +323,13 @@ def render(
     if report.input_errors:
         view.line("")
     for err in report.input_errors:
-        first, *rest = wrap(f"input error {err}", width, view.indent, first=0)
+        first, *rest = wrap(f"input error {one_line(str(err))}", width, view.indent, first=0)
         view.result_line(first, "error", "input error")
         view.lines(rest)
     if notes and report.notes:
         view.line("")
         for note in report.notes:
-            view.lines(wrap(f"note: {note}", width, view.indent, first=0), "dim")
+            view.lines(wrap(f"note: {one_line(note)}", width, view.indent, first=0), "dim")
     return view.text()
 
 
