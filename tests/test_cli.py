@@ -184,6 +184,12 @@ def test_folder_of_archives_is_one_report_per_dump(files: tuple[Path, Path], tmp
     assert data["kind"] == "ReportList"
     assert [r["name"] for r in data["reports"]] == [str(batch / "a.tar.gz"), str(batch / "b.tar.gz")]
     assert data["total"]["results"]["fail"] == 2
+    # trial 197: the total counts the dumps, and those that gave no object (an empty archive among them: exit 2)
+    assert (data["total"]["dumps"], data["total"]["dumpsNotRead"]) == (2, 0)
+    (batch / "c.tar.gz").write_bytes(b"")
+    res = run("audit", str(batch), "-p", str(policy))
+    data = json.loads(res.stdout)
+    assert (res.exit_code, data["total"]["dumps"], data["total"]["dumpsNotRead"]) == (2, 3, 1)
 
 
 def test_a_sarif_batch_of_more_runs_than_code_scanning_takes_says_so(files: tuple[Path, Path], tmp_path: Path) -> None:
