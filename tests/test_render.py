@@ -2063,3 +2063,33 @@ def test_every_command_span_of_the_pack_fixtures_ends_where_its_command_does() -
     assert len(spans) > 300
     unquoted = {s: re.sub(r"'[^']*'|\"[^\"]*\"", "''", s) for s in spans}
     assert sorted(s for s, bare in unquoted.items() if ": " in bare or prose.search(bare)) == []
+
+
+def test_a_batch_index_names_the_dump_with_the_worst_finding_first(tmp_path: Path) -> None:
+    """Regression (trial 197): at the default limit a batch's Markdown index named a dump with two medium failures
+    and folded one with a high failure into "… 1 more dump"; dumps with findings are ranked by their worst severity,
+    then by how many fail."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+    from rules.render.markdown import DUMP_INDEX, _dump_index
+
+    policy = tmp_path / "p.yaml"
+    policy.write_text(
+        "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: p}\nspec:\n  rules:\n"
+        + "".join(
+            f"  - id: {sev}\n    title: {sev}\n    severity: {sev}\n    match: {{kinds: [Node]}}\n"
+            f"    assert: {{path: \"$.metadata.labels['{sev}']\", exists: true}}\n    message: no {sev}\n"
+            "    references: ['https://kubernetes.io/']\n"
+            for sev in ("high", "medium")
+        )
+    )
+    policies = load_policies([str(policy)])
+
+    def dump(name: str, labels: dict[str, str], nodes: int) -> Report:
+        items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": labels}} for i in range(nodes)]
+        return audit_bytes(json.dumps({"kind": "List", "apiVersion": "v1", "items": items}).encode(), name, policies)
+
+    reports = [dump(f"medium-{i}", {"high": "x"}, 2) for i in range(DUMP_INDEX)] + [dump("high", {"medium": "x"}, 1)]
+    index = _dump_index(reports, DUMP_INDEX)
+    assert index[0] == "- high: 1 fail", index
+    assert index[-1] == "- … 1 more dump, each with its section below or in the JSON report"

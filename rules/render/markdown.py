@@ -745,15 +745,18 @@ DUMP_INDEX = 8
 
 
 def _dump_index(reports: list[Report], most: int) -> list[str]:
-    """One line a dump of a batch, those not read or with input errors first, then by their worst finding (trial 154: a
-    chat message named the first dump alone, and a cut or unreadable archive of the batch went unnamed); ``most`` lines
-    at most (0: every one) and a line for the rest."""
+    """One line a dump of a batch, those not read or with input errors first, then by their worst finding: its
+    severity, then how many fail (trial 154: a chat message named the first dump alone, and a cut or unreadable archive
+    of the batch went unnamed; trial 197: two medium failures were named before a high one, which the limit cut);
+    ``most`` lines at most (0: every one) and a line for the rest."""
 
-    def rank(r: Report) -> tuple[int, int]:
+    def rank(r: Report) -> tuple[int, int, int]:
         s = r.summary()
         unread = not s["objectsRead"] and bool(s["inputErrors"])
         findings = sum(s["results"].get(w, 0) for w in ("fail", "warn", "error"))
-        return (0 if unread else 1 if s["inputErrors"] else 2 if findings else 3, -s["results"].get("fail", 0))
+        by_severity = s["findingsBySeverity"]
+        worst = next((i for i, sev in enumerate(SEVERITIES) if by_severity.get(sev)), len(SEVERITIES))
+        return (0 if unread else 1 if s["inputErrors"] else 2 if findings else 3, worst, -s["results"].get("fail", 0))
 
     ordered = sorted(reports, key=rank)  # (stable: the batch's order among equals)
     lines = []
