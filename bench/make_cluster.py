@@ -905,6 +905,7 @@ def write(size: Size, out: Path, seed: int = 11) -> int:
 def _write_list(items: Iterable[dict[str, Any]], out: Path) -> int:
     """Write ``items`` to ``out`` as the List ``kubectl get -o json`` prints; returns their number."""
     n = 0
+    out.parent.mkdir(parents=True, exist_ok=True)  # (trial 197: a traceback for -o big/gen-1k.json without big/)
     with out.open("wb") as fh:
         fh.write(b'{\n    "apiVersion": "v1",\n    "items": [\n')
         for obj in items:
