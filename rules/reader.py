@@ -2545,11 +2545,13 @@ def _utf8_document(data: bytes, name: str) -> Dump | None:
     lines = [o.source.line for o in placed]
     said: set[tuple[int, int | None] | None] = set()
     errors: list[InputError] = []
+    notes: list[str] = []
     for at in places:
         line, column = byte_place(data, at)
         byte = f"byte 0x{data[at]:02x} at line {line}, column {column}"
         if data[data.rfind(b"\n", 0, at) + 1 : at].lstrip().startswith(b"#"):
-            dump.notes.insert(0, f"{name}: {byte} is not UTF-8, in a comment: read as Latin-1 (save the file as UTF-8)")
+            if not any(n.startswith(f"{name}: byte 0x") and f" at line {line}, " in n for n in notes):  # one a line
+                notes.append(f"{name}: {byte} is not UTF-8, in a comment: read as Latin-1 (save the file as UTF-8)")
             continue
         found = bisect.bisect_right(lines, line) - 1
         holder = (placed[found].source.document, placed[found].source.item) if found >= 0 else None
@@ -2560,6 +2562,7 @@ def _utf8_document(data: bytes, name: str) -> Dump | None:
         what = "object" if holder is not None else "document"
         errors.append(InputError(Source(name, document, line, item), _latin1_reason(data, at, byte, what), lost=False))
     dump.errors = sorted([*dump.errors, *errors], key=lambda e: (e.source.document, e.source.line))
+    dump.notes[:0] = notes
     return dump
 
 

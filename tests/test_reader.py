@@ -2899,6 +2899,13 @@ def test_a_yaml_document_that_is_not_utf8_is_read_as_latin1_and_said() -> None:
         assert [o.name for o in dump.objects] == ["a", "b\xe9", "c"], name
         [err] = dump.errors
         assert (err.source.item, err.lost, "read as Latin-1" in err.reason) == (1, False, True), name
+    # in a comment of a List: a note, one a line, every object read and no input error
+    listed_comment = b"apiVersion: v1\nkind: List\n# r\xe9sum\xe9\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n"
+    dump = parse_bytes(listed_comment, "l.yaml")
+    assert ([o.name for o in dump.objects], dump.errors) == (["a"], [])
+    assert [n for n in dump.notes if "UTF-8" in n] == [
+        "l.yaml: byte 0xe9 at line 3, column 4 is not UTF-8, in a comment: read as Latin-1 (save the file as UTF-8)"
+    ]
     # a NUL byte, or more than a few bytes that are not UTF-8, is no text: refused whole
     with pytest.raises(DumpError, match="byte 0xe9 at line 5, column 26"):
         parse_bytes(doc.format("c", "caf\xe9" * 9).encode("latin-1"), "one.yaml")
