@@ -1449,6 +1449,12 @@ _CLIENT = (
 _SHELL_PROMPT = r"[ \t]*" + _PROMPT_BODY + r"[ \t]"
 #: A code block's line that is a command: ``$ kubectl ...``, ``[root@node ~]# ...``.
 _BLOCK_PROMPT = re.compile(_SHELL_PROMPT)
+#: A line kubectl writes on its standard error, which a paste made with ``2>&1`` (or a terminal) holds before what it
+#: printed: a klog line (``E0612 09:41:12.456789   48211 memcache.go:265] couldn't get ...``: severity, date, time,
+#: thread, file:line), or a warning the API server sent (``Warning: short name "no" could also match ...``,
+#: client-go's warning handler). Set aside where it stands at a line's start before a dump (trial 198: after a prompt
+#: line they made the describe text after them a "YAML syntax error", and the node was lost).
+_STDERR_LINE = re.compile(r"(?:[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}[ \t]+\d+ [\w.-]+:\d+\] |Warning: \S)")
 #: The first line of a code block that holds a dump: JSON, a YAML key, comment or document marker, the
 #: table kubectl get prints. A command, an error message or a verdict report does not start so.
 _DUMP_LINE = re.compile(r"[ \t]*(?:[{\[#]|---|\.\.\.|[A-Za-z][\w./-]*:(?:[ \t]|$)|NAME[ \t]|NAMESPACE[ \t])")
@@ -1468,9 +1474,17 @@ class _Block:
         """The index in ``lines`` where the dump it holds starts (after blank and prompt lines), or None when it
         holds none: a block of another language, a command, a shell block without a prompt line."""
         at = 0
-        prompted = False
-        while at < len(self.lines) and (not self.lines[at].strip() or _BLOCK_PROMPT.match(self.lines[at])):
-            prompted = prompted or bool(self.lines[at].strip())
+        prompted = stderr = False
+        while at < len(self.lines):
+            line = self.lines[at]
+            if _BLOCK_PROMPT.match(line):
+                prompted = True
+            elif _STDERR_LINE.match(line):
+                stderr = True
+            # blank, or the next line of a message kubectl wrote on its standard error (GKE's auth plugin warning
+            # goes on "To learn more, consult https://...")
+            elif line.strip() and not (stderr and not _DUMP_LINE.match(line)):
+                break
             at += 1
         if at == len(self.lines) or not _DUMP_LINE.match(self.lines[at]):
             return None
@@ -1876,6 +1890,7 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
     table_notes: list[str] = []
     documents = 0
     prompts = 0
+    stderr = 0
     other: list[_Block] = []
     parts: list[tuple[tuple[list[tuple[dict[str, Any], int]], list[str]] | None, str, int]] = []
     padding = _BLOCK_PADDING
@@ -1884,14 +1899,17 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         if at is None:
             other.append(block)
             continue
-        prompts += sum(1 for line in block.lines[:at] if line.strip())
+        prompts += sum(1 for line in block.lines[:at] if _BLOCK_PROMPT.match(line))
+        stderr += sum(1 for line in block.lines[:at] if line.strip() and not _BLOCK_PROMPT.match(line))
         # describe text is read from its prompt line on, written "$ <command>" as describe text reads past it: it may
         # name the node (trial 156)
         lines = block.lines
         command = next((i for i in range(at - 1, -1, -1) if _DESCRIBE_COMMAND.match(lines[i])), None)
         if command is not None:
             written = _BLOCK_PROMPT.sub("$ ", lines[command], count=1)
-            lines, at = [*lines[:command], written, *lines[command + 1 :]], command
+            # the lines kubectl wrote on its standard error between the two blank (trial 198)
+            between = [line if _BLOCK_PROMPT.match(line) else "" for line in lines[command + 1 : at]]
+            lines, at = [*lines[:command], written, *between, *lines[at:]], command
         shift = block.first + at
         # Read at its lines in the message: blank lines before it, so that the reasons' own places ("line 4,
         # column 1", "a flow mapping that starts at line 15") are the message's too; past a bound of them (a long
@@ -1942,7 +1960,12 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
     # a terminal paste's parts are not Markdown blocks: its text before a prompt is a part that is no dump (trial
     # 51: "read inside its Markdown code blocks" was said of a file without a fence)
     other_what = "other block" if fenced else "part of text that is no dump"
-    counts = ((outside, "line", " of text around them"), (prompts, "prompt line", ""), (len(other), other_what, ""))
+    counts = (
+        (outside, "line", " of text around them"),
+        (prompts, "prompt line", ""),
+        (stderr, "line", " kubectl wrote on its standard error (klog messages, Warning:)"),
+        (len(other), other_what, ""),
+    )
     aside = [counted(n, noun) + tail for n, noun, tail in counts if n]
     listed = ", ".join(aside[:-1]) + (" and " if len(aside) > 1 else "") + aside[-1] if aside else ""
     if fenced and aside:
@@ -1985,7 +2008,7 @@ def _without_lead_text(text: str) -> tuple[str, int]:
     before a line that does (a YAML key, JSON, describe text's ``Name:``)."""
     lines = text.split("\n", _LEAD_TEXT + 1)
     for i, line in enumerate(lines[: _LEAD_TEXT + 1]):
-        if _DUMP_LINE.match(line):
+        if _DUMP_LINE.match(line) and not _STDERR_LINE.match(line):
             written = sum(1 for x in lines[:i] if x.strip())
             return ("\n" * i + text.split("\n", i)[i], i) if written else (text, 0)
         if _BLOCK_PROMPT.match(line):

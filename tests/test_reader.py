@@ -1842,6 +1842,42 @@ def test_a_yaml_dump_cut_after_a_key_is_said_cut_short() -> None:
         assert parse_bytes(whole.encode(), "nodes.yaml").errors == [], whole
 
 
+KLOG = (
+    "W0612 09:41:12.345678   48211 gcp.go:120] WARNING: the gcp auth plugin is deprecated in v1.22+, unavailable in v1.26+\n"
+    "To learn more, consult https://cloud.google.com/blog/products/containers-kubernetes/kubectl-auth-changes-in-gke\n"
+    "E0612 09:41:12.456789   48211 memcache.go:265] couldn't get current server API group list: the server is unable\n"
+)
+WARNING = 'Warning: short name "no" could also match lower priority resource nodepools.karpenter.sh\n'
+
+
+@pytest.mark.parametrize("prompt", ["$ kubectl describe node gpu-pt-02\n", ""])
+@pytest.mark.parametrize("stderr", [KLOG, WARNING])
+def test_what_kubectl_writes_on_standard_error_before_a_dump_is_set_aside(prompt: str, stderr: str) -> None:
+    """Regression (trial 198): klog lines (and a message's next line) or a "Warning:" line that kubectl wrote on its
+    standard error, pasted after a prompt line before describe text, made it a "YAML syntax error" and the node was
+    lost (without a prompt line, a Warning: line was taken for the dump's first key). They are set aside, and said."""
+    described = (
+        "Name:               gpu-pt-02\nRoles:              <none>\n"
+        "Labels:             nvidia.com/gpu.workload.config=vm-passthrough\n"
+        "Capacity:\n  nvidia.com/gpu:  8\nAllocatable:\n  nvidia.com/gpu:  8\n"
+    )
+    dump = parse_text(prompt + stderr + described, "paste.txt")
+    assert dump.errors == []
+    first = 1 + prompt.count("\n") + stderr.count("\n")
+    assert [(o.kind, o.name, o.source.line) for o in dump.objects] == [("Node", "gpu-pt-02", first)]
+    assert dump.objects[0].labels == {"nvidia.com/gpu.workload.config": "vm-passthrough"}
+    if prompt:
+        aside = f"{stderr.count(chr(10))} line{'s' if stderr.count(chr(10)) > 1 else ''} kubectl wrote on its standard"
+        assert any(aside in n for n in dump.notes if "read as a terminal paste" in n), dump.notes
+    else:
+        assert f"paste.txt: read from line {first}, where the dump starts: the text before it set aside" in dump.notes
+    # a YAML object after them: read from its first line, not with a "Warning" key
+    node = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"
+    yamlled = parse_text(prompt.replace("describe", "get") + stderr + node, "y.txt")
+    read = [(o.name, sorted(o.obj)) for o in yamlled.objects]
+    assert (read, yamlled.errors) == ([("a", ["apiVersion", "kind", "metadata"])], [])
+
+
 @pytest.mark.parametrize(
     ("before", "between", "after"),
     [
