@@ -816,6 +816,21 @@ def test_hint_names_nodes_that_list_the_resource_with_zero_devices() -> None:
     )
 
 
+def test_hint_names_a_node_at_zero_beside_full_ones_that_advertise_the_resource() -> None:
+    """Regression (trial 198): beside a node whose 2 GPUs bound pods hold, the hint left out the node that lists
+    nvidia.com/gpu with 0 devices (a passthrough node whose container plugin left): "the node clearly has 8 GPUs"."""
+    m = ClusterModel(
+        [node("gpu-ctr-03", {"nvidia.com/gpu": "2"}), node("dgx-h100-03", {"nvidia.com/gpu": "0"})],
+        [pod("busy", limits={"nvidia.com/gpu": "2"}, node_name="gpu-ctr-03", phase="Running")],
+    )
+    p = m.predict(pod("trainer", limits={"nvidia.com/gpu": "2"}))
+    assert p.message == "0/2 nodes are available: 2 Insufficient nvidia.com/gpu."
+    assert p.hint == (
+        "hint: dgx-h100-03 lists nvidia.com/gpu with 0 devices: no device plugin serves it there now; the pods bound"
+        " where it may run hold nvidia.com/gpu (gpu-ctr-03 2 of 2)"
+    )
+
+
 def test_hint_says_no_node_lists_the_resource_nor_its_domain() -> None:
     """Trial 149: a pod asking for an FPGA that no node lists, nor any resource of its domain, got no hint at all."""
     m = ClusterModel([node("gpu-node-1", {"nvidia.com/gpu": "2"})], [])

@@ -639,6 +639,15 @@ class ClusterModel:
                     )
                 elif used := self._in_use(resource, view.requests[resource], reached & c.advertised[resource]):
                     held.append(used)
+                # trial 198: beside them, a node it may run on listing the resource at 0 went unnamed (a passthrough
+                # node whose container plugin left, "the node clearly has 8 GPUs")
+                at_zero = sorted((reached - c.advertised[resource]) & c.registered_empty.get(resource, set()))
+                if at_zero:
+                    names = c.names_of(at_zero)
+                    parts.append(
+                        f"{_nodes_text(names)} {'lists' if len(names) == 1 else 'list'} {resource} with 0 devices: no"
+                        " device plugin serves it there now"
+                    )
                 continue
             lacking = sorted(reached - c.advertised[resource])
             same_domain = c.domain_resources(domain) if lacking else {}
