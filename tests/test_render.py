@@ -1349,7 +1349,7 @@ def test_markdown_keeps_asterisks_underscores_and_backslashes_of_messages() -> N
 def test_markdown_without_a_limit_names_each_input_error_whole() -> None:
     """Trial 100: limit=0 ("no cut: every input error and every note named, whole") cut an input error at 160
     characters, and "the node is not judged" at its end went."""
-    reason = "the pod row 'gpu-operator nvidia-driver-daemonset-x 0 (0%)' of node gpu-worker-07 is not read: " + "y" * 120
+    reason = "the pod row 'gpu-operator nvidia-driver-daemonset-x 0 (0%)' of node gpu-worker-07 is not read: " + "y" * 400
     reason += " the node is not judged"
     report = synthetic(1)
     report.input_errors = [InputError(Source("<body>", 1, 30), reason)]

@@ -306,14 +306,17 @@ def selected(summary: dict[str, Any]) -> str:
 
 def input_error_lines(report: Report, most: int = INPUT_ERRORS, room: int | None = None, whole: bool = False) -> list[str]:
     """The first ``most`` input errors as ``- file, document N, line L: reason`` (place and reason cut
-    to ``CELL`` characters, chat markup made literal), then ``- and K more`` for the others. With
+    to ``_INPUT_ERROR`` characters, or ``CELL`` where ``room`` is short, chat markup made literal), then ``- and K more`` for the others. With
     ``room``, fewer are named so that the lines take at most ``room`` characters; when none fits, there
     is no line (the summary line counts them). ``whole`` (no limit): each whole (trial 100: limit=0 still cut
     them at 160 characters, and "the node is not judged" went)."""
     errors = report.input_errors
-    named = [f"- {line(err, _NO_CUT if whole else CELL)}" for err in errors[:most]]
+    named = [f"- {line(err, _NO_CUT if whole else _INPUT_ERROR)}" for err in errors[:most]]
     if room is not None:
-        while named and sum(len(x) + 1 for x in named) + len(f"- and {len(errors)} more") + 1 > room:
+        closing = len(f"- and {len(errors)} more") + 1
+        if sum(len(x) + 1 for x in named) + closing > room:  # cut shorter before one goes unnamed
+            named = [f"- {line(err, CELL)}" for err in errors[:most]]
+        while named and sum(len(x) + 1 for x in named) + closing > room:
             named.pop()
     rest = len(errors) - len(named)
     return named + ([f"- and {rest} more"] if named and rest else [])
@@ -321,6 +324,9 @@ def input_error_lines(report: Report, most: int = INPUT_ERRORS, room: int | None
 
 #: characters of one assumption note in the chat summary
 _ASSUMED = 400
+#: characters of one input error line, its place and reason: room for what to run instead (trial 198: cut at 160, a
+#: describe pod paste's "print the object with kubectl get pod ... -o yaml" went)
+_INPUT_ERROR = 400
 
 
 def assumption_lines(report: Report, whole: bool = False) -> list[str]:
