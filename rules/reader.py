@@ -2023,22 +2023,30 @@ def _moved_source(source: Source, lines: int, documents: int) -> Source:
 def _add_table_nodes(tabled: list[tuple[dict[str, Any], Source]], notes: list[str], name: str, dump: Dump) -> None:
     """The Nodes a kubectl get nodes table shows (``nodetable``): each one's labels added to the Node of the same
     name the dump holds (those it has already stay), else the Node as the table shows it; a note says how."""
-    held = {o.obj["metadata"].get("name"): o.obj for o in dump.objects if o.kind == "Node"}
+    held = {o.obj["metadata"].get("name"): o for o in dump.objects if o.kind == "Node"}
     merged = 0
     for obj, source in tabled:
-        into = held.get(obj["metadata"]["name"])
-        if into is None:
+        kept = held.get(obj["metadata"]["name"])
+        if kept is None:
             dump.objects.append(KObject(obj, source))
             continue
+        into = kept.obj
+        # the later of the two where both are placed: a terminal paste's commands ran in its order (trial 198: the
+        # table printed after the describe text was set aside for the older value)
+        later = 0 < kept.source.line < source.line and kept.source.file == source.file
         labels = into["metadata"].setdefault("labels", {})
         if isinstance(labels, dict):
             for key, value in obj["metadata"]["labels"].items():
                 # (trial 169: a row reading container beside describe text reading vm-vgpu was merged without a word)
                 if labels.setdefault(key, value) != value:
+                    older = labels[key]
+                    if later:
+                        labels[key] = value
                     dump.notes.append(
-                        f"{name}: node {obj['metadata']['name']}'s label {key} is {labels[key]} in its describe text or"
+                        f"{name}: node {obj['metadata']['name']}'s label {key} is {older} in its describe text or"
                         f" YAML and {value} in the kubectl get nodes table ({source}): the node was relabelled between the"
                         f" two commands, or the paste holds two clusters' text; judged as {labels[key]}"
+                        + (", the table's, which stands after it" if later else "")
                     )
         if obj.get("spec", {}).get("unschedulable") and isinstance(into.setdefault("spec", {}), dict):
             into["spec"].setdefault("unschedulable", True)

@@ -175,3 +175,9 @@ def test_a_label_the_table_and_the_describe_text_disagree_on_is_noted() -> None:
         " commands, or the paste holds two clusters' text; judged as vm-passthrough"
     ) in dump.notes
     assert not [n for n in parse_text(f"{TABLE}\n{BROKEN}", "chat.txt").notes if "relabelled between" in n]
+    # trial 198: the table after the describe text is the later of the two: its value is judged, and said so
+    later = parse_text(f"{BROKEN}\n{paste}", "chat.txt")
+    [node] = [o for o in later.objects if o.obj["metadata"]["name"] == "gpu-pt-01"]
+    assert node.obj["metadata"]["labels"]["nvidia.com/gpu.workload.config"] == "container"
+    [said] = [n for n in later.notes if "relabelled between" in n]
+    assert said.endswith("judged as container, the table's, which stands after it"), said
