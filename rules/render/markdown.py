@@ -306,10 +306,10 @@ def selected(summary: dict[str, Any]) -> str:
 
 def input_error_lines(report: Report, most: int = INPUT_ERRORS, room: int | None = None, whole: bool = False) -> list[str]:
     """The first ``most`` input errors as ``- file, document N, line L: reason`` (place and reason cut
-    to ``_INPUT_ERROR`` characters, or ``CELL`` where ``room`` is short, chat markup made literal), then ``- and K more`` for the others. With
-    ``room``, fewer are named so that the lines take at most ``room`` characters; when none fits, there
-    is no line (the summary line counts them). ``whole`` (no limit): each whole (trial 100: limit=0 still cut
-    them at 160 characters, and "the node is not judged" went)."""
+    to ``_INPUT_ERROR`` characters, or ``CELL`` where ``room`` is short, chat markup made literal), then
+    ``- and K more`` for the others. With ``room``, fewer are named so that the lines take at most ``room``
+    characters; when none fits, there is no line (the summary line counts them). ``whole`` (no limit): each whole
+    (trial 100: limit=0 still cut them at 160 characters, and "the node is not judged" went)."""
     errors = report.input_errors
     named = [f"- {line(err, _NO_CUT if whole else _INPUT_ERROR)}" for err in errors[:most]]
     if room is not None:
