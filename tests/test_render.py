@@ -2093,3 +2093,17 @@ def test_a_batch_index_names_the_dump_with_the_worst_finding_first(tmp_path: Pat
     index = _dump_index(reports, DUMP_INDEX)
     assert index[0] == "- high: 1 fail", index
     assert index[-1] == "- … 1 more dump, each with its section below or in the JSON report"
+
+
+def test_chat_cuts_the_assumption_notes_shorter_where_that_shows_one_more_finding() -> None:
+    """Regression (trials 195, 198): a node-only dump's assumption notes, 400 characters each, took the room of the
+    finding that named what to fix at the default limit. Where cutting them at 160 shows one more finding, they are."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    report = audit_bytes((ROOT / "examples" / "lab" / "nodes.yaml").read_bytes(), "nodes.yaml", load_policies())
+    text = render(report, "chat", limit=3300)
+    assumed = [line for line in text.splitlines() if line.startswith("_assumed:")]
+    assert assumed and all(len(line) <= 170 and line.endswith("…_") for line in assumed), assumed
+    assert text.count("\nFAIL (high) ") + text.count("\nWARN (high) ") == 2, text
+    assert len(text) <= 3300

@@ -35,6 +35,7 @@ from .markdown import (
     _CONDITION,
     _IDLE_RULES,
     _NOTES_FLOOR,
+    CELL,
     LIMIT,
     MIN_LIMIT,
     _fitting,
@@ -232,6 +233,11 @@ def render(report: Report, fmt: str = "chat", limit: int = LIMIT, group_by: str 
                 return fewer
             if shown:
                 break
+        # and the assumption notes cut shorter, where that shows one more finding (trials 195, 198: 900 characters of
+        # them pushed out the finding that named what to fix)
+        fewer, more = _fitted(_plain_lead(head(report, report.name, limit, skips=0, assumed=CELL)), blocks, limit)
+        if more > shown:
+            return fewer
     return text
 
 

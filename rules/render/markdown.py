@@ -329,10 +329,11 @@ _ASSUMED = 400
 _INPUT_ERROR = 400
 
 
-def assumption_lines(report: Report, whole: bool = False) -> list[str]:
+def assumption_lines(report: Report, whole: bool = False, width: int = _ASSUMED) -> list[str]:
     """The report's assumption notes (what verdicts rest on when the dump lacks the deciding object), one
-    italic line each: a chat reader must see them before the findings that rest on them. ``whole``: not cut."""
-    return [f"_{line(n, _NO_CUT if whole else _ASSUMED)}_" for n in report.notes if n.startswith("assumed:")]
+    italic line each, cut at ``width``: a chat reader must see them before the findings that rest on them. ``whole``:
+    not cut."""
+    return [f"_{line(n, _NO_CUT if whole else width)}_" for n in report.notes if n.startswith("assumed:")]
 
 
 #: Notes about what was read that a message names (the others are counted).
@@ -390,17 +391,19 @@ def skip_lines(report: Report, most: int = SKIP_NOTES, whole: bool = False) -> l
     return out
 
 
-def head(report: Report, title: str = "", limit: int = 0, skips: int = SKIP_NOTES, lean: bool = False) -> str:
+def head(
+    report: Report, title: str = "", limit: int = 0, skips: int = SKIP_NOTES, lean: bool = False, assumed: int = _ASSUMED
+) -> str:
     """The summary line, the assumption and skip notes and the input error lines under it; with a
     ``limit``, the lines leave room for the closing line, so that a cut message always fits (``MIN_LIMIT``):
     skip notes are left out when they would not leave room. Without one (``limit=0``: no cut), every skip note
     and input error is named. ``lean``: the notes take the room of the lines that count them only (a chat message
-    whose one finding would not fit beside them: trial 179)."""
+    whose one finding would not fit beside them: trial 179). ``assumed``: where an assumption note is cut."""
     first = summary_line(report, title)
     if report.filters and not report.objects:
         # trial 68: "1 fail (1 high)" and nothing under it, with minSeverity=critical
         first += f"\n_{nothing_left(report.filters)}_"
-    notes = assumption_lines(report, whole=not limit)
+    notes = assumption_lines(report, whole=not limit, width=assumed)
     if limit:
         # The notes take at most half the message (at least the room of the line that counts them): the assumption
         # notes first, as many as fit, then the rest counted; the notes about what was read and the skip notes
