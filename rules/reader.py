@@ -494,6 +494,20 @@ _PROMPT = re.compile(r"^[$#>%]\s*kubectl\b.*?\s(?=(?:NAME|NAMESPACE)\s{2})")
 _TABLE_COLUMN = re.compile(r"[A-Z][A-Z0-9()./-]*(?: [A-Z][A-Z0-9()./-]*)*")
 
 
+def _events_table(columns: list[str]) -> str:
+    """Why the table ``kubectl get events`` prints is no dump (trial 198: set aside as "1 part of text that is no
+    dump", with no word of what or where)."""
+    return (
+        f"{NOT_AN_OBJECT}: the table kubectl get events prints (columns {', '.join(columns)}), which holds events, not"
+        " objects; a pending pod's own status.conditions hold the scheduler's word: print the pod with kubectl get pod"
+        " NAME -n NAMESPACE -o yaml (or -o json)"
+    )
+
+
+#: The header of the table kubectl get events prints (its rows' messages hold ': ', which YAML refuses).
+_EVENTS_HEADER = re.compile(r"\A\s*((?:NAMESPACE {2,})?LAST SEEN {2,}TYPE {2,}REASON\b[^\n]*)")
+
+
 def _table_columns(data: Any) -> list[str]:
     """The column names of kubectl get's table output (``NAME  STATUS  ROLES  AGE  VERSION``, with -A
     ``NAMESPACE  NAME ...``) when ``data``, a document read as one YAML string, starts with such a header."""
@@ -502,7 +516,7 @@ def _table_columns(data: Any) -> list[str]:
     # YAML folds the lines of a plain scalar into one: the header ends where the first row begins (lower case);
     # a pasted prompt line before it ("$ kubectl get nodes") is folded in front of it
     words = re.split(r"\s{2,}", _PROMPT.sub("", data.strip(), count=1))
-    if words[0] not in ("NAME", "NAMESPACE"):
+    if words[0] not in ("NAME", "NAMESPACE", "LAST SEEN"):  # (kubectl get events: trial 198)
         return []
     columns = []
     for word in words:
@@ -635,7 +649,9 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
         return
     else:
         columns = _table_columns(data)
-        if columns:
+        if "LAST SEEN" in columns[:2]:
+            reason = _events_table(columns)
+        elif columns:
             reason = (
                 f"{NOT_AN_OBJECT}: the table kubectl get prints (columns {', '.join(columns)}), which holds no object;"
                 " print the objects with kubectl get ... -o yaml (or -o json)"
@@ -1457,7 +1473,7 @@ _BLOCK_PROMPT = re.compile(_SHELL_PROMPT)
 _STDERR_LINE = re.compile(r"(?:[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}[ \t]+\d+ [\w.-]+:\d+\] |Warning: \S)")
 #: The first line of a code block that holds a dump: JSON, a YAML key, comment or document marker, the
 #: table kubectl get prints. A command, an error message or a verdict report does not start so.
-_DUMP_LINE = re.compile(r"[ \t]*(?:[{\[#]|---|\.\.\.|[A-Za-z][\w./-]*:(?:[ \t]|$)|NAME[ \t]|NAMESPACE[ \t])")
+_DUMP_LINE = re.compile(r"[ \t]*(?:[{\[#]|---|\.\.\.|[A-Za-z][\w./-]*:(?:[ \t]|$)|NAME[ \t]|NAMESPACE[ \t]|LAST SEEN[ \t])")
 
 
 @dataclass(slots=True)
@@ -2094,6 +2110,10 @@ def _parse_unfenced(
         dump = Dump(files_read=[name])
         _add_table_nodes([(obj, Source(name, 1, line)) for obj, line in table[0]], table[1], name, dump)
         return dump
+    if json_error is None and (events := _EVENTS_HEADER.match(text)):
+        line = text.count("\n", 0, events.start(1)) + 1
+        columns = re.split(r"\s{2,}", events.group(1).strip())
+        return Dump(files_read=[name], errors=[InputError(Source(name, 1, line), _events_table(columns))])
     if json_error is None and _looks_like_json(text):
         parsed = _parse_json(text, name)
         if isinstance(parsed, Dump):

@@ -3190,3 +3190,22 @@ def test_a_kind_that_is_not_a_string_is_said_as_it_is() -> None:
         "its 'kind' is empty",
         "no 'kind'",
     ]
+
+
+def test_a_kubectl_get_events_table_is_named_where_it_stands() -> None:
+    """Regression (trial 198): a kubectl get events table (its messages hold ': ', which YAML refuses) after a prompt
+    line was set aside as "1 part of text that is no dump", with no word of what or where; alone, a YAML syntax
+    error. It is an input error at its header's line, saying what holds the scheduler's word instead."""
+    events = (
+        "LAST SEEN   TYPE      REASON             OBJECT                MESSAGE\n"
+        "2m41s       Warning   FailedScheduling   pod/trainer-llama-0   0/3 nodes are available: 3 Insufficient nvidia.com/gpu.\n"
+    )
+    node = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"
+    paste = f"$ kubectl get node a -o yaml\n{node}$ kubectl get events -n ml --field-selector reason=FailedScheduling\n{events}"
+    for text, line in ((paste, 6), (events, 1), ("\n" + events.replace("LAST SEEN", "NAMESPACE   LAST SEEN"), 2)):
+        dump = parse_text(text, "p.txt")
+        [err] = dump.errors
+        assert err.source.line == line, (text, err)
+        assert err.reason.startswith("not a Kubernetes object: the table kubectl get events prints (columns "), err.reason
+        assert err.reason.endswith("print the pod with kubectl get pod NAME -n NAMESPACE -o yaml (or -o json)")
+    assert [o.name for o in parse_text(paste, "p.txt").objects] == ["a"]
