@@ -267,15 +267,26 @@ def _namespaced(block: list[Line]) -> tuple[str, str, str] | None:
     return kind, named.group(1), keys["Namespace"]
 
 
-def other_describe_reason(kind: str, name: str, namespace: str) -> str:
+def other_describe_reason(kind: str, name: str, namespace: str, text: str = "") -> str:
     """Why ``kubectl describe`` text of another object than a node is not read, and what to print instead (a
-    cluster-scoped one prints a blank ``Namespace:``: no ``-n``, trial 126)."""
+    cluster-scoped one prints a blank ``Namespace:``: no ``-n``, trial 126); with the scheduler's last
+    FailedScheduling event its Events in ``text`` hold, quoted (trial 198: a pending pod's describe text, the most
+    pasted of all, was refused without the one line that answered the question)."""
     what = kind or ("output of a namespaced object" if namespace else "output of another object than a node")
     where = f" -n {namespace}" if namespace else ""
+    failed = _FAILED_SCHEDULING.findall(text)
+    said = f'; its Events hold the scheduler\'s word: FailedScheduling "{failed[-1].strip()}"' if failed else ""
     return (
         f"kubectl describe {what}, which verdict does not read (of describe text it reads nodes only): print the object"
-        f" with kubectl get {kind or '<kind>'} {name}{where} -o yaml (or -o json)"
+        f" with kubectl get {kind or '<kind>'} {name}{where} -o yaml (or -o json){said}"
     )
+
+
+#: A FailedScheduling row of describe text's Events table: type, reason, age (``17m``, ``2m41s (x4 over 17m)``), from,
+#: and the message, kept.
+_FAILED_SCHEDULING = re.compile(
+    r"^[ \t]+Warning[ \t]+FailedScheduling[ \t]+\S+(?:[ \t]+\(x\d+ over \S+\))?[ \t]+\S+[ \t]+(\S.*)$", re.M
+)
 
 
 def describe_fragment(text: str) -> tuple[int, list[str], str] | None:
@@ -353,7 +364,8 @@ def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[l
     for number, block in enumerate(blocks, 1):
         other = _namespaced(block)
         if other is not None:  # trial 124: describe pod beside describe node, no prompt line between, read as a Node
-            errors.append(InputError(Source(file=file, document=1, line=block[0][0]), other_describe_reason(*other)))
+            said = other_describe_reason(*other, text="\n".join(t for _, t in block))
+            errors.append(InputError(Source(file=file, document=1, line=block[0][0]), said))
             continue
         try:
             stand_in = "" if not unnamed else prompted or ("NODE" if len(blocks) == 1 else f"NODE-{number}")

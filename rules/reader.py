@@ -2213,7 +2213,8 @@ def _parse_yaml_or_describe(text: str, name: str, labelled: frozenset[str] = fro
     other = describe.other_describe(text[:DESCRIBE_SNIFF_BYTES])
     if other is not None:
         kind, named, namespace, line = other
-        dump.errors.append(InputError(Source(name, 1, line), describe.other_describe_reason(kind, named, namespace)))
+        said = describe.other_describe_reason(kind, named, namespace, text[:DESCRIBE_SNIFF_BYTES])
+        dump.errors.append(InputError(Source(name, 1, line), said))
         return dump
     if fragment is not None:
         line, headers, kind = fragment

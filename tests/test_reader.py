@@ -445,7 +445,8 @@ def test_describe_text_of_a_pod_is_named_with_what_to_print_instead() -> None:
             (
                 line,
                 "kubectl describe pod, which verdict does not read (of describe text it reads nodes only): print the"
-                " object with kubectl get pod cuda-job-7d9f -n ml -o yaml (or -o json)",
+                " object with kubectl get pod cuda-job-7d9f -n ml -o yaml (or -o json); its Events hold the scheduler's"
+                ' word: FailedScheduling "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."',  # (trial 198)
             )
         ], text[:40]
     # a kind the headers do not tell is named as a namespaced object
@@ -476,7 +477,8 @@ def test_describe_pod_beside_describe_node_with_no_prompt_line_is_said_and_the_n
     )
     said = (
         "kubectl describe pod, which verdict does not read (of describe text it reads nodes only): print the object with"
-        " kubectl get pod cuda-job-7d9f -n ml -o yaml (or -o json)"
+        " kubectl get pod cuda-job-7d9f -n ml -o yaml (or -o json); its Events hold the scheduler's word:"
+        ' FailedScheduling "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."'
     )
     for text, pod_line in (
         (node + "\n" + pod, 11),
