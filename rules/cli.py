@@ -413,7 +413,7 @@ def audit(
         except DumpError as exc:
             if progress:
                 progress.stop()
-            _err(f"verdict: cannot read {exc}")
+            _err(f"verdict: cannot read {one_line(str(exc))}")
             if _report_unread(fmt, output):  # the report says it too, rather than an earlier run's (trial 48)
                 with heap.frozen():
                     _render_out([unread_report(exc, policies, dumps[0][1], accepted, selection)], fmt, output, options)
@@ -506,15 +506,16 @@ def _report(
         if r.input_errors:
             # (trial 166: a batch's unreadable dump on the terminal: its table is written, its errors in it)
             for err in [] if tabled and len(unreadable) < len(reports) else r.input_errors:
-                _err(f"verdict: input error: {err}")
+                _err(f"verdict: input error: {one_line(str(err))}")
             # what verdict reads is no help for a path that is not there (trial 48)
             hint = f": {WHAT_IS_READ}" if path == "-" or os.path.lexists(path) else ""
             _err(
-                f"verdict: no Kubernetes object could be read from {r.name} ({counted(len(r.input_errors), 'input error')}){hint}"
+                f"verdict: no Kubernetes object could be read from {one_line(r.name)}"
+                f" ({counted(len(r.input_errors), 'input error')}){hint}"
             )
         else:
             # the files set aside were said in a note above (or -q asked for none); an empty file is said here
-            _err(f"verdict: no Kubernetes object found in {r.name}{'' if r.files_skipped else why_none(r, path)}")
+            _err(f"verdict: no Kubernetes object found in {one_line(r.name)}{'' if r.files_skipped else why_none(r, path)}")
     if len(unreadable) == len(reports):
         if _report_unread(fmt, output):
             # CI uploads the report file: one left from an earlier run must not stand for this one (trial 48). It
@@ -551,7 +552,7 @@ def _report(
         _said_cut(output)
     for r in reports_read:
         for err in [] if tabled else r.input_errors:
-            _err(f"verdict: input error: {err}")
+            _err(f"verdict: input error: {one_line(str(err))}")
         # Notes (an expired exemption, a must-gather without ClusterPolicy) reach every format's user; in a
         # batch each says its dump.
         of = f"{r.name}: " if len(reports) > 1 else ""

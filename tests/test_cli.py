@@ -1013,6 +1013,11 @@ def test_a_note_naming_a_file_with_a_line_break_is_one_line(tmp_path: Path) -> N
     res = run("audit", str(clean), str(odd), "--fail-on", "never", "-f", "table")
     assert not [line for line in res.stderr.splitlines() if not line.startswith("verdict: ")], res.stderr
     assert "c1\\x0a# INJ <!channel>\\x0a.yaml are judged as separate dumps" in res.stderr
+    # trial 201: and an input error naming such a file (here a broken one)
+    odd.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: [\n")
+    res = run("audit", str(clean), str(odd), "--fail-on", "never", "-f", "json", "-o", str(tmp_path / "out.json"))
+    assert not [line for line in res.stderr.splitlines() if not line.startswith("verdict: ")], res.stderr
+    assert "verdict: input error: " + str(tmp_path) + "/c1\\x0a# INJ" in res.stderr
 
 
 def test_in_a_batch_each_note_says_its_dump(tmp_path: Path) -> None:
