@@ -274,12 +274,29 @@ def other_describe_reason(kind: str, name: str, namespace: str, text: str = "") 
     pasted of all, was refused without the one line that answered the question)."""
     what = kind or ("output of a namespaced object" if namespace else "output of another object than a node")
     where = f" -n {namespace}" if namespace else ""
-    failed = _FAILED_SCHEDULING.findall(text)
-    said = f'; its Events hold the scheduler\'s word: FailedScheduling "{failed[-1].strip()}"' if failed else ""
+    failed = _pending_failure(text, name)
+    said = f'; its Events hold the scheduler\'s word: FailedScheduling "{failed}"' if failed else ""
     return (
         f"kubectl describe {what}, which verdict does not read (of describe text it reads nodes only): print the object"
         f" with kubectl get {kind or '<kind>'} {name}{where} -o yaml (or -o json){said}"
     )
+
+
+def _pending_failure(text: str, name: str) -> str:
+    """The last FailedScheduling message of the describe text of the pod ``name`` in ``text``, from its ``Name:`` line
+    to the next; "" where the pod is not Pending or a Scheduled event follows it (trial 201: a paste of two pods'
+    describe text quoted the second's event for the first, and a scheduled pod's old failure was quoted)."""
+    start = re.search(rf"^Name:[ \t]+{re.escape(name)}[ \t]*$", text, re.M)
+    if start is None:
+        return ""
+    end = re.compile(r"^Name:[ \t]", re.M).search(text, start.end())
+    block = text[start.start() : end.start() if end else len(text)]
+    failed = list(_FAILED_SCHEDULING.finditer(block))
+    if not failed or not re.search(r"^Status:[ \t]+Pending[ \t]*$", block, re.M):
+        return ""
+    if re.search(r"^[ \t]+Normal[ \t]+Scheduled[ \t]", block[failed[-1].end() :], re.M):
+        return ""
+    return failed[-1].group(1).strip()
 
 
 #: A FailedScheduling row of describe text's Events table: type, reason, age (``17m``, ``2m41s (x4 over 17m)``), from,

@@ -449,6 +449,15 @@ def test_describe_text_of_a_pod_is_named_with_what_to_print_instead() -> None:
                 ' word: FailedScheduling "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."',  # (trial 198)
             )
         ], text[:40]
+    # trial 201: the event is quoted of the pod whose text holds it, while it is Pending and not scheduled since
+    running = pod.replace("cuda-job-7d9f", "other-1").replace("Pending", "Running").split("Events:")[0]
+    [err] = parse_text(running + "\n" + pod, "two.txt").errors
+    assert "other-1" in err.reason and "FailedScheduling" not in err.reason, err.reason
+    scheduled = pod + "  Normal   Scheduled         1m    default-scheduler  Successfully assigned ml/cuda-job-7d9f to gpu-1\n"
+    [err] = parse_text(scheduled.replace("Pending", "Running"), "s.txt").errors
+    assert "FailedScheduling" not in err.reason, err.reason
+    [err] = parse_text(scheduled, "s.txt").errors
+    assert "FailedScheduling" not in err.reason, err.reason
     # a kind the headers do not tell is named as a namespaced object
     [err] = parse_text("Name:         cfg\nNamespace:    ml\nLabels:       <none>\n\nData\n====\n", "cm.txt").errors
     assert err.reason.startswith("kubectl describe output of a namespaced object, which") and "get <kind> cfg -n ml" in err.reason
