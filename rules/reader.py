@@ -2022,13 +2022,23 @@ def _without_lead_text(text: str) -> tuple[str, int]:
     """The text with the sentences pasted before a dump without a code fence ("Here is my node:") as blank lines,
     and the 0-based line where the dump starts; the text as it is (and 0) unless a few lines of text that starts no dump come
     before a line that does (a YAML key, JSON, describe text's ``Name:``)."""
-    lines = text.split("\n", _LEAD_TEXT + 1)
-    for i, line in enumerate(lines[: _LEAD_TEXT + 1]):
+    # lines kubectl wrote on its standard error do not count towards the bound (trial 201: 20 klog lines of a broken
+    # APIService before the YAML lost the object)
+    at, i, prose, written, stderr = 0, 0, 0, 0, False
+    while prose <= _LEAD_TEXT and at <= len(text):
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        line = text[at:end]
         if _DUMP_LINE.match(line) and not _STDERR_LINE.match(line):
-            written = sum(1 for x in lines[:i] if x.strip())
-            return ("\n" * i + text.split("\n", i)[i], i) if written else (text, 0)
+            return ("\n" * i + text[at:], i) if written else (text, 0)
         if _BLOCK_PROMPT.match(line):
             return text, 0
+        if line.strip():
+            written += 1
+            # a line kubectl wrote on its standard error, or a line after one (its message's next: "To learn more")
+            stderr = stderr or bool(_STDERR_LINE.match(line))
+            prose += not stderr
+        at, i = end + 1, i + 1
     return text, 0
 
 

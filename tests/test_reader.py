@@ -1887,6 +1887,9 @@ def test_what_kubectl_writes_on_standard_error_before_a_dump_is_set_aside(prompt
     yamlled = parse_text(prompt.replace("describe", "get") + stderr + node, "y.txt")
     read = [(o.name, sorted(o.obj)) for o in yamlled.objects]
     assert (read, yamlled.errors) == ([("a", ["apiVersion", "kind", "metadata"])], [])
+    # trial 201: more of them than the few lines of prose set aside before a dump (a broken APIService's burst)
+    burst = parse_text(prompt.replace("describe", "get") + stderr * 25 + node, "b.txt")
+    assert ([o.name for o in burst.objects], burst.errors) == (["a"], [])
 
 
 @pytest.mark.parametrize(
