@@ -139,8 +139,9 @@ def command_end(text: str, start: int, ends: re.Pattern[str] = _COMMAND_END) -> 
 _CHAIN = re.compile(r"\s(?:&&|\|\|)\s")
 #: Where a command ends as one copies it: also before the prose a comma or an aside starts (``... -o yaml >
 #: pod.yaml, edit it and ...``); the line the renderers lay out, and what ``misplaced`` holds a command, go on past
-#: them. A comma that stands alone is an argument (``tr , '\n'``, trial 196), not the end of a clause.
-_SPAN_END = re.compile(_COMMAND_END.pattern + r"|(?<=\S),\s|\s\(")
+#: them. A comma that stands alone is an argument (``tr , '\n'``, trial 196), and so is one after a one-letter flag
+#: (``cut -d, -f1``, ``awk -F, ...``: trial 201), not the end of a clause.
+_SPAN_END = re.compile(_COMMAND_END.pattern + r"|(?<=\S)(?<!\s-\w),\s|\s\(")
 #: The end of a ``for`` loop's body.
 _DONE = re.compile(r";\s*done\b")
 

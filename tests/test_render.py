@@ -1853,6 +1853,8 @@ def test_a_command_the_fix_as_written_would_not_run_is_written_commented_out() -
         "kubectl get node n1 -o jsonpath='{.metadata.labels}' | tr , '\\n'",
         "# (one label per line)",
     ]
+    flag = "kubectl get nodes -o name | cut -d, -f1 | awk -F, '{print $1}' (names)"
+    assert fix_lines(flag) == ["kubectl get nodes -o name | cut -d, -f1 | awk -F, '{print $1}'", "# (names)"]
     cut = ["kubectl get pod -n ml p -o yaml > pod.yaml", "# edit it"]
     assert fix_lines("kubectl get pod -n ml p -o yaml > pod.yaml, edit it") == cut
 
