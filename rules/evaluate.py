@@ -907,8 +907,9 @@ def _evaluate(
                 if selection is None and not policies.named and not not_applied
                 else []
             ),
-            # (trial 196: not with a selection, which leaves out objects the rule would match)
-            *(_filtered_out_notes(objects, policies, every, not_applied) if selection is None else []),
+            # (trial 196: not with a selection that leaves out objects the rule would match; trial 201: with one that
+            # leaves out none, as without)
+            *(_filtered_out_notes(objects, policies, every, not_applied) if selection is None or selected == len(every) else []),
             *_left_out_notes(policies),
             *([selection.missed(every)] if selection is not None and not selected else []),
             *_operator_notes(index),

@@ -625,3 +625,6 @@ def test_rules_whose_match_leaves_out_every_object_of_their_kinds_are_noted(tmp_
     selected = evaluate(two, load_policies([str(policy)]), selection=Selection(names=("cpu-1",)))
     assert [o.ref.name for o in selected.objects] == ["cpu-1"]
     assert not [n for n in selected.notes if "matched none" in n]
+    # trial 201: a selection that leaves out nothing (--kind Node here) keeps the note
+    kept = evaluate(dump, load_policies([str(policy)]), selection=Selection(kinds=("Node", "ConfigMap")))
+    assert [n for n in kept.notes if "matched none" in n] == notes
