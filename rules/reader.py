@@ -2514,11 +2514,21 @@ _YAML_DOCUMENT_BOUND = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r]|$)")
 _DOCUMENT_ERRORS = ("YAML syntax error", "YAML error", "nesting deeper")
 
 
+def _windows_byte(byte: bytes) -> str:
+    """One byte that is not UTF-8, as Windows-1252 reads it (a Windows editor's smart quotes 0x93 0x94, its ellipsis
+    0x85: trial 201, where Latin-1 made them control characters YAML refuses, or a line break), else as Latin-1 (the
+    five bytes Windows-1252 leaves undefined; the two agree from 0xa0 up)."""
+    try:
+        return byte.decode("cp1252")
+    except UnicodeDecodeError:
+        return byte.decode("latin-1")
+
+
 def _latin1_fallback(exc: UnicodeError) -> tuple[str, int]:
-    """A codec error handler: the bytes that are not UTF-8 read as Latin-1 (ISO-8859-1, which maps every byte)."""
+    """A codec error handler: the bytes that are not UTF-8 read as Windows-1252 (``_windows_byte``)."""
     if not isinstance(exc, UnicodeDecodeError):
         raise exc
-    return exc.object[exc.start : exc.end].decode("latin-1"), exc.end
+    return "".join(_windows_byte(exc.object[i : i + 1]) for i in range(exc.start, exc.end)), exc.end
 
 
 codecs.register_error("verdict-latin1", _latin1_fallback)
@@ -2566,7 +2576,7 @@ def _utf8_documents(data: bytes, name: str) -> Dump | None:
         byte = f"byte 0x{data[a + places[0]]:02x} at line {line}, column {column}"
         in_comments = all(data[data.rfind(b"\n", 0, a + at) + 1 : a + at].lstrip().startswith(b"#") for at in places)
         if in_comments:
-            notes.append(f"{name}: {byte} is not UTF-8, in a comment: read as Latin-1 (save the file as UTF-8)")
+            notes.append(f"{name}: {byte} is not UTF-8, in a comment: read as Windows-1252 (save the file as UTF-8)")
             continue
         reason = _latin1_reason(data, a + places[0], byte, "document")
         errors.append(InputError(Source(name, max(number, 1), line), reason, lost=False))
@@ -2579,20 +2589,20 @@ def _utf8_documents(data: bytes, name: str) -> Dump | None:
 
 
 def _latin1_reason(data: bytes, at: int, byte: str, what: str) -> str:
-    shown = data[at : at + 1].decode("latin-1")
+    shown = _windows_byte(data[at : at + 1])
     return (
-        f"not UTF-8 text: {byte}, read as Latin-1 ({shown!r}): the file was saved in another encoding (save it as"
+        f"not UTF-8 text: {byte}, read as Windows-1252 ({shown!r}): the file was saved in another encoding (save it as"
         f" UTF-8); the {what}'s values there may not be what was written"
     )
 
 
-#: At most this many bytes that are not UTF-8 in one document are read as Latin-1; more, or a NUL byte, is no text.
+#: At most this many bytes that are not UTF-8 in one document are read as Windows-1252; more, or a NUL byte, is no text.
 LATIN1_BYTES_READ = 8
 
 
 def _utf8_document(data: bytes, name: str) -> Dump | None:
     """The dump of one document (a List, an object: no '---' in it) holding a few bytes that are not UTF-8, as
-    ``_utf8_documents`` reads each document: those bytes read as Latin-1, an input error at the List item (or the
+    ``_utf8_documents`` reads each document: those bytes read as Windows-1252, an input error at the List item (or the
     object) of each such byte, which is still judged, or a note where the byte stands in a comment (trial 197: one
     0xe9 in an annotation of one node of a three-node List refused the whole file). None where the bytes look like no
     text (a NUL byte, more than ``LATIN1_BYTES_READ`` bytes not UTF-8) or no object reads: the caller refuses it."""
@@ -2613,10 +2623,12 @@ def _utf8_document(data: bytes, name: str) -> Dump | None:
         byte = f"byte 0x{data[at]:02x} at line {line}, column {column}"
         if data[data.rfind(b"\n", 0, at) + 1 : at].lstrip().startswith(b"#"):
             if not any(n.startswith(f"{name}: byte 0x") and f" at line {line}, " in n for n in notes):  # one a line
-                notes.append(f"{name}: {byte} is not UTF-8, in a comment: read as Latin-1 (save the file as UTF-8)")
+                notes.append(f"{name}: {byte} is not UTF-8, in a comment: read as Windows-1252 (save the file as UTF-8)")
             continue
         found = bisect.bisect_right(lines, line) - 1
-        holder = (placed[found].source.document, placed[found].source.item) if found >= 0 else None
+        # (trial 201: on a line that starts several items, compact JSON's, which of them holds it is not known)
+        shared = found > 0 and lines[found - 1] == lines[found]
+        holder = (placed[found].source.document, placed[found].source.item) if found >= 0 and not shared else None
         if holder in said:
             continue
         said.add(holder)

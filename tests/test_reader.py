@@ -985,7 +985,7 @@ def test_a_member_that_is_not_utf8_is_an_error_at_its_line(tmp_path: Path) -> No
     [err] = dump.errors
     assert (err.source.file, err.source.line, err.lost) == ("a.tar!cluster/latin1.yaml", 4, False)
     assert err.reason == (
-        "not UTF-8 text: byte 0xe9 at line 4, column 12, read as Latin-1 ('\u00e9'): the file was saved in another"
+        "not UTF-8 text: byte 0xe9 at line 4, column 12, read as Windows-1252 ('\u00e9'): the file was saved in another"
         " encoding (save it as UTF-8); the object's values there may not be what was written"
     )
     assert [o.name for o in dump.objects] == ["caf\u00e9"]
@@ -2521,7 +2521,7 @@ def test_a_byte_that_is_not_utf8_after_a_byte_order_mark_is_placed_right() -> No
 
     data = b"\xef\xbb\xbfapiVersion: v1\nkind: Node\nmetadata: {name: ab\xffc}\n"
     [err] = parse_bytes(data, "bom.yaml").errors
-    assert err.reason.startswith("not UTF-8 text: byte 0xff at line 3, column 20, read as Latin-1")
+    assert err.reason.startswith("not UTF-8 text: byte 0xff at line 3, column 20, read as Windows-1252")
     with pytest.raises(DumpError) as info:
         parse_bytes(data + b"\x00", "bom.yaml")
     assert info.value.reason == (
@@ -2932,7 +2932,7 @@ def test_a_yaml_document_that_is_not_utf8_is_read_as_latin1_and_said() -> None:
         3,
         17,
         False,
-        "not UTF-8 text: byte 0xe9 at line 17, column 26, read as Latin-1 ('\xe9'): the file was saved in another"
+        "not UTF-8 text: byte 0xe9 at line 17, column 26, read as Windows-1252 ('\xe9'): the file was saved in another"
         " encoding (save it as UTF-8); the document's values there may not be what was written",
     )
     [err] = parse_bytes(doc.format("c", "caf\xe9").encode("latin-1"), "one.yaml").errors
@@ -2948,13 +2948,28 @@ def test_a_yaml_document_that_is_not_utf8_is_read_as_latin1_and_said() -> None:
         dump = parse_bytes(data, name)
         assert [o.name for o in dump.objects] == ["a", "b\xe9", "c"], name
         [err] = dump.errors
-        assert (err.source.item, err.lost, "read as Latin-1" in err.reason) == (1, False, True), name
+        assert (err.source.item, err.lost, "read as Windows-1252" in err.reason) == (1, False, True), name
+    # trial 201: Windows-1252's smart quotes and ellipsis (0x93 0x94 0x85), which Latin-1 makes control characters
+    # YAML refuses or a line break, are read as Windows writes them: the item is judged
+    smart = b"apiVersion: v1\nkind: List\nitems:\n" + b"".join(
+        b"- apiVersion: v1\n  kind: Node\n  metadata:\n    name: " + n + b"\n    annotations: {note: " + v + b"}\n"
+        for n, v in ((b"a", b"x"), (b"b", b"\x93x\x94 \x85"), (b"c", b"x"))
+    )
+    dump = parse_bytes(smart, "smart.yaml")
+    assert [o.name for o in dump.objects] == ["a", "b", "c"]
+    assert dump.objects[1].obj["metadata"]["annotations"] == {"note": "\u201cx\u201d \u2026"}
+    [err] = dump.errors
+    assert (err.source.item, err.reason[:58]) == (1, "not UTF-8 text: byte 0x93 at line 13, column 25, read as W"), err
+    # trial 201: on one line of compact JSON, which item holds the byte is not known: the document is named
+    compact = json.dumps(listed).encode().replace(b'"name": "a"', b'"name": "a\xe9"')
+    [err] = parse_bytes(compact, "c.json").errors
+    assert (err.source.item, err.reason.endswith("the document's values there may not be what was written")) == (None, True)
     # in a comment of a List: a note, one a line, every object read and no input error
     listed_comment = b"apiVersion: v1\nkind: List\n# r\xe9sum\xe9\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: a}}\n"
     dump = parse_bytes(listed_comment, "l.yaml")
     assert ([o.name for o in dump.objects], dump.errors) == (["a"], [])
     assert [n for n in dump.notes if "UTF-8" in n] == [
-        "l.yaml: byte 0xe9 at line 3, column 4 is not UTF-8, in a comment: read as Latin-1 (save the file as UTF-8)"
+        "l.yaml: byte 0xe9 at line 3, column 4 is not UTF-8, in a comment: read as Windows-1252 (save the file as UTF-8)"
     ]
     # a NUL byte, or more than a few bytes that are not UTF-8, is no text: refused whole
     with pytest.raises(DumpError, match="byte 0xe9 at line 5, column 26"):
@@ -2969,8 +2984,8 @@ def test_a_yaml_document_that_is_not_utf8_is_read_as_latin1_and_said() -> None:
     dump = parse_bytes(commented, "c.yaml")
     assert ([(o.name, o.source.document) for o in dump.objects], dump.errors) == ([("c", 1), ("d", 2)], [])
     assert dump.notes[:2] == [
-        "c.yaml: byte 0xe9 at line 1, column 15 is not UTF-8, in a comment: read as Latin-1 (save the file as UTF-8)",
-        "c.yaml: byte 0xe9 at line 14, column 4 is not UTF-8, in a comment: read as Latin-1 (save the file as UTF-8)",
+        "c.yaml: byte 0xe9 at line 1, column 15 is not UTF-8, in a comment: read as Windows-1252 (save the file as UTF-8)",
+        "c.yaml: byte 0xe9 at line 14, column 4 is not UTF-8, in a comment: read as Windows-1252 (save the file as UTF-8)",
     ]
 
 
