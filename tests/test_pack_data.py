@@ -148,6 +148,7 @@ def test_operands_match_facts(workload):
             "conditional",
             "clusterPolicyField",
             "extraNodeSelector",
+            "podNotJudged",
         }, e
         assert e["label"] == f"nvidia.com/gpu.deploy.{e['operand']}"
         assert e["daemonset"] == FACTS_DAEMONSETS[e["operand"]]

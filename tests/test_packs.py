@@ -1677,7 +1677,8 @@ def test_a_vfio_manager_pod_beside_a_running_vm_is_not_deleted_before_the_vm_sto
     with_vm = fix(test["objects"])
     assert with_vm.startswith(
         "First stop or move the VMs on node gpu-node-7 (virt-launcher pods virt-launcher-win-cad-1-x7k2p): this pod's"
-        " preStop unbinds every GPU from vfio-pci (vfio-manage.sh unbind --all) as it stops, under them. Then: kubectl get"
+        " preStop unbinds every GPU from vfio-pci (vfio-manage unbind --all; in the v26.3 releases the hook is written so"
+        " that it does not run) as it stops, under them. Then: kubectl get"
         " node gpu-node-7 --show-labels"
     )
     assert with_vm.endswith("; kubectl delete pod -n gpu-operator nvidia-vfio-manager-dm8q7")
