@@ -289,7 +289,7 @@ def _pending_failure(text: str, name: str) -> str:
     start = re.search(rf"^Name:[ \t]+{re.escape(name)}[ \t]*$", text, re.M)
     if start is None:
         return ""
-    end = re.compile(r"^Name:[ \t]", re.M).search(text, start.end())
+    end = _NAME_AT_MARGIN.search(text, start.end())
     block = text[start.start() : end.start() if end else len(text)]
     failed = list(_FAILED_SCHEDULING.finditer(block))
     if not failed or not re.search(r"^Status:[ \t]+Pending[ \t]*$", block, re.M):
@@ -299,6 +299,8 @@ def _pending_failure(text: str, name: str) -> str:
     return failed[-1].group(1).strip()
 
 
+#: The ``Name:`` line that starts an object's describe text.
+_NAME_AT_MARGIN = re.compile(r"^Name:[ \t]", re.M)
 #: A FailedScheduling row of describe text's Events table: type, reason, age (``17m``, ``2m41s (x4 over 17m)``), from,
 #: and the message, kept.
 _FAILED_SCHEDULING = re.compile(

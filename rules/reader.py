@@ -2524,14 +2524,14 @@ def _windows_byte(byte: bytes) -> str:
         return byte.decode("latin-1")
 
 
-def _latin1_fallback(exc: UnicodeError) -> tuple[str, int]:
+def _windows1252_fallback(exc: UnicodeError) -> tuple[str, int]:
     """A codec error handler: the bytes that are not UTF-8 read as Windows-1252 (``_windows_byte``)."""
     if not isinstance(exc, UnicodeDecodeError):
         raise exc
     return "".join(_windows_byte(exc.object[i : i + 1]) for i in range(exc.start, exc.end)), exc.end
 
 
-codecs.register_error("verdict-latin1", _latin1_fallback)
+codecs.register_error("verdict-windows-1252", _windows1252_fallback)
 
 
 def _not_utf8_places(chunk: bytes, most: int = 16) -> list[int]:
@@ -2578,9 +2578,9 @@ def _utf8_documents(data: bytes, name: str) -> Dump | None:
         if in_comments:
             notes.append(f"{name}: {byte} is not UTF-8, in a comment: read as Windows-1252 (save the file as UTF-8)")
             continue
-        reason = _latin1_reason(data, a + places[0], byte, "document")
+        reason = _windows1252_reason(data, a + places[0], byte, "document")
         errors.append(InputError(Source(name, max(number, 1), line), reason, lost=False))
-    text = data.decode("utf-8-sig", errors="verdict-latin1")
+    text = data.decode("utf-8-sig", errors="verdict-windows-1252")
     with heap.paused():
         dump = _parse_text(text, name)
     dump.errors = sorted([*dump.errors, *errors], key=lambda e: (e.source.document, e.source.line))
@@ -2588,7 +2588,7 @@ def _utf8_documents(data: bytes, name: str) -> Dump | None:
     return dump
 
 
-def _latin1_reason(data: bytes, at: int, byte: str, what: str) -> str:
+def _windows1252_reason(data: bytes, at: int, byte: str, what: str) -> str:
     shown = _windows_byte(data[at : at + 1])
     return (
         f"not UTF-8 text: {byte}, read as Windows-1252 ({shown!r}): the file was saved in another encoding (save it as"
@@ -2597,7 +2597,7 @@ def _latin1_reason(data: bytes, at: int, byte: str, what: str) -> str:
 
 
 #: At most this many bytes that are not UTF-8 in one document are read as Windows-1252; more, or a NUL byte, is no text.
-LATIN1_BYTES_READ = 8
+WINDOWS1252_BYTES_READ = 8
 
 
 def _utf8_document(data: bytes, name: str) -> Dump | None:
@@ -2605,12 +2605,12 @@ def _utf8_document(data: bytes, name: str) -> Dump | None:
     ``_utf8_documents`` reads each document: those bytes read as Windows-1252, an input error at the List item (or the
     object) of each such byte, which is still judged, or a note where the byte stands in a comment (trial 197: one
     0xe9 in an annotation of one node of a three-node List refused the whole file). None where the bytes look like no
-    text (a NUL byte, more than ``LATIN1_BYTES_READ`` bytes not UTF-8) or no object reads: the caller refuses it."""
-    places = _not_utf8_places(data, LATIN1_BYTES_READ + 1)
-    if len(places) > LATIN1_BYTES_READ or b"\x00" in data:
+    text (a NUL byte, more than ``WINDOWS1252_BYTES_READ`` bytes not UTF-8) or no object reads: the caller refuses it."""
+    places = _not_utf8_places(data, WINDOWS1252_BYTES_READ + 1)
+    if len(places) > WINDOWS1252_BYTES_READ or b"\x00" in data:
         return None
     with heap.paused():
-        dump = _parse_text(data.decode("utf-8-sig", errors="verdict-latin1"), name)
+        dump = _parse_text(data.decode("utf-8-sig", errors="verdict-windows-1252"), name)
     if not dump.objects:
         return None
     placed = sorted((o for o in dump.objects if o.source.line), key=lambda o: o.source.line)
@@ -2634,7 +2634,7 @@ def _utf8_document(data: bytes, name: str) -> Dump | None:
         said.add(holder)
         document, item = holder if holder is not None else (1, None)
         what = "object" if holder is not None else "document"
-        errors.append(InputError(Source(name, document, line, item), _latin1_reason(data, at, byte, what), lost=False))
+        errors.append(InputError(Source(name, document, line, item), _windows1252_reason(data, at, byte, what), lost=False))
     dump.errors = sorted([*dump.errors, *errors], key=lambda e: (e.source.document, e.source.line))
     dump.notes[:0] = notes
     return dump
