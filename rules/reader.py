@@ -1866,7 +1866,10 @@ def _between_prompts(lines: list[str]) -> list[tuple[int, int]] | None:
     marks = [i for i, line in enumerate(lines) if _BLOCK_PROMPT.match(line) or _BARE_PROMPT.fullmatch(line.rstrip("\r"))]
     if not marks:
         return None
-    if not all(_BARE_PROMPT.fullmatch(lines[i].rstrip("\r")) or _READ_COMMAND.match(lines[i]) for i in marks):
+    if not all(
+        _BARE_PROMPT.fullmatch(lines[i].rstrip("\r")) or _READ_COMMAND.match(lines[i]) or _CHANGE_COMMAND.match(lines[i])
+        for i in marks
+    ):
         return None
     starts, ends = [0, *(m + 1 for m in marks)], [*marks, len(lines)]
     return [(a, b) for a, b in zip(starts, ends, strict=True) if any(line.strip() for line in lines[a:b])]
@@ -1887,6 +1890,11 @@ def _split_at_prompts(block: _Block) -> list[_Block]:
 
 #: A prompt line whose command prints the cluster's objects.
 _READ_COMMAND = re.compile(_SHELL_PROMPT + _CLIENT + r"(?:get|describe)\b")
+#: A prompt line whose command changes an object and prints a line of its own (``node/gpu-1 labeled``), takes no
+#: manifest after it (as ``kubectl apply -f -`` does): what it printed is set aside, and the paste is still read
+#: between its prompts (trial 202: a kubectl label line between describe text and a get nodes table read the paste
+#: as describe text alone, and the table showing the relabel was dropped without a word).
+_CHANGE_COMMAND = re.compile(_SHELL_PROMPT + _CLIENT + r"(?:label|annotate|taint|cordon|uncordon|drain|scale)\b")
 #: The tag of a part of a terminal paste (no Markdown info string holds a NUL).
 _PASTE = "\x00paste"
 #: A prompt alone on the last line of a terminal paste (``user@bastion:~$``), no command after it.

@@ -181,3 +181,11 @@ def test_a_label_the_table_and_the_describe_text_disagree_on_is_noted() -> None:
     assert node.obj["metadata"]["labels"]["nvidia.com/gpu.workload.config"] == "container"
     [said] = [n for n in later.notes if "relabelled between" in n]
     assert said.endswith("judged as container, the table's, which stands after it"), said
+    # trial 202: with the kubectl label command that relabelled it between (and what it printed), as typed
+    relabel = "$ kubectl label node gpu-pt-01 nvidia.com/gpu.workload.config=container --overwrite\nnode/gpu-pt-01 labeled\n"
+    get = "$ kubectl get nodes -L nvidia.com/gpu.workload.config\n"
+    prompted = f"$ kubectl describe node gpu-pt-01\n{BROKEN}\n{relabel}{get}{paste}"
+    relabelled = parse_text(prompted, "chat.txt")
+    [node] = [o for o in relabelled.objects if o.obj["metadata"]["name"] == "gpu-pt-01"]
+    assert node.obj["metadata"]["labels"]["nvidia.com/gpu.workload.config"] == "container"
+    assert any("read as a terminal paste" in n and "1 part of text that is no dump" in n for n in relabelled.notes)
