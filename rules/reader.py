@@ -494,14 +494,33 @@ _PROMPT = re.compile(r"^[$#>%]\s*kubectl\b.*?\s(?=(?:NAME|NAMESPACE)\s{2})")
 _TABLE_COLUMN = re.compile(r"[A-Z][A-Z0-9()./-]*(?: [A-Z][A-Z0-9()./-]*)*")
 
 
-def _events_table(columns: list[str]) -> str:
+def _events_table(columns: list[str], text: str = "") -> str:
     """Why the table ``kubectl get events`` prints is no dump (trial 198: set aside as "1 part of text that is no
-    dump", with no word of what or where)."""
+    dump", with no word of what or where); with the pod of its last FailedScheduling row named, and that row's
+    message quoted, where ``text`` (the table) holds one (trial 202: NAME and NAMESPACE were left for the reader)."""
+    pod, namespace, said = "NAME", "NAMESPACE", ""
+    lines = text.strip("\n").split("\n")
+    header = next((line for line in lines if "LAST SEEN" in line), "")
+    starts = {m.group(): m.start() for m in _EVENT_COLUMN.finditer(header)}
+
+    def cell(row: str, title: str) -> str:
+        return row[starts[title] :].split("  ", 1)[0].strip()
+
+    if {"REASON", "OBJECT", "MESSAGE"} <= starts.keys():
+        for row in lines[lines.index(header) + 1 :]:
+            if cell(row, "REASON") == "FailedScheduling" and cell(row, "OBJECT").startswith("pod/"):
+                pod = cell(row, "OBJECT").removeprefix("pod/")
+                namespace = cell(row, "NAMESPACE") if "NAMESPACE" in starts else "NAMESPACE"
+                said = f'; its FailedScheduling event: "{row[starts["MESSAGE"] :].strip()}"'
     return (
         f"{NOT_AN_OBJECT}: the table kubectl get events prints (columns {', '.join(columns)}), which holds events, not"
         " objects; a pending pod's own status.conditions hold the scheduler's word: print the pod with kubectl get pod"
-        " NAME -n NAMESPACE -o yaml (or -o json)"
+        f" {pod} -n {namespace} -o yaml (or -o json){said}"
     )
+
+
+#: A column title of the events table's header.
+_EVENT_COLUMN = re.compile(r"LAST SEEN|[A-Z]+")
 
 
 #: The header of the table kubectl get events prints (its rows' messages hold ': ', which YAML refuses).
@@ -2131,7 +2150,7 @@ def _parse_unfenced(
     if json_error is None and (events := _EVENTS_HEADER.match(text)):
         line = text.count("\n", 0, events.start(1)) + 1
         columns = re.split(r"\s{2,}", events.group(1).strip())
-        return Dump(files_read=[name], errors=[InputError(Source(name, 1, line), _events_table(columns))])
+        return Dump(files_read=[name], errors=[InputError(Source(name, 1, line), _events_table(columns, text))])
     if json_error is None and _looks_like_json(text):
         parsed = _parse_json(text, name)
         if isinstance(parsed, Dump):

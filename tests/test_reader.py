@@ -3231,10 +3231,16 @@ def test_a_kubectl_get_events_table_is_named_where_it_stands() -> None:
     )
     node = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n"
     paste = f"$ kubectl get node a -o yaml\n{node}$ kubectl get events -n ml --field-selector reason=FailedScheduling\n{events}"
-    for text, line in ((paste, 6), (events, 1), ("\n" + events.replace("LAST SEEN", "NAMESPACE   LAST SEEN"), 2)):
+    spaced = events.replace("LAST SEEN", "NAMESPACE   LAST SEEN").replace("2m41s", "ml          2m41s")
+    for text, line in ((paste, 6), (events, 1), ("\n" + spaced, 2)):
         dump = parse_text(text, "p.txt")
         [err] = dump.errors
         assert err.source.line == line, (text, err)
         assert err.reason.startswith("not a Kubernetes object: the table kubectl get events prints (columns "), err.reason
-        assert err.reason.endswith("print the pod with kubectl get pod NAME -n NAMESPACE -o yaml (or -o json)")
+        # trial 202: the pod of its FailedScheduling row named, its namespace where the table has the column
+        namespace = "ml" if "NAMESPACE" in text else "NAMESPACE"
+        assert err.reason.endswith(
+            f"print the pod with kubectl get pod trainer-llama-0 -n {namespace} -o yaml (or -o json); its FailedScheduling"
+            ' event: "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."'
+        ), err.reason
     assert [o.name for o in parse_text(paste, "p.txt").objects] == ["a"]
