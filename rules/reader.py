@@ -2087,9 +2087,20 @@ def _add_table_nodes(tabled: list[tuple[dict[str, Any], Source]], notes: list[st
         # the later of the two where both are placed: a terminal paste's commands ran in its order (trial 198: the
         # table printed after the describe text was set aside for the older value)
         later = 0 < kept.source.line < source.line and kept.source.file == source.file
+        earlier = 0 < source.line < kept.source.line and kept.source.file == source.file
         labels = into["metadata"].setdefault("labels", {})
+        # (an object that lists labels lists them all; a describe fragment cut out by grep lists none)
+        listed = earlier and bool(labels)
         if isinstance(labels, dict):
             for key, value in obj["metadata"]["labels"].items():
+                if listed and key not in labels:
+                    # trial 201: the object after the table, which lists every label, shows this one gone
+                    dump.notes.append(
+                        f"{name}: node {obj['metadata']['name']}'s label {key} is {value} in the kubectl get nodes table"
+                        f" ({source}) and not among the labels its describe text or YAML after it lists: the label was"
+                        " removed between the two commands; judged without it, as the later shows"
+                    )
+                    continue
                 # (trial 169: a row reading container beside describe text reading vm-vgpu was merged without a word)
                 if labels.setdefault(key, value) != value:
                     older = labels[key]

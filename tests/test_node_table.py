@@ -181,6 +181,13 @@ def test_a_label_the_table_and_the_describe_text_disagree_on_is_noted() -> None:
     assert node.obj["metadata"]["labels"]["nvidia.com/gpu.workload.config"] == "container"
     [said] = [n for n in later.notes if "relabelled between" in n]
     assert said.endswith("judged as container, the table's, which stands after it"), said
+    # trial 201: describe text after the table that lists no such label: it was removed, and is judged so
+    removed = BROKEN.replace("nvidia.com/gpu.workload.config=vm-passthrough", "nvidia.com/gpu.bogus-key=x")
+    assert removed != BROKEN
+    gone = parse_text(f"{TABLE}\n{removed}", "chat.txt")
+    [node] = [o for o in gone.objects if o.obj["metadata"]["name"] == "gpu-pt-01"]
+    assert "nvidia.com/gpu.workload.config" not in node.obj["metadata"]["labels"]
+    assert any("not among the labels its describe text or YAML after it lists" in n for n in gone.notes), gone.notes
     # trial 202: with the kubectl label command that relabelled it between (and what it printed), as typed
     relabel = "$ kubectl label node gpu-pt-01 nvidia.com/gpu.workload.config=container --overwrite\nnode/gpu-pt-01 labeled\n"
     get = "$ kubectl get nodes -L nvidia.com/gpu.workload.config\n"
