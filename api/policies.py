@@ -185,7 +185,7 @@ def lint() -> Response:
 def _where(policy: Policy) -> str:
     """``pack gpu-operator, nodes.yaml`` (a pack's policy), else the policy's file name."""
     # (the file's name alone, as GET /v1/policies shows it: trial 193, the server's folders were said)
-    name = policy.file.replace(chr(92), "/").rsplit("/", 1)[-1]
+    name = Path(policy.file).name
     return f"pack {policy.pack}, {name}" if policy.pack else name
 
 

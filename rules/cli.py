@@ -61,6 +61,11 @@ def _note(note: str) -> None:
     _err(f"verdict: note: {one_line(note)}")
 
 
+def _input_error(err: Any) -> None:
+    """An input error on standard error, on one line (trial 201: a file name's line break gave it lines of its own)."""
+    _err(f"verdict: input error: {one_line(str(err))}")
+
+
 def _to_devnull(stream: Any) -> None:
     """Send what is still to be written to ``stream`` (its reader stopped reading) nowhere."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
@@ -506,7 +511,7 @@ def _report(
         if r.input_errors:
             # (trial 166: a batch's unreadable dump on the terminal: its table is written, its errors in it)
             for err in [] if tabled and len(unreadable) < len(reports) else r.input_errors:
-                _err(f"verdict: input error: {one_line(str(err))}")
+                _input_error(err)
             # what verdict reads is no help for a path that is not there (trial 48)
             hint = f": {WHAT_IS_READ}" if path == "-" or os.path.lexists(path) else ""
             _err(
@@ -552,7 +557,7 @@ def _report(
         _said_cut(output)
     for r in reports_read:
         for err in [] if tabled else r.input_errors:
-            _err(f"verdict: input error: {one_line(str(err))}")
+            _input_error(err)
         # Notes (an expired exemption, a must-gather without ClusterPolicy) reach every format's user; in a
         # batch each says its dump.
         of = f"{r.name}: " if len(reports) > 1 else ""

@@ -2587,8 +2587,8 @@ def _not_utf8_places(chunk: bytes, most: int = 16) -> list[int]:
 
 
 def _utf8_documents(data: bytes, name: str) -> Dump | None:
-    """The dump of YAML documents some of which are not UTF-8 (a value or comment saved by a Latin-1 editor): each such
-    document read with those bytes as Latin-1 (``é`` for 0xe9), an input error at its document and the first byte's
+    """The dump of YAML documents some of which are not UTF-8 (a value or comment saved by a Windows or Latin-1 editor):
+    each such document read with those bytes as Windows-1252 (``é`` for 0xe9), an input error at its document and the first byte's
     place saying so, or a note where each such byte stands in a comment (trial 171: one byte refused a four-document
     dump, said at document 1 of a byte in document 4; trial 172: read apart, a ClusterPolicy with 0xe9 in a comment was
     lost, and a header comment before the first '---' counted as a document not read). None where there is one
@@ -2610,17 +2610,38 @@ def _utf8_documents(data: bytes, name: str) -> Dump | None:
         places = _not_utf8_places(chunk)
         if not places:
             continue
-        line, column = byte_place(data, a + places[0])
-        byte = f"byte 0x{data[a + places[0]]:02x} at line {line}, column {column}"
-        in_comments = all(data[data.rfind(b"\n", 0, a + at) + 1 : a + at].lstrip().startswith(b"#") for at in places)
-        if in_comments:
-            notes.append(f"{name}: {byte} is not UTF-8, in a comment: read as Windows-1252 (save the file as UTF-8)")
+        line, byte = _byte_said(data, a + places[0])
+        if all(_in_comment(data, a + at) for at in places):
+            notes.append(_comment_note(name, byte))
             continue
         reason = _windows1252_reason(data, a + places[0], byte, "document")
         errors.append(InputError(Source(name, max(number, 1), line), reason, lost=False))
-    text = data.decode("utf-8-sig", errors="verdict-windows-1252")
+    return _with_byte_errors(_parse_windows1252(data, name), errors, notes)
+
+
+def _byte_said(data: bytes, at: int) -> tuple[int, str]:
+    """The line of the byte at ``at`` that is not UTF-8, and ``byte 0xe9 at line L, column C``."""
+    line, column = byte_place(data, at)
+    return line, f"byte 0x{data[at]:02x} at line {line}, column {column}"
+
+
+def _in_comment(data: bytes, at: int) -> bool:
+    """Whether the byte at ``at`` stands in a YAML comment (its line starts with ``#`` before it)."""
+    return data[data.rfind(b"\n", 0, at) + 1 : at].lstrip().startswith(b"#")
+
+
+def _comment_note(name: str, byte: str) -> str:
+    return f"{name}: {byte} is not UTF-8, in a comment: read as Windows-1252 (save the file as UTF-8)"
+
+
+def _parse_windows1252(data: bytes, name: str) -> Dump:
+    """The dump of a text whose bytes that are not UTF-8 are read as Windows-1252."""
     with heap.paused():
-        dump = _parse_text(text, name)
+        return _parse_text(data.decode("utf-8-sig", errors="verdict-windows-1252"), name)
+
+
+def _with_byte_errors(dump: Dump, errors: list[InputError], notes: list[str]) -> Dump:
+    """``dump`` with the input errors and notes of its bytes that are not UTF-8, in their places among its own."""
     dump.errors = sorted([*dump.errors, *errors], key=lambda e: (e.source.document, e.source.line))
     dump.notes[:0] = notes
     return dump
@@ -2647,8 +2668,7 @@ def _utf8_document(data: bytes, name: str) -> Dump | None:
     places = _not_utf8_places(data, WINDOWS1252_BYTES_READ + 1)
     if len(places) > WINDOWS1252_BYTES_READ or b"\x00" in data:
         return None
-    with heap.paused():
-        dump = _parse_text(data.decode("utf-8-sig", errors="verdict-windows-1252"), name)
+    dump = _parse_windows1252(data, name)
     if not dump.objects:
         return None
     placed = sorted((o for o in dump.objects if o.source.line), key=lambda o: o.source.line)
@@ -2656,12 +2676,13 @@ def _utf8_document(data: bytes, name: str) -> Dump | None:
     said: set[tuple[int, int | None] | None] = set()
     errors: list[InputError] = []
     notes: list[str] = []
+    noted: set[int] = set()  # the lines of comments noted, one note a line
     for at in places:
-        line, column = byte_place(data, at)
-        byte = f"byte 0x{data[at]:02x} at line {line}, column {column}"
-        if data[data.rfind(b"\n", 0, at) + 1 : at].lstrip().startswith(b"#"):
-            if not any(n.startswith(f"{name}: byte 0x") and f" at line {line}, " in n for n in notes):  # one a line
-                notes.append(f"{name}: {byte} is not UTF-8, in a comment: read as Windows-1252 (save the file as UTF-8)")
+        line, byte = _byte_said(data, at)
+        if _in_comment(data, at):
+            if line not in noted:
+                noted.add(line)
+                notes.append(_comment_note(name, byte))
             continue
         found = bisect.bisect_right(lines, line) - 1
         # (trial 201: on a line that starts several items, compact JSON's, which of them holds it is not known)
@@ -2673,9 +2694,7 @@ def _utf8_document(data: bytes, name: str) -> Dump | None:
         document, item = holder if holder is not None else (1, None)
         what = "object" if holder is not None else "document"
         errors.append(InputError(Source(name, document, line, item), _windows1252_reason(data, at, byte, what), lost=False))
-    dump.errors = sorted([*dump.errors, *errors], key=lambda e: (e.source.document, e.source.line))
-    dump.notes[:0] = notes
-    return dump
+    return _with_byte_errors(dump, errors, notes)
 
 
 #: Byte order marks of UTF-32 and UTF-16 text (UTF-32's first: its little-endian mark starts like UTF-16's).
