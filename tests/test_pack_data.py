@@ -867,3 +867,26 @@ def test_real_h100_mig_node_is_a_container_node():
     assert "nvidia.com/gpu.deploy.nvsm" in labels and "nvidia.com/gpu.deploy.nvsm" not in T["allDeployLabels"]
     sandbox_off = {"spec": {"sandboxWorkloads": {"enabled": False}}}
     assert node_findings(REAL_NODE, sandbox_off) == set()
+
+
+def test_no_text_the_pack_shows_names_a_trial() -> None:
+    """Regression (trial 203): an assumption's note, said in every report it applies to, ended "(trial 202)", a name
+    of this project's own history that no user can look up. The pack's texts (any string value of a policy or data
+    file: comments are no value) name none."""
+    pack = Path(__file__).resolve().parent.parent / "policies" / "gpu-operator"
+
+    def strings(value: object) -> list[str]:
+        if isinstance(value, dict):
+            return [s for v in value.values() for s in strings(v)]
+        if isinstance(value, list):
+            return [s for v in value for s in strings(v)]
+        return [value] if isinstance(value, str) else []
+
+    found = [
+        (path.name, s[:80])
+        for path in sorted([*pack.glob("*.yaml"), *pack.glob("data/*.yaml"), *pack.glob("shared/*.yaml")])
+        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8"))
+        for s in strings(doc)
+        if re.search(r"\btrials? \d", s)
+    ]
+    assert found == []
