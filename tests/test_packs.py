@@ -1888,35 +1888,3 @@ def test_a_default_workload_fix_is_a_patch_only_of_a_value_it_can_name() -> None
         "kubectl edit clusterpolicies.nvidia.com cp  # set spec.sandboxWorkloads.defaultWorkload to container,"
         " vm-passthrough or vm-vgpu"
     )
-
-
-def test_turning_sandbox_workloads_on_is_offered_only_for_nodes_meant_for_vms() -> None:
-    """Regression (trial 203): with sandbox workloads off, the ClusterPolicy's fix was the patch turning them on alone,
-    and the node's put it first with "or drop the label" after: for a VM-labelled node serving containers as it is, the
-    patch converts it and takes the GPUs of what runs there. Both say the patch is for nodes meant for VMs, and how to
-    keep one on containers."""
-    from rules.engine import audit_bytes
-    from rules.loader import load_policies
-
-    dump = """
-apiVersion: nvidia.com/v1
-kind: ClusterPolicy
-metadata: {name: cluster-policy}
-spec: {sandboxWorkloads: {enabled: false}}
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: node-a
-  labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.workload.config: vm-vgpu, nvidia.com/gpu.deploy.device-plugin: "true",
-           nvidia.com/gpu.deploy.driver: "true", nvidia.com/gpu.deploy.container-toolkit: "true",
-           nvidia.com/gpu.deploy.operator-validator: "true"}
-status: {allocatable: {nvidia.com/gpu: "8"}, capacity: {nvidia.com/gpu: "8"}}
-"""
-    report = audit_bytes(dump.encode(), "d.yaml", load_policies())
-    fixes = {r.rule: r.remediation for o in report.objects for r in o.results if r.result in ("fail", "warn")}
-    assert "  # only if those nodes are meant for VMs (it converts each" in fixes["sandbox-workloads-enabled-for-vm-nodes"]
-    assert (
-        "  # only if the node should run VMs; or, to keep it on the containers it serves now, drop the label: kubectl"
-        in (fixes["label-ignored-sandbox-disabled"])
-    )
