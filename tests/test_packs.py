@@ -268,7 +268,10 @@ def test_a_vm_node_left_prepared_while_sandbox_workloads_are_off_is_sent_to_the_
         f"containers{vms}, remove that label: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-. "
     )
     [ignored] = _fixes(dump, "label-ignored-sandbox-disabled", "warn").values()
-    assert ignored == f"{patch}  # or drop the label{vms}: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-"
+    assert ignored == (
+        f"{patch}  # if the node is meant for VMs: the operator then prepares every VM-labelled node for its VM workload;"
+        f" or, for it to run containers, drop the label{vms}: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-"
+    )
 
 
 def test_a_left_over_device_plugin_resource_gets_no_host_check_of_its_class() -> None:

@@ -63,6 +63,14 @@ CPU = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "cpu-01", "label
 
 SELECTOR = "nvidia.com/gpu.present=true,nvidia.com/gpu.workload.config notin (container,vm-passthrough,vm-vgpu)"
 LABEL_THEM = f"kubectl label nodes --overwrite -l '{SELECTOR}' nvidia.com/gpu.workload.config=container"
+# Trial 203: the patch turning sandbox workloads on is said to be for nodes meant for VMs (it prepares each VM-labelled
+# node for VMs), and the label's removal is the choice for containers.
+FOR_VMS = "  # if the node is meant for VMs: the operator then prepares every VM-labelled node for its VM workload; "
+THOSE_FOR_VMS = (
+    "  # if those nodes are meant for VMs: the operator then prepares each for its VM workload (for one to run"
+    " containers, drop its label instead: kubectl label node <node> nvidia.com/gpu.workload.config-); then"
+    " gpu-clusterpolicy/sandbox-operands-enabled says which VM operands to enable"
+)
 
 
 def test_the_dumps_unlabelled_gpu_nodes_are_labelled_container_before_sandbox_workloads_go_on() -> None:
@@ -71,10 +79,10 @@ def test_the_dumps_unlabelled_gpu_nodes_are_labelled_container_before_sandbox_wo
     # the command itself keeps them on containers, by a selector that matches a missing or unknown label (the
     # operator gives both the default); no CPU node (without nvidia.com/gpu.present=true) is matched
     assert fix == (
-        f"{LABEL_THEM} && {PATCH}  # the label first keeps the GPU nodes whose workload label is missing or not one the"
-        " operator knows (gpu-ctr-03, gpu-ctr-04 in the dump) on containers: with sandbox workloads on, ClusterPolicy"
-        " cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-passthrough makes each a vm-passthrough node; or drop"
-        " the label: kubectl label node gpu-pt-11 nvidia.com/gpu.workload.config-"
+        f"{LABEL_THEM} && {PATCH}{FOR_VMS}the label first keeps the GPU nodes whose workload label is missing or not"
+        " one the operator knows (gpu-ctr-03, gpu-ctr-04 in the dump) on containers: with sandbox workloads on,"
+        " ClusterPolicy cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-passthrough makes each a vm-passthrough"
+        " node; or, for it to run containers, drop the label: kubectl label node gpu-pt-11 nvidia.com/gpu.workload.config-"
     ), fix
 
 
@@ -83,7 +91,7 @@ def test_many_unlabelled_gpu_nodes_keep_the_fix_bounded() -> None:
     characters; the command is a label selector, and past five nodes none is named."""
     many = [_node(f"gpu-worker-node-{i:04d}.example.com", {}, {"nvidia.com/gpu": "8"}) for i in range(400)]
     fix = _fixes("vm-passthrough", PT, *many)[("gpu-pt-11", "label-ignored-sandbox-disabled")]
-    assert fix.startswith(f"{LABEL_THEM} && {PATCH}  # the label first keeps the GPU nodes whose workload label is")
+    assert fix.startswith(f"{LABEL_THEM} && {PATCH}{FOR_VMS}the label first keeps the GPU nodes whose workload label")
     assert "(more than five in the dump, which its selectors match)" in fix and "gpu-worker-node-0000" not in fix
     assert len(fix) < 1000
 
@@ -91,10 +99,10 @@ def test_many_unlabelled_gpu_nodes_keep_the_fix_bounded() -> None:
 def test_with_no_unlabelled_gpu_node_in_the_dump_the_fix_says_to_label_them_first() -> None:
     fix = _fixes("vm-vgpu", PT)[("gpu-pt-11", "label-ignored-sandbox-disabled")]
     assert fix.startswith(
-        f"{PATCH}  # first label nvidia.com/gpu.workload.config=container each GPU node meant for containers whose"
-        f" workload label is missing or not one the operator knows, which kubectl get nodes -l '{SELECTOR}' lists: with"
-        " sandbox workloads on, ClusterPolicy cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-vgpu makes each a"
-        " vm-vgpu node; or drop the label"
+        f"{PATCH}{FOR_VMS}first label nvidia.com/gpu.workload.config=container each GPU node meant for containers"
+        f" whose workload label is missing or not one the operator knows, which kubectl get nodes -l '{SELECTOR}' lists:"
+        " with sandbox workloads on, ClusterPolicy cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-vgpu makes"
+        " each a vm-vgpu node; or, for it to run containers, drop the label"
     ), fix
 
 
@@ -114,7 +122,10 @@ def test_a_label_the_operator_does_not_know_is_told_to_be_written_right() -> Non
 
 def test_a_container_default_changes_nothing_else() -> None:
     fix = _fixes("container", PT, CTR)[("gpu-pt-11", "label-ignored-sandbox-disabled")]
-    assert fix == f"{PATCH}  # or drop the label: kubectl label node gpu-pt-11 nvidia.com/gpu.workload.config-"
+    assert fix == (
+        f"{PATCH}{FOR_VMS}or, for it to run containers, drop the label: kubectl label node gpu-pt-11"
+        " nvidia.com/gpu.workload.config-"
+    )
 
 
 def test_an_unknown_label_meant_for_vms_is_written_right_and_sandbox_workloads_enabled() -> None:
@@ -220,7 +231,7 @@ def test_a_gpu_node_the_operator_has_not_labelled_yet_is_labelled_container_by_n
     plain = _unreconciled("gpu-plain1")
     fixes = _fixes("vm-passthrough", PT, plain)
     by_name = "kubectl label nodes --overwrite gpu-plain1 nvidia.com/gpu.workload.config=container"
-    assert fixes[("gpu-pt-11", "label-ignored-sandbox-disabled")].startswith(f"{by_name} && {PATCH}  # the label first")
+    assert fixes[("gpu-pt-11", "label-ignored-sandbox-disabled")].startswith(f"{by_name} && {PATCH}{FOR_VMS}the label")
     assert "(gpu-plain1 in the dump)" in fixes[("gpu-pt-11", "label-ignored-sandbox-disabled")]
     # beside a reconciled unlabelled node, both commands run before the patch
     both = _fixes("vm-passthrough", PT, plain, CTR)[("gpu-pt-11", "resource-class-matches-workload")]
@@ -284,12 +295,11 @@ def test_the_clusterpolicys_own_finding_labels_the_unlabelled_nodes_first() -> N
     ]
     assert fix.startswith(
         f"{LABEL_THEM} && kubectl label nodes --overwrite gpu-plain1 nvidia.com/gpu.workload.config=container && {PATCH}"
-        "  # then gpu-clusterpolicy/sandbox-operands-enabled says which VM operands to enable; the label command first"
-        " keeps the GPU nodes without a valid workload label on containers"
+        f"{THOSE_FOR_VMS}; the label command first keeps the GPU nodes without a valid workload label on containers"
     ), fix
     # a container default changes no node: the patch alone
     assert _fixes("container", PT, CTR)[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")] == (
-        f"{PATCH}  # then gpu-clusterpolicy/sandbox-operands-enabled says which VM operands to enable"
+        f"{PATCH}{THOSE_FOR_VMS}"
     )
 
 
