@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from marshmallow import ValidationError, fields
+from marshmallow import fields
 
 from .errors import quoted
 from .limits import limit
@@ -531,7 +531,37 @@ def _count_test(values: list[Any], arg: Any) -> bool:
     if isinstance(arg, dict):
         checks = {"equals": n.__eq__, "gt": n.__gt__, "gte": n.__ge__, "lt": n.__lt__, "lte": n.__le__}
         return all(checks[k](int(v)) for k, v in arg.items() if k in checks)
-    return n == int(arg)
+    return n == _whole_count(arg)
+
+
+def _whole_count(arg: Any) -> int:
+    """The number ``count`` compares with: an integer, or (from a reference) a whole-number quantity such as the
+    ``"2"`` a VMI's resources ask for, or what ``sum`` adds up (a reference to anything else is an ``error``)."""
+    if isinstance(arg, int) and not isinstance(arg, bool):
+        return arg
+    try:
+        n = parse_quantity(arg) if isinstance(arg, (str, Fraction)) else None
+    except QuantityError:
+        n = None
+    if n is None or n.denominator != 1:
+        raise OperatorError(f"count compares with a whole number, and the argument is {quoted(show(arg))}")
+    return int(n)
+
+
+def _count_problem(arg: Any) -> str:
+    """Why a literal ``count`` argument can never be used ("" when it can): an unknown key such as ``min`` would
+    otherwise hold always."""
+
+    def whole(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if whole(arg) or (isinstance(arg, dict) and arg and all(k in _COUNT_KEYS and whole(v) for k, v in arg.items())):
+        return ""
+    return (
+        "count takes an integer, a mapping of "
+        + "/".join(_COUNT_KEYS)
+        + " to integers, or a reference to a whole number ({var: x})"
+    )
 
 
 def _count_describe(arg: Any) -> str:
@@ -724,17 +754,6 @@ _ANY = fields.Raw
 _COUNT_KEYS = ("equals", "gt", "gte", "lt", "lte")
 
 
-def _check_count(arg: Any) -> None:
-    """Refuse what ``count`` cannot use at load (an unknown key such as ``min`` would otherwise hold always)."""
-
-    def whole(v: Any) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool)
-
-    if whole(arg) or (isinstance(arg, dict) and arg and all(k in _COUNT_KEYS and whole(v) for k, v in arg.items())):
-        return
-    raise ValidationError("count takes an integer, or a mapping of " + "/".join(_COUNT_KEYS) + " to integers")
-
-
 #: Why a value that had to be a boolean is refused (the schema's fields and a reference's ``all``).
 BOOLEAN_ONLY = "true or false is expected here (unquoted)"
 
@@ -753,7 +772,7 @@ class StrictBoolean(fields.Boolean):
 
 def _count_field() -> fields.Field:
     return fields.Raw(
-        validate=_check_count, metadata={"description": "an integer, or a mapping of equals/gt/gte/lt/lte to integers"}
+        metadata={"description": "an integer, a mapping of equals/gt/gte/lt/lte to integers, or a reference to a whole number"}
     )
 
 
@@ -944,8 +963,8 @@ OPERATORS: dict[str, Operator] = {
             _count_field,
             _count_test,
             _count_describe,
-            resolve=False,
-            doc="the number of selected values; an integer or {gt, gte, lt, lte, equals}",
+            doc="the number of selected values; an integer, {gt, gte, lt, lte, equals}, or a reference to a whole number",
+            literal_problem=_count_problem,
         ),
         Operator(
             "subsetOf",

@@ -686,7 +686,9 @@ def test_count_argument_checked_at_load(count: str) -> None:
     # Regression: an unknown key (`min`) was ignored, so the assertion always held.
     err = refused(TEMPLATE.replace("ASSERT", f"{{path: '$.spec.taints[*]', count: {count}}}"))
     assert (err.line, err.rule, err.path) == (12, "gpu-allocatable", "spec.rules[0].assert.count")
-    assert err.reason == "count takes an integer, or a mapping of equals/gt/gte/lt/lte to integers"
+    assert err.reason == (
+        "count takes an integer, a mapping of equals/gt/gte/lt/lte to integers, or a reference to a whole number ({var: x})"
+    )
 
 
 # ---- issue 12 item 3: any policy that cannot load is a refusal with file, line and reason

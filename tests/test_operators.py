@@ -1340,3 +1340,19 @@ def test_an_error_inside_for_each_names_the_item(judge: Judge) -> None:
     del pod["spec"]["containers"][1]["resources"]["limits"]
     r = one(judge, {"forEach": each}, obj=pod)
     assert (r.result, r.expected) == ("fail", "= <none>")
+
+
+def test_count_compares_with_a_reference_to_a_whole_number(judge: Judge) -> None:
+    """A count against a number the object gives (trial 205: a VMI's resources amount beside its devices entries):
+    the reference's value is an integer or a whole-number quantity; anything else is an error naming it."""
+    taints = "$.spec.taints[*]"
+    # one taint; the node's nvidia.com/gpu.count label says "8", its capacity "8"
+    assert one(judge, {"path": taints, "count": {"value": 1}}).result == "pass"
+    assert one(judge, {"path": taints, "count": {"sum": [{"value": "1"}, {"value": "0"}]}}).result == "pass"
+    r = one(judge, {"path": taints, "count": {"path": "$.metadata.labels['nvidia.com/gpu.count']"}})
+    assert (r.result, r.expected) == ("fail", "count == 8")
+    r = one(judge, {"path": taints, "count": {"path": "$.metadata.labels['nvidia.com/gpu.workload.config']"}})
+    assert r.result == "error"
+    assert r.message.endswith("count compares with a whole number, and the argument is 'vm-passthrough'"), r.message
+    with pytest.raises(PolicyError, match="or a reference to a whole number"):
+        one(judge, {"path": taints, "count": {"value": "1500m"}})  # a literal is checked at load

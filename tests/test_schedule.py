@@ -899,6 +899,27 @@ def test_vmi_gpus_and_host_devices_each_ask_for_one() -> None:
     assert p.reasons == {"Insufficient nvidia.com/GA102GL_A10": 1, "node(s) didn't match Pod's node affinity/selector": 1}
 
 
+def test_a_vmi_whose_resources_name_its_device_asks_for_that_amount() -> None:
+    """Regression (trial 205): a VMI naming its GPU in spec.domain.resources (1) beside one devices entry was modelled
+    as asking for 2 and failed as unschedulable on a node with 1; KubeVirt's ResourceRenderer copies the VMI's own
+    resources over the unit each devices entry adds (renderresources.go Requests/Limits), so its pod asks for 1."""
+    vmi = yaml.safe_load(VMI)
+    vmi["spec"]["domain"]["resources"] = {
+        "requests": {"memory": "16Gi", "nvidia.com/GA102GL_A10": "1"},
+        "limits": {"nvidia.com/GA102GL_A10": "1"},
+    }
+    spec = pod_spec_of(vmi)
+    assert spec is not None
+    assert spec["containers"][0]["resources"]["limits"] == {"nvidia.com/GA102GL_A10": "1"}
+    assert effective_requests(spec)["nvidia.com/GA102GL_A10"] == 1
+    # named in limits alone: the request is the entries' count (2), the limit the VMI's
+    vmi["spec"]["domain"]["resources"] = {"requests": {"memory": "16Gi"}, "limits": {"nvidia.com/GA102GL_A10": "1"}}
+    spec = pod_spec_of(vmi)
+    assert spec is not None
+    assert spec["containers"][0]["resources"]["limits"] == {"nvidia.com/GA102GL_A10": "1"}
+    assert effective_requests(spec)["nvidia.com/GA102GL_A10"] == 2
+
+
 def test_running_vmi_does_not_compete_with_its_own_launcher_pod() -> None:
     launcher = yaml.safe_load("""
 apiVersion: v1

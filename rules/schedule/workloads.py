@@ -5,7 +5,9 @@ Sources:
   ``AddOrUpdateDaemonPodTolerations`` (the tolerations every DaemonSet pod gets);
 - kubevirt/kubevirt ``pkg/virt-controller/services/template.go`` (the virt-launcher pod: the VMI's
   nodeSelector plus ``kubevirt.io/schedulable: "true"``, its affinity and tolerations, one unit of
-  ``deviceName`` in requests and limits for each ``gpus[]``/``hostDevices[]`` entry) and the VMI
+  ``deviceName`` in requests and limits for each ``gpus[]``/``hostDevices[]`` entry unless the VMI's own
+  ``spec.domain.resources`` names it: ``renderresources.go``, whose ``Requests``/``Limits`` copy the VMI's
+  values over the computed ones) and the VMI
   defaulting webhook (``memory.guest`` becomes the memory request when none is given);
 - what has nothing waiting to be scheduled (``not_waiting``): ``pkg/controller/replicaset``,
   ``statefulset`` (``spec.replicas: 0`` creates no pod), ``pkg/controller/job`` (a finished Job, i.e.
@@ -174,12 +176,16 @@ def vmi_pod_spec(vmi_spec: Mapping[str, Any]) -> dict[str, Any]:
             if name and not get_in(device, "claimName"):
                 devices[str(name)] = devices.get(str(name), 0) + 1
     for name, count in devices.items():
+        # One unit a devices entry, where the VMI's resources do not name the resource: what they name wins
+        # (ResourceRenderer.Requests/Limits copy the VMI's own over the computed ones, from v0.59.0; trial 205)
         for where, target in (("requests", requests), ("limits", limits)):
+            if name not in target:
+                target[name] = str(count)
+                continue
             try:
-                total = quantity(target.get(name, 0)) + count
+                quantity(target[name])
             except QuantityError as err:
                 raise EvaluationError(f"spec.domain.resources.{where}.{name}: {err}") from err
-            target[name] = format_quantity(Fraction(total))
 
     node_selector = {str(k): v for k, v in mapping(get_in(vmi_spec, "nodeSelector")).items()}
     node_selector[KUBEVIRT_SCHEDULABLE_LABEL] = "true"
