@@ -66,6 +66,21 @@ LABEL_THEM = f"kubectl label nodes --overwrite -l '{SELECTOR}' nvidia.com/gpu.wo
 # Trial 203: the patch turning sandbox workloads on is said to be for nodes meant for VMs (it prepares each VM-labelled
 # node for VMs), and the label's removal is the choice for containers.
 FOR_VMS = "  # if the node is meant for VMs: the operator then prepares every VM-labelled node for its VM workload; "
+# Trial 204: where spec.sandboxWorkloads.defaultWorkload is a VM workload, a node kept on containers is labelled
+# container: without a label, it becomes a node of that workload once sandbox workloads are on.
+LABEL_IT_CONTAINER = (
+    "label it container (without a workload label, spec.sandboxWorkloads.defaultWorkload=%s makes it a %s node once"
+    " sandbox workloads are on)"
+)
+CONTAINER_PT = LABEL_IT_CONTAINER % ("vm-passthrough", "vm-passthrough")
+CONTAINER_VGPU = LABEL_IT_CONTAINER % ("vm-vgpu", "vm-vgpu")
+THOSE_FOR_VMS_PT = (
+    "  # if those nodes are meant for VMs: the operator then prepares each for its VM workload (for one to run"
+    " containers, label it container instead, as spec.sandboxWorkloads.defaultWorkload=vm-passthrough makes a node"
+    " without a workload label a vm-passthrough node: kubectl label node <node> --overwrite"
+    " nvidia.com/gpu.workload.config=container); then gpu-clusterpolicy/sandbox-operands-enabled says which VM operands"
+    " to enable"
+)
 THOSE_FOR_VMS = (
     "  # if those nodes are meant for VMs: the operator then prepares each for its VM workload (for one to run"
     " containers, drop its label instead: kubectl label node <node> nvidia.com/gpu.workload.config-); then"
@@ -82,7 +97,8 @@ def test_the_dumps_unlabelled_gpu_nodes_are_labelled_container_before_sandbox_wo
         f"{LABEL_THEM} && {PATCH}{FOR_VMS}the label first keeps the GPU nodes whose workload label is missing or not"
         " one the operator knows (gpu-ctr-03, gpu-ctr-04 in the dump) on containers: with sandbox workloads on,"
         " ClusterPolicy cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-passthrough makes each a vm-passthrough"
-        " node; or, for it to run containers, drop the label: kubectl label node gpu-pt-11 nvidia.com/gpu.workload.config-"
+        f" node; or, for it to run containers, {CONTAINER_PT}: kubectl label node gpu-pt-11"
+        " --overwrite nvidia.com/gpu.workload.config=container"
     ), fix
 
 
@@ -102,7 +118,8 @@ def test_with_no_unlabelled_gpu_node_in_the_dump_the_fix_says_to_label_them_firs
         f"{PATCH}{FOR_VMS}first label nvidia.com/gpu.workload.config=container each GPU node meant for containers"
         f" whose workload label is missing or not one the operator knows, which kubectl get nodes -l '{SELECTOR}' lists:"
         " with sandbox workloads on, ClusterPolicy cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-vgpu makes"
-        " each a vm-vgpu node; or, for it to run containers, drop the label"
+        f" each a vm-vgpu node; or, for it to run containers, {CONTAINER_VGPU}: kubectl label node"
+        " gpu-pt-11 --overwrite nvidia.com/gpu.workload.config=container"
     ), fix
 
 
@@ -113,11 +130,14 @@ def test_a_label_the_operator_does_not_know_is_told_to_be_written_right() -> Non
     policy_default = "vm-passthrough"
     objects = (PT, CTR, ODD)
     fix = _fixes(policy_default, *objects)[("gpu-ctr-04", "label-ignored-sandbox-disabled")]
+    # (trial 204: with the vm-passthrough default, "or drop the label" made it a vm-passthrough node once sandbox
+    # workloads were on; the label command is the one way to keep it on containers)
     assert fix == (
         "kubectl label node gpu-ctr-04 --overwrite nvidia.com/gpu.workload.config=container  # the workload it should"
-        " run (container, vm-passthrough or vm-vgpu); or drop the label: kubectl label node gpu-ctr-04"
-        " nvidia.com/gpu.workload.config-"
+        " run (container, vm-passthrough or vm-vgpu)"
     )
+    default_fix = _fixes("container", *objects)[("gpu-ctr-04", "label-ignored-sandbox-disabled")]
+    assert default_fix.endswith("; or drop the label: kubectl label node gpu-ctr-04 nvidia.com/gpu.workload.config-")
 
 
 def test_a_container_default_changes_nothing_else() -> None:
@@ -264,7 +284,10 @@ def test_the_container_loops_of_a_vm_node_ignored_are_said_to_be_the_container_c
     """Trial 113: after "If it should run VMs ... If it should run containers, remove that label", the by-hand loops
     that label the container operands read as part of both choices."""
     fix = _fixes("vm-passthrough", PT)[("gpu-pt-11", "deploy-labels-match-workload")]
-    assert "If it should run containers, remove that label: kubectl label node gpu-pt-11 nvidia.com/gpu.workload.config-." in fix
+    assert (
+        f"If it should run containers, {CONTAINER_PT}: kubectl label node gpu-pt-11 --overwrite"
+        " nvidia.com/gpu.workload.config=container."
+    ) in fix
     assert (
         "For containers, the operator writes these labels itself when it reconciles the node without that label, so"
         " first check it runs:"
@@ -295,7 +318,7 @@ def test_the_clusterpolicys_own_finding_labels_the_unlabelled_nodes_first() -> N
     ]
     assert fix.startswith(
         f"{LABEL_THEM} && kubectl label nodes --overwrite gpu-plain1 nvidia.com/gpu.workload.config=container && {PATCH}"
-        f"{THOSE_FOR_VMS}; the label command first keeps the GPU nodes without a valid workload label on containers"
+        f"{THOSE_FOR_VMS_PT}; the label command first keeps the GPU nodes without a valid workload label on containers"
     ), fix
     # a container default changes no node: the patch alone
     assert _fixes("container", PT, CTR)[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")] == (
