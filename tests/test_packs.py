@@ -1212,11 +1212,17 @@ def test_a_feature_gate_is_added_by_a_merge_patch_of_the_whole_list() -> None:
         said[found] = message
         return found
 
+    add = (
+        "kubectl patch kubevirt -n kubevirt kubevirt --type json -p"
+        """ '[{"op":"add","path":"/spec/configuration/developerConfiguration/featureGates/-","""
+        """"value":"DisableMDEVConfiguration"}]'"""
+        " || "
+    )
     patch = "kubectl patch kubevirt -n kubevirt kubevirt --type merge -p "
     gates = '{"spec":{"configuration":{"developerConfiguration":{"featureGates":[%s]}}}}'
-    assert fix(None) == patch + "'" + gates % '"DisableMDEVConfiguration"' + "'"
-    assert fix([]) == patch + "'" + gates % '"DisableMDEVConfiguration"' + "'"
-    assert fix(["GPU", "HostDevices"]) == patch + "'" + gates % '"GPU","HostDevices","DisableMDEVConfiguration"' + "'"
+    assert fix(None) == add + patch + "'" + gates % '"DisableMDEVConfiguration"' + "'"
+    assert fix([]) == add + patch + "'" + gates % '"DisableMDEVConfiguration"' + "'"
+    assert fix(["GPU", "HostDevices"]) == add + patch + "'" + gates % '"GPU","HostDevices","DisableMDEVConfiguration"' + "'"
     # trial 83: a v1.5.0 CR was told that the mediatedDevicesConfiguration.enabled field, when set, wins over the gate
     assert said[fix(None)].startswith(
         "KubeVirt kubevirt/kubevirt still manages mediated devices (its feature gates [] lack DisableMDEVConfiguration),"
@@ -1891,3 +1897,116 @@ def test_a_default_workload_fix_is_a_patch_only_of_a_value_it_can_name() -> None
         "kubectl edit clusterpolicies.nvidia.com cp  # set spec.sandboxWorkloads.defaultWorkload to container,"
         " vm-passthrough or vm-vgpu"
     )
+
+
+def _run_kubectl_patches(command: str, obj: dict[str, Any]) -> bool:
+    """Run ``kubectl patch ... --type json|merge -p '...'`` commands joined by ``||`` on ``obj`` as the API server
+    would: a JSON patch adding at ``.../-`` fails where the list does not exist (RFC 6902), a merge patch replaces a
+    list whole (RFC 7386). True when one of them applied."""
+    import shlex
+
+    def merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
+        for key, value in patch.items():
+            if isinstance(value, dict) and isinstance(target.get(key), dict):
+                merge(target[key], value)
+            else:
+                target[key] = value
+
+    for alternative in command.split(" || "):
+        words = shlex.split(alternative.split("  #")[0])
+        kind, body = words[words.index("--type") + 1], json.loads(words[words.index("-p") + 1])
+        if kind == "merge":
+            merge(obj, body)
+            return True
+        [op] = body
+        *parents, last = op["path"].strip("/").split("/")
+        node: Any = obj
+        for step in parents:
+            node = node.get(step) if isinstance(node, dict) else None
+        if last == "-" and isinstance(node, list):
+            node.append(op["value"])
+            return True
+    return False
+
+
+@pytest.mark.parametrize("gates", [None, ["LiveMigration"]])
+def test_the_feature_gate_fixes_of_one_kubevirt_cr_keep_each_others_gates(gates: list[str] | None) -> None:
+    """Regression (trial 205): each gate's fix was a merge patch writing the dump's list with its own gate, so run one
+    after the other only the last gate stayed (HostDevices and GPU lost, and the VMs rejected again). Each fix adds its
+    gate to the list (a JSON patch), and writes the list only where there is none."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    dev = {"developerConfiguration": {"featureGates": gates}} if gates is not None else {}
+    kubevirt = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "KubeVirt",
+        "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
+        "spec": {
+            "configuration": {
+                **dev,
+                "permittedHostDevices": {
+                    "mediatedDevices": [
+                        {
+                            "mdevNameSelector": "NVIDIA A10-12Q",
+                            "resourceName": "nvidia.com/NVIDIA_A10-12Q",
+                            "externalResourceProvider": True,
+                        }
+                    ]
+                },
+            }
+        },
+        "status": {"observedKubeVirtVersion": "v1.3.1"},
+    }
+    vmi = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "VirtualMachineInstance",
+        "metadata": {"name": "vm-a10", "namespace": "vms"},
+        "spec": {
+            "domain": {
+                "devices": {
+                    "gpus": [{"name": "gpu1", "deviceName": "nvidia.com/NVIDIA_A10-12Q"}],
+                    "hostDevices": [{"name": "hd1", "deviceName": "nvidia.com/NVIDIA_A10-12Q"}],
+                }
+            }
+        },
+    }
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": "vgpu-1",
+            "labels": {
+                "nvidia.com/gpu.present": "true",
+                "nvidia.com/gpu.workload.config": "vm-vgpu",
+                "nvidia.com/gpu.deploy.vgpu-device-manager": "true",
+            },
+        },
+        "status": {"allocatable": {"nvidia.com/NVIDIA_A10-12Q": "2"}, "capacity": {"nvidia.com/NVIDIA_A10-12Q": "2"}},
+    }
+    policy = {
+        "apiVersion": "nvidia.com/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "cluster-policy"},
+        "spec": {
+            "sandboxWorkloads": {"enabled": True},
+            "sandboxDevicePlugin": {"enabled": True},
+            "vgpuDeviceManager": {"enabled": True},
+        },
+    }
+    dump = json.dumps({"apiVersion": "v1", "kind": "List", "items": [policy, kubevirt, vmi, node]})
+    report = audit_bytes(dump.encode(), "d.json", load_policies())
+    fixes = [
+        r.remediation
+        for o in report.objects
+        for r in o.results
+        if r.result in ("fail", "warn") and "featureGates" in (r.remediation or "")
+    ]
+    assert len(fixes) >= 3, fixes  # HostDevices and GPU (kubevirt-config and kubevirt-vms), DisableMDEVConfiguration
+    cr: dict[str, Any] = json.loads(json.dumps(kubevirt))
+    for command in fixes:
+        assert _run_kubectl_patches(command, cr), command
+    got = cr["spec"]["configuration"]["developerConfiguration"]["featureGates"]
+    # (two rules ask for HostDevices and GPU, one of the KubeVirt CR and one of the VMI: a gate listed twice is on)
+    assert {"HostDevices", "GPU", "DisableMDEVConfiguration"} <= set(got), got
+    assert got[: len(gates or [])] == (gates or [])
