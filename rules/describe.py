@@ -354,7 +354,9 @@ def holds_resources(fragment: tuple[int, list[str], str] | None) -> bool:
     return fragment is not None and fragment[2] == "node" and bool({"Capacity", "Allocatable"} & set(fragment[1]))
 
 
-def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[list[tuple[dict, int]], list[InputError]]:
+def parse_describe_nodes(
+    text: str, file: str, unnamed: bool = False, labels_in_part: set[str] | None = None
+) -> tuple[list[tuple[dict, int]], list[InputError]]:
     """Returns ``[(object, start_line)]`` — Node objects and bound Pod objects — and input errors.
 
     Objects come in text order: each Node, then the Pods of its table. ``start_line`` is the 1-based
@@ -364,6 +366,8 @@ def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[l
     ``NODE`` (``NODE-1``, ``NODE-2``... where the text holds several), a placeholder no node's name can be (it is upper
     case) and that a shell takes as a word (trial 155: ``<node>`` in a fix was a redirection); without it such a node
     is an input error. Such a text was cut on purpose: ending before the node's pods is no input error.
+    ``labels_in_part``: where given, the names of the nodes whose Labels section the text does not show whole
+    (``_labels_whole``) are added to it.
     """
     objects: list[tuple[dict, int]] = []
     errors: list[InputError] = []
@@ -397,6 +401,8 @@ def parse_describe_nodes(text: str, file: str, unnamed: bool = False) -> tuple[l
             reason = e.reason if not named or e.reason.startswith("node ") else f"node {named} is not judged: {e.reason}"
             errors.append(InputError(Source(file=file, document=1, line=e.line), reason, e.path))
             continue
+        if labels_in_part is not None and not _labels_whole(block):
+            labels_in_part.add(node["metadata"]["name"])
         objects.append((node, block[0][0]))
         objects.extend(pods)
         errors.extend(soft)
@@ -719,6 +725,17 @@ def _node(
     # (trial 162: only where grep -A printed it: rows trimmed by hand are still said)
     pods, soft = _pods(s.get("Non-terminated Pods"), name, file, last if ends_in_pods else None, fragment and after > 0)
     return node, pods, cut + soft
+
+
+def _labels_whole(block: list[Line]) -> bool:
+    """Whether a node's describe text shows its Labels section whole: kubectl describe node prints Annotations: on the
+    line after its last label (``printNode``). grep -A stops before it, or prints it after a ``--`` line (trial 204:
+    ``grep -E -A9 'Labels|Capacity'`` cut a node's labels, and a label of the table before it was judged removed)."""
+    s = _sections(block)
+    labels, annotations = s.get("Labels"), s.get("Annotations")
+    if labels is None or annotations is None:
+        return False
+    return annotations.line == (labels.body[-1][0] if labels.body else labels.line) + 1
 
 
 def _label(text: str) -> bool:

@@ -182,6 +182,9 @@ class Dump:
     allocatable_defaulted: list[str] = field(default_factory=list)
     #: the values of labels, annotations and node selectors written unquoted, read as their text (``_unquoted_scalars``)
     unquoted: list[str] = field(default_factory=list)
+    #: the Nodes whose labels describe text shows only in part (a Labels section grep cut): a label a kubectl get nodes
+    #: table shows and they lack is not taken as removed (``_add_table_nodes``)
+    labels_in_part: set[str] = field(default_factory=set)
 
     def extend(self, other: Dump) -> None:
         """Append everything of ``other`` to this dump."""
@@ -192,6 +195,7 @@ class Dump:
         self.notes.extend(other.notes)
         self.allocatable_defaulted.extend(other.allocatable_defaulted)
         self.unquoted.extend(other.unquoted)
+        self.labels_in_part |= other.labels_in_part
 
     def unquoted_note(self) -> list[str]:
         """The note that some values of labels, annotations or node selectors are booleans or numbers (one for the
@@ -1985,6 +1989,7 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         dump.objects.extend(KObject(o.obj, moved(o.source)) for o in part.objects)
         dump.errors.extend(dataclasses.replace(e, source=moved(e.source)) for e in part.errors)
         dump.notes.extend(part.notes)
+        dump.labels_in_part |= part.labels_in_part
         documents += max([o.source.document for o in part.objects] + [e.source.document for e in part.errors] + [1])
     if tabled:
         _add_table_nodes(tabled, table_notes, name, dump)
@@ -2089,8 +2094,9 @@ def _add_table_nodes(tabled: list[tuple[dict[str, Any], Source]], notes: list[st
         later = 0 < kept.source.line < source.line and kept.source.file == source.file
         earlier = 0 < source.line < kept.source.line and kept.source.file == source.file
         labels = into["metadata"].setdefault("labels", {})
-        # (an object that lists labels lists them all; a describe fragment cut out by grep lists none)
-        listed = earlier and bool(labels)
+        # (an object that lists labels lists them all; a describe fragment cut out by grep lists none, or some: trial
+        # 204, grep -A9 'Labels|Capacity' printed the first nine, and the table's tenth was judged removed)
+        listed = earlier and bool(labels) and kept.name not in dump.labels_in_part
         if isinstance(labels, dict):
             for key, value in obj["metadata"]["labels"].items():
                 if listed and key not in labels:
@@ -2143,6 +2149,7 @@ def _parse_around_tables(parts: list[tuple[bool, str]], name: str, labelled: fro
         dump.objects.extend(other.objects)
         dump.errors.extend(other.errors)
         dump.notes.extend(other.notes)
+        dump.labels_in_part |= other.labels_in_part
     if tabled:
         _add_table_nodes(tabled, notes, name, dump)
     return dump
@@ -2219,7 +2226,7 @@ def _parse_yaml_or_describe(text: str, name: str, labelled: frozenset[str] = fro
     # them with grep), and were refused as naming no node: a careful reader answers from them
     resources = describe.holds_resources(fragment)
     if described or resources:
-        objects, errors = describe.parse_describe_nodes(text, name, unnamed=resources)
+        objects, errors = describe.parse_describe_nodes(text, name, unnamed=resources, labels_in_part=dump.labels_in_part)
         for obj, line in objects:
             _default_allocatable(obj, dump)  # (trial 102: describe text without an Allocatable section)
             # (trial 158: said as "document 1, items[3]", no List's item; its input errors said "document 3")

@@ -3,6 +3,7 @@ describe text was refused, and the node was judged as unlabelled)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -196,3 +197,44 @@ def test_a_label_the_table_and_the_describe_text_disagree_on_is_noted() -> None:
     [node] = [o for o in relabelled.objects if o.obj["metadata"]["name"] == "gpu-pt-01"]
     assert node.obj["metadata"]["labels"]["nvidia.com/gpu.workload.config"] == "container"
     assert any("read as a terminal paste" in n and "1 part of text that is no dump" in n for n in relabelled.notes)
+
+
+def grep_after(text: str, pattern: str, after: int) -> str:
+    """What ``grep -E -A<after> '<pattern>'`` prints of ``text``: each matching line and the ``after`` lines after it,
+    a ``--`` line between groups that do not touch."""
+    lines = text.splitlines()
+    matched = [i for i, line in enumerate(lines) if re.search(pattern, line)]
+    shown = sorted({j for i in matched for j in range(i, min(i + after + 1, len(lines)))})
+    out: list[str] = []
+    for k, j in enumerate(shown):
+        if k and j != shown[k - 1] + 1:
+            out.append("--")
+        out.append(lines[j])
+    return "\n".join(out) + "\n"
+
+
+def test_a_label_describe_text_cut_by_grep_does_not_show_is_not_judged_removed() -> None:
+    """Trial 204 (high): grep -E -A9 'Labels|Capacity|Allocatable' printed the first ten lines of the node's labels,
+    not its nvidia.com/gpu.workload.config: the table's vm-passthrough was said to be removed, and the node that
+    advertises nvidia.com/gpu passed (exit 0). Where the Labels section runs on to Annotations:, it is whole, and a
+    label it lacks was removed."""
+    get = "$ kubectl get nodes -L nvidia.com/gpu.workload.config\n"
+    cut = grep_after(BROKEN, "Labels|Capacity|Allocatable", 9)
+    assert "nvidia.com/gpu.workload.config" not in cut and "\n--\nCapacity:" in cut
+    paste = f"{get}{TABLE}$ kubectl describe node gpu-pt-01 | grep -E -A9 'Labels|Capacity|Allocatable'\n{cut}"
+    dump = parse_text(paste, "chat.txt")
+    [node] = [o for o in dump.objects if o.name == "gpu-pt-01"]
+    assert node.labels["nvidia.com/gpu.workload.config"] == "vm-passthrough"
+    assert not [n for n in dump.notes if "removed" in n], dump.notes
+    report = audit_bytes(paste.encode(), "chat.txt", load_policies())
+    failed = [(o.ref.name, r.rule, o.source.line) for o in report.objects for r in o.results if r.result == "fail"]
+    assert failed == [("gpu-pt-01", "resource-class-matches-workload", 7)]  # its Labels: line
+    # grep -A20 prints the labels whole, up to Annotations: (not after a "--"): a label they lack was removed
+    removed = BROKEN.replace("nvidia.com/gpu.workload.config=vm-passthrough", "nvidia.com/gpu.bogus-key=x")
+    whole = grep_after(removed, "Labels|Capacity|Allocatable", 20)
+    assert "\nAnnotations:" in whole and "\n--\nAnnotations:" not in whole
+    prompt = "$ kubectl describe node gpu-pt-01 | grep -E -A20 'Labels|Capacity|Allocatable'\n"
+    gone = parse_text(f"{get}{TABLE}{prompt}{whole}", "chat.txt")
+    [node] = [o for o in gone.objects if o.name == "gpu-pt-01"]
+    assert "nvidia.com/gpu.workload.config" not in node.labels
+    assert any("the label was removed between the two commands" in n for n in gone.notes), gone.notes
