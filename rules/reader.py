@@ -1876,8 +1876,10 @@ def _prompt_blocks(text: str) -> list[_Block] | None:
         return None
     # a kubectl describe part keeps its prompt line, which describe text reads past: it may name the node that a part
     # cut by grep does not (trial 156)
-    # (and a kubectl get nodes part its prompt line, whose -L flags name the label columns' keys)
-    kept = [a - 1 if a and (_DESCRIBE_COMMAND.match(lines[a - 1]) or _LABEL_COLUMNS.match(lines[a - 1])) else a for a, _ in parts]
+    # (and a kubectl get nodes part its prompt line, whose -L flags name the label columns' keys; a command that changes
+    # objects its own, by which what it printed is set aside)
+    held = (_DESCRIBE_COMMAND, _LABEL_COLUMNS, _CHANGE_COMMAND)
+    kept = [a - 1 if a and any(c.match(lines[a - 1]) for c in held) else a for a, _ in parts]
     parts = [(a, b) for a, (_, b) in zip(kept, parts, strict=True)]
     return [_Block(_PASTE, start, lines[start:end], fence=max(start, 1)) for start, end in parts]
 
@@ -1914,10 +1916,30 @@ def _split_at_prompts(block: _Block) -> list[_Block]:
 #: A prompt line whose command prints the cluster's objects.
 _READ_COMMAND = re.compile(_SHELL_PROMPT + _CLIENT + r"(?:get|describe)\b")
 #: A prompt line whose command changes an object and prints a line of its own (``node/gpu-1 labeled``), takes no
-#: manifest after it (as ``kubectl apply -f -`` does): what it printed is set aside, and the paste is still read
-#: between its prompts (trial 202: a kubectl label line between describe text and a get nodes table read the paste
-#: as describe text alone, and the table showing the relabel was dropped without a word).
-_CHANGE_COMMAND = re.compile(_SHELL_PROMPT + _CLIENT + r"(?:label|annotate|taint|cordon|uncordon|drain|scale)\b")
+#: manifest after it (as ``kubectl apply -f -`` does): what it printed is set aside (``_change_command``), and the paste
+#: is still read between its prompts (trial 202: a kubectl label line between describe text and a get nodes table read
+#: the paste as describe text alone, and the table showing the relabel was dropped without a word). Group 1: its verb.
+_CHANGE_COMMAND = re.compile(_SHELL_PROMPT + _CLIENT + r"(label|annotate|taint|cordon|uncordon|drain|scale)\b")
+#: A --dry-run flag (``--dry-run``, ``--dry-run=client``, ``--dry-run=server``) in a command line.
+_DRY_RUN = re.compile(r"[ \t]--dry-run(?:[= ]|$)")
+
+
+def _change_command(block: _Block) -> str | None:
+    """What a part of a paste that a command changing objects printed says of it ("kubectl label", "kubectl label
+    --dry-run"): the last prompt line before its first other line is such a command's; None otherwise. What it printed
+    is no state of the cluster: a line of its own, or with --dry-run -o yaml the object as it would write it (trial 204:
+    such a Node was judged beside the one kubectl get printed, as if the paste held two clusters)."""
+    command = None
+    for line in block.lines:
+        if _BLOCK_PROMPT.match(line):
+            command = _CHANGE_COMMAND.match(line)
+        elif line.strip():
+            break
+    if command is None:
+        return None
+    return f"kubectl {command.group(1)}" + (" --dry-run" if _DRY_RUN.search(command.string) else "")
+
+
 #: The tag of a part of a terminal paste (no Markdown info string holds a NUL).
 _PASTE = "\x00paste"
 #: A prompt alone on the last line of a terminal paste (``user@bastion:~$``), no command after it.
@@ -1940,8 +1962,12 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
     stderr = 0
     other: list[_Block] = []
     parts: list[tuple[tuple[list[tuple[dict[str, Any], int]], list[str]] | None, str, int]] = []
+    changes: list[tuple[str, int]] = []  # what commands that change objects printed, set aside: the command, its line
     padding = _BLOCK_PADDING
     for block in blocks:
+        if (change := _change_command(block)) is not None:
+            changes.append((change, block.first + 1))
+            continue
         at = block.dump_from()
         if at is None:
             other.append(block)
@@ -1994,6 +2020,15 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
     if tabled:
         _add_table_nodes(tabled, table_notes, name, dump)
     other_lines = sum(1 for b in other for line in b.lines if line.strip())
+    if changes and len(other) + len(changes) == len(blocks):
+        # nothing else to read: said, where the text read whole would be judged by what the command printed
+        change, line = changes[0]
+        reason = (
+            f"what {change} printed is set aside: a command that changes objects prints no state of the cluster, even in"
+            " a dry run; paste what kubectl get ... -o yaml prints"
+        )
+        dump.errors.append(InputError(Source(name, 1, line), reason))
+        return dump
     if len(other) == len(blocks) and not fenced:
         return None
     if len(other) == len(blocks):
@@ -2015,6 +2050,8 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         (len(other), other_what, ""),
     )
     aside = [counted(n, noun) + tail for n, noun, tail in counts if n]
+    if changes:
+        aside.append(_changes_said([change for change, _ in changes]))
     listed = ", ".join(aside[:-1]) + (" and " if len(aside) > 1 else "") + aside[-1] if aside else ""
     if fenced and aside:
         dump.notes.append(f"{name}: read inside its fenced Markdown code blocks; set aside: {listed}")
@@ -2022,6 +2059,16 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         how = f"{name}: read as a terminal paste, what each command printed between its prompt lines"
         dump.notes.append(f"{how}; set aside: {listed}" if aside else how)
     return dump
+
+
+def _changes_said(changes: list[str]) -> str:
+    """The set-aside output of commands that change objects, as the note says it: "what kubectl label printed (no state
+    of the cluster)", "what 2 commands that change objects printed (kubectl label, kubectl taint --dry-run: ...)"."""
+    if len(changes) == 1:
+        why = "a dry run: no state of the cluster" if changes[0].endswith("--dry-run") else "no state of the cluster"
+        return f"what {changes[0]} printed ({why})"
+    commands = ", ".join(dict.fromkeys(changes))
+    return f"what {len(changes)} commands that change objects printed ({commands}: no state of the cluster)"
 
 
 #: Blank lines, at most, put before the code blocks of one text so that each is read at its lines.

@@ -196,7 +196,10 @@ def test_a_label_the_table_and_the_describe_text_disagree_on_is_noted() -> None:
     relabelled = parse_text(prompted, "chat.txt")
     [node] = [o for o in relabelled.objects if o.obj["metadata"]["name"] == "gpu-pt-01"]
     assert node.obj["metadata"]["labels"]["nvidia.com/gpu.workload.config"] == "container"
-    assert any("read as a terminal paste" in n and "1 part of text that is no dump" in n for n in relabelled.notes)
+    assert (
+        "chat.txt: read as a terminal paste, what each command printed between its prompt lines; set aside: 2 prompt lines"
+        " and what kubectl label printed (no state of the cluster)"
+    ) in relabelled.notes, relabelled.notes
 
 
 def grep_after(text: str, pattern: str, after: int) -> str:

@@ -1966,6 +1966,45 @@ def test_a_fenced_terminal_paste_of_several_commands_reads_each_output() -> None
     assert [(o.name, o.source.line) for o in dump.objects] == [("n1", 4), ("n2", 9)]
 
 
+DRY_RUN_NODE = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-1
+  labels:
+    nvidia.com/gpu.present: "true"
+    nvidia.com/gpu.workload.config: {}
+status:
+  allocatable:
+    nvidia.com/gpu: "4"
+"""
+
+
+@pytest.mark.parametrize("fence", ["", "```\n"])
+def test_what_a_dry_run_of_kubectl_label_printed_is_set_aside(fence: str) -> None:
+    """Trial 204: the Node `kubectl label node ... --dry-run=client -o yaml` printed after `kubectl get node` was
+    judged as the cluster's, and the two were said to be two clusters' ("in the dump twice and the two differ"). What
+    a command that changes objects printed, dry run or not, is set aside, and the note says so."""
+    get = "$ kubectl get node gpu-1 -o yaml\n"
+    label = "$ kubectl label node gpu-1 nvidia.com/gpu.workload.config=vm-passthrough --overwrite --dry-run=client -o yaml\n"
+    paste = f"{fence}{get}{DRY_RUN_NODE.format('container')}{label}{DRY_RUN_NODE.format('vm-passthrough')}{fence}"
+    dump = parse_text(paste, "paste.txt")
+    assert dump.errors == []
+    assert [(o.name, o.labels["nvidia.com/gpu.workload.config"]) for o in dump.objects] == [("gpu-1", "container")]
+    said = "set aside: 1 prompt line and " if fence else "set aside: "
+    assert dump.notes[-1].endswith(f"{said}what kubectl label --dry-run printed (a dry run: no state of the cluster)")
+    # with nothing else in the paste, nothing is judged, and the input error says why
+    alone = parse_text(f"{fence}{label}{DRY_RUN_NODE.format('vm-passthrough')}{fence}", "paste.txt")
+    assert alone.objects == []
+    assert [(e.source.line, e.reason) for e in alone.errors] == [
+        (
+            2 if fence else 1,
+            "what kubectl label --dry-run printed is set aside: a command that changes objects prints no state of the"
+            " cluster, even in a dry run; paste what kubectl get ... -o yaml prints",
+        )
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "name", "line"),
     [
