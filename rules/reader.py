@@ -498,11 +498,14 @@ _PROMPT = re.compile(r"^[$#>%]\s*kubectl\b.*?\s(?=(?:NAME|NAMESPACE)\s{2})")
 _TABLE_COLUMN = re.compile(r"[A-Z][A-Z0-9()./-]*(?: [A-Z][A-Z0-9()./-]*)*")
 
 
-def _events_table(columns: list[str], text: str = "") -> str:
+def _events_table(columns: list[str], text: str = "", asked: str = "") -> str:
     """Why the table ``kubectl get events`` prints is no dump (trial 198: set aside as "1 part of text that is no
     dump", with no word of what or where); with the pod of its last FailedScheduling row named, and that row's
-    message quoted, where ``text`` (the table) holds one (trial 202: NAME and NAMESPACE were left for the reader)."""
-    pod, namespace, said = "NAME", "NAMESPACE", ""
+    message quoted, where ``text`` (the table) holds one of a pod no later Scheduled row follows (trial 202: NAME and
+    NAMESPACE were left for the reader). The namespace is the row's, else that of ``asked``'s -n (the prompt line the
+    table was printed by)."""
+    flag = _NAMESPACE_FLAG.search(asked.split("|", 1)[0])  # (not grep -n's, after a pipe)
+    pod, namespace, said = "NAME", flag.group(1) if flag else "NAMESPACE", ""
     lines = text.strip("\n").split("\n")
     header = next((line for line in lines if "LAST SEEN" in line), "")
     starts = {m.group(): m.start() for m in _EVENT_COLUMN.finditer(header)}
@@ -511,11 +514,21 @@ def _events_table(columns: list[str], text: str = "") -> str:
         return row[starts[title] :].split("  ", 1)[0].strip()
 
     if {"REASON", "OBJECT", "MESSAGE"} <= starts.keys():
+        # each pod's last FailedScheduling message, the pod last failed last; a pod scheduled after it (a Scheduled row
+        # below: kubectl get events lists the oldest first) is pending no more (trial 204, as _pending_failure)
+        failed: dict[tuple[str, str], str] = {}
         for row in lines[lines.index(header) + 1 :]:
-            if cell(row, "REASON") == "FailedScheduling" and cell(row, "OBJECT").startswith("pod/"):
-                pod = cell(row, "OBJECT").removeprefix("pod/")
-                namespace = cell(row, "NAMESPACE") if "NAMESPACE" in starts else "NAMESPACE"
-                said = f'; its FailedScheduling event: "{row[starts["MESSAGE"] :].strip()}"'
+            if not cell(row, "OBJECT").startswith("pod/"):
+                continue
+            key = (cell(row, "NAMESPACE") if "NAMESPACE" in starts else namespace, cell(row, "OBJECT").removeprefix("pod/"))
+            reason = cell(row, "REASON")
+            if reason in ("FailedScheduling", "Scheduled"):
+                failed.pop(key, None)
+            if reason == "FailedScheduling":
+                failed[key] = row[starts["MESSAGE"] :].strip()
+        if failed:
+            (namespace, pod), message = list(failed.items())[-1]
+            said = f'; its FailedScheduling event: "{message}"'
     return (
         f"{NOT_AN_OBJECT}: the table kubectl get events prints (columns {', '.join(columns)}), which holds events, not"
         " objects; a pending pod's own status.conditions hold the scheduler's word: print the pod with kubectl get pod"
@@ -525,10 +538,13 @@ def _events_table(columns: list[str], text: str = "") -> str:
 
 #: A column title of the events table's header.
 _EVENT_COLUMN = re.compile(r"LAST SEEN|[A-Z]+")
+#: A command line's namespace flag (``-n ml``, ``-nml``, ``--namespace=ml``); group 1: the namespace.
+_NAMESPACE_FLAG = re.compile(r"[ \t](?:-n[ \t=]*|--namespace(?:=|[ \t]+))([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)(?=[ \t|;]|$)")
 
 
-#: The header of the table kubectl get events prints (its rows' messages hold ': ', which YAML refuses).
-_EVENTS_HEADER = re.compile(r"\A\s*((?:NAMESPACE {2,})?LAST SEEN {2,}TYPE {2,}REASON\b[^\n]*)")
+#: The header of the table kubectl get events prints (its rows' messages hold ': ', which YAML refuses), after the
+#: prompt line that printed it where a paste's part keeps it (``_read_blocks``); group 1: the prompt line.
+_EVENTS_HEADER = re.compile(r"\A\s*(\$ [^\n]*\n\s*)?((?:NAMESPACE {2,})?LAST SEEN {2,}TYPE {2,}REASON\b[^\n]*)")
 
 
 def _table_columns(data: Any) -> list[str]:
@@ -1877,8 +1893,8 @@ def _prompt_blocks(text: str) -> list[_Block] | None:
     # a kubectl describe part keeps its prompt line, which describe text reads past: it may name the node that a part
     # cut by grep does not (trial 156)
     # (and a kubectl get nodes part its prompt line, whose -L flags name the label columns' keys; a command that changes
-    # objects its own, by which what it printed is set aside)
-    held = (_DESCRIBE_COMMAND, _LABEL_COLUMNS, _CHANGE_COMMAND)
+    # objects its own, by which what it printed is set aside; kubectl get events its own, whose -n names the namespace)
+    held = (_DESCRIBE_COMMAND, _LABEL_COLUMNS, _CHANGE_COMMAND, _EVENTS_COMMAND)
     kept = [a - 1 if a and any(c.match(lines[a - 1]) for c in held) else a for a, _ in parts]
     parts = [(a, b) for a, (_, b) in zip(kept, parts, strict=True)]
     return [_Block(_PASTE, start, lines[start:end], fence=max(start, 1)) for start, end in parts]
@@ -1977,7 +1993,10 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         # describe text is read from its prompt line on, written "$ <command>" as describe text reads past it: it may
         # name the node (trial 156)
         lines = block.lines
-        command = next((i for i in range(at - 1, -1, -1) if _DESCRIBE_COMMAND.match(lines[i])), None)
+        # (trial 204: and an events table from its own, whose -n names the namespace its rows do not)
+        command = next(
+            (i for i in range(at - 1, -1, -1) if _DESCRIBE_COMMAND.match(lines[i]) or _EVENTS_COMMAND.match(lines[i])), None
+        )
         if command is not None:
             written = _BLOCK_PROMPT.sub("$ ", lines[command], count=1)
             # the lines kubectl wrote on its standard error between the two blank (trial 198)
@@ -2079,6 +2098,8 @@ _BLOCK_PADDING = 16 << 20
 _COMMAND_LINE = re.compile(_SHELL_PROMPT + _CLIENT + r"get\b[^\n]*")
 #: A prompt line whose command prints kubectl describe text.
 _DESCRIBE_COMMAND = re.compile(_SHELL_PROMPT + _CLIENT + r"describe\b")
+#: A prompt line whose command prints the events table (``kubectl get events``, ``ev``, ``event``).
+_EVENTS_COMMAND = re.compile(_SHELL_PROMPT + _CLIENT + r"get[ \t]+(?:events?|ev)\b")
 #: A kubectl get command line that prints label columns (-L, --label-columns, --show-labels).
 _LABEL_COLUMNS = re.compile(_SHELL_PROMPT + _CLIENT + r"get\b.*\s(?:-L|--label-columns|--show-labels)")
 
@@ -2090,6 +2111,8 @@ def _without_command(text: str) -> str:
     command = _COMMAND_LINE.match(text, lead)
     if command is None or "\n" not in text[command.end() :][:2] or _LABEL_COLUMNS.match(command.group()):
         return text  # (a command's -L flags name the keys of the label columns it prints: kept for the table)
+    if _EVENTS_COMMAND.match(command.group()):
+        return text  # (and kubectl get events' -n the namespace of the rows it prints: kept for the events table)
     return text[:lead] + text[command.end() :]
 
 
@@ -2213,9 +2236,10 @@ def _parse_unfenced(
         _add_table_nodes([(obj, Source(name, 1, line)) for obj, line in table[0]], table[1], name, dump)
         return dump
     if json_error is None and (events := _EVENTS_HEADER.match(text)):
-        line = text.count("\n", 0, events.start(1)) + 1
-        columns = re.split(r"\s{2,}", events.group(1).strip())
-        return Dump(files_read=[name], errors=[InputError(Source(name, 1, line), _events_table(columns, text))])
+        line = text.count("\n", 0, events.start(2)) + 1
+        columns = re.split(r"\s{2,}", events.group(2).strip())
+        reason = _events_table(columns, text, events.group(1) or "")
+        return Dump(files_read=[name], errors=[InputError(Source(name, 1, line), reason)])
     if json_error is None and _looks_like_json(text):
         parsed = _parse_json(text, name)
         if isinstance(parsed, Dump):

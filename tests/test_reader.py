@@ -3276,10 +3276,64 @@ def test_a_kubectl_get_events_table_is_named_where_it_stands() -> None:
         [err] = dump.errors
         assert err.source.line == line, (text, err)
         assert err.reason.startswith("not a Kubernetes object: the table kubectl get events prints (columns "), err.reason
-        # trial 202: the pod of its FailedScheduling row named, its namespace where the table has the column
-        namespace = "ml" if "NAMESPACE" in text else "NAMESPACE"
+        # trial 202: the pod of its FailedScheduling row named, its namespace where the table has the column; trial
+        # 204: else the one the prompt line's -n names
+        namespace = "ml" if "NAMESPACE" in text or "-n ml" in text else "NAMESPACE"
         assert err.reason.endswith(
             f"print the pod with kubectl get pod trainer-llama-0 -n {namespace} -o yaml (or -o json); its FailedScheduling"
             ' event: "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."'
         ), err.reason
     assert [o.name for o in parse_text(paste, "p.txt").objects] == ["a"]
+
+
+EVENTS_ML = """\
+NAMESPACE   LAST SEEN   TYPE      REASON             OBJECT                MESSAGE
+ml          3m          Warning   FailedScheduling   pod/trainer-0         0/3 nodes are available: 3 node(s) had untolerated taint.
+ml          2m          Warning   FailedScheduling   pod/gpu-job-7x        0/3 nodes are available: 3 Insufficient nvidia.com/gpu.
+ml          1m          Normal    Scheduled          pod/gpu-job-7x        Successfully assigned ml/gpu-job-7x to gpu-1
+"""  # noqa: E501
+
+
+def events_error(text: str) -> str:
+    [err] = parse_text(text, "ev.txt").errors
+    assert err.reason.startswith("not a Kubernetes object: the table kubectl get events prints"), err.reason
+    return err.reason.split("; a pending pod's own status.conditions hold the scheduler's word: ")[1]
+
+
+def test_the_events_table_quotes_the_failure_of_a_pod_not_scheduled_since() -> None:
+    """Trial 204: a FailedScheduling row followed by the same pod's Scheduled row was quoted as a pending pod's event
+    (describe text's events drop it so since trial 201); the table lists the oldest first."""
+    header, other, failed, scheduled = EVENTS_ML.splitlines(keepends=True)
+    assert (
+        events_error(header + failed + scheduled) == "print the pod with kubectl get pod NAME -n NAMESPACE -o yaml (or -o json)"
+    )
+    # another pod's failure, before it, is still pending: quoted
+    assert events_error(header + other + failed + scheduled) == (
+        'print the pod with kubectl get pod trainer-0 -n ml -o yaml (or -o json); its FailedScheduling event: "0/3 nodes'
+        ' are available: 3 node(s) had untolerated taint."'
+    )
+    # a Scheduled row before the failure is an older one: the pod is pending again
+    assert events_error(header + scheduled + failed).endswith('event: "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."')
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "$ kubectl get events -n ml",
+        "$ kubectl -n ml get ev",
+        "[root@bastion ~]# oc get events --namespace=ml | grep -n failed",
+        "$ kubectl get event -nml --sort-by=.lastTimestamp",
+    ],
+)
+@pytest.mark.parametrize("fence", ["", "```\n"])
+def test_the_events_table_names_the_namespace_its_prompt_line_gives(prompt: str, fence: str) -> None:
+    """Trial 204: without a NAMESPACE column, the advice said -n NAMESPACE where the prompt line said -n ml."""
+    table = (
+        "LAST SEEN   TYPE      REASON             OBJECT                MESSAGE\n"
+        "2m          Warning   FailedScheduling   pod/gpu-job-7x        0/3 nodes are available.\n"
+    )
+    for text in (f"{fence}{prompt}\n{table}{fence}", f"{fence}$ kubectl get node a -o name\nnode/a\n{prompt}\n{table}{fence}"):
+        assert events_error(text) == (
+            'print the pod with kubectl get pod gpu-job-7x -n ml -o yaml (or -o json); its FailedScheduling event: "0/3'
+            ' nodes are available."'
+        )
