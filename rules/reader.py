@@ -509,6 +509,8 @@ def _events_table(columns: list[str], text: str = "", asked: str = "") -> str:
     lines = text.strip("\n").split("\n")
     header = next((line for line in lines if "LAST SEEN" in line), "")
     starts = {m.group(): m.start() for m in _EVENT_COLUMN.finditer(header)}
+    # (trial 204: -o wide prints FIRST SEEN, COUNT and NAME after MESSAGE, and they were quoted as the message's)
+    after = min((at for at in starts.values() if at > starts.get("MESSAGE", len(header))), default=None)
 
     def cell(row: str, title: str) -> str:
         return row[starts[title] :].split("  ", 1)[0].strip()
@@ -525,7 +527,7 @@ def _events_table(columns: list[str], text: str = "", asked: str = "") -> str:
             if reason in ("FailedScheduling", "Scheduled"):
                 failed.pop(key, None)
             if reason == "FailedScheduling":
-                failed[key] = row[starts["MESSAGE"] :].strip()
+                failed[key] = row[starts["MESSAGE"] : after].strip()
         if failed:
             (namespace, pod), message = list(failed.items())[-1]
             said = f'; its FailedScheduling event: "{message}"'
@@ -537,7 +539,7 @@ def _events_table(columns: list[str], text: str = "", asked: str = "") -> str:
 
 
 #: A column title of the events table's header.
-_EVENT_COLUMN = re.compile(r"LAST SEEN|[A-Z]+")
+_EVENT_COLUMN = re.compile(r"LAST SEEN|FIRST SEEN|[A-Z]+")
 #: A command line's namespace flag (``-n ml``, ``-nml``, ``--namespace=ml``); group 1: the namespace.
 _NAMESPACE_FLAG = re.compile(r"[ \t](?:-n[ \t=]*|--namespace(?:=|[ \t]+))([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)(?=[ \t|;]|$)")
 

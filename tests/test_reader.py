@@ -3292,6 +3292,10 @@ ml          3m          Warning   FailedScheduling   pod/trainer-0         0/3 n
 ml          2m          Warning   FailedScheduling   pod/gpu-job-7x        0/3 nodes are available: 3 Insufficient nvidia.com/gpu.
 ml          1m          Normal    Scheduled          pod/gpu-job-7x        Successfully assigned ml/gpu-job-7x to gpu-1
 """  # noqa: E501
+EVENTS_WIDE = """\
+LAST SEEN   TYPE      REASON             OBJECT                SUBOBJECT   SOURCE              MESSAGE                                                  FIRST SEEN   COUNT   NAME
+2m          Warning   FailedScheduling   pod/gpu-job-7x                    default-scheduler   0/3 nodes are available: 3 Insufficient nvidia.com/gpu.  17m          4       gpu-job-7x.17a3b
+"""  # noqa: E501
 
 
 def events_error(text: str) -> str:
@@ -3337,3 +3341,10 @@ def test_the_events_table_names_the_namespace_its_prompt_line_gives(prompt: str,
             'print the pod with kubectl get pod gpu-job-7x -n ml -o yaml (or -o json); its FailedScheduling event: "0/3'
             ' nodes are available."'
         )
+
+
+def test_the_events_message_of_a_wide_table_ends_where_the_next_column_starts() -> None:
+    """Trial 204: kubectl get events -o wide prints FIRST SEEN, COUNT and NAME after MESSAGE: they were quoted in it."""
+    assert events_error(EVENTS_WIDE).endswith(
+        'its FailedScheduling event: "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."'
+    )
