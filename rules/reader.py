@@ -1942,20 +1942,79 @@ _CHANGE_COMMAND = re.compile(_SHELL_PROMPT + _CLIENT + r"(label|annotate|taint|c
 _DRY_RUN = re.compile(r"[ \t]--dry-run(?:[= ]|$)")
 
 
-def _change_command(block: _Block) -> str | None:
-    """What a part of a paste that a command changing objects printed says of it ("kubectl label", "kubectl label
-    --dry-run"): the last prompt line before its first other line is such a command's; None otherwise. What it printed
-    is no state of the cluster: a line of its own, or with --dry-run -o yaml the object as it would write it (trial 204:
-    such a Node was judged beside the one kubectl get printed, as if the paste held two clusters)."""
+def _change_command(block: _Block) -> tuple[int, re.Match[str]] | None:
+    """The index in ``block.lines`` and the match of the prompt line of a command that changes objects, where a part of
+    a paste is what it printed: the last prompt line before its first other line is such a command's; None otherwise.
+    What it printed is no state of the cluster: a line of its own, or with --dry-run -o yaml the object as it would
+    write it (trial 204: such a Node was judged beside the one kubectl get printed, as if the paste held two clusters)."""
     command = None
-    for line in block.lines:
+    for i, line in enumerate(block.lines):
         if _BLOCK_PROMPT.match(line):
-            command = _CHANGE_COMMAND.match(line)
+            command = (i, m) if (m := _CHANGE_COMMAND.match(line)) else None
         elif line.strip():
             break
-    if command is None:
-        return None
+    return command
+
+
+def _change_said(command: re.Match[str]) -> str:
+    """A command that changes objects, as a note names it: "kubectl label", "kubectl label --dry-run"."""
     return f"kubectl {command.group(1)}" + (" --dry-run" if _DRY_RUN.search(command.string) else "")
+
+
+#: The flags of kubectl label that take the next word as their value where no "=" joins them.
+_VALUE_FLAGS = frozenset(
+    {"-o", "--output", "-n", "--namespace", "--context", "--cluster", "--kubeconfig", "--user", "--template"}
+)
+#: The flags by which kubectl label labels nodes its command line does not name, or none.
+_NOT_NAMED = frozenset({"-l", "--selector", "--all", "-A", "--all-namespaces", "-f", "--filename", "-k", "--kustomize", "--list"})
+
+
+def _relabelled(command: re.Match[str]) -> tuple[list[str], list[str]] | None:
+    """The nodes a ``kubectl label node NAME... KEY=VALUE... KEY-...`` prompt line names and the label changes it
+    makes, as typed; None for another command, a dry run, or nodes chosen otherwise (a selector, --all, a file)."""
+    if command.group(1) != "label" or _DRY_RUN.search(command.string):
+        return None
+    words = re.split(r"[ \t]+", re.split(r"[|;&<>]", command.string[command.end() :], maxsplit=1)[0].strip())
+    kind, _, named = words[0].partition("/")
+    if kind not in ("node", "nodes", "no"):
+        return None
+    nodes, changes = [named] if named else [], []
+    skip = False
+    for word in (w.strip("'\"") for w in words[1:]):
+        if skip or not word:
+            skip = False
+            continue
+        flag = word.split("=", 1)[0]
+        if flag in _NOT_NAMED:
+            return None
+        if word.startswith("-"):
+            skip = flag == word and flag in _VALUE_FLAGS
+        elif "=" in word or word.endswith("-"):
+            changes.append(word)
+        else:
+            nodes.append(word)
+    return (nodes, changes) if nodes and changes else None
+
+
+def _relabel_notes(changes: list[tuple[int, re.Match[str]]], shown: list[KObject], name: str) -> list[str]:
+    """A note for each node a kubectl label command of the paste (``changes``: its line, its match) relabelled after
+    the last of the parts that show it (``shown``: the dump's Nodes and the table's rows): what is judged of it is
+    its state before (trial 204: the findings' fix was the command the paste had run, and nothing said so)."""
+    last: dict[str, int] = {}
+    for obj in shown:
+        if obj.kind == "Node" and obj.source.file == name:
+            # (a place not known, line 0, is taken as the last: no note then)
+            last[obj.name] = max(last.get(obj.name, 0), obj.source.line or 1 << 62)
+    notes = []
+    for line, command in changes:
+        nodes, labels = _relabelled(command) or ([], [])
+        for node in nodes:
+            if 0 < last.get(node, 1 << 62) < line:
+                notes.append(
+                    f"{name}: node {node} was relabelled ({' '.join(labels)}, line {line}) after the text it is judged"
+                    " by: what is said of it is its state before the relabel"
+                )
+    return notes
 
 
 #: The tag of a part of a terminal paste (no Markdown info string holds a NUL).
@@ -1980,11 +2039,11 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
     stderr = 0
     other: list[_Block] = []
     parts: list[tuple[tuple[list[tuple[dict[str, Any], int]], list[str]] | None, str, int]] = []
-    changes: list[tuple[str, int]] = []  # what commands that change objects printed, set aside: the command, its line
+    changes: list[tuple[int, re.Match[str]]] = []  # commands that change objects, what they printed set aside: line, match
     padding = _BLOCK_PADDING
     for block in blocks:
         if (change := _change_command(block)) is not None:
-            changes.append((change, block.first + 1))
+            changes.append((block.first + change[0] + 1, change[1]))
             continue
         at = block.dump_from()
         if at is None:
@@ -2038,17 +2097,18 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         dump.notes.extend(part.notes)
         dump.labels_in_part |= part.labels_in_part
         documents += max([o.source.document for o in part.objects] + [e.source.document for e in part.errors] + [1])
+    shown = [*dump.objects, *(KObject(obj, source) for obj, source in tabled)]
     if tabled:
         _add_table_nodes(tabled, table_notes, name, dump)
+    dump.notes.extend(_relabel_notes(changes, shown, name))
     other_lines = sum(1 for b in other for line in b.lines if line.strip())
     if changes and len(other) + len(changes) == len(blocks):
         # nothing else to read: said, where the text read whole would be judged by what the command printed
-        change, line = changes[0]
         reason = (
-            f"what {change} printed is set aside: a command that changes objects prints no state of the cluster, even in"
-            " a dry run; paste what kubectl get ... -o yaml prints"
+            f"what {_change_said(changes[0][1])} printed is set aside: a command that changes objects prints no state of"
+            " the cluster, even in a dry run; paste what kubectl get ... -o yaml prints"
         )
-        dump.errors.append(InputError(Source(name, 1, line), reason))
+        dump.errors.append(InputError(Source(name, 1, changes[0][0]), reason))
         return dump
     if len(other) == len(blocks) and not fenced:
         return None
@@ -2072,7 +2132,7 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
     )
     aside = [counted(n, noun) + tail for n, noun, tail in counts if n]
     if changes:
-        aside.append(_changes_said([change for change, _ in changes]))
+        aside.append(_changes_said([_change_said(command) for _, command in changes]))
     listed = ", ".join(aside[:-1]) + (" and " if len(aside) > 1 else "") + aside[-1] if aside else ""
     if fenced and aside:
         dump.notes.append(f"{name}: read inside its fenced Markdown code blocks; set aside: {listed}")

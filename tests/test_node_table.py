@@ -241,3 +241,31 @@ def test_a_label_describe_text_cut_by_grep_does_not_show_is_not_judged_removed()
     [node] = [o for o in gone.objects if o.name == "gpu-pt-01"]
     assert "nvidia.com/gpu.workload.config" not in node.labels
     assert any("the label was removed between the two commands" in n for n in gone.notes), gone.notes
+
+
+def test_a_node_relabelled_after_the_text_it_is_judged_by_is_said_to_be() -> None:
+    """Trial 204: describe text, then `kubectl label node ... --overwrite` and its "labeled" line: the node was judged
+    on its state before the relabel, the fix being the command the paste had run, and only the lines set aside said."""
+    relabel = "$ kubectl label node gpu-pt-01 nvidia.com/gpu.workload.config=container --overwrite\nnode/gpu-pt-01 labeled\n$\n"
+    paste = f"$ kubectl describe node gpu-pt-01\n{BROKEN}{relabel}"
+    line = len(BROKEN.splitlines()) + 2
+    dump = parse_text(paste, "chat.txt")
+    assert [n for n in dump.notes if "relabelled" in n] == [
+        f"chat.txt: node gpu-pt-01 was relabelled (nvidia.com/gpu.workload.config=container, line {line}) after the text"
+        " it is judged by: what is said of it is its state before the relabel"
+    ]
+    # a table printed after the relabel shows the node as it is now: judged so, and no such note (trial 202)
+    get = "$ kubectl get nodes -L nvidia.com/gpu.workload.config\n"
+    now = TABLE.replace("41d   v1.29.4   vm-passthrough", "41d   v1.29.4   container")
+    after = parse_text(f"$ kubectl describe node gpu-pt-01\n{BROKEN}{relabel.removesuffix('$\n')}{get}{now}", "chat.txt")
+    [node] = [o for o in after.objects if o.name == "gpu-pt-01"]
+    assert node.labels["nvidia.com/gpu.workload.config"] == "container"
+    assert not [n for n in after.notes if "relabelled (" in n], after.notes
+    # a dry run, another node, or nodes chosen by a selector: no note
+    for command in (
+        "kubectl label node gpu-pt-01 nvidia.com/gpu.workload.config=container --overwrite --dry-run=client",
+        "kubectl label node gpu-ctr-01 nvidia.com/gpu.workload.config=container --overwrite",
+        "kubectl label nodes -l nvidia.com/gpu.present=true nvidia.com/gpu.workload.config=container --overwrite",
+    ):
+        other = parse_text(f"$ kubectl describe node gpu-pt-01\n{BROKEN}$ {command}\nnode/gpu-pt-01 labeled\n", "chat.txt")
+        assert not [n for n in other.notes if "relabelled (" in n], (command, other.notes)
