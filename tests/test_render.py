@@ -2010,10 +2010,35 @@ def test_chat_at_discords_limit_shows_the_one_finding_before_the_notes_it_counts
     assert "not shown" not in text
     # roomy enough: the notes are named, as before
     assert "_assumed: first" in chat(report, limit=3_500)
-    # a finding longer than the limit: none shown, and the closing line says so without "more"
+    # a finding longer than the limit: its heading and its message cut (trial 206: it was counted and shown nowhere)
     huge = replace(synthetic(1, message_len=2_500), notes=notes)
-    closing = chat(huge, limit=1_900).rstrip().splitlines()[-1]
-    assert closing == "_… 1 finding not shown (limit 1,900 characters; limit 0: all)_"
+    text = chat(huge, limit=1_900)
+    assert len(text) <= 1_900
+    assert "FAIL (high) `Node/object-00000` · `big-policy/rule-a`\nobject-00000: xxx" in text
+    assert text.rstrip().endswith("x…") and "not shown" not in text
+
+
+def test_chat_under_a_limit_no_finding_fits_shows_the_worst_message_cut_and_no_cut_fix() -> None:
+    """Regression (trial 206): at limit 1,000 (and 500 to 1,200) a dump's one fail, whose fix ran 869 characters, was
+    counted ("1 fail") and shown nowhere, where markdown showed it shortened. The worst finding's heading and message,
+    cut at a word, stand; its fix, never cut (a cut command may run), is said to be left out; the rest are counted."""
+    from rules.render.chat import render as chat
+
+    report = synthetic(3, message_len=300)
+    long_fix = "kubectl label node object-00000 --overwrite nvidia.com/gpu.workload.config=container  # " + "y " * 600
+    report = replace(
+        report,
+        objects=[replace(o, results=tuple(replace(r, remediation=long_fix) for r in o.results)) for o in report.objects],
+    )
+    for limit in (500, 1_000, 1_200):
+        text = chat(report, limit=limit)
+        assert len(text) <= limit, (limit, len(text))
+        assert "FAIL (high) `Node/object-00000` · `big-policy/rule-a`" in text
+        assert "\n_its fix is not shown here: limit 0 shows it_\n" in text
+        assert "kubectl label" not in text  # no part of the fix
+        assert text.rstrip().endswith(f"_… 2 more findings not shown (limit {limit:,} characters; limit 0: all)_")
+    whole = chat(report, limit=0)
+    assert long_fix.split("  #")[0] in whole and "its fix is not shown" not in whole
 
 
 def test_a_chat_batch_at_the_least_limit_counts_a_long_note_every_dump_carries() -> None:
