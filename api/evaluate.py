@@ -31,7 +31,7 @@ from .bodies import DUMP_TYPES, DUMP_WANTED, LargeSlot, charset_hint, check_magi
 from .bodies import media_type as body_media_type
 from .cache import NAME as CACHE_NAME
 from .cache import Asked, digest, next_expiry
-from .negotiate import choose_format
+from .negotiate import answer_type, choose_format
 from .problems import Problem
 from .query import invalid_query, parse_query
 from .schemas import EvaluateQuerySchema
@@ -159,7 +159,7 @@ def evaluate() -> Response:
         body = stream(report, fmt, **options)
     except OptionError as exc:
         raise invalid_query(next(o.query for o in OPTIONS if o.name == exc.option), exc.reason) from None
-    resp = Response(body, content_type=_content_type(media_type(fmt, **options)))
+    resp = Response(body, content_type=_content_type(answer_type(fmt, media_type(fmt, **options))))
     resp.headers[SUMMARY_HEADER] = outcome_header
     resp.vary.add("Accept")
     svc.metrics.cache.labels(outcome).inc()  # answers only: a body that cannot be judged is a problem, not a miss

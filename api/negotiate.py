@@ -51,3 +51,15 @@ def choose_format(explicit: str | None) -> str:
         return DEFAULT_FORMAT
     best = request.accept_mimetypes.best_match(_ACCEPT_TYPES)
     return ACCEPT_MAP[best] if best else DEFAULT_FORMAT
+
+
+def answer_type(fmt: str, media_type: str) -> str:
+    """The media type to answer ``fmt`` in: its own (``media_type``), unless the request's ``Accept`` refuses that
+    (q=0) while it takes another type of the same format (trial 206: ``Accept: application/xml;q=0, text/xml`` got
+    junit labelled application/xml, the type the client refused)."""
+    accept = request.accept_mimetypes
+    base = media_type.split(";")[0].strip().lower()
+    if not accept or accept.quality(base) > 0:
+        return media_type
+    best = accept.best_match([mt for mt, f in ACCEPT_MAP.items() if f == fmt and mt != base])
+    return best or media_type
