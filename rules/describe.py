@@ -273,13 +273,44 @@ def other_describe_reason(kind: str, name: str, namespace: str, text: str = "") 
     FailedScheduling event its Events in ``text`` hold, quoted (trial 198: a pending pod's describe text, the most
     pasted of all, was refused without the one line that answered the question)."""
     what = kind or ("output of a namespaced object" if namespace else "output of another object than a node")
-    where = f" -n {namespace}" if namespace else ""
     failed = _pending_failure(text, name)
-    said = f'; its Events hold the scheduler\'s word: FailedScheduling "{failed}"' if failed else ""
+    whose = "its"
+    if not failed and (pending := _first_pending(text)) is not None:
+        # several pods' describe text: the one the scheduler refused is named (trial 204: the first pod, running,
+        # was named, and the pending one's event never quoted)
+        name, namespace, failed = pending
+        whose = f"pod {name}'s"
+    where = f" -n {namespace}" if namespace else ""
+    said = f'; {whose} Events hold the scheduler\'s word: FailedScheduling "{failed}"' if failed else ""
     return (
         f"kubectl describe {what}, which verdict does not read (of describe text it reads nodes only): print the object"
         f" with kubectl get {kind or '<kind>'} {name}{where} -o yaml (or -o json){said}"
     )
+
+
+def _first_pending(text: str) -> tuple[str, str, str] | None:
+    """(name, namespace, last FailedScheduling message) of the first pod in ``text``, describe text of one or more
+    pods, that is Pending with a FailedScheduling event no Scheduled event follows; None where none is."""
+    starts = [m.start() for m in _NAME_AT_MARGIN.finditer(text)]
+    for i, start in enumerate(starts):
+        block = text[start : starts[i + 1] if i + 1 < len(starts) else len(text)]
+        failed = _failure_of(block)
+        if failed:
+            name = block.split("\n", 1)[0].split(":", 1)[1].strip()
+            ns = re.search(r"^Namespace:[ \t]+(\S+)[ \t]*$", block, re.M)
+            return name, ns.group(1) if ns else "", failed
+    return None
+
+
+def _failure_of(block: str) -> str:
+    """The last FailedScheduling message of one pod's describe text ``block``; "" where the pod is not Pending or a
+    Scheduled event follows it."""
+    failed = list(_FAILED_SCHEDULING.finditer(block))
+    if not failed or not re.search(r"^Status:[ \t]+Pending[ \t]*$", block, re.M):
+        return ""
+    if re.search(r"^[ \t]+Normal[ \t]+Scheduled[ \t]", block[failed[-1].end() :], re.M):
+        return ""
+    return failed[-1].group(1).strip()
 
 
 def _pending_failure(text: str, name: str) -> str:
@@ -290,13 +321,7 @@ def _pending_failure(text: str, name: str) -> str:
     if start is None:
         return ""
     end = _NAME_AT_MARGIN.search(text, start.end())
-    block = text[start.start() : end.start() if end else len(text)]
-    failed = list(_FAILED_SCHEDULING.finditer(block))
-    if not failed or not re.search(r"^Status:[ \t]+Pending[ \t]*$", block, re.M):
-        return ""
-    if re.search(r"^[ \t]+Normal[ \t]+Scheduled[ \t]", block[failed[-1].end() :], re.M):
-        return ""
-    return failed[-1].group(1).strip()
+    return _failure_of(text[start.start() : end.start() if end else len(text)])
 
 
 #: The ``Name:`` line that starts an object's describe text.

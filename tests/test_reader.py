@@ -449,9 +449,20 @@ def test_describe_text_of_a_pod_is_named_with_what_to_print_instead() -> None:
                 ' word: FailedScheduling "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."',  # (trial 198)
             )
         ], text[:40]
-    # trial 201: the event is quoted of the pod whose text holds it, while it is Pending and not scheduled since
+    # trial 201: the event is quoted of the pod whose text holds it, while it is Pending and not scheduled since; trial
+    # 204: several pods' describe text (kubectl describe pods -n ml) names the pending one, not the first, and quotes
+    # its event as its own
     running = pod.replace("cuda-job-7d9f", "other-1").replace("Pending", "Running").split("Events:")[0]
     [err] = parse_text(running + "\n" + pod, "two.txt").errors
+    assert err.reason.endswith(
+        "print the object with kubectl get pod cuda-job-7d9f -n ml -o yaml (or -o json); pod cuda-job-7d9f's Events hold"
+        ' the scheduler\'s word: FailedScheduling "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."'
+    ), err.reason
+    # the same name in another namespace, running, first: the pending one's namespace
+    elsewhere = running.replace("other-1", "cuda-job-7d9f").replace("Namespace:        ml", "Namespace:        dev")
+    [err] = parse_text(elsewhere + "\n" + pod, "same.txt").errors
+    assert "kubectl get pod cuda-job-7d9f -n ml -o yaml" in err.reason and "FailedScheduling" in err.reason, err.reason
+    [err] = parse_text(running + "\n" + running.replace("other-1", "other-2"), "none.txt").errors
     assert "other-1" in err.reason and "FailedScheduling" not in err.reason, err.reason
     scheduled = pod + "  Normal   Scheduled         1m    default-scheduler  Successfully assigned ml/cuda-job-7d9f to gpu-1\n"
     [err] = parse_text(scheduled.replace("Pending", "Running"), "s.txt").errors
