@@ -11,6 +11,7 @@ container first, by a label selector; with none in the dump, the fix says how to
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import yaml
 from conftest import cluster_policy, kubevirt_cr, operand_pod
@@ -44,6 +45,14 @@ def _node(name: str, labels: dict[str, str], resources: dict[str, str]) -> dict:
 
 
 def _fixes(default: str, *nodes: dict) -> dict[tuple[str, str], str]:
+    return {key: r.remediation for key, r in _findings(default, *nodes).items()}
+
+
+def _messages(default: str, *nodes: dict) -> dict[tuple[str, str], str]:
+    return {key: r.message for key, r in _findings(default, *nodes).items()}
+
+
+def _findings(default: str, *nodes: dict) -> dict[tuple[str, str], Any]:
     policy = {
         "apiVersion": "nvidia.com/v1",
         "kind": "ClusterPolicy",
@@ -52,7 +61,7 @@ def _fixes(default: str, *nodes: dict) -> dict[tuple[str, str], str]:
     }
     dump = parse_text("\n---\n".join(yaml.safe_dump(o) for o in (policy, *nodes)), "chat.yaml")
     report = evaluate(dump, _pack())
-    return {(o.ref.name, r.rule): r.remediation for o in report.objects for r in o.results if r.result in ("fail", "warn")}
+    return {(o.ref.name, r.rule): r for o in report.objects for r in o.results if r.result in ("fail", "warn")}
 
 
 PT = _node("gpu-pt-11", {"nvidia.com/gpu.workload.config": "vm-passthrough"}, {"nvidia.com/GA102GL_A10": "2"})
@@ -414,3 +423,26 @@ def test_a_container_node_the_default_workload_would_convert_is_labelled_before_
         f" container, label it so and change nothing else: {keep} Only if it is meant for vm-passthrough:"
     ), fix
     assert fix.index(keep) < fix.index("do kubectl label node gpu-y $l-; done")
+
+
+def test_the_messages_say_to_label_a_node_container_where_the_default_workload_is_a_vm_one() -> None:
+    """Regression (trial 208): with defaultWorkload vm-passthrough the fixes labelled a node container, but their
+    messages still said "or remove the label" (and the ClusterPolicy's "or drop those labels"): removed, the label gives
+    the node the default workload once sandbox workloads are on."""
+    messages = _messages("vm-passthrough", PT, ODD)
+    assert messages[("gpu-pt-11", "label-ignored-sandbox-disabled")].endswith(
+        "Enable sandbox workloads in ClusterPolicy cluster-policy if the node should run VMs, or label it container"
+        " (without a workload label, spec.sandboxWorkloads.defaultWorkload=vm-passthrough makes it a vm-passthrough node"
+        " once sandbox workloads are on)."
+    )
+    assert messages[("gpu-ctr-04", "label-ignored-sandbox-disabled")].endswith(
+        "Write the workload it should run (for VMs, and enable sandbox workloads)."
+    )
+    assert (
+        "Turn sandbox workloads on, or relabel those meant for containers nvidia.com/gpu.workload.config=container (its"
+        " defaultWorkload=vm-passthrough makes a node without a workload label a vm-passthrough node once they are on)"
+    ) in messages[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")]
+    # a container default: removing the label keeps a node on containers
+    plain = _messages("container", PT, ODD)
+    assert plain[("gpu-pt-11", "label-ignored-sandbox-disabled")].endswith("if the node should run VMs, or remove the label.")
+    assert "or drop those labels" in plain[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")]
