@@ -2041,6 +2041,26 @@ def test_chat_under_a_limit_no_finding_fits_shows_the_worst_message_cut_and_no_c
     assert long_fix.split("  #")[0] in whole and "its fix is not shown" not in whole
 
 
+def test_a_chat_batch_under_a_limit_no_finding_fits_shows_the_worst_message_cut() -> None:
+    """Regression (trial 208): 6ce7b55 showed the worst finding cut where none fit a single dump's chat message; a
+    batch at limit 1,000 still counted every finding and showed none."""
+    from rules.render.chat import render_many as chat_many
+
+    long_fix = "kubectl label node object-00000 --overwrite nvidia.com/gpu.workload.config=container  # " + "y " * 600
+
+    def dump(name: str) -> Any:
+        report = synthetic(2, message_len=300)
+        objects = [replace(o, results=tuple(replace(r, remediation=long_fix) for r in o.results)) for o in report.objects]
+        return replace(report, name=name, objects=objects)
+
+    text = chat_many([dump("a.yaml"), dump("b.yaml")], limit=1_000)
+    assert len(text) <= 1_000
+    assert "== a.yaml ==" in text and "== b.yaml ==" not in text
+    assert "FAIL (high) `Node/object-00000` · `big-policy/rule-a`" in text
+    assert "\n_its fix is not shown here: limit 0 shows it_\n" in text and "kubectl label" not in text
+    assert text.rstrip().endswith("_… 1 more dump and 3 more findings not shown (limit 1,000 characters; limit 0: all)_")
+
+
 def test_a_chat_batch_at_the_least_limit_counts_a_long_note_every_dump_carries() -> None:
     """Regression (trial 181): at --limit 500 a batch whose dumps all carried a 330-character note (what was set
     beside the archives) wrote it whole under the total line: 574 characters, past the limit a chat API refuses."""
