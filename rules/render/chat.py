@@ -297,8 +297,8 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
         blocks.append(("dump", f"== {inert(one_line(r.name or f'dump {i}'))} ==\n{_plain_lead(said)}", i))
         noun = _noun(r)
         blocks.extend((noun, text, i) for text in _findings(r, group_by))
-    text, _ = _fitted(first, blocks, limit)
-    findings = [t for noun, t, _ in blocks if noun != "dump"]
+    text = _fitted(first, blocks, limit)[0]
+    findings = [t for noun, t, _dump in blocks if noun != "dump"]
     if not limit or not findings or any(t in text for t in findings):
         return text
     # not one finding fits whole: the worst one's dump heading, its heading and message cut, the rest counted (trial
@@ -309,7 +309,7 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
     )
     r = reports[i - 1]
     heading = f"== {inert(one_line(r.name or f'dump {i}'))} ==\n{_plain_lead(summary_line(r))}"
-    rest = Counter(noun for noun, _, _ in blocks) - Counter({_noun(r): 1, "dump": 1})
+    rest = Counter(noun for noun, _text, _dump in blocks) - Counter({_noun(r): 1, "dump": 1})
     closing = _closing(rest, limit, Counter({_noun(r): 1, "dump": 1}))
     brief = _brief(o.ref, worst, limit - len(first) - len(heading) - len(closing) - 7)
     if not brief:
