@@ -1029,7 +1029,7 @@ def _leaf(a: Assertion, operator: Operator, plan: PolicyPlan) -> Check:
                 ok = true == n if quantifier == "all" else true > 0 if quantifier == "any" else true == 0
                 expected = (lambda: said(f"{words} {base(arg)}", arg)) if n > 1 or quantifier != "all" else (lambda: base(arg))
         except OperatorError as exc:
-            if isinstance(a.argument, Ref) and not is_set and arg is not None and operator.literal_problem(arg):
+            if isinstance(a.argument, Ref) and arg is not None and operator.literal_problem(arg):
                 # the argument a reference gives is what cannot be compared, not the value (trial 190)
                 where = _place(a.argument, scope) or a.argument.label
                 raise EvaluationError(f"{where} (the argument of {operator.name}): {exc}") from None
