@@ -1526,6 +1526,9 @@ class _Block:
     first: int
     lines: list[str] = field(default_factory=list)
     fence: int = 0
+    #: the command of a part of a paste that a command other than kubectl get or describe printed, as a note names it
+    #: ("date", "kubectl version"): set aside; empty for any other block
+    other: str = ""
 
     def dump_from(self) -> int | None:
         """The index in ``lines`` where the dump it holds starts (after blank and prompt lines), or None when it
@@ -1861,7 +1864,8 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
     if found is None and json_error is None:
         # A terminal paste without fences: what each command printed stands between its prompt lines (trial 49:
         # a prompt line after the YAML, or between a ClusterPolicy and a node, made the whole paste unreadable)
-        between = _prompt_blocks(_without_command(text))
+        stripped = _without_command(text)
+        between = _prompt_blocks(stripped, read=len(stripped) != len(text))
         if between is not None:
             read = _read_blocks(between, 0, name)
             if read is not None:
@@ -1882,14 +1886,15 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
     return _read_blocks(blocks, outside, name) or Dump(files_read=[name])
 
 
-def _prompt_blocks(text: str) -> list[_Block] | None:
+def _prompt_blocks(text: str, read: bool = False) -> list[_Block] | None:
     """The parts of a terminal paste between its shell prompt lines (``$ kubectl get ...``, a last bare prompt),
-    as code blocks at their lines; None when it has no prompt line."""
+    as code blocks at their lines; None when it has no prompt line. ``read``: the kubectl get line the paste started
+    with was taken off (``_without_command``)."""
     if not _ANY_PROMPT.search(text):  # one scan, before a large dump is cut into lines
         return None
     # (trial 163: a paste with Windows line ends read its describe part as no dump, and the broken node passed)
     lines = text.replace("\r\n", "\n").split("\n")
-    parts = _between_prompts(lines)
+    parts = _between_prompts(lines, read)
     if parts is None:
         return None
     # a kubectl describe part keeps its prompt line, which describe text reads past: it may name the node that a part
@@ -1898,24 +1903,57 @@ def _prompt_blocks(text: str) -> list[_Block] | None:
     # objects its own, by which what it printed is set aside; kubectl get events its own, whose -n names the namespace)
     held = (_DESCRIBE_COMMAND, _LABEL_COLUMNS, _CHANGE_COMMAND, _EVENTS_COMMAND)
     kept = [a - 1 if a and any(c.match(lines[a - 1]) for c in held) else a for a, _ in parts]
-    parts = [(a, b) for a, (_, b) in zip(kept, parts, strict=True)]
-    return [_Block(_PASTE, start, lines[start:end], fence=max(start, 1)) for start, end in parts]
+    blocks = []
+    for start, (a, end) in zip(kept, parts, strict=True):
+        other = _other_command(lines[a - 1]) if a else None
+        if other is not None:
+            start = a - 1
+        blocks.append(_Block(_PASTE, start, lines[start:end], fence=max(start, 1), other=other or ""))
+    return blocks
 
 
-def _between_prompts(lines: list[str]) -> list[tuple[int, int]] | None:
+def _between_prompts(lines: list[str], read: bool = False) -> list[tuple[int, int]] | None:
     """``(start, end)`` of each part of ``lines`` between their prompt lines that holds some text; None when no line
-    is a prompt, or one is a command that prints no cluster objects (the manifest ``kubectl apply -f -`` was given
-    is no dump)."""
+    is a prompt, or one is a command other than kubectl get or describe (nor one that changes objects) in a paste
+    without a kubectl get or describe prompt line (``read``: one was taken off before it): the manifest ``kubectl
+    apply -f -`` was given is no dump, and is left as it is."""
     marks = [i for i, line in enumerate(lines) if _BLOCK_PROMPT.match(line) or _BARE_PROMPT.fullmatch(line.rstrip("\r"))]
     if not marks:
         return None
-    if not all(
+    known = [
         _BARE_PROMPT.fullmatch(lines[i].rstrip("\r")) or _READ_COMMAND.match(lines[i]) or _CHANGE_COMMAND.match(lines[i])
         for i in marks
-    ):
-        return None
+    ]
+    if not all(known):
+        # trial 206: after a kubectl get, "$ date" or "$ kubectl version" ended no part, and the last List item took
+        # their lines into its YAML (a syntax error, the node lost). Another command's prompt line ends the part
+        # before it, where it stands at the line's start (indented, it may be a line of a block scalar's script)
+        if not read and not any(_READ_COMMAND.match(lines[i]) for i, k in zip(marks, known, strict=True) if k):
+            return None
+        marks = [i for i, k in zip(marks, known, strict=True) if k or not lines[i][:1].isspace()]
     starts, ends = [0, *(m + 1 for m in marks)], [*marks, len(lines)]
     return [(a, b) for a, b in zip(starts, ends, strict=True) if any(line.strip() for line in lines[a:b])]
+
+
+#: A prompt line's command after the client and its flags: its verb (``kubectl --context prod version``: version).
+_CLIENT_VERB = re.compile(_SHELL_PROMPT + _CLIENT + r"([A-Za-z][\w-]*)")
+#: A command's program as a note names it, at most this many characters.
+_PROGRAM_CHARS = 40
+
+
+def _other_command(line: str) -> str | None:
+    """The command of a prompt line at the line's start that is none of kubectl get or describe, a command that
+    changes objects, or a bare prompt, as a note names it ("date", "kubectl version"); None for any other line."""
+    prompt = _BLOCK_PROMPT.match(line)
+    if prompt is None or line[:1].isspace() or _BARE_PROMPT.fullmatch(line.rstrip("\r")):
+        return None
+    if _READ_COMMAND.match(line) or _CHANGE_COMMAND.match(line):
+        return None
+    if (verb := _CLIENT_VERB.match(line)) is not None:
+        return f"kubectl {verb.group(1)[:_PROGRAM_CHARS]}"
+    words = line[prompt.end() :].split()
+    program = next((w for w in words if not re.fullmatch(r"[A-Za-z_]\w*=\S*|sudo", w)), words[0] if words else "")
+    return program[:_PROGRAM_CHARS]
 
 
 def _split_at_prompts(block: _Block) -> list[_Block]:
@@ -1928,7 +1966,16 @@ def _split_at_prompts(block: _Block) -> list[_Block]:
     if parts is None:
         return [block]
     # each part keeps its prompt line: a bash block's dump is read after one
-    return [_Block(block.tag, block.first + max(a - 1, 0), block.lines[max(a - 1, 0) : b], block.fence) for a, b in parts]
+    return [
+        _Block(
+            block.tag,
+            block.first + max(a - 1, 0),
+            block.lines[max(a - 1, 0) : b],
+            block.fence,
+            (_other_command(block.lines[a - 1]) or "") if a else "",
+        )
+        for a, b in parts
+    ]
 
 
 #: A prompt line whose command prints the cluster's objects.
@@ -2041,7 +2088,11 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
     parts: list[tuple[tuple[list[tuple[dict[str, Any], int]], list[str]] | None, str, int]] = []
     changes: list[tuple[int, re.Match[str]]] = []  # commands that change objects, what they printed set aside: line, match
     padding = _BLOCK_PADDING
+    others: list[str] = []  # the commands other than kubectl get or describe whose output is set aside (trial 206)
     for block in blocks:
+        if block.other:
+            others.append(block.other)
+            continue
         if (change := _change_command(block)) is not None:
             changes.append((block.first + change[0] + 1, change[1]))
             continue
@@ -2102,13 +2153,21 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         _add_table_nodes(tabled, table_notes, name, dump)
     dump.notes.extend(_relabel_notes(changes, shown, name))
     other_lines = sum(1 for b in other for line in b.lines if line.strip())
-    if changes and len(other) + len(changes) == len(blocks):
+    if changes and len(other) + len(changes) + len(others) == len(blocks):
         # nothing else to read: said, where the text read whole would be judged by what the command printed
         reason = (
             f"what {_change_said(changes[0][1])} printed is set aside: a command that changes objects prints no state of"
             " the cluster, even in a dry run; paste what kubectl get ... -o yaml prints"
         )
         dump.errors.append(InputError(Source(name, 1, changes[0][0]), reason))
+        return dump
+    if others and len(other) + len(others) == len(blocks):
+        first = next(b for b in blocks if b.other)
+        reason = (
+            f"{_others_said(others)} is set aside, and nothing else of it is a dump: a paste is read from what kubectl"
+            " get or describe printed; paste what kubectl get ... -o yaml prints"
+        )
+        dump.errors.append(InputError(Source(name, 1, first.first + 1), reason))
         return dump
     if len(other) == len(blocks) and not fenced:
         return None
@@ -2133,6 +2192,8 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
     aside = [counted(n, noun) + tail for n, noun, tail in counts if n]
     if changes:
         aside.append(_changes_said([_change_said(command) for _, command in changes]))
+    if others:
+        aside.append(_others_said(others))
     listed = ", ".join(aside[:-1]) + (" and " if len(aside) > 1 else "") + aside[-1] if aside else ""
     if fenced and aside:
         dump.notes.append(f"{name}: read inside its fenced Markdown code blocks; set aside: {listed}")
@@ -2150,6 +2211,23 @@ def _changes_said(changes: list[str]) -> str:
         return f"what {changes[0]} printed ({why})"
     commands = ", ".join(dict.fromkeys(changes))
     return f"what {len(changes)} commands that change objects printed ({commands}: no state of the cluster)"
+
+
+#: The commands a note names, at most, of those whose output is set aside.
+_OTHERS_NAMED = 5
+
+
+def _others_said(others: list[str]) -> str:
+    """The set-aside output of commands other than kubectl get or describe, as a note says it: "what date printed (not
+    kubectl get or describe)", "what 3 other commands printed (date, echo: not kubectl get or describe)"; at most
+    ``_OTHERS_NAMED`` commands are named."""
+    if len(others) == 1:
+        return f"what {others[0]} printed (not kubectl get or describe)"
+    named = list(dict.fromkeys(others))
+    commands = ", ".join(named[:_OTHERS_NAMED]) + (
+        f" and {len(named) - _OTHERS_NAMED} more" if len(named) > _OTHERS_NAMED else ""
+    )
+    return f"what {len(others)} other commands printed ({commands}: not kubectl get or describe)"
 
 
 #: Blank lines, at most, put before the code blocks of one text so that each is read at its lines.

@@ -2119,6 +2119,88 @@ def test_json_in_a_terminal_paste_keeps_its_lines() -> None:
     assert [(o.name, o.source.line) for o in dump.objects] == [("a", 2), ("b", 2 + len(a.splitlines()) + 1)]
 
 
+NODE_LIST_YAML = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: gpu-1
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: gpu-2
+  status:
+    allocatable:
+      nvidia.com/gpu: '1'
+"""
+
+
+@pytest.mark.parametrize(
+    ("fence", "after", "command"),
+    [
+        ("", "$ date\nMon Jun 10 09:00:00 UTC 2024\n", "date"),
+        ("", "$ kubectl version\nClient Version: v1.29.3\nServer Version: v1.29.3\n", "kubectl version"),
+        ("", "user@host:~$ echo done\ndone\n", "echo"),
+        ("", "PS C:\\Users\\me> Get-Date\n\nMonday, June 10, 2024 9:00:00 AM\n", "Get-Date"),
+        ("", "$ echo done\n", ""),
+        ("```\n", "$ date\nMon Jun 10 09:00:00 UTC 2024\n", "date"),
+        ("```\n", "$ kubectl --context prod version --short\nClient Version: v1.29.3\n", "kubectl version"),
+    ],
+)
+def test_a_prompt_line_of_another_command_ends_the_dump_before_it(fence: str, after: str, command: str) -> None:
+    """Trial 206: after `kubectl get nodes -o yaml`, a prompt line of `date`, `echo` or `kubectl version` (and what it
+    printed) was read into the List's last item, a YAML syntax error (or "the text ends inside a value (cut short?)"),
+    and that node was lost. In a paste with a kubectl get prompt line, another command's prompt line ends the part
+    before it; what that command printed is no dump, set aside, and said."""
+    paste = f"{fence}$ kubectl get nodes -o yaml\n{NODE_LIST_YAML}{after}{fence}"
+    dump = parse_text(paste, "paste.txt")
+    assert dump.errors == []
+    first = 2 + len(fence.splitlines())
+    assert [(o.name, o.source.line) for o in dump.objects] == [("gpu-1", first + 3), ("gpu-2", first + 7)]
+    assert dump.objects[1].obj["status"] == {"allocatable": {"nvidia.com/gpu": "1"}}
+    aside = f"what {command} printed (not kubectl get or describe)"
+    if fence:
+        said = f"paste.txt: read inside its fenced Markdown code blocks; set aside: 1 prompt line and {aside}"
+    else:
+        said = "paste.txt: read as a terminal paste, what each command printed between its prompt lines"
+        said += f"; set aside: {aside}" if command else ""
+    assert dump.notes == [said]
+    # JSON: the lines after it were "document 2 ... JSON syntax error"
+    listed = json.dumps(yaml.safe_load(NODE_LIST_YAML), indent=4)
+    dump = parse_text(f"$ kubectl get nodes -o json\n{listed}\n$ echo done\ndone\n", "paste.txt")
+    assert dump.errors == [] and [o.name for o in dump.objects] == ["gpu-1", "gpu-2"]
+    assert dump.notes[-1].endswith("set aside: what echo printed (not kubectl get or describe)")
+
+
+def test_what_other_commands_printed_in_a_paste_is_said_and_bounded() -> None:
+    """Trial 206: the note names the commands whose output is set aside, each once and at most five; a paste that holds
+    only their output is an input error that says so, not a dump read as it is."""
+    node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n"
+    commands = "".join(f"$ tool{i % 7} --flag\noutput {i}\n" for i in range(20))
+    dump = parse_text(f"$ kubectl get node gpu-1 -o yaml\n{node}{commands}", "paste.txt")
+    assert [o.name for o in dump.objects] == ["gpu-1"] and dump.errors == []
+    assert dump.notes[-1].endswith(
+        "set aside: what 20 other commands printed (tool0, tool1, tool2, tool3, tool4 and 2 more: not kubectl get or describe)"
+    )
+    # an indented prompt-like line stays a line of the dump: it may be one of a block scalar's script
+    script = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\ndata:\n  run.sh: |\n    $ echo hi\n"
+    dump = parse_text(f"$ kubectl get cm s -o yaml\n{script}$ date\nMon Jun 10\n", "paste.txt")
+    assert dump.errors == [] and dump.objects[0].obj["data"] == {"run.sh": "$ echo hi\n"}
+    # a command other than kubectl get or describe before one: no dump, said (kubectl apply's manifest is none either)
+    alone = parse_text(f"$ kubectl get nodes -o yaml > nodes.yaml\n$ cat nodes.yaml\n{node}", "paste.txt")
+    assert alone.objects == []
+    assert [(e.source.line, e.reason) for e in alone.errors] == [
+        (
+            2,
+            "what cat printed (not kubectl get or describe) is set aside, and nothing else of it is a dump: a paste is"
+            " read from what kubectl get or describe printed; paste what kubectl get ... -o yaml prints",
+        )
+    ]
+    assert parse_text("$ kubectl apply -f x.yaml\n" + node, "a.txt").errors
+
+
 def test_a_terminal_paste_after_a_sentence_is_not_said_to_be_markdown() -> None:
     """Trial 51: "Here is my node:" before a prompt line and its YAML, in a file without a fence, was said "read
     inside its Markdown code blocks (```); set aside: 1 other block". One note says what it is."""
