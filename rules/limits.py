@@ -23,6 +23,7 @@ DEFAULTS: dict[str, tuple[int, str]] = {
     "VERDICT_MAX_MESSAGE_CHARS": (8192, "characters of a result's message before it is clipped"),
     "VERDICT_MAX_VALUE_CHARS": (2048, "characters of an observed/expected string before it is clipped"),
     "VERDICT_MAX_CONFLICT_NOTES": (10, "notes per kind about objects that stand twice in a dump"),
+    "VERDICT_MAX_ITEM_ERRORS": (10, "input errors of list items that are no Kubernetes object, each its own, in a dump"),
     "VERDICT_MAX_POLICY_BYTES": (16 << 20, "bytes of one policy or data file"),
 }
 

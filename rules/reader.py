@@ -185,6 +185,10 @@ class Dump:
     #: the Nodes whose labels describe text shows only in part (a Labels section grep cut): a label a kubectl get nodes
     #: table shows and they lack is not taken as removed (``_add_table_nodes``)
     labels_in_part: set[str] = field(default_factory=set)
+    #: the list items read that are no Kubernetes object: each its own input error up to ``MAX_ITEM_ERRORS``, the rest
+    #: counted in one (``_not_an_object``)
+    not_objects: int = 0
+    items_aside: _ItemsAside | None = None
 
     def extend(self, other: Dump) -> None:
         """Append everything of ``other`` to this dump."""
@@ -492,6 +496,8 @@ NOT_AN_OBJECT = "not a Kubernetes object"
 
 #: What a value that is not an object is, in JSON's words.
 _JSON_TYPES = {str: "string", int: "number", float: "number", bool: "boolean", type(None): "null", list: "list", dict: "mapping"}
+#: A plain value (no list or mapping) as a list item that is no object says what it is.
+_PLAIN_VALUES = {t: f"a {_JSON_TYPES[t]}" for t in (str, int, float, bool, type(None))}
 
 
 _PROMPT = re.compile(r"^[$#>%]\s*kubectl\b.*?\s(?=(?:NAME|NAMESPACE)\s{2})")
@@ -684,6 +690,10 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
                 )
             else:
                 why = "no 'kind'"
+            if source.item is not None:  # an item of a List read one at a time
+                _not_an_object(dump, source, "$", f"{NOT_AN_OBJECT}: {why}", why)
+                _say_items_aside(dump)
+                return
             dump.errors.append(InputError(source, f"{NOT_AN_OBJECT}: {why}", "$"))
             return
         _add_object(data, source, "$", dump)
@@ -706,16 +716,27 @@ def _objects_of(data: Any, source: Source, lines: list[int], dump: Dump, whole: 
                 " a code block)"
             )
         else:
-            reason = f"{NOT_AN_OBJECT}: a {_JSON_TYPES.get(type(data), type(data).__name__)}"
+            what = f"a {_JSON_TYPES.get(type(data), type(data).__name__)}"
+            reason = f"{NOT_AN_OBJECT}: {what}"
+            if source.item is not None:  # an item of a List read one at a time (trial 206: a cut [1,1,...])
+                _not_an_object(dump, source, "$", reason, what)
+                _say_items_aside(dump)
+                return
         dump.errors.append(InputError(source, reason, "$"))
         return
     for i, item in enumerate(items):
+        if dump.items_aside is not None and type(item) in _PLAIN_VALUES:
+            # past the dump's first such items, one more is only counted (trial 206: 3,000,000 of them took 5 s so)
+            dump.items_aside.count += 1
+            dump.items_aside.what[_PLAIN_VALUES[type(item)]] = None
+            continue
         line = (lines[i] if i < len(lines) else 0) or source.line
         where = Source(source.file, source.document, line, i)
         if type(item) is _TooDeep:
             dump.errors.append(InputError(where, f"nesting deeper than {MAX_DEPTH} levels", f"{prefix}[{i}]"))
             continue
         _list_item(item, typed, where, f"{prefix}[{i}]", dump)
+    _say_items_aside(dump)
 
 
 #: The keys of a Node and of a Pod (the API server writes these five).
@@ -750,6 +771,66 @@ def _no_kind(data: dict[str, Any]) -> str:
     return f"its 'kind' is a {_JSON_TYPES.get(type(given), type(given).__name__)}, not a string (kind: Node)"
 
 
+#: The list items of a dump that are no Kubernetes object said each in an input error of its own, at most; the rest are
+#: counted in one (trial 206: a 6 MB `[a,a,...]` gave 3,000,000 input errors, a 397 MB problem document).
+MAX_ITEM_ERRORS = limit("VERDICT_MAX_ITEM_ERRORS")
+
+
+@dataclass(slots=True)
+class _ItemsAside:
+    """The list items of a dump that are no Kubernetes object past its first ``MAX_ITEM_ERRORS``: where the first of
+    them is, what they are (each kind once), how many; the one input error that says them once written, where it stands
+    in the dump's errors and how many it says."""
+
+    where: Source
+    path: str
+    what: dict[str, None] = field(default_factory=dict)
+    count: int = 0
+    said: InputError | None = None
+    at: int = -1
+    told: int = 0
+
+
+def _not_an_object(dump: Dump, where: Source, path: str, reason: str, what: str) -> None:
+    """Add the input error of a list item that is no Kubernetes object (``reason``; ``what`` it is: "a string",
+    "no 'kind'"), or, past the dump's first ``MAX_ITEM_ERRORS`` of them, count it (``_say_items_aside`` writes the
+    error that says them)."""
+    if dump.not_objects < MAX_ITEM_ERRORS:
+        dump.not_objects += 1
+        dump.errors.append(InputError(where, reason, path))
+        return
+    aside = dump.items_aside
+    if aside is None:
+        aside = dump.items_aside = _ItemsAside(where, path)
+    aside.count += 1
+    aside.what[what] = None
+
+
+def _say_items_aside(dump: Dump) -> None:
+    """Write (or bring up to date) the one input error that says the list items of ``dump`` counted past its first
+    ``MAX_ITEM_ERRORS`` that are no Kubernetes object: at the first of them, with how many and what they are."""
+    aside = dump.items_aside
+    if aside is None or aside.told == aside.count:
+        return
+    kinds = list(aside.what)
+    if aside.count == 1:
+        reason = f"list item is {NOT_AN_OBJECT}: {kinds[0]}"
+    else:
+        whats = ", ".join(kinds[:3]) + (", ..." if len(kinds) > 3 else "")
+        reason = (
+            f"list item is {NOT_AN_OBJECT} ({whats}), and so are the {aside.count - 1:,} list items after it that this"
+            f" one input error counts (the dump's first {MAX_ITEM_ERRORS:,} such items have one each)"
+        )
+    said = InputError(aside.where, reason, aside.path)
+    errors = dump.errors
+    if aside.said is not None and 0 <= aside.at < len(errors) and errors[aside.at] is aside.said:
+        errors[aside.at] = said
+    else:
+        aside.at = len(errors)
+        errors.append(said)
+    aside.said, aside.told = said, aside.count
+
+
 def _list_item(item: Any, typed: dict[str, Any], where: Source, path: str, dump: Dump) -> None:
     """Add one item of a List (at JSONPath ``path``; ``typed``: its List's ``_typed``) to ``dump``, or the input
     error of one that is no object; a List itself, its items, placed at it (trial 95: a List of Lists, jq -s .
@@ -757,10 +838,11 @@ def _list_item(item: Any, typed: dict[str, Any], where: Source, path: str, dump:
     item = _with_kind(typed, item)
     if not isinstance(item, dict):
         what = f"a {_JSON_TYPES.get(type(item), type(item).__name__)}"
-        dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: {what}", path))
+        _not_an_object(dump, where, path, f"list item is {NOT_AN_OBJECT}: {what}", what)
         return
     if not isinstance(item.get("kind"), str) or not item.get("kind"):
-        dump.errors.append(InputError(where, f"list item is {NOT_AN_OBJECT}: {_no_kind(item)}", path))
+        what = _no_kind(item)
+        _not_an_object(dump, where, path, f"list item is {NOT_AN_OBJECT}: {what}", what)
         return
     inner = item.get("items")
     if not (item["kind"].endswith("List") and isinstance(inner, list)):
@@ -2650,6 +2732,7 @@ def _salvage_yaml_items(lines: list[str], number: int, at: int, name: str, error
             # ownerReferences entry dedented to the margin): the items cannot be told apart
             return None
         dump.errors.append(InputError(where, f"this item of the List{named}: {why}", kind=kind, ref=ref))
+    _say_items_aside(dump)
     if not placed or len(dump.errors) == len(starts):
         return None
     return dump, len(starts) - len(dump.errors), len(starts)

@@ -479,3 +479,59 @@ def test_json_nested_between_the_writers_limit_and_the_readers_is_an_input_error
     alone = parse_bytes(json.dumps(deep).replace('"X"', nested).encode(), "one.json")
     [err] = alone.errors
     assert (alone.objects, err.reason.endswith("deeper than 100 levels: line 1, column 175 opens level 101")) == ([], True)
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "what", "path"),
+    [
+        (b"[" + b"a," * 99_999 + b"a]", "flood.yaml", "a string", "$[10]"),
+        (b"[" + b"1," * 99_999 + b"1]", "nums.json", "a number", "$[10]"),
+        (b"[" + b"{}," * 99_999 + b"{}]", "empties.json", "no 'kind'", "$[10]"),
+        (b'[{"kind": "List", "items": [' + b"1," * 99_999 + b"1]}]", "nested.json", "a number", "$[0].items[10]"),
+    ],
+)
+def test_list_items_that_are_no_object_are_said_each_up_to_a_bound(data: bytes, name: str, what: str, path: str) -> None:
+    """Trial 206: a 6 MB `[a,a,...]` gave 3,000,000 input errors ("list item is not a Kubernetes object: a string"),
+    a 397 MB problem document, and the worker went past its memory; the same values under a key were refused at once.
+    The dump's first ten such items are each an input error; one more, at the first of the rest, counts them."""
+    dump = parse_bytes(data, name)
+    assert dump.objects == []
+    assert [e.reason for e in dump.errors[:10]] == [f"list item is not a Kubernetes object: {what}"] * 10
+    [rest] = dump.errors[10:]
+    assert (rest.path, rest.source.item, rest.reason) == (
+        path,
+        0 if "items" in path else 10,
+        f"list item is not a Kubernetes object ({what}), and so are the 99,989 list items after it that this one input"
+        " error counts (the dump's first 10 such items have one each)",
+    )
+
+
+def test_a_node_among_many_numbers_is_judged_and_the_numbers_counted() -> None:
+    """Trial 206: a List of one Node and 100,000 numbers answered 200 with 19 MB of JSON."""
+    data = orjson.dumps({"apiVersion": "v1", "kind": "List", "items": [NODE, *[1] * 100_000, "x", None]})
+    dump = parse_bytes(data, "junk.json")
+    assert [o.name for o in dump.objects] == ["gpu-1"]
+    assert [(e.path, e.reason) for e in dump.errors[9:]] == [
+        ("$.items[10]", "list item is not a Kubernetes object: a number"),
+        (
+            "$.items[11]",
+            "list item is not a Kubernetes object (a number, a string, a null), and so are the 99,991 list items after it"
+            " that this one input error counts (the dump's first 10 such items have one each)",
+        ),
+    ]
+    # one past the bound is said as the others are
+    dump = parse_bytes(orjson.dumps([1] * 11), "eleven.json")
+    assert [e.reason for e in dump.errors] == ["list item is not a Kubernetes object: a number"] * 11
+
+
+def test_a_cut_list_of_numbers_read_item_by_item_is_bounded_too() -> None:
+    """Trial 206: a compact JSON List cut short is read one item after another: each number was an input error."""
+    dump = parse_bytes(b'{"apiVersion": "v1", "kind": "List", "items": [' + b"1," * 2_000, "cut.json")
+    reasons = [e.reason for e in dump.errors]
+    assert reasons[:10] == ["not a Kubernetes object: a number"] * 10
+    assert reasons[10:] == [
+        "list item is not a Kubernetes object (a number), and so are the 1,989 list items after it that this one input"
+        " error counts (the dump's first 10 such items have one each)",
+        "JSON syntax error in this item of the List (Expecting value): the text ends inside it (cut short?), it and the"
+        " items after it are not read",
+    ]

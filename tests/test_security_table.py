@@ -79,6 +79,9 @@ INPUTS: dict[str, Callable[[], bytes]] = {
     ).encode(),
     "alias bomb (billion laughs)": _laughs,
     "flood of tiny YAML values (`[a,a,...]`, 7 MB)": lambda: b"[" + b"a," * (7 << 19) + b"a]",
+    # trial 206: each item was an input error of its own (a 6 MB [a,a,...]: a 397 MB problem document)
+    "a list of plain values under that bound (`[1,1,...]`, 200,000 of them; `[a,a,...]` of 6 MB is read in 7 s and"
+    " 150 MB)": lambda: b"[" + b"1," * 199_999 + b"1]",
     "YAML nested 150 levels": lambda: ("kind: ConfigMap\ndata:\n" + "".join("  " * i + "- \n" for i in range(1, 150))).encode(),
     "JSON nested 20,000 levels": lambda: b'{"kind": "ConfigMap", "data": ' + b"[" * 20000 + b"]" * 20000 + b"}",
     # trial 196: orjson reads 1,024 levels and writes 255: between the two the CLI crashed and the service said 500
@@ -183,6 +186,7 @@ def test_the_doc_states_every_limit_with_its_default() -> None:
         f"{evaluate.MAX_MESSAGE_CHARS:,}",
         f"{evaluate.MAX_VALUE_CHARS:,}",
         f"{evaluate.MAX_CONFLICT_NOTES_PER_KIND} per kind",
+        f"{reader.MAX_ITEM_ERRORS} per dump",
         f"`{DEFAULT_READ_TIMEOUT}` s",
         f"`{DEFAULT_EVAL_BUDGET}` s",
         f"`{DEFAULT_THREADS}` threads",
