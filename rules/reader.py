@@ -1300,10 +1300,15 @@ def _salvage_compact_items(whole: str, at: int, name: str, error: orjson.JSONDec
     decoder = json.JSONDecoder()
     dump = Dump(files_read=[name])
     i = 0
+    # the lines before ``counted_to``, counted once (trial 206: recounted from the start for each item, with the rest
+    # of the text copied for each, a cut [1,1,...] of 600 KB took 41 s)
+    line, counted_to = 1, 0
     while True:
         while at < len(whole) and whole[at] in " \t\r\n":
             at += 1
-        source = Source(name, 1, whole.count("\n", 0, at) + 1, i)
+        line += whole.count("\n", counted_to, at)
+        counted_to = at
+        source = Source(name, 1, line, i)
         try:
             value, at = decoder.raw_decode(whole, at)
         except (json.JSONDecodeError, RecursionError, ValueError) as exc:
@@ -1319,11 +1324,11 @@ def _salvage_compact_items(whole: str, at: int, name: str, error: orjson.JSONDec
             break
         _json_objects_of(_with_kind(typed, value), source, [], dump)
         i += 1
-        rest = whole[at:].lstrip()
-        if rest.startswith(","):
-            at = len(whole) - len(rest) + 1
+        at = _BLANK.match(whole, at).end()  # type: ignore[union-attr]
+        if whole.startswith(",", at):
+            at += 1
             continue
-        if not rest.startswith("]"):
+        if not whole.startswith("]", at):
             dump.errors.append(
                 InputError(source, "JSON syntax error after this item of the List: the items after it are not read")
             )

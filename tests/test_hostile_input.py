@@ -8,6 +8,7 @@ import io
 import json
 import os
 import tarfile
+import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -535,3 +536,15 @@ def test_a_cut_list_of_numbers_read_item_by_item_is_bounded_too() -> None:
         "JSON syntax error in this item of the List (Expecting value): the text ends inside it (cut short?), it and the"
         " items after it are not read",
     ]
+
+
+def test_a_compact_list_cut_short_is_read_in_linear_time() -> None:
+    """Trial 206: a compact JSON List cut short is read one item after another, and for each the lines before it were
+    counted from the start and the rest of the text copied: 50,000 items (3.4 MB) took 43 s, 300,000 numbers 42 s."""
+    item = b'{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}, '
+    data = b'\n\n{"apiVersion": "v1", "kind": "List", "items": [' + item * 50_000
+    started = time.perf_counter()
+    dump = parse_bytes(data, "cut.json")
+    assert time.perf_counter() - started < 5
+    assert len(dump.objects) == 50_000 and {o.source.line for o in dump.objects} == {3}
+    assert [(e.source.line, e.source.item) for e in dump.errors] == [(3, 50_000)]
