@@ -2109,12 +2109,22 @@ def _relabelled(command: re.Match[str]) -> tuple[list[str], list[str]] | None:
     if command.group(1) != "label" or _DRY_RUN.search(command.string):
         return None
     words = re.split(r"[ \t]+", re.split(r"[|;&<>]", command.string[command.end() :], maxsplit=1)[0].strip())
-    kind, _, named = words[0].partition("/")
+    # kubectl takes flags before the resource too (trial 208: kubectl label --overwrite node gpu-1 ... was no relabel)
+    at, skip = 0, False
+    while at < len(words) and (skip or words[at].startswith("-")):
+        flag = words[at].split("=", 1)[0]
+        if not skip and flag in _NOT_NAMED:
+            return None
+        skip = not skip and flag == words[at] and flag in _VALUE_FLAGS
+        at += 1
+    if at == len(words):
+        return None
+    kind, _, named = words[at].partition("/")
     if kind not in ("node", "nodes", "no"):
         return None
     nodes, changes = [named] if named else [], []
     skip = False
-    for word in (w.strip("'\"") for w in words[1:]):
+    for word in (w.strip("'\"") for w in words[at + 1 :]):
         if skip or not word:
             skip = False
             continue

@@ -269,3 +269,11 @@ def test_a_node_relabelled_after_the_text_it_is_judged_by_is_said_to_be() -> Non
     ):
         other = parse_text(f"$ kubectl describe node gpu-pt-01\n{BROKEN}$ {command}\nnode/gpu-pt-01 labeled\n", "chat.txt")
         assert not [n for n in other.notes if "relabelled (" in n], (command, other.notes)
+    # flags before the resource, as kubectl takes them (trial 208: no note); a selector there is still no relabel named
+    for command, noted in (
+        ("kubectl label --overwrite node gpu-pt-01 nvidia.com/gpu.workload.config=container", True),
+        ("kubectl label -n default --overwrite nodes/gpu-pt-01 nvidia.com/gpu.workload.config=container", True),
+        ("kubectl label --selector nvidia.com/gpu.present=true nodes nvidia.com/gpu.workload.config=container", False),
+    ):
+        flagged = parse_text(f"$ kubectl describe node gpu-pt-01\n{BROKEN}$ {command}\nnode/gpu-pt-01 labeled\n", "chat.txt")
+        assert bool([n for n in flagged.notes if "node gpu-pt-01 was relabelled (" in n]) is noted, (command, flagged.notes)
