@@ -1626,7 +1626,8 @@ class _Block:
             line = self.lines[at]
             if _BLOCK_PROMPT.match(line):
                 prompted = True
-            elif _STDERR_LINE.match(line):
+            elif _STDERR_LINE.match(line) or (prompted and _CHANGED_LINE.match(line)):
+                # (trial 208: "node/gpu-1 labeled" of kubectl label ... && kubectl get node gpu-1 -o yaml)
                 stderr = True
             # blank, or the next line of a message kubectl wrote on its standard error (GKE's auth plugin warning
             # goes on "To learn more, consult https://...")
@@ -2067,6 +2068,11 @@ def _split_at_prompts(block: _Block) -> list[_Block]:
 
 #: A prompt line whose command prints the cluster's objects.
 _READ_COMMAND = re.compile(_SHELL_PROMPT + _CLIENT + r"(?:get|describe)\b")
+#: The line a command that changes objects prints of each ("node/gpu-1 labeled", "node/gpu-1 cordoned").
+_CHANGED_LINE = re.compile(
+    r"[\w.-]+/\S+ (?:not )?(?:labeled|annotated|tainted|untainted|modified|cordoned|uncordoned|drained|scaled|evicted)"
+    r"(?: \(dry run\))?[ \t]*\r?$"
+)
 #: A prompt line whose command changes an object and prints a line of its own (``node/gpu-1 labeled``), takes no
 #: manifest after it (as ``kubectl apply -f -`` does): what it printed is set aside (``_change_command``), and the paste
 #: is still read between its prompts (trial 202: a kubectl label line between describe text and a get nodes table read
@@ -2084,10 +2090,25 @@ def _change_command(block: _Block) -> tuple[int, re.Match[str]] | None:
     command = None
     for i, line in enumerate(block.lines):
         if _BLOCK_PROMPT.match(line):
-            command = (i, m) if (m := _CHANGE_COMMAND.match(line)) else None
+            m = _CHANGE_COMMAND.match(line)
+            command = (i, m) if m and not _prints_state(line, m.end()) else None
         elif line.strip():
             break
     return command
+
+
+#: What on a change command's line makes its output the cluster's state (trial 208): a kubectl get or describe chained
+#: after it (``kubectl label ... && kubectl get node x -o yaml``), or -o yaml/json without a dry run (the object as
+#: the server wrote it).
+_CHAINED_READ = re.compile(r"(?:&&|\|\||;)[ \t]*(?:sudo[ \t]+)?(?:kubectl|oc|k)\b[^|;&]*?[ \t](?:get|describe)\b")
+_OUTPUT_OBJECT = re.compile(r"[ \t](?:-o|--output)(?:=|[ \t]+)(?:yaml|json)\b")
+
+
+def _prints_state(line: str, at: int) -> bool:
+    """True where the change command of ``line`` (its words from ``at``) prints the cluster's state: a kubectl get or
+    describe chained after it, or -o yaml/json without a dry run."""
+    head = re.split(r"&&|\|\||;|\|", line[at:], maxsplit=1)[0]
+    return bool(_CHAINED_READ.search(line, at)) or bool(_OUTPUT_OBJECT.search(head) and not _DRY_RUN.search(head))
 
 
 def _change_said(command: re.Match[str]) -> str:
@@ -2346,6 +2367,10 @@ def _without_command(text: str) -> str:
     place: lines keep their numbers); the text as it is when it does not start with one."""
     lead = len(text) - len(text.lstrip("\n\r\ufeff "))
     command = _COMMAND_LINE.match(text, lead)
+    if command is None and (change := _CHANGE_COMMAND.match(text, lead)) is not None:
+        # (trial 208: kubectl label ... && kubectl get node x -o yaml prints the node after the relabel)
+        line = change.string[lead : (text.find("\n", lead) + 1 or len(text) + 1) - 1]
+        command = re.compile(r"[^\n]*").match(text, lead) if _prints_state(line, change.end() - lead) else None
     if command is None or "\n" not in text[command.end() :][:2] or _LABEL_COLUMNS.match(command.group()):
         return text  # (a command's -L flags name the keys of the label columns it prints: kept for the table)
     if _EVENTS_COMMAND.match(command.group()):

@@ -2016,6 +2016,24 @@ def test_what_a_dry_run_of_kubectl_label_printed_is_set_aside(fence: str) -> Non
     ]
 
 
+@pytest.mark.parametrize("fence", ["", "```\n"])
+def test_a_change_command_whose_line_prints_the_state_after_it_is_read(fence: str) -> None:
+    """Trial 208: `kubectl label ... && kubectl get node x -o yaml` (the node after the relabel) was set aside as what a
+    change command printed ("paste what kubectl get ... -o yaml prints", of a paste that holds it), as was `kubectl
+    label ... -o yaml`, the object as the server wrote it. Both are read; a dry run's output still is not."""
+    label = "kubectl label node gpu-1 nvidia.com/gpu.workload.config=vm-passthrough --overwrite"
+    node = DRY_RUN_NODE.format("vm-passthrough")
+    for command, printed in (
+        (f"{label} && kubectl get node gpu-1 -o yaml", "node/gpu-1 labeled\n" + node),
+        (f"{label} -o yaml", node),
+    ):
+        dump = parse_text(f"{fence}$ {command}\n{printed}{fence}", "paste.txt")
+        assert dump.errors == [], (command, dump.errors)
+        assert [(o.name, o.labels["nvidia.com/gpu.workload.config"]) for o in dump.objects] == [("gpu-1", "vm-passthrough")]
+    dry = parse_text(f"{fence}$ {label} --dry-run=server -o yaml\n{node}{fence}", "paste.txt")
+    assert dry.objects == [] and "--dry-run printed is set aside" in dry.errors[0].reason
+
+
 @pytest.mark.parametrize(
     ("text", "name", "line"),
     [
