@@ -15,6 +15,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from . import operators
+from .kinds import KNOWN_KINDS
 
 SEVERITIES = ("critical", "high", "medium", "low", "info")
 ON_FAILURE = ("fail", "warn")
@@ -71,27 +72,6 @@ _KIND_OF = {
     "virtualmachine": "VirtualMachine", "virtualmachines": "VirtualMachine", "vm": "VirtualMachine", "vms": "VirtualMachine",
     "clusterpolicy": "ClusterPolicy", "clusterpolicies": "ClusterPolicy", "kubevirt": "KubeVirt", "kubevirts": "KubeVirt",
 }  # fmt: skip
-
-
-#: Kinds of Kubernetes' own APIs and of the operators the packs read: a kind one letter off one of them, or its
-#: plural, is a slip (trial 94: a context of kind PriorityClas read no object, and a message said none was in the
-#: dump); any other CamelCase kind may be a custom resource's.
-KNOWN_KINDS = frozenset(
-    {
-        "Node", "Pod", "Namespace", "Service", "Endpoints", "EndpointSlice", "ConfigMap", "Secret", "ServiceAccount",
-        "Event", "LimitRange", "ResourceQuota", "PersistentVolume", "PersistentVolumeClaim", "PodTemplate",
-        "ReplicationController", "Deployment", "DaemonSet", "StatefulSet", "ReplicaSet", "ControllerRevision", "Job",
-        "CronJob", "PriorityClass", "RuntimeClass", "StorageClass", "CSIDriver", "CSINode", "VolumeAttachment",
-        "PodDisruptionBudget", "NetworkPolicy", "Ingress", "IngressClass", "Role", "ClusterRole", "RoleBinding",
-        "ClusterRoleBinding", "HorizontalPodAutoscaler", "Lease", "CustomResourceDefinition", "APIService",
-        "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ResourceClaim", "ResourceClaimTemplate",
-        "DeviceClass", "ResourceSlice", "ClusterPolicy", "NVIDIADriver", "KubeVirt", "HyperConverged",
-        "VirtualMachine", "VirtualMachineInstance", "VirtualMachineInstanceReplicaSet", "VirtualMachinePool",
-        "VirtualMachineInstanceMigration", "VirtualMachineInstancetype", "VirtualMachineClusterInstancetype",
-        "VirtualMachinePreference", "VirtualMachineClusterPreference", "DataVolume", "NodeFeature", "NodeFeatureRule",
-        "PolicyReport", "ClusterPolicyReport",
-    }
-)  # fmt: skip
 
 
 def check_kind(kind: str) -> None:

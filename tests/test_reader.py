@@ -3459,3 +3459,20 @@ def test_the_events_message_of_a_wide_table_ends_where_the_next_column_starts() 
     assert events_error(EVENTS_WIDE).endswith(
         'its FailedScheduling event: "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."'
     )
+
+
+def test_a_kind_in_the_wrong_case_is_an_input_error_and_judged_as_the_kind_meant() -> None:
+    """Regression (trial 206): `kind: node` passed silently (no rule matched it: worst skip, exit 0), where the API
+    server refuses it. It is an input error at its kind that names the kind meant, and judged as that kind."""
+    text = "apiVersion: v1\nkind: node\nmetadata:\n  name: n1\n---\napiVersion: v1\nkind: Widget\nmetadata:\n  name: w\n"
+    dump = parse_text(text, "lab.yaml")
+    assert [(o.kind, o.name) for o in dump.objects] == [("Node", "n1"), ("Widget", "w")]
+    assert [(e.source.line, e.path, e.lost, e.reason) for e in dump.errors] == [
+        (
+            1,
+            "$.kind",
+            False,
+            "kind 'node' is no kind the API server knows (kinds are case-sensitive: kubectl refuses it); did you mean"
+            " 'Node'? it is judged as Node",
+        )
+    ]
