@@ -2871,6 +2871,17 @@ def parse_bytes(data: bytes, name: str, budget: Budget | None = None) -> Dump:
         )
     if data.startswith(_UNICODE_BOMS):
         return _parse_wide(data, name)
+    if (wide := _bomless_utf16(data)) is not None:
+        # trial 206: "YAML error: character U+0000 ... at column 2", where the text was UTF-16 without its mark
+        try:
+            text = data.decode(wide)
+        except UnicodeDecodeError:
+            pass
+        else:
+            with heap.paused():
+                dump = _parse_text(text, name)
+            dump.notes.insert(0, f"{name}: read as {wide.upper()} text without a byte order mark (every other byte NUL)")
+            return dump
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     lead = _LEADING_SPACE.match(body).end()  # type: ignore[union-attr]
     json_error: orjson.JSONDecodeError | None = None
@@ -3056,6 +3067,22 @@ def _utf8_document(data: bytes, name: str) -> Dump | None:
 #: Byte order marks of UTF-32 and UTF-16 text (UTF-32's first: its little-endian mark starts like UTF-16's).
 WIDE_MARKS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 _UNICODE_BOMS = tuple(mark for mark, _ in WIDE_MARKS)
+
+
+def _bomless_utf16(data: bytes) -> str | None:
+    """``utf-16-le`` or ``utf-16-be`` where the first bytes of ``data`` are ASCII text written two bytes a character
+    with no byte order mark (each character's other byte NUL), else None."""
+    head = data[:256]
+    if len(head) < 8 or len(head) % 2:
+        head = head[: len(head) - len(head) % 2]
+    if len(head) < 8:
+        return None
+    low, high = head[0::2], head[1::2]
+    if not high.strip(b"\x00") and all(32 <= c < 127 or c in (9, 10, 13) for c in low):
+        return "utf-16-le"
+    if not low.strip(b"\x00") and all(32 <= c < 127 or c in (9, 10, 13) for c in high):
+        return "utf-16-be"
+    return None
 
 
 def _parse_wide(data: bytes, name: str) -> Dump:

@@ -3476,3 +3476,20 @@ def test_a_kind_in_the_wrong_case_is_an_input_error_and_judged_as_the_kind_meant
             " 'Node'? it is judged as Node",
         )
     ]
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_text_without_a_byte_order_mark_is_read_and_said(codec: str) -> None:
+    """Regression (trial 206): UTF-16 text with no byte order mark was "YAML error: character U+0000 (a control
+    character) at column 2"; it is read as the UTF-16 it is, and a note says so. Text that is not such is left alone."""
+    from rules.reader import parse_bytes
+
+    text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: {nvidia.com/gpu.workload.config: vm-vgpu}\n"
+    dump = parse_bytes(text.encode(codec), "nodes.yaml")
+    assert [(o.kind, o.name) for o in dump.objects] == [("Node", "n1")] and dump.errors == []
+    assert dump.notes[0] == f"nodes.yaml: read as {codec.upper()} text without a byte order mark (every other byte NUL)"
+    # a few NULs in other text are no such text: the reader's own error stands
+    odd = parse_bytes(b"apiVersion: v1\x00\nkind: Node\n", "odd.yaml")
+    assert [e.reason for e in odd.errors] == [
+        "YAML error: character U+0000 (a control character) at column 15: YAML allows none, so this document is not read"
+    ]
