@@ -2010,3 +2010,16 @@ def test_the_feature_gate_fixes_of_one_kubevirt_cr_keep_each_others_gates(gates:
     # (two rules ask for HostDevices and GPU, one of the KubeVirt CR and one of the VMI: a gate listed twice is on)
     assert {"HostDevices", "GPU", "DisableMDEVConfiguration"} <= set(got), got
     assert got[: len(gates or [])] == (gates or [])
+
+
+def test_a_vm_labelled_node_serving_containers_is_fixed_by_its_label_first() -> None:
+    """Regression (trial 209): with sandbox workloads off, a node labelled vm-passthrough that advertises nvidia.com/gpu
+    (it serves containers, as the operator runs it) was given the patch turning sandbox workloads on as its fix's
+    command: run, it would take that node's GPUs, and every VM-labelled node's, for VMs."""
+    [fix] = _fixes("vm_label_ignored_on_a_container_node.yaml", "label-ignored-sandbox-disabled", "warn").values()
+    assert fix.startswith(
+        "kubectl label node node-a nvidia.com/gpu.workload.config-  # it serves containers now (it advertises"
+        " nvidia.com/gpu), as the operator runs it while sandbox workloads are off, so the VM label is the likelier slip;"
+        " if it is meant for VMs instead, move its GPU workloads off it and turn sandbox workloads on (kubectl patch"
+        " clusterpolicies.nvidia.com cluster-policy --type merge -p"
+    ), fix

@@ -389,11 +389,15 @@ def test_container_gpu_pods_on_a_vm_labelled_node_are_moved_first() -> None:
         " --delete-emptydir-data), or keep those nodes on containers (kubectl label node <node>"
         f" nvidia.com/gpu.workload.config-): with sandbox workloads on, the operator takes their GPUs for VMs. Then: {PATCH}"
     ), cp.remediation
+    # (trial 209: the node serves containers, as its nvidia.com/gpu says: its label comes first, the pods named for
+    # the patch's case)
     node_fix = found[("gpu-a", "label-ignored-sandbox-disabled")].remediation
-    assert node_fix.startswith(
-        "First move its container GPU pods (ml/train-0) off it (kubectl drain gpu-a --ignore-daemonsets"
-        " --delete-emptydir-data), or keep it on containers (kubectl label node gpu-a nvidia.com/gpu.workload.config-):"
-        f" with sandbox workloads on, the operator prepares it for VMs and takes their GPUs. Then: {PATCH}"
+    assert node_fix == (
+        "kubectl label node gpu-a nvidia.com/gpu.workload.config-  # it serves containers now (it advertises"
+        " nvidia.com/gpu), as the operator runs it while sandbox workloads are off, so the VM label is the likelier slip;"
+        " if it is meant for VMs instead, move its GPU workloads off it (ml/train-0: kubectl drain gpu-a"
+        f" --ignore-daemonsets --delete-emptydir-data) and turn sandbox workloads on ({PATCH}), which prepares every"
+        " VM-labelled node for its VM workload"
     ), node_fix
     assert found[("leftover", "sandbox-workloads-enabled-for-vm-nodes")].result == "skip"
 
