@@ -529,6 +529,8 @@ def _divisor_literal(arg: Any) -> str:
 def _count_test(values: list[Any], arg: Any) -> bool:
     n = len(values)
     if isinstance(arg, dict):
+        if _count_problem(arg):  # a mapping a reference gave (a literal one is checked at load): not {gt: 1} but data
+            raise OperatorError(f"count compares with a whole number, and the argument is {quoted(show(arg))}")
         checks = {"equals": n.__eq__, "gt": n.__gt__, "gte": n.__ge__, "lt": n.__lt__, "lte": n.__le__}
         return all(checks[k](int(v)) for k, v in arg.items() if k in checks)
     return n == _whole_count(arg)

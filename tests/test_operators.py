@@ -1354,5 +1354,8 @@ def test_count_compares_with_a_reference_to_a_whole_number(judge: Judge) -> None
     r = one(judge, {"path": taints, "count": {"path": "$.metadata.labels['nvidia.com/gpu.workload.config']"}})
     assert r.result == "error"
     assert r.message.endswith("count compares with a whole number, and the argument is 'vm-passthrough'"), r.message
+    # a mapping a reference gives is no {gt: ...} argument (it held always, whatever the count)
+    r = one(judge, {"path": taints, "count": {"path": "$.metadata.labels"}})
+    assert r.result == "error" and "count compares with a whole number" in r.message, r.message
     with pytest.raises(PolicyError, match="or a reference to a whole number"):
         one(judge, {"path": taints, "count": {"value": "1500m"}})  # a literal is checked at load

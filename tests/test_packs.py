@@ -1934,9 +1934,6 @@ def test_the_feature_gate_fixes_of_one_kubevirt_cr_keep_each_others_gates(gates:
     """Regression (trial 205): each gate's fix was a merge patch writing the dump's list with its own gate, so run one
     after the other only the last gate stayed (HostDevices and GPU lost, and the VMs rejected again). Each fix adds its
     gate to the list (a JSON patch), and writes the list only where there is none."""
-    from rules.engine import audit_bytes
-    from rules.loader import load_policies
-
     dev = {"developerConfiguration": {"featureGates": gates}} if gates is not None else {}
     kubevirt = {
         "apiVersion": "kubevirt.io/v1",
@@ -1971,31 +1968,8 @@ def test_the_feature_gate_fixes_of_one_kubevirt_cr_keep_each_others_gates(gates:
             }
         },
     }
-    node = {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {
-            "name": "vgpu-1",
-            "labels": {
-                "nvidia.com/gpu.present": "true",
-                "nvidia.com/gpu.workload.config": "vm-vgpu",
-                "nvidia.com/gpu.deploy.vgpu-device-manager": "true",
-            },
-        },
-        "status": {"allocatable": {"nvidia.com/NVIDIA_A10-12Q": "2"}, "capacity": {"nvidia.com/NVIDIA_A10-12Q": "2"}},
-    }
-    policy = {
-        "apiVersion": "nvidia.com/v1",
-        "kind": "ClusterPolicy",
-        "metadata": {"name": "cluster-policy"},
-        "spec": {
-            "sandboxWorkloads": {"enabled": True},
-            "sandboxDevicePlugin": {"enabled": True},
-            "vgpuDeviceManager": {"enabled": True},
-        },
-    }
-    dump = json.dumps({"apiVersion": "v1", "kind": "List", "items": [policy, kubevirt, vmi, node]})
-    report = audit_bytes(dump.encode(), "d.json", load_policies())
+    labels = {"nvidia.com/gpu.workload.config": "vm-vgpu", "nvidia.com/gpu.deploy.vgpu-device-manager": "true"}
+    report = _sandbox_cluster("vgpu-1", labels, {"nvidia.com/NVIDIA_A10-12Q": "2"}, kubevirt, vmi)
     fixes = [
         r.remediation
         for o in report.objects
