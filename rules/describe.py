@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -291,15 +291,19 @@ def other_describe_reason(kind: str, name: str, namespace: str, text: str = "") 
 def _first_pending(text: str) -> tuple[str, str, str] | None:
     """(name, namespace, last FailedScheduling message) of the first pod in ``text``, describe text of one or more
     pods, that is Pending with a FailedScheduling event no Scheduled event follows; None where none is."""
-    starts = [m.start() for m in _NAME_AT_MARGIN.finditer(text)]
-    for i, start in enumerate(starts):
-        block = text[start : starts[i + 1] if i + 1 < len(starts) else len(text)]
-        failed = _failure_of(block)
-        if failed:
-            name = block.split("\n", 1)[0].split(":", 1)[1].strip()
+    for name, block in _pod_blocks(text):
+        if failed := _failure_of(block):
             ns = re.search(r"^Namespace:[ \t]+(\S+)[ \t]*$", block, re.M)
             return name, ns.group(1) if ns else "", failed
     return None
+
+
+def _pod_blocks(text: str) -> Iterator[tuple[str, str]]:
+    """Each object's describe text in ``text``, from its ``Name:`` line to the next one, with the name it gives."""
+    starts = [m.start() for m in _NAME_AT_MARGIN.finditer(text)]
+    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
+        block = text[start:end]
+        yield block.split("\n", 1)[0].split(":", 1)[1].strip(), block
 
 
 def _failure_of(block: str) -> str:
@@ -317,11 +321,7 @@ def _pending_failure(text: str, name: str) -> str:
     """The last FailedScheduling message of the describe text of the pod ``name`` in ``text``, from its ``Name:`` line
     to the next; "" where the pod is not Pending or a Scheduled event follows it (trial 201: a paste of two pods'
     describe text quoted the second's event for the first, and a scheduled pod's old failure was quoted)."""
-    start = re.search(rf"^Name:[ \t]+{re.escape(name)}[ \t]*$", text, re.M)
-    if start is None:
-        return ""
-    end = _NAME_AT_MARGIN.search(text, start.end())
-    return _failure_of(text[start.start() : end.start() if end else len(text)])
+    return next((_failure_of(block) for named, block in _pod_blocks(text) if named == name), "")
 
 
 #: The ``Name:`` line that starts an object's describe text.

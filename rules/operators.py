@@ -529,10 +529,11 @@ def _divisor_literal(arg: Any) -> str:
 def _count_test(values: list[Any], arg: Any) -> bool:
     n = len(values)
     if isinstance(arg, dict):
-        if _count_problem(arg):  # a mapping a reference gave (a literal one is checked at load): not {gt: 1} but data
-            raise OperatorError(f"count compares with a whole number, and the argument is {quoted(show(arg))}")
         checks = {"equals": n.__eq__, "gt": n.__gt__, "gte": n.__ge__, "lt": n.__lt__, "lte": n.__le__}
-        return all(checks[k](int(v)) for k, v in arg.items() if k in checks)
+        # a mapping a reference gave (a literal one is checked at load) may be data, not {gt: 1}
+        if not arg or any(k not in checks or type(v) is not int for k, v in arg.items()):
+            raise OperatorError(f"count compares with a whole number, and the argument is {quoted(show(arg))}")
+        return all(checks[k](v) for k, v in arg.items())
     return n == _whole_count(arg)
 
 

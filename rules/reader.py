@@ -2145,22 +2145,13 @@ def _relabelled(command: re.Match[str]) -> tuple[list[str], list[str]] | None:
     if command.group(1) != "label" or _DRY_RUN.search(command.string):
         return None
     words = re.split(r"[ \t]+", re.split(r"[|;&<>]", command.string[command.end() :], maxsplit=1)[0].strip())
-    # kubectl takes flags before the resource too (trial 208: kubectl label --overwrite node gpu-1 ... was no relabel)
-    at, skip = 0, False
-    while at < len(words) and (skip or words[at].startswith("-")):
-        flag = words[at].split("=", 1)[0]
-        if not skip and flag in _NOT_NAMED:
-            return None
-        skip = not skip and flag == words[at] and flag in _VALUE_FLAGS
-        at += 1
-    if at == len(words):
-        return None
-    kind, _, named = words[at].partition("/")
-    if kind not in ("node", "nodes", "no"):
-        return None
-    nodes, changes = [named] if named else [], []
+    # the resource is the first word that is no flag nor a flag's value: kubectl takes flags anywhere (trial 208:
+    # kubectl label --overwrite node gpu-1 ... was no relabel)
+    kind: str | None = None
+    nodes: list[str] = []
+    changes: list[str] = []
     skip = False
-    for word in (w.strip("'\"") for w in words[at + 1 :]):
+    for word in (w.strip("'\"") for w in words):
         if skip or not word:
             skip = False
             continue
@@ -2169,6 +2160,11 @@ def _relabelled(command: re.Match[str]) -> tuple[list[str], list[str]] | None:
             return None
         if word.startswith("-"):
             skip = flag == word and flag in _VALUE_FLAGS
+        elif kind is None:
+            kind, _, named = word.partition("/")
+            if kind not in ("node", "nodes", "no"):
+                return None
+            nodes += [named] if named else []
         elif "=" in word or word.endswith("-"):
             changes.append(word)
         else:
@@ -2384,8 +2380,8 @@ def _without_command(text: str) -> str:
     command = _COMMAND_LINE.match(text, lead)
     if command is None and (change := _CHANGE_COMMAND.match(text, lead)) is not None:
         # (trial 208: kubectl label ... && kubectl get node x -o yaml prints the node after the relabel)
-        line = change.string[lead : (text.find("\n", lead) + 1 or len(text) + 1) - 1]
-        command = re.compile(r"[^\n]*").match(text, lead) if _prints_state(line, change.end() - lead) else None
+        line = _REST_OF_LINE.match(text, lead)
+        command = line if line is not None and _prints_state(line.group(), change.end() - lead) else None
     if command is None or "\n" not in text[command.end() :][:2] or _LABEL_COLUMNS.match(command.group()):
         return text  # (a command's -L flags name the keys of the label columns it prints: kept for the table)
     if _EVENTS_COMMAND.match(command.group()):
@@ -2393,6 +2389,8 @@ def _without_command(text: str) -> str:
     return text[:lead] + text[command.end() :]
 
 
+#: The rest of a line, from where it is matched.
+_REST_OF_LINE = re.compile(r"[^\n]*")
 #: Lines of a chat message's text, at most, set aside before a dump pasted without a code fence.
 _LEAD_TEXT = 20
 
@@ -3072,9 +3070,7 @@ _UNICODE_BOMS = tuple(mark for mark, _ in WIDE_MARKS)
 def _bomless_utf16(data: bytes) -> str | None:
     """``utf-16-le`` or ``utf-16-be`` where the first bytes of ``data`` are ASCII text written two bytes a character
     with no byte order mark (each character's other byte NUL), else None."""
-    head = data[:256]
-    if len(head) < 8 or len(head) % 2:
-        head = head[: len(head) - len(head) % 2]
+    head = data[: min(256, len(data) - len(data) % 2)]
     if len(head) < 8:
         return None
     low, high = head[0::2], head[1::2]

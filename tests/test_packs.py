@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import operand_pod
+from conftest import kubevirt_cr, operand_pod
 
 from rules import packtest
 from rules.evaluate import evaluate
@@ -1934,27 +1934,12 @@ def test_the_feature_gate_fixes_of_one_kubevirt_cr_keep_each_others_gates(gates:
     """Regression (trial 205): each gate's fix was a merge patch writing the dump's list with its own gate, so run one
     after the other only the last gate stayed (HostDevices and GPU lost, and the VMs rejected again). Each fix adds its
     gate to the list (a JSON patch), and writes the list only where there is none."""
-    dev = {"developerConfiguration": {"featureGates": gates}} if gates is not None else {}
-    kubevirt = {
-        "apiVersion": "kubevirt.io/v1",
-        "kind": "KubeVirt",
-        "metadata": {"name": "kubevirt", "namespace": "kubevirt"},
-        "spec": {
-            "configuration": {
-                **dev,
-                "permittedHostDevices": {
-                    "mediatedDevices": [
-                        {
-                            "mdevNameSelector": "NVIDIA A10-12Q",
-                            "resourceName": "nvidia.com/NVIDIA_A10-12Q",
-                            "externalResourceProvider": True,
-                        }
-                    ]
-                },
-            }
-        },
-        "status": {"observedKubeVirtVersion": "v1.3.1"},
+    permits = {
+        "mediatedDevices": [
+            {"mdevNameSelector": "NVIDIA A10-12Q", "resourceName": "nvidia.com/NVIDIA_A10-12Q", "externalResourceProvider": True}
+        ]
     }
+    kubevirt = {**kubevirt_cr(permits, gates), "status": {"observedKubeVirtVersion": "v1.3.1"}}
     vmi = {
         "apiVersion": "kubevirt.io/v1",
         "kind": "VirtualMachineInstance",

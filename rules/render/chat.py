@@ -242,14 +242,24 @@ def render(report: Report, fmt: str = "chat", limit: int = LIMIT, group_by: str 
         if not shown:
             # not one finding fits whole: the worst one's heading and message, cut, and its fix left to the JSON
             # report (trial 206: at limit 1,000 the one fail of the dump was counted, and shown nowhere)
-            o, worst = next(pair for group in groups(report, group_by) for pair in group)
             lead = _plain_lead(head(report, report.name, limit, skips=0, lean=True, assumed=CELL))
-            rest = Counter({noun: len(blocks) - 1})
-            closing = _closing(rest, limit, Counter({noun: 1})) if rest[noun] else ""
-            brief = _brief(o.ref, worst, limit - len(lead) - 3 - (len(closing) + 2 if closing else 0))
-            if brief:
-                return "\n\n".join(x for x in (lead, brief, closing) if x) + "\n"
+            o, worst = _worst(report, group_by)
+            return _briefed([lead], o.ref, worst, Counter({noun: len(blocks) - 1}), Counter({noun: 1}), limit) or text
     return text
+
+
+def _worst(report: Report, group_by: str) -> tuple[Any, Result]:
+    """The report's worst finding, with its object: the first of the first group (``groups`` orders them)."""
+    return next(pair for group in groups(report, group_by) for pair in group)
+
+
+def _briefed(before: list[str], ref: Any, worst: Result, rest: Counter[str], shown: Counter[str], limit: int) -> str:
+    """``before`` (a summary, a dump's heading), then ``worst`` cut to the room ``limit`` leaves (``_brief``), then the
+    line counting ``rest``: "" where the room is too short for it."""
+    closing = _closing(rest, limit, shown) if +rest else ""
+    room = limit - sum(len(p) + 2 for p in before) - (len(closing) + 2 if closing else 0) - 1
+    brief = _brief(ref, worst, room)
+    return "\n\n".join([*before, brief, *([closing] if closing else [])]) + "\n" if brief else ""
 
 
 def _brief(ref: Any, r: Result, room: int) -> str:
@@ -304,14 +314,11 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
     # not one finding fits whole: the worst one's dump heading, its heading and message cut, the rest counted (trial
     # 208: a batch at limit 1,000 showed none, as a single dump did before 6ce7b55)
     i, o, worst = max(
-        ((i, *next(pair for group in groups(r, group_by) for pair in group)) for i, r in enumerate(reports, 1) if r.by_rule()),
+        ((i, *_worst(r, group_by)) for i, r in enumerate(reports, 1) if r.by_rule()),
         key=lambda x: (RESULT_RANK[x[2].result], SEVERITY_RANK.get(x[2].severity, 0), -x[0]),
     )
     r = reports[i - 1]
     heading = f"== {inert(one_line(r.name or f'dump {i}'))} ==\n{_plain_lead(summary_line(r))}"
-    rest = Counter(noun for noun, _text, _dump in blocks) - Counter({_noun(r): 1, "dump": 1})
-    closing = _closing(rest, limit, Counter({_noun(r): 1, "dump": 1}))
-    brief = _brief(o.ref, worst, limit - len(first) - len(heading) - len(closing) - 7)
-    if not brief:
-        return text
-    return "\n\n".join((first, heading, brief, closing)) + "\n"
+    shown = Counter({_noun(r): 1, "dump": 1})
+    rest = Counter(noun for noun, _text, _dump in blocks) - shown
+    return _briefed([first, heading], o.ref, worst, rest, shown, limit) or text
