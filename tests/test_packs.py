@@ -1982,3 +1982,49 @@ def test_a_vm_labelled_node_serving_containers_is_fixed_by_its_label_first() -> 
         " if it is meant for VMs instead, move its GPU workloads off it and turn sandbox workloads on (kubectl patch"
         " clusterpolicies.nvidia.com cluster-policy --type merge -p"
     ), fix
+
+
+def test_the_clusterpolicys_fix_runs_no_patch_where_a_vm_labelled_node_serves_containers() -> None:
+    """Regression (trial 210): with sandbox workloads off beside a vm-passthrough-labelled node that serves containers
+    (its device plugin runs there, it advertises nvidia.com/gpu), the ClusterPolicy's fix was the patch turning sandbox
+    workloads on, runnable, where the node's own finding says its label is the likelier slip. Its command reads; the
+    patch and the label are said for each case."""
+    [fix] = _fixes("vm_label_ignored_on_a_container_node.yaml", "sandbox-workloads-enabled-for-vm-nodes", "warn").values()
+    command, _, comment = fix.partition("  # ")
+    assert command == (
+        "kubectl get nodes -l 'nvidia.com/gpu.workload.config in (vm-passthrough,vm-vgpu)' -o"
+        " custom-columns=NAME:.metadata.name,ALLOCATABLE:.status.allocatable"
+    )
+    assert comment.startswith("serving containers now: node-a (the operator runs its device plugin there"), comment
+
+
+def test_a_vm_labelled_node_run_as_container_is_not_told_sandbox_workloads_leave_it_as_it_is() -> None:
+    """Regression (trial 210): without a ClusterPolicy, a vm-vgpu-labelled node carrying the container operands' deploy
+    labels was told "remove the label or enable sandbox workloads, and change nothing else" where sandbox workloads off
+    leave it right as it is; turned on, they would prepare it for VMs and take its GPUs."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": "node-v",
+            "labels": {
+                "nvidia.com/gpu.present": "true",
+                "nvidia.com/gpu.workload.config": "vm-vgpu",
+                "nvidia.com/gpu.deploy.driver": "true",
+                "nvidia.com/gpu.deploy.device-plugin": "true",
+                "nvidia.com/gpu.deploy.container-toolkit": "true",
+                "nvidia.com/gpu.deploy.operator-validator": "true",
+            },
+        },
+        "status": {"allocatable": {"nvidia.com/gpu": "8"}, "capacity": {"nvidia.com/gpu": "8"}},
+    }
+    report = audit_bytes(json.dumps(node).encode(), "n.json", load_policies())
+    [fix] = [r.remediation for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
+    assert fix.startswith(
+        "First see whether sandbox workloads are on: kubectl get clusterpolicies -o yaml | grep -A3 sandboxWorkloads."
+        " Where enabled is not true, the operator ignores the workload label and the node is right as it is for"
+        " containers: remove the label and change nothing else (sandbox workloads turned on would prepare it for VMs"
+    ), fix

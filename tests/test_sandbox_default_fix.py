@@ -384,10 +384,15 @@ def test_container_gpu_pods_on_a_vm_labelled_node_are_moved_first() -> None:
         "Container GPU pods run on them now (ml/train-0): with sandbox workloads on, the operator prepares those nodes for"
         " VMs and takes their GPUs from the pods."
     ), cp.message
-    assert cp.remediation.startswith(
-        "First move the container GPU pods off the VM-labelled nodes they run on (kubectl drain <node> --ignore-daemonsets"
-        " --delete-emptydir-data), or keep those nodes on containers (kubectl label node <node>"
-        f" nvidia.com/gpu.workload.config-): with sandbox workloads on, the operator takes their GPUs for VMs. Then: {PATCH}"
+    # (trial 210: gpu-a serves containers, its device plugin and nvidia.com/gpu say: the runnable command reads, the
+    # patch and the label are said for each case)
+    assert cp.remediation == (
+        "kubectl get nodes -l 'nvidia.com/gpu.workload.config in (vm-passthrough,vm-vgpu)' -o"
+        " custom-columns=NAME:.metadata.name,ALLOCATABLE:.status.allocatable  # serving containers now: gpu-a (the"
+        " operator runs its device plugin there while sandbox workloads are off); keep one meant for containers so by"
+        " its label (kubectl label node <node> nvidia.com/gpu.workload.config-); for those meant for VMs, move their GPU"
+        f" pods off (kubectl drain <node> --ignore-daemonsets --delete-emptydir-data), then turn sandbox workloads on: {PATCH}"
+        " (gpu-clusterpolicy/sandbox-operands-enabled then says which VM operands to enable)"
     ), cp.remediation
     # (trial 209: the node serves containers, as its nvidia.com/gpu says: its label comes first, the pods named for
     # the patch's case)
