@@ -23,9 +23,10 @@ from .index import captured
 from .inputs import Reads, reads_of, remember, walk_assertion
 from .memo import IdentityMemo
 from .messages import formatted, lookup_steps
-from .model import COMPOSITE, OBJECT_BUILTINS, PLACEHOLDER, Assertion, Assumption, Policy, Ref, Rule, Var
+from .model import COMPOSITE, OBJECT_BUILTINS, PLACEHOLDER, Assertion, Assumption, Context, Policy, Ref, Rule, Var
 from .operators import OPERATORS, Operator, OperatorError, classify, show
 from .quantity import QuantityError, parse_quantity
+from .reader import KObject
 from .scope import NO_BINDINGS, Outcome, Scope
 from .shell import pack_text, said, trusted, written
 from .yamlsafe import load_documents
@@ -372,7 +373,12 @@ class PolicyPlan:
         #: the policy's data tables as references read them (``_data``: ``rules.shell.pack_text``), by name
         self.tables: dict[str, Any] = {}
         self.contexts = {
-            name: joins.ContextPlan(policy.name, ctx, compile_ref(ctx.where_value, self) if ctx.where_value is not None else None)
+            name: joins.ContextPlan(
+                policy.name,
+                ctx,
+                compile_ref(ctx.where_value, self) if ctx.where_value is not None else None,
+                self._member_kept(ctx),
+            )
             for name, ctx in policy.contexts.items()
         }
         #: The vars whose value is the same for every object of a dump (``dump_constant_vars``).
@@ -382,6 +388,22 @@ class PolicyPlan:
             for name, var in policy.vars.items()
         }
         self._rules: dict[int, RulePlan] = {}
+
+    def _member_kept(self, ctx: Context) -> joins.MemberTest | None:
+        """A context's ``keysWhere`` as a test of one member's value on an object of the dump (compiled on first use:
+        the plan's vars are not compiled yet here); None without one. It reads its item alone (``compile_context``),
+        so its outcome is remembered per value."""
+        condition = ctx.keys_where
+        if condition is None:
+            return None
+        compiled: list[Check] = []
+
+        def kept(value: Any, obj: KObject, index: Any) -> bool:
+            if not compiled:
+                compiled.append(compile_check(condition, self, True, "item"))
+            return compiled[0](Scope(obj, index, self, NO_BINDINGS, value, None, {"item": value})).state == "pass"
+
+        return kept
 
     def context(self, name: str, scope: Scope) -> Any:
         plan = self.contexts.get(name)

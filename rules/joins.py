@@ -23,6 +23,7 @@ from collections.abc import Callable
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
+from .errors import EvaluationError
 from .index import Index, hashable
 from .memo import IdentityMemo
 from .model import Context
@@ -38,31 +39,40 @@ INDEX_FROM = 24
 REMEMBER = True
 
 
+#: A context's ``keysWhere`` compiled: whether a member's value (on an object of the dump, in its index) is kept.
+MemberTest = Callable[[Any, KObject, Index], bool]
+
+
 class ContextPlan:
-    """How one context of one policy is answered; ``where_value`` is the compiled ``where.equals``."""
+    """How one context of one policy is answered; ``where_value`` is the compiled ``where.equals``, ``kept`` the
+    compiled ``keysWhere``."""
 
-    __slots__ = ("ctx", "key", "where_value")
+    __slots__ = ("ctx", "key", "where_value", "kept")
 
-    def __init__(self, policy: str, ctx: Context, where_value: Callable[[Scope], Any] | None) -> None:
+    def __init__(
+        self, policy: str, ctx: Context, where_value: Callable[[Scope], Any] | None, kept: MemberTest | None = None
+    ) -> None:
         self.ctx = ctx
         self.key = ("context", policy, ctx.name)
         self.where_value = where_value
+        self.kept = kept
 
     def value(self, scope: Scope) -> Any:
         """The context's value for the object in ``scope`` (``_values`` documents the shape)."""
         ctx, index = self.ctx, scope.index
+        kept = self.kept
         if not ctx.correlated:
-            return index.memo(self.key, lambda: _values(ctx, index, None, None))
+            return index.memo(self.key, lambda: _values(ctx, index, None, None, kept))
         wanted = self.where_value(scope) if self.where_value is not None else None
         namespace = scope.obj.namespace if ctx.same_namespace else None
-        return index.memo((self.key, hashable(wanted), namespace), lambda: _values(ctx, index, wanted, namespace))
+        return index.memo((self.key, hashable(wanted), namespace), lambda: _values(ctx, index, wanted, namespace, kept))
 
     def materialise(self, index: Index) -> None:
         """Build, before evaluation, what every object will read: an uncorrelated context's list, or the
         index's table of a correlated context's ``where.field``."""
         ctx = self.ctx
         if not ctx.correlated:
-            index.memo(self.key, lambda: _values(ctx, index, None, None))
+            index.memo(self.key, lambda: _values(ctx, index, None, None, self.kept))
         elif ctx.where_field is not None:
             index.lookup(ctx.kind, ctx.where_field, None, ctx.where_keys, ctx.where_capture)
         else:
@@ -82,9 +92,10 @@ def _in_namespace(index: Index, kind: str, api_version: str | None, namespace: s
     return table.get(namespace, [])
 
 
-def _values(ctx: Context, index: Index, wanted: Any, namespace: str | None) -> Any:
+def _values(ctx: Context, index: Index, wanted: Any, namespace: str | None, kept: MemberTest | None = None) -> Any:
     """A list of the values ``ctx.path`` selects in the objects it joins (the objects themselves without a
-    path, the keys of the mappings it selects with ``keys``); ``default`` instead of an empty list when set;
+    path, the keys of the mappings it selects with ``keys``, those whose value ``kept`` keeps where it is given:
+    ``keysWhere``); ``default`` instead of an empty list when set;
     with ``first``, the first value or ``default``. ``wanted`` is the resolved ``where.equals`` (a list
     joins on any of its values; ``notEquals``: the objects it does not join; ``keys``: the join is on the
     member names of the mappings the field selects), ``namespace`` the current object's with
@@ -118,7 +129,7 @@ def _values(ctx: Context, index: Index, wanted: Any, namespace: str | None) -> A
         elif ctx.keys:
             for v in ctx.path.values(o.obj):
                 if isinstance(v, dict):
-                    values.extend(v)
+                    values.extend(v if kept is None else _kept_members(ctx, v, o, index, kept))
         else:
             values.extend(ctx.path.values(o.obj))
     if ctx.first:
@@ -126,6 +137,20 @@ def _values(ctx: Context, index: Index, wanted: Any, namespace: str | None) -> A
     if not values and ctx.default is not None:
         return ctx.default
     return values
+
+
+def _kept_members(ctx: Context, mapping: dict[str, Any], o: KObject, index: Index, kept: MemberTest) -> list[str]:
+    """The member names of ``mapping`` (on ``o``) whose value ``kept`` keeps; one it cannot test is an error that
+    names the context, the object and the member."""
+    names = []
+    for k, v in mapping.items():
+        try:
+            if kept(v, o, index):
+                names.append(k)
+        except EvaluationError as exc:
+            where = f"{o.kind} {o.namespace + '/' if o.namespace else ''}{o.name}"
+            raise EvaluationError(f"context {ctx.name}: keysWhere cannot test member {k!r} of {where}: {exc}") from None
+    return names
 
 
 def _preferred(ctx: Context, index: Index, objs: list[KObject]) -> list[KObject]:

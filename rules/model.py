@@ -235,6 +235,9 @@ class Context:
     prefer_field: JsonPath | None = None
     prefer_value: Any = None
     prefer_not: bool = False
+    #: ``keysWhere``, with ``keys``: only the members whose value passes it (``$`` and ``{var: item}`` being the
+    #: value): the resource names a node lists above 0, not one the kubelet keeps at 0 after its device plugin stopped.
+    keys_where: Assertion | None = None
 
     @property
     def correlated(self) -> bool:
@@ -683,6 +686,15 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
     not exactly ``{field, equals}``, a JSONPath does not parse, or ``equals`` is not a valid reference."""
     if "path" in raw and "keys" in raw:
         raise CompileError(where, "a context takes path or keys, not both")
+    if "keysWhere" in raw and "keys" not in raw:
+        raise CompileError([*where, "keysWhere"], "keysWhere keeps members of the mappings keys selects: it needs keys")
+    keys_where = compile_assertion(raw["keysWhere"], [*where, "keysWhere"]) if "keysWhere" in raw else None
+    if keys_where is not None and (problem := _not_of_item(keys_where)):
+        raise CompileError(
+            [*where, "keysWhere"],
+            f"keysWhere reads nothing but its item ($ or {{var: item}}: a member's value), literals and data tables"
+            f" (a context is the same for every object of a dump); it reads {problem}",
+        )
     path = (
         _path(raw.get("path") or raw.get("keys"), [*where, "path" if "path" in raw else "keys"])
         if ("path" in raw or "keys" in raw)
@@ -744,7 +756,35 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
         prefer_field,
         prefer_value,
         prefer_not,
+        keys_where,
     )
+
+
+def _not_of_item(a: Assertion, bound: frozenset[str] = frozenset({"item"})) -> str:
+    """What ``a`` reads besides its item (``$``, ``{var: item}``, names a forEach or where in it binds), literals,
+    paths on the item and data tables, as words (``var 'gpus'``, ``context 'nodeNames'``, ``operator schedulable``);
+    "" when nothing."""
+    op = operators.OPERATORS.get(a.op)
+    if op is not None and (op.scope == "object" or op.index):
+        return f"operator {a.op} (it reads the dump)"
+
+    def ref(r: Ref | None) -> str:
+        if r is None:
+            return ""
+        if r.kind == "var" and r.target not in bound or r.kind in ("context", "format"):
+            return f"{r.kind} {r.target!r}"
+        found = next((w for w in map(ref, r.target) if w), "") if r.kind in COMPOSITE else ""
+        return found or ref(r.key) or (_not_of_item(r.where, bound | {"item"}) if r.where is not None else "")
+
+    argument = a.argument if isinstance(a.argument, Ref) else None
+    for part in (a.subject, a.classify, argument):
+        if found := ref(part):
+            return found
+    inner = bound | {a.each_as, "index"} if a.op == "forEach" else bound
+    for child in a.children:
+        if found := _not_of_item(child, inner):
+            return found
+    return _not_of_item(a.where, bound | {"item"}) if a.where is not None else ""
 
 
 def check_placeholders(template: str, known: set[str], where: list[str | int]) -> None:

@@ -244,6 +244,8 @@ def check_names(
     for name, ctx in contexts.items():
         if name not in walk.read:
             walk.ref(ctx.where_value, anywhere)
+        if ctx.keys_where is not None:  # it reads its item alone (compile_context): the data tables it names are checked
+            walk.assertion(ctx.keys_where, Env(frozenset({"item"}), bound=frozenset({"item"})))
     for name, a in assumptions.items():
         if name not in assumed:
             walk.assertion(a.when, anywhere)

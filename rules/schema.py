@@ -300,6 +300,13 @@ class ContextSchema(Schema):
     apiVersion = fields.String(validate=check_api_version)
     path = fields.String(metadata={"description": "JSONPath on each selected object; default: the object"})
     keys = fields.String(metadata={"description": "JSONPath to mappings whose keys are the values"})
+    keysWhere = fields.Nested(
+        lambda: assertion_schema_class()(),
+        metadata={
+            "description": "with keys: only the members whose value passes this assertion ($ and {var: item} being the"
+            " value; it reads nothing but its item, literals and data tables)"
+        },
+    )
     where = fields.Dict(
         metadata={
             "description": "{field (or keys): JSONPath on the other object, equals (or notEquals): reference on this one;"

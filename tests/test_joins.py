@@ -522,3 +522,83 @@ def test_prefer_takes_a_field_and_a_literal(load_policy: Callable[..., PolicySet
         context = {"p": {"kind": "ClusterPolicy", "prefer": prefer}}
         with pytest.raises(PolicyError, match=rf"spec\.context\.p\.{where.replace('.', '[.]')}: "):
             load_policy(make_policy([make_rule({"context": "p", "exists": True})], context=context))
+
+
+def _node(name: str, allocatable: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "Node", "apiVersion": "v1", "metadata": {"name": name}, "status": {"allocatable": allocatable}}
+
+
+def test_keys_where_keeps_the_members_whose_value_passes(load_policy: Callable[..., PolicySet]) -> None:
+    """Trial 207: a resource name a node lists at 0 (the kubelet keeps one its device plugin stopped serving) counted
+    as advertised. ``keysWhere`` keeps the members of the mappings ``keys`` selects whose value passes: the names above
+    0; a data table may stand in it, and it is the same for every object (built once per dump)."""
+    context = {
+        "advertised": {"kind": "Node", "keys": "$.status.allocatable", "keysWhere": {"var": "item", "gt": 0}},
+        "atZero": {"kind": "Node", "keys": "$.status.allocatable", "keysWhere": {"var": "item", "in": {"data": "zeros"}}},
+    }
+    rule = make_rule(
+        {"path": "$.spec.wants", "in": {"context": "advertised"}},
+        match={"kinds": ["Pod"]},
+        message="{name}: {advertised} / {atZero}",
+        passMessage="{name}: {advertised} / {atZero}",
+    )
+    policies = load_policy(make_policy([rule], context=context, data={"zeros": ["0", 0]}))
+    objects = [
+        _node("a", {"cpu": "8", "nvidia.com/gpu": "0", "nvidia.com/gpu.shared": "4"}),
+        _node("b", {"nvidia.com/gpu": 0, "nvidia.com/mig-1g.10gb": "7"}),
+        {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "p1"}, "spec": {"wants": "nvidia.com/gpu"}},
+        {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "p2"}, "spec": {"wants": "nvidia.com/gpu.shared"}},
+    ]
+    dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate(objects)])
+    said = {o.ref.name: (o.results[0].result, o.results[0].message) for o in evaluate(dump, policies).objects}
+    listed = "[cpu, nvidia.com/gpu.shared, nvidia.com/mig-1g.10gb] / [nvidia.com/gpu, nvidia.com/gpu]"
+    assert said == {"p1": ("fail", f"p1: {listed}"), "p2": ("pass", f"p2: {listed}")}
+
+
+def test_keys_where_a_value_it_cannot_test_is_an_error_naming_the_member(load_policy: Callable[..., PolicySet]) -> None:
+    context = {"advertised": {"kind": "Node", "keys": "$.status.allocatable", "keysWhere": {"var": "item", "gt": 0}}}
+    rule = make_rule({"path": "$.spec.wants", "in": {"context": "advertised"}}, match={"kinds": ["Pod"]})
+    policies = load_policy(make_policy([rule], context=context))
+    objects = [
+        _node("a", {"nvidia.com/gpu": "eight"}),
+        {"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "p1"}, "spec": {"wants": "nvidia.com/gpu"}},
+    ]
+    dump = Dump(objects=[KObject(o, Source("d.yaml", i + 1, 1)) for i, o in enumerate(objects)])
+    (judged,) = [o for o in evaluate(dump, policies).objects if o.ref.name == "p1"]
+    (result,) = judged.results
+    assert result.result == "error"
+    assert "context advertised: keysWhere cannot test member 'nvidia.com/gpu' of Node a:" in result.message
+    assert "eight" in result.message
+
+
+@pytest.mark.parametrize(
+    ("context", "reason"),
+    [
+        (
+            {"kind": "Node", "path": "$.status.allocatable", "keysWhere": {"var": "item", "gt": 0}},
+            "spec.context.c.keysWhere: keysWhere keeps members of the mappings keys selects: it needs keys",
+        ),
+        (
+            {"kind": "Node", "keys": "$.status.allocatable", "keysWhere": {"var": "item", "gt": {"var": "floor"}}},
+            "it reads var 'floor'",
+        ),
+        (
+            {"kind": "Node", "keys": "$.status.allocatable", "keysWhere": {"var": "item", "in": {"context": "other"}}},
+            "it reads context 'other'",
+        ),
+        (
+            {"kind": "Node", "keys": "$.status.allocatable", "keysWhere": {"var": "item", "in": {"data": "zeroes"}}},
+            "unknown data table 'zeroes'; did you mean 'zeros'?",
+        ),
+    ],
+)
+def test_keys_where_is_refused_at_load_unless_it_reads_its_item_alone(
+    load_policy: Callable[..., PolicySet], context: dict[str, Any], reason: str
+) -> None:
+    """A context is computed once per dump: its keysWhere may read the member's value, literals and data tables, not
+    the judged object's vars or another context."""
+    contexts = {"c": context, "other": {"kind": "Node", "path": "$.metadata.name"}}
+    rule = make_rule({"path": "$.spec.wants", "in": {"context": "c"}}, match={"kinds": ["Pod"]})
+    with pytest.raises(PolicyError) as caught:
+        load_policy(make_policy([rule], context=contexts, vars={"floor": {"value": 0}}, data={"zeros": ["0"]}))
+    assert reason in str(caught.value)
