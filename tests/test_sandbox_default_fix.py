@@ -392,7 +392,8 @@ def test_container_gpu_pods_on_a_vm_labelled_node_are_moved_first() -> None:
         " operator runs its device plugin there while sandbox workloads are off); keep one meant for containers so by"
         " its label (kubectl label node <node> nvidia.com/gpu.workload.config-); for those meant for VMs, move their GPU"
         f" pods off (kubectl drain <node> --ignore-daemonsets --delete-emptydir-data), then turn sandbox workloads on: {PATCH}"
-        " (gpu-clusterpolicy/sandbox-operands-enabled then says which VM operands to enable)"
+        " (gpu-clusterpolicy/sandbox-operands-enabled then says which VM operands to enable), and once the operator has"
+        " prepared a drained node, kubectl uncordon <node> (drain cordons it: no VM is placed on it until then)"
     ), cp.remediation
     # (trial 209: the node serves containers, as its nvidia.com/gpu says: its label comes first, the pods named for
     # the patch's case)
@@ -401,7 +402,9 @@ def test_container_gpu_pods_on_a_vm_labelled_node_are_moved_first() -> None:
         "kubectl label node gpu-a nvidia.com/gpu.workload.config-  # it serves containers now (it advertises"
         " nvidia.com/gpu), as the operator runs it while sandbox workloads are off, so the VM label is the likelier slip;"
         " if it is meant for VMs instead, move its GPU workloads off it (ml/train-0: kubectl drain gpu-a"
-        f" --ignore-daemonsets --delete-emptydir-data) and turn sandbox workloads on ({PATCH}), which prepares every"
+        " --ignore-daemonsets --delete-emptydir-data, and kubectl uncordon gpu-a once the operator has prepared it for"
+        f" VMs: drain cordons it, and no VM is placed on it until then) and turn sandbox workloads on ({PATCH}), which"
+        " prepares every"
         " VM-labelled node for its VM workload"
     ), node_fix
     assert found[("leftover", "sandbox-workloads-enabled-for-vm-nodes")].result == "skip"
@@ -455,3 +458,31 @@ def test_the_messages_say_to_label_a_node_container_where_the_default_workload_i
     plain = _messages("container", PT, ODD)
     assert plain[("gpu-pt-11", "label-ignored-sandbox-disabled")].endswith("if the node should run VMs, or remove the label.")
     assert "or drop those labels" in plain[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")]
+
+
+def test_a_drained_node_is_uncordoned_once_the_operator_has_prepared_it_for_vms() -> None:
+    """Trial 211: the fixes drained a VM-labelled node of its container GPU pods before sandbox workloads went on, and
+    said nothing more; drain cordons the node (spec.unschedulable), its operands (DaemonSet pods) land there still,
+    and no VM's virt-launcher pod is ever placed on it. Each drain is followed by its uncordon, once the operator has
+    prepared the node."""
+    node = _node("gpu-b", {"nvidia.com/gpu.workload.config": "vm-passthrough"}, {"nvidia.com/GA102GL_A10": "2"})
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "train-1", "namespace": "ml"},
+        "spec": {"nodeName": "gpu-b", "containers": [{"name": "t", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+        "status": {"phase": "Running"},
+    }
+    fixes = _fixes("container", node, pod)
+    node_fix = fixes[("gpu-b", "label-ignored-sandbox-disabled")]
+    assert node_fix.startswith(
+        "First move its container GPU pods (ml/train-1) off it (kubectl drain gpu-b --ignore-daemonsets"
+        " --delete-emptydir-data, and kubectl uncordon gpu-b once the operator has prepared it for VMs: drain cordons it,"
+        " and no VM is placed on it until then), or keep it on containers"
+    ), node_fix
+    cp_fix = fixes[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")]
+    assert cp_fix.startswith(
+        "First move the container GPU pods off the VM-labelled nodes they run on (kubectl drain <node> --ignore-daemonsets"
+        " --delete-emptydir-data, and kubectl uncordon <node> once the operator has prepared it for VMs: drain cordons"
+        " it, and no VM is placed on it until then)"
+    ), cp_fix
