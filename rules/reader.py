@@ -2546,12 +2546,15 @@ def _parse_unfenced(
         if read is not None and read[0].objects and len(read[0].objects) >= len(dump.objects):
             return read[0]
     opened = len(text) - len(text.lstrip()) + 1  # just past the opening bracket
-    if json_error is not None and json_error.pos > opened and dump.objects and not dump.errors:
+    if json_error is not None and json_error.pos > opened and dump.objects:
         # meant as JSON (the JSON parser got past its opening) and read as YAML, which takes a trailing comma or a #
-        # comment: said, so that a tool that writes it learns its JSON is not (trial 90: accepted without a word)
+        # comment: said, so that a tool that writes it learns its JSON is not (trial 90: accepted without a word);
+        # where YAML then stopped too (a brace too many after a trailing comma), its error follows (trial 211: only
+        # YAML's words were said of a JSON body)
+        taken = "which takes it" if not dump.errors else "which takes what comes before its input error"
         dump.notes.append(
             f"{name}: not valid JSON ({json_error.msg}, line {json_error.lineno}, column {json_error.colno}); read as"
-            " YAML, which takes it"
+            f" YAML, {taken}"
         )
     if json_error is not None and json_error.pos > opened and not dump.objects and dump.errors:
         # Neither JSON nor YAML, and the JSON parser got past the opening token ('{"kind": "Node", ' cut short):

@@ -977,7 +977,7 @@ def test_list_every_rule_with_its_policy_and_kinds(client: FlaskClient) -> None:
     assert body["rules"][2]["title"] == "Nodes carry a topology zone" and body["rules"][2]["onFailure"] == "warn"
     assert client.get(body["rules"][2]["href"]).get_json()["uid"] == "gpu-node-basics/zone-label"
     builtin = create_app({}).test_client().get("/v1/rules").get_json()["rules"]
-    assert len(builtin) == 83 and {"VirtualMachine", "VirtualMachineInstance"} <= {k for r in builtin for k in r["kinds"]}
+    assert len(builtin) == 84 and {"VirtualMachine", "VirtualMachineInstance"} <= {k for r in builtin for k in r["kinds"]}
 
 
 def test_unknown_rule_is_404(client: FlaskClient) -> None:

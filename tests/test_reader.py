@@ -2326,6 +2326,14 @@ def test_json_that_only_yaml_takes_is_read_and_said() -> None:
     ]
     flow = parse_text("{kind: Node, apiVersion: v1, metadata: {name: n1}}\n", "flow.yaml")
     assert [o.name for o in flow.objects] == ["n1"] and flow.notes == []
+    # trial 211: a brace too many after the trailing comma stops YAML too; the JSON error is said beside YAML's
+    extra = parse_text('{"apiVersion":"v1","kind":"Node","metadata":{"name":"x"},}}', "extra.json")
+    assert [o.name for o in extra.objects] == ["x"]
+    assert [e.reason for e in extra.errors] == ["YAML syntax error: did not find expected <document start>"]
+    assert extra.notes == [
+        "extra.json: not valid JSON (trailing comma is not allowed, line 1, column 57); read as YAML, which takes what"
+        " comes before its input error"
+    ]
 
 
 def tgz(members: dict[str, bytes], mode: str = "w:gz") -> bytes:
