@@ -1372,8 +1372,15 @@ def test_a_chat_message_cell_drops_its_asides_before_it_is_cut() -> None:
         "Node gpu-1 should run the vm-passthrough GPU workload (…), but it advertises only container GPU resources (…)"
         " and none of the vm-passthrough class (3%)."
     )
-    short = "Node gpu-1 should run the vm-passthrough GPU workload (…), but it advertises on…"
+    # (trial 211: cut where a word ends, not "advertises on…" of "only")
+    short = "Node gpu-1 should run the vm-passthrough GPU workload (…), but it advertises…"
     assert markdown._cut(message, 80, prose=True) == short
+    # a note is cut where a word ends too, its asides kept (trial 211: an assumption note ended "shows it i…")
+    note = "assumed: unless its annotation, which the operator writes only with sandbox workloads off, shows it is run"
+    assert markdown._cut(note, 104, words=True) == (
+        "assumed: unless its annotation, which the operator writes only with sandbox workloads off, shows it…"
+    )
+    assert markdown._cut(note, 98, words=True).endswith("with sandbox workloads off…")
     assert markdown._cut(message, len(message), prose=True) == message  # whole where it fits
     assert markdown._without_asides("a (b (c) d) e)") == "a (b (c) d) e)"  # unbalanced: as written
     # trial 133: no more asides go than the width needs, the longest first, of equal ones the later: the reasons of a

@@ -150,13 +150,14 @@ def _without_asides(text: str, width: int = 0) -> str:
     return "".join(out)
 
 
-def _cut(text: str, width: int, command: bool = False, prose: bool = False) -> str:
+def _cut(text: str, width: int, command: bool = False, prose: bool = False, words: bool = False) -> str:
     """``text`` in at most ``width`` characters, cut with ``…``: its start; with ``command`` (a fix), the longest
     command at its end that fits after at least ``_FIX_HEAD`` characters of its start, where one does (trial 100: at
     limit=1900 a fix kept its prose and lost the one command it ends with). A command chained to the one before it
     (``&&``, ``|``) is no command of its own: it is never kept without it (trial 101: ``kubectl patch`` enabling
     sandbox workloads was shown without the ``kubectl label ... &&`` that makes it safe); and it is kept only where
-    what is left out holds no other command and no word that makes it conditional (``_CONDITION``)."""
+    what is left out holds no other command and no word that makes it conditional (``_CONDITION``). ``prose`` (a
+    message) and ``words`` (a note) are cut where a word ends, a message's asides first left out."""
     if len(text) <= width:
         return text
     if prose:  # a message: its asides go first, then it is cut
@@ -192,7 +193,14 @@ def _cut(text: str, width: int, command: bool = False, prose: bool = False) -> s
         head = head[:-2].rstrip()
     if command:
         head = _before_cut_command(text, head)
+    elif (prose or words) and (space := head.rfind(" ")) > len(head) - _WORD:
+        # words: cut where a word ends (trial 211: an assumption note ended "shows it i…")
+        head = head[:space].rstrip(" ,;:(")
     return head + "…"
+
+
+#: How far back a cut of prose goes for the end of a word, at most (a longer word is cut inside).
+_WORD = 40
 
 
 def _before_cut_command(text: str, head: str) -> str:
@@ -220,12 +228,14 @@ def _before_cut_command(text: str, head: str) -> str:
     return head
 
 
-def line(value: Any, width: int = CELL, code: bool = False, command: bool = False, prose: bool = False) -> str:
+def line(
+    value: Any, width: int = CELL, code: bool = False, command: bool = False, prose: bool = False, words: bool = False
+) -> str:
     """Text on one line: whitespace runs (line breaks included) as one space, at most ``width``
     characters (``_cut``; ``command`` keeps a fix's last command), chat markup made literal (``inert``), and,
     unless it goes in a code span (``code``, where a backslash is shown as written), emphasis and escapes too
     (backslash escapes)."""
-    text = _cut(" ".join(str(value).split()), width, command, prose)
+    text = _cut(" ".join(str(value).split()), width, command, prose, words)
     if command and not code:
         return _with_code_spans(text)
     text = inert(text)
@@ -333,7 +343,7 @@ def assumption_lines(report: Report, whole: bool = False, width: int = _ASSUMED)
     """The report's assumption notes (what verdicts rest on when the dump lacks the deciding object), one
     italic line each, cut at ``width``: a chat reader must see them before the findings that rest on them. ``whole``:
     not cut."""
-    return [f"_{line(n, _NO_CUT if whole else width)}_" for n in report.notes if n.startswith("assumed:")]
+    return [f"_{line(n, _NO_CUT if whole else width, words=True)}_" for n in report.notes if n.startswith("assumed:")]
 
 
 #: Notes about what was read that a message names (the others are counted).
