@@ -2131,25 +2131,32 @@ def _change_said(command: re.Match[str]) -> str:
     return f"kubectl {command.group(1)}" + (" --dry-run" if _DRY_RUN.search(command.string) else "")
 
 
-#: The flags of kubectl label that take the next word as their value where no "=" joins them.
+#: The flags of the commands that change objects (kubectl label, annotate, taint, cordon, drain) that take the next
+#: word as their value where no "=" joins them.
 _VALUE_FLAGS = frozenset(
-    {"-o", "--output", "-n", "--namespace", "--context", "--cluster", "--kubeconfig", "--user", "--template"}
-)
-#: The flags by which kubectl label labels nodes its command line does not name, or none.
-_NOT_NAMED = frozenset({"-l", "--selector", "--all", "-A", "--all-namespaces", "-f", "--filename", "-k", "--kustomize", "--list"})
+    {
+        "-o", "--output", "-n", "--namespace", "--context", "--cluster", "--kubeconfig", "--user", "--template",
+        "--resource-version", "--field-manager", "--grace-period", "--timeout", "--pod-selector", "--chunk-size",
+    }
+)  # fmt: skip
+#: The flags by which such a command changes objects its command line does not name, or none.
+_NOT_NAMED = frozenset(
+    {
+        "-l", "--selector", "--field-selector", "--all", "-A", "--all-namespaces", "-f", "--filename", "-k",
+        "--kustomize", "--list",
+    }
+)  # fmt: skip
+#: The words by which a command line names nodes (``kubectl label node``, ``nodes``, ``no``).
+_NODE_WORDS = frozenset({"node", "nodes", "no"})
 
 
-def _relabelled(command: re.Match[str]) -> tuple[list[str], list[str]] | None:
-    """The nodes a ``kubectl label node NAME... KEY=VALUE... KEY-...`` prompt line names and the label changes it
-    makes, as typed; None for another command, a dry run, or nodes chosen otherwise (a selector, --all, a file)."""
-    if command.group(1) != "label" or _DRY_RUN.search(command.string):
-        return None
+def _operands(command: re.Match[str]) -> list[str] | None:
+    """The words of a command that changes objects (``command``: the match of its prompt line) after its verb that
+    are neither flags nor a flag's value, as typed, up to a pipe, a redirection or the next command; None where a
+    flag chooses the objects otherwise (a selector, --all, a file). kubectl takes flags anywhere (trial 208: kubectl
+    label --overwrite node gpu-1 ... was no relabel)."""
     words = re.split(r"[ \t]+", re.split(r"[|;&<>]", command.string[command.end() :], maxsplit=1)[0].strip())
-    # the resource is the first word that is no flag nor a flag's value: kubectl takes flags anywhere (trial 208:
-    # kubectl label --overwrite node gpu-1 ... was no relabel)
-    kind: str | None = None
-    nodes: list[str] = []
-    changes: list[str] = []
+    operands: list[str] = []
     skip = False
     for word in (w.strip("'\"") for w in words):
         if skip or not word:
@@ -2160,16 +2167,119 @@ def _relabelled(command: re.Match[str]) -> tuple[list[str], list[str]] | None:
             return None
         if word.startswith("-"):
             skip = flag == word and flag in _VALUE_FLAGS
-        elif kind is None:
-            kind, _, named = word.partition("/")
-            if kind not in ("node", "nodes", "no"):
-                return None
-            nodes += [named] if named else []
-        elif "=" in word or word.endswith("-"):
-            changes.append(word)
         else:
-            nodes.append(word)
+            operands.append(word)
+    return operands
+
+
+def _relabelled(command: re.Match[str]) -> tuple[list[str], list[str]] | None:
+    """The nodes a ``kubectl label node NAME... KEY=VALUE... KEY-...`` prompt line names and the label changes it
+    makes, as typed; None for another command, a dry run, or nodes chosen otherwise (a selector, --all, a file)."""
+    if command.group(1) != "label" or _DRY_RUN.search(command.string):
+        return None
+    words = _operands(command)
+    if not words:
+        return None
+    kind, _, named = words[0].partition("/")  # the resource: the first word that is no flag nor a flag's value
+    if kind not in _NODE_WORDS:
+        return None
+    nodes = [named] if named else []
+    changes: list[str] = []
+    for word in words[1:]:
+        (changes if "=" in word or word.endswith("-") else nodes).append(word)
     return (nodes, changes) if nodes and changes else None
+
+
+def _nodes_named(command: re.Match[str]) -> list[str]:
+    """The nodes the command line of a command that changes objects names: ``kubectl label|annotate|taint node
+    NAME... CHANGE...`` (a change holds "=" or ":", or ends in "-"), ``kubectl cordon|uncordon|drain NAME...``;
+    none for a dry run, kubectl scale, another resource, or nodes chosen otherwise (a selector, --all, a file)."""
+    verb = command.group(1)
+    words = _operands(command)
+    if not words or verb == "scale" or _DRY_RUN.search(command.string):
+        return []
+    if verb in ("cordon", "uncordon", "drain"):
+        return words
+    kind, _, named = words[0].partition("/")
+    if kind not in _NODE_WORDS:
+        return []
+    nodes = [named] if named else []
+    changes = False
+    for word in words[1:]:
+        if "=" in word or ":" in word or word.endswith("-"):
+            changes = True
+        else:
+            nodes.append(word.partition("/")[2] if word.partition("/")[0] in _NODE_WORDS else word)
+    return nodes if changes else []
+
+
+#: The line a command that changes objects prints of a node: group 1 its name; group 2 "not " where it changed
+#: nothing (kubectl label of a value the node has), group 3 " (dry run)".
+_NODE_CHANGED = re.compile(
+    r"[ \t]*node/(\S+) (not )?(?:labeled|annotated|tainted|untainted|modified|cordoned|uncordoned|drained)"
+    r"( \(dry run\))?[ \t]*\r?$"
+)
+
+
+def _nodes_changed(command: re.Match[str], printed: list[str]) -> frozenset[str]:
+    """The nodes a command that changes objects (``command``: the match of its prompt line) changed: those the lines it
+    printed (``printed``) say it changed ("node/gpu-1 labeled"), where the paste holds what it printed (a warning on
+    its standard error aside); else those its command line names (``_nodes_named``). None for a dry run, nor where
+    what it printed says of none (an error: "already has a value ... --overwrite is false")."""
+    if _DRY_RUN.search(command.string):
+        return frozenset()
+    if any(line.strip() and not _STDERR_LINE.match(line) for line in printed):
+        said = (_NODE_CHANGED.match(line) for line in printed)
+        return frozenset(m.group(1) for m in said if m is not None and not m.group(2) and not m.group(3))
+    return frozenset(_nodes_named(command))
+
+
+#: The nodes named, at most, by notes of copies set aside for a later one (``_set_aside_for_later``).
+_SET_ASIDE_NAMED = 5
+
+
+def _set_aside_for_later(changed: list[tuple[int, str, frozenset[str]]], dump: Dump, name: str) -> None:
+    """Of each Node ``dump`` shows again after a command of the paste that changed it (``changed``: the line of each
+    such command, the command as a note names it, the nodes it changed), the copies before the last such command:
+    set aside, with a note (trial 204 #7: a node described before and after kubectl label was judged twice and said
+    to be two clusters' text, "audit one cluster at a time"). The copies after it are the node's state. Where no such
+    command stands between two copies of a node, both stand (and the report says they differ): nothing in the paste
+    says that they are one cluster's at two times, and not two clusters' text."""
+    nodes = frozenset().union(*(n for _, _, n in changed))
+    placed: dict[str, list[int]] = {}
+    for obj in dump.objects:
+        if obj.kind == "Node" and obj.name in nodes and obj.source.file == name and obj.source.line:
+            placed.setdefault(obj.name, []).append(obj.source.line)
+    aside: set[tuple[str, int]] = set()
+    notes: list[tuple[str, str]] = []  # each node's name and its note
+    for node, lines in placed.items():
+        # the last command that changed it before its last copy, and the copies before that command
+        last = max(lines)
+        at, said = max(((line, s) for line, s, n in changed if node in n and line < last), default=(0, ""))
+        earlier = [line for line in lines if line < at]
+        if not earlier:
+            continue
+        later = min(line for line in lines if line > at)
+        aside.update((node, line) for line in earlier)
+        where = ", ".join(map(str, earlier[:-1])) + f" and {earlier[-1]}"
+        copies = f"copy (line {earlier[0]}) is" if len(earlier) == 1 else f"copies (lines {where}) are"
+        note = (
+            f"{name}: node {node} is shown before and after {said} (line {at}) on it: its earlier {copies} set aside, and"
+            f" the later one (line {later}) stands as its state"
+        )
+        notes.append((node, note))
+    if not aside:
+        return
+    dump.objects = [
+        o for o in dump.objects if not (o.kind == "Node" and o.source.file == name and (o.name, o.source.line) in aside)
+    ]
+    dump.notes.extend(note for _, note in notes[:_SET_ASIDE_NAMED])
+    if len(notes) > _SET_ASIDE_NAMED:
+        rest = [node for node, _ in notes[_SET_ASIDE_NAMED:]]
+        dump.notes.append(
+            f"{name}: and {counted(len(rest), 'other node')} ({first_few(rest, _SET_ASIDE_NAMED)}) shown before and after"
+            " a command that changed each: their earlier copies set aside likewise, the later ones standing as their state"
+        )
 
 
 def _relabel_notes(changes: list[tuple[int, re.Match[str]]], shown: list[KObject], name: str) -> list[str]:
@@ -2216,6 +2326,9 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
     other: list[_Block] = []
     parts: list[tuple[tuple[list[tuple[dict[str, Any], int]], list[str]] | None, str, int]] = []
     changes: list[tuple[int, re.Match[str]]] = []  # commands that change objects, what they printed set aside: line, match
+    # the commands that changed nodes, those whose output is read too (kubectl label ... && kubectl get node x -o yaml):
+    # their line, the command as a note names it, the nodes they changed
+    changed: list[tuple[int, str, frozenset[str]]] = []
     padding = _BLOCK_PADDING
     others: list[str] = []  # the commands other than kubectl get or describe whose output is set aside (trial 206)
     for block in blocks:
@@ -2224,11 +2337,18 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
             continue
         if (change := _change_command(block)) is not None:
             changes.append((block.first + change[0] + 1, change[1]))
+            printed = block.lines[change[0] + 1 :]
+            changed.append((block.first + change[0] + 1, _change_said(change[1]), _nodes_changed(change[1], printed)))
             continue
         at = block.dump_from()
         if at is None:
             other.append(block)
             continue
+        # (trial 204 #7: a change command whose line prints the state after it changed a node shown before it too)
+        prompt = next((i for i in range(at - 1, -1, -1) if _BLOCK_PROMPT.match(block.lines[i])), None)
+        if prompt is not None and (chained := _CHANGE_COMMAND.match(block.lines[prompt])) is not None:
+            nodes = _nodes_changed(chained, block.lines[prompt + 1 : at])
+            changed.append((block.first + prompt + 1, _change_said(chained), nodes))
         prompts += sum(1 for line in block.lines[:at] if _BLOCK_PROMPT.match(line))
         stderr += sum(1 for line in block.lines[:at] if line.strip() and not _BLOCK_PROMPT.match(line))
         # describe text is read from its prompt line on, written "$ <command>" as describe text reads past it: it may
@@ -2277,6 +2397,8 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         dump.notes.extend(part.notes)
         dump.labels_in_part |= part.labels_in_part
         documents += max([o.source.document for o in part.objects] + [e.source.document for e in part.errors] + [1])
+    if any(nodes for _, _, nodes in changed):
+        _set_aside_for_later(changed, dump, name)
     shown = [*dump.objects, *(KObject(obj, source) for obj, source in tabled)]
     if tabled:
         _add_table_nodes(tabled, table_notes, name, dump)

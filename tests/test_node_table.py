@@ -277,3 +277,29 @@ def test_a_node_relabelled_after_the_text_it_is_judged_by_is_said_to_be() -> Non
     ):
         flagged = parse_text(f"$ kubectl describe node gpu-pt-01\n{BROKEN}$ {command}\nnode/gpu-pt-01 labeled\n", "chat.txt")
         assert bool([n for n in flagged.notes if "node gpu-pt-01 was relabelled (" in n]) is noted, (command, flagged.notes)
+
+
+def test_a_node_described_before_and_after_a_relabel_is_judged_once_as_the_later_text_shows_it() -> None:
+    """Trial 204 #7: `kubectl describe node`, `kubectl label node ... --overwrite` and its "labeled" line, then `kubectl
+    describe node` again: both copies of the node were judged, and a note told to "audit one cluster at a time", of
+    one node seen before and after a change. The later text is the node's state: it alone is judged, and a note says
+    the earlier copy was set aside for it."""
+    describe = "$ kubectl describe node gpu-pt-01\n"
+    relabel = "$ kubectl label node gpu-pt-01 nvidia.com/gpu.workload.config=container --overwrite\nnode/gpu-pt-01 labeled\n"
+    after = BROKEN.replace("nvidia.com/gpu.workload.config=vm-passthrough", "nvidia.com/gpu.workload.config=container")
+    assert after != BROKEN
+    paste = f"{describe}{BROKEN}{relabel}{describe}{after}"
+    label, later = len(BROKEN.splitlines()) + 2, len(BROKEN.splitlines()) + 5  # the label's line, the later Name: line
+    report = audit_bytes(paste.encode(), "chat.txt", load_policies())
+    [node] = [o for o in report.objects if o.ref.kind == "Node"]
+    assert (node.ref.name, node.source.line) == ("gpu-pt-01", later)
+    results = {r.rule: r.result for r in node.results}
+    # judged as container, the later text's: it advertises nvidia.com/gpu as a container node does, and still carries
+    # the deploy labels of vm-passthrough
+    assert (results["resource-class-matches-workload"], results["deploy-labels-match-workload"]) == ("pass", "fail")
+    assert not [n for n in report.notes if "one cluster at a time" in n or "is in the dump twice" in n], report.notes
+    assert not [n for n in report.notes if "relabelled (" in n], report.notes
+    assert (
+        f"chat.txt: node gpu-pt-01 is shown before and after kubectl label (line {label}) on it: its earlier copy (line 2)"
+        f" is set aside, and the later one (line {later}) stands as its state"
+    ) in report.notes, report.notes

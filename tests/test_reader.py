@@ -2034,6 +2034,110 @@ def test_a_change_command_whose_line_prints_the_state_after_it_is_read(fence: st
     assert dry.objects == [] and "--dry-run printed is set aside" in dry.errors[0].reason
 
 
+_RELABEL = "nvidia.com/gpu.workload.config=vm-passthrough --overwrite"
+
+
+@pytest.mark.parametrize("fence", ["", "```\n"])
+@pytest.mark.parametrize(
+    ("between", "said"),
+    [
+        (f"$ kubectl label node gpu-1 {_RELABEL}\nnode/gpu-1 labeled\n", "kubectl label"),
+        (f"$ kubectl label --overwrite nodes/gpu-1 {_RELABEL}\nnode/gpu-1 labeled\n", "kubectl label"),
+        # nodes chosen by a selector: the line kubectl printed names the node it labelled
+        (f"$ kubectl label nodes -l nvidia.com/gpu.present=true {_RELABEL}\nnode/gpu-1 labeled\n", "kubectl label"),
+        ("$ kubectl taint node gpu-1 maintenance=true:NoSchedule\nnode/gpu-1 tainted\n", "kubectl taint"),
+        ("$ kubectl cordon gpu-1\nnode/gpu-1 cordoned\n", "kubectl cordon"),
+        # no command that changed the node between: two copies that differ, both judged (two clusters' text, maybe)
+        ("", None),
+        ("$ date\nFri Jun 14 09:41:12 UTC 2024\n", None),
+        (f"$ kubectl label node gpu-1 {_RELABEL} --dry-run=client\nnode/gpu-1 labeled (dry run)\n", None),
+        (f"$ kubectl label node gpu-2 {_RELABEL}\nnode/gpu-2 labeled\n", None),
+        (f"$ kubectl label node gpu-1 {_RELABEL}\nnode/gpu-1 not labeled\n", None),
+        (f"$ kubectl label nodes -l nvidia.com/gpu.present=true {_RELABEL}\n", None),
+        (
+            "$ kubectl label node gpu-1 nvidia.com/gpu.workload.config=vm-passthrough\nerror: 'nvidia.com/gpu.workload.config'"
+            " already has a value (container), and --overwrite is false\n",
+            None,
+        ),
+    ],
+)
+def test_a_node_got_before_and_after_a_command_that_changes_it_is_judged_as_the_later_copy(
+    fence: str, between: str, said: str | None
+) -> None:
+    """Trial 204 #7: `kubectl get node gpu-1 -o yaml`, `kubectl label node gpu-1 ...`, then `kubectl get node gpu-1 -o
+    yaml` again: both copies were judged, and the two were said to differ ("audit one cluster at a time"), of one node
+    before and after a change. Where a command that changed the node (as what it printed says, or where that is not
+    pasted, as its command line names it) stands between, the later copy is the node's state: the earlier is set aside,
+    and a note says so. Without one, the two may be two clusters' text: both stand, and the note says they differ."""
+    get = "$ kubectl get node gpu-1 -o yaml\n"
+    before, after = DRY_RUN_NODE.format("container"), DRY_RUN_NODE.format("vm-passthrough")
+    at = 1 if fence else 0  # the fence's line, if any, before the paste's
+    dump = parse_text(f"{fence}{get}{before}{between}{get}{after}{fence}", "paste.txt")
+    assert dump.errors == []
+    earlier, command, later = 2 + at, 12 + at, 13 + at + between.count("\n")
+    read = [(o.name, o.labels["nvidia.com/gpu.workload.config"], o.source.line) for o in dump.objects]
+    notes = evaluate(dump, PolicySet()).notes
+    if said is None:
+        assert read == [("gpu-1", "container", earlier), ("gpu-1", "vm-passthrough", later)]
+        assert not [n for n in dump.notes if "is shown before and after" in n], dump.notes
+        assert any(n.startswith("Node gpu-1 is in the dump twice and the two differ") for n in notes), notes
+        return
+    assert read == [("gpu-1", "vm-passthrough", later)]
+    assert (
+        f"paste.txt: node gpu-1 is shown before and after {said} (line {command}) on it: its earlier copy (line"
+        f" {earlier}) is set aside, and the later one (line {later}) stands as its state"
+    ) in dump.notes, dump.notes
+    assert not [n for n in notes if "one cluster at a time" in n], notes
+
+
+def test_nodes_got_before_and_after_a_relabel_by_a_selector_are_each_judged_as_the_later_copy() -> None:
+    """Trial 204 #7, of kubectl get nodes -o yaml before and after `kubectl label nodes -l ...`: the lines kubectl
+    printed name the nodes it labelled; five notes name one node each, one more counts the rest."""
+    names = [f"gpu-{i}" for i in range(7)]
+
+    def listed(workload: str) -> str:
+        return "".join(f"- {DRY_RUN_NODE.format(workload)}".replace("\n", "\n  ").rstrip(" ").replace("gpu-1", n) for n in names)
+
+    printed = "".join(f"node/{n} labeled\n" for n in names)
+    label = f"$ kubectl label nodes -l nvidia.com/gpu.present=true {_RELABEL}\n{printed}"
+    get = "$ kubectl get nodes -o yaml\napiVersion: v1\nkind: List\nitems:\n"
+    dump = parse_text(f"{get}{listed('container')}{label}{get}{listed('vm-passthrough')}", "paste.txt")
+    assert dump.errors == []
+    assert [(o.name, o.labels["nvidia.com/gpu.workload.config"]) for o in dump.objects] == [(n, "vm-passthrough") for n in names]
+    said = [n for n in dump.notes if "before and after" in n]
+    assert len(said) == 6 and all(n.startswith(f"paste.txt: node gpu-{i} is shown") for i, n in enumerate(said[:5]))
+    assert said[5] == (
+        "paste.txt: and 2 other nodes (gpu-5, gpu-6) shown before and after a command that changed each: their earlier"
+        " copies set aside likewise, the later ones standing as their state"
+    )
+
+
+@pytest.mark.parametrize("fence", ["", "```\n"])
+@pytest.mark.parametrize(
+    "chained",
+    [
+        f"$ kubectl label node gpu-1 {_RELABEL} && kubectl get node gpu-1 -o yaml\nnode/gpu-1 labeled\n",
+        # the object as the server wrote it, no "labeled" line: the node its command line names
+        f"$ kubectl label node gpu-1 {_RELABEL} -o yaml\n",
+    ],
+)
+def test_a_node_got_before_a_relabel_that_prints_it_is_judged_as_the_relabel_prints_it(fence: str, chained: str) -> None:
+    """Trial 204 #7, with trial 208's `kubectl label ... && kubectl get node x -o yaml` and `kubectl label ... -o
+    yaml`: the node printed is the state after the relabel, and stands for the copy printed before it."""
+    before, after = DRY_RUN_NODE.format("container"), DRY_RUN_NODE.format("vm-passthrough")
+    at = 1 if fence else 0
+    later = 12 + at + chained.count("\n")
+    dump = parse_text(f"{fence}$ kubectl get node gpu-1 -o yaml\n{before}{chained}{after}{fence}", "paste.txt")
+    assert dump.errors == []
+    assert [(o.name, o.labels["nvidia.com/gpu.workload.config"], o.source.line) for o in dump.objects] == [
+        ("gpu-1", "vm-passthrough", later)
+    ]
+    assert (
+        f"paste.txt: node gpu-1 is shown before and after kubectl label (line {12 + at}) on it: its earlier copy (line"
+        f" {2 + at}) is set aside, and the later one (line {later}) stands as its state"
+    ) in dump.notes, dump.notes
+
+
 @pytest.mark.parametrize(
     ("text", "name", "line"),
     [
