@@ -22,6 +22,8 @@ What is rebuilt, per node (every object carries annotation ``verdict.dev/source:
   memory columns. kubectl prints the pod's totals (sum of containers, or the largest init container,
   plus overhead), so the per-container split and every other resource (GPUs included) are unknown;
   zero columns mean "not set" and are left out.
+- ``verdict.dev/pods-listed: "true"`` on the Node where its ``Non-terminated Pods`` table was read whole (every pod
+  on it, in every namespace, is known).
 - ``Allocated resources``: its Requests column (kubectl's sum over the node's non-terminated pods,
   ``getPodsTotalRequestsAndLimits``), resources at 0 left out, as annotation ``verdict.dev/allocated-requests``
   (a JSON object of quantities as printed): the only place describe text gives what the pods take of a GPU or
@@ -52,6 +54,9 @@ SOURCE_KEY = "verdict.dev/source"
 SOURCE_VALUE = "kubectl-describe"
 #: The node's Allocated resources requests, as a JSON object (see the module's docstring).
 ALLOCATED_KEY = "verdict.dev/allocated-requests"
+#: "true" on a Node whose describe text holds its Non-terminated Pods table: every pod on it is known, in every
+#: namespace (a pod missing from it is not there); absent where grep or a cut left the table out.
+PODS_LISTED_KEY = "verdict.dev/pods-listed"
 
 
 def rebuilt(annotations: Any) -> bool:
@@ -749,6 +754,10 @@ def _node(
     ends_in_pods = "Non-terminated Pods" in s and not s.keys() & _AFTER_PODS
     # (trial 162: only where grep -A printed it: rows trimmed by hand are still said)
     pods, soft = _pods(s.get("Non-terminated Pods"), name, file, last if ends_in_pods else None, fragment and after > 0)
+    table = s.get("Non-terminated Pods")
+    total = re.match(r"^\((\d+) in total\)$", table.value) if table is not None else None
+    if total and int(total[1]) == len(pods) and not soft:  # its rows as many as its "(N in total)" says, all read
+        annotations[PODS_LISTED_KEY] = "true"
     return node, pods, cut + soft
 
 

@@ -207,6 +207,35 @@ def test_allocated_requests_are_kept_on_the_node() -> None:
     assert "verdict.dev/allocated-requests" not in old["metadata"]["annotations"]
 
 
+def test_a_node_whose_pods_table_is_read_whole_is_marked_so() -> None:
+    """Trial 212: pods rebuilt from describe text are evidence of what runs on the node described, and of nothing on
+    another; a node's own table, whole (its rows as many as its "(N in total)"), lists every pod on it. The Node says
+    so (verdict.dev/pods-listed), and only then: no table, a table cut short, or rows fewer than its count."""
+    head = "Name:               n1\nLabels:             a=b\nCapacity:\n  cpu:  64\nAllocatable:\n  cpu:  64\n"
+    table = (
+        "Non-terminated Pods:          (2 in total)\n"
+        "  Namespace                   Name            CPU Requests  CPU Limits  Memory Requests  Memory Limits  Age\n"
+        "  ---------                   ----            ------------  ----------  ---------------  -------------  ---\n"
+        "  vms                         virt-launcher-a 100m (0%)     0 (0%)      4Gi (0%)         0 (0%)         3d\n"
+    )
+    last = "  kube-system                 kube-proxy-7h2kq 0 (0%)       0 (0%)      0 (0%)           0 (0%)         31d\n"
+    after = "Allocated resources:\n  Resource  Requests  Limits\n  --------  --------  ------\nEvents:  <none>\n"
+
+    def listed(text: str) -> str | None:
+        (node, _), *_ = parse_describe_nodes(text, "n.txt")[0]
+        return node["metadata"]["annotations"].get("verdict.dev/pods-listed")
+
+    assert listed(head + table + last + after) == "true"
+    assert listed(head + after) is None  # no table
+    assert listed(head + table + after) is None  # one row of two
+    empty = (
+        "Non-terminated Pods:          (0 in total)\n"
+        "  Namespace  Name  CPU Requests  CPU Limits  Memory Requests  Memory Limits  Age\n"
+        "  ---------  ----  ------------  ----------  ---------------  -------------  ---\n"
+    )
+    assert listed(head + empty + after) == "true"
+
+
 def test_an_allocated_row_that_may_be_cut_is_not_read() -> None:
     """Review: a paste ending in "  cpu  25" (cut from "250m (3%)") made a floor of 25 CPUs: a row of a resource
     kubectl prints with its share of allocatable is read only with it, and the text's last line not at all."""
