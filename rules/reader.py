@@ -2673,7 +2673,9 @@ def _parse_unfenced(
         # comment: said, so that a tool that writes it learns its JSON is not (trial 90: accepted without a word);
         # where YAML then stopped too (a brace too many after a trailing comma), its error follows (trial 211: only
         # YAML's words were said of a JSON body)
-        taken = "which takes it" if not dump.errors else "which takes what comes before its input error"
+        # (trial 212: not where the error is of a value YAML read, a quantity that is none)
+        stopped = any(e.reason.startswith("YAML syntax error") for e in dump.errors)
+        taken = "which takes what comes before its syntax error" if stopped else "which takes it"
         dump.notes.append(
             f"{name}: not valid JSON ({json_error.msg}, line {json_error.lineno}, column {json_error.colno}); read as"
             f" YAML, {taken}"

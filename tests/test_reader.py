@@ -2436,7 +2436,13 @@ def test_json_that_only_yaml_takes_is_read_and_said() -> None:
     assert [e.reason for e in extra.errors] == ["YAML syntax error: did not find expected <document start>"]
     assert extra.notes == [
         "extra.json: not valid JSON (trailing comma is not allowed, line 1, column 57); read as YAML, which takes what"
-        " comes before its input error"
+        " comes before its syntax error"
+    ]
+    # an input error of a value YAML read whole (a quantity that is none) is no stop (trial 212)
+    body = '{"apiVersion":"v1","kind":"Node","metadata":{"name":"y"},"status":{"allocatable":{"cpu":"eight"}},}'
+    whole = parse_text(body, "whole.json")
+    assert whole.notes == [
+        "whole.json: not valid JSON (trailing comma is not allowed, line 1, column 98); read as YAML, which takes it"
     ]
 
 

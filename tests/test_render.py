@@ -1378,9 +1378,12 @@ def test_a_chat_message_cell_drops_its_asides_before_it_is_cut() -> None:
     # a note is cut where a word ends too, its asides kept (trial 211: an assumption note ended "shows it i…")
     note = "assumed: unless its annotation, which the operator writes only with sandbox workloads off, shows it is run"
     assert markdown._cut(note, 104, words=True) == (
-        "assumed: unless its annotation, which the operator writes only with sandbox workloads off, shows it…"
+        "assumed: unless its annotation, which the operator writes only with sandbox workloads off, shows it is…"
     )
-    assert markdown._cut(note, 98, words=True).endswith("with sandbox workloads off…")
+    assert markdown._cut(note, 96, words=True).endswith("with sandbox workloads off…")
+    # a cut right after a whole word keeps it (trial 212: "the node does…" of "the node does not run")
+    said = "assumed: the node does not run the sandbox device plugin"
+    assert markdown._cut(said, len("assumed: the node does not") + 1, words=True) == "assumed: the node does not…"
     assert markdown._cut(message, len(message), prose=True) == message  # whole where it fits
     assert markdown._without_asides("a (b (c) d) e)") == "a (b (c) d) e)"  # unbalanced: as written
     # trial 133: no more asides go than the width needs, the longest first, of equal ones the later: the reasons of a

@@ -193,8 +193,9 @@ def _cut(text: str, width: int, command: bool = False, prose: bool = False, word
         head = head[:-2].rstrip()
     if command:
         head = _before_cut_command(text, head)
-    elif (prose or words) and (space := head.rfind(" ")) > len(head) - _WORD:
-        # words: cut where a word ends (trial 211: an assumption note ended "shows it i…")
+    elif (prose or words) and not text[len(head)].isspace() and (space := head.rfind(" ")) > len(head) - _WORD:
+        # words: cut where a word ends (trial 211: an assumption note ended "shows it i…"), the last one kept whole
+        # where the cut falls after it (trial 212: "the node does…" of "does not")
         head = head[:space].rstrip(" ,;:(")
     return head + "…"
 
