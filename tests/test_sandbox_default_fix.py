@@ -403,8 +403,9 @@ def test_container_gpu_pods_on_a_vm_labelled_node_are_moved_first() -> None:
         " nvidia.com/gpu), as the operator runs it while sandbox workloads are off, so the VM label is the likelier slip;"
         " if it is meant for VMs instead, move its GPU workloads off it (ml/train-0: kubectl drain gpu-a"
         " --ignore-daemonsets --delete-emptydir-data, and kubectl uncordon gpu-a once the operator has prepared it for"
-        f" VMs: drain cordons it, and no VM is placed on it until then) and turn sandbox workloads on ({PATCH}), which"
-        " prepares every"
+        " VMs: drain cordons it, and no VM is placed on it until then; ml/train-0, which no controller owns, drain evicts"
+        " only with --force, and nothing makes it again: create it anew on a container node) and turn sandbox workloads"
+        f" on ({PATCH}), which prepares every"
         " VM-labelled node for its VM workload"
     ), node_fix
     assert found[("leftover", "sandbox-workloads-enabled-for-vm-nodes")].result == "skip"
@@ -466,10 +467,11 @@ def test_a_drained_node_is_uncordoned_once_the_operator_has_prepared_it_for_vms(
     and no VM's virt-launcher pod is ever placed on it. Each drain is followed by its uncordon, once the operator has
     prepared the node."""
     node = _node("gpu-b", {"nvidia.com/gpu.workload.config": "vm-passthrough"}, {"nvidia.com/GA102GL_A10": "2"})
+    owner = [{"apiVersion": "batch/v1", "kind": "Job", "name": "train", "uid": "u1", "controller": True}]
     pod = {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": "train-1", "namespace": "ml"},
+        "metadata": {"name": "train-1", "namespace": "ml", "ownerReferences": owner},
         "spec": {"nodeName": "gpu-b", "containers": [{"name": "t", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
         "status": {"phase": "Running"},
     }
@@ -486,3 +488,24 @@ def test_a_drained_node_is_uncordoned_once_the_operator_has_prepared_it_for_vms(
         " --delete-emptydir-data, and kubectl uncordon <node> once the operator has prepared it for VMs: drain cordons"
         " it, and no VM is placed on it until then)"
     ), cp_fix
+
+
+def test_a_drain_says_what_it_does_not_do_of_a_bare_pod_and_a_cordoned_node() -> None:
+    """Trial 212: kubectl drain refuses a pod no controller owns without --force, and with it deletes the pod for good;
+    a node cordoned already was told to be uncordoned once prepared, undoing its admin's cordon."""
+    node = _node("gpu-b", {"nvidia.com/gpu.workload.config": "vm-passthrough"}, {"nvidia.com/GA102GL_A10": "2"})
+    node["spec"] = {"unschedulable": True}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "train-1", "namespace": "ml"},
+        "spec": {"nodeName": "gpu-b", "containers": [{"name": "t", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+        "status": {"phase": "Running"},
+    }
+    node_fix = _fixes("container", node, pod)[("gpu-b", "label-ignored-sandbox-disabled")]
+    assert node_fix.startswith(
+        "First move its container GPU pods (ml/train-1) off it (kubectl drain gpu-b --ignore-daemonsets"
+        " --delete-emptydir-data; the node is cordoned already (spec.unschedulable): no VM is placed on it until it is"
+        " uncordoned; ml/train-1, which no controller owns, drain evicts only with --force, and nothing makes it again:"
+        " create it anew on a container node), or keep it on containers"
+    ), node_fix
