@@ -2028,3 +2028,15 @@ def test_a_vm_labelled_node_run_as_container_is_not_told_sandbox_workloads_leave
         " Where enabled is not true, the operator ignores the workload label and the node is right as it is for"
         " containers: remove the label and change nothing else (sandbox workloads turned on would prepare it for VMs"
     ), fix
+
+
+def test_a_device_plugin_config_label_written_like_an_entry_is_fixed_to_that_entry() -> None:
+    """Trial 207: a node labelled nvidia.com/device-plugin.config=tesla_t4 beside a ConfigMap whose entry is tesla-t4
+    leaves the device plugin's config manager exiting ("specified config tesla_t4 does not exist"). The fix relabels the
+    node with the entry written like it, a command that runs as it stands; adding the entry is the other way."""
+    fixes = _fixes("device_plugin_configs.yaml", "device-plugin-config-defined")
+    assert fixes == {
+        "t4-typo": "kubectl label node t4-typo --overwrite nvidia.com/device-plugin.config=tesla-t4  # the entry written"
+        " like 'tesla_t4'; or add an entry 'tesla_t4' (a device-plugin config file): kubectl edit configmap -n"
+        " gpu-operator time-slicing-config"
+    }
