@@ -977,7 +977,7 @@ def test_list_every_rule_with_its_policy_and_kinds(client: FlaskClient) -> None:
     assert body["rules"][2]["title"] == "Nodes carry a topology zone" and body["rules"][2]["onFailure"] == "warn"
     assert client.get(body["rules"][2]["href"]).get_json()["uid"] == "gpu-node-basics/zone-label"
     builtin = create_app({}).test_client().get("/v1/rules").get_json()["rules"]
-    assert len(builtin) == 84 and {"VirtualMachine", "VirtualMachineInstance"} <= {k for r in builtin for k in r["kinds"]}
+    assert len(builtin) == 86 and {"VirtualMachine", "VirtualMachineInstance"} <= {k for r in builtin for k in r["kinds"]}
 
 
 def test_unknown_rule_is_404(client: FlaskClient) -> None:
@@ -1597,7 +1597,7 @@ def test_table_answer_carries_the_notes_the_cli_prints_on_standard_error() -> No
     table = evaluate(client, BARE_NODE, "?format=table").get_data(as_text=True)
     report = evaluate(client, BARE_NODE).get_json()
     assumed = [n for n in report["notes"] if n.startswith("assumed:")]
-    assert len(assumed) == 2 and len(report["notes"]) == 15
+    assert len(assumed) == 2 and len(report["notes"]) == 17
     lines = table.splitlines()
     # no-unhealthy-devices skips: the node has no status.capacity to compare allocatable with
     assert lines[0] == "1 object judged (1 read); 28 results: 6 pass, 22 skip; no fail, warn or error"
