@@ -2035,7 +2035,13 @@ def _between_prompts(lines: list[str], read: bool = False) -> list[tuple[int, in
             return None
         marks = [i for i, k in zip(marks, known, strict=True) if k or not lines[i][:1].isspace()]
     starts, ends = [0, *(m + 1 for m in marks)], [*marks, len(lines)]
-    return [(a, b) for a, b in zip(starts, ends, strict=True) if any(line.strip() for line in lines[a:b])]
+    # a command that changes objects pasted without what it printed stands as a part of its own, its prompt line alone
+    # (trial 215: kubectl label between two copies of the node it relabelled was lost, and both were judged)
+    return [
+        (a, b)
+        for a, b in zip(starts, ends, strict=True)
+        if any(line.strip() for line in lines[a:b]) or (a and _CHANGE_COMMAND.match(lines[a - 1]))
+    ]
 
 
 #: A prompt line's command after the client and its flags: its verb (``kubectl --context prod version``: version).
@@ -2326,6 +2332,7 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
     other: list[_Block] = []
     parts: list[tuple[tuple[list[tuple[dict[str, Any], int]], list[str]] | None, str, int]] = []
     changes: list[tuple[int, re.Match[str]]] = []  # commands that change objects, what they printed set aside: line, match
+    printed_aside: list[re.Match[str]] = []  # those of them whose output the paste holds
     # the commands that changed nodes, those whose output is read too (kubectl label ... && kubectl get node x -o yaml):
     # their line, the command as a note names it, the nodes they changed
     changed: list[tuple[int, str, frozenset[str]]] = []
@@ -2338,6 +2345,8 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         if (change := _change_command(block)) is not None:
             changes.append((block.first + change[0] + 1, change[1]))
             printed = block.lines[change[0] + 1 :]
+            if any(line.strip() for line in printed):  # (one pasted without its output printed nothing to set aside)
+                printed_aside.append(change[1])
             changed.append((block.first + change[0] + 1, _change_said(change[1]), _nodes_changed(change[1], printed)))
             continue
         at = block.dump_from()
@@ -2441,8 +2450,8 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         (len(other), other_what, ""),
     )
     aside = [counted(n, noun) + tail for n, noun, tail in counts if n]
-    if changes:
-        aside.append(_changes_said([_change_said(command) for _, command in changes]))
+    if printed_aside:
+        aside.append(_changes_said([_change_said(command) for command in printed_aside]))
     if others:
         aside.append(_others_said(others))
     listed = ", ".join(aside[:-1]) + (" and " if len(aside) > 1 else "") + aside[-1] if aside else ""
