@@ -2040,3 +2040,48 @@ def test_a_device_plugin_config_label_written_like_an_entry_is_fixed_to_that_ent
         " like 'tesla_t4'; or add an entry 'tesla_t4' (a device-plugin config file): kubectl edit configmap -n"
         " gpu-operator time-slicing-config"
     }
+
+
+def test_a_missing_default_device_plugin_config_is_fixed_on_the_clusterpolicy_read_first() -> None:
+    """Trial 213: spec.devicePlugin.config.default naming no entry of the ConfigMap was fixed by labelling each node,
+    where the ClusterPolicy's default is the one place; and the config manager's words for it name no config (it
+    formats them with the label's empty value). The entry written like the default is offered, not run: it becomes
+    the config of every unlabelled node."""
+    from rules.reader import parse_text
+
+    objects = [
+        {
+            "apiVersion": "nvidia.com/v1",
+            "kind": "ClusterPolicy",
+            "metadata": {"name": "cluster-policy"},
+            "spec": {"devicePlugin": {"config": {"name": "ts-config", "default": "a100-40gb"}}},
+            "status": {"state": "ready", "namespace": "gpu-operator"},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "ts-config", "namespace": "gpu-operator"},
+            "data": {"a100-80gb": "version: v1\n"},
+        },  # fmt: skip
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": "a100-1",
+                "labels": {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.deploy.device-plugin": "true"},
+            },
+            "status": {"capacity": {"nvidia.com/gpu": "8"}, "allocatable": {"nvidia.com/gpu": "8"}},
+        },
+    ]
+    dump = parse_text("\n---\n".join(yaml.safe_dump(o) for o in objects), "d.yaml")
+    report = evaluate(dump, load_policies([str(GPU_PACK)]))
+    (result,) = [r for o in report.objects for r in o.results if r.rule == "device-plugin-config-defined"]
+    assert result.result == "fail"
+    assert 'exits with "specified config  does not exist" (no name in it: the config manager writes' in result.message
+    assert result.remediation == (
+        "kubectl get configmap -n gpu-operator ts-config -o yaml  # the entry written like 'a100-40gb' is 'a100-80gb':"
+        " where it is the one meant, make it the default of every node without a label, kubectl patch"
+        " clusterpolicies.nvidia.com cluster-policy --type merge -p"
+        ' \'{"spec":{"devicePlugin":{"config":{"default":"a100-80gb"}}}}\'; or add an entry \'a100-40gb\': kubectl'
+        " edit configmap -n gpu-operator ts-config"
+    )
