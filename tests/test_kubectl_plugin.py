@@ -481,3 +481,40 @@ def test_no_kubeconfig_and_a_404_from_localhost_is_said_so(
     (tmp_path / ".kube").mkdir()
     (tmp_path / ".kube" / "config").write_text("apiVersion: v1\nkind: Config\n")
     assert plugin(*SMALL).stderr.endswith("is the cluster reachable with these credentials?\n")
+
+
+def test_a_configmap_the_clusterpolicy_names_is_fetched_in_a_second_pass(kubectl: Kubectl) -> None:
+    """Trial 213: the device-plugin ConfigMap a ClusterPolicy names (spec.devicePlugin.config.name) was never fetched,
+    so a node selecting an entry it lacks came back clean through kubectl verdict. Its name is known once the dump is
+    read: a second call fetches it by name, and the rule judges the node."""
+    policy = {
+        "apiVersion": "nvidia.com/v1",
+        "kind": "ClusterPolicy",
+        "metadata": {"name": "cluster-policy"},
+        "spec": {"devicePlugin": {"config": {"name": "ts-config", "default": "any"}}},
+        "status": {"state": "ready", "namespace": "gpu-operator"},
+    }
+    labels = {
+        "nvidia.com/gpu.present": "true",
+        "nvidia.com/gpu.deploy.device-plugin": "true",
+        "nvidia.com/device-plugin.config": "tesla_t4",
+    }
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "t4-1", "labels": labels},
+        "status": {"capacity": {"nvidia.com/gpu": "1"}, "allocatable": {"nvidia.com/gpu": "1"}},
+    }
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "ts-config", "namespace": "gpu-operator"},
+        "data": {"any": "version: v1\n", "tesla-t4": "version: v1\n"},
+    }
+    kubectl.answer("get", json.dumps({"apiVersion": "v1", "kind": "List", "items": [policy, node]}))
+    kubectl.answer("get-named", json.dumps({"apiVersion": "v1", "kind": "List", "items": [config]}))
+    res = plugin("-A", "-r", "gpu-nodes/device-plugin-config-defined", "--results", "fail")
+    assert kubectl.calls[-1] == ["get", "configmaps", "-A", "--field-selector=metadata.name=ts-config", "-o", "json"]
+    assert "kubectl verdict: ran kubectl get configmaps -A --field-selector=metadata.name=ts-config -o json" in res.stderr
+    report = json.loads(res.stdout)
+    assert [(o["name"], o["verdict"]) for o in report["objects"]] == [("t4-1", "fail")], report["objects"]
