@@ -494,6 +494,8 @@ WHAT_IS_READ = (
 )
 #: In the reason of a document or List item that parsed but is no Kubernetes object.
 NOT_AN_OBJECT = "not a Kubernetes object"
+#: How the input error of a table kubectl get printed starts (``_document_problem``).
+_GET_TABLE = f"{NOT_AN_OBJECT}: the table kubectl get prints"
 
 #: What a value that is not an object is, in JSON's words.
 _JSON_TYPES = {str: "string", int: "number", float: "number", bool: "boolean", type(None): "null", list: "list", dict: "mapping"}
@@ -2450,6 +2452,18 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
         (len(other), other_what, ""),
     )
     aside = [counted(n, noun) + tail for n, noun, tail in counts if n]
+    # beside objects the paste holds, a table kubectl get printed (kubectl get pods) is a look at them, set aside, not
+    # part of the dump lost (trial 213: it was an input error, exit 1, and every finding said a part was not read);
+    # alone, it stays the error that says to print objects
+    tables = [e for e in dump.errors if e.reason.startswith(_GET_TABLE)] if dump.objects else []
+    if tables:
+        dump.errors = [e for e in dump.errors if e not in tables]
+        table_lines = ", ".join(str(e.source.line) for e in tables)
+        one = len(tables) == 1
+        aside.append(
+            f"{counted(len(tables), 'table')} kubectl get printed (line{'' if one else 's'} {table_lines}), which hold"
+            f"{'s' if one else ''} no object"
+        )
     if printed_aside:
         aside.append(_changes_said([_change_said(command) for command in printed_aside]))
     if others:

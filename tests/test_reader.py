@@ -3615,3 +3615,21 @@ def test_utf16_text_without_a_byte_order_mark_is_read_and_said(codec: str) -> No
     assert [e.reason for e in odd.errors] == [
         "YAML error: character U+0000 (a control character) at column 15: YAML allows none, so this document is not read"
     ]
+
+
+def test_a_get_table_beside_the_objects_of_a_paste_is_set_aside_with_a_note() -> None:
+    """Trial 213: a terminal paste of kubectl get pod -o yaml and then kubectl get pods (its table) made the table an
+    input error: exit 1, and every finding said part of the dump was not read. Beside objects, a kubectl get table
+    is a look at them, set aside with a note; alone, it stays the error that says to print the objects."""
+    pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\n  namespace: ml\nstatus:\n  phase: Pending\n"
+    table = "NAME    READY   STATUS    RESTARTS   AGE\ntrain   0/1     Pending   0          21m\n"
+    dump = parse_text(f"$ kubectl get pod -n ml train -o yaml\n{pod}$ kubectl get pods -n ml\n{table}$ \n", "paste.txt")
+    assert [o.name for o in dump.objects] == ["train"] and dump.errors == []
+    assert dump.notes == [
+        "paste.txt: read as a terminal paste, what each command printed between its prompt lines; set aside: 1 table"
+        " kubectl get printed (line 10), which holds no object"
+    ]
+    alone = parse_text(f"$ kubectl get pods -n ml\n{table}", "paste.txt")
+    assert [e.reason.split(",")[0] for e in alone.errors] == [
+        "not a Kubernetes object: the table kubectl get prints (columns NAME"
+    ]
