@@ -43,6 +43,11 @@ def reference(policies) -> dict[str, dict[str, str]]:
     listed = [o.obj for o in parse_bytes((LAB / "gpu_nodes.descr").read_bytes(), "descr").objects if o.kind == "Pod"]
     assert listed and not [i for i in lab["items"] if i["kind"] == "Pod"]
     lab["items"] += listed
+    # and says of each node that its pods are listed whole, as its describe text does (trial 212: other nodes' described
+    # pods are no evidence of this one's)
+    for item in lab["items"]:
+        if item["kind"] == "Node":
+            item["metadata"].setdefault("annotations", {})["verdict.dev/pods-listed"] = "true"
     verdicts = node_verdicts(audit_bytes(orjson.dumps(lab), "lab.json", policies))
     assert set(verdicts) == {"gpu-container-1", "gpu-passthrough-1", "gpu-vgpu-1", "gpu-broken-1"}
     return verdicts
