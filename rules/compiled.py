@@ -23,7 +23,19 @@ from .index import captured
 from .inputs import Reads, reads_of, remember, walk_assertion
 from .memo import IdentityMemo
 from .messages import formatted, lookup_steps
-from .model import COMPOSITE, OBJECT_BUILTINS, PLACEHOLDER, Assertion, Assumption, Context, Policy, Ref, Rule, Var
+from .model import (
+    COMPOSITE,
+    OBJECT_BUILTINS,
+    PLACEHOLDER,
+    Assertion,
+    Assumption,
+    Context,
+    Policy,
+    Ref,
+    Rule,
+    Var,
+    not_of_item,
+)
 from .operators import OPERATORS, Operator, OperatorError, classify, show
 from .quantity import QuantityError, parse_quantity
 from .reader import KObject
@@ -264,25 +276,8 @@ def _kept(condition: Check, pure: bool = False) -> Callable[[Any, Scope], Any]:
 def _reads_only_its_item(condition: Assertion) -> bool:
     """Whether a ``where`` condition reads nothing but its item (``$``, ``{var: item}``), literals and data tables: its
     outcome is a function of the item alone, in any dump. Not with a context, another var, a format, or an operator
-    that reads the object or the dump's index."""
-
-    def ref(r: Ref | None, bound: frozenset[str]) -> bool:
-        if r is None:
-            return True
-        if r.where is not None and not walk_assertion(r.where, bound | {"item"}, ref):
-            return False
-        kind = r.kind
-        if kind in COMPOSITE:
-            ok = all(ref(k, bound) for k in r.target)
-        elif kind in ("literal", "data", "path", "keys"):
-            ok = True
-        elif kind == "var":
-            ok = r.target in bound
-        else:
-            ok = False
-        return ok and ref(r.key, bound)
-
-    return walk_assertion(condition, frozenset({"item"}), ref)
+    that reads the object or the dump's index (``rules.model.not_of_item``, which a context's keysWhere is held to)."""
+    return not not_of_item(condition)
 
 
 def _data(ref: Ref, plan: PolicyPlan) -> Get:

@@ -689,7 +689,7 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
     if "keysWhere" in raw and "keys" not in raw:
         raise CompileError([*where, "keysWhere"], "keysWhere keeps members of the mappings keys selects: it needs keys")
     keys_where = compile_assertion(raw["keysWhere"], [*where, "keysWhere"]) if "keysWhere" in raw else None
-    if keys_where is not None and (problem := _not_of_item(keys_where)):
+    if keys_where is not None and (problem := not_of_item(keys_where)):
         raise CompileError(
             [*where, "keysWhere"],
             f"keysWhere reads nothing but its item ($ or {{var: item}}: a member's value), literals and data tables"
@@ -760,7 +760,7 @@ def compile_context(name: str, raw: dict[str, Any], where: list[str | int]) -> C
     )
 
 
-def _not_of_item(a: Assertion, bound: frozenset[str] = frozenset({"item"})) -> str:
+def not_of_item(a: Assertion, bound: frozenset[str] = frozenset({"item"})) -> str:
     """What ``a`` reads besides its item (``$``, ``{var: item}``, names a forEach or where in it binds), literals,
     paths on the item and data tables, as words (``var 'gpus'``, ``context 'nodeNames'``, ``operator schedulable``);
     "" when nothing."""
@@ -774,7 +774,7 @@ def _not_of_item(a: Assertion, bound: frozenset[str] = frozenset({"item"})) -> s
         if r.kind == "var" and r.target not in bound or r.kind in ("context", "format"):
             return f"{r.kind} {r.target!r}"
         found = next((w for w in map(ref, r.target) if w), "") if r.kind in COMPOSITE else ""
-        return found or ref(r.key) or (_not_of_item(r.where, bound | {"item"}) if r.where is not None else "")
+        return found or ref(r.key) or (not_of_item(r.where, bound | {"item"}) if r.where is not None else "")
 
     argument = a.argument if isinstance(a.argument, Ref) else None
     for part in (a.subject, a.classify, argument):
@@ -782,9 +782,9 @@ def _not_of_item(a: Assertion, bound: frozenset[str] = frozenset({"item"})) -> s
             return found
     inner = bound | {a.each_as, "index"} if a.op == "forEach" else bound
     for child in a.children:
-        if found := _not_of_item(child, inner):
+        if found := not_of_item(child, inner):
             return found
-    return _not_of_item(a.where, bound | {"item"}) if a.where is not None else ""
+    return not_of_item(a.where, bound | {"item"}) if a.where is not None else ""
 
 
 def check_placeholders(template: str, known: set[str], where: list[str | int]) -> None:
