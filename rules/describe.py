@@ -57,6 +57,8 @@ ALLOCATED_KEY = "verdict.dev/allocated-requests"
 #: "true" on a Node whose describe text holds its Non-terminated Pods table: every pod on it is known, in every
 #: namespace (a pod missing from it is not there); absent where grep or a cut left the table out.
 PODS_LISTED_KEY = "verdict.dev/pods-listed"
+#: The count kubectl prints beside Non-terminated Pods.
+_POD_TOTAL = re.compile(r"^\((\d+) in total\)$")
 
 
 def rebuilt(annotations: Any) -> bool:
@@ -755,7 +757,7 @@ def _node(
     # (trial 162: only where grep -A printed it: rows trimmed by hand are still said)
     pods, soft = _pods(s.get("Non-terminated Pods"), name, file, last if ends_in_pods else None, fragment and after > 0)
     table = s.get("Non-terminated Pods")
-    total = re.match(r"^\((\d+) in total\)$", table.value) if table is not None else None
+    total = _POD_TOTAL.match(table.value) if table is not None else None
     if total and int(total[1]) == len(pods) and not soft:  # its rows as many as its "(N in total)" says, all read
         annotations[PODS_LISTED_KEY] = "true"
     return node, pods, cut + soft
@@ -997,7 +999,7 @@ def _pods(
         return [], []
     pods: list[tuple[dict, int]] = []
     errors: list[InputError] = []
-    total = re.match(r"^\((\d+) in total\)$", section.value)
+    total = _POD_TOTAL.match(section.value)
     for line, text in section.body:
         row = text.strip()
         if row.startswith(("Namespace ", "---------")):
