@@ -572,7 +572,9 @@ def test_fixes_resting_on_a_vm_label_the_operator_may_ignore_look_at_the_cluster
     dump = read_paths([str(GPU_DUMPS / "mig_node_labelled_vm_passthrough_run_as_container.yaml")])
     report = evaluate(dump, load_policies([str(GPU_PACK)]))
     fixes = {(o.ref.name, r.rule): r.remediation for o in report.objects for r in o.results if r.result == "warn"}
-    check = "First see whether sandbox workloads are on: kubectl get clusterpolicies -o yaml | grep -A3 sandboxWorkloads"
+    check = (
+        "First see whether sandbox workloads are on: kubectl get clusterpolicies.nvidia.com -o yaml | grep -A3 sandboxWorkloads"
+    )
     deploy = fixes[("gpu-mig-vmpt", "deploy-labels-match-workload")]
     # (a sentence of its own after the command, which a shell reads alone: trial 194)
     assert deploy.startswith(check + ". Where enabled is not true, the operator ignores the workload label and the node is")
@@ -1124,12 +1126,15 @@ metadata:
     assert result.result == "fail"
     # the message names what the passthrough nodes lack (the first assertion that fails); the patch is whole
     assert "does not enable sandboxDevicePlugin and vfioManager (" in result.message
+    # (trial 214: vgpuManager enabled without its image fails the operator's state: the runnable patch leaves it out)
     assert result.remediation == (
         "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
-        ' \'{"spec":{"sandboxDevicePlugin":{"enabled":true},"vfioManager":{"enabled":true},"vgpuManager":{"enabled":true}}}\''
-        "  # spec.vgpuManager also needs the vGPU Manager image you build from NVIDIA's vGPU host driver and push to a"
-        ' private registry (NVIDIA\'s KubeVirt guide): add beside its "enabled":true "repository":"<registry>",'
-        '"image":"vgpu-manager","version":"<driver version>","imagePullSecrets":["<secret>"]'
+        ' \'{"spec":{"sandboxDevicePlugin":{"enabled":true},"vfioManager":{"enabled":true}}}\''
+        "  # spec.vgpuManager needs the vGPU Manager image you build from NVIDIA's vGPU host driver and push to a"
+        " private registry (NVIDIA's KubeVirt guide): enabled without it, the operator fails its vgpu-manager state"
+        " (empty image path); once it is pushed, kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
+        ' \'{"spec":{"vgpuManager":{"enabled":true,"repository":"<registry>","image":"vgpu-manager","version":"<driver'
+        ' version>","imagePullSecrets":["<secret>"]}}}\''
     )
 
 
@@ -1480,10 +1485,10 @@ status:
     result = _only_result(dump, "sandbox-operands-enabled", "cp.yaml")
     assert result.result == "fail"
     assert "does not enable sandboxDevicePlugin and vgpuManager and vgpuDeviceManager (" in result.message
+    # (vgpuManager, without its image, in the comment's patch: trial 214)
     assert result.remediation.startswith(
         "kubectl patch clusterpolicies.nvidia.com cp --type merge -p"
-        """ '{"spec":{"sandboxDevicePlugin":{"enabled":true},"vgpuManager":{"enabled":true},"""
-        """"vgpuDeviceManager":{"enabled":true}}}'"""
+        """ '{"spec":{"sandboxDevicePlugin":{"enabled":true},"vgpuDeviceManager":{"enabled":true}}}'  # spec.vgpuManager"""
     )
 
 
@@ -2024,7 +2029,7 @@ def test_a_vm_labelled_node_run_as_container_is_not_told_sandbox_workloads_leave
     report = audit_bytes(json.dumps(node).encode(), "n.json", load_policies())
     [fix] = [r.remediation for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
     assert fix.startswith(
-        "First see whether sandbox workloads are on: kubectl get clusterpolicies -o yaml | grep -A3 sandboxWorkloads."
+        "First see whether sandbox workloads are on: kubectl get clusterpolicies.nvidia.com -o yaml | grep -A3 sandboxWorkloads."
         " Where enabled is not true, the operator ignores the workload label and the node is right as it is for"
         " containers: remove the label and change nothing else (sandbox workloads turned on would prepare it for VMs"
     ), fix
@@ -2085,3 +2090,31 @@ def test_a_missing_default_device_plugin_config_is_fixed_on_the_clusterpolicy_re
         ' \'{"spec":{"devicePlugin":{"config":{"default":"a100-80gb"}}}}\'; or add an entry \'a100-40gb\': kubectl'
         " edit configmap -n gpu-operator ts-config"
     )
+
+
+def test_vgpu_manager_alone_to_enable_is_fixed_by_a_read_and_its_image_first() -> None:
+    """Trial 214: the fix ran a patch enabling spec.vgpuManager without its image, which the operator refuses ("empty
+    image path provided through both ClusterPolicy CR and ENV VGPU_MANAGER_IMAGE"), failing its vgpu-manager state.
+    Where vgpuManager alone is missing and has no image, the command reads it; the patch with the image follows."""
+    dump = """\
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata: {name: cp}
+spec:
+  sandboxWorkloads: {enabled: true}
+  sandboxDevicePlugin: {enabled: true}
+  vgpuDeviceManager: {enabled: true}
+  vgpuManager: {enabled: false}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: vgpu-1
+  labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.workload.config: vm-vgpu}
+"""
+    result = _only_result(dump, "sandbox-operands-enabled", "cp.yaml")
+    assert result.result == "fail"
+    assert result.remediation.startswith(
+        "kubectl get clusterpolicies.nvidia.com cp -o jsonpath='{.spec.vgpuManager}'  # spec.vgpuManager needs the vGPU"
+        " Manager image"
+    ), result.remediation
