@@ -2118,3 +2118,32 @@ metadata:
         "kubectl get clusterpolicies.nvidia.com cp -o jsonpath='{.spec.vgpuManager}'  # spec.vgpuManager needs the vGPU"
         " Manager image"
     ), result.remediation
+
+
+def test_the_sandbox_operands_fix_sees_to_the_label_of_a_vm_node_still_serving_containers_first() -> None:
+    """Regression (trial 215): with sandbox workloads on, a vm-passthrough-labelled node still serving containers (the
+    real H100's container deploy labels and MIG resources) was given the cluster-wide patch enabling the VM operands
+    alone, where its own findings say its label is the likelier slip. The fix relabels it first, by name, and the
+    patch, for the nodes meant for VMs, is laid out commented out: the block pasted whole changes nothing."""
+    from rules.render.chat import fix_lines
+
+    [fix] = _fixes("vm_label_on_a_mig_container_node_sandbox_on.yaml", "sandbox-operands-enabled").values()
+    assert fix.startswith(
+        "First see whether the workload labels are the mistake: VM-labelled nodes still serve containers (node-a: the"
+        " container device plugin's deploy label nvidia.com/gpu.deploy.device-plugin=true, or nvidia.com/gpu"
+        " advertised). If one should stay a container node, label it so and enable nothing for it: kubectl label node"
+        " node-a --overwrite nvidia.com/gpu.workload.config=container. Only for the nodes meant for VMs: kubectl patch"
+        " clusterpolicies.nvidia.com cluster-policy --type merge -p"
+    ), fix
+    lines = fix_lines(fix)
+    assert lines[-2:] == [
+        "# Only for the nodes meant for VMs:",
+        "# kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
+        ' \'{"spec":{"sandboxDevicePlugin":{"enabled":true},"vfioManager":{"enabled":true}}}\'',
+    ]
+    assert "# kubectl label node node-a --overwrite nvidia.com/gpu.workload.config=container" in lines
+    # a dump of whose VM-labelled nodes none serves containers gets the patch alone, runnable
+    [plain] = _fixes("default_passthrough_without_vfio_manager.yaml", "sandbox-operands-enabled").values()
+    assert plain == (
+        'kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p \'{"spec":{"vfioManager":{"enabled":true}}}\''
+    ), plain
