@@ -87,7 +87,7 @@ def _model_notes(index: Any) -> list[str]:
     warnings = [w for w in model.warnings if not w.endswith(TWICE)] if model is not None else []
     notes = [f"scheduling model: {w}" for w in warnings[:MODEL_NOTES]]
     if len(warnings) > MODEL_NOTES:
-        notes.append(f"scheduling model: and {len(warnings) - MODEL_NOTES:,} more objects not read whole")
+        notes.append(f"scheduling model: and {len(warnings) - MODEL_NOTES:,} more notes of the same kind")
     return notes
 
 

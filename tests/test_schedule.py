@@ -192,9 +192,25 @@ def test_too_many_pods() -> None:
     assert full.predict(pod(requests={"cpu": "5"})).message == ("0/1 nodes are available: 1 Insufficient cpu, 1 Too many pods.")
 
 
-def test_missing_pods_allocatable_means_no_pod_fits() -> None:
+def test_missing_pods_allocatable_is_the_kubelets_default_said_in_a_note() -> None:
+    """Regression (trial 216): a node written by hand lists its GPUs and cpu but not pods, which every kubelet reports;
+    upstream fits no pod there, and every pod of a hand-built lab was "Too many pods". It takes the kubelet's default
+    --max-pods, 110, in a note."""
     bare = {"kind": "Node", "metadata": {"name": "bare"}, "status": {"allocatable": {"cpu": "4"}}}
-    assert ClusterModel([bare], []).predict(pod()).message == "0/1 nodes are available: 1 Too many pods."
+    model = ClusterModel([bare], [pod(name=f"p{i}", node_name="bare", phase="Running") for i in range(109)])
+    assert model.predict(pod()).message == "1/1 nodes are feasible: bare"
+    assert model.warnings == [
+        "Node bare: status.allocatable lists no pods, which every kubelet reports (a node written by hand); taken as"
+        " 110, the kubelet's default --max-pods"
+    ]
+    full = ClusterModel([bare], [pod(name=f"p{i}", node_name="bare", phase="Running") for i in range(110)])
+    assert full.predict(pod()).message == "0/1 nodes are available: 1 Too many pods."
+    # a node that lists pods is taken at its word, and said nothing of
+    listed = {"kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "4", "pods": "0"}}}
+    assert (ClusterModel([listed], []).predict(pod()).message, ClusterModel([listed], []).warnings) == (
+        "0/1 nodes are available: 1 Too many pods.",
+        [],
+    )
 
 
 def test_node_without_allocatable_is_not_rejected_on_resources() -> None:
