@@ -604,6 +604,23 @@ def _cut_by_grep(s: dict[str, _Section], name: str, after: int) -> None:
             )
 
 
+#: The lines a person writes where they cut a paste: an ellipsis, in one character or three.
+CUT_MARKS = ("\u2026", "...")
+
+
+def pods_cut_at_mark(name: str, mark: str, source: Source) -> InputError:
+    """The input error of node ``name``'s describe text ending with ``mark``, an ellipsis a person wrote where they cut
+    it, before its pods' table: judged, without the pods that run there (kept out, how many not known)."""
+    return InputError(
+        source,
+        f"node {name} is judged without its pods: the text ends with '{mark}', the mark of a cut, before its"
+        " Non-terminated Pods, Allocated resources and Events; paste the whole kubectl describe node output to judge what"
+        " runs there",
+        kind="Pod",
+        count=None,
+    )
+
+
 def _node(
     block: list[Line], file: str, unnamed: str = "", after: int = 0
 ) -> tuple[dict, list[tuple[dict, int]], list[InputError]]:
@@ -682,6 +699,11 @@ def _node(
                 count=None,
             )
         )
+    mark = block[-1][1].strip()
+    if mark in CUT_MARKS and not fragment and not s.keys() & _FROM_PODS_ON and not any(e.kind == "Pod" for e in cut):
+        # trial 216: a paste ending in its Allocatable with '…' (or '...') under it, inside the fence, was judged as a
+        # whole node, and the rule reading its pods named a cause the cut-off pods' table would have refuted
+        cut.append(pods_cut_at_mark(name, mark, Source(file=file, document=1, line=last)))
     if "Pods" in s and "Non-terminated Pods" not in s:
         # kubectl prints "Pods: not authorized" in place of the pods' table for a user who may not list pods (trial
         # 131: whole, yet nothing said the pods were withheld, and a rule reading what runs on the node judged as if

@@ -1883,7 +1883,7 @@ def _without_tail_marks(text: str) -> tuple[str, list[str]]:
     return text[: len(text) - len(removed)] + "\n" * removed.count("\n"), marks
 
 
-def _cut_at_mark(dump: Dump, marks: list[str], body: str) -> None:
+def _cut_at_mark(dump: Dump, marks: list[str], body: str, mark_line: int = 0) -> None:
     """Where a text ends with an ellipsis ``…`` (a mark of a cut: no YAML or JSON writer puts one there; YAML's own
     document end ``...`` is not one) and its last object's status lacks a key that every other object of its kind in
     the text has in its status, that object is taken to be cut inside its status, which kubectl writes last: it is not
@@ -1891,9 +1891,24 @@ def _cut_at_mark(dump: Dump, marks: list[str], body: str) -> None:
     advertising no GPU resource, which was false of the node, and the finding it was pasted for was lost). A whole last
     object before the mark (trial 124: "…" for "more I did not paste"), one without a status (a manifest), the only
     one of its kind, and a List's last item after which the List goes on (its kind or metadata, trial 172) are kept."""
-    if "\u2026" not in marks or not dump.objects:
+    if not dump.objects:
         return
     last = dump.objects[-1]
+    annotations = last.obj.get("metadata", {}).get("annotations") or {}
+    cut_marks = [m for m in marks if m in describe.CUT_MARKS]
+    if (
+        cut_marks
+        and last.kind == "Node"
+        and describe.SOURCE_VALUE in str(annotations.get(describe.SOURCE_KEY, "")).split("+")
+        and describe.PODS_LISTED_KEY not in annotations
+        and not any(e.kind == "Pod" and f"node {last.name} " in e.reason for e in dump.errors)
+    ):
+        # a node of describe text, the mark after it (trial 216: '...' under its Allocatable was set aside unsaid)
+        at = dataclasses.replace(last.source, line=mark_line, item=None) if mark_line else last.source
+        dump.errors.append(describe.pods_cut_at_mark(last.name, cut_marks[-1], at))
+        return
+    if "\u2026" not in marks:
+        return
     status = last.obj.get("status")
     peers = [o.obj for o in dump.objects[:-1] if o.kind == last.kind]
     if not peers or not isinstance(status, dict) or not status:
@@ -1956,7 +1971,7 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
             return whole
     if marks:
         dump = _parse_chat_or_text(body, name, None, marks_read=True)
-        _cut_at_mark(dump, marks, body)
+        _cut_at_mark(dump, marks, body, text.rstrip().count("\n") + 1)
         if any(m != "..." for m in marks):  # "..." alone: YAML's own document end, or a cut the reader then says
             shown = ", ".join(f"'{m}'" for m in marks)
             dump.notes.append(

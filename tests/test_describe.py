@@ -1128,3 +1128,31 @@ def test_a_capacity_line_without_the_space_after_its_colon_is_read() -> None:
     objects, (error,) = parse_describe_nodes(three_nodes("  nvidia.com/GA102GL_A10:"), "nodes.txt")
     assert [o["metadata"]["name"] for o, _ in objects] == ["gpu-a", "gpu-c"]
     assert error.reason == "node gpu-b is not judged: Capacity line 'nvidia.com/GA102GL_A10:' is not 'resource: quantity'"
+
+
+def test_a_describe_paste_ending_with_a_mark_of_a_cut_is_judged_and_said_without_its_pods() -> None:
+    """Regression (trial 216): a node's describe text cut after its Allocatable, '…' or '...' under it (inside the
+    fence, after it, or unfenced), was judged as a whole node without a word, and a rule reading its pods named a cause
+    the cut-off table would have refuted. An input error at the mark's line says it is judged without its pods; the
+    same text without a mark is an excerpt of those sections, read whole (test above)."""
+    node = (
+        "Name:               gpu-a\nLabels:             nvidia.com/gpu.present=true\nCapacity:\n  cpu:  8\n"
+        "  nvidia.com/gpu:  2\nAllocatable:\n  cpu:  8\n  nvidia.com/gpu:  2\n"
+    )
+    said = (
+        "node gpu-a is judged without its pods: the text ends with '{}', the mark of a cut, before its Non-terminated"
+        " Pods, Allocated resources and Events; paste the whole kubectl describe node output to judge what runs there"
+    )
+    for text, mark, line in [
+        ("```\n" + node + "…\n```\n", "…", 10),  # inside the fence
+        ("```\n" + node + "```\n…\n", "…", 11),  # after it
+        (node + "...\n", "...", 9),  # unfenced
+        ("see this:\n\n" + node + "\n…\n", "…", 12),  # after a blank line
+    ]:
+        dump = parse_text(text, "chat.md")
+        assert [o.kind for o in dump.objects] == ["Node"], text
+        assert [(e.reason, e.source.line, e.kind, e.count) for e in dump.errors] == [(said.format(mark), line, "Pod", None)], text
+    assert parse_text("```\n" + node + "```\n", "chat.md").errors == []
+    # a node whose pods' table was read whole is not said to lack it
+    whole = node + "Non-terminated Pods:  (0 in total)\n  Namespace  Name  CPU Requests\n  ---------  ----  ------------\n…\n"
+    assert parse_text(whole, "chat.md").errors == []
