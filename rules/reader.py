@@ -4114,11 +4114,29 @@ def _starts_as_zip(source: Archive) -> bool:
     return method in (0, 8, 9, 12, 14) and 0 < name_length == len(name) and name.isascii() and name.decode().isprintable()
 
 
+def _ends_as_zip(source: Archive) -> bool:
+    """Whether ``source`` holds a zip's end of central directory record (``PK\\x05\\x06``) in its last 64 KiB and 22
+    bytes, where a zip writes it (after it only a comment of at most 65,535 bytes): a zip whole to its end."""
+    with _opened(source) as fh:
+        fh.seek(0, io.SEEK_END)
+        size = fh.tell()
+        fh.seek(max(0, size - (65_535 + 22)))
+        tail = fh.read()
+    return b"PK\x05\x06" in tail
+
+
 def _read_zip(source: Archive, name: str, budget: Budget) -> Dump:
     try:
         archive = zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source)
         infos = [info for info in _counted_members(archive.infolist(), name) if not info.is_dir()]
     except _ARCHIVE_ERRORS as exc:
+        if isinstance(exc, zipfile.BadZipFile) and _starts_as_zip(source) and _ends_as_zip(source):
+            # trial 216: a zip of full length, a byte of its central directory overwritten, was said to be cut short
+            raise DumpError(
+                name,
+                f"the zip archive's central directory (the list of its members at its end) is damaged ({exc}), though"
+                " the archive is whole to its end record: copy it again, or recover its members (zip -FF FILE --out FIXED.zip)",
+            ) from None
         if isinstance(exc, zipfile.BadZipFile) and _starts_as_zip(source):
             # trial 48: "File is not a zip file" read as a wrong file type for a download that stopped: a zip's
             # directory is at its end, so a zip cut short has none (unlike a .tar.gz, nothing of it can be read)

@@ -1813,6 +1813,26 @@ def test_a_zip_cut_short_is_said_to_be_cut_short() -> None:
     )
 
 
+def test_a_zip_whole_to_its_end_with_a_damaged_directory_is_not_said_to_be_cut_short() -> None:
+    """Regression (trial 216): a zip of full length, the signature of its central directory overwritten, was said to
+    be cut short ("ends early"). Its end record is there: the directory is said to be damaged, with zipfile's word."""
+    from rules.errors import DumpError
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n" * 50)
+    data = bytearray(buf.getvalue())
+    at = data.rindex(b"PK\x01\x02")  # the central directory's (only) entry
+    data[at : at + 4] = b"XX\x01\x02"
+    with pytest.raises(DumpError) as info:
+        parse_bytes(bytes(data), "dump.zip")
+    assert info.value.reason == (
+        "the zip archive's central directory (the list of its members at its end) is damaged (Bad magic number for"
+        " central directory), though the archive is whole to its end record: copy it again, or recover its members"
+        " (zip -FF FILE --out FIXED.zip)"
+    )
+
+
 def test_an_empty_file_in_a_folder_dump_is_an_input_error(tmp_path: Path) -> None:
     """Trial 48: an empty pods.yaml (a `kubectl get pods > pods.yaml` that failed) and a vmis.json of blank lines
     beside nodes.yaml were listed as read, with no word: the folder passed as a cluster without pods. Alone the
