@@ -2696,8 +2696,13 @@ def _parse_unfenced(
             return salvaged
     if cut and json_error is not None:
         where = f"line {json_error.lineno}, column {json_error.colno}"
-        reason = f"JSON syntax error: {json_error.msg} ({where}): the text ends inside a value (cut short?)"
-        dump.errors.append(InputError(Source(name, 1, json_error.lineno), reason))
+        # what the object looks like, as a List item cut short is named (trial 216: a Node cut inside its status was
+        # no kind, and the report's note counted the Pods kept out without it)
+        kind, named, ref = _item_named(text, len(text) - len(text.lstrip()), len(text))
+        if kind.endswith("List"):
+            kind, named, ref = "", "", ""
+        reason = f"JSON syntax error{named}: {json_error.msg} ({where}): the text ends inside a value (cut short?)"
+        dump.errors.append(InputError(Source(name, 1, json_error.lineno), reason, kind=kind, ref=ref))
         return dump
     if json_error is not None and dump.errors:
         # JSON values one after another, one of them broken (the first, even): read as such, the values around

@@ -1380,6 +1380,23 @@ def test_json_cut_short_is_a_json_error_where_json_stops(reader: Callable[[str, 
     assert [o.name for o in reader("{kind: Node, metadata: {name: a}}", "flow.yaml").objects] == ["a"]
 
 
+@pytest.mark.parametrize("reader", [parse_text, lambda text, name: parse_bytes(text.encode(), name)])
+def test_a_json_object_cut_short_is_named_as_a_list_item_cut_short_is(reader: Callable[[str, str], Dump]) -> None:
+    """Regression (trial 216): a Node written as kubectl writes JSON, cut inside its status, was "JSON syntax error:
+    unexpected end of data" and no kind, where a YAML one cut so is named "(Node b, not read)": the report's note of
+    what input errors kept out counted the Pods and not the Node."""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b-trunc", "labels": {"a": "b"}}}
+    node["status"] = {"capacity": {"cpu": "32", "memory": "64Gi"}}
+    whole = json.dumps(node, indent=2)
+    text = whole[: whole.index('"memory"')]
+    [error] = reader(text, "b.json").errors
+    assert (error.kind, error.ref, error.source.line) == ("Node", "b-trunc", 13)
+    assert error.reason == (
+        "JSON syntax error (Node b-trunc, not read): unexpected end of data (line 13, column 7): the text ends inside a"
+        " value (cut short?)"
+    )
+
+
 def test_bytes_that_are_not_json_are_parsed_as_json_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """The JSON parser's error from the bytes is the one the text way reports: the text is not parsed again."""
     import rules.reader
