@@ -2147,3 +2147,14 @@ def test_the_sandbox_operands_fix_sees_to_the_label_of_a_vm_node_still_serving_c
     assert plain == (
         'kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p \'{"spec":{"vfioManager":{"enabled":true}}}\''
     ), plain
+
+
+def test_a_pod_pinned_by_a_required_node_affinity_is_told_where_its_pin_is_written() -> None:
+    """Regression (trial 211): a pod pinned to a vm-passthrough node by a required node affinity of one term naming it
+    alone was not taken as pinned; it is, and its fix names the affinity's term, not spec.nodeName / nodeSelector."""
+    fixes = _fixes("gpu_pods_pinned_by_node_affinity.yaml", "gpu-pod-not-on-vm-node")
+    assert sorted(fixes) == ["pinned-by-hostname", "pinned-by-name"]
+    for fix in fixes.values():
+        assert fix.endswith(
+            "with spec.affinity.nodeAffinity's required term kubernetes.io/hostname naming a container GPU node"
+        ), fix
