@@ -1987,3 +1987,24 @@ def test_a_vmi_on_hugepages_or_dedicated_cpus_asks_as_kubevirt_renders_it() -> N
         int(half["containers"][0]["resources"]["requests"]["memory"])
         == (1 << 30) + 218 * mi + 2 * 8 * mi + (1 << 30) // 512 + 16 * mi
     )
+
+
+def test_a_manual_vm_its_status_says_is_stopped_is_not_judged() -> None:
+    """Regression (trial 218): a VirtualMachine with runStrategy Manual and status.printableStatus Stopped (no VMI: it
+    starts only when asked) was judged as if it ran, a second high failure beside the device rule's "when it is
+    started"; a Halted one was not. It is stopped as a Halted one is; a Manual manifest with no status, or one Running,
+    is still judged."""
+    m = ClusterModel([node("w", labels={KUBEVIRT_SCHEDULABLE_LABEL: "true"})], [])
+    vm: dict[str, Any] = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "VirtualMachine",
+        "metadata": {"name": "m", "namespace": "vms"},
+        "spec": {"runStrategy": "Manual", "template": {"spec": {"domain": {"resources": {"requests": {"cpu": "64"}}}}}},
+        "status": {"printableStatus": "Stopped"},
+    }
+    p = m.predict(vm)
+    assert (p.applicable, p.message) == (False, "VirtualMachine is stopped (runStrategy Manual, status.printableStatus Stopped)")
+    for status in ({}, {"printableStatus": "Running", "created": True}):
+        vm["status"] = status
+        p = m.predict(vm)
+        assert (p.applicable, p.message) == (True, "0/1 nodes are available: 1 Insufficient cpu."), status
