@@ -200,11 +200,24 @@ def test_missing_pods_allocatable_is_the_kubelets_default_said_in_a_note() -> No
     model = ClusterModel([bare], [pod(name=f"p{i}", node_name="bare", phase="Running") for i in range(109)])
     assert model.predict(pod()).message == "1/1 nodes are feasible: bare"
     assert model.warnings == [
-        "Node bare: status.allocatable lists no pods, which every kubelet reports (a node written by hand); taken as"
-        " 110, the kubelet's default --max-pods"
+        "Nodes whose status.allocatable lists no pods, which every kubelet reports (a node written by hand, or its"
+        " describe text cut), are taken to hold as many pods as their capacity lists, else 110, the kubelet's default"
+        " --max-pods: bare (110)"
     ]
     full = ClusterModel([bare], [pod(name=f"p{i}", node_name="bare", phase="Running") for i in range(110)])
     assert full.predict(pod()).message == "0/1 nodes are available: 1 Too many pods."
+    # (trial 217) a capacity that lists pods is what the node takes; a pods that is no quantity is 0, as said; the
+    # nodes are said in one note
+    capped = {"kind": "Node", "metadata": {"name": "n-cap"}, "status": {"capacity": {"pods": "1"}, "allocatable": {"cpu": "4"}}}
+    bad = {"kind": "Node", "metadata": {"name": "n-bad"}, "status": {"allocatable": {"cpu": "4", "pods": "lots"}}}
+    model = ClusterModel([capped, bad, bare], [pod(name="p0", node_name="n-cap", phase="Running")])
+    assert model.predict(pod()).message == "1/3 nodes are feasible: bare"
+    assert model.warnings == [
+        "Node n-bad: status.allocatable.pods: 'lots' is not a Kubernetes quantity; taken as 0",
+        "Nodes whose status.allocatable lists no pods, which every kubelet reports (a node written by hand, or its"
+        " describe text cut), are taken to hold as many pods as their capacity lists, else 110, the kubelet's default"
+        " --max-pods: bare (110), n-cap (1)",
+    ]
     # a node that lists pods is taken at its word, and said nothing of
     listed = {"kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "4", "pods": "0"}}}
     assert (ClusterModel([listed], []).predict(pod()).message, ClusterModel([listed], []).warnings) == (
