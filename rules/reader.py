@@ -1375,10 +1375,14 @@ def _item_named(whole: str, at: int, end: int) -> tuple[str, str, str]:
     if not kind or meta is None:
         return kind, "", ""
     inner = re.escape(meta.group(1))
-    name = re.compile(rf'\n{inner}"name":\s*"([^"\\\n]+)"').search(text, meta.start(1) - 1)
+    # within metadata: up to the next line at the object's own indent (trial 217: a ClusterPolicy's status.namespace
+    # was taken for its namespace)
+    closed = re.compile(rf"\n{re.escape(indent)}[\"}}]").search(text, meta.end())
+    end = closed.start() if closed else len(text)
+    name = re.compile(rf'\n{inner}"name":\s*"([^"\\\n]+)"').search(text, meta.start(1) - 1, end)
     if name is None:
         return kind, "", ""
-    namespace = re.compile(rf'\n{inner}"namespace":\s*"([^"\\\n]+)"').search(text, meta.start(1) - 1)
+    namespace = re.compile(rf'\n{inner}"namespace":\s*"([^"\\\n]+)"').search(text, meta.start(1) - 1, end)
     return _not_read(kind, name.group(1), namespace.group(1) if namespace else "")
 
 
@@ -4120,14 +4124,21 @@ def _starts_as_zip(source: Archive) -> bool:
 
 
 def _ends_as_zip(source: Archive) -> bool:
-    """Whether ``source`` holds a zip's end of central directory record (``PK\\x05\\x06``) in its last 64 KiB and 22
-    bytes, where a zip writes it (after it only a comment of at most 65,535 bytes): a zip whole to its end."""
+    """Whether ``source`` ends with a zip's end of central directory record (``PK\\x05\\x06``, then its comment of at
+    most 65,535 bytes, whose length the record gives): a zip whole to its end."""
     with _opened(source) as fh:
         fh.seek(0, io.SEEK_END)
         size = fh.tell()
         fh.seek(max(0, size - (65_535 + 22)))
         tail = fh.read()
-    return b"PK\x05\x06" in tail
+    # the record where its comment's length puts it: 22 bytes and the comment end the file (trial 217: the signature
+    # inside a member's bytes, in a zip cut short, was taken for its end record)
+    at = tail.rfind(b"PK\x05\x06")
+    while at >= 0:
+        if len(tail) - at >= 22 and at + 22 + struct.unpack_from("<H", tail, at + 20)[0] == len(tail):
+            return True
+        at = tail.rfind(b"PK\x05\x06", 0, at)
+    return False
 
 
 def _read_zip(source: Archive, name: str, budget: Budget) -> Dump:

@@ -1395,6 +1395,13 @@ def test_a_json_object_cut_short_is_named_as_a_list_item_cut_short_is(reader: Ca
         "JSON syntax error (Node b-trunc, not read): unexpected end of data (line 13, column 7): the text ends inside a"
         " value (cut short?)"
     )
+    # (trial 217) a cluster-scoped object's status.namespace is not its namespace
+    policy = {"apiVersion": "nvidia.com/v1", "kind": "ClusterPolicy", "metadata": {"name": "cluster-policy"}}
+    policy["status"] = {"namespace": "gpu-operator", "state": "ready"}
+    whole = json.dumps(policy, indent=4)
+    [error] = reader(whole[: whole.index('"state"') + 9], "cp.json").errors
+    assert (error.kind, error.ref) == ("ClusterPolicy", "cluster-policy")
+    assert error.reason.startswith("JSON syntax error (ClusterPolicy cluster-policy, not read): "), error.reason
 
 
 def test_bytes_that_are_not_json_are_parsed_as_json_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1848,6 +1855,24 @@ def test_a_zip_whole_to_its_end_with_a_damaged_directory_is_not_said_to_be_cut_s
         " central directory), though the archive is whole to its end record: copy it again, or recover its members"
         " (zip -FF FILE --out FIXED.zip)"
     )
+
+
+def test_a_zip_cut_after_a_member_holding_the_end_record_signature_is_cut_short() -> None:
+    """Regression (trial 217): the end record was looked for as its signature anywhere in the last 64 KiB, and a stored
+    member holding those bytes, in a zip cut short after it, made it "whole to its end record". The record counts where
+    its comment's length puts it, at the file's end."""
+    from rules.errors import DumpError
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("a/nodes.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+        z.writestr("a/blob.bin", b"\0" * 100 + b"PK\x05\x06" + b"\x01" * 40 + b"\0" * 1000)
+        z.writestr("a/more.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n2}\n" * 200)
+    data = buf.getvalue()
+    cut = data[: data.index(b"PK\x05\x06") + 5000]
+    with pytest.raises(DumpError) as info:
+        parse_bytes(cut, "dump.zip")
+    assert info.value.reason.startswith("the zip archive ends early (it starts as a zip"), info.value.reason
 
 
 def test_an_empty_file_in_a_folder_dump_is_an_input_error(tmp_path: Path) -> None:
