@@ -2158,3 +2158,56 @@ def test_a_pod_pinned_by_a_required_node_affinity_is_told_where_its_pin_is_writt
         assert fix.endswith(
             "with spec.affinity.nodeAffinity's required term kubernetes.io/hostname naming a container GPU node"
         ), fix
+
+
+def test_a_vm_running_with_the_devices_the_relabel_gives_back_is_not_stopped_first() -> None:
+    """Regression (trial 218): a VMI running with its passthrough GPU on a node relabelled container was told, by the
+    node's fix, to be stopped before the label is set back to vm-passthrough (which keeps it), and the VMI's own fix
+    led with virtctl stop, runnable. The relabel that gives the VM's workload back keeps the VM; the VMI's fix lists
+    the VMs there and says both ways after it."""
+    from rules.engine import audit_bytes
+    from rules.render.chat import fix_lines
+
+    objects = [
+        {
+            "apiVersion": "nvidia.com/v1",
+            "kind": "ClusterPolicy",
+            "metadata": {"name": "cp"},
+            "spec": {"sandboxWorkloads": {"enabled": True}},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": "gpu-pt1",
+                "labels": {
+                    "nvidia.com/gpu.present": "true",
+                    "nvidia.com/gpu.workload.config": "container",
+                    "nvidia.com/gpu.deploy.driver": "true",
+                    "nvidia.com/gpu.deploy.device-plugin": "true",
+                },
+            },
+            "status": {"allocatable": {"cpu": "32", "pods": "110", "nvidia.com/GA102GL_A10": "2"}},
+        },
+        {
+            "apiVersion": "kubevirt.io/v1",
+            "kind": "VirtualMachineInstance",
+            "metadata": {"name": "win-pt", "namespace": "vms"},
+            "spec": {"domain": {"devices": {"gpus": [{"name": "g", "deviceName": "nvidia.com/GA102GL_A10"}]}}},
+            "status": {"phase": "Running", "nodeName": "gpu-pt1"},
+        },
+    ]
+    report = audit_bytes(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}).encode(), "d.json", load_policies())
+    fixes = {r.rule: r.remediation for o in report.objects for r in o.results if r.result == "fail"}
+    assert fixes["resource-class-matches-workload"].endswith(
+        "; or, if the node is meant for the vm-passthrough workload its resources are of (VirtualMachineInstance(s)"
+        " vms/win-pt run on it with them, and keep them): kubectl label node gpu-pt1 --overwrite"
+        " nvidia.com/gpu.workload.config=vm-passthrough"
+    ), fixes["resource-class-matches-workload"]
+    assert fix_lines(fixes["vmi-node-keeps-its-device-workload"]) == [
+        "kubectl get vmi -A -o wide | grep -w gpu-pt1 # the VMs running there",
+        "# to keep them, set the node's label back:",
+        "# kubectl label node gpu-pt1 nvidia.com/gpu.workload.config=vm-passthrough --overwrite",
+        "# for the node to become container, stop or migrate them first, and the operator then converts it:",
+        "# virtctl stop -n vms win-pt",
+    ]
