@@ -2211,3 +2211,57 @@ def test_a_vm_running_with_the_devices_the_relabel_gives_back_is_not_stopped_fir
         "# for the node to become container, stop or migrate them first, and the operator then converts it:",
         "# virtctl stop -n vms win-pt",
     ]
+
+
+def test_a_vm_labelled_node_with_sandbox_off_is_not_told_its_label_is_the_slip_beside_vms_asking_its_devices() -> None:
+    """Regression (trial 218): with sandbox workloads off, a vm-passthrough-labelled node serving containers (as the
+    operator runs it then) was told its VM label is the likelier slip, and the fix removed it, beside a VM of the dump
+    asking for a passthrough device. VMs asking for the label's devices say the label is meant: the fix turns sandbox
+    workloads on, and says why; without them, it drops the label as before."""
+    from rules.engine import audit_bytes
+
+    objects: list[dict[str, Any]] = [
+        {
+            "apiVersion": "nvidia.com/v1",
+            "kind": "ClusterPolicy",
+            "metadata": {"name": "cp"},
+            "spec": {"sandboxWorkloads": {"enabled": False}},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": "gpu-pt1",
+                "labels": {
+                    "nvidia.com/gpu.present": "true",
+                    "nvidia.com/gpu.workload.config": "vm-passthrough",
+                    "nvidia.com/gpu.deploy.driver": "true",
+                    "nvidia.com/gpu.deploy.device-plugin": "true",
+                },
+            },
+            "status": {"allocatable": {"cpu": "32", "pods": "110", "nvidia.com/gpu": "2"}},
+        },
+        {
+            "apiVersion": "kubevirt.io/v1",
+            "kind": "VirtualMachine",
+            "metadata": {"name": "win-pt", "namespace": "vms"},
+            "spec": {
+                "runStrategy": "Always",
+                "template": {"spec": {"domain": {"devices": {"gpus": [{"name": "g", "deviceName": "nvidia.com/GA102GL_A10"}]}}}},
+            },
+        },
+    ]
+
+    def fix(items: list[dict[str, Any]]) -> str:
+        data = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}).encode()
+        report = audit_bytes(data, "d.json", load_policies())
+        [found] = [r.remediation for o in report.objects for r in o.results if r.rule == "label-ignored-sandbox-disabled"]
+        return found
+
+    with_vm = fix(objects)
+    assert with_vm.startswith(
+        'kubectl patch clusterpolicies.nvidia.com cp --type merge -p \'{"spec":{"sandboxWorkloads":{"enabled":true}}}\''
+        "  # if the node is meant for VMs (VMs of the dump ask for vm-passthrough devices, which no node serves while"
+        " sandbox workloads are off):"
+    ), with_vm
+    assert fix(objects[:2]).startswith("kubectl label node gpu-pt1 nvidia.com/gpu.workload.config-  # it serves containers")
