@@ -608,14 +608,23 @@ def _cut_by_grep(s: dict[str, _Section], name: str, after: int) -> None:
 CUT_MARKS = ("\u2026", "...")
 
 
-def pods_cut_at_mark(name: str, mark: str, source: Source) -> InputError:
-    """The input error of node ``name``'s describe text ending with ``mark``, an ellipsis a person wrote where they cut
-    it, before its pods' table: judged, without the pods that run there (kept out, how many not known)."""
-    return InputError(
+@dataclass(frozen=True, slots=True)
+class PodsNotShown(InputError):
+    """Not an input error: a node's describe text, whole as far as it goes, ends before its pods' table (after its
+    Allocatable, or with an ellipsis a person wrote where they cut it). The reader says it in a note: nothing in the
+    text was unreadable (trial 219: a cut said with '…' was an input error, exit 1, where the same cut unsaid
+    passed)."""
+
+
+def pods_not_shown(name: str, mark: str, source: Source) -> PodsNotShown:
+    """What is said of node ``name``'s describe text ending before its pods' table, with ``mark`` (an ellipsis) or
+    none: judged, without the pods that run there."""
+    how = f"ends with '{mark}', the mark of a cut," if mark else "ends"
+    return PodsNotShown(
         source,
-        f"node {name} is judged without its pods: the text ends with '{mark}', the mark of a cut, before its"
-        " Non-terminated Pods, Allocated resources and Events; paste the whole kubectl describe node output to judge what"
-        " runs there",
+        f"node {name} is judged without its pods: the text {how} before its Non-terminated Pods, Allocated resources"
+        " and Events; paste the whole kubectl describe node output to judge what runs there",
+        lost=False,
         kind="Pod",
         count=None,
     )
@@ -700,10 +709,11 @@ def _node(
             )
         )
     mark = block[-1][1].strip()
-    if mark in CUT_MARKS and not fragment and not s.keys() & _FROM_PODS_ON and not any(e.kind == "Pod" for e in cut):
-        # trial 216: a paste ending in its Allocatable with '…' (or '...') under it, inside the fence, was judged as a
-        # whole node, and the rule reading its pods named a cause the cut-off pods' table would have refuted
-        cut.append(pods_cut_at_mark(name, mark, Source(file=file, document=1, line=last)))
+    if not fragment and not s.keys() & _FROM_PODS_ON and not cut:
+        # trial 216: a paste ending in its Allocatable, '…' (or '...') under it or not, was judged as a whole node
+        # without a word, and the rule reading its pods named a cause the cut-off pods' table would have refuted
+        said = mark if mark in CUT_MARKS else ""
+        cut.append(pods_not_shown(name, said, Source(file=file, document=1, line=last)))
     if "Pods" in s and "Non-terminated Pods" not in s:
         # kubectl prints "Pods: not authorized" in place of the pods' table for a user who may not list pods (trial
         # 131: whole, yet nothing said the pods were withheld, and a rule reading what runs on the node judged as if

@@ -1887,6 +1887,16 @@ def _without_tail_marks(text: str) -> tuple[str, list[str]]:
     return text[: len(text) - len(removed)] + "\n" * removed.count("\n"), marks
 
 
+def _describe_errors(dump: Dump, errors: list[InputError]) -> None:
+    """``errors`` of describe text into ``dump``: a node's text ending before its pods' table (``PodsNotShown``) as a
+    note, the others as input errors."""
+    for e in errors:
+        if isinstance(e, describe.PodsNotShown):
+            dump.notes.append(f"{e.source}: {e.reason}")
+        else:
+            dump.errors.append(e)
+
+
 def _cut_at_mark(dump: Dump, marks: list[str], body: str, mark_line: int = 0) -> None:
     """Where a text ends with an ellipsis ``…`` (a mark of a cut: no YAML or JSON writer puts one there; YAML's own
     document end ``...`` is not one) and its last object's status lacks a key that every other object of its kind in
@@ -1907,9 +1917,13 @@ def _cut_at_mark(dump: Dump, marks: list[str], body: str, mark_line: int = 0) ->
         and describe.PODS_LISTED_KEY not in annotations
         and not any(e.kind == "Pod" and f"node {last.name} " in e.reason for e in dump.errors)
     ):
-        # a node of describe text, the mark after it (trial 216: '...' under its Allocatable was set aside unsaid)
+        # a node of describe text, the mark after it (trial 216: '...' under its Allocatable was set aside unsaid); said
+        # with the mark in place of the note the text without it got
         at = dataclasses.replace(last.source, line=mark_line, item=None) if mark_line else last.source
-        dump.errors.append(describe.pods_cut_at_mark(last.name, cut_marks[-1], at))
+        said = describe.pods_not_shown(last.name, cut_marks[-1], at)
+        unmarked = f"node {last.name} is judged without its pods: the text ends before"
+        dump.notes = [n for n in dump.notes if unmarked not in n]
+        dump.notes.append(f"{said.source}: {said.reason}")
         return
     if "\u2026" not in marks:
         return
@@ -2751,7 +2765,7 @@ def _parse_yaml_or_describe(text: str, name: str, labelled: frozenset[str] = fro
             _default_allocatable(obj, dump)  # (trial 102: describe text without an Allocatable section)
             # (trial 158: said as "document 1, items[3]", no List's item; its input errors said "document 3")
             dump.objects.append(KObject(obj, Source(name, 1, line)))
-        dump.errors.extend(errors)
+        _describe_errors(dump, errors)
         if resources and fragment is not None and (nodes := [o["metadata"]["name"] for o, _ in objects if o["kind"] == "Node"]):
             headers = fragment[1]
             # (trial 156: the note is what says the verdict is of part of a node: short enough for a chat message)
@@ -4006,7 +4020,7 @@ def _read_must_gather(
         dump.files_read.append(shown)
         parse = mustgather.parse_node_labels if kind == "labels" else describe.parse_describe_nodes
         objects, errors = parse(text, shown)
-        dump.errors.extend(errors)
+        _describe_errors(dump, errors)
         target = labelled if kind == "labels" else described
         for obj, line in objects:
             target.append((obj, Source(shown, 1, line)))

@@ -712,7 +712,10 @@ def test_a_paste_of_capacity_and_allocatable_alone_is_read() -> None:
     """Just the two sections, Allocatable naming every resource of Capacity: whole, and judged."""
     text = "Name: n1\nCapacity:\n  cpu: 8\n  nvidia.com/gpu: 2\nAllocatable:\n  cpu: 8\n  nvidia.com/gpu: 2\n"
     objects, errors = parse_describe_nodes(text, "paste.txt")
-    assert errors == [] and objects[0][0]["status"]["allocatable"] == {"cpu": "8", "nvidia.com/gpu": "2"}
+    # no input error: a note that its pods are not shown (trial 219)
+    assert [type(e).__name__ for e in errors] == ["PodsNotShown"] and not errors[0].lost
+    assert objects[0][0]["status"]["allocatable"] == {"cpu": "8", "nvidia.com/gpu": "2"}
+    assert parse_text(text, "paste.txt").errors == []
 
 
 def test_part_of_describe_node_output_is_named_with_its_sections() -> None:
@@ -952,7 +955,11 @@ def test_the_pods_rebuilt_from_describe_text_are_counted_in_a_note() -> None:
         " tables (namespace, name, CPU and memory only)"
     ]
     alone = "Name:  gpu-1\nCapacity:\n  nvidia.com/gpu:  1\nAllocatable:\n  nvidia.com/gpu:  1\n"
-    assert parse_text(alone, "paste.txt").notes == []
+    # (no Pod rebuilt; trial 219: that it shows no pods' table is said)
+    assert parse_text(alone, "paste.txt").notes == [
+        "paste.txt, document 1, line 5: node gpu-1 is judged without its pods: the text ends before its Non-terminated"
+        " Pods, Allocated resources and Events; paste the whole kubectl describe node output to judge what runs there"
+    ]
 
 
 def test_a_nodes_capacity_and_allocatable_in_a_folder_are_read_as_alone(tmp_path: Path) -> None:
@@ -1133,8 +1140,8 @@ def test_a_capacity_line_without_the_space_after_its_colon_is_read() -> None:
 def test_a_describe_paste_ending_with_a_mark_of_a_cut_is_judged_and_said_without_its_pods() -> None:
     """Regression (trial 216): a node's describe text cut after its Allocatable, '…' or '...' under it (inside the
     fence, after it, or unfenced), was judged as a whole node without a word, and a rule reading its pods named a cause
-    the cut-off table would have refuted. An input error at the mark's line says it is judged without its pods; the
-    same text without a mark is an excerpt of those sections, read whole (test above)."""
+    the cut-off table would have refuted. A note at the mark's line says it is judged without its pods (trial 219: not
+    an input error, which made a clean node's paste exit 1); the same text without a mark gets the note without it."""
     node = (
         "Name:               gpu-a\nLabels:             nvidia.com/gpu.present=true\nCapacity:\n  cpu:  8\n"
         "  nvidia.com/gpu:  2\nAllocatable:\n  cpu:  8\n  nvidia.com/gpu:  2\n"
@@ -1151,8 +1158,20 @@ def test_a_describe_paste_ending_with_a_mark_of_a_cut_is_judged_and_said_without
     ]:
         dump = parse_text(text, "chat.md")
         assert [o.kind for o in dump.objects] == ["Node"], text
-        assert [(e.reason, e.source.line, e.kind, e.count) for e in dump.errors] == [(said.format(mark), line, "Pod", None)], text
-    assert parse_text("```\n" + node + "```\n", "chat.md").errors == []
+        # (trial 219: a note, not an input error: the same cut unsaid is read whole, and said so too)
+        assert dump.errors == [], text
+        assert [n for n in dump.notes if "judged without its pods" in n] == [
+            f"chat.md, document 1, line {line}: {said.format(mark)}"
+        ]
+    unmarked = parse_text("```\n" + node + "```\n", "chat.md")
+    assert (unmarked.errors, [n for n in unmarked.notes if "judged without its pods" in n]) == (
+        [],
+        [
+            "chat.md, document 1, line 9: node gpu-a is judged without its pods: the text ends before its Non-terminated"
+            " Pods, Allocated resources and Events; paste the whole kubectl describe node output to judge what runs there"
+        ],
+    )
     # a node whose pods' table was read whole is not said to lack it
     whole = node + "Non-terminated Pods:  (0 in total)\n  Namespace  Name  CPU Requests\n  ---------  ----  ------------\n…\n"
     assert parse_text(whole, "chat.md").errors == []
+    assert not [n for n in parse_text(whole, "chat.md").notes if "judged without its pods" in n]
