@@ -604,8 +604,12 @@ def _cut_by_grep(s: dict[str, _Section], name: str, after: int) -> None:
             )
 
 
-#: The lines a person writes where they cut a paste: an ellipsis, in one character or three.
-CUT_MARKS = ("\u2026", "...")
+#: A line a person writes where they cut a paste: an ellipsis (one character, or three dots or more), alone, in
+#: brackets or with "snip" (trial 217: "[...]", "...." and "... (snip)" were read as no mark).
+CUT_MARK = re.compile(
+    r"(?:\.{3,}|\u2026)(?: ?\((?:snip|snipped)\))?|\[(?:\.{3}|\u2026|snip)\]|\((?:\.{3}|\u2026|snip|snipped)\)|<snip>",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -712,7 +716,7 @@ def _node(
     if not fragment and not s.keys() & _FROM_PODS_ON and not cut:
         # trial 216: a paste ending in its Allocatable, '…' (or '...') under it or not, was judged as a whole node
         # without a word, and the rule reading its pods named a cause the cut-off pods' table would have refuted
-        said = mark if mark in CUT_MARKS else ""
+        said = mark if CUT_MARK.fullmatch(mark) else ""
         cut.append(pods_not_shown(name, said, Source(file=file, document=1, line=last)))
     if "Pods" in s and "Non-terminated Pods" not in s:
         # kubectl prints "Pods: not authorized" in place of the pods' table for a user who may not list pods (trial

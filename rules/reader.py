@@ -1868,7 +1868,7 @@ _ESCAPED = (
 
 #: A last line a chat client or a person adds after a paste: Slack's "(edited)", an ellipsis that marks a cut.
 #: Indented, it may be data (the last line of a block scalar: trial 126): ``_parse_chat_or_text`` tries that first.
-_TAIL_MARK = re.compile(r"[ \t]*(?:\(edited\)|\.\.\.|\u2026)[ \t]*\r?")
+_TAIL_MARK = re.compile(rf"[ \t]*(?:\(edited\)|{describe.CUT_MARK.pattern})[ \t]*\r?", re.IGNORECASE)
 
 
 def _without_tail_marks(text: str) -> tuple[str, list[str]]:
@@ -1909,7 +1909,7 @@ def _cut_at_mark(dump: Dump, marks: list[str], body: str, mark_line: int = 0) ->
         return
     last = dump.objects[-1]
     annotations = last.obj.get("metadata", {}).get("annotations") or {}
-    cut_marks = [m for m in marks if m in describe.CUT_MARKS]
+    cut_marks = [m for m in marks if describe.CUT_MARK.fullmatch(m)]
     if (
         cut_marks
         and last.kind == "Node"

@@ -1155,6 +1155,9 @@ def test_a_describe_paste_ending_with_a_mark_of_a_cut_is_judged_and_said_without
         ("```\n" + node + "```\n…\n", "…", 11),  # after it
         (node + "...\n", "...", 9),  # unfenced
         ("see this:\n\n" + node + "\n…\n", "…", 12),  # after a blank line
+        (node + "[...]\n", "[...]", 9),  # (trial 217) in brackets, four dots, with "snip"
+        ("```\n" + node + "....\n```\n", "....", 10),
+        (node + "... (snip)\n", "... (snip)", 9),
     ]:
         dump = parse_text(text, "chat.md")
         assert [o.kind for o in dump.objects] == ["Node"], text
