@@ -2031,8 +2031,13 @@ def test_a_vm_labelled_node_run_as_container_is_not_told_sandbox_workloads_leave
     assert fix.startswith(
         "First see whether sandbox workloads are on: kubectl get clusterpolicies.nvidia.com -o yaml | grep -A3 sandboxWorkloads."
         " Where enabled is not true, the operator ignores the workload label and the node is right as it is for"
-        " containers: remove the label and change nothing else (sandbox workloads turned on would prepare it for VMs"
+        " containers (sandbox workloads turned on would prepare it for VMs"
     ), fix
+    # (trial 219: "remove the label" came without its command)
+    assert (
+        "only for a node meant for VMs, its GPU pods moved off first); remove the label and change nothing else: kubectl"
+        " label node node-v nvidia.com/gpu.workload.config-. If they are on:"
+    ) in fix, fix
 
 
 def test_a_device_plugin_config_label_written_like_an_entry_is_fixed_to_that_entry() -> None:
