@@ -87,9 +87,14 @@ def test_a_fix_that_checks_sandbox_workloads_first_parts_its_sentences() -> None
     (fix,) = [r.remediation for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
     # (trial 210: "or enable sandbox workloads" was offered as leaving the node as it is)
     assert (
-        "Where enabled is not true, the operator ignores the workload label and the node is right as it is for containers:" in fix
+        "Where enabled is not true, the operator ignores the workload label and the node is right as it is for containers ("
+        in fix
     )
-    assert "its GPU pods moved off first). If they are on: First see whether the workload label is the mistake: the node" in fix
+    # (trial 219: the removal of the label said with its command)
+    assert (
+        "its GPU pods moved off first); remove the label and change nothing else: kubectl label node node-a"
+        " nvidia.com/gpu.workload.config-. If they are on: First see whether the workload label is the mistake: the node"
+    ) in fix
 
 
 def test_a_stale_single_label_beside_the_mixed_names_is_not_told_to_restart_into_single() -> None:

@@ -269,7 +269,8 @@ def test_a_vm_node_left_prepared_while_sandbox_workloads_are_off_is_sent_to_the_
     )
     [ignored] = _fixes(dump, "label-ignored-sandbox-disabled", "warn").values()
     assert ignored == (
-        f"{patch}  # if the node is meant for VMs: the operator then prepares every VM-labelled node for its VM workload;"
+        f"{patch}  # if the node is meant for VMs (VMs of the dump ask for vm-passthrough devices): the operator then"
+        " prepares every VM-labelled node for its VM workload;"
         f" or, for it to run containers, drop the label{vms}: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-"
     )
 
@@ -578,7 +579,12 @@ def test_fixes_resting_on_a_vm_label_the_operator_may_ignore_look_at_the_cluster
     deploy = fixes[("gpu-mig-vmpt", "deploy-labels-match-workload")]
     # (a sentence of its own after the command, which a shell reads alone: trial 194)
     assert deploy.startswith(check + ". Where enabled is not true, the operator ignores the workload label and the node is")
-    assert deploy.index("If they are on:") < deploy.index("kubectl label node gpu-mig-vmpt")
+    # before it, no label command but the one that removes the workload label, for the case sandbox workloads are off
+    # (trial 219: said without its command)
+    head = deploy[: deploy.index("If they are on:")]
+    assert re.findall(r"kubectl label node gpu-mig-vmpt \S+", head) == [
+        "kubectl label node gpu-mig-vmpt nvidia.com/gpu.workload.config-."
+    ], head
     # trial 108: the driver pod's DaemonSet still selects the node (nvidia.com/gpu.deploy.driver=true): no fix deletes
     # it (created again at once, and its restart evicts the GPU pods there); the node's findings say what to do
     assert ("nvidia-driver-daemonset-14f8e", "operand-pod-matches-node-workload") not in fixes
@@ -2266,7 +2272,6 @@ def test_a_vm_labelled_node_with_sandbox_off_is_not_told_its_label_is_the_slip_b
     with_vm = fix(objects)
     assert with_vm.startswith(
         'kubectl patch clusterpolicies.nvidia.com cp --type merge -p \'{"spec":{"sandboxWorkloads":{"enabled":true}}}\''
-        "  # if the node is meant for VMs (VMs of the dump ask for vm-passthrough devices, which no node serves while"
-        " sandbox workloads are off):"
+        "  # if the node is meant for VMs (VMs of the dump ask for vm-passthrough devices):"
     ), with_vm
     assert fix(objects[:2]).startswith("kubectl label node gpu-pt1 nvidia.com/gpu.workload.config-  # it serves containers")

@@ -402,8 +402,8 @@ def test_container_gpu_pods_on_a_vm_labelled_node_are_moved_first() -> None:
         "kubectl label node gpu-a nvidia.com/gpu.workload.config-  # it serves containers now (it advertises"
         " nvidia.com/gpu), as the operator runs it while sandbox workloads are off, so the VM label is the likelier slip;"
         " if it is meant for VMs instead, move its GPU workloads off it (ml/train-0: kubectl drain gpu-a"
-        " --ignore-daemonsets --delete-emptydir-data, and kubectl uncordon gpu-a once the operator has prepared it for"
-        " VMs: drain cordons it, and no VM is placed on it until then; ml/train-0, which no controller owns, drain evicts"
+        " --ignore-daemonsets --delete-emptydir-data, and once the operator has prepared it for VMs, kubectl uncordon"
+        " gpu-a (drain cordons it, and no VM is placed on it until then); ml/train-0, which no controller owns, drain evicts"
         " only with --force, and nothing makes it again: create it anew on a container node) and turn sandbox workloads"
         f" on ({PATCH}), which prepares every"
         " VM-labelled node for its VM workload"
@@ -479,8 +479,8 @@ def test_a_drained_node_is_uncordoned_once_the_operator_has_prepared_it_for_vms(
     node_fix = fixes[("gpu-b", "label-ignored-sandbox-disabled")]
     assert node_fix.startswith(
         "First move its container GPU pods (ml/train-1) off it (kubectl drain gpu-b --ignore-daemonsets"
-        " --delete-emptydir-data, and kubectl uncordon gpu-b once the operator has prepared it for VMs: drain cordons it,"
-        " and no VM is placed on it until then), or keep it on containers"
+        " --delete-emptydir-data, and once the operator has prepared it for VMs, kubectl uncordon gpu-b (drain cordons"
+        " it, and no VM is placed on it until then)), or keep it on containers"
     ), node_fix
     cp_fix = fixes[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")]
     assert cp_fix.startswith(
