@@ -1921,8 +1921,9 @@ def _cut_at_mark(dump: Dump, marks: list[str], body: str, mark_line: int = 0) ->
         # with the mark in place of the note the text without it got
         at = dataclasses.replace(last.source, line=mark_line, item=None) if mark_line else last.source
         said = describe.pods_not_shown(last.name, cut_marks[-1], at)
-        unmarked = f"node {last.name} is judged without its pods: the text ends before"
-        dump.notes = [n for n in dump.notes if unmarked not in n]
+        # (the note describe gave it without the mark, as describe.pods_not_shown words it, is replaced)
+        unmarked = f": {describe.pods_not_shown(last.name, '', at).reason}"
+        dump.notes = [n for n in dump.notes if not n.endswith(unmarked)]
         dump.notes.append(f"{said.source}: {said.reason}")
         return
     if "\u2026" not in marks:

@@ -2171,44 +2171,55 @@ def test_a_pod_pinned_by_a_required_node_affinity_is_told_where_its_pin_is_writt
         ), fix
 
 
+def _operator_node_cluster(sandbox: bool, workload: str, resource: str, *more: dict[str, Any]) -> list[dict[str, Any]]:
+    """A ClusterPolicy with sandbox workloads ``sandbox``, node gpu-pt1 labelled ``workload`` with the container
+    operands' deploy labels (as the operator runs it with sandbox workloads off) advertising 2 ``resource``, and
+    ``more`` objects."""
+    labels = {
+        "nvidia.com/gpu.present": "true",
+        "nvidia.com/gpu.workload.config": workload,
+        "nvidia.com/gpu.deploy.driver": "true",
+        "nvidia.com/gpu.deploy.device-plugin": "true",
+    }
+    return [
+        {
+            "apiVersion": "nvidia.com/v1",
+            "kind": "ClusterPolicy",
+            "metadata": {"name": "cp"},
+            "spec": {"sandboxWorkloads": {"enabled": sandbox}},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": "gpu-pt1", "labels": labels},
+            "status": {"allocatable": {"cpu": "32", "pods": "110", resource: "2"}},
+        },
+        *more,
+    ]
+
+
+def _audit_items(items: list[dict[str, Any]]) -> Report:
+    """The built-in pack's report on a List of ``items``, read as JSON."""
+    from rules.engine import audit_bytes
+
+    return audit_bytes(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}).encode(), "d.json", load_policies())
+
+
 def test_a_vm_running_with_the_devices_the_relabel_gives_back_is_not_stopped_first() -> None:
     """Regression (trial 218): a VMI running with its passthrough GPU on a node relabelled container was told, by the
     node's fix, to be stopped before the label is set back to vm-passthrough (which keeps it), and the VMI's own fix
     led with virtctl stop, runnable. The relabel that gives the VM's workload back keeps the VM; the VMI's fix lists
     the VMs there and says both ways after it."""
-    from rules.engine import audit_bytes
     from rules.render.chat import fix_lines
 
-    objects = [
-        {
-            "apiVersion": "nvidia.com/v1",
-            "kind": "ClusterPolicy",
-            "metadata": {"name": "cp"},
-            "spec": {"sandboxWorkloads": {"enabled": True}},
-        },
-        {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {
-                "name": "gpu-pt1",
-                "labels": {
-                    "nvidia.com/gpu.present": "true",
-                    "nvidia.com/gpu.workload.config": "container",
-                    "nvidia.com/gpu.deploy.driver": "true",
-                    "nvidia.com/gpu.deploy.device-plugin": "true",
-                },
-            },
-            "status": {"allocatable": {"cpu": "32", "pods": "110", "nvidia.com/GA102GL_A10": "2"}},
-        },
-        {
-            "apiVersion": "kubevirt.io/v1",
-            "kind": "VirtualMachineInstance",
-            "metadata": {"name": "win-pt", "namespace": "vms"},
-            "spec": {"domain": {"devices": {"gpus": [{"name": "g", "deviceName": "nvidia.com/GA102GL_A10"}]}}},
-            "status": {"phase": "Running", "nodeName": "gpu-pt1"},
-        },
-    ]
-    report = audit_bytes(json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}).encode(), "d.json", load_policies())
+    vmi = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "VirtualMachineInstance",
+        "metadata": {"name": "win-pt", "namespace": "vms"},
+        "spec": {"domain": {"devices": {"gpus": [{"name": "g", "deviceName": "nvidia.com/GA102GL_A10"}]}}},
+        "status": {"phase": "Running", "nodeName": "gpu-pt1"},
+    }
+    report = _audit_items(_operator_node_cluster(True, "container", "nvidia.com/GA102GL_A10", vmi))
     fixes = {r.rule: r.remediation for o in report.objects for r in o.results if r.result == "fail"}
     assert fixes["resource-class-matches-workload"].endswith(
         "; or, if the node is meant for the vm-passthrough workload its resources are of (VirtualMachineInstance(s)"
@@ -2229,44 +2240,21 @@ def test_a_vm_labelled_node_with_sandbox_off_is_not_told_its_label_is_the_slip_b
     operator runs it then) was told its VM label is the likelier slip, and the fix removed it, beside a VM of the dump
     asking for a passthrough device. VMs asking for the label's devices say the label is meant: the fix turns sandbox
     workloads on, and says why; without them, it drops the label as before."""
-    from rules.engine import audit_bytes
-
-    objects: list[dict[str, Any]] = [
-        {
-            "apiVersion": "nvidia.com/v1",
-            "kind": "ClusterPolicy",
-            "metadata": {"name": "cp"},
-            "spec": {"sandboxWorkloads": {"enabled": False}},
+    vm = {
+        "apiVersion": "kubevirt.io/v1",
+        "kind": "VirtualMachine",
+        "metadata": {"name": "win-pt", "namespace": "vms"},
+        "spec": {
+            "runStrategy": "Always",
+            "template": {"spec": {"domain": {"devices": {"gpus": [{"name": "g", "deviceName": "nvidia.com/GA102GL_A10"}]}}}},
         },
-        {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {
-                "name": "gpu-pt1",
-                "labels": {
-                    "nvidia.com/gpu.present": "true",
-                    "nvidia.com/gpu.workload.config": "vm-passthrough",
-                    "nvidia.com/gpu.deploy.driver": "true",
-                    "nvidia.com/gpu.deploy.device-plugin": "true",
-                },
-            },
-            "status": {"allocatable": {"cpu": "32", "pods": "110", "nvidia.com/gpu": "2"}},
-        },
-        {
-            "apiVersion": "kubevirt.io/v1",
-            "kind": "VirtualMachine",
-            "metadata": {"name": "win-pt", "namespace": "vms"},
-            "spec": {
-                "runStrategy": "Always",
-                "template": {"spec": {"domain": {"devices": {"gpus": [{"name": "g", "deviceName": "nvidia.com/GA102GL_A10"}]}}}},
-            },
-        },
-    ]
+    }
+    objects = _operator_node_cluster(False, "vm-passthrough", "nvidia.com/gpu", vm)
 
     def fix(items: list[dict[str, Any]]) -> str:
-        data = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}).encode()
-        report = audit_bytes(data, "d.json", load_policies())
-        [found] = [r.remediation for o in report.objects for r in o.results if r.rule == "label-ignored-sandbox-disabled"]
+        [found] = [
+            r.remediation for o in _audit_items(items).objects for r in o.results if r.rule == "label-ignored-sandbox-disabled"
+        ]
         return found
 
     with_vm = fix(objects)
