@@ -252,13 +252,27 @@ def _result(word: str = "fail", message: str = "m", **kw: Any) -> Result:
     )
 
 
-def synthetic(n: int, namespace: str = "", message_len: int = 400, word: str = "fail") -> Report:
-    """``n`` objects with one result each, ``message_len`` characters of message."""
+def _xs(n: int, number: int | None) -> str:
+    return "x" * n if number is None else "x" * (n - len(str(number))) + str(number)
+
+
+def synthetic(n: int, namespace: str = "", message_len: int = 400, word: str = "fail", distinct: bool = False) -> Report:
+    """``n`` objects with one result each, ``message_len`` characters of message after the object's name: one finding
+    said of each object (the chat format says it once for them all), unless ``distinct``, where the message's last
+    characters are its object's number."""
     objects = [
         ObjectReport(
             ObjectRef("v1", "Pod" if namespace else "Node", f"object-{i:05d}", namespace, f"uid-{i}"),
             Source("big.yaml", 1, 3 + 10 * i, i),
-            (_result(word, f"object-{i:05d}: " + "x" * message_len, path="$.status", observed={"i": i}, expected="> 0"),),
+            (
+                _result(
+                    word,
+                    f"object-{i:05d}: {_xs(message_len, i if distinct else None)}",
+                    path="$.status",
+                    observed={"i": i},
+                    expected="> 0",
+                ),
+            ),
         )
         for i in range(n)
     ]
@@ -1706,13 +1720,13 @@ def test_chat_writes_each_finding_whole_with_its_fix_in_a_code_block_as_written(
 def test_chat_leaves_whole_findings_out_under_its_limit_and_counts_them() -> None:
     """Under ``limit`` no message or fix is cut: whole findings are left out, worst last, and the closing line counts
     them; the text fits the limit."""
-    report = synthetic(30, message_len=300)
+    report = synthetic(30, message_len=300, distinct=True)
     for limit in (600, 1000, 3500):
         text = render(report, "chat", limit=limit)
         assert len(text) <= limit, (limit, len(text))
         shown = re.findall(r"^FAIL \(high\) `Node/object-(\d+)`", text, re.M)
         assert shown == [f"{i:05d}" for i in range(len(shown))] and shown, limit
-        assert all(f"object-{i}: {'x' * 300}\n" in text for i in shown)  # each message whole
+        assert all(f"object-{i}: {'x' * (300 - len(str(int(i))))}{int(i)}\n" in text for i in shown)  # each whole
         assert text.rstrip().endswith(
             f"_… {30 - len(shown)} more findings not shown (limit {limit:,} characters; limit 0: all)_"
         ), limit
@@ -1740,7 +1754,7 @@ def test_chat_text_from_the_dump_posts_no_mention_and_a_fix_keeps_its_url() -> N
 def test_chat_many_dumps_keep_each_dumps_findings_under_its_own_heading() -> None:
     """A batch: a total line, each dump's heading and summary, its findings under it; a finding is never shown
     under another dump's heading when its own did not fit."""
-    first, second = synthetic(3, message_len=50), synthetic(3, message_len=50)
+    first, second = synthetic(3, message_len=50, distinct=True), synthetic(3, message_len=50, distinct=True)
     second = replace(second, name="other.yaml")
     text = render_many([first, second], "chat", limit=0)
     assert text.startswith("verdict 2 dumps: 6 objects judged (6 read)")
@@ -2164,3 +2178,89 @@ def test_chat_cuts_the_assumption_notes_shorter_where_that_shows_one_more_findin
     assert assumed and all(len(line) <= 170 and line.endswith("…_") for line in assumed), assumed
     assert text.count("\nFAIL (high) ") + text.count("\nWARN (high) ") == 2, text
     assert len(text) <= 3300
+
+
+def test_the_table_says_a_message_and_fix_once_for_objects_that_repeat_them() -> None:
+    """Trial 218 #5: sixteen VMs asking for one name KubeVirt does not permit repeated one message (five lines) and one
+    fix (three) sixteen times. A finding whose message is an earlier one's of its rule said of its own object, and whose
+    fix is the same text, names that one instead; a message of its own is said whole, a fix naming its object too."""
+
+    def vm(name: str, ns: str, message: str, fix: str, kind: str = "VirtualMachine") -> ObjectReport:
+        return ObjectReport(
+            ObjectRef("kubevirt.io/v1", kind, name, ns), Source("vms.yaml", 1, 3), (_result(message=message, remediation=fix),)
+        )
+
+    permit = "kubectl edit kubevirt -n kubevirt kubevirt  # permit nvidia.com/NVIDIA_A10-12Q"
+    report = Report(
+        objects=[
+            vm("desk-1", "vdi-a", "VirtualMachine vdi-a/desk-1 asks for nvidia.com/NVIDIA_A10-12Q.", permit),
+            vm("desk-2", "vdi-b", "VirtualMachine vdi-b/desk-2 asks for nvidia.com/NVIDIA_A10-12Q.", permit),
+            # desk-1 as a word of a longer name is not its own: a message of its own
+            vm("desk-10", "vdi-a", "VirtualMachine vdi-a/desk-10 asks for nvidia.com/NVIDIA_A10-12Q (desk-1's copy).", permit),
+            # the same words of another kind: its own
+            vm(
+                "scratch",
+                "vdi-a",
+                "VirtualMachineInstance vdi-a/scratch asks for nvidia.com/NVIDIA_A10-12Q.",
+                permit,
+                "VirtualMachineInstance",
+            ),
+            # the same message, a fix naming the object: the fix is shown
+            vm(
+                "desk-3",
+                "vdi-a",
+                "VirtualMachine vdi-a/desk-3 asks for nvidia.com/NVIDIA_A10-12Q.",
+                "kubectl edit vm -n vdi-a desk-3",
+            ),
+        ],
+        objects_read=5,
+    )
+    lines = [line.strip() for line in table.render(report, width=160).splitlines()]
+    body = lines[lines.index("Nodes are fine") + 1 :]
+    assert body == [
+        "fail  VirtualMachine/vdi-a/desk-1  vms.yaml:3",
+        "VirtualMachine vdi-a/desk-1 asks for nvidia.com/NVIDIA_A10-12Q.",
+        "fix: kubectl edit kubevirt -n kubevirt kubevirt # permit nvidia.com/NVIDIA_A10-12Q",
+        "fail  VirtualMachine/vdi-b/desk-2  vms.yaml:3",
+        "as for VirtualMachine/vdi-a/desk-1 above (the same message, of this object, and the same fix)",
+        "fail  VirtualMachine/vdi-a/desk-10  vms.yaml:3",
+        "VirtualMachine vdi-a/desk-10 asks for nvidia.com/NVIDIA_A10-12Q (desk-1's copy).",
+        "fix: as for VirtualMachine/vdi-a/desk-1 above",
+        "fail  VirtualMachineInstance/vdi-a/scratch  vms.yaml:3",
+        "VirtualMachineInstance vdi-a/scratch asks for nvidia.com/NVIDIA_A10-12Q.",
+        "fix: as for VirtualMachine/vdi-a/desk-1 above",
+        "fail  VirtualMachine/vdi-a/desk-3  vms.yaml:3",
+        "as for VirtualMachine/vdi-a/desk-1 above (the same message, of this object)",
+        "fix: kubectl edit vm -n vdi-a desk-3",
+    ]
+    # by object, every finding is said whole under its object
+    assert table.render(report, width=160, group_by="object").count("asks for") == 5
+
+
+def test_chat_says_a_finding_of_several_objects_in_one_paragraph_and_counts_them_all() -> None:
+    """Trial 218 #5 and trial 216 #3: sixteen VMs asking for one name KubeVirt does not permit took a paragraph each,
+    and 3,500 characters held one. Findings of one rule whose message an earlier one's says of their own object and
+    whose fix is the same text are said in that one's paragraph: five named, the rest counted, and every one counted
+    in the closing line as a finding shown or not."""
+    report = synthetic(12, message_len=200)
+    text = render(report, "chat", limit=0)
+    assert text.count("FAIL (high)") == 1
+    assert (
+        "Said the same of 11 more objects: `Node/object-00001`, `Node/object-00002`, `Node/object-00003`,"
+        " `Node/object-00004`, `Node/object-00005` and 6 more.\n" in text
+    )
+    # with a fix, the paragraph says the fix is the same; a finding of its own is said whole after
+    fix = "kubectl label node object-00000 gpu=on"
+    objs = [replace(o, results=(replace(o.results[0], remediation="kubectl edit cm x"),)) for o in report.objects]
+    objs[3] = replace(objs[3], results=(replace(objs[3].results[0], remediation=fix),))
+    text = render(replace(report, objects=objs), "chat", limit=0)
+    assert text.count("FAIL (high)") == 2 and "Said the same of 10 more objects, with the same fix: " in text
+    assert "FAIL (high) `Node/object-00003`" in text and f"```\n{fix}\n```" in text
+    # under a limit, a paragraph left out counts all of its findings: 11 said in one paragraph too long to fit
+    # beside the one other, shorter finding, which is shown
+    alike = synthetic(11, message_len=1_200)
+    other = replace(alike.objects[0], ref=replace(alike.objects[0].ref, name="other"))
+    other = replace(other, results=(replace(other.results[0], message="other: short"),))
+    text = render(replace(alike, objects=[*alike.objects, other]), "chat", limit=1_500)
+    assert len(text) <= 1_500 and text.count("FAIL (high)") == 1 and "FAIL (high) `Node/other`" in text
+    assert text.rstrip().endswith("_… 11 more findings not shown (limit 1,500 characters; limit 0: all)_"), text

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..report import Report
+from ..report import ObjectRef, ObjectReport, Report, Result
 from ..shell import BIDI_CONTROLS
 
 #: format name -> (module in rules.render, media type of its output)
@@ -73,6 +73,44 @@ def one_line(text: str) -> str:
 
 #: How a report's details are laid out by the formats that can choose (``group_by``).
 GROUP_BY = ("rule", "object")
+
+
+#: An object's name or namespace standing as a word of its own in a message (``vdi-a/desk-00 asks``, ``node gpu-1.``),
+#: not inside a longer name (``gpu-1`` in ``gpu-10`` or ``x.gpu-1``).
+_OWN_WORD = r"(?<![\w.-]){}(?![\w-]|\.\w)"
+
+
+def message_shape(ref: ObjectRef, message: str) -> str:
+    """``message`` with ``ref``'s own name and namespace, where they stand as words, put as marks: two results of one
+    rule whose shapes are equal say one thing, each of its own object."""
+    for value, mark in ((ref.name, "\x00name"), (ref.namespace, "\x00namespace")):
+        if value:
+            message = re.sub(_OWN_WORD.format(re.escape(value)), mark, message)
+    return message
+
+
+def said_before(group: list[tuple[ObjectReport, Result]]) -> list[tuple[int | None, int | None]]:
+    """For each result of a group of one rule's, in order: the first earlier one whose message it says again of its
+    own object (``message_shape``, and of the same kind), and an earlier one whose fix is the same text (that one where
+    it is, else the first); None
+    where it says its own (trial 218 #5: sixteen VMs asking for one name KubeVirt does not permit repeated one message
+    and one fix sixteen times, five lines each, in the terminal's table). A fix is compared as it is written, so that
+    one naming its own object (``kubectl label node gpu-2 ...``) is always shown: it is what is run."""
+    said: dict[tuple[str, str], int] = {}
+    fixed: dict[str, int] = {}
+    out: list[tuple[int | None, int | None]] = []
+    for i, (obj, r) in enumerate(group):
+        shape = (obj.ref.kind, message_shape(obj.ref, r.message))
+        fix = r.remediation.strip()
+        lead = said.get(shape)
+        if lead is not None and group[lead][1].remediation.strip() == fix:
+            out.append((lead, lead))  # the one whose message it says has its fix too (or neither has one)
+        else:
+            out.append((lead, fixed.get(fix) if fix else None))
+        said.setdefault(shape, i)
+        if fix:
+            fixed.setdefault(fix, i)
+    return out
 
 
 def check_group_by(group_by: str) -> None:

@@ -9,6 +9,9 @@ then one paragraph a finding, worst first, grouped by rule or by object (``group
     kubectl label node gpu-pt-bad --overwrite nvidia.com/gpu.workload.config=container
     ```
 
+By rule, the findings whose message an earlier one's says of their own object, with the same fix, are said in that
+one's paragraph, the first five named and the others counted (``_findings``).
+
 The fix stands in a code block of its own, as written: every chat client shows it literally and copies it whole
 (trial 171: in a Markdown table a fix's ``|`` was written ``\\|``, which a shell reads as an argument, and the
 table itself showed as rows of pipes in Slack, Teams and Discord). A fix is never cut: under ``limit`` (default
@@ -28,7 +31,7 @@ from typing import Any
 
 from ..report import RESULT_RANK, SEVERITY_RANK, Report, Result, counted
 from ..shell import command_spans, comment_at
-from . import check_group_by, one_line, visible
+from . import check_group_by, one_line, said_before, visible
 from .markdown import (
     _CHAINED,
     _CLOSING_ROOM,
@@ -161,19 +164,47 @@ def _fix(text: str) -> str:
     return f"```\n{body}\n```"
 
 
-def finding(ref: Any, r: Result) -> str:
-    """One result as its paragraph: the word, severity, object and rule; the message; the fix in a code block."""
+def finding(ref: Any, r: Result, alike: list[Any] | None = None) -> str:
+    """One result as its paragraph: the word, severity, object and rule; the message; the objects ``alike`` it (the
+    same message of their own, the same fix), the first ``NAMED``, then counted; the fix in a code block."""
     lines = [
         f"{r.result.upper()} ({r.severity}) {_span(str(ref))} · {_span(f'{r.policy}/{r.rule}')}",
         inert(" ".join(r.message.split())),
     ]
+    if alike:
+        named = ", ".join(_span(str(x)) for x in alike[:NAMED])
+        rest = f" and {len(alike) - NAMED:,} more" if len(alike) > NAMED else ""
+        fix = ", with the same fix" if r.remediation.strip() else ""
+        lines.append(f"Said the same of {counted(len(alike), 'more object')}{fix}: {named}{rest}.")
     if r.remediation:
         lines.append(_fix(r.remediation))
     return "\n".join(lines)
 
 
-def _findings(report: Report, group_by: str) -> list[str]:
-    return [finding(o.ref, r) for group in groups(report, group_by) for o, r in group]
+#: At most this many objects are named in a paragraph that says its finding for several (``_findings``).
+NAMED = 5
+
+
+def _findings(report: Report, group_by: str) -> list[tuple[str, int]]:
+    """Each finding's paragraph and how many findings it says: by rule, the findings whose message an earlier one's
+    says of their own object and whose fix is the same text (``said_before``) are said in that one's paragraph, which
+    names the first ``NAMED`` of them and counts the others (trial 218 #5 and trial 216 #3: sixteen VMs asking for one
+    name KubeVirt does not permit took a paragraph each, and a chat message's 3,500 characters held one)."""
+    out: list[tuple[str, int]] = []
+    for group in groups(report, group_by):
+        if group_by != "rule":
+            out.extend((finding(o.ref, r), 1) for o, r in group)
+            continue
+        same: dict[int, list[int]] = {}
+        for i, (said, fixed) in enumerate(said_before(group)):
+            if said is not None and said == fixed:
+                same[said].append(i)
+            else:
+                same[i] = []
+        for lead, more in same.items():
+            o, r = group[lead]
+            out.append((finding(o.ref, r, [group[i][0].ref for i in more]), 1 + len(more)))
+    return out
 
 
 def _noun(report: Report) -> str:
@@ -190,26 +221,38 @@ def _closing(left: Counter[str], limit: int, shown: Counter[str] | None = None) 
     return f"_… {said} not shown (limit {limit:,} characters; limit 0: all)_"
 
 
-def _fitted(first: str, blocks: list[tuple[str, str, int]], limit: int) -> tuple[str, int]:
-    """``first``, then the ``(noun, text, dump)`` blocks that fit ``limit`` with the closing line, in order, each
-    whole, and how many are shown; a block that does not fit is counted and the next ones are still tried, but a
-    finding whose dump's heading was left out is left out too (it would stand under another dump's)."""
+#: A block of a chat message: its noun (``dump``, ``finding``, ``result``), its text, its dump's number, and how many
+#: of its noun it says (a paragraph may say one finding of several objects).
+Block = tuple[str, str, int, int]
+
+
+def _counts(blocks: list[Block]) -> Counter[str]:
+    out: Counter[str] = Counter()
+    for noun, _text, _dump, n in blocks:
+        out[noun] += n
+    return out
+
+
+def _fitted(first: str, blocks: list[Block], limit: int) -> tuple[str, int]:
+    """``first``, then the ``(noun, text, dump, n)`` blocks that fit ``limit`` with the closing line, in order, each
+    whole, and how many blocks are shown; a block that does not fit is counted and the next ones are still tried, but
+    a finding whose dump's heading was left out is left out too (it would stand under another dump's)."""
     if not limit:
-        return "\n\n".join([first, *(text for _, text, _ in blocks)]) + "\n", len(blocks)
+        return "\n\n".join([first, *(text for _, text, _, _ in blocks)]) + "\n", len(blocks)
     if limit < MIN_LIMIT:
         raise ValueError(f"limit {limit} is below {MIN_LIMIT} characters (0 means no limit)")
-    total = Counter(noun for noun, _, _ in blocks)
+    total = _counts(blocks)
     shown: Counter[str] = Counter()
     dropped: set[int] = set()  # the dumps whose heading was left out
     parts = [first]
     used = len(first)
-    for noun, text, dump in blocks:
-        after = total - shown - Counter({noun: 1})  # what the closing line counts should this block be the last shown
-        reserve = 2 + len(_closing(after, limit, shown + Counter({noun: 1}))) if after else 0
+    for noun, text, dump, n in blocks:
+        after = total - shown - Counter({noun: n})  # what the closing line counts should this block be the last shown
+        reserve = 2 + len(_closing(after, limit, shown + Counter({noun: n}))) if after else 0
         if dump not in dropped and used + 2 + len(text) + reserve <= limit:
             parts.append(text)
             used += 2 + len(text)
-            shown[noun] += 1
+            shown[noun] += n
         elif noun == "dump":
             dropped.add(dump)
     missing = total - shown
@@ -222,7 +265,7 @@ def render(report: Report, fmt: str = "chat", limit: int = LIMIT, group_by: str 
     """One report: the summary and notes (``markdown.head``), then each finding whole, as many as fit ``limit``."""
     check_group_by(group_by)
     noun = _noun(report)
-    blocks = [(noun, text, 0) for text in _findings(report, group_by)]
+    blocks = [(noun, text, 0, n) for text, n in _findings(report, group_by)]
     text, shown = _fitted(_plain_lead(head(report, report.name, limit)), blocks, limit)
     if limit and shown < len(blocks):
         # the findings before the skip notes where they are cut (trial 172: three skip notes and 2 of 12 fails), as
@@ -244,7 +287,8 @@ def render(report: Report, fmt: str = "chat", limit: int = LIMIT, group_by: str 
             # report (trial 206: at limit 1,000 the one fail of the dump was counted, and shown nowhere)
             lead = _plain_lead(head(report, report.name, limit, skips=0, lean=True, assumed=CELL))
             o, worst = _worst(report, group_by)
-            return _briefed([lead], o.ref, worst, Counter({noun: len(blocks) - 1}), Counter({noun: 1}), limit) or text
+            rest = Counter({noun: sum(n for *_, n in blocks) - 1})
+            return _briefed([lead], o.ref, worst, rest, Counter({noun: 1}), limit) or text
     return text
 
 
@@ -300,15 +344,15 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
         # batch note took a 500-character message to 574)
         notes = _fitting(notes, max(limit // 2 - len(total) - _CLOSING_ROOM, _NOTES_FLOOR), "note")
     first = "\n".join([total, *notes])
-    blocks: list[tuple[str, str, int]] = []
+    blocks: list[Block] = []
     for i, r in enumerate(reports, 1):
         quiet = not r.by_rule() and not r.input_errors
         said = summary_line(r) if quiet else head(r, limit=limit, skips=0)
-        blocks.append(("dump", f"== {inert(one_line(r.name or f'dump {i}'))} ==\n{_plain_lead(said)}", i))
+        blocks.append(("dump", f"== {inert(one_line(r.name or f'dump {i}'))} ==\n{_plain_lead(said)}", i, 1))
         noun = _noun(r)
-        blocks.extend((noun, text, i) for text in _findings(r, group_by))
+        blocks.extend((noun, text, i, n) for text, n in _findings(r, group_by))
     text = _fitted(first, blocks, limit)[0]
-    findings = [t for noun, t, _dump in blocks if noun != "dump"]
+    findings = [t for noun, t, _dump, _n in blocks if noun != "dump"]
     if not limit or not findings or any(t in text for t in findings):
         return text
     # not one finding fits whole: the worst one's dump heading, its heading and message cut, the rest counted (trial
@@ -320,5 +364,5 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
     r = reports[i - 1]
     heading = f"== {inert(one_line(r.name or f'dump {i}'))} ==\n{_plain_lead(summary_line(r))}"
     shown = Counter({_noun(r): 1, "dump": 1})
-    rest = Counter(noun for noun, _text, _dump in blocks) - shown
+    rest = _counts(blocks) - shown
     return _briefed([first, heading], o.ref, worst, rest, shown, limit) or text

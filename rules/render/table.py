@@ -9,7 +9,9 @@ Layout, at ``width`` columns (the CLI passes the terminal's):
   severity, counts and examples under it;
 - the details, grouped by rule (default: a heading per rule, its findings under it) or by object (a heading
   per object and its place, its findings under it); each finding is a line with its result, object (or
-  rule) and place (``file:line``), then its message and ``fix:`` (the remediation), indented. Compact under
+  rule) and place (``file:line``), then its message and ``fix:`` (the remediation), indented; by rule, where an
+  earlier finding above says its message of its own object or has its fix (``said_before``), a line naming that one
+  stands in their place. Compact under
   ``NARROW`` columns: a smaller indent, and each field on a line of its own when they do not fit on one.
 
 Text is wrapped at spaces only: a word, an object or a rule id is never split across lines; a single token
@@ -31,7 +33,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..report import FINDINGS, RESULT_RANK, ObjectReport, Report, Result, RuleRollup, counted
-from . import check_group_by, one_line, visible
+from . import check_group_by, one_line, said_before, visible
 from .chat import comment_at, fix_lines
 from .markdown import _COMMAND, nothing_left, selected
 
@@ -214,8 +216,12 @@ def _rollup(view: _View, rollup: list[RuleRollup]) -> None:
     view.table(table)
 
 
-def _finding(view: _View, obj: ObjectReport, r: Result, group_by: str) -> None:
-    """One result: result word, object (or rule) and place on a line, then message and fix, indented."""
+def _finding(
+    view: _View, obj: ObjectReport, r: Result, group_by: str, said: ObjectReport | None = None, fixed: ObjectReport | None = None
+) -> None:
+    """One result: result word, object (or rule) and place on a line, then message and fix, indented; where an earlier
+    result of its rule above says its message of its own object (``said``) or has the same fix (``fixed``), a line
+    naming that one in their place."""
     by_rule = group_by == "rule"
     if by_rule:
         parts = [r.result, one_line(str(obj.ref)), where(obj, view.shared)]
@@ -224,8 +230,30 @@ def _finding(view: _View, obj: ObjectReport, r: Result, group_by: str) -> None:
     first, *rest = _fields(parts, view.width, view.indent, place=by_rule)
     view.result_line(first, r.result)
     view.lines(rest)
-    view.lines(wrap(r.message, view.width, view.indent))
-    if r.remediation:
+    if said is not None and said is fixed and not r.remediation.strip():
+        view.lines(
+            wrap(f"as for {one_line(str(said.ref))} above (the same message, of this object)", view.width, view.indent), "dim"
+        )
+        return
+    if said is not None and said is fixed:
+        view.lines(
+            wrap(
+                f"as for {one_line(str(said.ref))} above (the same message, of this object, and the same fix)",
+                view.width,
+                view.indent,
+            ),
+            "dim",
+        )
+        return
+    if said is not None:
+        view.lines(
+            wrap(f"as for {one_line(str(said.ref))} above (the same message, of this object)", view.width, view.indent), "dim"
+        )
+    else:
+        view.lines(wrap(r.message, view.width, view.indent))
+    if fixed is not None:
+        view.lines(wrap(f"{_FIX_LABEL}as for {one_line(str(fixed.ref))} above", view.width, view.indent), "dim")
+    elif r.remediation:
         view.lines(fix_block(r.remediation, view.width, view.indent))
 
 
@@ -318,8 +346,19 @@ def render(
     for group in _groups(report, words, group_by):
         view.line("")
         _heading(view, group, group_by)
-        for obj, r in group:
-            _finding(view, obj, r, group_by)
+        if group_by == "object":
+            for obj, r in group:
+                _finding(view, obj, r, group_by)
+            continue
+        for (obj, r), (said, fixed) in zip(group, said_before(group), strict=True):
+            _finding(
+                view,
+                obj,
+                r,
+                group_by,
+                None if said is None else group[said][0],
+                None if fixed is None else group[fixed][0],
+            )
     if report.input_errors:
         view.line("")
     for err in report.input_errors:
