@@ -2141,10 +2141,10 @@ def test_the_sandbox_operands_fix_sees_to_the_label_of_a_vm_node_still_serving_c
     [fix] = _fixes("vm_label_on_a_mig_container_node_sandbox_on.yaml", "sandbox-operands-enabled").values()
     assert fix.startswith(
         "First see whether the workload labels are the mistake: VM-labelled nodes still serve containers (node-a: the"
-        " container device plugin's deploy label nvidia.com/gpu.deploy.device-plugin=true, or nvidia.com/gpu"
-        " advertised). If one should stay a container node, label it so and enable nothing for it: kubectl label node"
-        " node-a --overwrite nvidia.com/gpu.workload.config=container. Only for the nodes meant for VMs: kubectl patch"
-        " clusterpolicies.nvidia.com cluster-policy --type merge -p"
+        " container device plugin's deploy label nvidia.com/gpu.deploy.device-plugin=true, or container GPU resources"
+        " advertised, nvidia.com/gpu or nvidia.com/mig-<profile>). If one should stay a container node, label it so and"
+        " enable nothing for it: kubectl label node node-a --overwrite nvidia.com/gpu.workload.config=container. Only"
+        " for the nodes meant for VMs: kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
     ), fix
     lines = fix_lines(fix)
     assert lines[-2:] == [
@@ -2158,6 +2158,23 @@ def test_the_sandbox_operands_fix_sees_to_the_label_of_a_vm_node_still_serving_c
     assert plain == (
         'kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p \'{"spec":{"vfioManager":{"enabled":true}}}\''
     ), plain
+
+
+def test_the_sandbox_operands_fix_sees_mig_only_and_defaulted_vm_nodes_serving_containers() -> None:
+    """Regression (trial 217 #2 and #3, trial 220 #1): the hedge saw a VM node serving containers by the container
+    device plugin's deploy label or nvidia.com/gpu alone. A node labelled vm-passthrough advertising MIG devices alone
+    (no deploy label), and a GPU node without a workload label that defaultWorkload vm-passthrough makes a VM node, are
+    seen; a VM node keeping nvidia.com/gpu at 0 (its plugin stopped) serves nothing and is not named."""
+    [fix] = _fixes("vm_nodes_serving_mig_or_by_default.yaml", "sandbox-operands-enabled").values()
+    assert fix.startswith(
+        "First see whether the workload labels are the mistake: nodes meant for VMs (by their workload label, or,"
+        " having none, by spec.sandboxWorkloads.defaultWorkload=vm-passthrough) still serve containers (mig-a,"
+        " default-b: the container device plugin's deploy label nvidia.com/gpu.deploy.device-plugin=true, or container"
+        " GPU resources advertised, nvidia.com/gpu or nvidia.com/mig-<profile>). If one should stay a container node,"
+        " label it so and enable nothing for it: kubectl label node <node> --overwrite"
+        " nvidia.com/gpu.workload.config=container. Only for the nodes meant for VMs: kubectl patch"
+    ), fix
+    assert "stopped-c" not in fix and "pt-1" not in fix
 
 
 def test_a_pod_pinned_by_a_required_node_affinity_is_told_where_its_pin_is_written() -> None:
