@@ -2177,6 +2177,21 @@ def test_the_sandbox_operands_fix_sees_mig_only_and_defaulted_vm_nodes_serving_c
     assert "stopped-c" not in fix and "pt-1" not in fix
 
 
+def test_a_pod_asking_nvidia_gpu_of_a_mig_only_cluster_is_told_to_ask_for_the_mig_device() -> None:
+    """Regression (trial 219 #5): in a cluster whose one GPU node serves MIG devices under the mixed strategy, a pending
+    pod asking nvidia.com/gpu was told only to compare the scheduler's events with the nodes; its fix says to ask for
+    the MIG device a node advertises, in its manifest or by recreating the pod, before that comparison."""
+    fixes = _fixes("mig_only_cluster_pod_asking_gpu.yaml", "workload-schedulable")
+    assert fixes == {
+        "train-0": "ask for a container GPU resource a node advertises with a device (nvidia.com/mig-1g.10gb) in place of"
+        " nvidia.com/gpu, which none does (under the mixed MIG strategy a node advertises its MIG devices as"
+        " nvidia.com/mig-<profile>, and no nvidia.com/gpu): in its manifest, then kubectl apply -f <manifest>; where it"
+        " is created already, kubectl get pod -n ml train-0 -o yaml > pod.yaml, edit it and kubectl replace --force -f"
+        " pod.yaml (a Pod's containers cannot change in place). Else: kubectl describe pod -n ml train-0; kubectl"
+        " describe nodes  # compare the scheduler's events with the nodes' allocatable and taints"
+    }, fixes
+
+
 def test_a_pod_pinned_by_a_required_node_affinity_is_told_where_its_pin_is_written() -> None:
     """Regression (trial 211): a pod pinned to a vm-passthrough node by a required node affinity of one term naming it
     alone was not taken as pinned; it is, and its fix names the affinity's term, not spec.nodeName / nodeSelector."""
