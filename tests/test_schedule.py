@@ -1477,11 +1477,38 @@ def test_hint_names_what_the_pinned_node_advertises_instead() -> None:
     assert p.message == (
         "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) didn't match Pod's node affinity/selector."
     )
-    assert p.hint == "hint: nvidia.com/gpu is not advertised where the pod may run: gpu-pt-1 advertises nvidia.com/GA102GL_A10"
+    assert p.hint == (
+        "hint: nvidia.com/gpu is not advertised where the pod may run: gpu-pt-1 advertises nvidia.com/GA102GL_A10;"
+        " gpu-c-1 advertises nvidia.com/gpu but does not match the pod's node selector or affinity"
+    )
     # Capacity used up on a node that does advertise the resource: what its pods hold (trial 114).
     full = ClusterModel(nodes, [pod("busy", limits={"nvidia.com/gpu": "2"}, node_name="gpu-c-1", phase="Running")])
     p = full.predict(pod(limits={"nvidia.com/gpu": "1"}, nodeSelector={"kubernetes.io/hostname": "gpu-c-1"}))
     assert (p.schedulable, p.hint) == (False, "hint: the pods bound where it may run hold nvidia.com/gpu (gpu-c-1 2 of 2)")
+
+
+def test_hint_names_the_nodes_advertising_the_resource_that_the_pods_pin_keeps_it_off() -> None:
+    """Regression (trial 218 #9): a VM pinned to a container node by its selector was told what that node advertises,
+    and not which node advertises the passthrough GPU it asks for. The nodes advertising it that its node selector or
+    affinity rejects are named; one only cordoned or tainted is not among them (said on its own)."""
+    nodes = [
+        node("gpu-c-1", {"nvidia.com/gpu": "2"}, labels={"nvidia.com/gpu.workload.config": "container"}),
+        node("gpu-pt-1", {"nvidia.com/GA102GL_A10": "1"}, labels={"nvidia.com/gpu.workload.config": "vm-passthrough"}),
+        node("gpu-pt-2", {"nvidia.com/GA102GL_A10": "1"}, labels={"nvidia.com/gpu.workload.config": "vm-passthrough"}),
+        node("gpu-pt-3", {"nvidia.com/GA102GL_A10": "1"}, labels={"nvidia.com/gpu.workload.config": "vm-passthrough"}),
+    ]
+    m = ClusterModel(nodes, [])
+    by_label = m.predict(
+        pod(limits={"nvidia.com/GA102GL_A10": "1"}, nodeSelector={"nvidia.com/gpu.workload.config": "container"})
+    )
+    assert by_label.hint == (
+        "hint: nvidia.com/GA102GL_A10 is not advertised where the pod may run: gpu-c-1 advertises nvidia.com/gpu;"
+        " gpu-pt-1, gpu-pt-2 and 1 more advertise nvidia.com/GA102GL_A10 but do not match the pod's node selector or"
+        " affinity"
+    )
+    # no pin: nothing keeps it off a node that advertises what it asks, and no such clause
+    free = m.predict(pod(limits={"nvidia.com/gpu": "1"}))
+    assert free.schedulable and "do not match" not in free.hint
 
 
 def test_hint_names_the_pinned_node_that_lists_the_resource_at_0_devices() -> None:
@@ -1494,7 +1521,7 @@ def test_hint_names_the_pinned_node_that_lists_the_resource_at_0_devices() -> No
     )
     assert p.hint == (
         "hint: nvidia.com/gpu is not advertised where the pod may run: a100-3 lists it with 0 devices: no device plugin"
-        " serves it there now"
+        " serves it there now; a100-1 advertises nvidia.com/gpu but does not match the pod's node selector or affinity"
     )
     # trial 129: a node converted to vm-passthrough lists its old nvidia.com/gpu at 0 beside the name it advertises
     # now; the hint said only the new name
@@ -1507,7 +1534,8 @@ def test_hint_names_the_pinned_node_that_lists_the_resource_at_0_devices() -> No
     p = m.predict(pod(limits={"nvidia.com/gpu": "1"}, nodeSelector={"kubernetes.io/hostname": "gpu-p1"}))
     assert p.hint == (
         "hint: nvidia.com/gpu is not advertised where the pod may run: gpu-p1 advertises nvidia.com/GA102GL_A10 and"
-        " lists nvidia.com/gpu with 0 devices: no device plugin serves it there now"
+        " lists nvidia.com/gpu with 0 devices: no device plugin serves it there now; gpu-c1 advertises nvidia.com/gpu"
+        " but does not match the pod's node selector or affinity"
     )
 
 
@@ -1940,7 +1968,8 @@ def test_hint_names_what_a_taint_keeps_the_pod_off_and_the_toleration_that_lets_
     pinned = m.predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}, nodeSelector={"kubernetes.io/hostname": "gpu-c-1"}))
     assert pinned.hint == (
         "hint: nvidia.com/GA102GL_A10 is not advertised where its node name, selector and affinity let it run: gpu-c-1"
-        " advertises nvidia.com/gpu"
+        " advertises nvidia.com/gpu; gpu-pt-1 advertises nvidia.com/GA102GL_A10 but does not match the pod's node"
+        " selector or affinity"
     )
     down = [{"key": "node.kubernetes.io/disk-pressure", "effect": "NoSchedule"}]
     sick = ClusterModel([node("gpu-c-1", {"nvidia.com/gpu": "2"}, taints=down)], [])

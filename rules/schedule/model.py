@@ -575,6 +575,7 @@ class ClusterModel:
             if not c.by_label.get((key, value)):
                 why = LABEL_SETTERS.get(key, "")
                 parts.append(f"no node has label {key}={value}" + (f" ({why})" if why else ""))
+        unlabelled = bool(parts)  # a label its selector requires that no node has: every node fails it, as said
         for resource in sorted(view.requests):
             if not is_extended(resource):
                 continue
@@ -668,6 +669,17 @@ class ClusterModel:
             if shown:
                 where = "where its node name, selector and affinity let it run" if loose else "where the pod may run"
                 parts.append(f"{resource} is not advertised {where}: {first_names(shown, sep='; ')}")
+            # trial 218 #9: a VM pinned to a container node by its selector was told what that node advertises, and not
+            # which node advertises the device it asks for (a taint or a cordon keeping it off is said on its own)
+            elsewhere = c.advertised[resource] - reached
+            # (a pod naming its node in spec.nodeName skips kube-scheduler: its prediction says what the kubelet does)
+            if elsewhere and not unlabelled and not view.node_name and (view.node_selector is not None or view.terms is not None):
+                off = sorted(elsewhere - self._static_filters(view, set(elsewhere), {}, unschedulable=False, taints=False))
+                if off:
+                    names = c.names_of(off)
+                    one = len(names) == 1
+                    advertise, match = ("advertises", "does not match") if one else ("advertise", "do not match")
+                    parts.append(f"{_nodes_text(names)} {advertise} {resource} but {match} the pod's node selector or affinity")
             kept_off = sorted(tainted & c.advertised[resource])
             taint = first_untolerated(c.taints[kept_off[0]], view.tolerations) if kept_off else None
             if taint is not None:
