@@ -167,7 +167,8 @@ def test_b_with_the_workloads_each_lands_on_its_own_node(policies) -> None:
     assert cross.message == (
         "Pod lab/cuda-on-passthrough-node cannot be scheduled: 0/11 nodes are available: 1 Insufficient nvidia.com/gpu,"
         " 10 node(s) didn't match Pod's node affinity/selector. hint: nvidia.com/gpu is not advertised where the pod"
-        " may run: lab-passthrough-1 advertises nvidia.com/GA102GL_A10"
+        " may run: lab-passthrough-1 advertises nvidia.com/GA102GL_A10; lab-container-1, lab-label-typo and 3 more"
+        " advertise nvidia.com/gpu but do not match the pod's node selector or affinity"
     )
     vgpu = pods["vgpu-on-passthrough-node"]["workload-schedulable"]
     assert vgpu.result == "fail"
