@@ -2256,6 +2256,14 @@ def test_chat_says_a_finding_of_several_objects_in_one_paragraph_and_counts_them
     text = render(replace(report, objects=objs), "chat", limit=0)
     assert text.count("FAIL (high)") == 2 and "Said the same of 10 more objects, with the same fix: " in text
     assert "FAIL (high) `Node/object-00003`" in text and f"```\n{fix}\n```" in text
+    # trial 221 #1: a fix naming its own object is said once too, as written for the first, and said so
+    objs = [replace(o, results=(replace(o.results[0], remediation=f"kubectl edit cm {o.ref.name}"),)) for o in report.objects]
+    text = render(replace(report, objects=objs), "chat", limit=0)
+    assert text.count("FAIL (high)") == 1 and "```\nkubectl edit cm object-00000\n```" in text
+    assert (
+        "Said the same of 11 more objects, each with the fix below written for it (its own name in place of"
+        " object-00000): `Node/object-00001`," in text
+    )
     # under a limit, a paragraph left out counts all of its findings: 11 said in one paragraph too long to fit
     # beside the one other, shorter finding, which is shown
     alike = synthetic(11, message_len=1_200)

@@ -9,8 +9,8 @@ then one paragraph a finding, worst first, grouped by rule or by object (``group
     kubectl label node gpu-pt-bad --overwrite nvidia.com/gpu.workload.config=container
     ```
 
-By rule, the findings whose message an earlier one's says of their own object, with the same fix, are said in that
-one's paragraph, the first five named and the others counted (``_findings``).
+By rule, the findings whose message and fix an earlier one's say of their own object are said in that one's paragraph,
+the first five named and the others counted (``_findings``).
 
 The fix stands in a code block of its own, as written: every chat client shows it literally and copies it whole
 (trial 171: in a Markdown table a fix's ``|`` was written ``\\|``, which a shell reads as an argument, and the
@@ -31,7 +31,7 @@ from typing import Any
 
 from ..report import RESULT_RANK, SEVERITY_RANK, Report, Result, counted
 from ..shell import command_spans, comment_at
-from . import check_group_by, one_line, said_before, visible
+from . import check_group_by, message_shape, one_line, visible
 from .markdown import (
     _CHAINED,
     _CLOSING_ROOM,
@@ -164,18 +164,28 @@ def _fix(text: str) -> str:
     return f"```\n{body}\n```"
 
 
-def finding(ref: Any, r: Result, alike: list[Any] | None = None) -> str:
-    """One result as its paragraph: the word, severity, object and rule; the message; the objects ``alike`` it (the
-    same message of their own, the same fix), the first ``NAMED``, then counted; the fix in a code block."""
+def finding(ref: Any, r: Result, alike: list[tuple[Any, Result]] | None = None) -> str:
+    """One result as its paragraph: the word, severity, object and rule; the message; the findings ``alike`` it (its
+    message and fix said of their own objects), the first ``NAMED`` objects named, then counted; the fix in a code
+    block."""
     lines = [
         f"{r.result.upper()} ({r.severity}) {_span(str(ref))} · {_span(f'{r.policy}/{r.rule}')}",
         inert(" ".join(r.message.split())),
     ]
     if alike:
-        named = ", ".join(_span(str(x)) for x in alike[:NAMED])
+        named = ", ".join(_span(str(o.ref)) for o, _ in alike[:NAMED])
         rest = f" and {len(alike) - NAMED:,} more" if len(alike) > NAMED else ""
-        fix = ", with the same fix" if r.remediation.strip() else ""
-        lines.append(f"Said the same of {counted(len(alike), 'more object')}{fix}: {named}{rest}.")
+        fix = r.remediation.strip()
+        if not fix:
+            how = ""
+        elif all(x.remediation.strip() == fix for _, x in alike):
+            how = ", with the same fix"
+        else:
+            own = (
+                f"namespace and name in place of {ref.namespace}/{ref.name}" if ref.namespace else f"name in place of {ref.name}"
+            )
+            how = f", each with the fix below written for it (its own {inert(own)})"
+        lines.append(f"Said the same of {counted(len(alike), 'more object')}{how}: {named}{rest}.")
     if r.remediation:
         lines.append(_fix(r.remediation))
     return "\n".join(lines)
@@ -186,24 +196,24 @@ NAMED = 5
 
 
 def _findings(report: Report, group_by: str) -> list[tuple[str, int]]:
-    """Each finding's paragraph and how many findings it says: by rule, the findings whose message an earlier one's
-    says of their own object and whose fix is the same text (``said_before``) are said in that one's paragraph, which
-    names the first ``NAMED`` of them and counts the others (trial 218 #5 and trial 216 #3: sixteen VMs asking for one
-    name KubeVirt does not permit took a paragraph each, and a chat message's 3,500 characters held one)."""
+    """Each finding's paragraph and how many findings it says: by rule, the findings whose message and fix an earlier
+    one's say of their own object (``message_shape``: the same text, its name and namespace in the other's places; the
+    same kind) are said in that one's paragraph, which names the first ``NAMED`` of them and counts the others
+    (trial 218 #5 and trial 216 #3: sixteen VMs asking for one name KubeVirt does not permit took a paragraph each, and
+    a chat message's 3,500 characters held one; trial 221 #1: a fix naming its VM kept each apart)."""
     out: list[tuple[str, int]] = []
     for group in groups(report, group_by):
         if group_by != "rule":
             out.extend((finding(o.ref, r), 1) for o, r in group)
             continue
-        same: dict[int, list[int]] = {}
-        for i, (said, fixed) in enumerate(said_before(group)):
-            if said is not None and said == fixed:
-                same[said].append(i)
-            else:
-                same[i] = []
-        for lead, more in same.items():
+        same: dict[tuple[str, str, str], list[int]] = {}
+        for i, (o, r) in enumerate(group):
+            key = (o.ref.kind, message_shape(o.ref, r.message), message_shape(o.ref, r.remediation.strip()))
+            same.setdefault(key, []).append(i)
+        for lead, *more in same.values():
             o, r = group[lead]
-            out.append((finding(o.ref, r, [group[i][0].ref for i in more]), 1 + len(more)))
+            alike = [group[i] for i in more]
+            out.append((finding(o.ref, r, alike), 1 + len(more)))
     return out
 
 
