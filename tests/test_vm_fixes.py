@@ -67,7 +67,8 @@ def test_an_unschedulable_vm_pinned_by_its_node_selector_is_told_to_edit_it() ->
     assert fix == (
         f"{LIST_NODES}; kubectl edit virtualmachine -n vms vm-new  # where the message says \"didn't match Pod's node"
         ' affinity/selector", its spec.template.spec nodeSelector or affinity keeps it off the nodes that advertise what'
-        " it asks: point them at one of those"
+        " it asks (its hint names them): point them at one of those, then virtctl restart -n vms vm-new (its VMI keeps"
+        " the old spec until then)"
     )
 
 
