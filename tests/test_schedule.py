@@ -22,7 +22,7 @@ from rules.schedule.matching import (
     tolerations_of,
 )
 from rules.schedule.resources import scheduler_units
-from rules.schedule.workloads import KUBEVIRT_SCHEDULABLE_LABEL, LABEL_SETTERS, launcher_base
+from rules.schedule.workloads import KUBEVIRT_SCHEDULABLE_LABEL, LABEL_SETTERS, OVERHEAD_NOTE, launcher_base
 
 
 def docs(text_: str) -> list[dict[str, Any]]:
@@ -2050,3 +2050,28 @@ def test_a_manual_vm_its_status_says_is_stopped_is_not_judged() -> None:
         vm["status"] = status
         p = m.predict(vm)
         assert (p.applicable, p.message) == (True, "0/1 nodes are available: 1 Insufficient cpu."), status
+
+
+def test_a_vm_hint_says_what_the_model_counts_of_its_memory_only_where_memory_is_short() -> None:
+    """Regression (trial 221 #8): every VM kube-scheduler could not place was told what the model counts of its
+    launcher's memory (KubeVirt's overhead), for want of a device or a selector's match too, and where the VMI asks
+    for no memory (nothing counted). The hint says it where memory is short of it, and the overhead was counted."""
+    small = node("gpu-pt-1", {"nvidia.com/GA102GL_A10": "2", "memory": "16Gi", "cpu": "32", "pods": "110"})
+    small["metadata"]["labels"].update({"nvidia.com/gpu.workload.config": "vm-passthrough", "kubevirt.io/schedulable": "true"})
+    m = ClusterModel([small], [])
+    vmi = yaml.safe_load(VMI)
+    p = m.predict(vmi)
+    assert (p.schedulable, p.message) == (False, "0/1 nodes are available: 1 Insufficient memory.")
+    assert p.hint == f"hint: {OVERHEAD_NOTE}"
+    # short of a device, not of memory: no word of it
+    wants_more = yaml.safe_load(VMI)
+    wants_more["spec"]["domain"]["memory"]["guest"] = "1Gi"
+    wants_more["spec"]["domain"]["devices"]["gpus"] *= 2
+    p = m.predict(wants_more)
+    assert p.message == "0/1 nodes are available: 1 Insufficient nvidia.com/GA102GL_A10." and OVERHEAD_NOTE not in p.hint
+    # overcommitGuestOverhead: the overhead is not counted, and not said
+    overcommitted = yaml.safe_load(VMI)
+    overcommitted["spec"]["domain"]["memory"]["guest"] = "32Gi"
+    overcommitted["spec"]["domain"]["resources"]["overcommitGuestOverhead"] = True
+    p = m.predict(overcommitted)
+    assert "Insufficient memory" in p.message and OVERHEAD_NOTE not in p.hint

@@ -42,7 +42,17 @@ from .matching import (
 )
 from .placement import TaintCheck, check_taints
 from .resources import cache_key, effective_requests, is_extended, requests_read, scheduler_units
-from .workloads import LABEL_SETTERS, REPLICATED_KINDS, OwnedPods, not_waiting, owned_pods, pod_spec_of
+from .workloads import (
+    LABEL_SETTERS,
+    OVERHEAD_NOTE,
+    REPLICATED_KINDS,
+    OwnedPods,
+    is_kubevirt,
+    launcher_overhead,
+    not_waiting,
+    owned_pods,
+    pod_spec_of,
+)
 
 NO_NODES = "no nodes available to schedule pods"
 REASON_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -261,6 +271,12 @@ class ClusterModel:
         # (not a Deployment's ReplicaSet: its controller trades replicas between them in a rollout, trial 116)
         if prediction.schedulable and replicas is not None and not _deployment_owned(workload):
             prediction = self._replica_room(prediction, view, replicas, owned, _spread_keys(spec, mapping(labels), owned))
+        if not prediction.schedulable and prediction.reasons.get("Insufficient memory") and is_kubevirt(workload):
+            # what the model counts of a VM's memory, where memory is short (trial 185; trial 221 #8: said of every VM
+            # that could not be placed, for want of a device or a selector's match too)
+            if launcher_overhead(workload):
+                hint = f"{prediction.hint}; {OVERHEAD_NOTE}" if prediction.hint else f"hint: {OVERHEAD_NOTE}"
+                prediction = dataclasses.replace(prediction, hint=hint)
         if signature is not None:
             self._predictions[signature] = prediction
         return prediction

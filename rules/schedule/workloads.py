@@ -199,6 +199,29 @@ def vmi_pod_spec(vmi_spec: Mapping[str, Any]) -> dict[str, Any]:
     return spec
 
 
+#: What a hint says of a launcher pod's memory where the model counted KubeVirt's overhead (``launcher_overhead``).
+OVERHEAD_NOTE = (
+    "its virt-launcher pod asks for the guest's memory and KubeVirt's overhead beside it, counted here at its least:"
+    " 218Mi, 8Mi a vCPU, the guest's memory over 512 and 1Gi with GPUs or host devices"
+)
+
+
+def launcher_overhead(workload: Mapping[str, Any]) -> bool:
+    """Whether the memory request of ``workload``'s virt-launcher pod (a KubeVirt VMI or VM) counts KubeVirt's overhead
+    beside the guest's memory (``vmi_pod_spec``): where the VMI asks for memory, not on hugepages (the overhead alone
+    is the request there) and without ``overcommitGuestOverhead``."""
+    kind = text(workload.get("kind"))
+    vmi = workload.get("spec") if kind == "VirtualMachineInstance" else get_in(workload, "spec", "template", "spec")
+    domain = mapping(get_in(vmi, "domain"))
+    resources = mapping(get_in(domain, "resources"))
+    asked = (
+        any("memory" in mapping(get_in(resources, part)) for part in ("requests", "limits"))
+        or get_in(domain, "memory", "guest") is not None
+    )
+    page = get_in(domain, "memory", "hugepages", "pageSize")
+    return asked and not (isinstance(page, str) and page) and get_in(resources, "overcommitGuestOverhead") is not True
+
+
 def pod_spec_of(workload: Any) -> dict[str, Any] | None:
     """The pod spec ``workload`` would create, or None when it is not a workload.
 
