@@ -2193,6 +2193,17 @@ def test_a_pod_asking_nvidia_gpu_of_a_mig_only_cluster_is_told_to_ask_for_the_mi
     }, fixes
 
 
+def test_with_sandbox_workloads_off_unlabelled_nodes_are_not_vm_nodes_serving_containers() -> None:
+    """Regression (trial 222 #1): the VM nodes serving containers counted GPU nodes without a workload label that a VM
+    defaultWorkload makes VM nodes even with sandbox workloads off, where the operator reads no default and they are
+    container nodes: the sandbox fix said "serving containers now: more than five of them" beside a selector listing
+    vm-1 alone. With sandbox workloads off, only the labelled node is named."""
+    [fix] = _fixes(
+        "sandbox_off_default_vm_beside_unlabelled_nodes.yaml", "sandbox-workloads-enabled-for-vm-nodes", "warn"
+    ).values()
+    assert "# serving containers now: vm-1 (the operator runs its device plugin there" in fix, fix
+
+
 def test_a_pod_pinned_by_a_required_node_affinity_is_told_where_its_pin_is_written() -> None:
     """Regression (trial 211): a pod pinned to a vm-passthrough node by a required node affinity of one term naming it
     alone was not taken as pinned; it is, and its fix names the affinity's term, not spec.nodeName / nodeSelector."""
