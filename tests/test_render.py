@@ -2272,3 +2272,37 @@ def test_chat_says_a_finding_of_several_objects_in_one_paragraph_and_counts_them
     text = render(replace(alike, objects=[*alike.objects, other]), "chat", limit=1_500)
     assert len(text) <= 1_500 and text.count("FAIL (high)") == 1 and "FAIL (high) `Node/other`" in text
     assert text.rstrip().endswith("_… 11 more findings not shown (limit 1,500 characters; limit 0: all)_"), text
+
+
+def test_a_message_is_said_again_of_an_object_only_where_its_reference_differs_alone() -> None:
+    """Regression (trial 222 #2, #3): the object's name or namespace was put as a mark wherever it stood as a word, so
+    pod t4/train's "no node has label gpu-type=t4" read as "as for Pod/a100/train above (the same message ...)", whose
+    message names gpu-type=a100; and a pattern compiled for each name took 9.7 s for 100,000 findings. Only the
+    object's reference is its own: ns/name, the namespace after -n, the name as a word (not a label's value, not in
+    nvidia.com/gpu), found by plain string search."""
+    from rules.render import message_shape
+
+    def pod(ns: str, name: str, message: str) -> ObjectReport:
+        return ObjectReport(ObjectRef("v1", "Pod", name, ns), Source("p.yaml", 1, 3), (_result(message=message),))
+
+    report = Report(
+        objects=[
+            pod("a100", "train", "Pod a100/train cannot be scheduled: no node has label gpu-type=a100"),
+            pod("t4", "train", "Pod t4/train cannot be scheduled: no node has label gpu-type=t4"),
+            pod("ml", "gpu", "Pod ml/gpu asks for nvidia.com/gpu, which no node advertises"),
+            pod("ml", "cuda", "Pod ml/cuda asks for nvidia.com/gpu, which no node advertises"),
+        ],
+        objects_read=4,
+    )
+    text = table.render(report, width=160)
+    assert "no node has label gpu-type=a100" in text and "no node has label gpu-type=t4" in text
+    assert "as for Pod/ml/gpu above (the same message, of this object)" in text
+    assert text.count("as for") == 1
+    ref = ObjectRef("v1", "VirtualMachine", "ml", "ml")
+    assert message_shape(ref, "VM ml/ml in namespace ml: kubectl edit vm -n ml ml; virtctl restart --namespace=ml ml") == (
+        "VM \x00R in namespace \x00S: kubectl edit vm -n \x00S \x00N; virtctl restart --namespace=\x00S \x00N"
+    )
+    node = ObjectRef("v1", "Node", "gpu-1")
+    assert message_shape(node, "Node gpu-1 beside gpu-10, x.gpu-1 and pool=gpu-1; gpu-1.") == (
+        "Node \x00N beside gpu-10, x.gpu-1 and pool=gpu-1; \x00N."
+    )

@@ -75,18 +75,47 @@ def one_line(text: str) -> str:
 GROUP_BY = ("rule", "object")
 
 
-#: An object's name or namespace standing as a word of its own in a message (``vdi-a/desk-00 asks``, ``node gpu-1.``),
-#: not inside a longer name (``gpu-1`` in ``gpu-10`` or ``x.gpu-1``).
-_OWN_WORD = r"(?<![\w.-]){}(?![\w-]|\.\w)"
+#: Characters that make a name found in a text part of something else where they stand before it: a longer name
+#: (``x.gpu-1``, ``big_gpu-1``), a label's or a field's value (``gpu-type=a100``, ``pool: a100``), a path or a
+#: resource name (``nvidia.com/gpu``).
+_NOT_BEFORE = frozenset("_.-=/:")
+
+
+def _marked(text: str, word: str, mark: str) -> str:
+    """``text`` with each occurrence of ``word`` that stands as a word of its own put as ``mark``: not inside a longer
+    name (a letter, digit, ``_``, ``-`` or a dot and a letter after it) nor after ``_NOT_BEFORE``. Plain string search:
+    a pattern compiled for each object's name would overflow ``re``'s cache on a large report."""
+    out: list[str] = []
+    n, i = len(word), 0
+    while (j := text.find(word, i)) >= 0:
+        before = text[j - 1] if j else " "
+        after = text[j + n : j + n + 2] + "  "  # (a space past the end: nothing follows)
+        inside = before.isalnum() or before in _NOT_BEFORE
+        inside = inside or after[0].isalnum() or after[0] in "_-" or (after[0] == "." and after[1].isalnum())
+        if inside:
+            out.append(text[i : j + 1])
+            i = j + 1
+        else:
+            out.append(text[i:j])
+            out.append(mark)
+            i = j + n
+    out.append(text[i:])
+    return "".join(out)
 
 
 def message_shape(ref: ObjectRef, message: str) -> str:
-    """``message`` with ``ref``'s own name and namespace, where they stand as words, put as marks: two results of one
-    rule whose shapes are equal say one thing, each of its own object."""
-    for value, mark in ((ref.name, "\x00name"), (ref.namespace, "\x00namespace")):
-        if value:
-            message = re.sub(_OWN_WORD.format(re.escape(value)), mark, message)
-    return message
+    """``message`` with ``ref``'s own reference put as marks: ``namespace/name``, the namespace after ``-n`` or
+    ``--namespace`` or the word namespace, the name standing as a word of its own (not a label's value,
+    ``gpu-type=a100``, nor part of a path, ``nvidia.com/gpu``: trial 222 #2). Two results of one rule whose shapes are
+    equal say one thing, each of its own object."""
+    name, namespace = ref.name, ref.namespace
+    if not name:
+        return message
+    if namespace:
+        message = _marked(message, f"{namespace}/{name}", "\x00R")
+        for lead in ("-n ", "--namespace ", "--namespace=", "namespace "):
+            message = _marked(message, f"{lead}{namespace}", f"{lead}\x00S")
+    return _marked(message, name, "\x00N")
 
 
 def said_before(group: list[tuple[ObjectReport, Result]]) -> list[tuple[int | None, int | None]]:
