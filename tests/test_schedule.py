@@ -1490,25 +1490,43 @@ def test_hint_names_what_the_pinned_node_advertises_instead() -> None:
 def test_hint_names_the_nodes_advertising_the_resource_that_the_pods_pin_keeps_it_off() -> None:
     """Regression (trial 218 #9): a VM pinned to a container node by its selector was told what that node advertises,
     and not which node advertises the passthrough GPU it asks for. The nodes advertising it that its node selector or
-    affinity rejects are named; one only cordoned or tainted is not among them (said on its own)."""
+    affinity rejects are named; one the selector takes but a cordon or a taint keeps off is not among them (each is
+    said on its own). Not where the pod is pinned by a metadata.name field term, as a DaemonSet's pods are, nor where
+    no node matches its affinity at all (trial 222 #4: every GPU node was named, and not why)."""
+    container = {"nvidia.com/gpu.workload.config": "container"}
+    passthrough = {"nvidia.com/gpu.workload.config": "vm-passthrough"}
+    a10 = {"nvidia.com/GA102GL_A10": "1"}
     nodes = [
-        node("gpu-c-1", {"nvidia.com/gpu": "2"}, labels={"nvidia.com/gpu.workload.config": "container"}),
-        node("gpu-pt-1", {"nvidia.com/GA102GL_A10": "1"}, labels={"nvidia.com/gpu.workload.config": "vm-passthrough"}),
-        node("gpu-pt-2", {"nvidia.com/GA102GL_A10": "1"}, labels={"nvidia.com/gpu.workload.config": "vm-passthrough"}),
-        node("gpu-pt-3", {"nvidia.com/GA102GL_A10": "1"}, labels={"nvidia.com/gpu.workload.config": "vm-passthrough"}),
+        node("gpu-c-1", {"nvidia.com/gpu": "2"}, labels=container),
+        node("gpu-pt-1", a10, labels=passthrough),
+        node("gpu-pt-2", a10, labels=passthrough),
+        node("gpu-pt-3", a10, labels=passthrough),
+        node("gpu-pt-c", a10, labels=container, unschedulable=True),
+        node("gpu-pt-t", a10, labels=container, taints=[{"key": "maint", "effect": "NoSchedule"}]),
     ]
     m = ClusterModel(nodes, [])
-    by_label = m.predict(
-        pod(limits={"nvidia.com/GA102GL_A10": "1"}, nodeSelector={"nvidia.com/gpu.workload.config": "container"})
-    )
+    by_label = m.predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}, nodeSelector=container))
     assert by_label.hint == (
-        "hint: nvidia.com/GA102GL_A10 is not advertised where the pod may run: gpu-c-1 advertises nvidia.com/gpu;"
-        " gpu-pt-1, gpu-pt-2 and 1 more advertise nvidia.com/GA102GL_A10 but do not match the pod's node selector or"
-        " affinity"
+        "hint: gpu-pt-c advertises nvidia.com/GA102GL_A10 with room for it but is cordoned (spec.unschedulable: kubectl"
+        " uncordon gpu-pt-c once it is ready for pods); nvidia.com/GA102GL_A10 is not advertised where the pod may run:"
+        " gpu-c-1 advertises nvidia.com/gpu; gpu-pt-1, gpu-pt-2 and 1 more advertise nvidia.com/GA102GL_A10 but do not"
+        " match the pod's node selector or affinity; gpu-pt-t advertises nvidia.com/GA102GL_A10 but has taint"
+        " maint:NoSchedule, which the pod does not tolerate (a toleration {key: maint, operator: Exists, effect:"
+        " NoSchedule} lets it on)"
     )
-    # no pin: nothing keeps it off a node that advertises what it asks, and no such clause
-    free = m.predict(pod(limits={"nvidia.com/gpu": "1"}))
-    assert free.schedulable and "do not match" not in free.hint
+
+    def required(term: dict[str, Any]) -> dict[str, Any]:
+        return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}
+
+    by_field = required({"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["gpu-c-1"]}]})
+    p = m.predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}, affinity=by_field))
+    assert p.hint == "hint: nvidia.com/GA102GL_A10 is not advertised where the pod may run: gpu-c-1 advertises nvidia.com/gpu"
+    nowhere = required({"matchExpressions": [{"key": "zone", "operator": "In", "values": ["z9"]}]})
+    p = m.predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}, affinity=nowhere))
+    assert p.message.endswith("4 node(s) didn't match Pod's node affinity/selector.") and p.hint == "", p
+    # a selector that takes a node with room: it fits, and no hint
+    free = m.predict(pod(limits={"nvidia.com/gpu": "1"}, nodeSelector=container))
+    assert (free.schedulable, free.hint) == (True, "")
 
 
 def test_hint_names_the_pinned_node_that_lists_the_resource_at_0_devices() -> None:

@@ -688,8 +688,18 @@ class ClusterModel:
             # trial 218 #9: a VM pinned to a container node by its selector was told what that node advertises, and not
             # which node advertises the device it asks for (a taint or a cordon keeping it off is said on its own)
             elsewhere = c.advertised[resource] - reached
-            # (a pod naming its node in spec.nodeName skips kube-scheduler: its prediction says what the kubelet does)
-            if elsewhere and not unlabelled and not view.node_name and (view.node_selector is not None or view.terms is not None):
+            # (a pod naming its node in spec.nodeName skips kube-scheduler: its prediction says what the kubelet does; one
+            # pinned by a metadata.name field term, as the DaemonSet controller pins its pods, is meant for its node;
+            # where no node matches the selector or affinity at all, every node is kept off, and naming them says
+            # nothing of why: trial 222 #4)
+            pinned = view.node_name or view.prefilter is not None
+            if (
+                elsewhere
+                and not unlabelled
+                and not pinned
+                and (view.node_selector is not None or view.terms is not None)
+                and c.affinity_matches(view.node_selector, view.terms)
+            ):
                 off = sorted(elsewhere - self._static_filters(view, set(elsewhere), {}, unschedulable=False, taints=False))
                 if off:
                     names = c.names_of(off)
