@@ -1523,7 +1523,25 @@ def test_hint_names_the_nodes_advertising_the_resource_that_the_pods_pin_keeps_i
     assert p.hint == "hint: nvidia.com/GA102GL_A10 is not advertised where the pod may run: gpu-c-1 advertises nvidia.com/gpu"
     nowhere = required({"matchExpressions": [{"key": "zone", "operator": "In", "values": ["z9"]}]})
     p = m.predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}, affinity=nowhere))
-    assert p.message.endswith("4 node(s) didn't match Pod's node affinity/selector.") and p.hint == "", p
+    assert p.message.endswith("4 node(s) didn't match Pod's node affinity/selector.")
+    assert p.hint == "hint: no node has label zone=z9 (its required node affinity)"
+    # every requirement met by some node, none by one node: no label is said missing
+    apart = required(
+        {
+            "matchExpressions": [
+                {"key": "nvidia.com/gpu.workload.config", "operator": "In", "values": ["container"]},
+                {"key": "nvidia.com/gpu.workload.config", "operator": "In", "values": ["vm-passthrough"]},
+            ]
+        }
+    )
+    p = m.predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}, affinity=apart))
+    assert "no node has label" not in p.hint
+    both = required(
+        {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["b", "a"]}, {"key": "gpu", "operator": "Exists"}]}
+    )
+    assert m.predict(pod(limits={"nvidia.com/GA102GL_A10": "1"}, affinity=both)).hint == (
+        "hint: no node has label pool in (a, b) (its required node affinity)"
+    )
     # a selector that takes a node with room: it fits, and no hint
     free = m.predict(pod(limits={"nvidia.com/gpu": "1"}, nodeSelector=container))
     assert (free.schedulable, free.hint) == (True, "")

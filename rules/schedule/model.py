@@ -591,6 +591,13 @@ class ClusterModel:
             if not c.by_label.get((key, value)):
                 why = LABEL_SETTERS.get(key, "")
                 parts.append(f"no node has label {key}={value}" + (f" ({why})" if why else ""))
+        # a required node affinity of one term with a label requirement no node meets (trial 222 #4: "zone In [z9]"
+        # where no node has the label was never said, as a nodeSelector's is)
+        if view.terms is not None and len(view.terms) == 1 and not c.affinity_matches(None, view.terms):
+            nowhere = _label_nowhere(view.terms[0], c.by_label)
+            if nowhere is not None:
+                why = LABEL_SETTERS.get(nowhere[0], "")
+                parts.append(f"no node has label {nowhere[1]} (its required node affinity)" + (f" ({why})" if why else ""))
         unlabelled = bool(parts)  # a label its selector requires that no node has: every node fails it, as said
         for resource in sorted(view.requests):
             if not is_extended(resource):
@@ -743,6 +750,18 @@ class ClusterModel:
         if unsized_part:
             parts.append(unsized_part)
         return "hint: " + "; ".join(parts) if parts else ""
+
+
+def _label_nowhere(term: Term, by_label: Mapping[tuple[str, str], set[int]]) -> tuple[str, str] | None:
+    """The first label requirement of ``term`` (``In`` or ``Exists``) that no node's labels meet on its own, as its key
+    and how a hint writes it (``zone=z9``, ``zone in (a, b)``, ``zone``); None where each is met by some node."""
+    for r in term.labels:
+        if r.operator == "In" and not any((r.key, v) in by_label for v in r.values):
+            values = sorted(r.values)
+            return r.key, f"{r.key}={values[0]}" if len(values) == 1 else f"{r.key} in ({', '.join(values)})"
+        if r.operator == "Exists" and not any(key == r.key for key, _ in by_label):
+            return r.key, r.key
+    return None
 
 
 def _and(words: list[str]) -> str:
