@@ -121,10 +121,10 @@ def message_shape(ref: ObjectRef, message: str) -> str:
 def said_before(group: list[tuple[ObjectReport, Result]]) -> list[tuple[int | None, int | None]]:
     """For each result of a group of one rule's, in order: the first earlier one whose message it says again of its
     own object (``message_shape``, and of the same kind), and an earlier one whose fix is the same text (that one where
-    it is, else the first); None
-    where it says its own (trial 218 #5: sixteen VMs asking for one name KubeVirt does not permit repeated one message
-    and one fix sixteen times, five lines each, in the terminal's table). A fix is compared as it is written, so that
-    one naming its own object (``kubectl label node gpu-2 ...``) is always shown: it is what is run."""
+    it is, else the first); None where it says its own (trial 218 #5: sixteen VMs asking for one name KubeVirt does
+    not permit repeated one message and one fix sixteen times, five lines each, in the terminal's table). A fix is
+    compared as it is written, so that one naming its own object (``kubectl label node gpu-2 ...``) is always shown:
+    it is what is run."""
     said: dict[tuple[str, str], int] = {}
     fixed: dict[str, int] = {}
     out: list[tuple[int | None, int | None]] = []

@@ -230,25 +230,15 @@ def _finding(
     first, *rest = _fields(parts, view.width, view.indent, place=by_rule)
     view.result_line(first, r.result)
     view.lines(rest)
-    if said is not None and said is fixed and not r.remediation.strip():
+    if said is not None:
+        both = said is fixed  # its fix is that one's too (or neither has one)
+        also = ", and the same fix" if both and r.remediation.strip() else ""
         view.lines(
-            wrap(f"as for {one_line(str(said.ref))} above (the same message, of this object)", view.width, view.indent), "dim"
-        )
-        return
-    if said is not None and said is fixed:
-        view.lines(
-            wrap(
-                f"as for {one_line(str(said.ref))} above (the same message, of this object, and the same fix)",
-                view.width,
-                view.indent,
-            ),
+            wrap(f"as for {one_line(str(said.ref))} above (the same message, of this object{also})", view.width, view.indent),
             "dim",
         )
-        return
-    if said is not None:
-        view.lines(
-            wrap(f"as for {one_line(str(said.ref))} above (the same message, of this object)", view.width, view.indent), "dim"
-        )
+        if both:
+            return
     else:
         view.lines(wrap(r.message, view.width, view.indent))
     if fixed is not None:
