@@ -2173,11 +2173,22 @@ def test_chat_cuts_the_assumption_notes_shorter_where_that_shows_one_more_findin
     from rules.loader import load_policies
 
     report = audit_bytes((ROOT / "examples" / "lab" / "nodes.yaml").read_bytes(), "nodes.yaml", load_policies())
-    text = render(report, "chat", limit=3300)
+    text = render(report, "chat", limit=3300, group_by="object")
     assumed = [line for line in text.splitlines() if line.startswith("_assumed:")]
     assert assumed and all(len(line) <= 170 and line.endswith("…_") for line in assumed), assumed
     assert text.count("\nFAIL (high) ") + text.count("\nWARN (high) ") == 2, text
     assert len(text) <= 3300
+    # by rule, each of the four failing rules is said (trial 223 #1): the first whole, the others cut, the notes
+    # counted
+    text = render(report, "chat", limit=3300)
+    heads = [line.split(" · ")[1] for line in text.splitlines() if line.startswith("FAIL (high) ")]
+    assert heads == [
+        "`gpu-nodes/resource-class-matches-workload`",
+        "`gpu-nodes/workload-label-valid`",
+        "`gpu-nodes/vgpu-profile-matches-config`",
+        "`gpu-nodes/single-resource-class`",
+    ], text
+    assert text.count("_its fix is not shown here: limit 0 shows it_") == 3 and len(text) <= 3300
 
 
 def test_the_table_says_a_message_and_fix_once_for_objects_that_repeat_them() -> None:
@@ -2306,3 +2317,42 @@ def test_a_message_is_said_again_of_an_object_only_where_its_reference_differs_a
     assert message_shape(node, "Node gpu-1 beside gpu-10, x.gpu-1 and pool=gpu-1; gpu-1.") == (
         "Node \x00N beside gpu-10, x.gpu-1 and pool=gpu-1; \x00N."
     )
+
+
+def test_chat_says_every_failing_rule_at_least_once_its_paragraph_cut_where_it_does_not_fit_whole() -> None:
+    """Regression (trial 223 #1): two rules' paragraphs filled the 3,500 characters beside the skip notes, and the third
+    failing rule (two VMs kube-scheduler cannot place) went unsaid but for a count. A rule none of whose paragraphs
+    fits whole is said by its first one cut (heading, message cut at a word, where its fix is), the skip notes
+    counted; a whole paragraph of a rule that has another gives way to it where that makes room."""
+
+    def obj(i: int, rule: str, message: str) -> ObjectReport:
+        ref = ObjectRef("v1", "Node", f"node-{i}")
+        return ObjectReport(ref, Source("n.yaml", 1, 3 + i), (_result(message=message, rule=rule, remediation=f"kubectl x {i}"),))
+
+    long = "y" * 1_400
+    report = Report(
+        objects=[
+            obj(0, "rule-a", f"node-0 a {long}"),
+            obj(1, "rule-b", f"node-1 b {long}"),
+            obj(2, "rule-c", f"node-2 c {long}"),
+        ],
+        objects_read=3,
+        notes=[f"skipped: reason {k} " + "z" * 200 + " (3 results of p/r; the rule judged no object)" for k in range(3)],
+    )
+    text = render(report, "chat", limit=3_500)
+    assert len(text) <= 3_500
+    assert [line.split(" · ")[1] for line in text.splitlines() if line.startswith("FAIL")] == [
+        "`big-policy/rule-a`",
+        "`big-policy/rule-b`",
+        "`big-policy/rule-c`",
+    ]
+    assert "```\nkubectl x 0\n```" in text and "```\nkubectl x 1\n```" in text and "kubectl x 2" not in text
+    assert "node-2 c yyy" in text and text.count("_its fix is not shown here: limit 0 shows it_") == 1
+    assert "_skipped:" not in text and "3 skip or not-applied notes" in text
+    assert "not shown (limit" not in text  # every finding is shown, one cut
+    # two findings of rule-a: its second paragraph gives way to rule-c's
+    second = obj(3, "rule-a", f"node-3 other {long}")
+    text = render(replace(report, objects=[report.objects[0], second, *report.objects[1:]], objects_read=4), "chat", limit=3_500)
+    heads = [line.split(" · ")[1] for line in text.splitlines() if line.startswith("FAIL")]
+    assert heads == ["`big-policy/rule-a`", "`big-policy/rule-b`", "`big-policy/rule-c`"], heads
+    assert text.rstrip().endswith("_… 1 more finding not shown (limit 3,500 characters; limit 0: all)_")
