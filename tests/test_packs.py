@@ -2204,6 +2204,24 @@ def test_with_sandbox_workloads_off_unlabelled_nodes_are_not_vm_nodes_serving_co
     assert "# serving containers now: vm-1 (the operator runs its device plugin there" in fix, fix
 
 
+def test_a_workload_label_typo_on_a_node_serving_containers_is_not_fixed_by_taking_its_gpus() -> None:
+    """Regression (trial 223 #2): a node serving MIG devices to containers, its label vm-passtrough (ignored: the
+    operator runs the default workload, container), was told to set vm-passthrough, which takes its GPUs from its pods,
+    without a word of it. The fix lists what runs there and offers both labels, commented, the VM one after its pods
+    are moved off."""
+    from rules.render.chat import fix_lines
+
+    [fix] = _fixes("mig_container_node_with_a_workload_label_typo.yaml", "workload-label-valid").values()
+    lines = fix_lines(fix)
+    assert lines[0] == (
+        "kubectl get pods -A -o wide --field-selector spec.nodeName=node-a | grep -v Completed # it serves containers now"
+        " (it advertises nvidia.com/mig-1g.10gb, nvidia.com/mig-3g.40gb, as the operator runs the default workload under"
+        " a label it ignores)"
+    ), lines
+    assert "# kubectl label node node-a --overwrite nvidia.com/gpu.workload.config=vm-passthrough" in lines
+    assert lines[-1] == "# kubectl label node node-a --overwrite nvidia.com/gpu.workload.config=container"
+
+
 def test_a_pod_pinned_by_a_required_node_affinity_is_told_where_its_pin_is_written() -> None:
     """Regression (trial 211): a pod pinned to a vm-passthrough node by a required node affinity of one term naming it
     alone was not taken as pinned; it is, and its fix names the affinity's term, not spec.nodeName / nodeSelector."""
