@@ -1110,3 +1110,25 @@ def test_a_dump_given_without_a_command_is_told_verdict_audit() -> None:
     assert res.exit_code == 2
     assert f"No such command '{LAB}': to audit it, verdict audit {LAB}" in res.stderr
     assert "to audit it" not in run("nosuch").stderr
+
+
+def test_a_run_that_exits_0_with_warnings_says_how_to_gate_on_them(tmp_path: Path) -> None:
+    """Regression (trial 223 #3): a node labelled vm-passthrough that serves containers, in a dump without a
+    ClusterPolicy, is a warning (its label may be ignored): the run exited 0 with no word of the gate. A note says how
+    many warnings the exit 0 leaves out and the flag that counts them; not with -q, --fail-on warn, or no warning."""
+    import yaml
+
+    node = yaml.safe_load((REPO / "tests" / "data" / "real" / "h100-mig-mixed-node.yaml").read_text())
+    node["metadata"]["labels"]["nvidia.com/gpu.workload.config"] = "vm-passthrough"
+    dump = tmp_path / "node.json"
+    dump.write_text(json.dumps(node))
+    res = run("audit", str(dump), "-o", str(tmp_path / "r.json"))
+    warns = json.loads((tmp_path / "r.json").read_text())["summary"]["results"]["warn"]
+    assert res.exit_code == 0 and warns >= 1
+    note = f"verdict: note: exit 0 with {warns} warning{'s' if warns > 1 else ''} (advisory findings); --fail-on warn"
+    assert res.stderr.rstrip().endswith(f"{note} makes a warning fail the run"), res.stderr[-300:]
+    assert "--fail-on warn makes" not in run("audit", str(dump), "-o", str(tmp_path / "r.json"), "-q").stderr
+    gated = run("audit", str(dump), "-o", str(tmp_path / "r.json"), "--fail-on", "warn")
+    assert gated.exit_code == 1 and "--fail-on warn makes" not in gated.stderr
+    clean = run("audit", str(REPO / "tests" / "data" / "describe" / "kubevirt-11135_vgpu-node_grid-p40-1q.txt"))
+    assert clean.exit_code == 0 and "--fail-on warn makes" not in clean.stderr
