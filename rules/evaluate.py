@@ -879,7 +879,8 @@ def _evaluate(
             # first: an object in the dump twice and different (two clusters in one archive or folder) puts every
             # verdict that reads it in doubt
             *_conflict_notes(index),
-            *_lost_notes(lost),
+            # (none where nothing was read: no result to speak of, trial 223 #7)
+            *(_lost_notes(lost) if objects else []),
             *_copy_notes(index),
             *_partial_notes(
                 index,

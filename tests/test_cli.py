@@ -1132,3 +1132,13 @@ def test_a_run_that_exits_0_with_warnings_says_how_to_gate_on_them(tmp_path: Pat
     assert gated.exit_code == 1 and "--fail-on warn makes" not in gated.stderr
     clean = run("audit", str(REPO / "tests" / "data" / "describe" / "kubevirt-11135_vgpu-node_grid-p40-1q.txt"))
     assert clean.exit_code == 0 and "--fail-on warn makes" not in clean.stderr
+
+
+def test_a_dump_nothing_is_read_from_says_no_note_of_results_it_has_none_of(tmp_path: Path) -> None:
+    """Regression (trial 223 #7): a dump whose one Node did not parse printed "input errors kept out 1 Node (named in
+    them): a result that says the dump holds none of its kind ... is about what was read", where there is no result."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {a: b}\nstatus: {}\n")
+    res = run("audit", str(bad), "-f", "chat")
+    assert res.exit_code == 2 and "YAML syntax error" in res.stderr
+    assert "kept out" not in res.stderr, res.stderr
