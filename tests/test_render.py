@@ -1178,7 +1178,9 @@ def test_table_fits_the_width_and_never_splits_an_id(width: int, group_by: str) 
                 # (a fix's line ends where a sentence or a command does, its "." or ";" left out)
                 assert any(word in line.split() or word.rstrip(".;") in line.split() for line in lines), (width, word)
     assert "examples/lab-cluster.yaml:681" in text  # the object's file:line
-    assert "fix: kubectl label node gpu-broken-label-typo --overwrite" in " ".join(line.strip() for line in lines)
+    said = " ".join(line.strip() for line in lines)
+    assert "fix: kubectl get pods -A -o wide --field-selector spec.nodeName=gpu-broken-label-typo" in said
+    assert "# kubectl label node gpu-broken-label-typo --overwrite nvidia.com/gpu.workload.config=vm-passthrough" in said
     boxed = "┃ Rule" in text
     assert boxed == (width >= table.NARROW)  # compact: the roll-up is a list, not a table
 
@@ -1779,9 +1781,9 @@ def test_chat_shows_findings_before_skip_notes_where_the_limit_cuts() -> None:
     lab = evaluate(read_paths([str(ROOT / "examples" / "lab-cluster.yaml")]), load_policies())
     text = render(lab, "chat")
     assert len(text) <= markdown.LIMIT
-    assert len(re.findall(r"^(?:FAIL|WARN|ERROR) \(", text, re.M)) == 3
+    assert len(re.findall(r"^(?:FAIL|WARN|ERROR) \(", text, re.M)) == 2
     assert "\n_skipped:" not in text and "skip or not-applied notes in the JSON report" in text
-    assert text.rstrip().endswith("_… 9 more findings not shown (limit 3,500 characters; limit 0: all)_")
+    assert text.rstrip().endswith("_… 10 more findings not shown (limit 3,500 characters; limit 0: all)_")
 
 
 def test_chat_writes_a_command_a_line_with_its_condition_a_comment_before_it() -> None:
@@ -2356,3 +2358,37 @@ def test_chat_says_every_failing_rule_at_least_once_its_paragraph_cut_where_it_d
     heads = [line.split(" · ")[1] for line in text.splitlines() if line.startswith("FAIL")]
     assert heads == ["`big-policy/rule-a`", "`big-policy/rule-b`", "`big-policy/rule-c`"], heads
     assert text.rstrip().endswith("_… 1 more finding not shown (limit 3,500 characters; limit 0: all)_")
+
+
+def test_the_table_writes_a_repeated_fix_naming_its_object_without_the_comments_said_above() -> None:
+    """Regression (trial 221 #4, trial 223 #6): seven VMs with one message, each a fix of four lines naming its VM in
+    one, printed all four for each. Under "as for X above", the fix's commands are shown (each names its object, and
+    what is pasted runs as the fix means) and its comment lines that are X's word for word are said once."""
+
+    def vm(name: str) -> ObjectReport:
+        fix = (
+            f"kubectl edit virtualmachine -n vms {name}  # then virtctl restart -n vms {name}; or, where a node advertises"
+            " the name it asks for, permit that name: kubectl edit kubevirt -n kubevirt kubevirt"
+        )
+        message = f"VirtualMachine vms/{name} asks for nvidia.com/NVIDIA_A10-4Q."
+        return ObjectReport(
+            ObjectRef("kubevirt.io/v1", "VirtualMachine", name, "vms"),
+            Source("v.yaml", 1, 3),
+            (_result(message=message, remediation=fix),),
+        )
+
+    report = Report(objects=[vm("vm-1"), vm("vm-2")], objects_read=2)
+    lines = [line.strip() for line in table.render(report, width=100).splitlines()]
+    second = lines[lines.index("fail  VirtualMachine/vms/vm-2  v.yaml:3") + 1 :]
+    assert second == [
+        "as for VirtualMachine/vms/vm-1 above (the same message, of this object)",
+        "fix: kubectl edit virtualmachine -n vms vm-2 # then virtctl restart -n vms vm-2",
+        "# the rest as for VirtualMachine/vms/vm-1 above",
+    ], second
+    first = lines[
+        lines.index("fail  VirtualMachine/vms/vm-1  v.yaml:3") + 1 : lines.index("fail  VirtualMachine/vms/vm-2  v.yaml:3")
+    ]
+    assert first[-2:] == [
+        "# or, where a node advertises the name it asks for, permit that name:",
+        "# kubectl edit kubevirt -n kubevirt kubevirt",
+    ], first

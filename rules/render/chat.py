@@ -275,7 +275,8 @@ def _fit_indices(first: str, blocks: list[Block], limit: int) -> list[int]:
     for i, (noun, text, dump, n) in enumerate(blocks):
         after = total - shown - Counter({noun: n})  # what the closing line counts should this block be the last shown
         reserve = 2 + len(_closing(after, limit, shown + Counter({noun: n}))) if after else 0
-        if dump not in dropped and used + 2 + len(text) + reserve <= limit:
+        # (and the text's last line break: a message of 3,501 characters at the limit of 3,500)
+        if dump not in dropped and used + 2 + len(text) + reserve + 1 <= limit:
             kept.append(i)
             used += 2 + len(text)
             shown[noun] += n
