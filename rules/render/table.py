@@ -243,8 +243,31 @@ def _finding(
         view.lines(wrap(r.message, view.width, view.indent))
     if fixed is not None:
         view.lines(wrap(f"{_FIX_LABEL}as for {one_line(str(fixed.ref))} above", view.width, view.indent), "dim")
+    elif r.remediation and said is not None:
+        view.lines(_fix_after(said, r, view.width, view.indent))
     elif r.remediation:
         view.lines(fix_block(r.remediation, view.width, view.indent))
+
+
+def _fix_after(said: ObjectReport, r: Result, width: int, indent: int) -> list[str]:
+    """The fix of ``r``, whose message ``said``'s (above) says of its own object: its lines, but for the comment lines
+    that are that one's own, word for word, in the same place, which one line says are as above (trial 221 #4, trial
+    223 #6: four lines of fix, the VM's name in one, written again for each of seven VMs). A command is always shown,
+    the same or not: what is pasted runs as the fix means."""
+    lines = fix_block(r.remediation, width, indent)
+    theirs = next((x for x in said.results if x.policy == r.policy and x.rule == r.rule), None)
+    if theirs is None or not theirs.remediation:
+        return lines
+    before = fix_block(theirs.remediation, width, indent)
+    kept = [
+        line
+        for i, line in enumerate(lines)
+        if not (i and i < len(before) and line == before[i] and line.lstrip().startswith("#"))
+    ]
+    if len(kept) == len(lines):
+        return lines
+    lead = " " * (indent + len(_FIX_LABEL))
+    return [*kept, f"{lead}# the rest as for {one_line(str(said.ref))} above"]
 
 
 #: What stands before a fix's first line; its later lines are indented as far.
