@@ -2222,6 +2222,34 @@ def test_a_workload_label_typo_on_a_node_serving_containers_is_not_fixed_by_taki
     assert lines[-1] == "# kubectl label node node-a --overwrite nvidia.com/gpu.workload.config=container"
 
 
+def test_a_pinned_pod_asking_what_no_node_advertises_is_told_to_move_its_pin_too() -> None:
+    """Regression (trial 224 #2): pods pinned to a passthrough node, asking nvidia.com/gpu of a cluster whose GPU node
+    serves MIG devices alone, were told to change the resource they ask for, and would still wait for their pin."""
+    dump = (
+        (GPU_DUMPS / "mig_only_cluster_pod_asking_gpu.yaml").read_text()
+        + """\
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: pt-1
+    labels: {nvidia.com/gpu.present: "true", nvidia.com/gpu.workload.config: vm-passthrough, kubernetes.io/hostname: pt-1}
+  status:
+    allocatable: {cpu: "64", pods: "110", memory: 256Gi, nvidia.com/GA102GL_A10: "2"}
+"""
+    )
+    dump = dump.replace(
+        "  metadata: {name: train-0, namespace: ml}\n  spec:\n",
+        "  metadata: {name: train-0, namespace: ml}\n  spec:\n    nodeSelector: {kubernetes.io/hostname: pt-1}\n",
+    )
+    result = _only_result(dump, "workload-schedulable", "mig.yaml")
+    assert result.result == "fail" and "1 node(s) didn't match Pod's node affinity/selector" in result.message
+    assert (
+        "which none does (under the mixed MIG strategy a node advertises its MIG devices as nvidia.com/mig-<profile>, and"
+        " no nvidia.com/gpu), and point its pin (spec.nodeName / nodeSelector: pt-1) at a node that advertises it, or"
+        " drop the pin: in its manifest" in result.remediation
+    ), result.remediation
+
+
 def test_a_pod_pinned_by_a_required_node_affinity_is_told_where_its_pin_is_written() -> None:
     """Regression (trial 211): a pod pinned to a vm-passthrough node by a required node affinity of one term naming it
     alone was not taken as pinned; it is, and its fix names the affinity's term, not spec.nodeName / nodeSelector."""
