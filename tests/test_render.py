@@ -2277,14 +2277,19 @@ def test_chat_says_a_finding_of_several_objects_in_one_paragraph_and_counts_them
         "Said the same of 11 more objects, each with the fix below written for it (its own name in place of"
         " object-00000): `Node/object-00001`," in text
     )
-    # under a limit, a paragraph left out counts all of its findings: 11 said in one paragraph too long to fit
-    # beside the one other, shorter finding, which is shown
+    # under a limit, a paragraph too long to fit is cut, first (the worst first: trial 224 #1), the one other, shorter
+    # finding whole after it, and the findings the cut paragraph said of its other objects counted
     alike = synthetic(11, message_len=1_200)
     other = replace(alike.objects[0], ref=replace(alike.objects[0].ref, name="other"))
     other = replace(other, results=(replace(other.results[0], message="other: short"),))
     text = render(replace(alike, objects=[*alike.objects, other]), "chat", limit=1_500)
-    assert len(text) <= 1_500 and text.count("FAIL (high)") == 1 and "FAIL (high) `Node/other`" in text
-    assert text.rstrip().endswith("_… 11 more findings not shown (limit 1,500 characters; limit 0: all)_"), text
+    heads = [line for line in text.splitlines() if line.startswith("FAIL (high)")]
+    assert len(text) <= 1_500 and heads == [
+        "FAIL (high) `Node/object-00000` · `big-policy/rule-a`",
+        "FAIL (high) `Node/other` · `big-policy/rule-a`",
+    ]
+    assert "Said the same" not in text and "object-00000: xxx" in text and "…" in text
+    assert text.rstrip().endswith("_… 10 more findings not shown (limit 1,500 characters; limit 0: all)_"), text
 
 
 def test_a_message_is_said_again_of_an_object_only_where_its_reference_differs_alone() -> None:
@@ -2392,3 +2397,26 @@ def test_the_table_writes_a_repeated_fix_naming_its_object_without_the_comments_
         "# or, where a node advertises the name it asks for, permit that name:",
         "# kubectl edit kubevirt -n kubevirt kubevirt",
     ], first
+
+
+def test_chat_under_a_limit_says_the_worst_finding_first_cut_rather_than_a_milder_one_in_its_place() -> None:
+    """Regression (trial 224 #1): at 1,900 characters the one finding shown was an info warning, whole, where 27 high
+    failures' first paragraph was too long to fit. The worst is shown first, cut, then what fits whole after it."""
+    high = ObjectReport(
+        ObjectRef("v1", "Pod", "train-0", "ml"),
+        Source("p.yaml", 1, 3),
+        (_result(message="Pod ml/train-0 cannot be scheduled: " + "w" * 2_400, rule="rule-a", remediation="kubectl x"),),
+    )
+    mild = ObjectReport(
+        ObjectRef("v1", "Node", "mig-1"),
+        Source("p.yaml", 1, 30),
+        (_result("warn", message="Node mig-1 lists a resource at 0", rule="rule-b", severity="info", remediation="kubectl y"),),
+    )
+    report = Report(objects=[high, mild], objects_read=2)
+    # (by object: by rule, each rule is said at least once anyway)
+    for group_by in ("object", "rule"):
+        text = render(report, "chat", limit=1_900, group_by=group_by)
+        heads = [line for line in text.splitlines() if line.startswith(("FAIL", "WARN"))]
+        assert heads == ["FAIL (high) `Pod/ml/train-0` · `big-policy/rule-a`", "WARN (info) `Node/mig-1` · `big-policy/rule-b`"]
+        assert len(text) <= 1_900 and "_its fix is not shown here: limit 0 shows it_" in text
+        assert "```\nkubectl y\n```" in text and "not shown (limit" not in text
