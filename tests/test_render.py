@@ -2420,3 +2420,23 @@ def test_chat_under_a_limit_says_the_worst_finding_first_cut_rather_than_a_milde
         assert heads == ["FAIL (high) `Pod/ml/train-0` · `big-policy/rule-a`", "WARN (info) `Node/mig-1` · `big-policy/rule-b`"]
         assert len(text) <= 1_900 and "_its fix is not shown here: limit 0 shows it_" in text
         assert "```\nkubectl y\n```" in text and "not shown (limit" not in text
+
+
+def test_a_repeated_fix_keeps_its_wrapped_prose_whole_up_to_its_last_line_of_its_own() -> None:
+    """Regression (trial 224 #4): the comment lines that were the earlier fix's word for word were left out wherever
+    they stood, so a sentence wrapped over several lines read as fragments. Only those it ends with are said once."""
+
+    def pod(name: str) -> ObjectReport:
+        fix = (
+            f"kubectl get pod {name}  # alpha beta gamma delta epsilon zeta eta theta iota kappa then {name} lambda mu nu"
+            " xi omicron pi rho sigma tau upsilon phi chi psi omega"
+        )
+        message = f"Pod ml/{name} waits."
+        return ObjectReport(
+            ObjectRef("v1", "Pod", name, "ml"), Source("p.yaml", 1, 3), (_result(message=message, remediation=fix),)
+        )
+
+    text = table.render(Report(objects=[pod("p-1"), pod("p-2")], objects_read=2), width=50)
+    second = text[text.index("fail  Pod/ml/p-2") :]
+    assert "alpha beta gamma" in second and "then p-2 lambda" in second  # the sentence up to its own line, whole
+    assert "omega" not in second and second.rstrip().endswith("# the rest as for Pod/ml/p-1 above"), second

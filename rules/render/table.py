@@ -251,7 +251,7 @@ def _finding(
 
 def _fix_after(said: ObjectReport, r: Result, width: int, indent: int) -> list[str]:
     """The fix of ``r``, whose message ``said``'s (above) says of its own object: its lines, but for the comment lines
-    that are that one's own, word for word, in the same place, which one line says are as above (trial 221 #4, trial
+    it ends with that are that one's last, word for word, which one line says are as above (trial 221 #4, trial
     223 #6: four lines of fix, the VM's name in one, written again for each of seven VMs). A command is always shown,
     the same or not: what is pasted runs as the fix means."""
     lines = fix_block(r.remediation, width, indent)
@@ -259,13 +259,19 @@ def _fix_after(said: ObjectReport, r: Result, width: int, indent: int) -> list[s
     if theirs is None or not theirs.remediation:
         return lines
     before = fix_block(theirs.remediation, width, indent)
-    kept = [
-        line
-        for i, line in enumerate(lines)
-        if not (i and i < len(before) and line == before[i] and line.lstrip().startswith("#"))
-    ]
-    if len(kept) == len(lines):
+    # only the comment lines after the last that differs (trial 224 #4: lines left out of the middle of a sentence
+    # wrapped over several read as fragments)
+    same = 0
+    while (
+        same < len(lines) - 1
+        and same < len(before) - 1
+        and lines[-1 - same] == before[-1 - same]
+        and lines[-1 - same].lstrip().startswith("#")
+    ):
+        same += 1
+    if not same:
         return lines
+    kept = lines[: len(lines) - same]
     lead = " " * (indent + len(_FIX_LABEL))
     return [*kept, f"{lead}# the rest as for {one_line(str(said.ref))} above"]
 
