@@ -28,7 +28,8 @@ def _node(name: str, workload: str = "vm_passthrough") -> str:
     return (
         f"apiVersion: v1\nkind: Node\nmetadata:\n  name: {json.dumps(name)}\n"
         f"  labels: {{nvidia.com/gpu.present: 'true', nvidia.com/gpu.workload.config: {workload}}}\n"
-        "status: {allocatable: {nvidia.com/gpu: '4'}, capacity: {nvidia.com/gpu: '4'}}\n"
+        # (its passthrough GPUs: one serving containers is told to look at what runs there first, trial 223 #2)
+        "status: {allocatable: {nvidia.com/GA102GL_A10: '4'}, capacity: {nvidia.com/GA102GL_A10: '4'}}\n"
     )
 
 
