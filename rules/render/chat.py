@@ -289,14 +289,14 @@ def _fit_indices(first: str, blocks: list[Block], limit: int) -> list[int]:
 BRIEF = 300
 
 
-def _every_rule(first: str, found: list[Said], noun: str, limit: int) -> str | None:
+def _every_rule(first: str, found: list[Said], blocks: list[Block], noun: str, limit: int) -> str | None:
     """``first``, then the paragraphs that fit ``limit`` whole and, for each rule none of whose paragraphs fits, its
     first one cut (``_brief``: its heading, its message cut, where its fix is), each in its place, the rest counted;
     a whole paragraph of a rule that has another is left out where that makes room. None where every rule's paragraph
     fits whole as it is, or where a rule still finds no room (trial 223 #1: the two VMs kube-scheduler cannot place
     went unsaid beside the two rules whose paragraphs filled the message)."""
-    blocks: list[Block] = [(noun, text, 0, n) for text, n, _, _ in found]
     rule_of = [(r.policy, r.rule) for _, _, _, r in found]
+    total = sum(n for _, _, _, n in blocks)
     keep = _fit_indices(first, blocks, limit)
     leads = {rule: i for i, rule in reversed(list(enumerate(rule_of)))}  # each rule's first paragraph
     while True:
@@ -304,7 +304,6 @@ def _every_rule(first: str, found: list[Said], noun: str, limit: int) -> str | N
         cut = [i for rule, i in sorted(leads.items(), key=lambda x: x[1]) if rule not in said]
         if not cut:
             return None
-        total = sum(n for _, _, _, n in blocks)
         shown = sum(blocks[i][3] for i in keep) + len(cut)
         closing = _closing(Counter({noun: total - shown}), limit, Counter({noun: shown})) if total > shown else ""
         used = len(first) + sum(2 + len(blocks[i][1]) for i in keep) + (2 + len(closing) if closing else 0) + 1
@@ -350,24 +349,23 @@ def render(report: Report, fmt: str = "chat", limit: int = LIMIT, group_by: str 
                 head(report, report.name, limit, skips=0, assumed=CELL),
                 head(report, report.name, limit, skips=0, lean=True, assumed=CELL),
             )
-            tried = [every for h in heads if (every := _every_rule(_plain_lead(h), found, noun, limit)) is not None]
+            tried = [every for h in heads if (every := _every_rule(_plain_lead(h), found, blocks, noun, limit)) is not None]
             if tried:
                 return max(tried, key=lambda t: sum(b in t for b in (x for x, *_ in found)))
     if limit and len(found) > 1 and found[0][0] not in text and any(t in text for t, *_ in found[1:]):
         # the worst finding first, cut, rather than a milder one whole in its place (trial 224 #1: at 1,900
         # characters one info warning stood for 27 high failures, whose first paragraph was too long to fit)
         cut = _worst_cut_first(
-            _plain_lead(head(report, report.name, limit, skips=0, lean=True, assumed=CELL)), found, noun, limit
+            _plain_lead(head(report, report.name, limit, skips=0, lean=True, assumed=CELL)), found, blocks, noun, limit
         )
         if cut is not None:
             return cut
     return text
 
 
-def _worst_cut_first(first: str, found: list[Said], noun: str, limit: int) -> str | None:
+def _worst_cut_first(first: str, found: list[Said], blocks: list[Block], noun: str, limit: int) -> str | None:
     """``first``, the worst finding's paragraph cut (``_brief``, in at most half the room where another fits whole beside
     it, else in all of it), then the others that fit whole, the rest counted; None where the room is too short."""
-    blocks: list[Block] = [(noun, text, 0, n) for text, n, _, _ in found]
     total = sum(n for *_, n in blocks)
     closing = _closing(Counter({noun: total - 1}), limit, Counter({noun: 1}))
     room = limit - len(first) - 2 - (2 + len(closing)) - 1

@@ -217,7 +217,12 @@ def _rollup(view: _View, rollup: list[RuleRollup]) -> None:
 
 
 def _finding(
-    view: _View, obj: ObjectReport, r: Result, group_by: str, said: ObjectReport | None = None, fixed: ObjectReport | None = None
+    view: _View,
+    obj: ObjectReport,
+    r: Result,
+    group_by: str,
+    said: tuple[ObjectReport, Result] | None = None,
+    fixed: ObjectReport | None = None,
 ) -> None:
     """One result: result word, object (or rule) and place on a line, then message and fix, indented; where an earlier
     result of its rule above says its message of its own object (``said``) or has the same fix (``fixed``), a line
@@ -231,10 +236,10 @@ def _finding(
     view.result_line(first, r.result)
     view.lines(rest)
     if said is not None:
-        both = said is fixed  # its fix is that one's too (or neither has one)
+        both = said[0] is fixed  # its fix is that one's too (or neither has one)
         also = ", and the same fix" if both and r.remediation.strip() else ""
         view.lines(
-            wrap(f"as for {one_line(str(said.ref))} above (the same message, of this object{also})", view.width, view.indent),
+            wrap(f"as for {one_line(str(said[0].ref))} above (the same message, of this object{also})", view.width, view.indent),
             "dim",
         )
         if both:
@@ -249,14 +254,14 @@ def _finding(
         view.lines(fix_block(r.remediation, view.width, view.indent))
 
 
-def _fix_after(said: ObjectReport, r: Result, width: int, indent: int) -> list[str]:
+def _fix_after(said: tuple[ObjectReport, Result], r: Result, width: int, indent: int) -> list[str]:
     """The fix of ``r``, whose message ``said``'s (above) says of its own object: its lines, but for the comment lines
     it ends with that are that one's last, word for word, which one line says are as above (trial 221 #4, trial
     223 #6: four lines of fix, the VM's name in one, written again for each of seven VMs). A command is always shown,
     the same or not: what is pasted runs as the fix means."""
     lines = fix_block(r.remediation, width, indent)
-    theirs = next((x for x in said.results if x.policy == r.policy and x.rule == r.rule), None)
-    if theirs is None or not theirs.remediation:
+    theirs = said[1]
+    if not theirs.remediation:
         return lines
     before = fix_block(theirs.remediation, width, indent)
     # only the comment lines after the last that differs (trial 224 #4: lines left out of the middle of a sentence
@@ -273,7 +278,7 @@ def _fix_after(said: ObjectReport, r: Result, width: int, indent: int) -> list[s
         return lines
     kept = lines[: len(lines) - same]
     lead = " " * (indent + len(_FIX_LABEL))
-    return [*kept, f"{lead}# the rest as for {one_line(str(said.ref))} above"]
+    return [*kept, f"{lead}# the rest as for {one_line(str(said[0].ref))} above"]
 
 
 #: What stands before a fix's first line; its later lines are indented as far.
@@ -375,7 +380,7 @@ def render(
                 obj,
                 r,
                 group_by,
-                None if said is None else group[said][0],
+                None if said is None else group[said],
                 None if fixed is None else group[fixed][0],
             )
     if report.input_errors:
