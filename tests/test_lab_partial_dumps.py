@@ -113,7 +113,9 @@ def test_every_verdict_of_the_bare_dump_says_its_assumption(bare: Report) -> Non
     assert assumed[0].endswith("(applied to 9 results of gpu-nodes/workload-label-valid)")  # every labelled GPU node
     assert assumed[1].startswith("assumed: a node's nvidia.com/gpu.workload.config label is taken as its workload")
     # unlabelled, label typo: what they advertise is judged under the default workload
-    assert assumed[2].endswith("its findings are warnings (applied to 2 results of gpu-nodes/resource-class-matches-workload)")
+    assert assumed[2].endswith(
+        "a finding that rests on it is a warning (applied to 2 results of gpu-nodes/resource-class-matches-workload)"
+    )
     # trial 157: that they advertise a GPU resource with devices rests on no workload (the assumption names the
     # likely cause of advertising none, a failure whatever the workload)
     advertised = results["lab-unlabelled-passthrough"]["gpu-resources-advertised"]
@@ -237,7 +239,8 @@ def test_a_clusterpolicy_next_to_hand_labelled_nodes_does_not_fail_the_good_ones
         " the operator manages it, so the dump's ClusterPolicy is not taken for it",
         "assumed: a GPU node without a valid workload label is taken to run the operator's own default workload,"
         " container, where the node shows no sign the operator manages it (the dump's ClusterPolicy, its"
-        " spec.sandboxWorkloads.defaultWorkload too, is taken only for the nodes it decides); its findings are warnings",
+        " spec.sandboxWorkloads.defaultWorkload too, is taken only for the nodes it decides); a finding that rests on it"
+        " is a warning",
     ]
 
 
