@@ -2253,15 +2253,18 @@ def test_the_table_says_a_message_and_fix_once_for_objects_that_repeat_them() ->
 def test_chat_says_a_finding_of_several_objects_in_one_paragraph_and_counts_them_all() -> None:
     """Trial 218 #5 and trial 216 #3: sixteen VMs asking for one name KubeVirt does not permit took a paragraph each,
     and 3,500 characters held one. Findings of one rule whose message an earlier one's says of their own object and
-    whose fix is the same text are said in that one's paragraph: five named, the rest counted, and every one counted
-    in the closing line as a finding shown or not."""
+    whose fix is the same text are said in that one's paragraph: under a limit five named, the rest counted, and every
+    one counted in the closing line as a finding shown or not; with no limit (0) every one named (trial 224 #3)."""
     report = synthetic(12, message_len=200)
-    text = render(report, "chat", limit=0)
+    text = render(report, "chat", limit=3_500)
     assert text.count("FAIL (high)") == 1
     assert (
         "Said the same of 11 more objects: `Node/object-00001`, `Node/object-00002`, `Node/object-00003`,"
         " `Node/object-00004`, `Node/object-00005` and 6 more.\n" in text
     )
+    text = render(report, "chat", limit=0)
+    named = ", ".join(f"`Node/object-{i:05}`" for i in range(1, 12))
+    assert text.count("FAIL (high)") == 1 and f"Said the same of 11 more objects: {named}.\n" in text
     # with a fix, the paragraph says the fix is the same; a finding of its own is said whole after
     fix = "kubectl label node object-00000 gpu=on"
     objs = [replace(o, results=(replace(o.results[0], remediation="kubectl edit cm x"),)) for o in report.objects]

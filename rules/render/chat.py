@@ -10,7 +10,7 @@ then one paragraph a finding, worst first, grouped by rule or by object (``group
     ```
 
 By rule, the findings whose message and fix an earlier one's say of their own object are said in that one's paragraph,
-the first five named and the others counted (``_findings``).
+the first five named and the others counted (every one named with no limit; ``_findings``).
 
 The fix stands in a code block of its own, as written: every chat client shows it literally and copies it whole
 (trial 171: in a Markdown table a fix's ``|`` was written ``\\|``, which a shell reads as an argument, and the
@@ -164,17 +164,22 @@ def _fix(text: str) -> str:
     return f"```\n{body}\n```"
 
 
-def finding(ref: Any, r: Result, alike: list[tuple[Any, Result]] | None = None) -> str:
+#: At most this many objects are named in a paragraph that says its finding for several (``_findings``).
+NAMED = 5
+
+
+def finding(ref: Any, r: Result, alike: list[tuple[Any, Result]] | None = None, named: int | None = NAMED) -> str:
     """One result as its paragraph: the word, severity, object and rule; the message; the findings ``alike`` it (its
-    message and fix said of their own objects), the first ``NAMED`` objects named, then counted; the fix in a code
-    block."""
+    message and fix said of their own objects), the first ``named`` objects named, then counted (every one where
+    ``named`` is None); the fix in a code block."""
     lines = [
         f"{r.result.upper()} ({r.severity}) {_span(str(ref))} · {_span(f'{r.policy}/{r.rule}')}",
         inert(" ".join(r.message.split())),
     ]
     if alike:
-        named = ", ".join(_span(str(o.ref)) for o, _ in alike[:NAMED])
-        rest = f" and {len(alike) - NAMED:,} more" if len(alike) > NAMED else ""
+        shown = alike if named is None else alike[:named]
+        names = ", ".join(_span(str(o.ref)) for o, _ in shown)
+        rest = f" and {len(alike) - len(shown):,} more" if len(alike) > len(shown) else ""
         fix = r.remediation.strip()
         if not fix:
             how = ""
@@ -185,26 +190,23 @@ def finding(ref: Any, r: Result, alike: list[tuple[Any, Result]] | None = None) 
                 f"namespace and name in place of {ref.namespace}/{ref.name}" if ref.namespace else f"name in place of {ref.name}"
             )
             how = f", each with the fix below written for it (its own {inert(own)})"
-        lines.append(f"Said the same of {counted(len(alike), 'more object')}{how}: {named}{rest}.")
+        lines.append(f"Said the same of {counted(len(alike), 'more object')}{how}: {names}{rest}.")
     if r.remediation:
         lines.append(_fix(r.remediation))
     return "\n".join(lines)
-
-
-#: At most this many objects are named in a paragraph that says its finding for several (``_findings``).
-NAMED = 5
 
 
 #: A finding's paragraph as ``_findings`` makes it: its text, how many findings it says, its lead object and result.
 Said = tuple[str, int, Any, Result]
 
 
-def _findings(report: Report, group_by: str) -> list[Said]:
+def _findings(report: Report, group_by: str, limit: int) -> list[Said]:
     """Each finding's paragraph and how many findings it says: by rule, the findings whose message and fix an earlier
     one's say of their own object (``message_shape``: the same text, its name and namespace in the other's places; the
     same kind) are said in that one's paragraph, which names the first ``NAMED`` of them and counts the others
     (trial 218 #5 and trial 216 #3: sixteen VMs asking for one name KubeVirt does not permit took a paragraph each, and
-    a chat message's 3,500 characters held one; trial 221 #1: a fix naming its VM kept each apart)."""
+    a chat message's 3,500 characters held one; trial 221 #1: a fix naming its VM kept each apart). With no limit
+    (0) it names every one of them, as the table and the JSON do (trial 224 #3)."""
     out: list[Said] = []
     for group in groups(report, group_by):
         if group_by != "rule":
@@ -217,7 +219,7 @@ def _findings(report: Report, group_by: str) -> list[Said]:
         for lead, *more in same.values():
             o, r = group[lead]
             alike = [group[i] for i in more]
-            out.append((finding(o.ref, r, alike), 1 + len(more), o.ref, r))
+            out.append((finding(o.ref, r, alike, NAMED if limit else None), 1 + len(more), o.ref, r))
     return out
 
 
@@ -335,7 +337,7 @@ def render(report: Report, fmt: str = "chat", limit: int = LIMIT, group_by: str 
     rule, where a rule would go unsaid, its first finding cut (``_every_rule``)."""
     check_group_by(group_by)
     noun = _noun(report)
-    found = _findings(report, group_by)
+    found = _findings(report, group_by, limit)
     blocks = [(noun, text, 0, n) for text, n, _, _ in found]
     text = _whole(report, blocks, noun, limit, group_by)
     if limit and group_by == "rule":
@@ -473,7 +475,7 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
         said = summary_line(r) if quiet else head(r, limit=limit, skips=0)
         blocks.append(("dump", f"== {inert(one_line(r.name or f'dump {i}'))} ==\n{_plain_lead(said)}", i, 1))
         noun = _noun(r)
-        blocks.extend((noun, text, i, n) for text, n, _, _ in _findings(r, group_by))
+        blocks.extend((noun, text, i, n) for text, n, _, _ in _findings(r, group_by, limit))
     text = _fitted(first, blocks, limit)[0]
     findings = [t for noun, t, _dump, _n in blocks if noun != "dump"]
     if not limit or not findings or any(t in text for t in findings):
