@@ -698,8 +698,8 @@ def test_a_short_report_whose_rows_fit_only_as_stubs_shows_fewer_rows() -> None:
     """Trial 110: 13 findings under the 3,500-character default were all shown with message and fix cells of about 35
     characters, which named the object and no more ("Node worker-gpu-p0.ocp.example.com…"), and nothing said they
     were cut. Where every row fits only narrower than markdown.USEFUL, fewer rows of the usual widths are shown and
-    the rest counted."""
-    report = synthetic(13, message_len=300)
+    the rest counted. (Distinct messages: one said again of each object is one short row a finding, trial 226 #3.)"""
+    report = synthetic(13, message_len=300, distinct=True)
     text = render(report, "markdown", limit=2000)
     rows = _table_rows(text)
     assert 0 < len(rows) < 13
@@ -922,7 +922,7 @@ def test_markdown_escapes_chat_markup_from_the_dump() -> None:
 
 def test_markdown_sections_per_dump_share_one_limit() -> None:
     """Each dump's section within one limit; the index under the total line names each dump whatever the limit cuts."""
-    reports = [synthetic(40, message_len=80), case_reports("render-many")[1]]
+    reports = [synthetic(40, message_len=80, distinct=True), case_reports("render-many")[1]]
     text = render_many(reports, "markdown", limit=1500)
     assert len(text) <= 1500
     assert text.startswith("**verdict** 2 dumps: 42 objects judged")
@@ -1247,7 +1247,7 @@ def test_a_markdown_batch_keeps_its_room_for_the_dumps_with_findings() -> None:
     clean = synthetic(3, word="pass")
     clean.name = "clean.tar.gz"
     clean.notes = [f"skipped: reason number {i} " + "y" * 280 for i in range(12)]
-    failing = synthetic(2, message_len=50)
+    failing = synthetic(2, message_len=50, distinct=True)
     failing.name = "failing.tar.gz"
     text = render_many([clean, failing], "markdown")
     assert "### clean.tar.gz\n**verdict**: 3 objects judged (3 read) · 3 pass · 0 fail · 0 warn · 0 error · 0 skip\n\n###" in text
@@ -1547,7 +1547,7 @@ def test_skip_notes_give_way_to_findings_cut_but_never_lengthen_the_head() -> No
     """Trial 118: three skip notes stood above a finding cut before it said what was wrong; where the findings' cells
     would be cut, the skip notes are counted instead. Trial 120: under a small limit the head names no skip note at all,
     and the count line took a roll-up row's room: the shorter head only."""
-    report = synthetic(4, message_len=700)
+    report = synthetic(4, message_len=700, distinct=True)
     report.notes = [f"skipped: reason number {i} " + "why the rule judged no object of the dump " * 5 for i in range(3)]
     text = render(report, "markdown")
     assert "_skipped: reason number 0" not in text
@@ -1567,7 +1567,7 @@ def test_a_batch_counts_its_dumps_skip_notes_where_its_findings_are_cut() -> Non
 
     reports = []
     for name in ("a.yaml", "b.yaml"):
-        r = synthetic(4, message_len=700)
+        r = synthetic(4, message_len=700, distinct=True)
         r.name = name
         r.notes = [f"skipped: reason number {i} of {name} " + "why the rule judged no object of the dump " * 5 for i in range(3)]
         reports.append(r)
@@ -2443,3 +2443,32 @@ def test_a_repeated_fix_keeps_its_wrapped_prose_whole_up_to_its_last_line_of_its
     second = text[text.index("fail  Pod/ml/p-2") :]
     assert "alpha beta gamma" in second and "then p-2 lambda" in second  # the sentence up to its own line, whole
     assert "omega" not in second and second.rstrip().endswith("# the rest as for Pod/ml/p-1 above"), second
+
+
+def test_markdown_names_the_earlier_row_a_repeated_finding_says_again() -> None:
+    """Trial 226 #3 (and trial 221 #5): eight VMs asking for one name KubeVirt does not permit filled Markdown's 3,500
+    characters with one message eight times, the next rule's findings cut, where the table and chat said it once. By
+    rule, a row whose message an earlier row of its rule says of its own object names that row in its message cell,
+    and its fix cell does where the fix is the same text; a fix naming its own object is shown. By object, each row
+    says its own."""
+    report = synthetic(12, message_len=200)
+    objs = [replace(o, results=(replace(o.results[0], remediation="kubectl edit cm x"),)) for o in report.objects]
+    text = render(replace(report, objects=objs), "markdown", limit=0)
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "fail · high" in line]
+    assert len(rows) == 12 and "object-00000: xxx" in rows[0] and "`kubectl edit cm x`" in rows[0]
+    again = "as for `Node/object-00000` above (the same message, of this object, and the same fix)"
+    assert all(f"| {again} | as for `Node/object-00000` above |" in r for r in rows[1:]), rows[1]
+    assert text.count(": xxx") == 1
+    # a fix naming its own object is shown, under the message said as above
+    objs = [replace(o, results=(replace(o.results[0], remediation=f"kubectl edit cm {o.ref.name}"),)) for o in report.objects]
+    rows = [line for line in render(replace(report, objects=objs), "markdown", limit=0).splitlines() if "fail · high" in line]
+    assert rows[5].endswith(
+        "| as for `Node/object-00000` above (the same message, of this object) | `kubectl edit cm object-00005` |"
+    ), rows[5]
+    # by object, each says its own
+    text = render(replace(report, objects=objs), "markdown", limit=0, group_by="object")
+    assert "as for" not in text and text.count(": xxx") == 12
+    # under a limit, more of the rows fit than when each said its message
+    cut = render(replace(report, objects=objs), "markdown", limit=2_000)
+    each = render(replace(report, objects=objs), "markdown", limit=2_000, group_by="object")
+    assert len(cut) <= 2_000 and cut.count("fail · high") == 9 and each.count("fail · high") == 6, (cut, each)

@@ -118,28 +118,27 @@ def message_shape(ref: ObjectRef, message: str) -> str:
     return _marked(message, name, "\x00N")
 
 
-def said_before(group: list[tuple[ObjectReport, Result]]) -> list[tuple[int | None, int | None]]:
+def said_before(group: list[tuple[ObjectReport, Result]]) -> Iterator[tuple[int | None, int | None]]:
     """For each result of a group of one rule's, in order: the first earlier one whose message it says again of its
     own object (``message_shape``, and of the same kind), and an earlier one whose fix is the same text (that one where
     it is, else the first); None where it says its own (trial 218 #5: sixteen VMs asking for one name KubeVirt does
     not permit repeated one message and one fix sixteen times, five lines each, in the terminal's table). A fix is
     compared as it is written, so that one naming its own object (``kubectl label node gpu-2 ...``) is always shown:
-    it is what is run."""
+    it is what is run. Made one by one, as the results are said: a Markdown message cut after a few rows of a group
+    of 100,000 looks at those rows only."""
     said: dict[tuple[str, str], int] = {}
     fixed: dict[str, int] = {}
-    out: list[tuple[int | None, int | None]] = []
     for i, (obj, r) in enumerate(group):
         shape = (obj.ref.kind, message_shape(obj.ref, r.message))
         fix = r.remediation.strip()
         lead = said.get(shape)
         if lead is not None and group[lead][1].remediation.strip() == fix:
-            out.append((lead, lead))  # the one whose message it says has its fix too (or neither has one)
+            yield lead, lead  # the one whose message it says has its fix too (or neither has one)
         else:
-            out.append((lead, fixed.get(fix) if fix else None))
+            yield lead, fixed.get(fix) if fix else None
         said.setdefault(shape, i)
         if fix:
             fixed.setdefault(fix, i)
-    return out
 
 
 def check_group_by(group_by: str) -> None:
