@@ -743,11 +743,19 @@ def _any(a: Assertion, plan: PolicyPlan, discard_pass: bool, binding: str | None
 
 
 def _alternatives(first: Outcome, fails: list[Outcome]) -> str:
-    """What an ``any`` expected: each alternative's expected text, those that read another path than the one
-    reported (``first``'s) with that path (``one of [...] or $.claimName: a value``)."""
-    return " or ".join(
-        f.expected if not f.path or f.path == first.path else f"{f.path}: {f.expected}" for f in fails if f.expected
-    )
+    """What an ``any`` expected: each alternative's expected text, one that reads another path than the alternative
+    before it (at first the one reported, ``first``'s) with that path (``one of [...] or $.claimName: a value or
+    $.deviceName: no value``: trial 226 #6, "or $.claimName: a value or no value" read as of claimName)."""
+    parts, shown = [], first.path
+    for f in fails:
+        if not f.expected:
+            continue
+        if not f.path or f.path == shown:
+            parts.append(f.expected)
+        else:
+            parts.append(f"{f.path}: {f.expected}")
+            shown = f.path
+    return " or ".join(parts)
 
 
 def _not(a: Assertion, plan: PolicyPlan, binding: str | None) -> Check:

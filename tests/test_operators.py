@@ -441,6 +441,14 @@ def test_not_reads_as_not(judge: Judge) -> None:
 def test_any_combinator_expected_lists_the_alternatives(judge: Judge) -> None:
     r = one(judge, {"any": [{"path": LABEL, "equals": "container"}, {"path": LABEL, "equals": "vm-vgpu"}]})
     assert r.expected == "== container or == vm-vgpu"
+    # an alternative of the path reported, after one of another path, names its path again (trial 226 #6: "one of
+    # [...] or $.claimName: a value or no value" read as of claimName)
+    other = "$.metadata.labels.other"
+    r = one(
+        judge,
+        {"any": [{"path": LABEL, "equals": "container"}, {"path": other, "exists": True}, {"path": LABEL, "exists": False}]},
+    )
+    assert r.expected == f"== container or {other}: a value or {LABEL}: no value", r.expected
 
 
 # ------------------------------------------------------------------------------------- data / keys
