@@ -2353,3 +2353,41 @@ def test_a_vm_labelled_node_with_sandbox_off_is_not_told_its_label_is_the_slip_b
         "  # if the node is meant for VMs (VMs of the dump ask for vm-passthrough devices):"
     ), with_vm
     assert fix(objects[:2]).startswith("kubectl label node gpu-pt1 nvidia.com/gpu.workload.config-  # it serves containers")
+
+
+def test_a_pod_selecting_vm_nodes_is_told_to_select_container_only_where_nodes_carry_that_label() -> None:
+    """Trial 227 #4: a pod asking nvidia.com/gpu and selecting nvidia.com/gpu.workload.config=vm-vgpu was told to select
+    container, where the node serving nvidia.com/gpu carries no workload label (container is the operator's default),
+    so that no node would match; where one is labelled container, selecting it is offered first."""
+    pod = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: train, namespace: ml}
+spec:
+  nodeSelector: {nvidia.com/gpu.workload.config: vm-vgpu}
+  containers: [{name: cuda, image: cuda, resources: {limits: {nvidia.com/gpu: "1"}}}]
+status: {phase: Pending}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: gpu-vg1, labels: {nvidia.com/gpu.workload.config: vm-vgpu}}
+status: {allocatable: {cpu: "32", memory: 128Gi, pods: "110", nvidia.com/NVIDIA_A10-8Q: "6"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: gpu-c1, labels: LABELS}
+status: {allocatable: {cpu: "32", memory: 128Gi, pods: "110", nvidia.com/gpu: "4"}}
+"""
+    unlabelled = _only_result(pod.replace("LABELS", "{}"), "workload-schedulable", "pod.yaml")
+    assert unlabelled.result == "fail" and "(its nodeSelector nvidia.com/gpu.workload.config=vm-vgpu picks" in unlabelled.message
+    assert unlabelled.remediation.startswith(
+        "drop its nodeSelector nvidia.com/gpu.workload.config (the nodes that advertise nvidia.com/gpu carry no container"
+        " label: the operator's default workload needs none): in its manifest"
+    ), unlabelled.remediation
+    labelled = _only_result(
+        pod.replace("LABELS", "{nvidia.com/gpu.workload.config: container}"), "workload-schedulable", "p.yaml"
+    )
+    assert labelled.remediation.startswith(
+        "point its nodeSelector nvidia.com/gpu.workload.config at container (the label of nodes that advertise"
+        " nvidia.com/gpu), or drop it: in its manifest"
+    ), labelled.remediation
