@@ -118,27 +118,38 @@ def message_shape(ref: ObjectRef, message: str) -> str:
     return _marked(message, name, "\x00N")
 
 
-def said_before(group: list[tuple[ObjectReport, Result]]) -> Iterator[tuple[int | None, int | None]]:
-    """For each result of a group of one rule's, in order: the first earlier one whose message it says again of its
-    own object (``message_shape``, and of the same kind), and an earlier one whose fix is the same text (that one where
-    it is, else the first); None where it says its own (trial 218 #5: sixteen VMs asking for one name KubeVirt does
-    not permit repeated one message and one fix sixteen times, five lines each, in the terminal's table). A fix is
-    compared as it is written, so that one naming its own object (``kubectl label node gpu-2 ...``) is always shown:
-    it is what is run. Made one by one, as the results are said: a Markdown message cut after a few rows of a group
-    of 100,000 looks at those rows only."""
+def said_before(
+    group: list[tuple[ObjectReport, Result]],
+) -> Iterator[tuple[tuple[ObjectReport, Result] | None, ObjectReport | None]]:
+    """For each result of a group of one rule's, in order: the first earlier finding whose message it says again of its
+    own object (``message_shape``, and of the same kind), and the object of an earlier one whose fix is the same text
+    (that one where it is, else the first); None where it says its own, and no object where it has no fix (trial 218
+    #5: sixteen VMs asking for one name KubeVirt does not permit repeated one message and one fix sixteen times, five
+    lines each, in the terminal's table). A fix is compared as it is written, so that one naming its own object
+    (``kubectl label node gpu-2 ...``) is always shown: it is what is run. Made one by one, as the results are said: a
+    Markdown message cut after a few rows of a group of 100,000 looks at those rows only."""
     said: dict[tuple[str, str], int] = {}
     fixed: dict[str, int] = {}
     for i, (obj, r) in enumerate(group):
         shape = (obj.ref.kind, message_shape(obj.ref, r.message))
         fix = r.remediation.strip()
         lead = said.get(shape)
-        if lead is not None and group[lead][1].remediation.strip() == fix:
-            yield lead, lead  # the one whose message it says has its fix too (or neither has one)
+        if not fix:
+            at = None
+        elif lead is not None and group[lead][1].remediation.strip() == fix:
+            at = lead  # the one whose message it says has its fix too
         else:
-            yield lead, fixed.get(fix) if fix else None
+            at = fixed.get(fix)
+        yield (None if lead is None else group[lead]), (None if at is None else group[at][0])
         said.setdefault(shape, i)
         if fix:
             fixed.setdefault(fix, i)
+
+
+def said_again(ref: str, same_fix: bool) -> str:
+    """What a finding said as an earlier one of its rule is says of it, naming that one (``ref``, as the format writes
+    it): the table's line and Markdown's message cell."""
+    return f"as for {ref} above (the same message, of this object{', and the same fix' if same_fix else ''})"
 
 
 def check_group_by(group_by: str) -> None:

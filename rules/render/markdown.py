@@ -39,7 +39,7 @@ from typing import Any
 from ..report import FINDINGS, RESULT_RANK, SEVERITIES, SEVERITY_RANK, ObjectReport, Report, Result, RuleRollup, counted
 from ..selection import describe
 from ..shell import COMMAND, command_end, command_spans
-from . import check_group_by, said_before, visible
+from . import check_group_by, said_again, said_before, visible
 
 LIMIT = 3500
 MIN_LIMIT = 500
@@ -511,7 +511,7 @@ def row(
     group_by: str = "rule",
     first: bool = True,
     width: int = 0,
-    said: ObjectReport | None = None,
+    said: tuple[ObjectReport, Result] | None = None,
     fixed: ObjectReport | None = None,
 ) -> str:
     """One finding as a row of the details table; the group's key (the rule, or the object) only on the first
@@ -520,15 +520,14 @@ def row(
     its message of its own object (``said``) or has the same fix (``fixed``), the cell names that one in their place,
     as the terminal's table does (trial 226 #3: eight VMs asking for one name KubeVirt does not permit filled 3,500
     characters with one message eight times)."""
-    if fixed is not None and r.remediation.strip():
+    if fixed is not None:
         fix = f"as for {_code(cell(fixed.ref, 80, code=True))} above"
     else:
         fix = cell(r.remediation, _WHOLE if whole else width or FIX, command=True) if r.remediation else ""
     rule, ref = _code(f"{r.policy}/{r.rule}"), _code(cell(obj.ref, 80, code=True))
     key, other = (rule, ref) if group_by == "rule" else (ref, rule)
     if said is not None:
-        also = ", and the same fix" if said is fixed and r.remediation.strip() else ""
-        message = f"as for {_code(cell(said.ref, 80, code=True))} above (the same message, of this object{also})"
+        message = said_again(_code(cell(said[0].ref, 80, code=True)), said[0] is fixed)
     else:
         message = cell(r.message, _WHOLE if whole else width or CELL, prose=True)
     return f"| {key if first else ''} | {other} | {r.result} · {r.severity} | {message} | {fix} |"
@@ -541,16 +540,7 @@ def _rows_of(group: list[tuple[ObjectReport, Result]], whole: bool, group_by: st
         yield from (row(o, r, whole, group_by, i == 0, width) for i, (o, r) in enumerate(group))
         return
     for i, ((o, r), (said, fixed)) in enumerate(zip(group, said_before(group), strict=True)):
-        yield row(
-            o,
-            r,
-            whole,
-            group_by,
-            i == 0,
-            width,
-            None if said is None else group[said][0],
-            None if fixed is None else group[fixed][0],
-        )
+        yield row(o, r, whole, group_by, i == 0, width, said, fixed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..report import FINDINGS, RESULT_RANK, ObjectReport, Report, Result, RuleRollup, counted
-from . import check_group_by, one_line, said_before, visible
+from . import check_group_by, one_line, said_again, said_before, visible
 from .chat import comment_at, fix_lines
 from .markdown import _COMMAND, nothing_left, selected
 
@@ -236,13 +236,9 @@ def _finding(
     view.result_line(first, r.result)
     view.lines(rest)
     if said is not None:
-        both = said[0] is fixed  # its fix is that one's too (or neither has one)
-        also = ", and the same fix" if both and r.remediation.strip() else ""
-        view.lines(
-            wrap(f"as for {one_line(str(said[0].ref))} above (the same message, of this object{also})", view.width, view.indent),
-            "dim",
-        )
-        if both:
+        both = said[0] is fixed  # its fix is that one's too
+        view.lines(wrap(said_again(one_line(str(said[0].ref)), both), view.width, view.indent), "dim")
+        if both or not r.remediation:
             return
     else:
         view.lines(wrap(r.message, view.width, view.indent))
@@ -375,14 +371,7 @@ def render(
                 _finding(view, obj, r, group_by)
             continue
         for (obj, r), (said, fixed) in zip(group, said_before(group), strict=True):
-            _finding(
-                view,
-                obj,
-                r,
-                group_by,
-                None if said is None else group[said],
-                None if fixed is None else group[fixed][0],
-            )
+            _finding(view, obj, r, group_by, said, fixed)
     if report.input_errors:
         view.line("")
     for err in report.input_errors:
