@@ -407,9 +407,10 @@ def test_deploy_label_remediation_is_a_command_in_the_operator_namespace() -> No
     # Only the labels the node carries or lacks (an operator's trial: it listed every label of every workload; a
     # remediation that says "delete these" of labels the node does not have is not true of the dump).
     # ... and no loop over nothing (trial 33: "for l in ; do ...", valid shell but odd to read)
+    # (in the node's order, as its message names them: trial 226 #6)
     assert stale.endswith(
-        "stays as it is): for l in nvidia.com/gpu.deploy.driver nvidia.com/gpu.deploy.device-plugin"
-        " nvidia.com/gpu.deploy.dcgm-exporter; do kubectl label node a40-vgpu-stale-container-labels $l-; done"
+        "stays as it is): for l in nvidia.com/gpu.deploy.dcgm-exporter nvidia.com/gpu.deploy.device-plugin"
+        " nvidia.com/gpu.deploy.driver; do kubectl label node a40-vgpu-stale-container-labels $l-; done"
     )
     # only the labels its message names (trial 67: kata-manager and cc-manager, which the rule does not judge, too)
     assert half.endswith(
@@ -1277,6 +1278,25 @@ def test_a_deploy_label_fix_adds_the_mig_manager_label_its_message_asks_for() ->
     report = _sandbox_cluster("mig-a100-1", labels, {"nvidia.com/gpu": "8"})
     [fix] = [r.remediation for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
     assert fix.endswith("stays as it is): kubectl label node mig-a100-1 nvidia.com/gpu.deploy.mig-manager=true")
+
+
+def test_a_deploy_label_fix_removes_the_labels_in_the_order_its_message_names_them() -> None:
+    """Trial 226 #6: the message named a VM node's container deploy labels in the node's order, the fix's loop in the
+    operator's table order (driver, gpu-feature-discovery, container-toolkit, ...)."""
+    stale = ["driver", "container-toolkit", "device-plugin", "dcgm-exporter", "gpu-feature-discovery"]
+    labels = {
+        "nvidia.com/gpu.workload.config": "vm-passthrough",
+        "nvidia.com/gpu.deploy.sandbox-device-plugin": "true",
+        "nvidia.com/gpu.deploy.vfio-manager": "true",
+        "nvidia.com/gpu.deploy.sandbox-validator": "true",
+        **{f"nvidia.com/gpu.deploy.{o}": "true" for o in stale},
+    }
+    report = _sandbox_cluster("pt-1", labels, {"nvidia.com/GA102GL_A10": "1"})
+    [result] = [r for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
+    named = ", ".join(f"nvidia.com/gpu.deploy.{o}" for o in stale)
+    assert f'Node pt-1 carries [{named}] set to "true"' in result.message
+    removed = " ".join(f"nvidia.com/gpu.deploy.{o}" for o in stale)
+    assert result.remediation.endswith(f"stays as it is): for l in {removed}; do kubectl label node pt-1 $l-; done")
 
 
 def test_every_fix_block_the_chat_format_writes_pastes_into_a_shell() -> None:
