@@ -1791,7 +1791,10 @@ def _parse_html_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
     # kept "<pre>apiVersion" and "&amp;" in its values); another only where it does not read as it is, and better so
     read = _parse_chat_or_text(plain, name, None)
     worse = len(read.errors) > len(dump.errors) if wrapped else len(read.errors) >= len(dump.errors)
-    if worse or len(read.objects) < len(dump.objects):
+    # more objects read is better whatever the errors (trial 230 #3: describe text cut after its System Info, escaped,
+    # lost its node on "&lt;none&gt;" read as it was, and was kept so: unescaped it read the node and said it was cut)
+    more = len(read.objects) - len(dump.objects)
+    if more < 0 or (more == 0 and worse):
         return _escapes_said(dump, text)
     said = (
         "read as the text of a terminal's copy as HTML: its tags (<pre>, <font>) set aside, and &lt;, &gt; and &amp; read"

@@ -180,6 +180,20 @@ def test_text_html_escaped_as_a_whole_reads_as_the_text() -> None:
     )
 
 
+def test_escaped_describe_text_cut_short_reads_its_node() -> None:
+    """Trial 230 #3: describe text HTML-escaped as a whole and cut after its System Info was refused ("taint
+    '&lt;none&gt;' is not key[=value]:Effect"), while the same cut 10 lines later was read: undone, it read the node
+    with one error (cut short), as many as read as it was, and more objects read did not count."""
+    cut = "".join(DESCRIBE.splitlines(keepends=True)[:74])
+    plain = parse_text(cut, "plain.txt")
+    assert [o.name for o in plain.objects] == ["vgpu-node-1"] and len(plain.errors) == 1
+    dump = parse_text(html.escape(cut, quote=False), "slack.txt")
+    assert read(dump) == read(plain)
+    assert [e.reason for e in dump.errors] == [e.reason for e in plain.errors]
+    assert "(cut short?)" in dump.errors[0].reason
+    assert dump.notes[0].startswith("slack.txt: read with &lt;, &gt; and &amp; as the <, > and & they stand for")
+
+
 def test_escapes_that_may_be_a_value_s_own_are_left() -> None:
     """An escape is left as it is where the text reads as it is (an annotation that holds "&lt;b&gt;"), where the text
     also holds a raw < or >, or beside another character reference (``&nbsp;``): the text does not show it was escaped
