@@ -3723,9 +3723,10 @@ def _archives_inside_note(names: list[str], label: str) -> list[str]:
         return []
     what = first_few([f"{label}{n}" for n in sorted([*gathers, *archives])], 3)
     return [
-        f"the archive holds {len(archives) + len(gathers)} archives or must-gathers ({what}), read here as one dump: if"
-        " they are of different clusters (or one cluster at different times), unpack it and audit the folder, a batch"
-        " that judges each alone"
+        # (what it holds last: a chat message cuts the note, and says the point first: trial 230 #1)
+        f"the archive holds {len(archives) + len(gathers)} archives or must-gathers, read here as one dump: if they are"
+        " of different clusters (or one cluster at different times), unpack it and audit the folder, a batch that"
+        f" judges each alone ({what})"
     ]
 
 

@@ -603,9 +603,9 @@ def test_an_archive_beside_the_must_gather_folder_of_an_archive_is_read(tmp_path
     assert [n for n in dump.notes if "not read" in n or "holds" in n] == [
         f"1 archive in the must-gather not read ({path}!mg/inner.tar.gz): an archive inside a must-gather is not opened"
         " (another must-gather, or a dump of another time); audit it on its own",
-        f"the archive holds 2 archives or must-gathers ({path}!a-cluster.tar.gz, {path}!mg), read here as one dump: if"
-        " they are of different clusters (or one cluster at different times), unpack it and audit the folder, a batch"
-        " that judges each alone",
+        "the archive holds 2 archives or must-gathers, read here as one dump: if they are of different clusters (or one"
+        " cluster at different times), unpack it and audit the folder, a batch that judges each alone"
+        f" ({path}!a-cluster.tar.gz, {path}!mg)",
     ]
 
 
@@ -845,7 +845,7 @@ def test_an_archive_of_a_must_gather_holding_another_says_it_holds_two(tmp_path:
         tar.add(LAB, arcname="older")
     notes = [n for n in read_path(str(path)).notes if "holds" in n]
     assert notes == [
-        f"the archive holds 2 archives or must-gathers ({path}!, {path}!older), read here as one dump: if they are of"
-        " different clusters (or one cluster at different times), unpack it and audit the folder, a batch that judges"
-        " each alone"
+        "the archive holds 2 archives or must-gathers, read here as one dump: if they are of different clusters (or one"
+        " cluster at different times), unpack it and audit the folder, a batch that judges each alone"
+        f" ({path}!, {path}!older)"
     ]

@@ -2532,9 +2532,9 @@ def test_an_archive_of_archives_says_each_may_be_a_dump_of_its_own() -> None:
     dump = parse_bytes(tgz({"nightly/a.tgz": inner, "nightly/b.tgz": inner, "nightly/SUMS": b"x\n"}), "all.tgz")
     assert len(dump.objects) == 2
     assert [n for n in dump.notes if "archives or must-gathers" in n] == [
-        "the archive holds 2 archives or must-gathers (all.tgz!nightly/a.tgz, all.tgz!nightly/b.tgz), read here as one"
-        " dump: if they are of different clusters (or one cluster at different times), unpack it and audit the folder, a"
-        " batch that judges each alone"
+        "the archive holds 2 archives or must-gathers, read here as one dump: if they are of different clusters (or one"
+        " cluster at different times), unpack it and audit the folder, a batch that judges each alone"
+        " (all.tgz!nightly/a.tgz, all.tgz!nightly/b.tgz)"
     ]
     dump = parse_bytes(tgz({"nightly/a.tgz": inner, "nightly/more.yaml": node}), "one.tgz")
     assert not [n for n in dump.notes if "archives or must-gathers" in n]
@@ -2673,9 +2673,9 @@ def test_review_an_archive_of_two_must_gathers_says_so() -> None:
     }
     dump = parse_bytes(tgz(members), "mgs.tgz")
     assert [n for n in dump.notes if "archives or must-gathers" in n] == [
-        "the archive holds 2 archives or must-gathers (mgs.tgz!night/mg1, mgs.tgz!night/mg2), read here as one dump: if"
-        " they are of different clusters (or one cluster at different times), unpack it and audit the folder, a batch"
-        " that judges each alone"
+        "the archive holds 2 archives or must-gathers, read here as one dump: if they are of different clusters (or one"
+        " cluster at different times), unpack it and audit the folder, a batch that judges each alone"
+        " (mgs.tgz!night/mg1, mgs.tgz!night/mg2)"
     ]
 
 

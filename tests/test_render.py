@@ -89,9 +89,9 @@ def test_a_batch_note_every_dump_carries_is_said_once_in_markdown() -> None:
     assert text.count(batch) == 1
     # under the total line and the dumps' index (trial 154: the one with an input error first)
     assert text.splitlines()[1:4] == [
-        "- tests/data/render/second-dump.yaml: 1 fail · 1 input error (YAML syntax error: did not find expected ',' or"
-        " '}' (while parsing a flow mapping that starts at li…)",
-        "- tests/data/render/dump.yaml: 2 fail · 1 warn · 1 error",
+        "- tests/data/render/second-dump.yaml: 1 fail (1 critical) · 1 input error (YAML syntax error: did not find"
+        " expected ',' or '}' (while parsing a flow mapping that starts at li…)",
+        "- tests/data/render/dump.yaml: 2 fail (1 critical, 1 low) · 1 warn (1 medium) · 1 error",
         f"_note: {batch}_",
     ]
     for r in reports:  # each dump keeps the notes of its own
@@ -928,13 +928,15 @@ def test_markdown_sections_per_dump_share_one_limit() -> None:
     assert text.startswith("**verdict** 2 dumps: 42 objects judged")
     # trial 154: each dump is named under the total line, the one cut out of the message too, input errors first
     assert text.splitlines()[1:3] == [
-        "- tests/data/render/second-dump.yaml: 1 fail · 1 input error (YAML syntax error: did not find expected ',' or"
-        " '}' (while parsing a flow mapping that starts at li…)",
-        "- big.yaml: 40 fail",
+        "- tests/data/render/second-dump.yaml: 1 fail (1 critical) · 1 input error (YAML syntax error: did not find"
+        " expected ',' or '}' (while parsing a flow mapping that starts at li…)",
+        "- big.yaml: 40 fail (40 high)",
     ]
-    # the second dump's heading, roll-up row and finding are counted in the closing line
+    # the dump with the input error and the critical finding comes first (trial 230 #2: sections in the index's order);
+    # big.yaml's heading, roll-up row and findings are counted in the closing line
+    assert text.index("### tests/data/render/second-dump.yaml") > 0 and "### big.yaml" not in text
     assert text.rstrip().endswith(
-        "_… 1 more rule of the roll-up, 37 more findings and 1 more dump not shown (limit 1,500 characters; limit 0: all)._"
+        "_… 1 more rule of the roll-up, 41 findings and 1 more dump not shown (limit 1,500 characters; limit 0: all)._"
     )
     full = render_many(reports, "markdown", limit=0)
     assert "### big.yaml" in full and "### tests/data/render/second-dump.yaml" in full
@@ -1252,7 +1254,11 @@ def test_a_markdown_batch_keeps_its_room_for_the_dumps_with_findings() -> None:
     failing = synthetic(2, message_len=50, distinct=True)
     failing.name = "failing.tar.gz"
     text = render_many([clean, failing], "markdown")
-    assert "### clean.tar.gz\n**verdict**: 3 objects judged (3 read) · 3 pass · 0 fail · 0 warn · 0 error · 0 skip\n\n###" in text
+    # (after the failing one: sections are worst first, trial 230 #2)
+    assert text.index("### failing.tar.gz") < text.index("### clean.tar.gz")
+    assert text.endswith(
+        "### clean.tar.gz\n**verdict**: 3 objects judged (3 read) · 3 pass · 0 fail · 0 warn · 0 error · 0 skip\n"
+    )
     assert "reason number" not in text
     assert "object-00001: xxxx" in text and "not shown" not in text
 
@@ -2006,7 +2012,7 @@ def test_a_line_break_in_a_name_never_starts_a_line_of_a_table_or_breaks_a_chat_
 
     other = audit_bytes(json.dumps(node).encode(), "c1\n*INJ* <!channel>\n.tar.gz", load_policies(()))
     for fmt in ("chat", "table"):
-        batch = render_many([report, other], fmt)
+        batch = render_many([report, other], fmt, limit=0)
         assert not re.search(r"^(\*INJ|\.tar\.gz|b\.json)", batch, re.M), (fmt, batch[:400])
         assert "c1\\x0a*INJ* " in batch, fmt
     # trial 196: a note naming such a file (one every dump carries is said once, above them) is on one line too
@@ -2166,8 +2172,94 @@ def test_a_batch_index_names_the_dump_with_the_worst_finding_first(tmp_path: Pat
 
     reports = [dump(f"medium-{i}", {"high": "x"}, 2) for i in range(DUMP_INDEX)] + [dump("high", {"medium": "x"}, 1)]
     index = _dump_index(reports, DUMP_INDEX)
-    assert index[0] == "- high: 1 fail", index
+    assert index[0] == "- high: 1 fail (1 high)", index
     assert index[-1] == "- … 1 more dump, each with its section below or in the JSON report"
+
+
+def test_a_batch_message_says_the_worst_dumps_first(tmp_path: Path) -> None:
+    """Regression (trial 230 #2): a batch in chat and Markdown at the default limit showed the first dump's medium
+    findings whole, then a clean dump's heading, and left out the high findings of the dumps after the first and what
+    could not be read ("3 input errors"). The sections follow the index's order: dumps not read first (their input
+    errors alone, no summary line of noughts), then by their worst finding; a dump's heading comes with its first
+    finding or not at all, and a clean dump only where nothing before it was left out."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    policy = tmp_path / "p.yaml"
+    pad = "x" * 1500
+    policy.write_text(
+        "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: p}\nspec:\n  rules:\n"
+        + "".join(
+            f"  - id: {sev}\n    title: {sev}\n    severity: {sev}\n    match: {{kinds: [Node]}}\n"
+            f"    assert: {{path: \"$.metadata.labels['{sev}']\", exists: true}}\n"
+            f"    message: 'Node {{name}} lacks the {sev} label {pad}'\n"
+            f"    remediation: kubectl label node {{name}} {sev}=x\n"
+            "    references: ['https://kubernetes.io/']\n"
+            for sev in ("high", "medium")
+        )
+    )
+    policies = load_policies([str(policy)])
+
+    def dump(name: str, labels: dict[str, str], nodes: int) -> Report:
+        items = [
+            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"{name}-{i}", "labels": labels}} for i in range(nodes)
+        ]
+        return audit_bytes(json.dumps({"kind": "List", "apiVersion": "v1", "items": items}).encode(), name, policies)
+
+    reports = [
+        dump("mediums", {"high": "x"}, 6),
+        dump("clean", {"high": "x", "medium": "x"}, 1),
+        audit_bytes(b'{"kind": "List", "items": [', "cut.json", policies),
+        dump("highs", {"medium": "x"}, 1),
+    ]
+    chat = render_many(reports, "chat")
+    assert len(chat) <= 3500
+    headings = [x for x in chat.splitlines() if x.startswith("== ")]
+    # (the medium findings do not fit beside the high one: the clean dump after them is not shown either)
+    assert headings == ["== cut.json ==", "== highs =="], chat
+    assert chat.rstrip().endswith("_… 2 more dumps and 6 more findings not shown (limit 3,500 characters; limit 0: all)_")
+    assert "== cut.json ==\n- cut.json, document 1, line 1: JSON syntax error" in chat
+    assert "FAIL (high) `Node/highs-0` · `p/high`" in chat
+    md = render_many(reports, "markdown")
+    sections = [x for x in md.splitlines() if x.startswith("### ")]
+    assert sections[:3] == ["### cut.json", "### highs", "### mediums"], md
+    assert "### cut.json\n- cut.json, document 1, line 1: JSON syntax error" in md
+    assert md.splitlines()[1:5] == [
+        md.splitlines()[1],
+        "- highs: 1 fail (1 high)",
+        "- mediums: 6 fail (6 medium)",
+        "- clean: no finding",
+    ]
+
+
+def test_notes_that_say_the_findings_may_be_false_come_before_them_under_a_limit() -> None:
+    """Regression (trial 230 #1): an archive of three clusters' archives, read as one dump, judged one cluster's node by
+    another's ClusterPolicy; the notes saying so ("the archive holds 3 archives or must-gathers, read here as one
+    dump", "ClusterPolicy cluster-policy is in the dump twice and the two differ") were counted ("3 notes in the JSON
+    report") under the findings at 1,500 characters, and at 3,500. They are said first, as assumptions are, cut shorter
+    where they would not fit in half the message."""
+    twice = (
+        "ClusterPolicy cluster-policy is in the dump twice and the two differ (all.tgz!a.tgz!cp.yaml, document 1, line 2"
+        " and all.tgz!b.tgz!must-gather/cluster_policy.yaml, document 1, items[0], line 3): rules that read it from other"
+        " objects may use either; audit one cluster at a time"
+    )
+    archives = (
+        "the archive holds 3 archives or must-gathers, read here as one dump: if they are of different clusters (or one"
+        " cluster at different times), unpack it and audit the folder, a batch that judges each alone (all.tgz!a.tgz,"
+        " all.tgz!b.tgz, all.tgz!c.tgz)"
+    )
+    report = synthetic(12, message_len=300, distinct=True)
+    report.notes = [twice, "all.tgz!b.tgz: read as an NVIDIA GPU Operator must-gather", archives]
+    report.notes += [f"skipped: reason {i} (3 results of p/r{i}; the rule judged no object)" for i in range(6)]
+    for fmt, limit in (("chat", 1500), ("chat", 3500), ("markdown", 1500), ("markdown", 3500)):
+        text = render(report, fmt, limit=limit)
+        assert len(text) <= limit, (fmt, limit)
+        lines = text.splitlines()
+        assert lines[1].startswith("_note: ClusterPolicy cluster-policy is in the dump twice and the two differ"), (fmt, limit)
+        assert lines[2].startswith("_note: the archive holds 3 archives or must-gathers, read here as one dump: if"), (fmt, limit)
+        assert "object-00000" in text, (fmt, limit)
+    whole = render(report, "chat", limit=0)
+    assert f"_note: {twice}_\n_note: {archives}_\n" in whole
 
 
 def test_chat_cuts_the_assumption_notes_shorter_where_that_shows_one_more_finding() -> None:

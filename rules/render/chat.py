@@ -48,7 +48,9 @@ from .markdown import (
     groups,
     head,
     inert,
+    input_error_lines,
     summary_line,
+    worst_first,
 )
 
 _ZWSP = "\u200b"
@@ -277,8 +279,17 @@ def _fit_indices(first: str, blocks: list[Block], limit: int) -> list[int]:
     for i, (noun, text, dump, n) in enumerate(blocks):
         after = total - shown - Counter({noun: n})  # what the closing line counts should this block be the last shown
         reserve = 2 + len(_closing(after, limit, shown + Counter({noun: n}))) if after else 0
+        # a dump's heading is shown with its first finding or not at all (trial 230 #2: a heading and its notes stood
+        # alone, its high finding left out); the closing line's reserve above covers the pair
+        with_first = 0
+        if noun == "dump" and i + 1 < len(blocks) and blocks[i + 1][0] != "dump" and blocks[i + 1][2] == dump:
+            with_first = 2 + len(blocks[i + 1][1])
         # (and the text's last line break: a message of 3,501 characters at the limit of 3,500)
-        if dump not in dropped and used + 2 + len(text) + reserve + 1 <= limit:
+        # a dump with nothing to say after its heading is shown only while nothing before it was left out (trial 230
+        # #2: a clean dump's heading was shown, the high findings of the dumps before it counted)
+        quiet = noun == "dump" and (i + 1 == len(blocks) or blocks[i + 1][0] == "dump")
+        room = used + 2 + len(text) + with_first + reserve + 1 <= limit
+        if dump not in dropped and not (quiet and len(kept) < i) and room:
             kept.append(i)
             used += 2 + len(text)
             shown[noun] += n
@@ -462,6 +473,9 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
     ]
     if shared:
         reports = [dataclasses.replace(r, notes=[n for n in r.notes if n not in shared]) for r in reports]
+    # worst first, as Markdown's index (trial 230 #2: the first dump's medium findings filled the message, the high ones
+    # of the dumps after it and the dumps not read were left out)
+    reports = worst_first(reports)
     total = _plain_lead(summary_line(Report.total(reports), f"{len(reports)} dumps"))
     notes = [f"_note: {inert(one_line(n))}_" for n in shared]
     if limit:
@@ -473,6 +487,10 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
     for i, r in enumerate(reports, 1):
         quiet = not r.by_rule() and not r.input_errors
         said = summary_line(r) if quiet else head(r, limit=limit, skips=0)
+        if not r.objects and r.input_errors and not r.summary()["objectsRead"]:
+            # a dump not read: its input errors say it (trial 230 #2: "0 objects judged (0 read) · 0 pass · 0 fail ..."
+            # for each took the room of a finding)
+            said = "\n".join(input_error_lines(r, whole=not limit))
         blocks.append(("dump", f"== {inert(one_line(r.name or f'dump {i}'))} ==\n{_plain_lead(said)}", i, 1))
         noun = _noun(r)
         blocks.extend((noun, text, i, n) for text, n, _, _ in _findings(r, group_by, limit))

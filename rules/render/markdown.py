@@ -296,7 +296,7 @@ def summary_line(report: Report | dict[str, Any], title: str = "") -> str:
     for word in ("fail", "warn", "error"):
         by = s[f"{word}BySeverity"]
         total = sum(by.values())
-        by_sev = ", ".join(f"{n:,} {sev}" for sev in SEVERITIES if (n := by.get(sev, 0)))
+        by_sev = _by_severity(by)
         parts.append(f"{total:,} {word}" + (f" ({by_sev})" if total and word != "error" else ""))
     exempt = s.get("exempt", 0)
     parts.append(f"{s['results'].get('skip', 0):,} skip" + (f" ({exempt:,} exempt)" if exempt else ""))
@@ -347,6 +347,20 @@ def assumption_lines(report: Report, whole: bool = False, width: int = _ASSUMED)
     return [f"_{line(n, _NO_CUT if whole else width, words=True)}_" for n in report.notes if n.startswith("assumed:")]
 
 
+#: Notes about what was read that say the findings may be false: clusters read as one (an archive of several, an object
+#: twice and unlike). A message says them first, as it says assumptions (trial 230 #1: "read here as one dump" was
+#: counted in "3 notes in the JSON report" under findings that judged one cluster's nodes by another's ClusterPolicy).
+_CAUTION = re.compile(
+    r"^the archive holds \d+ archives or must-gathers, read here as one dump\b|\bis in the dump twice and the two differ\b"
+)
+
+
+def caution_lines(report: Report, whole: bool = False, width: int = _ASSUMED) -> list[str]:
+    """The report's notes that say its findings may be false (``_CAUTION``), one italic ``note:`` line each, cut at
+    ``width`` unless ``whole``."""
+    return [f"_note: {line(n, _NO_CUT if whole else width, words=True)}_" for n in report.notes if _CAUTION.search(n)]
+
+
 #: Notes about what was read that a message names (the others are counted).
 READ_NOTES = 2
 
@@ -355,7 +369,7 @@ def read_lines(report: Report, most: int = READ_NOTES, whole: bool = False) -> l
     """The report's other notes, about what was read (the text around a chat message's code blocks set aside,
     files of an archive not read, a must-gather, an object twice in the dump), one italic ``note:`` line each (cut
     at ``_SKIPPED`` characters unless ``whole``): a chat user must see that part of what was pasted was not judged."""
-    notes = [n for n in report.notes if not n.startswith(("assumed:", *_IDLE_RULES))]
+    notes = [n for n in report.notes if not n.startswith(("assumed:", *_IDLE_RULES)) and not _CAUTION.search(n)]
     # a body without a name= is "<body>" (stdin "<stdin>"): no file name worth showing in a chat message (trial 171:
     # "note: <body>: read inside its fenced Markdown code blocks")
     unnamed = f"{report.name}: " if report.name.startswith("<") and report.name.endswith(">") else None
@@ -414,13 +428,20 @@ def head(
     if report.filters and not report.objects:
         # trial 68: "1 fail (1 high)" and nothing under it, with minSeverity=critical
         first += f"\n_{nothing_left(report.filters)}_"
+    cautions = caution_lines(report, whole=not limit, width=assumed)
     notes = assumption_lines(report, whole=not limit, width=assumed)
     if limit:
-        # The notes take at most half the message (at least the room of the line that counts them): the assumption
-        # notes first, as many as fit, then the rest counted; the notes about what was read and the skip notes
-        # only when all of them fit too.
+        # The notes take at most half the message (at least the room of the line that counts them): the notes that
+        # say the findings may be false, then the assumption notes, as many as fit, then the rest counted; the notes
+        # about what was read and the skip notes only when all of them fit too.
         area = _NOTES_FLOOR if lean else max(limit // 2 - len(first) - _CLOSING_ROOM, _NOTES_FLOOR)
-        notes = _fitting(notes, area, "assumption note")
+        # (the cautions in half the message whatever else is cut, shorter where they would not fit)
+        if _length(cautions) > limit // 2:
+            cautions = _fitting(caution_lines(report, width=CELL), limit // 2, "note")
+        notes = cautions + (_fitting(notes, max(area - _length(cautions), 0), "assumption note") if notes else [])
+    else:
+        notes = cautions + notes
+    if limit:
         read = read_lines(report)
         if _length(notes) + _length(read) > area and area - _length(notes) >= _NOTES_FLOOR:
             read = _fitting(read_lines(report, most=len(report.notes)), area - _length(notes), "note")  # counted
@@ -759,6 +780,9 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
     pieces: list[Iterable[_Piece]] = [[_Piece("\n".join([total, *index, *said_once]), "head")]]
     if shared:
         reports = [dataclasses.replace(r, notes=[n for n in r.notes if n not in shared]) for r in reports]
+    # the sections in the index's order, worst first (trial 230 #2: the first dump's medium findings filled the message,
+    # and the high ones of the dumps after it were left out)
+    reports = worst_first(reports)
     row = _row_noun(_row_words(reports[0]))  # one filter for the batch
 
     def batch(skips: int) -> str:
@@ -770,6 +794,9 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
             # nightly batch they took the room of a later dump's findings (trial 82)
             quiet = not r.by_rule() and not r.input_errors
             said = summary_line(r) if quiet else head(r, limit=limit, skips=skips)
+            if not r.objects and r.input_errors and not r.summary()["objectsRead"]:
+                # a dump not read: its input errors say it (trial 230 #2: a summary line of noughts for each)
+                said = "\n".join(input_error_lines(r, whole=not limit))
             parts.append([_Piece(f"### {cell(r.name or f'dump {i}', 120)}\n{said}", "dump")])
             parts.append(_pieces(r, limit, group_by, tables, counts))
         return _fit(itertools.chain.from_iterable(parts), counts, limit, row)
@@ -784,6 +811,29 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
     return text
 
 
+def _by_severity(by: dict[str, int]) -> str:
+    """``4 high, 3 medium``: the counts of a ``...BySeverity`` summary, worst first, those above 0."""
+    return ", ".join(f"{n:,} {sev}" for sev in SEVERITIES if (n := by.get(sev, 0)))
+
+
+def dump_rank(r: Report) -> tuple[int, int, int]:
+    """Where a dump stands in a batch, worst first: not read, then with input errors, then with findings, then the
+    rest; then by its worst finding's severity, then how many fail."""
+    s = r.summary()
+    unread = not s["objectsRead"] and bool(s["inputErrors"])
+    findings = sum(s["results"].get(w, 0) for w in ("fail", "warn", "error"))
+    by_severity = s["findingsBySeverity"]
+    worst = next((i for i, sev in enumerate(SEVERITIES) if by_severity.get(sev)), len(SEVERITIES))
+    return (0 if unread else 1 if s["inputErrors"] else 2 if findings else 3, worst, -s["results"].get("fail", 0))
+
+
+def worst_first(reports: list[Report]) -> list[Report]:
+    """The dumps of a batch ordered by ``dump_rank`` (stable: the batch's order among equals), each named: one
+    without a name is ``dump N``, N its place in the batch as given."""
+    named = [r if r.name else dataclasses.replace(r, name=f"dump {i}") for i, r in enumerate(reports, 1)]
+    return sorted(named, key=dump_rank)
+
+
 #: Dumps a batch's index names under its total line (``_dump_index``), where a limit applies.
 DUMP_INDEX = 8
 
@@ -794,15 +844,7 @@ def _dump_index(reports: list[Report], most: int) -> list[str]:
     of the batch went unnamed; trial 197: two medium failures were named before a high one, which the limit cut);
     ``most`` lines at most (0: every one) and a line for the rest."""
 
-    def rank(r: Report) -> tuple[int, int, int]:
-        s = r.summary()
-        unread = not s["objectsRead"] and bool(s["inputErrors"])
-        findings = sum(s["results"].get(w, 0) for w in ("fail", "warn", "error"))
-        by_severity = s["findingsBySeverity"]
-        worst = next((i for i, sev in enumerate(SEVERITIES) if by_severity.get(sev)), len(SEVERITIES))
-        return (0 if unread else 1 if s["inputErrors"] else 2 if findings else 3, worst, -s["results"].get("fail", 0))
-
-    ordered = sorted(reports, key=rank)  # (stable: the batch's order among equals)
+    ordered = worst_first(reports)
     lines = []
     for r in ordered[: most or None]:
         s = r.summary()
@@ -812,7 +854,12 @@ def _dump_index(reports: list[Report], most: int) -> list[str]:
         if not s["objectsRead"] and errors:
             said = f"not read{first}"
         else:
-            counts = [f"{s['results'].get(w, 0):,} {w}" for w in ("fail", "warn", "error") if s["results"].get(w, 0)]
+            # each with its severities, as the summary line says them (trial 230 #2: "1 fail" of a high and a medium one)
+            counts = [
+                f"{n:,} {w}" + (f" ({by})" if w != "error" and (by := _by_severity(s[f"{w}BySeverity"])) else "")
+                for w in ("fail", "warn", "error")
+                if (n := s["results"].get(w, 0))
+            ]
             if errors:
                 counts.append(counted(len(errors), "input error") + first)
             said = " · ".join(counts) or "no finding"
