@@ -115,8 +115,31 @@ def why_none(report: Report, path: str) -> str:
     """Why nothing was read from ``path`` when no input error says it, as a clause to follow "no Kubernetes object
     found": the files set aside, or that the file is empty; "" when neither."""
     if report.files_skipped:
-        return f": {set_aside_note(report.files_skipped)}"
+        return f": {_skipped_said(report.files_skipped)}"
     return ": the file is empty" if _empty(path) else ""
+
+
+def _skipped_said(skipped: list[str]) -> str:
+    """Why the files ``skipped`` were not read: an archive's member whose path holds ``..`` (it points outside the
+    archive) and a hidden one for that, the others for their names and starts (trial 230 #8: a zip's one member,
+    ../node.yaml, was said not read as "neither named *.yaml, ... nor starting as a dump")."""
+
+    def member(f: str) -> str:
+        return f.rpartition("!")[2] if "!" in f else Path(f).name
+
+    outside = [f for f in skipped if ".." in member(f).split("/")]
+    hidden = [f for f in skipped if f not in outside and any(p.startswith(".") for p in member(f).split("/"))]
+    rest = [f for f in skipped if f not in outside and f not in hidden]
+    said = [set_aside_note(rest)] if rest else []
+    if outside:
+        its = "its" if len(outside) == 1 else "their"
+        said.append(
+            f"{counted(len(outside), 'member')} with '..' in {its} path not read, as it points outside the archive"
+            f" ({first_few(outside, 3)})"
+        )
+    if hidden:
+        said.append(f"{counted(len(hidden), 'hidden file')} not read ({first_few(hidden, 3)})")
+    return "; ".join(said)
 
 
 def audit_batch(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import tarfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -278,6 +279,17 @@ def test_an_empty_archive_in_a_batch_says_so_in_its_report(files: tuple[Path, Pa
     assert [e["reason"] for e in errors["logs.tgz"]] == [
         "no Kubernetes object found: 1 file not read: neither named *.yaml, *.yml, *.json or an archive, nor starting"
         f" as a dump or describe text ({batch / 'logs.tgz'}!app.log)"
+    ]
+    # trial 230 #8: a member read for neither of those reasons is said not read for its own (it was "neither named
+    # *.yaml ..." of ../dc9-node.yaml)
+    with zipfile.ZipFile(batch / "odd.zip", "w") as zf:
+        zf.writestr("../node.yaml", dump.read_text())
+        zf.writestr("x/._node.yaml", "x")
+    res = run("audit", str(batch), "-p", str(policy), "-o", str(out))
+    errors = {Path(r["name"]).name: r["inputErrors"] for r in json.loads(out.read_text())["reports"]}
+    assert [e["reason"] for e in errors["odd.zip"]] == [
+        "no Kubernetes object found: 1 member with '..' in its path not read, as it points outside the archive"
+        f" ({batch / 'odd.zip'}!../node.yaml); 1 hidden file not read ({batch / 'odd.zip'}!x/._node.yaml)"
     ]
 
 
