@@ -169,8 +169,10 @@ def _lost_notes(lost: list[Any]) -> list[str]:
         return []
     # (trial 131: a node's pods withheld or cut off were counted as 1 Pod)
     what = ", ".join(f"an unknown number of {k}s" if n is None else counted(n, k) for k, n in sorted(kinds.items()))
+    # (trial 230 #9: "named in them" of a YAML syntax error inside a Node, which names none: it says where)
+    named = "named in them" if all(e.ref or e.kind in e.reason for e in lost if e.kind) else "the input errors say where"
     return [
-        f"input errors kept out {what} (named in them): a result that says the dump holds none of its kind, or that"
+        f"input errors kept out {what} ({named}): a result that says the dump holds none of its kind, or that"
         " was judged without it, is about what was read"
     ]
 

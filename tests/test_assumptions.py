@@ -265,4 +265,5 @@ def test_the_kinds_input_errors_kept_out_are_noted(load_policy) -> None:
     cut = InputError(Source("d.txt", 2, 30, None), "node n2 is judged without the pods from ...", kind="Pod", count=3)
     for errors, said in (([withheld, *lost], "an unknown number of Pods"), ([cut, *lost], "5 Pods")):
         report = evaluate(Dump(objects=[KObject(node("n1"), Source("d.yaml", 1, 40, 5))], errors=errors), policies)
-        assert f"input errors kept out 1 ClusterPolicy, {said} (named in them)" in " ".join(report.notes)
+        # (trial 230 #9: "named in them", where the error names the node whose pods it lost, not them)
+        assert f"input errors kept out 1 ClusterPolicy, {said} (the input errors say where)" in " ".join(report.notes)

@@ -35,8 +35,8 @@ def test_an_empty_cluster_policy_file_of_a_must_gather_kept_out_a_cluster_policy
     )
     report = evaluate(dump, load_policies(), name="must-gather")
     assert (
-        "input errors kept out 1 ClusterPolicy (named in them): a result that says the dump holds none of its kind, or"
-        " that was judged without it, is about what was read"
+        "input errors kept out 1 ClusterPolicy (the input errors say where): a result that says the dump holds none of"
+        " its kind, or that was judged without it, is about what was read"
     ) in report.notes
     passes = [r for r in _results(report, "deploy-labels-match-workload").values() if r.result == "pass"]
     assert passes and all(
@@ -112,3 +112,28 @@ def test_a_broken_document_beside_the_cluster_policy_a_must_gather_file_held_kep
     (folder / "gpu_operator_pod.yaml").write_text("")
     errors = {e.source.file.rsplit("/", 1)[-1]: (e.kind, e.count) for e in read_path(str(folder)).errors}
     assert errors == {"cluster_policy.yaml": ("ClusterPolicy", 1), "gpu_operator_pod.yaml": ("Pod", 1)}
+
+
+def test_a_note_says_objects_are_named_only_where_the_errors_name_them() -> None:
+    """Trial 230 #9: "input errors kept out 1 Node (named in them)" of a YAML syntax error inside a Node's document,
+    which names no node: the note says the errors say where."""
+    text = (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n---\n"
+        "apiVersion: v1\nkind: Node\nmetadata:\n  labels: {a: [b}\n  name: gpu-2\n"
+    )
+    dump = parse_bytes(text.encode(), "mixed.yaml")
+    [error] = [e for e in dump.errors if e.lost]
+    assert (error.kind, error.ref, error.source.document, error.reason) == (
+        "Node",
+        "",
+        2,
+        "YAML syntax error: did not find expected ',' or ']'",
+    )
+    report = evaluate(dump, load_policies(), name="mixed.yaml")
+    assert any(n.startswith("input errors kept out 1 Node (the input errors say where): ") for n in report.notes)
+    # where the error names it (its name before the error), the note says so
+    named = parse_bytes(
+        text.replace("  labels: {a: [b}\n  name: gpu-2\n", "  name: gpu-2\n  labels: {a: [b}\n").encode(), "m.yaml"
+    )
+    report = evaluate(named, load_policies(), name="m.yaml")
+    assert any(n.startswith("input errors kept out 1 Node (named in them): ") for n in report.notes)
