@@ -1793,8 +1793,11 @@ def _parse_html_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
     worse = len(read.errors) > len(dump.errors) if wrapped else len(read.errors) >= len(dump.errors)
     # more objects read is better whatever the errors (trial 230 #3: describe text cut after its System Info, escaped,
     # lost its node on "&lt;none&gt;" read as it was, and was kept so: unescaped it read the node and said it was cut)
+    # (trial 231 #8: but not where it loses an object read as it was: a Node whose own value held "&quot;" was lost for
+    # two ConfigMaps of a List written escaped)
     more = len(read.objects) - len(dump.objects)
-    if more < 0 or (more == 0 and worse):
+    kept = {(o.kind, o.namespace, o.name) for o in dump.objects} <= {(o.kind, o.namespace, o.name) for o in read.objects}
+    if not kept or more < 0 or (more == 0 and worse):
         return _escapes_said(dump, text)
     said = (
         "read as the text of a terminal's copy as HTML: its tags (<pre>, <font>) set aside, and &lt;, &gt; and &amp; read"

@@ -194,6 +194,22 @@ def test_escaped_describe_text_cut_short_reads_its_node() -> None:
     assert dump.notes[0].startswith("slack.txt: read with &lt;, &gt; and &amp; as the <, > and & they stand for")
 
 
+def test_undoing_escapes_never_loses_an_object_read_as_it_was() -> None:
+    """Trial 231 #8 (after trial 230 #3): a Node whose own annotation held "&quot;", then a List written escaped, was
+    read undone for the List's two ConfigMaps, and the Node, lost to its quotes, went unjudged. More objects read
+    undone wins only where every object read as it was is read too."""
+    node = (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-a\n  annotations:\n"
+        '    team/banner: "GPU node &quot;A&quot; &amp; friends"\nstatus:\n  allocatable: {cpu: "8"}\n'
+    )
+    items = json.dumps([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": n}} for n in ("c1", "c2")])
+    listed = html.escape(f'{{"apiVersion": "v1", "kind": "List", "items": {items}}}\n', quote=True)
+    dump = parse_text(f"{node}---\n{listed}", "esc.yaml")
+    assert [(o.kind, o.name) for o in dump.objects] == [("Node", "gpu-a")]
+    assert dump.objects[0].obj["metadata"]["annotations"] == {"team/banner": "GPU node &quot;A&quot; &amp; friends"}
+    assert len(dump.errors) == 1 and not any("HTML-escaped as a whole" in n for n in dump.notes)
+
+
 def test_escapes_that_may_be_a_value_s_own_are_left() -> None:
     """An escape is left as it is where the text reads as it is (an annotation that holds "&lt;b&gt;"), where the text
     also holds a raw < or >, or beside another character reference (``&nbsp;``): the text does not show it was escaped
