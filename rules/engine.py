@@ -125,16 +125,17 @@ def _skipped_said(skipped: list[str]) -> str:
     ../node.yaml, was said not read as "neither named *.yaml, ... nor starting as a dump")."""
 
     def member(f: str) -> str:
-        return f.rpartition("!")[2] if "!" in f else Path(f).name
+        # (a zip written on Windows may name its members with backslashes: trial 231 #11, ..\\evil\\node.yaml)
+        return (f.rpartition("!")[2] if "!" in f else Path(f).name).replace("\\", "/")
 
     outside = [f for f in skipped if ".." in member(f).split("/")]
     hidden = [f for f in skipped if f not in outside and any(p.startswith(".") for p in member(f).split("/"))]
     rest = [f for f in skipped if f not in outside and f not in hidden]
     said = [set_aside_note(rest)] if rest else []
     if outside:
-        its = "its" if len(outside) == 1 else "their"
+        its, points = ("its", "it points") if len(outside) == 1 else ("their", "they point")
         said.append(
-            f"{counted(len(outside), 'member')} with '..' in {its} path not read, as it points outside the archive"
+            f"{counted(len(outside), 'member')} with '..' in {its} path not read, as {points} outside the archive"
             f" ({first_few(outside, 3)})"
         )
     if hidden:

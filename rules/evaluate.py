@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
@@ -170,9 +171,11 @@ def _lost_notes(lost: list[Any]) -> list[str]:
     # (trial 131: a node's pods withheld or cut off were counted as 1 Pod)
     what = ", ".join(f"an unknown number of {k}s" if n is None else counted(n, k) for k, n in sorted(kinds.items()))
     # (trial 230 #9: "named in them" of a YAML syntax error inside a Node, which names none: it says where)
-    named = "named in them" if all(e.ref or e.kind in e.reason for e in lost if e.kind) else "the input errors say where"
+    # (trial 231 #11: "Pod" in "Non-terminated Pods" of a describe text cut short named none: a word of its own)
+    named = all(e.ref or re.search(rf"\b{re.escape(e.kind)}\b", e.reason) for e in lost if e.kind)
+    where = "named in them" if named else "the input errors say where"
     return [
-        f"input errors kept out {what} ({named}): a result that says the dump holds none of its kind, or that"
+        f"input errors kept out {what} ({where}): a result that says the dump holds none of its kind, or that"
         " was judged without it, is about what was read"
     ]
 

@@ -285,11 +285,13 @@ def test_an_empty_archive_in_a_batch_says_so_in_its_report(files: tuple[Path, Pa
     with zipfile.ZipFile(batch / "odd.zip", "w") as zf:
         zf.writestr("../node.yaml", dump.read_text())
         zf.writestr("x/._node.yaml", "x")
+        zf.writestr("..\\win\\node.yaml", "x")  # (trial 231 #11: a Windows zip's member was called hidden)
     res = run("audit", str(batch), "-p", str(policy), "-o", str(out))
     errors = {Path(r["name"]).name: r["inputErrors"] for r in json.loads(out.read_text())["reports"]}
     assert [e["reason"] for e in errors["odd.zip"]] == [
-        "no Kubernetes object found: 1 member with '..' in its path not read, as it points outside the archive"
-        f" ({batch / 'odd.zip'}!../node.yaml); 1 hidden file not read ({batch / 'odd.zip'}!x/._node.yaml)"
+        "no Kubernetes object found: 2 members with '..' in their path not read, as they point outside the archive"
+        f" ({batch / 'odd.zip'}!..\\win\\node.yaml, {batch / 'odd.zip'}!../node.yaml); 1 hidden file not read"
+        f" ({batch / 'odd.zip'}!x/._node.yaml)"
     ]
 
 

@@ -137,3 +137,15 @@ def test_a_note_says_objects_are_named_only_where_the_errors_name_them() -> None
     )
     report = evaluate(named, load_policies(), name="m.yaml")
     assert any(n.startswith("input errors kept out 1 Node (named in them): ") for n in report.notes)
+
+
+def test_pods_a_cut_describe_text_kept_out_are_not_said_named() -> None:
+    """Trial 231 #11: describe text cut after its System Info kept out "an unknown number of Pods (named in them)"
+    because "Pod" stood in "Non-terminated Pods": the error names the node, not its pods."""
+    path = Path(__file__).parent.parent / "policies" / "gpu-operator" / "tests" / "dumps"
+    text = "".join((path / "described_passthrough_node_without_operand_pods.txt").read_text().splitlines(True)[:67])
+    dump = parse_bytes(text.encode(), "cut.txt")
+    [error] = dump.errors
+    assert "before Non-terminated Pods" in error.reason and error.kind == "Pod"
+    report = evaluate(dump, load_policies(), name="cut.txt")
+    assert any(n.startswith("input errors kept out an unknown number of Pods (the input errors say where)") for n in report.notes)
