@@ -2260,6 +2260,98 @@ def test_notes_that_say_the_findings_may_be_false_come_before_them_under_a_limit
         assert "object-00000" in text, (fmt, limit)
     whole = render(report, "chat", limit=0)
     assert f"_note: {twice}_\n_note: {archives}_\n" in whole
+    # (trial 231 #2: three copies in two versions, and the line counting more such objects, are cautions too)
+    report.notes = [
+        "ClusterPolicy cp is in the dump 3 times in 2 different versions (a, b and 1 other): each version is judged",
+        "and 2 more Node objects in the dump more than once with different content",
+        "all.tgz!b.tgz: read as an NVIDIA GPU Operator must-gather",
+    ]
+    assert [x[:40] for x in markdown.caution_lines(report)] == [
+        "_note: ClusterPolicy cp is in the dump 3",
+        "_note: and 2 more Node objects in the du",
+    ]
+
+
+TWIN = (
+    "apiVersion: v1\nkind: Node\nmetadata:\n  name: twin\n  labels: {nvidia.com/gpu.present: 'true',"
+    " nvidia.com/gpu.workload.config: vm-passthrough}\nstatus: {allocatable: {cpu: '8'}}\n---\n"
+    "apiVersion: v1\nkind: Node\nmetadata:\n  name: twin\n  labels: {nvidia.com/gpu.present: 'true',"
+    " nvidia.com/gpu.workload.config: container}\nstatus: {allocatable: {cpu: '8', nvidia.com/gpu: '1'}}\n"
+)
+
+
+def _said_notes(text: str) -> int:
+    """How many notes a message says or counts under its summary line (a count line counts its number)."""
+    said = 0
+    for x in text.split("\n\n")[0].splitlines()[1:]:
+        counted = re.match(r"^_… ([\d,]+) .*notes? in the JSON report", x)
+        said += int(counted.group(1).replace(",", "")) if counted else x.startswith("_")
+    return said
+
+
+def test_caution_notes_keep_a_message_in_its_limit_and_every_note_counted() -> None:
+    """Regression (trial 231 #1, #2, after 6ed7e35): a Node twice and unlike took a chat message of limit 500 to 507
+    characters (Markdown 538) and left its one high finding out; where the notes saying findings may be false filled
+    the room, the other notes went unsaid and uncounted. Every message fits its limit, and says or counts every note."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    report = audit_bytes(TWIN.encode(), "twice.yaml", load_policies())
+    assert any("is in the dump twice and the two differ" in n for n in report.notes)
+    for fmt in ("chat", "markdown"):
+        for limit in (*range(500, 620, 10), 1000, 1500, 3500):
+            text = render(report, fmt, limit=limit)
+            assert len(text) <= limit, (fmt, limit, len(text))
+            assert _said_notes(text) == len(report.notes), (fmt, limit, text[:600])
+        text = render(report, fmt, limit=1000)
+        assert "_note: Node twin is in the dump twice and the two differ" in text, fmt
+    assert "`Node/twin`" in render(report, "chat", limit=500)
+
+
+def test_a_chat_batch_shows_no_dump_after_a_worse_one_it_left_out() -> None:
+    """Regression (trial 231 #3, #4, after 6ed7e35): the lab cluster (twelve findings, ten high) beside an unreadable
+    file, an empty one and a Node twice: at 3,500 characters the lab's first finding did not fit and the milder dump
+    after it was shown in its place, the lab named nowhere; at 1,500 the unreadable files went unsaid. The dumps not
+    read come first, then the worst dump's worst finding, cut where it must be, and none after it."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    policies = load_policies()
+    reports = [
+        audit_bytes((ROOT / "examples" / "lab-cluster.yaml").read_bytes(), "lab.yaml", policies),
+        audit_bytes(b"this is not a dump at all\n just words: [\n", "garbage.yaml", policies),
+        audit_bytes(b'{"kind": "List", "items": [', "cut.json", policies),
+        audit_bytes(TWIN.encode(), "twice.yaml", policies),
+    ]
+    for limit in (1500, 2500, 3500):
+        text = render_many(reports, "chat", limit=limit)
+        assert len(text) <= limit
+        headings = [x for x in text.splitlines() if x.startswith("== ")]
+        assert headings == ["== garbage.yaml ==", "== cut.json ==", "== lab.yaml =="], (limit, headings)
+        assert "FAIL (high) `Node/gpu-broken-wrong-class`" in text, limit
+
+
+def test_a_batch_with_a_results_filter_ranks_dumps_by_the_findings_it_lists() -> None:
+    """Regression (trial 231 #10): with results=warn, the dumps of failures the filter hid came first (as bare
+    summary lines), before the dump of the warnings asked for; and the Markdown index of nine dumps took a message
+    under 900 characters past its limit (trial 231 #9)."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    policies = load_policies()
+    lab = audit_bytes((ROOT / "examples" / "lab-cluster.yaml").read_bytes(), "lab.yaml", policies)
+    off = audit_bytes((ROOT / "examples" / "sandbox-disabled.yaml").read_bytes(), "off.yaml", policies)
+    assert lab.filtered({"warn"}).objects == [] or all(
+        x.result != "warn" for o in lab.filtered({"warn"}).objects for x in o.results
+    )
+    batch = [r.filtered({"warn"}) for r in (lab, off)]
+    text = render_many(batch, "chat")
+    assert [x for x in text.splitlines() if x.startswith("== ")][0] == "== off.yaml =="
+    index = render_many(batch, "markdown").splitlines()[1:3]
+    assert index[0].startswith("- off.yaml: ") and index[1].startswith("- lab.yaml: "), index
+    many = [audit_bytes(b"apiVersion: v1\nkind: [", f"broken-{i}.yaml", policies) for i in range(9)]
+    for limit in range(500, 950, 25):
+        assert len(render_many(many, "markdown", limit=limit)) <= limit, limit
 
 
 def test_chat_cuts_the_assumption_notes_shorter_where_that_shows_one_more_finding() -> None:

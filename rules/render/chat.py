@@ -274,6 +274,7 @@ def _fit_indices(first: str, blocks: list[Block], limit: int) -> list[int]:
     total = _counts(blocks)
     shown: Counter[str] = Counter()
     dropped: set[int] = set()  # the dumps whose heading was left out
+    passed_over = False  # a dump with findings was left out: none after it is shown
     kept: list[int] = []
     used = len(first)
     for i, (noun, text, dump, n) in enumerate(blocks):
@@ -289,12 +290,15 @@ def _fit_indices(first: str, blocks: list[Block], limit: int) -> list[int]:
         # #2: a clean dump's heading was shown, the high findings of the dumps before it counted)
         quiet = noun == "dump" and (i + 1 == len(blocks) or blocks[i + 1][0] == "dump")
         room = used + 2 + len(text) + with_first + reserve + 1 <= limit
-        if dump not in dropped and not (quiet and len(kept) < i) and room:
+        # and no dump after one with findings left out (trial 231 #3: the second-worst dump's first finding did not
+        # fit, and a milder dump after it stood in its place)
+        if dump not in dropped and not (quiet and len(kept) < i) and not passed_over and room:
             kept.append(i)
             used += 2 + len(text)
             shown[noun] += n
         elif noun == "dump":
             dropped.add(dump)
+            passed_over = passed_over or bool(with_first)
     return kept
 
 
@@ -507,5 +511,17 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
     r = reports[i - 1]
     heading = f"== {inert(one_line(r.name or f'dump {i}'))} ==\n{_plain_lead(summary_line(r))}"
     shown = Counter({_noun(r): 1, "dump": 1})
+    # the dumps not read first, as far as they leave the worst finding its room (trial 231 #4: they went unsaid)
+    before = [first]
+    for noun, said, d, _n in blocks:
+        unread = reports[d - 1]
+        if noun != "dump" or unread.objects_read or not unread.input_errors:
+            continue
+        more = shown + Counter({"dump": 1})
+        closing = _closing(_counts(blocks) - more, limit, more)
+        room = limit - sum(len(p) + 2 for p in [*before, said, heading]) - (len(closing) + 2) - 1
+        if room >= BRIEF:
+            before.append(said)
+            shown = more
     rest = _counts(blocks) - shown
-    return _briefed([first, heading], o.ref, worst, rest, shown, limit) or text
+    return _briefed([*before, heading], o.ref, worst, rest, shown, limit) or text

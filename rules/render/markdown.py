@@ -351,7 +351,9 @@ def assumption_lines(report: Report, whole: bool = False, width: int = _ASSUMED)
 #: twice and unlike). A message says them first, as it says assumptions (trial 230 #1: "read here as one dump" was
 #: counted in "3 notes in the JSON report" under findings that judged one cluster's nodes by another's ClusterPolicy).
 _CAUTION = re.compile(
-    r"^the archive holds \d+ archives or must-gathers, read here as one dump\b|\bis in the dump twice and the two differ\b"
+    r"^the archive holds \d+ archives or must-gathers, read here as one dump\b"
+    r"|\bis in the dump (?:twice and the two differ|[\d,]+ times in [\d,]+ different versions)\b"
+    r"|^and [\d,]+ more \S+ objects? in the dump more than once with different content\b"  # (trial 231 #2)
 )
 
 
@@ -429,19 +431,23 @@ def head(
         # trial 68: "1 fail (1 high)" and nothing under it, with minSeverity=critical
         first += f"\n_{nothing_left(report.filters)}_"
     cautions = caution_lines(report, whole=not limit, width=assumed)
-    notes = assumption_lines(report, whole=not limit, width=assumed)
+    notes = cautions + assumption_lines(report, whole=not limit, width=assumed)
     if limit:
         # The notes take at most half the message (at least the room of the line that counts them): the notes that
         # say the findings may be false, then the assumption notes, as many as fit, then the rest counted; the notes
         # about what was read and the skip notes only when all of them fit too.
         area = _NOTES_FLOOR if lean else max(limit // 2 - len(first) - _CLOSING_ROOM, _NOTES_FLOOR)
-        # (the cautions in half the message whatever else is cut, shorter where they would not fit)
-        if _length(cautions) > limit // 2:
-            cautions = _fitting(caution_lines(report, width=CELL), limit // 2, "note")
-        notes = cautions + (_fitting(notes, max(area - _length(cautions), 0), "assumption note") if notes else [])
-    else:
-        notes = cautions + notes
-    if limit:
+        if cautions:
+            short = caution_lines(report, width=CELL)
+            if lean:
+                # a message lean of notes for its findings keeps these, cut short, in at most a quarter of it (trial
+                # 231 #2: a chat message counted them all to show a finding more)
+                area = max(area, min(_length(short) + _NOTES_FLOOR, limit // 4))
+            if _length(cautions) > area // 2:
+                # (shorter where they would take more than half the room: trial 231 #1, a caution note of 330
+                # characters took a 500-character message past its limit)
+                notes = short + assumption_lines(report, width=assumed)
+        notes = _fitting(notes, area, "note" if cautions else "assumption note")
         read = read_lines(report)
         if _length(notes) + _length(read) > area and area - _length(notes) >= _NOTES_FLOOR:
             read = _fitting(read_lines(report, most=len(report.notes)), area - _length(notes), "note")  # counted
@@ -450,12 +456,42 @@ def head(
                 notes += more
             elif _length(notes) + _length(counted_only) <= area:
                 notes += counted_only  # trial 124: "38 skip" with no word of why, where the count line fitted
+        notes = _every_note_counted(notes, len(report.notes), area)
     else:
         # no cut (trial 79: limit=0 still cut each note at 300 characters and named one skip note of eleven)
         notes += read_lines(report, len(report.notes), whole=True) + skip_lines(report, len(report.notes), whole=True)
     room = limit - len(first) - _length(notes) - _CLOSING_ROOM if limit else None
     errors = input_error_lines(report, most=INPUT_ERRORS if limit else len(report.input_errors), room=room, whole=not limit)
     return "\n".join([first, *errors, *notes])  # a document lost comes before what the verdicts rest on
+
+
+#: The line that counts notes left out (``_more_line``), and how many.
+_COUNT_LINE = re.compile(r"^_… ([\d,]+) ")
+
+
+def _every_note_counted(notes: list[str], total: int, area: int) -> list[str]:
+    """``notes`` (the lines a message says of ``total`` notes, each a note or a line counting some) with the notes they
+    neither say nor count counted too: in their last line where it counts, else in a line of its own, for which the
+    last notes said make room in ``area`` (trial 231 #2: where the notes that say findings may be false filled the
+    room, the notes on what was read went unsaid and uncounted)."""
+
+    def said(lines: list[str]) -> int:
+        return sum(int(m.group(1).replace(",", "")) if (m := _COUNT_LINE.match(x)) else 1 for x in lines)
+
+    notes = list(notes)
+    while (unsaid := total - said(notes)) > 0:
+        if notes and _COUNT_LINE.match(notes[-1]):
+            counted_too = unsaid + said(notes[-1:])
+            notes[-1] = _more_line(counted_too, "more note" if len(notes) > 1 else "note")
+            if _length(notes) <= area or len(notes) == 1:
+                return notes
+            notes.pop(-2)  # (the count line stays last; the line before it is counted in it next time round)
+            continue
+        notes.append(_more_line(unsaid, "more note" if notes else "note"))
+        if _length(notes) <= area or len(notes) == 1:
+            return notes
+        notes.pop(-2)
+    return notes
 
 
 def nothing_left(filters: dict[str, Any]) -> str:
@@ -777,6 +813,11 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
     total = summary_line(Report.total(reports), f"{len(reports)} dumps")
     said_once = [f"_note: {line(n, _NO_CUT if not limit else _SKIPPED)}_" for n in shared]
     index = _dump_index(reports, 0 if not limit else DUMP_INDEX)
+    most = DUMP_INDEX
+    while limit and most > 1 and len(total) + _length(index) > limit // 2:
+        # (trial 231 #9: under 900 characters the index of nine dumps alone took the message past its limit)
+        most -= 1
+        index = _dump_index(reports, most)
     pieces: list[Iterable[_Piece]] = [[_Piece("\n".join([total, *index, *said_once]), "head")]]
     if shared:
         reports = [dataclasses.replace(r, notes=[n for n in r.notes if n not in shared]) for r in reports]
@@ -821,10 +862,12 @@ def dump_rank(r: Report) -> tuple[int, int, int]:
     rest; then by its worst finding's severity, then how many fail."""
     s = r.summary()
     unread = not s["objectsRead"] and bool(s["inputErrors"])
-    findings = sum(s["results"].get(w, 0) for w in ("fail", "warn", "error"))
-    by_severity = s["findingsBySeverity"]
-    worst = next((i for i, sev in enumerate(SEVERITIES) if by_severity.get(sev)), len(SEVERITIES))
-    return (0 if unread else 1 if s["inputErrors"] else 2 if findings else 3, worst, -s["results"].get("fail", 0))
+    # the findings the report lists, a results filter's words alone (trial 231 #10: with --results warn, dumps of
+    # failures it hid came first, and took the room of the warnings asked for)
+    listed = [x for o in r.objects for x in o.results if x.result in FINDINGS]
+    worst = min((SEVERITIES.index(x.severity) for x in listed if x.severity in SEVERITIES), default=len(SEVERITIES))
+    fails = sum(x.result == "fail" for x in listed)
+    return (0 if unread else 1 if s["inputErrors"] else 2 if listed else 3, worst, -fails)
 
 
 def worst_first(reports: list[Report]) -> list[Report]:
