@@ -445,6 +445,16 @@ def parse_describe_nodes(
 _DUMP_START = re.compile(r"(?:\{|\[\s*(?:\{|$)|apiVersion:|kind:[ \t]|---[ \t]*$)")
 
 
+def stray_dump_line(text: str) -> int | None:
+    """The index in ``text``'s lines (split at line ends) of the line where JSON or a YAML object starts right after
+    describe text, no prompt line between (``_stray_dump_line``); None where there is none, or the text has fences."""
+    if "```" in text or "~~~" in text:
+        return None
+    lines = _clean(text)
+    stray = _stray_dump_line(lines)
+    return None if stray is None else lines[stray][0] - 1
+
+
 def _stray_dump_line(lines: list[Line]) -> int | None:
     """The index of the first line after a describe section header that starts JSON or a YAML object at its first
     column."""

@@ -2031,6 +2031,14 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
     return _read_blocks(blocks, outside, name) or Dump(files_read=[name])
 
 
+def _dump_after_describe(text: str) -> int | None:
+    """The index of the line where YAML or JSON of objects starts right after describe text (no prompt line between:
+    ``describe.stray_dump_line``), or None."""
+    if len(text) > HTML_RETRY_BYTES:  # a paste's size: a large describe dump is read as it is
+        return None
+    return describe.stray_dump_line(text)
+
+
 def _prompt_blocks(text: str, read: bool = False) -> list[_Block] | None:
     """The parts of a terminal paste between its shell prompt lines (``$ kubectl get ...``, a last bare prompt),
     as code blocks at their lines; None when it has no prompt line. ``read``: the kubectl get line the paste started
@@ -2767,6 +2775,20 @@ def _parse_yaml_or_describe(text: str, name: str, labelled: frozenset[str] = fro
     # them with grep), and were refused as naming no node: a careful reader answers from them
     resources = describe.holds_resources(fragment)
     if described or resources:
+        stray = _dump_after_describe(text)
+        if stray is not None:
+            # trial 232 #1: a paste of describe text, then a ClusterPolicy's and a pending Pod's YAML with no prompt
+            # line between, read the nodes alone; each part is read as a terminal paste's parts are
+            parts = text.replace("\r\n", "\n").split("\n")
+            read = _read_blocks([_Block(_PASTE, 0, parts[:stray]), _Block(_PASTE, stray, parts[stray:])], 0, name)
+            if read is not None and read.objects:
+                pasted = f"{name}: read as a terminal paste, what each command printed between its prompt lines"
+                read.notes = [n for n in read.notes if n != pasted]
+                read.notes.append(
+                    f"{name}: read as kubectl describe text, then the YAML or JSON from line {stray + 1} (no prompt line"
+                    " between them: each command's output after its own prompt line reads as surely)"
+                )
+                return read
         objects, errors = describe.parse_describe_nodes(text, name, unnamed=resources, labels_in_part=dump.labels_in_part)
         for obj, line in objects:
             _default_allocatable(obj, dump)  # (trial 102: describe text without an Allocatable section)

@@ -2236,17 +2236,26 @@ def test_slack_escapes_are_named_where_the_error_does_not_quote_them() -> None:
     )
 
 
-def test_json_right_after_describe_text_is_an_input_error_not_dropped() -> None:
+def test_json_right_after_describe_text_is_read_too() -> None:
     """Trial 54: describe text followed by JSON with no prompt line between read the node and silently dropped the
-    JSON; the line where it starts is an input error now (the describe text is still read)."""
+    JSON; it was an input error since. Trial 232 #1: a chat paste of two nodes' describe text, then a ClusterPolicy's
+    and a pending Pod's YAML, lost the Pod the user asked about, and the results said the dump held no ClusterPolicy.
+    What follows the describe text is read at its lines, as a terminal paste's parts are, and a note says so."""
     described = (Path(__file__).parent / "data" / "describe" / "kubevirt-11135_vgpu-node_grid-p40-1q.txt").read_text()
-    text = described.rstrip() + '\n{\n  "apiVersion": "v1",\n  "kind": "ConfigMap"\n}\n'
-    dump = parse_text(text, "paste.txt")
     alone = parse_text(described, "describe.txt")
-    assert [(o.kind, o.name) for o in dump.objects] == [(o.kind, o.name) for o in alone.objects]
-    [error] = dump.errors
-    assert error.source.line == len(described.rstrip().splitlines()) + 1
-    assert error.reason.startswith("the text from here is not kubectl describe output (JSON or YAML after it?)")
+    at = len(described.rstrip().splitlines()) + 1
+    text = described.rstrip() + '\n{\n  "apiVersion": "v1",\n  "kind": "ConfigMap",\n  "metadata": {"name": "c"}\n}\n'
+    dump = parse_text(text, "paste.txt")
+    assert [(o.kind, o.name) for o in dump.objects] == [(o.kind, o.name) for o in alone.objects] + [("ConfigMap", "c")]
+    assert dump.objects[-1].source.line == at and dump.errors == []
+    assert dump.notes[-1] == (
+        f"paste.txt: read as kubectl describe text, then the YAML or JSON from line {at} (no prompt line between them:"
+        " each command's output after its own prompt line reads as surely)"
+    )
+    policy = "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\nspec:\n"
+    policy += "  sandboxWorkloads:\n    enabled: false\n"
+    dump = parse_text(described.rstrip() + "\n" + policy, "chat.txt")
+    assert [(o.kind, o.source.line) for o in dump.objects][-1] == ("ClusterPolicy", at)
 
 
 def test_a_terminal_paste_starting_with_describe_text_reads_what_follows() -> None:
