@@ -2376,7 +2376,9 @@ def test_chat_cuts_the_assumption_notes_shorter_where_that_shows_one_more_findin
         "`gpu-nodes/vgpu-profile-matches-config`",
         "`gpu-nodes/single-resource-class`",
     ], text
-    assert text.count("_its fix is not shown here: limit 0 shows it_") == 3 and len(text) <= 3300
+    # (each cut paragraph with its fix's first command where that leaves its message 160 characters: trial 232 #2)
+    cut = text.count("_its fix is not shown here: limit 0 shows it_") + text.count("_the rest of its fix is not shown here")
+    assert cut == 3 and len(text) <= 3300
 
 
 def test_the_table_says_a_message_and_fix_once_for_objects_that_repeat_them() -> None:
@@ -2542,8 +2544,9 @@ def test_chat_says_every_failing_rule_at_least_once_its_paragraph_cut_where_it_d
         "`big-policy/rule-b`",
         "`big-policy/rule-c`",
     ]
-    assert "```\nkubectl x 0\n```" in text and "```\nkubectl x 1\n```" in text and "kubectl x 2" not in text
-    assert "node-2 c yyy" in text and text.count("_its fix is not shown here: limit 0 shows it_") == 1
+    # (the cut one with its one command, trial 232 #2: a message of 160 characters or more beside it)
+    assert "```\nkubectl x 0\n```" in text and "```\nkubectl x 1\n```" in text and "```\nkubectl x 2\n```" in text
+    assert "node-2 c yyy" in text and "yyy…\n```\nkubectl x 2\n```" in text and "fix is not shown" not in text
     assert "_skipped:" not in text and "3 skip or not-applied notes" in text
     assert "not shown (limit" not in text  # every finding is shown, one cut
     # two findings of rule-a: its second paragraph gives way to rule-c's
@@ -2607,7 +2610,7 @@ def test_chat_under_a_limit_says_the_worst_finding_first_cut_rather_than_a_milde
         text = render(report, "chat", limit=1_900, group_by=group_by)
         heads = [line for line in text.splitlines() if line.startswith(("FAIL", "WARN"))]
         assert heads == ["FAIL (high) `Pod/ml/train-0` · `big-policy/rule-a`", "WARN (info) `Node/mig-1` · `big-policy/rule-b`"]
-        assert len(text) <= 1_900 and "_its fix is not shown here: limit 0 shows it_" in text
+        assert len(text) <= 1_900 and "w…\n```\nkubectl x\n```\n" in text  # (cut, its command kept: trial 232 #2)
         assert "```\nkubectl y\n```" in text and "not shown (limit" not in text
 
 
@@ -2658,3 +2661,24 @@ def test_markdown_names_the_earlier_row_a_repeated_finding_says_again() -> None:
     cut = render(replace(report, objects=objs), "markdown", limit=2_000)
     each = render(replace(report, objects=objs), "markdown", limit=2_000, group_by="object")
     assert len(cut) <= 2_000 and cut.count("fail · high") == 9 and each.count("fail · high") == 6, (cut, each)
+
+
+def test_a_cut_chat_finding_keeps_its_first_command() -> None:
+    """Regression (trial 232 #2): at limit 1,000 chat kept a long warning's message whole and put "its fix is not shown
+    here: limit 0 shows it" in place of its one command, which the person in the chat cannot ask for. A cut paragraph
+    keeps its fix's first command where its message keeps 160 characters beside it, and says where the rest is."""
+    finding = ObjectReport(
+        ObjectRef("v1", "Node", "gpu-node-2"),
+        Source("n.yaml", 1, 3),
+        (
+            _result(
+                "warn",
+                message="Node gpu-node-2 is labelled for VMs " + "v" * 1_500,
+                remediation="kubectl label node gpu-node-2 nvidia.com/gpu.workload.config-; kubectl get nodes -L x",
+            ),
+        ),
+    )
+    text = render(Report(objects=[finding], objects_read=1), "chat", limit=1_000)
+    assert len(text) <= 1_000
+    assert "v…\n```\nkubectl label node gpu-node-2 nvidia.com/gpu.workload.config-\n```\n" in text
+    assert "_the rest of its fix is not shown here: limit 0 shows it_" in text and "kubectl get nodes" not in text

@@ -446,6 +446,10 @@ def _briefed(before: list[str], ref: Any, worst: Result, rest: Counter[str], sho
     return "\n\n".join([*before, brief, *([closing] if closing else [])]) + "\n" if brief else ""
 
 
+#: The least of a cut message kept beside its fix's first command (``_brief``).
+_MESSAGE_BESIDE_FIX = 160
+
+
 def _brief(ref: Any, r: Result, room: int) -> str:
     """``finding``'s paragraph within ``room`` characters: its heading line, its message cut at a word with "…", and
     in place of its fix a line saying where it is (a command is never cut: a cut one may run); "" where the heading
@@ -455,6 +459,15 @@ def _brief(ref: Any, r: Result, room: int) -> str:
     left = room - len(top) - 1 - (len(tail) + 1 if tail else 0)
     if left < 80:
         return ""
+    # its first command where the message keeps 160 characters beside it (trial 232 #2: at limit 1,000 the whole
+    # message was kept and the one command dropped)
+    lines = fix_lines(r.remediation) if r.remediation else []
+    if lines and not lines[0].startswith("#"):
+        block = _fix(lines[0])
+        more = "_the rest of its fix is not shown here: limit 0 shows it_" if len(lines) > 1 else ""
+        keeps = room - len(top) - 1 - len(block) - 1 - (len(more) + 1 if more else 0)
+        if keeps >= _MESSAGE_BESIDE_FIX:
+            tail, left = (f"{block}\n{more}" if more else block), keeps
     words = " ".join(r.message.split())
     said = inert(words)
     if len(said) > left:

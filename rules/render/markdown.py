@@ -481,8 +481,10 @@ def _every_note_counted(notes: list[str], total: int, area: int) -> list[str]:
     notes = list(notes)
     while (unsaid := total - said(notes)) > 0:
         if notes and _COUNT_LINE.match(notes[-1]):
-            counted_too = unsaid + said(notes[-1:])
-            notes[-1] = _more_line(counted_too, "more note" if len(notes) > 1 else "note")
+            # (one line counts them all: "… 2 assumption notes" and "… 21 more notes" read as two reports)
+            counts = [x for x in notes if _COUNT_LINE.match(x)]
+            notes = [x for x in notes if not _COUNT_LINE.match(x)]
+            notes.append(_more_line(unsaid + said(counts), "more note" if notes else "note"))
             if _length(notes) <= area or len(notes) == 1:
                 return notes
             notes.pop(-2)  # (the count line stays last; the line before it is counted in it next time round)
