@@ -389,9 +389,10 @@ def test_container_gpu_pods_on_a_vm_labelled_node_are_moved_first() -> None:
     assert cp.remediation == (
         "kubectl get nodes -l 'nvidia.com/gpu.workload.config in (vm-passthrough,vm-vgpu)' -o"
         " custom-columns=NAME:.metadata.name,ALLOCATABLE:.status.allocatable  # serving containers now: gpu-a (the"
-        " operator runs its device plugin there while sandbox workloads are off); keep one meant for containers so by"
-        " its label (kubectl label node <node> nvidia.com/gpu.workload.config-); for those meant for VMs, move their GPU"
-        f" pods off (kubectl drain <node> --ignore-daemonsets --delete-emptydir-data), then turn sandbox workloads on: {PATCH}"
+        " operator runs its device plugin there while sandbox workloads are off); for one meant for containers, change"
+        " its label first, so that it stays a container node (kubectl label node <node> nvidia.com/gpu.workload.config-);"
+        " for those meant for VMs, move their GPU pods off (kubectl drain <node> --ignore-daemonsets"
+        f" --delete-emptydir-data), then turn sandbox workloads on: {PATCH}"
         " (gpu-clusterpolicy/sandbox-operands-enabled then says which VM operands to enable), and once the operator has"
         " prepared a drained node, kubectl uncordon <node> (drain cordons it: no VM is placed on it until then)"
     ), cp.remediation
