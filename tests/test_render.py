@@ -2682,3 +2682,17 @@ def test_a_cut_chat_finding_keeps_its_first_command() -> None:
     assert len(text) <= 1_000
     assert "v…\n```\nkubectl label node gpu-node-2 nvidia.com/gpu.workload.config-\n```\n" in text
     assert "_the rest of its fix is not shown here: limit 0 shows it_" in text and "kubectl get nodes" not in text
+
+
+def test_an_unnamed_body_s_input_errors_start_at_their_document_in_chat_and_markdown() -> None:
+    """Regression (trial 232 #8): a chat paste sent without name= had its input errors begin "‹<body>, document 1, line
+    214: ...", a name meaning nothing in a chat (its notes already left it out)."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    report = audit_bytes(b"apiVersion: v1\nkind: [", "<body>", load_policies())
+    for fmt in ("chat", "markdown"):
+        [said] = [x for x in render(report, fmt, limit=1000).splitlines() if x.startswith("- ")]
+        assert said.startswith("- document 1, line 2: YAML syntax error"), (fmt, said)
+    named = audit_bytes(b"apiVersion: v1\nkind: [", "nodes.yaml", load_policies())
+    assert "\n- nodes.yaml, document 1, line 2: YAML syntax error" in render(named, "chat", limit=1000)

@@ -322,11 +322,17 @@ def input_error_lines(report: Report, most: int = INPUT_ERRORS, room: int | None
     characters; when none fits, there is no line (the summary line counts them). ``whole`` (no limit): each whole
     (trial 100: limit=0 still cut them at 160 characters, and "the node is not judged" went)."""
     errors = report.input_errors
-    named = [f"- {line(err, _NO_CUT if whole else _INPUT_ERROR)}" for err in errors[:most]]
+    # a body sent without a name= is "<body>" (stdin "<stdin>"): no file name worth a chat line's start (trial 232 #8:
+    # "‹<body>, document 1, line 214: ..."), as read_lines leaves it out of notes
+    unnamed = f"{report.name}, " if report.name.startswith("<") and report.name.endswith(">") else None
+    named = [
+        f"- {line(str(err).removeprefix(unnamed) if unnamed else err, _NO_CUT if whole else _INPUT_ERROR)}"
+        for err in errors[:most]
+    ]
     if room is not None:
         closing = len(f"- and {len(errors)} more") + 1
         if sum(len(x) + 1 for x in named) + closing > room:  # cut shorter before one goes unnamed
-            named = [f"- {line(err, CELL)}" for err in errors[:most]]
+            named = [f"- {line(str(err).removeprefix(unnamed) if unnamed else err, CELL)}" for err in errors[:most]]
         while named and sum(len(x) + 1 for x in named) + closing > room:
             named.pop()
     rest = len(errors) - len(named)
