@@ -2146,31 +2146,43 @@ def test_every_command_span_of_the_pack_fixtures_ends_where_its_command_does() -
     assert sorted(s for s, bare in unquoted.items() if ": " in bare or prose.search(bare)) == []
 
 
-def test_a_batch_index_names_the_dump_with_the_worst_finding_first(tmp_path: Path) -> None:
-    """Regression (trial 197): at the default limit a batch's Markdown index named a dump with two medium failures
-    and folded one with a high failure into "… 1 more dump"; dumps with findings are ranked by their worst severity,
-    then by how many fail."""
-    from rules.engine import audit_bytes
+def _label_policies(tmp_path: Path, message: str = "no {sev}", remediation: str = "") -> Any:
+    """A policy of two rules, ``high`` and ``medium``, each failing a Node without a label of its name (``message`` and
+    ``remediation`` written with ``{sev}`` for the rule's severity)."""
     from rules.loader import load_policies
-    from rules.render.markdown import DUMP_INDEX, _dump_index
 
     policy = tmp_path / "p.yaml"
     policy.write_text(
         "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: p}\nspec:\n  rules:\n"
         + "".join(
             f"  - id: {sev}\n    title: {sev}\n    severity: {sev}\n    match: {{kinds: [Node]}}\n"
-            f"    assert: {{path: \"$.metadata.labels['{sev}']\", exists: true}}\n    message: no {sev}\n"
-            "    references: ['https://kubernetes.io/']\n"
+            f"    assert: {{path: \"$.metadata.labels['{sev}']\", exists: true}}\n"
+            f"    message: '{message.format(sev=sev)}'\n"
+            + (f"    remediation: {remediation.format(sev=sev)}\n" if remediation else "")
+            + "    references: ['https://kubernetes.io/']\n"
             for sev in ("high", "medium")
         )
     )
-    policies = load_policies([str(policy)])
+    return load_policies([str(policy)])
 
-    def dump(name: str, labels: dict[str, str], nodes: int) -> Report:
-        items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": labels}} for i in range(nodes)]
-        return audit_bytes(json.dumps({"kind": "List", "apiVersion": "v1", "items": items}).encode(), name, policies)
 
-    reports = [dump(f"medium-{i}", {"high": "x"}, 2) for i in range(DUMP_INDEX)] + [dump("high", {"medium": "x"}, 1)]
+def _node_list(name: str, labels: dict[str, str], nodes: int, policies: Any) -> Report:
+    """The report of a List of ``nodes`` Nodes named ``<name>-<i>``, each with ``labels``, read as the file ``name``."""
+    from rules.engine import audit_bytes
+
+    items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"{name}-{i}", "labels": labels}} for i in range(nodes)]
+    return audit_bytes(json.dumps({"kind": "List", "apiVersion": "v1", "items": items}).encode(), name, policies)
+
+
+def test_a_batch_index_names_the_dump_with_the_worst_finding_first(tmp_path: Path) -> None:
+    """Regression (trial 197): at the default limit a batch's Markdown index named a dump with two medium failures
+    and folded one with a high failure into "… 1 more dump"; dumps with findings are ranked by their worst severity,
+    then by how many fail."""
+    from rules.render.markdown import DUMP_INDEX, _dump_index
+
+    policies = _label_policies(tmp_path)
+    reports = [_node_list(f"medium-{i}", {"high": "x"}, 2, policies) for i in range(DUMP_INDEX)]
+    reports.append(_node_list("high", {"medium": "x"}, 1, policies))
     index = _dump_index(reports, DUMP_INDEX)
     assert index[0] == "- high: 1 fail (1 high)", index
     assert index[-1] == "- … 1 more dump, each with its section below or in the JSON report"
@@ -2183,34 +2195,15 @@ def test_a_batch_message_says_the_worst_dumps_first(tmp_path: Path) -> None:
     errors alone, no summary line of noughts), then by their worst finding; a dump's heading comes with its first
     finding or not at all, and a clean dump only where nothing before it was left out."""
     from rules.engine import audit_bytes
-    from rules.loader import load_policies
 
-    policy = tmp_path / "p.yaml"
-    pad = "x" * 1500
-    policy.write_text(
-        "apiVersion: verdict/v1\nkind: Policy\nmetadata: {name: p}\nspec:\n  rules:\n"
-        + "".join(
-            f"  - id: {sev}\n    title: {sev}\n    severity: {sev}\n    match: {{kinds: [Node]}}\n"
-            f"    assert: {{path: \"$.metadata.labels['{sev}']\", exists: true}}\n"
-            f"    message: 'Node {{name}} lacks the {sev} label {pad}'\n"
-            f"    remediation: kubectl label node {{name}} {sev}=x\n"
-            "    references: ['https://kubernetes.io/']\n"
-            for sev in ("high", "medium")
-        )
+    policies = _label_policies(
+        tmp_path, "Node {{name}} lacks the {sev} label " + "x" * 1500, "kubectl label node {{name}} {sev}=x"
     )
-    policies = load_policies([str(policy)])
-
-    def dump(name: str, labels: dict[str, str], nodes: int) -> Report:
-        items = [
-            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"{name}-{i}", "labels": labels}} for i in range(nodes)
-        ]
-        return audit_bytes(json.dumps({"kind": "List", "apiVersion": "v1", "items": items}).encode(), name, policies)
-
     reports = [
-        dump("mediums", {"high": "x"}, 6),
-        dump("clean", {"high": "x", "medium": "x"}, 1),
+        _node_list("mediums", {"high": "x"}, 6, policies),
+        _node_list("clean", {"high": "x", "medium": "x"}, 1, policies),
         audit_bytes(b'{"kind": "List", "items": [', "cut.json", policies),
-        dump("highs", {"medium": "x"}, 1),
+        _node_list("highs", {"medium": "x"}, 1, policies),
     ]
     chat = render_many(reports, "chat")
     assert len(chat) <= 3500
