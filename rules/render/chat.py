@@ -49,6 +49,7 @@ from .markdown import (
     head,
     inert,
     input_error_lines,
+    not_read,
     summary_line,
     worst_first,
 )
@@ -504,7 +505,7 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
     for i, r in enumerate(reports, 1):
         quiet = not r.by_rule() and not r.input_errors
         said = summary_line(r) if quiet else head(r, limit=limit, skips=0)
-        if not r.objects and r.input_errors and not r.summary()["objectsRead"]:
+        if not_read(r):
             # a dump not read: its input errors say it (trial 230 #2: "0 objects judged (0 read) · 0 pass · 0 fail ..."
             # for each took the room of a finding)
             said = "\n".join(input_error_lines(r, whole=not limit))
@@ -527,8 +528,7 @@ def render_many(reports: list[Report], fmt: str = "chat", limit: int = LIMIT, gr
     # the dumps not read first, as far as they leave the worst finding its room (trial 231 #4: they went unsaid)
     before = [first]
     for noun, said, d, _n in blocks:
-        unread = reports[d - 1]
-        if noun != "dump" or unread.objects_read or not unread.input_errors:
+        if noun != "dump" or not not_read(reports[d - 1]):
             continue
         more = shown + Counter({"dump": 1})
         closing = _closing(_counts(blocks) - more, limit, more)

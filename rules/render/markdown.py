@@ -843,7 +843,7 @@ def render_many(reports: list[Report], fmt: str = "markdown", limit: int = LIMIT
             # nightly batch they took the room of a later dump's findings (trial 82)
             quiet = not r.by_rule() and not r.input_errors
             said = summary_line(r) if quiet else head(r, limit=limit, skips=skips)
-            if not r.objects and r.input_errors and not r.summary()["objectsRead"]:
+            if not_read(r):
                 # a dump not read: its input errors say it (trial 230 #2: a summary line of noughts for each)
                 said = "\n".join(input_error_lines(r, whole=not limit))
             parts.append([_Piece(f"### {cell(r.name or f'dump {i}', 120)}\n{said}", "dump")])
@@ -865,17 +865,21 @@ def _by_severity(by: dict[str, int]) -> str:
     return ", ".join(f"{n:,} {sev}" for sev in SEVERITIES if (n := by.get(sev, 0)))
 
 
+def not_read(r: Report) -> bool:
+    """Whether no object of a dump could be read, and input errors say why."""
+    return not r.objects_read and bool(r.input_errors)
+
+
 def dump_rank(r: Report) -> tuple[int, int, int]:
     """Where a dump stands in a batch, worst first: not read, then with input errors, then with findings, then the
     rest; then by its worst finding's severity, then how many fail."""
     s = r.summary()
-    unread = not s["objectsRead"] and bool(s["inputErrors"])
     # the findings the report lists, a results filter's words alone (trial 231 #10: with --results warn, dumps of
     # failures it hid came first, and took the room of the warnings asked for)
     listed = [x for o in r.objects for x in o.results if x.result in FINDINGS]
     worst = min((SEVERITIES.index(x.severity) for x in listed if x.severity in SEVERITIES), default=len(SEVERITIES))
     fails = sum(x.result == "fail" for x in listed)
-    return (0 if unread else 1 if s["inputErrors"] else 2 if listed else 3, worst, -fails)
+    return (0 if not_read(r) else 1 if s["inputErrors"] else 2 if listed else 3, worst, -fails)
 
 
 def worst_first(reports: list[Report]) -> list[Report]:
@@ -902,7 +906,7 @@ def _dump_index(reports: list[Report], most: int) -> list[str]:
         errors = r.input_errors
         # (trial 155: "first:" said of a dump's only error)
         first = f" ({'first: ' if len(errors) > 1 else ''}{line(errors[0].reason, 100)})" if errors else ""
-        if not s["objectsRead"] and errors:
+        if not_read(r):
             said = f"not read{first}"
         else:
             # each with its severities, as the summary line says them (trial 230 #2: "1 fail" of a high and a medium one)
