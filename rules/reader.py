@@ -2034,9 +2034,15 @@ def _parse_chat_or_text(text: str, name: str, json_error: orjson.JSONDecodeError
 def _dump_after_describe(text: str) -> int | None:
     """The index of the line where YAML or JSON of objects starts right after describe text (no prompt line between:
     ``describe.stray_dump_line``), or None."""
-    if len(text) > HTML_RETRY_BYTES:  # a paste's size: a large describe dump is read as it is
+    # (a paste's size: a large describe dump is read as it is; and only where a line could start one, so that describe
+    # text alone is not cleaned twice, here and when it is read)
+    if len(text) > HTML_RETRY_BYTES or not _DUMP_AT_LINE_START.search(text):
         return None
     return describe.stray_dump_line(text)
+
+
+#: A line that could start YAML or JSON of objects after describe text (``describe._DUMP_START`` at a line's start).
+_DUMP_AT_LINE_START = re.compile(r"^(?:\{|\[|apiVersion:|kind:[ \t]|---[ \t]*\r?$)", re.M)
 
 
 def _prompt_blocks(text: str, read: bool = False) -> list[_Block] | None:
@@ -2368,10 +2374,11 @@ _BARE_PROMPT = re.compile(r"[ \t]*" + _PROMPT_BODY + r"[ \t]*")
 _ANY_PROMPT = re.compile("^" + _PROMPT_BODY, re.M)
 
 
-def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
+def _read_blocks(blocks: list[_Block], outside: int, name: str, how: str = "") -> Dump | None:
     """The dumps of ``blocks`` (Markdown code blocks, or the parts of a terminal paste between its prompts), each
     read at its lines; ``outside`` lines of text stand around them. None for a terminal paste none of whose parts
-    is a dump (the caller reads it as it is)."""
+    is a dump (the caller reads it as it is). ``how``: the note that says how a paste was cut into its parts (by its
+    prompt lines where not given)."""
     fenced = any(b.tag != _PASTE for b in blocks)
     dump = Dump(files_read=[name])
     tabled: list[tuple[dict[str, Any], Source]] = []
@@ -2520,7 +2527,7 @@ def _read_blocks(blocks: list[_Block], outside: int, name: str) -> Dump | None:
     if fenced and aside:
         dump.notes.append(f"{name}: read inside its fenced Markdown code blocks; set aside: {listed}")
     elif not fenced:
-        how = f"{name}: read as a terminal paste, what each command printed between its prompt lines"
+        how = how or f"{name}: read as a terminal paste, what each command printed between its prompt lines"
         dump.notes.append(f"{how}; set aside: {listed}" if aside else how)
     return dump
 
@@ -2780,14 +2787,12 @@ def _parse_yaml_or_describe(text: str, name: str, labelled: frozenset[str] = fro
             # trial 232 #1: a paste of describe text, then a ClusterPolicy's and a pending Pod's YAML with no prompt
             # line between, read the nodes alone; each part is read as a terminal paste's parts are
             parts = text.replace("\r\n", "\n").split("\n")
-            read = _read_blocks([_Block(_PASTE, 0, parts[:stray]), _Block(_PASTE, stray, parts[stray:])], 0, name)
+            how = (
+                f"{name}: read as kubectl describe text, then the YAML or JSON from line {stray + 1} (no prompt line"
+                " between them: each command's output after its own prompt line reads as surely)"
+            )
+            read = _read_blocks([_Block(_PASTE, 0, parts[:stray]), _Block(_PASTE, stray, parts[stray:])], 0, name, how)
             if read is not None and read.objects:
-                pasted = f"{name}: read as a terminal paste, what each command printed between its prompt lines"
-                read.notes = [n for n in read.notes if n != pasted]
-                read.notes.append(
-                    f"{name}: read as kubectl describe text, then the YAML or JSON from line {stray + 1} (no prompt line"
-                    " between them: each command's output after its own prompt line reads as surely)"
-                )
                 return read
         objects, errors = describe.parse_describe_nodes(text, name, unnamed=resources, labels_in_part=dump.labels_in_part)
         for obj, line in objects:
