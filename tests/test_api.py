@@ -249,7 +249,7 @@ def test_markdown_limit_parameter(client: FlaskClient) -> None:
     """Regression: ``?format=markdown&limit=600`` was a 400 "limit: Unknown field"."""
     cut = markdown_of(client, "?format=markdown&limit=500")
     assert len(cut) <= 500
-    assert cut.rstrip().endswith("not shown (limit 500 characters; limit 0: all)._")
+    assert cut.rstrip().endswith("not shown (limit 500 characters; `--limit 0` or `limit=0`: all)._")
     whole = markdown_of(client, "?format=markdown&limit=0")
     rows = [line for line in whole.split("| Message | Fix |")[1].splitlines() if line.startswith("| ")]
     assert "not shown" not in whole and len(rows) == 3  # the three findings, no cut

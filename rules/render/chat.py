@@ -39,6 +39,7 @@ from .markdown import (
     _CONDITION,
     _IDLE_RULES,
     _NOTES_FLOOR,
+    ALL_OF_IT,
     CELL,
     LIMIT,
     MIN_LIMIT,
@@ -232,12 +233,12 @@ def _noun(report: Report) -> str:
 
 
 def _closing(left: Counter[str], limit: int, shown: Counter[str] | None = None) -> str:
-    """``_… 2 more findings and 1 more dump not shown (limit L characters; limit 0: all)_``; ``1 finding`` where none
-    of its kind is ``shown`` (trial 179: "1 more finding not shown" where none was)."""
+    """``_… 2 more findings and 1 more dump not shown (limit L characters; `--limit 0` or `limit=0`: all)_``;
+    ``1 finding`` where none of its kind is ``shown`` (trial 179: "1 more finding not shown" where none was)."""
     said = " and ".join(
         counted(n, f"more {noun}" if shown is None or shown[noun] else noun) for noun, n in sorted(left.items()) if n
     )
-    return f"_… {said} not shown (limit {limit:,} characters; limit 0: all)_"
+    return f"_… {said} not shown (limit {limit:,} characters; {ALL_OF_IT}: all)_"
 
 
 #: A block of a chat message: its noun (``dump``, ``finding``, ``result``), its text, its dump's number, and how many
@@ -456,7 +457,7 @@ def _brief(ref: Any, r: Result, room: int) -> str:
     in place of its fix a line saying where it is (a command is never cut: a cut one may run); "" where the heading
     and that line leave no room for 80 characters of the message."""
     top = f"{r.result.upper()} ({r.severity}) {_span(str(ref))} · {_span(f'{r.policy}/{r.rule}')}"
-    tail = "_its fix is not shown here: limit 0 shows it_" if r.remediation else ""
+    tail = f"_its fix is not shown here: {ALL_OF_IT} shows it_" if r.remediation else ""
     left = room - len(top) - 1 - (len(tail) + 1 if tail else 0)
     if left < 80:
         return ""
@@ -465,7 +466,7 @@ def _brief(ref: Any, r: Result, room: int) -> str:
     lines = fix_lines(r.remediation) if r.remediation else []
     if lines and not lines[0].startswith("#"):
         block = _fix(lines[0])
-        more = "_the rest of its fix is not shown here: limit 0 shows it_" if len(lines) > 1 else ""
+        more = f"_the rest of its fix is not shown here: {ALL_OF_IT} shows it_" if len(lines) > 1 else ""
         keeps = room - len(top) - 1 - len(block) - 1 - (len(more) + 1 if more else 0)
         if keeps >= _MESSAGE_BESIDE_FIX:
             tail, left = (f"{block}\n{more}" if more else block), keeps

@@ -7,7 +7,7 @@ reason``), then ``- and K more``; then the roll-up ``| Rule | Severity | Finding
 rule with a finding, worst first: ``Report.by_rule()``); then the details, a table of the fail/error/warn
 results grouped by rule (``| Rule | Object | Result | Message | Fix |``, rules in roll-up order) or by object
 (``| Object | Rule | ... |``, objects worst first), the group's key on its first row only, each group worst
-first; then, when rows were left out, ``_… K more findings not shown (limit L characters; limit 0: all)._``.
+first; then, when rows were left out, ``_… K more findings not shown (limit L characters; `--limit 0` or `limit=0`: all)._``.
 
 Limit: ``limit`` characters for the whole text, default ``LIMIT`` = 3,500, under Slack's 4,000-character
 message guidance (https://api.slack.com/methods/chat.postMessage#truncating) with room for a bot's own
@@ -57,6 +57,8 @@ INPUT_ERRORS = 3
 _ZWSP = "\u200b"
 #: characters kept for the closing line (and its blank line) when the input error lines are fitted
 _CLOSING_ROOM = 130
+#: How to get the whole report, the CLI's option and the service's parameter (trial 233 #3: "limit 0" named neither).
+ALL_OF_IT = "`--limit 0` or `limit=0`"
 _TICKS = re.compile(r"`+")
 
 
@@ -661,8 +663,8 @@ _LEFT_OUT = (
 
 
 def _closing(left: Counter[str], limit: int, shown: Counter[str] | None = None, row: str = "finding") -> str:
-    """``_… 2 more rules of the roll-up, 40 more findings and 1 more dump not shown (limit L characters; limit 0:
-    all)._``; "more"
+    """``_… 2 more rules of the roll-up, 40 more findings and 1 more dump not shown (limit L characters; `--limit 0`
+    or `limit=0`: all)._``; "more"
     only of a kind some of which are ``shown`` (trial 70: "1 more finding not shown" where none was); the details
     rows are ``row``s (``result`` where a filter lists passes or skips: trial 70, "15 more findings" of skips)."""
     more = lambda k: "more " if shown is None or shown[k] else ""  # noqa: E731
@@ -672,7 +674,7 @@ def _closing(left: Counter[str], limit: int, shown: Counter[str] | None = None, 
         return ""
     said = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
     # (trial 132: how to get the rest was unsaid)
-    return f"_… {said} not shown (limit {limit:,} characters; limit 0: all)._"
+    return f"_… {said} not shown (limit {limit:,} characters; {ALL_OF_IT}: all)._"
 
 
 def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int, row: str = "finding") -> str:
