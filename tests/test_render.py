@@ -2699,6 +2699,42 @@ def test_a_cut_chat_finding_keeps_its_first_command() -> None:
     )
 
 
+def test_a_cut_chat_finding_keeps_the_comment_lines_leading_to_its_first_command() -> None:
+    """Regression (trial 233 #1): a VM-labelled node advertising nvidia.com/gpu and carrying the container operands'
+    deploy labels, no ClusterPolicy in the dump, has two warnings; at chat's default limit the second kept its whole
+    message and dropped its fix, whose first step ("First see whether sandbox workloads are on:" and the check under
+    it) is the first thing to run. A cut paragraph keeps the comment lines that lead to its fix's first command."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    labels = "".join(
+        f"    nvidia.com/gpu.deploy.{o}: 'true'\n"
+        for o in ("driver", "container-toolkit", "device-plugin", "gpu-feature-discovery", "dcgm-exporter", "operator-validator")
+    )
+    node = (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-node-2\n  labels:\n"
+        "    nvidia.com/gpu.workload.config: vm-passthrough\n    nvidia.com/gpu.present: 'true'\n" + labels + "status:\n"
+        "  capacity: {nvidia.com/gpu: '1'}\n  allocatable: {nvidia.com/gpu: '1'}\n"
+    )
+    report = audit_bytes(node.encode(), "t233.yaml", load_policies())
+    text = render(report, "chat")
+    assert len(text) <= 3_500
+    assert "WARN (high) `Node/gpu-node-2` · `gpu-nodes/resource-class-matches-workload`" in text
+    second = text[text.index("WARN (medium) `Node/gpu-node-2` · `gpu-nodes/deploy-labels-match-workload`") :]
+    check = "kubectl get clusterpolicies.nvidia.com -o yaml | grep -A3 sandboxWorkloads"
+    assert f"\n```\n# First see whether sandbox workloads are on:\n{check}\n```\n" in second, second
+    assert "_the rest of its fix is not shown here: `--limit 0` or `limit=0` shows it_" in second
+    assert "kubectl label node gpu-node-2" not in second  # the relabel is a later step, for after the check
+    # a fix none of whose first three lines is a command to run (each one is an alternative, commented out) keeps none
+    from rules.render.chat import fix_lines
+
+    fix = "If it is meant for VMs: kubectl label node n a=b; if not: kubectl label node n c=d. Then: kubectl get nodes"
+    assert fix_lines(fix)[:3] == ["# If it is meant for VMs:", "# kubectl label node n a=b", "# if not:"]
+    finding = ObjectReport(ObjectRef("v1", "Node", "n"), Source("n.yaml", 1, 3), (_result("warn", "m " * 600, remediation=fix),))
+    cut = render(Report(objects=[finding], objects_read=1), "chat", limit=1_000)
+    assert "_its fix is not shown here: `--limit 0` or `limit=0` shows it_" in cut and "kubectl" not in cut, cut
+
+
 def test_an_unnamed_body_s_input_errors_start_at_their_document_in_chat_and_markdown() -> None:
     """Regression (trial 232 #8): a chat paste sent without name= had its input errors begin "‹<body>, document 1, line
     214: ...", a name meaning nothing in a chat (its notes already left it out)."""

@@ -163,7 +163,12 @@ def fix_lines(fix: str) -> list[str]:
 def _fix(text: str) -> str:
     """A fix as a code block, a command a line (``fix_lines``), as written but for a mention or a fence broken by a
     zero-width space."""
-    body = _FIX_MENTION.sub("<" + _ZWSP, "\n".join(visible(line) for line in fix_lines(text)))
+    return _block(fix_lines(text))
+
+
+def _block(lines: list[str]) -> str:
+    """``fix_lines``' lines as ``_fix``'s code block."""
+    body = _FIX_MENTION.sub("<" + _ZWSP, "\n".join(visible(line) for line in lines))
     body = _FIX_FENCE.sub(lambda m: _ZWSP.join(m.group(0)), body)
     return f"```\n{body}\n```"
 
@@ -450,12 +455,16 @@ def _briefed(before: list[str], ref: Any, worst: Result, rest: Counter[str], sho
 
 #: The least of a cut message kept beside its fix's first command (``_brief``).
 _MESSAGE_BESIDE_FIX = 160
+#: A fix's first command is kept in a cut finding where at most this many lines lead to it (``_brief``).
+_LEAD_LINES = 3
 
 
 def _brief(ref: Any, r: Result, room: int) -> str:
     """``finding``'s paragraph within ``room`` characters: its heading line, its message cut at a word with "…", and
-    in place of its fix a line saying where it is (a command is never cut: a cut one may run); "" where the heading
-    and that line leave no room for 80 characters of the message."""
+    its fix's first command with the comment lines that lead to it (at most ``_LEAD_LINES``) where the message keeps
+    ``_MESSAGE_BESIDE_FIX`` characters beside them, else in place of its fix a line saying where it is (a command is
+    never cut: a cut one may run); "" where the heading and that line leave no room for 80 characters of the
+    message."""
     top = f"{r.result.upper()} ({r.severity}) {_span(str(ref))} · {_span(f'{r.policy}/{r.rule}')}"
     tail = f"_its fix is not shown here: {ALL_OF_IT} shows it_" if r.remediation else ""
     left = room - len(top) - 1 - (len(tail) + 1 if tail else 0)
@@ -463,10 +472,13 @@ def _brief(ref: Any, r: Result, room: int) -> str:
         return ""
     # its first command where the message keeps 160 characters beside it (trial 232 #2: at limit 1,000 the whole
     # message was kept and the one command dropped)
+    # (trial 233 #1: and the comment lines that lead to it, where the fix starts with them: "First see whether
+    # sandbox workloads are on:" and its check were dropped, the message kept whole)
     lines = fix_lines(r.remediation) if r.remediation else []
-    if lines and not lines[0].startswith("#"):
-        block = _fix(lines[0])
-        more = f"_the rest of its fix is not shown here: {ALL_OF_IT} shows it_" if len(lines) > 1 else ""
+    first = next((i for i, line in enumerate(lines[:_LEAD_LINES]) if not line.startswith("#")), None)
+    if first is not None:
+        block = _block(lines[: first + 1])
+        more = f"_the rest of its fix is not shown here: {ALL_OF_IT} shows it_" if len(lines) > first + 1 else ""
         keeps = room - len(top) - 1 - len(block) - 1 - (len(more) + 1 if more else 0)
         if keeps >= _MESSAGE_BESIDE_FIX:
             tail, left = (f"{block}\n{more}" if more else block), keeps
