@@ -445,9 +445,9 @@ def test_the_messages_say_to_label_a_node_container_where_the_default_workload_i
     the node the default workload once sandbox workloads are on."""
     messages = _messages("vm-passthrough", PT, ODD)
     assert messages[("gpu-pt-11", "label-ignored-sandbox-disabled")].endswith(
-        "Enable sandbox workloads in ClusterPolicy cluster-policy if the node should run VMs, or label it container"
-        " (without a workload label, spec.sandboxWorkloads.defaultWorkload=vm-passthrough makes it a vm-passthrough node"
-        " once sandbox workloads are on)."
+        "Enable sandbox workloads in ClusterPolicy cluster-policy if the node should run VMs (which also need KubeVirt: the"
+        " dump shows no KubeVirt CR, VM or VMI), or label it container (without a workload label,"
+        " spec.sandboxWorkloads.defaultWorkload=vm-passthrough makes it a vm-passthrough node once sandbox workloads are on)."
     )
     assert messages[("gpu-ctr-04", "label-ignored-sandbox-disabled")].endswith(
         "Write the workload it should run (for VMs, and enable sandbox workloads)."
@@ -458,7 +458,9 @@ def test_the_messages_say_to_label_a_node_container_where_the_default_workload_i
     ) in messages[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")]
     # a container default: removing the label keeps a node on containers
     plain = _messages("container", PT, ODD)
-    assert plain[("gpu-pt-11", "label-ignored-sandbox-disabled")].endswith("if the node should run VMs, or remove the label.")
+    assert plain[("gpu-pt-11", "label-ignored-sandbox-disabled")].endswith(
+        "if the node should run VMs (which also need KubeVirt: the dump shows no KubeVirt CR, VM or VMI), or remove the label."
+    )
     assert "or drop those labels" in plain[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")]
 
 
