@@ -1801,9 +1801,12 @@ def test_chat_shows_findings_before_skip_notes_where_the_limit_cuts() -> None:
     lab = evaluate(read_paths([str(ROOT / "examples" / "lab-cluster.yaml")]), load_policies())
     text = render(lab, "chat")
     assert len(text) <= markdown.LIMIT
-    assert len(re.findall(r"^(?:FAIL|WARN|ERROR) \(", text, re.M)) == 2
+    # (trial 234 #1: and each of the 12 failing rules is named, the two first ones with their messages, the ten
+    # others by their heading lines, where their paragraphs stood counted)
+    assert len(re.findall(r"^(?:FAIL|WARN|ERROR) \(", text, re.M)) == 12
+    assert len(re.findall(r"^(?:FAIL|WARN|ERROR) \(.*\n(?=(?:FAIL|WARN|ERROR|_their) )", text, re.M)) == 10
     assert "\n_skipped:" not in text and "skip or not-applied notes in the JSON report" in text
-    assert text.rstrip().endswith("_… 10 more findings not shown (limit 3,500 characters; `--limit 0` or `limit=0`: all)_")
+    assert text.rstrip().endswith("_their messages and fixes are not shown here: `--limit 0` or `limit=0` shows them_")
 
 
 def test_chat_writes_a_command_a_line_with_its_condition_a_comment_before_it() -> None:
@@ -2733,6 +2736,36 @@ def test_a_cut_chat_finding_keeps_the_comment_lines_leading_to_its_first_command
     finding = ObjectReport(ObjectRef("v1", "Node", "n"), Source("n.yaml", 1, 3), (_result("warn", "m " * 600, remediation=fix),))
     cut = render(Report(objects=[finding], objects_read=1), "chat", limit=1_000)
     assert "_its fix is not shown here: `--limit 0` or `limit=0` shows it_" in cut and "kubectl" not in cut, cut
+
+
+def test_chat_at_a_small_limit_names_every_rule_s_first_finding() -> None:
+    """Regression (trial 234 #1): at limit 1,000 a chat bot's message of four failing rules (a node's message of 1,100
+    characters, three others of 300 to 500) showed the worst one cut and counted the three others, which rules and
+    objects unsaid. Where not every rule's first finding fits cut to 300 characters, the first is cut and each other
+    one is its heading line, the last followed by where their messages are."""
+    objects = [
+        ObjectReport(ObjectRef("v1", "Node", "gpu-odd1"), Source("d.yaml", 1, 9), (_result(rule="rule-a", message="n " * 550),)),
+        *(
+            ObjectReport(
+                ObjectRef("v1", "Pod", f"p{k}", "ml"),
+                Source("d.yaml", 10 * k + 10, 10 * k + 19),
+                (_result(rule=f"rule-{x}", message=f"pod {k} " + "p " * 200, remediation="kubectl get pods"),),
+            )
+            for k, x in enumerate("bcd")
+        ),
+    ]
+    text = render(Report(objects=objects, objects_read=4), "chat", limit=1_000)
+    assert len(text) <= 1_000
+    assert "FAIL (high) `Node/gpu-odd1` · `big-policy/rule-a`\nn n n" in text and "…" in text
+    heads = [f"FAIL (high) `Pod/ml/p{k}` · `big-policy/rule-{x}`" for k, x in enumerate("bcd")]
+    # (p0's paragraph fits whole beside the node's cut one; p1's and p2's are their heading lines)
+    assert f"\n\n{heads[0]}\npod 0 p p" in text and "```\nkubectl get pods\n```" in text
+    said = "_their messages and fixes are not shown here: `--limit 0` or `limit=0` shows them_"
+    assert text.endswith("\n\n" + "\n".join([*heads[1:], said]) + "\n"), text
+    assert "not shown (limit" not in text  # every finding is named: none is only counted
+    # where the room holds each rule's first finding cut to 300 characters, none is a heading alone
+    roomy = render(Report(objects=objects, objects_read=4), "chat", limit=2_000)
+    assert "shows them_" not in roomy and all(f"{h}\npod " in roomy for h in heads), roomy
 
 
 def test_an_unnamed_body_s_input_errors_start_at_their_document_in_chat_and_markdown() -> None:

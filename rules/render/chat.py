@@ -16,7 +16,9 @@ The fix stands in a code block of its own, as written: every chat client shows i
 (trial 171: in a Markdown table a fix's ``|`` was written ``\\|``, which a shell reads as an argument, and the
 table itself showed as rows of pipes in Slack, Teams and Discord). A fix is never cut: under ``limit`` (default
 ``markdown.LIMIT``, 3,500 characters; 0: no cut) whole findings are left out, worst last, and a closing line counts
-them; where not one fits, the worst one's message is cut at a word and its fix is said to be left out. Text from
+them; where not one fits, the worst one's message is cut at a word and its fix is said to be left out. By rule,
+every failing rule is named: its first finding cut, or, where the room is too short for that, its heading line
+(``_every_rule``, ``_shorter``). Text from
 the dump cannot post chat markup: messages and names go through ``markdown.inert``; in a fix only a mention
 (``<@U1>``, ``<!here>``, ``<#C1>``) and a code fence are broken, by a zero-width space, so that a URL or a ``@`` in a
 command stays as the command needs it.
@@ -181,10 +183,7 @@ def finding(ref: Any, r: Result, alike: list[tuple[Any, Result]] | None = None, 
     """One result as its paragraph: the word, severity, object and rule; the message; the findings ``alike`` it (its
     message and fix said of their own objects), the first ``named`` objects named, then counted (every one where
     ``named`` is None); the fix in a code block."""
-    lines = [
-        f"{r.result.upper()} ({r.severity}) {_span(str(ref))} · {_span(f'{r.policy}/{r.rule}')}",
-        inert(" ".join(r.message.split())),
-    ]
+    lines = [_heading(ref, r), inert(" ".join(r.message.split()))]
     if alike:
         shown = alike if named is None else alike[:named]
         names = ", ".join(_span(str(o.ref)) for o, _ in shown)
@@ -316,9 +315,10 @@ BRIEF = 300
 def _every_rule(first: str, found: list[Said], blocks: list[Block], noun: str, limit: int) -> str | None:
     """``first``, then the paragraphs that fit ``limit`` whole and, for each rule none of whose paragraphs fits, its
     first one cut (``_brief``: its heading, its message cut, where its fix is), each in its place, the rest counted;
-    a whole paragraph of a rule that has another is left out where that makes room. None where every rule's paragraph
-    fits whole as it is, or where a rule still finds no room (trial 223 #1: the two VMs kube-scheduler cannot place
-    went unsaid beside the two rules whose paragraphs filled the message)."""
+    a whole paragraph of a rule that has another is left out where that makes room; where the room is still too short,
+    the first of them cut and the others' heading lines alone (``_headlined``). None where every rule's paragraph fits
+    whole as it is, or where even that finds no room (trial 223 #1: the two VMs kube-scheduler cannot place went
+    unsaid beside the two rules whose paragraphs filled the message)."""
     rule_of = [(r.policy, r.rule) for _, _, _, r in found]
     total = sum(n for _, _, _, n in blocks)
     keep = _fit_indices(first, blocks, limit)
@@ -338,8 +338,56 @@ def _every_rule(first: str, found: list[Said], blocks: list[Block], noun: str, l
         # room for the rules unsaid: the last whole paragraph of a rule that has another shown, else none
         spare = [i for i in reversed(keep) if sum(rule_of[j] == rule_of[i] for j in keep) > 1]
         if not spare:
-            return None
+            return _shorter(first, found, blocks, keep, noun, limit)
         keep = [i for i in keep if i != spare[0]]
+
+
+def _shorter(first: str, found: list[Said], blocks: list[Block], keep: list[int], noun: str, limit: int) -> str | None:
+    """Where the rules unsaid beside the ``keep`` paragraphs find no room: every rule's first paragraph cut
+    (``_brief``, in at least ``BRIEF`` characters each) and none whole; else, fewer whole paragraphs kept, the first rule
+    unsaid cut and the others' heading lines alone (``_headlined``); None where neither fits (trial 234 #1: at limit
+    1,000 a chat bot's message said one of four rules' findings, and counted the three others)."""
+    rule_of = [(r.policy, r.rule) for *_, r in found]
+    leads = sorted({rule: i for i, rule in reversed(list(enumerate(rule_of)))}.values())
+    if keep:  # (with none kept, _every_rule has tried this)
+        total = sum(n for *_, n in blocks)
+        closing = _closing(Counter({noun: total - len(leads)}), limit, Counter({noun: len(leads)})) if total > len(leads) else ""
+        room = (limit - len(first) - (2 + len(closing) if closing else 0) - 1) // len(leads) - 2
+        briefs = {i: _brief(found[i][2], found[i][3], room) for i in leads} if room >= BRIEF else {}
+        if briefs and all(briefs.values()) and len(text := _joined(first, blocks, [], briefs, noun, limit)) <= limit:
+            return text
+    for j in range(len(keep), -1, -1):
+        said = {rule_of[i] for i in keep[:j]}
+        if text := _headlined(first, found, blocks, keep[:j], [i for i in leads if rule_of[i] not in said], noun, limit):
+            return text
+    return None
+
+
+def _heading(ref: Any, r: Result) -> str:
+    """A finding's first line: its word, severity, object and rule."""
+    return f"{r.result.upper()} ({r.severity}) {_span(str(ref))} · {_span(f'{r.policy}/{r.rule}')}"
+
+
+def _headlined(first: str, found: list[Said], blocks: list[Block], keep: list[int], cut: list[int], noun: str, limit: int) -> str:
+    """``first``, the ``keep`` blocks whole and the first of the ``cut`` paragraphs cut (``_brief``), in the blocks'
+    order, then the others' heading lines (word, severity, object, rule) together, a line a finding, and where their
+    messages are, then the line counting the findings left out: "" where that does not fit ``limit``."""
+    heads = [_heading(found[i][2], found[i][3]) for i in cut[1:]]
+    if heads:
+        said = "its message and fix are" if len(heads) == 1 else "their messages and fixes are"
+        heads.append(f"_{said} not shown here: {ALL_OF_IT} shows {'it' if len(heads) == 1 else 'them'}_")
+    total = sum(n for *_, n in blocks)
+    shown = sum(blocks[i][3] for i in keep) + len(cut)
+    closing = _closing(Counter({noun: total - shown}), limit, Counter({noun: shown})) if total > shown else ""
+    tail = ["\n".join(heads)] if heads else []
+    tail += [closing] if closing else []
+    used = len(first) + sum(2 + len(blocks[i][1]) for i in keep) + sum(2 + len(x) for x in tail) + 1 + 2
+    brief = _brief(found[cut[0]][2], found[cut[0]][3], limit - used)
+    if not brief:
+        return ""
+    said_whole = {i: blocks[i][1] for i in keep} | {cut[0]: brief}
+    text = "\n\n".join([first, *(said_whole[i] for i in sorted(said_whole)), *tail]) + "\n"
+    return text if len(text) <= limit else ""
 
 
 def _joined(first: str, blocks: list[Block], keep: list[int], briefs: dict[int, str], noun: str, limit: int) -> str:
@@ -465,7 +513,7 @@ def _brief(ref: Any, r: Result, room: int) -> str:
     ``_MESSAGE_BESIDE_FIX`` characters beside them, else in place of its fix a line saying where it is (a command is
     never cut: a cut one may run); "" where the heading and that line leave no room for 80 characters of the
     message."""
-    top = f"{r.result.upper()} ({r.severity}) {_span(str(ref))} · {_span(f'{r.policy}/{r.rule}')}"
+    top = _heading(ref, r)
     tail = f"_its fix is not shown here: {ALL_OF_IT} shows it_" if r.remediation else ""
     left = room - len(top) - 1 - (len(tail) + 1 if tail else 0)
     if left < 80:
