@@ -2092,6 +2092,32 @@ def test_chat_under_a_limit_no_finding_fits_shows_the_worst_message_cut_and_no_c
     assert long_fix.split("  #")[0] in whole and "its fix is not shown" not in whole
 
 
+def test_chat_at_the_least_limit_says_the_way_to_a_cut_finding_s_fix_once() -> None:
+    """Regression (trial 235 #1): at limit 500, once the cut finding's last line and the closing line both said
+    "`--limit 0` or `limit=0`", a finding whose heading ran about 100 characters found under 80 for its message, and
+    the message named no finding ("_… 3 findings not shown"). Where the room is that short, the cut finding's line
+    says its fix is not shown, and the closing line under it says the way to it."""
+    from rules.render.chat import render as chat
+
+    fix = "kubectl label node object-00000 --overwrite nvidia.com/gpu.workload.config=container  # " + "y " * 300
+    report = synthetic(3, message_len=300)
+    objects = [
+        replace(
+            o, ref=replace(o.ref, name=f"{o.ref.name}-{'g' * 40}"), results=tuple(replace(r, remediation=fix) for r in o.results)
+        )
+        for o in report.objects
+    ]
+    report = replace(report, objects=objects, notes=[f"assumed: note {i} " + "y" * 200 for i in range(16)])
+    text = chat(report, limit=500)
+    assert len(text) <= 500, len(text)
+    assert f"\nFAIL (high) `Node/object-00000-{'g' * 40}` · `big-policy/rule-a`\nobject-00000: xxx" in text, text
+    assert "…\n_its fix is not shown here_\n\n" in text and "kubectl" not in text, text
+    assert text.rstrip().endswith("_… 2 more findings not shown (limit 500 characters; `--limit 0` or `limit=0`: all)_")
+    # with room, the cut finding's own line says the way, as before
+    roomy = chat(report, limit=700)
+    assert len(roomy) <= 700 and "\n_its fix is not shown here: `--limit 0` or `limit=0` shows it_\n" in roomy, roomy
+
+
 def test_a_chat_batch_under_a_limit_no_finding_fits_shows_the_worst_message_cut() -> None:
     """Regression (trial 208): 6ce7b55 showed the worst finding cut where none fit a single dump's chat message; a
     batch at limit 1,000 still counted every finding and showed none."""

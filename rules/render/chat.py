@@ -332,7 +332,7 @@ def _every_rule(first: str, found: list[Said], blocks: list[Block], noun: str, l
         closing = _closing(Counter({noun: total - shown}), limit, Counter({noun: shown})) if total > shown else ""
         used = len(first) + sum(2 + len(blocks[i][1]) for i in keep) + (2 + len(closing) if closing else 0) + 1
         room = (limit - used) // len(cut) - 2
-        briefs = {i: _brief(found[i][2], found[i][3], room) for i in cut} if room >= BRIEF else {}
+        briefs = {i: _brief(found[i][2], found[i][3], room, bool(closing)) for i in cut} if room >= BRIEF else {}
         if briefs and all(briefs.values()):
             return _joined(first, blocks, keep, briefs, noun, limit)
         # room for the rules unsaid: the last whole paragraph of a rule that has another shown, else none
@@ -353,7 +353,7 @@ def _shorter(first: str, found: list[Said], blocks: list[Block], keep: list[int]
         total = sum(n for *_, n in blocks)
         closing = _closing(Counter({noun: total - len(leads)}), limit, Counter({noun: len(leads)})) if total > len(leads) else ""
         room = (limit - len(first) - (2 + len(closing) if closing else 0) - 1) // len(leads) - 2
-        briefs = {i: _brief(found[i][2], found[i][3], room) for i in leads} if room >= BRIEF else {}
+        briefs = {i: _brief(found[i][2], found[i][3], room, bool(closing)) for i in leads} if room >= BRIEF else {}
         if briefs and all(briefs.values()) and len(text := _joined(first, blocks, [], briefs, noun, limit)) <= limit:
             return text
     for j in range(len(keep), -1, -1):
@@ -382,7 +382,7 @@ def _headlined(first: str, found: list[Said], blocks: list[Block], keep: list[in
     tail = ["\n".join(heads)] if heads else []
     tail += [closing] if closing else []
     used = len(first) + sum(2 + len(blocks[i][1]) for i in keep) + sum(2 + len(x) for x in tail) + 1 + 2
-    brief = _brief(found[cut[0]][2], found[cut[0]][3], limit - used)
+    brief = _brief(found[cut[0]][2], found[cut[0]][3], limit - used, bool(tail))
     if not brief:
         return ""
     said_whole = {i: blocks[i][1] for i in keep} | {cut[0]: brief}
@@ -442,7 +442,7 @@ def _worst_cut_first(first: str, found: list[Said], blocks: list[Block], noun: s
     closing = _closing(Counter({noun: total - 1}), limit, Counter({noun: 1}))
     room = limit - len(first) - 2 - (2 + len(closing)) - 1
     for share in (2, 1):
-        brief = _brief(found[0][2], found[0][3], room // share) if room // share >= BRIEF else ""
+        brief = _brief(found[0][2], found[0][3], room // share, True) if room // share >= BRIEF else ""
         if not brief:
             continue
         keep = [i + 1 for i in _fit_indices(f"{first}\n\n{brief}", blocks[1:], limit)]
@@ -497,7 +497,7 @@ def _briefed(before: list[str], ref: Any, worst: Result, rest: Counter[str], sho
     line counting ``rest``: "" where the room is too short for it."""
     closing = _closing(rest, limit, shown) if +rest else ""
     room = limit - sum(len(p) + 2 for p in before) - (len(closing) + 2 if closing else 0) - 1
-    brief = _brief(ref, worst, room)
+    brief = _brief(ref, worst, room, bool(closing))
     return "\n\n".join([*before, brief, *([closing] if closing else [])]) + "\n" if brief else ""
 
 
@@ -505,18 +505,25 @@ def _briefed(before: list[str], ref: Any, worst: Result, rest: Counter[str], sho
 _MESSAGE_BESIDE_FIX = 160
 #: A fix's first command is kept in a cut finding where at most this many lines lead to it (``_brief``).
 _LEAD_LINES = 3
+#: The least of a message a cut finding keeps: fewer, and the finding is not shown (``_brief``).
+_LEAST_MESSAGE = 80
 
 
-def _brief(ref: Any, r: Result, room: int) -> str:
+def _brief(ref: Any, r: Result, room: int, way_below: bool = False) -> str:
     """``finding``'s paragraph within ``room`` characters: its heading line, its message cut at a word with "…", and
     its fix's first command with the comment lines that lead to it (at most ``_LEAD_LINES``) where the message keeps
     ``_MESSAGE_BESIDE_FIX`` characters beside them, else in place of its fix a line saying where it is (a command is
-    never cut: a cut one may run); "" where the heading and that line leave no room for 80 characters of the
-    message."""
+    never cut: a cut one may run), that line without the way to it where it leaves too little and ``way_below`` (the
+    message's closing line says ``ALL_OF_IT``); "" where the heading and that line leave no room for
+    ``_LEAST_MESSAGE`` characters of the message."""
     top = _heading(ref, r)
-    tail = f"_its fix is not shown here: {ALL_OF_IT} shows it_" if r.remediation else ""
-    left = room - len(top) - 1 - (len(tail) + 1 if tail else 0)
-    if left < 80:
+    tails = [f"_its fix is not shown here: {ALL_OF_IT} shows it_", *(["_its fix is not shown here_"] * way_below)]
+    for tail in tails if r.remediation else [""]:
+        left = room - len(top) - 1 - (len(tail) + 1 if tail else 0)
+        # (trial 235 #1: at limit 500 the way to the fix, said twice, left no room for any finding's message)
+        if left >= _LEAST_MESSAGE:
+            break
+    else:
         return ""
     # its first command where the message keeps 160 characters beside it (trial 232 #2: at limit 1,000 the whole
     # message was kept and the one command dropped)
