@@ -2768,7 +2768,8 @@ def test_chat_at_a_small_limit_names_every_rule_s_first_finding() -> None:
     """Regression (trial 234 #1): at limit 1,000 a chat bot's message of four failing rules (a node's message of 1,100
     characters, three others of 300 to 500) showed the worst one cut and counted the three others, which rules and
     objects unsaid. Where not every rule's first finding fits cut to 300 characters, the first is cut and each other
-    one is its heading line, the last followed by where their messages are."""
+    one is its heading line, the last followed by where their messages are (here p0's paragraph fits whole beside the
+    node's cut one, and p1's and p2's are heading lines)."""
     objects = [
         ObjectReport(ObjectRef("v1", "Node", "gpu-odd1"), Source("d.yaml", 1, 9), (_result(rule="rule-a", message="n " * 550),)),
         *(
@@ -2792,6 +2793,36 @@ def test_chat_at_a_small_limit_names_every_rule_s_first_finding() -> None:
     # where the room holds each rule's first finding cut to 300 characters, none is a heading alone
     roomy = render(Report(objects=objects, objects_read=4), "chat", limit=2_000)
     assert "shows them_" not in roomy and all(f"{h}\npod " in roomy for h in heads), roomy
+
+
+def test_chat_with_passes_listed_names_every_failing_rule_before_any_pass() -> None:
+    """Regression (trial 235 #2): with --results fail,pass the lab's chat message at the default limit showed one
+    failing rule's paragraph and four passing rules' (a pass paragraph counted as its rule said), and counted the
+    eleven other failing rules; where heading lines stood for passes they said "their messages and fixes" of results
+    with no fix. Passes listed give their room to the failing rules: each of the twelve is named."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    lab = audit_bytes((ROOT / "examples" / "lab-cluster.yaml").read_bytes(), "lab.yaml", load_policies())
+    failing = {f"{r.policy}/{r.rule}" for o in lab.objects for r in o.results if r.result == "fail"}
+    assert len(failing) == 12
+    text = render(lab.filtered({"fail", "pass"}), "chat")
+    assert len(text) <= 3_500
+    named = {line.split(" · ")[1].strip("`") for line in text.splitlines() if line.startswith(("FAIL (", "PASS ("))}
+    assert named == failing, sorted(named ^ failing)
+    assert "\nPASS (" not in text and text.rstrip().endswith(
+        "_… 179 more results not shown (limit 3,500 characters; `--limit 0` or `limit=0`: all)_"
+    ), text
+    # heading lines of results with no fix do not say a fix is left out
+    from rules.render.chat import _headlined
+
+    found = [
+        ("PASS (high) `Node/n` · `p/r`\nfine", 1, ObjectRef("v1", "Node", "n"), _result("pass", "fine", rule=f"r{k}"))
+        for k in range(3)
+    ]
+    blocks = [("result", t, 0, 1) for t, *_ in found]
+    said = _headlined("verdict d.yaml", found, blocks, [], [0, 1, 2], "result", 1_000)
+    assert said.endswith("_their messages are not shown here: `--limit 0` or `limit=0` shows them_\n"), said
 
 
 def test_an_unnamed_body_s_input_errors_start_at_their_document_in_chat_and_markdown() -> None:

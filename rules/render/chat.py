@@ -31,7 +31,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from ..report import RESULT_RANK, SEVERITY_RANK, Report, Result, counted
+from ..report import FINDINGS, RESULT_RANK, SEVERITY_RANK, Report, Result, counted
 from ..shell import command_spans, comment_at
 from . import check_group_by, message_shape, one_line, visible
 from .markdown import (
@@ -312,19 +312,31 @@ def _fit_indices(first: str, blocks: list[Block], limit: int) -> list[int]:
 BRIEF = 300
 
 
+def _leads(found: list[Said]) -> dict[tuple[str, str], int]:
+    """Each failing rule's first paragraph, by its index: a finding's (trial 235 #2: with passes listed, the passing
+    rules' paragraphs took the room the failing rules' needed, and 11 of 12 went unnamed)."""
+    out: dict[tuple[str, str], int] = {}
+    for i, (*_, r) in enumerate(found):
+        if r.result in FINDINGS:
+            out.setdefault((r.policy, r.rule), i)
+    return out
+
+
 def _every_rule(first: str, found: list[Said], blocks: list[Block], noun: str, limit: int) -> str | None:
-    """``first``, then the paragraphs that fit ``limit`` whole and, for each rule none of whose paragraphs fits, its
-    first one cut (``_brief``: its heading, its message cut, where its fix is), each in its place, the rest counted;
-    a whole paragraph of a rule that has another is left out where that makes room; where the room is still too short,
-    the first of them cut and the others' heading lines alone (``_headlined``). None where every rule's paragraph fits
-    whole as it is, or where even that finds no room (trial 223 #1: the two VMs kube-scheduler cannot place went
-    unsaid beside the two rules whose paragraphs filled the message)."""
+    """``first``, then the paragraphs that fit ``limit`` whole and, for each failing rule none of whose findings' paragraphs
+    fits, its first one cut (``_brief``: its heading, its message cut, where its fix is), each in its place, the rest
+    counted; a pass or skip listed beside them, then a whole paragraph of a rule that has another, is left out where
+    that makes room; where the room is still too short, every rule's first paragraph cut and none whole; and where
+    even that does not fit, the first of them cut and the others' heading lines alone (``_shorter``). None where
+    every failing rule's paragraph fits whole as it is, or where even that finds no room (trial 223 #1: the two VMs
+    kube-scheduler cannot place went unsaid beside the two rules whose paragraphs filled the message)."""
     rule_of = [(r.policy, r.rule) for _, _, _, r in found]
     total = sum(n for _, _, _, n in blocks)
     keep = _fit_indices(first, blocks, limit)
-    leads = {rule: i for i, rule in reversed(list(enumerate(rule_of)))}  # each rule's first paragraph
+    leads = _leads(found)
+    held: list[int] | None = None  # the whole paragraphs beside which the rules unsaid found no room
     while True:
-        said = {rule_of[i] for i in keep}
+        said = {rule_of[i] for i in keep if found[i][3].result in FINDINGS}
         cut = [i for rule, i in sorted(leads.items(), key=lambda x: x[1]) if rule not in said]
         if not cut:
             return None
@@ -333,32 +345,31 @@ def _every_rule(first: str, found: list[Said], blocks: list[Block], noun: str, l
         used = len(first) + sum(2 + len(blocks[i][1]) for i in keep) + (2 + len(closing) if closing else 0) + 1
         room = (limit - used) // len(cut) - 2
         briefs = {i: _brief(found[i][2], found[i][3], room, bool(closing)) for i in cut} if room >= BRIEF else {}
-        if briefs and all(briefs.values()):
-            return _joined(first, blocks, keep, briefs, noun, limit)
-        # room for the rules unsaid: the last whole paragraph of a rule that has another shown, else none
-        spare = [i for i in reversed(keep) if sum(rule_of[j] == rule_of[i] for j in keep) > 1]
-        if not spare:
-            return _shorter(first, found, blocks, keep, noun, limit)
-        keep = [i for i in keep if i != spare[0]]
-
-
-def _shorter(first: str, found: list[Said], blocks: list[Block], keep: list[int], noun: str, limit: int) -> str | None:
-    """Where the rules unsaid beside the ``keep`` paragraphs find no room: every rule's first paragraph cut
-    (``_brief``, in at least ``BRIEF`` characters each) and none whole; else, fewer whole paragraphs kept, the first rule
-    unsaid cut and the others' heading lines alone (``_headlined``); None where neither fits (trial 234 #1: at limit
-    1,000 a chat bot's message said one of four rules' findings, and counted the three others)."""
-    rule_of = [(r.policy, r.rule) for *_, r in found]
-    leads = sorted({rule: i for i, rule in reversed(list(enumerate(rule_of)))}.values())
-    if keep:  # (with none kept, _every_rule has tried this)
-        total = sum(n for *_, n in blocks)
-        closing = _closing(Counter({noun: total - len(leads)}), limit, Counter({noun: len(leads)})) if total > len(leads) else ""
-        room = (limit - len(first) - (2 + len(closing) if closing else 0) - 1) // len(leads) - 2
-        briefs = {i: _brief(found[i][2], found[i][3], room, bool(closing)) for i in leads} if room >= BRIEF else {}
-        if briefs and all(briefs.values()) and len(text := _joined(first, blocks, [], briefs, noun, limit)) <= limit:
+        if briefs and all(briefs.values()) and len(text := _joined(first, blocks, keep, briefs, noun, limit)) <= limit:
             return text
+        # room for the rules unsaid: a pass or skip listed, else the last whole paragraph of a rule that has another
+        # shown, else none (trial 234 #1: at limit 1,000 a chat bot's message said one of four rules' findings, and
+        # counted the three others)
+        spare = [i for i in reversed(keep) if found[i][3].result not in FINDINGS] or [
+            i for i in reversed(keep) if sum(rule_of[j] == rule_of[i] for j in keep) > 1
+        ]
+        if spare:
+            keep = [i for i in keep if i != spare[0]]
+        elif keep and held is None:
+            held, keep = keep, []
+        else:
+            return _shorter(first, found, blocks, keep if held is None else held, leads, noun, limit)
+
+
+def _shorter(
+    first: str, found: list[Said], blocks: list[Block], keep: list[int], leads: dict[tuple[str, str], int], noun: str, limit: int
+) -> str | None:
+    """Where no rule unsaid beside the ``keep`` paragraphs finds room to be cut: fewer whole paragraphs kept, the first
+    rule unsaid cut and the others' heading lines alone (``_headlined``); None where that does not fit either."""
     for j in range(len(keep), -1, -1):
-        said = {rule_of[i] for i in keep[:j]}
-        if text := _headlined(first, found, blocks, keep[:j], [i for i in leads if rule_of[i] not in said], noun, limit):
+        said = {(r.policy, r.rule) for i in keep[:j] if (r := found[i][3]).result in FINDINGS}
+        unsaid = [i for rule, i in sorted(leads.items(), key=lambda x: x[1]) if rule not in said]
+        if text := _headlined(first, found, blocks, keep[:j], unsaid, noun, limit):
             return text
     return None
 
@@ -374,7 +385,12 @@ def _headlined(first: str, found: list[Said], blocks: list[Block], keep: list[in
     messages are, then the line counting the findings left out: "" where that does not fit ``limit``."""
     heads = [_heading(found[i][2], found[i][3]) for i in cut[1:]]
     if heads:
-        said = "its message and fix are" if len(heads) == 1 else "their messages and fixes are"
+        fixes = any(found[i][3].remediation for i in cut[1:])  # (trial 235 #2: "and fixes" where none has one)
+        said = (
+            ("its message and fix are" if fixes else "its message is")
+            if len(heads) == 1
+            else ("their messages and fixes are" if fixes else "their messages are")
+        )
         heads.append(f"_{said} not shown here: {ALL_OF_IT} shows {'it' if len(heads) == 1 else 'them'}_")
     total = sum(n for *_, n in blocks)
     shown = sum(blocks[i][3] for i in keep) + len(cut)
@@ -411,8 +427,7 @@ def render(report: Report, fmt: str = "chat", limit: int = LIMIT, group_by: str 
     blocks = [(noun, text, 0, n) for text, n, _, _ in found]
     text = _whole(report, blocks, noun, limit, group_by)
     if limit and group_by == "rule":
-        rules = {(r.policy, r.rule) for *_, r in found}
-        if {(r.policy, r.rule) for t, _, _, r in found if t in text} != rules:
+        if set(_leads(found)) - {(r.policy, r.rule) for t, _, _, r in found if t in text and r.result in FINDINGS}:
             # every rule said at least once (trial 223 #1: two VMs kube-scheduler cannot place went unsaid beside
             # two rules whose paragraphs filled the message): the skip notes counted, then the other notes too
             # (the assumption notes cut, then every note counted, where that shows more paragraphs whole)
