@@ -453,7 +453,8 @@ def test_the_messages_say_to_label_a_node_container_where_the_default_workload_i
         "Write the workload it should run (for VMs, and enable sandbox workloads)."
     )
     assert (
-        "Turn sandbox workloads on, or relabel those meant for containers nvidia.com/gpu.workload.config=container (its"
+        "Turn sandbox workloads on for VMs (which also need KubeVirt: the dump shows no KubeVirt CR, VM or VMI), or"
+        " relabel those meant for containers nvidia.com/gpu.workload.config=container (its"
         " defaultWorkload=vm-passthrough makes a node without a workload label a vm-passthrough node once they are on)"
     ) in messages[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")]
     # a container default: removing the label keeps a node on containers
