@@ -2517,8 +2517,9 @@ def test_chat_says_a_finding_of_several_objects_in_one_paragraph_and_counts_them
     other = replace(other, results=(replace(other.results[0], message="other: short"),))
     text = render(replace(alike, objects=[*alike.objects, other]), "chat", limit=1_500)
     heads = [line for line in text.splitlines() if line.startswith("FAIL (high)")]
+    # (the cut paragraph's heading counts the objects its cut "Said the same of" line named: trial 235 #4)
     assert len(text) <= 1_500 and heads == [
-        "FAIL (high) `Node/object-00000` · `big-policy/rule-a`",
+        "FAIL (high) `Node/object-00000` and 10 more objects · `big-policy/rule-a`",
         "FAIL (high) `Node/other` · `big-policy/rule-a`",
     ]
     assert "Said the same" not in text and "object-00000: xxx" in text and "…" in text
@@ -2823,6 +2824,62 @@ def test_chat_with_passes_listed_names_every_failing_rule_before_any_pass() -> N
     blocks = [("result", t, 0, 1) for t, *_ in found]
     said = _headlined("verdict d.yaml", found, blocks, [], [0, 1, 2], "result", 1_000)
     assert said.endswith("_their messages are not shown here: `--limit 0` or `limit=0` shows them_\n"), said
+
+
+def test_chat_names_as_many_failing_rules_as_heading_lines_fit_where_not_all_do() -> None:
+    """Regression (trial 235 #3): at limits of 550 to 1,450 the lab's chat message named 1 of its 12 failing rules,
+    because its twelve heading lines did not fit together and nothing fewer was tried. Where they do not, the worst
+    is cut and as many heading lines as fit follow, worst first, the other rules' findings counted."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    lab = audit_bytes((ROOT / "examples" / "lab-cluster.yaml").read_bytes(), "lab.yaml", load_policies())
+    order = [
+        "gpu-nodes/resource-class-matches-workload",
+        "gpu-nodes/workload-label-valid",
+        "gpu-nodes/single-resource-class",
+        "gpu-nodes/vgpu-profile-matches-config",
+        "gpu-pods/gpu-pod-not-on-vm-node",
+        "gpu-pods/workload-schedulable",
+    ]
+    text = render(lab, "chat", limit=1_000)
+    assert len(text) <= 1_000
+    named = [line.split(" · ")[1].strip("`") for line in text.splitlines() if line.startswith("FAIL (")]
+    assert named == order, text
+    assert "\n_their messages and fixes are not shown here: `--limit 0` or `limit=0` shows them_\n" in text
+    assert text.rstrip().endswith("_… 6 more findings not shown (limit 1,000 characters; `--limit 0` or `limit=0`: all)_")
+    # from 650 characters at least two rules are named, more as the limit grows, all twelve from 1,500
+    counts = []
+    for limit in range(650, 1_550, 50):
+        cut = render(lab, "chat", limit=limit)
+        assert len(cut) <= limit, (limit, len(cut))
+        counts.append(sum(line.startswith("FAIL (") for line in cut.splitlines()))
+    assert counts == sorted(counts) and counts[0] == 2 and counts[-1] == 12, counts
+
+
+def test_a_chat_heading_line_counts_the_objects_its_paragraph_says_the_same_of() -> None:
+    """Regression (trial 235 #4): a rule's heading line standing for its paragraph named the first of the objects the
+    paragraph says the same of, and not how many there are."""
+    from rules.render.chat import _headlined
+
+    found = [
+        (
+            f"FAIL (high) `Node/n{k}` · `p/r{k}`\nbad",
+            n,
+            ObjectRef("v1", "Node", f"n{k}"),
+            _result(rule=f"r{k}", remediation="kubectl get nodes"),
+        )
+        for k, n in enumerate((1, 8, 2, 1))
+    ]
+    blocks = [("finding", t, 0, n) for t, n, *_ in found]
+    text = _headlined("verdict d.yaml", found, blocks, [], [0, 1, 2, 3], "finding", 1_000)
+    heads = [line for line in text.splitlines() if line.startswith("FAIL (high) `Node/n")]
+    assert heads[1:] == [
+        "FAIL (high) `Node/n1` and 7 more objects · `big-policy/r1`",
+        "FAIL (high) `Node/n2` and 1 more object · `big-policy/r2`",
+        "FAIL (high) `Node/n3` · `big-policy/r3`",
+    ], text
+    assert heads[0] == "FAIL (high) `Node/n0` · `big-policy/r0`"
 
 
 def test_an_unnamed_body_s_input_errors_start_at_their_document_in_chat_and_markdown() -> None:

@@ -344,7 +344,7 @@ def _every_rule(first: str, found: list[Said], blocks: list[Block], noun: str, l
         closing = _closing(Counter({noun: total - shown}), limit, Counter({noun: shown})) if total > shown else ""
         used = len(first) + sum(2 + len(blocks[i][1]) for i in keep) + (2 + len(closing) if closing else 0) + 1
         room = (limit - used) // len(cut) - 2
-        briefs = {i: _brief(found[i][2], found[i][3], room, bool(closing)) for i in cut} if room >= BRIEF else {}
+        briefs = {i: _brief(found[i][2], found[i][3], room, bool(closing), found[i][1] - 1) for i in cut} if room >= BRIEF else {}
         if briefs and all(briefs.values()) and len(text := _joined(first, blocks, keep, briefs, noun, limit)) <= limit:
             return text
         # room for the rules unsaid: a pass or skip listed, else the last whole paragraph of a rule that has another
@@ -365,25 +365,33 @@ def _shorter(
     first: str, found: list[Said], blocks: list[Block], keep: list[int], leads: dict[tuple[str, str], int], noun: str, limit: int
 ) -> str | None:
     """Where no rule unsaid beside the ``keep`` paragraphs finds room to be cut: fewer whole paragraphs kept, the first
-    rule unsaid cut and the others' heading lines alone (``_headlined``); None where that does not fit either."""
+    rule unsaid cut and the others' heading lines alone (``_headlined``); where that does not fit, none whole and as
+    many of the heading lines as fit, worst first, the other rules' findings counted (trial 235 #3: at limits of 550
+    to 1,450 the lab's message named 1 of its 12 failing rules); None where not even one fits."""
     for j in range(len(keep), -1, -1):
         said = {(r.policy, r.rule) for i in keep[:j] if (r := found[i][3]).result in FINDINGS}
         unsaid = [i for rule, i in sorted(leads.items(), key=lambda x: x[1]) if rule not in said]
         if text := _headlined(first, found, blocks, keep[:j], unsaid, noun, limit):
             return text
+    every = sorted(leads.values())
+    for h in range(len(every) - 1, 1, -1):
+        if text := _headlined(first, found, blocks, [], every[:h], noun, limit):
+            return text
     return None
 
 
-def _heading(ref: Any, r: Result) -> str:
-    """A finding's first line: its word, severity, object and rule."""
-    return f"{r.result.upper()} ({r.severity}) {_span(str(ref))} · {_span(f'{r.policy}/{r.rule}')}"
+def _heading(ref: Any, r: Result, more: int = 0) -> str:
+    """A finding's first line: its word, severity, object and rule; where its paragraph is not shown whole, how many
+    ``more`` objects it says the same of (trial 235 #4: a heading line named a rule's first object of eight)."""
+    objects = f" and {counted(more, 'more object')}" if more else ""
+    return f"{r.result.upper()} ({r.severity}) {_span(str(ref))}{objects} · {_span(f'{r.policy}/{r.rule}')}"
 
 
 def _headlined(first: str, found: list[Said], blocks: list[Block], keep: list[int], cut: list[int], noun: str, limit: int) -> str:
     """``first``, the ``keep`` blocks whole and the first of the ``cut`` paragraphs cut (``_brief``), in the blocks'
     order, then the others' heading lines (word, severity, object, rule) together, a line a finding, and where their
     messages are, then the line counting the findings left out: "" where that does not fit ``limit``."""
-    heads = [_heading(found[i][2], found[i][3]) for i in cut[1:]]
+    heads = [_heading(found[i][2], found[i][3], found[i][1] - 1) for i in cut[1:]]
     if heads:
         fixes = any(found[i][3].remediation for i in cut[1:])  # (trial 235 #2: "and fixes" where none has one)
         said = (
@@ -398,7 +406,7 @@ def _headlined(first: str, found: list[Said], blocks: list[Block], keep: list[in
     tail = ["\n".join(heads)] if heads else []
     tail += [closing] if closing else []
     used = len(first) + sum(2 + len(blocks[i][1]) for i in keep) + sum(2 + len(x) for x in tail) + 1 + 2
-    brief = _brief(found[cut[0]][2], found[cut[0]][3], limit - used, bool(tail))
+    brief = _brief(found[cut[0]][2], found[cut[0]][3], limit - used, bool(tail), found[cut[0]][1] - 1)
     if not brief:
         return ""
     said_whole = {i: blocks[i][1] for i in keep} | {cut[0]: brief}
@@ -457,7 +465,7 @@ def _worst_cut_first(first: str, found: list[Said], blocks: list[Block], noun: s
     closing = _closing(Counter({noun: total - 1}), limit, Counter({noun: 1}))
     room = limit - len(first) - 2 - (2 + len(closing)) - 1
     for share in (2, 1):
-        brief = _brief(found[0][2], found[0][3], room // share, True) if room // share >= BRIEF else ""
+        brief = _brief(found[0][2], found[0][3], room // share, True, found[0][1] - 1) if room // share >= BRIEF else ""
         if not brief:
             continue
         keep = [i + 1 for i in _fit_indices(f"{first}\n\n{brief}", blocks[1:], limit)]
@@ -524,14 +532,14 @@ _LEAD_LINES = 3
 _LEAST_MESSAGE = 80
 
 
-def _brief(ref: Any, r: Result, room: int, way_below: bool = False) -> str:
+def _brief(ref: Any, r: Result, room: int, way_below: bool = False, more: int = 0) -> str:
     """``finding``'s paragraph within ``room`` characters: its heading line, its message cut at a word with "…", and
     its fix's first command with the comment lines that lead to it (at most ``_LEAD_LINES``) where the message keeps
     ``_MESSAGE_BESIDE_FIX`` characters beside them, else in place of its fix a line saying where it is (a command is
     never cut: a cut one may run), that line without the way to it where it leaves too little and ``way_below`` (the
     message's closing line says ``ALL_OF_IT``); "" where the heading and that line leave no room for
     ``_LEAST_MESSAGE`` characters of the message."""
-    top = _heading(ref, r)
+    top = _heading(ref, r, more)
     tails = [f"_its fix is not shown here: {ALL_OF_IT} shows it_", *(["_its fix is not shown here_"] * way_below)]
     for tail in tails if r.remediation else [""]:
         left = room - len(top) - 1 - (len(tail) + 1 if tail else 0)
@@ -548,10 +556,10 @@ def _brief(ref: Any, r: Result, room: int, way_below: bool = False) -> str:
     first = next((i for i, line in enumerate(lines[:_LEAD_LINES]) if not line.startswith("#")), None)
     if first is not None:
         block = _block(lines[: first + 1])
-        more = f"_the rest of its fix is not shown here: {ALL_OF_IT} shows it_" if len(lines) > first + 1 else ""
-        keeps = room - len(top) - 1 - len(block) - 1 - (len(more) + 1 if more else 0)
+        rest = f"_the rest of its fix is not shown here: {ALL_OF_IT} shows it_" if len(lines) > first + 1 else ""
+        keeps = room - len(top) - 1 - len(block) - 1 - (len(rest) + 1 if rest else 0)
         if keeps >= _MESSAGE_BESIDE_FIX:
-            tail, left = (f"{block}\n{more}" if more else block), keeps
+            tail, left = (f"{block}\n{rest}" if rest else block), keeps
     words = " ".join(r.message.split())
     said = inert(words)
     if len(said) > left:
