@@ -33,7 +33,7 @@ from rules import yamlsafe
 from rules.cli import main
 from rules.errors import InputError, Source
 from rules.render import FORMATS, markdown, media_type, policyreport, render, render_many, sarif, table
-from rules.report import ObjectRef, ObjectReport, Report, Result
+from rules.report import FINDINGS, ObjectRef, ObjectReport, Report, Result
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "tests" / "data" / "schemas"
@@ -2523,7 +2523,10 @@ def test_chat_says_a_finding_of_several_objects_in_one_paragraph_and_counts_them
         "FAIL (high) `Node/other` · `big-policy/rule-a`",
     ]
     assert "Said the same" not in text and "object-00000: xxx" in text and "…" in text
-    assert text.rstrip().endswith("_… 10 more findings not shown (limit 1,500 characters; `--limit 0` or `limit=0`: all)_"), text
+    # (its heading counts them, and the closing line does not count them again: trial 237 #3)
+    assert "not shown (limit" not in text and text.endswith(
+        "\n\nFAIL (high) `Node/other` · `big-policy/rule-a`\nother: short\n"
+    ), text
 
 
 def test_a_message_is_said_again_of_an_object_only_where_its_reference_differs_alone() -> None:
@@ -2880,6 +2883,60 @@ def test_a_chat_heading_line_counts_the_objects_its_paragraph_says_the_same_of()
         "FAIL (high) `Node/n3` · `big-policy/r3`",
     ], text
     assert heads[0] == "FAIL (high) `Node/n0` · `big-policy/r0`"
+
+
+_CHAT_HEADING = re.compile(r"^(FAIL|WARN|ERROR|PASS) \((\w+)\) `([^`]*)`(?: and (\d+) more objects?)? · `([^`]+)`$", re.M)
+
+
+def test_chat_under_every_limit_names_a_failing_rule_more_as_it_grows_and_counts_each_finding_once() -> None:
+    """Regression (trial 237 #1, #2, #3): with --results fail,pass at limit 500 the lab's chat message showed a pass
+    and no failure; on a larger dump more room named fewer failing rules (9 at 1,950, 8 at 2,000, the room given to a
+    note); and a heading line "X and 6 more objects" or a cut paragraph stood for one finding, so the closing line
+    counted their other objects again (72 findings said of 49). For the lab, with and without passes listed, at every
+    limit from 500 to 3,600: a failing rule is named, never fewer as the limit grows, and what the message shows
+    plus what its closing line counts is every result listed, once."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    lab = audit_bytes((ROOT / "examples" / "lab-cluster.yaml").read_bytes(), "lab.yaml", load_policies())
+    for words in (None, {"fail", "pass"}):
+        report = lab.filtered(words) if words else lab
+        listed = sum(r.result in (words or FINDINGS) for o in report.objects for r in o.results)
+        before: set[str] = set()
+        for limit in range(500, 3_650, 50):
+            text = render(report, "chat", limit=limit)
+            assert len(text) <= limit, (words, limit, len(text))
+            heads = list(_CHAT_HEADING.finditer(text))
+            named = {m.group(5) for m in heads if m.group(1) == "FAIL"}
+            assert named and len(named) >= len(before), (words, limit, sorted(before - named), text)
+            before = named
+            shown = sum(1 + int(m.group(4) or 0) for m in heads)
+            shown += sum(int(m.group(1)) for m in re.finditer(r"Said the same of (\d+) more objects?", text))
+            closing = re.search(r"_… (\d+) (?:more )?(?:findings?|results?) not shown \(limit", text)
+            assert shown + (int(closing.group(1)) if closing else 0) == listed, (words, limit, shown, text)
+        assert len(before) == 12
+
+
+def test_chat_at_the_least_limit_names_the_worst_finding_by_its_heading_where_no_message_fits() -> None:
+    """Regression (trial 237 #5): at limit 500 a dump whose worst finding's heading ran 145 characters (a node name of
+    85) named no finding: under 80 characters were left for its message. Its heading line stands alone, said so."""
+    from rules.render.chat import render as chat
+
+    report = synthetic(3, message_len=300)
+    long_name = "gpu-liar-vgpu-00-rack-a17-row-03-datacenter-frankfurt-eu-central-production-zone-xx"
+    objects = [
+        replace(
+            o,
+            ref=replace(o.ref, name=f"{long_name}-{k}"),
+            results=tuple(replace(r, remediation="kubectl get nodes") for r in o.results),
+        )
+        for k, o in enumerate(report.objects)
+    ]
+    report = replace(report, objects=objects, notes=[f"assumed: note {i} " + "y" * 200 for i in range(16)])
+    text = chat(report, limit=500)
+    assert len(text) <= 500, len(text)
+    assert f"\n\nFAIL (high) `Node/{long_name}-0` · `big-policy/rule-a`\n_message and fix not shown_\n\n" in text, text
+    assert text.rstrip().endswith("_… 2 more findings not shown (limit 500 characters; `--limit 0` or `limit=0`: all)_")
 
 
 def test_an_unnamed_body_s_input_errors_start_at_their_document_in_chat_and_markdown() -> None:
