@@ -2561,6 +2561,29 @@ def test_a_message_is_said_again_of_an_object_only_where_its_reference_differs_a
     assert message_shape(node, "Node gpu-1 beside gpu-10, x.gpu-1 and pool=gpu-1; gpu-1.") == (
         "Node \x00N beside gpu-10, x.gpu-1 and pool=gpu-1; \x00N."
     )
+    # a node's field selector of its own name is its own too (trial 237 #4: four nodes' findings, whose fixes each ran
+    # "kubectl get pods -A --field-selector spec.nodeName=<node>", were four paragraphs in chat, one in the table);
+    # a pod's spec.nodeName is its node's, not its own
+    fix = "kubectl get pods -A --field-selector spec.nodeName=gpu-1 | grep nvidia; kubectl label node gpu-1 a=b"
+    assert (
+        message_shape(node, fix)
+        == "kubectl get pods -A --field-selector spec.nodeName=\x00N | grep nvidia; kubectl label node \x00N a=b"
+    )
+    on = ObjectRef("v1", "Pod", "gpu-1", "ml")
+    assert message_shape(on, "kubectl get pods --field-selector spec.nodeName=gpu-1") == (
+        "kubectl get pods --field-selector spec.nodeName=gpu-1"
+    )
+    nodes = [
+        ObjectReport(
+            ObjectRef("v1", "Node", f"gpu-{k}"),
+            Source("n.yaml", 1 + 9 * k, 9 + 9 * k),
+            (_result(message=f"Node gpu-{k} is wrong", remediation=fix.replace("gpu-1", f"gpu-{k}")),),
+        )
+        for k in range(4)
+    ]
+    said = render(Report(objects=nodes, objects_read=4), "chat", limit=0)
+    assert said.count("FAIL (high)") == 1, said
+    assert "Said the same of 3 more objects, each with the fix below written for it (its own name in place of gpu-0)" in said
 
 
 def test_chat_says_every_failing_rule_at_least_once_its_paragraph_cut_where_it_does_not_fit_whole() -> None:

@@ -115,6 +115,10 @@ def message_shape(ref: ObjectRef, message: str) -> str:
         message = _marked(message, f"{namespace}/{name}", "\x00R")
         for lead in ("-n ", "--namespace ", "--namespace=", "namespace "):
             message = _marked(message, f"{lead}{namespace}", f"{lead}\x00S")
+    if ref.kind == "Node":
+        # a field selector of its own name, a value the rule above leaves (trial 237 #4: four nodes' fixes each ran
+        # "kubectl get pods -A --field-selector spec.nodeName=<node>", and chat said each in a paragraph of its own)
+        message = _marked(message, f"spec.nodeName={name}", "spec.nodeName=\x00N")
     return _marked(message, name, "\x00N")
 
 
