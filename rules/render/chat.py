@@ -313,8 +313,8 @@ BRIEF = 300
 
 
 def _leads(found: list[Said]) -> dict[tuple[str, str], int]:
-    """Each failing rule's first paragraph, by its index: a finding's (trial 235 #2: with passes listed, the passing
-    rules' paragraphs took the room the failing rules' needed, and 11 of 12 went unnamed)."""
+    """Each failing rule's first paragraph, by its index, in their order: a finding's (trial 235 #2: with passes
+    listed, the passing rules' paragraphs took the room the failing rules' needed, and 11 of 12 went unnamed)."""
     out: dict[tuple[str, str], int] = {}
     for i, (*_, r) in enumerate(found):
         if r.result in FINDINGS:
@@ -337,7 +337,7 @@ def _every_rule(first: str, found: list[Said], blocks: list[Block], noun: str, l
     held: list[int] | None = None  # the whole paragraphs beside which the rules unsaid found no room
     while True:
         said = {rule_of[i] for i in keep if found[i][3].result in FINDINGS}
-        cut = [i for rule, i in sorted(leads.items(), key=lambda x: x[1]) if rule not in said]
+        cut = [i for rule, i in leads.items() if rule not in said]
         if not cut:
             return None
         shown = sum(blocks[i][3] for i in (*keep, *cut))
@@ -370,10 +370,10 @@ def _shorter(
     to 1,450 the lab's message named 1 of its 12 failing rules); None where not even one fits."""
     for j in range(len(keep), -1, -1):
         said = {(r.policy, r.rule) for i in keep[:j] if (r := found[i][3]).result in FINDINGS}
-        unsaid = [i for rule, i in sorted(leads.items(), key=lambda x: x[1]) if rule not in said]
+        unsaid = [i for rule, i in leads.items() if rule not in said]
         if text := _headlined(first, found, blocks, keep[:j], unsaid, noun, limit):
             return text
-    every = sorted(leads.values())
+    every = list(leads.values())
     for h in range(len(every) - 1, 1, -1):
         if text := _headlined(first, found, blocks, [], every[:h], noun, limit):
             return text
@@ -434,8 +434,9 @@ def render(report: Report, fmt: str = "chat", limit: int = LIMIT, group_by: str 
     found = _findings(report, group_by, limit)
     blocks = [(noun, text, 0, n) for text, n, _, _ in found]
     text = _whole(report, blocks, noun, limit, group_by)
+    leads = _leads(found)
     if limit and group_by == "rule":
-        if set(_leads(found)) - {(r.policy, r.rule) for t, _, _, r in found if t in text and r.result in FINDINGS}:
+        if set(leads) - {(r.policy, r.rule) for t, _, _, r in found if t in text and r.result in FINDINGS}:
             # every rule said at least once (trial 223 #1: two VMs kube-scheduler cannot place went unsaid beside
             # two rules whose paragraphs filled the message): the skip notes counted, then the other notes too
             # (the assumption notes cut, then every note counted, where that shows more paragraphs whole)
@@ -447,7 +448,7 @@ def render(report: Report, fmt: str = "chat", limit: int = LIMIT, group_by: str 
             tried = [every for h in heads if (every := _every_rule(_plain_lead(h), found, blocks, noun, limit)) is not None]
             # the one naming the most failing rules, then showing the most paragraphs whole (trial 237 #2: at 2,000
             # characters a message named 8 rules where at 1,950 it named 9, its room given to a note)
-            best = max([*tried, text], key=lambda t: (_named(t, found), sum(b in t for b in (x for x, *_ in found))))
+            best = max([*tried, text], key=lambda t: (_named(t, leads), sum(b in t for b in (x for x, *_ in found))))
             if best is not text:
                 return best
     if limit and len(found) > 1 and found[0][0] not in text and any(t in text for t, *_ in found[1:]):
@@ -458,7 +459,7 @@ def render(report: Report, fmt: str = "chat", limit: int = LIMIT, group_by: str 
         )
         if cut is not None:
             return cut
-    if limit and (leads := _leads(found)) and not _named(text, found):
+    if limit and leads and not _named(text, leads):
         # not one finding named, a pass whole in their place or none (trial 237 #1, #5: at limit 500 with passes
         # listed, a pass alone; on a dump of long findings, none): the worst finding cut, else its heading line
         i = min(leads.values())
@@ -470,10 +471,14 @@ def render(report: Report, fmt: str = "chat", limit: int = LIMIT, group_by: str 
     return text
 
 
-def _named(text: str, found: list[Said]) -> int:
-    """How many failing rules ``text`` names in a finding's heading line."""
-    heads = {line for line in text.splitlines() if line.startswith(tuple(f"{w.upper()} (" for w in FINDINGS))}
-    return sum(any(h.endswith(f" · {_span(f'{p}/{r}')}") for h in heads) for p, r in _leads(found))
+#: How a finding's heading line starts (``_named``).
+_FINDING_HEADS = tuple(f"{w.upper()} (" for w in FINDINGS)
+
+
+def _named(text: str, leads: dict[tuple[str, str], int]) -> int:
+    """How many of the failing rules ``leads`` (``_leads``) ``text`` names in a finding's heading line."""
+    heads = {line for line in text.splitlines() if line.startswith(_FINDING_HEADS)}
+    return sum(any(h.endswith(f" · {_span(f'{p}/{r}')}") for h in heads) for p, r in leads)
 
 
 def _worst_cut_first(first: str, found: list[Said], blocks: list[Block], noun: str, limit: int) -> str | None:
