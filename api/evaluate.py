@@ -137,7 +137,8 @@ def evaluate() -> Response:
         first = report.input_errors[0]
         raise Problem(
             "malformed-dump",
-            f"nothing in the body could be read as an object: {first.reason}{_what_is_read(report)}{one_line_hint(data)}"
+            f"nothing in the body could be read as an object: {_placed(first, name)}{_what_is_read(report)}"
+            f"{one_line_hint(data)}"
             f"{charset_hint()}",
             **first.source.to_dict(),
             path=first.path,
@@ -169,6 +170,14 @@ def evaluate() -> Response:
     else:
         resp.headers["Cache-Status"] = f"{CACHE_NAME}; fwd={outcome}" + ("; stored" if stored else "")
     return resp
+
+
+def _placed(error: InputError, name: str) -> str:
+    """The error's reason after its place, as the CLI says it, where that says more than the body's start (trial 237
+    #7: a syntax error's own words name the line a flow sequence starts on, the problem's line where the parser
+    stopped); the body's name stays out, its problem's file field gives it."""
+    place = error.place(name)
+    return error.reason if place in ("document 1", "document 1, line 1") else f"{place}: {error.reason}"
 
 
 #: The audit's outcome in a header, whatever the format (trial 124: a chat bot asking for Markdown could tell "all

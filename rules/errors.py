@@ -146,12 +146,20 @@ class InputError:
     ref: str = ""
 
     def __str__(self) -> str:
+        return f"{self.place()}: {self.reason}"
+
+    def place(self, within: str = "") -> str:
+        """Where it is, as ``__str__`` says it: the source, and a path inside the object; without the file's name
+        where that is ``within`` (the one body a request sent, which the answer names already)."""
         # the document's root, or the List item the source names already, says nothing more (trial 156: "line 1
         # at $" read as jargon); a path inside the object is said
         item = self.source.item
         told = ("", "$", "" if item is None else f"$.items[{item}]", "" if item is None else f"$[{item}]")
         at = "" if self.path in told else f" at {self.path}"
-        return f"{self.source}{at}: {self.reason}"
+        where = str(self.source)
+        if within and self.source.file == within:
+            where = where.removeprefix(f"{within}, ")
+        return f"{where}{at}"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain form for reports and problem documents: the source's ``{"file", "document", "line"[, "item"]}``

@@ -576,6 +576,24 @@ def test_nothing_readable_is_400_at_the_first_error(client: FlaskClient) -> None
     assert "kind" in body["detail"]
 
 
+def test_the_detail_of_an_unreadable_body_says_where_the_parser_stopped(client: FlaskClient) -> None:
+    """Trial 237 #7: the detail gave the syntax error's own words alone, which name the line a flow sequence starts
+    on (1) while the problem's line field said where the parser stopped (2); the detail says that place first, as
+    the CLI does, without the body's name, which the problem's file field gives (and without the body's start:
+    a problem at document 1, line 1 says its reason alone)."""
+    body = problem(evaluate(client, b"kind: [Node\nmetadata: {}\n"), 400, "malformed-dump")
+    reason = "YAML syntax error: did not find expected ',' or ']' (while parsing a flow sequence that starts at line 1, column 7)"
+    assert body["detail"] == f"nothing in the body could be read as an object: document 1, line 2: {reason}"
+    assert (body["file"], body["document"], body["line"]) == ("<body>", 1, 2)
+    # a second document's error, in a body named by the query: the name stays out, the document is said
+    named = client.post(
+        "/v1/evaluate?name=lab.yaml", data=b"---\n---\nkind: [Node\n", headers={"Content-Type": "application/yaml"}
+    )
+    body = problem(named, 400, "malformed-dump")
+    assert body["detail"].startswith("nothing in the body could be read as an object: document 2, line 3: YAML syntax error")
+    assert (body["file"], body["document"], body["line"]) == ("lab.yaml", 2, 3)
+
+
 def test_a_body_that_parses_but_holds_no_object_is_told_what_verdict_reads(client: FlaskClient) -> None:
     """Second new-user trial: a node's labels as JSON got "not a Kubernetes object: no 'kind'" from the service,
     where the CLI also says what verdict reads; a syntax error keeps its own reason only."""
@@ -817,7 +835,7 @@ def test_an_archive_member_unpacking_past_the_limit_is_an_input_error_and_the_re
         400,
         "malformed-dump",
     )
-    assert only["detail"] == f"nothing in the body could be read as an object: {reason}"
+    assert only["detail"] == f"nothing in the body could be read as an object: <body>!cluster/big.yaml, document 1: {reason}"
     # The body's own gzip stream (here a .tar.gz whose tar is over the bound) is the top level: 413.
     top = problem(
         evaluate(small, tar_gz({"cluster/nodes.yaml": CLUSTER, "cluster/big.yaml": big}), content_type="application/gzip"),
