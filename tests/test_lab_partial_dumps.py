@@ -225,8 +225,8 @@ def test_a_clusterpolicy_next_to_hand_labelled_nodes_does_not_fail_the_good_ones
     # trial 67: the reason names the ClusterPolicy the dump holds, rather than reading as if there were none
     assert results["lab-passthrough-advertising-gpu"]["resource-class-matches-workload"].message.endswith(
         "(Assuming the GPU Operator reads this node's workload label: ClusterPolicy cluster-policy is in the dump, but"
-        " nothing in it shows the operator manages this node (no nvidia.com/gpu.deploy.* label, no operand pod, no NFD"
-        " NVIDIA PCI label), so its settings are not taken for the node's.)"
+        " nothing in the dump shows the operator manages this node (no nvidia.com/gpu.deploy.* label, no operand pod,"
+        " no NFD NVIDIA PCI label), so its settings are not taken for the node's.)"
     )
     assert results["lab-passthrough-1"]["label-ignored-sandbox-disabled"].result == "skip"
     # trials 67 and 72: the report's note says the case of this dump, not "none in the dump, or ..."
