@@ -253,19 +253,24 @@ def test_a_vm_node_left_prepared_while_sandbox_workloads_are_off_is_sent_to_the_
     )
     # trial 81: a fix that turns the node to containers names the VMs that run on it
     vms = " (VirtualMachineInstance(s) vms/vm-a10 run on it now: once it serves containers, no VM gets a GPU there)"
+    # trial 239 #1: turning sandbox workloads on is said to be cluster-wide
+    wide = (
+        "turning them on prepares every VM-labelled GPU node for its VM workload and takes the GPUs of any container"
+        " pods there, which gpu-clusterpolicy/sandbox-workloads-enabled-for-vm-nodes names"
+    )
     [resource] = _fixes(dump, "resource-class-matches-workload").values()
     assert resource.startswith(patch + "  # if the node is meant for the vm-passthrough workload its label asks")
     assert "--overwrite nvidia.com/gpu.workload.config=vm-passthrough" not in resource
     assert resource.endswith(
-        f"for containers instead{vms}, remove the label and the operator relabels the node: kubectl label node gpu-pt-1"
+        f"; {wide}; for containers instead{vms}, remove the label and the operator relabels the node: kubectl label node gpu-pt-1"
         " nvidia.com/gpu.workload.config-"
     )
     [labels] = _fixes(dump, "deploy-labels-match-workload").values()
     assert labels.startswith(
         "First decide what the node is for: ClusterPolicy cluster-policy has spec.sandboxWorkloads.enabled=false, so "
         "the operator ignores nvidia.com/gpu.workload.config=vm-passthrough (gpu-nodes/label-ignored-sandbox-disabled)."
-        f" If it should run VMs, enable sandbox workloads and change nothing on the node: {patch}. If it should run "
-        f"containers{vms}, remove that label: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-. "
+        f" If it should run VMs, enable sandbox workloads and change nothing on the node: {patch} ({wide}). If it should"
+        f" run containers{vms}, remove that label: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-. "
     )
     [ignored] = _fixes(dump, "label-ignored-sandbox-disabled", "warn").values()
     assert ignored == (
@@ -1553,8 +1558,10 @@ def test_a_vm_operand_pod_with_sandbox_workloads_off_is_first_offered_to_turn_th
         "First decide what node gpu-pt-01 is for: it is labelled nvidia.com/gpu.workload.config=vm-passthrough, but"
         " ClusterPolicy cluster-policy does not enable sandbox workloads, so the operator serves containers there and"
         " removes its VM operands. If the node is meant for VMs, enable them and delete nothing: kubectl patch"
-        ' clusterpolicies.nvidia.com cluster-policy --type merge -p \'{"spec":{"sandboxWorkloads":{"enabled":true}}}\'.'
-        " If it is meant for containers: kubectl get node gpu-pt-01 --show-labels"
+        ' clusterpolicies.nvidia.com cluster-policy --type merge -p \'{"spec":{"sandboxWorkloads":{"enabled":true}}}\''
+        " (turning them on prepares every VM-labelled GPU node for its VM workload and takes the GPUs of any container"
+        " pods there, which gpu-clusterpolicy/sandbox-workloads-enabled-for-vm-nodes names). If it is meant for"
+        " containers: kubectl get node gpu-pt-01 --show-labels"
     )
     assert result.remediation.endswith("kubectl delete pod -n gpu-operator nvidia-vfio-manager-q8m4d")
 

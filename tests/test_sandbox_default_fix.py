@@ -513,3 +513,43 @@ def test_a_drain_says_what_it_does_not_do_of_a_bare_pod_and_a_cordoned_node() ->
         " uncordoned; ml/train-1, which no controller owns, drain evicts only with --force, and nothing makes it again:"
         " create it anew on a container node), or keep it on containers"
     ), node_fix
+
+
+#: Trial 239 #1: what turning sandbox workloads on does beyond the node a fix is for
+CLUSTER_WIDE = (
+    "turning them on prepares every VM-labelled GPU node for its VM workload and takes the GPUs of any container pods"
+    " there, which gpu-clusterpolicy/sandbox-workloads-enabled-for-vm-nodes names"
+)
+
+
+def test_a_nodes_fix_that_turns_sandbox_workloads_on_says_it_is_cluster_wide() -> None:
+    """Trial 239 #1: with sandbox workloads off, the first command of a VM node's high finding (resource-class-matches-
+    workload) turned them on, with no word that this prepares every VM-labelled node for VMs: another node labelled
+    for VMs by mistake ran a container GPU pod that would lose its GPU, which only the ClusterPolicy's finding, a
+    medium one listed last, said. The fixes that turn them on for one node say so, and where that finding names the
+    pods."""
+    deploy = {"nvidia.com/gpu.deploy.vfio-manager": "true", "nvidia.com/gpu.deploy.sandbox-device-plugin": "true"}
+    pt = _node("gpu-pt-11", {"nvidia.com/gpu.workload.config": "vm-passthrough", **deploy}, {"nvidia.com/GA102GL_A10": "2"})
+    fixes = _fixes("container", pt)
+    assert fixes[("gpu-pt-11", "resource-class-matches-workload")] == (
+        f"{PATCH}  # if the node is meant for the vm-passthrough workload its label asks and its resources are of:"
+        f" ClusterPolicy cluster-policy has sandbox workloads off, so the operator ignores the label; {CLUSTER_WIDE};"
+        " for containers instead, remove the label and the operator relabels the node: kubectl label node gpu-pt-11"
+        " nvidia.com/gpu.workload.config-"
+    )
+    assert fixes[("gpu-pt-11", "deploy-labels-match-workload")].startswith(
+        "First decide what the node is for: ClusterPolicy cluster-policy has spec.sandboxWorkloads.enabled=false, so the"
+        " operator ignores nvidia.com/gpu.workload.config=vm-passthrough (gpu-nodes/label-ignored-sandbox-disabled). If"
+        f" it should run VMs, enable sandbox workloads and change nothing on the node: {PATCH} ({CLUSTER_WIDE}). If it"
+        " should run containers, remove that label: kubectl label node gpu-pt-11 nvidia.com/gpu.workload.config-. "
+    )
+    # the finding it points to names the container GPU pods, as it did
+    assert "so no VM gets their GPUs" in _messages("container", pt)[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")]
+    # a VM operand pod's fix too
+    policy = cluster_policy({"sandboxWorkloads": {"enabled": False}})
+    pod = operand_pod("nvidia-vfio-manager-q8m4d", "nvidia-vfio-manager", "gpu-pt-11")
+    report = evaluate(parse_text("\n---\n".join(yaml.safe_dump(o) for o in (policy, pt, pod)), "chat.yaml"), _pack())
+    [result] = [r for o in report.objects for r in o.results if r.rule == "operand-pod-matches-node-workload"]
+    assert f"If the node is meant for VMs, enable them and delete nothing: {PATCH} ({CLUSTER_WIDE}). If it is meant" in (
+        result.remediation
+    )
