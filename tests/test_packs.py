@@ -2034,7 +2034,11 @@ def test_the_clusterpolicys_fix_runs_no_patch_where_a_vm_labelled_node_serves_co
         "kubectl get nodes -l 'nvidia.com/gpu.workload.config in (vm-passthrough,vm-vgpu)' -o"
         " custom-columns=NAME:.metadata.name,ALLOCATABLE:.status.allocatable"
     )
-    assert comment.startswith("serving containers now: node-a (the operator runs its device plugin there"), comment
+    # (trial 239 #2: said by what it is seen, the operator's part said of the nodes it manages)
+    assert comment.startswith(
+        "serving containers now: node-a (by container GPU resources advertised or nvidia.com/gpu.deploy.device-plugin=true:"
+        " while sandbox workloads are off, the operator runs its device plugin on a VM-labelled node it manages)"
+    ), comment
 
 
 def test_a_vm_labelled_node_run_as_container_is_not_told_sandbox_workloads_leave_it_as_it_is() -> None:
@@ -2228,7 +2232,7 @@ def test_with_sandbox_workloads_off_unlabelled_nodes_are_not_vm_nodes_serving_co
     [fix] = _fixes(
         "sandbox_off_default_vm_beside_unlabelled_nodes.yaml", "sandbox-workloads-enabled-for-vm-nodes", "warn"
     ).values()
-    assert "# serving containers now: vm-1 (the operator runs its device plugin there" in fix, fix
+    assert "# serving containers now: vm-1 (by container GPU resources advertised" in fix, fix
 
 
 def test_a_workload_label_typo_on_a_node_serving_containers_is_not_fixed_by_taking_its_gpus() -> None:
