@@ -126,12 +126,12 @@ def judge(plan: RulePlan, obj: KObject, index: Index, policy_scope: Scope) -> Re
                     word = assumption.on_failure
         if word in ("fail", "warn") and index.unread and _in_doubt(plan.reads_dump, index.unread_kinds):
             # trial 92: a vgpu-manager pod lost with a List item it was in was said not to run on its node
-            message = _then(message, _unread_sentence(index.unread))
+            message = _then(message, _unread_sentence(index.unread, total=index.errors))
             assumed.append(UNREAD_NOTE)
         elif word == "pass" and index.unread and (kinds := _lost_and_read(plan.reads_dump, index.unread_kinds)):
             # trial 183: a must-gather's empty cluster_policy.yaml, and its nodes passed "no ClusterPolicy in the dump"
             # where the one they lost fails them: a pass that reads a kind the input errors are known to have kept out
-            message = _then(message, _unread_sentence(index.unread, kinds))
+            message = _then(message, _unread_sentence(index.unread, kinds, index.errors))
             assumed.append(UNREAD_NOTE)
         if word == "pass":
             extra = None  # a passing result has no remediation
@@ -207,18 +207,21 @@ def _then(message: str, sentence: str) -> str:
     return f"{said}{'' if stopped else '.'} {sentence}"
 
 
-def _unread_sentence(errors: int, kinds: list[str] | None = None) -> str:
+def _unread_sentence(errors: int, kinds: list[str] | None = None, total: int = 0) -> str:
     """What a fail or warn of a rule that reads other objects (``RulePlan.reads_dump``) adds in a dump where
     ``errors`` input errors kept part of it from being read: an object it looked for may be in what they kept out;
-    with ``kinds``, a pass that reads objects of the kinds they are known to have kept out."""
+    with ``kinds``, a pass that reads objects of the kinds they are known to have kept out. Of ``total`` input errors
+    in all, where that is more (trial 239 #6: "2 input errors kept part of the dump" under a summary of 3, the third
+    a List item whose object another file held whole)."""
     if kinds:
         return (
             f"Input errors kept objects of kind {' and '.join(kinds)} from being read (see the input errors), and this"
             f" verdict reads {'that kind' if len(kinds) == 1 else 'those kinds'}: what was not read may change it."
         )
+    some = f"{errors:,} of its {total:,} input errors" if total > errors else counted(errors, "input error")
     return (
-        f"{counted(errors, 'input error')} kept part of the dump from being read (see its input errors), and this"
-        " verdict reads other objects of it: what was not read may change it."
+        f"{some} kept part of the dump from being read (see its input errors), and this verdict reads other objects of"
+        " it: what was not read may change it."
     )
 
 
@@ -833,7 +836,7 @@ def _evaluate(
     exempter = Exempter(accepted, now)
     t0 = time.perf_counter()
     lost = _kept_out(dump)
-    index = Index(dump.objects, len(lost), frozenset(e.kind or ANY_KIND for e in lost))
+    index = Index(dump.objects, len(lost), frozenset(e.kind or ANY_KIND for e in lost), len(dump.errors))
     every = index.objects  # each object once
     t1 = time.perf_counter()
     deadline = t0 + budget if budget else None

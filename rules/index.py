@@ -57,12 +57,16 @@ class Index:
     use and kept for the life of the index (one dump).
     """
 
-    def __init__(self, objects: Iterable[KObject], unread: int = 0, unread_kinds: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, objects: Iterable[KObject], unread: int = 0, unread_kinds: frozenset[str] = frozenset(), errors: int = 0
+    ) -> None:
         #: The dump's input errors that kept part of it from being read (an item of a List that does not parse, a
         #: document cut short), any of which may hold an object a rule that reads other objects would have found;
         #: and the kinds of what they kept out ("*": one of them may be of any kind).
         self.unread = unread
         self.unread_kinds = unread_kinds
+        #: All its input errors, those that kept out nothing not read elsewhere too (the count its report gives)
+        self.errors = max(errors, unread)
         #: The objects judged: each once (a copy with the same content as an earlier one is in ``copies``).
         self.objects: list[KObject] = []
         self._by_kind: dict[str, list[KObject]] = defaultdict(list)

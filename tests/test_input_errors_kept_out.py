@@ -149,3 +149,25 @@ def test_pods_a_cut_describe_text_kept_out_are_not_said_named() -> None:
     assert "before Non-terminated Pods" in error.reason and error.kind == "Pod"
     report = evaluate(dump, load_policies(), name="cut.txt")
     assert any(n.startswith("input errors kept out an unknown number of Pods (the input errors say where)") for n in report.notes)
+
+
+def test_the_doubt_a_finding_is_put_in_counts_the_errors_that_kept_something_out_of_all_of_them(tmp_path: Path) -> None:
+    """Trial 239 #6: a folder's summary said "3 input errors" where each finding said "2 input errors kept part of the
+    dump from being read": the third lost a copy of an object another file held whole, so it kept nothing out, which
+    read as a miscount. The finding says how many of all of them."""
+    wrong = json.loads(json.dumps(NODE))
+    wrong["metadata"]["labels"]["nvidia.com/gpu.workload.config"] = "vm-vgpu"  # advertises nvidia.com/gpu: a finding
+    (tmp_path / "cluster.json").write_text(_list(wrong))
+    (tmp_path / "pods.json").write_bytes(_cut_copy(wrong))  # a copy of gpu-1, read whole from cluster.json
+    (tmp_path / "vmis.yaml").write_text("")  # an empty file: what it should hold is not known
+    dump = read_path(str(tmp_path))
+    assert len(dump.errors) == 2
+    report = evaluate(dump, load_policies(), name="folder")
+    findings = [r for o in report.objects for r in o.results if r.result in ("fail", "warn") and "input error" in r.message]
+    assert findings and all(
+        r.message.endswith(
+            "1 of its 2 input errors kept part of the dump from being read (see its input errors), and this verdict reads"
+            " other objects of it: what was not read may change it."
+        )
+        for r in findings
+    ), [r.message[-200:] for r in findings]
