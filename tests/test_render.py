@@ -679,7 +679,8 @@ def test_a_short_markdown_report_keeps_its_messages_and_fixes_whole() -> None:
         (500, "`kubectl get pods -A -o wide --field-selector spec.nodeName=object-000…`", 499),
         # (trial 171: never inside the command after it, half a command to paste)
         (600, "`kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000`;…", 600),
-        (700, "`kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000`;…", 634),
+        # (trial 239 #3: the room left, and a little of the cells', says they were cut)
+        (700, "`kubectl get pods -A -o wide --field-selector spec.nodeName=object-00000`;…", 700),
         (800, spanned, 800),
     ):
         text = render(report, "markdown", limit=limit)
@@ -692,6 +693,32 @@ def test_a_short_markdown_report_keeps_its_messages_and_fixes_whole() -> None:
     many = synthetic(markdown.WHOLE_UP_TO + 1, message_len=200)
     rows = _table_rows(render(many, "markdown", limit=100_000))
     assert len(rows) == markdown.WHOLE_UP_TO + 1 and all("x" * 200 not in r for r in rows)
+
+
+def test_markdown_says_when_a_cell_it_shows_was_shortened() -> None:
+    """Trial 239 #3: every row was shown, their message cells shortened to fit (the asides naming the label and the
+    resource written "(…)"), and nothing said so, nor how to see them whole: chat says it of what it cuts. A line under
+    the rows says it where a cell shown was shortened, within the limit, in room each cell gives up a little of; none
+    where no cell was, without a limit, or where it would take a row or most of one row's cells."""
+    note = "_… marks cells cut to fit: `--limit 0` or `limit=0` shows them whole._"
+    assert markdown.SHORTENED == note
+    six = synthetic(6, message_len=300, distinct=True)
+    for limit in (1500, 2000, 2500):
+        text = render(six, "markdown", limit=limit)
+        rows = _table_rows(text)
+        assert len(text) <= limit and text.endswith(f"\n\n{note}\n"), limit
+        assert len(rows) == 6 and all("x" * 290 not in r and "…" in r for r in rows), limit
+    whole = render(six, "markdown", limit=3500)  # every cell fits whole
+    assert note not in whole and len(_table_rows(whole)) == 6 and "x" * 290 in whole
+    assert note not in render(six, "markdown", limit=0)
+    # more rows than are written whole first: cut to their usual widths, all shown
+    many = render(synthetic(markdown.WHOLE_UP_TO + 1, message_len=200, distinct=True), "markdown", limit=100_000)
+    assert len(_table_rows(many)) == markdown.WHOLE_UP_TO + 1 and many.endswith(f"\n\n{note}\n")
+    # rows left out: the closing line says how to see everything, as before, and no second line
+    cut = render(synthetic(200, message_len=300, distinct=True), "markdown")
+    assert note not in cut and cut.rstrip().endswith("`--limit 0` or `limit=0`: all)._")
+    # one row: its cells keep their room (test_a_short_markdown_report_keeps_its_messages_and_fixes_whole)
+    assert note not in render(synthetic(1, message_len=300), "markdown", limit=650)
 
 
 def test_a_short_report_whose_rows_fit_only_as_stubs_shows_fewer_rows() -> None:

@@ -7,7 +7,8 @@ reason``), then ``- and K more``; then the roll-up ``| Rule | Severity | Finding
 rule with a finding, worst first: ``Report.by_rule()``); then the details, a table of the fail/error/warn
 results grouped by rule (``| Rule | Object | Result | Message | Fix |``, rules in roll-up order) or by object
 (``| Object | Rule | ... |``, objects worst first), the group's key on its first row only, each group worst
-first; then, when rows were left out, ``_… K more findings not shown (limit L characters; `--limit 0` or `limit=0`: all)._``.
+first; then, when rows were left out, ``_… K more findings not shown (limit L characters; `--limit 0` or `limit=0`: all)._``,
+else, where a cell shown was cut and the line fits, ``SHORTENED``.
 
 Limit: ``limit`` characters for the whole text, default ``LIMIT`` = 3,500, under Slack's 4,000-character
 message guidance (https://api.slack.com/methods/chat.postMessage#truncating) with room for a bot's own
@@ -32,7 +33,7 @@ import itertools
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -580,27 +581,32 @@ def row(
     width: int = 0,
     said: tuple[ObjectReport, Result] | None = None,
     fixed: ObjectReport | None = None,
-) -> str:
-    """One finding as a row of the details table; the group's key (the rule, or the object) only on the first
-    row of its group. Cells are shortened for chat unless ``whole`` (no limit asked): the message to ``CELL``
-    characters and the fix to ``FIX``, or both to ``width`` when one is given. Where an earlier row of its rule says
-    its message of its own object (``said``) or has the same fix (``fixed``), the cell names that one in their place,
-    as the terminal's table does (trial 226 #3: eight VMs asking for one name KubeVirt does not permit filled 3,500
-    characters with one message eight times)."""
+) -> tuple[str, bool]:
+    """One finding as a row of the details table, and whether a cell of it was shortened; the group's key (the rule,
+    or the object) only on the first row of its group. Cells are shortened for chat unless ``whole`` (no limit
+    asked): the message to ``CELL`` characters and the fix to ``FIX``, or both to ``width`` when one is given. Where
+    an earlier row of its rule says its message of its own object (``said``) or has the same fix (``fixed``), the cell
+    names that one in their place, as the terminal's table does (trial 226 #3: eight VMs asking for one name KubeVirt
+    does not permit filled 3,500 characters with one message eight times)."""
+    shortened = False
     if fixed is not None:
         fix = f"as for {_code(cell(fixed.ref, 80, code=True))} above"
+    elif r.remediation:
+        fix = cell(r.remediation, _WHOLE if whole else width or FIX, command=True)
+        shortened = not whole and fix != cell(r.remediation, _WHOLE, command=True)
     else:
-        fix = cell(r.remediation, _WHOLE if whole else width or FIX, command=True) if r.remediation else ""
+        fix = ""
     rule, ref = _code(f"{r.policy}/{r.rule}"), _code(cell(obj.ref, 80, code=True))
     key, other = (rule, ref) if group_by == "rule" else (ref, rule)
     if said is not None:
         message = said_again(_code(cell(said[0].ref, 80, code=True)), said[0] is fixed)
     else:
         message = cell(r.message, _WHOLE if whole else width or CELL, prose=True)
-    return f"| {key if first else ''} | {other} | {r.result} · {r.severity} | {message} | {fix} |"
+        shortened = shortened or (not whole and message != cell(r.message, _WHOLE, prose=True))
+    return f"| {key if first else ''} | {other} | {r.result} · {r.severity} | {message} | {fix} |", shortened
 
 
-def _rows_of(group: list[tuple[ObjectReport, Result]], whole: bool, group_by: str, width: int) -> Iterator[str]:
+def _rows_of(group: list[tuple[ObjectReport, Result]], whole: bool, group_by: str, width: int) -> Iterator[tuple[str, bool]]:
     """The rows of one group, made one by one: by rule, a finding an earlier one of its rule says of its own object
     (``said_before``) names that one."""
     if group_by != "rule":
@@ -622,6 +628,8 @@ class _Piece:
     kind: str
     header: str = ""
     table: int = 0
+    #: a cell of it was shortened to fit (``row``)
+    shortened: bool = False
 
 
 def _pieces(
@@ -643,7 +651,11 @@ def _pieces(
     whole, header = whole or not limit, DETAILS_HEADER[group_by]
     return itertools.chain(
         (_Piece(rollup_row(x), "rule", ROLLUP_HEADER, rollup_table) for x in rollup),
-        (_Piece(text, "finding", header, details_table) for group in found for text in _rows_of(group, whole, group_by, width)),
+        (
+            _Piece(text, "finding", header, details_table, shortened)
+            for group in found
+            for text, shortened in _rows_of(group, whole, group_by, width)
+        ),
     )
 
 
@@ -701,6 +713,7 @@ def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int, row: str = 
     closing = _closing(counts, limit, row=row)
     reserve = len(closing) + 3 if closing else 0  # two line breaks before, one after
     cut: _Piece | None = None
+    shortened = False
     for piece in todo:
         more = _addition(piece, previous)
         if used + len(more) + reserve > limit:
@@ -709,8 +722,9 @@ def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int, row: str = 
         parts.append(more)
         used, previous = used + len(more), piece
         shown[piece.kind] += 1
+        shortened = shortened or piece.shortened
     if cut is None:
-        return "".join(parts) + "\n"
+        return "".join(parts) + _shortened_note(shortened, used, limit) + "\n"
     # The rest may still fit without a closing line: try, making no more pieces than the limit allows.
     rest, extra, last = [], used, previous
     for piece in itertools.chain([cut], todo):
@@ -720,7 +734,21 @@ def _fit(pieces: Iterable[_Piece], counts: Counter[str], limit: int, row: str = 
             return "".join(parts) + f"\n\n{_closing(counts - shown, limit, shown, row)}\n"
         rest.append(more)
         last = piece
-    return "".join(parts + rest) + "\n"
+        shortened = shortened or piece.shortened
+    return "".join(parts + rest) + _shortened_note(shortened, extra, limit) + "\n"
+
+
+#: The characters a message or fix cell may give up for ``SHORTENED``.
+_NOTE_ROOM = 24
+#: Said under a message every row of which is shown, where a cell was shortened to fit (trial 239 #3: a message cell
+#: lost its asides, "(…)", the label and resource it named, and nothing said how to see them).
+SHORTENED = f"_… marks cells cut to fit: {ALL_OF_IT} shows them whole._"
+
+
+def _shortened_note(shortened: bool, used: int, limit: int) -> str:
+    """``SHORTENED`` after a blank line, where a cell was shortened and it fits the ``limit`` after ``used``
+    characters (and the line break that ends the text)."""
+    return f"\n\n{SHORTENED}" if shortened and used + len(SHORTENED) + 3 <= limit else ""
 
 
 #: A report with at most this many findings is first written with its messages and fixes whole, and kept so when
@@ -747,9 +775,11 @@ def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: 
     rows = sum(x.findings for x in report.by_rule()) if row == "finding" else sum(1 for _ in _rows(report, words))
     if limit and rows <= WHOLE_UP_TO:
 
-        def text(whole: bool, width: int = 0) -> str:
-            pieces = _pieces(report, limit, group_by, itertools.count(), Counter(), whole, width)
-            return _fit(itertools.chain([first], pieces), Counter(), 0)
+        def text(whole: bool, width: int = 0, noted: bool = False) -> str:
+            pieces = list(_pieces(report, limit, group_by, itertools.count(), Counter(), whole, width))
+            fitted = _fit(itertools.chain([first], pieces), Counter(), 0)
+            # every row is shown: with ``noted``, a cell shortened is said under them
+            return f"{fitted[:-1]}\n\n{SHORTENED}\n" if noted and any(p.shortened for p in pieces) else fitted
 
         roomy = text(True)
         if len(roomy) <= limit:
@@ -767,23 +797,32 @@ def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: 
         # the widest cut of the cells that fits (the text grows with the width), up to the longest cell (trial 68:
         # at 600 characters a single finding was "1 more finding not shown")
         cells = [len(c) for r in _rows(report, words) for c in (r.message, r.remediation)]
-        low, high = NARROWEST, max(cells, default=0)
-        best, width = "", 0
-        while low <= high:
-            mid = (low + high) // 2
-            tried = text(False, mid)
-            if len(tried) <= limit:
-                best, width, low = tried, mid, mid + 1
-            else:
-                high = mid - 1
+        best, width = _widest(lambda w: text(False, w), NARROWEST, max(cells, default=0), limit)
         if best and width >= USEFUL:
-            return best
+            # the line saying cells were shortened, in room each cell gives up a little of for it (trial 239 #3);
+            # never in place of a row, nor of most of a cell (a one-row report keeps its fix command whole)
+            noted, _width = _widest(lambda w: text(False, w, noted=True), max(USEFUL, width - _NOTE_ROOM), width, limit)
+            return noted or best
         if best:
             # cells this narrow say nothing (trial 110: 13 rows of "Node worker-gpu-p0.ocp.example.com…"): fewer rows
             # of the usual widths, the rest counted, where that shows one at least
             fewer = _rows_that_fit(report, first, limit, group_by, row)
             return fewer if DETAILS_HEADER[group_by] in fewer else best
     return _rows_that_fit(report, first, limit, group_by, row)
+
+
+def _widest(text: Callable[[int], str], low: int, high: int, limit: int) -> tuple[str, int]:
+    """The ``text`` of the widest cells from ``low`` to ``high`` that fits ``limit`` (it grows with the width), and
+    that width; ``("", 0)`` where none does."""
+    best, width = "", 0
+    while low <= high:
+        mid = (low + high) // 2
+        tried = text(mid)
+        if len(tried) <= limit:
+            best, width, low = tried, mid, mid + 1
+        else:
+            high = mid - 1
+    return best, width
 
 
 def _rows_that_fit(report: Report, first: _Piece, limit: int, group_by: str, row: str) -> str:
