@@ -259,12 +259,14 @@ def test_a_vm_node_left_prepared_while_sandbox_workloads_are_off_is_sent_to_the_
         " pods there, which gpu-clusterpolicy/sandbox-workloads-enabled-for-vm-nodes names"
     )
     [resource] = _fixes(dump, "resource-class-matches-workload").values()
-    assert resource.startswith(patch + "  # if the node is meant for the vm-passthrough workload its label asks")
+    # (trial 240 #1: the choice first, each command under its condition, so that the block pasted whole runs neither)
+    assert resource == (
+        "First decide what the node is for: ClusterPolicy cluster-policy has sandbox workloads off, so the operator"
+        " ignores its label. If it is meant for the vm-passthrough workload its label asks and its resources are of,"
+        f" turn them on: {patch} ({wide}). If it is meant for containers instead{vms}, remove the label and the operator"
+        " relabels the node: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-."
+    ), resource
     assert "--overwrite nvidia.com/gpu.workload.config=vm-passthrough" not in resource
-    assert resource.endswith(
-        f"; {wide}; for containers instead{vms}, remove the label and the operator relabels the node: kubectl label node gpu-pt-1"
-        " nvidia.com/gpu.workload.config-"
-    )
     [labels] = _fixes(dump, "deploy-labels-match-workload").values()
     assert labels.startswith(
         "First decide what the node is for: ClusterPolicy cluster-policy has spec.sandboxWorkloads.enabled=false, so "
@@ -274,10 +276,10 @@ def test_a_vm_node_left_prepared_while_sandbox_workloads_are_off_is_sent_to_the_
     )
     [ignored] = _fixes(dump, "label-ignored-sandbox-disabled", "warn").values()
     assert ignored == (
-        f"{patch}  # if the node is meant for VMs (VMs of the dump ask for vm-passthrough devices): the operator then"
-        " prepares every VM-labelled node for its VM workload;"
-        f" or, for it to run containers, drop the label{vms}: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-"
-    )
+        "First decide what the node is for (VMs of the dump ask for vm-passthrough devices). If it is meant for VMs, turn"
+        f" sandbox workloads on: {patch} ({wide}). If it is meant for containers, drop the label{vms}: kubectl label node"
+        " gpu-pt-1 nvidia.com/gpu.workload.config-."
+    ), ignored
 
 
 def test_a_left_over_device_plugin_resource_gets_no_host_check_of_its_class() -> None:
@@ -1558,9 +1560,9 @@ def test_a_vm_operand_pod_with_sandbox_workloads_off_is_first_offered_to_turn_th
         "First decide what node gpu-pt-01 is for: it is labelled nvidia.com/gpu.workload.config=vm-passthrough, but"
         " ClusterPolicy cluster-policy does not enable sandbox workloads, so the operator serves containers there and"
         " removes its VM operands. If the node is meant for VMs, enable them and delete nothing: kubectl patch"
-        ' clusterpolicies.nvidia.com cluster-policy --type merge -p \'{"spec":{"sandboxWorkloads":{"enabled":true}}}\''
-        " (turning them on prepares every VM-labelled GPU node for its VM workload and takes the GPUs of any container"
-        " pods there, which gpu-clusterpolicy/sandbox-workloads-enabled-for-vm-nodes names). If it is meant for"
+        ' clusterpolicies.nvidia.com cluster-policy --type merge -p \'{"spec":{"sandboxWorkloads":{"enabled":true}}}\';'
+        " turning them on prepares every VM-labelled GPU node for its VM workload and takes the GPUs of any container"
+        " pods there, which gpu-clusterpolicy/sandbox-workloads-enabled-for-vm-nodes names. If it is meant for"
         " containers: kubectl get node gpu-pt-01 --show-labels"
     )
     assert result.remediation.endswith("kubectl delete pod -n gpu-operator nvidia-vfio-manager-q8m4d")
@@ -2379,9 +2381,11 @@ def test_a_vm_labelled_node_with_sandbox_off_is_not_told_its_label_is_the_slip_b
         return found
 
     with_vm = fix(objects)
+    # (trial 240 #1: the choice first, each command under its condition)
     assert with_vm.startswith(
-        'kubectl patch clusterpolicies.nvidia.com cp --type merge -p \'{"spec":{"sandboxWorkloads":{"enabled":true}}}\''
-        "  # if the node is meant for VMs (VMs of the dump ask for vm-passthrough devices):"
+        "First decide what the node is for (VMs of the dump ask for vm-passthrough devices). If it is meant for VMs, turn"
+        " sandbox workloads on: kubectl patch clusterpolicies.nvidia.com cp --type merge -p"
+        ' \'{"spec":{"sandboxWorkloads":{"enabled":true}}}\''
     ), with_vm
     assert fix(objects[:2]).startswith("kubectl label node gpu-pt1 nvidia.com/gpu.workload.config-  # it serves containers")
 

@@ -74,7 +74,14 @@ SELECTOR = "nvidia.com/gpu.present=true,nvidia.com/gpu.workload.config notin (co
 LABEL_THEM = f"kubectl label nodes --overwrite -l '{SELECTOR}' nvidia.com/gpu.workload.config=container"
 # Trial 203: the patch turning sandbox workloads on is said to be for nodes meant for VMs (it prepares each VM-labelled
 # node for VMs), and the label's removal is the choice for containers.
-FOR_VMS = "  # if the node is meant for VMs: the operator then prepares every VM-labelled node for its VM workload; "
+# Trial 240 #1: a node's fix ran the patch first, cluster-wide, where its block was pasted whole: the choice is said
+# first, each command under its condition (rendered commented out), and what the patch does beyond the node after it.
+FOR_VMS = "First decide what the node is for. If it is meant for VMs, turn sandbox workloads on: "
+#: Trial 239 #1: what turning sandbox workloads on does beyond the node a fix is for
+CLUSTER_WIDE = (
+    "turning them on prepares every VM-labelled GPU node for its VM workload and takes the GPUs of any container pods"
+    " there, which gpu-clusterpolicy/sandbox-workloads-enabled-for-vm-nodes names"
+)
 # Trial 204: where spec.sandboxWorkloads.defaultWorkload is a VM workload, a node kept on containers is labelled
 # container: without a label, it becomes a node of that workload once sandbox workloads are on.
 LABEL_IT_CONTAINER = (
@@ -103,11 +110,11 @@ def test_the_dumps_unlabelled_gpu_nodes_are_labelled_container_before_sandbox_wo
     # the command itself keeps them on containers, by a selector that matches a missing or unknown label (the
     # operator gives both the default); no CPU node (without nvidia.com/gpu.present=true) is matched
     assert fix == (
-        f"{LABEL_THEM} && {PATCH}{FOR_VMS}the label first keeps the GPU nodes whose workload label is missing or not"
+        f"{FOR_VMS}{LABEL_THEM} && {PATCH} (the label first keeps the GPU nodes whose workload label is missing or not"
         " one the operator knows (gpu-ctr-03, gpu-ctr-04 in the dump) on containers: with sandbox workloads on,"
         " ClusterPolicy cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-passthrough makes each a vm-passthrough"
-        f" node; or, for it to run containers, {CONTAINER_PT}: kubectl label node gpu-pt-11"
-        " --overwrite nvidia.com/gpu.workload.config=container"
+        f" node; {CLUSTER_WIDE}). If it is meant for containers, {CONTAINER_PT}: kubectl label node gpu-pt-11"
+        " --overwrite nvidia.com/gpu.workload.config=container."
     ), fix
 
 
@@ -116,19 +123,19 @@ def test_many_unlabelled_gpu_nodes_keep_the_fix_bounded() -> None:
     characters; the command is a label selector, and past five nodes none is named."""
     many = [_node(f"gpu-worker-node-{i:04d}.example.com", {}, {"nvidia.com/gpu": "8"}) for i in range(400)]
     fix = _fixes("vm-passthrough", PT, *many)[("gpu-pt-11", "label-ignored-sandbox-disabled")]
-    assert fix.startswith(f"{LABEL_THEM} && {PATCH}{FOR_VMS}the label first keeps the GPU nodes whose workload label")
+    assert fix.startswith(f"{FOR_VMS}{LABEL_THEM} && {PATCH} (the label first keeps the GPU nodes whose workload label")
     assert "(more than five in the dump, which its selectors match)" in fix and "gpu-worker-node-0000" not in fix
-    assert len(fix) < 1000
+    assert len(fix) < 1300  # (fixed-length words on what the patch does beyond the node: trials 239 #1, 240 #1)
 
 
 def test_with_no_unlabelled_gpu_node_in_the_dump_the_fix_says_to_label_them_first() -> None:
     fix = _fixes("vm-vgpu", PT)[("gpu-pt-11", "label-ignored-sandbox-disabled")]
     assert fix.startswith(
-        f"{PATCH}{FOR_VMS}first label nvidia.com/gpu.workload.config=container each GPU node meant for containers"
+        f"{FOR_VMS}{PATCH} (first label nvidia.com/gpu.workload.config=container each GPU node meant for containers"
         f" whose workload label is missing or not one the operator knows, which kubectl get nodes -l '{SELECTOR}' lists:"
         " with sandbox workloads on, ClusterPolicy cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-vgpu makes"
-        f" each a vm-vgpu node; or, for it to run containers, {CONTAINER_VGPU}: kubectl label node"
-        " gpu-pt-11 --overwrite nvidia.com/gpu.workload.config=container"
+        f" each a vm-vgpu node; {CLUSTER_WIDE}). If it is meant for containers, {CONTAINER_VGPU}: kubectl label node"
+        " gpu-pt-11 --overwrite nvidia.com/gpu.workload.config=container."
     ), fix
 
 
@@ -152,8 +159,8 @@ def test_a_label_the_operator_does_not_know_is_told_to_be_written_right() -> Non
 def test_a_container_default_changes_nothing_else() -> None:
     fix = _fixes("container", PT, CTR)[("gpu-pt-11", "label-ignored-sandbox-disabled")]
     assert fix == (
-        f"{PATCH}{FOR_VMS}or, for it to run containers, drop the label: kubectl label node gpu-pt-11"
-        " nvidia.com/gpu.workload.config-"
+        f"{FOR_VMS}{PATCH} ({CLUSTER_WIDE}). If it is meant for containers, drop the label: kubectl label node gpu-pt-11"
+        " nvidia.com/gpu.workload.config-."
     )
 
 
@@ -165,8 +172,9 @@ def test_an_unknown_label_meant_for_vms_is_written_right_and_sandbox_workloads_e
     typo = _node("gpu-vm-05", {"nvidia.com/gpu.workload.config": "vm_passthrough"}, {"nvidia.com/gpu": "8"})
     fixes = _fixes("vm-passthrough", typo, CTR)
     assert fixes[("gpu-vm-05", "label-ignored-sandbox-disabled")].startswith(
-        f"kubectl label node gpu-vm-05 --overwrite nvidia.com/gpu.workload.config=vm-passthrough && {LABEL_THEM} &&"
-        f" {PATCH}  # the VM workload it should run, read once sandbox workloads are on; the label first keeps"
+        "First decide what the node is for. If it should run VMs, write the VM workload it should run, read once sandbox"
+        " workloads are on, and turn them on: kubectl label node gpu-vm-05 --overwrite"
+        f" nvidia.com/gpu.workload.config=vm-passthrough && {LABEL_THEM} && {PATCH} (the label first keeps"
     )
     deploy = fixes[("gpu-vm-05", "deploy-labels-match-workload")]
     assert deploy.startswith(
@@ -260,11 +268,15 @@ def test_a_gpu_node_the_operator_has_not_labelled_yet_is_labelled_container_by_n
     plain = _unreconciled("gpu-plain1")
     fixes = _fixes("vm-passthrough", PT, plain)
     by_name = "kubectl label nodes --overwrite gpu-plain1 nvidia.com/gpu.workload.config=container"
-    assert fixes[("gpu-pt-11", "label-ignored-sandbox-disabled")].startswith(f"{by_name} && {PATCH}{FOR_VMS}the label")
+    assert fixes[("gpu-pt-11", "label-ignored-sandbox-disabled")].startswith(f"{FOR_VMS}{by_name} && {PATCH} (the label")
     assert "(gpu-plain1 in the dump)" in fixes[("gpu-pt-11", "label-ignored-sandbox-disabled")]
     # beside a reconciled unlabelled node, both commands run before the patch
     both = _fixes("vm-passthrough", PT, plain, CTR)[("gpu-pt-11", "resource-class-matches-workload")]
-    assert both.startswith(f"{LABEL_THEM} && {by_name} && {PATCH}  # if the node is meant for the vm-passthrough"), both
+    assert (
+        f"If it is meant for the vm-passthrough workload its label asks and its resources are of, turn them on: {LABEL_THEM}"
+        in both
+    )
+    assert f"{LABEL_THEM} && {by_name} && {PATCH} (the label" in both, both
 
 
 def test_many_unreconciled_gpu_nodes_are_labelled_by_nfds_label() -> None:
@@ -272,7 +284,7 @@ def test_many_unreconciled_gpu_nodes_are_labelled_by_nfds_label() -> None:
     fix = _fixes("vm-passthrough", PT, *many)[("gpu-pt-11", "label-ignored-sandbox-disabled")]
     nfd_selector = f"{NFD}=true,nvidia.com/gpu.workload.config notin (container,vm-passthrough,vm-vgpu)"
     assert fix.startswith(
-        f"kubectl label nodes --overwrite -l '{nfd_selector}' nvidia.com/gpu.workload.config=container && {PATCH}"
+        f"{FOR_VMS}kubectl label nodes --overwrite -l '{nfd_selector}' nvidia.com/gpu.workload.config=container && {PATCH}"
     ), fix
     assert "gpu-new-000" not in fix
 
@@ -348,7 +360,7 @@ def test_many_unreconciled_nodes_marked_by_nfds_class_label_are_labelled_by_that
     fix = _fixes("vm-passthrough", PT, *many, _unreconciled("gpu-other"))[("gpu-pt-11", "label-ignored-sandbox-disabled")]
     notin = "nvidia.com/gpu.workload.config notin (container,vm-passthrough,vm-vgpu)"
     assert fix.startswith(
-        f"kubectl label nodes --overwrite -l '{NFD}=true,{notin}' nvidia.com/gpu.workload.config=container && kubectl"
+        f"{FOR_VMS}kubectl label nodes --overwrite -l '{NFD}=true,{notin}' nvidia.com/gpu.workload.config=container && kubectl"
         f" label nodes --overwrite -l 'feature.node.kubernetes.io/pci-0302_10de.present=true,{notin}'"
         f" nvidia.com/gpu.workload.config=container && {PATCH}"
     ), fix
@@ -388,8 +400,9 @@ def test_container_gpu_pods_on_a_vm_labelled_node_are_moved_first() -> None:
     # patch and the label are said for each case)
     assert cp.remediation == (
         "kubectl get nodes -l 'nvidia.com/gpu.workload.config in (vm-passthrough,vm-vgpu)' -o"
-        " custom-columns=NAME:.metadata.name,ALLOCATABLE:.status.allocatable  # serving containers now: gpu-a (the"
-        " operator runs its device plugin there while sandbox workloads are off); for one meant for containers, change"
+        " custom-columns=NAME:.metadata.name,ALLOCATABLE:.status.allocatable  # serving containers now: gpu-a (by"
+        " container GPU resources advertised or nvidia.com/gpu.deploy.device-plugin=true: while sandbox workloads are off,"
+        " the operator runs its device plugin on a VM-labelled node it manages); for one meant for containers, change"
         " its label first, so that it stays a container node (kubectl label node <node> nvidia.com/gpu.workload.config-);"
         " for those meant for VMs, move their GPU pods off (kubectl drain <node> --ignore-daemonsets"
         f" --delete-emptydir-data), then turn sandbox workloads on: {PATCH}"
@@ -515,13 +528,6 @@ def test_a_drain_says_what_it_does_not_do_of_a_bare_pod_and_a_cordoned_node() ->
     ), node_fix
 
 
-#: Trial 239 #1: what turning sandbox workloads on does beyond the node a fix is for
-CLUSTER_WIDE = (
-    "turning them on prepares every VM-labelled GPU node for its VM workload and takes the GPUs of any container pods"
-    " there, which gpu-clusterpolicy/sandbox-workloads-enabled-for-vm-nodes names"
-)
-
-
 def test_a_nodes_fix_that_turns_sandbox_workloads_on_says_it_is_cluster_wide() -> None:
     """Trial 239 #1: with sandbox workloads off, the first command of a VM node's high finding (resource-class-matches-
     workload) turned them on, with no word that this prepares every VM-labelled node for VMs: another node labelled
@@ -532,10 +538,10 @@ def test_a_nodes_fix_that_turns_sandbox_workloads_on_says_it_is_cluster_wide() -
     pt = _node("gpu-pt-11", {"nvidia.com/gpu.workload.config": "vm-passthrough", **deploy}, {"nvidia.com/GA102GL_A10": "2"})
     fixes = _fixes("container", pt)
     assert fixes[("gpu-pt-11", "resource-class-matches-workload")] == (
-        f"{PATCH}  # if the node is meant for the vm-passthrough workload its label asks and its resources are of:"
-        f" ClusterPolicy cluster-policy has sandbox workloads off, so the operator ignores the label; {CLUSTER_WIDE};"
-        " for containers instead, remove the label and the operator relabels the node: kubectl label node gpu-pt-11"
-        " nvidia.com/gpu.workload.config-"
+        "First decide what the node is for: ClusterPolicy cluster-policy has sandbox workloads off, so the operator"
+        " ignores its label. If it is meant for the vm-passthrough workload its label asks and its resources are of,"
+        f" turn them on: {PATCH} ({CLUSTER_WIDE}). If it is meant for containers instead, remove the label and the"
+        " operator relabels the node: kubectl label node gpu-pt-11 nvidia.com/gpu.workload.config-."
     )
     assert fixes[("gpu-pt-11", "deploy-labels-match-workload")].startswith(
         "First decide what the node is for: ClusterPolicy cluster-policy has spec.sandboxWorkloads.enabled=false, so the"
@@ -550,6 +556,6 @@ def test_a_nodes_fix_that_turns_sandbox_workloads_on_says_it_is_cluster_wide() -
     pod = operand_pod("nvidia-vfio-manager-q8m4d", "nvidia-vfio-manager", "gpu-pt-11")
     report = evaluate(parse_text("\n---\n".join(yaml.safe_dump(o) for o in (policy, pt, pod)), "chat.yaml"), _pack())
     [result] = [r for o in report.objects for r in o.results if r.rule == "operand-pod-matches-node-workload"]
-    assert f"If the node is meant for VMs, enable them and delete nothing: {PATCH} ({CLUSTER_WIDE}). If it is meant" in (
+    assert f"If the node is meant for VMs, enable them and delete nothing: {PATCH}; {CLUSTER_WIDE}. If it is meant" in (
         result.remediation
     )
