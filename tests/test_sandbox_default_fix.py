@@ -559,3 +559,29 @@ def test_a_nodes_fix_that_turns_sandbox_workloads_on_says_it_is_cluster_wide() -
     assert f"If the node is meant for VMs, enable them and delete nothing: {PATCH}; {CLUSTER_WIDE}. If it is meant" in (
         result.remediation
     )
+
+
+def test_a_fix_pasted_whole_runs_no_cluster_wide_patch_and_no_labelling_by_hand() -> None:
+    """Trial 240 #1, #4: pasted whole (the table's and chat's block, chat's one kept command), a VM node's fix ran the
+    ClusterPolicy patch first, and a container node's fix ran the loops that write its deploy labels by hand before the
+    log said whether the operator relabels it. Each such command stands under its condition, written commented out;
+    what runs reads (kubectl get, logs)."""
+    from rules.render.chat import fix_lines
+
+    deploy = {"nvidia.com/gpu.deploy.vfio-manager": "true", "nvidia.com/gpu.deploy.sandbox-device-plugin": "true"}
+    pt = _node("gpu-pt-11", {"nvidia.com/gpu.workload.config": "vm-passthrough", **deploy}, {"nvidia.com/GA102GL_A10": "2"})
+    fixes = _fixes("container", pt)
+    for rule in ("label-ignored-sandbox-disabled", "resource-class-matches-workload", "deploy-labels-match-workload"):
+        lines = fix_lines(fixes[("gpu-pt-11", rule)])
+        assert f"# {PATCH}" in lines, (rule, lines)
+        assert [line for line in lines if not line.startswith("#")] == [], (rule, lines)
+    # a container node without its deploy labels (sandbox workloads on): the log is read, the loops are not run
+    policy = cluster_policy({"sandboxWorkloads": {"enabled": True}})
+    ctr = _node("gpu-ctr-03", {"nvidia.com/gpu.workload.config": "container"}, {"nvidia.com/gpu": "8"})
+    report = evaluate(parse_text("\n---\n".join(yaml.safe_dump(o) for o in (policy, ctr)), "chat.yaml"), _pack())
+    [fix] = [r.remediation for o in report.objects for r in o.results if r.rule == "deploy-labels-match-workload"]
+    lines = fix_lines(fix)
+    running = [line for line in lines if not line.startswith("#")]
+    assert len(running) == 1 and running[0].startswith("kubectl logs "), lines
+    assert any(line.startswith("# If it does not, to fix the node by hand, delete the deploy labels") for line in lines), lines
+    assert any(line.startswith("# for l in nvidia.com/gpu.deploy.driver ") for line in lines), lines
