@@ -174,8 +174,11 @@ def _lost_notes(lost: list[Any]) -> list[str]:
     # (trial 231 #11: "Pod" in "Non-terminated Pods" of a describe text cut short named none: a word of its own)
     named = all(e.ref or re.search(rf"\b{re.escape(e.kind)}\b", e.reason) for e in lost if e.kind)
     where = "named in them" if named else "the input errors say where"
+    # (trial 240 #5: "kept out 1 Node" where a cut List item of a kind the reader could not tell lost another)
+    unknown = sum(1 for e in lost if not e.kind)
+    more = f", and {counted(unknown, 'part')} of the dump of a kind not known" if unknown else ""
     return [
-        f"input errors kept out {what} ({where}): a result that says the dump holds none of its kind, or that"
+        f"input errors kept out {what} ({where}){more}: a result that says the dump holds none of its kind, or that"
         " was judged without it, is about what was read"
     ]
 

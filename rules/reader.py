@@ -1352,7 +1352,10 @@ def _salvage_compact_items(whole: str, at: int, name: str, error: orjson.JSONDec
         break
     if not dump.errors:  # every item whole: the List's own error stands (after its items)
         dump.errors.append(_list_error(name, error))
-    dump.notes.append(f"the JSON of {name} does not parse whole ({error.msg}): {i:,} of its List items were read one at a time")
+    dump.notes.append(
+        f"the JSON of {name} does not parse whole ({error.msg}): {i:,} of its List items"
+        f" {'was' if i == 1 else 'were'} read one at a time"
+    )
     return dump
 
 
@@ -1508,7 +1511,7 @@ def _salvage_items(text: str | bytes, name: str, error: orjson.JSONDecodeError) 
         dump.errors.append(_list_error(name, error))
     dump.notes.append(
         f"the JSON of {name} does not parse whole ({error.msg}, line {error.lineno}): {len(starts) - broken:,} of its"
-        f" {len(starts):,} List items were read one at a time"
+        f" {len(starts):,} List items {'was' if len(starts) - broken == 1 else 'were'} read one at a time"
     )
     return dump
 
@@ -2907,8 +2910,8 @@ def _parse_yaml_or_describe(text: str, name: str, labelled: frozenset[str] = fro
     if lists:  # one note for the file (trial 97: 20,000 broken Lists gave a note each)
         where = "" if lists == 1 else f" in {lists:,} Lists"
         dump.notes.append(
-            f"the YAML of {name} does not parse whole: {read_items[0]:,} of its {read_items[1]:,} List items{where} were"
-            " read one at a time"
+            f"the YAML of {name} does not parse whole: {read_items[0]:,} of its {read_items[1]:,} List items{where}"
+            f" {'was' if read_items[0] == 1 else 'were'} read one at a time"
         )
     cut = _cut_mid_mapping(text)
     if cut and dump.objects:

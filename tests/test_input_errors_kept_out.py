@@ -171,3 +171,27 @@ def test_the_doubt_a_finding_is_put_in_counts_the_errors_that_kept_something_out
         )
         for r in findings
     ), [r.message[-200:] for r in findings]
+
+
+def test_the_note_counts_what_was_kept_out_of_a_kind_not_known_too(tmp_path: Path) -> None:
+    """Trial 240 #5: a folder's note said "input errors kept out 1 Node" where a List cut inside an item of a kind the
+    reader could not tell, and an empty file, lost more; and "1 of its 2 List items were read"."""
+    (tmp_path / "good.yaml").write_text(json.dumps(NODE))
+    (tmp_path / "broken.yaml").write_text(
+        "apiVersion: v1\nkind: Node\nmetadata: {name: cpu-1}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: cpu-3,"
+        " labels: {a: b}\nstatus: {}\n"
+    )
+    (tmp_path / "cut.json").write_text(
+        '{"apiVersion": "v1", "kind": "List", "items": [\n'
+        ' {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "cpu-4"}},\n'
+        ' {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "cpu-5", "labels": {"x": '
+    )
+    (tmp_path / "empty.yaml").write_text("")
+    dump = read_path(str(tmp_path))
+    assert [e.kind for e in dump.errors] == ["Node", "", ""], [(e.source.file, e.kind, e.reason) for e in dump.errors]
+    assert any(n.endswith(": 1 of its 2 List items was read one at a time") for n in dump.notes), dump.notes
+    report = evaluate(dump, load_policies(), name="folder")
+    assert (
+        "input errors kept out 1 Node (the input errors say where), and 2 parts of the dump of a kind not known: a result"
+        " that says the dump holds none of its kind, or that was judged without it, is about what was read"
+    ) in report.notes, report.notes
