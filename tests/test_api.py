@@ -432,7 +432,7 @@ def test_markdown_names_the_input_errors_under_the_summary(client: FlaskClient) 
         " (while parsing a flow sequence that starts at line 57, column 18)",
         "- ci/dump.yaml, document 7, line 64: YAML syntax error: did not find expected ',' or ']'"
         " (while parsing a flow sequence that starts at line 62, column 18)",
-        "- and 2 more",
+        "- and 2 more (`--limit 0` or `limit=0` names each)",
     ]
 
 
