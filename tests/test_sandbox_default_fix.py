@@ -405,7 +405,9 @@ def test_container_gpu_pods_on_a_vm_labelled_node_are_moved_first() -> None:
         " the operator runs its device plugin on a VM-labelled node it manages); for one meant for containers, change"
         " its label first, so that it stays a container node (kubectl label node <node> nvidia.com/gpu.workload.config-);"
         " for those meant for VMs, move their GPU pods off (kubectl drain <node> --ignore-daemonsets"
-        f" --delete-emptydir-data), then turn sandbox workloads on: {PATCH}"
+        # (trial 240 #8: train-0 has no controller: drain refuses it without --force, as the node's fix says)
+        " --delete-emptydir-data; a pod no controller owns (ml/train-0) drain evicts only with --force, and nothing makes it"
+        f" again: create it anew on a container node), then turn sandbox workloads on: {PATCH}"
         " (gpu-clusterpolicy/sandbox-operands-enabled then says which VM operands to enable), and once the operator has"
         " prepared a drained node, kubectl uncordon <node> (drain cordons it: no VM is placed on it until then)"
     ), cp.remediation
@@ -505,6 +507,15 @@ def test_a_drained_node_is_uncordoned_once_the_operator_has_prepared_it_for_vms(
         " --delete-emptydir-data, and kubectl uncordon <node> once the operator has prepared it for VMs: drain cordons"
         " it, and no VM is placed on it until then)"
     ), cp_fix
+    # (trial 240 #8: a pod no controller owns is drained only with --force, and for good: said as the node's fix says)
+    del pod["metadata"]["ownerReferences"]
+    bare = _fixes("container", node, pod)[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")]
+    assert bare.startswith(
+        "First move the container GPU pods off the VM-labelled nodes they run on (kubectl drain <node> --ignore-daemonsets"
+        " --delete-emptydir-data, and kubectl uncordon <node> once the operator has prepared it for VMs: drain cordons"
+        " it, and no VM is placed on it until then; a pod no controller owns (ml/train-1) drain evicts only with --force,"
+        " and nothing makes it again: create it anew on a container node), or keep those nodes on containers"
+    ), bare
 
 
 def test_a_drain_says_what_it_does_not_do_of_a_bare_pod_and_a_cordoned_node() -> None:
