@@ -507,15 +507,6 @@ def test_a_drained_node_is_uncordoned_once_the_operator_has_prepared_it_for_vms(
         " --delete-emptydir-data, and kubectl uncordon <node> once the operator has prepared it for VMs: drain cordons"
         " it, and no VM is placed on it until then)"
     ), cp_fix
-    # (trial 240 #8: a pod no controller owns is drained only with --force, and for good: said as the node's fix says)
-    del pod["metadata"]["ownerReferences"]
-    bare = _fixes("container", node, pod)[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")]
-    assert bare.startswith(
-        "First move the container GPU pods off the VM-labelled nodes they run on (kubectl drain <node> --ignore-daemonsets"
-        " --delete-emptydir-data, and kubectl uncordon <node> once the operator has prepared it for VMs: drain cordons"
-        " it, and no VM is placed on it until then; a pod no controller owns (ml/train-1) drain evicts only with --force,"
-        " and nothing makes it again: create it anew on a container node), or keep those nodes on containers"
-    ), bare
 
 
 def test_a_drain_says_what_it_does_not_do_of_a_bare_pod_and_a_cordoned_node() -> None:
@@ -530,13 +521,22 @@ def test_a_drain_says_what_it_does_not_do_of_a_bare_pod_and_a_cordoned_node() ->
         "spec": {"nodeName": "gpu-b", "containers": [{"name": "t", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
         "status": {"phase": "Running"},
     }
-    node_fix = _fixes("container", node, pod)[("gpu-b", "label-ignored-sandbox-disabled")]
+    fixes = _fixes("container", node, pod)
+    node_fix = fixes[("gpu-b", "label-ignored-sandbox-disabled")]
     assert node_fix.startswith(
         "First move its container GPU pods (ml/train-1) off it (kubectl drain gpu-b --ignore-daemonsets"
         " --delete-emptydir-data; the node is cordoned already (spec.unschedulable): no VM is placed on it until it is"
         " uncordoned; ml/train-1, which no controller owns, drain evicts only with --force, and nothing makes it again:"
         " create it anew on a container node), or keep it on containers"
     ), node_fix
+    # (trial 240 #8: the ClusterPolicy's drain said neither, as the node's fix does)
+    cp_fix = fixes[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")]
+    assert cp_fix.startswith(
+        "First move the container GPU pods off the VM-labelled nodes they run on (kubectl drain <node> --ignore-daemonsets"
+        " --delete-emptydir-data, and kubectl uncordon <node> once the operator has prepared it for VMs: drain cordons"
+        " it, and no VM is placed on it until then; a pod no controller owns (ml/train-1) drain evicts only with --force,"
+        " and nothing makes it again: create it anew on a container node), or keep those nodes on containers"
+    ), cp_fix
 
 
 def test_a_nodes_fix_that_turns_sandbox_workloads_on_says_it_is_cluster_wide() -> None:
