@@ -264,7 +264,7 @@ def test_a_vm_node_left_prepared_while_sandbox_workloads_are_off_is_sent_to_the_
         "First decide what the node is for: ClusterPolicy cluster-policy has sandbox workloads off, so the operator"
         " ignores its label. If it is meant for the vm-passthrough workload its label asks and its resources are of,"
         f" turn them on: {patch} ({wide}). If it is meant for containers instead{vms}, remove the label and the operator"
-        " relabels the node: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-."
+        " relabels the node: kubectl label node gpu-pt-1 nvidia.com/gpu.workload.config-"
     ), resource
     assert "--overwrite nvidia.com/gpu.workload.config=vm-passthrough" not in resource
     [labels] = _fixes(dump, "deploy-labels-match-workload").values()
@@ -278,7 +278,7 @@ def test_a_vm_node_left_prepared_while_sandbox_workloads_are_off_is_sent_to_the_
     assert ignored == (
         "First decide what the node is for (VMs of the dump ask for vm-passthrough devices). If it is meant for VMs, turn"
         f" sandbox workloads on: {patch} ({wide}). If it is meant for containers, drop the label{vms}: kubectl label node"
-        " gpu-pt-1 nvidia.com/gpu.workload.config-."
+        " gpu-pt-1 nvidia.com/gpu.workload.config-"
     ), ignored
 
 

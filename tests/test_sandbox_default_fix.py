@@ -114,7 +114,7 @@ def test_the_dumps_unlabelled_gpu_nodes_are_labelled_container_before_sandbox_wo
         " one the operator knows (gpu-ctr-03, gpu-ctr-04 in the dump) on containers: with sandbox workloads on,"
         " ClusterPolicy cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-passthrough makes each a vm-passthrough"
         f" node; {CLUSTER_WIDE}). If it is meant for containers, {CONTAINER_PT}: kubectl label node gpu-pt-11"
-        " --overwrite nvidia.com/gpu.workload.config=container."
+        " --overwrite nvidia.com/gpu.workload.config=container"
     ), fix
 
 
@@ -135,7 +135,7 @@ def test_with_no_unlabelled_gpu_node_in_the_dump_the_fix_says_to_label_them_firs
         f" whose workload label is missing or not one the operator knows, which kubectl get nodes -l '{SELECTOR}' lists:"
         " with sandbox workloads on, ClusterPolicy cluster-policy spec.sandboxWorkloads.defaultWorkload=vm-vgpu makes"
         f" each a vm-vgpu node; {CLUSTER_WIDE}). If it is meant for containers, {CONTAINER_VGPU}: kubectl label node"
-        " gpu-pt-11 --overwrite nvidia.com/gpu.workload.config=container."
+        " gpu-pt-11 --overwrite nvidia.com/gpu.workload.config=container"
     ), fix
 
 
@@ -160,7 +160,7 @@ def test_a_container_default_changes_nothing_else() -> None:
     fix = _fixes("container", PT, CTR)[("gpu-pt-11", "label-ignored-sandbox-disabled")]
     assert fix == (
         f"{FOR_VMS}{PATCH} ({CLUSTER_WIDE}). If it is meant for containers, drop the label: kubectl label node gpu-pt-11"
-        " nvidia.com/gpu.workload.config-."
+        " nvidia.com/gpu.workload.config-"
     )
 
 
@@ -552,7 +552,7 @@ def test_a_nodes_fix_that_turns_sandbox_workloads_on_says_it_is_cluster_wide() -
         "First decide what the node is for: ClusterPolicy cluster-policy has sandbox workloads off, so the operator"
         " ignores its label. If it is meant for the vm-passthrough workload its label asks and its resources are of,"
         f" turn them on: {PATCH} ({CLUSTER_WIDE}). If it is meant for containers instead, remove the label and the"
-        " operator relabels the node: kubectl label node gpu-pt-11 nvidia.com/gpu.workload.config-."
+        " operator relabels the node: kubectl label node gpu-pt-11 nvidia.com/gpu.workload.config-"
     )
     assert fixes[("gpu-pt-11", "deploy-labels-match-workload")].startswith(
         "First decide what the node is for: ClusterPolicy cluster-policy has spec.sandboxWorkloads.enabled=false, so the"
@@ -586,6 +586,8 @@ def test_a_fix_pasted_whole_runs_no_cluster_wide_patch_and_no_labelling_by_hand(
         lines = fix_lines(fixes[("gpu-pt-11", rule)])
         assert f"# {PATCH}" in lines, (rule, lines)
         assert [line for line in lines if not line.startswith("#")] == [], (rule, lines)
+        # (trial 241 #5: the last command kept the sentence's stop, "config-.", which kubectl would not read)
+        assert not any(line.startswith("# kubectl") and line.endswith(".") for line in lines), (rule, lines)
     # a container node without its deploy labels (sandbox workloads on): the log is read, the loops are not run
     policy = cluster_policy({"sandboxWorkloads": {"enabled": True}})
     ctr = _node("gpu-ctr-03", {"nvidia.com/gpu.workload.config": "container"}, {"nvidia.com/gpu": "8"})
