@@ -529,6 +529,15 @@ def test_a_drain_says_what_it_does_not_do_of_a_bare_pod_and_a_cordoned_node() ->
         " uncordoned; ml/train-1, which no controller owns, drain evicts only with --force, and nothing makes it again:"
         " create it anew on a container node), or keep it on containers"
     ), node_fix
+    # (trial 241 #1: the deploy labels' fix for a node meant for VMs said "change nothing on the node", the pod unsaid)
+    deploy_fix = fixes[("gpu-b", "deploy-labels-match-workload")]
+    assert (
+        " If it should run VMs, first move its container GPU pods (ml/train-1) off it (kubectl drain gpu-b"
+        " --ignore-daemonsets --delete-emptydir-data; the node is cordoned already (spec.unschedulable): no VM is placed"
+        " on it until it is uncordoned; ml/train-1, which no controller owns, drain evicts only with --force, and nothing"
+        " makes it again: create it anew on a container node), then enable sandbox workloads and change nothing else on"
+        " the node: kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge"
+    ) in deploy_fix, deploy_fix
     # (trial 240 #8: the ClusterPolicy's drain said neither, as the node's fix does)
     cp_fix = fixes[("cluster-policy", "sandbox-workloads-enabled-for-vm-nodes")]
     assert cp_fix.startswith(
