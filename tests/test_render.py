@@ -2808,14 +2808,77 @@ def test_a_cut_chat_finding_keeps_the_comment_lines_leading_to_its_first_command
     assert f"\n```\n# First see whether sandbox workloads are on:\n{check}\n```\n" in second, second
     assert "_the rest of its fix is not shown here: `--limit 0` or `limit=0` shows it_" in second
     assert "kubectl label node gpu-node-2" not in second  # the relabel is a later step, for after the check
-    # a fix none of whose first three lines is a command to run (each one is an alternative, commented out) keeps none
+    # a fix that runs nothing (each command an alternative, commented out) is kept whole, a choice (trial 241 #7), or
+    # not at all where it does not fit: never one side of it alone
     from rules.render.chat import fix_lines
 
     fix = "If it is meant for VMs: kubectl label node n a=b; if not: kubectl label node n c=d. Then: kubectl get nodes"
-    assert fix_lines(fix)[:3] == ["# If it is meant for VMs:", "# kubectl label node n a=b", "# if not:"]
+    lines = fix_lines(fix)
+    assert lines == [
+        "# If it is meant for VMs:",
+        "# kubectl label node n a=b",
+        "# if not:",
+        "# kubectl label node n c=d",
+        "# Then:",
+        "# kubectl get nodes",
+    ]
     finding = ObjectReport(ObjectRef("v1", "Node", "n"), Source("n.yaml", 1, 3), (_result("warn", "m " * 600, remediation=fix),))
     cut = render(Report(objects=[finding], objects_read=1), "chat", limit=1_000)
+    assert len(cut) <= 1_000 and "m…\n```\n" + "\n".join(lines) + "\n```\n" in cut, cut
+    assert "not shown here" not in cut.split("m…")[1], cut
+    long = fix.replace("n c=d", "n " + " ".join(f"c{i}=d" for i in range(120)))
+    finding = ObjectReport(ObjectRef("v1", "Node", "n"), Source("n.yaml", 1, 3), (_result("warn", "m " * 600, remediation=long),))
+    cut = render(Report(objects=[finding], objects_read=1), "chat", limit=1_000)
     assert "_its fix is not shown here: `--limit 0` or `limit=0` shows it_" in cut and "kubectl" not in cut, cut
+
+
+def test_a_cut_chat_message_keeps_its_worst_finding_s_fix_first() -> None:
+    """Regression (trial 241 #7): a sandbox-off lab (a passthrough node that still advertises its PCI resource, a vGPU
+    node running a container GPU pod) gave four rules' findings; at chat's default limit each was cut to a like share
+    of the room, and the one high finding's fix, a choice between turning sandbox workloads on and relabelling the
+    node, longer than a medium finding's first command, was the one not shown. The worst cut finding keeps its fix
+    beside its message where the others keep their least room."""
+    from rules.engine import audit_bytes
+    from rules.loader import load_policies
+
+    status = "status:\n  allocatable: {{cpu: '16', pods: '110', {res}: '1'}}\n  conditions: [{{type: Ready, status: 'True'}}]\n"
+    nodes = "".join(
+        f"---\napiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels:\n"
+        f"    nvidia.com/gpu.workload.config: {workload}\n    nvidia.com/gpu.present: 'true'\n"
+        "    feature.node.kubernetes.io/pci-10de.present: 'true'\n" + status.format(res=res)
+        for name, workload, res in (
+            ("gpu-container-1", "container", "nvidia.com/gpu"),
+            ("gpu-passthrough-1", "vm-passthrough", "nvidia.com/GA102GL_A10"),
+            ("gpu-vgpu-1", "vm-vgpu", "nvidia.com/gpu"),
+        )
+    )
+    dump = (
+        "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: cluster-policy}\n"
+        "spec: {sandboxWorkloads: {enabled: false}}\n" + nodes + "---\napiVersion: v1\nkind: Pod\n"
+        "metadata: {name: cuda-job, namespace: ml}\nspec:\n  nodeName: gpu-vgpu-1\n  containers:\n"
+        "  - {name: cuda, image: cuda, resources: {limits: {nvidia.com/gpu: '1'}}}\nstatus: {phase: Running}\n"
+    )
+    report = audit_bytes(dump.encode(), "t241.yaml", load_policies())
+    assert [(r.severity, r.result) for o in report.objects for r in o.results if r.result in ("fail", "warn")].count(
+        ("high", "fail")
+    ) == 1
+    text = render(report, "chat")
+    assert len(text) <= 3_500
+    high = text[text.index("FAIL (high) `Node/gpu-passthrough-1` · `gpu-nodes/resource-class-matches-workload`") :]
+    high = high[: high.index("\n\n")]
+    assert high.endswith(
+        "```\n# First decide what the node is for: ClusterPolicy cluster-policy has sandbox workloads off, so the operator"
+        " ignores its label.\n# If it is meant for the vm-passthrough workload its label asks and its resources are of,"
+        " turn them on:\n# kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
+        """ '{"spec":{"sandboxWorkloads":{"enabled":true}}}'\n"""
+        "# (turning them on prepares every VM-labelled GPU node for its VM workload and takes the GPUs of any container"
+        " pods there, which gpu-clusterpolicy/sandbox-workloads-enabled-for-vm-nodes names)\n"
+        "# If it is meant for containers instead, remove the label and the operator relabels the node:\n"
+        "# kubectl label node gpu-passthrough-1 nvidia.com/gpu.workload.config-\n```"
+    ), high
+    # the three medium findings are still each said, and nothing a block holds turns sandbox workloads on
+    assert text.count("(medium) `") == 3, text
+    assert not any(line.startswith("kubectl patch") for line in text.splitlines())
 
 
 def test_chat_at_a_small_limit_names_every_rule_s_first_finding() -> None:

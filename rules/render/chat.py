@@ -344,7 +344,17 @@ def _every_rule(first: str, found: list[Said], blocks: list[Block], noun: str, l
         closing = _closing(Counter({noun: total - shown}), limit, Counter({noun: shown})) if total > shown else ""
         used = len(first) + sum(2 + len(blocks[i][1]) for i in keep) + (2 + len(closing) if closing else 0) + 1
         room = (limit - used) // len(cut) - 2
-        briefs = {i: _brief(found[i][2], found[i][3], room, bool(closing), found[i][1] - 1) for i in cut} if room >= BRIEF else {}
+        rooms = dict.fromkeys(cut, room)
+        # the worst of them keeps its fix beside its message where the others still get their least room (trial 241
+        # #7: at limit 3,500 four rules shared the room alike, and the one high finding's fix, longer than a medium
+        # one's, was the one not shown)
+        need = _fix_room(found[cut[0]][2], found[cut[0]][3], found[cut[0]][1] - 1)
+        others = (limit - used - 2 * len(cut) - need) // (len(cut) - 1) if len(cut) > 1 else 0
+        if need > room and others >= BRIEF:
+            rooms = dict.fromkeys(cut, others) | {cut[0]: need}
+        briefs: dict[int, str] = {}
+        if room >= BRIEF:
+            briefs = {i: _brief(found[i][2], found[i][3], rooms[i], bool(closing), found[i][1] - 1) for i in cut}
         if briefs and all(briefs.values()) and len(text := _joined(first, blocks, keep, briefs, noun, limit)) <= limit:
             return text
         # room for the rules unsaid: a pass or skip listed, else the last whole paragraph of a rule that has another
@@ -557,6 +567,31 @@ _LEAD_LINES = 3
 _LEAST_MESSAGE = 80
 
 
+def _fix_lead(fix: str) -> tuple[str, str]:
+    """What ``_brief`` keeps of a finding's fix beside its cut message: the code block of its first command with the
+    comment lines that lead to it (at most ``_LEAD_LINES``), or of the whole fix where it runs nothing (each command
+    under its condition: a choice, of which a part would offer one side alone), and the line saying the rest is not
+    shown where there is more; ("", "") where neither."""
+    lines = fix_lines(fix) if fix else []
+    first = next((i for i, line in enumerate(lines[:_LEAD_LINES]) if not line.startswith("#")), None)
+    if first is None and lines and all(line.startswith("#") for line in lines):
+        # (trial 241 #7: at limit 3,500 the one high finding's fix, a choice between two commands, was not shown)
+        first = len(lines) - 1
+    if first is None:
+        return "", ""
+    rest = f"_the rest of its fix is not shown here: {ALL_OF_IT} shows it_" if len(lines) > first + 1 else ""
+    return _block(lines[: first + 1]), rest
+
+
+def _fix_room(ref: Any, r: Result, more: int = 0) -> int:
+    """The room ``_brief`` needs to keep the finding's fix (``_fix_lead``) beside ``_MESSAGE_BESIDE_FIX`` characters of
+    its message; 0 where it keeps none."""
+    block, rest = _fix_lead(r.remediation)
+    if not block:
+        return 0
+    return len(_heading(ref, r, more)) + 1 + len(block) + 1 + (len(rest) + 1 if rest else 0) + _MESSAGE_BESIDE_FIX
+
+
 def _brief(ref: Any, r: Result, room: int, way_below: bool = False, more: int = 0, bare: bool = False) -> str:
     """``finding``'s paragraph within ``room`` characters: its heading line, its message cut at a word with "…", and
     its fix's first command with the comment lines that lead to it (at most ``_LEAD_LINES``) where the message keeps
@@ -581,11 +616,8 @@ def _brief(ref: Any, r: Result, room: int, way_below: bool = False, more: int = 
     # message was kept and the one command dropped)
     # (trial 233 #1: and the comment lines that lead to it, where the fix starts with them: "First see whether
     # sandbox workloads are on:" and its check were dropped, the message kept whole)
-    lines = fix_lines(r.remediation) if r.remediation else []
-    first = next((i for i, line in enumerate(lines[:_LEAD_LINES]) if not line.startswith("#")), None)
-    if first is not None:
-        block = _block(lines[: first + 1])
-        rest = f"_the rest of its fix is not shown here: {ALL_OF_IT} shows it_" if len(lines) > first + 1 else ""
+    block, rest = _fix_lead(r.remediation)
+    if block:
         keeps = room - len(top) - 1 - len(block) - 1 - (len(rest) + 1 if rest else 0)
         if keeps >= _MESSAGE_BESIDE_FIX:
             tail, left = (f"{block}\n{rest}" if rest else block), keeps
