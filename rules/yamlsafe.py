@@ -680,6 +680,10 @@ def _load_pass(
                         f" at column {mark.column + 1}: in double quotes a backslash starts one of YAML's escapes;"
                         " in single quotes it is itself (a regular expression: '^team-\\d+$')"
                     )
+                if mark and not tab and "mapping values are not allowed" in str(exc.problem):
+                    # (trial 240 #7: the one problem libyaml names a line of without saying where on it: the ':' of
+                    # "name: a: b", or of a plain value's continuation line)
+                    tab = f" at column {mark.column + 1}"
                 error = f"YAML syntax error: {exc.problem or exc}{tab}"
                 if "maximum nesting depth" in str(exc.problem or ""):
                     # libyaml's own limit (1,000 levels) met before ours could be checked: a limit, not a syntax error

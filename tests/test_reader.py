@@ -607,6 +607,18 @@ def test_bad_document_in_the_middle_keeps_the_others() -> None:
     assert str(err) == f"nodes.yaml, document 2, line 8: {why}"
 
 
+def test_a_colon_libyaml_refuses_is_said_with_its_column() -> None:
+    """Trial 240 #7: "mapping values are not allowed in this context" named a line alone, where the ':' it refuses may
+    be any of the line's (a value holding ": ", a plain value's continuation line)."""
+    [err] = parse_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: a: b\n", "m.yaml").errors
+    assert (err.source.line, err.reason) == (4, "YAML syntax error: mapping values are not allowed in this context at column 10")
+    [err] = parse_text("apiVersion: v1\nkind: Node\nmetadata:\n  name: foo\n    bar: baz\n", "m.yaml").errors
+    assert (err.source.line, err.reason) == (
+        5,
+        "YAML syntax error: mapping values are not allowed in this context at column 8 (Node foo, not read)",
+    )
+
+
 def test_undefined_alias_and_bad_list_item_in_the_middle() -> None:
     text = (
         "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n- not an object\n---\n"
