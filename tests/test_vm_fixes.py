@@ -167,6 +167,27 @@ def test_a_permit_no_node_advertises_is_not_only_called_a_typo() -> None:
     ) in found.remediation, found.remediation
 
 
+def test_a_type_to_permit_is_not_given_another_type_s_selector_as_its_example() -> None:
+    """Trial 242 #3: a vGPU node advertising nvidia.com/NVIDIA_A10-24Q, which KubeVirt did not permit, was told to add
+    it with "mdevNameSelector: the vGPU type, \"NVIDIA A10-12Q\" for nvidia.com/NVIDIA_A10-12Q": a hurried edit pairs
+    the 24Q name with the 12Q selector. The fix says how the selector is written from the name, with no other type's."""
+    permit = {"mdevNameSelector": "NVIDIA A10-12Q", "resourceName": "nvidia.com/NVIDIA_A10-12Q", "externalResourceProvider": True}
+    pci = {"pciVendorSelector": "10DE:2236", "resourceName": "nvidia.com/GA102GL_A10", "externalResourceProvider": True}
+    kubevirt = kubevirt_cr({"mediatedDevices": [permit], "pciHostDevices": [pci]}, ["DisableMDEVConfiguration"])
+    nodes = NODES.replace("nvidia.com/NVIDIA_A10-12Q", "nvidia.com/NVIDIA_A10-24Q")
+    report = evaluate(parse_text(nodes + "---\n" + yaml.safe_dump(kubevirt), "kv.yaml"), _pack())
+    [found] = [r for o in report.objects for r in o.results if r.rule == "advertised-vm-gpu-permitted"]
+    assert found.result == "warn"
+    assert found.remediation == (
+        "kubectl edit kubevirt -n kubevirt kubevirt  # add nvidia.com/NVIDIA_A10-24Q to"
+        " spec.configuration.permittedHostDevices (or write it so where a permit names it in other case), with"
+        " externalResourceProvider: true: a pciHostDevices entry (pciVendorSelector 10DE:<device id>) for a passthrough"
+        " GPU, a mediatedDevices entry for a vGPU type, its mdevNameSelector the name without nvidia.com/, its underscores"
+        " as spaces (the type as its mediated devices name it, which the sandbox device plugin advertises so written)"
+    ), found.remediation
+    assert "12Q" not in found.remediation
+
+
 def test_restoring_external_resource_provider_says_to_restart_the_sandbox_plugin_where_it_lists_0() -> None:
     """Trial 119: while externalResourceProvider was missing, virt-handler's own plugin registered the name too; once
     the flag is back its plugin stops, and the kubelet counts the last registered endpoint's devices unhealthy until
