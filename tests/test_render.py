@@ -2832,6 +2832,28 @@ def test_a_cut_chat_finding_keeps_the_comment_lines_leading_to_its_first_command
     assert "_its fix is not shown here: `--limit 0` or `limit=0` shows it_" in cut and "kubectl" not in cut, cut
 
 
+def test_cut_chat_findings_share_the_room_worst_first() -> None:
+    """Regression (trial 242 #12): at chat's default limit a KubeVirt dump's five high findings and two milder ones were
+    each cut to a like share of the room; the fixes of three high ones, longer than that share, were not shown, while
+    a low warning's short one was. The room goes worst first: each cut finding keeps its fix where those after it
+    still get their least room, and what a shorter paragraph leaves goes to the next."""
+
+    def finding(i: int, severity: str, command: str) -> ObjectReport:
+        result = _result("fail", f"node-{i} " + "m " * 700, rule=f"rule-{i}", severity=severity, remediation=command)
+        return ObjectReport(ObjectRef("v1", "Node", f"node-{i}"), Source("n.yaml", 1, 3 + 10 * i, i), (result,))
+
+    long = "kubectl get nodes -o custom-columns=" + ",".join(f"C{j}:.status.allocatable.c{j}" for j in range(12))
+    objects = [finding(i, "high", f"{long} # {i}") for i in range(3)] + [finding(3, "low", "kubectl get nodes # 3")]
+    # (at 2,200 characters a like share of the room is some 50 characters short of each high finding's fix)
+    text = render(Report(objects=objects, objects_read=4), "chat", limit=2_200)
+    assert len(text) <= 2_200
+    paragraphs = {p.split("`")[1]: p for p in text.split("\n\n") if p.startswith(("FAIL", "WARN"))}
+    assert sorted(paragraphs) == ["Node/node-0", "Node/node-1", "Node/node-2", "Node/node-3"], text
+    for i in range(3):
+        assert f"\n```\n{long} # {i}\n```" in paragraphs[f"Node/node-{i}"], paragraphs[f"Node/node-{i}"]
+        assert "not shown here" not in paragraphs[f"Node/node-{i}"]
+
+
 def test_a_cut_chat_message_keeps_its_worst_finding_s_fix_first() -> None:
     """Regression (trial 241 #7): a sandbox-off lab (a passthrough node that still advertises its PCI resource, a vGPU
     node running a container GPU pod) gave four rules' findings; at chat's default limit each was cut to a like share

@@ -344,17 +344,7 @@ def _every_rule(first: str, found: list[Said], blocks: list[Block], noun: str, l
         closing = _closing(Counter({noun: total - shown}), limit, Counter({noun: shown})) if total > shown else ""
         used = len(first) + sum(2 + len(blocks[i][1]) for i in keep) + (2 + len(closing) if closing else 0) + 1
         room = (limit - used) // len(cut) - 2
-        rooms = dict.fromkeys(cut, room)
-        # the worst of them keeps its fix beside its message where the others still get their least room (trial 241
-        # #7: at limit 3,500 four rules shared the room alike, and the one high finding's fix, longer than a medium
-        # one's, was the one not shown)
-        need = _fix_room(found[cut[0]][2], found[cut[0]][3], found[cut[0]][1] - 1)
-        others = (limit - used - 2 * len(cut) - need) // (len(cut) - 1) if len(cut) > 1 else 0
-        if need > room and others >= BRIEF:
-            rooms = dict.fromkeys(cut, others) | {cut[0]: need}
-        briefs: dict[int, str] = {}
-        if room >= BRIEF:
-            briefs = {i: _brief(found[i][2], found[i][3], rooms[i], bool(closing), found[i][1] - 1) for i in cut}
+        briefs = _shared(found, cut, limit - used, bool(closing)) if room >= BRIEF else {}
         if briefs and all(briefs.values()) and len(text := _joined(first, blocks, keep, briefs, noun, limit)) <= limit:
             return text
         # room for the rules unsaid: a pass or skip listed, else the last whole paragraph of a rule that has another
@@ -369,6 +359,22 @@ def _every_rule(first: str, found: list[Said], blocks: list[Block], noun: str, l
             held, keep = keep, []
         else:
             return _shorter(first, found, blocks, keep if held is None else held, leads, noun, limit)
+
+
+def _shared(found: list[Said], cut: list[int], left: int, way_below: bool) -> dict[int, str]:
+    """The ``cut`` findings' paragraphs (``_brief``) in ``left`` characters in all, worst first: each in its share of
+    what those before it left, or in the room to keep its fix (``_fix_room``) where those after it still get ``BRIEF``
+    each (trial 241 #7: at limit 3,500 four rules shared the room alike, and the one high finding's fix, longer than
+    a medium one's, was the one not shown; trial 242 #12: three high findings' fixes were not shown, a low one's was)."""
+    briefs: dict[int, str] = {}
+    for k, i in enumerate(cut):
+        after = len(cut) - k - 1
+        share = left // (after + 1) - 2
+        need = _fix_room(found[i][2], found[i][3], found[i][1] - 1)
+        room = need if need > share and left - need - 2 >= after * (BRIEF + 2) else share
+        briefs[i] = _brief(found[i][2], found[i][3], room, way_below, found[i][1] - 1)
+        left -= len(briefs[i]) + 2
+    return briefs
 
 
 def _shorter(
