@@ -1501,6 +1501,24 @@ def test_a_cut_fix_keeps_its_last_command_and_cuts_none_in_its_start() -> None:
     assert cut(fix, len(fix), command=True) == fix
 
 
+def test_a_cut_fix_never_keeps_its_last_command_after_half_the_first() -> None:
+    """Trial 242 #8: a Markdown cell read `kubectl describe pod -n… kubectl describe nodes`: the last command was kept
+    after the start of the first, cut short, a command of its own to copy. The start keeps a command whole or not at
+    all; where none fits whole before the last command, the fix is cut from its start as a message is."""
+    fix = (
+        "kubectl describe pod -n ml cuda-on-pt; kubectl describe nodes # compare the scheduler's events with the nodes'"
+        " allocatable and taints"
+    )
+    cut = markdown._cut
+    assert cut(fix, 120, command=True) == (
+        "kubectl describe pod -n ml cuda-on-pt; kubectl describe nodes # compare the scheduler's events with the nodes' allocata…"
+    )
+    assert cut(fix, 60, command=True) == "kubectl describe pod -n ml cuda-on-pt;…"
+    # the first command whole before the last is kept so
+    long = fix.replace(" # compare", " && kubectl get nodes -o wide # compare")
+    assert cut(long, 150, command=True).startswith("kubectl describe pod -n ml cuda-on-pt; kubectl describe nodes")
+
+
 def test_a_cut_fix_never_keeps_a_command_whose_condition_or_another_command_it_leaves_out() -> None:
     """Trial 104: "First see whether the workload label is a typo: nvi… for l in ...; do kubectl label node gpu-a10-02
     $l-; done; ..." left out "Only if the node is meant for container:", and the loops that turn a passthrough node into

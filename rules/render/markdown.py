@@ -181,6 +181,13 @@ def _cut(text: str, width: int, command: bool = False, prose: bool = False, word
                 # no command cut short in the start either: it ends before the last command it would cut
                 starts = [c.start() for c in _COMMAND.finditer(head) if c.start() >= _FIX_HEAD]
                 head = head[: starts[-1]] if starts else head
+                if any(command_end(text, c.start()) > len(head) for c in _COMMAND.finditer(head)):
+                    # (trial 242 #8: "kubectl describe pod -n ml… kubectl describe nodes", the first command cut short
+                    # before the last): what stands whole before it, else a later command's room
+                    whole = _before_cut_command(text, head)
+                    if any(command_end(text, c.start()) > len(whole) for c in _COMMAND.finditer(whole)):
+                        continue
+                    head = whole
                 # nothing left out may say when the command is to be run, or hold another (trial 104: "Only if the
                 # node is meant for container:" was cut, and the loop that turns it into a container node kept)
                 left_out = text[len(head) : m.start()]
