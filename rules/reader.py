@@ -1332,12 +1332,14 @@ def _salvage_compact_items(whole: str, at: int, name: str, error: orjson.JSONDec
             if i == 0:
                 return None
             cut = " the text ends inside it (cut short?)," if error.pos >= len(whole.rstrip()) else ""
+            kind, named, ref = _compact_item_named(whole, at)
             if isinstance(exc, json.JSONDecodeError):
-                reason = f"JSON syntax error in this item of the List ({exc.msg}):{cut} it and the items after it are not read"
+                said = f"{named}: {exc.msg};" if named else f" ({exc.msg}):"
+                reason = f"JSON syntax error in this item of the List{said}{cut} it and the items after it are not read"
             else:  # (trial 191: an item nested too deep was said to be a syntax error)
                 what = f"nests deeper than {MAX_DEPTH} levels" if isinstance(exc, RecursionError) else "holds an integer too long"
-                reason = f"this item of the List {what}: it and the items after it are not read"
-            dump.errors.append(InputError(source, reason))
+                reason = f"this item of the List{named} {what}: it and the items after it are not read"
+            dump.errors.append(InputError(source, reason, kind=kind, ref=ref))
             break
         _json_objects_of(_with_kind(typed, value), source, [], dump)
         i += 1
@@ -1357,6 +1359,59 @@ def _salvage_compact_items(whole: str, at: int, name: str, error: orjson.JSONDec
         f" {'was' if i == 1 else 'were'} read one at a time"
     )
     return dump
+
+
+#: A JSON string, or a bracket, colon or comma: the tokens ``_compact_item_named`` reads.
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+#: At most this much of a compact item is read for its kind and name (an error's words, not its cost).
+_NAMED_WITHIN = 1 << 20
+
+
+def _compact_item_named(whole: str, at: int) -> tuple[str, str, str]:
+    """The kind of the compact JSON List item at ``whole[at:]`` that does not parse, and `` (Node gpu-1, not read)``:
+    what it looks like, from its own kind and metadata's name (namespace) members, strings its text holds whole;
+    "" for what is not found (trial 240 #5: a hand-written compact List cut inside an item named none, where kubectl's
+    indented one is named, ``_item_named``)."""
+    found: dict[tuple[str, ...], str] = {}
+    path: list[str] = []  # the keys of the objects open, from the item's own (depth 1)
+    key, after_colon, depth = "", False, 0
+    for m in _JSON_TOKEN.finditer(whole, at, min(len(whole), at + _NAMED_WITHIN)):
+        token = m.group(0)
+        if token == "{" or token == "[":
+            depth += 1
+            path.append(key if after_colon else "")
+            key, after_colon = "", False
+            if depth == 1 and token != "{":
+                break  # no object
+        elif token == "}" or token == "]":
+            depth -= 1
+            if depth <= 0:
+                break
+            path.pop()
+            key, after_colon = "", False
+        elif token == ":":
+            after_colon = True
+        elif token == ",":
+            key, after_colon = "", False
+        elif after_colon:
+            found[(*path[1:], key)] = _unquoted(token)
+            after_colon = False
+        else:
+            key = _unquoted(token)
+    kind, name = found.get(("kind",), ""), found.get(("metadata", "name"), "")
+    if not kind or not name:
+        return kind, "", ""
+    return _not_read(kind, name, found.get(("metadata", "namespace"), ""))
+
+
+def _unquoted(token: str) -> str:
+    """A JSON string token's text (its escapes undone where they are JSON's, else as written)."""
+    if "\\" not in token:
+        return token[1:-1]
+    try:
+        return str(json.loads(token))
+    except ValueError:  # (an escape JSON has not: "\q")
+        return token[1:-1]
 
 
 #: The first item of such a list on a line of its own, and its indent.

@@ -456,9 +456,12 @@ def test_one_list_item_nested_past_the_parser_loses_that_item_alone(indent: int 
         )
     else:
         assert [o.name for o in dump.objects] == ["good"]
-        assert (err.source.item, err.reason) == (
+        # (trial 240 #5: on one line too, the item is named by its kind and name)
+        assert (err.source.item, err.kind, err.ref, err.reason) == (
             1,
-            "this item of the List nests deeper than 100 levels: it and the items after it are not read",
+            "Node",
+            "deep",
+            "this item of the List (Node deep, not read) nests deeper than 100 levels: it and the items after it are not read",
         )
 
 

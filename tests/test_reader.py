@@ -2502,8 +2502,8 @@ def test_json_that_ends_inside_a_value_is_not_read_again_as_yaml(monkeypatch: py
     # the items before the cut are read one after another (trial 95: they were all lost)
     assert [o.name for o in dump.objects] == [f"n{i}" for i in range(49)]
     assert [e.reason for e in dump.errors] == [
-        "JSON syntax error in this item of the List (Expecting ':' delimiter): the text ends inside it (cut short?), it"
-        " and the items after it are not read"
+        "JSON syntax error in this item of the List (Node n49, not read): Expecting ':' delimiter; the text ends inside it"
+        " (cut short?), it and the items after it are not read"
     ]
 
 
@@ -2732,6 +2732,28 @@ def test_trial_97_a_dedented_line_of_an_item_is_never_read_as_an_item_of_its_own
             " dedented to the margin? that item is judged without it",
         )
     ]
+
+
+def test_a_compact_json_list_item_cut_short_is_named_by_its_own_kind_and_name() -> None:
+    """Trial 240 #5: a hand-written compact JSON List cut inside an item said "this item of the List" with no word of
+    which object it lost, where kubectl's indented JSON names it. Its own kind and metadata's name and namespace are
+    read from the strings it holds whole (a label called name is not its name; an escape JSON has not is kept as
+    written); a name cut short names nothing."""
+    head = '{"kind":"List","items":[{"kind":"Node","metadata":{"name":"a"}},'
+    item = '{"kind":"Pod","metadata":{"labels":{"name":"zz"},"name":"p\\u00e9","namespace":"ml"},"spec":{"x":"\\q'
+    [err] = parse_bytes((head + item).encode(), "cut.json").errors
+    assert (err.source.item, err.kind, err.ref, err.reason) == (
+        1,
+        "Pod",
+        "ml/p\u00e9",
+        "JSON syntax error in this item of the List (Pod ml/p\u00e9, not read): Invalid \\escape; it and the items after it"
+        " are not read",
+    )
+    [err] = parse_bytes((head + '{"kind":"Node","metadata":{"name":"gpu-').encode(), "cut.json").errors
+    assert err.reason == (
+        "JSON syntax error in this item of the List (Unterminated string starting at): the text ends inside it (cut"
+        " short?), it and the items after it are not read"
+    )
 
 
 def test_a_compact_json_list_that_does_not_parse_keeps_the_items_before_the_fault() -> None:
