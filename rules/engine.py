@@ -253,9 +253,12 @@ def split_dumps(paths: Iterable[str], notes: list[str] | None = None) -> list[st
         # `kubectl get nodes -o yaml > nodes.yaml; ... pods > pods.yaml; verdict audit nodes.yaml pods.yaml` judges
         # each alone: pods without the nodes they would run on (trial 43)
         named = _listed(loose)
+        # (trial 243 #4: "a, b, c and 2 more are judged as separate dumps (6 dumps in all ...)" read as a list short of
+        # one: the sixth was an archive, which the note's files are not)
+        besides = ", with the archives and folders given" if len(out) > len(loose) else ""
         notes.append(
-            f"{named} are judged as separate dumps ({len(out)} dumps in all: each PATH is one dump, as in a batch of"
-            " clusters):"
+            f"{named} are judged as separate dumps ({len(out)} dumps in all{besides}: each PATH is one dump, as in a batch"
+            " of clusters):"
             " to judge them as one cluster, put them in one folder and audit the folder"
         )
     if notes is not None:
