@@ -7,6 +7,7 @@ policy. What a program reads (the report) goes to stdout or ``-o``; messages go 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterable
@@ -860,6 +861,32 @@ def lint(paths: tuple[str, ...]) -> None:
                 " (data/ holds its tables, tests/ its tests)"
             )
     _names_of_builtin_policies(ps)
+    _comments_cut_from_text(ps)
+
+
+#: A message, remediation or other text written as a plain YAML scalar on its key's line, with a " #" in it: YAML
+#: reads what follows as a comment.
+_TEXT_WITH_COMMENT = re.compile(
+    r"^\s*-?\s*(message|passMessage|remediation|description|title|note):[ \t]+[^'\"|>\s#][^#\n]*?[ \t]#"
+)
+
+
+def _comments_cut_from_text(ps: PolicySet) -> None:
+    """A note for each text of a linted policy file written plain with a " #" in it, which YAML cut there (trial 243
+    #3: "remediation: kubectl edit pod ... # add resources.limits.memory" loaded, and the fix said only the edit)."""
+    for file in dict.fromkeys(p.file for p in ps.policies):
+        try:
+            lines = Path(file).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            continue
+        for number, text in enumerate(lines, 1):
+            if m := _TEXT_WITH_COMMENT.match(text):
+                click.echo(
+                    f"verdict: note: {file}:{number}: {m.group(1)}: what follows its ' #' is a YAML comment, left out of"
+                    f" the text: quote the text, or write it as a folded block ({m.group(1)}: >-, the text on the lines"
+                    " under it)",
+                    err=True,
+                )
 
 
 def _names_of_builtin_policies(ps: PolicySet) -> None:

@@ -339,6 +339,37 @@ def test_lint_prints_every_rule_refused_in_one_run(tmp_path: Path) -> None:
     )
 
 
+def test_lint_notes_a_text_yaml_cut_at_its_comment(tmp_path: Path) -> None:
+    """Trial 243 #3: "remediation: kubectl edit pod ... # add resources.limits.memory", written plain as the built-in
+    pack's fixes read, loaded and linted clean, and every fix said only "kubectl edit pod ...": YAML read the rest
+    as a comment. Lint says so of each such text; a quoted one, or a folded block, keeps its " #"."""
+    policy = tmp_path / "p.yaml"
+    policy.write_text(
+        POLICY.replace(
+            '    message: "label {observed} on {name} is not a workload"\n',
+            "    message: label {observed} on {name} is not a workload\n"
+            "    remediation: kubectl label node {name} --overwrite nvidia.com/gpu.workload.config=container  # or vm-vgpu\n",
+        )
+        + POLICY.split("  rules:\n")[1]
+        .replace("workload-label-valid", "quoted")
+        .replace('is not a workload"', 'is not a workload # ever"')
+        .replace("    references:", "    remediation: >-\n      kubectl get nodes  # then label it\n    references:")
+    )
+    res = run("policies", "lint", str(policy))
+    assert res.exit_code == 0 and res.stdout.startswith("ok: 1 policy, 2 rules")
+    assert [line for line in res.stderr.splitlines() if "YAML comment" in line] == [
+        f"verdict: note: {policy}:12: remediation: what follows its ' #' is a YAML comment, left out of the text: quote"
+        " the text, or write it as a folded block (remediation: >-, the text on the lines under it)"
+    ]
+    from rules.loader import load_policies
+
+    fixes = load_policies([str(policy)]).rules
+    assert [r.remediation for r in fixes] == [
+        "kubectl label node {name} --overwrite nvidia.com/gpu.workload.config=container",
+        "kubectl get nodes  # then label it",
+    ]
+
+
 @pytest.mark.skipif(not LAB.exists(), reason="the lab example lands with the pack")
 def test_lab_audit_with_builtin_pack() -> None:
     res = run("audit", str(LAB))
