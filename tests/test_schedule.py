@@ -1716,6 +1716,13 @@ def test_a_request_larger_than_any_allocatable_is_named_in_the_hint() -> None:
     )
     p = m.predict(gpu_pod(8))
     assert p.hint == "hint: it asks for 8 nvidia.com/gpu, more than any node it may run on has allocatable (at most 4, on a)"
+    # (trial 243 #2: each node that has the most is named, in the dump's order, not one of them)
+    tied = ClusterModel([node(n, allocatable={"nvidia.com/gpu": "2"}) for n in ("b-ctr-1", "b-vgpu-bad")], [])
+    assert tied.predict(gpu_pod(8)).hint == (
+        "hint: it asks for 8 nvidia.com/gpu, more than any node it may run on has allocatable (at most 2, on b-ctr-1, b-vgpu-bad)"
+    )
+    many = ClusterModel([node(f"n{i}", allocatable={"nvidia.com/gpu": "2"}) for i in range(5)], [])
+    assert many.predict(gpu_pod(8)).hint.endswith("(at most 2, on n0, n1 and 3 more)")
     # what fits a node's allocatable but not its free room keeps the plain Insufficient
     busy = ClusterModel(
         [node("a", allocatable={"nvidia.com/gpu": "4"})],

@@ -655,8 +655,12 @@ class ClusterModel:
                 # a node the pod may run on advertises it: it lacks room, which its Insufficient reason says, or it asks
                 # for more than any such node has at all (trial 90: 8 GPUs of a node with 4 drew no word of it)
                 sizes = c.allocatable.get(resource, {})
-                most, at = max((sizes.get(i, 0), c.names[i]) for i in reached & c.advertised[resource])
+                pool = reached & c.advertised[resource]
+                most = max(sizes.get(i, 0) for i in pool)
                 if view.requests[resource] > most:
+                    # each node that has the most (trial 243 #2: of two with 2, the one the report says should not
+                    # serve the resource was named alone)
+                    at = _nodes_text(c.names_of(i for i in pool if sizes.get(i, 0) == most))
                     parts.append(
                         f"it asks for {view.requests[resource]} {resource}, more than any node it may run on has"
                         f" allocatable (at most {most}, on {at})"
