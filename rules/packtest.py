@@ -183,6 +183,12 @@ class FixtureError(ValueError):
         super().__init__(f"{file}{f':{line}' if line else ''}: {reason}")
 
 
+def _documents(errors: list[FixtureError]) -> int:
+    """How many test documents ``errors`` are of (one may have several: trial 243 #1, a resource not found beside an
+    expectation refused)."""
+    return len({(e.file, m.group(1) if (m := re.match(r"document (\d+):", e.reason)) else e.reason) for e in errors})
+
+
 #: Every key a test file knows, for "did you mean" on an unknown one.
 _TEST_FIELDS = {
     fld.data_key or name
@@ -250,7 +256,8 @@ def read_test_file(path: Path, pack: Path | None = None) -> tuple[list[PackTest]
         except FixtureError as exc:
             errors.append(exc)
             continue
-        tests.append(test)
+        if test is not None:
+            tests.append(test)
         errors.extend(refused)
     if not tests and not errors:
         errors.append(FixtureError(path, "no kind: Test document in the file"))
@@ -261,11 +268,12 @@ def read_test_file(path: Path, pack: Path | None = None) -> tuple[list[PackTest]
 _ENTRY_LISTS = ("results", "notApplied")
 
 
-def _test_of(path: Path, doc: Any, pack: Path | None = None) -> tuple[PackTest, list[FixtureError]]:
+def _test_of(path: Path, doc: Any, pack: Path | None = None) -> tuple[PackTest | None, list[FixtureError]]:
     """One test document loaded, and the expectations of it refused (``results`` or ``notApplied`` entries, as one
     ``FixtureError``): the others run (trial 71: ``result: fial`` dropped the document, so its misspelt rule id
-    and wrong object name were said only in the next run). Raises ``FixtureError`` naming the document, its test
-    and line for a problem outside those entries."""
+    and wrong object name were said only in the next run). No test where a resource cannot be read, with each such
+    resource refused beside those expectations (trial 243 #1: a resource not found hid ``result: pas``). Raises
+    ``FixtureError`` naming the document, its test and line for a problem outside those entries."""
     refused: list[FixtureError] = []
     try:
         raw = TestSchema().load(doc.data)
@@ -289,11 +297,13 @@ def _test_of(path: Path, doc: Any, pack: Path | None = None) -> tuple[PackTest, 
 
     name = raw["metadata"]["name"]
     resources = tuple((path.parent / r).resolve() for r in raw["resources"])
+    unread: list[FixtureError] = []
     for i, (r, shown) in enumerate(zip(resources, raw["resources"], strict=True)):
         if not r.exists():
             line = node_line(doc.node, ["resources", i])
             reason = f"document {doc.number}: resource {shown!r} not found (paths are relative to the test file)"
-            raise FixtureError(path, reason, name, line)
+            unread.append(FixtureError(path, reason, name, line))
+            continue
         # as written, not resolved: a file reached through a symlink inside the pack travels with it (trial 133)
         written = Path(os.path.normpath(os.path.abspath(path.parent / shown)))
         if pack is not None and not written.is_relative_to(pack):
@@ -303,7 +313,17 @@ def _test_of(path: Path, doc: Any, pack: Path | None = None) -> tuple[PackTest, 
                 f"document {doc.number}: resource {shown!r} is outside the pack's folder {pack}: a pack's tests travel"
                 " with it (copy the file into the pack, e.g. tests/dumps/)"
             )
-            raise FixtureError(path, reason, name, line)
+            unread.append(FixtureError(path, reason, name, line))
+    if unread and not refused and len(unread) == 1:
+        return None, unread
+    if unread:
+        # one failed case naming each problem by line (trial 243 #1: the first resource not found hid the others, and
+        # the refused expectations)
+        problems = []
+        for e in (*unread, *refused):
+            said = e.reason.removeprefix(f"document {doc.number}: ")
+            problems.append(f"line {e.line}: {said}" if e.line and not said.startswith("line ") else said)
+        return None, [FixtureError(path, f"document {doc.number}: {'; '.join(problems)}", name, unread[0].line)]
     if not resources and not raw["objects"]:
         raise FixtureError(path, f"document {doc.number}: test {name!r} has neither resources nor objects", name, doc.line)
     expectations = tuple(
@@ -571,7 +591,7 @@ def coverage_gaps(
     loaded, unloaded = tests if tests is not None else load_pack_tests(pack_dir)
     # a gap may be a test that did not load: say so (trial 64: "no fail expectation" beside a FAIL for the file)
     aside = (
-        f" (the expectations of {counted(len(unloaded), 'test document')} that could not be read whole not counted)"
+        f" (the expectations of {counted(_documents(unloaded), 'test document')} that could not be read whole not counted)"
         if unloaded
         else ""
     )
@@ -806,7 +826,7 @@ def run_cli(packs: Iterable[str] = (), verbose: bool = False, run: str | None = 
         if errors and gaps:
             # (trial 165: a misspelt field in one test document was followed by eleven GAP lines of its expectations)
             click.echo(
-                f"GAP  {counted(len(gaps), 'coverage gap')} not listed while {counted(len(errors), 'test document')}"
+                f"GAP  {counted(len(gaps), 'coverage gap')} not listed while {counted(_documents(errors), 'test document')}"
                 " above could not be read whole: its expectations are not counted"
             )
         for g in [] if errors else gaps:

@@ -867,13 +867,20 @@ def test_a_bad_test_document_neither_drops_the_good_ones_nor_hides_the_next_ones
         apiVersion: verdict/v1
         kind: Test
         metadata: {name: missing-dump}
-        resources: [dumps/nodes.yaml, dumps/missing.yaml]
-        results: [{rule: gpu-count-label, kind: Node, name: gpu-1, result: pass}]
+        resources: [dumps/nodes.yaml, dumps/missing.yaml, dumps/gone.yaml]
+        results:
+        - {rule: gpu-count-label, kind: Node, name: gpu-1, result: pas}
+        - {rule: gpu-count-label, kind: Node, name: gpu-1, result: pass}
         """,
     )
     results = packtest.run_pack_tests(pack)
     assert [(r.test, r.ok, r.line) for r in results] == [("bad-word", False, 5), ("missing-dump", False, 16), ("good", True, 11)]
-    assert results[1].message == "document 3: resource 'dumps/missing.yaml' not found (paths are relative to the test file)"
+    # every problem of the document in its one case (trial 243 #1: the first resource not found hid the rest)
+    assert results[1].message == (
+        "document 3: line 16: resource 'dumps/missing.yaml' not found (paths are relative to the test file); line 16:"
+        " resource 'dumps/gone.yaml' not found (paths are relative to the test file); line 18: results[0].result: Must be"
+        " one of: pass, fail, warn, error, skip"
+    )
     gaps = packtest.coverage_gaps(pack)
     aside = "(the expectations of 2 test documents that could not be read whole not counted)"
     assert gaps and all(g.endswith(aside) for g in gaps)
