@@ -680,12 +680,25 @@ def _copy_notes(index: Index) -> list[str]:
     times = Counter((b.kind, b.namespace, b.name, id(a)) for a, b in copies)
     objects = len({(b.kind, b.namespace, b.name) for _, b in copies})
     most = max(times.values()) + 1
+    # a cluster's one-of-a-kind object in two files (trial 243 #5: a folder holding two clusters' dumps was judged as
+    # one cluster, the note saying only that its ClusterPolicy stood twice)
+    apart = next((b for a, b in copies if b.kind in _ONE_PER_CLUSTER and a.source.file != b.source.file), None)
+    clusters = (
+        f"; {apart.kind} is one per cluster: if those files are dumps of separate clusters, give each as a PATH of its"
+        " own (a folder is one dump)"
+        if apart is not None
+        else ""
+    )
     if objects == 1:
         said = "twice" if most == 2 else f"{most:,} times"
-        return [f"{what} stands in the dump {said} with the same content: it is judged and counted once"]
+        return [f"{what} stands in the dump {said} with the same content: it is judged and counted once{clusters}"]
     others = counted(objects - 1, "other object")
     said = "twice" if most == 2 else f"more than once (up to {most:,} times)"
-    return [f"{what} and {others} stand in the dump {said} with the same content: each is judged and counted once"]
+    return [f"{what} and {others} stand in the dump {said} with the same content: each is judged and counted once{clusters}"]
+
+
+#: The kinds a cluster holds one object of, whose copies in two files may be two clusters' (``_copy_notes``).
+_ONE_PER_CLUSTER = frozenset({"ClusterPolicy", "KubeVirt", "HyperConverged"})
 
 
 class Candidates:

@@ -286,6 +286,26 @@ def test_an_object_twice_with_different_content_is_noted(tmp_path) -> None:
     assert (same.objects_read, same.summary()["results"]) == (once.objects_read, once.summary()["results"])
 
 
+def test_a_folder_of_two_clusters_dumps_is_said_to_be_one_dump(tmp_path) -> None:
+    """Trial 243 #5: a folder holding two clusters' dumps, each with the same ClusterPolicy, was judged as one cluster
+    (its pods against the nodes of both), and the note said only that the ClusterPolicy stood twice. Where an object
+    a cluster holds one of stands in two files, the note says how to judge them apart."""
+    from rules.engine import audit_paths
+    from rules.loader import load_policies
+
+    policy = "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: gpu-cluster-policy}\nspec: {}\n---\n"
+    for name in ("c1", "c2"):
+        (tmp_path / f"{name}.yaml").write_text(policy + f"apiVersion: v1\nkind: Node\nmetadata: {{name: {name}-gpu}}\n")
+    report = audit_paths([str(tmp_path)], load_policies())
+    [note] = [n for n in report.notes if "twice" in n]
+    assert note == (
+        f"ClusterPolicy gpu-cluster-policy ({tmp_path / 'c1.yaml'}, document 1, line 1 and {tmp_path / 'c2.yaml'},"
+        " document 1, line 1) stands in the dump twice with the same content: it is judged and counted once;"
+        " ClusterPolicy is one per cluster: if those files are dumps of separate clusters, give each as a PATH of its"
+        " own (a folder is one dump)"
+    )
+
+
 def test_an_object_many_times_in_several_versions_is_counted_and_each_version_judged_once(tmp_path) -> None:
     """Trial 183: a folder of 20 variants of one lab had Node gpu-pt-1 in 7 versions, each copy of a version after
     the second judged again, and a note per pair, each saying "is in the dump twice"."""
