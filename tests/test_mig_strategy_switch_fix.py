@@ -19,6 +19,7 @@ from conftest import cluster_policy
 from rules.evaluate import evaluate
 from rules.loader import PolicySet, load_policies
 from rules.reader import parse_text
+from rules.render.chat import fix_lines
 
 REAL = Path(__file__).parent / "data" / "real" / "h100-mig-mixed-node.yaml"
 
@@ -54,15 +55,22 @@ def test_real_all_balanced_node_beside_a_single_clusterpolicy_is_told_not_to_res
     result, severity, fix = found["clusterpolicy-strategy-serves-layout"]
     assert (result, severity) == ("warn", "high")
     assert "kubectl delete pod" not in fix
+    # (trial 244 #1: the cluster-wide patch was its first command, run where a chat block was pasted whole: the choice
+    # is said first, each command under its condition)
     assert fix == (
-        "kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
-        """ '{"spec":{"mig":{"strategy":"mixed"}}}'  # keeps the node's MIG devices, every node then served mixed; or"""
+        "First decide which strategy the cluster is to serve MIG with (the ClusterPolicy's is every node's). If mixed, as"
+        " this node is served now, set the ClusterPolicy back, which keeps the node's MIG devices: kubectl patch"
+        """ clusterpolicies.nvidia.com cluster-policy --type merge -p '{"spec":{"mig":{"strategy":"mixed"}}}'. If single,"""
         " change the node's layout first, to one profile on every GPU (or another profile it holds): kubectl label node"
         f" {_real_node()['metadata']['name']} --overwrite nvidia.com/mig.config=all-1g.10gb  # mig-manager applies it,"
         " then restarts the device plugin and GFD"
     )
+    lines = fix_lines(fix)
+    assert not [line for line in lines if not line.startswith("#")], lines  # pasted whole, it runs nothing
     # trial 107: each command of it parses as written (no "all-<profile>", a redirection in a shell)
-    for command in (fix.split("  # ")[0], fix.split(": ", 1)[1].split("  # ")[0]):
+    commands = [line[2:].split(" # ")[0] for line in lines if line.startswith("# kubectl")]
+    assert len(commands) == 2
+    for command in commands:
         assert subprocess.run(["bash", "-n", "-c", command], check=False).returncode == 0, command
 
 

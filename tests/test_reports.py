@@ -91,6 +91,17 @@ def test_single_strategy_on_a_mixed_layout_is_the_node_finding(audit: Any) -> No
     assert '"more than one MIG device type present on node"' in r.message
     assert "so the node serves no GPU (it advertises no GPU resource)" in r.message
     assert '"strategy":"mixed"' in r.remediation and "nvidia.com/mig.config=all-<profile>" in r.remediation
+    # (trial 244 #1: the cluster-wide patch ran first where the fix was pasted whole: a choice, each side under its
+    # condition, so that a chat block pasted whole runs neither)
+    from rules.render.chat import fix_lines
+
+    assert r.remediation.startswith("First decide how the cluster is to serve MIG (the ClusterPolicy's strategy is every")
+    lines = fix_lines(r.remediation)
+    assert not [line for line in lines if not line.startswith("#")], lines
+    assert [line for line in lines if line.startswith("# kubectl")] == [
+        """# kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p '{"spec":{"mig":{"strategy":"mixed"}}}'""",
+        "# kubectl label node gpu-node-1 --overwrite nvidia.com/mig.config=all-<profile>",
+    ]
     # mig.config.state=success does not make the node look healthy
     assert next(x for x in node.results if x.rule == "mig-config-applied").result == "pass"
     assert node.verdict == "fail"
