@@ -47,7 +47,7 @@ def test_failed_mig_config_is_the_node_finding(audit: Any) -> None:
     assert (r.result, r.severity) == ("fail", "high")
     assert "failed to apply MIG layout 'all-1g.5gb' (nvidia.com/mig.config.state=failed)" in r.message
     # the node is still a full GPU: what it advertises, and why (a GPU that cannot be reset in a cloud VM)
-    assert "it advertises [nvidia.com/gpu]" in r.message
+    assert "the node advertises [nvidia.com/gpu]" in r.message
     assert "ClusterPolicy cluster-policy does not set WITH_REBOOT=true in spec.migManager.env" in r.message
     assert '"Resetting GPU ... is not supported"' in r.message
     assert "WITH_REBOOT" in r.remediation and "nvidia-mig-manager" in r.remediation
