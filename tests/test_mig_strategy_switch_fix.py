@@ -115,3 +115,25 @@ def test_a_stale_single_label_beside_the_mixed_names_is_not_told_to_restart_into
     result, _, fix = found["mig-resources-match-strategy"]
     assert result == "fail" and "kubectl delete pod" not in fix
     assert fix.startswith("Do not restart the device plugin or GFD on the node yet: under ClusterPolicy cluster-policy's")
+
+
+def test_without_a_clusterpolicy_the_restart_is_offered_only_for_mixed() -> None:
+    """Trial 244 #3: the real H100 all-balanced node labelled nvidia.com/mig.strategy=single, no ClusterPolicy in the
+    dump, was told to check the ClusterPolicy's strategy, "then restart the device plugin and GFD on the node so both
+    read it": under single that restart serves none of its MIG devices of three profiles. The restart is for mixed
+    alone; for single, what to change first."""
+    node = _real_node()
+    node["metadata"]["labels"]["nvidia.com/mig.strategy"] = "single"
+    report = evaluate(parse_text(yaml.safe_dump(node), "node.yaml"), _pack())
+    [fix] = [r.remediation for o in report.objects for r in o.results if r.rule == "mig-resources-match-strategy"]
+    assert fix.startswith("kubectl get $(kubectl get clusterpolicies.nvidia.com -o name) -o jsonpath='{.spec.mig.strategy}'")
+    assert fix.endswith(
+        "; if it reads single, do not: the node's MIG devices are of several profiles (nvidia.com/mig-1g.10gb,"
+        " nvidia.com/mig-2g.20gb, nvidia.com/mig-3g.40gb), of which single serves none (the device plugin refuses such a"
+        " layout and GFD labels the node <model>-MIG-INVALID), so first give the node one profile on every GPU"
+        " (nvidia.com/mig.config=all-<profile>) or set the ClusterPolicy to mixed"
+    ), fix
+    assert "  # if it reads mixed, restart the device plugin and GFD on the node so both read it: kubectl delete pod" in fix
+    # pasted whole, the check alone runs
+    runnable = [line for line in fix_lines(fix) if not line.startswith("#")]
+    assert len(runnable) == 1 and runnable[0].startswith(fix.split("  # ")[0] + " # if it reads mixed"), runnable
