@@ -63,6 +63,14 @@ def test_pod_asking_the_profile_that_never_came_is_unschedulable_with_a_hint(aud
     assert (r.result, r.severity) == ("fail", "high")
     assert "0/1 nodes are available: 1 Insufficient nvidia.com/mig-1g.5gb." in r.message
     assert "hint: no node advertises nvidia.com/mig-1g.5gb; nodes advertise nvidia.com/gpu (gpu-vm-1)" in r.message
+    # (trial 244 #4: the fix said to rewrite the pod for nvidia.com/gpu, where the node labelled for its profile, whose
+    # apply failed, is what to look at first)
+    assert r.remediation.startswith(
+        "first see why node gpu-vm-1 does not advertise nvidia.com/mig-1g.5gb, though its nvidia.com/mig.config names the"
+        " one-profile layout of what it asks (gpu-mig/mig-config-applied and mig-layout-served say how that stands):"
+        " kubectl get node gpu-vm-1 -L nvidia.com/mig.config -L nvidia.com/mig.config.state. Only if the workload is not"
+        " meant for it, ask for a container GPU resource a node advertises with a device (nvidia.com/gpu) in place of it:"
+    ), r.remediation
 
 
 def test_full_gpu_pod_and_clusterpolicy_are_fine(audit: Any) -> None:
