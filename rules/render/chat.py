@@ -523,7 +523,7 @@ def _worst_cut_first(first: str, found: list[Said], blocks: list[Block], noun: s
 def _whole(report: Report, blocks: list[Block], noun: str, limit: int, group_by: str) -> str:
     """The summary and notes, then as many findings whole as fit ``limit``: the notes counted rather than said where
     that shows more of them."""
-    text, shown = _fitted(_plain_lead(head(report, report.name, limit)), blocks, limit)
+    text, shown = _fitted(_plain_lead(head(report, report.name, limit, alone=not blocks)), blocks, limit)
     if limit and shown < len(blocks):
         # the findings before the skip notes where they are cut (trial 172: three skip notes and 2 of 12 fails), as
         # markdown does; and before the other notes, counted, where not one finding fits beside them (trial 179: at

@@ -442,13 +442,20 @@ def skip_lines(report: Report, most: int = SKIP_NOTES, whole: bool = False) -> l
 
 
 def head(
-    report: Report, title: str = "", limit: int = 0, skips: int = SKIP_NOTES, lean: bool = False, assumed: int = _ASSUMED
+    report: Report,
+    title: str = "",
+    limit: int = 0,
+    skips: int = SKIP_NOTES,
+    lean: bool = False,
+    assumed: int = _ASSUMED,
+    alone: bool = False,
 ) -> str:
     """The summary line, the assumption and skip notes and the input error lines under it; with a
     ``limit``, the lines leave room for the closing line, so that a cut message always fits (``MIN_LIMIT``):
     skip notes are left out when they would not leave room. Without one (``limit=0``: no cut), every skip note
     and input error is named. ``lean``: the notes take the room of the lines that count them only (a chat message
-    whose one finding would not fit beside them: trial 179). ``assumed``: where an assumption note is cut."""
+    whose one finding would not fit beside them: trial 179). ``assumed``: where an assumption note is cut.
+    ``alone``: nothing follows the notes (no finding or result listed), so they may take the whole message."""
     first = summary_line(report, title)
     if report.filters and not report.objects:
         # trial 68: "1 fail (1 high)" and nothing under it, with minSeverity=critical
@@ -459,7 +466,9 @@ def head(
         # The notes take at most half the message (at least the room of the line that counts them): the notes that
         # say the findings may be false, then the assumption notes, as many as fit, then the rest counted; the notes
         # about what was read and the skip notes only when all of them fit too.
-        area = _NOTES_FLOOR if lean else max(limit // 2 - len(first) - _CLOSING_ROOM, _NOTES_FLOOR)
+        # (trial 244 #6, #7: a report of passes alone said one note of 16 in 581 characters of 1,500)
+        share = limit if alone else limit // 2
+        area = _NOTES_FLOOR if lean else max(share - len(first) - _CLOSING_ROOM, _NOTES_FLOOR)
         if cautions:
             short = caution_lines(report, width=CELL)
             if lean:
@@ -474,11 +483,16 @@ def head(
         read = read_lines(report)
         if _length(notes) + _length(read) > area and area - _length(notes) >= _NOTES_FLOOR:
             read = _fitting(read_lines(report, most=len(report.notes)), area - _length(notes), "note")  # counted
-        for more, counted_only in ((read, []), (skip_lines(report, most=skips), skip_lines(report, most=0))):
+        # (alone: as many of the first skip notes as fit, where nothing follows them)
+        fewer = [skip_lines(report, most=n) for n in range(skips - 1, 0, -1)] if alone else []
+        for more, *counted_only in ((read, []), (skip_lines(report, most=skips), *fewer, skip_lines(report, most=0))):
             if _length(notes) + _length(more) <= area:
                 notes += more
-            elif _length(notes) + _length(counted_only) <= area:
-                notes += counted_only  # trial 124: "38 skip" with no word of why, where the count line fitted
+                continue
+            for less in counted_only:
+                if _length(notes) + _length(less) <= area:
+                    notes += less  # trial 124: "38 skip" with no word of why, where the count line fitted
+                    break
         notes = _every_note_counted(notes, len(report.notes), area)
     else:
         # no cut (trial 79: limit=0 still cut each note at 300 characters and named one skip note of eleven)
@@ -781,12 +795,12 @@ def render(report: Report, fmt: str = "markdown", limit: int = LIMIT, group_by: 
     """One report: summary line, roll-up, details grouped by ``group_by``, closing line when cut. With a limit and
     at most ``WHOLE_UP_TO`` findings, their cells are whole when the whole text fits, else as wide as fits (every
     row shown, each cell at least ``NARROWEST``)."""
-    first = _Piece(head(report, report.name, limit), "head")
     words = _row_words(report)
     row = _row_noun(words)
     # the rows counted from the roll-up built anyway where they are findings (a 700,000-result report is not
     # listed pair by pair for it), else walked
     rows = sum(x.findings for x in report.by_rule()) if row == "finding" else sum(1 for _ in _rows(report, words))
+    first = _Piece(head(report, report.name, limit, alone=not rows), "head")
     if limit and rows <= WHOLE_UP_TO:
 
         def text(whole: bool, width: int = 0, noted: bool = False) -> str:
