@@ -188,6 +188,59 @@ def test_a_type_to_permit_is_not_given_another_type_s_selector_as_its_example() 
     assert "12Q" not in found.remediation
 
 
+def test_an_external_permit_without_a_provider_is_a_choice_that_pasted_whole_runs_nothing() -> None:
+    """Trial 245 #1: with sandbox workloads off and external permits no plugin serves, the fix's first command turned
+    sandbox workloads and the sandbox device plugin on for the whole cluster (a chat block pasted whole ran it), its
+    alternative and the labels to write first in the comment after it. The choice is said first, each command under
+    its condition."""
+    from conftest import cluster_policy
+
+    from rules.render.chat import fix_lines
+
+    permit = {"mdevNameSelector": "NVIDIA A10-12Q", "resourceName": "nvidia.com/NVIDIA_A10-12Q", "externalResourceProvider": True}
+    kubevirt = kubevirt_cr({"mediatedDevices": [permit]}, ["GPU", "HostDevices", "DisableMDEVConfiguration"])
+    policy = cluster_policy({"sandboxWorkloads": {"enabled": False}})
+    nodes = NODES.replace("nvidia.com/NVIDIA_A10-12Q", "nvidia.com/gpu")
+    text = nodes + "---\n" + yaml.safe_dump(kubevirt) + "---\n" + yaml.safe_dump(policy)
+    report = evaluate(parse_text(text, "kv.yaml"), _pack())
+    [found] = [r for o in report.objects for r in o.results if r.rule == "external-permits-have-a-provider"]
+    assert found.result == "warn"
+    assert found.remediation.startswith(
+        "First decide what is to advertise nvidia.com/NVIDIA_A10-12Q. If the GPU Operator's sandbox device plugin is,"
+        " turn sandbox workloads and that plugin on, which prepares every GPU node labelled vm-passthrough or vm-vgpu"
+        " for VMs, the container pods there losing their GPUs"
+    ), found.remediation
+    assert found.remediation.endswith("If NVIDIA's kubevirt-gpu-device-plugin is, install it on the VM nodes")
+    lines = fix_lines(found.remediation)
+    assert not [line for line in lines if not line.startswith("#")], lines
+    assert [line for line in lines if line.startswith("# kubectl")] == [
+        "# kubectl patch clusterpolicies.nvidia.com cluster-policy --type merge -p"
+        """ '{"spec":{"sandboxWorkloads":{"enabled":true},"sandboxDevicePlugin":{"enabled":true}}}'"""
+    ]
+
+
+def test_the_mediated_devices_fix_of_an_unknown_kubevirt_version_checks_it_first() -> None:
+    """Trial 245 #9: where the dump shows no KubeVirt version, the fix's first command was the v1.8.0 patch, its
+    condition ("KubeVirt v1.8.0 and later") in the comment after it. The version check runs first; each patch stands
+    under its version."""
+    from conftest import cluster_policy
+
+    from rules.render.chat import fix_lines
+
+    permit = {"mdevNameSelector": "NVIDIA A10-12Q", "resourceName": "nvidia.com/NVIDIA_A10-12Q", "externalResourceProvider": True}
+    kubevirt = kubevirt_cr({"mediatedDevices": [permit]}, ["GPU", "HostDevices"])
+    on = {"enabled": True}
+    policy = cluster_policy({"sandboxWorkloads": on, "sandboxDevicePlugin": on, "vgpuDeviceManager": on})
+    text = NODES + "---\n" + yaml.safe_dump(kubevirt) + "---\n" + yaml.safe_dump(policy)
+    report = evaluate(parse_text(text, "kv.yaml"), _pack())
+    [found] = [r for o in report.objects for r in o.results if r.rule == "mediated-devices-left-to-gpu-operator"]
+    assert found.result == "fail"
+    runnable = [line for line in fix_lines(found.remediation) if not line.startswith("#")]
+    assert runnable == ["kubectl get kubevirt -n kubevirt kubevirt -o jsonpath='{.status.observedKubeVirtVersion}'"], runnable
+    assert "If it is v1.8.0 or later: kubectl patch kubevirt -n kubevirt kubevirt --type merge -p" in found.remediation
+    assert ". If it is older: kubectl patch kubevirt -n kubevirt kubevirt --type json -p" in found.remediation
+
+
 def test_restoring_external_resource_provider_says_to_restart_the_sandbox_plugin_where_it_lists_0() -> None:
     """Trial 119: while externalResourceProvider was missing, virt-handler's own plugin registered the name too; once
     the flag is back its plugin stops, and the kubelet counts the last registered endpoint's devices unhealthy until
