@@ -12,7 +12,7 @@ from flask import Blueprint, Response, request, url_for
 from werkzeug.exceptions import MethodNotAllowed
 
 from rules.errors import PolicyError, RuleLookupError, meant, not_utf8
-from rules.loader import load_policy_text
+from rules.loader import comment_cut, load_policy_text, texts_cut_at_comments
 from rules.model import Policy, Rule
 from rules.render.native import plain
 from rules.render.tables import rule_detail
@@ -171,6 +171,8 @@ def lint() -> Response:
         for p in compiled
         if p.name in served
     ]
+    # (trial 245 #6: the CLI's lint noted a text YAML cut at its " #", the service's said nothing)
+    notes += [f"line {line}: {comment_cut(key)}" for line, key in texts_cut_at_comments(text)]
     body = LintResultSchema().dump(
         {
             "valid": not errors,

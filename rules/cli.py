@@ -7,7 +7,6 @@ policy. What a program reads (the report) goes to stdout or ``-o``; messages go 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sys
 from collections.abc import Iterable
@@ -21,7 +20,7 @@ from . import __version__, heap
 from .engine import audit_batch, said_unread, split_dumps, unread_report, why_none
 from .errors import DumpError, PolicyError, RuleLookupError, meant
 from .exemptions import ExemptionLoadError, ExemptionSet, about_the_file, load_exemptions
-from .loader import PolicyLoadError, PolicySet, load_policies, pack_folders_unread
+from .loader import PolicyLoadError, PolicySet, comment_cut, load_policies, pack_folders_unread, texts_cut_at_comments
 from .parallel import JobsError, jobs_setting
 from .progress import Progress
 from .reader import STDIN, WHAT_IS_READ, dump_name_problem
@@ -864,29 +863,16 @@ def lint(paths: tuple[str, ...]) -> None:
     _comments_cut_from_text(ps)
 
 
-#: A message, remediation or other text written as a plain YAML scalar on its key's line, with a " #" in it: YAML
-#: reads what follows as a comment.
-_TEXT_WITH_COMMENT = re.compile(
-    r"^\s*-?\s*(message|passMessage|remediation|description|title|note):[ \t]+[^'\"|>\s#][^#\n]*?[ \t]#"
-)
-
-
 def _comments_cut_from_text(ps: PolicySet) -> None:
-    """A note for each text of a linted policy file written plain with a " #" in it, which YAML cut there (trial 243
-    #3: "remediation: kubectl edit pod ... # add resources.limits.memory" loaded, and the fix said only the edit)."""
+    """A note for each text of a linted policy file written plain with a " #" in it, which YAML cut there
+    (``texts_cut_at_comments``)."""
     for file in dict.fromkeys(p.file for p in ps.policies):
         try:
-            lines = Path(file).read_text(encoding="utf-8").splitlines()
+            text = Path(file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        for number, text in enumerate(lines, 1):
-            if m := _TEXT_WITH_COMMENT.match(text):
-                click.echo(
-                    f"verdict: note: {file}:{number}: {m.group(1)}: what follows its ' #' is a YAML comment, left out of"
-                    f" the text: quote the text, or write it as a folded block ({m.group(1)}: >-, the text on the lines"
-                    " under it)",
-                    err=True,
-                )
+        for number, key in texts_cut_at_comments(text):
+            click.echo(f"verdict: note: {file}:{number}: {comment_cut(key)}", err=True)
 
 
 def _names_of_builtin_policies(ps: PolicySet) -> None:

@@ -945,6 +945,28 @@ def _duplicate_keys(shown: str, duplicates: tuple[tuple[str, int, int], ...]) ->
     ]
 
 
+#: A message, remediation or other text written as a plain YAML scalar on its key's line, with a " #" in it: YAML
+#: reads what follows as a comment.
+_TEXT_WITH_COMMENT = re.compile(
+    r"^\s*-?\s*(message|passMessage|remediation|description|title|note):[ \t]+[^'\"|>\s#][^#\n]*?[ \t]#"
+)
+
+
+def texts_cut_at_comments(text: str) -> list[tuple[int, str]]:
+    """The line and key of each text of a policy file written plain with a " #" in it, which YAML cut there (trial 243
+    #3: "remediation: kubectl edit pod ... # add resources.limits.memory" loaded, and the fix said only the edit),
+    each with what ``policies lint`` and the service's lint say of it (``comment_cut``)."""
+    return [(n, m.group(1)) for n, line in enumerate(text.splitlines(), 1) if (m := _TEXT_WITH_COMMENT.match(line))]
+
+
+def comment_cut(key: str) -> str:
+    """What lint says of a ``key`` text cut at its " #" (``texts_cut_at_comments``)."""
+    return (
+        f"{key}: what follows its ' #' is a YAML comment, left out of the text: quote the text, or write it as a folded"
+        f" block ({key}: >-, the text on the lines under it)"
+    )
+
+
 def load_policy_text(text: str, shown: str, base: Path | None = None, pack: str = "") -> list[Policy]:
     """Every policy document in one YAML text. Raises ``PolicyError``: the first problem, with the others of
     every document in its ``more`` (a broken document does not hide the next one's problems)."""

@@ -1054,6 +1054,19 @@ def test_lint_a_valid_policy(client: FlaskClient) -> None:
     }
     renamed = lint(client, text.replace("name: gpu-node-basics", "name: my-gpu-nodes").encode()).get_json()
     assert (renamed["valid"], renamed["notes"]) == (True, [])
+    # (trial 245 #6: a text YAML cut at its " #" is noted, as the CLI's lint notes it)
+    cut = text.replace("name: gpu-node-basics", "name: my-gpu-nodes").replace(
+        '    remediation: "kubectl label node {name} --overwrite nvidia.com/gpu.workload.config=container"',
+        "    remediation: kubectl label node {name} --overwrite nvidia.com/gpu.workload.config=container  # or vm-vgpu",
+    )
+    noted = lint(client, cut.encode()).get_json()
+    assert (noted["valid"], noted["notes"]) == (
+        True,
+        [
+            "line 22: remediation: what follows its ' #' is a YAML comment, left out of the text: quote the text, or"
+            " write it as a folded block (remediation: >-, the text on the lines under it)"
+        ],
+    )
     # a policy served from a file of its own is named by the file's name, as GET /v1/policies names it (trial 193:
     # the server's folders were said)
     alone = create_app({"POLICIES": [str(PACK / "gpu-node-basics.yaml")]}).test_client()
