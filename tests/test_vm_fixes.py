@@ -10,6 +10,7 @@ from conftest import kubevirt_cr
 from rules.evaluate import evaluate
 from rules.loader import PolicySet, load_policies
 from rules.reader import parse_text
+from rules.report import Result
 
 NODES = """
 apiVersion: v1
@@ -39,6 +40,13 @@ LIST_NODES = (
 @cache
 def _pack() -> PolicySet:
     return load_policies()
+
+
+def _only(text: str, rule: str, name: str = "kv.yaml") -> Result:
+    """The one result of ``rule`` on the dump ``text``."""
+    report = evaluate(parse_text(text, name), _pack())
+    [found] = [r for o in report.objects for r in o.results if r.rule == rule]
+    return found
 
 
 def _fix(vm: dict) -> str:
@@ -157,8 +165,7 @@ def test_a_permit_no_node_advertises_is_not_only_called_a_typo() -> None:
         "externalResourceProvider": True,
     }
     kubevirt = kubevirt_cr({"mediatedDevices": [permit]})
-    report = evaluate(parse_text(NODES + "---\n" + yaml.safe_dump(kubevirt), "kv.yaml"), _pack())
-    [found] = [r for o in report.objects for r in o.results if r.rule == "permitted-name-advertised"]
+    found = _only(NODES + "---\n" + yaml.safe_dump(kubevirt), "permitted-name-advertised")
     assert found.result == "warn"
     assert (
         "where the name is a typo, write it exactly as a node advertises it, in spec.configuration.permittedHostDevices:"
@@ -183,8 +190,7 @@ def test_a_type_to_permit_is_not_given_another_type_s_selector_as_its_example() 
     pci = {"pciVendorSelector": "10DE:2236", "resourceName": "nvidia.com/GA102GL_A10", "externalResourceProvider": True}
     kubevirt = kubevirt_cr({"mediatedDevices": [permit], "pciHostDevices": [pci]}, ["DisableMDEVConfiguration"])
     nodes = NODES.replace("nvidia.com/NVIDIA_A10-12Q", "nvidia.com/NVIDIA_A10-24Q")
-    report = evaluate(parse_text(nodes + "---\n" + yaml.safe_dump(kubevirt), "kv.yaml"), _pack())
-    [found] = [r for o in report.objects for r in o.results if r.rule == "advertised-vm-gpu-permitted"]
+    found = _only(nodes + "---\n" + yaml.safe_dump(kubevirt), "advertised-vm-gpu-permitted")
     assert found.result == "warn"
     assert found.remediation == (
         "kubectl edit kubevirt -n kubevirt kubevirt  # add nvidia.com/NVIDIA_A10-24Q to"
@@ -210,8 +216,7 @@ def test_an_external_permit_without_a_provider_is_a_choice_that_pasted_whole_run
     policy = cluster_policy({"sandboxWorkloads": {"enabled": False}})
     nodes = NODES.replace("nvidia.com/NVIDIA_A10-12Q", "nvidia.com/gpu")
     text = nodes + "---\n" + yaml.safe_dump(kubevirt) + "---\n" + yaml.safe_dump(policy)
-    report = evaluate(parse_text(text, "kv.yaml"), _pack())
-    [found] = [r for o in report.objects for r in o.results if r.rule == "external-permits-have-a-provider"]
+    found = _only(text, "external-permits-have-a-provider")
     assert found.result == "warn"
     assert found.remediation.startswith(
         "First decide what is to advertise nvidia.com/NVIDIA_A10-12Q. If the GPU Operator's sandbox device plugin is,"
@@ -240,8 +245,7 @@ def test_the_mediated_devices_fix_of_an_unknown_kubevirt_version_checks_it_first
     on = {"enabled": True}
     policy = cluster_policy({"sandboxWorkloads": on, "sandboxDevicePlugin": on, "vgpuDeviceManager": on})
     text = NODES + "---\n" + yaml.safe_dump(kubevirt) + "---\n" + yaml.safe_dump(policy)
-    report = evaluate(parse_text(text, "kv.yaml"), _pack())
-    [found] = [r for o in report.objects for r in o.results if r.rule == "mediated-devices-left-to-gpu-operator"]
+    found = _only(text, "mediated-devices-left-to-gpu-operator")
     assert found.result == "fail"
     runnable = [line for line in fix_lines(found.remediation) if not line.startswith("#")]
     assert runnable == ["kubectl get kubevirt -n kubevirt kubevirt -o jsonpath='{.status.observedKubeVirtVersion}'"], runnable
@@ -261,8 +265,7 @@ def test_restoring_external_resource_provider_says_to_restart_the_sandbox_plugin
         "spec": {"sandboxWorkloads": {"enabled": True}, "sandboxDevicePlugin": {"enabled": True}},
     }
     text = yaml.safe_dump(policy) + "---\n" + yaml.safe_dump(kubevirt_cr({"pciHostDevices": [permit]}))
-    report = evaluate(parse_text(text, "kv.yaml"), _pack())
-    [found] = [r for o in report.objects for r in o.results if r.rule == "permitted-external-provider"]
+    found = _only(text, "permitted-external-provider")
     assert found.result == "fail"
     assert found.remediation.endswith(
         "where a node lists one of them with 0 allocatable, restart the node's sandbox device plugin, which registers its"
@@ -284,8 +287,7 @@ def test_the_eviction_fix_of_a_vmi_without_a_vm_says_the_replace_restarts_it() -
         },
         "status": {"phase": "Running", "nodeName": "gpu-pt-1"},
     }
-    report = evaluate(parse_text(NODES + "---\n" + yaml.safe_dump(vmi), "vmi.yaml"), _pack())
-    [found] = [r for o in report.objects for r in o.results if r.rule == "gpu-vm-eviction-does-not-block-drain"]
+    found = _only(NODES + "---\n" + yaml.safe_dump(vmi), "gpu-vm-eviction-does-not-block-drain", "vmi.yaml")
     assert found.result == "fail"
     assert found.remediation == (
         "kubectl get vmi -n default vm-a10 -o yaml > vmi.yaml  # set spec.evictionStrategy: None in vmi.yaml, then kubectl"
