@@ -183,12 +183,6 @@ class FixtureError(ValueError):
         super().__init__(f"{file}{f':{line}' if line else ''}: {reason}")
 
 
-def _documents(errors: list[FixtureError]) -> int:
-    """How many test documents ``errors`` are of (one may have several: trial 243 #1, a resource not found beside an
-    expectation refused)."""
-    return len({(e.file, m.group(1) if (m := re.match(r"document (\d+):", e.reason)) else e.reason) for e in errors})
-
-
 #: Every key a test file knows, for "did you mean" on an unknown one.
 _TEST_FIELDS = {
     fld.data_key or name
@@ -591,7 +585,7 @@ def coverage_gaps(
     loaded, unloaded = tests if tests is not None else load_pack_tests(pack_dir)
     # a gap may be a test that did not load: say so (trial 64: "no fail expectation" beside a FAIL for the file)
     aside = (
-        f" (the expectations of {counted(_documents(unloaded), 'test document')} that could not be read whole not counted)"
+        f" (the expectations of {counted(len(unloaded), 'test document')} that could not be read whole not counted)"
         if unloaded
         else ""
     )
@@ -826,7 +820,7 @@ def run_cli(packs: Iterable[str] = (), verbose: bool = False, run: str | None = 
         if errors and gaps:
             # (trial 165: a misspelt field in one test document was followed by eleven GAP lines of its expectations)
             click.echo(
-                f"GAP  {counted(len(gaps), 'coverage gap')} not listed while {counted(_documents(errors), 'test document')}"
+                f"GAP  {counted(len(gaps), 'coverage gap')} not listed while {counted(len(errors), 'test document')}"
                 " above could not be read whole: its expectations are not counted"
             )
         for g in [] if errors else gaps:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from functools import cache
 
 import yaml
-from conftest import kubevirt_cr
+from conftest import cluster_policy, kubevirt_cr
 
 from rules.evaluate import evaluate
 from rules.loader import PolicySet, load_policies
 from rules.reader import parse_text
+from rules.render.chat import fix_lines
 from rules.report import Result
 
 NODES = """
@@ -40,6 +41,15 @@ LIST_NODES = (
 @cache
 def _pack() -> PolicySet:
     return load_policies()
+
+
+#: KubeVirt's permit of the vGPU type the nodes' vm-vgpu node advertises, left to an external device plugin.
+A10_12Q = {"mdevNameSelector": "NVIDIA A10-12Q", "resourceName": "nvidia.com/NVIDIA_A10-12Q", "externalResourceProvider": True}
+
+
+def _dump(*objects: dict, nodes: str = NODES) -> str:
+    """``nodes`` and ``objects`` as one YAML dump."""
+    return "---\n".join([nodes, *(yaml.safe_dump(o) for o in objects)])
 
 
 def _only(text: str, rule: str, name: str = "kv.yaml") -> Result:
@@ -97,7 +107,7 @@ def _permit_results(permits: list[str], *asked: str, nodes: str = NODES) -> list
         "spec": {"domain": {"devices": {"gpus": gpus}}},
         "status": {"phase": "Running", "nodeName": "gpu-vgpu-1"},
     }
-    text = nodes + "---\n" + yaml.safe_dump(kubevirt) + "---\n" + yaml.safe_dump(vmi)
+    text = _dump(kubevirt, vmi, nodes=nodes)
     report = evaluate(parse_text(text, "vms.yaml"), _pack())
     return [r for o in report.objects for r in o.results if r.rule == "device-name-permitted"]
 
@@ -165,7 +175,7 @@ def test_a_permit_no_node_advertises_is_not_only_called_a_typo() -> None:
         "externalResourceProvider": True,
     }
     kubevirt = kubevirt_cr({"mediatedDevices": [permit]})
-    found = _only(NODES + "---\n" + yaml.safe_dump(kubevirt), "permitted-name-advertised")
+    found = _only(_dump(kubevirt), "permitted-name-advertised")
     assert found.result == "warn"
     assert (
         "where the name is a typo, write it exactly as a node advertises it, in spec.configuration.permittedHostDevices:"
@@ -175,8 +185,6 @@ def test_a_permit_no_node_advertises_is_not_only_called_a_typo() -> None:
     ) in found.remediation, found.remediation
     # (trial 245 #2: pasted whole, the edit ran, though two of the three cases change nothing in KubeVirt): the check
     # of what the nodes advertise runs alone
-    from rules.render.chat import fix_lines
-
     runnable = [line for line in fix_lines(found.remediation) if not line.startswith("#")]
     assert len(runnable) == 1 and runnable[0].startswith("kubectl get nodes -o custom-columns="), runnable
     assert "kubectl edit" not in runnable[0].split(" # ")[0]
@@ -186,11 +194,10 @@ def test_a_type_to_permit_is_not_given_another_type_s_selector_as_its_example() 
     """Trial 242 #3: a vGPU node advertising nvidia.com/NVIDIA_A10-24Q, which KubeVirt did not permit, was told to add
     it with "mdevNameSelector: the vGPU type, \"NVIDIA A10-12Q\" for nvidia.com/NVIDIA_A10-12Q": a hurried edit pairs
     the 24Q name with the 12Q selector. The fix says how the selector is written from the name, with no other type's."""
-    permit = {"mdevNameSelector": "NVIDIA A10-12Q", "resourceName": "nvidia.com/NVIDIA_A10-12Q", "externalResourceProvider": True}
     pci = {"pciVendorSelector": "10DE:2236", "resourceName": "nvidia.com/GA102GL_A10", "externalResourceProvider": True}
-    kubevirt = kubevirt_cr({"mediatedDevices": [permit], "pciHostDevices": [pci]}, ["DisableMDEVConfiguration"])
+    kubevirt = kubevirt_cr({"mediatedDevices": [A10_12Q], "pciHostDevices": [pci]}, ["DisableMDEVConfiguration"])
     nodes = NODES.replace("nvidia.com/NVIDIA_A10-12Q", "nvidia.com/NVIDIA_A10-24Q")
-    found = _only(nodes + "---\n" + yaml.safe_dump(kubevirt), "advertised-vm-gpu-permitted")
+    found = _only(_dump(kubevirt, nodes=nodes), "advertised-vm-gpu-permitted")
     assert found.result == "warn"
     assert found.remediation == (
         "kubectl edit kubevirt -n kubevirt kubevirt  # add nvidia.com/NVIDIA_A10-24Q to"
@@ -207,16 +214,10 @@ def test_an_external_permit_without_a_provider_is_a_choice_that_pasted_whole_run
     sandbox workloads and the sandbox device plugin on for the whole cluster (a chat block pasted whole ran it), its
     alternative and the labels to write first in the comment after it. The choice is said first, each command under
     its condition."""
-    from conftest import cluster_policy
-
-    from rules.render.chat import fix_lines
-
-    permit = {"mdevNameSelector": "NVIDIA A10-12Q", "resourceName": "nvidia.com/NVIDIA_A10-12Q", "externalResourceProvider": True}
-    kubevirt = kubevirt_cr({"mediatedDevices": [permit]}, ["GPU", "HostDevices", "DisableMDEVConfiguration"])
+    kubevirt = kubevirt_cr({"mediatedDevices": [A10_12Q]}, ["GPU", "HostDevices", "DisableMDEVConfiguration"])
     policy = cluster_policy({"sandboxWorkloads": {"enabled": False}})
     nodes = NODES.replace("nvidia.com/NVIDIA_A10-12Q", "nvidia.com/gpu")
-    text = nodes + "---\n" + yaml.safe_dump(kubevirt) + "---\n" + yaml.safe_dump(policy)
-    found = _only(text, "external-permits-have-a-provider")
+    found = _only(_dump(kubevirt, policy, nodes=nodes), "external-permits-have-a-provider")
     assert found.result == "warn"
     assert found.remediation.startswith(
         "First decide what is to advertise nvidia.com/NVIDIA_A10-12Q. If the GPU Operator's sandbox device plugin is,"
@@ -236,16 +237,10 @@ def test_the_mediated_devices_fix_of_an_unknown_kubevirt_version_checks_it_first
     """Trial 245 #9: where the dump shows no KubeVirt version, the fix's first command was the v1.8.0 patch, its
     condition ("KubeVirt v1.8.0 and later") in the comment after it. The version check runs first; each patch stands
     under its version."""
-    from conftest import cluster_policy
-
-    from rules.render.chat import fix_lines
-
-    permit = {"mdevNameSelector": "NVIDIA A10-12Q", "resourceName": "nvidia.com/NVIDIA_A10-12Q", "externalResourceProvider": True}
-    kubevirt = kubevirt_cr({"mediatedDevices": [permit]}, ["GPU", "HostDevices"])
+    kubevirt = kubevirt_cr({"mediatedDevices": [A10_12Q]}, ["GPU", "HostDevices"])
     on = {"enabled": True}
     policy = cluster_policy({"sandboxWorkloads": on, "sandboxDevicePlugin": on, "vgpuDeviceManager": on})
-    text = NODES + "---\n" + yaml.safe_dump(kubevirt) + "---\n" + yaml.safe_dump(policy)
-    found = _only(text, "mediated-devices-left-to-gpu-operator")
+    found = _only(_dump(kubevirt, policy), "mediated-devices-left-to-gpu-operator")
     assert found.result == "fail"
     runnable = [line for line in fix_lines(found.remediation) if not line.startswith("#")]
     assert runnable == ["kubectl get kubevirt -n kubevirt kubevirt -o jsonpath='{.status.observedKubeVirtVersion}'"], runnable
@@ -287,7 +282,7 @@ def test_the_eviction_fix_of_a_vmi_without_a_vm_says_the_replace_restarts_it() -
         },
         "status": {"phase": "Running", "nodeName": "gpu-pt-1"},
     }
-    found = _only(NODES + "---\n" + yaml.safe_dump(vmi), "gpu-vm-eviction-does-not-block-drain", "vmi.yaml")
+    found = _only(_dump(vmi), "gpu-vm-eviction-does-not-block-drain", "vmi.yaml")
     assert found.result == "fail"
     assert found.remediation == (
         "kubectl get vmi -n default vm-a10 -o yaml > vmi.yaml  # set spec.evictionStrategy: None in vmi.yaml, then kubectl"

@@ -483,16 +483,12 @@ def head(
         read = read_lines(report)
         if _length(notes) + _length(read) > area and area - _length(notes) >= _NOTES_FLOOR:
             read = _fitting(read_lines(report, most=len(report.notes)), area - _length(notes), "note")  # counted
-        # (alone: as many of the first skip notes as fit, where nothing follows them)
-        fewer = [skip_lines(report, most=n) for n in range(skips - 1, 0, -1)] if alone else []
-        for more, *counted_only in ((read, []), (skip_lines(report, most=skips), *fewer, skip_lines(report, most=0))):
-            if _length(notes) + _length(more) <= area:
-                notes += more
-                continue
-            for less in counted_only:
-                if _length(notes) + _length(less) <= area:
-                    notes += less  # trial 124: "38 skip" with no word of why, where the count line fitted
-                    break
+        # each group of notes in the first of its forms that fits: the skip notes named (alone: as many of the first as
+        # fit, where nothing follows them), else counted (trial 124: "38 skip" with no word of why, where the count
+        # line fitted)
+        named = range(skips, -1, -1) if alone else (skips, 0)
+        for forms in ((read,), [skip_lines(report, most=n) for n in named]):
+            notes += next((lines for lines in forms if _length(notes) + _length(lines) <= area), [])
         notes = _every_note_counted(notes, len(report.notes), area)
     else:
         # no cut (trial 79: limit=0 still cut each note at 300 characters and named one skip note of eleven)
